@@ -1,0 +1,3 @@
+module github.com/prodready/prodready
+
+go 1.26.0
