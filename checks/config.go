@@ -1,0 +1,291 @@
+package checks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// ConfigFileName is the config file looked for at the root of a checked tree.
+const ConfigFileName = ".prodready.yaml"
+
+// DefaultKubernetesVersion is the target version when the config names none:
+// the release that the bundled k8s.io/api types describe.
+const DefaultKubernetesVersion = "1.37"
+
+// Config is the parsed .prodready.yaml.
+type Config struct {
+	// KubernetesVersion is the target cluster version, "1.33" or "v1.33.2".
+	KubernetesVersion string `yaml:"kubernetesVersion"`
+	// FailOn is the lowest severity that fails a check (default error).
+	FailOn string `yaml:"failOn"`
+	// Include and Exclude are path globs relative to the checked root
+	// ("**" matches any number of folders). Include defaults to every
+	// .yaml and .yml file.
+	Include []string `yaml:"include"`
+	Exclude []string `yaml:"exclude"`
+	// Limits bound the work spent on hostile input.
+	Limits LimitsConfig `yaml:"limits"`
+	// Rules configures rules by ID: enabled, severity, and the rule's own
+	// parameters.
+	Rules map[string]RuleConfig `yaml:"rules"`
+	// HelmValues names values files and the chart they configure.
+	HelmValues []HelmValuesConfig `yaml:"helmValues"`
+	// Review configures the bot.
+	Review ReviewConfig `yaml:"review"`
+
+	failOn Severity
+}
+
+// LimitsConfig bounds parsing.
+type LimitsConfig struct {
+	MaxFileBytes int `yaml:"maxFileBytes"`
+}
+
+// HelmValuesConfig says which chart a values file configures.
+type HelmValuesConfig struct {
+	Path    string `yaml:"path"`
+	Chart   string `yaml:"chart"`
+	Version string `yaml:"version"`
+}
+
+// ReviewConfig configures pull-request reviews.
+type ReviewConfig struct {
+	// Drafts makes the bot review draft pull requests too.
+	Drafts bool `yaml:"drafts"`
+}
+
+// RuleConfig is one rule's settings. Enabled is a pointer so "not said"
+// differs from false.
+type RuleConfig struct {
+	Enabled  *bool
+	Severity Severity
+	Params   map[string]any
+}
+
+// UnmarshalYAML reads enabled, severity and the rule's parameters, which sit
+// beside them: `replicas-too-few: {severity: error, minReplicas: 3}`.
+func (rc *RuleConfig) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode { // `rule-id: false` / `rule-id: true`
+		b, err := strconv.ParseBool(n.Value)
+		if err != nil {
+			return fmt.Errorf("line %d: a rule takes true, false or a mapping, not %q", n.Line, n.Value)
+		}
+		rc.Enabled = &b
+		return nil
+	}
+	var raw map[string]any
+	if err := n.Decode(&raw); err != nil {
+		return err
+	}
+	for k, v := range raw {
+		switch k {
+		case "enabled":
+			b, ok := v.(bool)
+			if !ok {
+				return fmt.Errorf("line %d: enabled must be true or false", n.Line)
+			}
+			rc.Enabled = &b
+		case "severity":
+			s, _ := v.(string)
+			sev, err := ParseSeverity(s)
+			if err != nil || sev > Error {
+				return fmt.Errorf("line %d: severity must be info, warning or error", n.Line)
+			}
+			rc.Severity = sev
+		default:
+			if rc.Params == nil {
+				rc.Params = map[string]any{}
+			}
+			rc.Params[k] = v
+		}
+	}
+	return nil
+}
+
+// DefaultConfig is the configuration used when there is no config file.
+func DefaultConfig() *Config {
+	c := &Config{}
+	_ = c.validate()
+	return c
+}
+
+// LoadConfig reads a config file. A missing file at the default location is
+// not an error (the defaults apply); callers that were given a path
+// explicitly should check for its existence themselves.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return DefaultConfig(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	return ParseConfig(data)
+}
+
+// ParseConfig parses and validates config text. An unknown key anywhere is
+// an error that names it.
+func ParseConfig(data []byte) (*Config, error) {
+	c := &Config{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("config %s: %s", ConfigFileName, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", ConfigFileName, err)
+	}
+	return c, nil
+}
+
+func (c *Config) validate() error {
+	if c.KubernetesVersion == "" {
+		c.KubernetesVersion = DefaultKubernetesVersion
+	}
+	if _, _, err := ParseKubernetesVersion(c.KubernetesVersion); err != nil {
+		return err
+	}
+	if c.FailOn == "" {
+		c.FailOn = "error"
+	}
+	sev, err := ParseSeverity(c.FailOn)
+	if err != nil {
+		return fmt.Errorf("failOn: %w", err)
+	}
+	c.failOn = sev
+	ids := make([]string, 0, len(c.Rules))
+	for id := range c.Rules {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		r := Lookup(id)
+		if r == nil {
+			return fmt.Errorf("rules: unknown rule %q (see `prodready rules`)", id)
+		}
+		for p := range c.Rules[id].Params {
+			if _, ok := r.Params[p]; !ok {
+				return fmt.Errorf("rules.%s: unknown parameter %q%s", id, p, knownParams(r))
+			}
+		}
+	}
+	return nil
+}
+
+func knownParams(r *Rule) string {
+	if len(r.Params) == 0 {
+		return " (this rule takes none)"
+	}
+	names := make([]string, 0, len(r.Params))
+	for p := range r.Params {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	return " (it takes " + strings.Join(names, ", ") + ")"
+}
+
+// FailOnSeverity is the lowest severity that makes a run fail.
+func (c *Config) FailOnSeverity() Severity { return c.failOn }
+
+// SetFailOn overrides failOn (from a command-line flag).
+func (c *Config) SetFailOn(s Severity) { c.failOn = s; c.FailOn = s.String() }
+
+// Enabled reports whether rule r runs under this config.
+func (c *Config) Enabled(r *Rule) bool {
+	if rc, ok := c.Rules[r.ID]; ok && rc.Enabled != nil {
+		return *rc.Enabled
+	}
+	return !r.OptIn
+}
+
+// SeverityOf returns the configured severity override for rule id, or 0.
+func (c *Config) SeverityOf(id string) Severity { return c.Rules[id].Severity }
+
+// Param returns rule id's parameter name: the configured value, else the
+// rule's default.
+func (c *Config) Param(id, name string) any {
+	if v, ok := c.Rules[id].Params[name]; ok {
+		return v
+	}
+	if r := Lookup(id); r != nil {
+		return r.Params[name]
+	}
+	return nil
+}
+
+// IntParam returns an integer parameter (0 when it is not a number).
+func (c *Config) IntParam(id, name string) int {
+	switch v := c.Param(id, name).(type) {
+	case int:
+		return v
+	case int64:
+		return int(v)
+	case float64:
+		return int(v)
+	case string:
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	return 0
+}
+
+// StringsParam returns a list-of-strings parameter.
+func (c *Config) StringsParam(id, name string) []string {
+	switch v := c.Param(id, name).(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	case string:
+		if v == "" {
+			return nil
+		}
+		return []string{v}
+	}
+	return nil
+}
+
+// ParseLimits returns the parser limits this config asks for.
+func (c *Config) ParseLimits() manifest.Limits {
+	l := manifest.DefaultLimits
+	if c.Limits.MaxFileBytes > 0 {
+		l.MaxFileBytes = c.Limits.MaxFileBytes
+	}
+	return l
+}
+
+// ParseKubernetesVersion reads "1.33", "v1.33" or "v1.33.2" into 1, 33.
+func ParseKubernetesVersion(s string) (major, minor int, err error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.Split(t, ".")
+	if len(parts) < 2 {
+		return 0, 0, fmt.Errorf("kubernetesVersion %q: want a version like 1.33", s)
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || major < 1 {
+		return 0, 0, fmt.Errorf("kubernetesVersion %q: want a version like 1.33", s)
+	}
+	return major, minor, nil
+}
+
+// TargetMinor returns the minor version of the target Kubernetes release
+// (33 for 1.33).
+func (c *Config) TargetMinor() int {
+	_, minor, _ := ParseKubernetesVersion(c.KubernetesVersion)
+	return minor
+}

@@ -1,0 +1,6 @@
+package checks
+
+// apiClusterRules returns the rules of this family. Each rule has its own file.
+func apiClusterRules() []*Rule {
+	return []*Rule{}
+}

@@ -1,0 +1,6 @@
+package checks
+
+// admissionKyvernoRules returns the rules of this family. Each rule has its own file.
+func admissionKyvernoRules() []*Rule {
+	return []*Rule{}
+}

@@ -1,0 +1,6 @@
+package checks
+
+// networkAccessRules returns the rules of this family. Each rule has its own file.
+func networkAccessRules() []*Rule {
+	return []*Rule{}
+}

@@ -1,0 +1,6 @@
+package checks
+
+// resourceRules returns the rules of this family. Each rule has its own file.
+func resourceRules() []*Rule {
+	return []*Rule{}
+}

@@ -1,0 +1,97 @@
+package checks
+
+import (
+	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// Finding is one thing a rule found, at an exact place in a file.
+type Finding struct {
+	RuleID   string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	File     string   `json:"file"`
+	// Line and Column are 1-based; EndLine is the 1-based, inclusive last
+	// line of the block the finding is about (equal to Line for one line).
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	EndLine int    `json:"endLine"`
+	Message string `json:"message"`
+	// Object names the Kubernetes object (or document) the finding is about.
+	Object ObjectRef `json:"object"`
+	// Path is the node path the finding is about, e.g.
+	// spec.template.spec.containers[0].readinessProbe (it may not exist yet).
+	Path string `json:"path,omitempty"`
+	Fix  *Fix   `json:"fix,omitempty"`
+}
+
+// ObjectRef identifies the object a finding is about.
+type ObjectRef struct {
+	Kind      string `json:"kind,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// Doc is the 0-based index of the document in its file; -1 for the file.
+	Doc int `json:"doc"`
+}
+
+// Fix is a change that makes a finding go away: structured edits of the
+// finding's document, applied by package edit.
+type Fix struct {
+	// Description says what the fix does, for people.
+	Description string    `json:"description"`
+	Edits       []edit.Op `json:"edits"`
+}
+
+// At starts a finding about obj located at path: the path's key when it
+// exists, else the nearest existing parent (the block that should hold it),
+// else the object's kind line. Run fills in the rule ID and, unless the rule
+// sets one, the severity.
+func At(obj *manifest.Object, path manifest.Path, message string) Finding {
+	line, col, exact := obj.Pos(path...)
+	end := line
+	if exact {
+		if e := obj.BlockEnd(path...); e > end {
+			end = e
+		}
+	}
+	return Finding{
+		File:    obj.File.Path,
+		Line:    line,
+		Column:  col,
+		EndLine: end,
+		Message: message,
+		Object:  refOf(obj),
+		Path:    path.String(),
+	}
+}
+
+// WithFix attaches a fix made of ops to the finding.
+func (f Finding) WithFix(description string, ops ...edit.Op) Finding {
+	f.Fix = &Fix{Description: description, Edits: ops}
+	return f
+}
+
+// WithSeverity overrides the rule's default severity for this finding
+// (for example info instead of warning in a milder case).
+func (f Finding) WithSeverity(s Severity) Finding {
+	f.Severity = s
+	return f
+}
+
+func refOf(obj *manifest.Object) ObjectRef {
+	return ObjectRef{Kind: obj.Kind, Name: obj.Name, Namespace: obj.Namespace, Doc: obj.Doc}
+}
+
+// SetOp is a shorthand for an edit that sets value at path.
+func SetOp(path manifest.Path, value string, after ...string) edit.Op {
+	return edit.Op{Action: edit.Set, Path: path, Value: value, After: after}
+}
+
+// DeleteOp is a shorthand for an edit that deletes path.
+func DeleteOp(path manifest.Path) edit.Op {
+	return edit.Op{Action: edit.Delete, Path: path}
+}
+
+// AppendOp is a shorthand for an edit that appends value to the sequence at path.
+func AppendOp(path manifest.Path, value string) edit.Op {
+	return edit.Op{Action: edit.Append, Path: path, Value: value}
+}

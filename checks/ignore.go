@@ -1,0 +1,83 @@
+package checks
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// IgnoreAnnotation on an object or its pod template lists rule IDs (comma
+// separated) or "all" that are not reported for that object.
+const IgnoreAnnotation = "prodready.dev/ignore"
+
+// IgnoreComment, followed by rule IDs (comma separated) or "all" and an
+// optional reason, on a finding's line or the line above it, silences that
+// one finding: `# prodready:ignore run-as-root the image needs root`.
+const IgnoreComment = "prodready:ignore"
+
+// applyIgnores drops findings silenced by annotation or comment.
+func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Object) []Finding {
+	byFileDoc := map[string]map[int]*manifest.Object{}
+	for _, o := range objects {
+		m := byFileDoc[o.File.Path]
+		if m == nil {
+			m = map[int]*manifest.Object{}
+			byFileDoc[o.File.Path] = m
+		}
+		m[o.Doc] = o
+	}
+	lines := map[string][][]byte{}
+	for _, f := range files {
+		if bytes.Contains(f.Source, []byte(IgnoreComment)) {
+			lines[f.Path] = bytes.Split(f.Source, []byte("\n"))
+		}
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if o := byFileDoc[f.File][f.Object.Doc]; o != nil && objectIgnores(o, f.RuleID) {
+			continue
+		}
+		if ls := lines[f.File]; ls != nil && (commentIgnores(ls, f.Line, f.RuleID) || commentIgnores(ls, f.Line-1, f.RuleID)) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func objectIgnores(o *manifest.Object, rule string) bool {
+	if listHas(o.Annotations[IgnoreAnnotation], rule) {
+		return true
+	}
+	if pt := o.PodTemplate(); pt != nil && pt.Meta != nil {
+		return listHas(pt.Meta.Annotations[IgnoreAnnotation], rule)
+	}
+	return false
+}
+
+// commentIgnores reports whether 1-based line n of ls holds an ignore
+// comment naming rule.
+func commentIgnores(ls [][]byte, n int, rule string) bool {
+	if n < 1 || n > len(ls) {
+		return false
+	}
+	l := string(ls[n-1])
+	i := strings.Index(l, IgnoreComment)
+	if i < 0 || !strings.Contains(l[:i], "#") {
+		return false
+	}
+	fields := strings.Fields(l[i+len(IgnoreComment):])
+	return len(fields) > 0 && listHas(fields[0], rule)
+}
+
+// listHas reports whether a comma-separated list names rule or "all".
+func listHas(list, rule string) bool {
+	for _, e := range strings.Split(list, ",") {
+		e = strings.TrimSpace(e)
+		if e == rule || e == "all" {
+			return true
+		}
+	}
+	return false
+}

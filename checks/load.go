@@ -1,0 +1,142 @@
+package checks
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Load reads the files to check from paths: files, folders (walked for
+// .yaml and .yml files, skipping hidden folders such as .git) or "-" for
+// standard input. Paths found by walking a folder are filtered by the
+// config's include and exclude globs, matched against the path relative to
+// that folder. Files named on the command line are always read.
+func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	var out []Input
+	for _, p := range paths {
+		if p == "-" {
+			data, err := readLimited(stdin, cfg)
+			if err != nil {
+				return nil, fmt.Errorf("reading standard input: %w", err)
+			}
+			out = append(out, Input{Path: "<stdin>", Data: data})
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Input{Path: filepath.ToSlash(filepath.Clean(p)), Data: data})
+			continue
+		}
+		err = filepath.WalkDir(p, func(file string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if file != p && strings.HasPrefix(name, ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil // symlinks and devices are not followed
+			}
+			rel, _ := filepath.Rel(p, file)
+			if !cfg.wants(filepath.ToSlash(rel)) {
+				return nil
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			out = append(out, Input{Path: filepath.ToSlash(filepath.Clean(file)), Data: data})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readLimited reads at most the size limit plus one byte, so an endless
+// stream cannot exhaust memory; the parser then reports the file as too large.
+func readLimited(r io.Reader, cfg *Config) ([]byte, error) {
+	if r == nil {
+		return nil, errors.New("no standard input")
+	}
+	return io.ReadAll(io.LimitReader(r, int64(cfg.ParseLimits().MaxFileBytes)+1))
+}
+
+// wants reports whether a path relative to a checked folder is checked.
+func (c *Config) wants(rel string) bool {
+	ext := path.Ext(rel)
+	if len(c.Include) == 0 {
+		if ext != ".yaml" && ext != ".yml" {
+			return false
+		}
+	} else if !matchAny(c.Include, rel) {
+		return false
+	}
+	return !matchAny(c.Exclude, rel)
+}
+
+// Wants reports whether the config checks a slash-separated path relative
+// to the repository root (include and exclude globs, .yaml/.yml by default).
+func (c *Config) Wants(rel string) bool { return c.wants(rel) }
+
+func matchAny(globs []string, p string) bool {
+	for _, g := range globs {
+		if MatchGlob(g, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchGlob matches a slash-separated path against a glob in which "**"
+// stands for any number of folders (zero included) and the other elements
+// follow path.Match. A glob without a slash matches the file name anywhere.
+func MatchGlob(glob, p string) bool {
+	if !strings.Contains(glob, "/") {
+		ok, _ := path.Match(glob, path.Base(p))
+		return ok
+	}
+	return matchParts(strings.Split(glob, "/"), strings.Split(p, "/"))
+}
+
+func matchParts(g, p []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			for i := 0; i <= len(p); i++ {
+				if matchParts(g[1:], p[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(p) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(g[0], p[0]); !ok {
+			return false
+		}
+		g, p = g[1:], p[1:]
+	}
+	return len(p) == 0
+}

@@ -1,0 +1,232 @@
+package manifest
+
+import (
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Object is one YAML document of a file: its node tree with absolute
+// positions and, for built-in Kubernetes kinds, its typed value.
+type Object struct {
+	File *File
+	// Doc is the 0-based index of the document in its file.
+	Doc int
+	// StartLine and EndLine are the 1-based, inclusive file lines the
+	// document spans (its "---" marker included).
+	StartLine, EndLine int
+	// Root is the document's top node, with absolute 1-based lines and columns.
+	Root *yaml.Node
+
+	APIVersion string
+	Kind       string
+	Name       string
+	// Namespace is metadata.namespace as written; empty when absent. The
+	// effective namespace (from a kustomization, say) is decided by the checks.
+	Namespace   string
+	Labels      map[string]string
+	Annotations map[string]string
+
+	// Typed is a pointer to the k8s.io/api value for built-in kinds (for
+	// example *appsv1.Deployment), nil for everything else. Older API
+	// versions of a workload are decoded into the current type.
+	Typed any
+
+	// Templated is true when the document holds placeholders (PORT,
+	// ${VAR}, <your-value>) that stop it from decoding: it is filled in by a
+	// script before it is applied, so it is not reported as invalid.
+	Templated bool
+	// Patch is true for a kustomize patch (a partial object): rules do not
+	// judge it as a whole object.
+	Patch bool
+
+	text []byte // the document's own text, for the typed decode
+}
+
+// Path addresses a node from the document root: a mapping key, or a decimal
+// index for a sequence.
+type Path []string
+
+// String renders a path as "spec.containers[0].image".
+func (p Path) String() string {
+	var b strings.Builder
+	for i, e := range p {
+		if _, err := strconv.Atoi(e); err == nil {
+			b.WriteString("[" + e + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e)
+	}
+	return b.String()
+}
+
+// Child returns a new path with elems appended (never sharing p's array).
+func (p Path) Child(elems ...string) Path {
+	out := make(Path, 0, len(p)+len(elems))
+	return append(append(out, p...), elems...)
+}
+
+// Index returns the path element for sequence index i.
+func Index(i int) string { return strconv.Itoa(i) }
+
+// Node returns the value node at path, or nil when any step is missing.
+func (o *Object) Node(path ...string) *yaml.Node {
+	n, _, depth := o.walk(path)
+	if depth != len(path) {
+		return nil
+	}
+	return n
+}
+
+// walk follows path as far as it exists and returns the last node reached,
+// the key node that led to it (nil for sequence items and the root), and how
+// many elements were followed.
+func (o *Object) walk(path []string) (node, key *yaml.Node, depth int) {
+	node = o.Root
+	for i, e := range path {
+		if node == nil {
+			return nil, nil, i
+		}
+		for node.Kind == yaml.AliasNode && node.Alias != nil {
+			node = node.Alias
+		}
+		switch node.Kind {
+		case yaml.MappingNode:
+			k, v := MapEntry(node, e)
+			if v == nil {
+				return node, key, i
+			}
+			node, key = v, k
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(e)
+			if err != nil || idx < 0 || idx >= len(node.Content) {
+				return node, key, i
+			}
+			node, key = node.Content[idx], nil
+		default:
+			return node, key, i
+		}
+	}
+	return node, key, len(path)
+}
+
+// MapEntry returns the key and value nodes of key in mapping m, or nils.
+func MapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// Pos returns the 1-based line and column that best stand for path: the key
+// of the deepest existing element (the key line, not the value's), a
+// sequence item's first line (the "- name:" line of a container), or the
+// object's kind line when nothing of the path exists. Exact reports whether
+// the whole path exists.
+func (o *Object) Pos(path ...string) (line, col int, exact bool) {
+	n, key, depth := o.walk(path)
+	exact = depth == len(path)
+	switch {
+	case depth == 0:
+		line, col = o.KindPos()
+	case key != nil:
+		line, col = key.Line, key.Column
+	case n != nil:
+		line, col = n.Line, n.Column
+	default:
+		line, col = o.KindPos()
+	}
+	return line, col, exact
+}
+
+// BlockEnd returns the last 1-based line of the node at path (its whole block),
+// or 0 when the path is missing.
+func (o *Object) BlockEnd(path ...string) int {
+	n := o.Node(path...)
+	if n == nil {
+		return 0
+	}
+	return lastLine(n)
+}
+
+func lastLine(n *yaml.Node) int {
+	end := n.Line
+	if n.Kind == yaml.ScalarNode && (n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle) {
+		end += strings.Count(strings.TrimRight(n.Value, "\n"), "\n") + 1
+	}
+	if len(n.Content) > 0 {
+		if l := lastLine(n.Content[len(n.Content)-1]); l > end {
+			end = l
+		}
+	}
+	return end
+}
+
+// KindPos is the position of the "kind:" key, or the document's first line.
+func (o *Object) KindPos() (line, col int) {
+	if k, _ := MapEntry(o.Root, "kind"); k != nil {
+		return k.Line, k.Column
+	}
+	if o.Root != nil {
+		return o.Root.Line, o.Root.Column
+	}
+	return o.StartLine, 1
+}
+
+// String names the object for people: "Deployment web (ns shop)".
+func (o *Object) String() string {
+	s := o.Kind
+	if s == "" {
+		s = "document"
+	}
+	if o.Name != "" {
+		s += " " + o.Name
+	}
+	if o.Namespace != "" {
+		s += " (namespace " + o.Namespace + ")"
+	}
+	return s
+}
+
+// Scalar returns the scalar value at path and whether it exists.
+func (o *Object) Scalar(path ...string) (string, bool) {
+	n := o.Node(path...)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// readHeader fills apiVersion, kind and metadata from the node tree, which
+// works for every kind, built-in or not.
+func (o *Object) readHeader() {
+	o.APIVersion, _ = o.Scalar("apiVersion")
+	o.Kind, _ = o.Scalar("kind")
+	o.Name, _ = o.Scalar("metadata", "name")
+	o.Namespace, _ = o.Scalar("metadata", "namespace")
+	o.Labels = stringMap(o.Node("metadata", "labels"))
+	o.Annotations = stringMap(o.Node("metadata", "annotations"))
+}
+
+// stringMap reads a mapping of scalars; other entries are skipped.
+func stringMap(n *yaml.Node) map[string]string {
+	if n == nil || n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
+			m[n.Content[i].Value] = v.Value
+		}
+	}
+	return m
+}

@@ -1,0 +1,246 @@
+// Package manifest turns YAML files into objects that know where every key
+// sits: each document as a go.yaml.in/yaml/v3 node tree with absolute 1-based
+// line and column numbers, plus its typed Kubernetes value for built-in kinds.
+// A document that cannot be read becomes a Problem for that document; the
+// rest of the file is still read.
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Limits bound the work spent on one file, so hostile input cannot exhaust
+// time or memory.
+type Limits struct {
+	// MaxFileBytes refuses larger files outright.
+	MaxFileBytes int
+	// MaxDepth refuses documents nested deeper than this.
+	MaxDepth int
+	// MaxExpandedNodes refuses documents whose aliases would expand to more
+	// nodes than this (the "billion laughs" attack).
+	MaxExpandedNodes int
+}
+
+// DefaultLimits are used when a caller gives none.
+var DefaultLimits = Limits{
+	MaxFileBytes:     5 << 20,
+	MaxDepth:         256,
+	MaxExpandedNodes: 1_000_000,
+}
+
+// Problem IDs: the rule IDs under which unreadable input is reported.
+const (
+	// ProblemYAML is a document that is not valid YAML, or is refused by a limit.
+	ProblemYAML = "yaml-invalid"
+	// ProblemSchema is a built-in kind that does not decode strictly.
+	ProblemSchema = "schema-invalid"
+)
+
+// Problem is input that could not be read as intended: the whole file or one
+// document. Line and Column are 1-based; zero means unknown.
+type Problem struct {
+	RuleID  string
+	Doc     int // 0-based document index; -1 for the whole file
+	Line    int
+	Column  int
+	Message string
+	// Object is the document's object when it was read but did not decode
+	// (schema-invalid); nil for YAML errors.
+	Object *Object
+	// Template is true when the text holds template actions ({{ }}), so the
+	// problem is likely the template's, not the author's YAML.
+	Template bool
+}
+
+// IsChartTemplate reports whether a file is a Helm chart template: it sits
+// in a templates/ folder and holds {{ }} actions.
+func IsChartTemplate(path string, src []byte) bool {
+	return (strings.Contains(path, "/templates/") || strings.HasPrefix(path, "templates/")) &&
+		bytes.Contains(src, []byte("{{"))
+}
+
+// File is one parsed YAML file.
+type File struct {
+	Path     string
+	Source   []byte
+	Objects  []*Object // every document that parsed, in file order (empty documents skipped)
+	Problems []Problem
+	// Docs is the number of documents in the file, empty ones included.
+	Docs int
+	// Skipped, when not empty, says why the file was not checked at all
+	// (a Helm chart template, which is not YAML until rendered).
+	Skipped string
+}
+
+// Parse reads every document of src. It never panics on input and never
+// stops at a bad document: the problem is recorded and the next document read.
+func Parse(path string, src []byte, lim Limits) *File {
+	lim = lim.withDefaults()
+	f := &File{Path: path, Source: src}
+	if len(src) > lim.MaxFileBytes {
+		f.Problems = append(f.Problems, Problem{
+			RuleID: ProblemYAML, Doc: -1, Line: 1, Column: 1,
+			Message: fmt.Sprintf("file is %s, over the %s limit; it was not checked (raise limits.maxFileBytes in .prodready.yaml to check it)", humanBytes(len(src)), humanBytes(lim.MaxFileBytes)),
+		})
+		return f
+	}
+	if bytes.IndexByte(src, 0) >= 0 {
+		f.Problems = append(f.Problems, Problem{
+			RuleID: ProblemYAML, Doc: -1, Line: lineOfByte(src, bytes.IndexByte(src, 0)), Column: 1,
+			Message: "file contains a NUL byte: it is binary, not YAML",
+		})
+		return f
+	}
+	if IsChartTemplate(path, src) {
+		f.Skipped = "Helm chart template: not YAML until rendered, so it is not checked"
+		return f
+	}
+	templated := bytes.Contains(src, []byte("{{"))
+	for i, c := range splitDocuments(src) {
+		f.Docs++
+		obj, prob := parseDocument(path, i, c, lim)
+		if prob != nil {
+			if templated && prob.RuleID == ProblemYAML {
+				prob.Template = true
+				prob.Message += " (the file holds {{ }} template actions: render the template before checking it)"
+			}
+			f.Problems = append(f.Problems, *prob)
+		}
+		if obj != nil {
+			obj.File = f
+			f.Objects = append(f.Objects, obj)
+		}
+	}
+	return f
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxFileBytes <= 0 {
+		l.MaxFileBytes = DefaultLimits.MaxFileBytes
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultLimits.MaxDepth
+	}
+	if l.MaxExpandedNodes <= 0 {
+		l.MaxExpandedNodes = DefaultLimits.MaxExpandedNodes
+	}
+	return l
+}
+
+// parseDocument parses one document chunk. It returns a nil object for an
+// empty document or one that does not parse.
+func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Problem) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(c.text, &doc); err != nil {
+		line := c.startLine
+		if l := yamlErrorLine(err); l > 0 {
+			line = c.startLine + l - 1
+		}
+		return nil, &Problem{RuleID: ProblemYAML, Doc: index, Line: line, Column: 1, Message: "YAML does not parse: " + cleanYAMLError(err)}
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil // empty or comment-only document
+	}
+	root := doc.Content[0]
+	if msg := checkShape(root, lim); msg != "" {
+		return nil, &Problem{RuleID: ProblemYAML, Doc: index, Line: c.startLine, Column: 1, Message: msg}
+	}
+	shiftLines(root, c.startLine-1)
+	obj := &Object{
+		Doc:       index,
+		StartLine: c.startLine,
+		EndLine:   c.endLine,
+		Root:      root,
+		text:      c.text,
+	}
+	if root.Kind != yaml.MappingNode {
+		return obj, nil // a scalar or list document: not an object, nothing to check
+	}
+	obj.readHeader()
+	if prob := obj.decodeTyped(); prob != nil {
+		prob.Doc = index
+		return obj, prob
+	}
+	return obj, nil
+}
+
+// checkShape refuses documents that are too deep or whose aliases expand to
+// too many nodes. It walks the tree without following aliases.
+func checkShape(root *yaml.Node, lim Limits) string {
+	sizes := map[*yaml.Node]int{}
+	var size func(n *yaml.Node, depth int) (int, bool)
+	size = func(n *yaml.Node, depth int) (int, bool) {
+		if depth > lim.MaxDepth {
+			return 0, false
+		}
+		if s, ok := sizes[n]; ok {
+			return s, true
+		}
+		total := 1
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			s, ok := size(n.Alias, depth+1)
+			if !ok {
+				return 0, false
+			}
+			total += s
+		}
+		for _, c := range n.Content {
+			s, ok := size(c, depth+1)
+			if !ok {
+				return 0, false
+			}
+			total += s
+			if total > lim.MaxExpandedNodes {
+				total = lim.MaxExpandedNodes + 1
+			}
+		}
+		sizes[n] = total
+		return total, true
+	}
+	n, ok := size(root, 0)
+	if !ok {
+		return fmt.Sprintf("document is nested deeper than %d levels; it was not checked", lim.MaxDepth)
+	}
+	if n > lim.MaxExpandedNodes {
+		return fmt.Sprintf("document's aliases expand to more than %d nodes (an alias bomb); it was not checked", lim.MaxExpandedNodes)
+	}
+	return ""
+}
+
+// shiftLines turns a chunk's line numbers into the file's.
+func shiftLines(n *yaml.Node, by int) {
+	if by == 0 {
+		return
+	}
+	seen := map[*yaml.Node]bool{}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		n.Line += by
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func lineOfByte(src []byte, off int) int {
+	return bytes.Count(src[:off], []byte("\n")) + 1
+}

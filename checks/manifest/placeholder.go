@@ -1,0 +1,130 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+var (
+	// A whole value that is an ALL_CAPS word of three or more characters
+	// (PORT, PROJECT_ID, FILESTORE_CAPACITY).
+	capsPlaceholderRE = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
+	// Values that are placeholders wherever they appear.
+	markedPlaceholderRE = regexp.MustCompile(`\$\{[^}]*\}|\{\{.*\}\}|^<[^>]+>$|\.\.\.|^%[A-Z_]+%$`)
+)
+
+// knownCaps are ALL_CAPS values that are real Kubernetes values, not
+// placeholders.
+var knownCaps = map[string]bool{"TCP": true, "UDP": true, "SCTP": true, "ALL": true, "NONE": true}
+
+// IsPlaceholder reports whether a scalar value looks like a placeholder a
+// script or template fills in: ${VAR}, {{ .Values.x }}, <your-value>, an
+// ALL_CAPS word, or a value containing "...".
+func IsPlaceholder(v string) bool {
+	if markedPlaceholderRE.MatchString(v) {
+		return true
+	}
+	return len(v) >= 3 && capsPlaceholderRE.MatchString(v) && !knownCaps[v]
+}
+
+// placeholderCaused reports whether a decode error comes from a placeholder:
+// the value at a type error's field is one, or (for errors that name no
+// field, such as a bad quantity or base64 text) a placeholder sits where
+// such values live.
+func (o *Object) placeholderCaused(err error) bool {
+	if strings.Contains(err.Error(), "invalid map key") && (bytes.Contains(o.text, []byte("{{")) || bytes.Contains(o.text, []byte("${"))) {
+		return true // an unquoted {{ .value }} reads as a mapping key
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		n := findField(o.Root, strings.Split(typeErr.Field, "."))
+		if n == nil {
+			return false
+		}
+		v := valueOfKey(o.Root, n)
+		return v != nil && v.Kind == yaml.ScalarNode && IsPlaceholder(v.Value)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "quantities must match") && !strings.Contains(msg, "illegal base64") {
+		return false
+	}
+	found := false
+	walkScalars(o.Root, func(key string, v *yaml.Node) {
+		switch key {
+		case "capabilities", "add", "drop":
+			return
+		}
+		if IsPlaceholder(v.Value) {
+			found = true
+		}
+	})
+	return found
+}
+
+// valueOfKey returns the value node paired with key node k.
+func valueOfKey(n, k *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i] == k {
+				return n.Content[i+1]
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if v := valueOfKey(c, k); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// walkScalars calls fn for every scalar value with the key that holds it
+// ("" for sequence items and the root).
+func walkScalars(n *yaml.Node, fn func(key string, v *yaml.Node)) {
+	var walk func(n *yaml.Node, key string)
+	walk = func(n *yaml.Node, key string) {
+		switch n.Kind {
+		case yaml.ScalarNode:
+			fn(key, n)
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], n.Content[i].Value)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, key)
+			}
+		}
+	}
+	if n != nil {
+		walk(n, "")
+	}
+}
+
+// hasKey reports whether any mapping in the tree has key.
+func hasKey(n *yaml.Node, key string) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return true
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if hasKey(c, key) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package manifest
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// chunk is the text of one document and where it sits in its file.
+type chunk struct {
+	text      []byte // the document's lines; a leading "---" marker blanked to spaces
+	startLine int    // 1-based file line of text's first line
+	endLine   int    // 1-based file line of text's last line
+}
+
+// splitDocuments cuts a file at its document markers ("---" or "..." at the
+// start of a line). Splitting the text first means one broken document does
+// not stop the others from being read. A marker line stays part of the chunk
+// it opens, blanked to spaces, so line and column numbers need no mapping and
+// content on the marker line ("--- {a: 1}") is kept.
+func splitDocuments(src []byte) []chunk {
+	var out []chunk
+	start, startLine := 0, 1
+	line := 1
+	ended := false // a "..." closed the current document
+	for off := 0; off < len(src); {
+		end := bytes.IndexByte(src[off:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		l := src[off:next]
+		switch {
+		case isMarker(l, "---"):
+			if off > start || line > startLine {
+				out = appendChunk(out, src[start:off], startLine, line-1, ended)
+			}
+			start, startLine, ended = off, line, false
+		case isMarker(l, "..."):
+			out = appendChunk(out, src[start:off], startLine, line-1, ended)
+			start, startLine, ended = next, line+1, true
+		}
+		off = next
+		line++
+	}
+	if start < len(src) || len(out) == 0 {
+		out = appendChunk(out, src[start:], startLine, line-1, ended)
+	}
+	return out
+}
+
+func appendChunk(out []chunk, text []byte, startLine, endLine int, afterEnd bool) []chunk {
+	if afterEnd && len(bytes.TrimSpace(text)) == 0 {
+		return out // nothing between "..." and the next "---"
+	}
+	if isMarker(text, "---") {
+		t := make([]byte, len(text))
+		copy(t, text)
+		copy(t, "   ")
+		text = t
+	}
+	if endLine < startLine {
+		endLine = startLine
+	}
+	return append(out, chunk{text: text, startLine: startLine, endLine: endLine})
+}
+
+// isMarker reports whether line starts with the document marker m followed
+// by white space or the end of the line.
+func isMarker(line []byte, m string) bool {
+	if !bytes.HasPrefix(line, []byte(m)) {
+		return false
+	}
+	if len(line) == len(m) {
+		return true
+	}
+	switch line[len(m)] {
+	case ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// yamlErrorLine extracts the first line number a YAML error names (relative
+// to the parsed text), or 0.
+func yamlErrorLine(err error) int {
+	m := yamlLineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// cleanYAMLError drops the library prefix and the chunk-relative line number
+// (the finding carries the file's line instead).
+func cleanYAMLError(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "yaml: ")
+	s = yamlLineRE.ReplaceAllString(s, "")
+	s = strings.TrimPrefix(strings.TrimSpace(s), ":")
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,282 @@
+package manifest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	networkingv1beta1 "k8s.io/api/networking/v1beta1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// builtin says how a built-in apiVersion/kind is decoded.
+type builtin struct {
+	newValue func() any
+	// strict: the type is this exact version's, so unknown fields are errors.
+	// Older versions decoded into a newer type are read leniently: their
+	// schema is not the type's, and api-removed reports them anyway.
+	strict bool
+}
+
+func strictly[T any]() builtin { return builtin{newValue: func() any { return new(T) }, strict: true} }
+func leniently[T any]() builtin { return builtin{newValue: func() any { return new(T) }} }
+
+// builtins maps "apiVersion/Kind" to its Go type.
+var builtins = map[string]builtin{
+	"v1/Pod":                   strictly[corev1.Pod](),
+	"v1/Service":               strictly[corev1.Service](),
+	"v1/ConfigMap":             strictly[corev1.ConfigMap](),
+	"v1/Secret":                strictly[corev1.Secret](),
+	"v1/Namespace":             strictly[corev1.Namespace](),
+	"v1/ServiceAccount":        strictly[corev1.ServiceAccount](),
+	"v1/PersistentVolumeClaim": strictly[corev1.PersistentVolumeClaim](),
+	"v1/PersistentVolume":      strictly[corev1.PersistentVolume](),
+	"v1/LimitRange":            strictly[corev1.LimitRange](),
+	"v1/ResourceQuota":         strictly[corev1.ResourceQuota](),
+	"v1/ReplicationController": strictly[corev1.ReplicationController](),
+	"v1/Endpoints":             strictly[corev1.Endpoints](),
+
+	"apps/v1/Deployment":       strictly[appsv1.Deployment](),
+	"apps/v1/StatefulSet":      strictly[appsv1.StatefulSet](),
+	"apps/v1/DaemonSet":        strictly[appsv1.DaemonSet](),
+	"apps/v1/ReplicaSet":       strictly[appsv1.ReplicaSet](),
+	"apps/v1beta1/Deployment":  leniently[appsv1.Deployment](),
+	"apps/v1beta1/StatefulSet": leniently[appsv1.StatefulSet](),
+	"apps/v1beta2/Deployment":  leniently[appsv1.Deployment](),
+	"apps/v1beta2/StatefulSet": leniently[appsv1.StatefulSet](),
+	"apps/v1beta2/DaemonSet":   leniently[appsv1.DaemonSet](),
+	"apps/v1beta2/ReplicaSet":  leniently[appsv1.ReplicaSet](),
+
+	"extensions/v1beta1/Deployment":    leniently[appsv1.Deployment](),
+	"extensions/v1beta1/DaemonSet":     leniently[appsv1.DaemonSet](),
+	"extensions/v1beta1/ReplicaSet":    leniently[appsv1.ReplicaSet](),
+	"extensions/v1beta1/NetworkPolicy": leniently[networkingv1.NetworkPolicy](),
+	"extensions/v1beta1/Ingress":       strictly[extensionsv1beta1.Ingress](),
+
+	"batch/v1/Job":          strictly[batchv1.Job](),
+	"batch/v1/CronJob":      strictly[batchv1.CronJob](),
+	"batch/v1beta1/CronJob": leniently[batchv1.CronJob](),
+
+	"policy/v1/PodDisruptionBudget":      strictly[policyv1.PodDisruptionBudget](),
+	"policy/v1beta1/PodDisruptionBudget": leniently[policyv1.PodDisruptionBudget](),
+
+	"autoscaling/v1/HorizontalPodAutoscaler":      strictly[autoscalingv1.HorizontalPodAutoscaler](),
+	"autoscaling/v2/HorizontalPodAutoscaler":      strictly[autoscalingv2.HorizontalPodAutoscaler](),
+	"autoscaling/v2beta1/HorizontalPodAutoscaler": leniently[autoscalingv2.HorizontalPodAutoscaler](),
+	"autoscaling/v2beta2/HorizontalPodAutoscaler": leniently[autoscalingv2.HorizontalPodAutoscaler](),
+
+	"networking.k8s.io/v1/Ingress":       strictly[networkingv1.Ingress](),
+	"networking.k8s.io/v1/NetworkPolicy": strictly[networkingv1.NetworkPolicy](),
+	"networking.k8s.io/v1/IngressClass":  strictly[networkingv1.IngressClass](),
+	"networking.k8s.io/v1beta1/Ingress":  strictly[networkingv1beta1.Ingress](),
+
+	"rbac.authorization.k8s.io/v1/Role":                    strictly[rbacv1.Role](),
+	"rbac.authorization.k8s.io/v1/ClusterRole":             strictly[rbacv1.ClusterRole](),
+	"rbac.authorization.k8s.io/v1/RoleBinding":             strictly[rbacv1.RoleBinding](),
+	"rbac.authorization.k8s.io/v1/ClusterRoleBinding":      strictly[rbacv1.ClusterRoleBinding](),
+	"rbac.authorization.k8s.io/v1beta1/Role":               leniently[rbacv1.Role](),
+	"rbac.authorization.k8s.io/v1beta1/ClusterRole":        leniently[rbacv1.ClusterRole](),
+	"rbac.authorization.k8s.io/v1beta1/RoleBinding":        leniently[rbacv1.RoleBinding](),
+	"rbac.authorization.k8s.io/v1beta1/ClusterRoleBinding": leniently[rbacv1.ClusterRoleBinding](),
+
+	"admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration":      strictly[admissionv1.ValidatingWebhookConfiguration](),
+	"admissionregistration.k8s.io/v1/MutatingWebhookConfiguration":        strictly[admissionv1.MutatingWebhookConfiguration](),
+	"admissionregistration.k8s.io/v1beta1/ValidatingWebhookConfiguration": leniently[admissionv1.ValidatingWebhookConfiguration](),
+	"admissionregistration.k8s.io/v1beta1/MutatingWebhookConfiguration":   leniently[admissionv1.MutatingWebhookConfiguration](),
+
+	"scheduling.k8s.io/v1/PriorityClass": strictly[schedulingv1.PriorityClass](),
+	"storage.k8s.io/v1/StorageClass":     strictly[storagev1.StorageClass](),
+}
+
+// IsBuiltin reports whether apiVersion/kind is a built-in kind this package
+// decodes into a k8s.io/api type.
+func IsBuiltin(apiVersion, kind string) bool {
+	_, ok := builtins[apiVersion+"/"+kind]
+	return ok
+}
+
+// decodeTyped fills o.Typed for built-in kinds. A strict decode failure is a
+// schema-invalid problem; the object keeps its node tree (Typed stays nil)
+// so position-only rules can still look at it.
+func (o *Object) decodeTyped() *Problem {
+	b, ok := builtins[o.APIVersion+"/"+o.Kind]
+	if !ok {
+		return nil
+	}
+	if o.Kind == "Secret" && o.Node("sops") != nil {
+		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
+	}
+	v := b.newValue()
+	var err error
+	if b.strict {
+		err = sigsyaml.UnmarshalStrict(o.text, v)
+	} else {
+		err = sigsyaml.Unmarshal(o.text, v)
+	}
+	defer func() { o.text = nil }() // not needed after the decode; let it go
+	if err == nil {
+		o.Typed = v
+		return nil
+	}
+	if o.placeholderCaused(err) {
+		o.Templated = true
+		return nil // a placeholder a script or template fills in before applying
+	}
+	if o.Node("$patch") != nil || hasKey(o.Root, "$patch") {
+		o.Patch = true
+		return nil // a kustomize strategic-merge patch, not a whole object
+	}
+	line, col, msg := o.locateDecodeError(err)
+	return &Problem{RuleID: ProblemSchema, Line: line, Column: col, Message: fmt.Sprintf("%s %s does not match the Kubernetes schema: %s", o.APIVersion, o.Kind, msg), Object: o}
+}
+
+var (
+	unknownFieldRE = regexp.MustCompile(`unknown field "([^"]+)"`)
+	duplicateKeyRE = regexp.MustCompile(`key "?([^"]*?)"? already set in map`)
+)
+
+// locateDecodeError turns a decode error into a position in the file and a
+// message a person can act on.
+func (o *Object) locateDecodeError(err error) (line, col int, msg string) {
+	line, col = o.KindPos()
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		msg = fmt.Sprintf("%s must be %s, not a %s", typeErr.Field, goTypeName(typeErr.Type.String()), typeErr.Value)
+		if n := findField(o.Root, strings.Split(typeErr.Field, ".")); n != nil {
+			line, col = n.Line, n.Column
+		}
+		return line, col, msg
+	case unknownFieldRE.MatchString(err.Error()):
+		field := unknownFieldRE.FindStringSubmatch(err.Error())[1]
+		msg = fmt.Sprintf("unknown field %q", field)
+		if n := findKeyAnywhere(o.Root, field); n != nil {
+			line, col = n.Line, n.Column
+		}
+		return line, col, msg
+	case duplicateKeyRE.MatchString(err.Error()):
+		key := duplicateKeyRE.FindStringSubmatch(err.Error())[1]
+		msg = fmt.Sprintf("duplicate key %q (Kubernetes keeps only one of them)", key)
+		if n := findDuplicateKey(o.Root, key); n != nil {
+			line, col = n.Line, n.Column
+		}
+		return line, col, msg
+	}
+	s := err.Error()
+	s = strings.TrimPrefix(s, "error unmarshaling JSON: while decoding JSON: ")
+	s = strings.TrimPrefix(s, "error converting YAML to JSON: ")
+	return line, col, s
+}
+
+// goTypeName shortens Go type names in messages: "int32" → "an integer".
+func goTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "a boolean (true or false)"
+	case strings.HasPrefix(t, "map"), strings.HasPrefix(t, "struct"), strings.Contains(t, "."):
+		return "a mapping (" + t + ")"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	}
+	return t
+}
+
+// findField finds the key node of a dotted field path as encoding/json names
+// it (field names only, no sequence indexes): it descends through every item
+// of a sequence. The first match in document order wins.
+func findField(n *yaml.Node, fields []string) *yaml.Node {
+	if n == nil || len(fields) == 0 {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			if k := findField(item, fields); k != nil {
+				return k
+			}
+		}
+	case yaml.MappingNode:
+		k, v := MapEntry(n, fields[0])
+		if k == nil {
+			if len(fields) > 1 && fields[0] != "" && fields[0][0] >= 'A' && fields[0][0] <= 'Z' {
+				return findField(n, fields[1:]) // an embedded Go struct (VolumeSource): not in the YAML
+			}
+			return nil
+		}
+		if len(fields) == 1 {
+			return k
+		}
+		if r := findField(v, fields[1:]); r != nil {
+			return r
+		}
+		return k
+	}
+	return nil
+}
+
+// findDuplicateKey returns the second occurrence of key in any mapping.
+func findDuplicateKey(n *yaml.Node, key string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				if seen {
+					return n.Content[i]
+				}
+				seen = true
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if r := findDuplicateKey(c, key); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// findKeyAnywhere returns the first key node named key in document order.
+func findKeyAnywhere(n *yaml.Node, key string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i]
+			}
+			if r := findKeyAnywhere(n.Content[i+1], key); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	for _, c := range n.Content {
+		if r := findKeyAnywhere(c, key); r != nil {
+			return r
+		}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package manifest
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PodTemplate is where a workload keeps its pods: the pod spec, the pod
+// template's metadata, and the node paths of both.
+type PodTemplate struct {
+	Spec *corev1.PodSpec
+	// Meta is the template's metadata (a bare Pod's own metadata).
+	Meta     *metav1.ObjectMeta
+	SpecPath Path
+	MetaPath Path
+}
+
+// Container is one container of a pod with its node path.
+type Container struct {
+	*corev1.Container
+	// Path is e.g. spec.template.spec.containers.0.
+	Path Path
+	// Init is true for init containers, Sidecar for init containers with
+	// restartPolicy Always (native sidecars, which run for the pod's life).
+	Init, Sidecar bool
+}
+
+// LongRunning reports whether the container runs for the pod's whole life:
+// a main container or a native sidecar.
+func (c Container) LongRunning() bool { return !c.Init || c.Sidecar }
+
+// IsWorkload reports whether the object has a pod template.
+func (o *Object) IsWorkload() bool { return o.PodTemplate() != nil }
+
+// IsLongRunning reports whether a workload's pods are meant to keep running
+// (not a Job or CronJob).
+func (o *Object) IsLongRunning() bool {
+	switch o.Typed.(type) {
+	case *batchv1.Job, *batchv1.CronJob:
+		return false
+	case *corev1.Pod:
+		p := o.Typed.(*corev1.Pod)
+		return p.Spec.RestartPolicy == "" || p.Spec.RestartPolicy == corev1.RestartPolicyAlways
+	}
+	return o.IsWorkload()
+}
+
+var (
+	templatePath    = Path{"spec", "template"}
+	cronJobTemplate = Path{"spec", "jobTemplate", "spec", "template"}
+)
+
+// PodTemplate returns the pod template of a workload, or nil.
+func (o *Object) PodTemplate() *PodTemplate {
+	tpl := func(t *corev1.PodTemplateSpec, at Path) *PodTemplate {
+		return &PodTemplate{Spec: &t.Spec, Meta: &t.ObjectMeta, SpecPath: at.Child("spec"), MetaPath: at.Child("metadata")}
+	}
+	switch v := o.Typed.(type) {
+	case *corev1.Pod:
+		return &PodTemplate{Spec: &v.Spec, Meta: &v.ObjectMeta, SpecPath: Path{"spec"}, MetaPath: Path{"metadata"}}
+	case *appsv1.Deployment:
+		return tpl(&v.Spec.Template, templatePath)
+	case *appsv1.StatefulSet:
+		return tpl(&v.Spec.Template, templatePath)
+	case *appsv1.DaemonSet:
+		return tpl(&v.Spec.Template, templatePath)
+	case *appsv1.ReplicaSet:
+		return tpl(&v.Spec.Template, templatePath)
+	case *corev1.ReplicationController:
+		if v.Spec.Template == nil {
+			return nil
+		}
+		return tpl(v.Spec.Template, templatePath)
+	case *batchv1.Job:
+		return tpl(&v.Spec.Template, templatePath)
+	case *batchv1.CronJob:
+		return tpl(&v.Spec.JobTemplate.Spec.Template, cronJobTemplate)
+	}
+	return nil
+}
+
+// Containers returns the long-running containers: main containers and
+// native sidecars (init containers with restartPolicy Always).
+func (p *PodTemplate) Containers() []Container {
+	var out []Container
+	for i := range p.Spec.Containers {
+		out = append(out, Container{Container: &p.Spec.Containers[i], Path: p.SpecPath.Child("containers", Index(i))})
+	}
+	for i := range p.Spec.InitContainers {
+		c := &p.Spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out = append(out, Container{Container: c, Path: p.SpecPath.Child("initContainers", Index(i)), Init: true, Sidecar: true})
+		}
+	}
+	return out
+}
+
+// AllContainers returns main containers and every init container (for the
+// security rules, which apply to both). Ephemeral containers are left out.
+func (p *PodTemplate) AllContainers() []Container {
+	out := p.Containers()
+	for i := range p.Spec.InitContainers {
+		c := &p.Spec.InitContainers[i]
+		if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+			out = append(out, Container{Container: c, Path: p.SpecPath.Child("initContainers", Index(i)), Init: true})
+		}
+	}
+	return out
+}
+
+// Replicas returns spec.replicas of a Deployment, StatefulSet, ReplicaSet or
+// ReplicationController, and whether it is written in the manifest. An unset
+// count is 1, as the API server defaults it. Other kinds return 0, false.
+func (o *Object) Replicas() (n int32, set bool) {
+	var r *int32
+	switch v := o.Typed.(type) {
+	case *appsv1.Deployment:
+		r = v.Spec.Replicas
+	case *appsv1.StatefulSet:
+		r = v.Spec.Replicas
+	case *appsv1.ReplicaSet:
+		r = v.Spec.Replicas
+	case *corev1.ReplicationController:
+		r = v.Spec.Replicas
+	default:
+		return 0, false
+	}
+	if r == nil {
+		return 1, false
+	}
+	return *r, true
+}
+
+// Selector returns a workload's label selector (nil when it has none, or for
+// a ReplicationController, whose selector is a plain map: see RCSelector).
+func (o *Object) Selector() *metav1.LabelSelector {
+	switch v := o.Typed.(type) {
+	case *appsv1.Deployment:
+		return v.Spec.Selector
+	case *appsv1.StatefulSet:
+		return v.Spec.Selector
+	case *appsv1.DaemonSet:
+		return v.Spec.Selector
+	case *appsv1.ReplicaSet:
+		return v.Spec.Selector
+	case *corev1.ReplicationController:
+		if v.Spec.Selector == nil {
+			return nil
+		}
+		return &metav1.LabelSelector{MatchLabels: v.Spec.Selector}
+	case *batchv1.Job:
+		return v.Spec.Selector
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/prodready/prodready/checks"
+)
+
+type codeQualityIssue struct {
+	Description string              `json:"description"`
+	CheckName   string              `json:"check_name"`
+	Fingerprint string              `json:"fingerprint"`
+	Severity    string              `json:"severity"`
+	Location    codeQualityLocation `json:"location"`
+}
+
+type codeQualityLocation struct {
+	Path  string           `json:"path"`
+	Lines codeQualityLines `json:"lines"`
+}
+
+type codeQualityLines struct {
+	Begin int `json:"begin"`
+	End   int `json:"end,omitempty"`
+}
+
+// CodeQuality writes the GitLab Code Quality report (a JSON array), which
+// GitLab shows in the merge request widget.
+func CodeQuality(w io.Writer, res *checks.Result) error {
+	issues := []codeQualityIssue{}
+	for _, f := range res.Findings {
+		issues = append(issues, codeQualityIssue{
+			Description: f.Message,
+			CheckName:   f.RuleID,
+			Fingerprint: f.Fingerprint(),
+			Severity:    codeQualitySeverity(f.Severity),
+			Location:    codeQualityLocation{Path: f.File, Lines: codeQualityLines{Begin: f.Line, End: f.EndLine}},
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(issues)
+}
+
+func codeQualitySeverity(s checks.Severity) string {
+	switch s {
+	case checks.Error:
+		return "critical"
+	case checks.Warning:
+		return "major"
+	}
+	return "info"
+}

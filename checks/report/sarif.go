@@ -1,0 +1,145 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// The SARIF 2.1.0 subset GitHub code scanning reads.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string       `json:"id"`
+	Name                 string       `json:"name"`
+	ShortDescription     sarifText    `json:"shortDescription"`
+	FullDescription      sarifText    `json:"fullDescription"`
+	Help                 sarifHelp    `json:"help"`
+	DefaultConfiguration sarifDefault `json:"defaultConfiguration"`
+	Properties           sarifProps   `json:"properties"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
+}
+
+type sarifDefault struct {
+	Level string `json:"level"`
+}
+
+type sarifProps struct {
+	Tags []string `json:"tags"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+	EndLine     int `json:"endLine"`
+}
+
+// SARIFLevel maps a severity to a SARIF level.
+func SARIFLevel(s checks.Severity) string {
+	switch s {
+	case checks.Error:
+		return "error"
+	case checks.Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+// SARIF writes a SARIF 2.1.0 log that GitHub code scanning accepts: every
+// rule with its help, and every finding with its real region and a partial
+// fingerprint that survives line moves.
+func SARIF(w io.Writer, res *checks.Result, version string) error {
+	driver := sarifDriver{Name: "prodready", Version: version, InformationURI: "https://github.com/prodready/prodready"}
+	index := map[string]int{}
+	for i, r := range checks.Rules() {
+		index[r.ID] = i
+		help := r.Why
+		if r.Help != "" {
+			help += "\n\n" + r.Help
+		}
+		help += "\n\nIgnore one finding with a comment `# prodready:ignore " + r.ID + " <reason>` on its line or the line above, or an object with the annotation `prodready.dev/ignore: " + r.ID + "`."
+		driver.Rules = append(driver.Rules, sarifRule{
+			ID: r.ID, Name: r.ID,
+			ShortDescription:     sarifText{Text: r.Why},
+			FullDescription:      sarifText{Text: r.Why},
+			Help:                 sarifHelp{Text: help, Markdown: help},
+			DefaultConfiguration: sarifDefault{Level: SARIFLevel(r.Severity)},
+			Properties:           sarifProps{Tags: []string{"kubernetes", r.Section}},
+		})
+	}
+	results := []sarifResult{}
+	for _, f := range res.Findings {
+		end := f.EndLine
+		if end < f.Line {
+			end = f.Line
+		}
+		results = append(results, sarifResult{
+			RuleID: f.RuleID, RuleIndex: index[f.RuleID], Level: SARIFLevel(f.Severity),
+			Message: sarifText{Text: f.Message},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: f.File},
+				Region:           sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: end},
+			}}},
+			PartialFingerprints: map[string]string{"prodready/v1": f.Fingerprint()},
+		})
+	}
+	log := sarifLog{
+		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
+		Version: "2.1.0",
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}

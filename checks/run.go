@@ -1,0 +1,187 @@
+package checks
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// Input is one file to check: its path as it should appear in findings
+// (slash-separated, relative to the checked root) and its content.
+type Input struct {
+	Path string
+	Data []byte
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	// Files are the parsed files, in input order.
+	Files []*manifest.File
+	// Findings are sorted by file, line, column and rule.
+	Findings []Finding
+	// Objects counts the documents that were checked.
+	Objects int
+}
+
+// Run parses every input (in parallel), evaluates every enabled rule on
+// every object with all objects of the run as context, and returns the
+// findings. Unreadable documents become findings; nothing stops the run.
+func Run(inputs []Input, cfg *Config) *Result {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	files := ParseAll(inputs, cfg.ParseLimits())
+	return Evaluate(files, cfg)
+}
+
+// ParseAll parses inputs on every CPU and returns the files in input order.
+func ParseAll(inputs []Input, lim manifest.Limits) []*manifest.File {
+	files := make([]*manifest.File, len(inputs))
+	parallel(len(inputs), func(i int) {
+		files[i] = manifest.Parse(inputs[i].Path, inputs[i].Data, lim)
+	})
+	return files
+}
+
+// Evaluate runs the enabled rules over already-parsed files.
+func Evaluate(files []*manifest.File, cfg *Config) *Result {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	var objects []*manifest.Object
+	var findings []Finding
+	for _, f := range files {
+		objects = append(objects, f.Objects...)
+		for _, p := range f.Problems {
+			findings = append(findings, problemFinding(f, p))
+		}
+	}
+	ctx := NewContext(cfg, objects)
+	var rules []*Rule
+	for _, r := range Rules() {
+		if cfg.Enabled(r) {
+			rules = append(rules, r)
+		}
+	}
+	perObject := make([][]Finding, len(objects))
+	parallel(len(objects), func(i int) {
+		perObject[i] = evaluateObject(ctx, rules, objects[i])
+	})
+	for _, fs := range perObject {
+		findings = append(findings, fs...)
+	}
+	findings = applyIgnores(findings, files, objects)
+	for i := range findings {
+		if s := cfg.SeverityOf(findings[i].RuleID); s != 0 {
+			findings[i].Severity = s
+		}
+	}
+	SortFindings(findings)
+	return &Result{Files: files, Findings: findings, Objects: len(objects)}
+}
+
+// evaluateObject runs every rule on one object. A rule that panics is a bug
+// in prodready, not in the input: it becomes a finding that says so, and the
+// run goes on.
+func evaluateObject(ctx *Context, rules []*Rule, obj *manifest.Object) (out []Finding) {
+	for _, r := range rules {
+		out = append(out, checkOne(ctx, r, obj)...)
+	}
+	return out
+}
+
+func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
+	defer func() {
+		if p := recover(); p != nil {
+			f := At(obj, nil, fmt.Sprintf("internal error in rule %s (please report it): %v", r.ID, p))
+			f.RuleID, f.Severity = r.ID, Info
+			out = []Finding{f}
+		}
+	}()
+	out = r.Check(ctx, obj)
+	for i := range out {
+		out[i].RuleID = r.ID
+		if out[i].Severity == 0 {
+			out[i].Severity = r.Severity
+		}
+	}
+	return out
+}
+
+func problemFinding(f *manifest.File, p manifest.Problem) Finding {
+	fd := Finding{
+		RuleID: p.RuleID, Severity: Error, File: f.Path,
+		Line: p.Line, Column: p.Column, EndLine: p.Line,
+		Message: p.Message, Object: ObjectRef{Doc: p.Doc},
+	}
+	if p.Object != nil {
+		fd.Object = refOf(p.Object)
+	}
+	if fd.Line == 0 {
+		fd.Line, fd.EndLine = 1, 1
+	}
+	if fd.Column == 0 {
+		fd.Column = 1
+	}
+	return fd
+}
+
+// SortFindings orders findings by file, line, column, then rule.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.RuleID < b.RuleID
+	})
+}
+
+// parallel calls fn(0..n-1) on every CPU.
+func parallel(n int, fn func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// Failed reports whether any finding is at or above the config's failOn.
+func (r *Result) Failed(cfg *Config) bool {
+	for _, f := range r.Findings {
+		if f.Severity >= cfg.FailOnSeverity() {
+			return true
+		}
+	}
+	return false
+}

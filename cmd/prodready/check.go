@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/report"
+)
+
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder checked)")
+	format := fs.String("format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	failOn := fs.String("fail-on", "", "lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
+	output := fs.String("o", "", "write the report to this file instead of standard output")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: prodready check [flags] [paths… | -]")
+		fs.PrintDefaults()
+	}
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	cfg, err := loadConfigFor(*configPath, paths)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return exitUsage
+	}
+	if *failOn != "" {
+		sev, err := checks.ParseSeverity(*failOn)
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready: --fail-on:", err)
+			return exitUsage
+		}
+		cfg.SetFailOn(sev)
+	}
+	inputs, err := checks.Load(paths, cfg, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return exitUsage
+	}
+	res := checks.Run(inputs, cfg)
+	out := stdout
+	if *output != "" {
+		f, err := os.Create(*output)
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready:", err)
+			return exitUsage
+		}
+		defer f.Close()
+		out = f
+	}
+	if err := report.Write(out, *format, res, version); err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return exitUsage
+	}
+	if res.Failed(cfg) {
+		return exitFindings
+	}
+	return exitOK
+}
+
+// loadConfigFor reads the config named by flag, or .prodready.yaml at the
+// root of the first folder checked (the current folder for files and stdin).
+func loadConfigFor(flagPath string, paths []string) (*checks.Config, error) {
+	if flagPath != "" {
+		if _, err := os.Stat(flagPath); err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		return checks.LoadConfig(flagPath)
+	}
+	root := "."
+	if len(paths) > 0 && paths[0] != "-" {
+		if info, err := os.Stat(paths[0]); err == nil && info.IsDir() {
+			root = paths[0]
+		}
+	}
+	return checks.LoadConfig(filepath.Join(root, checks.ConfigFileName))
+}
+
+func runRules(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	markdown := fs.Bool("markdown", false, "write the Markdown rule reference instead of the list")
+	output := fs.String("o", "", "with --markdown: write to this file (e.g. docs/rules.md) instead of standard output")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if !*markdown {
+		if err := report.RulesText(stdout); err != nil {
+			return exitUsage
+		}
+		return exitOK
+	}
+	md := report.RulesMarkdown()
+	if *output == "" {
+		fmt.Fprint(stdout, md)
+		return exitOK
+	}
+	if err := os.WriteFile(*output, []byte(md), 0o644); err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return exitUsage
+	}
+	return exitOK
+}
