@@ -1,6 +1,10 @@
 package checks
 
+const sectionHealth = "1. Health checks"
+
 // healthRules returns the rules of this family. Each rule has its own file.
 func healthRules() []*Rule {
-	return []*Rule{}
+	return []*Rule{
+		probeNamedPortUndeclared,
+	}
 }

@@ -139,6 +139,11 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 		line := c.startLine
 		if l := yamlErrorLine(err); l > 0 {
 			line = c.startLine + l - 1
+			if strings.Contains(err.Error(), "did not find expected") {
+				// yaml.v3 reports these parser errors at the 0-based line of
+				// the collection being parsed; make it 1-based like the rest.
+				line++
+			}
 		}
 		return nil, &Problem{RuleID: ProblemYAML, Doc: index, Line: line, Column: 1, Message: "YAML does not parse: " + cleanYAMLError(err)}
 	}
