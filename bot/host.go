@@ -1,0 +1,120 @@
+// Package bot is the domain root of reviewing: a Job from a webhook or the
+// Action, the Host interface every VCS implements, the Reviewer that turns
+// findings into one review, diff-line mapping, rendering, fingerprints, the
+// queue and the HTTP server. bot imports checks, never vcs.
+package bot
+
+import (
+	"context"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// PullRequest identifies one pull request (GitHub) or merge request (GitLab)
+// at one push.
+type PullRequest struct {
+	// Host is "github" or "gitlab".
+	Host string
+	// Owner and Repo name a GitHub repository; for GitLab, Repo is the
+	// project's full path (group/sub/project) and ProjectID its id.
+	Owner, Repo string
+	ProjectID   int64
+	// InstallationID is the GitHub App installation that received the event.
+	InstallationID int64
+	// Number is the PR number or the MR iid.
+	Number int
+	// BaseSHA is the commit the diff is taken against (GitHub base.sha,
+	// GitLab diff_refs.base_sha); StartSHA is GitLab's diff_refs.start_sha.
+	BaseSHA, StartSHA, HeadSHA string
+	BaseRef, HeadRef           string
+	Draft                      bool
+	// Fork is true when the head lives in another repository.
+	Fork bool
+	// URL is the PR's web address, for logs and summaries.
+	URL string
+}
+
+// ChangedFile is one file a pull request changes.
+type ChangedFile struct {
+	Path string
+	// PreviousPath is set for renames.
+	PreviousPath string
+	// Status is added, modified, removed or renamed.
+	Status string
+	// Patch is the file's unified diff (hunks only); empty when the host did
+	// not send one (binary or too large): then no line of it is commentable.
+	Patch string
+	// SHA is the file's blob SHA at the head commit, when the host gives it.
+	SHA string
+}
+
+// File is one file's content at a commit.
+type File struct {
+	Path string
+	// SHA is the blob SHA (the cache key), when known.
+	SHA  string
+	Data []byte
+}
+
+// Comment is one inline review comment on the new side of the diff.
+type Comment struct {
+	Path string
+	// StartLine and Line are 1-based lines of the file at head; StartLine
+	// equals Line for a one-line comment.
+	StartLine, Line int
+	// Body is the rendered Markdown, suggestion block and hidden
+	// fingerprint marker included.
+	Body        string
+	Fingerprint string
+}
+
+// Review is what one push gets: inline comments on added lines, and every
+// finding of the changed files for the summary and annotations.
+type Review struct {
+	Comments []Comment
+	// Findings are all findings in changed files (inline or not).
+	Findings []checks.Finding
+	// Outside are the findings that could not be commented inline.
+	Outside []checks.Finding
+	// Summary is the Markdown summary (counts, table, how to configure).
+	Summary string
+	// Conclusion is "success", "failure" or "neutral".
+	Conclusion string
+	// Title is a one-line result, e.g. "2 errors, 3 warnings".
+	Title string
+}
+
+// Host is what a VCS adapter implements. ctx is first on every call; every
+// method may be retried by the caller only where it says so.
+type Host interface {
+	// ChangedFiles lists the files the pull request changes, with patches.
+	ChangedFiles(ctx context.Context, pr PullRequest) ([]ChangedFile, error)
+	// ReadFile returns one file at ref, or (nil, nil) when it does not exist.
+	ReadFile(ctx context.Context, pr PullRequest, ref, path string) ([]byte, error)
+	// Manifests returns every file at ref that want accepts (a
+	// slash-separated repository path), with as few API calls as the host
+	// allows. cache holds contents by blob SHA across pushes.
+	Manifests(ctx context.Context, pr PullRequest, ref string, want func(path string) bool, cache BlobCache) ([]File, error)
+	// StartReview marks the review as running (a check run in_progress, a
+	// pending commit status) and returns a handle for Finish.
+	StartReview(ctx context.Context, pr PullRequest) (ReviewHandle, error)
+	// Publish posts the review: inline comments not already posted (by
+	// fingerprint), resolves threads whose finding is gone, and finishes the
+	// check run or commit status with the review's conclusion.
+	Publish(ctx context.Context, pr PullRequest, h ReviewHandle, r Review) error
+	// Fail finishes a started review with a clear failure message (never
+	// leaving it running).
+	Fail(ctx context.Context, pr PullRequest, h ReviewHandle, message string) error
+}
+
+// ReviewHandle is a host's reference to a started review (a check run id, or
+// nothing for GitLab's commit status).
+type ReviewHandle struct {
+	CheckRunID int64
+}
+
+// BlobCache keeps file contents by blob SHA, bounded in size.
+type BlobCache interface {
+	Get(sha string) ([]byte, bool)
+	Put(sha string, data []byte)
+}
