@@ -1,0 +1,31 @@
+package bot
+
+import "errors"
+
+// Job is one review to run, from a webhook delivery or the Action.
+type Job struct {
+	// DeliveryID is the host's id of the delivery (X-GitHub-Delivery;
+	// GitLab's Idempotency-Key or X-Gitlab-Event-UUID). A delivery id that
+	// already completed is not run twice.
+	DeliveryID string
+	// Event names what started it, e.g. "pull_request.synchronize".
+	Event string
+	PR    PullRequest
+	// Host is the adapter that reads and publishes for this job.
+	Host Host
+}
+
+// Enqueuer accepts jobs for the worker pool. Webhook handlers of every host
+// hand their jobs to it and answer the delivery from its result.
+type Enqueuer interface {
+	// Enqueue queues job without blocking. It returns ErrQueueFull when the
+	// queue is full (answer 503 so the host redelivers) and ErrDuplicate
+	// when the delivery id already completed or is queued (answer 2xx).
+	Enqueue(job Job) error
+}
+
+// Errors Enqueue returns.
+var (
+	ErrQueueFull = errors.New("review queue is full")
+	ErrDuplicate = errors.New("delivery already handled")
+)
