@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/api/resource"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -21,6 +22,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -122,12 +124,7 @@ func (o *Object) decodeTyped() *Problem {
 		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
 	}
 	v := b.newValue()
-	var err error
-	if b.strict {
-		err = sigsyaml.UnmarshalStrict(o.text, v)
-	} else {
-		err = sigsyaml.Unmarshal(o.text, v)
-	}
+	err := decodeLikeAPIServer(o.text, v, b.strict)
 	defer func() { o.text = nil }() // not needed after the decode; let it go
 	if err == nil {
 		o.Typed = v
@@ -165,7 +162,10 @@ func (o *Object) locateDecodeError(err error) (line, col int, msg string) {
 	case unknownFieldRE.MatchString(err.Error()):
 		field := unknownFieldRE.FindStringSubmatch(err.Error())[1]
 		msg = fmt.Sprintf("unknown field %q", field)
-		if n := findKeyAnywhere(o.Root, field); n != nil {
+		parts := strings.Split(field, ".")
+		if n := findField(o.Root, parts); n != nil && n.Value == parts[len(parts)-1] {
+			line, col = n.Line, n.Column
+		} else if n := findKeyAnywhere(o.Root, parts[len(parts)-1]); n != nil {
 			line, col = n.Line, n.Column
 		}
 		return line, col, msg
@@ -178,6 +178,11 @@ func (o *Object) locateDecodeError(err error) (line, col int, msg string) {
 		return line, col, msg
 	}
 	s := err.Error()
+	if strings.Contains(s, "quantities must match") {
+		if n := findBadQuantity(o.Root); n != nil {
+			return n.Line, n.Column, fmt.Sprintf("%q is not a quantity (like 500m, 128Mi or 2)", n.Value)
+		}
+	}
 	s = strings.TrimPrefix(s, "error unmarshaling JSON: while decoding JSON: ")
 	s = strings.TrimPrefix(s, "error converting YAML to JSON: ")
 	return line, col, s
@@ -198,6 +203,28 @@ func goTypeName(t string) string {
 		return "a list"
 	}
 	return t
+}
+
+// decodeLikeAPIServer decodes YAML text into a k8s.io/api value the way
+// kubectl and the API server do: YAML 1.1 scalars through sigs.k8s.io/yaml
+// (duplicate keys refused), then case-sensitive JSON through
+// sigs.k8s.io/json, refusing unknown fields when strict.
+func decodeLikeAPIServer(text []byte, v any, strict bool) error {
+	j, err := sigsyaml.YAMLToJSONStrict(text)
+	if err != nil {
+		return err
+	}
+	if !strict {
+		return sigsjson.UnmarshalCaseSensitivePreserveInts(j, v)
+	}
+	strictErrs, err := sigsjson.UnmarshalStrict(j, v)
+	if err != nil {
+		return err
+	}
+	if len(strictErrs) > 0 {
+		return strictErrs[0]
+	}
+	return nil
 }
 
 // findField finds the key node of a dotted field path as encoding/json names
@@ -279,4 +306,21 @@ func findKeyAnywhere(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// findBadQuantity returns the first scalar under a resource list (requests,
+// limits, capacity, hard, …) that does not parse as a quantity.
+func findBadQuantity(n *yaml.Node) *yaml.Node {
+	var bad *yaml.Node
+	walkScalars(n, func(key string, v *yaml.Node) {
+		if bad != nil || v.Tag == "!!null" {
+			return
+		}
+		if strings.Contains(key, "/") || key == "cpu" || key == "memory" || key == "storage" || strings.HasPrefix(key, "requests.") || strings.HasPrefix(key, "limits.") || key == "ephemeral-storage" || key == "sizeLimit" {
+			if _, err := resource.ParseQuantity(v.Value); err != nil {
+				bad = v
+			}
+		}
+	})
+	return bad
 }

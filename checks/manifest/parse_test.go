@@ -1,0 +1,214 @@
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+const deployment = `# leading comment
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  labels:
+    app: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          ports:
+            - containerPort: 8080
+`
+
+func TestParsePositionsAcrossDocuments(t *testing.T) {
+	src := "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n---\n" + deployment
+	f := Parse("x.yaml", []byte(src), Limits{})
+	if len(f.Problems) != 0 {
+		t.Fatalf("problems: %+v", f.Problems)
+	}
+	if len(f.Objects) != 2 {
+		t.Fatalf("got %d objects, want 2", len(f.Objects))
+	}
+	d := f.Objects[1]
+	if d.Kind != "Deployment" || d.Name != "web" || d.Namespace != "shop" || d.Doc != 1 {
+		t.Fatalf("header: %+v", d)
+	}
+	if _, ok := d.Typed.(*appsv1.Deployment); !ok {
+		t.Fatalf("typed value is %T", d.Typed)
+	}
+	for _, tc := range []struct {
+		path      Path
+		line, col int
+	}{
+		{Path{"kind"}, 9, 1},
+		{Path{"spec", "replicas"}, 16, 3},
+		{Path{"spec", "template", "spec", "containers", "0"}, 24, 11},
+		{Path{"spec", "template", "spec", "containers", "0", "ports", "0", "containerPort"}, 27, 15},
+	} {
+		line, col, exact := d.Pos(tc.path...)
+		if line != tc.line || col != tc.col || !exact {
+			t.Errorf("Pos(%s) = %d:%d exact=%v, want %d:%d", tc.path, line, col, exact, tc.line, tc.col)
+		}
+	}
+	// A missing key points at the block that should hold it.
+	line, _, exact := d.Pos("spec", "template", "spec", "containers", "0", "readinessProbe")
+	if line != 24 || exact {
+		t.Errorf("missing key: line %d exact=%v, want the container's line 24", line, exact)
+	}
+	if got := d.BlockEnd("spec", "template"); got != 27 {
+		t.Errorf("BlockEnd(spec.template) = %d, want 27", got)
+	}
+}
+
+func TestBrokenDocumentDoesNotStopTheFile(t *testing.T) {
+	src := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkey: [unclosed\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+	f := Parse("x.yaml", []byte(src), Limits{})
+	if len(f.Objects) != 2 || f.Objects[0].Name != "a" || f.Objects[1].Name != "c" {
+		t.Fatalf("objects around the broken one: %+v", f.Objects)
+	}
+	if len(f.Problems) != 1 || f.Problems[0].RuleID != ProblemYAML || f.Problems[0].Doc != 1 || f.Problems[0].Line != 5 {
+		t.Fatalf("problems: %+v", f.Problems)
+	}
+}
+
+func TestSchemaProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, wantMsg string
+		wantLine           int
+	}{
+		{"wrong type", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n    - port: \"80\"\n", "must be an integer", 6},
+		{"unknown field", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  clusterIp: None\n", `unknown field "spec.clusterIp"`, 5},
+		{"duplicate key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  a: x\n  a: y\n", `duplicate key "a"`, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Parse("x.yaml", []byte(tc.src), Limits{})
+			if len(f.Problems) != 1 {
+				t.Fatalf("problems: %+v", f.Problems)
+			}
+			p := f.Problems[0]
+			if p.RuleID != ProblemSchema || p.Line != tc.wantLine || !strings.Contains(p.Message, tc.wantMsg) {
+				t.Fatalf("got %s at line %d: %s; want %s at line %d containing %q", p.RuleID, p.Line, p.Message, ProblemSchema, tc.wantLine, tc.wantMsg)
+			}
+			if len(f.Objects) != 1 || f.Objects[0].Typed != nil {
+				t.Fatalf("the object must stay (without a typed value): %+v", f.Objects)
+			}
+		})
+	}
+}
+
+func TestNotReportedAsInvalid(t *testing.T) {
+	for name, src := range map[string]string{
+		"custom resource":     "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {port: \"80\"}\n",
+		"kustomization":       "resources:\n  - deployment.yaml\nnamespace: shop\n",
+		"non-kubernetes yaml": "global:\n  scrape_interval: 15s\n",
+		"placeholder port":    "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n    - port: PORT\n",
+		"placeholder size":    "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\nspec:\n  resources:\n    requests:\n      storage: ${SIZE}\n",
+		"sops secret":         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  k: ENC[AES256_GCM,data:abc]\nsops:\n  version: 3.8.1\n",
+		"kustomize patch":     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n        - name: x\n          $patch: delete\n",
+		"empty documents":     "---\n---\n# only a comment\n---\n",
+		"list document":       "- a\n- b\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := Parse("x.yaml", []byte(src), Limits{})
+			if len(f.Problems) != 0 {
+				t.Fatalf("problems on valid input: %+v", f.Problems)
+			}
+		})
+	}
+}
+
+func TestChartTemplatesAreSkipped(t *testing.T) {
+	src := []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n")
+	f := Parse("charts/app/templates/svc.yaml", src, Limits{})
+	if f.Skipped == "" || len(f.Problems) != 0 || len(f.Objects) != 0 {
+		t.Fatalf("a chart template must be skipped with a reason: %+v", f)
+	}
+	f = Parse("other/svc.yaml", []byte("a: {{ broken\n"), Limits{})
+	if len(f.Problems) != 1 || !f.Problems[0].Template {
+		t.Fatalf("a template outside templates/ that does not parse is a yaml-invalid marked as template: %+v", f.Problems)
+	}
+}
+
+func TestHostileInputIsBounded(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for i := 0; i < 9; i++ {
+		name := fmt.Sprintf("l%d", i)
+		bomb += fmt.Sprintf("%s: &%s [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n", name, name, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+		prev = name
+	}
+	deep := strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n"
+	deepBlock := ""
+	for i := 0; i < 1000; i++ {
+		deepBlock += strings.Repeat(" ", i) + "k:\n"
+	}
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"alias bomb", bomb, "alias bomb"},
+		{"deep flow nesting", deep, ""},
+		{"deep block nesting", deepBlock, "nested deeper"},
+		{"NUL byte", "a: b\x00\n", "NUL byte"},
+		{"too large", strings.Repeat("a: b\n", 300), "over the"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Parse("x.yaml", []byte(tc.src), Limits{MaxFileBytes: 1 << 20, MaxDepth: 256, MaxExpandedNodes: 100000}.tooLargeFor(tc.name))
+			if len(f.Problems) != 1 {
+				t.Fatalf("want one problem, got %+v", f.Problems)
+			}
+			if !strings.Contains(f.Problems[0].Message, tc.want) {
+				t.Fatalf("message %q does not contain %q", f.Problems[0].Message, tc.want)
+			}
+		})
+	}
+}
+
+// tooLargeFor shrinks the size limit for the "too large" case only.
+func (l Limits) tooLargeFor(name string) Limits {
+	if name == "too large" {
+		l.MaxFileBytes = 1000
+	}
+	return l
+}
+
+func TestLineEndingsAndBOM(t *testing.T) {
+	crlf := strings.ReplaceAll("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n", "\n", "\r\n")
+	f := Parse("x.yaml", []byte(crlf), Limits{})
+	if len(f.Problems) != 0 || len(f.Objects) != 2 || f.Objects[1].Name != "d" {
+		t.Fatalf("CRLF: %+v %+v", f.Problems, f.Objects)
+	}
+	if line, _, _ := f.Objects[1].Pos("metadata", "name"); line != 9 {
+		t.Fatalf("CRLF line numbers: got %d, want 9", line)
+	}
+	bom := append([]byte("\xef\xbb\xbf"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")...)
+	f = Parse("x.yaml", bom, Limits{})
+	if len(f.Problems) != 0 || len(f.Objects) != 1 || f.Objects[0].Kind != "ConfigMap" {
+		t.Fatalf("BOM: %+v %+v", f.Problems, f.Objects)
+	}
+	f = Parse("x.yaml", []byte("a: \xff\xfe\n"), Limits{})
+	if len(f.Problems) != 1 {
+		t.Fatalf("invalid UTF-8 must be one problem: %+v", f.Problems)
+	}
+}
+
+func TestSplitKeepsMarkerLineContent(t *testing.T) {
+	f := Parse("x.yaml", []byte("--- {apiVersion: v1, kind: Namespace, metadata: {name: first}}\n...\n--- \napiVersion: v1\nkind: Namespace\nmetadata: {name: second}\n"), Limits{})
+	if len(f.Problems) != 0 || len(f.Objects) != 2 || f.Objects[0].Name != "first" || f.Objects[1].Name != "second" {
+		t.Fatalf("%+v %+v", f.Problems, f.Objects)
+	}
+	if !bytes.Equal(f.Source[:3], []byte("---")) {
+		t.Fatal("the source must be kept as given")
+	}
+}
