@@ -1,0 +1,168 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/report"
+)
+
+const input = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: web:1
+          readinessProbe: {tcpSocket: {port: http}}
+`
+
+func result(t *testing.T) *checks.Result {
+	t.Helper()
+	res := checks.Run([]checks.Input{{Path: "deploy/web.yaml", Data: []byte(input)}}, nil)
+	for _, f := range res.Findings {
+		if f.RuleID == "probe-named-port-undeclared" {
+			return res
+		}
+	}
+	t.Fatalf("the input must produce a probe-named-port-undeclared finding: %+v", res.Findings)
+	return nil
+}
+
+func TestTextFormat(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.Text(&b, result(t)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "deploy/web.yaml:13:40 error probe-named-port-undeclared ") {
+		t.Fatalf("text output lacks file:line:col severity rule-id:\n%s", b.String())
+	}
+}
+
+func TestSARIF(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.SARIF(&b, result(t), "test"); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID   string `json:"id"`
+						Help struct {
+							Text string `json:"text"`
+						} `json:"help"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+							EndLine   int `json:"endLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("not a SARIF 2.1.0 log: %s", b.String())
+	}
+	run := log.Runs[0]
+	if len(run.Tool.Driver.Rules) != len(checks.Rules()) {
+		t.Errorf("rules array has %d rules, the registry %d", len(run.Tool.Driver.Rules), len(checks.Rules()))
+	}
+	found := false
+	for _, r := range run.Results {
+		if r.RuleID != "probe-named-port-undeclared" {
+			continue
+		}
+		found = true
+		loc := r.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URI != "deploy/web.yaml" || loc.Region.StartLine != 13 || loc.Region.EndLine < 13 || r.Level != "error" {
+			t.Errorf("result location/level: %+v", r)
+		}
+		if run.Tool.Driver.Rules[r.RuleIndex].ID != r.RuleID {
+			t.Errorf("ruleIndex %d points at %s", r.RuleIndex, run.Tool.Driver.Rules[r.RuleIndex].ID)
+		}
+		if r.PartialFingerprints["prodready/v1"] == "" {
+			t.Error("no partial fingerprint")
+		}
+	}
+	if !found {
+		t.Fatal("finding missing from SARIF")
+	}
+}
+
+func TestGitHubWorkflowCommands(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.GitHub(&b, result(t)); err != nil {
+		t.Fatal(err)
+	}
+	want := "::error file=deploy/web.yaml,line=13,endLine=13,col=40,title=prodready probe-named-port-undeclared::"
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("want a line starting %q in:\n%s", want, b.String())
+	}
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if !strings.HasPrefix(l, "::") {
+			t.Errorf("a message must not break across lines: %q", l)
+		}
+	}
+}
+
+func TestCodeQuality(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.CodeQuality(&b, result(t)); err != nil {
+		t.Fatal(err)
+	}
+	var issues []map[string]any
+	if err := json.Unmarshal(b.Bytes(), &issues); err != nil {
+		t.Fatal(err)
+	}
+	for _, is := range issues {
+		for _, k := range []string{"description", "check_name", "fingerprint", "severity", "location"} {
+			if _, ok := is[k]; !ok {
+				t.Errorf("issue lacks %s: %v", k, is)
+			}
+		}
+		sev := is["severity"].(string)
+		if !strings.Contains(" info minor major critical blocker ", " "+sev+" ") {
+			t.Errorf("severity %q is not one GitLab knows", sev)
+		}
+	}
+}
+
+// TestRulesMarkdownIsCurrent fails when docs/rules.md is stale: regenerate
+// it with `make docs`.
+func TestRulesMarkdownIsCurrent(t *testing.T) {
+	got, err := os.ReadFile("../../docs/rules.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != report.RulesMarkdown() {
+		t.Fatal("docs/rules.md is stale: run `make docs` (prodready rules --markdown -o docs/rules.md)")
+	}
+}

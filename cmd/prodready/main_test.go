@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const badProbe = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: web:1
+          readinessProbe: {tcpSocket: {port: http}}
+`
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	dir := writeTree(t, map[string]string{"deploy/web.yaml": badProbe, "deploy/notes.txt": "not yaml"})
+	if code, out, _ := runCLI(t, "", "check", dir); code != exitFindings || !strings.Contains(out, "probe-named-port-undeclared") {
+		t.Errorf("an error finding must exit 1 and be printed: %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "", "check", dir, "--fail-on", "none"); code != exitOK {
+		t.Errorf("--fail-on none must exit 0, got %d", code)
+	}
+	if code, _, errOut := runCLI(t, "", "check", filepath.Join(dir, "missing")); code != exitUsage || errOut == "" {
+		t.Errorf("a missing path must exit 2 with a message, got %d %q", code, errOut)
+	}
+	if code, _, _ := runCLI(t, "", "check", "--format", "xml", dir); code != exitUsage {
+		t.Errorf("an unknown format must exit 2, got %d", code)
+	}
+	clean := writeTree(t, map[string]string{"ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	if code, _, _ := runCLI(t, "", "check", clean); code != exitOK {
+		t.Errorf("a clean tree must exit 0, got %d", code)
+	}
+}
+
+func TestCheckReadsConfigAtRoot(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"web.yaml":        badProbe,
+		".prodready.yaml": "rules:\n  probe-named-port-undeclared: {severity: warning}\n",
+	})
+	code, out, _ := runCLI(t, "", "check", dir)
+	if code != exitOK || !strings.Contains(out, "warning probe-named-port-undeclared") {
+		t.Errorf("the config's severity override must apply (and warning does not fail): %d\n%s", code, out)
+	}
+	bad := writeTree(t, map[string]string{"web.yaml": badProbe, ".prodready.yaml": "rulez: {}\n"})
+	if code, _, errOut := runCLI(t, "", "check", bad); code != exitUsage || !strings.Contains(errOut, "rulez") {
+		t.Errorf("an unknown config key must exit 2 naming it: %d %q", code, errOut)
+	}
+}
+
+func TestCheckStdinJSON(t *testing.T) {
+	code, out, _ := runCLI(t, badProbe, "check", "--format", "json", "-")
+	if code != exitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	var rep struct {
+		Findings []struct {
+			Rule string `json:"rule"`
+			File string `json:"file"`
+			Line int    `json:"line"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].File != "<stdin>" || rep.Findings[0].Line == 0 {
+		t.Fatalf("findings: %+v", rep.Findings)
+	}
+}
+
+func TestRulesCommand(t *testing.T) {
+	code, out, _ := runCLI(t, "", "rules")
+	if code != exitOK || !strings.Contains(out, "probe-named-port-undeclared") {
+		t.Fatalf("rules: %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "", "nonsense"); code != exitUsage {
+		t.Fatalf("unknown command must exit 2, got %d", code)
+	}
+}
