@@ -1,0 +1,123 @@
+package edit
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// line is one line of the file: its text without the line ending, and the
+// ending itself ("\n", "\r\n", or "" for a last line without one).
+type line struct {
+	text string
+	eol  string
+}
+
+// splitLines cuts b into lines, keeping each line's own ending.
+func splitLines(b []byte) []line {
+	var ls []line
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			ls = append(ls, line{text: string(b)})
+			break
+		}
+		t, eol := b[:i], "\n"
+		if len(t) > 0 && t[len(t)-1] == '\r' {
+			t, eol = t[:len(t)-1], "\r\n"
+		}
+		ls = append(ls, line{text: string(t), eol: eol})
+		b = b[i+1:]
+	}
+	return ls
+}
+
+// joinLines is the inverse of splitLines.
+func joinLines(ls []line) []byte {
+	n := 0
+	for _, l := range ls {
+		n += len(l.text) + len(l.eol)
+	}
+	out := make([]byte, 0, n)
+	for _, l := range ls {
+		out = append(out, l.text...)
+		out = append(out, l.eol...)
+	}
+	return out
+}
+
+// fileEOL is the line ending the file uses (that of its first line with
+// one), "\n" by default.
+func fileEOL(ls []line) string {
+	for _, l := range ls {
+		if l.eol != "" {
+			return l.eol
+		}
+	}
+	return "\n"
+}
+
+// isMarker reports whether t is a document marker line ("---" or "...",
+// alone or followed by blanks and more).
+func isMarker(t, m string) bool {
+	t = strings.TrimPrefix(t, "\ufeff")
+	if !strings.HasPrefix(t, m) {
+		return false
+	}
+	return len(t) == 3 || t[3] == ' ' || t[3] == '\t'
+}
+
+// isBlank reports whether t holds only spaces and tabs.
+func isBlank(t string) bool { return strings.TrimLeft(t, " \t") == "" }
+
+// isComment reports whether t is a comment-only line.
+func isComment(t string) bool { return strings.HasPrefix(strings.TrimLeft(t, " \t"), "#") }
+
+// indentOf is the number of leading spaces of t.
+func indentOf(t string) int { return len(t) - len(strings.TrimLeft(t, " ")) }
+
+// span is a range of lines [start, end) (0-based) of the file.
+type span struct{ start, end int }
+
+// documents finds the line range of every document of the file, as the
+// yaml.v3 decoder counts them: a document starts at explicit "---" or at its
+// first content line; comment lines before it belong to it; a "..." line ends
+// it. Comment-only text that no "---" follows is not a document.
+func documents(ls []line) []span {
+	var docs []span
+	pending := 0 // first line not yet given to a document
+	in := false  // inside a document
+	for i, l := range ls {
+		t := l.text
+		switch {
+		case isMarker(t, "---"):
+			if in {
+				docs = append(docs, span{pending, i})
+				pending = i
+			}
+			in = true
+		case isMarker(t, "..."):
+			if in {
+				docs = append(docs, span{pending, i + 1})
+				in = false
+			}
+			pending = i + 1
+		case !in && !isBlank(t) && !isComment(t) && !strings.HasPrefix(t, "%"):
+			in = true
+		}
+	}
+	if in {
+		docs = append(docs, span{pending, len(ls)})
+	}
+	return docs
+}
+
+// byteCol converts a 1-based rune column of t to a byte offset.
+func byteCol(t string, col int) int {
+	off := 0
+	for i := 1; i < col && off < len(t); i++ {
+		_, w := utf8.DecodeRuneInString(t[off:])
+		off += w
+	}
+	return off
+}
