@@ -212,3 +212,14 @@ func TestSplitKeepsMarkerLineContent(t *testing.T) {
 		t.Fatal("the source must be kept as given")
 	}
 }
+
+func TestHeaderCommentBelongsToFirstDocument(t *testing.T) {
+	src := "# Copyright header\n\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n"
+	f := Parse("x.yaml", []byte(src), Limits{})
+	if f.Docs != 2 || len(f.Objects) != 2 || f.Objects[0].Doc != 0 || f.Objects[1].Doc != 1 {
+		t.Fatalf("a header above the first --- is not a document of its own (yaml.v3 agrees): docs=%d %+v", f.Docs, f.Objects)
+	}
+	if line, _, _ := f.Objects[0].Pos("metadata", "name"); line != 7 {
+		t.Fatalf("line numbers after a header: got %d, want 7", line)
+	}
+}

@@ -19,11 +19,16 @@ type chunk struct {
 // not stop the others from being read. A marker line stays part of the chunk
 // it opens, blanked to spaces, so line and column numbers need no mapping and
 // content on the marker line ("--- {a: 1}") is kept.
+//
+// Comments and blank lines before the first marker belong to the first
+// document, as they do for yaml.v3 (a licence header above "---" is not a
+// document of its own), so document indexes agree with package edit.
 func splitDocuments(src []byte) []chunk {
 	var out []chunk
 	start, startLine := 0, 1
 	line := 1
-	ended := false // a "..." closed the current document
+	ended := false     // a "..." closed the current document
+	headerOnly := true // nothing but comments and blanks so far, and no marker
 	for off := 0; off < len(src); {
 		end := bytes.IndexByte(src[off:], '\n')
 		next := len(src)
@@ -33,13 +38,22 @@ func splitDocuments(src []byte) []chunk {
 		l := src[off:next]
 		switch {
 		case isMarker(l, "---"):
+			if headerOnly {
+				headerOnly = false // the header joins the document this marker opens
+				break
+			}
 			if off > start || line > startLine {
 				out = appendChunk(out, src[start:off], startLine, line-1, ended)
 			}
 			start, startLine, ended = off, line, false
 		case isMarker(l, "..."):
+			headerOnly = false
 			out = appendChunk(out, src[start:off], startLine, line-1, ended)
 			start, startLine, ended = next, line+1, true
+		default:
+			if headerOnly && hasContent(l) {
+				headerOnly = false
+			}
 		}
 		off = next
 		line++
@@ -50,14 +64,20 @@ func splitDocuments(src []byte) []chunk {
 	return out
 }
 
+// hasContent reports whether a line holds anything but white space and a comment.
+func hasContent(l []byte) bool {
+	t := bytes.TrimSpace(l)
+	return len(t) > 0 && t[0] != '#'
+}
+
 func appendChunk(out []chunk, text []byte, startLine, endLine int, afterEnd bool) []chunk {
 	if afterEnd && len(bytes.TrimSpace(text)) == 0 {
 		return out // nothing between "..." and the next "---"
 	}
-	if isMarker(text, "---") {
+	if m := markerOffset(text); m >= 0 {
 		t := make([]byte, len(text))
 		copy(t, text)
-		copy(t, "   ")
+		copy(t[m:], "   ")
 		text = t
 	}
 	if endLine < startLine {
@@ -103,4 +123,25 @@ func cleanYAMLError(err error) string {
 	s = yamlLineRE.ReplaceAllString(s, "")
 	s = strings.TrimPrefix(strings.TrimSpace(s), ":")
 	return strings.TrimSpace(s)
+}
+
+// markerOffset returns the offset of the "---" line that opens a chunk: its
+// first line, or the first line after a header of comments; -1 if none.
+func markerOffset(text []byte) int {
+	for off := 0; off < len(text); {
+		end := bytes.IndexByte(text[off:], '\n')
+		next := len(text)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		l := text[off:next]
+		if isMarker(l, "---") {
+			return off
+		}
+		if hasContent(l) {
+			return -1
+		}
+		off = next
+	}
+	return -1
 }
