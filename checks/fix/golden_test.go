@@ -1,0 +1,130 @@
+package fix_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/fix"
+)
+
+var update = flag.Bool("update", false, "rewrite the fixtures' .golden files from the current fixes")
+
+// TestFixGoldens proves every rule fixture's fixes: for each input file with
+// fixable findings, <file>.golden holds the input with all fixes applied
+// (regenerated with -update, never edited by hand), and
+//   - re-running the checks on the fixed folder finds none of the fixed
+//     findings again (same rule, same object),
+//   - the fixed text decodes strictly into the Kubernetes types (no
+//     yaml-invalid or schema-invalid),
+//   - fixing it again changes nothing,
+//   - committing the suggestions as GitHub would gives the same text.
+func TestFixGoldens(t *testing.T) {
+	dirs, err := filepath.Glob("../../fixtures/rules/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs, err := checks.Load([]string{dir}, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := checks.Run(inputs, cfg)
+			fixedInputs := make([]checks.Input, len(inputs))
+			fixedKeys := map[string]bool{}
+			for k, in := range inputs {
+				fs := findingsOf(before, in.Path)
+				out, applied, failed := fix.Apply(in.Data, fs)
+				for _, fl := range failed {
+					t.Errorf("%s: fix of %s at line %d does not apply: %v", in.Path, fs[fl.Finding].RuleID, fs[fl.Finding].Line, fl.Err)
+				}
+				for _, i := range applied {
+					fixedKeys[key(fs[i])] = true
+				}
+				fixedInputs[k] = checks.Input{Path: in.Path, Data: out}
+				golden := in.Path + ".golden"
+				if len(applied) == 0 {
+					if _, err := os.Stat(golden); err == nil {
+						t.Errorf("%s exists but nothing in %s is fixable: delete it (go test -update)", golden, in.Path)
+						if *update {
+							os.Remove(golden)
+						}
+					}
+					continue
+				}
+				if *update {
+					if err := os.WriteFile(golden, out, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test ./checks/fix -update to create it)", err)
+				}
+				if !bytes.Equal(out, want) {
+					t.Errorf("%s: fixed text differs from %s (run with -update if the change is intended):\n%s", in.Path, golden, out)
+				}
+				checkSuggestions(t, in.Data, fs, out)
+			}
+			after := checks.Run(fixedInputs, cfg)
+			invalidBefore := map[string]bool{}
+			for _, f := range before.Findings {
+				invalidBefore[fmt.Sprintf("%s|%d", f.File, f.Object.Doc)] = true
+			}
+			for _, f := range after.Findings {
+				if (f.RuleID == "yaml-invalid" || f.RuleID == "schema-invalid") && !invalidBefore[fmt.Sprintf("%s|%d", f.File, f.Object.Doc)] {
+					t.Errorf("fixed %s does not decode: %s:%d %s", filepath.Base(f.File), f.RuleID, f.Line, f.Message)
+				}
+				if fixedKeys[key(f)] {
+					t.Errorf("%s:%d %s still fires after its fix: %s", filepath.Base(f.File), f.Line, f.RuleID, f.Message)
+				}
+			}
+			for _, in := range fixedInputs {
+				again, _, _ := fix.Apply(in.Data, findingsOf(after, in.Path))
+				if !bytes.Equal(again, in.Data) {
+					t.Errorf("%s: fixing the fixed file changes it again:\n%s", in.Path, again)
+				}
+			}
+		})
+	}
+}
+
+// checkSuggestions commits every suggestion as GitHub would (replace the
+// line range with the text) and expects the fix's own result.
+func checkSuggestions(t *testing.T, src []byte, fs []checks.Finding, want []byte) {
+	t.Helper()
+	sugg, _ := fix.Suggest(src, fs)
+	var cs []edit.Change
+	for _, s := range sugg {
+		cs = append(cs, edit.Change{StartLine: s.StartLine, EndLine: s.EndLine, Text: s.Text})
+	}
+	if got := edit.ApplyChanges(src, cs); !bytes.Equal(got, want) {
+		t.Errorf("committing the suggestions gives\n%s\nwant\n%s", got, want)
+	}
+}
+
+func findingsOf(res *checks.Result, path string) []checks.Finding {
+	var out []checks.Finding
+	for _, f := range res.Findings {
+		if f.File == path {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// key identifies a finding by rule, object and path, not by line (a fix
+// moves lines).
+func key(f checks.Finding) string {
+	return fmt.Sprintf("%s|%s|%d|%s/%s|%s", f.RuleID, f.File, f.Object.Doc, f.Object.Kind, f.Object.Name, f.Path)
+}
