@@ -1,0 +1,143 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/fix"
+)
+
+func init() { extraCommands["fix"] = runFix }
+
+// ruleList is a repeatable, comma-separated --rule flag.
+type ruleList map[string]bool
+
+func (r ruleList) String() string { return "" }
+
+func (r ruleList) Set(v string) error {
+	for _, id := range strings.Split(v, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if checks.Lookup(id) == nil {
+			return fmt.Errorf("unknown rule %q (see `prodready rules`)", id)
+		}
+		r[id] = true
+	}
+	return nil
+}
+
+func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder)")
+	rules := ruleList{}
+	fs.Var(rules, "rule", "fix only these rules (comma-separated, repeatable)")
+	showDiff := fs.Bool("diff", false, "print a unified diff instead of writing files")
+	dryRun := fs.Bool("dry-run", false, "say what would be fixed, write nothing")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: prodready fix [flags] [paths… | -]")
+		fs.PrintDefaults()
+	}
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	cfg, err := loadConfigFor(*configPath, paths)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return exitUsage
+	}
+	inputs, err := checks.Load(paths, cfg, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return exitUsage
+	}
+	res := checks.Run(inputs, cfg)
+	byFile := map[string][]checks.Finding{}
+	for _, f := range res.Findings {
+		if len(rules) == 0 || rules[f.RuleID] {
+			byFile[f.File] = append(byFile[f.File], f)
+		}
+	}
+	fixedCount, files, noFix := 0, 0, 0
+	var problems []string
+	for _, in := range inputs {
+		fsOfFile := byFile[in.Path]
+		out, applied, failed := fix.Apply(in.Data, fsOfFile)
+		for _, fl := range failed {
+			f := fsOfFile[fl.Finding]
+			problems = append(problems, fmt.Sprintf("%s:%d %s: fix not applied: %v", f.File, f.Line, f.RuleID, fl.Err))
+		}
+		for _, f := range fsOfFile {
+			if f.Fix == nil {
+				noFix++
+			}
+		}
+		if len(applied) == 0 || string(out) == string(in.Data) {
+			continue
+		}
+		fixedCount += len(applied)
+		files++
+		switch {
+		case *showDiff:
+			writeDiff(stdout, in.Path, in.Data, out)
+		case *dryRun:
+			for _, i := range applied {
+				f := fsOfFile[i]
+				fmt.Fprintf(stdout, "%s:%d would fix %s: %s\n", f.File, f.Line, f.RuleID, f.Fix.Description)
+			}
+		case in.Path == "<stdin>":
+			stdout.Write(out)
+		default:
+			if err := writeKeepingMode(in.Path, out); err != nil {
+				fmt.Fprintln(stderr, "prodready:", err)
+				return exitUsage
+			}
+		}
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, p)
+	}
+	verb := "fixed"
+	if *showDiff || *dryRun {
+		verb = "would fix"
+	}
+	fmt.Fprintf(stderr, "%s %d findings in %d files; %d could not be applied; %d findings have no automatic fix (see `prodready check`)\n", verb, fixedCount, files, len(problems), noFix)
+	return exitOK
+}
+
+func writeKeepingMode(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, info.Mode().Perm())
+}
+
+func writeDiff(w io.Writer, path string, before, after []byte) {
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        difflib.SplitLines(string(before)),
+		B:        difflib.SplitLines(string(after)),
+		FromFile: "a/" + path,
+		ToFile:   "b/" + path,
+		Context:  3,
+	})
+	if err == nil {
+		fmt.Fprint(w, d)
+	}
+}
