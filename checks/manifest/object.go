@@ -37,6 +37,10 @@ type Object struct {
 	// ${VAR}, <your-value>) that stop it from decoding: it is filled in by a
 	// script before it is applied, so it is not reported as invalid.
 	Templated bool
+	// SpecSkipped is true for a CustomResourceDefinition whose spec (the
+	// schema, often megabytes) was not parsed: no rule reads it, and skipping
+	// it halves the time and memory of checking a typical install bundle.
+	SpecSkipped bool
 	// Patch is true for a kustomize patch (a partial object): rules do not
 	// judge it as a whole object.
 	Patch bool

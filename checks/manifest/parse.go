@@ -134,8 +134,12 @@ func (l Limits) withDefaults() Limits {
 // parseDocument parses one document chunk. It returns a nil object for an
 // empty document or one that does not parse.
 func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Problem) {
+	text, skippedSpec := c.text, false
+	if isCRD(text) {
+		text, skippedSpec = blankTopLevelBlock(text, "spec"), true
+	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(c.text, &doc); err != nil {
+	if err := yaml.Unmarshal(text, &doc); err != nil {
 		line := c.startLine
 		if l := yamlErrorLine(err); l > 0 {
 			line = c.startLine + l - 1
@@ -156,11 +160,12 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 	}
 	shiftLines(root, c.startLine-1)
 	obj := &Object{
-		Doc:       index,
-		StartLine: c.startLine,
-		EndLine:   c.endLine,
-		Root:      root,
-		text:      c.text,
+		Doc:         index,
+		StartLine:   c.startLine,
+		EndLine:     c.endLine,
+		Root:        root,
+		text:        c.text,
+		SpecSkipped: skippedSpec,
 	}
 	if root.Kind != yaml.MappingNode {
 		return obj, nil // a scalar or list document: not an object, nothing to check

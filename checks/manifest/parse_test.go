@@ -223,3 +223,21 @@ func TestHeaderCommentBelongsToFirstDocument(t *testing.T) {
 		t.Fatalf("line numbers after a header: got %d, want 7", line)
 	}
 }
+
+func TestCRDSpecIsNotParsed(t *testing.T) {
+	src := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n  labels: {a: b}\nspec:\n  group: example.com\n  versions:\n    - name: v1\n# a comment at column 0 inside the block\n      served: true\nstatus: {}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: after}\n"
+	f := Parse("crd.yaml", []byte(src), Limits{})
+	if len(f.Problems) != 0 || len(f.Objects) != 2 {
+		t.Fatalf("%+v %+v", f.Problems, f.Objects)
+	}
+	crd := f.Objects[0]
+	if !crd.SpecSkipped || crd.Node("spec") != nil || crd.Name != "widgets.example.com" || crd.Labels["a"] != "b" || crd.Node("status") == nil {
+		t.Fatalf("CRD header must be read, spec skipped: %+v", crd)
+	}
+	if line, _, _ := crd.Pos("status"); line != 12 {
+		t.Fatalf("lines after the skipped spec keep their numbers: status at %d, want 12", line)
+	}
+	if f.Objects[1].SpecSkipped || f.Objects[1].Name != "after" {
+		t.Fatal("the next document is parsed whole")
+	}
+}
