@@ -8,7 +8,7 @@ BIN       := bin/prodready
 BENCHTIME ?= 1x
 FUZZTIME  ?= 10s
 
-.PHONY: build test bench lint fuzz docs docker clean
+.PHONY: build test bench bench-peers lint fuzz docs docker clean
 
 build: ## build the static binary into bin/
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/prodready
@@ -31,3 +31,6 @@ docker: ## build the container image (needs a Docker engine)
 
 clean:
 	rm -rf bin
+
+bench-peers: ## time prodready against kube-score v1.20.0 on the shared corpus
+	bash scripts/bench-peers.sh

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Times `prodready check` against kube-score v1.20.0 over the same files of
+# the shared corpus: the plain manifests that kube-score accepts (it aborts a
+# whole run on the first file it cannot parse, so those are left out for
+# both). Several rounds, one process per tool per round, wall time and peak
+# RSS from /usr/bin/time; prints medians and prodready/kube-score ratios.
+#
+#   scripts/bench-peers.sh [rounds]      (make bench-peers)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+corpus=../shared/corpus
+[ -d "$corpus" ] || { echo "bench-peers: $corpus not present (it sits beside the repository in development and CI)"; exit 1; }
+command -v /usr/bin/time >/dev/null || { echo "bench-peers: needs /usr/bin/time (apt-get install time)"; exit 1; }
+
+gobin=$(go env GOPATH)/bin
+kubescore=$gobin/kube-score
+if [ ! -x "$kubescore" ]; then
+  echo "installing kube-score v1.20.0 from the Go module proxy…"
+  GOFLAGS= go install github.com/zegl/kube-score/cmd/kube-score@v1.20.0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+CGO_ENABLED=0 go build -trimpath -o "$work/prodready" ./cmd/prodready
+
+# The file list: plain manifests (not Helm templates or values) that
+# kube-score can parse on its own (it prints "Failed to score files" for the
+# others). Kept in a cache, since asking kube-score file by file takes minutes.
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/prodready-bench
+mkdir -p "$cache"
+list=$cache/kube-score-accepted.txt
+if [ ! -s "$list" ] || [ "$corpus" -nt "$list" ]; then
+  echo "asking kube-score which files it accepts (once; cached in $list)…"
+  find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' \) \
+    -not -path '*/helm-templates/*' -not -path '*/helm-values/*' -not -path '*/kyverno-helm-values/*' |
+    sort | KS="$kubescore" xargs -d '\n' -P "$(nproc)" -n 1 sh -c \
+      '"$KS" score "$0" 2>&1 | grep -q "Failed to score files" || echo "$0"' | sort > "$list.tmp"
+  mv "$list.tmp" "$list"
+fi
+mapfile -t files < "$list"
+total=$(find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' \) -not -path '*/helm-templates/*' -not -path '*/helm-values/*' -not -path '*/kyverno-helm-values/*' | wc -l)
+echo "files: ${#files[@]} of $total plain manifests (kube-score rejects the other $((total - ${#files[@]})))"
+
+measure() { # measure NAME CMD… : appends "wall_s peak_kib" to $work/NAME
+  local name=$1; shift
+  /usr/bin/time -f '%e %M' -o "$work/t" "$@" "${files[@]}" >/dev/null 2>&1 || true
+  tail -n 1 "$work/t" >> "$work/times-$name"
+}
+for _ in $(seq "$rounds"); do
+  measure prodready "$work/prodready" check --format json -o /dev/null
+  measure kubescore "$kubescore" score --output-format ci
+done
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+pw=$(cut -d' ' -f1 "$work/times-prodready" | median); pm=$(cut -d' ' -f2 "$work/times-prodready" | median)
+kw=$(cut -d' ' -f1 "$work/times-kubescore" | median); km=$(cut -d' ' -f2 "$work/times-kubescore" | median)
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3)"
+printf '%-12s %10s %14s\n' tool "wall s" "peak RSS MiB"
+printf '%-12s %10s %14.1f\n' prodready "$pw" "$(echo "$pm/1024" | bc -l)"
+printf '%-12s %10s %14.1f\n' kube-score "$kw" "$(echo "$km/1024" | bc -l)"
+printf 'kube-score/prodready: %.2fx faster, prodready/kube-score peak RSS: %.2f (medians of %d rounds)\n' \
+  "$(echo "$kw/$pw" | bc -l)" "$(echo "$pm/$km" | bc -l)" "$rounds"
