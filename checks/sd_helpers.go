@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // sdDefaultGrace is the terminationGracePeriodSeconds the API server
