@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/prodready/prodready/checks/manifest"
 )
 
 // Pattern C of RULES.md: credential-like names, and the names it excludes.
@@ -67,7 +65,7 @@ func csCredentialFormat(v string) string {
 }
 
 // csInertValue reports whether a value cannot be a credential: empty, a
-// boolean, a number, a file path or a placeholder.
+// boolean, a number or a file path.
 func csInertValue(v string) bool {
 	t := strings.TrimSpace(v)
 	if t == "" {
@@ -80,11 +78,12 @@ func csInertValue(v string) bool {
 	if _, err := strconv.ParseFloat(t, 64); err == nil {
 		return true
 	}
-	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") {
-		return true
-	}
-	return manifest.IsPlaceholder(t)
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../")
 }
+
+// csVarRef finds a Kubernetes dependent variable reference, $(VAR), in an
+// env value: the value is built from another variable, not a literal.
+var csVarRef = regexp.MustCompile(`\$\([A-Za-z_][A-Za-z0-9_.-]*\)`)
 
 // csVolumeName turns a Secret name into a valid volume name.
 func csVolumeName(secret string) string {

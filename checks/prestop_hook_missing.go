@@ -23,13 +23,14 @@ var prestopHookMissing = &Rule{
 			return nil
 		}
 		pt := obj.PodTemplate()
+		serving := sdServingContainers(ctx, obj, pt)
 		var out []Finding
 		for _, c := range pt.Containers() {
-			if c.Lifecycle != nil && c.Lifecycle.PreStop != nil {
+			if !serving[c.Name] || (c.Lifecycle != nil && c.Lifecycle.PreStop != nil) {
 				continue
 			}
 			path := c.Path.Child("lifecycle", "preStop")
-			msg := fmt.Sprintf("container %q of a Service-backed workload has no preStop hook: it gets SIGTERM while endpoints still route traffic to it, so requests fail during rollouts and scale-down (a short sleep lets the endpoint removal propagate first)", c.Name)
+			msg := fmt.Sprintf("container %q receives Service traffic but has no preStop hook: it gets SIGTERM while endpoints still route traffic to it, so requests fail during rollouts and scale-down (a short sleep lets the endpoint removal propagate first)", c.Name)
 			var value, desc string
 			if ctx.Config.TargetMinor() >= 30 {
 				value = fmt.Sprintf("sleep:\n  seconds: %d\n", sdPreStopSleepSeconds)

@@ -7,6 +7,9 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/prodready/prodready/checks/manifest"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -223,4 +226,43 @@ func sdScalarYAML(s string, style yaml.Style) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sdServingContainers returns the names of the long-running containers that
+// the Services selecting obj send traffic to: those declaring a port a
+// Service targets (by name or number). When no container declares the
+// targeted port, a pod with a single long-running container serves through
+// it; with several it is unknown which one serves, and none is returned.
+func sdServingContainers(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate) map[string]bool {
+	out := map[string]bool{}
+	cs := pt.Containers()
+	undeclared := false
+	for _, s := range ctx.ServicesFor(obj) {
+		svc, ok := s.Typed.(*corev1.Service)
+		if !ok {
+			continue
+		}
+		for _, sp := range svc.Spec.Ports {
+			target := sp.TargetPort
+			if target.Type == intstr.Int && target.IntVal == 0 {
+				target = intstr.FromInt32(sp.Port)
+			}
+			matched := false
+			for _, c := range cs {
+				for _, cp := range c.Ports {
+					if (target.Type == intstr.String && cp.Name == target.StrVal) ||
+						(target.Type == intstr.Int && cp.ContainerPort == target.IntVal) {
+						out[c.Name], matched = true, true
+					}
+				}
+			}
+			if !matched {
+				undeclared = true
+			}
+		}
+	}
+	if len(out) == 0 && undeclared && len(cs) == 1 {
+		out[cs[0].Name] = true
+	}
+	return out
 }

@@ -28,8 +28,8 @@ var sensitiveEnvLiteral = &Rule{
 					continue
 				}
 				v := strings.TrimSpace(e.Value)
-				if v == "" || strings.Contains(v, "$(") || strings.HasPrefix(v, "/") || manifest.IsPlaceholder(v) {
-					continue // empty, a reference to another variable, a file path, or a placeholder
+				if v == "" || csVarRef.MatchString(v) || strings.HasPrefix(v, "/") {
+					continue // empty, built from another variable ($(VAR)), or a file path
 				}
 				// Never echo the value.
 				msg := fmt.Sprintf("env var %q of container %q has a literal value: a credential in the manifest is readable by everyone with access to the repository and stays in its history. Rotate it, store it in a Secret, and use valueFrom.secretKeyRef (or mount the Secret)", e.Name, c.Name)
