@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -208,4 +209,12 @@ func lblSorted(m map[string]string) []string {
 func lblIsK8sObject(obj *manifest.Object) bool {
 	return !obj.Patch && obj.Kind != "" && obj.APIVersion != "" && obj.Name != "" && !isKustomization(obj) &&
 		!strings.HasPrefix(obj.APIVersion, "kustomize.config.k8s.io/")
+}
+
+// lblTemplateImmutable reports whether the object's pod template cannot be
+// changed once created: a Job's spec.template is immutable, so a fix that
+// edits it would be rejected when applied to the existing Job.
+func lblTemplateImmutable(obj *manifest.Object) bool {
+	_, job := obj.Typed.(*batchv1.Job)
+	return job
 }

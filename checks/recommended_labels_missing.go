@@ -70,6 +70,11 @@ var recommendedLabelsMissing = &Rule{
 		if where == "pod template" {
 			desc += "; changing the pod template restarts the pods"
 		}
-		return []Finding{At(obj, pt.MetaPath.Child("labels"), msg).WithFix(desc, ops...)}
+		if lblTemplateImmutable(obj) {
+			msg += " (a Job's pod template cannot be changed: add them when the Job is next created)"
+			return []Finding{At(obj, pt.MetaPath.Child("labels"), msg)}
+		}
+		f := At(obj, pt.MetaPath.Child("labels"), msg)
+		return []Finding{f.WithFix(desc, ops...)}
 	},
 }

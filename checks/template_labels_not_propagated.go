@@ -50,5 +50,9 @@ func lblTemplateLabelsCheck(ctx *Context, obj *manifest.Object) []Finding {
 		return nil
 	}
 	msg := fmt.Sprintf("the workload's labels %s are not on its pod template, so its pods are not labelled with them (copying them changes the pod template, which restarts the pods)", strings.Join(missing, ", "))
+	if lblTemplateImmutable(obj) {
+		msg += " (a Job's pod template cannot be changed: add them when the Job is next created)"
+		return []Finding{At(obj, pt.MetaPath.Child("labels"), msg)}
+	}
 	return []Finding{At(obj, pt.MetaPath.Child("labels"), msg).WithFix("copy the labels to the pod template (this restarts the pods in a rolling update)", ops...)}
 }
