@@ -1,0 +1,37 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// lsScalableKinds are the built-in kinds an HPA can scale. HPAs aimed at
+// other kinds (Argo Rollouts, operators' resources) are not judged: their
+// objects are often created at run time.
+var lsScalableKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "ReplicaSet": true, "ReplicationController": true}
+
+var hpaTargetMissing = &Rule{
+	ID:       "hpa-target-missing",
+	Section:  lsSection,
+	Severity: Warning,
+	Why:      "a HorizontalPodAutoscaler's scaleTargetRef names a workload that is not in the repository, so it scales nothing (a typo, or a renamed workload)",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		if obj.Kind != "HorizontalPodAutoscaler" || obj.Patch {
+			return nil
+		}
+		kind, name := HPATarget(obj)
+		if !lsScalableKinds[kind] || name == "" || manifest.IsPlaceholder(name) {
+			return nil
+		}
+		// The deployment unit first, then the whole repository: an overlay's
+		// HPA may scale a Deployment of its base.
+		for _, o := range ctx.ByKind(kind) {
+			if o.Name == name && ctx.SameNamespace(o, obj) {
+				return nil
+			}
+		}
+		msg := fmt.Sprintf("scaleTargetRef names %s %q, which is not in the repository: the HPA scales nothing (check the name, or add the workload)", kind, name)
+		return []Finding{At(obj, manifest.Path{"spec", "scaleTargetRef", "name"}, msg)}
+	},
+}

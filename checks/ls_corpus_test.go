@@ -1,0 +1,20 @@
+package checks_test
+
+import "testing"
+
+// TestCorpusNoFalseAlarmsLoggingState pins the logging and state rules on
+// real manifests.
+func TestCorpusNoFalseAlarmsLoggingState(t *testing.T) {
+	sdRunCorpusCases(t, []sdCorpusCase{
+		{File: "gke-samples/cost-optimization/gke-shift-left-cost/samples/k8s-cost-estimator-github/wordpress/fluentd-elasticsearch-deamonset.yaml", Kind: "DaemonSet", Name: "fluentd-elasticsearch", Rule: "logging-sidecar",
+			Why: "a node-level DaemonSet is the recommended way to ship logs"},
+		{File: "gitops-istio/apps/backend/hpa.yaml", Kind: "HorizontalPodAutoscaler", Name: "backend", Rule: "hpa-target-missing",
+			Why: "its Deployment is in another file of the same folder"},
+		{File: "gke-samples/quickstarts/wordpress-persistent-disks/mysql.yaml", Kind: "Deployment", Name: "mysql", Rule: "rwo-volume-shared-by-replicas",
+			Why: "one replica mounting a ReadWriteOnce claim is fine"},
+		{File: "gke-samples/quickstarts/wordpress-persistent-disks/wordpress.yaml", Kind: "Deployment", Name: "wordpress", Rule: "rwo-volume-shared-by-replicas", Fire: true,
+			Why: "2 replicas on a ReadWriteOnce claim: Multi-Attach fails"},
+		{File: "gitops-istio/apps/backend/hpa.yaml", Kind: "HorizontalPodAutoscaler", Name: "backend", Rule: "hpa-min-replicas-too-low", Fire: true,
+			Why: "minReplicas: 1"},
+	})
+}
