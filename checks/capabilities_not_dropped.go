@@ -16,16 +16,19 @@ var capabilitiesNotDropped = &Rule{
 		if pt == nil || secWindows(pt) {
 			return nil
 		}
-		return secCapsDropFindings(obj, pt, false, false)
+		return secCapsDropFindings(ctx, obj, pt, false, false)
 	},
 }
 
 // secCapsDropFindings reports containers that do not drop ALL. assumeNonRoot
 // treats every container as non-root (when a run-as-root fix is applied
 // together with this one); assumeUnprivileged likewise for privileged: false.
-func secCapsDropFindings(obj *manifest.Object, pt *manifest.PodTemplate, assumeNonRoot, assumeUnprivileged bool) []Finding {
+func secCapsDropFindings(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate, assumeNonRoot, assumeUnprivileged bool) []Finding {
 	var out []Finding
 	for _, c := range pt.AllContainers() {
+		if secPatched(ctx, obj, c) {
+			continue // an overlay's patch sets its security context
+		}
 		caps := secCtx(c).Capabilities
 		dropsAll := false
 		if caps != nil {

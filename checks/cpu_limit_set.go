@@ -22,6 +22,9 @@ var cpuLimitSet = &Rule{
 		}
 		var out []Finding
 		for _, c := range pt.Containers() {
+			if resPatchSets(ctx, obj, c.Name, "resources") {
+				continue // an overlay's patch sets them
+			}
 			lim, ok := resAmount(c.Resources.Limits, corev1.ResourceCPU)
 			if !ok {
 				continue

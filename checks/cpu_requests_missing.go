@@ -23,6 +23,9 @@ var cpuRequestsMissing = &Rule{
 		}
 		var out []Finding
 		for _, c := range pt.Containers() {
+			if resPatchSets(ctx, obj, c.Name, "resources") {
+				continue // an overlay's patch sets them
+			}
 			_, hasReq := resAmount(c.Resources.Requests, corev1.ResourceCPU)
 			_, hasLim := resAmount(c.Resources.Limits, corev1.ResourceCPU)
 			if hasReq || hasLim {

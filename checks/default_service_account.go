@@ -15,6 +15,9 @@ var defaultServiceAccount = &Rule{
 			return nil
 		}
 		// Without a token the pod makes no use of the account's identity.
+		if resPatchSets(ctx, obj, "", "automountServiceAccountToken") || resPatchSets(ctx, obj, "", "serviceAccountName") {
+			return nil // an overlay's patch decides
+		}
 		if a := pt.Spec.AutomountServiceAccountToken; a != nil && !*a {
 			return nil
 		}

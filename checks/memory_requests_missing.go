@@ -27,6 +27,9 @@ var memoryRequestsMissing = &Rule{
 		}
 		var out []Finding
 		for _, c := range pt.Containers() {
+			if resPatchSets(ctx, obj, c.Name, "resources") {
+				continue // an overlay's patch sets them
+			}
 			_, hasReq := resAmount(c.Resources.Requests, corev1.ResourceMemory)
 			_, hasLim := resAmount(c.Resources.Limits, corev1.ResourceMemory)
 			if hasReq || hasLim {

@@ -27,7 +27,7 @@ var podSecurityLevelViolation = &Rule{
 				continue
 			}
 			f := At(obj, nil, fmt.Sprintf("namespace %q enforces the %s Pod Security level, which this %s violates, so admission rejects its pods: %s", ns, lv.Level, obj.Kind, secReasons(failed)))
-			if ops := secPSSFix(obj, pt, failed); len(ops) > 0 {
+			if ops := secPSSFix(ctx, obj, pt, failed); len(ops) > 0 {
 				f = f.WithFix(fmt.Sprintf("apply the fixes that make the pod meet the %s level (UID/GID %d is a starting point)", lv.Level, secPlaceholderID), ops...)
 			}
 			return []Finding{f}

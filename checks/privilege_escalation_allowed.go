@@ -16,16 +16,19 @@ var privilegeEscalationAllowed = &Rule{
 		if pt == nil || secWindows(pt) {
 			return nil
 		}
-		return secEscalationFindings(obj, pt, false)
+		return secEscalationFindings(ctx, obj, pt, false)
 	},
 }
 
 // secEscalationFindings reports containers that allow privilege escalation.
 // assumeUnprivileged treats privileged containers as fixed (when a
 // privileged: false fix is applied together with this one).
-func secEscalationFindings(obj *manifest.Object, pt *manifest.PodTemplate, assumeUnprivileged bool) []Finding {
+func secEscalationFindings(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate, assumeUnprivileged bool) []Finding {
 	var out []Finding
 	for _, c := range pt.AllContainers() {
+		if secPatched(ctx, obj, c) {
+			continue // an overlay's patch sets its security context
+		}
 		ape := secCtx(c).AllowPrivilegeEscalation
 		if ape != nil && !*ape {
 			continue

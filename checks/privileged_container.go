@@ -17,14 +17,17 @@ var privilegedContainer = &Rule{
 		if pt == nil {
 			return nil
 		}
-		return secPrivilegedFindings(obj, pt)
+		return secPrivilegedFindings(ctx, obj, pt)
 	},
 }
 
-func secPrivilegedFindings(obj *manifest.Object, pt *manifest.PodTemplate) []Finding {
+func secPrivilegedFindings(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate) []Finding {
 	device := secDeviceResource(pt)
 	var out []Finding
 	for _, c := range pt.AllContainers() {
+		if secPatched(ctx, obj, c) {
+			continue // an overlay's patch sets its security context
+		}
 		if !secPrivileged(c) {
 			continue
 		}

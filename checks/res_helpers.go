@@ -20,12 +20,24 @@ const sectionResources = "4. Resources"
 var resContainerAfter = []string{"name", "image", "imagePullPolicy", "command", "args", "workingDir", "ports", "envFrom", "env"}
 
 // resPodTemplate returns the pod template of a whole workload, or nil for
-// anything else (including kustomize patches, which are partial objects).
+// anything else: kustomize patches are partial objects, and judging what
+// they leave out gives false alarms. A patch is marked by the parser, named
+// as a patch by a kustomization of the run, or shows itself by lacking what
+// the API server requires of a pod (a container, each with an image).
 func resPodTemplate(ctx *Context, obj *manifest.Object) *manifest.PodTemplate {
 	if obj.Patch || obj.Templated || resIsPatchFile(ctx, obj) {
 		return nil
 	}
-	return obj.PodTemplate()
+	pt := obj.PodTemplate()
+	if pt == nil || len(pt.Spec.Containers) == 0 {
+		return nil
+	}
+	for _, c := range pt.AllContainers() {
+		if c.Image == "" {
+			return nil
+		}
+	}
+	return pt
 }
 
 // resPatchIndex maps a run's context to the set of files its kustomizations
@@ -47,8 +59,10 @@ func resIsPatchFile(ctx *Context, obj *manifest.Object) bool {
 func resBuildPatchIndex(ctx *Context) map[string]bool {
 	out := map[string]bool{}
 	for _, k := range ctx.Objects {
-		if !isKustomization(k) {
-			continue
+		base := path.Base(k.File.Path)
+		named := base == "kustomization.yaml" || base == "kustomization.yml" || base == "Kustomization"
+		if !isKustomization(k) && !named {
+			continue // Components (kind: Component) name patches too
 		}
 		dir := path.Dir(k.File.Path)
 		add := func(p string) {
@@ -194,8 +208,7 @@ func resNamespaceWorkloads(ctx *Context, ns string) []*manifest.Object {
 
 // resNamespacePolicyCheck is the body of namespace-limitrange-missing and
 // namespace-resourcequota-missing: a Namespace of the repo with workloads
-// and no object of kind in it. An object of kind with no known namespace
-// may be the one, so it counts.
+// and no object of kind in it.
 func resNamespacePolicyCheck(ctx *Context, obj *manifest.Object, kind, what string) []Finding {
 	if _, ok := obj.Typed.(*corev1.Namespace); !ok || obj.Name == "" {
 		return nil
@@ -205,7 +218,9 @@ func resNamespacePolicyCheck(ctx *Context, obj *manifest.Object, kind, what stri
 		return nil
 	}
 	for _, o := range ctx.ByKind(kind) {
-		if ns := ctx.Namespace(o); ns == obj.Name || ns == "" {
+		// One with no known namespace may be this namespace's when it sits
+		// in the Namespace's deployment unit.
+		if ns := ctx.Namespace(o); ns == obj.Name || (ns == "" && ctx.Unit(o) == ctx.Unit(obj)) {
 			return nil
 		}
 	}
@@ -240,4 +255,49 @@ func resStringsParam(cfg *Config, id, name string, def []string) []string {
 		return []string{v}
 	}
 	return def
+}
+
+// resPatchesFor returns the kustomize patch documents of the run that
+// target obj (same kind and name): the rendered object gets what they set.
+func resPatchesFor(ctx *Context, obj *manifest.Object) []*manifest.Object {
+	var out []*manifest.Object
+	for _, p := range ctx.ByKind(obj.Kind) {
+		// No namespace test: an overlay's namespace replaces its base's.
+		if p == obj || p.Name != obj.Name {
+			continue
+		}
+		if p.Patch || resIsPatchFile(ctx, p) || (p.PodTemplate() != nil && resPodTemplate(ctx, p) == nil) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// resPatchSets reports whether a patch of obj sets key in the container
+// named container, or in the pod spec when container is "".
+func resPatchSets(ctx *Context, obj *manifest.Object, container, key string) bool {
+	for _, p := range resPatchesFor(ctx, obj) {
+		for _, spec := range []manifest.Path{{"spec", "template", "spec"}, {"spec", "jobTemplate", "spec", "template", "spec"}, {"spec"}} {
+			if container == "" {
+				if k, _ := manifest.MapEntry(p.Node(spec...), key); k != nil {
+					return true
+				}
+				continue
+			}
+			for _, list := range []string{"containers", "initContainers"} {
+				n := p.Node(spec.Child(list)...)
+				if n == nil {
+					continue
+				}
+				for _, item := range n.Content {
+					if _, name := manifest.MapEntry(item, "name"); name != nil && name.Value == container {
+						if k, _ := manifest.MapEntry(item, key); k != nil {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
 }

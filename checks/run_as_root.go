@@ -17,13 +17,16 @@ var runAsRoot = &Rule{
 		if pt == nil || secWindows(pt) {
 			return nil
 		}
-		return secRunAsRootFindings(obj, pt)
+		return secRunAsRootFindings(ctx, obj, pt)
 	},
 }
 
-func secRunAsRootFindings(obj *manifest.Object, pt *manifest.PodTemplate) []Finding {
+func secRunAsRootFindings(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate) []Finding {
 	var out []Finding
 	for _, c := range pt.AllContainers() {
+		if secPatched(ctx, obj, c) {
+			continue // an overlay's patch sets its security context
+		}
 		user, group, nonRoot := secRunAsUser(pt, c), secRunAsGroup(pt, c), secRunAsNonRoot(pt, c)
 		var at manifest.Path
 		var msg string

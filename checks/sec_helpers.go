@@ -202,3 +202,9 @@ func secVolume(pt *manifest.PodTemplate, name string) *corev1.Volume {
 	}
 	return nil
 }
+
+// secPatched reports whether a kustomize patch of obj sets the container's
+// or the pod's securityContext (the rendered object is what gets applied).
+func secPatched(ctx *Context, obj *manifest.Object, c manifest.Container) bool {
+	return resPatchSets(ctx, obj, c.Name, "securityContext") || resPatchSets(ctx, obj, "", "securityContext")
+}

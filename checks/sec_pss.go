@@ -104,7 +104,7 @@ func secStrictestLevel(ctx *Context, ns string) psaapi.Level {
 
 // secPSSFix gathers the fixes of this family's rules for the failed checks,
 // or nil when some failure has no safe fix (a fix must make the pod pass).
-func secPSSFix(obj *manifest.Object, pt *manifest.PodTemplate, failed []psapolicy.CheckResult) []edit.Op {
+func secPSSFix(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate, failed []psapolicy.CheckResult) []edit.Op {
 	var fs []Finding
 	needsNonRoot, unprivileged := false, false
 	for _, r := range failed {
@@ -118,21 +118,21 @@ func secPSSFix(obj *manifest.Object, pt *manifest.PodTemplate, failed []psapolic
 	for _, r := range failed {
 		switch r.ForbiddenReason {
 		case "privileged":
-			fs = append(fs, secPrivilegedFindings(obj, pt)...)
+			fs = append(fs, secPrivilegedFindings(ctx, obj, pt)...)
 		case "allowPrivilegeEscalation != false":
-			fs = append(fs, secEscalationFindings(obj, pt, unprivileged)...)
+			fs = append(fs, secEscalationFindings(ctx, obj, pt, unprivileged)...)
 		case "runAsNonRoot != true", "runAsUser=0":
-			fs = append(fs, secRunAsRootFindings(obj, pt)...)
+			fs = append(fs, secRunAsRootFindings(ctx, obj, pt)...)
 		case "unrestricted capabilities":
 			if secAddsBeyondNetBind(pt) {
 				return nil
 			}
-			fs = append(fs, secCapsDropFindings(obj, pt, needsNonRoot, unprivileged)...)
+			fs = append(fs, secCapsDropFindings(ctx, obj, pt, needsNonRoot, unprivileged)...)
 		case "seccompProfile":
 			if secExplicitSeccompNotDefault(pt) {
 				return nil
 			}
-			fs = append(fs, secSeccompFindings(obj, pt)...)
+			fs = append(fs, secSeccompFindings(ctx, obj, pt)...)
 		default:
 			return nil
 		}

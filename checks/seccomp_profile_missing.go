@@ -14,12 +14,12 @@ var seccompProfileMissing = &Rule{
 		if pt == nil || secWindows(pt) {
 			return nil
 		}
-		return secSeccompFindings(obj, pt)
+		return secSeccompFindings(ctx, obj, pt)
 	},
 }
 
-func secSeccompFindings(obj *manifest.Object, pt *manifest.PodTemplate) []Finding {
-	if secPodCtx(pt).SeccompProfile != nil {
+func secSeccompFindings(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate) []Finding {
+	if secPodCtx(pt).SeccompProfile != nil || resPatchSets(ctx, obj, "", "securityContext") {
 		return nil
 	}
 	all := true

@@ -20,6 +20,9 @@ var serviceAccountTokenAutomount = &Rule{
 		if pt == nil || secStaticControlPlane(obj) {
 			return nil
 		}
+		if resPatchSets(ctx, obj, "", "automountServiceAccountToken") || resPatchSets(ctx, obj, "", "serviceAccountName") {
+			return nil // an overlay's patch decides
+		}
 		if a := pt.Spec.AutomountServiceAccountToken; a != nil && !*a {
 			return nil
 		}
@@ -27,6 +30,11 @@ var serviceAccountTokenAutomount = &Rule{
 		accounts := secFindServiceAccounts(ctx, obj, sa)
 		if len(accounts) == 0 && sa != "default" {
 			return nil // defined elsewhere: its bindings are not in the repo either
+		}
+		for _, a := range accounts {
+			if secCloudIdentity(a.Annotations, a.Labels) {
+				return nil // the account exists to give the pod a cloud identity
+			}
 		}
 		if pt.Spec.AutomountServiceAccountToken == nil {
 			for _, a := range accounts {
@@ -86,4 +94,16 @@ func secServiceAccountBound(ctx *Context, obj *manifest.Object, sa string) bool 
 		}
 	}
 	return false
+}
+
+// secCloudIdentity reports whether a ServiceAccount is bound to a cloud
+// identity (GKE Workload Identity, EKS IRSA / Pod Identity, Azure Workload
+// Identity): its token is how the pod reaches the cloud, RBAC or not.
+func secCloudIdentity(annotations, labels map[string]string) bool {
+	for k := range annotations {
+		if strings.HasPrefix(k, "iam.gke.io/") || strings.HasPrefix(k, "eks.amazonaws.com/") || strings.HasPrefix(k, "azure.workload.identity/") {
+			return true
+		}
+	}
+	return labels["azure.workload.identity/use"] == "true"
 }
