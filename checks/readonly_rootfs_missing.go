@@ -20,9 +20,9 @@ var readonlyRootfsMissing = &Rule{
 		}
 		var out []Finding
 		for _, c := range pt.AllContainers() {
-		if secPatched(ctx, obj, c) {
-			continue // an overlay's patch sets its security context
-		}
+			if secPatched(ctx, obj, c) {
+				continue // an overlay's patch sets its security context
+			}
 			ro := secCtx(c).ReadOnlyRootFilesystem
 			if ro != nil && *ro {
 				continue
