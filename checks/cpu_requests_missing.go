@@ -15,7 +15,7 @@ var cpuRequestsMissing = &Rule{
 	Why:      "a container with no CPU request (nor a limit, which defaults it) gets almost no CPU when the node is busy and is packed onto full nodes",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		pt := resPodTemplate(ctx, obj)
-		if pt == nil {
+		if pt == nil || resPodLevel(pt, corev1.ResourceCPU) {
 			return nil
 		}
 		if req, _ := resLimitRangeDefaults(ctx, obj, corev1.ResourceCPU); req {

@@ -15,7 +15,7 @@ var memoryLimitMissing = &Rule{
 	Why:      "a container with a memory request but no limit can use all of the node's memory; memory is not compressible, so the node OOM-kills something else",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		pt := resPodTemplate(ctx, obj)
-		if pt == nil {
+		if pt == nil || resPodLevel(pt, corev1.ResourceMemory) {
 			return nil
 		}
 		if _, lim := resLimitRangeDefaults(ctx, obj, corev1.ResourceMemory); lim {

@@ -19,7 +19,7 @@ var memoryRequestsMissing = &Rule{
 	Why:      "a container with no memory request (nor a limit, which defaults it) is scheduled as if it used no memory and is evicted first under pressure",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		pt := resPodTemplate(ctx, obj)
-		if pt == nil {
+		if pt == nil || resPodLevel(pt, corev1.ResourceMemory) {
 			return nil
 		}
 		if req, _ := resLimitRangeDefaults(ctx, obj, corev1.ResourceMemory); req {
@@ -36,7 +36,7 @@ var memoryRequestsMissing = &Rule{
 				continue
 			}
 			res := c.Path.Child("resources")
-			f := At(obj, res.Child("requests", "memory"), fmt.Sprintf("container %q has no memory request: set requests.memory (and the limit equal to it) from the app's measured usage", c.Name))
+			f := At(obj, res.Child("requests", "memory"), fmt.Sprintf("container %q has no memory request: set requests.memory and the limit equal to it (the fix's %s is a starting point: measure the app's real usage)", c.Name, resMemoryPlaceholder))
 			comment := "starting point: set from the app's measured usage"
 			out = append(out, f.WithFix(fmt.Sprintf("set memory request and limit to %s (a starting point: measure the app's real usage)", resMemoryPlaceholder),
 				resSet(obj, res.Child("requests", "memory"), resMemoryPlaceholder, comment),

@@ -301,3 +301,15 @@ func resPatchSets(ctx *Context, obj *manifest.Object, container, key string) boo
 	}
 	return false
 }
+
+// resPodLevel reports whether the pod-level resources (spec.resources) set a
+// request or limit for name: the pod's budget then covers containers that
+// set none.
+func resPodLevel(pt *manifest.PodTemplate, name corev1.ResourceName) bool {
+	if pt.Spec.Resources == nil {
+		return false
+	}
+	_, req := pt.Spec.Resources.Requests[name]
+	_, lim := pt.Spec.Resources.Limits[name]
+	return req || lim
+}

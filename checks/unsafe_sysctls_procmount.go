@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -9,20 +10,32 @@ import (
 )
 
 // secSafeSysctls are the sysctls the kubelet allows by default (the Pod
-// Security Standards' baseline list); any other is unsafe.
-var secSafeSysctls = map[string]bool{
-	"kernel.shm_rmid_forced":              true,
-	"net.ipv4.ip_local_port_range":        true,
-	"net.ipv4.ip_unprivileged_port_start": true,
-	"net.ipv4.tcp_syncookies":             true,
-	"net.ipv4.ping_group_range":           true,
-	"net.ipv4.ip_local_reserved_ports":    true,
-	"net.ipv4.tcp_keepalive_time":         true,
-	"net.ipv4.tcp_fin_timeout":            true,
-	"net.ipv4.tcp_keepalive_intvl":        true,
-	"net.ipv4.tcp_keepalive_probes":       true,
-	"net.ipv4.tcp_rmem":                   true,
-	"net.ipv4.tcp_wmem":                   true,
+// Security Standards' baseline list), each with the Kubernetes minor
+// version that made it safe; any other is unsafe.
+var secSafeSysctls = map[string]int{
+	"kernel.shm_rmid_forced":              0,
+	"net.ipv4.ip_local_port_range":        0,
+	"net.ipv4.tcp_syncookies":             0,
+	"net.ipv4.ping_group_range":           18,
+	"net.ipv4.ip_unprivileged_port_start": 22,
+	"net.ipv4.ip_local_reserved_ports":    27,
+	"net.ipv4.tcp_keepalive_time":         29,
+	"net.ipv4.tcp_fin_timeout":            29,
+	"net.ipv4.tcp_keepalive_intvl":        29,
+	"net.ipv4.tcp_keepalive_probes":       29,
+	"net.ipv4.tcp_rmem":                   32,
+	"net.ipv4.tcp_wmem":                   32,
+}
+
+// secSafeSysctl reports whether a sysctl (dotted or slashed) is safe on the
+// target Kubernetes version.
+func secSafeSysctl(ctx *Context, name string) bool {
+	since, ok := secSafeSysctls[strings.ReplaceAll(name, "/", ".")]
+	if !ok {
+		return false
+	}
+	m := ctx.Config.TargetMinor()
+	return m == 0 || m >= since
 }
 
 var unsafeSysctlsProcmount = &Rule{
@@ -37,7 +50,7 @@ var unsafeSysctlsProcmount = &Rule{
 		}
 		var out []Finding
 		for i, s := range secPodCtx(pt).Sysctls {
-			if secSafeSysctls[s.Name] {
+			if secSafeSysctl(ctx, s.Name) {
 				continue
 			}
 			p := pt.SpecPath.Child("securityContext", "sysctls", manifest.Index(i), "name")
