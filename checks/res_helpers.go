@@ -3,8 +3,10 @@ package checks
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
+	"weak"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -40,18 +42,24 @@ func resPodTemplate(ctx *Context, obj *manifest.Object) *manifest.PodTemplate {
 	return pt
 }
 
-// resPatchIndex maps a run's context to the set of files its kustomizations
-// name as patches (patchesStrategicMerge, patches[].path). Those documents
-// are partial objects: judging them as whole workloads gives false alarms.
-var resPatchIndex sync.Map // *Context → map[string]bool
+// resPatchIndex maps a run's context (weakly, so a long-running server does
+// not keep every run alive) to the set of files its kustomizations name as
+// patches (patchesStrategicMerge, patches[].path). Those documents are
+// partial objects: judging them as whole workloads gives false alarms.
+var resPatchIndex sync.Map // weak.Pointer[Context] → map[string]bool
 
 func resIsPatchFile(ctx *Context, obj *manifest.Object) bool {
 	if ctx == nil || obj.File == nil {
 		return false
 	}
-	v, ok := resPatchIndex.Load(ctx)
+	key := weak.Make(ctx)
+	v, ok := resPatchIndex.Load(key)
 	if !ok {
-		v, _ = resPatchIndex.LoadOrStore(ctx, resBuildPatchIndex(ctx))
+		var loaded bool
+		v, loaded = resPatchIndex.LoadOrStore(key, resBuildPatchIndex(ctx))
+		if !loaded {
+			runtime.AddCleanup(ctx, func(k weak.Pointer[Context]) { resPatchIndex.Delete(k) }, key)
+		}
 	}
 	return v.(map[string]bool)[path.Clean(obj.File.Path)]
 }
