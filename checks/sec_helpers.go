@@ -138,7 +138,7 @@ func secStaticControlPlane(obj *manifest.Object) bool {
 var secImageWriters = []string{"nginx", "mysql", "postgres", "postgresql", "redis", "mariadb", "mongo", "mongodb",
 	"rabbitmq", "elasticsearch", "opensearch", "httpd", "apache", "wordpress", "jenkins", "tomcat", "kafka",
 	"zookeeper", "cassandra", "php", "drupal", "ghost", "nextcloud", "sonarqube", "gitlab", "influxdb", "clickhouse",
-	"couchdb", "solr", "keycloak", "grafana", "memcached", "openresty", "haproxy", "varnish", "squid"}
+	"couchdb", "solr", "keycloak", "grafana", "openresty", "haproxy", "varnish", "squid"}
 
 // secImageWriter returns the known image family an image belongs to, or "".
 func secImageWriter(image string) string {
