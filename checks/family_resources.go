@@ -2,5 +2,15 @@ package checks
 
 // resourceRules returns the rules of this family. Each rule has its own file.
 func resourceRules() []*Rule {
-	return []*Rule{}
+	return []*Rule{
+		memoryRequestsMissing,
+		memoryLimitMissing,
+		cpuRequestsMissing,
+		cpuRequestTooHigh,
+		cpuLimitSet,
+		limitBelowRequest,
+		namespaceLimitrangeMissing,
+		namespaceResourcequotaMissing,
+		priorityClassMissing,
+	}
 }

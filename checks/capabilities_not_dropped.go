@@ -1,0 +1,55 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var capabilitiesNotDropped = &Rule{
+	ID:       "capabilities-not-dropped",
+	Section:  sectionSecurity,
+	Severity: Warning,
+	Why:      "a container keeps the runtime's default capabilities (NET_RAW, CHOWN, SETUID, …) unless it drops ALL and adds back only what it needs",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		pt := secPodTemplate(ctx, obj)
+		if pt == nil || secWindows(pt) {
+			return nil
+		}
+		return secCapsDropFindings(ctx, obj, pt, false, false)
+	},
+}
+
+// secCapsDropFindings reports containers that do not drop ALL. assumeNonRoot
+// treats every container as non-root (when a run-as-root fix is applied
+// together with this one); assumeUnprivileged likewise for privileged: false.
+func secCapsDropFindings(ctx *Context, obj *manifest.Object, pt *manifest.PodTemplate, assumeNonRoot, assumeUnprivileged bool) []Finding {
+	var out []Finding
+	for _, c := range pt.AllContainers() {
+		if secPatched(ctx, obj, c) {
+			continue // an overlay's patch sets its security context
+		}
+		caps := secCtx(c).Capabilities
+		dropsAll := false
+		if caps != nil {
+			for _, d := range caps.Drop {
+				dropsAll = dropsAll || secCapName(d) == "ALL"
+			}
+		}
+		if dropsAll {
+			continue
+		}
+		p := c.Path.Child("securityContext", "capabilities", "drop")
+		msg := fmt.Sprintf("container %q does not drop ALL capabilities", c.Name)
+		switch {
+		case secPrivileged(c) && !assumeUnprivileged:
+			out = append(out, At(obj, p, msg+"; it is privileged, which grants every capability anyway: drop privileged first, then drop ALL and add back only what it needs"))
+		case !assumeNonRoot && !secRunsAsNonRoot(pt, c):
+			out = append(out, At(obj, p, msg+"; it may run as root, and root entrypoints that chown files or switch user break without CHOWN/SETUID/SETGID: make it run as non-root first, or drop ALL and add back the capabilities it needs"))
+		default:
+			out = append(out, At(obj, p, msg+": drop ALL and add back only the capabilities it needs").
+				WithFix("drop ALL capabilities", resAppend(obj, p, "ALL")))
+		}
+	}
+	return out
+}

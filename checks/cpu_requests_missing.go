@@ -1,0 +1,41 @@
+package checks
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var cpuRequestsMissing = &Rule{
+	ID:       "cpu-requests-missing",
+	Section:  sectionResources,
+	Severity: Warning,
+	Why:      "a container with no CPU request (nor a limit, which defaults it) gets almost no CPU when the node is busy and is packed onto full nodes",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		pt := resPodTemplate(ctx, obj)
+		if pt == nil || resPodLevel(pt, corev1.ResourceCPU) {
+			return nil
+		}
+		if req, _ := resLimitRangeDefaults(ctx, obj, corev1.ResourceCPU); req {
+			return nil
+		}
+		var out []Finding
+		for _, c := range pt.Containers() {
+			if resPatchSets(ctx, obj, c.Name, "resources") {
+				continue // an overlay's patch sets them
+			}
+			_, hasReq := resAmount(c.Resources.Requests, corev1.ResourceCPU)
+			_, hasLim := resAmount(c.Resources.Limits, corev1.ResourceCPU)
+			if hasReq || hasLim {
+				continue
+			}
+			p := c.Path.Child("resources", "requests", "cpu")
+			f := At(obj, p, fmt.Sprintf("container %q has no CPU request: set requests.cpu (100m is a starting point; measure the app's real usage)", c.Name))
+			out = append(out, f.WithFix("set a CPU request of 100m (a starting point: measure the app's real usage)",
+				resSet(obj, p, "100m", "starting point: set from the app's measured usage")))
+		}
+		return out
+	},
+}

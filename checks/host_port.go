@@ -1,0 +1,33 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var hostPort = &Rule{
+	ID:       "host-port",
+	Section:  sectionSecurity,
+	Severity: Info,
+	Why:      "a hostPort ties the pod to nodes where the port is free (one per node) and exposes it on the node's address, bypassing Services and NetworkPolicies",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		pt := secPodTemplate(ctx, obj)
+		// With hostNetwork the hostPort is the container port itself (the
+		// API server defaults it): host-namespace reports the real issue.
+		if pt == nil || pt.Spec.HostNetwork {
+			return nil
+		}
+		var out []Finding
+		for _, c := range pt.AllContainers() {
+			for j, port := range c.Ports {
+				if port.HostPort == 0 {
+					continue
+				}
+				p := c.Path.Child("ports", manifest.Index(j), "hostPort")
+				out = append(out, At(obj, p, fmt.Sprintf("container %q binds host port %d: expose it through a Service (NodePort or LoadBalancer) instead, unless the pod is a node agent", c.Name, port.HostPort)))
+			}
+		}
+		return out
+	},
+}
