@@ -2,5 +2,13 @@ package checks
 
 // admissionKyvernoRules returns the rules of this family. Each rule has its own file.
 func admissionKyvernoRules() []*Rule {
-	return []*Rule{}
+	return []*Rule{
+		kyvernoReplicas,
+		kyvernoPDB,
+		kyvernoSpread,
+		kyvernoResources,
+		kyvernoControllerResources,
+		kyvernoMetricsDisabled,
+		kyvernoFailOpen,
+	}
 }
