@@ -503,7 +503,7 @@ func (v *kyvValues) kyvWhere() string {
 	if v.Gen != 0 {
 		return "kyverno chart " + strconv.Itoa(v.Gen) + ".x (" + v.GenFrom + ")"
 	}
-	return "kyverno chart"
+	return "the kyverno chart (version unknown)"
 }
 
 // kyvVer is a short constructor for versions.
