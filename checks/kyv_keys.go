@@ -38,6 +38,9 @@ var kyvFreeForm = map[string]bool{
 	"metricsExposure": true, "tlsConfig": true, "behavior": true, "envVars": true,
 	"envVarsInit": true, "extraEnvVars": true, "extraResources": true, "matchLabels": true,
 	"featuresOverride": true, "testSecurityContext": true, "emptyDir": true,
+	// features.reporting: upstream's own e2e values set reporting.allowedResults,
+	// which the features helper reads though values.yaml does not list it.
+	"reporting": true,
 }
 
 // kyvSubcharts are top-level keys whose values go to a subchart (or, for
