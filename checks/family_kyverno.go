@@ -12,5 +12,8 @@ func admissionKyvernoRules() []*Rule {
 		kyvernoControllerResources,
 		kyvernoMetricsDisabled,
 		kyvernoFailOpen,
+		webhookTimeout,
+		webhookFailClosedNotHA,
+		webhookKubeSystemNotExcluded,
 	}
 }
