@@ -48,8 +48,10 @@ type kyvValues struct {
 	// ChartOwn is true for the kyverno chart's own values.yaml (its
 	// defaults, not a deployment's choice): HA rules skip it.
 	ChartOwn bool
-	// Namespace is the release namespace when it is known.
+	// Namespace is the namespace Kyverno is installed into, when known.
 	Namespace string
+	// NamespacePath is where Obj says so (nil: the kind line).
+	NamespacePath manifest.Path
 	// Source says how the values were recognised: config, Chart.yaml,
 	// HelmRelease or Application.
 	Source string
@@ -239,8 +241,10 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 		}
 		v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
 		v.Namespace, _ = o.Scalar("spec", "targetNamespace")
+		v.NamespacePath = manifest.Path{"spec", "targetNamespace"}
 		if v.Namespace == "" {
 			v.Namespace = ctx.Namespace(o)
+			v.NamespacePath = manifest.Path{"metadata", "namespace"}
 		}
 		add(v)
 	}
@@ -264,7 +268,7 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 				continue
 			}
 			ver, _ := o.Scalar(sp.Child("targetRevision")...)
-			v := &kyvValues{Obj: o, Base: sp.Child("helm", "valuesObject"), Source: "Application", Namespace: ns}
+			v := &kyvValues{Obj: o, Base: sp.Child("helm", "valuesObject"), Source: "Application", Namespace: ns, NamespacePath: manifest.Path{"spec", "destination", "namespace"}}
 			if n := o.Node(v.Base...); n != nil && n.Kind == yaml.MappingNode {
 				v.Root = n
 			}
@@ -340,14 +344,14 @@ func kyvResolve(v *kyvValues) {
 			v.Defaults = kyvernovalues.Charts()
 		}
 	}
-	if v.Namespace == "" {
-		key := "namespace"
-		if v.Gen == 3 {
-			key = "namespaceOverride"
-		}
-		if s, ok := v.scalar(key); ok && s != "" && !kyvIsNull(v.node(key)) {
-			v.Namespace = s
-		}
+	// The chart's namespace override wins over the release namespace.
+	key := "namespace"
+	if v.Gen == 3 {
+		key = "namespaceOverride"
+	}
+	if s, ok := v.scalar(key); ok && s != "" && !kyvIsNull(v.node(key)) && !strings.Contains(s, "{{") {
+		v.Namespace = s
+		v.NamespacePath = v.p(key)
 	}
 }
 
