@@ -269,3 +269,79 @@ func TestCorpusNoFalseAlarmsKyvernoValues(t *testing.T) {
 		t.Errorf("unknown-key findings on the corpus values:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// kyvFamilyRules are this family's rule IDs.
+var kyvFamilyRules = map[string]bool{
+	"kyverno-values-mixed-generation": true, "helm-values-unknown-key": true, "kyverno-replicas": true,
+	"kyverno-pdb": true, "kyverno-spread": true, "kyverno-resources": true, "kyverno-controller-resources": true,
+	"kyverno-metrics-disabled": true, "kyverno-fail-open": true, "kyverno-webhook-blocked-by-networkpolicy": true,
+	"kyverno-in-kube-system": true, "kyverno-ha-invisible": true, "webhook-timeout": true,
+	"webhook-fail-closed-not-ha": true, "webhook-kube-system-not-excluded": true,
+}
+
+// kyvCorpusMustNotFire lists real objects on which a rule must stay
+// silent: corpus folder, file, a text the finding's message would contain
+// (the webhook or object name; "" for any), the rule, and why.
+var kyvCorpusMustNotFire = []struct {
+	dir, file, msgHas, rule, why string
+}{
+	{"kyverno-install", "", "", "*", "Kyverno's own install manifests: installed in kyverno, webhooks registered at runtime, replicas visible"},
+	{"fluxcd-examples", "flux2-multi-tenancy/infrastructure/kyverno-policies/verify-flux-images.yaml", "", "webhook-timeout", "an image-verification policy needs its 30s timeout"},
+	{"fluxcd-examples", "flux2-multi-tenancy/infrastructure/kyverno-policies/verify-git-repositories.yaml", "", "*", "a plain fail-closed validate policy"},
+	{"cert-manager", "make/config/kyverno/policy.yaml", "", "*", "a Kyverno policy without fail-open or timeout settings"},
+	{"kubeflow-vendored", "common/istio/istio-install/base/install.yaml", `"object.sidecar-injector.istio.io"`, "webhook-kube-system-not-excluded", "objectSelector sidecar.istio.io/inject=true: only opted-in pods are intercepted"},
+	{"kubeflow-vendored", "common/istio/istio-install/base/install.yaml", `"rev.object.sidecar-injector.istio.io"`, "webhook-kube-system-not-excluded", "objectSelector on istio.io/rev: only opted-in pods are intercepted"},
+	{"kubeflow-vendored", "common/istio/istio-install/base/install.yaml", `"namespace.sidecar-injector.istio.io"`, "webhook-kube-system-not-excluded", "namespaceSelector istio-injection=enabled does not match kube-system"},
+	{"flux-install", "", "", "*", "Flux's controllers register no admission webhooks"},
+	{"helm-values", "", "", "*", "values files of other charts are not Kyverno's"},
+}
+
+func TestCorpusNoFalseAlarmsKyverno(t *testing.T) {
+	kyvSkipWithoutCorpus(t)
+	dirs := map[string]bool{}
+	for _, c := range kyvCorpusMustNotFire {
+		dirs[c.dir] = true
+	}
+	for dir := range dirs {
+		_, res := kyvLoad(t, "", dir)
+		for _, c := range kyvCorpusMustNotFire {
+			if c.dir != dir {
+				continue
+			}
+			for _, f := range res.Findings {
+				if !kyvFamilyRules[f.RuleID] || (c.rule != "*" && f.RuleID != c.rule) {
+					continue
+				}
+				if c.file != "" && !strings.HasSuffix(f.File, c.file) {
+					continue
+				}
+				if c.msgHas != "" && !strings.Contains(f.Message, c.msgHas) {
+					continue
+				}
+				t.Errorf("%s:%d %s fired (%s): %s", f.File, f.Line, f.RuleID, c.why, f.Message)
+			}
+		}
+	}
+}
+
+// One install manifest per provider folder: the fail-closed webhook is
+// matched to the Service and Deployment of its own folder, so each copy is
+// reported once, not once per copy in the repository.
+func TestCorpusKyvWebhookMatchesItsOwnUnit(t *testing.T) {
+	kyvSkipWithoutCorpus(t)
+	_, res := kyvLoad(t, "", "ingress-nginx")
+	perFile := map[string]int{}
+	for _, f := range res.Findings {
+		if f.RuleID == "webhook-fail-closed-not-ha" {
+			perFile[f.File]++
+		}
+	}
+	if len(perFile) == 0 {
+		t.Fatal("expected the ingress-nginx admission webhook (1 replica, fail-closed) to be reported")
+	}
+	for file, n := range perFile {
+		if n != 1 {
+			t.Errorf("%s: %d webhook-fail-closed-not-ha findings, want 1", file, n)
+		}
+	}
+}

@@ -47,15 +47,22 @@ var webhookFailClosedNotHA = &Rule{
 func whBackingWorkloads(ctx *Context, obj *manifest.Object, h whHook) []*manifest.Object {
 	var out []*manifest.Object
 	seen := map[*manifest.Object]bool{}
+	var services []*manifest.Object
 	for _, s := range ctx.ByKind("Service") {
-		svc, ok := s.Typed.(*corev1.Service)
-		if !ok || s.Name != h.Service.Name {
+		if _, ok := s.Typed.(*corev1.Service); !ok || s.Name != h.Service.Name {
 			continue
 		}
 		if ns := ctx.Namespace(s); ns != "" && h.Service.Namespace != "" && ns != h.Service.Namespace {
 			continue
 		}
-		for _, w := range ctx.Objects {
+		services = append(services, s)
+	}
+	// Match within the webhook's deployment unit first: a repository may
+	// hold several copies of one install (per provider, per cluster).
+	services = whSameUnit(ctx, obj, services)
+	for _, s := range services {
+		svc := s.Typed.(*corev1.Service)
+		for _, w := range whSameUnit(ctx, s, ctx.Objects) {
 			pt := w.PodTemplate()
 			if pt == nil || !w.IsLongRunning() || seen[w] || !ctx.SameNamespace(s, w) {
 				continue
@@ -99,4 +106,19 @@ func whHAProblems(ctx *Context, w *manifest.Object) []string {
 		out = append(out, "has no topology spread or pod anti-affinity")
 	}
 	return out
+}
+
+// whSameUnit keeps the objects in o's deployment unit, or all of them when
+// none is.
+func whSameUnit(ctx *Context, o *manifest.Object, objs []*manifest.Object) []*manifest.Object {
+	var same []*manifest.Object
+	for _, x := range objs {
+		if ctx.Unit(x) == ctx.Unit(o) {
+			same = append(same, x)
+		}
+	}
+	if len(same) > 0 {
+		return same
+	}
+	return objs
 }

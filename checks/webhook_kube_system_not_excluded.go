@@ -18,7 +18,7 @@ var webhookKubeSystemNotExcluded = &Rule{
 	Section:  sectionKyverno,
 	Severity: Warning,
 	Why:      "a fail-closed webhook on core or apps resources also intercepts kube-system, so when it is down the cluster's own components cannot be repaired or rescheduled",
-	Help:     "The namespaceSelector is evaluated against a namespace labelled only kubernetes.io/metadata.name: kube-system (an absent selector matches every namespace). Exclude it, e.g. matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]. Webhooks whose rules are cluster-scoped only, or whose matchConditions mention kube-system, are not judged.",
+	Help:     "The namespaceSelector is evaluated against a namespace labelled only kubernetes.io/metadata.name: kube-system (an absent selector matches every namespace). Exclude it, e.g. matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]. Webhooks whose rules are cluster-scoped only, whose objectSelector only matches labelled (opted-in) objects, or whose matchConditions mention kube-system, are not judged.",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		var out []Finding
 		for _, h := range whHooks(obj) {
@@ -31,6 +31,9 @@ var webhookKubeSystemNotExcluded = &Rule{
 			}
 			if !SelectorMatches(sel, whKubeSystemLabels) {
 				continue
+			}
+			if h.ObjectSel != nil && !SelectorMatches(h.ObjectSel, nil) {
+				continue // opt-in: only objects carrying a label are intercepted, and kube-system's do not
 			}
 			excluded := false
 			for _, mc := range h.MatchConditions {

@@ -20,6 +20,7 @@ type whHook struct {
 	TimeoutSeconds  *int32
 	Rules           []admissionv1.RuleWithOperations
 	NamespaceSel    *metav1.LabelSelector
+	ObjectSel       *metav1.LabelSelector
 	Service         *admissionv1.ServiceReference
 	MatchConditions []admissionv1.MatchCondition
 }
@@ -38,12 +39,12 @@ func whHooks(obj *manifest.Object) []whHook {
 	case *admissionv1.ValidatingWebhookConfiguration:
 		for i, w := range c.Webhooks {
 			out = append(out, whHook{Name: w.Name, Path: manifest.Path{"webhooks", manifest.Index(i)}, FailClosed: failClosed(w.FailurePolicy),
-				TimeoutSeconds: w.TimeoutSeconds, Rules: w.Rules, NamespaceSel: w.NamespaceSelector, Service: w.ClientConfig.Service, MatchConditions: w.MatchConditions})
+				TimeoutSeconds: w.TimeoutSeconds, Rules: w.Rules, NamespaceSel: w.NamespaceSelector, ObjectSel: w.ObjectSelector, Service: w.ClientConfig.Service, MatchConditions: w.MatchConditions})
 		}
 	case *admissionv1.MutatingWebhookConfiguration:
 		for i, w := range c.Webhooks {
 			out = append(out, whHook{Name: w.Name, Path: manifest.Path{"webhooks", manifest.Index(i)}, FailClosed: failClosed(w.FailurePolicy),
-				TimeoutSeconds: w.TimeoutSeconds, Rules: w.Rules, NamespaceSel: w.NamespaceSelector, Service: w.ClientConfig.Service, MatchConditions: w.MatchConditions})
+				TimeoutSeconds: w.TimeoutSeconds, Rules: w.Rules, NamespaceSel: w.NamespaceSelector, ObjectSel: w.ObjectSelector, Service: w.ClientConfig.Service, MatchConditions: w.MatchConditions})
 		}
 	}
 	return out
