@@ -2,7 +2,7 @@ package checks
 
 // admissionKyvernoRules returns the rules of this family. Each rule has its own file.
 func admissionKyvernoRules() []*Rule {
-	return []*Rule{
+	rules := []*Rule{
 		kyvernoValuesMixedGeneration,
 		helmValuesUnknownKey,
 		kyvernoReplicas,
@@ -19,4 +19,10 @@ func admissionKyvernoRules() []*Rule {
 		webhookFailClosedNotHA,
 		webhookKubeSystemNotExcluded,
 	}
+	for _, r := range rules {
+		if r.Check != nil {
+			r.Check = kyvStripStringFixes(r.Check)
+		}
+	}
+	return rules
 }

@@ -121,7 +121,7 @@ func kyvRenameFinding(obj *manifest.Object, v *kyvValues, path []string, r kyvRe
 	if r.note != "" {
 		msg += " (" + r.note + ")"
 	}
-	f := At(obj, v.p(path...), msg)
+	f := At(v.o(obj), v.p(path...), msg)
 	if r.noFix || r.to == nil {
 		return f
 	}
@@ -141,7 +141,7 @@ func kyvUnknownFinding(obj *manifest.Object, v *kyvValues, path []string, siblin
 			break
 		}
 	}
-	f := At(obj, v.p(path...), msg)
+	f := At(v.o(obj), v.p(path...), msg)
 	if best == "" {
 		return f
 	}

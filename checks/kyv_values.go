@@ -55,6 +55,111 @@ type kyvValues struct {
 	// Source says how the values were recognised: config, Chart.yaml,
 	// HelmRelease or Application.
 	Source string
+	// InString is true for values written as a YAML string (an Argo CD
+	// Application's helm.values): findings point into the string, but no
+	// fix is offered (edits address nodes, not text inside a string).
+	InString bool
+	// PosObj, when set, stands for Obj in positions: a copy whose tree has
+	// the parsed string grafted at Base.
+	PosObj *manifest.Object
+}
+
+// o returns the object to compute positions on.
+func (v *kyvValues) o(obj *manifest.Object) *manifest.Object {
+	if v.PosObj != nil {
+		return v.PosObj
+	}
+	return obj
+}
+
+// kyvStringValues parses values written as a string at path of o. Lines and
+// columns are shifted to the file's for a block scalar (| or >); other
+// strings point at the string itself. It returns the values mapping and a
+// copy of o whose tree holds it at path.
+func kyvStringValues(o *manifest.Object, path manifest.Path, str *yaml.Node) (*yaml.Node, *manifest.Object) {
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(str.Value), &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	root := doc.Content[0]
+	block := str.Style == yaml.LiteralStyle || str.Style == yaml.FoldedStyle
+	indent := 0
+	if block && o.File != nil {
+		lines := strings.Split(string(o.File.Source), "\n")
+		for l := str.Line; l < len(lines); l++ { // lines[l] is file line l+1: the block's first content line
+			t := strings.TrimRight(lines[l], "\r")
+			if strings.TrimSpace(t) != "" {
+				indent = len(t) - len(strings.TrimLeft(t, " "))
+				break
+			}
+		}
+	}
+	seen := map[*yaml.Node]bool{}
+	var shift func(n *yaml.Node)
+	shift = func(n *yaml.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if block {
+			n.Line += str.Line
+			n.Column += indent
+		} else {
+			n.Line, n.Column = str.Line, str.Column
+		}
+		for _, c := range n.Content {
+			shift(c)
+		}
+	}
+	shift(root)
+	// Copy the spine from the root to path, then graft the values.
+	cp := *o
+	var clone func(n *yaml.Node, rest manifest.Path) *yaml.Node
+	clone = func(n *yaml.Node, rest manifest.Path) *yaml.Node {
+		if len(rest) == 0 {
+			return root
+		}
+		c := *n
+		c.Content = append([]*yaml.Node{}, n.Content...)
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(c.Content); i += 2 {
+				if c.Content[i].Value == rest[0] {
+					c.Content[i+1] = clone(c.Content[i+1], rest[1:])
+				}
+			}
+		case yaml.SequenceNode:
+			for i := range c.Content {
+				if manifest.Index(i) == rest[0] {
+					c.Content[i] = clone(c.Content[i], rest[1:])
+				}
+			}
+		}
+		return &c
+	}
+	cp.Root = clone(o.Root, path)
+	return root, &cp
+}
+
+// kyvStripStringFixes drops the fixes of findings inside values written as
+// a string (their edits would address nodes inside the string).
+func kyvStripStringFixes(check func(*Context, *manifest.Object) []Finding) func(*Context, *manifest.Object) []Finding {
+	return func(ctx *Context, obj *manifest.Object) []Finding {
+		out := check(ctx, obj)
+		for _, v := range kyvValuesOf(ctx, obj) {
+			if !v.InString {
+				continue
+			}
+			prefix := v.Base.String()
+			for i := range out {
+				if out[i].Fix != nil && (out[i].Path == prefix || strings.HasPrefix(out[i].Path, prefix+".")) {
+					out[i].Fix = nil
+					out[i].Message += " (the values are a string here: edit it by hand)"
+				}
+			}
+		}
+		return out
+	}
 }
 
 // kyvIndex holds the Kyverno values of one run.
@@ -271,6 +376,11 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 			v := &kyvValues{Obj: o, Base: sp.Child("helm", "valuesObject"), Source: "Application", Namespace: ns, NamespacePath: manifest.Path{"spec", "destination", "namespace"}}
 			if n := o.Node(v.Base...); n != nil && n.Kind == yaml.MappingNode {
 				v.Root = n
+			} else if str := o.Node(sp.Child("helm", "values")...); str != nil && str.Kind == yaml.ScalarNode {
+				// values as a YAML string: read it, with positions in the file.
+				if root, pos := kyvStringValues(o, sp.Child("helm", "values"), str); root != nil {
+					v.Base, v.Root, v.PosObj, v.InString = sp.Child("helm", "values"), root, pos, true
+				}
 			}
 			v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
 			add(v)

@@ -21,7 +21,7 @@ var kyvernoFailOpen = &Rule{
 			}
 			key := []string{"features", "forceFailurePolicyIgnore", "enabled"}
 			if b, ok := v.effBool(key...); ok && b && v.node(key...) != nil {
-				out = append(out, At(obj, v.p(key...), "features.forceFailurePolicyIgnore.enabled makes every Kyverno webhook fail open: while Kyverno is down, resources are admitted without any policy check (000: section 1)"))
+				out = append(out, At(v.o(obj), v.p(key...), "features.forceFailurePolicyIgnore.enabled makes every Kyverno webhook fail open: while Kyverno is down, resources are admitted without any policy check (000: section 1)"))
 			}
 		}
 		if !kyvIsPolicy(obj) {

@@ -20,10 +20,10 @@ var kyvernoInKubeSystem = &Rule{
 				continue
 			}
 			p := v.NamespacePath
-			if p != nil && obj.Node(p...) == nil {
+			if p != nil && v.o(obj).Node(p...) == nil {
 				p = nil
 			}
-			out = append(out, At(obj, p, fmt.Sprintf("Kyverno is installed into kube-system (%s): the chart refuses to install there, and Kyverno's webhooks must not gate the cluster's own components; use its own namespace, e.g. kyverno", v.kyvWhere())))
+			out = append(out, At(v.o(obj), p, fmt.Sprintf("Kyverno is installed into kube-system (%s): the chart refuses to install there, and Kyverno's webhooks must not gate the cluster's own components; use its own namespace, e.g. kyverno", v.kyvWhere())))
 		}
 		if kyvIsInstallDeployment(obj) && ctx.Namespace(obj) == "kube-system" {
 			out = append(out, At(obj, manifest.Path{"metadata", "namespace"}, fmt.Sprintf("%s %s (Kyverno) runs in kube-system: Kyverno's webhooks must not gate the cluster's own components; install it into its own namespace, e.g. kyverno", obj.Kind, obj.Name)))

@@ -34,12 +34,12 @@ var kyvernoMetricsDisabled = &Rule{
 				}
 				if b, ok := v.effBool(at("metricsService", "create")...); ok && !b && v.node(at("metricsService", "create")...) != nil {
 					p := v.p(at("metricsService", "create")...)
-					out = append(out, At(obj, p, fmt.Sprintf("%s metrics Service is not created (metricsService.create: false): Prometheus cannot scrape admission latency and failures; enable it (000: section 8)", who)).
+					out = append(out, At(v.o(obj), p, fmt.Sprintf("%s metrics Service is not created (metricsService.create: false): Prometheus cannot scrape admission latency and failures; enable it (000: section 8)", who)).
 						WithFix("create the metrics Service", SetOp(p, "true")))
 				}
 				if b, ok := v.effBool(at("metering", "disabled")...); ok && b && v.node(at("metering", "disabled")...) != nil {
 					p := v.p(at("metering", "disabled")...)
-					out = append(out, At(obj, p, fmt.Sprintf("%s metrics are disabled (metering.disabled: true): admission latency and failures go unseen; enable them (000: section 8)", who)).
+					out = append(out, At(v.o(obj), p, fmt.Sprintf("%s metrics are disabled (metering.disabled: true): admission latency and failures go unseen; enable them (000: section 8)", who)).
 						WithFix("enable metrics", SetOp(p, "false")))
 				}
 			}

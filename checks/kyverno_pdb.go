@@ -37,7 +37,7 @@ var kyvernoPDB = &Rule{
 				if v.node(pdb...) == nil {
 					path = v.p(r.path...)
 				}
-				f := At(obj, path, msg)
+				f := At(v.o(obj), path, msg)
 				switch {
 				case !r.autoscaling:
 					f = f.WithFix("run 3 admission-controller replicas (renders the PodDisruptionBudget)", SetOp(v.p(r.path...), "3"))
@@ -49,7 +49,7 @@ var kyvernoPDB = &Rule{
 			}
 			if min, key, ok := v.kyvPDBMinAvailable(r.count); ok && min >= r.count {
 				path := v.p(append(pdb, key)...)
-				f := At(obj, path, fmt.Sprintf("the Kyverno admission controller's PodDisruptionBudget keeps %d pod(s) available out of %d replica(s): no pod can ever be evicted, so node drains hang; run 3 replicas with minAvailable 1", min, r.count))
+				f := At(v.o(obj), path, fmt.Sprintf("the Kyverno admission controller's PodDisruptionBudget keeps %d pod(s) available out of %d replica(s): no pod can ever be evicted, so node drains hang; run 3 replicas with minAvailable 1", min, r.count))
 				if !r.autoscaling && min < 3 {
 					f = f.WithFix("run 3 admission-controller replicas", SetOp(v.p(r.path...), "3"))
 				}

@@ -21,7 +21,7 @@ var kyvernoReplicas = &Rule{
 			}
 			key := manifest.Path(r.path).String()
 			if r.count == 2 && v.VersionExact && !v.Version.Less(kyvVer(2, 6, 0)) && v.Version.Less(kyvVer(3, 2, 0)) {
-				f := At(obj, v.p(r.path...), fmt.Sprintf("%s is 2: %s refuses to install with exactly 2 replicas; use 3 (000: 3 replicas keep the gateway up during upgrades)", key, v.kyvWhere()))
+				f := At(v.o(obj), v.p(r.path...), fmt.Sprintf("%s is 2: %s refuses to install with exactly 2 replicas; use 3 (000: 3 replicas keep the gateway up during upgrades)", key, v.kyvWhere()))
 				out = append(out, f.WithSeverity(Error).WithFix("run 3 admission-controller replicas", SetOp(v.p(r.path...), "3")))
 				continue
 			}
@@ -29,7 +29,7 @@ var kyvernoReplicas = &Rule{
 			if !r.set {
 				what = fmt.Sprintf("%s is not set, so 1 replica runs", key)
 			}
-			f := At(obj, v.p(r.path...), fmt.Sprintf("the Kyverno admission controller runs %d replica(s) (%s, %s): when it is down or being upgraded, admission requests fail or go unchecked; run 3 (000: the rule of three)", r.count, what, v.kyvWhere()))
+			f := At(v.o(obj), v.p(r.path...), fmt.Sprintf("the Kyverno admission controller runs %d replica(s) (%s, %s): when it is down or being upgraded, admission requests fail or go unchecked; run 3 (000: the rule of three)", r.count, what, v.kyvWhere()))
 			out = append(out, f.WithFix("run 3 admission-controller replicas", SetOp(v.p(r.path...), "3")))
 		}
 		return out

@@ -102,5 +102,5 @@ func kyvResourcesFinding(obj *manifest.Object, v *kyvValues, res []string, who s
 		path = v.p(at("limits", "memory")...)
 	}
 	msg := fmt.Sprintf("%s lacks %s (%s, after the chart's defaults): it checks every API request and caches cluster objects, so too little memory means OOM kills and a stalled admission path; 000 suggests requests %s/%s and a %s memory limit (1Gi or more for large clusters) as a starting point", who, strings.Join(missing, ", "), v.kyvWhere(), t.cpu, t.mem, t.limit)
-	return At(obj, path, msg).WithFix("insert "+strings.Join(missing, ", ")+" (starting point)", ops...), true
+	return At(v.o(obj), path, msg).WithFix("insert "+strings.Join(missing, ", ")+" (starting point)", ops...), true
 }

@@ -42,7 +42,7 @@ var kyvernoSpread = &Rule{
 			} else if anti {
 				why = "podAntiAffinity is empty"
 			}
-			f := At(obj, path, fmt.Sprintf("the Kyverno admission controller has no topologySpreadConstraints and %s (%s): all replicas may run on one node and fail together; spread them across nodes (000: section 3)", why, v.kyvWhere()))
+			f := At(v.o(obj), path, fmt.Sprintf("the Kyverno admission controller has no topologySpreadConstraints and %s (%s): all replicas may run on one node and fail together; spread them across nodes (000: section 3)", why, v.kyvWhere()))
 			out = append(out, f.WithFix("spread the admission controller's pods across nodes", SetOp(v.p(at("topologySpreadConstraints")...), kyvSpreadValue(v.Gen))))
 		}
 		return out

@@ -27,7 +27,7 @@ var kyvernoValuesMixedGeneration = &Rule{
 					continue
 				}
 				msg := fmt.Sprintf("%s is a chart %d.x key: %s does not read it, so the setting silently does nothing; it reads %s", kyvPathString(from), 5-v.Gen, v.kyvWhere(), kyvPathString(to))
-				f := At(obj, v.p(from...), msg)
+				f := At(v.o(obj), v.p(from...), msg)
 				if ops := kyvMoveOps(v, from, to); ops != nil {
 					f = f.WithFix(fmt.Sprintf("move it to %s", kyvPathString(to)), ops...)
 				} else if v.node(to...) != nil {

@@ -43,7 +43,7 @@ var kyvernoWebhookBlockedByNetworkPolicy = &Rule{
 			if deny == nil {
 				continue
 			}
-			out = append(out, At(obj, v.p(key...), fmt.Sprintf("NetworkPolicy %s (%s) denies all ingress in Kyverno's namespace %s, and %s is off: the API server cannot reach Kyverno's webhook, so fail-closed webhooks reject every request they intercept; enable the chart's network policy or allow the webhook traffic (000: network policy is a named failure cause)", deny.Name, deny.File.Path, ns, kyvPathString(key))))
+			out = append(out, At(v.o(obj), v.p(key...), fmt.Sprintf("NetworkPolicy %s (%s) denies all ingress in Kyverno's namespace %s, and %s is off: the API server cannot reach Kyverno's webhook, so fail-closed webhooks reject every request they intercept; enable the chart's network policy or allow the webhook traffic (000: network policy is a named failure cause)", deny.Name, deny.File.Path, ns, kyvPathString(key))))
 		}
 		return out
 	},

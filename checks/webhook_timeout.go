@@ -21,7 +21,7 @@ var webhookTimeout = &Rule{
 
 // The check reads its parameters through the registry, so it is attached
 // in init (a package-level reference would be an initialization cycle).
-func init() { webhookTimeout.Check = whTimeoutCheck }
+func init() { webhookTimeout.Check = kyvStripStringFixes(whTimeoutCheck) }
 
 func whTimeoutCheck(ctx *Context, obj *manifest.Object) []Finding {
 	lo, hi := ctx.Config.IntParam("webhook-timeout", "min"), ctx.Config.IntParam("webhook-timeout", "max")
@@ -72,7 +72,7 @@ func whChartTimeout(obj *manifest.Object, v *kyvValues, bad func(int) bool, msg 
 		key := []string{"admissionController", "container", "extraArgs", "webhookTimeout"}
 		if s, ok := v.scalar(key...); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && bad(n) {
-				out = append(out, At(obj, v.p(key...), msg("Kyverno's webhookTimeout", n)).WithFix("set the timeout to 15s", SetOp(v.p(key...), "15")))
+				out = append(out, At(v.o(obj), v.p(key...), msg("Kyverno's webhookTimeout", n)).WithFix("set the timeout to 15s", SetOp(v.p(key...), "15")))
 			}
 		}
 	}
@@ -85,7 +85,7 @@ func whChartTimeout(obj *manifest.Object, v *kyvValues, bad func(int) bool, msg 
 				}
 				if n, err := strconv.Atoi(val); err == nil && bad(n) {
 					p := v.p("extraArgs", manifest.Index(i))
-					out = append(out, At(obj, p, msg("Kyverno's --webhookTimeout", n)).WithFix("set the timeout to 15s", SetOp(p, "--webhookTimeout=15")))
+					out = append(out, At(v.o(obj), p, msg("Kyverno's --webhookTimeout", n)).WithFix("set the timeout to 15s", SetOp(p, "--webhookTimeout=15")))
 				}
 			}
 		}
