@@ -128,6 +128,9 @@ func kyvRenameFinding(obj *manifest.Object, v *kyvValues, path []string, r kyvRe
 	if ops := kyvMoveOps(v, path, r.to); ops != nil {
 		return f.WithFix("rename to "+kyvPathString(r.to), ops...)
 	}
+	if v.node(r.to...) != nil {
+		f.Message += " (already set here: delete the ignored key)"
+	}
 	return f
 }
 

@@ -62,33 +62,50 @@ type kyvRename struct {
 
 // kyv2to3 moves 2.x top-level keys (other than the HA ones) to 3.x keys.
 var kyv2to3 = map[string][]string{
-	"image":                {"admissionController", "container", "image"},
-	"initImage":            {"admissionController", "initContainer", "image"},
-	"initResources":        {"admissionController", "initContainer", "resources"},
-	"securityContext":      {"admissionController", "container", "securityContext"},
-	"podLabels":            {"admissionController", "podLabels"},
-	"podAnnotations":       {"admissionController", "podAnnotations"},
-	"podSecurityContext":   {"admissionController", "podSecurityContext"},
-	"priorityClassName":    {"admissionController", "priorityClassName"},
-	"podAffinity":          {"admissionController", "podAffinity"},
-	"nodeAffinity":         {"admissionController", "nodeAffinity"},
-	"nodeSelector":         {"admissionController", "nodeSelector"},
-	"tolerations":          {"admissionController", "tolerations"},
-	"hostNetwork":          {"admissionController", "hostNetwork"},
-	"dnsPolicy":            {"admissionController", "dnsPolicy"},
-	"updateStrategy":       {"admissionController", "updateStrategy"},
-	"startupProbe":         {"admissionController", "startupProbe"},
-	"livenessProbe":        {"admissionController", "livenessProbe"},
-	"readinessProbe":       {"admissionController", "readinessProbe"},
-	"service":              {"admissionController", "service"},
-	"serviceMonitor":       {"admissionController", "serviceMonitor"},
-	"networkPolicy":        {"admissionController", "networkPolicy"},
-	"extraInitContainers":  {"admissionController", "extraInitContainers"},
-	"extraContainers":      {"admissionController", "extraContainers"},
-	"createSelfSignedCert": {"admissionController", "createSelfSignedCert"},
-	"installCRDs":          {"crds", "install"},
-	"namespace":            {"namespaceOverride"},
-	"testImage":            {"test", "image"},
+	"image":                            {"admissionController", "container", "image"},
+	"initImage":                        {"admissionController", "initContainer", "image"},
+	"initResources":                    {"admissionController", "initContainer", "resources"},
+	"securityContext":                  {"admissionController", "container", "securityContext"},
+	"podLabels":                        {"admissionController", "podLabels"},
+	"podAnnotations":                   {"admissionController", "podAnnotations"},
+	"podSecurityContext":               {"admissionController", "podSecurityContext"},
+	"priorityClassName":                {"admissionController", "priorityClassName"},
+	"podAffinity":                      {"admissionController", "podAffinity"},
+	"nodeAffinity":                     {"admissionController", "nodeAffinity"},
+	"nodeSelector":                     {"admissionController", "nodeSelector"},
+	"tolerations":                      {"admissionController", "tolerations"},
+	"hostNetwork":                      {"admissionController", "hostNetwork"},
+	"dnsPolicy":                        {"admissionController", "dnsPolicy"},
+	"updateStrategy":                   {"admissionController", "updateStrategy"},
+	"startupProbe":                     {"admissionController", "startupProbe"},
+	"livenessProbe":                    {"admissionController", "livenessProbe"},
+	"readinessProbe":                   {"admissionController", "readinessProbe"},
+	"service":                          {"admissionController", "service"},
+	"serviceMonitor":                   {"admissionController", "serviceMonitor"},
+	"networkPolicy":                    {"admissionController", "networkPolicy"},
+	"extraInitContainers":              {"admissionController", "extraInitContainers"},
+	"extraContainers":                  {"admissionController", "extraContainers"},
+	"createSelfSignedCert":             {"admissionController", "createSelfSignedCert"},
+	"installCRDs":                      {"crds", "install"},
+	"namespace":                        {"namespaceOverride"},
+	"testImage":                        {"test", "image"},
+	"testResources":                    {"test", "resources"},
+	"testSecurityContext":              {"test", "securityContext"},
+	"tufRootMountPath":                 {"admissionController", "tufRootMountPath"},
+	"sigstoreVolume":                   {"admissionController", "sigstoreVolume"},
+	"rbac":                             {"admissionController", "rbac"},
+	"excludeKyvernoNamespace":          {"config", "excludeKyvernoNamespace"},
+	"resourceFiltersExcludeNamespaces": {"config", "resourceFiltersExcludeNamespaces"},
+	"generatecontrollerExtraResources": {"admissionController", "rbac", "clusterRole", "extraResources"},
+}
+
+// kyv2to3Nested are 2.x keys below the top level that 3.x renamed (the
+// chart's v3 migration notes).
+var kyv2to3Nested = map[string][]string{
+	"config.metricsConfig":    {"metricsConfig"},
+	"config.excludeUsername":  {"config", "excludeUsernames"},
+	"config.excludeGroupRole": {"config", "excludeGroups"},
+	"image.pullSecrets":       {"admissionController", "imagePullSecrets"},
 }
 
 // kyvRenameFor returns the curated rename for a values path in a chart of
@@ -125,12 +142,20 @@ func kyvRenameFor(gen int, path []string) (kyvRename, bool) {
 		if path[0] == "extraArgs" {
 			return kyvRename{to: []string{"admissionController", "container", "extraArgs"}, noFix: true, note: "3.x takes a map of flag names to values (webhookTimeout: 15), not a list of --flags"}, true
 		}
+		if path[0] == "envVarsInit" {
+			return kyvRename{to: []string{"admissionController", "initContainer", "extraEnvVars"}, noFix: true, note: "3.x takes a list of EnvVar objects"}, true
+		}
+		if path[0] == "initContainer" {
+			return kyvRename{to: []string{"admissionController", "initContainer", "extraArgs"}, noFix: true, note: "3.x takes a map of flag names to values, not a list of --flags"}, true
+		}
 		if path[0] == "envVars" {
 			return kyvRename{to: []string{"admissionController", "container", "extraEnvVars"}, noFix: true, note: "3.x takes a list of EnvVar objects"}, true
 		}
 		if to, ok := kyv2to3[path[0]]; ok {
 			return kyvRename{to: to}, true
 		}
+	case n == 2 && gen == 3 && kyv2to3Nested[path[0]+"."+path[1]] != nil:
+		return kyvRename{to: kyv2to3Nested[path[0]+"."+path[1]]}, true
 	case n == 1 && gen == 2 && path[0] == "admissionController":
 		return kyvRename{to: nil, noFix: true, note: "admissionController is a 3.x key; chart 2.x reads top-level keys (replicaCount, resources, podDisruptionBudget, …)"}, true
 	}

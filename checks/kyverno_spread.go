@@ -43,19 +43,25 @@ var kyvernoSpread = &Rule{
 				why = "podAntiAffinity is empty"
 			}
 			f := At(v.o(obj), path, fmt.Sprintf("the Kyverno admission controller has no topologySpreadConstraints and %s (%s): all replicas may run on one node and fail together; spread them across nodes (000: section 3)", why, v.kyvWhere()))
-			out = append(out, f.WithFix("spread the admission controller's pods across nodes", SetOp(v.p(at("topologySpreadConstraints")...), kyvSpreadValue(v.Gen))))
+			out = append(out, f.WithFix("spread the admission controller's pods across nodes", SetOp(v.p(at("topologySpreadConstraints")...), kyvSpreadValue(v))))
 		}
 		return out
 	},
 }
 
-// kyvSpreadValue is the hostname spread constraint for a generation's
-// admission-controller pods. 3.x passes the value through tpl, so the
-// release name resolves; 2.x pods carry app.kubernetes.io/name: kyverno.
-func kyvSpreadValue(gen int) string {
-	sel := "        app.kubernetes.io/component: admission-controller\n        app.kubernetes.io/instance: '{{ .Release.Name }}'\n"
-	if gen == 2 {
+// kyvSpreadValue is the hostname spread constraint for the values'
+// admission-controller pods. Chart 3.9 passes the value through tpl (seen in
+// its deployment template), so the release name resolves there; for other
+// 3.x versions that is not verified, and a literal "{{ … }}" label value
+// would be rejected by the API server, so the selector keeps only the
+// component label. 2.x pods carry app.kubernetes.io/name: kyverno.
+func kyvSpreadValue(v *kyvValues) string {
+	sel := "        app.kubernetes.io/component: admission-controller\n"
+	switch {
+	case v.Gen == 2:
 		sel = "        app.kubernetes.io/name: kyverno\n"
+	case v.kyvAtLeast(3, 9):
+		sel += "        app.kubernetes.io/instance: '{{ .Release.Name }}'\n"
 	}
 	return "- maxSkew: 1\n  topologyKey: kubernetes.io/hostname\n  whenUnsatisfiable: ScheduleAnyway\n  labelSelector:\n    matchLabels:\n" + sel
 }
