@@ -59,6 +59,13 @@ type kyvValues struct {
 	// Application's helm.values): findings point into the string, but no
 	// fix is offered (edits address nodes, not text inside a string).
 	InString bool
+	// Over holds layers merged over Root (an Argo CD Application's
+	// helm.parameters), nearest first.
+	Over []*yaml.Node
+	// Partial is true when part of the release's values lives where the
+	// check cannot read it (a Secret in valuesFrom, Argo CD valueFiles):
+	// rules that judge the effective result skip it.
+	Partial bool
 	// PosObj, when set, stands for Obj in positions: a copy whose tree has
 	// the parsed string grafted at Base.
 	PosObj *manifest.Object
@@ -345,6 +352,7 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 			v.Root = n
 		}
 		v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
+		v.Lower, v.Partial = kyvValuesFrom(ctx, o)
 		v.Namespace, _ = o.Scalar("spec", "targetNamespace")
 		v.NamespacePath = manifest.Path{"spec", "targetNamespace"}
 		if v.Namespace == "" {
@@ -383,10 +391,96 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 				}
 			}
 			v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
+			if files := o.Node(sp.Child("helm", "valueFiles")...); files != nil && len(files.Content) > 0 {
+				v.Partial = true // values files the check does not resolve
+			}
+			if params := o.Node(sp.Child("helm", "parameters")...); params != nil && params.Kind == yaml.SequenceNode {
+				if over := kyvParametersLayer(params); over != nil {
+					v.Over = []*yaml.Node{over}
+				}
+			}
 			add(v)
 		}
 	}
 	return idx
+}
+
+// kyvValuesFrom resolves a Flux HelmRelease's valuesFrom: ConfigMaps in
+// the run become layers under the inline values (Flux merges them first,
+// in order, so the last is nearest). Anything else (a Secret, a missing
+// ConfigMap, a targetPath) makes the values partial.
+func kyvValuesFrom(ctx *Context, hr *manifest.Object) (lower []*yaml.Node, partial bool) {
+	refs := hr.Node("spec", "valuesFrom")
+	if refs == nil || refs.Kind != yaml.SequenceNode {
+		return nil, false
+	}
+	for _, ref := range refs.Content {
+		_, kind := manifest.MapEntry(ref, "kind")
+		_, name := manifest.MapEntry(ref, "name")
+		key := "values.yaml"
+		if _, k := manifest.MapEntry(ref, "valuesKey"); k != nil && k.Value != "" {
+			key = k.Value
+		}
+		if _, tp := manifest.MapEntry(ref, "targetPath"); tp != nil || kind == nil || name == nil || kind.Value != "ConfigMap" {
+			return nil, true
+		}
+		var found *yaml.Node
+		for _, cm := range ctx.ByKind("ConfigMap") {
+			if cm.Name != name.Value || !ctx.SameNamespace(cm, hr) {
+				continue
+			}
+			if d := cm.Node("data", key); d != nil && d.Kind == yaml.ScalarNode {
+				var doc yaml.Node
+				if yaml.Unmarshal([]byte(d.Value), &doc) == nil && len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
+					found = doc.Content[0]
+				}
+			}
+		}
+		if found == nil {
+			return nil, true
+		}
+		lower = append([]*yaml.Node{found}, lower...)
+	}
+	return lower, false
+}
+
+// kyvParametersLayer turns Argo CD helm.parameters (name: a.b.c, value: x)
+// into a values mapping. Names with list indexes or escaped dots are
+// skipped (they cannot hold the keys the rules read).
+func kyvParametersLayer(params *yaml.Node) *yaml.Node {
+	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	added := false
+	for _, p := range params.Content {
+		_, name := manifest.MapEntry(p, "name")
+		_, val := manifest.MapEntry(p, "value")
+		if name == nil || val == nil || strings.ContainsAny(name.Value, "[\\") {
+			continue
+		}
+		parts := strings.Split(name.Value, ".")
+		n := root
+		for i, part := range parts {
+			_, c := manifest.MapEntry(n, part)
+			if i == len(parts)-1 {
+				leaf := &yaml.Node{Kind: yaml.ScalarNode, Value: val.Value, Line: val.Line, Column: val.Column}
+				if c != nil {
+					*c = *leaf
+				} else {
+					n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, leaf)
+				}
+				added = true
+				break
+			}
+			if c == nil || c.Kind != yaml.MappingNode {
+				c = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, c)
+			}
+			n = c
+		}
+	}
+	if !added {
+		return nil
+	}
+	return root
 }
 
 // kyvChartRefIsKyverno reports whether a HelmRelease's chartRef names an
@@ -468,7 +562,7 @@ func kyvResolve(v *kyvValues) {
 // kyvInfer3x reports whether the values use a key only 3.x charts have
 // (admissionController above all), and which.
 func kyvInfer3x(v *kyvValues) (string, bool) {
-	layers := append([]*yaml.Node{v.Root}, v.Lower...)
+	layers := append(append(append([]*yaml.Node{}, v.Over...), v.Root), v.Lower...)
 	for _, l := range layers {
 		if _, n := manifest.MapEntry(l, "admissionController"); n != nil {
 			return "admissionController", true
@@ -508,17 +602,18 @@ func (v *kyvValues) scalar(elems ...string) (string, bool) {
 // chart's). A null anywhere on the way deletes the value (nil). Own reports
 // whether the file itself decided it.
 func (v *kyvValues) effective(elems ...string) (n *yaml.Node, own bool) {
-	layers := append([]*yaml.Node{v.Root}, v.Lower...)
+	layers := append(append(append([]*yaml.Node{}, v.Over...), v.Root), v.Lower...)
 	if len(v.Defaults) > 0 {
 		layers = append(layers, v.Defaults[len(v.Defaults)-1].Root)
 	}
 	for i, l := range layers {
 		n, decided := kyvWalk(l, elems)
 		if decided {
+			own := i == len(v.Over)
 			if kyvIsNull(n) {
-				return nil, i == 0
+				return nil, own
 			}
-			return n, i == 0
+			return n, own
 		}
 	}
 	return nil, false
@@ -596,7 +691,7 @@ func kyvMapKeys(n *yaml.Node) []string {
 func kyvHAValues(ctx *Context, obj *manifest.Object) []*kyvValues {
 	var out []*kyvValues
 	for _, v := range kyvValuesOf(ctx, obj) {
-		if v.Gen != 0 && !v.ChartOwn {
+		if v.Gen != 0 && !v.ChartOwn && !v.Partial {
 			out = append(out, v)
 		}
 	}
