@@ -71,6 +71,9 @@ func kyvUnknownKeys(obj *manifest.Object, v *kyvValues, user *yaml.Node, default
 		if strings.Contains(key, "{{") || key == "<<" {
 			continue
 		}
+		if len(path) == 0 && kyvContains(v.CondKeys, key) {
+			continue // the umbrella chart's dependency condition
+		}
 		if kyvIsHAKeyOfOtherGen(v.Gen, child) {
 			continue // kyverno-values-mixed-generation
 		}
@@ -236,4 +239,13 @@ func kyvUnknownOrRenamedChildren(obj *manifest.Object, v *kyvValues, val *yaml.N
 		}
 	}
 	return out
+}
+
+func kyvContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

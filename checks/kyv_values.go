@@ -59,6 +59,9 @@ type kyvValues struct {
 	// Application's helm.values): findings point into the string, but no
 	// fix is offered (edits address nodes, not text inside a string).
 	InString bool
+	// CondKeys are keys of Root that the umbrella chart's dependency
+	// condition reads (kyverno.enabled): not the kyverno chart's keys.
+	CondKeys []string
 	// Over holds layers merged over Root (an Argo CD Application's
 	// helm.parameters), nearest first.
 	Over []*yaml.Node
@@ -312,6 +315,17 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 				if _, vn := manifest.MapEntry(dep, "version"); vn != nil {
 					ver = vn.Value
 				}
+				// condition: the dependency is installed only when these
+				// values paths are true (e.g. kyverno.enabled); the key is
+				// the umbrella's, not the kyverno chart's.
+				var cond []string
+				if _, c := manifest.MapEntry(dep, "condition"); c != nil {
+					for _, p := range strings.Split(c.Value, ",") {
+						if p = strings.TrimSpace(p); p != "" {
+							cond = append(cond, p)
+						}
+					}
+				}
 				var lower *yaml.Node
 				if base != nil {
 					if _, l := manifest.MapEntry(base.Root, key); l != nil && l.Kind == yaml.MappingNode {
@@ -323,7 +337,15 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 					if sub == nil || sub.Kind != yaml.MappingNode {
 						continue
 					}
+					if kyvConditionOff(cond, d.Root, base) {
+						continue // the dependency is switched off
+					}
 					v := &kyvValues{Obj: d, Base: manifest.Path{key}, Root: sub, Source: "Chart.yaml"}
+					for _, c := range cond {
+						if k, ok := strings.CutPrefix(c, key+"."); ok && !strings.Contains(k, ".") {
+							v.CondKeys = append(v.CondKeys, k)
+						}
+					}
 					v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
 					if lower != nil && d != base {
 						v.Lower = []*yaml.Node{lower}
@@ -718,4 +740,23 @@ func (v *kyvValues) kyvWhere() string {
 // kyvVer is a short constructor for versions.
 func kyvVer(major, minor, patch int) kyvernovalues.Version {
 	return kyvernovalues.Version{Major: major, Minor: minor, Patch: patch}
+}
+
+// kyvConditionOff reports whether a dependency condition is false in the
+// values file (or, when it does not say, in the umbrella's values.yaml).
+// Helm uses the first condition path that resolves.
+func kyvConditionOff(cond []string, root *yaml.Node, base *manifest.Object) bool {
+	for _, c := range cond {
+		elems := strings.Split(c, ".")
+		n, _ := kyvWalk(root, elems)
+		if (n == nil || n.Kind != yaml.ScalarNode) && base != nil {
+			n, _ = kyvWalk(base.Root, elems)
+		}
+		if n != nil && n.Kind == yaml.ScalarNode {
+			if b, err := strconv.ParseBool(n.Value); err == nil {
+				return !b
+			}
+		}
+	}
+	return false
 }
