@@ -2,6 +2,8 @@ package checks
 
 import (
 	"fmt"
+	"path"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -84,6 +86,9 @@ func whBackingWorkloads(ctx *Context, obj *manifest.Object, h whHook) []*manifes
 func whHAProblems(ctx *Context, w *manifest.Object) []string {
 	var out []string
 	n, _ := w.Replicas()
+	if c, ok := whKustomizeReplicas(ctx, w); ok {
+		n = c
+	}
 	if min, ok := ctx.HPAMinReplicas(w); ok {
 		n = min
 	}
@@ -121,4 +126,33 @@ func whSameUnit(ctx *Context, o *manifest.Object, objs []*manifest.Object) []*ma
 		return same
 	}
 	return objs
+}
+
+// whKustomizeReplicas returns the count a kustomization's replicas: field
+// sets for w (kustomize overrides the manifest's spec.replicas).
+func whKustomizeReplicas(ctx *Context, w *manifest.Object) (int32, bool) {
+	for _, k := range ctx.Objects {
+		if !isKustomization(k) {
+			continue
+		}
+		dir := path.Dir(k.File.Path)
+		if f := w.File.Path; f != dir && !strings.HasPrefix(f, dir+"/") && ctx.Unit(w) != ctx.Unit(k) {
+			continue
+		}
+		reps := k.Node("replicas")
+		if reps == nil {
+			continue
+		}
+		for _, r := range reps.Content {
+			_, name := manifest.MapEntry(r, "name")
+			_, count := manifest.MapEntry(r, "count")
+			if name == nil || count == nil || name.Value != w.Name {
+				continue
+			}
+			if c, err := strconv.Atoi(count.Value); err == nil {
+				return int32(c), true
+			}
+		}
+	}
+	return 0, false
 }
