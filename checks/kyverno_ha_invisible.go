@@ -14,7 +14,7 @@ var kyvernoHAInvisible = &Rule{
 	Section:  sectionKyverno,
 	Severity: Info,
 	Why:      "Kyverno is installed from its plain release manifests (e.g. a Flux Kustomization over the kyverno OCI manifests) and the repository does not set its replicas, so it runs 1 replica that no review can see",
-	Help:     "The release manifests run one admission-controller replica. Patch the Deployment's replicas to 3 (a Flux Kustomization's spec.patches, or a kustomization's replicas:/patches), or install with the Helm chart and set admissionController.replicas: 3 (000).",
+	Help:     "The release manifests run one admission-controller replica. Patch the Deployment's replicas to 3 (a Flux Kustomization's spec.patches, a kustomization's replicas:/patches, or an Argo CD Application's spec.source.kustomize.replicas), or install with the Helm chart and set admissionController.replicas: 3 (000).",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		switch {
 		case obj.Kind == "Kustomization" && strings.HasPrefix(obj.APIVersion, "kustomize.toolkit.fluxcd.io/"):
@@ -22,6 +22,17 @@ var kyvernoHAInvisible = &Rule{
 				return nil
 			}
 			return []Finding{At(obj, manifest.Path{"spec", "sourceRef"}, fmt.Sprintf("Flux Kustomization %s applies Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; patch replicas to 3 in spec.patches (000: 3 replicas)", obj.Name))}
+		case obj.Kind == "Application" && strings.HasPrefix(obj.APIVersion, "argoproj.io/"):
+			src := manifest.Path{"spec", "source"}
+			url, _ := obj.Scalar(src.Child("repoURL")...)
+			chart, _ := obj.Scalar(src.Child("chart")...)
+			if chart != "" || !strings.Contains(strings.ToLower(url), "github.com/kyverno/kyverno") {
+				return nil
+			}
+			if kyvSetsReplicas(obj.Node(src.Child("kustomize")...)) {
+				return nil
+			}
+			return []Finding{At(obj, src.Child("repoURL"), fmt.Sprintf("Argo CD Application %s applies Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; set spec.source.kustomize.replicas to 3 for kyverno-admission-controller, or install the Helm chart with admissionController.replicas: 3 (000: 3 replicas)", obj.Name))}
 		case isKustomization(obj):
 			res := obj.Node("resources")
 			if res == nil || res.Kind != yaml.SequenceNode {
