@@ -30,7 +30,10 @@ var kyvernoSpread = &Rule{
 			if n, _ := v.effective(at("topologySpreadConstraints")...); n != nil && n.Kind == yaml.ScalarNode {
 				continue // a template expression: cannot tell
 			}
-			anti, _ := v.effBool(at("antiAffinity", antiKey)...)
+			anti, ok := v.effBool(at("antiAffinity", antiKey)...)
+			if n, _ := v.effective(at("antiAffinity", antiKey)...); n != nil && !ok {
+				continue // a placeholder (${VAR}, a template): cannot tell
+			}
 			paa, _ := v.effective(at("podAntiAffinity")...)
 			if anti && paa != nil && (paa.Kind != yaml.MappingNode || len(paa.Content) > 0) {
 				continue

@@ -32,8 +32,10 @@ var kyvernoWebhookBlockedByNetworkPolicy = &Rule{
 			if v.Gen == 3 {
 				key = []string{"admissionController", "networkPolicy", "enabled"}
 			}
-			if on, _ := v.effBool(key...); on {
+			if on, ok := v.effBool(key...); on {
 				continue
+			} else if n, _ := v.effective(key...); n != nil && !ok {
+				continue // a placeholder (${VAR}, a template): cannot tell
 			}
 			ns := v.Namespace
 			if ns == "" {
