@@ -1,0 +1,762 @@
+package checks
+
+import (
+	"path"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"weak"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks/kyvernovalues"
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// sectionKyverno is the catalog section of the admission-webhook and Kyverno rules.
+const sectionKyverno = "11. Admission webhooks and Kyverno"
+
+// kyvValues is one set of Kyverno chart values found in the run: a values
+// file, the part of an umbrella chart's values under the kyverno
+// dependency, or the inline values of a Flux HelmRelease or Argo CD
+// Application that installs the kyverno chart.
+type kyvValues struct {
+	Obj *manifest.Object
+	// Base is the path of the values' root inside Obj (nil for a whole
+	// values document, ["spec","values"] for a HelmRelease, …).
+	Base manifest.Path
+	// Root is the values mapping; nil when the release sets no values.
+	Root *yaml.Node
+	// Lower holds value layers this one is merged over, nearest first
+	// (an umbrella chart's values.yaml under its values-prod.yaml), before
+	// the chart's defaults.
+	Lower []*yaml.Node
+
+	// Version is the chart version when it is known exactly.
+	Version      kyvernovalues.Version
+	VersionExact bool
+	// Gen is the chart generation: 2, 3, or 0 when it cannot be told.
+	Gen int
+	// GenFrom says how the generation was decided, for messages and tests.
+	GenFrom string
+	// Defaults are the embedded chart values the release is merged over:
+	// the exact or nearest versions, every version of the generation, or
+	// every version when the generation is unknown.
+	Defaults []kyvernovalues.Chart
+
+	// ChartOwn is true for the kyverno chart's own values.yaml (its
+	// defaults, not a deployment's choice): HA rules skip it.
+	ChartOwn bool
+	// Namespace is the namespace Kyverno is installed into, when known.
+	Namespace string
+	// NamespacePath is where Obj says so (nil: the kind line).
+	NamespacePath manifest.Path
+	// Source says how the values were recognised: config, Chart.yaml,
+	// HelmRelease or Application.
+	Source string
+	// InString is true for values written as a YAML string (an Argo CD
+	// Application's helm.values): findings point into the string, but no
+	// fix is offered (edits address nodes, not text inside a string).
+	InString bool
+	// CondKeys are keys of Root that the umbrella chart's dependency
+	// condition reads (kyverno.enabled): not the kyverno chart's keys.
+	CondKeys []string
+	// Over holds layers merged over Root (an Argo CD Application's
+	// helm.parameters), nearest first.
+	Over []*yaml.Node
+	// Partial is true when part of the release's values lives where the
+	// check cannot read it (a Secret in valuesFrom, Argo CD valueFiles):
+	// rules that judge the effective result skip it.
+	Partial bool
+	// PosObj, when set, stands for Obj in positions: a copy whose tree has
+	// the parsed string grafted at Base.
+	PosObj *manifest.Object
+}
+
+// o returns the object to compute positions on.
+func (v *kyvValues) o(obj *manifest.Object) *manifest.Object {
+	if v.PosObj != nil {
+		return v.PosObj
+	}
+	return obj
+}
+
+// kyvStringValues parses values written as a string at path of o. Lines and
+// columns are shifted to the file's for a block scalar (| or >); other
+// strings point at the string itself. It returns the values mapping and a
+// copy of o whose tree holds it at path.
+func kyvStringValues(o *manifest.Object, path manifest.Path, str *yaml.Node) (*yaml.Node, *manifest.Object) {
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(str.Value), &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	root := doc.Content[0]
+	block := str.Style == yaml.LiteralStyle || str.Style == yaml.FoldedStyle
+	indent := 0
+	if block && o.File != nil {
+		lines := strings.Split(string(o.File.Source), "\n")
+		for l := str.Line; l < len(lines); l++ { // lines[l] is file line l+1: the block's first content line
+			t := strings.TrimRight(lines[l], "\r")
+			if strings.TrimSpace(t) != "" {
+				indent = len(t) - len(strings.TrimLeft(t, " "))
+				break
+			}
+		}
+	}
+	seen := map[*yaml.Node]bool{}
+	var shift func(n *yaml.Node)
+	shift = func(n *yaml.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if block {
+			n.Line += str.Line
+			n.Column += indent
+		} else {
+			n.Line, n.Column = str.Line, str.Column
+		}
+		for _, c := range n.Content {
+			shift(c)
+		}
+	}
+	shift(root)
+	// Copy the spine from the root to path, then graft the values.
+	cp := *o
+	var clone func(n *yaml.Node, rest manifest.Path) *yaml.Node
+	clone = func(n *yaml.Node, rest manifest.Path) *yaml.Node {
+		if len(rest) == 0 {
+			return root
+		}
+		c := *n
+		c.Content = append([]*yaml.Node{}, n.Content...)
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(c.Content); i += 2 {
+				if c.Content[i].Value == rest[0] {
+					c.Content[i+1] = clone(c.Content[i+1], rest[1:])
+				}
+			}
+		case yaml.SequenceNode:
+			for i := range c.Content {
+				if manifest.Index(i) == rest[0] {
+					c.Content[i] = clone(c.Content[i], rest[1:])
+				}
+			}
+		}
+		return &c
+	}
+	cp.Root = clone(o.Root, path)
+	return root, &cp
+}
+
+// kyvStripStringFixes drops the fixes of findings inside values written as
+// a string (their edits would address nodes inside the string).
+func kyvStripStringFixes(check func(*Context, *manifest.Object) []Finding) func(*Context, *manifest.Object) []Finding {
+	return func(ctx *Context, obj *manifest.Object) []Finding {
+		out := check(ctx, obj)
+		for _, v := range kyvValuesOf(ctx, obj) {
+			if !v.InString {
+				continue
+			}
+			prefix := v.Base.String()
+			for i := range out {
+				if out[i].Fix != nil && (out[i].Path == prefix || strings.HasPrefix(out[i].Path, prefix+".")) {
+					out[i].Fix = nil
+					out[i].Message += " (the values are a string here: edit it by hand)"
+				}
+			}
+		}
+		return out
+	}
+}
+
+// kyvIndex holds the Kyverno values of one run.
+type kyvIndex struct {
+	byObj map[*manifest.Object][]*kyvValues
+	all   []*kyvValues
+}
+
+var kyvIndexes sync.Map // weak.Pointer[Context] → *kyvIndexEntry
+
+type kyvIndexEntry struct {
+	once sync.Once
+	idx  *kyvIndex
+}
+
+// kyvIndexFor returns the run's Kyverno values, built once per Context.
+func kyvIndexFor(ctx *Context) *kyvIndex {
+	key := weak.Make(ctx)
+	e, loaded := kyvIndexes.LoadOrStore(key, &kyvIndexEntry{})
+	if !loaded {
+		runtime.AddCleanup(ctx, func(k weak.Pointer[Context]) { kyvIndexes.Delete(k) }, key)
+	}
+	entry := e.(*kyvIndexEntry)
+	entry.once.Do(func() { entry.idx = kyvBuildIndex(ctx) })
+	return entry.idx
+}
+
+// kyvValuesOf returns the Kyverno values held by obj.
+func kyvValuesOf(ctx *Context, obj *manifest.Object) []*kyvValues {
+	return kyvIndexFor(ctx).byObj[obj]
+}
+
+// kyvIsChart reports whether a chart reference names the kyverno chart
+// ("kyverno", "kyverno/kyverno", "oci://ghcr.io/kyverno/charts/kyverno").
+func kyvIsChart(name string) bool {
+	name = strings.TrimSpace(name)
+	return name == "kyverno" || strings.HasSuffix(name, "/kyverno")
+}
+
+// kyvIsValuesDoc reports whether obj can be a values document: a mapping
+// with no kind that is not a Chart.yaml or a kustomization.
+func kyvIsValuesDoc(o *manifest.Object) bool {
+	if o.Kind != "" || o.Root == nil || o.Root.Kind != yaml.MappingNode {
+		return false
+	}
+	base := path.Base(o.File.Path)
+	return base != "Chart.yaml" && base != "Chart.yml" && !isKustomization(o)
+}
+
+// kyvPathMatches reports whether a configured values path (relative to the
+// repository root, globs allowed) names file, which may carry a prefix
+// (the folder the check was started on).
+func kyvPathMatches(pattern, file string) bool {
+	pattern = strings.TrimPrefix(path.Clean(pattern), "./")
+	parts := strings.Split(file, "/")
+	for i := range parts {
+		suffix := strings.Join(parts[i:], "/")
+		if suffix == pattern || MatchGlob(pattern, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+func kyvBuildIndex(ctx *Context) *kyvIndex {
+	idx := &kyvIndex{byObj: map[*manifest.Object][]*kyvValues{}}
+	add := func(v *kyvValues) {
+		kyvResolve(v)
+		idx.byObj[v.Obj] = append(idx.byObj[v.Obj], v)
+		idx.all = append(idx.all, v)
+	}
+	seen := map[*manifest.Object]bool{}
+
+	// 1. The config names values files.
+	for _, hv := range ctx.Config.HelmValues {
+		if !kyvIsChart(hv.Chart) || hv.Path == "" {
+			continue
+		}
+		for _, o := range ctx.Objects {
+			if seen[o] || !kyvIsValuesDoc(o) || !kyvPathMatches(hv.Path, o.File.Path) {
+				continue
+			}
+			seen[o] = true
+			v := &kyvValues{Obj: o, Root: o.Root, Source: "config"}
+			v.Version, v.VersionExact = kyvernovalues.ParseVersion(hv.Version)
+			add(v)
+		}
+	}
+
+	// 2. Values files beside a Chart.yaml that is, or depends on, kyverno.
+	charts := map[string]*manifest.Object{}
+	for _, o := range ctx.Objects {
+		if b := path.Base(o.File.Path); (b == "Chart.yaml" || b == "Chart.yml") && o.Kind == "" {
+			charts[path.Dir(o.File.Path)] = o
+		}
+	}
+	if len(charts) > 0 {
+		byDir := map[string][]*manifest.Object{}
+		for _, o := range ctx.Objects {
+			if !seen[o] && kyvIsValuesDoc(o) && strings.Contains(strings.ToLower(path.Base(o.File.Path)), "values") {
+				byDir[path.Dir(o.File.Path)] = append(byDir[path.Dir(o.File.Path)], o)
+			}
+		}
+		for dir, chart := range charts {
+			docs := byDir[dir]
+			if len(docs) == 0 {
+				continue
+			}
+			var base *manifest.Object // the chart's own values.yaml
+			for _, d := range docs {
+				if b := path.Base(d.File.Path); (b == "values.yaml" || b == "values.yml") && d.Doc == 0 {
+					base = d
+				}
+			}
+			name, _ := chart.Scalar("name")
+			if kyvIsChart(name) {
+				ver, _ := chart.Scalar("version")
+				for _, d := range docs {
+					v := &kyvValues{Obj: d, Root: d.Root, Source: "Chart.yaml", ChartOwn: d == base}
+					v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
+					if base != nil && d != base {
+						v.Lower = []*yaml.Node{base.Root}
+					}
+					seen[d] = true
+					add(v)
+				}
+				continue
+			}
+			deps := chart.Node("dependencies")
+			if deps == nil || deps.Kind != yaml.SequenceNode {
+				continue
+			}
+			for _, dep := range deps.Content {
+				_, n := manifest.MapEntry(dep, "name")
+				if n == nil || !kyvIsChart(n.Value) {
+					continue
+				}
+				key := n.Value
+				if _, a := manifest.MapEntry(dep, "alias"); a != nil && a.Value != "" {
+					key = a.Value
+				}
+				ver := ""
+				if _, vn := manifest.MapEntry(dep, "version"); vn != nil {
+					ver = vn.Value
+				}
+				// condition: the dependency is installed only when these
+				// values paths are true (e.g. kyverno.enabled); the key is
+				// the umbrella's, not the kyverno chart's.
+				var cond []string
+				if _, c := manifest.MapEntry(dep, "condition"); c != nil {
+					for _, p := range strings.Split(c.Value, ",") {
+						if p = strings.TrimSpace(p); p != "" {
+							cond = append(cond, p)
+						}
+					}
+				}
+				var lower *yaml.Node
+				if base != nil {
+					if _, l := manifest.MapEntry(base.Root, key); l != nil && l.Kind == yaml.MappingNode {
+						lower = l
+					}
+				}
+				for _, d := range docs {
+					_, sub := manifest.MapEntry(d.Root, key)
+					if sub == nil || sub.Kind != yaml.MappingNode {
+						continue
+					}
+					if kyvConditionOff(cond, d.Root, base) {
+						continue // the dependency is switched off
+					}
+					v := &kyvValues{Obj: d, Base: manifest.Path{key}, Root: sub, Source: "Chart.yaml"}
+					for _, c := range cond {
+						if k, ok := strings.CutPrefix(c, key+"."); ok && !strings.Contains(k, ".") {
+							v.CondKeys = append(v.CondKeys, k)
+						}
+					}
+					v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
+					if lower != nil && d != base {
+						v.Lower = []*yaml.Node{lower}
+					}
+					add(v)
+				}
+			}
+		}
+	}
+
+	// 3. Flux HelmReleases and Argo CD Applications for the kyverno chart.
+	for _, o := range ctx.ByKind("HelmRelease") {
+		if !strings.HasPrefix(o.APIVersion, "helm.toolkit.fluxcd.io/") {
+			continue
+		}
+		chart, _ := o.Scalar("spec", "chart", "spec", "chart")
+		ver, _ := o.Scalar("spec", "chart", "spec", "version")
+		if chart == "" && kyvChartRefIsKyverno(ctx, o) {
+			chart, ver = "kyverno", "" // chartRef: the version is not in the release
+		}
+		if !kyvIsChart(chart) {
+			continue
+		}
+		v := &kyvValues{Obj: o, Base: manifest.Path{"spec", "values"}, Source: "HelmRelease"}
+		if n := o.Node("spec", "values"); n != nil && n.Kind == yaml.MappingNode {
+			v.Root = n
+		}
+		v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
+		v.Lower, v.Partial = kyvValuesFrom(ctx, o)
+		v.Namespace, _ = o.Scalar("spec", "targetNamespace")
+		v.NamespacePath = manifest.Path{"spec", "targetNamespace"}
+		if v.Namespace == "" {
+			v.Namespace = ctx.Namespace(o)
+			v.NamespacePath = manifest.Path{"metadata", "namespace"}
+		}
+		add(v)
+	}
+	for _, o := range ctx.ByKind("Application") {
+		if !strings.HasPrefix(o.APIVersion, "argoproj.io/") {
+			continue
+		}
+		ns, _ := o.Scalar("spec", "destination", "namespace")
+		var sources []manifest.Path
+		if o.Node("spec", "source") != nil {
+			sources = append(sources, manifest.Path{"spec", "source"})
+		}
+		if s := o.Node("spec", "sources"); s != nil && s.Kind == yaml.SequenceNode {
+			for i := range s.Content {
+				sources = append(sources, manifest.Path{"spec", "sources", manifest.Index(i)})
+			}
+		}
+		for _, sp := range sources {
+			chart, _ := o.Scalar(sp.Child("chart")...)
+			if !kyvIsChart(chart) {
+				continue
+			}
+			ver, _ := o.Scalar(sp.Child("targetRevision")...)
+			v := &kyvValues{Obj: o, Base: sp.Child("helm", "valuesObject"), Source: "Application", Namespace: ns, NamespacePath: manifest.Path{"spec", "destination", "namespace"}}
+			if n := o.Node(v.Base...); n != nil && n.Kind == yaml.MappingNode {
+				v.Root = n
+			} else if str := o.Node(sp.Child("helm", "values")...); str != nil && str.Kind == yaml.ScalarNode {
+				// values as a YAML string: read it, with positions in the file.
+				if root, pos := kyvStringValues(o, sp.Child("helm", "values"), str); root != nil {
+					v.Base, v.Root, v.PosObj, v.InString = sp.Child("helm", "values"), root, pos, true
+				}
+			}
+			v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
+			if files := o.Node(sp.Child("helm", "valueFiles")...); files != nil && len(files.Content) > 0 {
+				v.Partial = true // values files the check does not resolve
+			}
+			if params := o.Node(sp.Child("helm", "parameters")...); params != nil && params.Kind == yaml.SequenceNode {
+				if over := kyvParametersLayer(params); over != nil {
+					v.Over = []*yaml.Node{over}
+				}
+			}
+			add(v)
+		}
+	}
+	return idx
+}
+
+// kyvValuesFrom resolves a Flux HelmRelease's valuesFrom: ConfigMaps in
+// the run become layers under the inline values (Flux merges them first,
+// in order, so the last is nearest). Anything else (a Secret, a missing
+// ConfigMap, a targetPath) makes the values partial.
+func kyvValuesFrom(ctx *Context, hr *manifest.Object) (lower []*yaml.Node, partial bool) {
+	refs := hr.Node("spec", "valuesFrom")
+	if refs == nil || refs.Kind != yaml.SequenceNode {
+		return nil, false
+	}
+	for _, ref := range refs.Content {
+		_, kind := manifest.MapEntry(ref, "kind")
+		_, name := manifest.MapEntry(ref, "name")
+		key := "values.yaml"
+		if _, k := manifest.MapEntry(ref, "valuesKey"); k != nil && k.Value != "" {
+			key = k.Value
+		}
+		if _, tp := manifest.MapEntry(ref, "targetPath"); tp != nil || kind == nil || name == nil || kind.Value != "ConfigMap" {
+			return nil, true
+		}
+		var found *yaml.Node
+		for _, cm := range ctx.ByKind("ConfigMap") {
+			if cm.Name != name.Value || !ctx.SameNamespace(cm, hr) {
+				continue
+			}
+			if d := cm.Node("data", key); d != nil && d.Kind == yaml.ScalarNode {
+				var doc yaml.Node
+				if yaml.Unmarshal([]byte(d.Value), &doc) == nil && len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
+					found = doc.Content[0]
+				}
+			}
+		}
+		if found == nil {
+			return nil, true
+		}
+		lower = append([]*yaml.Node{found}, lower...)
+	}
+	return lower, false
+}
+
+// kyvParametersLayer turns Argo CD helm.parameters (name: a.b.c, value: x)
+// into a values mapping. Names with list indexes or escaped dots are
+// skipped (they cannot hold the keys the rules read).
+func kyvParametersLayer(params *yaml.Node) *yaml.Node {
+	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	added := false
+	for _, p := range params.Content {
+		_, name := manifest.MapEntry(p, "name")
+		_, val := manifest.MapEntry(p, "value")
+		if name == nil || val == nil || strings.ContainsAny(name.Value, "[\\") {
+			continue
+		}
+		parts := strings.Split(name.Value, ".")
+		n := root
+		for i, part := range parts {
+			_, c := manifest.MapEntry(n, part)
+			if i == len(parts)-1 {
+				leaf := &yaml.Node{Kind: yaml.ScalarNode, Value: val.Value, Line: val.Line, Column: val.Column}
+				if c != nil {
+					*c = *leaf
+				} else {
+					n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, leaf)
+				}
+				added = true
+				break
+			}
+			if c == nil || c.Kind != yaml.MappingNode {
+				c = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: part}, c)
+			}
+			n = c
+		}
+	}
+	if !added {
+		return nil
+	}
+	return root
+}
+
+// kyvChartRefIsKyverno reports whether a HelmRelease's chartRef names an
+// OCIRepository (or HelmChart) of the kyverno chart.
+func kyvChartRefIsKyverno(ctx *Context, hr *manifest.Object) bool {
+	kind, _ := hr.Scalar("spec", "chartRef", "kind")
+	name, _ := hr.Scalar("spec", "chartRef", "name")
+	if name == "" {
+		return false
+	}
+	for _, o := range ctx.ByKind(kind) {
+		if o.Name != name || !ctx.SameNamespace(o, hr) {
+			continue
+		}
+		if url, _ := o.Scalar("spec", "url"); kyvIsChart(url) {
+			return true
+		}
+		if c, _ := o.Scalar("spec", "chart"); kyvIsChart(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// kyv3xOnlyKeys are top-level keys that only 3.x charts define; computed
+// from the embedded charts.
+var kyv3xOnlyKeys = sync.OnceValue(func() map[string]bool {
+	in2 := map[string]bool{}
+	for _, c := range kyvernovalues.Generation(2) {
+		for _, k := range kyvMapKeys(c.Root) {
+			in2[k] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, c := range kyvernovalues.Generation(3) {
+		for _, k := range kyvMapKeys(c.Root) {
+			if !in2[k] {
+				out[k] = true
+			}
+		}
+	}
+	return out
+})
+
+// kyvResolve decides the generation and the defaults of v.
+func kyvResolve(v *kyvValues) {
+	switch {
+	case v.VersionExact && (v.Version.Major == 2 || v.Version.Major == 3):
+		v.Gen = v.Version.Major
+		v.GenFrom = "chart " + v.Version.String()
+		v.Defaults = kyvernovalues.For(v.Version)
+	case v.VersionExact:
+		v.VersionExact = false // a chart generation we know nothing about
+	}
+	if v.Gen == 0 {
+		if k, ok := kyvInfer3x(v); ok {
+			v.Gen = 3
+			v.GenFrom = "inferred from " + k
+		}
+	}
+	if v.Defaults == nil {
+		if v.Gen != 0 {
+			v.Defaults = kyvernovalues.Generation(v.Gen)
+		} else {
+			v.Defaults = kyvernovalues.Charts()
+		}
+	}
+	// The chart's namespace override wins over the release namespace.
+	key := "namespace"
+	if v.Gen == 3 {
+		key = "namespaceOverride"
+	}
+	if s, ok := v.scalar(key); ok && s != "" && !kyvIsNull(v.node(key)) && !strings.Contains(s, "{{") {
+		v.Namespace = s
+		v.NamespacePath = v.p(key)
+	}
+}
+
+// kyvInfer3x reports whether the values use a key only 3.x charts have
+// (admissionController above all), and which.
+func kyvInfer3x(v *kyvValues) (string, bool) {
+	layers := append(append(append([]*yaml.Node{}, v.Over...), v.Root), v.Lower...)
+	for _, l := range layers {
+		if _, n := manifest.MapEntry(l, "admissionController"); n != nil {
+			return "admissionController", true
+		}
+	}
+	only := kyv3xOnlyKeys()
+	for _, l := range layers {
+		for _, k := range kyvMapKeys(l) {
+			if only[k] {
+				return k, true
+			}
+		}
+	}
+	return "", false
+}
+
+// p returns the object path of a values path.
+func (v *kyvValues) p(elems ...string) manifest.Path { return v.Base.Child(elems...) }
+
+// node returns the node the values file itself sets at path, or nil.
+func (v *kyvValues) node(elems ...string) *yaml.Node {
+	n, _ := kyvWalk(v.Root, elems)
+	return n
+}
+
+// scalar returns the scalar the values file itself sets at path.
+func (v *kyvValues) scalar(elems ...string) (string, bool) {
+	n := v.node(elems...)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// effective returns the value Helm ends up with at path: the file's own,
+// else a lower layer's, else the chart default (the newest candidate
+// chart's). A null anywhere on the way deletes the value (nil). Own reports
+// whether the file itself decided it.
+func (v *kyvValues) effective(elems ...string) (n *yaml.Node, own bool) {
+	layers := append(append(append([]*yaml.Node{}, v.Over...), v.Root), v.Lower...)
+	if len(v.Defaults) > 0 {
+		layers = append(layers, v.Defaults[len(v.Defaults)-1].Root)
+	}
+	for i, l := range layers {
+		n, decided := kyvWalk(l, elems)
+		if decided {
+			own := i == len(v.Over)
+			if kyvIsNull(n) {
+				return nil, own
+			}
+			return n, own
+		}
+	}
+	return nil, false
+}
+
+// effInt returns the effective integer at path (ok false when it is absent,
+// null or not a number).
+func (v *kyvValues) effInt(elems ...string) (int, bool) {
+	n, _ := v.effective(elems...)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return 0, false
+	}
+	i, err := strconv.Atoi(strings.TrimSpace(n.Value))
+	return i, err == nil
+}
+
+// effBool returns the effective boolean at path (false when absent).
+func (v *kyvValues) effBool(elems ...string) (val, ok bool) {
+	n, _ := v.effective(elems...)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return false, false
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(n.Value))
+	return b, err == nil
+}
+
+// kyvWalk follows elems from n. decided is true when the path was found,
+// or when a null or a non-mapping cut it short (Helm then has nothing there,
+// whatever lower layers say); false when a key is simply missing.
+func kyvWalk(n *yaml.Node, elems []string) (node *yaml.Node, decided bool) {
+	if n == nil {
+		return nil, false
+	}
+	for _, e := range elems {
+		for n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if kyvIsNull(n) {
+			return n, true
+		}
+		if n.Kind != yaml.MappingNode {
+			return nil, true
+		}
+		_, c := manifest.MapEntry(n, e)
+		if c == nil {
+			return nil, false
+		}
+		n = c
+	}
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n, true
+}
+
+// kyvIsNull reports whether n is a YAML null (~, null or nothing).
+func kyvIsNull(n *yaml.Node) bool {
+	return n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// kyvMapKeys returns the keys of a mapping node.
+func kyvMapKeys(n *yaml.Node) []string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := make([]string, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, n.Content[i].Value)
+	}
+	return out
+}
+
+// kyvHAValues returns the values of obj that HA rules judge: generation
+// known and not the chart's own defaults.
+func kyvHAValues(ctx *Context, obj *manifest.Object) []*kyvValues {
+	var out []*kyvValues
+	for _, v := range kyvValuesOf(ctx, obj) {
+		if v.Gen != 0 && !v.ChartOwn && !v.Partial {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// kyvAtLeast reports whether v's exact version is at least major.minor.
+func (v *kyvValues) kyvAtLeast(major, minor int) bool {
+	return v.VersionExact && !v.Version.Less(kyvernovalues.Version{Major: major, Minor: minor})
+}
+
+// kyvWhere names the values for messages: "chart 3.2.9", "chart 3.x
+// (inferred from admissionController)".
+func (v *kyvValues) kyvWhere() string {
+	if v.VersionExact {
+		return "kyverno chart " + v.Version.String()
+	}
+	if v.Gen != 0 {
+		return "kyverno chart " + strconv.Itoa(v.Gen) + ".x (" + v.GenFrom + ")"
+	}
+	return "the kyverno chart (version unknown)"
+}
+
+// kyvVer is a short constructor for versions.
+func kyvVer(major, minor, patch int) kyvernovalues.Version {
+	return kyvernovalues.Version{Major: major, Minor: minor, Patch: patch}
+}
+
+// kyvConditionOff reports whether a dependency condition is false in the
+// values file (or, when it does not say, in the umbrella's values.yaml).
+// Helm uses the first condition path that resolves.
+func kyvConditionOff(cond []string, root *yaml.Node, base *manifest.Object) bool {
+	for _, c := range cond {
+		elems := strings.Split(c, ".")
+		n, _ := kyvWalk(root, elems)
+		if (n == nil || n.Kind != yaml.ScalarNode) && base != nil {
+			n, _ = kyvWalk(base.Root, elems)
+		}
+		if n != nil && n.Kind == yaml.ScalarNode {
+			if b, err := strconv.ParseBool(n.Value); err == nil {
+				return !b
+			}
+		}
+	}
+	return false
+}
