@@ -44,8 +44,9 @@ func ftServicesFor(ctx *Context, w *manifest.Object) []*manifest.Object {
 	return out
 }
 
-// ftMetricsOnly reports whether a Service only exposes metrics: every port
-// is named like metrics, or is a port a ServiceMonitor of the run scrapes.
+// ftMetricsOnly reports whether a Service only exposes metrics (or
+// profiling): every port is named so, or is a port a ServiceMonitor of the
+// run scrapes.
 func ftMetricsOnly(ctx *Context, s *manifest.Object) bool {
 	svc, ok := s.Typed.(*corev1.Service)
 	if !ok || len(svc.Spec.Ports) == 0 {
@@ -53,11 +54,15 @@ func ftMetricsOnly(ctx *Context, s *manifest.Object) bool {
 	}
 	scraped := ftScrapedPorts(ctx, s)
 	for _, p := range svc.Spec.Ports {
-		name := p.Name
-		if name == "" {
-			name = s.Name
+		if p.Name == "" {
+			// An unnamed port: only a Service named for metrics says so
+			// ("metrics-server" serves the metrics API, it is no scrape target).
+			if n := strings.ToLower(s.Name); n != "metrics" && !strings.HasSuffix(n, "-metrics") {
+				return false
+			}
+			continue
 		}
-		if !ftMetricsName(name) && !scraped[p.Name] {
+		if !ftMetricsName(p.Name) && !scraped[p.Name] {
 			return false
 		}
 	}
@@ -110,14 +115,16 @@ func ftMetricsName(n string) bool {
 	return false
 }
 
-// ftScoped keeps the objects related to w that share its deployment unit;
+// ftScoped keeps the objects related to w that share its deployment unit
+// (or sit in a folder above it: one Service file for several variants in
+// subfolders);
 // when there are none, those elsewhere in the run whose effective namespace
 // is known and equal to w's. Objects in other folders with no namespace
 // (other examples, other versions of the same app) are not related to w.
 func ftScoped(ctx *Context, w *manifest.Object, all []*manifest.Object) []*manifest.Object {
 	var out []*manifest.Object
 	for _, s := range all {
-		if ctx.Unit(s) == ctx.Unit(w) {
+		if ftUnitCovers(ctx.Unit(s), ctx.Unit(w)) {
 			out = append(out, s)
 		}
 	}
@@ -130,6 +137,15 @@ func ftScoped(ctx *Context, w *manifest.Object, all []*manifest.Object) []*manif
 		}
 	}
 	return out
+}
+
+// ftUnitCovers reports whether an object of unit folder outer applies to
+// one of unit folder inner: the same folder, or one above it.
+func ftUnitCovers(outer, inner string) bool {
+	if outer == inner || outer == "." || outer == "" {
+		return true
+	}
+	return strings.HasPrefix(inner, strings.TrimSuffix(outer, "/")+"/")
 }
 
 // ftHPAsFor returns the HorizontalPodAutoscalers that scale w, scoped like

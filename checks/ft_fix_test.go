@@ -1,0 +1,228 @@
+package checks_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+)
+
+// ftFixRules are the rules of the health and fault-tolerance families that
+// suggest fixes.
+var ftFixRules = []string{
+	"readiness-probe-missing", "liveness-probe-missing", "probes-identical", "liveness-probe-too-eager",
+	"replicas-too-few", "replicas-with-hpa", "spread-missing", "spread-zone-missing",
+	"pdb-blocks-eviction", "pdb-unhealthy-eviction-policy",
+}
+
+// TestFixesMakeRulesPassHealthFaultTolerance applies every fix of these
+// rules in their fixture folders (one at a time, with a small applier of
+// the edit.Op semantics on the node tree) and checks that the run over the
+// fixed folder no longer has that finding, and that the fixed object still
+// decodes strictly (no schema-invalid finding).
+func TestFixesMakeRulesPassHealthFaultTolerance(t *testing.T) {
+	for _, id := range ftFixRules {
+		t.Run(id, func(t *testing.T) {
+			dir := filepath.Join(fixturesDir, id)
+			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs, err := checks.Load([]string{dir}, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := checks.Run(inputs, cfg)
+			fixes := 0
+			for _, f := range res.Findings {
+				if f.RuleID != id || f.Fix == nil {
+					continue
+				}
+				fixes++
+				fixed := ftApplyFix(t, inputs, f)
+				after := checks.Run(fixed, cfg)
+				for _, g := range after.Findings {
+					if g.File != f.File || g.Object.Kind != f.Object.Kind || g.Object.Name != f.Object.Name {
+						continue
+					}
+					if g.RuleID == "schema-invalid" || (g.RuleID == id && g.Path == f.Path) {
+						t.Errorf("after the fix of %s:%d (%s), still: %s %s", filepath.Base(f.File), f.Line, f.Fix.Description, g.RuleID, g.Message)
+					}
+				}
+			}
+			if fixes == 0 {
+				t.Errorf("no finding of %s in %s has a fix", id, dir)
+			}
+		})
+	}
+}
+
+// ftApplyFix returns inputs with f's fix applied to f's object.
+func ftApplyFix(t *testing.T, inputs []checks.Input, f checks.Finding) []checks.Input {
+	t.Helper()
+	out := make([]checks.Input, len(inputs))
+	copy(out, inputs)
+	for i, in := range inputs {
+		if in.Path != f.File {
+			continue
+		}
+		var docs []*yaml.Node
+		dec := yaml.NewDecoder(bytes.NewReader(in.Data))
+		for {
+			var n yaml.Node
+			if err := dec.Decode(&n); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				t.Fatalf("%s: %v", in.Path, err)
+			}
+			docs = append(docs, &n)
+		}
+		found := false
+		for _, d := range docs {
+			root := d.Content[0]
+			if ftScalarAt(root, "kind") != f.Object.Kind || ftScalarAt(root, "metadata", "name") != f.Object.Name {
+				continue
+			}
+			found = true
+			for _, op := range f.Fix.Edits {
+				ftApplyOp(t, root, op)
+			}
+		}
+		if !found {
+			t.Fatalf("object %s/%s not in %s", f.Object.Kind, f.Object.Name, in.Path)
+		}
+		var b bytes.Buffer
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		for _, d := range docs {
+			if err := enc.Encode(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = enc.Close()
+		out[i] = checks.Input{Path: in.Path, Data: b.Bytes()}
+	}
+	return out
+}
+
+func ftScalarAt(n *yaml.Node, path ...string) string {
+	for _, p := range path {
+		n = ftChild(n, p)
+		if n == nil {
+			return ""
+		}
+	}
+	return n.Value
+}
+
+func ftChild(n *yaml.Node, key string) *yaml.Node {
+	switch {
+	case n == nil:
+		return nil
+	case n.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	case n.Kind == yaml.SequenceNode:
+		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(n.Content) {
+			return n.Content[i]
+		}
+	}
+	return nil
+}
+
+// ftApplyOp applies one edit.Op to a document root, as package edit
+// documents it: set inserts missing mappings and the key after its After
+// hint; append creates the sequence; delete of an absent key is a no-op.
+func ftApplyOp(t *testing.T, root *yaml.Node, op edit.Op) {
+	t.Helper()
+	var val yaml.Node
+	if op.Action != edit.Delete {
+		if err := yaml.Unmarshal([]byte(op.Value), &val); err != nil || len(val.Content) == 0 {
+			t.Fatalf("fix value %q is not YAML: %v", op.Value, err)
+		}
+	}
+	parent := root
+	for i, p := range op.Path[:len(op.Path)-1] {
+		next := ftChild(parent, p)
+		if next == nil {
+			if parent.Kind != yaml.MappingNode {
+				t.Fatalf("path %v: %s is not a mapping", op.Path, strings.Join(op.Path[:i], "."))
+			}
+			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: p}, next)
+		}
+		parent = next
+	}
+	last := op.Path[len(op.Path)-1]
+	switch op.Action {
+	case edit.Delete:
+		for i := 0; i+1 < len(parent.Content); i += 2 {
+			if parent.Content[i].Value == last {
+				parent.Content = append(parent.Content[:i], parent.Content[i+2:]...)
+				return
+			}
+		}
+	case edit.Set:
+		for i := 0; i+1 < len(parent.Content); i += 2 {
+			if parent.Content[i].Value == last {
+				parent.Content[i+1] = val.Content[0]
+				return
+			}
+		}
+		parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: last}, val.Content[0])
+	case edit.Append:
+		seq := ftChild(parent, last)
+		if seq == nil {
+			seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: last}, seq)
+		}
+		seq.Content = append(seq.Content, val.Content[0])
+	default:
+		t.Fatalf("unknown action %q", op.Action)
+	}
+}
+
+
+// TestPDBMissingMessageCarriesWorkingPDB adds the PodDisruptionBudget that
+// pdb-missing's message carries as a new file and checks that the finding
+// goes away and the PDB itself is valid and draws no PDB finding.
+func TestPDBMissingMessageCarriesWorkingPDB(t *testing.T) {
+	dir := filepath.Join(fixturesDir, "pdb-missing")
+	cfg := checks.DefaultConfig()
+	inputs, err := checks.Load([]string{dir}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checks.Run(inputs, cfg)
+	n := 0
+	for _, f := range res.Findings {
+		if f.RuleID != "pdb-missing" {
+			continue
+		}
+		n++
+		_, pdb, ok := strings.Cut(f.Message, "Add this PodDisruptionBudget:\n")
+		if !ok {
+			t.Fatalf("message carries no PDB: %s", f.Message)
+		}
+		added := append(append([]checks.Input{}, inputs...), checks.Input{Path: filepath.Join(dir, "new-pdb.yaml"), Data: []byte(pdb)})
+		for _, g := range checks.Run(added, cfg).Findings {
+			if (g.RuleID == "pdb-missing" && g.Object.Name == f.Object.Name) || (strings.HasSuffix(g.File, "new-pdb.yaml") && (strings.HasPrefix(g.RuleID, "pdb-") || g.RuleID == "schema-invalid")) {
+				t.Errorf("with the suggested PDB added, still: %s %s\nPDB:\n%s", g.RuleID, g.Message, pdb)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no pdb-missing finding in the fixture")
+	}
+}
