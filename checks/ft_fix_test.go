@@ -193,7 +193,6 @@ func ftApplyOp(t *testing.T, root *yaml.Node, op edit.Op) {
 	}
 }
 
-
 // TestPDBMissingMessageCarriesWorkingPDB adds the PodDisruptionBudget that
 // pdb-missing's message carries as a new file and checks that the finding
 // goes away and the PDB itself is valid and draws no PDB finding.
