@@ -225,3 +225,90 @@ func TestPDBMissingMessageCarriesWorkingPDB(t *testing.T) {
 		t.Fatal("no pdb-missing finding in the fixture")
 	}
 }
+
+// TestFixPresenceHealthFaultTolerance pins where these families offer no
+// fix on purpose (RULES.md: no guessed value that may not run).
+func TestFixPresenceHealthFaultTolerance(t *testing.T) {
+	tests := []struct {
+		rule, file string
+		line       int
+		wantFix    bool
+		why        string
+	}{
+		{"readiness-probe-missing", "app.yaml", 26, true, "tcpSocket on the first TCP port"},
+		{"readiness-probe-missing", "app.yaml", 91, false, "UDP only: no TCP port for a tcpSocket probe"},
+		{"replicas-too-few", "app.yaml", 16, true, "replicas: 3"},
+		{"replicas-too-few", "app.yaml", 178, false, "a StatefulSet needs the app's clustering"},
+		{"replicas-too-few", "app.yaml", 240, false, "a ReadWriteOnce claim cannot follow more replicas"},
+		{"replicas-too-few", "app.yaml", 280, true, "a ReadWriteMany claim can"},
+		{"liveness-probe-missing", "app.yaml", 19, false, "the native sidecar has no TCP port"},
+	}
+	for _, tt := range tests {
+		dir := filepath.Join(fixturesDir, tt.rule)
+		inputs, err := checks.Load([]string{dir}, checks.DefaultConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range checks.Run(inputs, checks.DefaultConfig()).Findings {
+			if f.RuleID == tt.rule && filepath.Base(f.File) == tt.file && f.Line == tt.line {
+				found = true
+				if (f.Fix != nil) != tt.wantFix {
+					t.Errorf("%s %s:%d: fix present = %v, want %v (%s)", tt.rule, tt.file, tt.line, f.Fix != nil, tt.wantFix, tt.why)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s %s:%d: no finding", tt.rule, tt.file, tt.line)
+		}
+	}
+}
+
+// TestReplicasTooFewThresholdParam checks the minReplicas parameter.
+func TestReplicasTooFewThresholdParam(t *testing.T) {
+	src := []byte(`apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "ghcr.io/example/web:1.0.0"}]
+`)
+	for _, tt := range []struct {
+		config  string
+		want    bool
+		wantFix string
+	}{
+		{"", false, ""},
+		{"rules: {replicas-too-few: {minReplicas: 3}}", true, "3"},
+		{"rules: {replicas-too-few: {minReplicas: 4}}", true, "4"},
+	} {
+		cfg, err := checks.ParseConfig([]byte(tt.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, f := range checks.Run([]checks.Input{{Path: "web.yaml", Data: src}}, cfg).Findings {
+			if f.RuleID != "replicas-too-few" {
+				continue
+			}
+			got = true
+			if f.Fix == nil || len(f.Fix.Edits) != 1 || f.Fix.Edits[0].Value != tt.wantFix {
+				t.Errorf("config %q: fix %+v, want replicas %s", tt.config, f.Fix, tt.wantFix)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("config %q: fired = %v, want %v", tt.config, got, tt.want)
+		}
+	}
+}

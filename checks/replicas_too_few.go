@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -39,7 +40,7 @@ func ftReplicasTooFew(ctx *Context, obj *manifest.Object) []Finding {
 	if int(n) >= min || (set && n == 0) { // replicas: 0 is scaled down on purpose
 		return nil
 	}
-	if isDeploy && ftStatefulSingleton(pt) {
+	if isDeploy && ftDatastore(pt) {
 		return nil // a single-instance datastore: more replicas are more databases, not HA
 	}
 	if _, ok := ftHPAMin(ctx, obj); ok || ftKEDAScales(ctx, obj) || ftReplicasOverridden(ctx, obj) || !ftIsServing(ctx, obj) || ftLeaderElected(obj) {
@@ -53,6 +54,10 @@ func ftReplicasTooFew(ctx *Context, obj *manifest.Object) []Finding {
 	f := At(obj, path, fmt.Sprintf("%s is selected by a Service but %s: it is down whenever its pod restarts or its node is drained (run at least %d)", obj.Kind, what, min))
 	if isSTS {
 		f.Message += "; a StatefulSet needs the app's own clustering before it can scale, so there is no one-click fix"
+		return []Finding{f}
+	}
+	if claim, ok := ftSingleNodeClaim(ctx, obj, pt); ok {
+		f.Message += fmt.Sprintf("; its volume claim %q is not ReadWriteMany or ReadOnlyMany (or not in this run), so more replicas may not start on other nodes: move the state out or use a shared claim, then scale", claim)
 		return []Finding{f}
 	}
 	want := 3
@@ -78,7 +83,7 @@ func ftLeaderElected(obj *manifest.Object) bool {
 		for _, a := range append(append([]string{}, c.Command...), c.Args...) {
 			for _, word := range strings.Fields(a) {
 				w := strings.ToLower(word)
-				if strings.Contains(w, "leader-elect") || strings.Contains(w, "leader_elect") || strings.Contains(w, "leaderelect") || strings.HasPrefix(w, "--election-id") {
+				if strings.Contains(w, "leader-elect") || strings.Contains(w, "leader_elect") || strings.Contains(w, "leaderelect") {
 					if !strings.HasSuffix(w, "=false") {
 						return true
 					}
@@ -95,15 +100,9 @@ func ftLeaderElected(obj *manifest.Object) bool {
 var ftDatastoreImages = []string{"redis", "postgres", "postgresql", "pgvector", "mysql", "mariadb", "mongo", "mongodb", "etcd", "zookeeper",
 	"rabbitmq", "elasticsearch", "cassandra", "influxdb", "neo4j", "couchdb", "minio", "nfs-server", "volume-nfs", "registry"}
 
-// ftStatefulSingleton reports whether a pod template mounts a
-// PersistentVolumeClaim (a ReadWriteOnce claim cannot follow more replicas)
-// or runs a single-instance datastore image.
-func ftStatefulSingleton(pt *manifest.PodTemplate) bool {
-	for _, v := range pt.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil {
-			return true
-		}
-	}
+// ftDatastore reports whether a pod template runs a single-instance
+// datastore image.
+func ftDatastore(pt *manifest.PodTemplate) bool {
 	for _, c := range pt.Containers() {
 		img := strings.ToLower(c.Image)
 		if i := strings.LastIndex(img, "/"); i >= 0 {
@@ -118,4 +117,31 @@ func ftStatefulSingleton(pt *manifest.PodTemplate) bool {
 		}
 	}
 	return false
+}
+
+// ftSingleNodeClaim returns a PersistentVolumeClaim the pods mount that
+// cannot follow more replicas onto other nodes: one whose access modes in
+// the run are neither ReadWriteMany nor ReadOnlyMany, or that is not in
+// the run at all.
+func ftSingleNodeClaim(ctx *Context, w *manifest.Object, pt *manifest.PodTemplate) (string, bool) {
+	for _, v := range pt.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		name := v.PersistentVolumeClaim.ClaimName
+		shared := false
+		for _, o := range ftScoped(ctx, w, ctx.ByKind("PersistentVolumeClaim")) {
+			pvc, ok := o.Typed.(*corev1.PersistentVolumeClaim)
+			if !ok || o.Name != name {
+				continue
+			}
+			for _, m := range pvc.Spec.AccessModes {
+				shared = shared || m == corev1.ReadWriteMany || m == corev1.ReadOnlyMany
+			}
+		}
+		if !shared {
+			return name, true
+		}
+	}
+	return "", false
 }
