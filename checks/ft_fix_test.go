@@ -312,3 +312,39 @@ spec:
 		}
 	}
 }
+
+// TestPDBBlocksEvictionOptOut checks the two ways to say that a PDB that
+// lets no pod be evicted is deliberate: the annotation on the PDB, and the
+// rule parameter allowMaxUnavailableZero (which covers maxUnavailable 0
+// only, not a minAvailable that covers every pod).
+func TestPDBBlocksEvictionOptOut(t *testing.T) {
+	pdb := func(name, annotations, spec string) string {
+		return "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: " + name + "\n" + annotations +
+			"spec:\n  " + spec + "\n  selector: {matchLabels: {app: db}}\n---\n"
+	}
+	src := pdb("zero", "", "maxUnavailable: 0") +
+		pdb("zero-percent", "", `maxUnavailable: "0%"`) +
+		pdb("zero-annotated", "  annotations: {prodready.dev/allow-no-eviction: \"true\"}\n", "maxUnavailable: 0") +
+		pdb("all", "", "minAvailable: 100%")
+	for _, tt := range []struct {
+		config string
+		want   []string
+	}{
+		{"", []string{"zero", "zero-percent", "all"}},
+		{"rules: {pdb-blocks-eviction: {allowMaxUnavailableZero: true}}", []string{"all"}},
+	} {
+		cfg, err := checks.ParseConfig([]byte(tt.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range checks.Run([]checks.Input{{Path: "pdb.yaml", Data: []byte(src)}}, cfg).Findings {
+			if f.RuleID == "pdb-blocks-eviction" {
+				got = append(got, f.Object.Name)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("config %q: fired on %v, want %v", tt.config, got, tt.want)
+		}
+	}
+}

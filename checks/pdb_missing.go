@@ -17,7 +17,12 @@ var pdbMissing = &Rule{
 		if ftPartial(obj) || !ftServingMulti(ctx, obj) || len(ctx.PDBsFor(obj)) > 0 {
 			return nil
 		}
-		msg := fmt.Sprintf("%s %s serves a Service with more than one replica, but no PodDisruptionBudget selects its pods: a node drain or cluster upgrade may evict them all at once", obj.Kind, obj.Name)
+		n, _ := ftPodCount(ctx, obj)
+		count := "more than one pod"
+		if n > 1 {
+			count = fmt.Sprintf("%d pods", n)
+		}
+		msg := fmt.Sprintf("%s %s runs %s behind a Service, but no PodDisruptionBudget selects them: a node drain or cluster upgrade may evict them all at once", obj.Kind, obj.Name, count)
 		if pdb, ok := ftPDBFor(ctx, obj); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
