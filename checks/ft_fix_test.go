@@ -348,3 +348,39 @@ func TestPDBBlocksEvictionOptOut(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthFaultToleranceOddInputs runs the rules over half-written
+// objects: none may panic (a panic becomes an "internal error" finding).
+func TestHealthFaultToleranceOddInputs(t *testing.T) {
+	docs := []string{
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {}\n",
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b}\nspec:\n  replicas: 3\n  selector: {}\n  template:\n    spec:\n      containers: [{name: c, ports: [{containerPort: 80, hostPort: 80}], readinessProbe: {}, livenessProbe: {}}]\n",
+		"apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: c}\nspec:\n  replicas: 2\n  template:\n    metadata: {labels: {app: c}}\n    spec:\n      affinity: {podAntiAffinity: {}}\n      topologySpreadConstraints: [{}]\n      containers: [{name: c, readinessProbe: {initialDelaySeconds: 30}, livenessProbe: {httpGet: {port: 80}}}]\n      volumes: [{name: v, persistentVolumeClaim: {claimName: x}}]\n",
+		"apiVersion: v1\nkind: ReplicationController\nmetadata: {name: d}\nspec: {replicas: 2}\n",
+		"apiVersion: v1\nkind: Service\nmetadata: {name: e}\nspec: {selector: {app: c}}\n",
+		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: f}\nspec: {maxReplicas: 3}\n",
+		"apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: c}\nspec: {scaleTargetRef: {kind: StatefulSet, name: c}, minReplicas: 0, maxReplicas: 3}\n",
+		"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: g}\n",
+		"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: h}\nspec: {minAvailable: \"abc%\", selector: {matchLabels: {app: c}}}\n",
+		"apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: i}\nspec: {maxUnavailable: \"x\", selector: {matchExpressions: [{key: app, operator: Bogus}]}}\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: j}\n",
+		"apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: k}\nspec: {scaleTargetRef: {}}\n",
+		"apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: l}\nspec: {selector: {matchLabels: {}}, endpoints: [{}]}\n",
+		"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nreplicas: [{}, {name: a, count: 2}]\n",
+		"apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: m}\nspec: {schedule: \"* * * * *\", jobTemplate: {spec: {template: {spec: {containers: [{name: m}]}}}}}\n",
+	}
+	cfg, err := checks.ParseConfig([]byte("rules: {pdb-unhealthy-eviction-policy: true}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []checks.Input
+	for i, d := range docs {
+		inputs = append(inputs, checks.Input{Path: "odd/" + strconv.Itoa(i) + ".yaml", Data: []byte(d)})
+	}
+	inputs = append(inputs, checks.Input{Path: "odd/all.yaml", Data: []byte(strings.Join(docs, "---\n"))})
+	for _, f := range checks.Run(inputs, cfg).Findings {
+		if strings.Contains(f.Message, "internal error") {
+			t.Errorf("%s:%d %s: %s", f.File, f.Line, f.RuleID, f.Message)
+		}
+	}
+}
