@@ -26,10 +26,11 @@ var (
 )
 
 // ftServicesFor returns the Services that make w serving: those of its own
-// deployment unit that select its pods, else Services elsewhere in the run
-// whose written namespace equals w's. A Service in an unrelated folder with
-// no namespace (another example, another version of the same app) does not
-// count: "serving" is decided within the deployment unit.
+// deployment unit (or a folder above it) that select its pods, else
+// Services elsewhere in the run whose namespace is known and equals w's. A
+// Service in an unrelated folder with no namespace (another example,
+// another version of the same app) does not count: "serving" is decided
+// within the deployment unit (see ftScoped).
 //
 // A Service that only exposes metrics (every port named like metrics, or an
 // unnamed port on a Service named so) is for scraping, not for traffic: it
@@ -73,7 +74,7 @@ func ftMetricsOnly(ctx *Context, s *manifest.Object) bool {
 // ServiceMonitor in the run scrapes.
 func ftScrapedPorts(ctx *Context, s *manifest.Object) map[string]bool {
 	out := map[string]bool{}
-	for _, m := range ctx.ByKind("ServiceMonitor") {
+	for _, m := range ftScoped(ctx, s, ctx.ByKind("ServiceMonitor")) {
 		if !strings.HasPrefix(m.APIVersion, "monitoring.coreos.com/") {
 			continue
 		}
@@ -117,9 +118,8 @@ func ftMetricsName(n string) bool {
 
 // ftScoped keeps the objects related to w that share its deployment unit
 // (or sit in a folder above it: one Service file for several variants in
-// subfolders);
-// when there are none, those elsewhere in the run whose effective namespace
-// is known and equal to w's. Objects in other folders with no namespace
+// subfolders); when there are none, those elsewhere in the run whose
+// effective namespace is known and equal to w's. Objects in other folders with no namespace
 // (other examples, other versions of the same app) are not related to w.
 func ftScoped(ctx *Context, w *manifest.Object, all []*manifest.Object) []*manifest.Object {
 	var out []*manifest.Object
@@ -204,12 +204,11 @@ func ftIsServing(ctx *Context, w *manifest.Object) bool { return len(ftServicesF
 
 // ftHasReplicas reports whether w's kind has spec.replicas.
 func ftHasReplicas(w *manifest.Object) bool {
-	_, set := w.Replicas()
 	switch w.Typed.(type) {
 	case *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.ReplicaSet, *corev1.ReplicationController:
 		return true
 	}
-	return set
+	return false
 }
 
 // ftPodCount returns how many pods w runs at the least: the HPA's

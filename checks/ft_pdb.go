@@ -22,9 +22,9 @@ func ftPDB(o *manifest.Object) *policyv1.PodDisruptionBudget {
 }
 
 // ftPDBWorkloads returns the long-running workloads whose pods the PDB
-// selects: those of its own deployment unit, else those elsewhere in the run
-// whose written namespace equals the PDB's. Duplicates (one workload
-// written twice) count once.
+// selects: those of its own deployment unit (or a folder below it), else
+// those elsewhere in the run whose namespace is known and equals the PDB's.
+// Duplicates (one workload written twice) count once.
 func ftPDBWorkloads(ctx *Context, o *manifest.Object, pdb *policyv1.PodDisruptionBudget) []*manifest.Object {
 	if pdb.Spec.Selector == nil {
 		return nil
@@ -46,7 +46,7 @@ func ftPDBWorkloads(ctx *Context, o *manifest.Object, pdb *policyv1.PodDisruptio
 		}
 		return out
 	}
-	if out := pick(func(w *manifest.Object) bool { return ctx.Unit(w) == ctx.Unit(o) }); len(out) > 0 {
+	if out := pick(func(w *manifest.Object) bool { return ftUnitCovers(ctx.Unit(o), ctx.Unit(w)) }); len(out) > 0 {
 		return out
 	}
 	return pick(func(w *manifest.Object) bool { ns := ctx.Namespace(o); return ns != "" && ctx.Namespace(w) == ns })
