@@ -36,13 +36,15 @@ var (
 // unnamed port on a Service named so) is for scraping, not for traffic: it
 // does not make a controller or exporter serving.
 func ftServicesFor(ctx *Context, w *manifest.Object) []*manifest.Object {
-	var out []*manifest.Object
-	for _, s := range ftScoped(ctx, w, ctx.ServicesFor(w)) {
-		if !ftMetricsOnly(ctx, s) {
-			out = append(out, s)
+	return ftCachedServices(ctx, w, func() []*manifest.Object {
+		var out []*manifest.Object
+		for _, s := range ftScoped(ctx, w, ctx.ServicesFor(w)) {
+			if !ftMetricsOnly(ctx, s) {
+				out = append(out, s)
+			}
 		}
-	}
-	return out
+		return out
+	})
 }
 
 // ftMetricsOnly reports whether a Service only exposes metrics (or
