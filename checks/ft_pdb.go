@@ -136,8 +136,11 @@ func ftPDBBlocks(ctx *Context, o *manifest.Object) (ftBlocking, bool) {
 			}
 		}
 	}
+	if spec.MinAvailable.Type == intstr.String && !full {
+		covers += " (a percentage rounds up)"
+	}
 	b := ftBlocking{path: path,
-		message: fmt.Sprintf("minAvailable: %s is at least %s (percentages round up), so no pod can be evicted and node drains hang", spec.MinAvailable.String(), covers)}
+		message: fmt.Sprintf("minAvailable: %s is at least %s, so no pod can be evicted and node drains hang", spec.MinAvailable.String(), covers)}
 	if spec.MinAvailable.Type == intstr.Int && known && pods >= 2 {
 		b.fix = &Fix{Description: fmt.Sprintf("lower minAvailable to %d so one pod at a time can be evicted", pods-1), Edits: []edit.Op{SetOp(path, fmt.Sprint(pods-1))}}
 	} else {
