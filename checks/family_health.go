@@ -6,5 +6,10 @@ const sectionHealth = "1. Health checks"
 func healthRules() []*Rule {
 	return []*Rule{
 		probeNamedPortUndeclared,
+		readinessProbeMissing,
+		livenessProbeMissing,
+		probesIdentical,
+		livenessProbeTooEager,
+		readinessProbeExternalDependency,
 	}
 }

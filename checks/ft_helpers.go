@@ -1,0 +1,361 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// Topology keys that spread pods over nodes (a zone or region spread puts
+// pods on different nodes too) and over zones.
+const (
+	ftHostnameKey = "kubernetes.io/hostname"
+	ftZoneKey     = "topology.kubernetes.io/zone"
+)
+
+var (
+	ftNodeKeys = map[string]bool{ftHostnameKey: true, ftZoneKey: true, "failure-domain.beta.kubernetes.io/zone": true,
+		"topology.kubernetes.io/region": true, "failure-domain.beta.kubernetes.io/region": true}
+	ftZoneKeys = map[string]bool{ftZoneKey: true, "failure-domain.beta.kubernetes.io/zone": true,
+		"topology.kubernetes.io/region": true, "failure-domain.beta.kubernetes.io/region": true}
+)
+
+// ftServicesFor returns the Services that make w serving: those of its own
+// deployment unit (or a folder above it) that select its pods, else
+// Services elsewhere in the run whose namespace is known and equals w's. A
+// Service in an unrelated folder with no namespace (another example,
+// another version of the same app) does not count: "serving" is decided
+// within the deployment unit (see ftScoped).
+//
+// A Service that only exposes metrics (every port named like metrics, or an
+// unnamed port on a Service named so) is for scraping, not for traffic: it
+// does not make a controller or exporter serving.
+func ftServicesFor(ctx *Context, w *manifest.Object) []*manifest.Object {
+	return ftCachedServices(ctx, w, func() []*manifest.Object {
+		var out []*manifest.Object
+		for _, s := range ftScoped(ctx, w, ctx.ServicesFor(w)) {
+			if !ftMetricsOnly(ctx, s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	})
+}
+
+// ftMetricsOnly reports whether a Service only exposes metrics (or
+// profiling): every port is named so, or is a port a ServiceMonitor of the
+// run scrapes.
+func ftMetricsOnly(ctx *Context, s *manifest.Object) bool {
+	svc, ok := s.Typed.(*corev1.Service)
+	if !ok || len(svc.Spec.Ports) == 0 {
+		return false
+	}
+	scraped := ftScrapedPorts(ctx, s)
+	for _, p := range svc.Spec.Ports {
+		if p.Name == "" {
+			// An unnamed port: only a Service named for metrics says so
+			// ("metrics-server" serves the metrics API, it is no scrape target).
+			if n := strings.ToLower(s.Name); n != "metrics" && !strings.HasSuffix(n, "-metrics") {
+				return false
+			}
+			continue
+		}
+		if !ftMetricsName(p.Name) && !scraped[p.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// ftScrapedPorts returns the port names of Service s that a Prometheus
+// ServiceMonitor in the run scrapes.
+func ftScrapedPorts(ctx *Context, s *manifest.Object) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range ftScoped(ctx, s, ctx.ByKind("ServiceMonitor")) {
+		if !strings.HasPrefix(m.APIVersion, "monitoring.coreos.com/") {
+			continue
+		}
+		if ns := ctx.Namespace(m); ns != "" && ctx.Namespace(s) != "" && ns != ctx.Namespace(s) && m.Node("spec", "namespaceSelector") == nil {
+			continue
+		}
+		sel := manifest.Path{"spec", "selector", "matchLabels"}
+		want := m.Node(sel...)
+		if want == nil || len(want.Content) == 0 {
+			continue
+		}
+		match := true
+		for i := 0; i+1 < len(want.Content); i += 2 {
+			if s.Labels[want.Content[i].Value] != want.Content[i+1].Value {
+				match = false
+			}
+		}
+		if !match {
+			continue
+		}
+		if eps := m.Node("spec", "endpoints"); eps != nil {
+			for _, ep := range eps.Content {
+				if _, v := manifest.MapEntry(ep, "port"); v != nil {
+					out[v.Value] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func ftMetricsName(n string) bool {
+	n = strings.ToLower(n)
+	for _, w := range []string{"metrics", "prometheus", "telemetry", "monitoring", "profiling", "pprof", "debug"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ftScoped keeps the objects related to w that share its deployment unit
+// (or sit in a folder above it: one Service file for several variants in
+// subfolders); when there are none, those elsewhere in the run whose
+// effective namespace is known and equal to w's. Objects in other folders with no namespace
+// (other examples, other versions of the same app) are not related to w.
+func ftScoped(ctx *Context, w *manifest.Object, all []*manifest.Object) []*manifest.Object {
+	var out []*manifest.Object
+	for _, s := range all {
+		if ftUnitCovers(ctx.Unit(s), ctx.Unit(w)) {
+			out = append(out, s)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, s := range all {
+		if ns := ctx.Namespace(w); ns != "" && ctx.Namespace(s) == ns {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ftUnitCovers reports whether an object of unit folder outer applies to
+// one of unit folder inner: the same folder, or one above it.
+func ftUnitCovers(outer, inner string) bool {
+	if outer == inner || outer == "." || outer == "" {
+		return true
+	}
+	return strings.HasPrefix(inner, strings.TrimSuffix(outer, "/")+"/")
+}
+
+// ftHPAsFor returns the HorizontalPodAutoscalers that scale w, scoped like
+// ftScoped (an HPA named "frontend" in another example does not count).
+func ftHPAsFor(ctx *Context, w *manifest.Object) []*manifest.Object {
+	return ftScoped(ctx, w, ctx.HPAsFor(w))
+}
+
+// ftHPAMin returns the smallest minReplicas of the HPAs scaling w, and
+// whether any does.
+func ftHPAMin(ctx *Context, w *manifest.Object) (int32, bool) {
+	hs := ftHPAsFor(ctx, w)
+	if len(hs) == 0 {
+		return 0, false
+	}
+	min := HPAMin(hs[0])
+	for _, h := range hs[1:] {
+		if m := HPAMin(h); m < min {
+			min = m
+		}
+	}
+	return min, true
+}
+
+// ftReplicasOverridden reports whether the run sets w's replicas somewhere
+// else: another object of the same kind and name (a kustomize patch or
+// overlay) with a different spec.replicas, or a kustomization's replicas:
+// entry naming it. Then the count written in w is not the one applied.
+func ftReplicasOverridden(ctx *Context, w *manifest.Object) bool {
+	mine, _ := w.Scalar("spec", "replicas")
+	for _, o := range ctx.ByKind(w.Kind) {
+		if o == w || o.Name != w.Name || !ctx.SameNamespace(o, w) {
+			continue
+		}
+		if r, ok := o.Scalar("spec", "replicas"); ok && r != mine {
+			return true
+		}
+	}
+	for _, o := range ctx.Objects {
+		if !isKustomization(o) {
+			continue
+		}
+		if reps := o.Node("replicas"); reps != nil {
+			for _, item := range reps.Content {
+				if _, v := manifest.MapEntry(item, "name"); v != nil && v.Value == w.Name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ftIsServing reports whether a Service of w's deployment unit selects its pods.
+func ftIsServing(ctx *Context, w *manifest.Object) bool { return len(ftServicesFor(ctx, w)) > 0 }
+
+// ftHasReplicas reports whether w's kind has spec.replicas.
+func ftHasReplicas(w *manifest.Object) bool {
+	switch w.Typed.(type) {
+	case *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.ReplicaSet, *corev1.ReplicationController:
+		return true
+	}
+	return false
+}
+
+// ftPodCount returns how many pods w runs at the least: the HPA's
+// minReplicas when an HPA scales it, else spec.replicas (unset = 1); a bare
+// Pod is 1. known is false for kinds whose pod count the manifest does not
+// say (DaemonSet, Job).
+func ftPodCount(ctx *Context, w *manifest.Object) (n int32, known bool) {
+	if m, ok := ftHPAMin(ctx, w); ok && ftHasReplicas(w) {
+		return m, true
+	}
+	if ftHasReplicas(w) {
+		if ftReplicasOverridden(ctx, w) {
+			return 0, false
+		}
+		r, _ := w.Replicas()
+		return r, true
+	}
+	if _, ok := w.Typed.(*corev1.Pod); ok {
+		return 1, true
+	}
+	return 0, false
+}
+
+// ftKEDAScales reports whether a KEDA ScaledObject (which creates and owns
+// an HPA) scales w.
+func ftKEDAScales(ctx *Context, w *manifest.Object) bool {
+	for _, s := range ctx.ByKind("ScaledObject") {
+		if !strings.HasPrefix(s.APIVersion, "keda.sh/") || !ctx.SameNamespace(s, w) {
+			continue
+		}
+		name, _ := s.Scalar("spec", "scaleTargetRef", "name")
+		kind, _ := s.Scalar("spec", "scaleTargetRef", "kind")
+		if kind == "" {
+			kind = "Deployment"
+		}
+		if name == w.Name && kind == w.Kind {
+			return true
+		}
+	}
+	return false
+}
+
+// ftSpread says how a pod template spreads its pods.
+type ftSpread struct {
+	nodes, zones bool
+	// declared is true when the spread is written (anti-affinity or a
+	// constraint), not only implied by a host port.
+	declared bool
+	// hostTSC is the index of a topologySpreadConstraint on the hostname key, or -1.
+	hostTSC int
+}
+
+// ftSpreadOf reads podAntiAffinity (required and preferred) and
+// topologySpreadConstraints. Any topologySpreadConstraint counts as a
+// spread over nodes, as RULES.md says; anti-affinity counts when its key
+// puts pods on different nodes; so does a host port.
+func ftSpreadOf(spec *corev1.PodSpec) ftSpread {
+	s := ftSpread{hostTSC: -1}
+	// Pods with a host port (hostNetwork makes every container port one)
+	// never share a node: the scheduler spreads them already.
+	for _, c := range spec.Containers {
+		for _, p := range c.Ports {
+			s.nodes = s.nodes || p.HostPort > 0 || (spec.HostNetwork && p.ContainerPort > 0)
+		}
+	}
+	for i, t := range spec.TopologySpreadConstraints {
+		s.nodes, s.declared = true, true
+		if ftZoneKeys[t.TopologyKey] {
+			s.zones = true
+		}
+		if t.TopologyKey == ftHostnameKey && s.hostTSC < 0 {
+			s.hostTSC = i
+		}
+	}
+	if a := spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		keys := []string{}
+		for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			keys = append(keys, t.TopologyKey)
+		}
+		for _, t := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			keys = append(keys, t.PodAffinityTerm.TopologyKey)
+		}
+		for _, k := range keys {
+			s.declared = s.declared || ftNodeKeys[k]
+			s.nodes = s.nodes || ftNodeKeys[k]
+			s.zones = s.zones || ftZoneKeys[k]
+		}
+	}
+	return s
+}
+
+// ftSelectorYAML renders the label selector a spread constraint or PDB for
+// w's pods uses: spec.selector as written, else the template's labels.
+func ftSelectorYAML(w *manifest.Object) (string, bool) {
+	if sel := w.Selector(); sel != nil && (len(sel.MatchLabels) > 0 || len(sel.MatchExpressions) > 0) {
+		if n := hcCloneNode(w.Node("spec", "selector")); n != nil && len(n.Content) > 0 {
+			if _, ok := w.Typed.(*corev1.ReplicationController); ok {
+				return ftMatchLabelsYAML(sel.MatchLabels), true
+			}
+			return hcEncode(n)
+		}
+		if len(sel.MatchExpressions) == 0 {
+			return ftMatchLabelsYAML(sel.MatchLabels), true
+		}
+		return "", false
+	}
+	if pt := w.PodTemplate(); pt != nil && len(pt.Meta.Labels) > 0 {
+		return ftMatchLabelsYAML(pt.Meta.Labels), true
+	}
+	return "", false
+}
+
+func ftMatchLabelsYAML(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("matchLabels:\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %s: %s\n", hcScalar(k), hcScalar(m[k]))
+	}
+	return b.String()
+}
+
+// ftIndent indents every non-empty line of s by n spaces.
+func ftIndent(s string, n int) string {
+	pad := strings.Repeat(" ", n)
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// ftKindPath is where a finding about a whole object points: its kind line.
+var ftKindPath = manifest.Path{"kind"}
+
+// ftPartial reports whether a workload is a fragment (a kustomize patch or
+// component part): its pod template has no containers, which the API server
+// would reject in a whole object. Rules judge whole objects only.
+func ftPartial(w *manifest.Object) bool {
+	pt := w.PodTemplate()
+	return pt == nil || len(pt.Spec.Containers) == 0
+}

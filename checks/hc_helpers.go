@@ -1,0 +1,119 @@
+package checks
+
+import (
+	"bytes"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// Probe timing defaults the API server fills in.
+const (
+	hcDefaultPeriod  = 10
+	hcDefaultFailure = 3
+	hcDefaultTimeout = 1
+	hcDefaultSuccess = 1
+)
+
+// hcProbeAfter lists the container keys a probe is inserted after, in the
+// order people write them.
+var hcProbeAfter = []string{"name", "image", "imagePullPolicy", "command", "args", "workingDir", "ports", "env", "envFrom", "resources", "volumeMounts"}
+
+// hcFirstTCPPort returns the first declared TCP containerPort of c.
+func hcFirstTCPPort(c manifest.Container) (int32, bool) {
+	for _, p := range c.Ports {
+		if (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) && p.ContainerPort > 0 {
+			return p.ContainerPort, true
+		}
+	}
+	return 0, false
+}
+
+// hcPeriod, hcFailure, hcTimeout, hcSuccess return a probe's timing with the
+// API server's defaults for unset (zero) values.
+func hcPeriod(p *corev1.Probe) int32  { return hcOr(p.PeriodSeconds, hcDefaultPeriod) }
+func hcFailure(p *corev1.Probe) int32 { return hcOr(p.FailureThreshold, hcDefaultFailure) }
+func hcTimeout(p *corev1.Probe) int32 { return hcOr(p.TimeoutSeconds, hcDefaultTimeout) }
+func hcSuccess(p *corev1.Probe) int32 { return hcOr(p.SuccessThreshold, hcDefaultSuccess) }
+
+func hcOr(v, def int32) int32 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// hcWithDefaults returns a copy of p with its timing defaults filled in, so
+// two probes written differently but meaning the same compare equal.
+func hcWithDefaults(p *corev1.Probe) *corev1.Probe {
+	q := p.DeepCopy()
+	q.PeriodSeconds, q.FailureThreshold = hcPeriod(p), hcFailure(p)
+	q.TimeoutSeconds, q.SuccessThreshold = hcTimeout(p), hcSuccess(p)
+	if q.HTTPGet != nil && q.HTTPGet.Path == "" {
+		q.HTTPGet.Path = "/"
+	}
+	if q.HTTPGet != nil && q.HTTPGet.Scheme == "" {
+		q.HTTPGet.Scheme = corev1.URISchemeHTTP
+	}
+	return q
+}
+
+// hcCloneNode deep-copies a YAML node without comments, anchors or
+// positions, resolving aliases, so it can be encoded on its own.
+func hcCloneNode(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	for depth := 0; n.Kind == yaml.AliasNode && n.Alias != nil && depth < 32; depth++ {
+		n = n.Alias
+	}
+	if n.Kind == yaml.AliasNode {
+		return nil
+	}
+	c := &yaml.Node{Kind: n.Kind, Style: n.Style &^ yaml.FlowStyle, Tag: n.Tag, Value: n.Value}
+	for _, ch := range n.Content {
+		if cc := hcCloneNode(ch); cc != nil {
+			c.Content = append(c.Content, cc)
+		}
+	}
+	return c
+}
+
+// hcEncode renders a node as block YAML with two-space indentation.
+func hcEncode(n *yaml.Node) (string, bool) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return "", false
+	}
+	if err := enc.Close(); err != nil {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// hcDeleteKey removes key from mapping node m.
+func hcDeleteKey(m *yaml.Node, key string) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return
+		}
+	}
+}
+
+// hcScalar renders s as a YAML scalar, quoted only when it must be.
+func hcScalar(s string) string {
+	out, err := yaml.Marshal(s)
+	if err != nil {
+		return `""`
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}

@@ -1,0 +1,61 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var pdbMinAboveHPAMin = &Rule{
+	ID:       "pdb-min-above-hpa-min",
+	Section:  sectionFaultTolerance,
+	Severity: Warning,
+	Why:      "a PodDisruptionBudget's minAvailable at or above the HPA's minReplicas blocks every eviction whenever the HPA has scaled down",
+	Help: "Lower minAvailable below the HPA's minReplicas, or use maxUnavailable. pdb-blocks-eviction reports the same PDB (it counts the HPA's minReplicas too); " +
+		"this rule speaks only when that one is switched off or ignored for the PDB, so a problem is reported once.",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		pdb := ftPDB(obj)
+		if pdb == nil || pdb.Spec.MinAvailable == nil || pdb.Spec.MaxUnavailable != nil || obj.Annotations[ftAllowNoEvictionAnnotation] == "true" {
+			return nil
+		}
+		ws := ftPDBWorkloads(ctx, obj, pdb)
+		if len(ws) == 0 {
+			return nil
+		}
+		total := 0
+		var hpas []string
+		for _, w := range ws {
+			m, ok := ftHPAMin(ctx, w)
+			if !ok || m < 1 {
+				return nil // pods not scaled by an HPA: pdb-blocks-eviction's business
+			}
+			total += int(m)
+			hpas = append(hpas, fmt.Sprintf("%s %s: %d", w.Kind, w.Name, m))
+		}
+		need, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, total, true)
+		if err != nil || need < total {
+			return nil
+		}
+		if ftBlocksEvictionReported(ctx, obj) {
+			return nil // one finding per problem: pdb-blocks-eviction reports it on the same line
+		}
+		return []Finding{At(obj, manifest.Path{"spec", "minAvailable"}, fmt.Sprintf("minAvailable: %s is at least the HPA's minReplicas (%s): when the HPA scales down, no pod can be evicted and node drains hang",
+			pdb.Spec.MinAvailable.String(), strings.Join(hpas, ", ")))}
+	},
+}
+
+// ftBlocksEvictionReported reports whether pdb-blocks-eviction reports this
+// PDB (enabled, not ignored on the object, and firing).
+func ftBlocksEvictionReported(ctx *Context, obj *manifest.Object) bool {
+	if rc, ok := ctx.Config.Rules["pdb-blocks-eviction"]; ok && rc.Enabled != nil && !*rc.Enabled {
+		return false
+	}
+	if objectIgnores(obj, "pdb-blocks-eviction") {
+		return false
+	}
+	_, blocks := ftPDBBlocks(ctx, obj)
+	return blocks
+}
