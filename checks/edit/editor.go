@@ -56,7 +56,12 @@ func (ed *editor) parse() error {
 	if ed.body > 0 && isMarker(ed.lines[ed.body-1].text, "...") {
 		ed.body--
 	}
-	dec := yaml.NewDecoder(strings.NewReader(string(joinLines(ed.lines))))
+	text := string(joinLines(ed.lines))
+	if hasOddBreak(text) {
+		// yaml.v3 counts these as line breaks; line numbers would not match.
+		return errors.New("the document has a line break other than \n or \r\n (a lone \r, NEL, LS or PS)")
+	}
+	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if err == io.EOF {
@@ -86,6 +91,16 @@ func (ed *editor) parse() error {
 		itemIndent: c.pick(c.item, 2, 2),
 	}
 	return nil
+}
+
+// hasOddBreak reports a lone "\r" or a Unicode line break character.
+func hasOddBreak(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n') {
+			return true
+		}
+	}
+	return strings.ContainsAny(s, "\u0085\u2028\u2029")
 }
 
 // counts tallies the layout seen while indexing.
@@ -307,7 +322,10 @@ func (ed *editor) extendedEnd(e entry) int {
 // splice replaces lines s..e (1-based, inclusive; e = s-1 inserts before
 // line s) with repl. New lines take the line ending of the lines they replace
 // (the file's otherwise); a missing final newline stays missing.
-func (ed *editor) splice(s, e int, repl []string) {
+func (ed *editor) splice(s, e int, repl []string) error {
+	if s < 1 || e < s-1 || e > len(ed.lines) {
+		return fmt.Errorf("internal: bad line range %d-%d of %d lines", s, e, len(ed.lines))
+	}
 	eol := ed.eol
 	if e >= s && ed.lines[s-1].eol != "" {
 		eol = ed.lines[s-1].eol
@@ -333,4 +351,5 @@ func (ed *editor) splice(s, e int, repl []string) {
 	out = append(out, ls...)
 	out = append(out, ed.lines[e:]...)
 	ed.lines = out
+	return nil
 }

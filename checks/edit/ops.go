@@ -254,8 +254,7 @@ func (ed *editor) replace(e entry, nv *yaml.Node, cm string) error {
 	if err != nil {
 		return err
 	}
-	ed.splice(st.line, end, ls)
-	return nil
+	return ed.splice(st.line, end, ls)
 }
 
 // replaceRoot writes nv as the document's whole content.
@@ -266,8 +265,7 @@ func (ed *editor) replaceRoot(nv *yaml.Node) error {
 	}
 	r := ed.root
 	if isNull(r) && r.Value == "" || r.Line > ed.body {
-		ed.splice(ed.body+1, ed.body, ls)
-		return nil
+		return ed.splice(ed.body+1, ed.body, ls)
 	}
 	end := ed.contentEnd(entry{})
 	t := ed.lines[r.Line-1].text
@@ -278,8 +276,7 @@ func (ed *editor) replaceRoot(nv *yaml.Node) error {
 			ls = append([]string{prefix}, ls...)
 		}
 	}
-	ed.splice(r.Line, end, ls)
-	return nil
+	return ed.splice(r.Line, end, ls)
 }
 
 // insert adds the missing key path[0] (with any missing parents of the
@@ -302,8 +299,7 @@ func (ed *editor) insert(m *yaml.Node, path []string, op Op, nv *yaml.Node) erro
 	if err != nil {
 		return err
 	}
-	ed.splice(after+1, after, ls)
-	return nil
+	return ed.splice(after+1, after, ls)
 }
 
 // appendItem adds nv at the end of block sequence s.
@@ -320,8 +316,7 @@ func (ed *editor) appendItem(s, nv *yaml.Node, cm string) error {
 	if err != nil {
 		return err
 	}
-	ed.splice(after+1, after, ls)
-	return nil
+	return ed.splice(after+1, after, ls)
 }
 
 // delete removes entry e of its parent (whose own entry is pe): the key or
@@ -361,8 +356,7 @@ func (ed *editor) delete(pe, e entry) error {
 		}
 		nt := ed.lines[nx.line-1].text
 		repl = append(repl, prefix+nt[byteCol(nt, nx.col):])
-		ed.splice(st.line, nx.line, repl)
-		return nil
+		return ed.splice(st.line, nx.line, repl)
 	}
 	s := st.line
 	for s > 1 && isComment(ed.lines[s-2].text) && indentOf(ed.lines[s-2].text) == st.col-1 {
@@ -373,6 +367,5 @@ func (ed *editor) delete(pe, e entry) error {
 			end++
 		}
 	}
-	ed.splice(s, end, nil)
-	return nil
+	return ed.splice(s, end, nil)
 }

@@ -1,0 +1,76 @@
+package edit
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzApply applies a random op to seed documents: the result must be an
+// error or valid YAML with the same number of documents, the other
+// documents byte-identical, and suggestions that reproduce it. It must never
+// panic.
+func FuzzApply(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.yaml")
+	paths := []string{"spec.containers.0.securityContext", "spec.securityContext.runAsRoot", "metadata.name",
+		"spec.containers.0.image", "spec.containers", "spec", "kind", "spec.containers.1", "x.y.z"}
+	values := []string{"false", "nginx:1", "name: b\nimage: c\n", "[a, b]", "{}", "|\n  text\n", `"q"`}
+	for i, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for j, p := range paths {
+			f.Add(b, uint8(0), uint8((i+j)%3), p, values[(i+j)%len(values)])
+		}
+	}
+	for _, c := range applyCases {
+		if len(c.ops) > 0 {
+			o := c.ops[0]
+			f.Add([]byte(c.src), uint8(c.doc), actionIndex(o.Action), strings.Join(o.Path, "."), o.Value)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte, doc, action uint8, path, value string) {
+		op := Op{Action: []Action{Set, Append, Delete}[action%3], Path: split(path), Value: value,
+			After: []string{"name", "image"}, Comment: "c"}
+		start := time.Now()
+		got, err := Apply(src, int(doc%4), []Op{op})
+		if d := time.Since(start); d > 500*time.Millisecond {
+			t.Fatalf("slow (%v)\nsrc %q\nop %+v", d, src, op)
+		}
+		if err != nil {
+			return
+		}
+		m, srcOK := countDocs(src)
+		n, ok := countDocs(got)
+		if srcOK && !ok {
+			t.Fatalf("result does not parse\nsrc %q\nop %+v\ngot %q", src, op, got)
+		}
+		if srcOK && m != n {
+			t.Fatalf("document count %d -> %d\nsrc %q\nop %+v\ngot %q", m, n, src, op, got)
+		}
+		sl, gl := splitLines(src), splitLines(got)
+		sd, gd := documents(sl), documents(gl)
+		for i := range sd {
+			if i != int(doc%4) && !bytes.Equal(joinLines(sl[sd[i].start:sd[i].end]), joinLines(gl[gd[i].start:gd[i].end])) {
+				t.Fatalf("document %d changed\nsrc %q\nop %+v\ngot %q", i, src, op, got)
+			}
+		}
+		if back := ApplyChanges(src, Changes(src, got)); !bytes.Equal(back, got) {
+			t.Fatalf("suggestions do not reproduce the result\nsrc %q\ngot %q", src, got)
+		}
+	})
+}
+
+func actionIndex(a Action) uint8 {
+	switch a {
+	case Append:
+		return 1
+	case Delete:
+		return 2
+	}
+	return 0
+}
