@@ -46,6 +46,8 @@ type editor struct {
 	last  map[*yaml.Node]int
 	dash  map[*yaml.Node]pos
 	st    style
+
+	quoteBlocks bool // write literal and folded scalars double-quoted
 }
 
 var errAlias = errors.New("an alias is on the path")
@@ -59,7 +61,7 @@ func (ed *editor) parse() error {
 	text := string(joinLines(ed.lines))
 	if hasOddBreak(text) {
 		// yaml.v3 counts these as line breaks; line numbers would not match.
-		return errors.New("the document has a line break other than \n or \r\n (a lone \r, NEL, LS or PS)")
+		return errors.New(`the document has a line break other than "\n" or "\r\n" (a lone "\r", NEL, LS or PS)`)
 	}
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node

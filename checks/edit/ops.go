@@ -37,16 +37,52 @@ func (ed *editor) apply(op Op) error {
 	if sameData(want, ed.root) {
 		return nil // nothing to change: leave every byte alone
 	}
+	saved := ed.lines
+	err = ed.editChecked(op, nv, want)
+	if err != nil && nv != nil && hasBlockScalar(nv) {
+		// A block scalar can swallow comment lines that follow it; try
+		// again writing multi-line text double-quoted.
+		ed.lines, ed.quoteBlocks = saved, true
+		if ed.parse() == nil && ed.editChecked(op, nv, want) == nil {
+			err = nil
+		}
+		ed.quoteBlocks = false
+	}
+	return err
+}
+
+// editChecked makes the text edit and checks the result holds want.
+func (ed *editor) editChecked(op Op, nv, want *yaml.Node) error {
 	if err := ed.edit(op, nv); err != nil {
 		return err
 	}
-	if err := ed.parse(); err != nil {
+	err := ed.parse()
+	if n := len(ed.lines); (err != nil || !sameData(want, ed.root)) && n > 0 && ed.lines[n-1].eol == "" {
+		// New text at the end of a file without a final newline may need
+		// one (a block scalar's last line break); give it one.
+		ed.lines[n-1].eol = ed.eol
+		err = ed.parse()
+	}
+	if err != nil {
 		return fmt.Errorf("the edited text does not parse (%v)", err)
 	}
 	if !sameData(want, ed.root) {
 		return errors.New("the edited text does not hold the intended data")
 	}
 	return nil
+}
+
+// hasBlockScalar reports whether n holds a literal or folded scalar.
+func hasBlockScalar(n *yaml.Node) bool {
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasBlockScalar(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseValue parses an Op's Value text.
