@@ -56,7 +56,7 @@ func countDocs(src []byte) (n int, ok bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var d yaml.Node
-		switch err := dec.Decode(&d); err {
+		switch err := decode(dec, &d); err {
 		case nil:
 			n++
 		case io.EOF:

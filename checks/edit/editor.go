@@ -65,14 +65,14 @@ func (ed *editor) parse() error {
 	}
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	if err := decode(dec, &doc); err != nil {
 		if err == io.EOF {
 			return fmt.Errorf("the document is empty")
 		}
 		return fmt.Errorf("parsing the document: %w", err)
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); err != io.EOF {
+	if err := decode(dec, &extra); err != io.EOF {
 		return fmt.Errorf("parsing the document: more than one document")
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {

@@ -3,6 +3,7 @@ package edit
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -90,9 +91,13 @@ func parseValue(v string) (*yaml.Node, error) {
 	if strings.TrimSpace(v) == "" {
 		return nil, errors.New("empty value")
 	}
-	var d yaml.Node
-	if err := yaml.Unmarshal([]byte(v), &d); err != nil {
+	dec := yaml.NewDecoder(strings.NewReader(v))
+	var d, extra yaml.Node
+	if err := decode(dec, &d); err != nil {
 		return nil, fmt.Errorf("parsing the value: %w", err)
+	}
+	if err := decode(dec, &extra); err != io.EOF {
+		return nil, errors.New("parsing the value: more than one document")
 	}
 	if d.Kind != yaml.DocumentNode || len(d.Content) != 1 {
 		return nil, errors.New("the value is not one YAML node")
