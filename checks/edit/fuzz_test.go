@@ -24,18 +24,22 @@ func FuzzApply(f *testing.F) {
 			f.Fatal(err)
 		}
 		for j, p := range paths {
-			f.Add(b, uint8(0), uint8((i+j)%3), p, values[(i+j)%len(values)])
+			f.Add(b, uint8(0), uint8((i+j)%3), p, values[(i+j)%len(values)], uint16(i*7+j))
 		}
 	}
 	for _, c := range applyCases {
 		if len(c.ops) > 0 {
 			o := c.ops[0]
-			f.Add([]byte(c.src), uint8(c.doc), actionIndex(o.Action), strings.Join(o.Path, "."), o.Value)
+			f.Add([]byte(c.src), uint8(c.doc), actionIndex(o.Action), strings.Join(o.Path, "."), o.Value, uint16(1))
 		}
 	}
-	f.Fuzz(func(t *testing.T, src []byte, doc, action uint8, path, value string) {
+	f.Fuzz(func(t *testing.T, src []byte, doc, action uint8, path, value string, pick uint16) {
 		op := Op{Action: []Action{Set, Append, Delete}[action%3], Path: split(path), Value: value,
 			After: []string{"name", "image"}, Comment: "c"}
+		// Half the time, aim at a node that exists (plus the fuzzed path).
+		if ps := allPaths(src, int(doc%4)); len(ps) > 0 && pick%2 == 0 {
+			op.Path = append(ps[int(pick/2)%len(ps)], op.Path...)
+		}
 		start := time.Now()
 		got, err := Apply(src, int(doc%4), []Op{op})
 		if d := time.Since(start); d > 500*time.Millisecond {
