@@ -369,4 +369,48 @@ var applyCases = []applyCase{
 		ops:  []Op{set("名前", "y")},
 		want: "名前: y\nb: 1\n",
 	},
+	{
+		name: "comment on inserted leaf key and on appended item",
+		src:  "c:\n  env:\n  - name: A\n",
+		ops: []Op{{Action: Set, Path: split("c.resources.limits.cpu"), Value: "100m", Comment: "starting point"},
+			{Action: Append, Path: split("c.env"), Value: "name: B", Comment: "added"}},
+		want: "c:\n  env:\n  - name: A\n  - name: B # added\n  resources:\n    limits:\n      cpu: 100m # starting point\n",
+	},
+	{
+		name: "root flow mapping stays flow",
+		src:  "# c\n{a: 1}\n",
+		ops:  []Op{set("b", "2")},
+		want: "# c\n{a: 1, b: 2}\n",
+	},
+	{
+		name: "document closed by ... gets the key before it",
+		src:  "a: 1\n# end\n...\n---\nb: 2\n",
+		ops:  []Op{set("c", "3")},
+		want: "a: 1\nc: 3\n# end\n...\n---\nb: 2\n",
+	},
+	{
+		name: "empty document with a comment",
+		src:  "a: 1\n---\n# nothing yet\n",
+		doc:  1,
+		ops:  []Op{appendOp("items", "x")},
+		want: "a: 1\n---\n# nothing yet\nitems:\n- x\n",
+	},
+	{
+		name: "delete between blank lines keeps one blank line",
+		src:  "a: 1\n\nb:\n  c: 2\n\nd: 4\n",
+		ops:  []Op{del("b")},
+		want: "a: 1\n\nd: 4\n",
+	},
+	{
+		name: "trailing spaces and odd spacing on untouched lines stay",
+		src:  "a:   1   \nb :\n  c:  'x'  # q\n",
+		ops:  []Op{set("b.d", "y")},
+		want: "a:   1   \nb :\n  c:  'x'  # q\n  d: y\n",
+	},
+	{
+		name: "anchored value elsewhere is untouched",
+		src:  "base: &b\n  x: 1\nuse: *b\nother: 1\n",
+		ops:  []Op{set("other", "2")},
+		want: "base: &b\n  x: 1\nuse: *b\nother: 2\n",
+	},
 }

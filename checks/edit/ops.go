@@ -64,6 +64,9 @@ func (ed *editor) editChecked(op Op, nv, want *yaml.Node) error {
 		ed.lines[n-1].eol = ed.eol
 		err = ed.parse()
 	}
+	if err != nil && strings.Contains(err.Error(), "unknown anchor") {
+		return fmt.Errorf("it would remove an anchor that an alias uses (%v)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("the edited text does not parse (%v)", err)
 	}
@@ -176,6 +179,7 @@ func (ed *editor) rewrite(e entry, val *yaml.Node, rest []string, op Op, nv *yam
 	if sameData(c, val) {
 		return nil
 	}
+	c.Anchor = val.Anchor // the same node, changed: aliases still point at it
 	cm := lineComment(op.Comment)
 	if isFlow(val) && len(val.Content) > 0 {
 		c.Style |= yaml.FlowStyle
@@ -372,7 +376,7 @@ func (ed *editor) delete(pe, e entry) error {
 		n, step = n/2, 2
 	}
 	if n == 1 {
-		empty := &yaml.Node{Kind: p.Kind, Tag: "!!map", Style: yaml.FlowStyle}
+		empty := &yaml.Node{Kind: p.Kind, Tag: "!!map", Style: yaml.FlowStyle, Anchor: p.Anchor}
 		if p.Kind == yaml.SequenceNode {
 			empty.Tag = "!!seq"
 		}
