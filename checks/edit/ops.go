@@ -290,7 +290,7 @@ func (ed *editor) replace(e entry, nv *yaml.Node, cm string) error {
 		}
 		head = t[:c+1]
 	} else {
-		head = t[:byteCol(t, st.col)+1]
+		head = t[:min(byteCol(t, st.col)+1, len(t))]
 	}
 	if rest := strings.TrimSpace(t[len(head):]); cm == "" && v.Line > st.line && isComment(rest) {
 		cm = rest
