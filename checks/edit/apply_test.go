@@ -413,4 +413,10 @@ var applyCases = []applyCase{
 		ops:  []Op{set("other", "2")},
 		want: "base: &b\n  x: 1\nuse: *b\nother: 2\n",
 	},
+	{
+		name: "comments in the Value text are kept and re-indented",
+		src:  "c:\n  image: x\n",
+		ops:  []Op{set("c.probe", "# probe\ntcpSocket: # sock\n  # the port\n  port: 8080 # p\n# foot\nperiod: 1\n")},
+		want: "c:\n  image: x\n  probe:\n    # probe\n    tcpSocket: # sock\n      # the port\n      port: 8080 # p\n    # foot\n    period: 1\n",
+	},
 }
