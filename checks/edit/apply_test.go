@@ -464,4 +464,11 @@ var applyCases = []applyCase{
 			del("spec.containers.0.securityContext.privileged")},
 		want: "spec:\n  containers:\n  - name: a\n    securityContext:\n      allowPrivilegeEscalation: false\n",
 	},
+	{
+		name: "keep-chomping block scalar keeps its trailing blank lines",
+		src:  "a: |+\n  x\n\nb: 1\n",
+		ops:  []Op{set("c", "2", "a")},
+		want: "a: |+\n  x\n\nc: 2\nb: 1\n",
+		data: "{a: \"x\\n\\n\", c: 2, b: 1}",
+	},
 }

@@ -251,7 +251,7 @@ func (ed *editor) contentEnd(e entry) int {
 			end = max(end, ed.quotedEnd(leaf, limit))
 		}
 	}
-	return min(end, max(limit, start))
+	return end
 }
 
 // blockScalarEnd is the last content line of a "|" or ">" scalar.
@@ -269,6 +269,16 @@ func (ed *editor) blockScalarEnd(n *yaml.Node, limit int) int {
 			break
 		}
 		end = l
+	}
+	// With keep chomping ("|+") the blank lines after the text are part of
+	// the value too.
+	if n.Line < 1 || n.Line > len(ed.lines) {
+		return end
+	}
+	if h := ed.lines[n.Line-1].text; strings.Contains(h[min(byteCol(h, n.Column), len(h)):], "+") {
+		for end < limit && end < len(ed.lines) && isBlank(ed.lines[end].text) {
+			end++
+		}
 	}
 	return end
 }
