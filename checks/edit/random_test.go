@@ -83,7 +83,7 @@ func TestRandomOps(t *testing.T) {
 		seeds[name+" in a stream"] = "a: 0\n---\n" + s + "\n---\nz: 1\n"
 	}
 	values := []string{"x", "8080", `"8080"`, "true", "{}", "[]", "[a, b]", "{k: v}", "k: v\nl:\n- 1\n- 2\n",
-		"- a\n- b: c\n", "|\n  text\n  more\n", "'q'", "null", "name: n\nvalue: \"v\"\n"}
+		"- a\n- b: c\n", "# c\nk: v # d\n", "a: &x 1\nb: *x\n", "\"multi\\nline\"", "' lead'", "- [a]\n- {b: c}\n", "|\n  text\n  more\n", "'q'", "null", "name: n\nvalue: \"v\"\n"}
 	r := rand.New(rand.NewSource(7))
 	internal, okCount := 0, 0
 	kinds := map[string]int{}
@@ -114,6 +114,8 @@ func TestRandomOps(t *testing.T) {
 					p = append(p, "new"+strconv.Itoa(r.Intn(3)))
 				case 1:
 					p = append(p, "n1", "n2")
+				case 2:
+					p = append(p, oddKeys[r.Intn(len(oddKeys))])
 				}
 				op := Op{Action: []Action{Set, Set, Append, Delete}[r.Intn(4)], Path: p, Value: values[r.Intn(len(values))]}
 				if r.Intn(3) == 0 {
@@ -147,6 +149,9 @@ func TestRandomOps(t *testing.T) {
 	}
 	t.Logf("%d ops applied; refused: %v", okCount, kinds)
 }
+
+// oddKeys need quoting or are otherwise unusual as mapping keys.
+var oddKeys = []string{"a b", "x: y", "#k", "true", "-", "", "'q'", "k #c", "é", "[x]", "null", "~", "*a", "&b"}
 
 // allPaths lists the path of every node of document doc.
 func allPaths(src []byte, doc int) [][]string {
