@@ -63,6 +63,9 @@ func FuzzApply(f *testing.F) {
 				t.Fatalf("document %d changed\nsrc %q\nop %+v\ngot %q", i, src, op, got)
 			}
 		}
+		if srcOK {
+			checkOracle(t, src, got, int(doc%4), op)
+		}
 		if back := ApplyChanges(src, Changes(src, got)); !bytes.Equal(back, got) {
 			t.Fatalf("suggestions do not reproduce the result\nsrc %q\ngot %q", src, got)
 		}
