@@ -81,3 +81,22 @@ func actionIndex(a Action) uint8 {
 	}
 	return 0
 }
+
+// FuzzChanges checks that suggestions always reproduce the new text and
+// replace at least one existing line each.
+func FuzzChanges(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), []byte("a\nx\nc\nd"))
+	f.Add([]byte(""), []byte("a\n"))
+	f.Add([]byte("a\r\nb\r\n"), []byte("b\r\n"))
+	f.Fuzz(func(t *testing.T, old, new []byte) {
+		cs := Changes(old, new)
+		if got := ApplyChanges(old, cs); !bytes.Equal(got, new) {
+			t.Fatalf("ApplyChanges(Changes) = %q, want %q (changes %+v)", got, new, cs)
+		}
+		for _, c := range cs {
+			if len(old) > 0 && c.EndLine < c.StartLine {
+				t.Fatalf("change %+v replaces no line", c)
+			}
+		}
+	})
+}
