@@ -471,4 +471,10 @@ var applyCases = []applyCase{
 		want: "a: |+\n  x\n\nc: 2\nb: 1\n",
 		data: "{a: \"x\\n\\n\", c: 2, b: 1}",
 	},
+	{
+		name: "comments inside and under a replaced block go with it",
+		src:  "resources:\n  limits:\n    # cpu first\n    cpu: 1\n  # requests:\n  #   cpu: 1\n# about next\nnext: x\n",
+		ops:  []Op{set("resources", "{}")},
+		want: "resources: {}\n# about next\nnext: x\n",
+	},
 }

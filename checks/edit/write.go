@@ -50,7 +50,7 @@ func (ed *editor) colon(k *yaml.Node) (int, error) {
 
 // replace writes nv as the new value of entry e (a pair of a block mapping,
 // an item of a block sequence, or the root). The old value goes with its
-// line comment; a comment on the key line above a block value stays unless
+// line comment and the comment lines indented under it; a comment on the key line above a block value stays unless
 // cm replaces it.
 func (ed *editor) replace(e entry, nv *yaml.Node, cm string) error {
 	if e.parent == nil {
@@ -60,7 +60,7 @@ func (ed *editor) replace(e entry, nv *yaml.Node, cm string) error {
 	if st.line < 1 || st.line > len(ed.lines) {
 		return errors.New("entry outside the document")
 	}
-	end := ed.contentEnd(e)
+	end := ed.extendedEnd(e) // commented-out lines of the old value go too
 	t := ed.lines[st.line-1].text
 	v := e.value(ed.root)
 	var head string
