@@ -477,4 +477,10 @@ var applyCases = []applyCase{
 		ops:  []Op{set("resources", "{}")},
 		want: "resources: {}\n# about next\nnext: x\n",
 	},
+	{
+		name: "delete the first entry leaves no gap under the parent",
+		src:  "spec:\n  a: 1\n\n  b: 2\n",
+		ops:  []Op{del("spec.a")},
+		want: "spec:\n  b: 2\n",
+	},
 }

@@ -149,9 +149,10 @@ func (ed *editor) appendItem(s, nv *yaml.Node, cm string) error {
 
 // delete removes entry e of its parent (whose own entry is pe): the key or
 // item, its whole value, the comment lines right above it at its
-// indentation, and commented-out lines right below it indented deeper. When
-// it leaves two blank runs touching, the second goes. Deleting the last
-// entry leaves an empty {} or [].
+// indentation, and commented-out lines right below it indented deeper. The
+// blank lines below it go too when a blank line (or the start of its
+// mapping or sequence) is above it, so no double gap is left. Deleting the
+// last entry leaves an empty {} or [].
 func (ed *editor) delete(pe, e entry) error {
 	p := e.parent
 	n, step := len(p.Content), 1
@@ -190,7 +191,9 @@ func (ed *editor) delete(pe, e entry) error {
 	for s > 1 && isComment(ed.lines[s-2].text) && indentOf(ed.lines[s-2].text) == st.col-1 {
 		s--
 	}
-	if s > 1 && isBlank(ed.lines[s-2].text) {
+	if s == 1 || isBlank(ed.lines[s-2].text) || e.i == 0 {
+		// A blank line above (or none: the first entry) already
+		// separates; the blank lines below would double it.
 		for end < ed.body && isBlank(ed.lines[end].text) {
 			end++
 		}
