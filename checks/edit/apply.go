@@ -15,8 +15,12 @@ import (
 // It edits text, guided by yaml.v3 node positions: everything it does not
 // change stays as written (comments, blank lines, quoting, flow collections,
 // "---" separators, the other documents byte for byte, line endings, a
-// missing final newline). New text follows the document's indentation width
-// and list style. An op that would not change the data (a Set to an equal
+// missing final newline — unless text added at the very end needs one, as a
+// block scalar does). New text follows the document's indentation width and
+// list style; keys and items carry ops' Comments as line comments; a
+// replaced value takes its own line comment with it. Flow collections are
+// edited as a whole and stay flow, except an empty {} or [] that receives
+// content, which becomes block. An op that would not change the data (a Set to an equal
 // value, a Delete of something absent) changes no byte.
 //
 // Errors name the op ("edit: set spec.replicas: ..."). Apply fails, and never
@@ -56,7 +60,7 @@ func countDocs(src []byte) (n int, ok bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var d yaml.Node
-		switch err := dec.Decode(&d); err {
+		switch err := decode(dec, &d); err {
 		case nil:
 			n++
 		case io.EOF:

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -110,5 +111,23 @@ func TestApplyChangesIgnoresBadRanges(t *testing.T) {
 	got := ApplyChanges(old, []Change{{2, 2, "B\n"}, {2, 3, "X\n"}, {9, 9, "Z\n"}, {0, -5, "Q\n"}})
 	if string(got) != "a\nB\nc\n" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestChangesLargeDiff checks that very different large inputs (beyond the
+// diff's work bound) still give correct, if coarser, changes.
+func TestChangesLargeDiff(t *testing.T) {
+	var a, b strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&a, "a%d\n", i)
+		fmt.Fprintf(&b, "b%d\n", i)
+	}
+	old, new := []byte("same\n"+a.String()+"end\n"), []byte("same\n"+b.String()+"end\n")
+	cs := Changes(old, new)
+	if got := ApplyChanges(old, cs); string(got) != string(new) {
+		t.Fatal("round trip failed")
+	}
+	if len(cs) != 1 || cs[0].StartLine != 2 || cs[0].EndLine != 5001 {
+		t.Errorf("want one change of lines 2-5001, got %d changes starting %d", len(cs), cs[0].StartLine)
 	}
 }

@@ -46,6 +46,8 @@ type editor struct {
 	last  map[*yaml.Node]int
 	dash  map[*yaml.Node]pos
 	st    style
+
+	quoteBlocks bool // write literal and folded scalars double-quoted
 }
 
 var errAlias = errors.New("an alias is on the path")
@@ -56,16 +58,21 @@ func (ed *editor) parse() error {
 	if ed.body > 0 && isMarker(ed.lines[ed.body-1].text, "...") {
 		ed.body--
 	}
-	dec := yaml.NewDecoder(strings.NewReader(string(joinLines(ed.lines))))
+	text := string(joinLines(ed.lines))
+	if hasOddBreak(text) {
+		// yaml.v3 counts these as line breaks; line numbers would not match.
+		return errors.New(`the document has a line break other than "\n" or "\r\n" (a lone "\r", NEL, LS or PS)`)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	if err := decode(dec, &doc); err != nil {
 		if err == io.EOF {
 			return fmt.Errorf("the document is empty")
 		}
 		return fmt.Errorf("parsing the document: %w", err)
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); err != io.EOF {
+	if err := decode(dec, &extra); err != io.EOF {
 		return fmt.Errorf("parsing the document: more than one document")
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
@@ -86,6 +93,16 @@ func (ed *editor) parse() error {
 		itemIndent: c.pick(c.item, 2, 2),
 	}
 	return nil
+}
+
+// hasOddBreak reports a lone "\r" or a Unicode line break character.
+func hasOddBreak(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n') {
+			return true
+		}
+	}
+	return strings.ContainsAny(s, "\u0085\u2028\u2029")
 }
 
 // counts tallies the layout seen while indexing.
@@ -234,7 +251,7 @@ func (ed *editor) contentEnd(e entry) int {
 			end = max(end, ed.quotedEnd(leaf, limit))
 		}
 	}
-	return min(end, max(limit, start))
+	return end
 }
 
 // blockScalarEnd is the last content line of a "|" or ">" scalar.
@@ -252,6 +269,16 @@ func (ed *editor) blockScalarEnd(n *yaml.Node, limit int) int {
 			break
 		}
 		end = l
+	}
+	// With keep chomping ("|+") the blank lines after the text are part of
+	// the value too.
+	if n.Line < 1 || n.Line > len(ed.lines) {
+		return end
+	}
+	if h := ed.lines[n.Line-1].text; strings.Contains(h[min(byteCol(h, n.Column), len(h)):], "+") {
+		for end < limit && end < len(ed.lines) && isBlank(ed.lines[end].text) {
+			end++
+		}
 	}
 	return end
 }
@@ -307,7 +334,10 @@ func (ed *editor) extendedEnd(e entry) int {
 // splice replaces lines s..e (1-based, inclusive; e = s-1 inserts before
 // line s) with repl. New lines take the line ending of the lines they replace
 // (the file's otherwise); a missing final newline stays missing.
-func (ed *editor) splice(s, e int, repl []string) {
+func (ed *editor) splice(s, e int, repl []string) error {
+	if s < 1 || e < s-1 || e > len(ed.lines) {
+		return fmt.Errorf("internal: bad line range %d-%d of %d lines", s, e, len(ed.lines))
+	}
 	eol := ed.eol
 	if e >= s && ed.lines[s-1].eol != "" {
 		eol = ed.lines[s-1].eol
@@ -333,4 +363,5 @@ func (ed *editor) splice(s, e int, repl []string) {
 	out = append(out, ls...)
 	out = append(out, ed.lines[e:]...)
 	ed.lines = out
+	return nil
 }

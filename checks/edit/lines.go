@@ -2,8 +2,11 @@ package edit
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // line is one line of the file: its text without the line ending, and the
@@ -120,4 +123,15 @@ func byteCol(t string, col int) int {
 		off += w
 	}
 	return off
+}
+
+// decode reads the next document from dec, turning a panic inside yaml.v3
+// (there have been some on malformed input) into an error.
+func decode(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: %v", r)
+		}
+	}()
+	return dec.Decode(n)
 }

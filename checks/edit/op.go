@@ -33,8 +33,9 @@ type Op struct {
 	// Comment, when set, becomes a line comment on the changed or inserted key
 	// (for example "starting point: adjust to the app's real usage").
 	Comment string `json:"comment,omitempty"`
-	// After lists sibling keys in order of preference: a key that Set inserts
-	// into a mapping goes right after the last of these that is present, so it
-	// lands where a person would put it. With no match it goes at the end.
+	// After lists sibling keys a key that Set (or Append) inserts into a
+	// mapping should follow: it goes right after whichever of these comes
+	// last in the mapping, so it lands where a person would put it. With no
+	// match it goes at the end.
 	After []string `json:"after,omitempty"`
 }

@@ -39,11 +39,14 @@ func isInline(n *yaml.Node) bool {
 // inlineText renders a scalar, alias or flow/empty collection. The first
 // line goes after "key: " or "- "; further lines (block scalars, long
 // quoted text) come back with their common indentation removed.
-func inlineText(n *yaml.Node) ([]string, error) {
+func (ed *editor) inlineText(n *yaml.Node) ([]string, error) {
 	if n.Kind == yaml.AliasNode {
 		return []string{"*" + n.Value}, nil
 	}
 	c := stripComments(n)
+	if ed.quoteBlocks && c.Kind == yaml.ScalarNode && c.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		c.Style = yaml.DoubleQuotedStyle
+	}
 	if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
 		c.Style |= yaml.FlowStyle
 	}
@@ -110,7 +113,7 @@ func (ed *editor) valueLines(head string, ind int, item bool, v *yaml.Node, cm s
 		return s
 	}
 	if isInline(v) {
-		ls, err := inlineText(v)
+		ls, err := ed.inlineText(v)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +177,7 @@ func (ed *editor) mapLines(m *yaml.Node, ind int) ([]string, error) {
 		if k.Kind != yaml.ScalarNode && k.Kind != yaml.AliasNode {
 			return nil, fmt.Errorf("cannot write a complex mapping key")
 		}
-		kt, err := inlineText(k)
+		kt, err := ed.inlineText(k)
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +216,7 @@ func (ed *editor) seqLines(s *yaml.Node, ind int) ([]string, error) {
 // nodeLines writes a node at the root of a document.
 func (ed *editor) nodeLines(n *yaml.Node) ([]string, error) {
 	if isInline(n) {
-		return inlineText(n)
+		return ed.inlineText(n)
 	}
 	if n.Kind == yaml.MappingNode {
 		return ed.mapLines(n, 0)
