@@ -1,0 +1,82 @@
+package checks
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var imageTagMutable = &Rule{
+	ID:       "image-tag-mutable",
+	Section:  naSection,
+	Severity: Warning,
+	Why:      "an image with no tag or `:latest` changes under the same name: rollouts and rollbacks are not reproducible and nodes run different code",
+	Help:     "Images pinned by digest, placeholders (`${TAG}`, `PROJECT_ID`) and images whose tag a kustomization's `images:` sets do not fire.",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		var out []Finding
+		naContainerImages(obj, func(c manifest.Container) {
+			if naImagePlaceholder(c.Image) {
+				return
+			}
+			ref := naParseImage(c.Image)
+			if ref.Digest != "" || ctx.KustomizeOverridesImage(ref.Name) {
+				return
+			}
+			if ref.Tag == "" && !strings.Contains(ref.Name, "/") && naInKustomizeTree(ctx, obj) {
+				return // a bare build-time name (frontend) that kustomize or skaffold replaces
+			}
+			var msg string
+			switch ref.Tag {
+			case "":
+				msg = fmt.Sprintf("container %q uses image %q with no tag, which means :latest: pin a version tag (or a digest)", c.Name, c.Image)
+			case "latest":
+				msg = fmt.Sprintf("container %q uses %q: :latest changes under the same name; pin a version tag (or a digest)", c.Name, c.Image)
+			default:
+				return
+			}
+			out = append(out, At(obj, c.Path.Child("image"), msg))
+		})
+		return out
+	},
+}
+
+var imageNotPinned = &Rule{
+	ID:       "image-not-pinned",
+	Section:  naSection,
+	Severity: Info,
+	OptIn:    true,
+	Why:      "an image not pinned by digest may change under the same tag (tags can be moved)",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		var out []Finding
+		naContainerImages(obj, func(c manifest.Container) {
+			if naImagePlaceholder(c.Image) {
+				return
+			}
+			ref := naParseImage(c.Image)
+			if ref.Digest != "" || ctx.KustomizeOverridesImage(ref.Name) {
+				return
+			}
+			out = append(out, At(obj, c.Path.Child("image"), fmt.Sprintf("container %q uses %q, not pinned by digest: append @sha256:… (the tag may stay for readers)", c.Name, c.Image)))
+		})
+		return out
+	},
+}
+
+// naInKustomizeTree reports whether obj sits in a kustomize tree: a
+// kustomization in its folder or above, or a base/, bases/ or components/
+// folder on its path.
+func naInKustomizeTree(ctx *Context, obj *manifest.Object) bool {
+	for _, seg := range strings.Split(path.Dir(obj.File.Path), "/") {
+		if seg == "base" || seg == "bases" || seg == "components" {
+			return true
+		}
+	}
+	for _, k := range ctx.Objects {
+		if isKustomization(k) && naUnder(obj.File.Path, path.Dir(k.File.Path)) {
+			return true
+		}
+	}
+	return false
+}
