@@ -190,6 +190,9 @@ func apiMigration(obj *manifest.Object, to schema.GroupVersionKind) (newAPIVersi
 	if n := apiKnownChanges(obj, to); n != "" {
 		return newAPIVersion, false, n
 	}
+	if to.Group == "apiregistration.k8s.io" && to.Version == "v1" {
+		return newAPIVersion, true, "" // v1 has v1beta1's fields unchanged (kube-aggregator's types are not bundled)
+	}
 	target, err := apiTypes().New(to)
 	if err != nil {
 		return newAPIVersion, false, ""
@@ -238,8 +241,6 @@ func apiKnownChanges(obj *manifest.Object, to schema.GroupVersionKind) string {
 		if obj.Node("spec", "signerName") == nil {
 			return "certificates.k8s.io/v1 requires spec.signerName"
 		}
-	case to.Group == "apiregistration.k8s.io":
-		return ""
 	}
 	return ""
 }
