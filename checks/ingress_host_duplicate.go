@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -11,7 +12,7 @@ var ingressHostDuplicate = &Rule{
 	Section:  naSection,
 	Severity: Warning,
 	Why:      "two Ingresses claiming the same host and path fight over the route; which one wins depends on the controller (004: custom policy)",
-	Help:     "Hosts reserved for documentation (example.com, .test, .local, and the docs' foo.bar.com) are skipped. Canary Ingresses (nginx.ingress.kubernetes.io/canary), Ingresses of different classes and copies of one Ingress (same name) in different overlays do not count.",
+	Help:     "Hosts reserved for documentation (example.com, .test, .local, and the docs' foo.bar.com) are skipped. Canary Ingresses (nginx.ingress.kubernetes.io/canary), Ingresses of different classes and copies of one Ingress (same name, or files in different folders under overlays/, environments/, envs/ or clusters/) do not count.",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		in := naReadIngress(obj)
 		if in == nil || obj.Patch || naIsCanary(obj) {
@@ -29,7 +30,7 @@ var ingressHostDuplicate = &Rule{
 				continue
 			}
 			for _, other := range naIngresses(ctx) {
-				if other == obj || other.Name == obj.Name || naIsCanary(other) {
+				if other == obj || other.Name == obj.Name || naIsCanary(other) || naOtherEnvironment(obj.File.Path, other.File.Path) {
 					continue
 				}
 				oin := naReadIngress(other)
@@ -82,3 +83,22 @@ func naNormPath(p string) string {
 // documentation uses in examples that are alternatives to each other, never
 // deployed together.
 var naDocsSampleHosts = map[string]bool{"foo.bar.com": true, "bar.foo.com": true}
+
+// naOtherEnvironment reports whether two files sit in different folders
+// right below the same overlays/, environments/, envs/ or clusters/ folder:
+// variants of one app for different environments or clusters.
+func naOtherEnvironment(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i+1 < len(as) && i+1 < len(bs); i++ {
+		if as[i] != bs[i] {
+			return false
+		}
+		switch as[i] {
+		case "overlays", "environments", "envs", "clusters":
+			if as[i+1] != bs[i+1] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -65,6 +65,10 @@ func TestCorpusNoFalseAlarmsNetworkAccess(t *testing.T) {
 			"its Deployment has a duplicate key (schema-invalid, no typed value); its pod labels are read from the YAML"},
 		{"kubernetes-examples/_archived/storage/vitess/vtgate-service.yaml", "Service", "vtgate", "service-selects-nothing",
 			"its workload is a sed template of the same repo (placeholders, read from the YAML)"},
+		{"kubernetes-examples/AI/vllm-deployment/hpa/gpu-dcgm-exporter-service-gke.yaml", "Service", "gke-managed-dcgm-exporter", "service-selects-nothing",
+			"a Service for the exporter GKE deploys, beside ServiceMonitors (monitoring resources keep a unit's Services unjudged)"},
+		{"kubernetes-examples/AI/vllm-deployment/hpa/gpu-dcgm-exporter-service-generic.yaml", "Service", "gpu-dcgm-exporter-service", "service-selects-nothing",
+			"a Service for an exporter a Helm chart deploys, beside ServiceMonitors"},
 		// ingress-backend-missing
 		{"ingress-nginx/docs/examples/openpolicyagent/tests/should-allow.yaml", "Ingress", "simple", "ingress-backend-missing",
 			"an Ingress alone in its folder: its Services are deployed elsewhere"},

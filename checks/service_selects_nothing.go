@@ -84,7 +84,7 @@ func naUnitCreatesPodsAtRunTime(ctx *Context, unit string) bool {
 		if ctx.Unit(o) != unit || o.Kind == "" || o.APIVersion == "" {
 			continue
 		}
-		if naIsCustomResource(o) {
+		if naIsCustomResource(o) && !naPassiveKinds[o.Kind] {
 			return true
 		}
 	}
@@ -153,4 +153,20 @@ func naPodLabels(o *manifest.Object) (map[string]string, bool) {
 		out[n.Content[i].Value] = n.Content[i+1].Value
 	}
 	return out, true
+}
+
+// naPassiveKinds are custom resource kinds known to create no pods or
+// Services: configuration for certificates, routing and secrets.
+// (Monitoring resources are not among them: a unit with ServiceMonitors
+// often declares Services for exporters deployed by a chart or the cloud
+// provider, e.g. kubernetes-examples' GKE-managed DCGM exporter.)
+var naPassiveKinds = map[string]bool{
+	"Certificate": true, "Issuer": true, "ClusterIssuer": true, "CertificateRequest": true,
+	"VirtualService": true, "DestinationRule": true, "PeerAuthentication": true, "AuthorizationPolicy": true,
+	"RequestAuthentication": true, "Sidecar": true, "ServiceEntry": true, "Telemetry": true, "EnvoyFilter": true,
+	"HTTPRoute": true, "GRPCRoute": true, "TCPRoute": true, "TLSRoute": true, "ReferenceGrant": true,
+	"Middleware": true, "IngressRoute": true, "TLSOption": true, "SealedSecret": true, "ExternalSecret": true,
+	"SecretStore": true, "ClusterSecretStore": true, "VerticalPodAutoscaler": true, "ScaledObject": true,
+	"ClusterPolicy": true, "Policy": true, "PolicyException": true, "BackendConfig": true, "FrontendConfig": true,
+	"ManagedCertificate": true,
 }
