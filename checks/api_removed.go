@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -68,7 +69,7 @@ func apiVersionFinding(ctx *Context, obj *manifest.Object, removed bool) []Findi
 		msg += "; use " + newVersion
 	}
 	if note != "" {
-		msg += ": " + note
+		msg += ". " + strings.ToUpper(note[:1]) + note[1:]
 	}
 	f := At(obj, manifest.Path{"apiVersion"}, msg)
 	if fixable {
