@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -69,7 +68,7 @@ func apiVersionFinding(ctx *Context, obj *manifest.Object, removed bool) []Findi
 		msg += "; use " + newVersion
 	}
 	if note != "" {
-		msg += ". " + strings.ToUpper(note[:1]) + note[1:]
+		msg += " (" + note + ")"
 	}
 	f := At(obj, manifest.Path{"apiVersion"}, msg)
 	if fixable {
