@@ -13,6 +13,7 @@ var apiserverAlphaFeatures = &Rule{
 	Section:  apiSection,
 	Severity: Warning,
 	Why:      "alpha feature gates are untested in production, may be buggy and change or vanish without notice (004: weigh alpha features)",
+	Help:     "Gate stages come from the versioned feature specs of Kubernetes 1.37 (api_feature_gates.go), evaluated at the target kubernetesVersion; gates removed before 1.37 are not known. AllAlpha=true always fires.",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		var out []Finding
 		for _, fs := range apiServerFlagSets(obj) {

@@ -11,7 +11,7 @@ var ingressBackendMissing = &Rule{
 	Section:  naSection,
 	Severity: Warning,
 	Why:      "an Ingress backend names a Service that is not in the repo: the route answers 503",
-	Help:     "Services are looked for in the Ingress's deployment unit, then in the whole repository, in a namespace the Ingress may share. Units that run operators (which create Services at run time) are skipped.",
+	Help:     "Services are looked for in the Ingress's deployment unit, then in the whole repository, in a namespace the Ingress may share. Units that run operators (which create Services at run time) and units without any Service (the Ingress fronts Services deployed elsewhere) are skipped.",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		in := naReadIngress(obj)
 		if in == nil || obj.Patch || len(in.Backends) == 0 {

@@ -15,7 +15,7 @@ var serviceSelectsNothing = &Rule{
 	Section:  naSection,
 	Severity: Warning,
 	Why:      "a Service whose selector matches no workload has no endpoints: traffic to it fails",
-	Help:     "Services without a selector (endpoints managed by hand) and deployment units that run operators (custom resources whose pods are created at run time) are skipped.",
+	Help:     "Workloads are looked for in the Service's deployment unit, then in the whole repository (overlays keep them in a base), in a namespace the Service may share; workloads that do not decode count by the labels written in their template. Skipped: Services without a selector (endpoints managed by hand); selector keys that controllers add to pods at run time (statefulset.kubernetes.io/pod-name, job-name, pod-template-hash, …); deployment units that run operators, Helm releases or GitOps applications (custom resources whose pods are created at run time); and units with no workloads at all (a Service for pods a chart or another repository deploys).",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		svc, ok := obj.Typed.(*corev1.Service)
 		if !ok || len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName || obj.Patch {
