@@ -45,10 +45,8 @@ func apiVersionFinding(ctx *Context, obj *manifest.Object, removed bool) []Findi
 	if !ok {
 		return nil
 	}
-	if l.Replacement.Empty() {
-		l.Replacement = apiGAVersionOf(obj.APIVersion, obj.Kind)
-	}
 	target := ctx.Config.TargetMinor()
+	l.Replacement = apiReplacementAt(obj.APIVersion, obj.Kind, l, target)
 	isRemoved := l.Removed > 0 && target >= l.Removed
 	isDeprecated := !isRemoved && l.Deprecated > 0 && target >= l.Deprecated
 	if (removed && !isRemoved) || (!removed && !isDeprecated) {
@@ -115,4 +113,20 @@ func apiGAVersionOf(apiVersion, kind string) schema.GroupVersionKind {
 		}
 	}
 	return schema.GroupVersionKind{}
+}
+
+// apiReplacementAt returns what replaces apiVersion/kind at Kubernetes
+// 1.target: the lifecycle's replacement, followed while that one is itself
+// removed at the target (flowcontrol v1beta2 → v1beta3 → v1), else the GA
+// version of the same kind.
+func apiReplacementAt(apiVersion, kind string, l apiLifecycle, target int) schema.GroupVersionKind {
+	repl := l.Replacement
+	for i := 0; i < 5 && !repl.Empty(); i++ {
+		next, ok := apiLifecycleOf(repl.GroupVersion().String(), repl.Kind)
+		if !ok || next.Removed == 0 || target < next.Removed {
+			return repl
+		}
+		repl = next.Replacement
+	}
+	return apiGAVersionOf(apiVersion, kind)
 }
