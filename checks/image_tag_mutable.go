@@ -24,8 +24,8 @@ var imageTagMutable = &Rule{
 			if ref.Digest != "" || ctx.KustomizeOverridesImage(ref.Name) {
 				return
 			}
-			if ref.Tag == "" && !strings.Contains(ref.Name, "/") && naInKustomizeTree(ctx, obj) {
-				return // a bare build-time name (frontend) that kustomize or skaffold replaces
+			if ref.Tag == "" && !strings.Contains(ref.Name, "/") && (naInKustomizeTree(ctx, obj) || !naDockerOfficialImages[ref.Name]) {
+				return // a bare build-time name (frontend) that kustomize, skaffold or a script replaces
 			}
 			var msg string
 			switch ref.Tag {
@@ -80,3 +80,26 @@ func naInKustomizeTree(ctx *Context, obj *manifest.Object) bool {
 	}
 	return false
 }
+
+// naDockerOfficialImages are Docker Hub's official images (docker.io/library):
+// a bare name among them is a real image, any other bare name is a
+// build-time placeholder.
+var naDockerOfficialImages = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`adminer aerospike almalinux alpine amazoncorretto amazonlinux arangodb archlinux
+		backdrop bash bonita buildpack-deps busybox caddy cassandra chronograf cirros clearlinux clojure composer
+		consul couchbase couchdb crate dart debian docker drupal eclipse-mosquitto eclipse-temurin eggdrop
+		elasticsearch elixir emqx erlang fedora flink fluentd friendica gazebo gcc geonetwork ghost golang gradle
+		groovy haproxy haskell haxe hello-world hitch httpd hylang ibm-semeru-runtimes ibmjava influxdb irssi jetty
+		jobber joomla jruby julia kapacitor kibana kong krakend lightstreamer liquibase logstash mageia mariadb
+		matomo maven mediawiki memcached mongo mongo-express monica mono mysql nats neo4j neurodebian nextcloud
+		nginx node notary odoo open-liberty openjdk oraclelinux orientdb percona perl photon php php-zendserver
+		phpmyadmin plone postfixadmin postgres pypy python r-base rabbitmq rakudo-star redis redmine registry
+		rethinkdb rocket.chat rockylinux ruby rust sapmachine satosa silverpeas solr sonarqube spiped storm
+		swift teamspeak telegraf tomcat tomee traefik ubuntu unit varnish vault websphere-liberty wordpress
+		xwiki yourls znc zookeeper centos express-gateway jenkins nuxeo piwik sentry swarm kaazing-gateway
+		opensuse known rapidoid sourcemage java iojs django rails celery thrift ros`) {
+		m[n] = true
+	}
+	return m
+}()

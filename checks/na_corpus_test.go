@@ -89,6 +89,8 @@ func TestCorpusNoFalseAlarmsNetworkAccess(t *testing.T) {
 			"a bare build-time name in a kustomize component: skaffold/kustomize replace it"},
 		{"gke-samples/workloads/migrate-x86-app-to-multi-arch/k8s/base/hello-deployment.yaml", "Deployment", "hello-deployment", "image-tag-mutable",
 			"a bare build-time name in a kustomize base"},
+		{"gke-samples/networking/grpc-gke-nlb-tutorial/echo-grpc/k8s/echo-deployment.yaml", "Deployment", "echo-grpc", "image-tag-mutable",
+			"image echo-grpc is no Docker Hub official image: the tutorial's build replaces it"},
 		// serviceaccount-shared
 		{"istio-samples/samples/bookinfo/platform/kube/bookinfo.yaml", "Deployment", "reviews-v1", "serviceaccount-shared",
 			"reviews-v1/v2/v3 are versions of one app (same app label)"},

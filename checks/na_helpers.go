@@ -213,7 +213,7 @@ func naParseImage(image string) naImageRef {
 // script or template (${VAR}, PROJECT_ID, {{ }}, <image>): any of its parts
 // is a placeholder.
 func naImagePlaceholder(image string) bool {
-	if image == "" || manifest.IsPlaceholder(image) || strings.ContainsAny(image, "$<>{}") || naDunderRE.MatchString(image) {
+	if image == "" || manifest.IsPlaceholder(image) || strings.ContainsAny(image, "$<>{}") || naDunderRE.MatchString(image) || strings.HasPrefix(image, "ko://") {
 		return true
 	}
 	for _, part := range strings.FieldsFunc(image, func(r rune) bool { return r == '/' || r == ':' || r == '@' }) {
