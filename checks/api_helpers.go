@@ -251,6 +251,9 @@ type apiFlag struct {
 	// Path is the node path of the flag: the list item ("--flag=v"), the
 	// map key (kubeadm v1beta3) or the {name, value} item (kubeadm v1beta4).
 	Path manifest.Path
+	// ValuePath is the separate list item holding the value
+	// ("--audit-log-maxage", "7"), nil when the value is written inline.
+	ValuePath manifest.Path
 }
 
 // apiServerFlags is where a kube-apiserver's flags are written in a manifest.
@@ -269,6 +272,9 @@ type apiServerFlags struct {
 	Kubeadm bool
 	Label   string // "container kube-apiserver" / "ClusterConfiguration apiServer.extraArgs"
 }
+
+// apiBoolFlags are the boolean kube-apiserver flags the rules read.
+var apiBoolFlags = map[string]bool{"profiling": true, "anonymous-auth": true}
 
 // apiServerFlagSets returns every kube-apiserver flag set of obj: the
 // kube-apiserver containers of a static pod (or other workload), or the
@@ -297,11 +303,18 @@ func apiServerFlagSets(obj *manifest.Object) []*apiServerFlags {
 				if !strings.HasPrefix(a, "--") {
 					continue
 				}
-				name, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-				if !strings.Contains(a, "=") {
-					value = "true"
+				name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+				f := apiFlag{Name: name, Path: c.Path.Child(key, manifest.Index(i))}
+				switch {
+				case hasValue:
+				case apiBoolFlags[name]:
+					value = "true" // pflag: a bare boolean flag is true and takes no separate value
+				case i+1 < len(list) && !strings.HasPrefix(list[i+1], "-"):
+					value = list[i+1] // "--audit-log-path", "/var/log/audit.log"
+					f.ValuePath = c.Path.Child(key, manifest.Index(i+1))
 				}
-				fs.Flags[name] = apiFlag{Name: name, Value: value, Path: c.Path.Child(key, manifest.Index(i))}
+				f.Value = value
+				fs.Flags[name] = f
 				n++
 			}
 			return n
@@ -367,6 +380,9 @@ func (fs *apiServerFlags) Set(name, value string) []edit.Op {
 	f, ok := fs.Flags[name]
 	switch fs.Form {
 	case "args":
+		if ok && f.ValuePath != nil {
+			return []edit.Op{SetOp(f.ValuePath, apiQuote(value))}
+		}
 		if ok {
 			return []edit.Op{SetOp(f.Path, "--"+name+"="+value)}
 		}
@@ -388,6 +404,9 @@ func (fs *apiServerFlags) Delete(name string) []edit.Op {
 	f, ok := fs.Flags[name]
 	if !ok {
 		return nil
+	}
+	if f.ValuePath != nil {
+		return []edit.Op{DeleteOp(f.ValuePath), DeleteOp(f.Path)} // the later item first, so the earlier index stays valid
 	}
 	return []edit.Op{DeleteOp(f.Path)}
 }
