@@ -12,7 +12,7 @@ var jobTTLMissing = &Rule{
 	Section:  apiSection,
 	Severity: Info,
 	Why:      "a finished Job without ttlSecondsAfterFinished stays, with its pods, until someone deletes it",
-	Help:     "Jobs owned by a CronJob (and a CronJob's jobTemplate) are cleaned up by the CronJob's history limits; Helm and Argo CD hook Jobs with a delete policy are deleted by the tool.",
+	Help:     "Jobs owned by a CronJob (and a CronJob's jobTemplate) are cleaned up by the CronJob's history limits; Helm and Argo CD hook Jobs are deleted by the tool (before-hook-creation is the default delete policy of both).",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		job, ok := obj.Typed.(*batchv1.Job)
 		if !ok || obj.Patch || job.Spec.TTLSecondsAfterFinished != nil {
@@ -23,8 +23,8 @@ var jobTTLMissing = &Rule{
 				return nil
 			}
 		}
-		if obj.Annotations["helm.sh/hook-delete-policy"] != "" || obj.Annotations["argocd.argoproj.io/hook-delete-policy"] != "" {
-			return nil
+		if obj.Annotations["helm.sh/hook"] != "" || obj.Annotations["argocd.argoproj.io/hook"] != "" {
+			return nil // hooks are deleted by the tool (before-hook-creation is both tools' default policy)
 		}
 		path := manifest.Path{"spec", "ttlSecondsAfterFinished"}
 		return []Finding{At(obj, path, "Job has no ttlSecondsAfterFinished: it and its pods stay after it finishes. 86400 (one day) is a starting point; a GitOps tool that syncs this Job re-creates it once it is deleted, so mark it as a hook there").
