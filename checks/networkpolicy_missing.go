@@ -68,7 +68,7 @@ var networkpolicyMissing = &Rule{
 		msg := fmt.Sprintf("namespace %q has workloads with %s (%s): every pod may reach them. Start with a default-deny and allow what each app needs:\n"+
 			"apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: default-deny\n  namespace: %s\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]",
 			ns, what, strings.Join(uncovered, ", "), ns)
-		return []Finding{At(obj, manifest.Path{"metadata", "name"}, msg)}
+		return []Finding{At(obj, nil, msg)} // nothing to point at inside the Namespace: its kind line
 	},
 }
 
