@@ -12,7 +12,7 @@ var imageRegistryNotAllowed = &Rule{
 	Section:  naSection,
 	Severity: Error,
 	Why:      "an image from a registry the organisation does not allow (004: custom policy on image sources)",
-	Help:     "Needs config: rules.image-registry-not-allowed.allowedRegistries lists registries (`ghcr.io`) or registry prefixes (`gcr.io/my-project`, `docker.io/library`). Does nothing while the list is empty.",
+	Help:     "Needs config: rules.image-registry-not-allowed.allowedRegistries lists registries (`ghcr.io`) or registry prefixes (`gcr.io/my-project`, `docker.io/library`). Does nothing while the list is empty. Images that a kustomization's `images:` rewrites (newName may move them) are skipped.",
 	Params:   map[string]any{"allowedRegistries": []string{}},
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
 		allowed := naConfigStrings(ctx.Config, "image-registry-not-allowed", "allowedRegistries")
@@ -21,8 +21,8 @@ var imageRegistryNotAllowed = &Rule{
 		}
 		var out []Finding
 		naContainerImages(obj, func(c manifest.Container) {
-			if naImagePlaceholder(c.Image) || naRegistryAllowed(c.Image, allowed) {
-				return
+			if naImagePlaceholder(c.Image) || naRegistryAllowed(c.Image, allowed) || ctx.KustomizeOverridesImage(naParseImage(c.Image).Name) {
+				return // a kustomization's images: may point it at another registry (newName)
 			}
 			ref := naParseImage(c.Image)
 			out = append(out, At(obj, c.Path.Child("image"), fmt.Sprintf("container %q pulls %q from %s, which is not among the allowed registries (%s)", c.Name, c.Image, ref.Registry, strings.Join(allowed, ", "))))
