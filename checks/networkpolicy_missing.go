@@ -35,11 +35,12 @@ var networkpolicyMissing = &Rule{
 				policies = append(policies, np)
 				continue
 			}
-			if naOtherNetworkPolicy(p) {
-				return nil // Cilium / Calico / admin policies: their selectors are not Kubernetes label selectors
+			if naOtherNetworkPolicy(p) || (p.Kind == "NetworkPolicy" && p.Typed == nil) {
+				return nil // Cilium / Calico / admin policies (their selectors are not Kubernetes label selectors), or a policy with placeholders: it may cover them
 			}
 		}
 		var uncovered []string
+		seen := map[string]bool{}
 		for _, w := range workloads {
 			pt := w.PodTemplate()
 			covered := false
@@ -50,8 +51,9 @@ var networkpolicyMissing = &Rule{
 					break
 				}
 			}
-			if !covered {
-				uncovered = append(uncovered, w.Kind+" "+w.Name)
+			if id := w.Kind + " " + w.Name; !covered && !seen[id] {
+				seen[id] = true
+				uncovered = append(uncovered, id)
 			}
 		}
 		if len(uncovered) == 0 {
