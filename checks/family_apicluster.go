@@ -2,5 +2,14 @@ package checks
 
 // apiClusterRules returns the rules of this family. Each rule has its own file.
 func apiClusterRules() []*Rule {
-	return []*Rule{}
+	return []*Rule{
+		apiRemoved,
+		apiDeprecated,
+		apiPrerelease,
+		jobTTLMissing,
+		apiserverInsecureFlag,
+		apiserverAuditLog,
+		apiserverOIDCMissing,
+		apiserverAlphaFeatures,
+	}
 }

@@ -1,0 +1,425 @@
+package checks
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	yaml "go.yaml.in/yaml/v3"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	admissionregistrationv1alpha1 "k8s.io/api/admissionregistration/v1alpha1"
+	admissionregistrationv1beta1 "k8s.io/api/admissionregistration/v1beta1"
+	appsv1 "k8s.io/api/apps/v1"
+	appsv1beta1 "k8s.io/api/apps/v1beta1"
+	appsv1beta2 "k8s.io/api/apps/v1beta2"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	batchv1beta1 "k8s.io/api/batch/v1beta1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	certificatesv1alpha1 "k8s.io/api/certificates/v1alpha1"
+	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	coordinationv1alpha2 "k8s.io/api/coordination/v1alpha2"
+	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	discoveryv1beta1 "k8s.io/api/discovery/v1beta1"
+	eventsv1 "k8s.io/api/events/v1"
+	eventsv1beta1 "k8s.io/api/events/v1beta1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	flowcontrolv1beta1 "k8s.io/api/flowcontrol/v1beta1"
+	flowcontrolv1beta2 "k8s.io/api/flowcontrol/v1beta2"
+	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	networkingv1 "k8s.io/api/networking/v1"
+	networkingv1beta1 "k8s.io/api/networking/v1beta1"
+	nodev1 "k8s.io/api/node/v1"
+	nodev1beta1 "k8s.io/api/node/v1beta1"
+	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
+	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	storagev1 "k8s.io/api/storage/v1"
+	storagev1alpha1 "k8s.io/api/storage/v1alpha1"
+	storagev1beta1 "k8s.io/api/storage/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// apiBuiltinGroups are the API groups the Kubernetes API server itself
+// serves (everything else is a CRD or a configuration file format).
+var apiBuiltinGroups = map[string]bool{
+	"": true, "apps": true, "batch": true, "policy": true, "autoscaling": true, "extensions": true,
+	"admissionregistration.k8s.io": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true,
+	"authentication.k8s.io": true, "authorization.k8s.io": true, "certificates.k8s.io": true,
+	"coordination.k8s.io": true, "discovery.k8s.io": true, "events.k8s.io": true,
+	"flowcontrol.apiserver.k8s.io": true, "internal.apiserver.k8s.io": true, "networking.k8s.io": true,
+	"node.k8s.io": true, "rbac.authorization.k8s.io": true, "resource.k8s.io": true,
+	"scheduling.k8s.io": true, "storage.k8s.io": true, "storagemigration.k8s.io": true,
+	"settings.k8s.io": true,
+}
+
+// apiGroupVersion splits an apiVersion into group and version ("v1" → "", "v1").
+func apiGroupVersion(apiVersion string) (group, version string) {
+	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+		return apiVersion[:i], apiVersion[i+1:]
+	}
+	return "", apiVersion
+}
+
+// apiLifecycle is when a built-in apiVersion/kind was deprecated and is
+// removed (minor versions of Kubernetes 1.x; 0 when never), and what
+// replaces it.
+type apiLifecycle struct {
+	Deprecated, Removed int
+	Replacement         schema.GroupVersionKind
+}
+
+// apiStaticLifecycles covers API versions that k8s.io/api no longer
+// carries (Kubernetes deprecation guide).
+var apiStaticLifecycles = map[string]apiLifecycle{
+	"autoscaling/v2beta1/HorizontalPodAutoscaler":           {22, 25, schema.GroupVersionKind{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}},
+	"autoscaling/v2beta2/HorizontalPodAutoscaler":           {23, 26, schema.GroupVersionKind{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}},
+	"apiextensions.k8s.io/v1beta1/CustomResourceDefinition": {16, 22, schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}},
+	"apiregistration.k8s.io/v1beta1/APIService":             {19, 22, schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}},
+	"rbac.authorization.k8s.io/v1alpha1/Role":               {17, 22, schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}},
+	"rbac.authorization.k8s.io/v1alpha1/ClusterRole":        {17, 22, schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}},
+	"rbac.authorization.k8s.io/v1alpha1/RoleBinding":        {17, 22, schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}},
+	"rbac.authorization.k8s.io/v1alpha1/ClusterRoleBinding": {17, 22, schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"}},
+	"settings.k8s.io/v1alpha1/PodPreset":                    {0, 20, schema.GroupVersionKind{}},
+	"batch/v2alpha1/CronJob":                                {0, 21, schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "CronJob"}},
+}
+
+var (
+	apiSchemeOnce sync.Once
+	apiScheme     *runtime.Scheme
+)
+
+// apiTypes returns a scheme of every built-in type k8s.io/api carries, which
+// knows each type's lifecycle (zz_generated.prerelease-lifecycle.go).
+func apiTypes() *runtime.Scheme {
+	apiSchemeOnce.Do(func() {
+		s := runtime.NewScheme()
+		for _, add := range []func(*runtime.Scheme) error{
+			admissionregistrationv1.AddToScheme, admissionregistrationv1alpha1.AddToScheme, admissionregistrationv1beta1.AddToScheme,
+			appsv1.AddToScheme, appsv1beta1.AddToScheme, appsv1beta2.AddToScheme,
+			autoscalingv1.AddToScheme, autoscalingv2.AddToScheme,
+			batchv1.AddToScheme, batchv1beta1.AddToScheme,
+			certificatesv1.AddToScheme, certificatesv1alpha1.AddToScheme, certificatesv1beta1.AddToScheme,
+			coordinationv1.AddToScheme, coordinationv1alpha2.AddToScheme, coordinationv1beta1.AddToScheme,
+			corev1.AddToScheme, discoveryv1.AddToScheme, discoveryv1beta1.AddToScheme,
+			eventsv1.AddToScheme, eventsv1beta1.AddToScheme, extensionsv1beta1.AddToScheme,
+			flowcontrolv1.AddToScheme, flowcontrolv1beta1.AddToScheme, flowcontrolv1beta2.AddToScheme, flowcontrolv1beta3.AddToScheme,
+			networkingv1.AddToScheme, networkingv1beta1.AddToScheme, nodev1.AddToScheme, nodev1beta1.AddToScheme,
+			policyv1.AddToScheme, policyv1beta1.AddToScheme, rbacv1.AddToScheme, rbacv1beta1.AddToScheme,
+			resourcev1.AddToScheme, resourcev1beta1.AddToScheme, resourcev1beta2.AddToScheme,
+			schedulingv1.AddToScheme, schedulingv1beta1.AddToScheme,
+			storagev1.AddToScheme, storagev1alpha1.AddToScheme, storagev1beta1.AddToScheme,
+		} {
+			_ = add(s)
+		}
+		apiScheme = s
+	})
+	return apiScheme
+}
+
+// apiLifecycleOf returns the lifecycle of a built-in apiVersion/kind, and
+// whether one is known (deprecated or removed at some version).
+func apiLifecycleOf(apiVersion, kind string) (apiLifecycle, bool) {
+	if l, ok := apiStaticLifecycles[apiVersion+"/"+kind]; ok {
+		return l, true
+	}
+	group, version := apiGroupVersion(apiVersion)
+	if !apiBuiltinGroups[group] || kind == "" {
+		return apiLifecycle{}, false
+	}
+	obj, err := apiTypes().New(schema.GroupVersionKind{Group: group, Version: version, Kind: kind})
+	if err != nil {
+		return apiLifecycle{}, false
+	}
+	var l apiLifecycle
+	if d, ok := obj.(interface{ APILifecycleDeprecated() (int, int) }); ok {
+		if major, minor := d.APILifecycleDeprecated(); major == 1 {
+			l.Deprecated = minor
+		}
+	}
+	if r, ok := obj.(interface{ APILifecycleRemoved() (int, int) }); ok {
+		if major, minor := r.APILifecycleRemoved(); major == 1 {
+			l.Removed = minor
+		}
+	}
+	if r, ok := obj.(interface {
+		APILifecycleReplacement() schema.GroupVersionKind
+	}); ok {
+		l.Replacement = r.APILifecycleReplacement()
+	}
+	if l.Deprecated == 0 && l.Removed == 0 {
+		return l, false
+	}
+	return l, true
+}
+
+// apiPrerelease reports whether a built-in apiVersion is alpha or beta.
+var apiPrereleaseRE = regexp.MustCompile(`^v\d+(alpha|beta)\d*$`)
+
+// apiMigration says how to move obj to the replacement version: a fix when
+// the object is valid unchanged under it, else what else must change.
+func apiMigration(obj *manifest.Object, to schema.GroupVersionKind) (newAPIVersion string, fixable bool, note string) {
+	if to.Empty() {
+		return "", false, fmt.Sprintf("%s has no replacement: remove it or use what replaces its function", obj.Kind)
+	}
+	newAPIVersion = to.GroupVersion().String()
+	if to.Kind != obj.Kind {
+		return newAPIVersion, false, fmt.Sprintf("%s replaces %s: rewrite it as that kind", to.Kind, obj.Kind)
+	}
+	if obj.Templated || obj.Patch {
+		return newAPIVersion, false, ""
+	}
+	if n := apiKnownChanges(obj, to); n != "" {
+		return newAPIVersion, false, n
+	}
+	if to.Group == "apiregistration.k8s.io" && to.Version == "v1" {
+		return newAPIVersion, true, "" // v1 has v1beta1's fields unchanged (kube-aggregator's types are not bundled)
+	}
+	target, err := apiTypes().New(to)
+	if err != nil {
+		return newAPIVersion, false, ""
+	}
+	data, err := yaml.Marshal(obj.Root)
+	if err != nil {
+		return newAPIVersion, false, ""
+	}
+	if err := sigsyaml.UnmarshalStrict(data, target); err != nil {
+		msg := err.Error()
+		msg = strings.TrimPrefix(msg, "error unmarshaling JSON: while decoding JSON: ")
+		return newAPIVersion, false, fmt.Sprintf("under %s the object does not decode as written (%s): update those fields too", newAPIVersion, msg)
+	}
+	return newAPIVersion, true, ""
+}
+
+// apiKnownChanges names what must change besides apiVersion for the
+// migrations whose new version is stricter than its schema shows.
+func apiKnownChanges(obj *manifest.Object, to schema.GroupVersionKind) string {
+	switch {
+	case to.Group == "apps" && to.Version == "v1":
+		if obj.Node("spec", "selector") == nil {
+			return "apps/v1 requires spec.selector (older versions defaulted it from the template labels): add spec.selector.matchLabels with the template's labels, then change apiVersion"
+		}
+	case to.Group == "policy" && to.Kind == "PodDisruptionBudget":
+		if n := obj.Node("spec", "selector"); n != nil && n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+			return "under policy/v1 an empty selector selects every pod of the namespace (policy/v1beta1: none): set a selector for the pods it protects, then change apiVersion"
+		}
+	case to.Group == "networking.k8s.io" && to.Kind == "Ingress":
+		return "networking.k8s.io/v1 moves backend.serviceName/servicePort to backend.service.name and backend.service.port.number (or .name), renames spec.backend to spec.defaultBackend and requires pathType on every path"
+	case to.Group == "autoscaling" && to.Version == "v2" && strings.HasSuffix(obj.APIVersion, "v2beta1") && obj.Node("spec", "metrics") != nil:
+		return "autoscaling/v2 nests metric targets: targetAverageUtilization becomes target: {type: Utilization, averageUtilization: N}, targetAverageValue becomes target: {type: AverageValue, averageValue: V}"
+	case to.Group == "apiextensions.k8s.io":
+		return "apiextensions.k8s.io/v1 requires a structural openAPIV3Schema in every entry of spec.versions and moves validation, subresources and additionalPrinterColumns into each version"
+	case to.Group == "admissionregistration.k8s.io" && to.Version == "v1":
+		if ws := obj.Node("webhooks"); ws != nil {
+			for _, w := range ws.Content {
+				_, se := manifest.MapEntry(w, "sideEffects")
+				_, arv := manifest.MapEntry(w, "admissionReviewVersions")
+				if se == nil || arv == nil || (se.Value != "None" && se.Value != "NoneOnDryRun") {
+					return "admissionregistration.k8s.io/v1 requires sideEffects (None or NoneOnDryRun) and admissionReviewVersions on every webhook"
+				}
+			}
+		}
+	case to.Group == "certificates.k8s.io" && to.Version == "v1":
+		if obj.Node("spec", "signerName") == nil {
+			return "certificates.k8s.io/v1 requires spec.signerName"
+		}
+	}
+	return ""
+}
+
+// apiFlag is one kube-apiserver flag as written.
+type apiFlag struct {
+	Name, Value string
+	// Path is the node path of the flag: the list item ("--flag=v"), the
+	// map key (kubeadm v1beta3) or the {name, value} item (kubeadm v1beta4).
+	Path manifest.Path
+	// ValuePath is the separate list item holding the value
+	// ("--audit-log-maxage", "7"), nil when the value is written inline.
+	ValuePath manifest.Path
+}
+
+// apiServerFlags is where a kube-apiserver's flags are written in a manifest.
+type apiServerFlags struct {
+	// Form is "args" (a container's command/args), "map" (kubeadm
+	// extraArgs up to v1beta3) or "list" (kubeadm v1beta4).
+	Form  string
+	Flags map[string]apiFlag // by name without dashes; the last one wins
+	// ListPath is where a new flag goes: the container's command or args,
+	// or the kubeadm extraArgs.
+	ListPath manifest.Path
+	// Anchor is the position that stands for the flags as a whole.
+	Anchor manifest.Path
+	// Kubeadm is true for a ClusterConfiguration (kubeadm fills in its own
+	// defaults, such as NodeRestriction).
+	Kubeadm bool
+	Label   string // "container kube-apiserver" / "ClusterConfiguration apiServer.extraArgs"
+}
+
+// apiBoolFlags are the boolean kube-apiserver flags the rules read.
+var apiBoolFlags = map[string]bool{"profiling": true, "anonymous-auth": true}
+
+// apiServerFlagSets returns every kube-apiserver flag set of obj: the
+// kube-apiserver containers of a static pod (or other workload), or the
+// apiServer.extraArgs of a kubeadm ClusterConfiguration.
+func apiServerFlagSets(obj *manifest.Object) []*apiServerFlags {
+	if obj.Kind == "ClusterConfiguration" && strings.HasPrefix(obj.APIVersion, "kubeadm.k8s.io/") {
+		return []*apiServerFlags{apiKubeadmFlags(obj)}
+	}
+	pt := obj.PodTemplate()
+	if pt == nil {
+		return nil
+	}
+	var out []*apiServerFlags
+	for _, c := range pt.Containers() {
+		isAPIServer := c.Name == "kube-apiserver"
+		if len(c.Command) > 0 && path.Base(c.Command[0]) == "kube-apiserver" {
+			isAPIServer = true
+		}
+		if !isAPIServer {
+			continue
+		}
+		fs := &apiServerFlags{Form: "args", Flags: map[string]apiFlag{}, Anchor: c.Path, Label: "container " + c.Name}
+		read := func(list []string, key string) int {
+			n := 0
+			for i, a := range list {
+				if !strings.HasPrefix(a, "--") {
+					continue
+				}
+				name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+				f := apiFlag{Name: name, Path: c.Path.Child(key, manifest.Index(i))}
+				switch {
+				case hasValue:
+				case apiBoolFlags[name]:
+					value = "true" // pflag: a bare boolean flag is true and takes no separate value
+				case i+1 < len(list) && !strings.HasPrefix(list[i+1], "-"):
+					value = list[i+1] // "--audit-log-path", "/var/log/audit.log"
+					f.ValuePath = c.Path.Child(key, manifest.Index(i+1))
+				}
+				f.Value = value
+				fs.Flags[name] = f
+				n++
+			}
+			return n
+		}
+		inCommand := read(c.Command, "command")
+		inArgs := read(c.Args, "args")
+		switch {
+		case inCommand > 0 && inCommand >= inArgs:
+			fs.ListPath = c.Path.Child("command")
+		case len(c.Args) > 0 || len(c.Command) == 0:
+			fs.ListPath = c.Path.Child("args")
+		default:
+			fs.ListPath = c.Path.Child("command")
+		}
+		if inCommand+inArgs > 0 {
+			fs.Anchor = fs.ListPath
+		}
+		out = append(out, fs)
+	}
+	return out
+}
+
+func apiKubeadmFlags(obj *manifest.Object) *apiServerFlags {
+	at := manifest.Path{"apiServer", "extraArgs"}
+	fs := &apiServerFlags{Flags: map[string]apiFlag{}, ListPath: at, Anchor: at, Kubeadm: true, Label: "ClusterConfiguration apiServer.extraArgs"}
+	n := obj.Node(at...)
+	switch {
+	case n != nil && n.Kind == yaml.MappingNode:
+		fs.Form = "map"
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			name := strings.TrimPrefix(n.Content[i].Value, "--")
+			fs.Flags[name] = apiFlag{Name: name, Value: n.Content[i+1].Value, Path: at.Child(n.Content[i].Value)}
+		}
+	case n != nil && n.Kind == yaml.SequenceNode:
+		fs.Form = "list"
+		for i, item := range n.Content {
+			_, nm := manifest.MapEntry(item, "name")
+			_, v := manifest.MapEntry(item, "value")
+			if nm == nil {
+				continue
+			}
+			f := apiFlag{Name: strings.TrimPrefix(nm.Value, "--"), Path: at.Child(manifest.Index(i))}
+			if v != nil {
+				f.Value = v.Value
+			}
+			fs.Flags[f.Name] = f
+		}
+	default:
+		fs.Form = "map"
+		if _, version := apiGroupVersion(obj.APIVersion); version >= "v1beta4" {
+			fs.Form = "list"
+		}
+		fs.Anchor = manifest.Path{"apiServer"}
+		if obj.Node("apiServer") == nil {
+			fs.Anchor = nil
+		}
+	}
+	return fs
+}
+
+// Set returns the edits that set flag name to value.
+func (fs *apiServerFlags) Set(name, value string) []edit.Op {
+	f, ok := fs.Flags[name]
+	switch fs.Form {
+	case "args":
+		if ok && f.ValuePath != nil {
+			return []edit.Op{SetOp(f.ValuePath, apiQuote(value))}
+		}
+		if ok {
+			return []edit.Op{SetOp(f.Path, "--"+name+"="+value)}
+		}
+		return []edit.Op{AppendOp(fs.ListPath, "--"+name+"="+value)}
+	case "list":
+		if ok {
+			return []edit.Op{SetOp(f.Path.Child("value"), apiQuote(value))}
+		}
+		return []edit.Op{AppendOp(fs.ListPath, "name: "+name+"\nvalue: "+apiQuote(value)+"\n")}
+	}
+	if ok {
+		return []edit.Op{SetOp(f.Path, apiQuote(value))}
+	}
+	return []edit.Op{SetOp(fs.ListPath.Child(name), apiQuote(value))}
+}
+
+// Delete returns the edit that removes flag name.
+func (fs *apiServerFlags) Delete(name string) []edit.Op {
+	f, ok := fs.Flags[name]
+	if !ok {
+		return nil
+	}
+	if f.ValuePath != nil {
+		return []edit.Op{DeleteOp(f.ValuePath), DeleteOp(f.Path)} // the later item first, so the earlier index stays valid
+	}
+	return []edit.Op{DeleteOp(f.Path)}
+}
+
+// At returns the path a finding about flag name points at: the flag, else
+// the list that should hold it.
+func (fs *apiServerFlags) At(name string) manifest.Path {
+	if f, ok := fs.Flags[name]; ok {
+		return f.Path
+	}
+	return fs.Anchor
+}
+
+// apiQuote renders a flag value as a YAML string (kubeadm's extraArgs are
+// strings: an unquoted false is a boolean and fails to decode).
+func apiQuote(v string) string { return `"` + strings.ReplaceAll(v, `"`, `\"`) + `"` }

@@ -1,0 +1,26 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var apiserverOIDCMissing = &Rule{
+	ID:       "apiserver-oidc-missing",
+	Section:  apiSection,
+	Severity: Info,
+	Why:      "people should log in through an identity provider (OIDC), not with shared certificates or tokens (004)",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		var out []Finding
+		for _, fs := range apiServerFlagSets(obj) {
+			_, oidc := fs.Flags["oidc-issuer-url"]
+			_, authn := fs.Flags["authentication-config"]
+			if oidc || authn {
+				continue
+			}
+			out = append(out, At(obj, fs.Anchor, fmt.Sprintf("%s: neither --oidc-issuer-url nor --authentication-config: people cannot log in through an identity provider; configure OIDC (a structured --authentication-config on 1.30+)", fs.Label)))
+		}
+		return out
+	},
+}

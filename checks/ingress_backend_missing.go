@@ -1,0 +1,45 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var ingressBackendMissing = &Rule{
+	ID:       "ingress-backend-missing",
+	Section:  naSection,
+	Severity: Warning,
+	Why:      "an Ingress backend names a Service that is not in the repo: the route answers 503",
+	Help:     "Services are looked for in the Ingress's deployment unit, then in the whole repository, in a namespace the Ingress may share. Units that run operators (which create Services at run time) and units without any Service (the Ingress fronts Services deployed elsewhere) are skipped.",
+	Check: func(ctx *Context, obj *manifest.Object) []Finding {
+		in := naReadIngress(obj)
+		if in == nil || obj.Patch || len(in.Backends) == 0 {
+			return nil
+		}
+		if naUnitCreatesPodsAtRunTime(ctx, ctx.Unit(obj)) {
+			return nil
+		}
+		names := map[string]bool{}
+		unitHasServices := false
+		for _, s := range ctx.ByKind("Service") {
+			if ctx.SameNamespace(obj, s) {
+				names[s.Name] = true
+			}
+			unitHasServices = unitHasServices || ctx.Unit(s) == ctx.Unit(obj)
+		}
+		if !unitHasServices {
+			return nil // an Ingress for Services deployed elsewhere (a Helm chart, another repo)
+		}
+		var out []Finding
+		seen := map[string]bool{}
+		for _, b := range in.Backends {
+			if names[b.Service] || seen[b.Service] || manifest.IsPlaceholder(b.Service) || naImagePlaceholder(b.Service) {
+				continue
+			}
+			seen[b.Service] = true
+			out = append(out, At(obj, b.Path, fmt.Sprintf("Ingress %q routes to Service %q, which is not in the repository: requests get 503 until it exists (check the name, or add the Service)", obj.Name, b.Service)))
+		}
+		return out
+	},
+}
