@@ -16,7 +16,11 @@ var capabilitiesNotDropped = &Rule{
 		if pt == nil || secWindows(pt) {
 			return nil
 		}
-		return secCapsDropFindings(ctx, obj, pt, false, false)
+		// run-as-root's fix makes every container non-root (runAsNonRoot
+		// with a numeric user); when it is on, drop ALL comes with it, so
+		// both suggestions arrive in one review instead of one per push.
+		withRunAsRoot := ctx.Config.Enabled(runAsRoot) && !objectIgnores(obj, runAsRoot.ID)
+		return secCapsDropFindings(ctx, obj, pt, withRunAsRoot, false)
 	},
 }
 

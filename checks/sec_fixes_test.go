@@ -65,8 +65,9 @@ func TestResSecFixes(t *testing.T) {
 			why: "nginx writes outside /tmp: a message, no fix"},
 		{folder: "capabilities-not-dropped", file: "workloads.yaml", line: 18, rule: "capabilities-not-dropped", wantFix: true,
 			ops: []string{"append " + c0 + "securityContext.capabilities.drop=ALL"}, why: "runs as non-root"},
-		{folder: "capabilities-not-dropped", file: "workloads.yaml", line: 46, rule: "capabilities-not-dropped", wantFix: false,
-			why: "may run as root: root entrypoints that chown or setuid break"},
+		{folder: "capabilities-not-dropped", file: "workloads.yaml", line: 46, rule: "capabilities-not-dropped", wantFix: true,
+			ops: []string{"append " + c0 + "securityContext.capabilities.drop=ALL"},
+			why: "may run as root, but run-as-root's fix (on by default) makes it non-root, so drop ALL comes in the same review"},
 		{folder: "seccomp-profile-missing", file: "workloads.yaml", line: 11, rule: "seccomp-profile-missing", wantFix: true,
 			ops: []string{"set spec.template.spec.securityContext.seccompProfile.type=RuntimeDefault"}},
 		{folder: "service-account-token-automount", file: "workloads.yaml", line: 12, rule: "service-account-token-automount", wantFix: true,
@@ -111,5 +112,31 @@ func TestResSecFixes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCapsDropNoFixForRootWithoutRunAsRoot: with run-as-root switched off,
+// nothing makes a possibly-root container non-root, and dropping ALL would
+// break root entrypoints that chown or setuid: a message, no fix.
+func TestCapsDropNoFixForRootWithoutRunAsRoot(t *testing.T) {
+	cfg, err := checks.ParseConfig([]byte("rules:\n  run-as-root: false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := checks.Load([]string{filepath.Join(fixturesDir, "capabilities-not-dropped")}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range checks.Run(inputs, cfg).Findings {
+		if f.RuleID == "capabilities-not-dropped" && f.Line == 46 && filepath.Base(f.File) == "workloads.yaml" {
+			found = true
+			if f.Fix != nil {
+				t.Errorf("a possibly-root container gets no drop-ALL fix without run-as-root: %+v", f.Fix)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the possibly-root container must still be reported")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
@@ -22,8 +23,10 @@ var update = flag.Bool("update", false, "rewrite the fixtures' .golden files fro
 //     findings again (same rule, same object),
 //   - the fixed text decodes strictly into the Kubernetes types (no
 //     yaml-invalid or schema-invalid),
-//   - fixing it again changes nothing,
-//   - committing the suggestions as GitHub would gives the same text.
+//   - fixing it again changes nothing (fixes run to a fixpoint, as
+//     `prodready fix` does: some are offered only after another applied),
+//   - committing one round's suggestions as GitHub would gives exactly one
+//     round of fixes.
 func TestFixGoldens(t *testing.T) {
 	dirs, err := filepath.Glob("../../fixtures/rules/*")
 	if err != nil {
@@ -40,20 +43,21 @@ func TestFixGoldens(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := checks.Run(inputs, cfg)
-			fixedInputs := make([]checks.Input, len(inputs))
+			fixedInputs, outcome := fix.Converge(inputs, cfg, nil)
+			if !outcome.Converged {
+				t.Fatalf("fixes still change the text after %d rounds", fix.MaxRounds)
+			}
+			for _, fl := range outcome.Failed {
+				t.Errorf("%s: fix of %s at line %d does not apply: %v", fl.Finding.File, fl.Finding.RuleID, fl.Finding.Line, fl.Err)
+			}
 			fixedKeys := map[string]bool{}
+			for _, f := range outcome.Fixed {
+				fixedKeys[key(f)] = true
+			}
 			for k, in := range inputs {
-				fs := findingsOf(before, in.Path)
-				out, applied, failed := fix.Apply(in.Data, fs)
-				for _, fl := range failed {
-					t.Errorf("%s: fix of %s at line %d does not apply: %v", in.Path, fs[fl.Finding].RuleID, fs[fl.Finding].Line, fl.Err)
-				}
-				for _, i := range applied {
-					fixedKeys[key(fs[i])] = true
-				}
-				fixedInputs[k] = checks.Input{Path: in.Path, Data: out}
+				out := fixedInputs[k].Data
 				golden := in.Path + ".golden"
-				if len(applied) == 0 {
+				if bytes.Equal(out, in.Data) {
 					if _, err := os.Stat(golden); err == nil {
 						t.Errorf("%s exists but nothing in %s is fixable: delete it (go test -update)", golden, in.Path)
 						if *update {
@@ -74,7 +78,11 @@ func TestFixGoldens(t *testing.T) {
 				if !bytes.Equal(out, want) {
 					t.Errorf("%s: fixed text differs from %s (run with -update if the change is intended):\n%s", in.Path, golden, out)
 				}
-				checkSuggestions(t, in.Data, fs, out)
+				// One round's suggestions, committed as GitHub would, give
+				// exactly one round of `fix`.
+				fs := findingsOf(before, in.Path)
+				oneRound, _, _ := fix.Apply(in.Data, fs)
+				checkSuggestions(t, in.Data, fs, oneRound)
 			}
 			after := checks.Run(fixedInputs, cfg)
 			invalidBefore := map[string]bool{}
@@ -88,14 +96,19 @@ func TestFixGoldens(t *testing.T) {
 				if (f.RuleID == "yaml-invalid" || f.RuleID == "schema-invalid") && !invalidBefore[fmt.Sprintf("%s|%d", f.File, f.Object.Doc)] {
 					t.Errorf("fixed %s does not decode: %s:%d %s", filepath.Base(f.File), f.RuleID, f.Line, f.Message)
 				}
-				if fixedKeys[key(f)] {
+				if fixedKeys[key(f)] && f.Fix != nil {
 					t.Errorf("%s:%d %s still fires after its fix: %s", filepath.Base(f.File), f.Line, f.RuleID, f.Message)
 				}
 			}
 			for _, in := range fixedInputs {
-				again, _, _ := fix.Apply(in.Data, findingsOf(after, in.Path))
+				fs := findingsOf(after, in.Path)
+				again, applied, _ := fix.Apply(in.Data, fs)
 				if !bytes.Equal(again, in.Data) {
-					t.Errorf("%s: fixing the fixed file changes it again:\n%s", in.Path, again)
+					var which []string
+					for _, i := range applied {
+						which = append(which, fmt.Sprintf("%s at line %d: %s", fs[i].RuleID, fs[i].Line, fs[i].Message))
+					}
+					t.Errorf("%s: fixing the fixed file changes it again, by:\n  %s", in.Path, strings.Join(which, "\n  "))
 				}
 			}
 		})
@@ -126,8 +139,8 @@ func findingsOf(res *checks.Result, path string) []checks.Finding {
 	return out
 }
 
-// key identifies a finding by rule, object and path, not by line (a fix
-// moves lines).
+// key identifies a finding by rule, object, path and message, not by line
+// (a fix moves lines).
 func key(f checks.Finding) string {
-	return fmt.Sprintf("%s|%s|%d|%s/%s|%s", f.RuleID, f.File, f.Object.Doc, f.Object.Kind, f.Object.Name, f.Path)
+	return fmt.Sprintf("%s|%s|%d|%s/%s|%s|%s", f.RuleID, f.File, f.Object.Doc, f.Object.Kind, f.Object.Name, f.Path, f.Message)
 }

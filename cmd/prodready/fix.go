@@ -67,40 +67,20 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return exitUsage
 	}
-	res := checks.Run(inputs, cfg)
-	byFile := map[string][]checks.Finding{}
-	for _, f := range res.Findings {
-		if len(rules) == 0 || rules[f.RuleID] {
-			byFile[f.File] = append(byFile[f.File], f)
-		}
-	}
-	fixedCount, files, noFix := 0, 0, 0
-	var problems []string
-	for _, in := range inputs {
-		fsOfFile := byFile[in.Path]
-		out, applied, failed := fix.Apply(in.Data, fsOfFile)
-		for _, fl := range failed {
-			f := fsOfFile[fl.Finding]
-			problems = append(problems, fmt.Sprintf("%s:%d %s: fix not applied: %v", f.File, f.Line, f.RuleID, fl.Err))
-		}
-		for _, f := range fsOfFile {
-			if f.Fix == nil {
-				noFix++
-			}
-		}
-		if len(applied) == 0 || string(out) == string(in.Data) {
+	keep := func(f checks.Finding) bool { return len(rules) == 0 || rules[f.RuleID] }
+	fixed, outcome := fix.Converge(inputs, cfg, keep)
+	files := 0
+	for k, in := range inputs {
+		out := fixed[k].Data
+		if string(out) == string(in.Data) {
 			continue
 		}
-		fixedCount += len(applied)
 		files++
 		switch {
 		case *showDiff:
 			writeDiff(stdout, in.Path, in.Data, out)
 		case *dryRun:
-			for _, i := range applied {
-				f := fsOfFile[i]
-				fmt.Fprintf(stdout, "%s:%d would fix %s: %s\n", f.File, f.Line, f.RuleID, f.Fix.Description)
-			}
+			// listed below
 		case in.Path == "<stdin>":
 			stdout.Write(out)
 		default:
@@ -110,14 +90,29 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	for _, p := range problems {
-		fmt.Fprintln(stderr, p)
+	if *dryRun {
+		for _, f := range outcome.Fixed {
+			fmt.Fprintf(stdout, "%s:%d would fix %s: %s\n", f.File, f.Line, f.RuleID, f.Fix.Description)
+		}
+	}
+	for _, fl := range outcome.Failed {
+		f := fl.Finding
+		fmt.Fprintf(stderr, "%s:%d %s: fix not applied: %v\n", f.File, f.Line, f.RuleID, fl.Err)
+	}
+	if !outcome.Converged {
+		fmt.Fprintf(stderr, "prodready: fixes still changed the files after %d rounds; please report this\n", fix.MaxRounds)
+	}
+	noFix := 0
+	for _, f := range outcome.Remaining {
+		if f.Fix == nil {
+			noFix++
+		}
 	}
 	verb := "fixed"
 	if *showDiff || *dryRun {
 		verb = "would fix"
 	}
-	fmt.Fprintf(stderr, "%s %d findings in %d files; %d could not be applied; %d findings have no automatic fix (see `prodready check`)\n", verb, fixedCount, files, len(problems), noFix)
+	fmt.Fprintf(stderr, "%s %d findings in %d files; %d could not be applied; %d findings have no automatic fix (see `prodready check`)\n", verb, len(outcome.Fixed), files, len(outcome.Failed), noFix)
 	return exitOK
 }
 

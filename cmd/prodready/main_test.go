@@ -109,3 +109,44 @@ func TestRulesCommand(t *testing.T) {
 		t.Fatalf("unknown command must exit 2, got %d", code)
 	}
 }
+
+func TestFixWritesDiffsAndDryRuns(t *testing.T) {
+	const replicas = `# keep this comment
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: web:1.0.0
+          securityContext:
+            privileged: true
+`
+	dir := writeTree(t, map[string]string{"web.yaml": replicas})
+	path := filepath.Join(dir, "web.yaml")
+	code, out, _ := runCLI(t, "", "fix", "--diff", "--rule", "privileged-container", dir)
+	if code != exitOK || !strings.Contains(out, "-            privileged: true") || !strings.Contains(out, "+            privileged: false") {
+		t.Fatalf("--diff: %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(path); string(data) != replicas {
+		t.Fatal("--diff must not write")
+	}
+	if code, out, _ := runCLI(t, "", "fix", "--dry-run", "--rule", "privileged-container", dir); code != exitOK || !strings.Contains(out, "would fix privileged-container") {
+		t.Fatalf("--dry-run: %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "", "fix", "--rule", "privileged-container", dir); code != exitOK || !strings.Contains(errOut, "fixed 1 findings in 1 files") {
+		t.Fatalf("fix: %d %s", code, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	if want := strings.Replace(replicas, "privileged: true", "privileged: false", 1); string(data) != want {
+		t.Fatalf("only the chosen rule's fix, nothing else, comments kept:\n%s", data)
+	}
+	if code, _, _ := runCLI(t, "", "fix", "--rule", "no-such-rule", dir); code != exitUsage {
+		t.Fatal("an unknown --rule is a usage error")
+	}
+}

@@ -1,0 +1,87 @@
+package fix
+
+import (
+	"bytes"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// MaxRounds bounds Converge: real fix chains are two or three long.
+const MaxRounds = 5
+
+// Outcome is what Converge did.
+type Outcome struct {
+	// Fixed are the findings whose fixes were applied, over all rounds.
+	Fixed []checks.Finding
+	// Failed are fixes that could not be applied, with why.
+	Failed []FailedFix
+	// Remaining are the findings left after the last round (those without
+	// an automatic fix, and those that failed).
+	Remaining []checks.Finding
+	// Rounds is the number of rounds that changed something.
+	Rounds int
+	// Converged is false when MaxRounds ran out while fixes still changed
+	// the text (a bug in a rule's fix, worth a report).
+	Converged bool
+}
+
+// FailedFix is a finding whose fix did not apply.
+type FailedFix struct {
+	Finding checks.Finding
+	Err     error
+}
+
+// Converge checks inputs, applies every fix that keep accepts, and checks
+// again, until a round changes nothing. Some fixes are offered only once
+// another is in place (a zone spread constraint after the node one), so one
+// round is not always enough for a file that checks clean of fixable findings.
+// It returns the new contents in input order.
+func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Finding) bool) ([]checks.Input, Outcome) {
+	cur := append([]checks.Input(nil), inputs...)
+	var out Outcome
+	failedBefore := map[string]bool{}
+	for round := 0; round < MaxRounds; round++ {
+		res := checks.Run(cur, cfg)
+		byFile := map[string][]checks.Finding{}
+		for _, f := range res.Findings {
+			if keep == nil || keep(f) {
+				byFile[f.File] = append(byFile[f.File], f)
+			}
+		}
+		out.Remaining = nil
+		changed := false
+		for i, in := range cur {
+			fs := byFile[in.Path]
+			next, applied, failed := Apply(in.Data, fs)
+			done := map[int]bool{}
+			for _, k := range applied {
+				done[k] = true
+			}
+			for _, fl := range failed {
+				f := fs[fl.Finding]
+				if key := f.Fingerprint(); !failedBefore[key] {
+					failedBefore[key] = true
+					out.Failed = append(out.Failed, FailedFix{Finding: f, Err: fl.Err})
+				}
+			}
+			for k, f := range fs {
+				if !done[k] {
+					out.Remaining = append(out.Remaining, f)
+				}
+			}
+			if !bytes.Equal(next, in.Data) {
+				changed = true
+				for _, k := range applied {
+					out.Fixed = append(out.Fixed, fs[k])
+				}
+				cur[i] = checks.Input{Path: in.Path, Data: next}
+			}
+		}
+		if !changed {
+			out.Converged = true
+			return cur, out
+		}
+		out.Rounds++
+	}
+	return cur, out
+}
