@@ -144,6 +144,7 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.auth(s.updateRun))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.listComments))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.auth(s.reply))
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.reply))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.auth(s.createReview))
 	mux.HandleFunc("POST /graphql", s.auth(s.graphql))
 	s.srv = httptest.NewServer(s.record(mux))
@@ -634,18 +635,29 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, page(s, w, r, items))
 }
 
+// reply answers both ways GitHub takes a reply: POST …/comments/{id}/replies
+// and POST …/comments with in_reply_to. (A new single comment through
+// POST …/comments is not supported: the bot posts reviews.)
 func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Body string `json:"body"`
+		Body      string `json:"body"`
+		InReplyTo int64  `json:"in_reply_to"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Body == "" {
 		unprocessable(w, "body is required")
 		return
 	}
+	id := req.InReplyTo
+	if r.PathValue("id") != "" {
+		id, _ = strconv.ParseInt(r.PathValue("id"), 10, 64)
+	}
+	if id == 0 {
+		unprocessable(w, "this fake takes only replies on POST …/comments (commit_id, path and line are not supported)")
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rp, p := s.lookupPR(r)
-	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	var parent *Comment
 	if p != nil {
 		for _, c := range rp.comments {

@@ -301,7 +301,7 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHan
 	if len(gone) > 0 {
 		h.resolveGone(ctx, pr, gone, replied)
 	}
-	log.Info("review published", "comments", len(fresh), "already_posted", len(r.Comments)-len(fresh), "resolved", len(gone), "conclusion", r.Conclusion)
+	log.Info("review published", "comments", len(fresh), "already_posted", len(r.Comments)-len(fresh), "fixed", len(gone), "conclusion", r.Conclusion)
 	return h.completeCheckRun(ctx, pr, rh, r)
 }
 

@@ -89,7 +89,10 @@ func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool
 			Fork:           p.GetHead().GetRepo().GetFullName() != e.GetRepo().GetFullName(),
 			URL:            p.GetHTMLURL(),
 		}
-		return pr, event + "." + action, validPR(pr), nil
+		if !validPR(pr) {
+			return bot.PullRequest{}, "", false, nil
+		}
+		return pr, event + "." + action, true, nil
 	case "check_suite":
 		var e gh.CheckSuiteEvent
 		if err := json.Unmarshal(body, &e); err != nil {
@@ -100,7 +103,10 @@ func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool
 		}
 		cs := e.GetCheckSuite()
 		pr, ok := fromCheckPRs(cs.PullRequests, cs.GetHeadSHA(), e.GetRepo(), e.GetInstallation())
-		return pr, event + ".rerequested", ok, nil
+		if !ok {
+			return pr, "", false, nil
+		}
+		return pr, event + ".rerequested", true, nil
 	case "check_run":
 		var e gh.CheckRunEvent
 		if err := json.Unmarshal(body, &e); err != nil {
@@ -111,7 +117,10 @@ func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool
 		}
 		cr := e.GetCheckRun()
 		pr, ok := fromCheckPRs(cr.PullRequests, cr.GetHeadSHA(), e.GetRepo(), e.GetInstallation())
-		return pr, event + ".rerequested", ok, nil
+		if !ok {
+			return pr, "", false, nil
+		}
+		return pr, event + ".rerequested", true, nil
 	}
 	return pr, "", false, nil
 }
@@ -161,10 +170,11 @@ type Webhook struct {
 // handle and duplicates, 401 for a bad signature, 413 for a body over 25
 // MiB, 400 for a body that does not parse, 503 when the queue is full.
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	log := wh.Logger
-	if log == nil {
-		log = slog.Default()
+	base := wh.Logger
+	if base == nil {
+		base = slog.Default()
 	}
+	log := base
 	event := r.Header.Get("X-GitHub-Event")
 	delivery := r.Header.Get("X-GitHub-Delivery")
 	log = log.With("delivery", delivery, "event", event)
@@ -208,7 +218,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch err := wh.Queue.Enqueue(job); {
 	case err == nil:
 		wh.Metrics.Delivery("github", event, "queued")
-		bot.JobLogger(log, job).Info("review queued")
+		bot.JobLogger(base, job).Info("review queued")
 		w.WriteHeader(http.StatusAccepted)
 	case errors.Is(err, bot.ErrDuplicate):
 		answer(http.StatusOK, "duplicate", "already handled")

@@ -1,0 +1,145 @@
+package github_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prodready/prodready/internal/fakegithub"
+	ghv "github.com/prodready/prodready/vcs/github"
+)
+
+const (
+	synthBase = "0000000000000000000000000000000000000000"
+	synthHead = "1111111111111111111111111111111111111111"
+)
+
+func TestRetriesOn5xxAndSecondaryLimit(t *testing.T) {
+	st := newStack(t, 4, true)
+	setupRepo(st.fake, "acme", "deploys", 7, synthBase, synthHead)
+	st.fake.Inject(fakegithub.Fault{Method: "POST", PathPrefix: "/repos/acme/deploys/check-runs", Status: http.StatusBadGateway, Times: 2})
+	st.fake.Inject(fakegithub.Fault{Method: "GET", PathPrefix: "/repos/acme/deploys/pulls/7/files", Secondary: true, Times: 1})
+	st.fake.Inject(fakegithub.Fault{Method: "POST", PathPrefix: "/repos/acme/deploys/pulls/7/reviews", Status: http.StatusServiceUnavailable, Times: 1})
+	if code := st.deliver(t, "pull_request", "r-1", syntheticOpened(t)); code != http.StatusAccepted {
+		t.Fatalf("status %d", code)
+	}
+	<-st.done
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].Title != "3 errors" {
+		t.Fatalf("check runs = %+v", runs)
+	}
+	if n := len(st.fake.Reviews("acme", "deploys")); n != 1 {
+		t.Errorf("reviews = %d, want 1", n)
+	}
+	var statuses []string
+	for _, c := range st.fake.Calls() {
+		if c.Status >= 500 || c.Status == http.StatusForbidden {
+			statuses = append(statuses, c.String())
+		}
+	}
+	want := []string{
+		"POST /repos/acme/deploys/check-runs 502",
+		"POST /repos/acme/deploys/check-runs 502",
+		"GET /repos/acme/deploys/pulls/7/files 403",
+		"POST /repos/acme/deploys/pulls/7/reviews 503",
+	}
+	if strings.Join(statuses, "\n") != strings.Join(want, "\n") {
+		t.Errorf("failed calls:\n%s\nwant\n%s", strings.Join(statuses, "\n"), strings.Join(want, "\n"))
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	// Backoff 1s, 2s for the 502s; Retry-After: 1 for the secondary limit; 1s for the 503.
+	if fmt.Sprint(st.sleeps) != "[1s 2s 1s 1s]" {
+		t.Errorf("waits = %v", st.sleeps)
+	}
+}
+
+func TestErrorCompletesCheckRun(t *testing.T) {
+	st := newStack(t, 4, true)
+	setupRepo(st.fake, "acme", "deploys", 7, synthBase, synthHead)
+	st.fake.Inject(fakegithub.Fault{Method: "GET", PathPrefix: "/repos/acme/deploys/git/trees/", Status: http.StatusInternalServerError, Times: 100})
+	st.deliver(t, "pull_request", "e-1", syntheticOpened(t))
+	<-st.done
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "failure" || !strings.Contains(runs[0].Summary, "loading manifests") {
+		t.Fatalf("check run = %+v, want it completed with the error", runs)
+	}
+	st.mu.Lock()
+	waited := time.Duration(0)
+	for _, d := range st.sleeps {
+		waited += d
+	}
+	st.mu.Unlock()
+	if waited > ghv.DefaultRetryBudget {
+		t.Errorf("waited %s, over the budget", waited)
+	}
+}
+
+func TestAnnotationsInBatchesOf50(t *testing.T) {
+	st := newStack(t, 4, true)
+	var baseDocs, headDocs []string
+	for i := 0; i < 120; i++ {
+		d := strings.Replace(deployment("http", "nope", "8080"), "name: web\nspec", fmt.Sprintf("name: web%d\nspec", i), 1)
+		baseDocs = append(baseDocs, d)
+		headDocs = append(headDocs, d)
+	}
+	headDocs[0] = strings.Replace(headDocs[0], "image: nginx:1.27", "image: nginx:1.28", 1)
+	st.fake.AddCommit("acme", "deploys", synthBase, map[string]string{"many.yaml": strings.Join(baseDocs, "---\n")})
+	st.fake.AddCommit("acme", "deploys", synthHead, map[string]string{"many.yaml": strings.Join(headDocs, "---\n")})
+	st.fake.SetPR("acme", "deploys", 7, synthBase, synthHead)
+	st.deliver(t, "pull_request", "a-1", syntheticOpened(t))
+	<-st.done
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if len(runs) != 1 {
+		t.Fatalf("runs = %d", len(runs))
+	}
+	// 120 findings, none on an added line: 50 + 50 + 20 annotations, then
+	// nothing is left for the create request.
+	if got := len(runs[0].Annotations); got != 120 || runs[0].Requests != 4 || runs[0].Conclusion != "failure" {
+		t.Errorf("annotations %d in %d requests, conclusion %q", got, runs[0].Requests, runs[0].Conclusion)
+	}
+	if n := len(st.fake.Reviews("acme", "deploys")); n != 0 {
+		t.Errorf("reviews = %d, want none (no finding on an added line)", n)
+	}
+}
+
+func TestResolveFallsBackToReply(t *testing.T) {
+	st := newStack(t, 4, true)
+	setupRepo(st.fake, "acme", "deploys", 7, synthBase, synthHead)
+	st.deliver(t, "pull_request", "g-1", syntheticOpened(t))
+	<-st.done
+	// Second push fixes everything; GraphQL is down.
+	st.fake.AddCommit("acme", "deploys", head2, map[string]string{"deploy/app.yaml": deployment("http", "http", "http")})
+	st.fake.SetPR("acme", "deploys", 7, synthBase, head2)
+	st.fake.Inject(fakegithub.Fault{Method: "POST", PathPrefix: "/graphql", Status: http.StatusBadGateway, Times: 100})
+	st.deliver(t, "pull_request", "g-2", withHead(t, syntheticOpened(t), "synchronize", head2))
+	<-st.done
+	var replies []fakegithub.Comment
+	for _, c := range st.fake.Comments("acme", "deploys") {
+		if c.InReplyTo != 0 {
+			replies = append(replies, c)
+		}
+	}
+	if len(replies) != 2 || !strings.Contains(replies[0].Body, "Fixed in 2222222") {
+		t.Fatalf("replies = %+v, want one per fixed comment", replies)
+	}
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if runs[1].Conclusion != "success" {
+		t.Errorf("second run conclusion %q, want success", runs[1].Conclusion)
+	}
+	// A third push: the fixed comments already have their reply.
+	st.deliver(t, "pull_request", "g-3", withHead(t, syntheticOpened(t), "synchronize", head2))
+	<-st.done
+	n := 0
+	for _, c := range st.fake.Comments("acme", "deploys") {
+		if c.InReplyTo != 0 {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("replies after the third push = %d, want still 2", n)
+	}
+}
+
