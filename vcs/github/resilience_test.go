@@ -142,4 +142,3 @@ func TestResolveFallsBackToReply(t *testing.T) {
 		t.Errorf("replies after the third push = %d, want still 2", n)
 	}
 }
-
