@@ -126,6 +126,7 @@ type Server struct {
 	blobs  map[string]string
 	calls  []Call
 	faults []*Fault
+	holds  []*hold
 	nextID int64
 	remain int
 }
@@ -181,6 +182,25 @@ func (s *Server) Inject(f Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, &f)
+}
+
+type hold struct {
+	method, prefix string
+	reached        chan struct{}
+	release        chan struct{}
+	once           sync.Once
+}
+
+// Hold makes requests whose method is method and whose path starts with
+// prefix wait until release is called; reached is closed when the first
+// such request arrives. Call release before Close.
+func (s *Server) Hold(method, prefix string) (reached <-chan struct{}, release func()) {
+	h := &hold{method: method, prefix: prefix, reached: make(chan struct{}), release: make(chan struct{})}
+	s.mu.Lock()
+	s.holds = append(s.holds, h)
+	s.mu.Unlock()
+	var once sync.Once
+	return h.reached, func() { once.Do(func() { close(h.release) }) }
 }
 
 // Calls returns every call so far.
@@ -272,6 +292,12 @@ func (s *Server) record(next http.Handler) http.Handler {
 		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(s.remain))
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
 		w.Header().Set("X-RateLimit-Resource", "core")
+		var held *hold
+		for _, h := range s.holds {
+			if h.method == r.Method && strings.HasPrefix(r.URL.Path, h.prefix) {
+				held = h
+			}
+		}
 		var fault *Fault
 		for _, f := range s.faults {
 			if f.Times > 0 && f.Method == r.Method && strings.HasPrefix(r.URL.Path, f.PathPrefix) {
@@ -281,6 +307,10 @@ func (s *Server) record(next http.Handler) http.Handler {
 			}
 		}
 		s.mu.Unlock()
+		if held != nil {
+			held.once.Do(func() { close(held.reached) })
+			<-held.release
+		}
 		switch {
 		case fault != nil && fault.Secondary:
 			w.Header().Set("Retry-After", "1")

@@ -1,12 +1,15 @@
 package github_test
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/internal/fakegithub"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -47,6 +50,23 @@ func TestRetriesOn5xxAndSecondaryLimit(t *testing.T) {
 	}
 	if strings.Join(statuses, "\n") != strings.Join(want, "\n") {
 		t.Errorf("failed calls:\n%s\nwant\n%s", strings.Join(statuses, "\n"), strings.Join(want, "\n"))
+	}
+	resp, err := http.Get(st.srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mb strings.Builder
+	io.Copy(&mb, resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`prodready_api_calls_total{endpoint="POST /repos/{owner}/{repo}/check-runs",host="github",status="502"} 2`,
+		`prodready_api_calls_total{endpoint="POST /repos/{owner}/{repo}/check-runs",host="github",status="201"} 1`,
+		`prodready_api_calls_total{endpoint="GET /repos/{owner}/{repo}/pulls/{n}/files",host="github",status="403"} 1`,
+		`prodready_webhook_deliveries_total{event="pull_request",host="github",outcome="queued"} 1`,
+	} {
+		if !strings.Contains(mb.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -140,5 +160,62 @@ func TestResolveFallsBackToReply(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("replies after the third push = %d, want still 2", n)
+	}
+}
+
+func TestShutdownEndsUnfinishedReview(t *testing.T) {
+	st := newStack(t, 4, true)
+	setupRepo(st.fake, "acme", "deploys", 7, synthBase, synthHead)
+	reached, release := st.fake.Hold("GET", "/repos/acme/deploys/git/trees/")
+	defer release()
+	if code := st.deliver(t, "pull_request", "s-1", syntheticOpened(t)); code != http.StatusAccepted {
+		t.Fatalf("status %d", code)
+	}
+	<-reached // the review is running: its check run is in progress
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the grace period is over at once
+	if err := st.server.Shutdown(ctx); err == nil {
+		t.Error("Shutdown returned nil, want the grace period's error")
+	}
+	<-st.done
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "failure" || !strings.Contains(runs[0].Summary, "Re-run this check") {
+		t.Fatalf("check run = %+v, want it completed with a note to re-run", runs)
+	}
+	if code := st.deliver(t, "pull_request", "s-2", syntheticOpened(t)); code != http.StatusServiceUnavailable {
+		t.Errorf("delivery after shutdown: %d, want 503", code)
+	}
+}
+
+func TestReviewRefusedByGitHubGoesToBody(t *testing.T) {
+	st := newStack(t, 4, true)
+	setupRepo(st.fake, "acme", "deploys", 7, synthBase, synthHead)
+	h, err := st.app.Host(42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := bot.PullRequest{Owner: "acme", Repo: "deploys", Number: 7, BaseSHA: synthBase, HeadSHA: synthHead}
+	rh, err := h.StartReview(context.Background(), pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Line 2 is outside the diff: GitHub refuses the whole review.
+	bad := bot.Comment{Path: "deploy/app.yaml", StartLine: 2, Line: 2, Body: "outside " + bot.FingerprintMarker("abc"), Fingerprint: "abc", Fingerprints: []string{"abc"}}
+	r := bot.Review{Comments: []bot.Comment{bad}, Conclusion: "failure", Title: "1 error", Summary: "s", Fingerprints: map[string]bool{"abc": true}}
+	if err := h.Publish(context.Background(), pr, rh, r); err != nil {
+		t.Fatal(err)
+	}
+	revs := st.fake.Reviews("acme", "deploys")
+	if len(revs) != 1 || len(revs[0].Comments) != 0 || !strings.Contains(revs[0].Body, "outside") {
+		t.Fatalf("reviews = %+v, want one without comments, the comment in its body", revs)
+	}
+	var refused int
+	for _, c := range st.fake.Calls() {
+		if c.Status == http.StatusUnprocessableEntity {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("422 answers = %d, want 1", refused)
 	}
 }
