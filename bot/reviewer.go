@@ -298,7 +298,11 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 }
 
 func newComment(path string, start, end int, fs []checks.Finding, s *Suggestion) Comment {
-	c := Comment{Path: path, StartLine: start, Line: end, Body: Truncate(CommentBody(fs, s), MaxBodyChars)}
+	c := Comment{Path: path, StartLine: start, Line: end, Body: Truncate(CommentBody(fs, s), MaxBodyChars), Findings: fs}
+	if s != nil {
+		sc := *s
+		c.Suggestion = &sc
+	}
 	for _, f := range fs {
 		c.Fingerprints = append(c.Fingerprints, f.Fingerprint())
 	}

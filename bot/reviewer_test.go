@@ -189,3 +189,22 @@ func TestReviewDraftFollowsBaseConfig(t *testing.T) {
 		t.Fatalf("draft with drafts at base: err %v, started %d", err, h.started)
 	}
 }
+
+func TestReviewFoldsCommentsBeyondCap(t *testing.T) {
+	h := &memHost{
+		refs:    map[string]map[string]string{"head": {"d.yaml": badProbe}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "added", Patch: "@@ -0,0 +1,20 @@\n" + strings.Repeat("+x\n", 20)}},
+	}
+	rv := NewReviewer(nil, nil)
+	rv.MaxComments = 1
+	r, err := rv.Prepare(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Comments) != 1 || r.Comments[0].Line != 17 {
+		t.Fatalf("comments = %+v, want only the first", r.Comments)
+	}
+	if !strings.Contains(r.Body, "`d.yaml:20`") || len(r.Outside) != 1 || r.Outside[0].Line != 20 {
+		t.Errorf("body %q, outside %+v: the second finding belongs in both", r.Body, r.Outside)
+	}
+}
