@@ -112,7 +112,7 @@ func (rv *Reviewer) Review(ctx context.Context, host Host, pr PullRequest) error
 	if err != nil {
 		return fmt.Errorf("starting review: %w", err)
 	}
-	r, err := rv.Prepare(ctx, host, pr, cfg)
+	r, err := rv.safePrepare(ctx, host, pr, cfg)
 	if err == nil {
 		err = host.Publish(ctx, pr, h, r)
 		if err != nil {
@@ -132,6 +132,17 @@ func (rv *Reviewer) Review(ctx context.Context, host Host, pr PullRequest) error
 		return err
 	}
 	return nil
+}
+
+// safePrepare is Prepare with a panic (a bug, e.g. in a suggestion) turned
+// into an error, so the check run is still ended.
+func (rv *Reviewer) safePrepare(ctx context.Context, host Host, pr PullRequest, cfg *checks.Config) (r Review, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (please report it): %v", p)
+		}
+	}()
+	return rv.Prepare(ctx, host, pr, cfg)
 }
 
 // LoadConfig reads .prodready.yaml at the pull request's base commit (a

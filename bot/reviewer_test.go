@@ -208,3 +208,16 @@ func TestReviewFoldsCommentsBeyondCap(t *testing.T) {
 		t.Errorf("body %q, outside %+v: the second finding belongs in both", r.Body, r.Outside)
 	}
 }
+
+func TestReviewPanicInSuggestEndsTheRun(t *testing.T) {
+	h := &memHost{
+		refs:    map[string]map[string]string{"head": {"d.yaml": badProbe}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "added", Patch: "@@ -0,0 +1,20 @@\n" + strings.Repeat("+x\n", 20)}},
+	}
+	rv := NewReviewer(nil, nil)
+	rv.Suggest = func(string, []byte, []checks.Finding) ([]Suggestion, error) { panic("boom") }
+	err := rv.Review(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"})
+	if err == nil || len(h.failed) != 1 || !strings.Contains(h.failed[0], "internal error") {
+		t.Fatalf("err %v, failed %v", err, h.failed)
+	}
+}
