@@ -23,10 +23,11 @@ type Suggestion struct {
 }
 
 // Body limits of the hosts' APIs (GitHub: 65,536 characters per comment,
-// review body and check-run summary; annotation messages 64 KiB, titles
+// review body; check-run summary 65,535; annotation messages 64 KiB, titles
 // 255 characters).
 const (
 	MaxBodyChars            = 65536
+	MaxSummaryChars         = 65535
 	MaxAnnotationTitleChars = 255
 )
 
@@ -158,7 +159,7 @@ func Title(fs []checks.Finding) string {
 
 // Summary renders the Markdown summary of a review: counts by severity, a
 // table of the findings (those commented inline marked), and how to
-// configure or ignore a rule. It stays under MaxBodyChars: rows that do not
+// configure or ignore a rule. It stays under MaxSummaryChars: rows that do not
 // fit are counted instead.
 func Summary(r Review, failOn checks.Severity) string {
 	var b strings.Builder
@@ -212,7 +213,7 @@ To ignore one finding, add ` + "`# prodready:ignore rule-id reason`" + ` on its 
 it; to ignore a rule for a whole object, annotate it with ` + "`prodready.dev/ignore: rule-id`" + `.
 </details>
 `)
-	return Truncate(b.String(), MaxBodyChars)
+	return Truncate(b.String(), MaxSummaryChars)
 }
 
 // Truncate cuts s to at most n characters (runes), ending with a note when
