@@ -16,7 +16,9 @@ const DefaultRememberedDeliveries = 10000
 // Pool is the bounded worker pool: an Enqueuer whose jobs run on a fixed
 // number of workers. It never blocks a webhook handler: a full queue is
 // ErrQueueFull, a delivery id already queued, running or completed is
-// ErrDuplicate, and a delivery that failed may be delivered again.
+// ErrDuplicate, and a delivery that failed may be delivered again. Reviews
+// of one pull request run one at a time, and a queued review is skipped
+// when a newer delivery for the same pull request arrived after it.
 type Pool struct {
 	run     func(ctx context.Context, job Job) error
 	workers int
