@@ -28,9 +28,9 @@ type Reviewer struct {
 	Cache BlobCache
 	// Suggest turns findings of one file into line replacements (the
 	// ```suggestion blocks); indexes in Suggestion.Findings refer to fs.
-	// Suggestions naming the same findings are parts of one fix. Nil means
-	// comments carry no suggestion. Wire checks/fix in with a wrapper that
-	// converts fix.Suggestion values (same fields).
+	// Suggestions naming the same findings are parts of one fix. NewReviewer
+	// sets SuggestFixes (package fix); nil means comments carry no
+	// suggestion.
 	Suggest func(path string, src []byte, fs []checks.Finding) ([]Suggestion, error)
 	// MaxComments caps inline comments per review (DefaultMaxComments when 0).
 	MaxComments int
@@ -44,7 +44,7 @@ func NewReviewer(cache BlobCache, logger *slog.Logger) *Reviewer {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Reviewer{Cache: cache, Logger: logger, MaxComments: DefaultMaxComments}
+	return &Reviewer{Cache: cache, Logger: logger, MaxComments: DefaultMaxComments, Suggest: SuggestFixes}
 }
 
 type loggerKey struct{}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/bot"
-	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/vcs/local"
 )
 
@@ -18,10 +17,6 @@ func init() {
 	extraCommands["review"] = runReview
 	extraCommands["serve"] = runServe
 }
-
-// reviewSuggest makes the suggestion blocks of `review` and `serve`; nil
-// until checks/fix is wired in.
-var reviewSuggest func(path string, src []byte, fs []checks.Finding) ([]bot.Suggestion, error)
 
 func runReview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
@@ -55,7 +50,6 @@ func runReview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	rv.Suggest = reviewSuggest
 	if err := rv.Review(ctx, h, pr); err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
 		return exitUsage

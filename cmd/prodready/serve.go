@@ -128,7 +128,6 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewJSONHandler(stdout, nil))
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(*cacheBytes), logger)
-	rv.Suggest = reviewSuggest
 	pool := bot.NewPool(rv.Run, bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: logger, Metrics: metrics})
 	srv := bot.NewServer(pool, metrics, logger)
 	env := ServeEnv{Server: srv, Queue: pool, Metrics: metrics, Logger: logger}

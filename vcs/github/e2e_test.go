@@ -203,6 +203,9 @@ func setupRepo(fake *fakegithub.Server, owner, repo string, number int, baseSHA,
 		"deploy/app.yaml":   deployment("ready", "8080", "8080"),
 		"deploy/other.yaml": untouched,
 		"README.md":         "hello\n",
+		// The repository keeps one rule on, so the test can state the exact
+		// review; the full catalog is exercised by the checks tests.
+		".prodready.yaml": onlyRule("probe-named-port-undeclared"),
 	})
 	fake.AddCommit(owner, repo, headSHA, map[string]string{
 		"deploy/app.yaml":   deployment("ready", "metrics", "boot"),
