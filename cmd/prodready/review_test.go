@@ -37,7 +37,7 @@ func gitRepo(t *testing.T) string {
 	run("add", ".")
 	run("commit", "-q", "-m", "base")
 	run("checkout", "-q", "-b", "feature")
-	write("deploy/app.yaml", probeDeployment("metrics"))
+	write("deploy/app.yaml", probeDeployment("metrics")+"          securityContext:\n            privileged: true\n")
 	write(".prodready.yaml", "rules:\n  probe-named-port-undeclared: false\n")
 	run("add", ".")
 	run("commit", "-q", "-m", "change")
@@ -74,9 +74,12 @@ func TestReviewCommand(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"Review: 1 error (failure)",
+		"Review: 1 error, ",
 		"=== deploy/app.yaml line 17\n",
 		"`probe-named-port-undeclared`",
+		// the privileged line is added, and its fix is a one-click suggestion
+		"`privileged-container`",
+		"```suggestion\n            privileged: false\n", // merged with the other fixes that insert at the same place
 		"<!-- prodready:fp=",
 		"=== summary",
 	} {
