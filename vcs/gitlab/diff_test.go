@@ -1,0 +1,83 @@
+package gitlab
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"testing"
+)
+
+func TestParseDiffNumbersLinesLikeGitLab(t *testing.T) {
+	patch := "@@ -1,4 +1,5 @@ apiVersion: v1\n a\n-b\n+B\n+C\n c\n d\n@@ -10,2 +11,3 @@\n x\n+y\n z\n\\ No newline at end of file\n"
+	d, err := parseDiff("k.yaml", "k.yaml", patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]diffLine{
+		1:  {NewLine: 1, OldPos: 1},
+		2:  {NewLine: 2, OldPos: 3, Added: true}, // after the removed old line 2
+		3:  {NewLine: 3, OldPos: 3, Added: true},
+		4:  {NewLine: 4, OldPos: 3},
+		5:  {NewLine: 5, OldPos: 4},
+		11: {NewLine: 11, OldPos: 10},
+		12: {NewLine: 12, OldPos: 11, Added: true},
+		13: {NewLine: 13, OldPos: 11},
+	}
+	if len(d.lines) != len(want) {
+		t.Fatalf("got %d lines %v, want %d", len(d.lines), d.lines, len(want))
+	}
+	for n, w := range want {
+		if d.lines[n] != w {
+			t.Errorf("line %d = %+v, want %+v", n, d.lines[n], w)
+		}
+	}
+	for _, tc := range []struct {
+		start, end int
+		ok         bool
+	}{
+		{2, 2, true}, {2, 5, true}, {3, 4, true},
+		{1, 1, false},   // context line: nothing was added there
+		{4, 4, false},   // context
+		{2, 6, false},   // runs past the hunk
+		{5, 12, false},  // spans two hunks
+		{12, 13, true},  // second hunk
+		{20, 20, false}, // outside the diff
+		{3, 2, false},
+	} {
+		if got := d.addedRange(tc.start, tc.end); got != tc.ok {
+			t.Errorf("addedRange(%d, %d) = %v, want %v", tc.start, tc.end, got, tc.ok)
+		}
+	}
+}
+
+func TestLineCodeIsSHA1OfPathOldNew(t *testing.T) {
+	d, err := parseDiff("", "deploy/new.yaml", addedFilePatch([]byte("a: 1\nb: 2\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := fmt.Sprintf("%x", sha1.Sum([]byte("deploy/new.yaml")))
+	if got, want := lineCode("deploy/new.yaml", d.lines[2]), sum+"_0_2"; got != want {
+		t.Errorf("line code of a new file's line 2 = %s, want %s", got, want)
+	}
+	if !d.lines[1].Added || !d.lines[2].Added || len(d.lines) != 2 {
+		t.Errorf("new file lines = %v, want two added lines", d.lines)
+	}
+}
+
+func TestParseHunkHeaderRejectsGarbage(t *testing.T) {
+	for _, h := range []string{"@@", "@@ -a +1 @@", "@@ 1 2 @@", "@@ -1 +x,2 @@"} {
+		if _, err := parseDiff("p", "p", h+"\n+x\n"); err == nil {
+			t.Errorf("parseDiff(%q) = nil error, want one", h)
+		}
+	}
+}
+
+func TestGitLabSuggestions(t *testing.T) {
+	body := "Fix it.\n\n````suggestion\n  replicas: 3\n````\n<!-- prodready:fp=abc -->\n"
+	want := "Fix it.\n\n````suggestion:-0+2\n  replicas: 3\n````\n<!-- prodready:fp=abc -->\n"
+	if got := gitlabSuggestions(body, 2); got != want {
+		t.Errorf("gitlabSuggestions:\n%s\nwant:\n%s", got, want)
+	}
+	if got := fingerprints(body); len(got) != 1 || got[0] != "abc" {
+		t.Errorf("fingerprints = %v, want [abc]", got)
+	}
+}

@@ -1,0 +1,122 @@
+package gitlab
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// retryTransport retries a request that GitLab answered with 429 or a 5xx
+// (or that failed before an answer), with exponential backoff and jitter,
+// honouring Retry-After, until budget has passed since the first attempt.
+// A POST is retried after a 5xx or a network error only when the server
+// cannot have acted on it (429), so a retry never posts a discussion twice.
+type retryTransport struct {
+	base   http.RoundTripper
+	budget time.Duration
+	// first and max bound the wait between attempts.
+	first, max time.Duration
+	clk        *clock
+}
+
+// clock is the time source of retries and waits; tests replace it with
+// one that advances without sleeping.
+type clock struct {
+	now func() time.Time
+	// sleep waits for d or until ctx ends.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+func realClock() *clock { return &clock{now: time.Now, sleep: sleepCtx} }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := t.clk.now()
+	for attempt := 0; ; attempt++ {
+		r := req
+		if attempt > 0 {
+			r = req.Clone(req.Context())
+			if req.Body != nil && req.Body != http.NoBody {
+				if req.GetBody == nil {
+					return nil, errNoReplay
+				}
+				b, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				r.Body = b
+			}
+		}
+		resp, err := t.base.RoundTrip(r)
+		if !retryable(req, resp, err) {
+			return resp, err
+		}
+		wait := t.backoff(attempt, resp)
+		if t.clk.now().Add(wait).Sub(start) > t.budget {
+			return resp, err // out of budget: the last answer stands
+		}
+		if resp != nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+		if err := t.clk.sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+type replayError struct{}
+
+func (replayError) Error() string {
+	return "gitlab: cannot retry a request whose body cannot be replayed"
+}
+
+var errNoReplay error = replayError{}
+
+// retryable reports whether an attempt may be repeated. Setting a commit
+// status is safe to repeat (GitLab answers a repeated state with 400
+// "Cannot transition status", which the Host accepts).
+func retryable(req *http.Request, resp *http.Response, err error) bool {
+	idempotent := (req.Method != http.MethodPost && req.Method != http.MethodPatch) ||
+		strings.Contains(req.URL.Path, "/statuses/")
+	if err != nil {
+		return idempotent
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return true
+	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
+		return idempotent
+	}
+	return false
+}
+
+// backoff is the wait before attempt+1: Retry-After when GitLab sends it,
+// else first·2^attempt with up to 50% jitter, capped at max.
+func (t *retryTransport) backoff(attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+			return time.Duration(s) * time.Second
+		}
+	}
+	d := t.first << min(attempt, 20)
+	if d > t.max || d <= 0 {
+		d = t.max
+	}
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}

@@ -1,0 +1,154 @@
+package gitlab
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/prodready/prodready/bot"
+)
+
+// MaxBodyBytes is the largest webhook body accepted (GitLab's own limit is
+// 25 MiB); a larger one is answered 413.
+const MaxBodyBytes = 25 << 20
+
+// mergeRequestEvent is the part of a Merge Request Hook payload the bot
+// reads.
+type mergeRequestEvent struct {
+	ObjectKind string `json:"object_kind"`
+	Project    struct {
+		ID                int64  `json:"id"`
+		PathWithNamespace string `json:"path_with_namespace"`
+	} `json:"project"`
+	Attrs struct {
+		IID             int    `json:"iid"`
+		Action          string `json:"action"`
+		OldRev          string `json:"oldrev"`
+		State           string `json:"state"`
+		TargetBranch    string `json:"target_branch"`
+		SourceBranch    string `json:"source_branch"`
+		SourceProjectID int64  `json:"source_project_id"`
+		TargetProjectID int64  `json:"target_project_id"`
+		Draft           bool   `json:"draft"`
+		WorkInProgress  bool   `json:"work_in_progress"`
+		URL             string `json:"url"`
+		LastCommit      struct {
+			ID string `json:"id"`
+		} `json:"last_commit"`
+	} `json:"object_attributes"`
+}
+
+// NewWebhookHandler answers GitLab webhook deliveries: it checks the
+// X-Gitlab-Token header against secret in constant time (401 when it
+// differs; every delivery is refused when secret is empty), and turns each
+// Merge Request Hook with action open, reopen, or update with oldrev (a new
+// push) into a bot.Job on q, reviewed by host. Other events and actions are
+// acknowledged and ignored. Redeliveries (same Idempotency-Key, else
+// X-Gitlab-Event-UUID) run once: q reports them as duplicates. It never
+// blocks on the review: a full queue is answered 503 so GitLab retries.
+func NewWebhookHandler(secret []byte, host bot.Host, q bot.Enqueuer) http.Handler {
+	return &webhookHandler{secret: append([]byte(nil), secret...), host: host, q: q}
+}
+
+type webhookHandler struct {
+	secret []byte
+	host   bot.Host
+	q      bot.Enqueuer
+}
+
+// ServeHTTP implements http.Handler.
+func (wh *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if len(wh.secret) == 0 {
+		http.Error(w, "GitLab webhooks are disabled: no secret is configured", http.StatusForbidden)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get("X-Gitlab-Token")), wh.secret) != 1 {
+		slog.Warn("gitlab webhook: invalid token", "remote", r.RemoteAddr)
+		http.Error(w, "invalid X-Gitlab-Token", http.StatusUnauthorized)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		http.Error(w, "payload too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if err != nil {
+		http.Error(w, "reading the payload failed", http.StatusBadRequest)
+		return
+	}
+	event := r.Header.Get("X-Gitlab-Event")
+	if event != "Merge Request Hook" {
+		writeText(w, http.StatusOK, "ignored: not a merge request event")
+		return
+	}
+	var ev mergeRequestEvent
+	if err := json.Unmarshal(body, &ev); err != nil {
+		http.Error(w, "malformed JSON payload", http.StatusBadRequest)
+		return
+	}
+	a := ev.Attrs
+	if ev.ObjectKind != "merge_request" || ev.Project.ID == 0 || a.IID == 0 || a.LastCommit.ID == "" {
+		http.Error(w, "not a merge request payload", http.StatusBadRequest)
+		return
+	}
+	switch {
+	case a.Action == "open", a.Action == "reopen":
+	case a.Action == "update" && a.OldRev != "":
+	default:
+		writeText(w, http.StatusOK, "ignored: this action starts no review")
+		return
+	}
+	delivery := r.Header.Get("Idempotency-Key")
+	if delivery == "" {
+		delivery = r.Header.Get("X-Gitlab-Event-UUID")
+	}
+	if delivery == "" {
+		// Without a delivery id, one review per project, MR and head.
+		delivery = fmt.Sprintf("%d!%d@%s", ev.Project.ID, a.IID, a.LastCommit.ID)
+	}
+	job := bot.Job{
+		DeliveryID: "gitlab:" + delivery,
+		Event:      "merge_request." + a.Action,
+		Host:       wh.host,
+		PR: bot.PullRequest{
+			Host:      "gitlab",
+			Repo:      ev.Project.PathWithNamespace,
+			ProjectID: ev.Project.ID,
+			Number:    a.IID,
+			HeadSHA:   a.LastCommit.ID,
+			BaseRef:   a.TargetBranch,
+			HeadRef:   a.SourceBranch,
+			Draft:     a.Draft || a.WorkInProgress,
+			Fork:      a.SourceProjectID != 0 && a.TargetProjectID != 0 && a.SourceProjectID != a.TargetProjectID,
+			URL:       a.URL,
+		},
+	}
+	switch err := wh.q.Enqueue(job); {
+	case errors.Is(err, bot.ErrDuplicate):
+		writeText(w, http.StatusOK, "duplicate delivery")
+	case errors.Is(err, bot.ErrQueueFull):
+		http.Error(w, "review queue is full, retry later", http.StatusServiceUnavailable)
+	case err != nil:
+		slog.Error("gitlab webhook: enqueue failed", "delivery", job.DeliveryID, "err", err)
+		http.Error(w, "could not queue the review", http.StatusInternalServerError)
+	default:
+		slog.Info("gitlab webhook: review queued", "delivery", job.DeliveryID, "repo", job.PR.Repo, "mr", job.PR.Number, "head", job.PR.HeadSHA)
+		writeText(w, http.StatusAccepted, "review queued")
+	}
+}
+
+func writeText(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	io.WriteString(w, msg+"\n")
+}
