@@ -66,6 +66,9 @@ type Comment struct {
 	// fingerprint marker included.
 	Body        string
 	Fingerprint string
+	// Fingerprints are the fingerprints of every finding the comment
+	// covers (one suggestion may fix several); Fingerprint is the first.
+	Fingerprints []string
 }
 
 // Review is what one push gets: inline comments on added lines, and every
@@ -82,6 +85,13 @@ type Review struct {
 	Conclusion string
 	// Title is a one-line result, e.g. "2 errors, 3 warnings".
 	Title string
+	// Body is the top-level text of the review: findings on changed lines
+	// beyond the inline-comment cap are folded into it. Empty when every
+	// comment fits inline.
+	Body string
+	// Fingerprints holds the fingerprint of every finding in Findings: a
+	// posted comment whose fingerprints are all missing from it is fixed.
+	Fingerprints map[string]bool
 }
 
 // Host is what a VCS adapter implements. ctx is first on every call; every

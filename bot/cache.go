@@ -1,0 +1,69 @@
+package bot
+
+import (
+	"container/list"
+	"sync"
+)
+
+// LRUCache is a BlobCache bounded by the total size of its contents: adding
+// beyond the bound evicts the least recently used blobs. Safe for
+// concurrent use.
+type LRUCache struct {
+	mu       sync.Mutex
+	maxBytes int
+	size     int
+	order    *list.List // front: most recently used; values are *lruEntry
+	items    map[string]*list.Element
+}
+
+type lruEntry struct {
+	sha  string
+	data []byte
+}
+
+// NewLRUCache returns a cache holding at most maxBytes of contents.
+func NewLRUCache(maxBytes int) *LRUCache {
+	return &LRUCache{maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
+}
+
+// Get returns the contents of blob sha, if cached.
+func (c *LRUCache) Get(sha string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[sha]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*lruEntry).data, true
+}
+
+// Put caches the contents of blob sha. A blob larger than the whole cache
+// is not kept.
+func (c *LRUCache) Put(sha string, data []byte) {
+	if sha == "" || len(data) > c.maxBytes {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[sha]; ok {
+		c.order.MoveToFront(e)
+		return
+	}
+	c.items[sha] = c.order.PushFront(&lruEntry{sha: sha, data: data})
+	c.size += len(data)
+	for c.size > c.maxBytes {
+		last := c.order.Back()
+		ent := last.Value.(*lruEntry)
+		c.order.Remove(last)
+		delete(c.items, ent.sha)
+		c.size -= len(ent.data)
+	}
+}
+
+// Len returns how many blobs are cached.
+func (c *LRUCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.items)
+}

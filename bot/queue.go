@@ -1,0 +1,205 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// DefaultRememberedDeliveries is how many completed delivery ids a Pool
+// remembers to refuse duplicates.
+const DefaultRememberedDeliveries = 10000
+
+// Pool is the bounded worker pool: an Enqueuer whose jobs run on a fixed
+// number of workers. It never blocks a webhook handler: a full queue is
+// ErrQueueFull, a delivery id already queued, running or completed is
+// ErrDuplicate, and a delivery that failed may be delivered again.
+type Pool struct {
+	run     func(ctx context.Context, job Job) error
+	workers int
+	queue   chan Job
+	logger  *slog.Logger
+	metrics *Metrics
+
+	mu       sync.Mutex
+	closed   bool
+	started  bool
+	active   map[string]bool // queued or running delivery ids
+	done     map[string]bool // completed delivery ids
+	doneRing []string        // completion order, to forget the oldest
+	doneNext int
+
+	ctx    context.Context // cancelled when the grace period ends
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// PoolOptions configure NewPool.
+type PoolOptions struct {
+	// Workers is the number of reviews that run at once (at least 1).
+	Workers int
+	// QueueSize is how many jobs may wait (at least 1).
+	QueueSize int
+	// Remember is how many completed delivery ids are remembered
+	// (DefaultRememberedDeliveries when 0).
+	Remember int
+	Logger   *slog.Logger
+	Metrics  *Metrics
+}
+
+// NewPool returns a pool that runs run for every job; call Start.
+func NewPool(run func(ctx context.Context, job Job) error, o PoolOptions) *Pool {
+	if o.Workers < 1 {
+		o.Workers = 1
+	}
+	if o.QueueSize < 1 {
+		o.QueueSize = 1
+	}
+	if o.Remember < 1 {
+		o.Remember = DefaultRememberedDeliveries
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Pool{
+		run: run, workers: o.Workers, queue: make(chan Job, o.QueueSize),
+		logger: o.Logger, metrics: o.Metrics,
+		active: map[string]bool{}, done: map[string]bool{}, doneRing: make([]string, o.Remember),
+		ctx: ctx, cancel: cancel,
+	}
+}
+
+// Start starts the workers (once).
+func (p *Pool) Start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started {
+		return
+	}
+	p.started = true
+	for i := 0; i < p.workers; i++ {
+		p.wg.Add(1)
+		go p.work()
+	}
+}
+
+// Running reports whether the workers are started and the pool is not
+// shutting down (readiness).
+func (p *Pool) Running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started && !p.closed
+}
+
+// Depth returns how many jobs wait in the queue.
+func (p *Pool) Depth() int { return len(p.queue) }
+
+// ErrShuttingDown is what Enqueue returns once Shutdown has begun; answer
+// 503 so the host delivers again later.
+var ErrShuttingDown = errors.New("server is shutting down")
+
+// Enqueue queues job without blocking.
+func (p *Pool) Enqueue(job Job) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return ErrShuttingDown
+	}
+	id := job.DeliveryID
+	if id != "" && (p.active[id] || p.done[id]) {
+		return ErrDuplicate
+	}
+	select {
+	case p.queue <- job:
+	default:
+		return ErrQueueFull
+	}
+	if id != "" {
+		p.active[id] = true
+	}
+	return nil
+}
+
+func (p *Pool) work() {
+	defer p.wg.Done()
+	for job := range p.queue {
+		if p.ctx.Err() != nil {
+			JobLogger(p.logger, job).Error("review not run: the shutdown grace period ended before it started; redeliver the webhook to run it")
+			p.forget(job.DeliveryID)
+			continue
+		}
+		p.runOne(job)
+	}
+}
+
+func (p *Pool) runOne(job Job) {
+	start := time.Now()
+	err := p.safeRun(job)
+	p.metrics.Review(time.Since(start), err)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id := job.DeliveryID
+	if id == "" {
+		return
+	}
+	delete(p.active, id)
+	if err != nil {
+		return // a failed delivery may be redelivered
+	}
+	if old := p.doneRing[p.doneNext]; old != "" {
+		delete(p.done, old)
+	}
+	p.doneRing[p.doneNext] = id
+	p.doneNext = (p.doneNext + 1) % len(p.doneRing)
+	p.done[id] = true
+}
+
+func (p *Pool) forget(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.active, id)
+}
+
+// safeRun turns a panic in a job into an error so one bad job cannot stop
+// a worker.
+func (p *Pool) safeRun(job Job) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			JobLogger(p.logger, job).Error("review panicked", "panic", r)
+			err = errors.New("review panicked")
+		}
+	}()
+	return p.run(p.ctx, job)
+}
+
+// Shutdown stops accepting jobs and lets the workers finish the queued and
+// running ones. When ctx ends first (the grace period), the running jobs'
+// context is cancelled, so they end their reviews with a note to re-run,
+// and jobs still queued are logged as not run; Shutdown then waits for the
+// workers and returns ctx's error.
+func (p *Pool) Shutdown(ctx context.Context) error {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		close(p.queue)
+	}
+	started := p.started
+	p.mu.Unlock()
+	if !started {
+		p.Start() // drain what was queued
+	}
+	finished := make(chan struct{})
+	go func() { p.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+		p.cancel()
+		return nil
+	case <-ctx.Done():
+	}
+	p.cancel() // running reviews see a cancelled context and end their check runs
+	<-finished
+	return ctx.Err()
+}

@@ -1,0 +1,216 @@
+package bot
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/report"
+)
+
+// Suggestion is a replacement for whole lines of a file, the shape of
+// checks/fix.Suggestion: what a ```suggestion block proposes.
+type Suggestion struct {
+	// StartLine and EndLine are the 1-based, inclusive lines of the file
+	// the suggestion replaces.
+	StartLine, EndLine int
+	// Text is the replacement: whole lines (a trailing newline is optional;
+	// empty text deletes the lines).
+	Text string
+	// Findings are indexes into the findings the suggestion was made for.
+	Findings []int
+}
+
+// Body limits of the hosts' APIs (GitHub: 65,536 characters per comment,
+// review body and check-run summary; annotation messages 64 KiB, titles
+// 255 characters).
+const (
+	MaxBodyChars            = 65536
+	MaxAnnotationTitleChars = 255
+)
+
+// FingerprintMarker is the hidden HTML comment that carries a finding's
+// fingerprint in every inline comment the bot posts.
+func FingerprintMarker(fp string) string { return "<!-- prodready:fp=" + fp + " -->" }
+
+var markerRE = regexp.MustCompile(`<!-- prodready:fp=([0-9a-zA-Z_-]+) -->`)
+
+// Fingerprints returns the fingerprints of the markers in a comment body, in
+// order; none for a comment the bot did not write.
+func Fingerprints(body string) []string {
+	var out []string
+	for _, m := range markerRE.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// SuggestionBlock renders text as a ```suggestion block. The fence is longer
+// than the longest run of backticks in text, so text holding ``` cannot end
+// it early.
+func SuggestionBlock(text string) string {
+	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	text = strings.TrimSuffix(text, "\n")
+	var b strings.Builder
+	b.WriteString(fence + "suggestion\n")
+	if text != "" {
+		b.WriteString(text + "\n")
+	}
+	b.WriteString(fence)
+	return b.String()
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// CommentBody renders one inline comment for findings (all on the same
+// lines): each finding's severity, rule and message, the fix description,
+// the suggestion block when sug is not nil, and one hidden fingerprint
+// marker per finding.
+func CommentBody(fs []checks.Finding, sug *Suggestion) string {
+	var b strings.Builder
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s **%s** `%s`: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, escapeText(f.Message))
+		if f.Fix != nil && f.Fix.Description != "" {
+			fmt.Fprintf(&b, "\nFix: %s\n", escapeText(f.Fix.Description))
+		}
+	}
+	if sug != nil {
+		b.WriteString("\n" + SuggestionBlock(sug.Text) + "\n")
+	}
+	b.WriteString("\n")
+	for _, f := range fs {
+		b.WriteString(FingerprintMarker(f.Fingerprint()) + "\n")
+	}
+	return b.String()
+}
+
+func severityIcon(s checks.Severity) string {
+	switch s {
+	case checks.Error:
+		return ":x:"
+	case checks.Warning:
+		return ":warning:"
+	}
+	return ":information_source:"
+}
+
+// escapeText keeps a message from opening HTML comments (which could fake a
+// fingerprint marker) or breaking table cells.
+func escapeText(s string) string {
+	s = strings.ReplaceAll(s, "<!--", "&lt;!--")
+	return s
+}
+
+func cell(s string) string {
+	s = escapeText(s)
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\r", "")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// Title is the one-line result of a review: "2 errors, 1 warning" or
+// "No findings".
+func Title(fs []checks.Finding) string {
+	c := report.Count(fs)
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(c.Errors, "error", "errors")
+	add(c.Warnings, "warning", "warnings")
+	add(c.Infos, "info", "infos")
+	if len(parts) == 0 {
+		return "No findings"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Summary renders the Markdown summary of a review: counts by severity, a
+// table of the findings (those commented inline marked), and how to
+// configure or ignore a rule. It stays under MaxBodyChars: rows that do not
+// fit are counted instead.
+func Summary(r Review, failOn checks.Severity) string {
+	var b strings.Builder
+	c := report.Count(r.Findings)
+	b.WriteString("## prodready\n\n")
+	if len(r.Findings) == 0 {
+		b.WriteString("No findings in the Kubernetes manifests this pull request changes. :white_check_mark:\n")
+	} else {
+		fmt.Fprintf(&b, "| Severity | Count |\n|---|---:|\n| :x: error | %d |\n| :warning: warning | %d |\n| :information_source: info | %d |\n\n", c.Errors, c.Warnings, c.Infos)
+		if failOn <= checks.Error {
+			fmt.Fprintf(&b, "Findings at or above **%s** fail this check.\n\n", failOn)
+		}
+		inline := map[string]bool{}
+		for _, cm := range r.Comments {
+			for _, fp := range Fingerprints(cm.Body) {
+				inline[fp] = true
+			}
+		}
+		b.WriteString("| Severity | Rule | File | Line | Message | Inline |\n|---|---|---|---:|---|---|\n")
+		const reserve = 2000 // room for the footer
+		for i, f := range r.Findings {
+			mark := ""
+			if inline[f.Fingerprint()] {
+				mark = ":speech_balloon:"
+			}
+			row := fmt.Sprintf("| %s | `%s` | `%s` | %d | %s | %s |\n", f.Severity, f.RuleID, cell(f.File), f.Line, cell(f.Message), mark)
+			if b.Len()+len(row) > MaxBodyChars-reserve {
+				fmt.Fprintf(&b, "\n…and %d more findings (see the annotations).\n", len(r.Findings)-i)
+				break
+			}
+			b.WriteString(row)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(`<details><summary>Configure or ignore</summary>
+
+Configure prodready with ` + "`.prodready.yaml`" + ` at the root of the repository; it is read
+from the **base** branch, so a pull request cannot switch off its own checks:
+
+` + "```yaml" + `
+failOn: error            # info, warning, error or none
+exclude: ["charts/**"]   # paths not checked
+rules:
+  some-rule-id: false    # switch a rule off
+  other-rule-id: {severity: warning}
+review:
+  drafts: false          # review draft pull requests too
+` + "```" + `
+
+To ignore one finding, add ` + "`# prodready:ignore rule-id reason`" + ` on its line or the line above
+it; to ignore a rule for a whole object, annotate it with ` + "`prodready.dev/ignore: rule-id`" + `.
+</details>
+`)
+	return Truncate(b.String(), MaxBodyChars)
+}
+
+// Truncate cuts s to at most n characters (runes), ending with a note when
+// it had to cut.
+func Truncate(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	const note = "\n\n…(truncated)"
+	r := []rune(s)
+	return string(r[:n-len([]rune(note))]) + note
+}

@@ -1,0 +1,51 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+)
+
+func TestSuggestionBlockFence(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"a: 1\n", "```suggestion\na: 1\n```"},
+		{"", "```suggestion\n```"},
+		{"x: \"```\"\n", "````suggestion\nx: \"```\"\n````"},
+		{"x: \"`````\"", "``````suggestion\nx: \"`````\"\n``````"},
+	} {
+		if got := SuggestionBlock(tc.text); got != tc.want {
+			t.Errorf("SuggestionBlock(%q) =\n%s\nwant\n%s", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestCommentBodyCarriesMarkers(t *testing.T) {
+	f := checks.Finding{RuleID: "r1", Severity: checks.Error, File: "a.yaml", Line: 3, Message: "bad <!-- prodready:fp=0000 -->"}
+	g := checks.Finding{RuleID: "r2", Severity: checks.Warning, File: "a.yaml", Line: 3, Message: "worse"}
+	body := CommentBody([]checks.Finding{f, g}, &Suggestion{StartLine: 3, EndLine: 3, Text: "  port: 8080\n"})
+	got := Fingerprints(body)
+	if len(got) != 2 || got[0] != f.Fingerprint() || got[1] != g.Fingerprint() {
+		t.Errorf("Fingerprints = %v, want [%s %s] (a message must not fake a marker)", got, f.Fingerprint(), g.Fingerprint())
+	}
+	if !strings.Contains(body, "```suggestion\n  port: 8080\n```") {
+		t.Errorf("body lacks the suggestion block:\n%s", body)
+	}
+}
+
+func TestSummaryStaysUnderLimit(t *testing.T) {
+	var fs []checks.Finding
+	for i := 0; i < 3000; i++ {
+		fs = append(fs, checks.Finding{RuleID: "r", Severity: checks.Warning, File: "a.yaml", Line: i + 1, Message: strings.Repeat("m", 100)})
+	}
+	s := Summary(Review{Findings: fs}, checks.Error)
+	if n := len([]rune(s)); n > MaxBodyChars {
+		t.Fatalf("summary has %d characters, limit %d", n, MaxBodyChars)
+	}
+	if !strings.Contains(s, "more findings") || !strings.Contains(s, "| warning | 3000 |") && !strings.Contains(s, "| :warning: warning | 3000 |") {
+		t.Errorf("summary lacks the count or the overflow note")
+	}
+	if Title(fs) != "3000 warnings" {
+		t.Errorf("Title = %q", Title(fs))
+	}
+}

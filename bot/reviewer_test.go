@@ -1,0 +1,191 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// memHost is a Host over in-memory commits.
+type memHost struct {
+	refs       map[string]map[string]string // ref -> path -> content
+	changed    []ChangedFile
+	started    int
+	published  []Review
+	failed     []string
+	publishErr error
+}
+
+func (h *memHost) ChangedFiles(ctx context.Context, pr PullRequest) ([]ChangedFile, error) {
+	return h.changed, nil
+}
+
+func (h *memHost) ReadFile(ctx context.Context, pr PullRequest, ref, path string) ([]byte, error) {
+	if s, ok := h.refs[ref][path]; ok {
+		return []byte(s), nil
+	}
+	return nil, nil
+}
+
+func (h *memHost) Manifests(ctx context.Context, pr PullRequest, ref string, want func(string) bool, cache BlobCache) ([]File, error) {
+	var out []File
+	for p, s := range h.refs[ref] {
+		if want(p) {
+			out = append(out, File{Path: p, Data: []byte(s)})
+		}
+	}
+	return out, nil
+}
+
+func (h *memHost) StartReview(ctx context.Context, pr PullRequest) (ReviewHandle, error) {
+	h.started++
+	return ReviewHandle{CheckRunID: 7}, nil
+}
+
+func (h *memHost) Publish(ctx context.Context, pr PullRequest, rh ReviewHandle, r Review) error {
+	if h.publishErr != nil {
+		return h.publishErr
+	}
+	h.published = append(h.published, r)
+	return nil
+}
+
+func (h *memHost) Fail(ctx context.Context, pr PullRequest, rh ReviewHandle, msg string) error {
+	h.failed = append(h.failed, msg)
+	return nil
+}
+
+const badProbe = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          livenessProbe:
+            tcpSocket:
+              port: metrics
+          readinessProbe:
+            tcpSocket:
+              port: health
+`
+
+// portSuggest replaces a named probe port with 8080 on the finding's line.
+func portSuggest(path string, src []byte, fs []checks.Finding) ([]Suggestion, error) {
+	lines := strings.Split(string(src), "\n")
+	var out []Suggestion
+	for i, f := range fs {
+		l := lines[f.Line-1]
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		out = append(out, Suggestion{StartLine: f.Line, EndLine: f.Line, Text: indent + "port: 8080\n", Findings: []int{i}})
+	}
+	return out, nil
+}
+
+func TestReviewPlacesFindingsAndReadsConfigAtBase(t *testing.T) {
+	h := &memHost{
+		refs: map[string]map[string]string{
+			"base": {"app/deploy.yaml": "kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n"},
+			// The head tries to switch the rule off: it must not work.
+			"head": {"app/deploy.yaml": badProbe, ".prodready.yaml": "rules:\n  probe-named-port-undeclared: false\n"},
+		},
+		// Line 17 (port: metrics) is added; line 20 (port: health) is context.
+		changed: []ChangedFile{{Path: "app/deploy.yaml", Status: "modified", Patch: "@@ -14,7 +14,7 @@\n           image: nginx:1.27\n           livenessProbe:\n             tcpSocket:\n-              port: 8080\n+              port: metrics\n           readinessProbe:\n             tcpSocket:\n               port: health\n"}, {Path: ".prodready.yaml", Status: "added", Patch: "@@ -0,0 +1,2 @@\n+rules:\n+  probe-named-port-undeclared: false\n"}},
+	}
+	rv := NewReviewer(NewLRUCache(1<<20), nil)
+	rv.Suggest = portSuggest
+	pr := PullRequest{Owner: "o", Repo: "r", Number: 1, BaseSHA: "base", HeadSHA: "head"}
+	if err := rv.Review(context.Background(), h, pr); err != nil {
+		t.Fatal(err)
+	}
+	if h.started != 1 || len(h.published) != 1 || len(h.failed) != 0 {
+		t.Fatalf("started %d, published %d, failed %v", h.started, len(h.published), h.failed)
+	}
+	r := h.published[0]
+	if len(r.Findings) != 2 || r.Conclusion != "failure" || r.Title != "2 errors" {
+		t.Fatalf("findings %d, conclusion %q, title %q", len(r.Findings), r.Conclusion, r.Title)
+	}
+	if len(r.Comments) != 1 {
+		t.Fatalf("comments = %+v, want one on line 17", r.Comments)
+	}
+	c := r.Comments[0]
+	if c.Path != "app/deploy.yaml" || c.StartLine != 17 || c.Line != 17 || !strings.Contains(c.Body, "```suggestion\n              port: 8080\n```") {
+		t.Errorf("comment = %+v", c)
+	}
+	if len(r.Outside) != 1 || r.Outside[0].Line != 20 {
+		t.Errorf("outside = %+v, want the finding on context line 20", r.Outside)
+	}
+	if !strings.Contains(r.Summary, "| 2 |") || !strings.Contains(r.Summary, "probe-named-port-undeclared") {
+		t.Errorf("summary:\n%s", r.Summary)
+	}
+}
+
+func TestReviewSuggestionOutsideHunkFallsBack(t *testing.T) {
+	h := &memHost{
+		refs:    map[string]map[string]string{"head": {"d.yaml": badProbe}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "modified", Patch: "@@ -17,1 +17,1 @@\n-              port: 1\n+              port: metrics\n"}},
+	}
+	rv := NewReviewer(nil, nil)
+	rv.Suggest = func(path string, src []byte, fs []checks.Finding) ([]Suggestion, error) {
+		// A range reaching past the hunk: not commentable as a suggestion.
+		return []Suggestion{{StartLine: 15, EndLine: 17, Text: "x\n", Findings: []int{0}}}, nil
+	}
+	pr := PullRequest{Number: 1, BaseSHA: "base", HeadSHA: "head"}
+	r, err := rv.Prepare(context.Background(), h, pr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Comments) != 1 || r.Comments[0].StartLine != 17 || r.Comments[0].Line != 17 || strings.Contains(r.Comments[0].Body, "suggestion") {
+		t.Errorf("comments = %+v, want a plain comment on line 17", r.Comments)
+	}
+}
+
+func TestReviewNoManifestIsNeutral(t *testing.T) {
+	h := &memHost{changed: []ChangedFile{{Path: "README.md", Status: "modified", Patch: "@@ -1 +1 @@\n-a\n+b\n"}}}
+	rv := NewReviewer(nil, nil)
+	if err := rv.Review(context.Background(), h, PullRequest{BaseSHA: "b", HeadSHA: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.published) != 1 || h.published[0].Conclusion != "neutral" || len(h.published[0].Comments) != 0 {
+		t.Fatalf("published %+v", h.published)
+	}
+}
+
+func TestReviewErrorEndsTheRun(t *testing.T) {
+	h := &memHost{
+		refs:    map[string]map[string]string{"base": {".prodready.yaml": "nonsense: true\n"}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "added"}},
+	}
+	rv := NewReviewer(nil, nil)
+	err := rv.Review(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"})
+	if err == nil || len(h.failed) != 1 || !strings.Contains(h.failed[0], "nonsense") {
+		t.Fatalf("err %v, failed %v: want the config error reported on the check", err, h.failed)
+	}
+	h2 := &memHost{changed: []ChangedFile{{Path: "d.yaml", Status: "added"}}, publishErr: errors.New("boom")}
+	if err := rv.Review(context.Background(), h2, PullRequest{BaseSHA: "b", HeadSHA: "h"}); err == nil || len(h2.failed) != 1 {
+		t.Fatalf("publish error: err %v, failed %v", err, h2.failed)
+	}
+}
+
+func TestReviewDraftFollowsBaseConfig(t *testing.T) {
+	pr := PullRequest{BaseSHA: "base", HeadSHA: "head", Draft: true}
+	h := &memHost{refs: map[string]map[string]string{"head": {".prodready.yaml": "review: {drafts: true}\n"}}}
+	rv := NewReviewer(nil, nil)
+	if err := rv.Review(context.Background(), h, pr); err != nil || h.started != 0 {
+		t.Fatalf("draft without drafts at base: err %v, started %d", err, h.started)
+	}
+	h.refs["base"] = map[string]string{".prodready.yaml": "review: {drafts: true}\n"}
+	if err := rv.Review(context.Background(), h, pr); err != nil || h.started != 1 {
+		t.Fatalf("draft with drafts at base: err %v, started %d", err, h.started)
+	}
+}

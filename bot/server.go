@@ -1,0 +1,118 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// MaxWebhookBody is the largest webhook body accepted (GitHub's maximum
+// payload, 25 MiB); larger bodies are answered 413.
+const MaxWebhookBody = 25 << 20
+
+// Server is the HTTP server: webhook routes registered by each host adapter,
+// GET /healthz (liveness), GET /readyz (configuration loaded and workers
+// running; never calls a host) and GET /metrics (Prometheus).
+type Server struct {
+	echo    *echo.Echo
+	pool    *Pool
+	metrics *Metrics
+	logger  *slog.Logger
+	ready   atomic.Bool
+	http    *http.Server
+}
+
+// NewServer returns a server whose readiness follows pool and whose
+// /metrics serves metrics (with the queue depth added).
+func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if metrics == nil {
+		metrics = NewMetrics()
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{echo: e, pool: pool, metrics: metrics, logger: logger}
+	metrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "prodready_queue_depth",
+		Help: "Reviews waiting for a worker.",
+	}, func() float64 {
+		if pool == nil {
+			return 0
+		}
+		return float64(pool.Depth())
+	}))
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	e.GET("/readyz", func(c echo.Context) error {
+		if !s.ready.Load() || pool == nil || !pool.Running() {
+			return c.String(http.StatusServiceUnavailable, "not ready\n")
+		}
+		return c.String(http.StatusOK, "ready\n")
+	})
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
+	return s
+}
+
+// Handle registers a route, e.g. srv.Handle("POST", "/webhooks/gitlab", h):
+// how each host adapter adds its webhook. The handler should read its body
+// through http.MaxBytesReader(w, r.Body, MaxWebhookBody).
+func (s *Server) Handle(method, path string, h http.Handler) {
+	s.echo.Add(method, path, echo.WrapHandler(h))
+}
+
+// SetReady marks the configuration as loaded (or not); /readyz also needs
+// the pool running.
+func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
+
+// Handler returns the server's HTTP handler (for httptest).
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Serve accepts connections on l until Shutdown; it returns nil after a
+// clean shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	s.http = &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	err := s.http.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops taking deliveries (readiness goes down, the listener
+// closes, in-flight requests finish), then lets running reviews finish
+// until ctx ends (the grace period): reviews that cannot finish end their
+// check runs with a note to re-run.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.SetReady(false)
+	var errs []error
+	if s.http != nil {
+		if err := s.http.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("closing listener: %w", err))
+		}
+	}
+	if s.pool != nil {
+		if err := s.pool.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("finishing reviews: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
