@@ -4,6 +4,8 @@ import (
 	"crypto/sha1"
 	"fmt"
 	"testing"
+
+	"github.com/prodready/prodready/bot"
 )
 
 func TestParseDiffNumbersLinesLikeGitLab(t *testing.T) {
@@ -77,7 +79,7 @@ func TestGitLabSuggestions(t *testing.T) {
 	if got := gitlabSuggestions(body, 2); got != want {
 		t.Errorf("gitlabSuggestions:\n%s\nwant:\n%s", got, want)
 	}
-	if got := fingerprints(body); len(got) != 1 || got[0] != "abc" {
-		t.Errorf("fingerprints = %v, want [abc]", got)
+	if got := commentFingerprints(bot.Comment{Body: body, Fingerprint: "def"}); len(got) != 2 || got[0] != "abc" || got[1] != "def" {
+		t.Errorf("commentFingerprints = %v, want [abc def]", got)
 	}
 }

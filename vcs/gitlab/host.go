@@ -42,15 +42,12 @@ type Options struct {
 	// HeadWait bounds how long the Host waits for GitLab to compute a
 	// merge request's diff_refs for a new push (default one minute).
 	HeadWait time.Duration
-	// Logger receives warnings (a rejected position); nil means slog.Default.
-	Logger *slog.Logger
 }
 
 // Host implements bot.Host for GitLab merge requests. It is safe for
 // concurrent use by many jobs.
 type Host struct {
 	api      *gl.Client
-	log      *slog.Logger
 	headWait time.Duration
 	clk      *clock
 	waitStep time.Duration
@@ -121,10 +118,6 @@ func NewHost(opt Options) (*Host, error) {
 	}
 	client := *hc
 	client.Transport = rt
-	logger := opt.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
 	api, err := gl.NewClient(opt.Token,
 		gl.WithBaseURL(base),
 		gl.WithHTTPClient(&client),
@@ -136,7 +129,7 @@ func NewHost(opt Options) (*Host, error) {
 		return nil, fmt.Errorf("creating GitLab client for %s: %w", base, err)
 	}
 	h := &Host{
-		api: api, log: logger, headWait: opt.HeadWait, clk: clk, waitStep: rt.first,
+		api: api, headWait: opt.HeadWait, clk: clk, waitStep: rt.first,
 		refs: map[mrKey]gl.MergeRequestDiffRefs{}, diffs: map[mrKey]map[string]*fileDiff{},
 	}
 	if h.headWait <= 0 {
@@ -263,7 +256,7 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 			if cf.Patch != "" && !d.DeletedFile {
 				fd, err := parseDiff(d.OldPath, d.NewPath, cf.Patch)
 				if err != nil {
-					h.log.Warn("gitlab: unreadable diff, file not commented inline", "path", d.NewPath, "err", err)
+					bot.LoggerFrom(ctx).Warn("gitlab: unreadable diff, file not commented inline", "path", d.NewPath, "err", err)
 					cf.Patch = ""
 				} else {
 					diffs[d.NewPath] = fd
@@ -286,9 +279,11 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 }
 
 // ReadFile returns path at ref, or (nil, nil) when it does not exist. An
-// empty ref means the merge request's base commit.
+// empty ref, or the target branch's name while pr has no BaseSHA (a webhook
+// delivery does not carry it), means the merge request's base commit
+// (diff_refs.base_sha), so the config is read where the diff starts.
 func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, path string) ([]byte, error) {
-	if ref == "" {
+	if ref == "" || (pr.BaseSHA == "" && ref == pr.BaseRef) {
 		var err error
 		if pr, err = h.Resolve(ctx, pr); err != nil {
 			return nil, err

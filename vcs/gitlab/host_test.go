@@ -3,8 +3,6 @@ package gitlab
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -40,8 +38,7 @@ func (c *fakeClock) sleep(_ context.Context, d time.Duration) error {
 
 func newTestHost(t *testing.T, s *fakegitlab.Server) (*Host, *fakeClock) {
 	t.Helper()
-	h, err := NewHost(Options{BaseURL: s.URL, Token: s.Token, RetryBudget: time.Minute, RetryWait: 100 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h, err := NewHost(Options{BaseURL: s.URL, Token: s.Token, RetryBudget: time.Minute, RetryWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/prodready/prodready/bot"
-	"github.com/prodready/prodready/checks"
 )
 
 // summaryMarker is the hidden marker of the one summary note per merge
@@ -97,17 +97,14 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if strings.Contains(n.Body, summaryMarker) && summary == nil {
 			summary = n
 		}
-		for _, fp := range fingerprints(n.Body) {
+		for _, fp := range bot.Fingerprints(n.Body) {
 			posted[fp] = true
 		}
 	}
 
 	var rejected []bot.Comment
 	for _, c := range r.Comments {
-		fps := fingerprints(c.Body)
-		if c.Fingerprint != "" && !contains(fps, c.Fingerprint) {
-			fps = append(fps, c.Fingerprint)
-		}
+		fps := commentFingerprints(c)
 		if allIn(fps, posted) {
 			continue
 		}
@@ -127,7 +124,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		_, _, err := h.api.Discussions.CreateMergeRequestDiscussion(pid(pr), int64(pr.Number), opt, gl.WithContext(ctx))
 		var er *gl.ErrorResponse
 		if errors.As(err, &er) && er.StatusCode == http.StatusBadRequest {
-			h.log.Warn("gitlab: position refused, finding left to the summary", "path", c.Path, "line", start, "err", er.Message)
+			bot.LoggerFrom(ctx).Warn("gitlab: position refused, finding left to the summary", "path", c.Path, "line", start, "err", er.Message)
 			rejected = append(rejected, c)
 			continue
 		}
@@ -139,23 +136,25 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		}
 	}
 
-	current := map[string]bool{}
-	for _, f := range r.Findings {
-		current[f.Fingerprint()] = true
+	// A discussion is fixed when none of its fingerprints is a finding of
+	// this push.
+	current := r.Fingerprints
+	if current == nil {
+		current = map[string]bool{}
+		for _, f := range r.Findings {
+			current[f.Fingerprint()] = true
+		}
 	}
 	for _, c := range r.Comments {
-		for _, fp := range fingerprints(c.Body) {
+		for _, fp := range commentFingerprints(c) {
 			current[fp] = true
-		}
-		if c.Fingerprint != "" {
-			current[c.Fingerprint] = true
 		}
 	}
 	for _, d := range existing {
 		if len(d.Notes) == 0 || d.Notes[0].Author.ID != me || !d.Notes[0].Resolvable || d.Notes[0].Resolved {
 			continue
 		}
-		fps := fingerprints(d.Notes[0].Body)
+		fps := bot.Fingerprints(d.Notes[0].Body)
 		if len(fps) == 0 || anyIn(fps, current) {
 			continue
 		}
@@ -279,43 +278,43 @@ func gitlabSuggestions(body string, below int) string {
 	return suggestionFence.ReplaceAllString(body, "${1}suggestion:-0+"+strconv.Itoa(below))
 }
 
-var fpMarker = regexp.MustCompile(`<!-- prodready:fp=([0-9a-zA-Z_-]+) -->`)
-
-// fingerprints returns the fingerprints of the hidden markers in a body.
-func fingerprints(body string) []string {
-	var out []string
-	for _, m := range fpMarker.FindAllStringSubmatch(body, -1) {
-		out = append(out, m[1])
+// commentFingerprints are the fingerprints a comment covers.
+func commentFingerprints(c bot.Comment) []string {
+	fps := append([]string(nil), c.Fingerprints...)
+	for _, fp := range append(bot.Fingerprints(c.Body), c.Fingerprint) {
+		if fp != "" && !slices.Contains(fps, fp) {
+			fps = append(fps, fp)
+		}
 	}
-	return out
+	return fps
 }
 
-// summaryBody is the summary note: the marker, the review's summary, and
-// the comments GitLab would not anchor.
+// summaryBody is the summary note: the marker, the review's summary, the
+// findings folded out of inline comments, and the comments GitLab would not
+// anchor (their fingerprint markers removed, so they are not mistaken for
+// discussions).
 func summaryBody(r bot.Review, rejected []bot.Comment) string {
 	var b strings.Builder
 	b.WriteString(summaryMarker + "\n")
 	if r.Summary != "" {
 		b.WriteString(r.Summary)
 	} else {
-		fmt.Fprintf(&b, "### prodready: %s\n", r.Title)
-		for _, f := range r.Outside {
-			b.WriteString(findingLine(f))
-		}
+		fmt.Fprintf(&b, "## prodready\n\n%s\n", r.Title)
+	}
+	if r.Body != "" {
+		b.WriteString("\n" + r.Body)
 	}
 	if len(rejected) > 0 {
-		b.WriteString("\n\n#### Not commentable on the diff\n")
+		b.WriteString("\n\n#### Not commentable on the diff\n\n")
 		for _, c := range rejected {
-			body := fpMarker.ReplaceAllString(c.Body, "")
-			fmt.Fprintf(&b, "- `%s:%d`: %s\n", c.Path, c.Line, firstLine(body))
+			fmt.Fprintf(&b, "- `%s:%d`: %s\n", c.Path, c.Line, firstLine(markerRE.ReplaceAllString(c.Body, "")))
 		}
 	}
-	return b.String()
+	return bot.Truncate(b.String(), bot.MaxBodyChars)
 }
 
-func findingLine(f checks.Finding) string {
-	return fmt.Sprintf("- **%s** `%s` `%s:%d`: %s\n", f.Severity, f.RuleID, f.File, f.Line, strings.ReplaceAll(f.Message, "<!--", "&lt;!--"))
-}
+// markerRE matches a fingerprint marker (see bot.FingerprintMarker).
+var markerRE = regexp.MustCompile(`<!-- prodready:fp=[^ ]* -->`)
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -329,15 +328,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func allIn(ss []string, set map[string]bool) bool {

@@ -12,10 +12,6 @@ import (
 	"github.com/prodready/prodready/bot"
 )
 
-// MaxBodyBytes is the largest webhook body accepted (GitLab's own limit is
-// 25 MiB); a larger one is answered 413.
-const MaxBodyBytes = 25 << 20
-
 // mergeRequestEvent is the part of a Merge Request Hook payload the bot
 // reads.
 type mergeRequestEvent struct {
@@ -44,7 +40,7 @@ type mergeRequestEvent struct {
 
 // NewWebhookHandler answers GitLab webhook deliveries: it checks the
 // X-Gitlab-Token header against secret in constant time (401 when it
-// differs; every delivery is refused when secret is empty), and turns each
+// differs; 413 above bot.MaxWebhookBody; every delivery is refused when secret is empty), and turns each
 // Merge Request Hook with action open, reopen, or update with oldrev (a new
 // push) into a bot.Job on q, reviewed by host. Other events and actions are
 // acknowledged and ignored. Redeliveries (same Idempotency-Key, else
@@ -76,7 +72,7 @@ func (wh *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid X-Gitlab-Token", http.StatusUnauthorized)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, bot.MaxWebhookBody))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		http.Error(w, "payload too large", http.StatusRequestEntityTooLarge)
@@ -136,7 +132,7 @@ func (wh *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch err := wh.q.Enqueue(job); {
 	case errors.Is(err, bot.ErrDuplicate):
 		writeText(w, http.StatusOK, "duplicate delivery")
-	case errors.Is(err, bot.ErrQueueFull):
+	case errors.Is(err, bot.ErrQueueFull), errors.Is(err, bot.ErrShuttingDown):
 		http.Error(w, "review queue is full, retry later", http.StatusServiceUnavailable)
 	case err != nil:
 		slog.Error("gitlab webhook: enqueue failed", "delivery", job.DeliveryID, "err", err)
