@@ -172,20 +172,25 @@ func (s *Server) AddProject(id int64, path string) *Project {
 // Commit stores a commit of project id with files and returns its SHA
 // (derived from the content, like git).
 func (s *Server) Commit(id int64, files map[string]string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	h := sha1.New()
-	keys := sortedKeys(files)
-	for _, k := range keys {
+	for _, k := range sortedKeys(files) {
 		fmt.Fprintf(h, "%s\x00%s\x00", k, files[k])
 	}
 	sha := hex.EncodeToString(h.Sum(nil))
+	s.CommitAs(id, sha, files)
+	return sha
+}
+
+// CommitAs stores a commit of project id under a given SHA (one a recorded
+// webhook payload names).
+func (s *Server) CommitAs(id int64, sha string, files map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	tree := map[string]string{}
 	for k, v := range files {
 		tree[k] = v
 	}
 	s.projects[id].Commits[sha] = tree
-	return sha
 }
 
 // Push makes commit head the merge request iid's head against base (created
