@@ -151,6 +151,8 @@ type Call struct {
 type fault struct {
 	method, pathPrefix string
 	status, left       int
+	// after: the request is carried out, then answered status.
+	after bool
 }
 
 // New starts a fake GitLab accepting token. Close it when done.
@@ -247,6 +249,15 @@ func (s *Server) Fail(method, pathPrefix string, status, n int) {
 	s.faults = append(s.faults, &fault{method: method, pathPrefix: pathPrefix, status: status, left: n})
 }
 
+// FailAfter makes the next n matching requests take effect and then
+// answer status anyway, like a GitLab whose proxy times out after the
+// database committed.
+func (s *Server) FailAfter(method, pathPrefix string, status, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &fault{method: method, pathPrefix: pathPrefix, status: status, left: n, after: true})
+}
+
 // Calls returns every request received so far.
 func (s *Server) Calls() []Call {
 	s.mu.Lock()
@@ -324,6 +335,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, rawPath string, 
 		if f.left > 0 && f.method == r.Method && strings.HasPrefix(path, f.pathPrefix) {
 			f.left--
 			s.mu.Unlock()
+			if f.after {
+				s.route(httptest.NewRecorder(), r, rawPath, body)
+			}
 			if f.status == http.StatusTooManyRequests {
 				w.Header().Set("Retry-After", "0")
 			}
@@ -331,6 +345,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, rawPath string, 
 		}
 	}
 	s.mu.Unlock()
+	return s.route(w, r, rawPath, body)
+}
+
+// route answers an authenticated request.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, rawPath string, body []byte) int {
 
 	seg := strings.Split(strings.Trim(rawPath, "/"), "/")
 	for i := range seg {

@@ -247,20 +247,73 @@ func TestRetriesWithinBudget(t *testing.T) {
 	}
 }
 
-func TestPostIsNotRetriedAfter5xx(t *testing.T) {
+func TestPostAfter5xxIsRepeatedOnlyWhenNotCarriedOut(t *testing.T) {
+	r := bot.Review{Findings: []checks.Finding{{RuleID: "r", File: "a.yaml", Line: 1, Message: "m"}}, Summary: "sum", Conclusion: "success", Title: "1 warning"}
+	for _, tc := range []struct {
+		name          string
+		inject        func(s *fakegitlab.Server)
+		posts, notes  int
+		wantErr       bool
+		wantLastState string
+	}{
+		{"5xx before GitLab acted", func(s *fakegitlab.Server) { s.Fail("POST", "/projects/7/merge_requests/1/notes", 500, 1) }, 2, 1, false, "success"},
+		{"5xx after GitLab acted", func(s *fakegitlab.Server) { s.FailAfter("POST", "/projects/7/merge_requests/1/notes", 502, 1) }, 1, 1, false, "success"},
+		{"GitLab keeps failing", func(s *fakegitlab.Server) { s.Fail("POST", "/projects/7/merge_requests/1/notes", 500, 100) }, maxPostAttempts, 0, true, "failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, pr := setup(t, map[string]string{"a.yaml": "a: 1\n"}, map[string]string{"a.yaml": "a: 2\n"})
+			h, _ := newTestHost(t, s)
+			tc.inject(s)
+			err := h.Publish(context.Background(), pr, bot.ReviewHandle{}, r)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Publish: %v, want error %v", err, tc.wantErr)
+			}
+			if n := len(s.CallsTo("POST", "/merge_requests/1/notes")); n != tc.posts {
+				t.Errorf("note POSTed %d times, want %d", n, tc.posts)
+			}
+			if n := len(s.Discussions(projectID, 1)); n != tc.notes {
+				t.Errorf("%d notes on the merge request, want %d", n, tc.notes)
+			}
+			st := s.Statuses()
+			if len(st) == 0 || st[len(st)-1].State != tc.wantLastState {
+				t.Fatalf("statuses %+v: want the last one %s", st, tc.wantLastState)
+			}
+			if tc.wantErr && !strings.Contains(st[len(st)-1].Description, "could not publish") {
+				t.Errorf("failed status without a clear description: %q", st[len(st)-1].Description)
+			}
+		})
+	}
+}
+
+func TestSupersededPushIsCanceledNotPublished(t *testing.T) {
 	s, pr := setup(t, map[string]string{"a.yaml": "a: 1\n"}, map[string]string{"a.yaml": "a: 2\n"})
 	h, _ := newTestHost(t, s)
-	s.Fail("POST", "/projects/7/merge_requests/1/notes", http.StatusInternalServerError, 1)
-	r := bot.Review{Findings: []checks.Finding{{RuleID: "r", File: "a.yaml", Line: 1, Message: "m"}}, Summary: "sum", Conclusion: "success", Title: "1 warning"}
-	err := h.Publish(context.Background(), pr, bot.ReviewHandle{}, r)
-	if err == nil {
-		t.Fatal("Publish with a 500 on the summary note succeeded")
+	ctx := context.Background()
+	if _, err := h.ChangedFiles(ctx, pr); err != nil {
+		t.Fatal(err)
 	}
-	if n := len(s.CallsTo("POST", "/merge_requests/1/notes")); n != 1 {
-		t.Errorf("note POSTed %d times, want 1 (a POST is not repeated after a 5xx)", n)
+	// A newer push lands while this review runs.
+	mr := s.MR(projectID, 1)
+	newer := s.Commit(projectID, map[string]string{"a.yaml": "a: 3\n"})
+	s.Push(projectID, 1, mr.BaseSHA, newer, 0)
+	r := bot.Review{Findings: []checks.Finding{{RuleID: "r", File: "a.yaml", Line: 1, Message: "m"}}, Summary: "old", Conclusion: "failure", Title: "1 error"}
+	if err := h.Publish(ctx, pr, bot.ReviewHandle{}, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Discussions(projectID, 1)); n != 0 {
+		t.Errorf("a superseded review posted %d notes", n)
 	}
 	st := s.Statuses()
-	if len(st) == 0 || st[len(st)-1].State != "failed" || !strings.Contains(st[len(st)-1].Description, "could not publish") {
-		t.Errorf("statuses %+v: want the last one failed with a clear description", st)
+	if len(st) != 1 || st[0].State != "canceled" || st[0].SHA != pr.HeadSHA || !strings.Contains(st[0].Description, "Superseded") {
+		t.Errorf("statuses = %+v, want the old head canceled as superseded", st)
+	}
+	// Fail on a superseded head cancels too.
+	pr2 := pr
+	pr2.HeadSHA = s.Commit(projectID, map[string]string{"a.yaml": "a: 4\n"})
+	if err := h.Fail(ctx, pr2, bot.ReviewHandle{}, "boom"); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Statuses(); st[len(st)-1].State != "canceled" {
+		t.Errorf("Fail on a superseded head set %+v, want canceled", st[len(st)-1])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"regexp"
 	"slices"
@@ -30,9 +31,27 @@ func (h *Host) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewH
 	return bot.ReviewHandle{}, nil
 }
 
-// Fail ends the commit status failed with message as its description.
+// Fail ends the commit status failed with message as its description, or
+// canceled when a newer push superseded the head commit (its own review
+// reports on the merge request).
 func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, _ bot.ReviewHandle, message string) error {
+	if head, err := h.currentHead(ctx, pr); err == nil && head != "" && head != pr.HeadSHA {
+		return h.setStatus(ctx, pr, gl.Canceled, superseded(head))
+	}
 	return h.setStatus(ctx, pr, gl.Failed, message)
+}
+
+func superseded(head string) string {
+	return fmt.Sprintf("Superseded by a newer push (%.12s), which is reviewed instead.", head)
+}
+
+// currentHead is the merge request's head commit now.
+func (h *Host) currentHead(ctx context.Context, pr bot.PullRequest) (string, error) {
+	mr, _, err := h.api.MergeRequests.GetMergeRequest(pid(pr), int64(pr.Number), nil, gl.WithContext(ctx))
+	if err != nil {
+		return "", fmt.Errorf("getting merge request !%d: %w", pr.Number, err)
+	}
+	return mr.SHA, nil
 }
 
 // setStatus sets the prodready commit status on pr's head commit. GitLab
@@ -74,6 +93,17 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 	pr, err := h.Resolve(ctx, pr)
 	if err != nil {
 		return err
+	}
+	// One publication per merge request at a time, and none for a push a
+	// newer one superseded: an older review must not rewrite the summary.
+	unlock := h.lockMR(pr)
+	defer unlock()
+	head, err := h.currentHead(ctx, pr)
+	if err != nil {
+		return err
+	}
+	if head != pr.HeadSHA {
+		return h.setStatus(ctx, pr, gl.Canceled, superseded(head))
 	}
 	diffs, err := h.diffsOf(ctx, pr)
 	if err != nil {
@@ -121,7 +151,10 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 			Body:     gl.Ptr(gitlabSuggestions(c.Body, end-start)),
 			Position: position(pr, fd, start, end),
 		}
-		_, _, err := h.api.Discussions.CreateMergeRequestDiscussion(pid(pr), int64(pr.Number), opt, gl.WithContext(ctx))
+		err := h.postOnce(ctx, pr, func() error {
+			_, _, err := h.api.Discussions.CreateMergeRequestDiscussion(pid(pr), int64(pr.Number), opt, gl.WithContext(ctx))
+			return err
+		}, func(n *gl.Note) bool { return n.Author.ID == me && allIn(fps, setOf(bot.Fingerprints(n.Body))) })
 		var er *gl.ErrorResponse
 		if errors.As(err, &er) && er.StatusCode == http.StatusBadRequest {
 			bot.LoggerFrom(ctx).Warn("gitlab: position refused, finding left to the summary", "path", c.Path, "line", start, "err", er.Message)
@@ -173,8 +206,11 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 					&gl.UpdateMergeRequestNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
 			}
 		} else {
-			_, _, err = h.api.Notes.CreateMergeRequestNote(pid(pr), int64(pr.Number),
-				&gl.CreateMergeRequestNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+			err = h.postOnce(ctx, pr, func() error {
+				_, _, err := h.api.Notes.CreateMergeRequestNote(pid(pr), int64(pr.Number),
+					&gl.CreateMergeRequestNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+				return err
+			}, func(n *gl.Note) bool { return n.Author.ID == me && strings.Contains(n.Body, summaryMarker) })
 		}
 		if err != nil {
 			return fmt.Errorf("writing the summary note: %w", err)
@@ -190,6 +226,55 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		title = fmt.Sprintf("%d findings", len(r.Findings))
 	}
 	return h.setStatus(ctx, pr, state, title)
+}
+
+// maxPostAttempts bounds how often postOnce tries one POST.
+const maxPostAttempts = 3
+
+// postOnce runs create, a POST the retry transport does not repeat after a
+// 5xx because GitLab may have carried it out. After a 5xx it waits, lists
+// the discussions, and tries again only when none has a first note that
+// posted reports as the one it meant to create: never twice, yet not lost
+// to a passing outage.
+func (h *Host) postOnce(ctx context.Context, pr bot.PullRequest, create func() error, posted func(*gl.Note) bool) error {
+	wait := h.waitStep
+	for attempt := 1; ; attempt++ {
+		err := create()
+		var er *gl.ErrorResponse
+		if err == nil || !errors.As(err, &er) || er.StatusCode < 500 || attempt == maxPostAttempts {
+			return err
+		}
+		if serr := h.clk.sleep(ctx, wait); serr != nil {
+			return err
+		}
+		wait *= 2
+		ds, lerr := h.discussions(ctx, pr)
+		if lerr != nil {
+			return errors.Join(err, lerr)
+		}
+		for _, d := range ds {
+			if len(d.Notes) > 0 && posted(d.Notes[0]) {
+				return nil
+			}
+		}
+	}
+}
+
+// lockMR serialises work on one merge request (striped locks, bounded).
+func (h *Host) lockMR(pr bot.PullRequest) (unlock func()) {
+	f := fnv.New32a()
+	fmt.Fprintf(f, "%v!%d", pid(pr), pr.Number)
+	m := &h.mrLocks[f.Sum32()%uint32(len(h.mrLocks))]
+	m.Lock()
+	return m.Unlock
+}
+
+func setOf(ss []string) map[string]bool {
+	m := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		m[s] = true
+	}
+	return m
 }
 
 // diffsOf returns the parsed diffs of pr's changed files, from the
