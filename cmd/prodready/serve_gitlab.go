@@ -42,10 +42,13 @@ func addGitLabFlags(fs *flag.FlagSet) *gitlabConfig {
 	return c
 }
 
-// routeAdder is what gitlabRoutes needs of the server (bot.Server has it).
+// routeAdder is what gitlabRoutes needs of the server (*bot.Server has it).
 type routeAdder interface {
 	Handle(method, path string, h http.Handler)
+	Metrics() *bot.Metrics
 }
+
+var _ routeAdder = (*bot.Server)(nil)
 
 // gitlabRoutes registers POST /webhooks/gitlab on srv, handing reviews to q.
 // Call it from `prodready serve` after the flags are parsed and before the
@@ -67,7 +70,9 @@ func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.
 	}
 	if c.SecretFile == "" {
 		logger.Warn("GitLab is disabled: no webhook secret (--gitlab-webhook-secret-file); /webhooks/gitlab refuses every delivery")
-		srv.Handle(http.MethodPost, "/webhooks/gitlab", gitlab.NewWebhookHandler(nil, nil, q))
+		wh := gitlab.NewWebhookHandler(nil, nil, q)
+		wh.Metrics = srv.Metrics()
+		srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
 		return false, nil
 	}
 	secret, err := os.ReadFile(c.SecretFile)
@@ -85,11 +90,13 @@ func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.
 	if err != nil {
 		return false, err
 	}
-	host, err := gitlab.NewHost(gitlab.Options{BaseURL: c.URL, Token: token})
+	host, err := gitlab.NewHost(gitlab.Options{BaseURL: c.URL, Token: token, Metrics: srv.Metrics()})
 	if err != nil {
 		return false, err
 	}
-	srv.Handle(http.MethodPost, "/webhooks/gitlab", gitlab.NewWebhookHandler([]byte(s), host, q))
+	wh := gitlab.NewWebhookHandler([]byte(s), host, q)
+	wh.Metrics = srv.Metrics()
+	srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
 	logger.Info("GitLab enabled", "url", c.URL, "route", "POST /webhooks/gitlab")
 	return true, nil
 }

@@ -17,6 +17,7 @@ import (
 type routes map[string]http.Handler
 
 func (r routes) Handle(method, path string, h http.Handler) { r[method+" "+path] = h }
+func (r routes) Metrics() *bot.Metrics                      { return nil }
 
 type nopQueue struct{ jobs []bot.Job }
 

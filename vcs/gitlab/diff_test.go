@@ -3,6 +3,7 @@ package gitlab
 import (
 	"crypto/sha1"
 	"fmt"
+	"net/url"
 	"testing"
 
 	"github.com/prodready/prodready/bot"
@@ -81,5 +82,23 @@ func TestGitLabSuggestions(t *testing.T) {
 	}
 	if got := commentFingerprints(bot.Comment{Body: body, Fingerprint: "def"}); len(got) != 2 || got[0] != "abc" || got[1] != "def" {
 		t.Errorf("commentFingerprints = %v, want [abc def]", got)
+	}
+}
+
+func TestEndpointHidesVariableParts(t *testing.T) {
+	for raw, want := range map[string]string{
+		"/api/v4/projects/group%2Fproject/merge_requests/12/discussions/abc123": "PUT /projects/{id}/merge_requests/{iid}/discussions/{discussion}",
+		"/api/v4/projects/7/repository/files/deploy%2Fapp.yaml/raw":             "PUT /projects/{id}/repository/files/{path}/raw",
+		"/api/v4/projects/7/repository/blobs/0123456789abcdef/raw":              "PUT /projects/{id}/repository/blobs/{sha}/raw",
+		"/api/v4/projects/7/statuses/0123456789abcdef":                          "PUT /projects/{id}/statuses/{sha}",
+		"/api/v4/user": "PUT /user",
+	} {
+		u, err := url.Parse("https://gitlab.example.com" + raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := endpoint("PUT", u); got != want {
+			t.Errorf("endpoint(%s) = %s, want %s", raw, got, want)
+		}
 	}
 }

@@ -39,6 +39,8 @@ type Options struct {
 	// RetryWait is the first wait between attempts (default 500ms; it
 	// doubles up to 30s).
 	RetryWait time.Duration
+	// Metrics counts API calls (nil: not counted).
+	Metrics *bot.Metrics
 	// HeadWait bounds how long the Host waits for GitLab to compute a
 	// merge request's diff_refs for a new push (default one minute).
 	HeadWait time.Duration
@@ -108,7 +110,7 @@ func NewHost(opt Options) (*Host, error) {
 		inner = http.DefaultTransport
 	}
 	clk := realClock()
-	rt := &retryTransport{base: inner, budget: opt.RetryBudget, first: opt.RetryWait, max: 30 * time.Second, clk: clk}
+	rt := &retryTransport{base: inner, budget: opt.RetryBudget, first: opt.RetryWait, max: 30 * time.Second, clk: clk, metrics: opt.Metrics}
 	if rt.budget <= 0 {
 		rt.budget = time.Minute
 	}

@@ -5,9 +5,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prodready/prodready/bot"
 )
 
 // retryTransport retries a request that GitLab answered with 429 or a 5xx
@@ -21,6 +24,9 @@ type retryTransport struct {
 	// first and max bound the wait between attempts.
 	first, max time.Duration
 	clk        *clock
+	// metrics counts every attempt by endpoint and status (nil: not
+	// counted).
+	metrics *bot.Metrics
 }
 
 // clock is the time source of retries and waits; tests replace it with
@@ -63,6 +69,11 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		resp, err := t.base.RoundTrip(r)
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.metrics.APICall("gitlab", endpoint(req.Method, req.URL), status)
 		if !retryable(req, resp, err) {
 			return resp, err
 		}
@@ -119,4 +130,23 @@ func (t *retryTransport) backoff(attempt int, resp *http.Response) time.Duration
 		d = t.max
 	}
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// variable names the path segment that follows each of these keys.
+var variable = map[string]string{
+	"projects": "{id}", "merge_requests": "{iid}", "discussions": "{discussion}", "notes": "{note}",
+	"files": "{path}", "blobs": "{sha}", "statuses": "{sha}",
+}
+
+// endpoint names an API call for metrics without its variable parts:
+// "GET /projects/{id}/merge_requests/{n}/discussions".
+func endpoint(method string, u *url.URL) string {
+	path := strings.TrimPrefix(u.EscapedPath(), "/api/v4")
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := len(parts) - 1; i > 0; i-- {
+		if v, ok := variable[parts[i-1]]; ok {
+			parts[i] = v
+		}
+	}
+	return method + " /" + strings.Join(parts, "/")
 }

@@ -46,54 +46,71 @@ type mergeRequestEvent struct {
 // acknowledged and ignored. Redeliveries (same Idempotency-Key, else
 // X-Gitlab-Event-UUID) run once: q reports them as duplicates. It never
 // blocks on the review: a full queue is answered 503 so GitLab retries.
-func NewWebhookHandler(secret []byte, host bot.Host, q bot.Enqueuer) http.Handler {
-	return &webhookHandler{secret: append([]byte(nil), secret...), host: host, q: q}
+func NewWebhookHandler(secret []byte, host bot.Host, q bot.Enqueuer) *Webhook {
+	return &Webhook{secret: append([]byte(nil), secret...), host: host, q: q}
 }
 
-type webhookHandler struct {
+// Webhook is the handler NewWebhookHandler returns.
+type Webhook struct {
 	secret []byte
 	host   bot.Host
 	q      bot.Enqueuer
+	// Metrics counts deliveries by event and outcome (nil: not counted).
+	Metrics *bot.Metrics
 }
 
 // ServeHTTP implements http.Handler.
-func (wh *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	event, outcome := "unverified", "error"
+	defer func() { wh.Metrics.Delivery("gitlab", event, outcome) }()
 	if r.Method != http.MethodPost {
+		outcome = "bad_request"
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	if len(wh.secret) == 0 {
+		outcome = "disabled"
 		http.Error(w, "GitLab webhooks are disabled: no secret is configured", http.StatusForbidden)
 		return
 	}
 	if subtle.ConstantTimeCompare([]byte(r.Header.Get("X-Gitlab-Token")), wh.secret) != 1 {
+		outcome = "bad_signature"
 		slog.Warn("gitlab webhook: invalid token", "remote", r.RemoteAddr)
 		http.Error(w, "invalid X-Gitlab-Token", http.StatusUnauthorized)
 		return
 	}
+	// Known events only as a label: the header is the sender's to choose.
+	event = "other"
+	if r.Header.Get("X-Gitlab-Event") == "Merge Request Hook" {
+		event = "merge_request"
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, bot.MaxWebhookBody))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
+		outcome = "too_large"
 		http.Error(w, "payload too large", http.StatusRequestEntityTooLarge)
 		return
 	}
 	if err != nil {
+		outcome = "bad_request"
 		http.Error(w, "reading the payload failed", http.StatusBadRequest)
 		return
 	}
-	event := r.Header.Get("X-Gitlab-Event")
-	if event != "Merge Request Hook" {
+	if event != "merge_request" {
+		outcome = "ignored"
 		writeText(w, http.StatusOK, "ignored: not a merge request event")
 		return
 	}
 	var ev mergeRequestEvent
 	if err := json.Unmarshal(body, &ev); err != nil {
+		outcome = "bad_request"
 		http.Error(w, "malformed JSON payload", http.StatusBadRequest)
 		return
 	}
 	a := ev.Attrs
 	if ev.ObjectKind != "merge_request" || ev.Project.ID == 0 || a.IID == 0 || a.LastCommit.ID == "" {
+		outcome = "bad_request"
 		http.Error(w, "not a merge request payload", http.StatusBadRequest)
 		return
 	}
@@ -101,6 +118,7 @@ func (wh *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case a.Action == "open", a.Action == "reopen":
 	case a.Action == "update" && a.OldRev != "":
 	default:
+		outcome = "ignored"
 		writeText(w, http.StatusOK, "ignored: this action starts no review")
 		return
 	}
@@ -131,13 +149,16 @@ func (wh *webhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch err := wh.q.Enqueue(job); {
 	case errors.Is(err, bot.ErrDuplicate):
+		outcome = "duplicate"
 		writeText(w, http.StatusOK, "duplicate delivery")
 	case errors.Is(err, bot.ErrQueueFull), errors.Is(err, bot.ErrShuttingDown):
+		outcome = "queue_full"
 		http.Error(w, "review queue is full, retry later", http.StatusServiceUnavailable)
 	case err != nil:
 		slog.Error("gitlab webhook: enqueue failed", "delivery", job.DeliveryID, "err", err)
 		http.Error(w, "could not queue the review", http.StatusInternalServerError)
 	default:
+		outcome = "queued"
 		slog.Info("gitlab webhook: review queued", "delivery", job.DeliveryID, "repo", job.PR.Repo, "mr", job.PR.Number, "head", job.PR.HeadSHA)
 		writeText(w, http.StatusAccepted, "review queued")
 	}

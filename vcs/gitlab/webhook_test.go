@@ -250,3 +250,60 @@ func TestWebhookBodyLimit(t *testing.T) {
 		t.Errorf("GET answered %d, want 405", rec.Code)
 	}
 }
+
+// counter returns the value of a counter with exactly these labels.
+func counter(t *testing.T, m *bot.Metrics, name string, labels map[string]string) float64 {
+	t.Helper()
+	mfs, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, met := range mf.GetMetric() {
+			got := map[string]string{}
+			for _, lp := range met.GetLabel() {
+				got[lp.GetName()] = lp.GetValue()
+			}
+			for k, v := range labels {
+				if got[k] != v {
+					continue next
+				}
+			}
+			return met.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
+func TestWebhookAndAPIMetrics(t *testing.T) {
+	m := bot.NewMetrics()
+	wh := NewWebhookHandler([]byte(testSecret), nil, &recordingQueue{})
+	wh.Metrics = m
+	body := withAttrs(readPayload(t, "fixtures/gitlab/merge_request.update.json"), nil)
+	deliver(wh, "wrong", "Merge Request Hook", body, nil)
+	deliver(wh, testSecret, "Merge Request Hook", body, nil)
+	deliver(wh, testSecret, "Some Made-Up Hook", body, nil)
+	for _, tc := range []struct {
+		event, outcome string
+	}{{"unverified", "bad_signature"}, {"merge_request", "queued"}, {"other", "ignored"}} {
+		if v := counter(t, m, "prodready_webhook_deliveries_total", map[string]string{"host": "gitlab", "event": tc.event, "outcome": tc.outcome}); v != 1 {
+			t.Errorf("deliveries{%s,%s} = %v, want 1", tc.event, tc.outcome, v)
+		}
+	}
+
+	s, pr := setup(t, map[string]string{"a.yaml": "a: 1\n"}, map[string]string{"a.yaml": "a: 2\n"})
+	h, err := NewHost(Options{BaseURL: s.URL, Token: s.Token, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ReadFile(t.Context(), pr, pr.HeadSHA, "a.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if v := counter(t, m, "prodready_api_calls_total", map[string]string{"host": "gitlab", "endpoint": "GET /projects/{id}/repository/files/{path}/raw", "status": "200"}); v != 1 {
+		t.Errorf("api calls = %v, want 1", v)
+	}
+}
