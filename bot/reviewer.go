@@ -178,7 +178,7 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	}
 	patches := map[string]string{}
 	for _, f := range changed {
-		if f.Status == "removed" || !cfg.Wants(f.Path) {
+		if f.Status == "removed" || f.Path == checks.ConfigFileName || !cfg.Wants(f.Path) {
 			continue
 		}
 		patches[f.Path] = f.Patch
@@ -191,7 +191,8 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 			Fingerprints: map[string]bool{},
 		}, nil
 	}
-	files, err := host.Manifests(ctx, pr, pr.HeadSHA, cfg.Wants, rv.Cache)
+	want := func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) }
+	files, err := host.Manifests(ctx, pr, pr.HeadSHA, want, rv.Cache)
 	if err != nil {
 		return Review{}, fmt.Errorf("loading manifests at %s: %w", short(pr.HeadSHA), err)
 	}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("init", "-q", "-b", "main")
+	write("deploy/app.yaml", probeDeployment("8080"))
+	run("add", ".")
+	run("commit", "-q", "-m", "base")
+	run("checkout", "-q", "-b", "feature")
+	write("deploy/app.yaml", probeDeployment("metrics"))
+	write(".prodready.yaml", "rules:\n  probe-named-port-undeclared: false\n")
+	run("add", ".")
+	run("commit", "-q", "-m", "change")
+	return dir
+}
+
+func probeDeployment(port string) string {
+	return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          livenessProbe:
+            tcpSocket:
+              port: ` + port + `
+`
+}
+
+func TestReviewCommand(t *testing.T) {
+	dir := gitRepo(t)
+	var out, errb bytes.Buffer
+	code := run([]string{"review", "--base", "main", "-C", dir}, nil, &out, &errb)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, exitFindings, errb.String(), out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"Review: 1 error (failure)",
+		"=== deploy/app.yaml line 17\n",
+		"`probe-named-port-undeclared`",
+		"<!-- prodready:fp=",
+		"=== summary",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if code := run([]string{"review"}, nil, &out, &errb); code != exitUsage {
+		t.Errorf("without --base: exit %d, want %d", code, exitUsage)
+	}
+	if code := run([]string{"review", "--base", "nope", "-C", dir}, nil, &out, &errb); code != exitUsage {
+		t.Errorf("unknown base: exit %d, want %d", code, exitUsage)
+	}
+}

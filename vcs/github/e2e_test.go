@@ -1,0 +1,375 @@
+package github_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/fakegithub"
+	ghv "github.com/prodready/prodready/vcs/github"
+)
+
+const (
+	testAppID  = 4242
+	testSecret = "test-webhook-secret"
+)
+
+var (
+	keyOnce sync.Once
+	keyPEM  []byte
+	pubKey  *rsa.PublicKey
+)
+
+func testKey(t *testing.T) ([]byte, *rsa.PublicKey) {
+	keyOnce.Do(func() {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(err)
+		}
+		keyPEM = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
+		pubKey = &k.PublicKey
+	})
+	return keyPEM, pubKey
+}
+
+// stack is the real server (echo handler, webhook, pool, reviewer, GitHub
+// host) wired to a fake GitHub.
+type stack struct {
+	fake    *fakegithub.Server
+	srv     *httptest.Server
+	pool    *bot.Pool
+	app     *ghv.App
+	done    chan string // delivery ids as their reviews end
+	sleeps  []time.Duration
+	mu      sync.Mutex
+	logs    *bytes.Buffer
+	server  *bot.Server
+	started chan struct{} // closed by a test's hook
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func newStack(t *testing.T, queueSize int, start bool) *stack {
+	t.Helper()
+	keyPEM, pub := testKey(t)
+	st := &stack{fake: fakegithub.New(testAppID, pub), done: make(chan string, 100), logs: &bytes.Buffer{}}
+	t.Cleanup(st.fake.Close)
+	logger := slog.New(slog.NewJSONHandler(&syncBuffer{b: st.logs}, nil))
+	metrics := bot.NewMetrics()
+	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: st.fake.URL, Metrics: metrics, BotLogin: fakegithub.BotLogin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Retry().Sleep = func(ctx context.Context, d time.Duration) error {
+		st.mu.Lock()
+		st.sleeps = append(st.sleeps, d)
+		st.mu.Unlock()
+		return nil
+	}
+	st.app = app
+	rv := bot.NewReviewer(bot.NewLRUCache(1<<20), logger)
+	rv.Suggest = testSuggest
+	st.pool = bot.NewPool(func(ctx context.Context, job bot.Job) error {
+		err := rv.Run(ctx, job)
+		st.done <- job.DeliveryID
+		return err
+	}, bot.PoolOptions{Workers: 2, QueueSize: queueSize, Logger: logger, Metrics: metrics})
+	if start {
+		st.pool.Start()
+	}
+	st.server = bot.NewServer(st.pool, metrics, logger)
+	st.server.Handle(http.MethodPost, "/webhooks/github", &ghv.Webhook{
+		Secret: []byte(testSecret), Queue: st.pool, HostFor: app.Host, Metrics: metrics, Logger: logger,
+	})
+	st.server.SetReady(true)
+	st.srv = httptest.NewServer(st.server.Handler())
+	t.Cleanup(st.srv.Close)
+	return st
+}
+
+func (st *stack) deliver(t *testing.T, event, delivery string, body []byte) int {
+	t.Helper()
+	return st.deliverSigned(t, event, delivery, body, ghv.Sign([]byte(testSecret), body))
+}
+
+func (st *stack) deliverSigned(t *testing.T, event, delivery string, body []byte, sig string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, st.srv.URL+"/webhooks/github", bytes.NewReader(body))
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", sig)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// testSuggest stands in for checks/fix: a named probe port becomes 8080; for
+// a startupProbe the suggestion spans the probe's three lines.
+func testSuggest(path string, src []byte, fs []checks.Finding) ([]bot.Suggestion, error) {
+	lines := strings.Split(string(src), "\n")
+	var out []bot.Suggestion
+	for i, f := range fs {
+		if f.RuleID != "probe-named-port-undeclared" {
+			continue
+		}
+		l := lines[f.Line-1]
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		if strings.Contains(f.Path, "startupProbe") {
+			out = append(out, bot.Suggestion{StartLine: f.Line - 2, EndLine: f.Line, Findings: []int{i},
+				Text: lines[f.Line-3] + "\n" + lines[f.Line-2] + "\n" + indent + "port: 8080\n"})
+			continue
+		}
+		out = append(out, bot.Suggestion{StartLine: f.Line, EndLine: f.Line, Text: indent + "port: 8080\n", Findings: []int{i}})
+	}
+	return out, nil
+}
+
+// deployment renders the test Deployment with the three probe ports.
+func deployment(ready, live, startup string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          ports:
+            - name: http
+              containerPort: 8080
+          readinessProbe:
+            httpGet:
+              path: /ready
+              port: %s
+          livenessProbe:
+            tcpSocket:
+              port: %s
+          startupProbe:
+            tcpSocket:
+              port: %s
+`, ready, live, startup)
+}
+
+// untouched has a finding but is not changed by the pull request.
+var untouched = strings.Replace(deployment("http", "8080", "nope"), "name: web\nspec", "name: other\nspec", 1)
+
+const (
+	base  = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"
+	head1 = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+	head2 = "2222222222222222222222222222222222222222"
+)
+
+func setupRepo(fake *fakegithub.Server, owner, repo string, number int, baseSHA, headSHA string) {
+	fake.AddCommit(owner, repo, baseSHA, map[string]string{
+		"deploy/app.yaml":   deployment("ready", "8080", "8080"),
+		"deploy/other.yaml": untouched,
+		"README.md":         "hello\n",
+	})
+	fake.AddCommit(owner, repo, headSHA, map[string]string{
+		"deploy/app.yaml":   deployment("ready", "metrics", "boot"),
+		"deploy/other.yaml": untouched,
+		"README.md":         "hello\n",
+		// The pull request tries to switch the rule off: config is read at base.
+		".prodready.yaml": "rules:\n  probe-named-port-undeclared: false\n",
+	})
+	fake.SetPR(owner, repo, number, baseSHA, headSHA)
+}
+
+func readPayload(t *testing.T, name string) []byte {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "payloads", "github", name)
+	data, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		t.Skipf("shared payload %s absent (it lives in ../shared/payloads next to the repository); the synthetic fixture test still runs", p)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// withHead rewrites a pull_request payload's action and head SHA: the second
+// push of the end-to-end test.
+func withHead(t *testing.T, payload []byte, action, sha string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["action"] = action
+	m["after"] = sha
+	m["pull_request"].(map[string]any)["head"].(map[string]any)["sha"] = sha
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func wantComment(path string, start, line int, fs ...string) fakegithub.Comment {
+	return fakegithub.Comment{Path: path, StartLine: start, Line: line, Body: strings.Join(fs, "")}
+}
+
+// TestEndToEndSharedPayloads sends GitHub's own pull_request payloads into
+// the running server and checks what the fake GitHub received.
+func TestEndToEndSharedPayloads(t *testing.T) {
+	opened := readPayload(t, "pull_request_opened.payload.json")
+	runEndToEnd(t, opened, "Codertocat", "Hello-World", 2, base, head1)
+}
+
+// TestEndToEndSyntheticPayload is the same with the payload in fixtures/.
+func TestEndToEndSyntheticPayload(t *testing.T) {
+	opened, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "github", "pull_request_opened.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEndToEnd(t, opened, "acme", "deploys", 7, "0000000000000000000000000000000000000000", "1111111111111111111111111111111111111111")
+}
+
+func runEndToEnd(t *testing.T, opened []byte, owner, repo string, number int, baseSHA, headSHA string) {
+	st := newStack(t, 10, true)
+	st.fake.MaxPerPage = 1 // every list paginates
+	setupRepo(st.fake, owner, repo, number, baseSHA, headSHA)
+
+	if code := st.deliver(t, "pull_request", "d-1", opened); code != http.StatusAccepted {
+		t.Fatalf("opened: status %d", code)
+	}
+	<-st.done
+
+	runs := st.fake.CheckRuns(owner, repo)
+	if len(runs) != 1 {
+		t.Fatalf("check runs = %d, want 1", len(runs))
+	}
+	run := runs[0]
+	if run.HeadSHA != headSHA || run.Status != "completed" || run.Conclusion != "failure" || run.Title != "3 errors" || run.Name != "prodready" {
+		t.Errorf("check run = %+v", run)
+	}
+	wantAnn := []fakegithub.Annotation{{Path: "deploy/app.yaml", StartLine: 21, EndLine: 21, AnnotationLevel: "failure", Title: "probe-named-port-undeclared",
+		Message: `readinessProbe of container "web" targets port "ready", which the container does not declare: the probe always fails (declare it under ports, or use the port number)`}}
+	if diff := cmp.Diff(wantAnn, run.Annotations); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{"| :x: error | 3 |", "`deploy/app.yaml` | 21 |", "`deploy/app.yaml` | 24 |", "`deploy/app.yaml` | 27 |", ".prodready.yaml"} {
+		if !strings.Contains(run.Summary, s) {
+			t.Errorf("summary lacks %q:\n%s", s, run.Summary)
+		}
+	}
+	if strings.Contains(run.Summary, "other.yaml") {
+		t.Errorf("summary reports an unchanged file:\n%s", run.Summary)
+	}
+
+	reviews := st.fake.Reviews(owner, repo)
+	if len(reviews) != 1 {
+		t.Fatalf("reviews = %d, want 1", len(reviews))
+	}
+	rev := reviews[0]
+	if rev.Event != "COMMENT" || rev.CommitID != headSHA || !strings.Contains(rev.Body, "3 errors") {
+		t.Errorf("review = %+v", rev)
+	}
+	liveMsg := `livenessProbe of container "web" targets port "metrics", which the container does not declare: the probe always fails (declare it under ports, or use the port number)`
+	startMsg := `startupProbe of container "web" targets port "boot", which the container does not declare: the probe always fails (declare it under ports, or use the port number)`
+	live := checks.Finding{RuleID: "probe-named-port-undeclared", File: "deploy/app.yaml", Object: checks.ObjectRef{Kind: "Deployment", Name: "web"}, Path: "spec.template.spec.containers[0].livenessProbe.tcpSocket.port", Message: liveMsg}
+	start := live
+	start.Path, start.Message = "spec.template.spec.containers[0].startupProbe.tcpSocket.port", startMsg
+	var got []fakegithub.Comment
+	for _, c := range rev.Comments {
+		got = append(got, fakegithub.Comment{Path: c.Path, StartLine: c.StartLine, Line: c.Line, Body: c.Body})
+	}
+	want := []fakegithub.Comment{
+		wantComment("deploy/app.yaml", 0, 24, ":x: **error** `probe-named-port-undeclared`: ", liveMsg, "\n\n```suggestion\n              port: 8080\n```\n\n", bot.FingerprintMarker(live.Fingerprint()), "\n"),
+		wantComment("deploy/app.yaml", 25, 27, ":x: **error** `probe-named-port-undeclared`: ", startMsg, "\n\n```suggestion\n          startupProbe:\n            tcpSocket:\n              port: 8080\n```\n\n", bot.FingerprintMarker(start.Fingerprint()), "\n"),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("review comments (-want +got):\n%s", diff)
+	}
+	for _, c := range st.fake.Calls() {
+		if c.Status >= 400 && !(c.Status == http.StatusNotFound && strings.HasSuffix(c.Path, "/contents/.prodready.yaml")) {
+			t.Errorf("call refused: %s %s", c, c.Body)
+		}
+	}
+	logs := st.logs.String()
+	if !strings.Contains(logs, `"delivery":"d-1"`) || !strings.Contains(logs, fmt.Sprintf(`"pr":%d`, number)) || strings.Contains(logs, "ghs_fake") || strings.Contains(logs, testSecret) {
+		t.Errorf("logs lack job attributes or leak a secret:\n%s", logs)
+	}
+
+	// Second push: the liveness probe is fixed, the startup probe is not.
+	st.fake.AddCommit(owner, repo, head2, map[string]string{
+		"deploy/app.yaml":   deployment("ready", "http", "boot"),
+		"deploy/other.yaml": untouched,
+	})
+	st.fake.SetPR(owner, repo, number, baseSHA, head2)
+	st.fake.ResetCalls()
+	if code := st.deliver(t, "pull_request", "d-2", withHead(t, opened, "synchronize", head2)); code != http.StatusAccepted {
+		t.Fatalf("synchronize: status %d", code)
+	}
+	<-st.done
+	if n := len(st.fake.Reviews(owner, repo)); n != 1 {
+		t.Errorf("reviews after the second push = %d, want still 1 (no duplicate comment)", n)
+	}
+	runs = st.fake.CheckRuns(owner, repo)
+	if len(runs) != 2 || runs[1].HeadSHA != head2 || runs[1].Conclusion != "failure" || runs[1].Title != "2 errors" {
+		t.Errorf("second check run = %+v", runs[len(runs)-1])
+	}
+	for _, c := range st.fake.Comments(owner, repo) {
+		fixed := c.Line == 24
+		if c.Resolved != fixed {
+			t.Errorf("comment on line %d: resolved %v, want %v", c.Line, c.Resolved, fixed)
+		}
+	}
+	var blobs int
+	for _, c := range st.fake.Calls() {
+		if strings.Contains(c.Path, "/git/blobs/") {
+			blobs++
+		}
+	}
+	if blobs != 1 {
+		t.Errorf("blob requests on the second push = %d, want 1 (other.yaml comes from the cache)", blobs)
+	}
+
+	// The same delivery again: not processed twice.
+	if code := st.deliver(t, "pull_request", "d-2", withHead(t, opened, "synchronize", head2)); code != http.StatusOK {
+		t.Errorf("duplicate delivery: status %d, want 200", code)
+	}
+	if n := len(st.fake.CheckRuns(owner, repo)); n != 2 {
+		t.Errorf("check runs after a duplicate delivery = %d, want 2", n)
+	}
+}

@@ -1,0 +1,592 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	gh "github.com/google/go-github/v88/github"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks"
+)
+
+// DefaultCheckName is the name of the check run the bot creates.
+const DefaultCheckName = "prodready"
+
+// maxAnnotationsPerRequest is GitHub's limit per check-run request.
+const maxAnnotationsPerRequest = 50
+
+// maxBlobBytes skips blobs larger than this when loading manifests.
+const maxBlobBytes = 10 << 20
+
+// fixedMarker marks the reply that notes a thread's finding is fixed.
+const fixedMarker = "<!-- prodready:fixed -->"
+
+// Host is the bot.Host for one GitHub App installation.
+type Host struct {
+	client     *gh.Client
+	httpClient *http.Client
+	graphqlURL string
+	// CheckName is the check run's name (DefaultCheckName when empty).
+	CheckName string
+	// BotLogin, when set (e.g. "prodready[bot]"), restricts the comments
+	// treated as the bot's own to that author; otherwise any Bot-type
+	// author's comment carrying a fingerprint marker counts.
+	BotLogin string
+}
+
+var _ bot.Host = (*Host)(nil)
+
+// NewHost returns a Host that calls the API at baseURL (e.g.
+// "https://api.github.com/" or "https://ghe.example.com/api/v3/") with
+// httpClient, which must authenticate as the installation.
+func NewHost(httpClient *http.Client, baseURL string) (*Host, error) {
+	opts := []gh.ClientOptionsFunc{
+		gh.WithHTTPClient(httpClient),
+		// RetryTransport waits for rate limits; go-github would fail fast.
+		gh.WithDisableRateLimitCheck(),
+		gh.WithUserAgent("prodready"),
+	}
+	if baseURL != "" {
+		if !strings.HasSuffix(baseURL, "/") {
+			baseURL += "/"
+		}
+		opts = append(opts, gh.WithURLs(&baseURL, nil))
+	}
+	c, err := gh.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("creating GitHub client: %w", err)
+	}
+	return &Host{client: c, httpClient: httpClient, graphqlURL: GraphQLURL(c.BaseURL())}, nil
+}
+
+// GraphQLURL derives the GraphQL endpoint from the REST base URL:
+// api.github.com/graphql, or /api/graphql on GitHub Enterprise Server.
+func GraphQLURL(restBase string) string {
+	if strings.HasSuffix(restBase, "/api/v3/") {
+		return strings.TrimSuffix(restBase, "v3/") + "graphql"
+	}
+	return strings.TrimSuffix(restBase, "/") + "/graphql"
+}
+
+func (h *Host) checkName() string {
+	if h.CheckName != "" {
+		return h.CheckName
+	}
+	return DefaultCheckName
+}
+
+// ChangedFiles lists the pull request's files with their patches (all pages).
+func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.ChangedFile, error) {
+	var out []bot.ChangedFile
+	opt := &gh.ListOptions{PerPage: 100}
+	for {
+		files, resp, err := h.client.PullRequests.ListFiles(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+		if err != nil {
+			return nil, fmt.Errorf("listing files of %s/%s#%d: %w", pr.Owner, pr.Repo, pr.Number, err)
+		}
+		for _, f := range files {
+			out = append(out, bot.ChangedFile{
+				Path: f.GetFilename(), PreviousPath: f.GetPreviousFilename(),
+				Status: f.GetStatus(), Patch: f.GetPatch(), SHA: f.GetSHA(),
+			})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// ReadFile returns one file at ref, or (nil, nil) when it does not exist.
+func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, path string) ([]byte, error) {
+	fc, _, resp, err := h.client.Repositories.GetContents(ctx, pr.Owner, pr.Repo, path, &gh.RepositoryContentGetOptions{Ref: ref})
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s at %s: %w", path, ref, err)
+	}
+	if fc == nil {
+		return nil, nil // a folder
+	}
+	if fc.GetEncoding() == "base64" && fc.Content != nil {
+		data, err := fc.GetContent()
+		if err != nil {
+			return nil, fmt.Errorf("decoding %s at %s: %w", path, ref, err)
+		}
+		return []byte(data), nil
+	}
+	// Files over 1 MB come without content: read the blob.
+	return h.blob(ctx, pr, fc.GetSHA())
+}
+
+func (h *Host) blob(ctx context.Context, pr bot.PullRequest, sha string) ([]byte, error) {
+	b, _, err := h.client.Git.GetBlob(ctx, pr.Owner, pr.Repo, sha)
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s: %w", sha, err)
+	}
+	if b.GetEncoding() != "base64" {
+		return []byte(b.GetContent()), nil
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(b.GetContent(), "\n", ""))
+	if err != nil {
+		return nil, fmt.Errorf("decoding blob %s: %w", sha, err)
+	}
+	return data, nil
+}
+
+// Manifests returns every file at ref that want accepts: one recursive tree
+// request, then one blob request per file not already in cache (four at a
+// time).
+func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(string) bool, cache bot.BlobCache) ([]bot.File, error) {
+	tree, _, err := h.client.Git.GetTree(ctx, pr.Owner, pr.Repo, ref, true)
+	if err != nil {
+		return nil, fmt.Errorf("listing the tree at %s: %w", ref, err)
+	}
+	log := bot.LoggerFrom(ctx)
+	if tree.GetTruncated() {
+		log.Warn("repository tree truncated by GitHub; cross-file rules see only part of it")
+	}
+	var files []bot.File
+	for _, e := range tree.Entries {
+		if e.GetType() != "blob" || !want(e.GetPath()) {
+			continue
+		}
+		if e.GetSize() > maxBlobBytes {
+			log.Warn("manifest too large to load", "file", e.GetPath(), "bytes", e.GetSize())
+			continue
+		}
+		files = append(files, bot.File{Path: e.GetPath(), SHA: e.GetSHA()})
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, 4)
+	)
+	for i := range files {
+		if cache != nil {
+			if data, ok := cache.Get(files[i].SHA); ok {
+				files[i].Data = data
+				continue
+			}
+		}
+		wg.Add(1)
+		go func(f *bot.File) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			data, err := h.blob(ctx, pr, f.SHA)
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = fmt.Errorf("reading %s: %w", f.Path, err)
+				}
+				mu.Unlock()
+				return
+			}
+			f.Data = data
+			if cache != nil {
+				cache.Put(f.SHA, data)
+			}
+		}(&files[i])
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return files, nil
+}
+
+// StartReview creates the check run, in progress.
+func (h *Host) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewHandle, error) {
+	run, _, err := h.client.Checks.CreateCheckRun(ctx, pr.Owner, pr.Repo, gh.CreateCheckRunOptions{
+		Name:      h.checkName(),
+		HeadSHA:   pr.HeadSHA,
+		Status:    gh.Ptr("in_progress"),
+		StartedAt: &gh.Timestamp{Time: time.Now()},
+		Output: &gh.CheckRunOutput{
+			Title:   gh.Ptr("Reviewing Kubernetes manifests…"),
+			Summary: gh.Ptr("prodready is reviewing the manifests this pull request changes."),
+		},
+	})
+	if err != nil {
+		return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w", err)
+	}
+	return bot.ReviewHandle{CheckRunID: run.GetID()}, nil
+}
+
+// Fail completes the check run with conclusion failure and message.
+func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, message string) error {
+	if rh.CheckRunID == 0 {
+		return nil
+	}
+	_, _, err := h.client.Checks.UpdateCheckRun(ctx, pr.Owner, pr.Repo, rh.CheckRunID, gh.UpdateCheckRunOptions{
+		Name:        h.checkName(),
+		Status:      gh.Ptr("completed"),
+		Conclusion:  gh.Ptr("failure"),
+		CompletedAt: &gh.Timestamp{Time: time.Now()},
+		Output: &gh.CheckRunOutput{
+			Title:   gh.Ptr("prodready could not finish the review"),
+			Summary: gh.Ptr(bot.Truncate(message, bot.MaxBodyChars)),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("completing check run %d: %w", rh.CheckRunID, err)
+	}
+	return nil
+}
+
+// postedComment is one of the bot's earlier inline comments.
+type postedComment struct {
+	id           int64
+	fingerprints []string
+}
+
+// Publish posts one review with the comments not posted before, resolves
+// the threads of findings that are gone, and completes the check run with
+// annotations in batches of 50.
+func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
+	log := bot.LoggerFrom(ctx)
+	posted, replied, err := h.postedComments(ctx, pr)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, c := range posted {
+		for _, fp := range c.fingerprints {
+			seen[fp] = true
+		}
+	}
+	var fresh []bot.Comment
+	for _, c := range r.Comments {
+		fps := c.Fingerprints
+		if len(fps) == 0 {
+			fps = []string{c.Fingerprint}
+		}
+		for _, fp := range fps {
+			if !seen[fp] {
+				fresh = append(fresh, c)
+				break
+			}
+		}
+	}
+	if len(fresh) > 0 {
+		if err := h.postReview(ctx, pr, r, fresh); err != nil {
+			return err
+		}
+	}
+	var gone []postedComment
+	for _, c := range posted {
+		fixed := true
+		for _, fp := range c.fingerprints {
+			if r.Fingerprints[fp] {
+				fixed = false
+			}
+		}
+		if fixed {
+			gone = append(gone, c)
+		}
+	}
+	if len(gone) > 0 {
+		h.resolveGone(ctx, pr, gone, replied)
+	}
+	log.Info("review published", "comments", len(fresh), "already_posted", len(r.Comments)-len(fresh), "fixed", len(gone), "conclusion", r.Conclusion)
+	return h.completeCheckRun(ctx, pr, rh, r)
+}
+
+func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]postedComment, map[int64]bool, error) {
+	var out []postedComment
+	replied := map[int64]bool{}
+	opt := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	for {
+		cs, resp, err := h.client.PullRequests.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("listing review comments: %w", err)
+		}
+		for _, c := range cs {
+			if !h.ours(c.GetUser()) {
+				continue
+			}
+			if c.GetInReplyTo() != 0 {
+				if strings.Contains(c.GetBody(), fixedMarker) {
+					replied[c.GetInReplyTo()] = true
+				}
+				continue
+			}
+			if fps := bot.Fingerprints(c.GetBody()); len(fps) > 0 {
+				out = append(out, postedComment{id: c.GetID(), fingerprints: fps})
+			}
+		}
+		if resp.NextPage == 0 {
+			return out, replied, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+func (h *Host) ours(u *gh.User) bool {
+	if h.BotLogin != "" {
+		return strings.EqualFold(u.GetLogin(), h.BotLogin)
+	}
+	return u.GetType() == "Bot"
+}
+
+func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review, cs []bot.Comment) error {
+	body := r.Body
+	if body == "" {
+		body = fmt.Sprintf("prodready: %s in the changed Kubernetes manifests. The **%s** check has the summary.", strings.ToLower(r.Title), h.checkName())
+	}
+	req := &gh.PullRequestReviewRequest{
+		CommitID: gh.Ptr(pr.HeadSHA),
+		Event:    gh.Ptr("COMMENT"),
+		Body:     gh.Ptr(bot.Truncate(body, bot.MaxBodyChars)),
+	}
+	for _, c := range cs {
+		dc := &gh.DraftReviewComment{Path: gh.Ptr(c.Path), Body: gh.Ptr(c.Body), Side: gh.Ptr("RIGHT"), Line: gh.Ptr(c.Line)}
+		if c.StartLine > 0 && c.StartLine < c.Line {
+			dc.StartLine, dc.StartSide = gh.Ptr(c.StartLine), gh.Ptr("RIGHT")
+		}
+		req.Comments = append(req.Comments, dc)
+	}
+	_, resp, err := h.client.PullRequests.CreateReview(ctx, pr.Owner, pr.Repo, pr.Number, req)
+	if err == nil {
+		return nil
+	}
+	if resp == nil || resp.StatusCode != http.StatusUnprocessableEntity {
+		return fmt.Errorf("posting review: %w", err)
+	}
+	// GitHub refused a comment position: post the findings in the review
+	// body rather than lose them.
+	bot.LoggerFrom(ctx).Warn("review comments refused; posting them in the review body", "err", err.Error())
+	var b strings.Builder
+	b.WriteString(body + "\n\n")
+	for _, c := range cs {
+		fmt.Fprintf(&b, "---\n**`%s` line %d**\n\n%s\n", c.Path, c.Line, c.Body)
+	}
+	req.Comments = nil
+	req.Body = gh.Ptr(bot.Truncate(b.String(), bot.MaxBodyChars))
+	if _, _, err := h.client.PullRequests.CreateReview(ctx, pr.Owner, pr.Repo, pr.Number, req); err != nil {
+		return fmt.Errorf("posting review without inline comments: %w", err)
+	}
+	return nil
+}
+
+// resolveGone resolves the review threads of fixed findings; where that
+// fails it replies to the comment once, noting the fix. Failures here are
+// logged, not fatal: the review itself is already posted.
+func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []postedComment, replied map[int64]bool) {
+	log := bot.LoggerFrom(ctx)
+	threads, err := h.reviewThreads(ctx, pr)
+	if err != nil {
+		log.Warn("cannot list review threads; replying instead", "err", err.Error())
+	}
+	for _, c := range gone {
+		t, ok := threads[c.id]
+		if ok && t.resolved {
+			continue
+		}
+		if ok {
+			if err = h.resolveThread(ctx, t.id); err == nil {
+				continue
+			}
+			log.Warn("cannot resolve review thread; replying instead", "comment", c.id, "err", err.Error())
+		}
+		if replied[c.id] {
+			continue
+		}
+		body := fmt.Sprintf("Fixed in %s: prodready no longer finds this. %s", short(pr.HeadSHA), fixedMarker)
+		if _, _, err := h.client.PullRequests.CreateCommentInReplyTo(ctx, pr.Owner, pr.Repo, pr.Number, body, c.id); err != nil {
+			log.Warn("cannot reply to fixed comment", "comment", c.id, "err", err.Error())
+		}
+	}
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+type thread struct {
+	id       string
+	resolved bool
+}
+
+const threadsQuery = `query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id isResolved comments(first: 1) { nodes { databaseId } } }
+      }
+    }
+  }
+}`
+
+const resolveMutation = `mutation($id: ID!) {
+  resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } }
+}`
+
+// reviewThreads maps the database id of each thread's first comment to the
+// thread (all pages).
+func (h *Host) reviewThreads(ctx context.Context, pr bot.PullRequest) (map[int64]thread, error) {
+	out := map[int64]thread{}
+	var cursor *string
+	for {
+		var data struct {
+			Repository struct {
+				PullRequest struct {
+					ReviewThreads struct {
+						PageInfo struct {
+							HasNextPage bool
+							EndCursor   string
+						}
+						Nodes []struct {
+							ID         string
+							IsResolved bool
+							Comments   struct {
+								Nodes []struct{ DatabaseID int64 }
+							}
+						}
+					}
+				}
+			}
+		}
+		vars := map[string]any{"owner": pr.Owner, "name": pr.Repo, "number": pr.Number, "cursor": cursor}
+		if err := h.graphql(ctx, threadsQuery, vars, &data); err != nil {
+			return nil, fmt.Errorf("listing review threads: %w", err)
+		}
+		rt := data.Repository.PullRequest.ReviewThreads
+		for _, n := range rt.Nodes {
+			if len(n.Comments.Nodes) > 0 {
+				out[n.Comments.Nodes[0].DatabaseID] = thread{id: n.ID, resolved: n.IsResolved}
+			}
+		}
+		if !rt.PageInfo.HasNextPage {
+			return out, nil
+		}
+		c := rt.PageInfo.EndCursor
+		cursor = &c
+	}
+}
+
+func (h *Host) resolveThread(ctx context.Context, id string) error {
+	var data json.RawMessage
+	return h.graphql(ctx, resolveMutation, map[string]any{"id": id}, &data)
+}
+
+// graphql posts one GraphQL request and decodes its data into out; an
+// "errors" answer is an error.
+func (h *Host) graphql(ctx context.Context, query string, vars map[string]any, out any) error {
+	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	if err != nil {
+		return fmt.Errorf("encoding GraphQL request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.graphqlURL, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("building GraphQL request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.httpClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("GraphQL request: %w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("reading GraphQL answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GraphQL answered %s", resp.Status)
+	}
+	var ans struct {
+		Data   json.RawMessage
+		Errors []struct{ Message string }
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		return fmt.Errorf("decoding GraphQL answer: %w", err)
+	}
+	if len(ans.Errors) > 0 {
+		msgs := make([]string, len(ans.Errors))
+		for i, e := range ans.Errors {
+			msgs[i] = e.Message
+		}
+		return errors.New("GraphQL: " + strings.Join(msgs, "; "))
+	}
+	if err := json.Unmarshal(ans.Data, out); err != nil {
+		return fmt.Errorf("decoding GraphQL data: %w", err)
+	}
+	return nil
+}
+
+// completeCheckRun sends the annotations in batches of 50 (each update
+// appends) and completes the run with the last batch.
+func (h *Host) completeCheckRun(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
+	anns := annotations(r.Outside)
+	title := r.Title
+	if title == "" {
+		title = "Review done"
+	}
+	for first := true; first || len(anns) > 0; first = false {
+		n := min(len(anns), maxAnnotationsPerRequest)
+		batch := anns[:n]
+		anns = anns[n:]
+		opt := gh.UpdateCheckRunOptions{
+			Name: h.checkName(),
+			Output: &gh.CheckRunOutput{
+				Title:       gh.Ptr(title),
+				Summary:     gh.Ptr(bot.Truncate(r.Summary, bot.MaxBodyChars)),
+				Annotations: batch,
+			},
+		}
+		if len(anns) == 0 {
+			opt.Status = gh.Ptr("completed")
+			opt.Conclusion = gh.Ptr(r.Conclusion)
+			opt.CompletedAt = &gh.Timestamp{Time: time.Now()}
+		}
+		if _, _, err := h.client.Checks.UpdateCheckRun(ctx, pr.Owner, pr.Repo, rh.CheckRunID, opt); err != nil {
+			return fmt.Errorf("updating check run %d: %w", rh.CheckRunID, err)
+		}
+	}
+	return nil
+}
+
+// annotations turns findings into check-run annotations within GitHub's
+// limits (title 255 characters, message 64 KiB).
+func annotations(fs []checks.Finding) []*gh.CheckRunAnnotation {
+	out := make([]*gh.CheckRunAnnotation, 0, len(fs))
+	for _, f := range fs {
+		level := "notice"
+		switch f.Severity {
+		case checks.Error:
+			level = "failure"
+		case checks.Warning:
+			level = "warning"
+		}
+		a := &gh.CheckRunAnnotation{
+			Path:            gh.Ptr(f.File),
+			StartLine:       gh.Ptr(f.Line),
+			EndLine:         gh.Ptr(f.Line),
+			AnnotationLevel: gh.Ptr(level),
+			Title:           gh.Ptr(bot.Truncate(f.RuleID, bot.MaxAnnotationTitleChars)),
+			Message:         gh.Ptr(bot.Truncate(f.Message, 64<<10-1)),
+		}
+		if f.Fix != nil && f.Fix.Description != "" {
+			a.RawDetails = gh.Ptr(bot.Truncate("Fix: "+f.Fix.Description, 64<<10-1))
+		}
+		out = append(out, a)
+	}
+	return out
+}
