@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"strings"
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/vcs/gitlab"
 )
+
+func init() { serveHosts = append(serveHosts, gitlabServeHost) }
 
 // gitlabConfig is GitLab's part of `prodready serve`: where the instance
 // is and which files hold the secrets (secrets are never flag values, so
@@ -28,18 +28,19 @@ type gitlabConfig struct {
 
 // addGitLabFlags registers --gitlab-url, --gitlab-token-file and
 // --gitlab-webhook-secret-file on fs, defaulting to the environment
-// variables PRODREADY_GITLAB_URL, PRODREADY_GITLAB_TOKEN_FILE and
-// PRODREADY_GITLAB_WEBHOOK_SECRET_FILE.
+// variables GITLAB_URL, GITLAB_TOKEN_FILE and GITLAB_WEBHOOK_SECRET_FILE.
 func addGitLabFlags(fs *flag.FlagSet) *gitlabConfig {
 	c := &gitlabConfig{}
-	url := os.Getenv("PRODREADY_GITLAB_URL")
-	if url == "" {
-		url = "https://gitlab.com"
-	}
-	fs.StringVar(&c.URL, "gitlab-url", url, "GitLab instance base URL (gitlab.com or self-managed) [PRODREADY_GITLAB_URL]")
-	fs.StringVar(&c.TokenFile, "gitlab-token-file", os.Getenv("PRODREADY_GITLAB_TOKEN_FILE"), "file holding a GitLab access token with the api scope [PRODREADY_GITLAB_TOKEN_FILE]")
-	fs.StringVar(&c.SecretFile, "gitlab-webhook-secret-file", os.Getenv("PRODREADY_GITLAB_WEBHOOK_SECRET_FILE"), "file holding the GitLab webhook secret token; GitLab is disabled without it [PRODREADY_GITLAB_WEBHOOK_SECRET_FILE]")
+	fs.StringVar(&c.URL, "gitlab-url", envDefault("GITLAB_URL", "https://gitlab.com"), "GitLab instance, gitlab.com or self-managed (env GITLAB_URL)")
+	fs.StringVar(&c.TokenFile, "gitlab-token-file", envDefault("GITLAB_TOKEN_FILE", ""), "file holding a GitLab access token with the api scope (env GITLAB_TOKEN_FILE)")
+	fs.StringVar(&c.SecretFile, "gitlab-webhook-secret-file", envDefault("GITLAB_WEBHOOK_SECRET_FILE", ""), "file holding the GitLab webhook secret token (env GITLAB_WEBHOOK_SECRET_FILE); GitLab is disabled without it")
 	return c
+}
+
+// gitlabServeHost is GitLab's entry in serveHosts.
+func gitlabServeHost(fs *flag.FlagSet) func(env ServeEnv) (bool, error) {
+	c := addGitLabFlags(fs)
+	return func(env ServeEnv) (bool, error) { return gitlabRoutes(c, env.Server, env.Queue, env.Logger) }
 }
 
 // routeAdder is what gitlabRoutes needs of the server (*bot.Server has it).
@@ -50,53 +51,36 @@ type routeAdder interface {
 
 var _ routeAdder = (*bot.Server)(nil)
 
-// gitlabRoutes registers POST /webhooks/gitlab on srv, handing reviews to q.
-// Call it from `prodready serve` after the flags are parsed and before the
-// server starts:
-//
-//	glc := addGitLabFlags(fs)            // with the other flags
-//	…
-//	if _, err := gitlabRoutes(glc, srv, pool, logger); err != nil {
-//		fmt.Fprintln(stderr, "prodready serve:", err)
-//		return exitUsage
-//	}
-//
-// Without a webhook secret GitLab is disabled: it logs so and the route
-// refuses every delivery (403). With a secret, a token file is required.
-// It reports whether GitLab is enabled. No secret or token is logged.
+// gitlabRoutes registers POST /webhooks/gitlab on srv, handing reviews to
+// q, and reports whether GitLab is served. Without a webhook secret GitLab
+// is disabled: it logs so, and the route refuses every delivery (403). With
+// a secret, a token file is required. No secret or token is logged.
 func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.Logger) (bool, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	if c.SecretFile == "" {
-		logger.Warn("GitLab is disabled: no webhook secret (--gitlab-webhook-secret-file); /webhooks/gitlab refuses every delivery")
+		logger.Info("GitLab is disabled: no webhook secret (--gitlab-webhook-secret-file); /webhooks/gitlab refuses every delivery")
 		wh := gitlab.NewWebhookHandler(nil, nil, q)
 		wh.Metrics = srv.Metrics()
 		srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
 		return false, nil
 	}
-	secret, err := os.ReadFile(c.SecretFile)
-	if err != nil {
-		return false, fmt.Errorf("reading the GitLab webhook secret: %w", err)
-	}
-	s := strings.TrimSpace(string(secret))
-	if s == "" {
-		return false, fmt.Errorf("GitLab webhook secret file %s is empty", c.SecretFile)
-	}
-	if c.TokenFile == "" {
-		return false, fmt.Errorf("GitLab needs an access token: set --gitlab-token-file")
-	}
-	token, err := gitlab.ReadToken(c.TokenFile)
+	secret, err := readSecretFile("GitLab webhook secret", c.SecretFile)
 	if err != nil {
 		return false, err
 	}
-	host, err := gitlab.NewHost(gitlab.Options{BaseURL: c.URL, Token: token, Metrics: srv.Metrics()})
+	token, err := readSecretFile("GitLab access token", c.TokenFile)
+	if err != nil {
+		return false, fmt.Errorf("%w: GitLab needs a token with the api scope", err)
+	}
+	host, err := gitlab.NewHost(gitlab.Options{BaseURL: c.URL, Token: string(token), Metrics: srv.Metrics()})
 	if err != nil {
 		return false, err
 	}
-	wh := gitlab.NewWebhookHandler([]byte(s), host, q)
+	wh := gitlab.NewWebhookHandler(secret, host, q)
 	wh.Metrics = srv.Metrics()
 	srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
-	logger.Info("GitLab enabled", "url", c.URL, "route", "POST /webhooks/gitlab")
+	logger.Info("serving GitLab webhooks", "path", "/webhooks/gitlab", "url", c.URL)
 	return true, nil
 }

@@ -96,3 +96,15 @@ func TestGitLabRoutesMisconfigured(t *testing.T) {
 		}
 	}
 }
+
+func TestServeHelpListsGitLabFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"serve", "-h"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("serve -h exited %d: %s", code, stderr.String())
+	}
+	for _, f := range []string{"-gitlab-url", "-gitlab-token-file", "-gitlab-webhook-secret-file", "GITLAB_WEBHOOK_SECRET_FILE"} {
+		if !strings.Contains(stderr.String(), f) {
+			t.Errorf("serve -h does not list %s:\n%s", f, stderr.String())
+		}
+	}
+}

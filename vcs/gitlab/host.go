@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +28,7 @@ type Options struct {
 	// https://gitlab.example.com (the /api/v4 suffix is added).
 	BaseURL string
 	// Token is a project, group or personal access token with the api
-	// scope. Read it with ReadToken; it is never logged.
+	// scope, read from a file; it is never logged.
 	Token string
 	// HTTPClient sends the requests; nil means a client with sane timeouts.
 	HTTPClient *http.Client
@@ -73,21 +72,6 @@ type mrKey struct {
 
 // maxCached bounds the per-push caches (diff_refs and parsed diffs).
 const maxCached = 256
-
-// ReadToken reads an access token from a file (trailing white space
-// trimmed). Tokens come from files, never from flags, so they stay out of
-// process listings and shell history.
-func ReadToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("reading GitLab token file: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("GitLab token file %s is empty", path)
-	}
-	return tok, nil
-}
 
 // NewHost returns a Host talking to the GitLab instance at opt.BaseURL.
 func NewHost(opt Options) (*Host, error) {
