@@ -62,7 +62,7 @@ func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.
 	if c.SecretFile == "" {
 		logger.Info("GitLab is disabled: no webhook secret (--gitlab-webhook-secret-file); /webhooks/gitlab refuses every delivery")
 		wh := gitlab.NewWebhookHandler(nil, nil, q)
-		wh.Metrics = srv.Metrics()
+		wh.Metrics, wh.Logger = srv.Metrics(), logger
 		srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
 		return false, nil
 	}
@@ -79,7 +79,7 @@ func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.
 		return false, err
 	}
 	wh := gitlab.NewWebhookHandler(secret, host, q)
-	wh.Metrics = srv.Metrics()
+	wh.Metrics, wh.Logger = srv.Metrics(), logger
 	srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
 	logger.Info("serving GitLab webhooks", "path", "/webhooks/gitlab", "url", c.URL)
 	return true, nil

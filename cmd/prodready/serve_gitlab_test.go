@@ -73,6 +73,9 @@ func TestGitLabRoutesEnabled(t *testing.T) {
 	if code := post(h, "wrong"); code != http.StatusUnauthorized {
 		t.Errorf("wrong secret answered %d, want 401", code)
 	}
+	if !strings.Contains(logs.String(), "gitlab webhook: invalid token") {
+		t.Errorf("the refused delivery is not in the server's log:\n%s", logs.String())
+	}
 	if strings.Contains(logs.String(), "hook-secret-value") || strings.Contains(logs.String(), "glpat-token-value") {
 		t.Errorf("a secret reached the log: %s", logs.String())
 	}

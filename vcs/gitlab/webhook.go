@@ -57,6 +57,16 @@ type Webhook struct {
 	q      bot.Enqueuer
 	// Metrics counts deliveries by event and outcome (nil: not counted).
 	Metrics *bot.Metrics
+	// Logger receives one line per refused or queued delivery (nil:
+	// slog.Default).
+	Logger *slog.Logger
+}
+
+func (wh *Webhook) logger() *slog.Logger {
+	if wh.Logger != nil {
+		return wh.Logger
+	}
+	return slog.Default()
 }
 
 // ServeHTTP implements http.Handler.
@@ -76,7 +86,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if subtle.ConstantTimeCompare([]byte(r.Header.Get("X-Gitlab-Token")), wh.secret) != 1 {
 		outcome = "bad_signature"
-		slog.Warn("gitlab webhook: invalid token", "remote", r.RemoteAddr)
+		wh.logger().Warn("gitlab webhook: invalid token", "remote", r.RemoteAddr)
 		http.Error(w, "invalid X-Gitlab-Token", http.StatusUnauthorized)
 		return
 	}
@@ -155,11 +165,11 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		outcome = "queue_full"
 		http.Error(w, "review queue is full, retry later", http.StatusServiceUnavailable)
 	case err != nil:
-		slog.Error("gitlab webhook: enqueue failed", "delivery", job.DeliveryID, "err", err)
+		wh.logger().Error("gitlab webhook: enqueue failed", "delivery", job.DeliveryID, "err", err)
 		http.Error(w, "could not queue the review", http.StatusInternalServerError)
 	default:
 		outcome = "queued"
-		slog.Info("gitlab webhook: review queued", "delivery", job.DeliveryID, "repo", job.PR.Repo, "mr", job.PR.Number, "head", job.PR.HeadSHA)
+		wh.logger().Info("gitlab webhook: review queued", "delivery", job.DeliveryID, "repo", job.PR.Repo, "mr", job.PR.Number, "head", job.PR.HeadSHA)
 		writeText(w, http.StatusAccepted, "review queued")
 	}
 }
