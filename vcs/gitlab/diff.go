@@ -83,20 +83,22 @@ func parseHunkHeader(h string) (oldStart, newStart int, err error) {
 	return oldStart, newStart, nil
 }
 
-// addedRange reports whether a comment on start..end (1-based, inclusive)
-// can be posted: start is an added line and every line up to end is a line
-// of the same hunk.
-func (d *fileDiff) addedRange(start, end int) bool {
-	first, ok := d.lines[start]
-	if !ok || !first.Added || end < start {
+// commentable reports whether a comment on start..end (1-based,
+// inclusive) can be posted: every line is a line of the same hunk (added or
+// context) and at least one of them is added.
+func (d *fileDiff) commentable(start, end int) bool {
+	if end < start {
 		return false
 	}
+	added := false
 	for l := start; l <= end; l++ {
-		if _, ok := d.lines[l]; !ok || d.hunkOf[l] != d.hunkOf[start] {
+		dl, ok := d.lines[l]
+		if !ok || d.hunkOf[l] != d.hunkOf[start] {
 			return false
 		}
+		added = added || dl.Added
 	}
-	return true
+	return added
 }
 
 // lineCode is GitLab's line code for a line of a diff:

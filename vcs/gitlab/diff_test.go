@@ -38,16 +38,17 @@ func TestParseDiffNumbersLinesLikeGitLab(t *testing.T) {
 		ok         bool
 	}{
 		{2, 2, true}, {2, 5, true}, {3, 4, true},
+		{1, 2, true},    // starts on a context line, adds on the next
 		{1, 1, false},   // context line: nothing was added there
-		{4, 4, false},   // context
+		{4, 5, false},   // context only
 		{2, 6, false},   // runs past the hunk
 		{5, 12, false},  // spans two hunks
 		{12, 13, true},  // second hunk
 		{20, 20, false}, // outside the diff
 		{3, 2, false},
 	} {
-		if got := d.addedRange(tc.start, tc.end); got != tc.ok {
-			t.Errorf("addedRange(%d, %d) = %v, want %v", tc.start, tc.end, got, tc.ok)
+		if got := d.commentable(tc.start, tc.end); got != tc.ok {
+			t.Errorf("commentable(%d, %d) = %v, want %v", tc.start, tc.end, got, tc.ok)
 		}
 	}
 }

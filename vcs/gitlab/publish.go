@@ -143,7 +143,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if start <= 0 || start > end {
 			start = end
 		}
-		if fd == nil || !fd.addedRange(start, end) {
+		if fd == nil || !fd.commentable(start, end) {
 			rejected = append(rejected, c)
 			continue
 		}
@@ -324,8 +324,9 @@ func (h *Host) discussions(ctx context.Context, pr bot.PullRequest) ([]*gl.Discu
 	}
 }
 
-// position anchors a discussion at start (a line added by the diff) with
-// a line_range start..end, in GitLab's position format.
+// position anchors a discussion at start (a line of the diff: new_line,
+// plus old_line for an unchanged line, as GitLab requires) with a
+// line_range start..end when it spans several lines.
 func position(pr bot.PullRequest, fd *fileDiff, start, end int) *gl.PositionOptions {
 	first := fd.lines[start]
 	p := &gl.PositionOptions{
@@ -336,6 +337,9 @@ func position(pr bot.PullRequest, fd *fileDiff, start, end int) *gl.PositionOpti
 		OldPath:      gl.Ptr(fd.OldPath),
 		NewPath:      gl.Ptr(fd.NewPath),
 		NewLine:      gl.Ptr(int64(start)),
+	}
+	if !first.Added {
+		p.OldLine = gl.Ptr(int64(first.OldPos))
 	}
 	if end > start {
 		p.LineRange = &gl.LineRangeOptions{Start: linePosition(fd, first), End: linePosition(fd, fd.lines[end])}

@@ -207,3 +207,26 @@ func js(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func TestPublishAnchorsASuggestionStartingOnAContextLine(t *testing.T) {
+	s, pr := setup(t, map[string]string{"deploy/app.yaml": baseApp}, map[string]string{"deploy/app.yaml": headApp})
+	h, _ := newTestHost(t, s)
+	ctx := context.Background()
+	f := finding("replicas-too-low", 6)
+	// Lines 5 (spec:, unchanged) and 6 (replicas, added).
+	if err := h.Publish(ctx, pr, bot.ReviewHandle{}, review([]checks.Finding{f}, []bot.Comment{comment(f, 5, 6, "spec:\n  replicas: 3\n")})); err != nil {
+		t.Fatal(err)
+	}
+	ds := s.Discussions(projectID, 1)
+	if len(ds) != 2 || ds[0].Notes[0].Position == nil {
+		t.Fatalf("discussions = %s, want the inline one and the summary", js(ds))
+	}
+	p := ds[0].Notes[0].Position
+	if *p.NewLine != 5 || p.OldLine == nil || *p.OldLine != 5 ||
+		p.LineRange.Start.LineCode != fakegitlab.LineCode("deploy/app.yaml", 5, 5) || p.LineRange.End.LineCode != fakegitlab.LineCode("deploy/app.yaml", 6, 6) {
+		t.Errorf("position = %s, want new_line 5 with old_line 5 and codes _5_5.._6_6", js(p))
+	}
+	if !strings.Contains(ds[0].Notes[0].Body, "```suggestion:-0+1\n") {
+		t.Errorf("body:\n%s", ds[0].Notes[0].Body)
+	}
+}
