@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -53,17 +54,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // RoundTrip implements http.RoundTripper.
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := t.clk.now()
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	for attempt := 0; ; attempt++ {
 		r := req
 		if attempt > 0 {
 			r = req.Clone(req.Context())
-			if req.Body != nil && req.Body != http.NoBody {
-				if req.GetBody == nil {
-					return nil, errNoReplay
-				}
+			if req.GetBody != nil {
 				b, err := req.GetBody()
 				if err != nil {
-					return nil, err
+					return nil, fmt.Errorf("rewinding the request body for a retry: %w", err)
 				}
 				r.Body = b
 			}
@@ -74,7 +73,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			status = resp.StatusCode
 		}
 		t.metrics.APICall("gitlab", endpoint(req.Method, req.URL), status)
-		if !retryable(req, resp, err) {
+		if !replayable || !retryable(req, resp, err) {
 			return resp, err
 		}
 		wait := t.backoff(attempt, resp)
@@ -90,14 +89,6 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 }
-
-type replayError struct{}
-
-func (replayError) Error() string {
-	return "gitlab: cannot retry a request whose body cannot be replayed"
-}
-
-var errNoReplay error = replayError{}
 
 // retryable reports whether an attempt may be repeated. Setting a commit
 // status is safe to repeat (GitLab answers a repeated state with 400
@@ -139,9 +130,13 @@ var variable = map[string]string{
 }
 
 // endpoint names an API call for metrics without its variable parts:
-// "GET /projects/{id}/merge_requests/{n}/discussions".
+// "GET /projects/{id}/merge_requests/{iid}/discussions" (below /api/v4,
+// which a self-managed instance may serve under a path prefix).
 func endpoint(method string, u *url.URL) string {
-	path := strings.TrimPrefix(u.EscapedPath(), "/api/v4")
+	path := u.EscapedPath()
+	if i := strings.Index(path, "/api/v4/"); i >= 0 {
+		path = path[i+len("/api/v4"):]
+	}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	for i := len(parts) - 1; i > 0; i-- {
 		if v, ok := variable[parts[i-1]]; ok {
