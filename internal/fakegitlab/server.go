@@ -310,11 +310,6 @@ func (s *Server) AddNote(id int64, iid int, author User, body string, resolvable
 		Notes: []*Note{{ID: s.nextID, Body: body, Author: author, Resolvable: resolvable}}})
 }
 
-type apiError struct {
-	status int
-	msg    any
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 32<<20))
 	rawPath := strings.TrimPrefix(r.URL.EscapedPath(), "/api/v4")
