@@ -67,7 +67,11 @@ type MergeRequest struct {
 	// PendingRefs is how many more GETs of the merge request answer
 	// diff_refs null, as GitLab does right after a push.
 	PendingRefs int
-	Diffs       []Diff
+	// Diffs hold every file's whole diff; the diffs API leaves out those
+	// marked TooLarge or Collapsed, raw_diffs has them all.
+	Diffs []Diff
+	// NoRawDiffs makes raw_diffs answer 404, as GitLab before 17.x.
+	NoRawDiffs  bool
 	Discussions []*Discussion
 }
 
@@ -517,7 +521,31 @@ func (s *Server) mergeRequest(w http.ResponseWriter, r *http.Request, p *Project
 		}
 		return writeJSON(w, http.StatusOK, out)
 	case len(rest) == 1 && rest[0] == "diffs" && r.Method == http.MethodGet:
-		return writePage(w, r, mr.Diffs)
+		// GitLab leaves out the diff of a file over its limits.
+		listed := make([]Diff, len(mr.Diffs))
+		for i, d := range mr.Diffs {
+			if d.TooLarge || d.Collapsed {
+				d.Diff = ""
+			}
+			listed[i] = d
+		}
+		return writePage(w, r, listed)
+	case len(rest) == 1 && rest[0] == "raw_diffs" && r.Method == http.MethodGet:
+		if mr.NoRawDiffs {
+			return notFound(w)
+		}
+		var b strings.Builder
+		for _, d := range mr.Diffs {
+			from, to := "a/"+d.OldPath, "b/"+d.NewPath
+			if d.NewFile {
+				from = "/dev/null"
+			}
+			if d.DeletedFile {
+				to = "/dev/null"
+			}
+			fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex 0000000..1111111 100644\n--- %s\n+++ %s\n%s", d.OldPath, d.NewPath, from, to, d.Diff)
+		}
+		return writeRaw(w, b.String())
 	case len(rest) == 1 && rest[0] == "discussions" && r.Method == http.MethodGet:
 		return writePage(w, r, mr.Discussions)
 	case len(rest) == 1 && rest[0] == "discussions" && r.Method == http.MethodPost:

@@ -123,3 +123,53 @@ func addedFilePatch(data []byte) string {
 	}
 	return b.String()
 }
+
+// splitRawDiff splits a git diff of many files ("diff --git a/x b/x",
+// headers, hunks) into each file's hunks, keyed by its new path (the old
+// one for a deleted file).
+func splitRawDiff(raw string) map[string]string {
+	out := map[string]string{}
+	var path string
+	var hunks strings.Builder
+	inHunks := false
+	flush := func() {
+		if path != "" && hunks.Len() > 0 {
+			out[path] = hunks.String()
+		}
+		path, inHunks = "", false
+		hunks.Reset()
+	}
+	for _, l := range strings.SplitAfter(raw, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+		case !inHunks && strings.HasPrefix(l, "--- "):
+			if p := diffPath(l[4:], "a/"); p != "" && path == "" {
+				path = p
+			}
+		case !inHunks && strings.HasPrefix(l, "+++ "):
+			if p := diffPath(l[4:], "b/"); p != "" {
+				path = p
+			}
+		case strings.HasPrefix(l, "@@"):
+			inHunks = true
+			hunks.WriteString(l)
+		case inHunks:
+			hunks.WriteString(l)
+		}
+	}
+	flush()
+	return out
+}
+
+// diffPath reads the path of a ---/+++ line: "" for /dev/null; git's
+// quoting of unusual names is undone for the quotes only.
+func diffPath(s, prefix string) string {
+	s = strings.TrimRight(s, "\r\n")
+	s, _, _ = strings.Cut(s, "\t")
+	s = strings.Trim(s, `"`)
+	if s == "/dev/null" {
+		return ""
+	}
+	return strings.TrimPrefix(s, prefix)
+}

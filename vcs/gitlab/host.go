@@ -201,8 +201,9 @@ func (h *Host) fetchRefs(ctx context.Context, pr bot.PullRequest) (gl.MergeReque
 // ChangedFiles lists the files the merge request changes, from
 // merge_requests/:iid/diffs (every page). A new file whose diff GitLab left
 // out (too_large or collapsed) gets an all-added patch from its content at
-// head; any other file without a diff gets no patch, so none of its lines
-// is commented inline.
+// head; another file without a diff gets its hunks from the merge request's
+// raw diff (raw_diffs, fetched once) or, when GitLab cannot give that, no
+// patch: then none of its lines is commented inline.
 func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.ChangedFile, error) {
 	pr, err := h.Resolve(ctx, pr)
 	if err != nil {
@@ -215,6 +216,7 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.ChangedFile, map[string]*fileDiff, error) {
 	var out []bot.ChangedFile
 	diffs := map[string]*fileDiff{}
+	var raw map[string]string // the whole raw diff, fetched once if needed
 	opt := &gl.ListMergeRequestDiffsOptions{ListOptions: gl.ListOptions{PerPage: 100, Page: 1}}
 	for {
 		page, resp, err := h.api.MergeRequests.ListMergeRequestDiffs(pid(pr), int64(pr.Number), opt, gl.WithContext(ctx))
@@ -231,14 +233,20 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 			case d.RenamedFile:
 				cf.Status, cf.PreviousPath = "renamed", d.OldPath
 			}
-			if d.TooLarge || d.Collapsed || d.Diff == "" {
+			if (d.TooLarge || d.Collapsed || d.Diff == "") && !d.DeletedFile {
 				cf.Patch = ""
-				if d.NewFile {
+				switch {
+				case d.NewFile:
 					data, err := h.readFile(ctx, pr, pr.HeadSHA, d.NewPath)
 					if err != nil {
 						return nil, nil, err
 					}
 					cf.Patch = addedFilePatch(data)
+				default:
+					if raw == nil {
+						raw = h.rawDiffs(ctx, pr)
+					}
+					cf.Patch = raw[d.NewPath]
 				}
 			}
 			if cf.Patch != "" && !d.DeletedFile {
@@ -360,4 +368,17 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		return nil, firstErr
 	}
 	return files, nil
+}
+
+// rawDiffs fetches the merge request's whole raw diff and splits it by new
+// path. It returns an empty map when GitLab does not give it (an instance
+// older than the endpoint, or a diff over its limits): the files then stay
+// without a patch.
+func (h *Host) rawDiffs(ctx context.Context, pr bot.PullRequest) map[string]string {
+	b, _, err := h.api.MergeRequests.ShowMergeRequestRawDiffs(pid(pr), int64(pr.Number), nil, gl.WithContext(ctx))
+	if err != nil {
+		bot.LoggerFrom(ctx).Warn("gitlab: no raw diff; files GitLab collapsed are not commented inline", "err", err.Error())
+		return map[string]string{}
+	}
+	return splitRawDiff(string(b))
 }

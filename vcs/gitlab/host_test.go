@@ -97,41 +97,74 @@ func TestResolveGivesUpWhenTheHeadMovedOn(t *testing.T) {
 }
 
 func TestChangedFilesPaginatesAndHandlesTooLarge(t *testing.T) {
-	base := map[string]string{"big.yaml": "x: 1\n"}
-	head := map[string]string{"big.yaml": "x: 2\n", "new-big.yaml": "a: 1\nb: 2\n"}
+	base := map[string]string{"big.yaml": "x: 1\n", "collapsed.yaml": "c: 1\n"}
+	head := map[string]string{"big.yaml": "x: 2\n", "collapsed.yaml": "c: 2\n", "new-big.yaml": "a: 1\nb: 2\n"}
 	for i := range 130 {
 		head[fmt.Sprintf("many/f%03d.yaml", i)] = "k: v\n"
 	}
-	s, pr := setup(t, base, head)
-	mr := s.MR(projectID, 1)
-	for i := range mr.Diffs {
-		if strings.HasSuffix(mr.Diffs[i].NewPath, "big.yaml") {
-			mr.Diffs[i].Diff, mr.Diffs[i].TooLarge = "", true
+	for _, noRaw := range []bool{false, true} {
+		s, pr := setup(t, base, head)
+		mr := s.MR(projectID, 1)
+		mr.NoRawDiffs = noRaw
+		for i := range mr.Diffs {
+			switch mr.Diffs[i].NewPath {
+			case "big.yaml", "new-big.yaml":
+				mr.Diffs[i].TooLarge = true
+			case "collapsed.yaml":
+				mr.Diffs[i].Collapsed = true
+			}
+		}
+		h, _ := newTestHost(t, s)
+		files, err := h.ChangedFiles(context.Background(), pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != 133 {
+			t.Fatalf("got %d changed files, want 133 (two pages)", len(files))
+		}
+		if n := len(s.CallsTo("GET", "/merge_requests/1/diffs")); n != 2 {
+			t.Errorf("%d diff pages fetched, want 2", n)
+		}
+		if n := len(s.CallsTo("GET", "/merge_requests/1/raw_diffs")); n != 1 {
+			t.Errorf("raw diff fetched %d times, want once for all files without a diff", n)
+		}
+		byPath := map[string]bot.ChangedFile{}
+		for _, f := range files {
+			byPath[f.Path] = f
+		}
+		want := map[bool]string{false: "@@ -1 +1 @@\n-c: 1\n+c: 2\n", true: ""}[noRaw]
+		if f := byPath["collapsed.yaml"]; f.Patch != want || f.Status != "modified" {
+			t.Errorf("raw diff available=%v: collapsed file patch %q, want %q", !noRaw, f.Patch, want)
+		}
+		if f := byPath["new-big.yaml"]; f.Patch != "@@ -0,0 +1,2 @@\n+a: 1\n+b: 2\n" || f.Status != "added" {
+			t.Errorf("too large new file: %+v, want an all-added patch from its content", f)
+		}
+		if f := byPath["many/f000.yaml"]; f.Patch != "@@ -0,0 +1 @@\n+k: v\n" {
+			t.Errorf("new file patch = %q", f.Patch)
 		}
 	}
-	h, _ := newTestHost(t, s)
-	files, err := h.ChangedFiles(context.Background(), pr)
-	if err != nil {
-		t.Fatal(err)
+}
+
+func TestSplitRawDiff(t *testing.T) {
+	raw := "diff --git a/a.yaml b/a.yaml\nindex 1..2 100644\n--- a/a.yaml\n+++ b/a.yaml\n@@ -1 +1 @@\n-x\n+y\n" +
+		"diff --git a/new.yaml b/new.yaml\nnew file mode 100644\n--- /dev/null\n+++ b/new.yaml\n@@ -0,0 +1 @@\n+n\n" +
+		"diff --git a/gone.yaml b/gone.yaml\ndeleted file mode 100644\n--- a/gone.yaml\n+++ /dev/null\n@@ -1 +0,0 @@\n-g\n" +
+		"diff --git a/bin b/bin\nBinary files a/bin and b/bin differ\n" +
+		"diff --git \"a/sp ace.yaml\" \"b/sp ace.yaml\"\n--- \"a/sp ace.yaml\"\n+++ \"b/sp ace.yaml\"\n@@ -1 +1 @@\n--- x\n+++ y\n"
+	got := splitRawDiff(raw)
+	want := map[string]string{
+		"a.yaml":      "@@ -1 +1 @@\n-x\n+y\n",
+		"new.yaml":    "@@ -0,0 +1 @@\n+n\n",
+		"gone.yaml":   "@@ -1 +0,0 @@\n-g\n",
+		"sp ace.yaml": "@@ -1 +1 @@\n--- x\n+++ y\n",
 	}
-	if len(files) != 132 {
-		t.Fatalf("got %d changed files, want 132 (two pages)", len(files))
+	if len(got) != len(want) {
+		t.Errorf("got %d files %v, want %d", len(got), got, len(want))
 	}
-	if n := len(s.CallsTo("GET", "/merge_requests/1/diffs")); n != 2 {
-		t.Errorf("%d diff pages fetched, want 2", n)
-	}
-	byPath := map[string]bot.ChangedFile{}
-	for _, f := range files {
-		byPath[f.Path] = f
-	}
-	if f := byPath["big.yaml"]; f.Patch != "" || f.Status != "modified" {
-		t.Errorf("too large modified file: %+v, want no patch (not commentable)", f)
-	}
-	if f := byPath["new-big.yaml"]; f.Patch != "@@ -0,0 +1,2 @@\n+a: 1\n+b: 2\n" || f.Status != "added" {
-		t.Errorf("too large new file: %+v, want an all-added patch from its content", f)
-	}
-	if f := byPath["many/f000.yaml"]; f.Patch != "@@ -0,0 +1 @@\n+k: v\n" {
-		t.Errorf("new file patch = %q", f.Patch)
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: %q, want %q", p, got[p], w)
+		}
 	}
 }
 
