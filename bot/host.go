@@ -69,6 +69,12 @@ type Comment struct {
 	// Fingerprints are the fingerprints of every finding the comment
 	// covers (one suggestion may fix several); Fingerprint is the first.
 	Fingerprints []string
+	// Findings are the findings the comment is about, and Suggestion the
+	// replacement of lines StartLine..Line it proposes (nil for none): a
+	// host whose suggestion syntax differs from GitHub's re-renders Body
+	// from them with CommentBodyWith.
+	Findings   []checks.Finding
+	Suggestion *Suggestion
 }
 
 // Review is what one push gets: inline comments on added lines, and every

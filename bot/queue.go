@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ type Pool struct {
 	done     map[string]bool // completed delivery ids
 	doneRing []string        // completion order, to forget the oldest
 	doneNext int
+	prLocks  map[string]*prLock // reviews of one pull request run one at a time
 
 	ctx    context.Context // cancelled when the grace period ends
 	cancel context.CancelFunc
@@ -67,7 +69,7 @@ func NewPool(run func(ctx context.Context, job Job) error, o PoolOptions) *Pool 
 	return &Pool{
 		run: run, workers: o.Workers, queue: make(chan Job, o.QueueSize),
 		logger: o.Logger, metrics: o.Metrics,
-		active: map[string]bool{}, done: map[string]bool{}, doneRing: make([]string, o.Remember),
+		active: map[string]bool{}, done: map[string]bool{}, doneRing: make([]string, o.Remember), prLocks: map[string]*prLock{},
 		ctx: ctx, cancel: cancel,
 	}
 }
@@ -135,7 +137,43 @@ func (p *Pool) work() {
 	}
 }
 
+// prLock serialises the reviews of one pull request, so that two quick
+// pushes never post (or deduplicate) at the same time.
+type prLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// prKey identifies a pull request across hosts.
+func prKey(pr PullRequest) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", pr.Host, pr.Owner, pr.Repo, pr.ProjectID, pr.Number)
+}
+
+func (p *Pool) lockPR(pr PullRequest) func() {
+	key := prKey(pr)
+	p.mu.Lock()
+	l := p.prLocks[key]
+	if l == nil {
+		l = &prLock{}
+		p.prLocks[key] = l
+	}
+	l.refs++
+	p.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		p.mu.Lock()
+		l.refs--
+		if l.refs == 0 {
+			delete(p.prLocks, key)
+		}
+		p.mu.Unlock()
+	}
+}
+
 func (p *Pool) runOne(job Job) {
+	unlock := p.lockPR(job.PR)
+	defer unlock()
 	start := time.Now()
 	err := p.safeRun(job)
 	p.metrics.Review(time.Since(start), err)

@@ -108,3 +108,33 @@ func TestLRUCacheEvictsBySize(t *testing.T) {
 		t.Errorf("a blob larger than the cache must not be kept (len %d)", c.Len())
 	}
 }
+
+func TestPoolSerialisesOnePullRequest(t *testing.T) {
+	first := make(chan struct{})
+	release := make(chan struct{})
+	order := make(chan string, 3)
+	p := NewPool(func(ctx context.Context, job Job) error {
+		if job.DeliveryID == "1" {
+			close(first)
+			<-release
+		}
+		order <- job.DeliveryID
+		return nil
+	}, PoolOptions{Workers: 3, QueueSize: 3})
+	p.Start()
+	same := PullRequest{Host: "github", Owner: "o", Repo: "r", Number: 1}
+	other := PullRequest{Host: "github", Owner: "o", Repo: "r", Number: 2}
+	p.Enqueue(Job{DeliveryID: "1", PR: same})
+	<-first
+	p.Enqueue(Job{DeliveryID: "2", PR: same})
+	p.Enqueue(Job{DeliveryID: "3", PR: other})
+	// Another pull request is not held up by the running review.
+	if got := <-order; got != "3" {
+		t.Fatalf("first to finish = %s, want 3", got)
+	}
+	close(release)
+	if a, b := <-order, <-order; a != "1" || b != "2" {
+		t.Errorf("order %s, %s: the second push of a pull request must wait for the first", a, b)
+	}
+	p.Shutdown(context.Background())
+}

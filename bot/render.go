@@ -23,10 +23,11 @@ type Suggestion struct {
 }
 
 // Body limits of the hosts' APIs (GitHub: 65,536 characters per comment,
-// review body and check-run summary; annotation messages 64 KiB, titles
+// review body; check-run summary 65,535; annotation messages 64 KiB, titles
 // 255 characters).
 const (
 	MaxBodyChars            = 65536
+	MaxSummaryChars         = 65535
 	MaxAnnotationTitleChars = 255
 )
 
@@ -46,14 +47,19 @@ func Fingerprints(body string) []string {
 	return out
 }
 
-// SuggestionBlock renders text as a ```suggestion block. The fence is longer
-// than the longest run of backticks in text, so text holding ``` cannot end
-// it early.
-func SuggestionBlock(text string) string {
+// SuggestionBlock renders text as a GitHub ```suggestion block. The fence is
+// longer than the longest run of backticks in text, so text holding ```
+// cannot end it early.
+func SuggestionBlock(text string) string { return SuggestionBlockWith(text, "suggestion") }
+
+// SuggestionBlockWith renders text in a fenced block whose info string is
+// info: "suggestion" for GitHub, "suggestion:-2+0" for GitLab (which
+// anchors the block on one line and counts the lines above and below it).
+func SuggestionBlockWith(text, info string) string {
 	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
 	text = strings.TrimSuffix(text, "\n")
 	var b strings.Builder
-	b.WriteString(fence + "suggestion\n")
+	b.WriteString(fence + info + "\n")
 	if text != "" {
 		b.WriteString(text + "\n")
 	}
@@ -79,6 +85,12 @@ func longestRun(s string, c byte) int {
 // the suggestion block when sug is not nil, and one hidden fingerprint
 // marker per finding.
 func CommentBody(fs []checks.Finding, sug *Suggestion) string {
+	return CommentBodyWith(fs, sug, "suggestion")
+}
+
+// CommentBodyWith is CommentBody with the suggestion block's info string
+// chosen by the host (see SuggestionBlockWith).
+func CommentBodyWith(fs []checks.Finding, sug *Suggestion, info string) string {
 	var b strings.Builder
 	for i, f := range fs {
 		if i > 0 {
@@ -90,7 +102,7 @@ func CommentBody(fs []checks.Finding, sug *Suggestion) string {
 		}
 	}
 	if sug != nil {
-		b.WriteString("\n" + SuggestionBlock(sug.Text) + "\n")
+		b.WriteString("\n" + SuggestionBlockWith(sug.Text, info) + "\n")
 	}
 	b.WriteString("\n")
 	for _, f := range fs {
@@ -147,7 +159,7 @@ func Title(fs []checks.Finding) string {
 
 // Summary renders the Markdown summary of a review: counts by severity, a
 // table of the findings (those commented inline marked), and how to
-// configure or ignore a rule. It stays under MaxBodyChars: rows that do not
+// configure or ignore a rule. It stays under MaxSummaryChars: rows that do not
 // fit are counted instead.
 func Summary(r Review, failOn checks.Severity) string {
 	var b strings.Builder
@@ -201,7 +213,7 @@ To ignore one finding, add ` + "`# prodready:ignore rule-id reason`" + ` on its 
 it; to ignore a rule for a whole object, annotate it with ` + "`prodready.dev/ignore: rule-id`" + `.
 </details>
 `)
-	return Truncate(b.String(), MaxBodyChars)
+	return Truncate(b.String(), MaxSummaryChars)
 }
 
 // Truncate cuts s to at most n characters (runes), ending with a note when

@@ -39,8 +39,8 @@ func TestSummaryStaysUnderLimit(t *testing.T) {
 		fs = append(fs, checks.Finding{RuleID: "r", Severity: checks.Warning, File: "a.yaml", Line: i + 1, Message: strings.Repeat("m", 100)})
 	}
 	s := Summary(Review{Findings: fs}, checks.Error)
-	if n := len([]rune(s)); n > MaxBodyChars {
-		t.Fatalf("summary has %d characters, limit %d", n, MaxBodyChars)
+	if n := len([]rune(s)); n > MaxSummaryChars {
+		t.Fatalf("summary has %d characters, limit %d", n, MaxSummaryChars)
 	}
 	if !strings.Contains(s, "more findings") || !strings.Contains(s, "| warning | 3000 |") && !strings.Contains(s, "| :warning: warning | 3000 |") {
 		t.Errorf("summary lacks the count or the overflow note")

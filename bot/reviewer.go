@@ -27,7 +27,10 @@ type Reviewer struct {
 	// Cache keeps manifest contents by blob SHA across pushes.
 	Cache BlobCache
 	// Suggest turns findings of one file into line replacements (the
-	// ```suggestion blocks). Nil means comments carry no suggestion.
+	// ```suggestion blocks); indexes in Suggestion.Findings refer to fs.
+	// Suggestions naming the same findings are parts of one fix. Nil means
+	// comments carry no suggestion. Wire checks/fix in with a wrapper that
+	// converts fix.Suggestion values (same fields).
 	Suggest func(path string, src []byte, fs []checks.Finding) ([]Suggestion, error)
 	// MaxComments caps inline comments per review (DefaultMaxComments when 0).
 	MaxComments int
@@ -112,7 +115,7 @@ func (rv *Reviewer) Review(ctx context.Context, host Host, pr PullRequest) error
 	if err != nil {
 		return fmt.Errorf("starting review: %w", err)
 	}
-	r, err := rv.Prepare(ctx, host, pr, cfg)
+	r, err := rv.safePrepare(ctx, host, pr, cfg)
 	if err == nil {
 		err = host.Publish(ctx, pr, h, r)
 		if err != nil {
@@ -132,6 +135,17 @@ func (rv *Reviewer) Review(ctx context.Context, host Host, pr PullRequest) error
 		return err
 	}
 	return nil
+}
+
+// safePrepare is Prepare with a panic (a bug, e.g. in a suggestion) turned
+// into an error, so the check run is still ended.
+func (rv *Reviewer) safePrepare(ctx context.Context, host Host, pr PullRequest, cfg *checks.Config) (r Review, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (please report it): %v", p)
+		}
+	}()
+	return rv.Prepare(ctx, host, pr, cfg)
 }
 
 // LoadConfig reads .prodready.yaml at the pull request's base commit (a
@@ -261,12 +275,13 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 	}
 	covered := make([]bool, len(fs))
 	var out []Comment
-	for i := range sugs {
-		s := sugs[i]
+	// A fix may take several separate line ranges: checks/fix returns one
+	// suggestion per range, all naming the same findings. They are commented
+	// together (each range in one hunk) or not at all: half a fix is wrong.
+	for _, part := range groupSuggestions(sugs) {
+		ok, added := true, false
 		var group []checks.Finding
-		ok := s.StartLine >= 1 && s.EndLine >= s.StartLine && d.InOneHunk(s.StartLine, s.EndLine)
-		added := d.AddedIn(s.StartLine, s.EndLine)
-		for _, k := range s.Findings {
+		for _, k := range part[0].Findings {
 			if k < 0 || k >= len(fs) || covered[k] {
 				ok = false
 				break
@@ -274,13 +289,23 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 			group = append(group, fs[k])
 			added = added || d.IsAdded(fs[k].Line)
 		}
+		for _, s := range part {
+			ok = ok && s.StartLine >= 1 && s.EndLine >= s.StartLine && d.InOneHunk(s.StartLine, s.EndLine)
+			added = added || d.AddedIn(s.StartLine, s.EndLine)
+		}
 		if !ok || !added || len(group) == 0 {
 			continue
 		}
-		for _, k := range s.Findings {
+		for _, k := range part[0].Findings {
 			covered[k] = true
 		}
-		out = append(out, newComment(path, s.StartLine, s.EndLine, group, &s))
+		for i := range part {
+			c := newComment(path, part[i].StartLine, part[i].EndLine, group, &part[i])
+			if len(part) > 1 {
+				c.Body = Truncate(fmt.Sprintf("Part %d of %d of this fix: commit all %d suggestions together (**Add suggestion to batch**).\n\n", i+1, len(part), len(part))+c.Body, MaxBodyChars)
+			}
+			out = append(out, c)
+		}
 	}
 	var outside []checks.Finding
 	for i, f := range fs {
@@ -297,8 +322,29 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 	return out, outside, nil
 }
 
+// groupSuggestions puts suggestions naming the same findings together, in
+// the order of their first suggestion.
+func groupSuggestions(sugs []Suggestion) [][]Suggestion {
+	var out [][]Suggestion
+	index := map[string]int{}
+	for _, s := range sugs {
+		key := fmt.Sprint(s.Findings)
+		if i, ok := index[key]; ok {
+			out[i] = append(out[i], s)
+			continue
+		}
+		index[key] = len(out)
+		out = append(out, []Suggestion{s})
+	}
+	return out
+}
+
 func newComment(path string, start, end int, fs []checks.Finding, s *Suggestion) Comment {
-	c := Comment{Path: path, StartLine: start, Line: end, Body: Truncate(CommentBody(fs, s), MaxBodyChars)}
+	c := Comment{Path: path, StartLine: start, Line: end, Body: Truncate(CommentBody(fs, s), MaxBodyChars), Findings: fs}
+	if s != nil {
+		sc := *s
+		c.Suggestion = &sc
+	}
 	for _, f := range fs {
 		c.Fingerprints = append(c.Fingerprints, f.Fingerprint())
 	}

@@ -189,3 +189,72 @@ func TestReviewDraftFollowsBaseConfig(t *testing.T) {
 		t.Fatalf("draft with drafts at base: err %v, started %d", err, h.started)
 	}
 }
+
+func TestReviewFoldsCommentsBeyondCap(t *testing.T) {
+	h := &memHost{
+		refs:    map[string]map[string]string{"head": {"d.yaml": badProbe}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "added", Patch: "@@ -0,0 +1,20 @@\n" + strings.Repeat("+x\n", 20)}},
+	}
+	rv := NewReviewer(nil, nil)
+	rv.MaxComments = 1
+	r, err := rv.Prepare(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Comments) != 1 || r.Comments[0].Line != 17 {
+		t.Fatalf("comments = %+v, want only the first", r.Comments)
+	}
+	if !strings.Contains(r.Body, "`d.yaml:20`") || len(r.Outside) != 1 || r.Outside[0].Line != 20 {
+		t.Errorf("body %q, outside %+v: the second finding belongs in both", r.Body, r.Outside)
+	}
+}
+
+func TestReviewPanicInSuggestEndsTheRun(t *testing.T) {
+	h := &memHost{
+		refs:    map[string]map[string]string{"head": {"d.yaml": badProbe}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "added", Patch: "@@ -0,0 +1,20 @@\n" + strings.Repeat("+x\n", 20)}},
+	}
+	rv := NewReviewer(nil, nil)
+	rv.Suggest = func(string, []byte, []checks.Finding) ([]Suggestion, error) { panic("boom") }
+	err := rv.Review(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"})
+	if err == nil || len(h.failed) != 1 || !strings.Contains(h.failed[0], "internal error") {
+		t.Fatalf("err %v, failed %v", err, h.failed)
+	}
+}
+
+func TestReviewMultiPartFix(t *testing.T) {
+	patch := "@@ -0,0 +1,20 @@\n" + strings.Repeat("+x\n", 20)
+	h := &memHost{
+		refs:    map[string]map[string]string{"head": {"d.yaml": badProbe}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "added", Patch: patch}},
+	}
+	rv := NewReviewer(nil, nil)
+	two := func(end int) func(string, []byte, []checks.Finding) ([]Suggestion, error) {
+		return func(string, []byte, []checks.Finding) ([]Suggestion, error) {
+			return []Suggestion{
+				{StartLine: 17, EndLine: 17, Text: "a\n", Findings: []int{0}},
+				{StartLine: 19, EndLine: end, Text: "b\n", Findings: []int{0}},
+			}, nil
+		}
+	}
+	rv.Suggest = two(19)
+	r, err := rv.Prepare(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Finding 0 gets both parts; finding 1 (line 20) a plain comment.
+	if len(r.Comments) != 3 || !strings.Contains(r.Comments[0].Body, "Part 1 of 2") || !strings.Contains(r.Comments[1].Body, "Part 2 of 2") || r.Comments[2].Suggestion != nil {
+		t.Fatalf("comments = %+v", r.Comments)
+	}
+	// One part reaches outside the diff: no part is suggested.
+	rv.Suggest = two(25)
+	r, err = rv.Prepare(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Comments {
+		if c.Suggestion != nil {
+			t.Errorf("comment %+v carries half a fix", c)
+		}
+	}
+}

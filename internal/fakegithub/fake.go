@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v4"
 )
@@ -556,7 +557,7 @@ func (s *Server) applyRun(w http.ResponseWriter, run *CheckRun, req checkRunRequ
 			unprocessable(w, "output.title and output.summary are required")
 			return false
 		}
-		if len(req.Output.Summary) > 65535 {
+		if utf8.RuneCountInString(req.Output.Summary) > 65535 {
 			unprocessable(w, "output.summary is too long (maximum is 65535 characters)")
 			return false
 		}
@@ -751,7 +752,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		unprocessable(w, "No commit found for SHA: "+req.CommitID)
 		return
 	}
-	if len(req.Body) > 65536 {
+	if utf8.RuneCountInString(req.Body) > 65536 {
 		unprocessable(w, "Body is too long (maximum is 65536 characters)")
 		return
 	}
@@ -769,7 +770,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 			unprocessable(w, "line and side RIGHT are required (this fake does not support position or LEFT)")
 			return
 		}
-		if len(c.Body) > 65536 {
+		if utf8.RuneCountInString(c.Body) > 65536 {
 			unprocessable(w, "Body is too long (maximum is 65536 characters)")
 			return
 		}

@@ -373,3 +373,47 @@ func runEndToEnd(t *testing.T, opened []byte, owner, repo string, number int, ba
 		t.Errorf("check runs after a duplicate delivery = %d, want 2", n)
 	}
 }
+
+// TestEverySharedPayloadStartsAReview sends each recorded delivery that
+// should start (or re-run) a review.
+func TestEverySharedPayloadStartsAReview(t *testing.T) {
+	for _, tc := range []struct{ event, file string }{
+		{"pull_request", "pull_request_opened.payload.json"},
+		{"pull_request", "pull_request_reopened.payload.json"},
+		{"pull_request", "pull_request_synchronize.payload.json"},
+		{"pull_request", "pull_request_ready_for_review.with-installation.payload.json"},
+		{"check_suite", "check_suite_rerequested.payload.json"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			body := readPayload(t, tc.file)
+			st := newStack(t, 4, true)
+			setupRepo(st.fake, "Codertocat", "Hello-World", 2, base, head1)
+			if code := st.deliver(t, tc.event, "p-1", body); code != http.StatusAccepted {
+				t.Fatalf("status %d, want 202", code)
+			}
+			<-st.done
+			runs := st.fake.CheckRuns("Codertocat", "Hello-World")
+			if len(runs) != 1 || runs[0].Conclusion != "failure" || len(st.fake.Reviews("Codertocat", "Hello-World")) != 1 {
+				t.Errorf("runs %+v, reviews %d", runs, len(st.fake.Reviews("Codertocat", "Hello-World")))
+			}
+		})
+	}
+	for _, tc := range []struct{ event, file string }{
+		{"check_suite", "check_suite_requested.payload.json"},
+		{"check_run", "check_run_requested_action.payload.json"},
+		{"check_run", "check_run_rerequested.payload.json"}, // names no pull request
+		{"installation", "installation_created.payload.json"},
+		{"installation_repositories", "installation_repositories_added.payload.json"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			body := readPayload(t, tc.file)
+			st := newStack(t, 4, true)
+			if code := st.deliver(t, tc.event, "i-1", body); code != http.StatusOK {
+				t.Errorf("status %d, want 200 (ignored)", code)
+			}
+			if n := len(st.fake.Calls()); n != 0 {
+				t.Errorf("%d calls to GitHub for an ignored event", n)
+			}
+		})
+	}
+}

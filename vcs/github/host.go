@@ -238,7 +238,7 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 		CompletedAt: &gh.Timestamp{Time: time.Now()},
 		Output: &gh.CheckRunOutput{
 			Title:   gh.Ptr("prodready could not finish the review"),
-			Summary: gh.Ptr(bot.Truncate(message, bot.MaxBodyChars)),
+			Summary: gh.Ptr(bot.Truncate(message, bot.MaxSummaryChars)),
 		},
 	})
 	if err != nil {
@@ -547,7 +547,7 @@ func (h *Host) completeCheckRun(ctx context.Context, pr bot.PullRequest, rh bot.
 			Name: h.checkName(),
 			Output: &gh.CheckRunOutput{
 				Title:       gh.Ptr(title),
-				Summary:     gh.Ptr(bot.Truncate(r.Summary, bot.MaxBodyChars)),
+				Summary:     gh.Ptr(bot.Truncate(r.Summary, bot.MaxSummaryChars)),
 				Annotations: batch,
 			},
 		}

@@ -219,3 +219,43 @@ func TestReviewRefusedByGitHubGoesToBody(t *testing.T) {
 		t.Errorf("422 answers = %d, want 1", refused)
 	}
 }
+
+func TestNoManifestChangedIsQuickNeutral(t *testing.T) {
+	st := newStack(t, 4, true)
+	st.fake.AddCommit("acme", "deploys", synthBase, map[string]string{"README.md": "a\n", "deploy/app.yaml": deployment("x", "y", "z")})
+	st.fake.AddCommit("acme", "deploys", synthHead, map[string]string{"README.md": "b\n", "deploy/app.yaml": deployment("x", "y", "z")})
+	st.fake.SetPR("acme", "deploys", 7, synthBase, synthHead)
+	st.deliver(t, "pull_request", "n-1", syntheticOpened(t))
+	<-st.done
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if len(runs) != 1 || runs[0].Conclusion != "neutral" || runs[0].Title != "No Kubernetes manifests changed" {
+		t.Fatalf("runs = %+v", runs)
+	}
+	var got []string
+	for _, c := range st.fake.Calls() {
+		got = append(got, c.Method+" "+ghv.Endpoint("", c.Path)[1:])
+	}
+	want := []string{
+		"POST /app/installations/{n}/access_tokens",
+		"POST /repos/{owner}/{repo}/check-runs",
+		"GET /repos/{owner}/{repo}/contents/{path}",
+		"GET /repos/{owner}/{repo}/pulls/{n}/files",
+		"GET /repos/{owner}/{repo}/pulls/{n}/comments",
+		"PATCH /repos/{owner}/{repo}/check-runs/{n}",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestGraphQLURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://api.github.com/":         "https://api.github.com/graphql",
+		"https://ghe.example.com/api/v3/": "https://ghe.example.com/api/graphql",
+		"http://127.0.0.1:1234/":          "http://127.0.0.1:1234/graphql",
+	} {
+		if got := ghv.GraphQLURL(in); got != want {
+			t.Errorf("GraphQLURL(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -16,8 +16,6 @@ import (
 	"net/http"
 	"strings"
 
-	gh "github.com/google/go-github/v88/github"
-
 	"github.com/prodready/prodready/bot"
 )
 
@@ -47,6 +45,51 @@ func Sign(secret, body []byte) string {
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
 }
 
+// The parts of webhook payloads we read. Decoding only these (not
+// go-github's full event types) keeps a field we do not use, such as a
+// timestamp in an older format, from failing a delivery.
+type (
+	hookRepo struct {
+		Name     string `json:"name"`
+		FullName string `json:"full_name"`
+		Owner    struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	}
+	hookRef struct {
+		Ref  string    `json:"ref"`
+		SHA  string    `json:"sha"`
+		Repo *hookRepo `json:"repo"`
+	}
+	hookPR struct {
+		Number  int     `json:"number"`
+		Draft   bool    `json:"draft"`
+		HTMLURL string  `json:"html_url"`
+		Head    hookRef `json:"head"`
+		Base    hookRef `json:"base"`
+	}
+	hookInstallation struct {
+		ID int64 `json:"id"`
+	}
+	hookEvent struct {
+		Action       string            `json:"action"`
+		Repository   *hookRepo         `json:"repository"`
+		Installation *hookInstallation `json:"installation"`
+		PullRequest  *hookPR           `json:"pull_request"`
+		Changes      struct {
+			Base json.RawMessage `json:"base"`
+		} `json:"changes"`
+		CheckSuite *struct {
+			HeadSHA      string   `json:"head_sha"`
+			PullRequests []hookPR `json:"pull_requests"`
+		} `json:"check_suite"`
+		CheckRun *struct {
+			HeadSHA      string   `json:"head_sha"`
+			PullRequests []hookPR `json:"pull_requests"`
+		} `json:"check_run"`
+	}
+)
+
 // Decode turns a delivery into the pull request to review. ok is false for
 // events and actions we do not handle (answer 2xx and do nothing); err is
 // set for a body that does not parse.
@@ -56,101 +99,73 @@ func Sign(secret, body []byte) string {
 // rerequested (the first pull request they name).
 func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool, err error) {
 	switch event {
+	case "pull_request", "check_suite", "check_run":
+	default:
+		return pr, "", false, nil
+	}
+	var e hookEvent
+	if err := json.Unmarshal(body, &e); err != nil {
+		return pr, "", false, fmt.Errorf("decoding %s event: %w", event, err)
+	}
+	if e.Repository == nil || e.Installation == nil {
+		return pr, "", false, nil
+	}
+	var p hookPR
+	switch event {
 	case "pull_request":
-		var e gh.PullRequestEvent
-		if err := json.Unmarshal(body, &e); err != nil {
-			return pr, "", false, fmt.Errorf("decoding pull_request event: %w", err)
-		}
-		action := e.GetAction()
-		switch action {
+		switch e.Action {
 		case "opened", "reopened", "synchronize", "ready_for_review":
 		case "edited":
-			if e.GetChanges().GetBase() == nil {
+			if len(e.Changes.Base) == 0 || string(e.Changes.Base) == "null" {
 				return pr, "", false, nil
 			}
 		default:
 			return pr, "", false, nil
 		}
-		p := e.GetPullRequest()
-		if p == nil || e.GetRepo() == nil {
-			return pr, "", false, errors.New("pull_request event without pull_request or repository")
+		if e.PullRequest == nil {
+			return pr, "", false, errors.New("pull_request event without pull_request")
 		}
-		pr = bot.PullRequest{
-			Host:           "github",
-			Owner:          e.GetRepo().GetOwner().GetLogin(),
-			Repo:           e.GetRepo().GetName(),
-			InstallationID: e.GetInstallation().GetID(),
-			Number:         p.GetNumber(),
-			BaseSHA:        p.GetBase().GetSHA(),
-			HeadSHA:        p.GetHead().GetSHA(),
-			BaseRef:        p.GetBase().GetRef(),
-			HeadRef:        p.GetHead().GetRef(),
-			Draft:          p.GetDraft(),
-			Fork:           p.GetHead().GetRepo().GetFullName() != e.GetRepo().GetFullName(),
-			URL:            p.GetHTMLURL(),
-		}
-		if !validPR(pr) {
-			return bot.PullRequest{}, "", false, nil
-		}
-		return pr, event + "." + action, true, nil
+		p = *e.PullRequest
 	case "check_suite":
-		var e gh.CheckSuiteEvent
-		if err := json.Unmarshal(body, &e); err != nil {
-			return pr, "", false, fmt.Errorf("decoding check_suite event: %w", err)
-		}
-		if e.GetAction() != "rerequested" {
+		if e.Action != "rerequested" || e.CheckSuite == nil || len(e.CheckSuite.PullRequests) == 0 {
 			return pr, "", false, nil
 		}
-		cs := e.GetCheckSuite()
-		pr, ok := fromCheckPRs(cs.PullRequests, cs.GetHeadSHA(), e.GetRepo(), e.GetInstallation())
-		if !ok {
-			return pr, "", false, nil
+		p = e.CheckSuite.PullRequests[0]
+		if p.Head.SHA == "" {
+			p.Head.SHA = e.CheckSuite.HeadSHA
 		}
-		return pr, event + ".rerequested", true, nil
 	case "check_run":
-		var e gh.CheckRunEvent
-		if err := json.Unmarshal(body, &e); err != nil {
-			return pr, "", false, fmt.Errorf("decoding check_run event: %w", err)
-		}
-		if e.GetAction() != "rerequested" {
+		if e.Action != "rerequested" || e.CheckRun == nil || len(e.CheckRun.PullRequests) == 0 {
 			return pr, "", false, nil
 		}
-		cr := e.GetCheckRun()
-		pr, ok := fromCheckPRs(cr.PullRequests, cr.GetHeadSHA(), e.GetRepo(), e.GetInstallation())
-		if !ok {
-			return pr, "", false, nil
+		p = e.CheckRun.PullRequests[0]
+		if p.Head.SHA == "" {
+			p.Head.SHA = e.CheckRun.HeadSHA
 		}
-		return pr, event + ".rerequested", true, nil
 	}
-	return pr, "", false, nil
-}
-
-func fromCheckPRs(prs []*gh.PullRequest, headSHA string, repo *gh.Repository, inst *gh.Installation) (bot.PullRequest, bool) {
-	if len(prs) == 0 || repo == nil {
-		return bot.PullRequest{}, false
+	if p.Base.Repo != nil && p.Base.Repo.FullName != "" && p.Base.Repo.FullName != e.Repository.FullName {
+		// A check suite can name a pull request into another repository
+		// (from a fork): that review belongs to the other repository's events.
+		return pr, "", false, nil
 	}
-	p := prs[0]
-	head := p.GetHead().GetSHA()
-	if head == "" {
-		head = headSHA
-	}
-	pr := bot.PullRequest{
+	pr = bot.PullRequest{
 		Host:           "github",
-		Owner:          repo.GetOwner().GetLogin(),
-		Repo:           repo.GetName(),
-		InstallationID: inst.GetID(),
-		Number:         p.GetNumber(),
-		BaseSHA:        p.GetBase().GetSHA(),
-		HeadSHA:        head,
-		BaseRef:        p.GetBase().GetRef(),
-		HeadRef:        p.GetHead().GetRef(),
-		URL:            p.GetHTMLURL(),
+		Owner:          e.Repository.Owner.Login,
+		Repo:           e.Repository.Name,
+		InstallationID: e.Installation.ID,
+		Number:         p.Number,
+		BaseSHA:        p.Base.SHA,
+		HeadSHA:        p.Head.SHA,
+		BaseRef:        p.Base.Ref,
+		HeadRef:        p.Head.Ref,
+		Draft:          p.Draft,
+		Fork:           p.Head.Repo != nil && p.Head.Repo.FullName != "" && p.Head.Repo.FullName != e.Repository.FullName,
+		URL:            p.HTMLURL,
 	}
-	return pr, validPR(pr)
-}
-
-func validPR(pr bot.PullRequest) bool {
-	return pr.Owner != "" && pr.Repo != "" && pr.Number > 0 && pr.HeadSHA != "" && pr.InstallationID != 0
+	if pr.Owner == "" || pr.Repo == "" || pr.Number <= 0 || pr.HeadSHA == "" || pr.InstallationID == 0 {
+		return bot.PullRequest{}, "", false, nil
+	}
+	return pr, event + "." + e.Action, true, nil
 }
 
 // Webhook is the http.Handler of POST /webhooks/github.

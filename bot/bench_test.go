@@ -1,0 +1,44 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func BenchmarkParsePatch(b *testing.B) {
+	var p strings.Builder
+	for h := 0; h < 200; h++ {
+		fmt.Fprintf(&p, "@@ -%d,7 +%d,8 @@\n a\n b\n c\n-d\n+D\n+E\n e\n f\n g\n", h*20+1, h*20+1)
+	}
+	patch := p.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParsePatch(patch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepare reviews a pull request changing one file of a
+// repository of 200 manifests.
+func BenchmarkPrepare(b *testing.B) {
+	files := map[string]string{}
+	for i := 0; i < 200; i++ {
+		files[fmt.Sprintf("deploy/app%03d.yaml", i)] = strings.Replace(badProbe, "name: web\nspec", fmt.Sprintf("name: web%d\nspec", i), 1)
+	}
+	h := &memHost{
+		refs:    map[string]map[string]string{"head": files},
+		changed: []ChangedFile{{Path: "deploy/app000.yaml", Status: "modified", Patch: "@@ -17,1 +17,1 @@\n-              port: 1\n+              port: metrics\n"}},
+	}
+	rv := NewReviewer(nil, nil)
+	rv.Suggest = portSuggest
+	pr := PullRequest{BaseSHA: "base", HeadSHA: "head"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rv.Prepare(context.Background(), h, pr, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
