@@ -4,9 +4,11 @@ import (
 	"crypto/sha1"
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks"
 )
 
 func TestParseDiffNumbersLinesLikeGitLab(t *testing.T) {
@@ -75,13 +77,26 @@ func TestParseHunkHeaderRejectsGarbage(t *testing.T) {
 	}
 }
 
-func TestGitLabSuggestions(t *testing.T) {
-	body := "Fix it.\n\n````suggestion\n  replicas: 3\n````\n<!-- prodready:fp=abc -->\n"
-	want := "Fix it.\n\n````suggestion:-0+2\n  replicas: 3\n````\n<!-- prodready:fp=abc -->\n"
-	if got := gitlabSuggestions(body, 2); got != want {
-		t.Errorf("gitlabSuggestions:\n%s\nwant:\n%s", got, want)
+func TestGitLabBody(t *testing.T) {
+	f := checks.Finding{RuleID: "replicas", Severity: checks.Warning, File: "a.yaml", Line: 3, Message: "too few"}
+	sug := &bot.Suggestion{StartLine: 3, EndLine: 5, Text: "  replicas: 3\n  x: ```\n"}
+	c := bot.Comment{Path: "a.yaml", StartLine: 3, Line: 5, Body: bot.CommentBody([]checks.Finding{f}, sug),
+		Findings: []checks.Finding{f}, Suggestion: sug, Fingerprints: []string{f.Fingerprint()}}
+	got := gitlabBody(c, 2)
+	if !strings.Contains(got, "````suggestion:-0+2\n  replicas: 3\n  x: ```\n````") {
+		t.Errorf("gitlabBody has no suggestion:-0+2 block (with a fence longer than the text's backticks):\n%s", got)
 	}
-	if got := commentFingerprints(bot.Comment{Body: body, Fingerprint: "def"}); len(got) != 2 || got[0] != "abc" || got[1] != "def" {
+	if strings.Contains(got, "suggestion\n") {
+		t.Errorf("a GitHub-style fence is left:\n%s", got)
+	}
+	if fps := bot.Fingerprints(got); len(fps) != 1 || fps[0] != f.Fingerprint() {
+		t.Errorf("markers = %v, want the finding's fingerprint", fps)
+	}
+	plain := bot.Comment{Body: "hand-written"}
+	if got := gitlabBody(plain, 0); got != "hand-written" {
+		t.Errorf("a comment without findings became %q", got)
+	}
+	if got := commentFingerprints(bot.Comment{Body: "<!-- prodready:fp=abc -->", Fingerprint: "def"}); len(got) != 2 || got[0] != "abc" || got[1] != "def" {
 		t.Errorf("commentFingerprints = %v, want [abc def]", got)
 	}
 }

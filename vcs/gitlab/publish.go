@@ -148,7 +148,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 			continue
 		}
 		opt := &gl.CreateMergeRequestDiscussionOptions{
-			Body:     gl.Ptr(gitlabSuggestions(c.Body, end-start)),
+			Body:     gl.Ptr(gitlabBody(c, end-start)),
 			Position: position(pr, fd, start, end),
 		}
 		err := h.postOnce(ctx, pr, func() error {
@@ -357,14 +357,15 @@ func linePosition(fd *fileDiff, l diffLine) *gl.LinePositionOptions {
 	return lp
 }
 
-var suggestionFence = regexp.MustCompile("(?m)^(`{3,})suggestion[ \t]*$")
-
-// gitlabSuggestions turns the ```suggestion fences of a comment (which
-// replace the commented lines, GitHub-style) into GitLab's
-// ```suggestion:-0+N, N being the lines below the commented one it
-// replaces.
-func gitlabSuggestions(body string, below int) string {
-	return suggestionFence.ReplaceAllString(body, "${1}suggestion:-0+"+strconv.Itoa(below))
+// gitlabBody renders a comment for GitLab, anchored on its first line: the
+// suggestion block becomes ```suggestion:-0+N, N being the lines below the
+// anchor it replaces. A comment without findings keeps its body.
+func gitlabBody(c bot.Comment, below int) string {
+	if len(c.Findings) == 0 {
+		return c.Body
+	}
+	body := bot.CommentBodyWith(c.Findings, c.Suggestion, "suggestion:-0+"+strconv.Itoa(below))
+	return bot.Truncate(body, bot.MaxBodyChars)
 }
 
 // commentFingerprints are the fingerprints a comment covers.

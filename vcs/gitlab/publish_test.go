@@ -45,13 +45,16 @@ func finding(rule string, line int) checks.Finding {
 		Object: checks.ObjectRef{Kind: "Deployment", Name: "web"}}
 }
 
+// comment is an inline comment as the Reviewer makes it; suggestion is the
+// replacement of lines start..end ("" for none).
 func comment(f checks.Finding, start, end int, suggestion string) bot.Comment {
-	body := "**warning** `" + f.RuleID + "`: " + f.Message + "\n"
+	var sug *bot.Suggestion
 	if suggestion != "" {
-		body += "\n```suggestion\n" + suggestion + "```\n"
+		sug = &bot.Suggestion{StartLine: start, EndLine: end, Text: suggestion, Findings: []int{0}}
 	}
-	body += "\n<!-- prodready:fp=" + f.Fingerprint() + " -->\n"
-	return bot.Comment{Path: f.File, StartLine: start, Line: end, Body: body, Fingerprint: f.Fingerprint()}
+	fs := []checks.Finding{f}
+	return bot.Comment{Path: f.File, StartLine: start, Line: end, Body: bot.CommentBody(fs, sug),
+		Fingerprint: f.Fingerprint(), Fingerprints: []string{f.Fingerprint()}, Findings: fs, Suggestion: sug}
 }
 
 func review(fs []checks.Finding, cs []bot.Comment) bot.Review {
