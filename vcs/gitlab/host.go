@@ -53,8 +53,6 @@ type Host struct {
 	clk      *clock
 	waitStep time.Duration
 
-	mrLocks [64]sync.Mutex
-
 	mu     sync.Mutex
 	userID int64
 	refs   map[mrKey]gl.MergeRequestDiffRefs

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"regexp"
 	"slices"
@@ -94,10 +93,10 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 	if err != nil {
 		return err
 	}
-	// One publication per merge request at a time, and none for a push a
-	// newer one superseded: an older review must not rewrite the summary.
-	unlock := h.lockMR(pr)
-	defer unlock()
+	// No publication for a push a newer one overtook while it was reviewed:
+	// an older review must not rewrite the summary. (bot.Pool runs the
+	// reviews of one merge request one at a time and skips queued ones a
+	// newer delivery superseded.)
 	head, err := h.currentHead(ctx, pr)
 	if err != nil {
 		return err
@@ -258,15 +257,6 @@ func (h *Host) postOnce(ctx context.Context, pr bot.PullRequest, create func() e
 			}
 		}
 	}
-}
-
-// lockMR serialises work on one merge request (striped locks, bounded).
-func (h *Host) lockMR(pr bot.PullRequest) (unlock func()) {
-	f := fnv.New32a()
-	fmt.Fprintf(f, "%v!%d", pid(pr), pr.Number)
-	m := &h.mrLocks[f.Sum32()%uint32(len(h.mrLocks))]
-	m.Lock()
-	return m.Unlock
 }
 
 func setOf(ss []string) map[string]bool {
