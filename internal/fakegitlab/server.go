@@ -2,7 +2,7 @@
 // implements the endpoints prodready calls and answers them the way GitLab
 // does: PRIVATE-TOKEN checked (401 otherwise), offset pagination headers
 // (X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, X-Total, X-Total-Pages,
-// Link), a 400 about line_code for a discussion whose position is outside
+// Link) and keyset pagination for the tree (page_token, Link), a 400 about line_code for a discussion whose position is outside
 // the diff or has wrong line fields, 400 "Cannot transition status" for a
 // commit status set to the state it has, injected 429/5xx answers, and a
 // record of every call.
@@ -448,6 +448,9 @@ func (s *Server) repository(w http.ResponseWriter, r *http.Request, p *Project, 
 			}
 			nodes = top
 		}
+		if q.Get("pagination") == "keyset" {
+			return writeKeyset(w, r, nodes, func(n node) string { return n.Path })
+		}
 		return writePage(w, r, nodes)
 	case len(rest) == 3 && rest[0] == "blobs" && rest[2] == "raw":
 		for _, tree := range p.Commits {
@@ -820,6 +823,45 @@ func writePage[T any](w http.ResponseWriter, r *http.Request, items []T) int {
 	}
 	h.Set("Link", strings.Join(links, ", "))
 	out := items[lo:hi]
+	if out == nil {
+		out = []T{}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// writeKeyset answers one page of keyset pagination, as GitLab does for
+// trees: items after page_token (the key of the previous page's last
+// item), and a Link rel="next" carrying the next token while more remain;
+// no offset headers.
+func writeKeyset[T any](w http.ResponseWriter, r *http.Request, items []T, key func(T) string) int {
+	q := r.URL.Query()
+	per, err := strconv.Atoi(q.Get("per_page"))
+	if err != nil || per <= 0 {
+		per = 20
+	}
+	per = min(per, 100)
+	start := 0
+	if tok := q.Get("page_token"); tok != "" {
+		start = len(items)
+		for i, it := range items {
+			if key(it) == tok {
+				start = i + 1
+				break
+			}
+		}
+	}
+	end := min(len(items), start+per)
+	out := items[start:end]
+	if end < len(items) && end > start {
+		u := *r.URL
+		u.Scheme, u.Host = "http", r.Host
+		qq := u.Query()
+		qq.Del("page")
+		qq.Set("page_token", key(items[end-1]))
+		qq.Set("per_page", strconv.Itoa(per))
+		u.RawQuery = qq.Encode()
+		w.Header().Set("Link", fmt.Sprintf("<%s>; rel=\"next\"", u.String()))
+	}
 	if out == nil {
 		out = []T{}
 	}

@@ -298,7 +298,8 @@ func (h *Host) readFile(ctx context.Context, pr bot.PullRequest, ref, path strin
 	return data, nil
 }
 
-// Manifests lists the repository tree at ref (recursive, every page) and
+// Manifests lists the repository tree at ref (recursive, every page of
+// keyset pagination) and
 // returns the blobs want accepts, from cache when their SHA is known,
 // else fetched raw by SHA (a few at a time) and cached. An empty ref means
 // the merge request's head commit. Symbolic links and submodules are
@@ -312,9 +313,13 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		ref = pr.HeadSHA
 	}
 	var files []bot.File
-	opt := &gl.ListTreeOptions{ListOptions: gl.ListOptions{PerPage: 100, Page: 1}, Ref: gl.Ptr(ref), Recursive: gl.Ptr(true)}
+	// Keyset pagination, which GitLab recommends for trees (offset pages
+	// are capped on large repositories); the next page is the Link
+	// header's rel="next" either way.
+	opt := &gl.ListTreeOptions{ListOptions: gl.ListOptions{Pagination: "keyset", PerPage: 100}, Ref: gl.Ptr(ref), Recursive: gl.Ptr(true)}
+	reqOpts := []gl.RequestOptionFunc{gl.WithContext(ctx)}
 	for {
-		nodes, resp, err := h.api.Repositories.ListTree(pid(pr), opt, gl.WithContext(ctx))
+		nodes, resp, err := h.api.Repositories.ListTree(pid(pr), opt, reqOpts...)
 		if err != nil {
 			return nil, fmt.Errorf("listing the tree at %.12s: %w", ref, err)
 		}
@@ -323,10 +328,10 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 				files = append(files, bot.File{Path: n.Path, SHA: n.ID})
 			}
 		}
-		if resp == nil || resp.NextPage == 0 {
+		if resp == nil || resp.NextLink == "" {
 			break
 		}
-		opt.Page = resp.NextPage
+		reqOpts = []gl.RequestOptionFunc{gl.WithContext(ctx), gl.WithKeysetPaginationParameters(resp.NextLink)}
 	}
 	var (
 		wg       sync.WaitGroup

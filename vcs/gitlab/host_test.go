@@ -238,8 +238,10 @@ func TestManifestsWalksTheTreeAndCachesBlobs(t *testing.T) {
 			t.Fatalf("file %s = %q (sha %s), want its content", f.Path, f.Data, f.SHA)
 		}
 	}
-	if c := s.CallsTo("GET", "/repository/tree"); len(c) < 2 || c[0].Query.Get("recursive") != "true" {
-		t.Errorf("tree listing: %d pages, want at least 2 recursive", len(c))
+	c := s.CallsTo("GET", "/repository/tree")
+	if len(c) != 2 || c[0].Query.Get("recursive") != "true" || c[0].Query.Get("pagination") != "keyset" ||
+		c[1].Query.Get("page_token") == "" || c[1].Query.Get("recursive") != "true" || c[1].Query.Get("ref") != pr.HeadSHA {
+		t.Errorf("tree listing: %+v, want two recursive keyset pages at head", c)
 	}
 	blobs := len(s.CallsTo("GET", "/repository/blobs/"))
 	if blobs != 120 {
