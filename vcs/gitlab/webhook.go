@@ -38,12 +38,14 @@ type mergeRequestEvent struct {
 	} `json:"object_attributes"`
 }
 
-// NewWebhookHandler answers GitLab webhook deliveries: it checks the
+// NewWebhookHandler answers GitLab webhook deliveries. It checks the
 // X-Gitlab-Token header against secret in constant time (401 when it
-// differs; 413 above bot.MaxWebhookBody; every delivery is refused when secret is empty), and turns each
-// Merge Request Hook with action open, reopen, or update with oldrev (a new
-// push) into a bot.Job on q, reviewed by host. Other events and actions are
-// acknowledged and ignored. Redeliveries (same Idempotency-Key, else
+// differs; every delivery is refused with 403 when secret is empty),
+// answers 413 above bot.MaxWebhookBody, and turns each Merge Request Hook
+// (or a system hook's merge request event) with action open, reopen, or
+// update with oldrev (a new push) into a bot.Job on q, reviewed by host.
+// Other events and actions, and merge requests already closed or merged,
+// are acknowledged and ignored. Redeliveries (same Idempotency-Key, else
 // X-Gitlab-Event-UUID) run once: q reports them as duplicates. It never
 // blocks on the review: a full queue is answered 503 so GitLab retries.
 func NewWebhookHandler(secret []byte, host bot.Host, q bot.Enqueuer) *Webhook {
@@ -92,8 +94,11 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Known events only as a label: the header is the sender's to choose.
 	event = "other"
-	if r.Header.Get("X-Gitlab-Event") == "Merge Request Hook" {
+	switch r.Header.Get("X-Gitlab-Event") {
+	case "Merge Request Hook":
 		event = "merge_request"
+	case "System Hook": // an instance's system hook; merge requests checked below
+		event = "system"
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, bot.MaxWebhookBody))
 	var tooLarge *http.MaxBytesError
@@ -107,7 +112,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "reading the payload failed", http.StatusBadRequest)
 		return
 	}
-	if event != "merge_request" {
+	if event == "other" {
 		outcome = "ignored"
 		writeText(w, http.StatusOK, "ignored: not a merge request event")
 		return
@@ -119,12 +124,21 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := ev.Attrs
+	if event == "system" && ev.ObjectKind != "merge_request" {
+		outcome = "ignored"
+		writeText(w, http.StatusOK, "ignored: not a merge request event")
+		return
+	}
 	if ev.ObjectKind != "merge_request" || ev.Project.ID == 0 || a.IID == 0 || a.LastCommit.ID == "" {
 		outcome = "bad_request"
 		http.Error(w, "not a merge request payload", http.StatusBadRequest)
 		return
 	}
 	switch {
+	case a.State == "closed" || a.State == "merged":
+		outcome = "ignored"
+		writeText(w, http.StatusOK, "ignored: the merge request is "+a.State)
+		return
 	case a.Action == "open", a.Action == "reopen":
 	case a.Action == "update" && a.OldRev != "":
 	default:

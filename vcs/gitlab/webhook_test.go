@@ -122,6 +122,9 @@ func TestWebhookStartsReviewsOnlyForNewCode(t *testing.T) {
 		{"merge", map[string]any{"action": "merge"}, "Merge Request Hook", 200, ""},
 		{"approved", map[string]any{"action": "approved", "oldrev": nil}, "Merge Request Hook", 200, ""},
 		{"push event", nil, "Push Hook", 200, ""},
+		{"system hook merge request", nil, "System Hook", 202, "merge_request.update"},
+		{"update of a merged MR", map[string]any{"state": "merged"}, "Merge Request Hook", 200, ""},
+		{"reopen of a closed MR (state already opened)", map[string]any{"action": "reopen", "state": "opened", "oldrev": nil}, "Merge Request Hook", 202, "merge_request.reopen"},
 		{"note event", nil, "Note Hook", 200, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,6 +218,7 @@ func TestWebhookRefusals(t *testing.T) {
 		{"no secret configured, any token", "", "anything", body, nil, 403},
 		{"malformed JSON", testSecret, testSecret, []byte("{"), nil, 400},
 		{"not a merge request", testSecret, testSecret, []byte(`{"object_kind":"push"}`), nil, 400},
+		{"wrong types", testSecret, testSecret, []byte(`{"object_kind":"merge_request","project":{"id":"seven"}}`), nil, 400},
 		{"duplicate delivery", testSecret, testSecret, body, bot.ErrDuplicate, 200},
 		{"queue full", testSecret, testSecret, body, bot.ErrQueueFull, 503},
 		{"shutting down", testSecret, testSecret, body, bot.ErrShuttingDown, 503},
@@ -233,6 +237,14 @@ func TestWebhookRefusals(t *testing.T) {
 				t.Errorf("the answer echoes the token: %q", rec.Body)
 			}
 		})
+	}
+}
+
+func TestWebhookSystemHookOfAnotherKindIsIgnored(t *testing.T) {
+	q := &recordingQueue{}
+	rec := deliver(NewWebhookHandler([]byte(testSecret), nil, q), testSecret, "System Hook", []byte(`{"object_kind":"push","event_name":"push"}`), nil)
+	if rec.Code != http.StatusOK || len(q.jobs) != 0 {
+		t.Errorf("system push hook: %d with %d jobs, want 200 and none", rec.Code, len(q.jobs))
 	}
 }
 
