@@ -16,11 +16,13 @@ const DefaultRememberedDeliveries = 10000
 // Pool is the bounded worker pool: an Enqueuer whose jobs run on a fixed
 // number of workers. It never blocks a webhook handler: a full queue is
 // ErrQueueFull, a delivery id already queued, running or completed is
-// ErrDuplicate, and a delivery that failed may be delivered again.
+// ErrDuplicate, and a delivery that failed may be delivered again. Reviews
+// of one pull request run one at a time, and a queued review is skipped
+// when a newer delivery for the same pull request arrived after it.
 type Pool struct {
 	run     func(ctx context.Context, job Job) error
 	workers int
-	queue   chan Job
+	queue   chan queued
 	logger  *slog.Logger
 	metrics *Metrics
 
@@ -32,6 +34,8 @@ type Pool struct {
 	doneRing []string        // completion order, to forget the oldest
 	doneNext int
 	prLocks  map[string]*prLock // reviews of one pull request run one at a time
+	seq      uint64
+	latest   map[string]uint64 // pull request -> sequence number of its last queued job
 
 	ctx    context.Context // cancelled when the grace period ends
 	cancel context.CancelFunc
@@ -67,9 +71,9 @@ func NewPool(run func(ctx context.Context, job Job) error, o PoolOptions) *Pool 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Pool{
-		run: run, workers: o.Workers, queue: make(chan Job, o.QueueSize),
+		run: run, workers: o.Workers, queue: make(chan queued, o.QueueSize),
 		logger: o.Logger, metrics: o.Metrics,
-		active: map[string]bool{}, done: map[string]bool{}, doneRing: make([]string, o.Remember), prLocks: map[string]*prLock{},
+		active: map[string]bool{}, done: map[string]bool{}, doneRing: make([]string, o.Remember), prLocks: map[string]*prLock{}, latest: map[string]uint64{},
 		ctx: ctx, cancel: cancel,
 	}
 }
@@ -114,11 +118,16 @@ func (p *Pool) Enqueue(job Job) error {
 	if id != "" && (p.active[id] || p.done[id]) {
 		return ErrDuplicate
 	}
+	p.seq++
 	select {
-	case p.queue <- job:
+	case p.queue <- queued{job: job, seq: p.seq}:
 	default:
 		return ErrQueueFull
 	}
+	if len(p.latest) > maxLatest {
+		p.latest = map[string]uint64{} // forget old pull requests; at worst a stale review runs
+	}
+	p.latest[prKey(job.PR)] = p.seq
 	if id != "" {
 		p.active[id] = true
 	}
@@ -127,15 +136,25 @@ func (p *Pool) Enqueue(job Job) error {
 
 func (p *Pool) work() {
 	defer p.wg.Done()
-	for job := range p.queue {
+	for q := range p.queue {
+		job := q.job
 		if p.ctx.Err() != nil {
 			JobLogger(p.logger, job).Error("review not run: the shutdown grace period ended before it started; redeliver the webhook to run it")
 			p.forget(job.DeliveryID)
 			continue
 		}
-		p.runOne(job)
+		p.runOne(q)
 	}
 }
+
+// queued is a job with its place in the order of arrival.
+type queued struct {
+	job Job
+	seq uint64
+}
+
+// maxLatest bounds the pull requests whose last job is remembered.
+const maxLatest = 50000
 
 // prLock serialises the reviews of one pull request, so that two quick
 // pushes never post (or deduplicate) at the same time.
@@ -171,15 +190,31 @@ func (p *Pool) lockPR(pr PullRequest) func() {
 	}
 }
 
-func (p *Pool) runOne(job Job) {
+func (p *Pool) runOne(q queued) {
+	job := q.job
 	unlock := p.lockPR(job.PR)
 	defer unlock()
+	p.mu.Lock()
+	superseded := q.seq < p.latest[prKey(job.PR)] && job.PR.HeadSHA != "" && job.PR.Number != 0
+	p.mu.Unlock()
+	if superseded {
+		// A newer delivery for this pull request is queued or ran: reviewing
+		// this older state would only add noise.
+		JobLogger(p.logger, job).Info("review skipped: superseded by a newer delivery for the same pull request")
+		p.finish(job.DeliveryID, nil)
+		return
+	}
 	start := time.Now()
 	err := p.safeRun(job)
 	p.metrics.Review(time.Since(start), err)
+	p.finish(job.DeliveryID, err)
+}
+
+// finish records a delivery as completed, or forgets it after an error so
+// that it may be delivered again.
+func (p *Pool) finish(id string, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	id := job.DeliveryID
 	if id == "" {
 		return
 	}

@@ -138,3 +138,30 @@ func TestPoolSerialisesOnePullRequest(t *testing.T) {
 	}
 	p.Shutdown(context.Background())
 }
+
+func TestPoolSkipsSupersededJobs(t *testing.T) {
+	ran := make(chan string, 3)
+	p := NewPool(func(ctx context.Context, job Job) error {
+		ran <- job.DeliveryID
+		return nil
+	}, PoolOptions{Workers: 1, QueueSize: 3})
+	pr := PullRequest{Host: "github", Owner: "o", Repo: "r", Number: 1, HeadSHA: "a"}
+	p.Enqueue(Job{DeliveryID: "old", PR: pr})
+	pr.HeadSHA = "b"
+	p.Enqueue(Job{DeliveryID: "new", PR: pr})
+	p.Start()
+	if err := p.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(ran)
+	var got []string
+	for id := range ran {
+		got = append(got, id)
+	}
+	if len(got) != 1 || got[0] != "new" {
+		t.Errorf("ran %v, want only the newest push", got)
+	}
+	if !p.done["old"] {
+		t.Error("the superseded delivery should count as handled")
+	}
+}
