@@ -63,6 +63,8 @@ func setup(t *testing.T, base, head map[string]string) (*fakegitlab.Server, bot.
 func TestResolveWaitsForDiffRefs(t *testing.T) {
 	s, pr := setup(t, map[string]string{"a.yaml": "a: 1\n"}, map[string]string{"a.yaml": "a: 2\n"})
 	s.MR(projectID, 1).PendingRefs = 2
+	// The target branch moved on since the merge base: start differs.
+	s.MR(projectID, 1).StartSHA = s.Commit(projectID, map[string]string{"a.yaml": "a: 1\n", "b.yaml": "b: 1\n"})
 	h, clk := newTestHost(t, s)
 	got, err := h.Resolve(context.Background(), pr)
 	if err != nil {
