@@ -1,0 +1,120 @@
+package gitlab
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks"
+)
+
+func TestParseDiffNumbersLinesLikeGitLab(t *testing.T) {
+	patch := "@@ -1,4 +1,5 @@ apiVersion: v1\n a\n-b\n+B\n+C\n c\n d\n@@ -10,2 +11,3 @@\n x\n+y\n z\n\\ No newline at end of file\n"
+	d, err := parseDiff("k.yaml", "k.yaml", patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]diffLine{
+		1:  {NewLine: 1, OldPos: 1},
+		2:  {NewLine: 2, OldPos: 3, Added: true}, // after the removed old line 2
+		3:  {NewLine: 3, OldPos: 3, Added: true},
+		4:  {NewLine: 4, OldPos: 3},
+		5:  {NewLine: 5, OldPos: 4},
+		11: {NewLine: 11, OldPos: 10},
+		12: {NewLine: 12, OldPos: 11, Added: true},
+		13: {NewLine: 13, OldPos: 11},
+	}
+	if len(d.lines) != len(want) {
+		t.Fatalf("got %d lines %v, want %d", len(d.lines), d.lines, len(want))
+	}
+	for n, w := range want {
+		if d.lines[n] != w {
+			t.Errorf("line %d = %+v, want %+v", n, d.lines[n], w)
+		}
+	}
+	for _, tc := range []struct {
+		start, end int
+		ok         bool
+	}{
+		{2, 2, true}, {2, 5, true}, {3, 4, true},
+		{1, 2, true},    // starts on a context line, adds on the next
+		{1, 1, false},   // context line: nothing was added there
+		{4, 5, false},   // context only
+		{2, 6, false},   // runs past the hunk
+		{5, 12, false},  // spans two hunks
+		{12, 13, true},  // second hunk
+		{20, 20, false}, // outside the diff
+		{3, 2, false},
+	} {
+		if got := d.commentable(tc.start, tc.end); got != tc.ok {
+			t.Errorf("commentable(%d, %d) = %v, want %v", tc.start, tc.end, got, tc.ok)
+		}
+	}
+}
+
+func TestLineCodeIsSHA1OfPathOldNew(t *testing.T) {
+	d, err := parseDiff("", "deploy/new.yaml", addedFilePatch([]byte("a: 1\nb: 2\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := fmt.Sprintf("%x", sha1.Sum([]byte("deploy/new.yaml")))
+	if got, want := lineCode("deploy/new.yaml", d.lines[2]), sum+"_0_2"; got != want {
+		t.Errorf("line code of a new file's line 2 = %s, want %s", got, want)
+	}
+	if !d.lines[1].Added || !d.lines[2].Added || len(d.lines) != 2 {
+		t.Errorf("new file lines = %v, want two added lines", d.lines)
+	}
+}
+
+func TestParseHunkHeaderRejectsGarbage(t *testing.T) {
+	for _, h := range []string{"@@", "@@ -a +1 @@", "@@ 1 2 @@", "@@ -1 +x,2 @@"} {
+		if _, err := parseDiff("p", "p", h+"\n+x\n"); err == nil {
+			t.Errorf("parseDiff(%q) = nil error, want one", h)
+		}
+	}
+}
+
+func TestGitLabBody(t *testing.T) {
+	f := checks.Finding{RuleID: "replicas", Severity: checks.Warning, File: "a.yaml", Line: 3, Message: "too few"}
+	sug := &bot.Suggestion{StartLine: 3, EndLine: 5, Text: "  replicas: 3\n  x: ```\n"}
+	c := bot.Comment{Path: "a.yaml", StartLine: 3, Line: 5, Body: bot.CommentBody([]checks.Finding{f}, sug),
+		Findings: []checks.Finding{f}, Suggestion: sug, Fingerprints: []string{f.Fingerprint()}}
+	got := gitlabBody(c, 2)
+	if !strings.Contains(got, "````suggestion:-0+2\n  replicas: 3\n  x: ```\n````") {
+		t.Errorf("gitlabBody has no suggestion:-0+2 block (with a fence longer than the text's backticks):\n%s", got)
+	}
+	if strings.Contains(got, "suggestion\n") {
+		t.Errorf("a GitHub-style fence is left:\n%s", got)
+	}
+	if fps := bot.Fingerprints(got); len(fps) != 1 || fps[0] != f.Fingerprint() {
+		t.Errorf("markers = %v, want the finding's fingerprint", fps)
+	}
+	plain := bot.Comment{Body: "hand-written"}
+	if got := gitlabBody(plain, 0); got != "hand-written" {
+		t.Errorf("a comment without findings became %q", got)
+	}
+	if got := commentFingerprints(bot.Comment{Body: "<!-- prodready:fp=abc -->", Fingerprint: "def"}); len(got) != 2 || got[0] != "abc" || got[1] != "def" {
+		t.Errorf("commentFingerprints = %v, want [abc def]", got)
+	}
+}
+
+func TestEndpointHidesVariableParts(t *testing.T) {
+	for raw, want := range map[string]string{
+		"/api/v4/projects/group%2Fproject/merge_requests/12/discussions/abc123": "PUT /projects/{id}/merge_requests/{iid}/discussions/{discussion}",
+		"/api/v4/projects/7/repository/files/deploy%2Fapp.yaml/raw":             "PUT /projects/{id}/repository/files/{path}/raw",
+		"/api/v4/projects/7/repository/blobs/0123456789abcdef/raw":              "PUT /projects/{id}/repository/blobs/{sha}/raw",
+		"/api/v4/projects/7/statuses/0123456789abcdef":                          "PUT /projects/{id}/statuses/{sha}",
+		"/api/v4/user": "PUT /user",
+	} {
+		u, err := url.Parse("https://gitlab.example.com" + raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := endpoint("PUT", u); got != want {
+			t.Errorf("endpoint(%s) = %s, want %s", raw, got, want)
+		}
+	}
+}
