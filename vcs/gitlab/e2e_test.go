@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -192,7 +193,8 @@ func TestEndToEndTwoPushes(t *testing.T) {
 			fake := e.gl
 
 			// The base switches the rule on; the push would switch it off.
-			base := fake.Commit(pid, map[string]string{".prodready.yaml": "failOn: error\n", "README.md": "# app\n"})
+			// It keeps only that rule on, so the test can state the exact review.
+			base := fake.Commit(pid, map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n"})
 			head1 := "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"
 			fake.CommitAs(pid, head1, map[string]string{
 				".prodready.yaml": "rules:\n  probe-named-port-undeclared: false\n",
@@ -246,7 +248,7 @@ func TestEndToEndTwoPushes(t *testing.T) {
 
 			// Push 2 fixes the first probe.
 			head2 := "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
-			fake.CommitAs(pid, head2, map[string]string{".prodready.yaml": "failOn: error\n", "README.md": "# app\n", "deploy/web.yaml": webV2})
+			fake.CommitAs(pid, head2, map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n", "deploy/web.yaml": webV2})
 			fake.Push(pid, iid, base, head2, 0)
 			if err := e.deliver(t, payload(t, p, "update", head1, head2), "push-2"); err != nil {
 				t.Fatalf("push 2: %v", err)
@@ -301,4 +303,16 @@ func TestEndToEndFailureEndsTheStatusFailed(t *testing.T) {
 	if last.State != "failed" || !strings.Contains(last.Description, "403") {
 		t.Errorf("statuses = %+v, want the last failed, saying why (403)", st)
 	}
+}
+
+// onlyRule is a config that switches off every rule but id.
+func onlyRule(id string) string {
+	var b strings.Builder
+	b.WriteString("failOn: error\nrules:\n")
+	for _, r := range checks.Rules() {
+		if r.ID != id {
+			fmt.Fprintf(&b, "  %s: false\n", r.ID)
+		}
+	}
+	return b.String()
 }
