@@ -22,6 +22,10 @@ type Finding struct {
 	// spec.template.spec.containers[0].readinessProbe (it may not exist yet).
 	Path string `json:"path,omitempty"`
 	Fix  *Fix   `json:"fix,omitempty"`
+	// Occurrence tells apart findings that would otherwise be identical (two
+	// objects of one kind and name in one file): 0 for the first, 1 for the
+	// second, … It keeps fingerprints unique.
+	Occurrence int `json:"occurrence,omitempty"`
 }
 
 // ObjectRef identifies the object a finding is about.

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
@@ -14,6 +15,9 @@ func (f Finding) Fingerprint() string {
 	for _, s := range []string{f.RuleID, f.File, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
+	}
+	if f.Occurrence > 0 {
+		fmt.Fprintf(h, "#%d", f.Occurrence)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

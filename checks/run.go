@@ -80,6 +80,7 @@ func Evaluate(files []*manifest.File, cfg *Config) *Result {
 		}
 	}
 	SortFindings(findings)
+	numberOccurrences(findings)
 	return &Result{Files: files, Findings: findings, Objects: len(objects)}
 }
 
@@ -184,4 +185,17 @@ func (r *Result) Failed(cfg *Config) bool {
 		}
 	}
 	return false
+}
+
+// numberOccurrences sets Occurrence on findings that share a fingerprint,
+// in file order, so every finding's fingerprint is unique.
+func numberOccurrences(fs []Finding) {
+	seen := map[string]int{}
+	for i := range fs {
+		fp := fs[i].Fingerprint()
+		if n, ok := seen[fp]; ok {
+			fs[i].Occurrence = n + 1
+		}
+		seen[fp]++
+	}
 }
