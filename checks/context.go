@@ -167,16 +167,33 @@ func (c *Context) ServicesFor(w *manifest.Object) []*manifest.Object {
 // IsServing reports whether a Service in the run selects the workload's pods.
 func (c *Context) IsServing(w *manifest.Object) bool { return len(c.ServicesFor(w)) > 0 }
 
-// HPAsFor returns the HorizontalPodAutoscalers whose scaleTargetRef names w
-// in a namespace w may share.
+// HPAsFor returns the HorizontalPodAutoscalers whose scaleTargetRef names w:
+// those in w's deployment unit (or a folder above or below it) when there
+// are any; otherwise those elsewhere whose namespace is known and equal to
+// w's. An HPA of the same name in an unrelated project of the repository
+// does not count.
 func (c *Context) HPAsFor(w *manifest.Object) []*manifest.Object {
-	var out []*manifest.Object
+	var near, far []*manifest.Object
 	for _, h := range c.hpaTargets[w.Kind+"/"+w.Name] {
-		if c.SameNamespace(h, w) {
-			out = append(out, h)
+		if !c.SameNamespace(h, w) {
+			continue
+		}
+		if RelatedUnits(c.unit[h], c.unit[w]) {
+			near = append(near, h)
+		} else if ns := c.namespace[w]; ns != "" && ns == c.namespace[h] {
+			far = append(far, h)
 		}
 	}
-	return out
+	if len(near) > 0 {
+		return near
+	}
+	return far
+}
+
+// RelatedUnits reports whether two deployment units are the same folder or
+// one lies inside the other (a kustomize overlay and its base).
+func RelatedUnits(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/") || a == "." || b == "."
 }
 
 // HPAMinReplicas returns the smallest minReplicas of the HPAs scaling w

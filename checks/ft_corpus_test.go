@@ -130,8 +130,6 @@ func TestCorpusNoFalseAlarmsFaultTolerance(t *testing.T) {
 			"hostNetwork with a hostPort: two pods can never share a node"},
 		{"kubernetes-examples/_archived/storm/storm-worker-controller.yaml", "Deployment", "storm-worker-controller", "spread-missing", "",
 			"host ports keep its pods on different nodes"},
-		{"microservices-demo/release/kubernetes-manifests.yaml", "Deployment", "currencyservice", "pdb-missing", "",
-			"one replica; HPAs named currencyservice in gke-samples testdata made it look autoscaled to more"},
 		{"microservices-demo/release/kubernetes-manifests.yaml", "Deployment", "currencyservice", "spread-missing", "",
 			"one replica; the HPAs naming it are another example's"},
 		{"gke-samples/workloads/migrate-x86-app-to-multi-arch/k8s/overlays/multiarch/increase_replicas.yaml", "Deployment", "hello-deployment", "spread-missing", "",

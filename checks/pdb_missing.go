@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -14,15 +15,28 @@ var pdbMissing = &Rule{
 	Why:      "a serving workload with several replicas and no PodDisruptionBudget can lose all of them at once in a node drain or cluster upgrade",
 	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion).",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		if ftPartial(obj) || !ftServingMulti(ctx, obj) || len(ctx.PDBsFor(obj)) > 0 {
+		if ftPartial(obj) || len(ctx.PDBsFor(obj)) > 0 {
 			return nil
 		}
 		n, _ := ftPodCount(ctx, obj)
+		if !ftServingMulti(ctx, obj) {
+			// A serving singleton that replicas-too-few raises to several
+			// replicas needs the PDB too: say so in the same review, not
+			// one push later.
+			target := ftScaledByReplicasFix(ctx, obj)
+			if target < 2 {
+				return nil
+			}
+			n = target
+		}
 		count := "more than one pod"
 		if n > 1 {
 			count = fmt.Sprintf("%d pods", n)
 		}
 		msg := fmt.Sprintf("%s %s runs %s behind a Service, but no PodDisruptionBudget selects them: a node drain or cluster upgrade may evict them all at once", obj.Kind, obj.Name, count)
+		if !ftServingMulti(ctx, obj) {
+			msg = fmt.Sprintf("%s %s will run %s behind a Service once the fix for its replica count is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count)
+		}
 		if pdb, ok := ftPDBFor(ctx, obj); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
@@ -48,4 +62,41 @@ func ftPDBFor(ctx *Context, w *manifest.Object) (string, bool) {
 	}
 	b.WriteString("  selector:\n" + ftIndent(sel, 4))
 	return b.String(), true
+}
+
+// ftScaledByReplicasFix returns the replica count that another rule's fix
+// gives w in the same review: replicas-too-few's spec.replicas, or
+// hpa-min-replicas-too-low's minReplicas on an HPA scaling w. 0 when
+// neither fixes it (or the rule is off or ignored).
+func ftScaledByReplicasFix(ctx *Context, w *manifest.Object) int32 {
+	if !w.IsLongRunning() {
+		return 0
+	}
+	best := ftFixedCount(ctx, replicasTooFew, w, "replicas")
+	for _, h := range ctx.HPAsFor(w) {
+		if n := ftFixedCount(ctx, hpaMinReplicasTooLow, h, "minReplicas"); n > best {
+			best = n
+		}
+	}
+	return best
+}
+
+// ftFixedCount returns the number rule r's fix on obj sets at spec.<field>.
+func ftFixedCount(ctx *Context, r *Rule, obj *manifest.Object, field string) int32 {
+	if r.Check == nil || !ctx.Config.Enabled(r) || objectIgnores(obj, r.ID) {
+		return 0
+	}
+	for _, f := range r.Check(ctx, obj) {
+		if f.Fix == nil {
+			continue
+		}
+		for _, op := range f.Fix.Edits {
+			if len(op.Path) == 2 && op.Path[0] == "spec" && op.Path[1] == field {
+				if n, err := strconv.Atoi(strings.TrimSpace(op.Value)); err == nil {
+					return int32(n)
+				}
+			}
+		}
+	}
+	return 0
 }

@@ -1,7 +1,10 @@
 package checks
 
 import (
+	"strconv"
+
 	"fmt"
+	yaml "go.yaml.in/yaml/v3"
 	"runtime"
 	"sort"
 	"sync"
@@ -108,6 +111,11 @@ func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
 		if out[i].Severity == 0 {
 			out[i].Severity = r.Severity
 		}
+		if out[i].Fix != nil && fixCrossesAlias(obj, out[i].Fix) {
+			// The edit would change an anchor shared with other places
+			// (or cannot be made through an alias): report, do not fix.
+			out[i].Fix = nil
+		}
 	}
 	return out
 }
@@ -198,4 +206,41 @@ func numberOccurrences(fs []Finding) {
 		}
 		seen[fp]++
 	}
+}
+
+// fixCrossesAlias reports whether any edit's path passes through a YAML
+// alias or merge key in obj, where a text edit would change what other
+// places share.
+func fixCrossesAlias(obj *manifest.Object, fx *Fix) bool {
+	for _, op := range fx.Edits {
+		n := obj.Root
+		for _, e := range op.Path {
+			if n == nil {
+				break
+			}
+			if n.Kind == yaml.AliasNode || n.Anchor != "" {
+				return true
+			}
+			switch n.Kind {
+			case yaml.MappingNode:
+				if k, _ := manifest.MapEntry(n, "<<"); k != nil {
+					return true
+				}
+				_, n = manifest.MapEntry(n, e)
+			case yaml.SequenceNode:
+				idx, err := strconv.Atoi(e)
+				if err != nil || idx < 0 || idx >= len(n.Content) {
+					n = nil
+				} else {
+					n = n.Content[idx]
+				}
+			default:
+				n = nil
+			}
+		}
+		if n != nil && (n.Kind == yaml.AliasNode || n.Anchor != "") {
+			return true
+		}
+	}
+	return false
 }

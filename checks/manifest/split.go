@@ -145,3 +145,15 @@ func markerOffset(text []byte) int {
 	}
 	return -1
 }
+
+// DocumentTexts returns the text of each document of src, in order, as the
+// parser sees it (a document's "---" marker blanked to spaces). Two files
+// whose document N is unchanged give equal texts for N.
+func DocumentTexts(src []byte) [][]byte {
+	cs := splitDocuments(src)
+	out := make([][]byte, len(cs))
+	for i, c := range cs {
+		out[i] = c.text
+	}
+	return out
+}
