@@ -118,6 +118,11 @@ func runAction(o *actionOptions, dir string, stdout, stderr io.Writer) int {
 	if o.mode == modeReview {
 		a.connect(host, pr)
 	}
+	if o.config != "" {
+		if data, err := host.ReadFile(ctx, pr, pr.BaseSHA, checks.ConfigFileName); err == nil && data == nil {
+			a.warn(fmt.Sprintf("the config %s does not exist at the base commit %s: the default configuration applies", o.config, pr.BaseSHA))
+		}
+	}
 	cfg, err := bot.LoadConfig(ctx, host, pr)
 	if err != nil {
 		return a.fail(err)
@@ -243,6 +248,9 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 	cfgPath := a.opts.config
 	if cfgPath == "" {
 		cfgPath = checks.ConfigFileName
+	}
+	if _, err := os.Stat(filepath.Join(root, cfgPath)); err != nil && a.opts.config != "" {
+		a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
 	}
 	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath))
 	if err != nil {

@@ -488,3 +488,43 @@ func TestActionPushChecksTree(t *testing.T) {
 		t.Error("no job summary")
 	}
 }
+
+// actions/checkout checks out the pull request's merge commit. When the
+// base moved on and changed the same file, the merge's lines differ from
+// the head's: comments must still land on the head's lines.
+func TestActionMergeCommitCheckout(t *testing.T) {
+	r := newActionRepo(t)
+	gitIn(t, r.dir, "checkout", "-q", "main")
+	app := filepath.Join(r.dir, "deploy", "app.yaml")
+	if err := os.WriteFile(app, []byte("# owned by the web team\n# see the runbook\n"+r.baseFiles["deploy/app.yaml"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, r.dir, "commit", "-q", "-am", "base moves on")
+	tip := gitIn(t, r.dir, "rev-parse", "HEAD")
+	gitIn(t, r.dir, "checkout", "-q", "--detach", r.head)
+	gitIn(t, r.dir, "merge", "-q", "--no-edit", "main")
+	merged := readFile(t, app)
+	if !strings.HasPrefix(merged, "# owned by") || !strings.Contains(merged, "privileged: true") {
+		t.Fatalf("the merge did not combine both changes:\n%s", merged)
+	}
+	fake := newActionFake(t, r, "acme", "deploys", 7) // GitHub diffs against the merge base
+	ev := strings.Replace(string(syntheticEvent(t, r, false)), r.base, tip, 1)
+	setActionEnv(t, fake, r.dir, []byte(ev))
+	var out, errb bytes.Buffer
+	if code := run([]string{"review", "--action"}, nil, &out, &errb); code != exitFindings {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	want := 1
+	for i, l := range strings.Split(r.headFiles["deploy/app.yaml"], "\n") {
+		if strings.Contains(l, "privileged: true") {
+			want = i + 1
+		}
+	}
+	rv := fake.Reviews("acme", "deploys")
+	if len(rv) != 1 || len(rv[0].Comments) != 1 || rv[0].Comments[0].Line != want {
+		t.Fatalf("reviews = %+v, want one comment on the head's line %d", rv, want)
+	}
+	if !strings.Contains(out.String(), "not the pull request's head") {
+		t.Errorf("log:\n%s", out.String())
+	}
+}

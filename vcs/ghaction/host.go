@@ -221,19 +221,36 @@ func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, p string) 
 	return h.API.ReadFile(ctx, pr, ref, p)
 }
 
-// Manifests reads the wanted files under Paths from the working tree. When
-// the checkout is not at ref (actions/checkout checks out the pull
-// request's merge commit by default) and git has ref, it reads them at ref
-// instead: inline comments are placed on ref's lines.
+// Manifests reads the wanted files under Paths from the working tree, so
+// files a previous step generated count as context too. When the checkout
+// is not at ref (actions/checkout checks out the pull request's merge
+// commit by default) and git has ref, every file that exists at ref is read
+// at ref instead: inline comments are placed on ref's lines.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(string) bool, cache bot.BlobCache) ([]bot.File, error) {
 	wanted := func(p string) bool { return h.Under(p) && want(p) }
-	if ref != "" && h.prepare(ctx, pr) == nil {
-		if head, err := h.run(ctx, "rev-parse", "HEAD"); err == nil && head != ref {
-			h.note("the checkout is at %s, not the pull request's head %s; reading the manifests at the head", short(head), short(ref))
-			return h.git.Manifests(ctx, pr, ref, wanted, cache)
+	files, err := h.WorkingTree(wanted)
+	if err != nil || ref == "" || h.prepare(ctx, pr) != nil {
+		return files, err
+	}
+	head, err := h.run(ctx, "rev-parse", "HEAD")
+	if err != nil || head == ref {
+		return files, nil
+	}
+	h.note("the checkout is at %s, not the pull request's head %s: reading the files of the head at the head", short(head), short(ref))
+	atRef, err := h.git.Manifests(ctx, pr, ref, wanted, cache)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(atRef))
+	for _, f := range atRef {
+		seen[f.Path] = true
+	}
+	for _, f := range files {
+		if !seen[f.Path] {
+			atRef = append(atRef, f)
 		}
 	}
-	return h.WorkingTree(wanted)
+	return atRef, nil
 }
 
 // WorkingTree reads every file of the checkout's working tree that want
