@@ -23,8 +23,9 @@ func runReview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	base := fs.String("base", "", "the branch or commit the pull request goes into (required); the review covers base...HEAD")
 	dir := fs.String("C", "", "run in this folder instead of the current one")
+	act := addActionFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready review --base <ref> [-C dir]\n\nPrints the review prodready would post for the commits base...HEAD of a git checkout: inline comments with suggestions, then the summary. No network.")
+		fmt.Fprintln(stderr, "Usage: prodready review --base <ref> [-C dir]\n       prodready review --action [--mode review|annotations|sarif] [flags]\n\nPrints the review prodready would post for the commits base...HEAD of a git checkout: inline comments with suggestions, then the summary. No network.\nWith --action it runs as the GitHub Action (see docs/action.md).")
 		fs.PrintDefaults()
 	}
 	rest, err := parseFlags(fs, args)
@@ -33,6 +34,9 @@ func runReview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		return exitUsage
+	}
+	if act.enabled && *base == "" && len(rest) == 0 {
+		return runAction(act, *dir, stdout, stderr)
 	}
 	if *base == "" || len(rest) > 0 {
 		fs.Usage()

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/vcs/ghaction"
+	ghv "github.com/prodready/prodready/vcs/github"
+)
+
+// Action modes of `prodready review --action`.
+const (
+	modeReview      = "review"
+	modeAnnotations = "annotations"
+	modeSARIF       = "sarif"
+)
+
+// actionOptions are the flags of `prodready review --action` (the inputs
+// of action.yml).
+type actionOptions struct {
+	enabled   bool
+	mode      string
+	failOn    string
+	config    string
+	paths     string
+	sarifFile string
+	checkName string
+}
+
+// addActionFlags registers the Actions-mode flags of `review` on fs.
+func addActionFlags(fs *flag.FlagSet) *actionOptions {
+	o := &actionOptions{}
+	fs.BoolVar(&o.enabled, "action", false, "run as the GitHub Action: review the pull request of GITHUB_EVENT_PATH in the checkout and publish with the token in GITHUB_TOKEN")
+	fs.StringVar(&o.mode, "mode", modeReview, "with --action: review (inline comments, check run, job summary), annotations (workflow-command annotations and job summary) or sarif (a SARIF file for code scanning)")
+	fs.StringVar(&o.failOn, "fail-on", "", "with --action: lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
+	fs.StringVar(&o.config, "config", "", "with --action: config file relative to the repository root, read at the pull request's base commit (default .prodready.yaml)")
+	fs.StringVar(&o.paths, "paths", ".", "with --action: folders or files to review, relative to the repository root, separated by spaces, commas or newlines")
+	fs.StringVar(&o.sarifFile, "sarif-file", "prodready.sarif", "with --action --mode sarif: the SARIF file to write")
+	fs.StringVar(&o.checkName, "check-name", ghv.DefaultCheckName, "with --action: name of the check run")
+	return o
+}
+
+// actionRun is one run of the Action: where to write, and the notes that
+// go to the log and the job summary.
+type actionRun struct {
+	opts   *actionOptions
+	env    ghaction.Env
+	stdout io.Writer
+	stderr io.Writer
+	notes  []string
+}
+
+// note prints msg to the log now and keeps it for the job summary.
+func (a *actionRun) note(msg string) {
+	fmt.Fprintln(a.stdout, "prodready:", msg)
+	a.notes = append(a.notes, msg)
+}
+
+// warn prints msg as a workflow-command warning (shown on the run's page)
+// and keeps it for the job summary.
+func (a *actionRun) warn(msg string) {
+	fmt.Fprintf(a.stdout, "::warning title=prodready::%s\n", strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(msg))
+	a.notes = append(a.notes, msg)
+}
+
+func (a *actionRun) fail(err error) int {
+	fmt.Fprintf(a.stdout, "::error title=prodready::%s\n", strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(err.Error()))
+	fmt.Fprintln(a.stderr, "prodready review --action:", err)
+	return exitUsage
+}
+
+// splitPaths splits the paths input on spaces, commas and newlines.
+func splitPaths(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+}
+
+// runAction is `prodready review --action`. dir is the checkout
+// (GITHUB_WORKSPACE when empty).
+func runAction(o *actionOptions, dir string, stdout, stderr io.Writer) int {
+	a := &actionRun{opts: o, env: ghaction.EnvFrom(os.Getenv), stdout: stdout, stderr: stderr}
+	switch o.mode {
+	case modeReview, modeAnnotations, modeSARIF:
+	default:
+		fmt.Fprintf(stderr, "prodready review --action: unknown --mode %q (review, annotations or sarif)\n", o.mode)
+		return exitUsage
+	}
+	var failOn checks.Severity
+	if o.failOn != "" {
+		sev, err := checks.ParseSeverity(o.failOn)
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready review --action: --fail-on:", err)
+			return exitUsage
+		}
+		failOn = sev
+	}
+	if dir == "" {
+		dir = a.env.Workspace
+	}
+	host := &ghaction.Host{Dir: dir, ConfigPath: o.config, Paths: splitPaths(o.paths), Notes: a.note}
+	pr, err := ghaction.ReadEvent(a.env.EventPath)
+	if errors.Is(err, ghaction.ErrNoPullRequest) {
+		return a.tree(host, failOn)
+	}
+	if err != nil {
+		return a.fail(err)
+	}
+	ctx := context.Background()
+	if o.mode == modeReview {
+		a.connect(host, pr)
+	}
+	if o.config != "" {
+		if data, err := host.ReadFile(ctx, pr, pr.BaseSHA, checks.ConfigFileName); err == nil && data == nil {
+			a.warn(fmt.Sprintf("the config %s does not exist at the base commit %s: the default configuration applies", o.config, pr.BaseSHA))
+		}
+	}
+	cfg, err := bot.LoadConfig(ctx, host, pr)
+	if err != nil {
+		return a.fail(err)
+	}
+	if failOn != 0 {
+		cfg.SetFailOn(failOn)
+	}
+	if pr.Draft && !cfg.Review.Drafts {
+		a.note("draft pull request not reviewed (review.drafts is false in the config at base)")
+		return a.finish(fmt.Sprintf("## prodready\n\nDraft pull request #%d not reviewed: set `review.drafts: true` in `%s` to review drafts.\n", pr.Number, checks.ConfigFileName), exitOK)
+	}
+	if o.mode == modeSARIF {
+		return a.sarif(host, cfg, func(want func(string) bool) ([]bot.File, error) {
+			return host.Manifests(ctx, pr, "", want, nil)
+		})
+	}
+	return a.review(ctx, host, pr, cfg)
+}
+
+// connect gives host the API to publish with, or sets its fallback when
+// the token cannot write: a fork pull request's workflow token is
+// read-only.
+func (a *actionRun) connect(host *ghaction.Host, pr bot.PullRequest) {
+	if pr.Fork {
+		host.Fallback = "this pull request comes from a fork, whose workflow token is read-only"
+		return
+	}
+	api, err := ghaction.NewAPI(os.Getenv("GITHUB_TOKEN"), a.env.RESTBase(), a.opts.checkName, nil)
+	if err != nil {
+		host.Fallback = err.Error()
+		return
+	}
+	host.API = api
+}
+
+// review runs the review and publishes it through host (or, in the
+// fallback and in annotations mode, prints it as annotations).
+func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.PullRequest, cfg *checks.Config) int {
+	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx = bot.WithLogger(ctx, slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	rh, err := host.StartReview(ctx, pr)
+	if err != nil {
+		return a.fail(fmt.Errorf("starting the check run: %w", err))
+	}
+	r, err := rv.Prepare(ctx, host, pr, cfg)
+	if err == nil {
+		err = host.Publish(ctx, pr, rh, r)
+	}
+	if err != nil {
+		if ferr := host.Fail(ctx, pr, rh, "prodready could not finish this review: "+err.Error()); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
+		return a.fail(err)
+	}
+	fallback := host.Fallback != "" && a.opts.mode == modeReview
+	if fallback {
+		a.warn("prodready could not post a review (" + host.Fallback + "): its findings are shown as annotations of this workflow run and in the job summary instead.")
+	}
+	if a.opts.mode == modeAnnotations || fallback {
+		if err := report.GitHub(a.stdout, &checks.Result{Findings: r.Findings}); err != nil {
+			return a.fail(err)
+		}
+	} else {
+		fmt.Fprintf(a.stdout, "prodready: reviewed %s/%s#%d: %d inline comments (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Owner, pr.Repo, pr.Number, len(r.Comments), a.opts.checkName, r.Conclusion, r.Title)
+	}
+	code := exitOK
+	if r.Conclusion == "failure" {
+		code = exitFindings
+	}
+	return a.finish(r.Summary, code)
+}
+
+// sarif checks every wanted file (all of them, not only the changed ones:
+// code scanning compares whole analyses) and writes the SARIF file.
+func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(want func(string) bool) ([]bot.File, error)) int {
+	want := func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) && host.Under(p) }
+	files, err := load(want)
+	if err != nil {
+		return a.fail(err)
+	}
+	inputs := make([]checks.Input, 0, len(files))
+	for _, f := range files {
+		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
+	}
+	res := checks.Run(inputs, cfg)
+	path := a.opts.sarifFile
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return a.fail(fmt.Errorf("creating the SARIF file's folder: %w", err))
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return a.fail(fmt.Errorf("creating the SARIF file: %w", err))
+	}
+	werr := report.SARIF(f, res, version)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return a.fail(fmt.Errorf("writing %s: %w", path, werr))
+	}
+	if out := os.Getenv("GITHUB_OUTPUT"); out != "" {
+		if err := appendFile(out, "sarif-file="+path+"\n"); err != nil {
+			return a.fail(fmt.Errorf("setting the sarif-file output: %w", err))
+		}
+	}
+	fmt.Fprintf(a.stdout, "prodready: wrote %s: %d findings in %d files (%s)\n", path, len(res.Findings), len(files), bot.Title(res.Findings))
+	code := exitOK
+	if res.Failed(cfg) {
+		code = exitFindings
+	}
+	r := bot.Review{Findings: res.Findings, Outside: res.Findings}
+	return a.finish(bot.Summary(r, cfg.FailOnSeverity())+fmt.Sprintf("\nSARIF written to `%s` for code scanning.\n", path), code)
+}
+
+// tree handles an event without a pull request (push, schedule,
+// workflow_dispatch): it checks every wanted file of the working tree with
+// the working tree's config, as annotations or SARIF.
+func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
+	root := host.Dir
+	if root == "" {
+		root = "."
+	}
+	cfgPath := a.opts.config
+	if cfgPath == "" {
+		cfgPath = checks.ConfigFileName
+	}
+	if _, err := os.Stat(filepath.Join(root, cfgPath)); err != nil && a.opts.config != "" {
+		a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
+	}
+	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath))
+	if err != nil {
+		return a.fail(err)
+	}
+	if failOn != 0 {
+		cfg.SetFailOn(failOn)
+	}
+	if a.opts.mode == modeSARIF {
+		return a.sarif(host, cfg, host.WorkingTree)
+	}
+	a.note("the " + orUnknown(a.env.EventName) + " event has no pull request: checking every manifest of the checkout, as annotations")
+	files, err := host.WorkingTree(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) && host.Under(p) })
+	if err != nil {
+		return a.fail(err)
+	}
+	inputs := make([]checks.Input, 0, len(files))
+	for _, f := range files {
+		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
+	}
+	res := checks.Run(inputs, cfg)
+	if err := report.GitHub(a.stdout, res); err != nil {
+		return a.fail(err)
+	}
+	code := exitOK
+	if res.Failed(cfg) {
+		code = exitFindings
+	}
+	return a.finish(bot.Summary(bot.Review{Findings: res.Findings, Outside: res.Findings}, cfg.FailOnSeverity()), code)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
+
+// finish appends summary, and the run's notes, to the job summary
+// (GITHUB_STEP_SUMMARY) and returns code.
+func (a *actionRun) finish(summary string, code int) int {
+	path := a.env.StepSummary
+	if path == "" {
+		return code
+	}
+	var b strings.Builder
+	b.WriteString(summary)
+	if !strings.HasSuffix(summary, "\n") {
+		b.WriteString("\n")
+	}
+	if len(a.notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range a.notes {
+			b.WriteString("> :warning: " + n + "\n>\n")
+		}
+	}
+	if err := appendFile(path, b.String()); err != nil {
+		fmt.Fprintln(a.stderr, "prodready: writing the job summary:", err)
+		if code == exitOK {
+			return exitUsage
+		}
+	}
+	return code
+}
+
+func appendFile(path, s string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(s)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// TestDeployHasNoFindings runs what CI runs: every default rule over
+// deploy/, failing on any finding of any severity.
+func TestDeployHasNoFindings(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"check", "--fail-on", "info", "../../deploy"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("prodready check --fail-on info deploy/: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "0 errors, 0 warnings, 0 info") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// deployObjects decodes every document of deploy/base strictly into its
+// Kubernetes type (an unknown or misspelt field is an error), by kind.
+func deployObjects(t *testing.T) map[string][]any {
+	t.Helper()
+	files, err := filepath.Glob("../../deploy/base/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests in deploy/base (%v)", err)
+	}
+	out := map[string][]any{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(data), -1) {
+			var meta struct{ Kind string }
+			if err := yaml.Unmarshal([]byte(doc), &meta); err != nil || meta.Kind == "" {
+				t.Fatalf("%s: a document without kind (%v)", f, err)
+			}
+			var obj any
+			switch meta.Kind {
+			case "Namespace":
+				obj = &corev1.Namespace{}
+			case "LimitRange":
+				obj = &corev1.LimitRange{}
+			case "ResourceQuota":
+				obj = &corev1.ResourceQuota{}
+			case "ServiceAccount":
+				obj = &corev1.ServiceAccount{}
+			case "ConfigMap":
+				obj = &corev1.ConfigMap{}
+			case "Service":
+				obj = &corev1.Service{}
+			case "Deployment":
+				obj = &appsv1.Deployment{}
+			case "PodDisruptionBudget":
+				obj = &policyv1.PodDisruptionBudget{}
+			case "NetworkPolicy":
+				obj = &networkingv1.NetworkPolicy{}
+			case "Kustomization":
+				continue
+			default:
+				t.Fatalf("%s: unexpected kind %s", f, meta.Kind)
+			}
+			if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+				t.Fatalf("%s: %s: %v", f, meta.Kind, err)
+			}
+			out[meta.Kind] = append(out[meta.Kind], obj)
+		}
+	}
+	return out
+}
+
+// TestDeployManifests checks what the rules do not: that the Deployment
+// runs prodready serve with flags and environment it really has, secrets
+// as mounted files, and the hardening the namespace's restricted level and
+// the docs promise.
+func TestDeployManifests(t *testing.T) {
+	objs := deployObjects(t)
+	if len(objs["Deployment"]) != 1 || len(objs["ConfigMap"]) != 1 {
+		t.Fatalf("want one Deployment and one ConfigMap, got %d and %d", len(objs["Deployment"]), len(objs["ConfigMap"]))
+	}
+	d := objs["Deployment"][0].(*appsv1.Deployment)
+	cm := objs["ConfigMap"][0].(*corev1.ConfigMap)
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Errorf("replicas = %v, want 3", d.Spec.Replicas)
+	}
+	ps := d.Spec.Template.Spec
+	var keys []string
+	for _, c := range ps.TopologySpreadConstraints {
+		keys = append(keys, c.TopologyKey)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != "kubernetes.io/hostname,topology.kubernetes.io/zone" {
+		t.Errorf("topology keys %v", keys)
+	}
+	if ps.AutomountServiceAccountToken == nil || *ps.AutomountServiceAccountToken {
+		t.Error("the pod mounts a ServiceAccount token")
+	}
+	if len(ps.Containers) != 1 {
+		t.Fatalf("%d containers", len(ps.Containers))
+	}
+	c := ps.Containers[0]
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" ||
+		c.LivenessProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Path != "/healthz" {
+		t.Error("probes: want readiness /readyz and liveness /healthz")
+	}
+	if c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Sleep == nil || c.Lifecycle.PreStop.Exec != nil {
+		t.Fatal("preStop: want the sleep action (the image has no shell)")
+	}
+	sc := c.SecurityContext
+	if sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != 65532 || sc.RunAsGroup == nil || *sc.RunAsGroup != 65532 ||
+		sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("container securityContext is not the full hardening: %+v", sc)
+	}
+	if _, ok := c.Resources.Requests[corev1.ResourceMemory]; !ok {
+		t.Error("no memory request")
+	}
+	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
+		t.Error("no memory limit")
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			t.Errorf("env %s comes from a Secret; mount it as a file", e.Name)
+		}
+	}
+
+	// The flags and environment variables exist in `prodready serve`, and
+	// the flagged secret files lie in mounted Secret volumes.
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.String("listen", "", "")
+	envNames := map[string]bool{}
+	for _, h := range serveHosts {
+		h(fs)
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if m := regexp.MustCompile(`env ([A-Z_]+)`).FindStringSubmatch(f.Usage); m != nil {
+			envNames[m[1]] = true
+		}
+	})
+	for _, n := range []string{"PRODREADY_LISTEN", "PRODREADY_WORKERS", "PRODREADY_QUEUE_SIZE", "PRODREADY_SHUTDOWN_GRACE"} {
+		envNames[n] = true // runServe's own flags
+	}
+	for k := range cm.Data {
+		if !envNames[k] {
+			t.Errorf("ConfigMap key %s is no environment variable prodready serve reads", k)
+		}
+	}
+	secretDirs := map[string]bool{}
+	for _, v := range ps.Volumes {
+		if v.Secret == nil {
+			continue
+		}
+		for _, m := range c.VolumeMounts {
+			if m.Name == v.Name && m.ReadOnly {
+				secretDirs[m.MountPath] = true
+			}
+		}
+	}
+	if len(c.Args) == 0 || c.Args[0] != "serve" {
+		t.Fatalf("args %v, want serve first", c.Args)
+	}
+	for _, a := range c.Args[1:] {
+		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !ok || fs.Lookup(name) == nil {
+			t.Errorf("arg %q is not a --flag=value of prodready serve", a)
+			continue
+		}
+		if strings.HasSuffix(name, "-file") && !secretDirs[filepath.Dir(value)] {
+			t.Errorf("%s=%s is not in a mounted Secret volume", name, value)
+		}
+	}
+	if len(secretDirs) == 0 {
+		t.Error("no Secret volume mounted")
+	}
+	// The app's shutdown grace fits between the preStop sleep and the kill.
+	grace := envDurationFrom(t, cm.Data["PRODREADY_SHUTDOWN_GRACE"])
+	if ps.TerminationGracePeriodSeconds == nil || float64(*ps.TerminationGracePeriodSeconds) <= float64(c.Lifecycle.PreStop.Sleep.Seconds)+grace {
+		t.Errorf("terminationGracePeriodSeconds %v is not above preStop sleep %d s + shutdown grace %.0f s", ps.TerminationGracePeriodSeconds, c.Lifecycle.PreStop.Sleep.Seconds, grace)
+	}
+}
+
+func envDurationFrom(t *testing.T, s string) float64 {
+	t.Helper()
+	t.Setenv("PRODREADY_SHUTDOWN_GRACE", s)
+	d := envDuration("PRODREADY_SHUTDOWN_GRACE", -1)
+	if d < 0 {
+		t.Fatalf("PRODREADY_SHUTDOWN_GRACE %q does not parse", s)
+	}
+	return d.Seconds()
+}
