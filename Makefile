@@ -34,3 +34,15 @@ clean:
 
 bench-peers: ## time prodready against kube-score v1.20.0 on the shared corpus
 	bash scripts/bench-peers.sh
+
+# --- load test: webhook acknowledgement under load (not part of `make test`) ---
+# Loopback only; sends LOAD_RATE signed deliveries/s for LOAD_DURATION to the
+# real server with the review stubbed, then stops and prints p50/p99 and
+# queued/503/lost counts (fails if any delivery is lost).
+LOAD_RATE     ?= 500
+LOAD_DURATION ?= 10s
+LOAD_WORK     ?= 20ms
+
+.PHONY: loadtest
+loadtest: ## webhook acknowledgement latency under load (cmd/loadtest)
+	$(GO) run ./cmd/loadtest -rate $(LOAD_RATE) -duration $(LOAD_DURATION) -work $(LOAD_WORK)

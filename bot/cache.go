@@ -6,8 +6,10 @@ import (
 )
 
 // LRUCache is a BlobCache bounded by the total size of its contents: adding
-// beyond the bound evicts the least recently used blobs. Safe for
-// concurrent use.
+// beyond the bound evicts the least recently used blobs. It is also a
+// ParsedCache: next to a blob's content it keeps the blob parsed, so a file
+// unchanged since the last push is neither downloaded nor parsed again.
+// Safe for concurrent use.
 type LRUCache struct {
 	mu       sync.Mutex
 	maxBytes int
@@ -19,9 +21,18 @@ type LRUCache struct {
 type lruEntry struct {
 	sha  string
 	data []byte
+	// parsed are parses of data: one per path the blob sits at and parser
+	// limits (usually one).
+	parsed []parsedEntry
 }
 
-// NewLRUCache returns a cache holding at most maxBytes of contents.
+// cost is what an entry counts against maxBytes.
+func (e *lruEntry) cost() int {
+	return len(e.data) * (1 + parsedCostFactor*len(e.parsed))
+}
+
+// NewLRUCache returns a cache holding at most maxBytes of contents (parsed
+// files counted at an estimate of their memory).
 func NewLRUCache(maxBytes int) *LRUCache {
 	return &LRUCache{maxBytes: maxBytes, order: list.New(), items: map[string]*list.Element{}}
 }
@@ -50,14 +61,20 @@ func (c *LRUCache) Put(sha string, data []byte) {
 		c.order.MoveToFront(e)
 		return
 	}
-	c.items[sha] = c.order.PushFront(&lruEntry{sha: sha, data: data})
-	c.size += len(data)
+	ent := &lruEntry{sha: sha, data: data}
+	c.items[sha] = c.order.PushFront(ent)
+	c.size += ent.cost()
+	c.evict()
+}
+
+// evict drops least recently used entries until the cache fits.
+func (c *LRUCache) evict() {
 	for c.size > c.maxBytes {
 		last := c.order.Back()
 		ent := last.Value.(*lruEntry)
 		c.order.Remove(last)
 		delete(c.items, ent.sha)
-		c.size -= len(ent.data)
+		c.size -= ent.cost()
 	}
 }
 

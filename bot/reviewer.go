@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/manifest"
 )
 
 // DefaultMaxComments is how many inline comments one review posts at most;
@@ -24,7 +25,8 @@ const failTimeout = 30 * time.Second
 // head, checks.Run, placement on the diff, and publication through a Host.
 // It knows no host: GitHub and GitLab adapters plug in through Host.
 type Reviewer struct {
-	// Cache keeps manifest contents by blob SHA across pushes.
+	// Cache keeps manifest contents by blob SHA across pushes; when it is a
+	// ParsedCache (LRUCache is), it keeps them parsed too.
 	Cache BlobCache
 	// Suggest turns findings of one file into line replacements (the
 	// ```suggestion blocks); indexes in Suggestion.Findings refer to fs.
@@ -210,13 +212,11 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	if err != nil {
 		return Review{}, fmt.Errorf("loading manifests at %s: %w", short(pr.HeadSHA), err)
 	}
-	inputs := make([]checks.Input, 0, len(files))
 	src := map[string][]byte{}
 	for _, f := range files {
-		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
 		src[f.Path] = f.Data
 	}
-	res := checks.Run(inputs, cfg)
+	res := checks.Evaluate(rv.parse(files, cfg.ParseLimits()), cfg)
 	byFile := map[string][]checks.Finding{}
 	var kept []checks.Finding
 	for _, f := range res.Findings {
@@ -253,6 +253,34 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	r.Title = Title(kept)
 	r.Summary = Summary(r, cfg.FailOnSeverity())
 	return r, nil
+}
+
+// parse parses files (in parallel), taking from the cache, when it is a
+// ParsedCache, every file whose blob was parsed before and keeping there the
+// ones it parses.
+func (rv *Reviewer) parse(files []File, lim manifest.Limits) []*manifest.File {
+	pc, _ := rv.Cache.(ParsedCache)
+	out := make([]*manifest.File, len(files))
+	var miss []int
+	var inputs []checks.Input
+	for i, f := range files {
+		if pc != nil && f.SHA != "" {
+			if pf, ok := pc.GetParsed(f.Path, f.SHA, lim); ok {
+				out[i] = pf
+				continue
+			}
+		}
+		miss = append(miss, i)
+		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
+	}
+	for j, pf := range checks.ParseAll(inputs, lim) {
+		i := miss[j]
+		out[i] = pf
+		if pc != nil {
+			pc.PutParsed(files[i].SHA, pf, lim)
+		}
+	}
+	return out
 }
 
 // place splits one file's findings into inline comments (on added lines of

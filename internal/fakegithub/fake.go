@@ -5,8 +5,10 @@
 // headers; a review comment outside the diff, or with a start_line not
 // before its line, gets 422 and nothing of the review is kept; a check-run
 // request with more than 50 annotations gets 422; every answer carries
-// rate-limit headers; 5xx and secondary-rate-limit answers can be injected;
-// and every call is recorded.
+// rate-limit headers; the tarball endpoint answers 302 to a codeload-like
+// download carrying a one-time token; 5xx and secondary-rate-limit answers
+// can be injected; and every call is recorded with the route that answered
+// it (Count, Tally, ReadRequests).
 package fakegithub
 
 import (
@@ -35,7 +37,11 @@ const BotLogin = "prodready[bot]"
 // Call is one request the fake answered.
 type Call struct {
 	Method, Path string
-	Status       int
+	// Route is the pattern that answered it, e.g.
+	// "GET /repos/{owner}/{repo}/git/blobs/{sha}" (Route* constants); empty
+	// for a path no route matches.
+	Route  string
+	Status int
 	// Body is the request body.
 	Body []byte
 }
@@ -109,6 +115,10 @@ type repo struct {
 	runs     map[int64]*CheckRun
 	reviews  []*Review
 	comments []*Comment
+	// archiveExtra are entries added to every tarball (AddArchiveEntry).
+	archiveExtra []ArchiveEntry
+	// modes are tree entry modes other than 100644, by commit and path.
+	modes map[string]map[string]string
 }
 
 // Server is the fake GitHub.
@@ -130,18 +140,22 @@ type Server struct {
 	holds  []*hold
 	nextID int64
 	remain int
+	// archiveTokens are the one-time tokens of archive download links.
+	archiveTokens map[string]string
 }
 
 // New starts a fake GitHub for the app appID whose JWTs verify with pub.
 // Close it when done.
 func New(appID int64, pub *rsa.PublicKey) *Server {
-	s := &Server{appID: appID, pub: pub, MaxPerPage: 100, tokens: map[string]int64{}, repos: map[string]*repo{}, blobs: map[string]string{}, nextID: 1000, remain: 5000}
+	s := &Server{appID: appID, pub: pub, MaxPerPage: 100, tokens: map[string]int64{}, repos: map[string]*repo{}, blobs: map[string]string{}, nextID: 1000, remain: 5000, archiveTokens: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
-	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/files", s.auth(s.prFiles))
-	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.auth(s.contents))
-	mux.HandleFunc("GET /repos/{owner}/{repo}/git/trees/{sha}", s.auth(s.tree))
-	mux.HandleFunc("GET /repos/{owner}/{repo}/git/blobs/{sha}", s.auth(s.blob))
+	mux.HandleFunc(RoutePRFiles, s.auth(s.prFiles))
+	mux.HandleFunc(RouteContents, s.auth(s.contents))
+	mux.HandleFunc(RouteTree, s.auth(s.tree))
+	mux.HandleFunc(RouteBlob, s.auth(s.blob))
+	mux.HandleFunc(RouteTarball, s.auth(s.tarballLink))
+	mux.HandleFunc(RouteCodeload, s.codeload)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", s.auth(s.createRun))
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.auth(s.updateRun))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.listComments))
@@ -168,6 +182,22 @@ func (s *Server) AddCommit(owner, name, sha string, files map[string]string) {
 		s.blobs[blobSHA(c)] = c
 	}
 	r.commits[sha] = cp
+}
+
+// SetTreeMode gives path in commit sha the tree mode mode (e.g. "120000"
+// for a symbolic link, whose content is the link's target; "100755" for an
+// executable).
+func (s *Server) SetTreeMode(owner, name, sha, path, mode string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repo(owner, name)
+	if r.modes == nil {
+		r.modes = map[string]map[string]string{}
+	}
+	if r.modes[sha] == nil {
+		r.modes[sha] = map[string]string{}
+	}
+	r.modes[sha][path] = mode
 }
 
 // SetPR makes pull request number compare head against base (both added
@@ -282,8 +312,9 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 // record applies faults and rate-limit headers and records the call.
-func (s *Server) record(next http.Handler) http.Handler {
+func (s *Server) record(next *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, route := next.Handler(r)
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -322,7 +353,7 @@ func (s *Server) record(next http.Handler) http.Handler {
 			next.ServeHTTP(sw, r)
 		}
 		s.mu.Lock()
-		s.calls = append(s.calls, Call{Method: r.Method, Path: r.URL.Path, Status: sw.status, Body: body})
+		s.calls = append(s.calls, Call{Method: r.Method, Path: r.URL.Path, Route: route, Status: sw.status, Body: body})
 		s.mu.Unlock()
 	})
 }
@@ -515,7 +546,11 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 			dirs[strings.SplitN(p, "/", 2)[0]] = true
 			continue
 		}
-		entries = append(entries, map[string]any{"path": p, "mode": "100644", "type": "blob", "sha": blobSHA(c), "size": len(c)})
+		mode := "100644"
+		if m := rp.modes[r.PathValue("sha")][p]; m != "" {
+			mode = m
+		}
+		entries = append(entries, map[string]any{"path": p, "mode": mode, "type": "blob", "sha": blobSHA(c), "size": len(c)})
 	}
 	for d := range dirs {
 		entries = append(entries, map[string]any{"path": d, "mode": "040000", "type": "tree", "sha": strings.Repeat("0", 40)})

@@ -90,6 +90,9 @@ func (a *App) Host(installationID int64) (bot.Host, error) {
 		return nil, err
 	}
 	h.CheckName, h.BotLogin = a.cfg.CheckName, a.cfg.BotLogin
+	// Tarball downloads retry like API calls but carry no installation
+	// token: the link GitHub answers with holds its own.
+	h.archiveClient = &http.Client{Transport: a.retry, Timeout: 5 * time.Minute}
 	a.hosts[installationID] = h
 	return h, nil
 }

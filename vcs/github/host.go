@@ -35,7 +35,11 @@ const fixedMarker = "<!-- prodready:fixed -->"
 type Host struct {
 	client     *gh.Client
 	httpClient *http.Client
-	graphqlURL string
+	// archiveClient downloads tarballs from the link the API answers with
+	// (codeload.github.com): it carries no credentials, the link has its
+	// own token.
+	archiveClient *http.Client
+	graphqlURL    string
 	// CheckName is the check run's name (DefaultCheckName when empty).
 	CheckName string
 	// BotLogin, when set (e.g. "prodready[bot]"), restricts the comments
@@ -66,7 +70,7 @@ func NewHost(httpClient *http.Client, baseURL string) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating GitHub client: %w", err)
 	}
-	return &Host{client: c, httpClient: httpClient, graphqlURL: GraphQLURL(c.BaseURL())}, nil
+	return &Host{client: c, httpClient: httpClient, archiveClient: &http.Client{Timeout: 5 * time.Minute}, graphqlURL: GraphQLURL(c.BaseURL())}, nil
 }
 
 // GraphQLURL derives the GraphQL endpoint from the REST base URL:
@@ -146,8 +150,11 @@ func (h *Host) blob(ctx context.Context, pr bot.PullRequest, sha string) ([]byte
 }
 
 // Manifests returns every file at ref that want accepts: one recursive tree
-// request, then one blob request per file not already in cache (four at a
-// time).
+// request, then the files not already in cache: one blob request each (four
+// at a time) when at most ArchiveThreshold are missing, else one tarball of
+// the commit, so the number of requests grows neither with the repository
+// nor with the pull request. Symbolic links are not manifests and are left
+// out.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(string) bool, cache bot.BlobCache) ([]bot.File, error) {
 	tree, _, err := h.client.Git.GetTree(ctx, pr.Owner, pr.Repo, ref, true)
 	if err != nil {
@@ -159,7 +166,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	}
 	var files []bot.File
 	for _, e := range tree.Entries {
-		if e.GetType() != "blob" || !want(e.GetPath()) {
+		if e.GetType() != "blob" || e.GetMode() == "120000" || !want(e.GetPath()) {
 			continue
 		}
 		if e.GetSize() > maxBlobBytes {
@@ -168,12 +175,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		}
 		files = append(files, bot.File{Path: e.GetPath(), SHA: e.GetSHA()})
 	}
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		sem      = make(chan struct{}, 4)
-	)
+	var missing []*bot.File
 	for i := range files {
 		if cache != nil {
 			if data, ok := cache.Get(files[i].SHA); ok {
@@ -181,6 +183,49 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 				continue
 			}
 		}
+		missing = append(missing, &files[i])
+	}
+	if len(missing) > ArchiveThreshold {
+		wantSHA := make(map[string]string, len(missing))
+		for _, f := range missing {
+			wantSHA[f.Path] = f.SHA
+		}
+		got, err := h.archiveFiles(ctx, pr, ref, wantSHA)
+		if err != nil {
+			return nil, err
+		}
+		rest := missing[:0]
+		for _, f := range missing {
+			data, ok := got[f.Path]
+			if !ok {
+				rest = append(rest, f)
+				continue
+			}
+			f.Data = data
+			if cache != nil {
+				cache.Put(f.SHA, data)
+			}
+		}
+		if len(rest) > 0 {
+			log.Warn("files missing from the tarball or differing from their blob (export-ignore, export-subst); reading their blobs", "files", len(rest))
+		}
+		missing = rest
+	}
+	if err := h.readBlobs(ctx, pr, missing, cache); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// readBlobs reads the content of files by blob SHA, four at a time.
+func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.File, cache bot.BlobCache) error {
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, 4)
+	)
+	for _, f := range files {
 		wg.Add(1)
 		go func(f *bot.File) {
 			defer wg.Done()
@@ -199,13 +244,10 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 			if cache != nil {
 				cache.Put(f.SHA, data)
 			}
-		}(&files[i])
+		}(f)
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return files, nil
+	return firstErr
 }
 
 // StartReview creates the check run, in progress.

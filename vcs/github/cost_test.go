@@ -1,0 +1,299 @@
+package github_test
+
+import (
+	"archive/tar"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/fakegithub"
+	ghv "github.com/prodready/prodready/vcs/github"
+)
+
+// costRepoFiles is the size of the repository the cost test reviews.
+const costRepoFiles = 2000
+
+// costManifest renders manifest i of the cost repository: a Deployment
+// and the Service selecting it (a cross-file pair), with image tag tag and
+// a trailing comment line rev.
+func costManifest(i int, tag, rev string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-%04[1]d
+  namespace: team-%[4]d
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: app-%04[1]d}
+  template:
+    metadata:
+      labels: {app: app-%04[1]d}
+    spec:
+      containers:
+        - name: app
+          image: registry.example.com/app-%04[1]d:%[2]s
+          ports:
+            - containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: app-%04[1]d
+  namespace: team-%[4]d
+spec:
+  selector: {app: app-%04[1]d}
+  ports:
+    - port: 80
+      targetPort: 8080
+# %[3]s
+`, i, tag, rev, i%7)
+}
+
+// rulesOnly is a .prodready.yaml enabling only the rules ids.
+func rulesOnly(ids ...string) string {
+	var b strings.Builder
+	b.WriteString("rules:\n")
+	for _, r := range checks.Rules() {
+		if !slices.Contains(ids, r.ID) {
+			fmt.Fprintf(&b, "  %s: false\n", r.ID)
+		}
+	}
+	return b.String()
+}
+
+// countingCache counts what a review stores in the cache: Put is a blob
+// downloaded, PutParsed a file parsed.
+type countingCache struct {
+	*bot.LRUCache
+	mu           sync.Mutex
+	puts, parses int
+}
+
+func (c *countingCache) Put(sha string, data []byte) {
+	c.mu.Lock()
+	c.puts++
+	c.mu.Unlock()
+	c.LRUCache.Put(sha, data)
+}
+
+func (c *countingCache) PutParsed(sha string, f *manifest.File, lim manifest.Limits) {
+	c.mu.Lock()
+	c.parses++
+	c.mu.Unlock()
+	c.LRUCache.PutParsed(sha, f, lim)
+}
+
+func (c *countingCache) take() (puts, parses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	puts, parses = c.puts, c.parses
+	c.puts, c.parses = 0, 0
+	return puts, parses
+}
+
+// recordingHost keeps the review it publishes.
+type recordingHost struct {
+	bot.Host
+	published bot.Review
+}
+
+func (h *recordingHost) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
+	h.published = r
+	return h.Host.Publish(ctx, pr, rh, r)
+}
+
+// TestReviewCost reviews pull requests changing 1, 10 and 100 of 2,000
+// manifests, twice each (a first push with an empty cache, then a push
+// changing the same files again), and checks from the fake's call log that
+// the read requests stay the same whatever the sizes, that the writes are
+// one check-run create, at most one review and one check-run update per 50
+// annotations, that the second push downloads and parses only the changed
+// blobs, and that the findings equal those of a review without cache.
+func TestReviewCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reviews a 2,000-file repository six times")
+	}
+	const owner, name = "acme", "platform"
+	keyPEM, pub := testKey(t)
+	for _, changed := range []int{1, 10, 100} {
+		t.Run(fmt.Sprintf("%d-files", changed), func(t *testing.T) {
+			fake := fakegithub.New(testAppID, pub)
+			defer fake.Close()
+			base, head1, head2 := map[string]string{}, map[string]string{}, map[string]string{}
+			for i := range costRepoFiles {
+				p := fmt.Sprintf("apps/team-%d/app-%04d.yaml", i%7, i)
+				base[p] = costManifest(i, "1.0.0", "rev 1")
+				head1[p], head2[p] = base[p], base[p]
+				if i%(costRepoFiles/changed) == 0 {
+					head1[p] = costManifest(i, "latest", "rev 1")
+					head2[p] = costManifest(i, "latest", "rev 2")
+				}
+			}
+			// Two rules keep the test fast
+			// (the engine's speed has its own benchmarks).
+			cfg := rulesOnly("image-tag-mutable", "cpu-requests-missing")
+			base[".prodready.yaml"], head1[".prodready.yaml"], head2[".prodready.yaml"] = cfg, cfg, cfg
+			fake.AddCommit(owner, name, strings.Repeat("b", 40), base)
+			fake.AddCommit(owner, name, strings.Repeat("1", 40), head1)
+			fake.AddCommit(owner, name, strings.Repeat("2", 40), head2)
+			app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL, BotLogin: fakegithub.BotLogin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := app.Host(7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cache := &countingCache{LRUCache: bot.NewLRUCache(256 << 20)}
+			rv := bot.NewReviewer(cache, nil)
+			plain := bot.NewReviewer(nil, nil)
+			for push, head := range []string{strings.Repeat("1", 40), strings.Repeat("2", 40)} {
+				fake.SetPR(owner, name, 1, strings.Repeat("b", 40), head)
+				pr := bot.PullRequest{Host: "github", Owner: owner, Repo: name, Number: 1, InstallationID: 7, BaseSHA: strings.Repeat("b", 40), HeadSHA: head}
+				fake.ResetCalls()
+				rh := &recordingHost{Host: h}
+				if err := rv.Review(context.Background(), rh, pr); err != nil {
+					t.Fatal(err)
+				}
+				tally := fake.TallyString()
+				// Reads: config, changed files (one page), tree, listing the
+				// bot's comments, and the manifests not cached: a blob each
+				// when at most ArchiveThreshold, else one tarball.
+				blobs, tarballs := 0, 1
+				if push == 1 && changed <= ghv.ArchiveThreshold {
+					blobs, tarballs = changed, 0
+				}
+				want := map[string]int{
+					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 1,
+					"GET /repos/{owner}/{repo}/pulls/{n}/comments": 1,
+					fakegithub.RouteBlob:                           blobs, fakegithub.RouteTarball: tarballs, fakegithub.RouteCodeload: tarballs,
+				}
+				for route, n := range want {
+					if got := fake.Count(route); got != n {
+						t.Errorf("push %d: %s: %d calls, want %d\n%s", push+1, route, got, n, tally)
+					}
+				}
+				reads := fake.ReadRequests()
+				if want := 4 + max(blobs, tarballs); reads != want {
+					t.Errorf("push %d: %d read requests, want %d\n%s", push+1, reads, want, tally)
+				}
+				// Writes: one check run, at most one review, an update per 50
+				// annotations (at least one).
+				runs := fake.CheckRuns(owner, name)
+				run := runs[len(runs)-1]
+				if run.Status != "completed" || run.Conclusion == "" {
+					t.Errorf("push %d: check run %s/%s", push+1, run.Status, run.Conclusion)
+				}
+				updates := max(1, (len(run.Annotations)+49)/50)
+				if got := fake.Count("POST /repos/{owner}/{repo}/check-runs"); got != 1 {
+					t.Errorf("push %d: %d check runs created, want 1", push+1, got)
+				}
+				if got := fake.Count("PATCH /repos/{owner}/{repo}/check-runs/{id}"); got != updates {
+					t.Errorf("push %d: %d check-run updates for %d annotations, want %d", push+1, got, len(run.Annotations), updates)
+				}
+				reviews := fake.Count("POST /repos/{owner}/{repo}/pulls/{n}/reviews")
+				if push == 0 && reviews != 1 || reviews > 1 {
+					t.Errorf("push %d: %d reviews posted", push+1, reviews)
+				}
+				if len(rh.published.Findings) == 0 {
+					t.Fatalf("push %d: no findings: the test repository should have some", push+1)
+				}
+				// The cache: the first push downloads and parses every
+				// manifest, the second only the changed ones.
+				puts, parses := cache.take()
+				wantNew := costRepoFiles
+				if push == 1 {
+					wantNew = changed
+				}
+				if puts != wantNew || parses != wantNew {
+					t.Errorf("push %d: %d blobs downloaded, %d parsed; want %d of each", push+1, puts, parses, wantNew)
+				}
+				// The same findings and comments as without the cache.
+				r, err := plain.Prepare(context.Background(), h, pr, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(r.Findings, rh.published.Findings); d != "" {
+					t.Errorf("push %d: findings differ without cache (-plain +cached):\n%s", push+1, d)
+				}
+				if d := cmp.Diff(r.Comments, rh.published.Comments); d != "" {
+					t.Errorf("push %d: comments differ without cache (-plain +cached):\n%s", push+1, d)
+				}
+				t.Logf("push %d: %d read requests (%d blobs, %d tarballs), %d findings, %d annotations, %d check-run updates, %d reviews",
+					push+1, reads, blobs, tarballs, len(rh.published.Findings), len(run.Annotations), updates, reviews)
+			}
+		})
+	}
+}
+
+// TestManifestsFromHostileTarball serves a tarball with entries that must
+// never be used (a symbolic link, a path climbing out with "..", an
+// absolute path, content that is not the tree's blob) and one file left
+// out (export-ignore): Manifests returns exactly the tree's contents,
+// reading the left-out file by its blob.
+func TestManifestsFromHostileTarball(t *testing.T) {
+	const owner, name = "acme", "hostile"
+	keyPEM, pub := testKey(t)
+	fake := fakegithub.New(testAppID, pub)
+	defer fake.Close()
+	files := map[string]string{}
+	for i := range 3 * ghv.ArchiveThreshold {
+		files[fmt.Sprintf("k8s/app-%02d.yaml", i)] = costManifest(i, "1.0.0", "x")
+	}
+	files["k8s/link.yaml"] = "app-00.yaml" // a symlink in the tree: not a manifest
+	sha := strings.Repeat("c", 40)
+	fake.AddCommit(owner, name, sha, files)
+	fake.SetTreeMode(owner, name, sha, "k8s/link.yaml", "120000")
+	for _, e := range []fakegithub.ArchiveEntry{
+		{Name: "k8s/app-00.yaml", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"},
+		{Name: "k8s/app-01.yaml", Content: "kind: Secret\n"}, // not the tree's blob
+		{Name: "k8s/../../app-02.yaml", Content: "kind: Secret\n"},
+		{Name: "/k8s/app-03.yaml", Raw: true, Content: "kind: Secret\n"},
+		{Name: "k8s/app-04.yaml", Typeflag: tar.TypeLink, Linkname: "k8s/app-05.yaml"},
+		{Name: "k8s/app-06.yaml", Omit: true},
+		{Name: "k8s/link.yaml", Typeflag: tar.TypeSymlink, Linkname: "app-00.yaml"},
+	} {
+		fake.AddArchiveEntry(owner, name, e)
+	}
+	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := app.Host(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := bot.PullRequest{Owner: owner, Repo: name, Number: 1, InstallationID: 7, HeadSHA: sha}
+	got, err := h.Manifests(context.Background(), pr, sha, func(p string) bool { return strings.HasSuffix(p, ".yaml") }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for p, c := range files {
+		if p != "k8s/link.yaml" {
+			want[p] = c
+		}
+	}
+	gotMap := map[string]string{}
+	for _, f := range got {
+		gotMap[f.Path] = string(f.Data)
+	}
+	if d := cmp.Diff(want, gotMap); d != "" {
+		t.Errorf("manifests (-want +got):\n%s", d)
+	}
+	if n := fake.Count(fakegithub.RouteTarball); n != 1 {
+		t.Errorf("%d tarball requests, want 1", n)
+	}
+	if n := fake.Count(fakegithub.RouteBlob); n != 1 {
+		t.Errorf("%d blob requests, want 1 (the file left out of the tarball)\n%s", n, fake.TallyString())
+	}
+}
