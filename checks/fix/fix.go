@@ -5,7 +5,6 @@
 package fix
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/prodready/prodready/checks"
@@ -52,122 +51,111 @@ type Suggestion struct {
 // overlapping or adjacent lines (several fixes of one object merge into
 // one), and the findings whose fix could not be applied. Committing every
 // suggestion gives exactly what Apply gives.
+//
+// It applies all fixes once and takes the smallest whole-line hunks between
+// the original and the result; each finding's own fix (applied alone) says
+// which hunks it belongs to, and hunks that share a finding become one
+// suggestion. The suggestions are those hunks, so committing them all is
+// exact by construction.
 func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	want, applied, failed := Apply(src, findings)
 	if len(applied) == 0 {
 		return nil, failed
 	}
-	// Start with one group per finding, then merge groups whose line ranges
-	// overlap or touch until none do.
-	groups := make([]group, 0, len(applied))
-	for _, i := range applied {
-		g, err := newGroup(src, findings, []int{i})
-		if err != nil || len(g.changes) == 0 {
-			continue // a fix that changes nothing on its own (already applied by another)
-		}
-		groups = append(groups, g)
+	hunks := edit.Changes(src, want)
+	if len(hunks) == 0 {
+		return nil, failed
 	}
-	groups = mergeOverlapping(src, findings, groups)
-	if got := edit.ApplyChanges(src, collect(groups)); string(got) != string(want) {
-		// Fixes that interact (one edits what another inserted): fall back
-		// to one suggestion per document, which is exact by construction.
-		groups = byDocument(src, findings, applied)
+	// Union-find over hunks: a finding whose own changes overlap several
+	// hunks joins them.
+	parent := make([]int, len(hunks))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	owners := make([][]int, len(hunks)) // findings per hunk
+	for _, i := range applied {
+		own, _, fl := Apply(src, findings[i:i+1])
+		if len(fl) > 0 {
+			continue
+		}
+		first := -1
+		for _, c := range edit.Changes(src, own) {
+			for h, hk := range hunks {
+				if c.StartLine <= hk.EndLine+1 && hk.StartLine <= c.EndLine+1 {
+					owners[h] = appendOnce(owners[h], i)
+					if first < 0 {
+						first = h
+					} else {
+						parent[find(h)] = find(first)
+					}
+				}
+			}
+		}
+	}
+	// A group's suggestion spans from its first hunk to its last; groups
+	// whose spans overlap (a volume and its mount around another fix) join,
+	// until no two spans overlap.
+	for merged := true; merged; {
+		merged = false
+		lo, hi := map[int]int{}, map[int]int{}
+		for h, hk := range hunks {
+			r := find(h)
+			if l, ok := lo[r]; !ok || hk.StartLine < l {
+				lo[r] = hk.StartLine
+			}
+			if hk.EndLine > hi[r] {
+				hi[r] = hk.EndLine
+			}
+		}
+		for a := range lo {
+			for b := range lo {
+				if a != b && find(a) != find(b) && lo[a] <= hi[b] && lo[b] <= hi[a] {
+					parent[find(a)] = find(b)
+					merged = true
+				}
+			}
+		}
+	}
+	groups := map[int][]int{} // root → hunk indexes, in order
+	var roots []int
+	for h := range hunks {
+		r := find(h)
+		if _, ok := groups[r]; !ok {
+			roots = append(roots, r)
+		}
+		groups[r] = append(groups[r], h)
 	}
 	var out []Suggestion
-	for _, g := range groups {
-		for _, c := range g.changes {
-			out = append(out, Suggestion{StartLine: c.StartLine, EndLine: c.EndLine, Text: c.Text, Findings: g.findings})
+	for _, r := range roots {
+		var cs []edit.Change
+		var fs []int
+		for _, h := range groups[r] {
+			cs = append(cs, hunks[h])
+			for _, f := range owners[h] {
+				fs = appendOnce(fs, f)
+			}
 		}
+		c := coalesce(src, cs)[0]
+		out = append(out, Suggestion{StartLine: c.StartLine, EndLine: c.EndLine, Text: c.Text, Findings: fs})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].StartLine < out[j].StartLine })
 	return out, failed
 }
 
-// group is a set of findings fixed together and the changes their fixes make.
-type group struct {
-	findings []int
-	changes  []edit.Change
-	lo, hi   int // line span of the changes
-}
-
-func newGroup(src []byte, findings []checks.Finding, idx []int) (group, error) {
-	sub := make([]checks.Finding, len(idx))
-	for k, i := range idx {
-		sub[k] = findings[i]
-	}
-	out, _, failed := Apply(src, sub)
-	if len(failed) > 0 {
-		return group{}, fmt.Errorf("fix: %w", failed[0].Err)
-	}
-	cs := coalesce(src, edit.Changes(src, out))
-	g := group{findings: append([]int(nil), idx...), changes: cs}
-	if len(cs) > 0 {
-		g.lo, g.hi = cs[0].StartLine, cs[len(cs)-1].EndLine
-	}
-	return g, nil
-}
-
-// mergeOverlapping merges groups whose spans overlap or touch.
-func mergeOverlapping(src []byte, findings []checks.Finding, groups []group) []group {
-	for {
-		sort.Slice(groups, func(i, j int) bool { return groups[i].lo < groups[j].lo })
-		merged := false
-		for i := 0; i+1 < len(groups); i++ {
-			a, b := groups[i], groups[i+1]
-			if b.lo > a.hi+1 {
-				continue
-			}
-			g, err := newGroup(src, findings, append(append([]int(nil), a.findings...), b.findings...))
-			if err != nil {
-				continue
-			}
-			groups = append(append(groups[:i:i], g), groups[i+2:]...)
-			merged = true
-			break
-		}
-		if !merged {
-			return groups
+func appendOnce(xs []int, x int) []int {
+	for _, y := range xs {
+		if y == x {
+			return xs
 		}
 	}
-}
-
-// byDocument makes one group per document.
-func byDocument(src []byte, findings []checks.Finding, applied []int) []group {
-	perDoc := map[int][]int{}
-	var docs []int
-	for _, i := range applied {
-		d := findings[i].Object.Doc
-		if _, ok := perDoc[d]; !ok {
-			docs = append(docs, d)
-		}
-		perDoc[d] = append(perDoc[d], i)
-	}
-	var out []group
-	for _, d := range docs {
-		if g, err := newGroup(src, findings, perDoc[d]); err == nil && len(g.changes) > 0 {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-func collect(groups []group) []edit.Change {
-	var cs []edit.Change
-	for _, g := range groups {
-		cs = append(cs, g.changes...)
-	}
-	return cs
-}
-
-// fixable returns the indexes of findings that carry a fix.
-func fixable(findings []checks.Finding) []int {
-	var out []int
-	for i, f := range findings {
-		if f.Fix != nil && len(f.Fix.Edits) > 0 {
-			out = append(out, i)
-		}
-	}
-	return out
+	return append(xs, x)
 }
 
 // coalesce joins a fix's changes into one, spanning from the first changed
@@ -204,6 +192,17 @@ func splitLines(src []byte) []string {
 		}
 		out = append(out, string(src[:i]))
 		src = src[i:]
+	}
+	return out
+}
+
+// fixable returns the indexes of findings that carry a fix.
+func fixable(findings []checks.Finding) []int {
+	var out []int
+	for i, f := range findings {
+		if f.Fix != nil && len(f.Fix.Edits) > 0 {
+			out = append(out, i)
+		}
 	}
 	return out
 }
