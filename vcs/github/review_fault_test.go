@@ -32,7 +32,7 @@ const (
 
 // clientTimeout is how long the client under test waits for an answer's
 // headers; a faultTimeout handler hangs longer.
-const clientTimeout = 150 * time.Millisecond
+const clientTimeout = 100 * time.Millisecond
 
 // faultProxy stands between the bot and the fake GitHub. It numbers the
 // calls it sees (from 1) and fails calls from..from+times-1 with kind; the
@@ -84,7 +84,7 @@ func newFaultProxy(t *testing.T, fake *fakegithub.Server, modify func(*http.Resp
 		case faultTimeout:
 			select {
 			case <-r.Context().Done():
-			case <-time.After(20 * clientTimeout):
+			case <-time.After(3 * clientTimeout):
 			}
 		case faultReset:
 			conn, _, err := w.(http.Hijacker).Hijack()
