@@ -290,3 +290,37 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdownLetsAcknowledgedReviewFinish: SIGTERM (Server.Shutdown)
+// arrives while an acknowledged review waits on GitHub; GitHub answers
+// within the grace period, so the review is not lost: Shutdown returns nil
+// and the check run completes with the review's real result. (When the
+// grace period ends first, TestShutdownEndsUnfinishedReview: the check run
+// says to re-run.)
+func TestShutdownLetsAcknowledgedReviewFinish(t *testing.T) {
+	st := newStack(t, 4, true)
+	setupRepo(st.fake, "acme", "deploys", 7, synthBase, synthHead)
+	reached, release := st.fake.Hold("GET", "/repos/acme/deploys/git/trees/")
+	if code := st.deliver(t, "pull_request", "term-1", syntheticOpened(t)); code != http.StatusAccepted {
+		release()
+		t.Fatalf("status %d", code)
+	}
+	<-reached
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // the grace period
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- st.server.Shutdown(ctx) }()
+	// The server stops taking deliveries before the review goes on.
+	for st.deliver(t, "pull_request", "term-2", syntheticOpened(t)) != http.StatusServiceUnavailable {
+		time.Sleep(5 * time.Millisecond)
+	}
+	release()
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v, want nil (the review finished within the grace period)", err)
+	}
+	<-st.done
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Title != "3 errors" || len(st.fake.Reviews("acme", "deploys")) != 1 {
+		t.Fatalf("runs %+v, want the review completed", runs)
+	}
+}
