@@ -74,6 +74,7 @@ func FuzzWebhook(f *testing.F) {
 	f.Add("pull_request", []byte(`{"action":"opened","pull_request":null,"repository":{},"installation":{"id":1}}`), uint8(0))
 	f.Add("check_suite", []byte(`{"action":"rerequested","check_suite":{"pull_requests":[{}]},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`), uint8(0))
 	f.Add("push", []byte(`[]`), uint8(2))
+	metrics := bot.NewMetrics() // shared: it is safe for concurrent use
 	f.Fuzz(func(t *testing.T, event string, body []byte, mode uint8) {
 		secret := []byte("fuzz-webhook-secret")
 		var sig string
@@ -115,7 +116,7 @@ func FuzzWebhook(f *testing.F) {
 			Secret:  secret,
 			Queue:   q,
 			HostFor: func(int64) (bot.Host, error) { return nil, nil },
-			Metrics: bot.NewMetrics(),
+			Metrics: metrics,
 			Logger:  slog.New(slog.NewJSONHandler(&logs, nil)),
 		}
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/github", bytes.NewReader(body))

@@ -40,6 +40,7 @@ func FuzzWebhook(f *testing.F) {
 	}
 	f.Add("Merge Request Hook", []byte(`{"object_kind":"merge_request","project":{"id":1},"object_attributes":{"iid":1,"action":"open","last_commit":{"id":"x"}}}`), uint8(0))
 	f.Add("Push Hook", []byte(`{}`), uint8(3))
+	metrics := bot.NewMetrics() // shared: it is safe for concurrent use
 	f.Fuzz(func(t *testing.T, event string, body []byte, mode uint8) {
 		secret := "fuzz-gitlab-token"
 		token := secret
@@ -55,7 +56,7 @@ func FuzzWebhook(f *testing.F) {
 		q := &recordingQueue{}
 		wh := NewWebhookHandler([]byte(secret), nil, q)
 		wh.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
-		wh.Metrics = bot.NewMetrics()
+		wh.Metrics = metrics
 		rec := deliver(wh, token, event, body, map[string]string{"Idempotency-Key": "k"})
 		valid := token == secret
 		switch code := rec.Code; {
