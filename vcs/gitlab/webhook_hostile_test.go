@@ -209,3 +209,23 @@ func TestSlowLorisIsCut(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestForkMergeRequestSameRules: a merge request from a fork (source
+// project differs from the target) whose head switches the rule off is
+// reviewed with the target's base config, like any other.
+func TestForkMergeRequestSameRules(t *testing.T) {
+	p := loadPayload(t, filepath.Join("..", "..", "fixtures", "gitlab", "merge_request.update.json"))
+	oa := p["object_attributes"].(map[string]any)
+	oa["source_project_id"], oa["target_project_id"] = 666, 7
+	e := newE2E(t, 7, "group/sub/project")
+	base := e.gl.Commit(7, map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n"})
+	head := e.gl.Commit(7, map[string]string{".prodready.yaml": "rules:\n  probe-named-port-undeclared: false\n", "README.md": "# app\n", "deploy/web.yaml": webV1})
+	e.gl.Push(7, 1, base, head, 0)
+	if err := e.deliver(t, payload(t, p, "open", "", head), "fork-1"); err != nil {
+		t.Fatal(err)
+	}
+	st := e.gl.Statuses()
+	if len(st) == 0 || st[len(st)-1].State != "failed" || !strings.Contains(st[len(st)-1].Description, "2 errors") {
+		t.Errorf("statuses %+v, want failed with 2 errors (the fork's config ignored)", st)
+	}
+}
