@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prodready/prodready/bot"
@@ -86,23 +87,23 @@ func TestEndlessBlobFailsCleanly(t *testing.T) {
 	p := newProxied(t, nil, &lockedLog{}, testSuggest)
 	p.app.Retry().MaxAnswerBytes = 1 << 20
 	setupRepo(p.fake, "acme", "deploys", 7, synthBase, synthHead)
-	var sent int64
-	p.proxy.intercept = func(w http.ResponseWriter, r *http.Request) bool {
+	var sent atomic.Int64
+	p.proxy.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if !strings.Contains(r.URL.Path, "/git/blobs/") {
 			return false
 		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"encoding":"base64","content":"`)
 		chunk := bytes.Repeat([]byte("QUFB"), 16<<10)
-		for sent < 1<<30 { // stops when the client hangs up
+		for sent.Load() < 1<<30 { // stops when the client hangs up
 			n, err := w.Write(chunk)
-			sent += int64(n)
+			sent.Add(int64(n))
 			if err != nil {
 				break
 			}
 		}
 		return true
-	}
+	})
 	err := p.review(t, "endless-1", syntheticOpened(t))
 	if err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("review error %v, want the answer-size limit", err)
@@ -111,7 +112,7 @@ func TestEndlessBlobFailsCleanly(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "failure" || !strings.Contains(runs[0].Summary, "larger than") {
 		t.Errorf("runs = %+v", runs)
 	}
-	if sent >= 1<<30 {
+	if sent.Load() >= 1<<30 {
 		t.Errorf("the client read the whole endless answer")
 	}
 }
@@ -125,7 +126,7 @@ func TestUnknownInstallationFailsCleanly(t *testing.T) {
 	logs := &lockedLog{}
 	p := newProxied(t, nil, logs, testSuggest)
 	setupRepo(p.fake, "acme", "deploys", 7, synthBase, synthHead)
-	p.proxy.intercept = func(w http.ResponseWriter, r *http.Request) bool {
+	p.proxy.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if strings.HasPrefix(r.URL.Path, "/app/installations/") && !strings.HasPrefix(r.URL.Path, "/app/installations/42/") {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)
@@ -133,7 +134,7 @@ func TestUnknownInstallationFailsCleanly(t *testing.T) {
 			return true
 		}
 		return false
-	}
+	})
 	body := rewrite(t, syntheticOpened(t), func(m map[string]any) { m["installation"] = map[string]any{"id": 999} })
 	err := p.review(t, "inst-1", body)
 	if err == nil || !strings.Contains(err.Error(), "999") {

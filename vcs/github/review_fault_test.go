@@ -66,6 +66,7 @@ func newFaultProxy(t *testing.T, fake *fakegithub.Server, modify func(*http.Resp
 		p.n++
 		n := p.n
 		hit := p.kind != "" && n >= p.from && n < p.from+p.times
+		kind := p.kind
 		if hit {
 			p.faulted = append(p.faulted, fmt.Sprintf("%d %s %s", n, r.Method, r.URL.Path))
 		}
@@ -78,7 +79,7 @@ func newFaultProxy(t *testing.T, fake *fakegithub.Server, modify func(*http.Resp
 			rp.ServeHTTP(w, r)
 			return
 		}
-		switch p.kind {
+		switch kind {
 		case fault500:
 			http.Error(w, `{"message":"Server Error"}`, http.StatusInternalServerError)
 		case faultTimeout:
@@ -104,6 +105,27 @@ func newFaultProxy(t *testing.T, fake *fakegithub.Server, modify func(*http.Resp
 	t.Cleanup(p.srv.Close)
 	p.URL = p.srv.URL + "/"
 	return p
+}
+
+// set arms the proxy: calls from..from+times-1 fail with kind.
+func (p *faultProxy) set(kind faultKind, from, times int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.kind, p.from, p.times = kind, from, times
+}
+
+// setIntercept sets the function that may answer calls itself.
+func (p *faultProxy) setIntercept(f func(w http.ResponseWriter, r *http.Request) bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.intercept = f
+}
+
+// faultedCalls lists the calls that were failed.
+func (p *faultProxy) faultedCalls() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.faulted...)
 }
 
 func (p *faultProxy) calls() int {
@@ -241,15 +263,17 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 					p := newProxied(t, nil, &lockedLog{}, testSuggest)
 					p.app.Retry().MaxAttempts = 3
 					setupRepo(p.fake, "acme", "deploys", 7, synthBase, synthHead)
-					p.proxy.kind, p.proxy.from, p.proxy.times = kind, n, 1
+					times := 1
 					if persistent {
-						p.proxy.times = 3
+						times = 3
 					}
+					p.proxy.set(kind, n, times)
 					err := p.review(t, "f-1", syntheticOpened(t))
-					if len(p.proxy.faulted) == 0 {
+					faulted := p.proxy.faultedCalls()
+					if len(faulted) == 0 {
 						t.Fatalf("no call was faulted")
 					}
-					t.Logf("faulted %v: err %v", p.proxy.faulted, err)
+					t.Logf("faulted %v: err %v", faulted, err)
 					runs := p.fake.CheckRuns("acme", "deploys")
 					for _, r := range runs {
 						if r.Status != "completed" {
@@ -264,7 +288,7 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 					}
 					if !persistent {
 						if err != nil || len(runs) != 1 || runs[0].Conclusion != want[0].Conclusion || runs[0].Title != want[0].Title || len(p.fake.Reviews("acme", "deploys")) != 1 {
-							t.Fatalf("after one %s on call %d (%v): err %v, runs %+v", kind, n, p.proxy.faulted, err, runs)
+							t.Fatalf("after one %s on call %d (%v): err %v, runs %+v", kind, n, faulted, err, runs)
 						}
 						return
 					}

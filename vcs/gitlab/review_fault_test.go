@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,6 +59,7 @@ func newFaultProxy(t *testing.T, fake *fakegitlab.Server) *faultProxy {
 		p.mu.Lock()
 		p.n++
 		hit := p.kind != "" && p.n == p.at
+		kind := p.kind
 		if hit {
 			p.faulted = r.Method + " " + r.URL.Path
 		}
@@ -70,7 +72,7 @@ func newFaultProxy(t *testing.T, fake *fakegitlab.Server) *faultProxy {
 			rp.ServeHTTP(w, r)
 			return
 		}
-		switch p.kind {
+		switch kind {
 		case fault500:
 			http.Error(w, `{"message":"500 Internal Server Error"}`, http.StatusInternalServerError)
 		case fault503:
@@ -91,6 +93,20 @@ func newFaultProxy(t *testing.T, fake *fakegitlab.Server) *faultProxy {
 	}))
 	t.Cleanup(p.Close)
 	return p
+}
+
+// set arms the proxy: call number at fails with kind.
+func (p *faultProxy) set(kind faultKind, at int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.kind, p.at = kind, at
+}
+
+// faultedCall is the call that was failed ("" when none).
+func (p *faultProxy) faultedCall() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.faulted
 }
 
 func (p *faultProxy) calls() int {
@@ -178,11 +194,12 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 		for n := 1; n <= total; n++ {
 			t.Run(fmt.Sprintf("%s/call%d", kind, n), func(t *testing.T) {
 				h, fake, proxy, clk, pr := proxiedHost(t)
-				proxy.kind, proxy.at = kind, n
+				proxy.set(kind, n)
 				rv := bot.NewReviewer(nil, nil)
 				rv.Suggest = nil
 				err := rv.Review(context.Background(), h, pr)
-				if proxy.faulted == "" {
+				faulted := proxy.faultedCall()
+				if faulted == "" {
 					t.Fatal("no call was faulted")
 				}
 				st := fake.Statuses()
@@ -194,7 +211,7 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 				}
 				last := st[len(st)-1]
 				if last.State == "pending" || last.State == "running" {
-					t.Fatalf("status left %q after a %s on %s (err %v)", last.State, kind, proxy.faulted, err)
+					t.Fatalf("status left %q after a %s on %s (err %v)", last.State, kind, faulted, err)
 				}
 				clk.mu.Lock()
 				var waited time.Duration
@@ -207,14 +224,14 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 				}
 				if err == nil {
 					if last.State != "failed" || last.Description != want[1].Description || len(fake.Discussions(projectID, 1)) != wantDiscussions {
-						t.Fatalf("after a %s on %s: statuses %+v, %d discussions; want as without the fault", kind, proxy.faulted, st, len(fake.Discussions(projectID, 1)))
+						t.Fatalf("after a %s on %s: statuses %+v, %d discussions; want as without the fault", kind, faulted, st, len(fake.Discussions(projectID, 1)))
 					}
 					return
 				}
 				if last.State != "failed" || !strings.Contains(last.Description, "could not") {
-					t.Fatalf("after a %s on %s the review failed (%v) but the status is %+v", kind, proxy.faulted, err, last)
+					t.Fatalf("after a %s on %s the review failed (%v) but the status is %+v", kind, faulted, err, last)
 				}
-				if strings.HasPrefix(proxy.faulted, "GET") && kind != faultTimeout && kind != faultReset {
+				if strings.HasPrefix(faulted, "GET") && kind != faultTimeout && kind != faultReset {
 					t.Errorf("a GET answered %s was not retried: %v", kind, err)
 				}
 			})
@@ -232,15 +249,15 @@ func TestEndlessRawFileFailsCleanly(t *testing.T) {
 		map[string]string{"README.md": "# app\n", "deploy/web.yaml": faultWeb})
 	fake.MR(projectID, 1).Diffs[0].TooLarge = true
 	proxy := newFaultProxy(t, fake)
-	var sent int64
+	var sent atomic.Int64
 	proxy.intercept = func(w http.ResponseWriter, r *http.Request) bool {
 		if !strings.HasSuffix(r.URL.Path, "/raw") && !strings.Contains(r.URL.Path, "/blobs/") || strings.Contains(r.URL.Path, ".prodready.yaml") {
 			return false
 		}
 		chunk := []byte(strings.Repeat("# padding\n", 6<<10))
-		for sent < 1<<30 {
+		for sent.Load() < 1<<30 {
 			n, err := w.Write(chunk)
-			sent += int64(n)
+			sent.Add(int64(n))
 			if err != nil {
 				break
 			}
@@ -260,7 +277,7 @@ func TestEndlessRawFileFailsCleanly(t *testing.T) {
 	if len(st) == 0 || st[len(st)-1].State != "failed" || !strings.Contains(st[len(st)-1].Description, "larger than") {
 		t.Errorf("statuses %+v", st)
 	}
-	if sent >= 1<<30 {
+	if sent.Load() >= 1<<30 {
 		t.Error("the whole endless answer was read")
 	}
 }
