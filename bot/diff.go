@@ -63,6 +63,10 @@ func ParsePatch(patch string) (*Diff, error) {
 	return d, nil
 }
 
+// maxHunkStart bounds a hunk's first line (no file the bot reads has
+// 2^31 lines).
+const maxHunkStart = 1<<31 - 1
+
 // parseHunkHeader returns the new-side start line of "@@ -a,b +c,d @@ …".
 func parseHunkHeader(h string) (int, error) {
 	fields := strings.Fields(h)
@@ -75,7 +79,9 @@ func parseHunkHeader(h string) (int, error) {
 			f = f[:i]
 		}
 		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
+		// A start beyond any real file's length would overflow the line
+		// numbers that follow it: refuse it like any other bad header.
+		if err != nil || n < 0 || n > maxHunkStart {
 			return 0, fmt.Errorf("bad hunk header %q", h)
 		}
 		if n == 0 { // "+0,0": the new file is empty

@@ -302,6 +302,7 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 		}
 	}
 	covered := make([]bool, len(fs))
+	creds := credentialLines(src, fs)
 	var out []Comment
 	// A fix may take several separate line ranges: checks/fix returns one
 	// suggestion per range, all naming the same findings. They are commented
@@ -321,7 +322,7 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 			ok = ok && s.StartLine >= 1 && s.EndLine >= s.StartLine && d.InOneHunk(s.StartLine, s.EndLine)
 			added = added || d.AddedIn(s.StartLine, s.EndLine)
 		}
-		if !ok || !added || len(group) == 0 {
+		if !ok || !added || len(group) == 0 || repeatsCredential(part, creds) {
 			continue
 		}
 		for _, k := range part[0].Findings {

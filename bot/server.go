@@ -29,7 +29,27 @@ type Server struct {
 	logger  *slog.Logger
 	ready   atomic.Bool
 	http    *http.Server
+	// Timeouts bound each connection (DefaultTimeouts from NewServer);
+	// change them before Serve.
+	Timeouts Timeouts
 }
+
+// Timeouts are the HTTP server's per-connection limits. They keep a client
+// that sends its headers or body slowly (slow-loris) or never reads the
+// answer from holding a connection.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included.
+	Read time.Duration
+	// Write bounds writing the answer.
+	Write time.Duration
+	// Idle bounds a kept-alive connection waiting for its next request.
+	Idle time.Duration
+}
+
+// DefaultTimeouts are the limits a Server starts with.
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: 60 * time.Second, Write: 60 * time.Second, Idle: 120 * time.Second}
 
 // NewServer returns a server whose readiness follows pool and whose
 // /metrics serves metrics (with the queue depth added).
@@ -42,7 +62,7 @@ func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{echo: e, pool: pool, metrics: metrics, logger: logger}
+	s := &Server{echo: e, pool: pool, metrics: metrics, logger: logger, Timeouts: DefaultTimeouts}
 	metrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "prodready_queue_depth",
 		Help: "Reviews waiting for a worker.",
@@ -85,10 +105,10 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 func (s *Server) Serve(l net.Listener) error {
 	s.http = &http.Server{
 		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: s.Timeouts.ReadHeader,
+		ReadTimeout:       s.Timeouts.Read,
+		WriteTimeout:      s.Timeouts.Write,
+		IdleTimeout:       s.Timeouts.Idle,
 	}
 	err := s.http.Serve(l)
 	if errors.Is(err, http.ErrServerClosed) {

@@ -34,6 +34,10 @@ type RetryTransport struct {
 	// Sleep waits d or until ctx ends (a real timer when nil; tests
 	// replace it to run without waiting).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// MaxAnswerBytes bounds the body read of every answer
+	// (bot.MaxAnswerBytes when 0): a blob or listing that claims, or sends,
+	// more fails its call instead of filling memory.
+	MaxAnswerBytes int64
 	// Now returns the current time (time.Now when nil).
 	Now     func() time.Time
 	Metrics *bot.Metrics
@@ -122,6 +126,13 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		wait, retry := t.retryAfter(resp, err, backoff)
 		if !retry || attempt >= attempts || waited+wait > budget || (req.Body != nil && req.GetBody == nil) {
+			if resp != nil {
+				limit := t.MaxAnswerBytes
+				if limit <= 0 {
+					limit = bot.MaxAnswerBytes
+				}
+				resp.Body = bot.LimitBody(resp.Body, limit)
+			}
 			return resp, err
 		}
 		if resp != nil {

@@ -168,6 +168,24 @@ func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool
 	return pr, event + "." + e.Action, true, nil
 }
 
+// eventLabel is the metrics label of an X-GitHub-Event header: the event
+// when it is one GitHub sends to an app, else "other". The header is the
+// sender's to choose before its signature is checked: used as a label as
+// is, it could add a series per delivery, or panic the metrics with a value
+// that is not UTF-8.
+func eventLabel(event string) string {
+	switch event {
+	case "pull_request", "check_suite", "check_run", "installation",
+		"installation_repositories", "installation_target", "ping", "push",
+		"pull_request_review", "pull_request_review_comment",
+		"pull_request_review_thread", "issues", "issue_comment", "create",
+		"delete", "release", "status", "workflow_run", "workflow_job",
+		"github_app_authorization":
+		return event
+	}
+	return "other"
+}
+
 // Webhook is the http.Handler of POST /webhooks/github.
 type Webhook struct {
 	// Secret is the webhook secret; without one every delivery is refused.
@@ -193,8 +211,9 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	event := r.Header.Get("X-GitHub-Event")
 	delivery := r.Header.Get("X-GitHub-Delivery")
 	log = log.With("delivery", delivery, "event", event)
+	label := eventLabel(event)
 	answer := func(code int, outcome, msg string) {
-		wh.Metrics.Delivery("github", event, outcome)
+		wh.Metrics.Delivery("github", label, outcome)
 		if code >= 400 {
 			log.Warn("delivery refused", "status", code, "outcome", outcome)
 		}
@@ -232,7 +251,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	job := bot.Job{DeliveryID: delivery, Event: name, PR: pr, Host: host}
 	switch err := wh.Queue.Enqueue(job); {
 	case err == nil:
-		wh.Metrics.Delivery("github", event, "queued")
+		wh.Metrics.Delivery("github", label, "queued")
 		bot.JobLogger(base, job).Info("review queued")
 		w.WriteHeader(http.StatusAccepted)
 	case errors.Is(err, bot.ErrDuplicate):

@@ -40,6 +40,9 @@ type Options struct {
 	RetryWait time.Duration
 	// Metrics counts API calls (nil: not counted).
 	Metrics *bot.Metrics
+	// MaxAnswerBytes bounds the body read of every API answer, raw files
+	// and blobs included (bot.MaxAnswerBytes when 0).
+	MaxAnswerBytes int64
 	// HeadWait bounds how long the Host waits for GitLab to compute a
 	// merge request's diff_refs for a new push (default one minute).
 	HeadWait time.Duration
@@ -92,7 +95,7 @@ func NewHost(opt Options) (*Host, error) {
 		inner = http.DefaultTransport
 	}
 	clk := realClock()
-	rt := &retryTransport{base: inner, budget: opt.RetryBudget, first: opt.RetryWait, max: 30 * time.Second, clk: clk, metrics: opt.Metrics}
+	rt := &retryTransport{base: inner, budget: opt.RetryBudget, first: opt.RetryWait, max: 30 * time.Second, clk: clk, metrics: opt.Metrics, maxAnswer: opt.MaxAnswerBytes}
 	if rt.budget <= 0 {
 		rt.budget = time.Minute
 	}

@@ -28,6 +28,9 @@ type retryTransport struct {
 	// metrics counts every attempt by endpoint and status (nil: not
 	// counted).
 	metrics *bot.Metrics
+	// maxAnswer bounds the body read of every answer (a raw file or blob
+	// that does not end fails its call instead of filling memory).
+	maxAnswer int64
 }
 
 // clock is the time source of retries and waits; tests replace it with
@@ -74,11 +77,11 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		t.metrics.APICall("gitlab", endpoint(req.Method, req.URL), status)
 		if !replayable || !retryable(req, resp, err) {
-			return resp, err
+			return t.limited(resp), err
 		}
 		wait := t.backoff(attempt, resp)
 		if t.clk.now().Add(wait).Sub(start) > t.budget {
-			return resp, err // out of budget: the last answer stands
+			return t.limited(resp), err // out of budget: the last answer stands
 		}
 		if resp != nil {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -88,6 +91,18 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// limited bounds resp's body to maxAnswer (bot.MaxAnswerBytes when 0).
+func (t *retryTransport) limited(resp *http.Response) *http.Response {
+	if resp != nil {
+		n := t.maxAnswer
+		if n <= 0 {
+			n = bot.MaxAnswerBytes
+		}
+		resp.Body = bot.LimitBody(resp.Body, n)
+	}
+	return resp
 }
 
 // retryable reports whether an attempt may be repeated. Setting a commit

@@ -1,0 +1,153 @@
+package github_test
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prodready/prodready/bot"
+	ghv "github.com/prodready/prodready/vcs/github"
+)
+
+// jobQueue is a bot.Enqueuer that keeps the jobs it is given.
+type jobQueue struct {
+	mu   sync.Mutex
+	jobs []bot.Job
+}
+
+func (q *jobQueue) Enqueue(j bot.Job) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.jobs = append(q.jobs, j)
+	return nil
+}
+
+// webhookSeeds are the GitHub deliveries to start fuzzing from: the
+// repository's fixture (ours) and every payload under ../shared/payloads/github
+// when present (third-party: read at fuzz time, never copied).
+func webhookSeeds(tb testing.TB) map[string][]byte {
+	seeds := map[string][]byte{}
+	if data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "github", "pull_request_opened.json")); err == nil {
+		seeds["pull_request"] = data
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "payloads", "github", "*.json"))
+	if len(files) == 0 {
+		tb.Log("../shared/payloads/github absent: fuzzing from the fixture only")
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		event, _, _ := strings.Cut(filepath.Base(p), ".")
+		for _, e := range []string{"pull_request", "check_suite", "check_run", "installation_repositories", "installation"} {
+			if strings.HasPrefix(event, e) {
+				event = e
+				break
+			}
+		}
+		seeds[event+" "+filepath.Base(p)] = data
+	}
+	return seeds
+}
+
+// FuzzWebhook sends arbitrary deliveries through signature verification,
+// event decoding and the webhook handler. Invariants: nothing panics; the
+// answer is one of 200, 202, 400, 401, 413; a delivery is queued only with
+// a valid signature and as a complete job (owner, repository, number > 0,
+// head SHA, installation); a bad or missing signature is 401 and queues
+// nothing; a valid signature stops verifying when one byte of the body
+// changes; the secret never appears in the logs.
+func FuzzWebhook(f *testing.F) {
+	for name, body := range webhookSeeds(f) {
+		event, _, _ := strings.Cut(name, " ")
+		f.Add(event, body, uint8(0))
+		f.Add(event, body, uint8(1))
+	}
+	f.Add("pull_request", []byte(`{"action":"opened","pull_request":null,"repository":{},"installation":{"id":1}}`), uint8(0))
+	f.Add("check_suite", []byte(`{"action":"rerequested","check_suite":{"pull_requests":[{}]},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`), uint8(0))
+	f.Add("push", []byte(`[]`), uint8(2))
+	metrics := bot.NewMetrics() // shared: it is safe for concurrent use
+	f.Fuzz(func(t *testing.T, event string, body []byte, mode uint8) {
+		secret := []byte("fuzz-webhook-secret")
+		var sig string
+		switch mode % 4 {
+		case 0: // valid
+			sig = ghv.Sign(secret, body)
+		case 1: // another secret
+			sig = ghv.Sign([]byte("other"), body)
+		case 2: // truncated
+			sig = ghv.Sign(secret, body)
+			sig = sig[:len(sig)-1-int(mode/4)%len(sig)]
+		case 3: // missing
+		}
+		valid := ghv.VerifySignature(secret, body, sig)
+		if valid != (mode%4 == 0) {
+			t.Fatalf("mode %d: VerifySignature = %v", mode%4, valid)
+		}
+		if valid {
+			other := append([]byte{}, body...)
+			if len(other) == 0 {
+				other = append(other, 'x')
+			} else {
+				other[len(other)/2] ^= 1
+			}
+			if ghv.VerifySignature(secret, other, sig) {
+				t.Fatal("the signature of one body verifies another")
+			}
+		}
+		pr, name, ok, err := ghv.Decode(event, body)
+		if ok {
+			if err != nil || name == "" || pr.Owner == "" || pr.Repo == "" || pr.Number <= 0 || pr.HeadSHA == "" || pr.InstallationID == 0 || pr.Host != "github" {
+				t.Fatalf("incomplete job %+v name %q err %v", pr, name, err)
+			}
+		}
+
+		var logs bytes.Buffer
+		q := &jobQueue{}
+		wh := &ghv.Webhook{
+			Secret:  secret,
+			Queue:   q,
+			HostFor: func(int64) (bot.Host, error) { return nil, nil },
+			Metrics: metrics,
+			Logger:  slog.New(slog.NewJSONHandler(&logs, nil)),
+		}
+		req := httptest.NewRequest(http.MethodPost, "/webhooks/github", bytes.NewReader(body))
+		req.Header.Set("X-GitHub-Event", event)
+		req.Header.Set("X-GitHub-Delivery", "fuzz-1")
+		if sig != "" {
+			req.Header.Set("X-Hub-Signature-256", sig)
+		}
+		rec := httptest.NewRecorder()
+		wh.ServeHTTP(rec, req)
+		io.Copy(io.Discard, rec.Body)
+		switch code := rec.Code; {
+		case !valid && code != http.StatusUnauthorized:
+			t.Fatalf("unverified delivery answered %d, want 401", code)
+		case valid && err != nil && code != http.StatusBadRequest:
+			t.Fatalf("undecodable delivery answered %d, want 400", code)
+		case valid && err == nil && ok && code != http.StatusAccepted:
+			t.Fatalf("reviewable delivery answered %d, want 202", code)
+		case valid && err == nil && !ok && code != http.StatusOK:
+			t.Fatalf("ignored delivery answered %d, want 200", code)
+		}
+		if want := 0; ok && valid {
+			want = 1
+			if len(q.jobs) != want || q.jobs[0].PR != pr || q.jobs[0].DeliveryID != "fuzz-1" {
+				t.Fatalf("queued %+v, want one job for %+v", q.jobs, pr)
+			}
+		} else if len(q.jobs) != 0 {
+			t.Fatalf("queued %d jobs for a delivery that starts no review", len(q.jobs))
+		}
+		if bytes.Contains(logs.Bytes(), secret) {
+			t.Fatalf("the webhook secret is in the logs: %s", logs.String())
+		}
+	})
+}

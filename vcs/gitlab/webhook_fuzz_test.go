@@ -1,0 +1,83 @@
+package gitlab
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/bot"
+)
+
+// FuzzWebhook sends arbitrary Merge Request Hook deliveries through the
+// token check and decoding. Invariants: nothing panics; a wrong, missing or
+// truncated token is 401 and queues nothing; the answer is one of 200, 202,
+// 400, 401; a queued job is complete (project id, IID > 0, head SHA, a
+// "gitlab:" delivery id); the token never appears in the logs.
+//
+// Seeds: fixtures/gitlab (ours) and ../shared/payloads/gitlab when present
+// (third-party: read at fuzz time, never copied).
+func FuzzWebhook(f *testing.F) {
+	root := filepath.Join("..", "..")
+	paths, _ := filepath.Glob(filepath.Join(root, "fixtures", "gitlab", "*.json"))
+	shared, _ := filepath.Glob(filepath.Join(root, "..", "shared", "payloads", "gitlab", "*.json"))
+	if len(shared) == 0 {
+		f.Log("../shared/payloads/gitlab absent: fuzzing from fixtures/gitlab only")
+	}
+	for _, p := range append(paths, shared...) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, ev := range []string{"Merge Request Hook", "System Hook"} {
+			f.Add(ev, data, uint8(0))
+		}
+		f.Add("Merge Request Hook", data, uint8(1))
+		f.Add("Merge Request Hook", data, uint8(2))
+	}
+	f.Add("Merge Request Hook", []byte(`{"object_kind":"merge_request","project":{"id":1},"object_attributes":{"iid":1,"action":"open","last_commit":{"id":"x"}}}`), uint8(0))
+	f.Add("Push Hook", []byte(`{}`), uint8(3))
+	metrics := bot.NewMetrics() // shared: it is safe for concurrent use
+	f.Fuzz(func(t *testing.T, event string, body []byte, mode uint8) {
+		secret := "fuzz-gitlab-token"
+		token := secret
+		switch mode % 4 {
+		case 1: // another token
+			token = "not-the-token"
+		case 2: // truncated
+			token = secret[:int(mode/4)%len(secret)]
+		case 3: // missing
+			token = ""
+		}
+		var logs bytes.Buffer
+		q := &recordingQueue{}
+		wh := NewWebhookHandler([]byte(secret), nil, q)
+		wh.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+		wh.Metrics = metrics
+		rec := deliver(wh, token, event, body, map[string]string{"Idempotency-Key": "k"})
+		valid := token == secret
+		switch code := rec.Code; {
+		case !valid && code != http.StatusUnauthorized:
+			t.Fatalf("bad token answered %d, want 401", code)
+		case valid && code != http.StatusOK && code != http.StatusAccepted && code != http.StatusBadRequest:
+			t.Fatalf("answered %d", code)
+		}
+		if len(q.jobs) > 0 {
+			j := q.jobs[0]
+			if !valid || rec.Code != http.StatusAccepted || len(q.jobs) != 1 {
+				t.Fatalf("queued %d jobs, answered %d, valid token %v", len(q.jobs), rec.Code, valid)
+			}
+			if j.PR.ProjectID == 0 || j.PR.Number <= 0 || j.PR.HeadSHA == "" || j.DeliveryID != "gitlab:k" || j.PR.Host != "gitlab" || !strings.HasPrefix(j.Event, "merge_request.") {
+				t.Fatalf("incomplete job %+v", j)
+			}
+		} else if rec.Code == http.StatusAccepted {
+			t.Fatal("202 without a queued job")
+		}
+		if bytes.Contains(logs.Bytes(), []byte(secret)) {
+			t.Fatalf("the token is in the logs: %s", logs.String())
+		}
+	})
+}
