@@ -30,15 +30,19 @@ func (fx *Fix) Describe() []string {
 		p := strings.Join(op.Path, ".")
 		v := strings.TrimSpace(op.Value)
 		if strings.Contains(v, "\n") {
-			v = "\n" + indentLines(v, "      ")
+			v = "\n" + indentLines(v, "  ") // under the op line, one level deeper
+		}
+		sep := ": "
+		if strings.HasPrefix(v, "\n") {
+			sep = ":"
 		}
 		switch op.Action {
 		case "delete":
 			out = append(out, "delete "+p)
 		case "append":
-			out = append(out, "append to "+p+": "+v)
+			out = append(out, "append to "+p+sep+v)
 		default:
-			out = append(out, "set "+p+": "+v)
+			out = append(out, "set "+p+sep+v)
 		}
 	}
 	return out

@@ -117,3 +117,23 @@ func hcScalar(s string) string {
 	}
 	return strings.TrimSuffix(string(out), "\n")
 }
+
+// hcProbeAfterFor returns where a new probe goes in container c: right after
+// the container's other probes when it has any (a person keeps probes
+// together), else after the usual keys of hcProbeAfter.
+func hcProbeAfterFor(c manifest.Container) []string {
+	var probes []string
+	if c.StartupProbe != nil {
+		probes = append(probes, "startupProbe")
+	}
+	if c.LivenessProbe != nil {
+		probes = append(probes, "livenessProbe")
+	}
+	if c.ReadinessProbe != nil {
+		probes = append(probes, "readinessProbe")
+	}
+	if len(probes) > 0 {
+		return probes
+	}
+	return hcProbeAfter
+}

@@ -41,7 +41,7 @@ var livenessProbeMissing = &Rule{
 				fmt.Fprintf(&v, "initialDelaySeconds: %d\n", delay)
 			}
 			fmt.Fprintf(&v, "periodSeconds: %d\nfailureThreshold: %d\n", period, failure)
-			op := SetOp(c.Path.Child("livenessProbe"), v.String(), hcProbeAfter...)
+			op := SetOp(c.Path.Child("livenessProbe"), v.String(), hcProbeAfterFor(c)...)
 			op.Comment = "starting point: slower to give up than the readinessProbe"
 			out = append(out, f.WithFix(fmt.Sprintf("add a tcpSocket livenessProbe on port %d that gives up later than the readinessProbe", port), op))
 		}

@@ -31,7 +31,7 @@ var livenessProbeTooEager = &Rule{
 			lp := c.Path.Child("livenessProbe")
 			f := At(obj, lp, fmt.Sprintf("container %q: the livenessProbe kills it after %ds, before its readinessProbe first runs at %ds: a slow start restarts forever", c.Name, deadline, r.InitialDelaySeconds))
 			if v, ok := hcStartupFromReadiness(obj, c); ok {
-				op := SetOp(c.Path.Child("startupProbe"), v, append(hcProbeAfter, "livenessProbe", "readinessProbe")...)
+				op := SetOp(c.Path.Child("startupProbe"), v, hcProbeAfterFor(c)...)
 				op.Comment = "copied from readinessProbe: holds liveness back until the app has started"
 				f = f.WithFix("add a startupProbe copied from the readinessProbe", op)
 			}

@@ -32,7 +32,7 @@ var readinessProbeMissing = &Rule{
 			}
 			f := At(obj, c.Path, fmt.Sprintf("container %q declares a port and a Service selects its pods, but it has no readinessProbe: it gets traffic before it can answer", c.Name))
 			if port, ok := hcFirstTCPPort(c); ok {
-				op := SetOp(c.Path.Child("readinessProbe"), fmt.Sprintf("tcpSocket:\n  port: %d\n", port), append(hcProbeAfter, "livenessProbe")...)
+				op := SetOp(c.Path.Child("readinessProbe"), fmt.Sprintf("tcpSocket:\n  port: %d\n", port), hcProbeAfterFor(c)...)
 				op.Comment = "starting point: prefer an HTTP endpoint that answers when the app can serve"
 				f = f.WithFix(fmt.Sprintf("add a tcpSocket readinessProbe on port %d", port), op)
 			} else {

@@ -63,7 +63,7 @@ func Text(w io.Writer, res *checks.Result) error {
 		if f.Fix != nil {
 			fmt.Fprintf(&b, "    fix: %s\n", f.Fix.Description)
 			for _, l := range f.Fix.Describe() {
-				fmt.Fprintf(&b, "      %s\n", l)
+				fmt.Fprintf(&b, "      %s\n", strings.ReplaceAll(l, "\n", "\n      "))
 			}
 		}
 	}
