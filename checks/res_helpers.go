@@ -206,7 +206,7 @@ func resQtyText(obj *manifest.Object, p manifest.Path, q resource.Quantity) stri
 // namespace is ns.
 func resNamespaceWorkloads(ctx *Context, ns string) []*manifest.Object {
 	var out []*manifest.Object
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Workloads() {
 		if ctx.Namespace(o) == ns && resPodTemplate(ctx, o) != nil {
 			out = append(out, o)
 		}
@@ -269,9 +269,9 @@ func resStringsParam(cfg *Config, id, name string, def []string) []string {
 // target obj (same kind and name): the rendered object gets what they set.
 func resPatchesFor(ctx *Context, obj *manifest.Object) []*manifest.Object {
 	var out []*manifest.Object
-	for _, p := range ctx.ByKind(obj.Kind) {
+	for _, p := range ctx.ByKindName(obj.Kind, obj.Name) {
 		// No namespace test: an overlay's namespace replaces its base's.
-		if p == obj || p.Name != obj.Name {
+		if p == obj {
 			continue
 		}
 		if p.Patch || resIsPatchFile(ctx, p) || (p.PodTemplate() != nil && resPodTemplate(ctx, p) == nil) {

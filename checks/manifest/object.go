@@ -46,6 +46,11 @@ type Object struct {
 	Patch bool
 
 	text []byte // the document's own text, for the typed decode
+
+	// pt caches PodTemplate for the Typed value ptTyped.
+	pt      *PodTemplate
+	ptTyped any
+	ptDone  bool
 }
 
 // Path addresses a node from the document root: a mapping key, or a decimal

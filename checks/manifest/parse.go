@@ -171,7 +171,10 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 		return obj, nil // a scalar or list document: not an object, nothing to check
 	}
 	obj.readHeader()
-	if prob := obj.decodeTyped(); prob != nil {
+	prob := obj.decodeTyped()
+	obj.text = nil // only the typed decode reads it
+	obj.cachePodTemplate()
+	if prob != nil {
 		prob.Doc = index
 		return obj, prob
 	}
