@@ -2,11 +2,9 @@ package checks
 
 import (
 	"path"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"weak"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -178,23 +176,9 @@ type kyvIndex struct {
 	all   []*kyvValues
 }
 
-var kyvIndexes sync.Map // weak.Pointer[Context] → *kyvIndexEntry
-
-type kyvIndexEntry struct {
-	once sync.Once
-	idx  *kyvIndex
-}
-
 // kyvIndexFor returns the run's Kyverno values, built once per Context.
 func kyvIndexFor(ctx *Context) *kyvIndex {
-	key := weak.Make(ctx)
-	e, loaded := kyvIndexes.LoadOrStore(key, &kyvIndexEntry{})
-	if !loaded {
-		runtime.AddCleanup(ctx, func(k weak.Pointer[Context]) { kyvIndexes.Delete(k) }, key)
-	}
-	entry := e.(*kyvIndexEntry)
-	entry.once.Do(func() { entry.idx = kyvBuildIndex(ctx) })
-	return entry.idx
+	return ctx.Memo("kyvIndex", func() any { return kyvBuildIndex(ctx) }).(*kyvIndex)
 }
 
 // kyvValuesOf returns the Kyverno values held by obj.

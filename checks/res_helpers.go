@@ -3,10 +3,7 @@ package checks
 import (
 	"fmt"
 	"path"
-	"runtime"
 	"strings"
-	"sync"
-	"weak"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -42,25 +39,15 @@ func resPodTemplate(ctx *Context, obj *manifest.Object) *manifest.PodTemplate {
 	return pt
 }
 
-// resPatchIndex maps a run's context (weakly, so a long-running server does
-// not keep every run alive) to the set of files its kustomizations name as
-// patches (patchesStrategicMerge, patches[].path). Those documents are
-// partial objects: judging them as whole workloads gives false alarms.
-var resPatchIndex sync.Map // weak.Pointer[Context] → map[string]bool
-
+// resIsPatchFile reports whether obj's file is one its run's
+// kustomizations name as a patch (patchesStrategicMerge, patches[].path).
+// Those documents are partial objects: judging them as whole workloads
+// gives false alarms. The set is built once per run.
 func resIsPatchFile(ctx *Context, obj *manifest.Object) bool {
 	if ctx == nil || obj.File == nil {
 		return false
 	}
-	key := weak.Make(ctx)
-	v, ok := resPatchIndex.Load(key)
-	if !ok {
-		var loaded bool
-		v, loaded = resPatchIndex.LoadOrStore(key, resBuildPatchIndex(ctx))
-		if !loaded {
-			runtime.AddCleanup(ctx, func(k weak.Pointer[Context]) { resPatchIndex.Delete(k) }, key)
-		}
-	}
+	v := ctx.Memo("resPatchIndex", func() any { return resBuildPatchIndex(ctx) })
 	return v.(map[string]bool)[path.Clean(obj.File.Path)]
 }
 

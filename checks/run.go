@@ -1,12 +1,14 @@
 package checks
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"sort"
 	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // Input is one file to check: its path as it should appear in findings
@@ -35,6 +37,62 @@ func Run(inputs []Input, cfg *Config) *Result {
 	}
 	files := ParseAll(inputs, cfg.ParseLimits())
 	return Evaluate(files, cfg)
+}
+
+// RunLean is Run for callers that need only the findings (the check
+// command): it holds far less memory on large runs. It consumes inputs:
+// each input's bytes are let go once parsed, and so is the file's Source,
+// unless a rule may read it (an ignore comment, a block scalar); once the
+// rules have run, Result.Files keep only their paths and counts.
+func RunLean(inputs []Input, cfg *Config) *Result {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	lim := cfg.ParseLimits()
+	files := make([]*manifest.File, len(inputs))
+	parallel(len(inputs), func(i int) {
+		f := manifest.Parse(inputs[i].Path, inputs[i].Data, lim)
+		inputs[i].Data = nil
+		if !needsSource(f) {
+			f.Source = nil
+		}
+		files[i] = f
+	})
+	res := Evaluate(files, cfg)
+	for i, f := range res.Files {
+		res.Files[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
+	}
+	return res
+}
+
+// needsSource reports whether the rules read a file's text besides its
+// node trees: ignore comments (applyIgnores) and block scalars holding
+// values files (kyvStringValues, which reads their indentation).
+func needsSource(f *manifest.File) bool {
+	if bytes.Contains(f.Source, []byte(IgnoreComment)) {
+		return true
+	}
+	for _, o := range f.Objects {
+		if hasBlockScalar(o.Root) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasBlockScalar(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.ScalarNode && (n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle) {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasBlockScalar(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseAll parses inputs on every CPU and returns the files in input order.

@@ -52,7 +52,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return exitUsage
 	}
-	res := checks.Run(inputs, cfg)
+	res := checks.RunLean(inputs, cfg)
 	out := stdout
 	if *output != "" {
 		f, err := os.Create(*output)
