@@ -92,15 +92,8 @@ func kyvStringValues(o *manifest.Object, path manifest.Path, str *yaml.Node) (*y
 	root := doc.Content[0]
 	block := str.Style == yaml.LiteralStyle || str.Style == yaml.FoldedStyle
 	indent := 0
-	if block && o.File != nil {
-		lines := strings.Split(string(o.File.Source), "\n")
-		for l := str.Line; l < len(lines); l++ { // lines[l] is file line l+1: the block's first content line
-			t := strings.TrimRight(lines[l], "\r")
-			if strings.TrimSpace(t) != "" {
-				indent = len(t) - len(strings.TrimLeft(t, " "))
-				break
-			}
-		}
+	if block {
+		indent, _ = o.BlockIndent(str) // the block's first content line
 	}
 	seen := map[*yaml.Node]bool{}
 	var shift func(n *yaml.Node)

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // Input is one file to check: its path as it should appear in findings
@@ -42,7 +41,7 @@ func Run(inputs []Input, cfg *Config) *Result {
 // RunLean is Run for callers that need only the findings (the check
 // command): it holds far less memory on large runs. It consumes inputs:
 // each input's bytes are let go once parsed, and so is the file's Source,
-// unless a rule may read it (an ignore comment, a block scalar); once the
+// unless a rule may read it (an ignore comment); once the
 // rules have run, Result.Files keep only their paths and counts.
 func RunLean(inputs []Input, cfg *Config) *Result {
 	if cfg == nil {
@@ -66,33 +65,9 @@ func RunLean(inputs []Input, cfg *Config) *Result {
 }
 
 // needsSource reports whether the rules read a file's text besides its
-// node trees: ignore comments (applyIgnores) and block scalars holding
-// values files (kyvStringValues, which reads their indentation).
+// node trees: only for ignore comments (applyIgnores).
 func needsSource(f *manifest.File) bool {
-	if bytes.Contains(f.Source, []byte(IgnoreComment)) {
-		return true
-	}
-	for _, o := range f.Objects {
-		if hasBlockScalar(o.Root) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasBlockScalar(n *yaml.Node) bool {
-	if n == nil {
-		return false
-	}
-	if n.Kind == yaml.ScalarNode && (n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle) {
-		return true
-	}
-	for _, c := range n.Content {
-		if hasBlockScalar(c) {
-			return true
-		}
-	}
-	return false
+	return bytes.Contains(f.Source, []byte(IgnoreComment))
 }
 
 // ParseAll parses inputs on every CPU and returns the files in input order.
