@@ -59,6 +59,7 @@ func BenchmarkYAMLNodes(b *testing.B) {
 // (CRDs, which are not decoded, left out).
 func BenchmarkDecodeTyped(b *testing.B) {
 	type doc struct {
+		root *yaml.Node
 		text []byte
 		b    builtin
 	}
@@ -71,13 +72,13 @@ func BenchmarkDecodeTyped(b *testing.B) {
 		o := &Object{Root: n.Content[0]}
 		o.readHeader()
 		if bt, ok := builtins[o.APIVersion+"/"+o.Kind]; ok {
-			docs = append(docs, doc{c.text, bt})
+			docs = append(docs, doc{o.Root, c.text, bt})
 		}
 	}
 	b.ResetTimer()
 	for b.Loop() {
 		for _, d := range docs {
-			_ = decodeLikeAPIServer(d.text, d.b.newValue(), d.b.strict)
+			_ = decodeLikeAPIServer(d.root, d.text, d.b.newValue(), d.b.strict)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(docs)), "ns/doc")
