@@ -1,11 +1,14 @@
 package checks_test
 
 import (
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/checks/report"
 )
 
 // corpusInputs loads the plain manifests of the corpus (Helm templates left
@@ -54,5 +57,52 @@ func BenchmarkRulesCorpus(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		checks.Evaluate(files, nil)
+	}
+}
+
+// BenchmarkFixCorpus applies every fix of the corpus, file by file (what
+// `prodready fix` does in one pass): each file's findings with a fix,
+// applied to its text.
+func BenchmarkFixCorpus(b *testing.B) {
+	inputs := corpusInputs(b)
+	res := checks.Run(inputs, nil)
+	byFile := map[string][]checks.Finding{}
+	for _, f := range res.Findings {
+		if f.Fix != nil {
+			byFile[f.File] = append(byFile[f.File], f)
+		}
+	}
+	var work []checks.Input
+	fixes := 0
+	for _, in := range inputs {
+		if fs := byFile[in.Path]; len(fs) > 0 {
+			work = append(work, in)
+			fixes += len(fs)
+		}
+	}
+	if fixes == 0 {
+		b.Fatal("the corpus has no fixable finding")
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, in := range work {
+			fix.Apply(in.Data, byFile[in.Path])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*fixes), "ns/fix")
+}
+
+// BenchmarkRenderCorpus renders the corpus's findings in every format.
+func BenchmarkRenderCorpus(b *testing.B) {
+	res := checks.Run(corpusInputs(b), nil)
+	for _, format := range report.Formats {
+		b.Run(format, func(b *testing.B) {
+			for b.Loop() {
+				if err := report.Write(io.Discard, format, res, "bench"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(res.Findings)), "ns/finding")
+		})
 	}
 }

@@ -2,7 +2,9 @@ package checks
 
 import (
 	"path"
+	"sort"
 	"strings"
+	"sync"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -29,6 +31,86 @@ type Context struct {
 	kustomizeImages map[string]bool
 	// hpaTargets maps "Kind/name" to the HPAs that scale it.
 	hpaTargets map[string][]*manifest.Object
+
+	// The indexes below keep cross-resource questions linear in the size
+	// of the run: each is built once, in NewContext.
+	order          map[*manifest.Object]int         // position in Objects
+	byKindName     map[string][]*manifest.Object    // "Kind/name" → objects
+	byUnit         map[string][]*manifest.Object    // deployment unit → objects
+	workloads      []*manifest.Object               // objects with a pod template
+	kustomizations []*manifest.Object               // kustomization documents
+	podLabels      map[labelPair][]*manifest.Object // pod label → workloads
+	services       anchorIndex                      // Services by selector
+	pdbs           anchorIndex                      // PDBs by selector
+
+	memoMu sync.Mutex
+	memos  map[string]*memo
+}
+
+// labelPair is one key=value label.
+type labelPair struct{ k, v string }
+
+// anchorIndex finds the objects whose selector may select a set of labels
+// without testing every one: each selector is filed under one of its
+// key=value pairs (its anchor), which any label set it selects must carry.
+// Selectors without a pair of their own are always candidates.
+type anchorIndex struct {
+	byPair map[labelPair][]*manifest.Object
+	always []*manifest.Object
+}
+
+func (x *anchorIndex) add(o *manifest.Object, pairs map[string]string) {
+	if len(pairs) == 0 {
+		x.always = append(x.always, o)
+		return
+	}
+	first := ""
+	for k := range pairs {
+		if first == "" || k < first {
+			first = k
+		}
+	}
+	if x.byPair == nil {
+		x.byPair = map[labelPair][]*manifest.Object{}
+	}
+	p := labelPair{first, pairs[first]}
+	x.byPair[p] = append(x.byPair[p], o)
+}
+
+// candidates returns the objects whose selector may select lbls, in run
+// order.
+func (c *Context) candidates(x *anchorIndex, lbls map[string]string) []*manifest.Object {
+	out := append([]*manifest.Object(nil), x.always...)
+	for k, v := range lbls {
+		out = append(out, x.byPair[labelPair{k, v}]...)
+	}
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool { return c.order[out[i]] < c.order[out[j]] })
+	}
+	return out
+}
+
+// memo is one value computed once per run.
+type memo struct {
+	once sync.Once
+	v    any
+}
+
+// Memo returns build(), computed once per run for key (rules share
+// per-run indexes through it). Safe for concurrent use.
+func (c *Context) Memo(key string, build func() any) any {
+	c.memoMu.Lock()
+	if c.memos == nil {
+		c.memos = map[string]*memo{}
+	}
+	m := c.memos[key]
+	if m == nil {
+		m = &memo{}
+		c.memos[key] = m
+	}
+	c.memoMu.Unlock()
+	m.once.Do(func() { m.v = build() })
+	return m.v
 }
 
 // NewContext indexes objects for the rules.
@@ -44,13 +126,36 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		unit:            map[*manifest.Object]string{},
 		kustomizeImages: map[string]bool{},
 		hpaTargets:      map[string][]*manifest.Object{},
+		order:           make(map[*manifest.Object]int, len(objects)),
+		byKindName:      map[string][]*manifest.Object{},
+		byUnit:          map[string][]*manifest.Object{},
+		podLabels:       map[labelPair][]*manifest.Object{},
 	}
 	kustomizations := map[string]*manifest.Object{} // folder → kustomization
-	for _, o := range objects {
+	for i, o := range objects {
+		c.order[o] = i
 		c.byKind[o.Kind] = append(c.byKind[o.Kind], o)
+		c.byKindName[o.Kind+"/"+o.Name] = append(c.byKindName[o.Kind+"/"+o.Name], o)
 		if isKustomization(o) {
 			kustomizations[path.Dir(o.File.Path)] = o
+			c.kustomizations = append(c.kustomizations, o)
 			c.collectKustomizeImages(o)
+		}
+		if pt := o.PodTemplate(); pt != nil {
+			c.workloads = append(c.workloads, o)
+			for k, v := range pt.Meta.Labels {
+				c.podLabels[labelPair{k, v}] = append(c.podLabels[labelPair{k, v}], o)
+			}
+		}
+		switch v := o.Typed.(type) {
+		case *corev1.Service:
+			if len(v.Spec.Selector) > 0 { // an empty selector selects nothing
+				c.services.add(o, v.Spec.Selector)
+			}
+		case *policyv1.PodDisruptionBudget:
+			if v.Spec.Selector != nil { // a nil selector selects nothing
+				c.pdbs.add(o, v.Spec.Selector.MatchLabels)
+			}
 		}
 	}
 	for _, o := range objects {
@@ -70,6 +175,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		}
 		c.unit[o] = unitDir
 		c.namespace[o] = ns
+		c.byUnit[unitDir] = append(c.byUnit[unitDir], o)
 	}
 	for _, h := range c.byKind["HorizontalPodAutoscaler"] {
 		kind, name := hpaTarget(h)
@@ -101,6 +207,20 @@ func (c *Context) collectKustomizeImages(k *manifest.Object) {
 
 // ByKind returns every object of kind, in run order.
 func (c *Context) ByKind(kind string) []*manifest.Object { return c.byKind[kind] }
+
+// ByKindName returns every object of kind named name, in run order.
+func (c *Context) ByKindName(kind, name string) []*manifest.Object {
+	return c.byKindName[kind+"/"+name]
+}
+
+// ByUnit returns every object of a deployment unit (see Unit), in run order.
+func (c *Context) ByUnit(unit string) []*manifest.Object { return c.byUnit[unit] }
+
+// Workloads returns every object with a pod template, in run order.
+func (c *Context) Workloads() []*manifest.Object { return c.workloads }
+
+// Kustomizations returns every kustomization document, in run order.
+func (c *Context) Kustomizations() []*manifest.Object { return c.kustomizations }
 
 // Namespace returns the object's effective namespace: metadata.namespace,
 // else the enclosing kustomization's namespace, else "" (unknown: it
@@ -152,7 +272,7 @@ func (c *Context) ServicesFor(w *manifest.Object) []*manifest.Object {
 		return nil
 	}
 	var out []*manifest.Object
-	for _, s := range c.byKind["Service"] {
+	for _, s := range c.candidates(&c.services, pt.Meta.Labels) {
 		svc, ok := s.Typed.(*corev1.Service)
 		if !ok || !c.SameNamespace(s, w) {
 			continue
@@ -221,7 +341,7 @@ func (c *Context) PDBsFor(w *manifest.Object) []*manifest.Object {
 		return nil
 	}
 	var out []*manifest.Object
-	for _, p := range c.byKind["PodDisruptionBudget"] {
+	for _, p := range c.candidates(&c.pdbs, pt.Meta.Labels) {
 		pdb, ok := p.Typed.(*policyv1.PodDisruptionBudget)
 		if !ok || !c.SameNamespace(p, w) {
 			continue
@@ -237,7 +357,7 @@ func (c *Context) PDBsFor(w *manifest.Object) []*manifest.Object {
 // the namespace of o.
 func (c *Context) WorkloadsSelectedBy(o *manifest.Object, sel *metav1.LabelSelector) []*manifest.Object {
 	var out []*manifest.Object
-	for _, w := range c.Objects {
+	for _, w := range c.selectedCandidates(sel) {
 		pt := w.PodTemplate()
 		if pt == nil || !c.SameNamespace(o, w) {
 			continue
@@ -247,6 +367,23 @@ func (c *Context) WorkloadsSelectedBy(o *manifest.Object, sel *metav1.LabelSelec
 		}
 	}
 	return out
+}
+
+// selectedCandidates returns the workloads sel may select: those carrying
+// the rarest of its matchLabels pairs, or every workload when it has none.
+func (c *Context) selectedCandidates(sel *metav1.LabelSelector) []*manifest.Object {
+	if sel == nil || len(sel.MatchLabels) == 0 {
+		return c.workloads
+	}
+	var best []*manifest.Object
+	first := true
+	for k, v := range sel.MatchLabels {
+		l := c.podLabels[labelPair{k, v}]
+		if first || len(l) < len(best) {
+			best, first = l, false
+		}
+	}
+	return best
 }
 
 // hpaTarget returns the kind and name an HPA scales.

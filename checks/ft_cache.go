@@ -1,9 +1,7 @@
 package checks
 
 import (
-	"runtime"
 	"sync"
-	"weak"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -16,20 +14,11 @@ type ftRunCache struct {
 	services map[*manifest.Object][]*manifest.Object
 }
 
-// ftCaches maps a weak pointer to a run's Context to its cache; the entry
-// is dropped when the Context is collected.
-var ftCaches sync.Map // weak.Pointer[Context] → *ftRunCache
-
+// ftCacheOf returns the run's cache, made once per Context.
 func ftCacheOf(ctx *Context) *ftRunCache {
-	key := weak.Make(ctx)
-	if c, ok := ftCaches.Load(key); ok {
-		return c.(*ftRunCache)
-	}
-	c, loaded := ftCaches.LoadOrStore(key, &ftRunCache{services: map[*manifest.Object][]*manifest.Object{}})
-	if !loaded {
-		runtime.AddCleanup(ctx, func(k weak.Pointer[Context]) { ftCaches.Delete(k) }, key)
-	}
-	return c.(*ftRunCache)
+	return ctx.Memo("ftRunCache", func() any {
+		return &ftRunCache{services: map[*manifest.Object][]*manifest.Object{}}
+	}).(*ftRunCache)
 }
 
 // ftCachedServices returns compute(w), computed once per run and object.

@@ -178,18 +178,15 @@ func ftHPAMin(ctx *Context, w *manifest.Object) (int32, bool) {
 // entry naming it. Then the count written in w is not the one applied.
 func ftReplicasOverridden(ctx *Context, w *manifest.Object) bool {
 	mine, _ := w.Scalar("spec", "replicas")
-	for _, o := range ctx.ByKind(w.Kind) {
-		if o == w || o.Name != w.Name || !ctx.SameNamespace(o, w) {
+	for _, o := range ctx.ByKindName(w.Kind, w.Name) {
+		if o == w || !ctx.SameNamespace(o, w) {
 			continue
 		}
 		if r, ok := o.Scalar("spec", "replicas"); ok && r != mine {
 			return true
 		}
 	}
-	for _, o := range ctx.Objects {
-		if !isKustomization(o) {
-			continue
-		}
+	for _, o := range ctx.Kustomizations() {
 		if reps := o.Node("replicas"); reps != nil {
 			for _, item := range reps.Content {
 				if _, v := manifest.MapEntry(item, "name"); v != nil && v.Value == w.Name {

@@ -26,8 +26,8 @@ var hpaTargetMissing = &Rule{
 		}
 		// The deployment unit first, then the whole repository: an overlay's
 		// HPA may scale a Deployment of its base.
-		for _, o := range ctx.ByKind(kind) {
-			if o.Name == name && ctx.SameNamespace(o, obj) {
+		for _, o := range ctx.ByKindName(kind, name) {
+			if ctx.SameNamespace(o, obj) {
 				return nil
 			}
 		}

@@ -73,8 +73,8 @@ func naInKustomizeTree(ctx *Context, obj *manifest.Object) bool {
 			return true
 		}
 	}
-	for _, k := range ctx.Objects {
-		if isKustomization(k) && naUnder(obj.File.Path, path.Dir(k.File.Path)) {
+	for _, k := range ctx.Kustomizations() {
+		if naUnder(obj.File.Path, path.Dir(k.File.Path)) {
 			return true
 		}
 	}

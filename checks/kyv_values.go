@@ -2,11 +2,9 @@ package checks
 
 import (
 	"path"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"weak"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -94,15 +92,8 @@ func kyvStringValues(o *manifest.Object, path manifest.Path, str *yaml.Node) (*y
 	root := doc.Content[0]
 	block := str.Style == yaml.LiteralStyle || str.Style == yaml.FoldedStyle
 	indent := 0
-	if block && o.File != nil {
-		lines := strings.Split(string(o.File.Source), "\n")
-		for l := str.Line; l < len(lines); l++ { // lines[l] is file line l+1: the block's first content line
-			t := strings.TrimRight(lines[l], "\r")
-			if strings.TrimSpace(t) != "" {
-				indent = len(t) - len(strings.TrimLeft(t, " "))
-				break
-			}
-		}
+	if block {
+		indent, _ = o.BlockIndent(str) // the block's first content line
 	}
 	seen := map[*yaml.Node]bool{}
 	var shift func(n *yaml.Node)
@@ -178,23 +169,9 @@ type kyvIndex struct {
 	all   []*kyvValues
 }
 
-var kyvIndexes sync.Map // weak.Pointer[Context] → *kyvIndexEntry
-
-type kyvIndexEntry struct {
-	once sync.Once
-	idx  *kyvIndex
-}
-
 // kyvIndexFor returns the run's Kyverno values, built once per Context.
 func kyvIndexFor(ctx *Context) *kyvIndex {
-	key := weak.Make(ctx)
-	e, loaded := kyvIndexes.LoadOrStore(key, &kyvIndexEntry{})
-	if !loaded {
-		runtime.AddCleanup(ctx, func(k weak.Pointer[Context]) { kyvIndexes.Delete(k) }, key)
-	}
-	entry := e.(*kyvIndexEntry)
-	entry.once.Do(func() { entry.idx = kyvBuildIndex(ctx) })
-	return entry.idx
+	return ctx.Memo("kyvIndex", func() any { return kyvBuildIndex(ctx) }).(*kyvIndex)
 }
 
 // kyvValuesOf returns the Kyverno values held by obj.

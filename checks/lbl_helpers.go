@@ -4,7 +4,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 	batchv1 "k8s.io/api/batch/v1"
@@ -23,21 +22,10 @@ type lblKustomize struct {
 	meta, template map[string]map[string]string
 }
 
-var lblCache struct {
-	sync.Mutex
-	ctx *Context
-	idx *lblKustomize
-}
-
 // lblKustomizeIndex returns the kustomization label index of ctx, built
-// once per run (only the latest run's index is kept).
+// once per run (it lives as long as the Context).
 func lblKustomizeIndex(ctx *Context) *lblKustomize {
-	lblCache.Lock()
-	defer lblCache.Unlock()
-	if lblCache.ctx != ctx {
-		lblCache.ctx, lblCache.idx = ctx, lblBuildKustomize(ctx)
-	}
-	return lblCache.idx
+	return ctx.Memo("lblKustomize", func() any { return lblBuildKustomize(ctx) }).(*lblKustomize)
 }
 
 type lblKust struct {

@@ -21,14 +21,15 @@ const (
 // naWorkloads returns every whole workload of the run (patches and
 // placeholder-filled documents left out).
 func naWorkloads(ctx *Context) []*manifest.Object {
-	var out []*manifest.Object
-	for _, o := range ctx.Objects {
-		if o.Patch || o.PodTemplate() == nil {
-			continue
+	return ctx.Memo("naWorkloads", func() any {
+		var out []*manifest.Object
+		for _, o := range ctx.Workloads() {
+			if !o.Patch {
+				out = append(out, o)
+			}
 		}
-		out = append(out, o)
-	}
-	return out
+		return out
+	}).([]*manifest.Object)
 }
 
 // naIngressBackend is one Service a backend of an Ingress names, with the

@@ -3,10 +3,7 @@ package checks
 import (
 	"fmt"
 	"path"
-	"runtime"
 	"strings"
-	"sync"
-	"weak"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -42,25 +39,15 @@ func resPodTemplate(ctx *Context, obj *manifest.Object) *manifest.PodTemplate {
 	return pt
 }
 
-// resPatchIndex maps a run's context (weakly, so a long-running server does
-// not keep every run alive) to the set of files its kustomizations name as
-// patches (patchesStrategicMerge, patches[].path). Those documents are
-// partial objects: judging them as whole workloads gives false alarms.
-var resPatchIndex sync.Map // weak.Pointer[Context] → map[string]bool
-
+// resIsPatchFile reports whether obj's file is one its run's
+// kustomizations name as a patch (patchesStrategicMerge, patches[].path).
+// Those documents are partial objects: judging them as whole workloads
+// gives false alarms. The set is built once per run.
 func resIsPatchFile(ctx *Context, obj *manifest.Object) bool {
 	if ctx == nil || obj.File == nil {
 		return false
 	}
-	key := weak.Make(ctx)
-	v, ok := resPatchIndex.Load(key)
-	if !ok {
-		var loaded bool
-		v, loaded = resPatchIndex.LoadOrStore(key, resBuildPatchIndex(ctx))
-		if !loaded {
-			runtime.AddCleanup(ctx, func(k weak.Pointer[Context]) { resPatchIndex.Delete(k) }, key)
-		}
-	}
+	v := ctx.Memo("resPatchIndex", func() any { return resBuildPatchIndex(ctx) })
 	return v.(map[string]bool)[path.Clean(obj.File.Path)]
 }
 
@@ -206,7 +193,7 @@ func resQtyText(obj *manifest.Object, p manifest.Path, q resource.Quantity) stri
 // namespace is ns.
 func resNamespaceWorkloads(ctx *Context, ns string) []*manifest.Object {
 	var out []*manifest.Object
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Workloads() {
 		if ctx.Namespace(o) == ns && resPodTemplate(ctx, o) != nil {
 			out = append(out, o)
 		}
@@ -269,9 +256,9 @@ func resStringsParam(cfg *Config, id, name string, def []string) []string {
 // target obj (same kind and name): the rendered object gets what they set.
 func resPatchesFor(ctx *Context, obj *manifest.Object) []*manifest.Object {
 	var out []*manifest.Object
-	for _, p := range ctx.ByKind(obj.Kind) {
+	for _, p := range ctx.ByKindName(obj.Kind, obj.Name) {
 		// No namespace test: an overlay's namespace replaces its base's.
-		if p == obj || p.Name != obj.Name {
+		if p == obj {
 			continue
 		}
 		if p.Patch || resIsPatchFile(ctx, p) || (p.PodTemplate() != nil && resPodTemplate(ctx, p) == nil) {

@@ -3,34 +3,37 @@ package checks
 import (
 	"runtime"
 	"testing"
-	"time"
+	"weak"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// TestResPatchIndexReleased checks that the per-run patch index does not
-// outlive its run (the bot serves many runs in one process).
-func TestResPatchIndexReleased(t *testing.T) {
-	count := func() int {
-		n := 0
-		resPatchIndex.Range(func(any, any) bool { n++; return true })
-		return n
-	}
-	before := count()
+// TestRunIndexesReleased checks that the per-run indexes rules build (patch
+// files, kustomize labels, Services, Kyverno values) do not keep a finished
+// run's objects alive: the bot serves many runs in one process.
+func TestRunIndexesReleased(t *testing.T) {
+	var objRef weak.Pointer[manifest.Object]
+	var ctxRef weak.Pointer[Context]
 	func() {
-		f := manifest.Parse("k/kustomization.yaml", []byte("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\npatches:\n  - path: p.yaml\n"), manifest.DefaultLimits)
-		ctx := NewContext(nil, f.Objects)
-		obj := &manifest.Object{File: &manifest.File{Path: "k/p.yaml"}}
-		if !resIsPatchFile(ctx, obj) {
+		f := manifest.Parse("k/kustomization.yaml", []byte("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\ncommonLabels:\n  team: a\npatches:\n  - path: p.yaml\n"), manifest.DefaultLimits)
+		w := manifest.Parse("k/d.yaml", []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers: [{name: c, image: i}]\n"), manifest.DefaultLimits)
+		objects := append(f.Objects, w.Objects...)
+		ctx := NewContext(nil, objects)
+		if !resIsPatchFile(ctx, &manifest.Object{File: &manifest.File{Path: "k/p.yaml"}}) {
 			t.Fatal("k/p.yaml is named as a patch")
 		}
+		lblKustomizeIndex(ctx)
+		kyvIndexFor(ctx)
+		ftServicesFor(ctx, w.Objects[0])
+		objRef, ctxRef = weak.Make(w.Objects[0]), weak.Make(ctx)
 	}()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+	for i := 0; i < 5 && (objRef.Value() != nil || ctxRef.Value() != nil); i++ {
 		runtime.GC()
-		if count() <= before {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	t.Errorf("the patch index of a finished run is still held (%d entries, %d before)", count(), before)
+	if ctxRef.Value() != nil {
+		t.Error("a finished run's Context is still held")
+	}
+	if objRef.Value() != nil {
+		t.Error("a finished run's objects are still held")
+	}
 }

@@ -1,12 +1,12 @@
 package checks
 
 import (
-	"strconv"
-
+	"bytes"
 	"fmt"
 	yaml "go.yaml.in/yaml/v3"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -38,6 +38,38 @@ func Run(inputs []Input, cfg *Config) *Result {
 	}
 	files := ParseAll(inputs, cfg.ParseLimits())
 	return Evaluate(files, cfg)
+}
+
+// RunLean is Run for callers that need only the findings (the check
+// command): it holds far less memory on large runs. It consumes inputs:
+// each input's bytes are let go once parsed, and so is the file's Source,
+// unless a rule may read it (an ignore comment); once the
+// rules have run, Result.Files keep only their paths and counts.
+func RunLean(inputs []Input, cfg *Config) *Result {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	lim := cfg.ParseLimits()
+	files := make([]*manifest.File, len(inputs))
+	parallel(len(inputs), func(i int) {
+		f := manifest.Parse(inputs[i].Path, inputs[i].Data, lim)
+		inputs[i].Data = nil
+		if !needsSource(f) {
+			f.Source = nil
+		}
+		files[i] = f
+	})
+	res := Evaluate(files, cfg)
+	for i, f := range res.Files {
+		res.Files[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
+	}
+	return res
+}
+
+// needsSource reports whether the rules read a file's text besides its
+// node trees: only for ignore comments (applyIgnores).
+func needsSource(f *manifest.File) bool {
+	return bytes.Contains(f.Source, []byte(IgnoreComment))
 }
 
 // ParseAll parses inputs on every CPU and returns the files in input order.

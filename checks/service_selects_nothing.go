@@ -41,25 +41,56 @@ var serviceSelectsNothing = &Rule{
 		}
 		// The deployment unit first, then the whole repo (overlays keep
 		// their workloads in a base folder).
-		unitHasWorkloads := false
-		for _, w := range ctx.Objects {
-			lbls, ok := naPodLabels(w)
-			if !ok || w.Patch {
-				continue
-			}
-			if ctx.Unit(w) == unit {
-				unitHasWorkloads = true
-			}
-			if ctx.SameNamespace(obj, w) && MapSelectorMatches(sel, lbls) {
+		idx := naPodLabelIndex(ctx)
+		for _, w := range idx.candidates(sel) {
+			if ctx.SameNamespace(obj, w) && MapSelectorMatches(sel, idx.labels[w]) {
 				return nil
 			}
 		}
-		if !unitHasWorkloads {
+		if !idx.units[unit] {
 			return nil // a Service for pods deployed elsewhere (a Helm chart, another repo)
 		}
 		return []Finding{At(obj, manifest.Path{"spec", "selector"},
 			fmt.Sprintf("Service %q selects %s, which no workload's pod labels match: it has no endpoints (check the labels against the workload's template)", obj.Name, naFormatSelector(svc.Spec.Selector)))}
 	},
+}
+
+// naPodLabelSet is the run's whole workloads (as naPodLabels sees them)
+// indexed by pod label, and the units that hold any.
+type naPodLabelSet struct {
+	labels map[*manifest.Object]map[string]string
+	byPair map[labelPair][]*manifest.Object // in run order
+	units  map[string]bool
+}
+
+// candidates returns the workloads carrying the rarest pair of sel.
+func (s *naPodLabelSet) candidates(sel map[string]string) []*manifest.Object {
+	var best []*manifest.Object
+	first := true
+	for k, v := range sel {
+		if l := s.byPair[labelPair{k, v}]; first || len(l) < len(best) {
+			best, first = l, false
+		}
+	}
+	return best
+}
+
+func naPodLabelIndex(ctx *Context) *naPodLabelSet {
+	return ctx.Memo("naPodLabelIndex", func() any {
+		s := &naPodLabelSet{labels: map[*manifest.Object]map[string]string{}, byPair: map[labelPair][]*manifest.Object{}, units: map[string]bool{}}
+		for _, w := range ctx.Objects {
+			lbls, ok := naPodLabels(w)
+			if !ok || w.Patch {
+				continue
+			}
+			s.units[ctx.Unit(w)] = true
+			s.labels[w] = lbls
+			for k, v := range lbls {
+				s.byPair[labelPair{k, v}] = append(s.byPair[labelPair{k, v}], w)
+			}
+		}
+		return s
+	}).(*naPodLabelSet)
 }
 
 // naFormatSelector renders a map selector as "app=web, tier=front" in key order.
@@ -80,8 +111,8 @@ func naFormatSelector(sel map[string]string) string {
 // objects that make pods (and Services) at run time: custom resources of an
 // operator, Helm releases and GitOps applications.
 func naUnitCreatesPodsAtRunTime(ctx *Context, unit string) bool {
-	for _, o := range ctx.Objects {
-		if ctx.Unit(o) != unit || o.Kind == "" || o.APIVersion == "" {
+	for _, o := range ctx.ByUnit(unit) {
+		if o.Kind == "" || o.APIVersion == "" {
 			continue
 		}
 		if naIsCustomResource(o) && !naPassiveKinds[o.Kind] {

@@ -26,11 +26,8 @@ var serviceaccountShared = &Rule{
 		scope := naSAScope(ctx, obj)
 		others := map[string]bool{}
 		self := obj.Kind + " " + obj.Name
-		for _, w := range naWorkloads(ctx) {
-			if w == obj || naSAScope(ctx, w) != scope {
-				continue
-			}
-			if name, _ := naServiceAccountName(w.PodTemplate()); name != sa || naSameApp(obj, w) {
+		for _, w := range naSAUsers(ctx)[scope+"\x00"+sa] {
+			if w == obj || naSameApp(obj, w) {
 				continue
 			}
 			if id := w.Kind + " " + w.Name; id != self {
@@ -54,6 +51,20 @@ var serviceaccountShared = &Rule{
 // installs of the same app, never deployed together.)
 func naSAScope(ctx *Context, o *manifest.Object) string {
 	return ctx.Unit(o) + "\x00" + ctx.Namespace(o)
+}
+
+// naSAUsers indexes the run's whole workloads by scope and ServiceAccount
+// name ("scope\x00name"), in run order, once per run.
+func naSAUsers(ctx *Context) map[string][]*manifest.Object {
+	return ctx.Memo("naSAUsers", func() any {
+		out := map[string][]*manifest.Object{}
+		for _, w := range naWorkloads(ctx) {
+			name, _ := naServiceAccountName(w.PodTemplate())
+			key := naSAScope(ctx, w) + "\x00" + name
+			out[key] = append(out[key], w)
+		}
+		return out
+	}).(map[string][]*manifest.Object)
 }
 
 // naSameApp reports whether two workloads are versions or parts of one app:

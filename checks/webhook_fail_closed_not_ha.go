@@ -131,10 +131,7 @@ func whSameUnit(ctx *Context, o *manifest.Object, objs []*manifest.Object) []*ma
 // whKustomizeReplicas returns the count a kustomization's replicas: field
 // sets for w (kustomize overrides the manifest's spec.replicas).
 func whKustomizeReplicas(ctx *Context, w *manifest.Object) (int32, bool) {
-	for _, k := range ctx.Objects {
-		if !isKustomization(k) {
-			continue
-		}
+	for _, k := range ctx.Kustomizations() {
 		dir := path.Dir(k.File.Path)
 		if f := w.File.Path; f != dir && !strings.HasPrefix(f, dir+"/") && ctx.Unit(w) != ctx.Unit(k) {
 			continue

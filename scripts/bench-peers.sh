@@ -2,8 +2,10 @@
 # Times `prodready check` against kube-score v1.20.0 over the same files of
 # the shared corpus: the plain manifests that kube-score accepts (it aborts a
 # whole run on the first file it cannot parse, so those are left out for
-# both). Several rounds, one process per tool per round, wall time and peak
-# RSS from /usr/bin/time; prints medians and prodready/kube-score ratios.
+# both). Several rounds, one process per tool per round (alternating), wall
+# time, CPU time (user + system) and peak RSS from /usr/bin/time; prints
+# medians and the ratios. On a shared machine compare CPU time: wall time
+# also counts waiting for a core.
 #
 #   scripts/bench-peers.sh [rounds]      (make bench-peers)
 set -euo pipefail
@@ -41,10 +43,10 @@ mapfile -t files < "$list"
 total=$(find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' \) -not -path '*/helm-templates/*' -not -path '*/helm-values/*' -not -path '*/kyverno-helm-values/*' | wc -l)
 echo "files: ${#files[@]} of $total plain manifests (kube-score rejects the other $((total - ${#files[@]})))"
 
-measure() { # measure NAME CMD… : appends "wall_s peak_kib" to $work/NAME
+measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/times-NAME
   local name=$1; shift
-  /usr/bin/time -f '%e %M' -o "$work/t" "$@" "${files[@]}" >/dev/null 2>&1 || true
-  tail -n 1 "$work/t" >> "$work/times-$name"
+  /usr/bin/time -f '%e %M %U %S' -o "$work/t" "$@" "${files[@]}" >/dev/null 2>&1 || true
+  tail -n 1 "$work/t" | awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' >> "$work/times-$name"
 }
 for _ in $(seq "$rounds"); do
   measure prodready "$work/prodready" check --format json -o /dev/null
@@ -52,11 +54,12 @@ for _ in $(seq "$rounds"); do
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-pw=$(cut -d' ' -f1 "$work/times-prodready" | median); pm=$(cut -d' ' -f2 "$work/times-prodready" | median)
-kw=$(cut -d' ' -f1 "$work/times-kubescore" | median); km=$(cut -d' ' -f2 "$work/times-kubescore" | median)
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3)"
-printf '%-12s %10s %14s\n' tool "wall s" "peak RSS MiB"
-printf '%-12s %10s %14.1f\n' prodready "$pw" "$(echo "$pm/1024" | bc -l)"
-printf '%-12s %10s %14.1f\n' kube-score "$kw" "$(echo "$km/1024" | bc -l)"
-printf 'kube-score/prodready: %.2fx faster, prodready/kube-score peak RSS: %.2f (medians of %d rounds)\n' \
-  "$(echo "$kw/$pw" | bc -l)" "$(echo "$pm/$km" | bc -l)" "$rounds"
+col() { cut -d' ' -f"$2" "$work/times-$1" | median; }
+pw=$(col prodready 1); pm=$(col prodready 2); pc=$(col prodready 3)
+kw=$(col kubescore 1); km=$(col kubescore 2); kc=$(col kubescore 3)
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-12s %8s %8s %14s\n' tool "wall s" "CPU s" "peak RSS MiB"
+printf '%-12s %8s %8s %14.1f\n' prodready "$pw" "$pc" "$(echo "$pm/1024" | bc -l)"
+printf '%-12s %8s %8s %14.1f\n' kube-score "$kw" "$kc" "$(echo "$km/1024" | bc -l)"
+printf 'prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx kube-score'"'"'s (medians of %d rounds)\n' \
+  "$(echo "$kw/$pw" | bc -l)" "$(echo "$kc/$pc" | bc -l)" "$(echo "$pm/$km" | bc -l)" "$rounds"

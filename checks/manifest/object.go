@@ -46,6 +46,15 @@ type Object struct {
 	Patch bool
 
 	text []byte // the document's own text, for the typed decode
+
+	// blockIndent maps each block scalar (| or >) to the indentation of its
+	// first content line, read from the source at parse time.
+	blockIndent map[*yaml.Node]int
+
+	// pt caches PodTemplate for the Typed value ptTyped.
+	pt      *PodTemplate
+	ptTyped any
+	ptDone  bool
 }
 
 // Path addresses a node from the document root: a mapping key, or a decimal
@@ -208,6 +217,63 @@ func (o *Object) Scalar(path ...string) (string, bool) {
 		return "", false
 	}
 	return n.Value, true
+}
+
+// BlockIndent returns the indentation (in spaces) of the first non-blank
+// content line of block scalar n (| or >) of this object, read from the
+// file when it was parsed, so it needs no File.Source; false when n is not
+// such a scalar of the object.
+func (o *Object) BlockIndent(n *yaml.Node) (int, bool) {
+	i, ok := o.blockIndent[n]
+	return i, ok
+}
+
+// recordBlockIndents fills blockIndent from the file's text; lines holds
+// the byte offset of each 0-based line start (built on first need).
+func (o *Object) recordBlockIndents(src []byte, lines *[]int) {
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && (n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle) {
+			if *lines == nil {
+				*lines = lineStarts(src)
+			}
+			if o.blockIndent == nil {
+				o.blockIndent = map[*yaml.Node]int{}
+			}
+			o.blockIndent[n] = firstContentIndent(src, *lines, n.Line)
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(o.Root)
+}
+
+// lineStarts returns the offset of every line of src.
+func lineStarts(src []byte) []int {
+	out := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// firstContentIndent returns the indentation of the first non-blank line
+// after 1-based line `after` (0 when there is none).
+func firstContentIndent(src []byte, lines []int, after int) int {
+	for l := after; l < len(lines); l++ { // lines[l] starts 1-based line l+1
+		end := len(src)
+		if l+1 < len(lines) {
+			end = lines[l+1] - 1
+		}
+		t := strings.TrimRight(string(src[lines[l]:end]), "\r")
+		if strings.TrimSpace(t) != "" {
+			return len(t) - len(strings.TrimLeft(t, " "))
+		}
+	}
+	return 0
 }
 
 // readHeader fills apiVersion, kind and metadata from the node tree, which

