@@ -59,7 +59,7 @@ func Count(fs []checks.Finding) Counts {
 func Text(w io.Writer, res *checks.Result) error {
 	var b strings.Builder
 	for _, f := range res.Findings {
-		fmt.Fprintf(&b, "%s:%d:%d %s %s %s\n", f.File, f.Line, f.Column, f.Severity, f.RuleID, f.Message)
+		fmt.Fprintf(&b, "%s:%d:%d %s %s %s\n", f.File, f.Line, f.Column, f.Severity, f.RuleID, strings.ReplaceAll(f.Message, "\n", "\n    "))
 		if f.Fix != nil {
 			fmt.Fprintf(&b, "    fix: %s\n", f.Fix.Description)
 			for _, l := range f.Fix.Describe() {
