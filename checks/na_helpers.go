@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -74,7 +75,15 @@ func naReadIngress(o *manifest.Object) *naIngress {
 		}
 		in.Paths = append(in.Paths, naIngressPath{Host: host, HostPath: rule(i).Child("host"), Path: p, PathPath: pp})
 	}
-	switch v := o.Typed.(type) {
+	typed := o.Typed
+	if old, ok := typed.(*extensionsv1beta1.Ingress); ok {
+		conv := naIngressFromExtensions(old) // the same fields under another group
+		if conv == nil {
+			return nil
+		}
+		typed = conv
+	}
+	switch v := typed.(type) {
 	case *networkingv1.Ingress:
 		in.ClassName = v.Spec.IngressClassName
 		if b := v.Spec.DefaultBackend; b != nil && b.Service != nil {
@@ -96,26 +105,6 @@ func naReadIngress(o *manifest.Object) *naIngress {
 			in.TLS = append(in.TLS, t.Hosts)
 		}
 	case *networkingv1beta1.Ingress:
-		in.ClassName = v.Spec.IngressClassName
-		if b := v.Spec.Backend; b != nil && b.ServiceName != "" {
-			in.Backends = append(in.Backends, naIngressBackend{b.ServiceName, manifest.Path{"spec", "backend", "serviceName"}})
-		}
-		for i, r := range v.Spec.Rules {
-			addHost(i, r.Host)
-			if r.HTTP == nil {
-				continue
-			}
-			for j, p := range r.HTTP.Paths {
-				addPath(i, j, r.Host, p.Path)
-				if p.Backend.ServiceName != "" {
-					in.Backends = append(in.Backends, naIngressBackend{p.Backend.ServiceName, rule(i).Child("http", "paths", manifest.Index(j), "backend", "serviceName")})
-				}
-			}
-		}
-		for _, t := range v.Spec.TLS {
-			in.TLS = append(in.TLS, t.Hosts)
-		}
-	case *extensionsv1beta1.Ingress:
 		in.ClassName = v.Spec.IngressClassName
 		if b := v.Spec.Backend; b != nil && b.ServiceName != "" {
 			in.Backends = append(in.Backends, naIngressBackend{b.ServiceName, manifest.Path{"spec", "backend", "serviceName"}})
@@ -293,4 +282,18 @@ func naReservedHost(host string) bool {
 		}
 	}
 	return false
+}
+
+// naIngressFromExtensions converts an extensions/v1beta1 Ingress into the
+// networking.k8s.io/v1beta1 type, whose fields and JSON names it shares.
+func naIngressFromExtensions(old *extensionsv1beta1.Ingress) *networkingv1beta1.Ingress {
+	data, err := json.Marshal(old)
+	if err != nil {
+		return nil
+	}
+	var out networkingv1beta1.Ingress
+	if json.Unmarshal(data, &out) != nil {
+		return nil
+	}
+	return &out
 }

@@ -35,10 +35,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
-	cfg, err := loadConfigFor(*configPath, paths)
+	cfg, inputs, err := loadInputs(*configPath, paths, stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return exitUsage
@@ -50,11 +47,6 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		cfg.SetFailOn(sev)
-	}
-	inputs, err := checks.Load(paths, cfg, stdin)
-	if err != nil {
-		fmt.Fprintln(stderr, "prodready:", err)
-		return exitUsage
 	}
 	if os.Getenv("GOGC") == "" {
 		// A check holds every parse tree until the rules have run, and the
@@ -82,6 +74,23 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitOK
+}
+
+// loadInputs reads the config (see loadConfigFor) and the files to check
+// from paths ("." when none is given).
+func loadInputs(configPath string, paths []string, stdin io.Reader) (*checks.Config, []checks.Input, error) {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	cfg, err := loadConfigFor(configPath, paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	inputs, err := checks.Load(paths, cfg, stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, inputs, nil
 }
 
 // loadConfigFor reads the config named by flag, or .prodready.yaml at the

@@ -54,15 +54,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
-	cfg, err := loadConfigFor(*configPath, paths)
-	if err != nil {
-		fmt.Fprintln(stderr, "prodready:", err)
-		return exitUsage
-	}
-	inputs, err := checks.Load(paths, cfg, stdin)
+	cfg, inputs, err := loadInputs(*configPath, paths, stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return exitUsage
