@@ -2,7 +2,8 @@
 # Times `prodready check` against kube-score v1.20.0 over the same files of
 # the shared corpus: the plain manifests that kube-score accepts (it aborts a
 # whole run on the first file it cannot parse, so those are left out for
-# both). Several rounds, one process per tool per round (alternating), wall
+# both). Both tools print one line per finding (prodready text, kube-score
+# --output-format ci). Several rounds, one process per tool per round (alternating), wall
 # time, CPU time (user + system) and peak RSS from /usr/bin/time; prints
 # medians and the ratios. On a shared machine compare CPU time: wall time
 # also counts waiting for a core.
@@ -49,7 +50,7 @@ measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/tim
   tail -n 1 "$work/t" | awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' >> "$work/times-$name"
 }
 for _ in $(seq "$rounds"); do
-  measure prodready "$work/prodready" check --format json -o /dev/null
+  measure prodready "$work/prodready" check --format text -o /dev/null
   measure kubescore "$kubescore" score --output-format ci
 done
 
