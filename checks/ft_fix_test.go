@@ -1,18 +1,12 @@
 package checks_test
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/prodready/prodready/checks"
-	"github.com/prodready/prodready/checks/edit"
 )
 
 // ftFixRules are the rules of the health and fault-tolerance families that
@@ -65,132 +59,9 @@ func TestFixesMakeRulesPassHealthFaultTolerance(t *testing.T) {
 	}
 }
 
-// ftApplyFix returns inputs with f's fix applied to f's object.
+// ftApplyFix returns inputs with f's fix applied by the edit engine.
 func ftApplyFix(t *testing.T, inputs []checks.Input, f checks.Finding) []checks.Input {
-	t.Helper()
-	out := make([]checks.Input, len(inputs))
-	copy(out, inputs)
-	for i, in := range inputs {
-		if in.Path != f.File {
-			continue
-		}
-		var docs []*yaml.Node
-		dec := yaml.NewDecoder(bytes.NewReader(in.Data))
-		for {
-			var n yaml.Node
-			if err := dec.Decode(&n); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: %v", in.Path, err)
-			}
-			docs = append(docs, &n)
-		}
-		found := false
-		for _, d := range docs {
-			root := d.Content[0]
-			if ftScalarAt(root, "kind") != f.Object.Kind || ftScalarAt(root, "metadata", "name") != f.Object.Name {
-				continue
-			}
-			found = true
-			for _, op := range f.Fix.Edits {
-				ftApplyOp(t, root, op)
-			}
-		}
-		if !found {
-			t.Fatalf("object %s/%s not in %s", f.Object.Kind, f.Object.Name, in.Path)
-		}
-		var b bytes.Buffer
-		enc := yaml.NewEncoder(&b)
-		enc.SetIndent(2)
-		for _, d := range docs {
-			if err := enc.Encode(d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		_ = enc.Close()
-		out[i] = checks.Input{Path: in.Path, Data: b.Bytes()}
-	}
-	return out
-}
-
-func ftScalarAt(n *yaml.Node, path ...string) string {
-	for _, p := range path {
-		n = ftChild(n, p)
-		if n == nil {
-			return ""
-		}
-	}
-	return n.Value
-}
-
-func ftChild(n *yaml.Node, key string) *yaml.Node {
-	switch {
-	case n == nil:
-		return nil
-	case n.Kind == yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i+1]
-			}
-		}
-	case n.Kind == yaml.SequenceNode:
-		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(n.Content) {
-			return n.Content[i]
-		}
-	}
-	return nil
-}
-
-// ftApplyOp applies one edit.Op to a document root, as package edit
-// documents it: set inserts missing mappings and the key after its After
-// hint; append creates the sequence; delete of an absent key is a no-op.
-func ftApplyOp(t *testing.T, root *yaml.Node, op edit.Op) {
-	t.Helper()
-	var val yaml.Node
-	if op.Action != edit.Delete {
-		if err := yaml.Unmarshal([]byte(op.Value), &val); err != nil || len(val.Content) == 0 {
-			t.Fatalf("fix value %q is not YAML: %v", op.Value, err)
-		}
-	}
-	parent := root
-	for i, p := range op.Path[:len(op.Path)-1] {
-		next := ftChild(parent, p)
-		if next == nil {
-			if parent.Kind != yaml.MappingNode {
-				t.Fatalf("path %v: %s is not a mapping", op.Path, strings.Join(op.Path[:i], "."))
-			}
-			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: p}, next)
-		}
-		parent = next
-	}
-	last := op.Path[len(op.Path)-1]
-	switch op.Action {
-	case edit.Delete:
-		for i := 0; i+1 < len(parent.Content); i += 2 {
-			if parent.Content[i].Value == last {
-				parent.Content = append(parent.Content[:i], parent.Content[i+2:]...)
-				return
-			}
-		}
-	case edit.Set:
-		for i := 0; i+1 < len(parent.Content); i += 2 {
-			if parent.Content[i].Value == last {
-				parent.Content[i+1] = val.Content[0]
-				return
-			}
-		}
-		parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: last}, val.Content[0])
-	case edit.Append:
-		seq := ftChild(parent, last)
-		if seq == nil {
-			seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-			parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: last}, seq)
-		}
-		seq.Content = append(seq.Content, val.Content[0])
-	default:
-		t.Fatalf("unknown action %q", op.Action)
-	}
+	return applyFix(t, inputs, f)
 }
 
 // TestPDBMissingMessageCarriesWorkingPDB adds the PodDisruptionBudget that
