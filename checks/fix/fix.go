@@ -18,21 +18,46 @@ type Failure struct {
 }
 
 // Apply applies the fixes of findings (all of one file, src) document by
-// document, in the order given, and returns the new text, the indexes of the
-// findings it fixed, and those it could not. Findings without a fix are
-// neither. The result is src itself when nothing changed.
+// document, each document's in the order given, and returns the new text,
+// the indexes of the findings it fixed, and those it could not. Findings
+// without a fix are neither. The result is src itself when nothing changed.
 func Apply(src []byte, findings []checks.Finding) (out []byte, applied []int, failed []Failure) {
 	out = src
+	// One edit per document with every finding's ops: the engine parses the
+	// file once per call, so this is much cheaper than a call per finding.
+	// When the combined edit fails, fall back to finding by finding so that
+	// the one that does not apply is named and the others still are.
+	var docs []int
+	byDoc := map[int][]int{}
 	for _, i := range fixable(findings) {
-		f := findings[i]
-		next, err := edit.Apply(out, f.Object.Doc, f.Fix.Edits)
-		if err != nil {
-			failed = append(failed, Failure{Finding: i, Err: err})
+		d := findings[i].Object.Doc
+		if _, ok := byDoc[d]; !ok {
+			docs = append(docs, d)
+		}
+		byDoc[d] = append(byDoc[d], i)
+	}
+	for _, d := range docs {
+		idx := byDoc[d]
+		var ops []edit.Op
+		for _, i := range idx {
+			ops = append(ops, findings[i].Fix.Edits...)
+		}
+		if next, err := edit.Apply(out, d, ops); err == nil {
+			out = next
+			applied = append(applied, idx...)
 			continue
 		}
-		out = next
-		applied = append(applied, i)
+		for _, i := range idx {
+			next, err := edit.Apply(out, d, findings[i].Fix.Edits)
+			if err != nil {
+				failed = append(failed, Failure{Finding: i, Err: err})
+				continue
+			}
+			out = next
+			applied = append(applied, i)
+		}
 	}
+	sort.Ints(applied)
 	return out, applied, failed
 }
 
