@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/internal/testconfig"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -32,21 +34,9 @@ func (h *memHost) ReadFile(ctx context.Context, pr PullRequest, ref, path string
 	if path == checks.ConfigFileName && ref == "base" && !h.allRules {
 		// Test repositories keep one rule on unless a test gives its own
 		// config, so tests can state the exact review.
-		return []byte(onlyRule("probe-named-port-undeclared")), nil
+		return []byte(testconfig.OnlyRule("probe-named-port-undeclared")), nil
 	}
 	return nil, nil
-}
-
-// onlyRule is a config that switches off every rule but id.
-func onlyRule(id string) string {
-	var b strings.Builder
-	b.WriteString("rules:\n")
-	for _, r := range checks.Rules() {
-		if r.ID != id {
-			b.WriteString("  " + r.ID + ": false\n")
-		}
-	}
-	return b.String()
 }
 
 func (h *memHost) Manifests(ctx context.Context, pr PullRequest, ref string, want func(string) bool, cache BlobCache) ([]File, error) {

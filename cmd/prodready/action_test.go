@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/testconfig"
+
 	"github.com/prodready/prodready/internal/fakegithub"
 )
 
@@ -23,18 +24,6 @@ type actionRepo struct {
 	base, head string
 	// baseFiles and headFiles are the commits' files, for the fake.
 	baseFiles, headFiles map[string]string
-}
-
-// onlyRuleConfig switches off every rule but id.
-func onlyRuleConfig(id string) string {
-	var b strings.Builder
-	b.WriteString("rules:\n")
-	for _, r := range checks.Rules() {
-		if r.ID != id {
-			b.WriteString("  " + r.ID + ": false\n")
-		}
-	}
-	return b.String()
 }
 
 func gitIn(t *testing.T, dir string, args ...string) string {
@@ -71,7 +60,7 @@ func newActionRepo(t *testing.T) *actionRepo {
 	}
 	gitIn(t, r.dir, "init", "-q", "-b", "main")
 	r.baseFiles = map[string]string{
-		".prodready.yaml": onlyRuleConfig("privileged-container") + "  privileged-container: {severity: error}\n",
+		".prodready.yaml": testconfig.OnlyRule("privileged-container") + "  privileged-container: {severity: error}\n",
 		"deploy/app.yaml": probeDeployment("8080"),
 		"other/x.yaml":    probeDeployment("8080"),
 	}

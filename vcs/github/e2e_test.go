@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prodready/prodready/internal/testconfig"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/bot"
@@ -205,7 +207,7 @@ func setupRepo(fake *fakegithub.Server, owner, repo string, number int, baseSHA,
 		"README.md":         "hello\n",
 		// The repository keeps one rule on, so the test can state the exact
 		// review; the full catalog is exercised by the checks tests.
-		".prodready.yaml": onlyRule("probe-named-port-undeclared"),
+		".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared"),
 	})
 	fake.AddCommit(owner, repo, headSHA, map[string]string{
 		"deploy/app.yaml":   deployment("ready", "metrics", "boot"),

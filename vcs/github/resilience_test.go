@@ -3,12 +3,13 @@ package github_test
 import (
 	"context"
 	"fmt"
-	"github.com/prodready/prodready/checks"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prodready/prodready/internal/testconfig"
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/internal/fakegithub"
@@ -107,7 +108,7 @@ func TestAnnotationsInBatchesOf50(t *testing.T) {
 		headDocs = append(headDocs, d)
 	}
 	headDocs[0] = strings.Replace(headDocs[0], "image: nginx:1.27", "image: nginx:1.28", 1)
-	st.fake.AddCommit("acme", "deploys", synthBase, map[string]string{"many.yaml": strings.Join(baseDocs, "---\n"), ".prodready.yaml": onlyRule("probe-named-port-undeclared")})
+	st.fake.AddCommit("acme", "deploys", synthBase, map[string]string{"many.yaml": strings.Join(baseDocs, "---\n"), ".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared")})
 	st.fake.AddCommit("acme", "deploys", synthHead, map[string]string{"many.yaml": strings.Join(headDocs, "---\n")})
 	st.fake.SetPR("acme", "deploys", 7, synthBase, synthHead)
 	st.deliver(t, "pull_request", "a-1", syntheticOpened(t))
@@ -259,17 +260,4 @@ func TestGraphQLURL(t *testing.T) {
 			t.Errorf("GraphQLURL(%s) = %s, want %s", in, got, want)
 		}
 	}
-}
-
-// onlyRule is a config that switches off every rule but id, so a test can
-// count one rule's findings exactly.
-func onlyRule(id string) string {
-	var b strings.Builder
-	b.WriteString("rules:\n")
-	for _, r := range checks.Rules() {
-		if r.ID != id {
-			fmt.Fprintf(&b, "  %s: false\n", r.ID)
-		}
-	}
-	return b.String()
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prodready/prodready/internal/testconfig"
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
@@ -194,7 +195,7 @@ func TestEndToEndTwoPushes(t *testing.T) {
 
 			// The base switches the rule on; the push would switch it off.
 			// It keeps only that rule on, so the test can state the exact review.
-			base := fake.Commit(pid, map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n"})
+			base := fake.Commit(pid, map[string]string{".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared"), "README.md": "# app\n"})
 			head1 := "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"
 			fake.CommitAs(pid, head1, map[string]string{
 				".prodready.yaml": "rules:\n  probe-named-port-undeclared: false\n",
@@ -248,7 +249,7 @@ func TestEndToEndTwoPushes(t *testing.T) {
 
 			// Push 2 fixes the first probe.
 			head2 := "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
-			fake.CommitAs(pid, head2, map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n", "deploy/web.yaml": webV2})
+			fake.CommitAs(pid, head2, map[string]string{".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared"), "README.md": "# app\n", "deploy/web.yaml": webV2})
 			fake.Push(pid, iid, base, head2, 0)
 			if err := e.deliver(t, payload(t, p, "update", head1, head2), "push-2"); err != nil {
 				t.Fatalf("push 2: %v", err)
@@ -303,16 +304,4 @@ func TestEndToEndFailureEndsTheStatusFailed(t *testing.T) {
 	if last.State != "failed" || !strings.Contains(last.Description, "403") {
 		t.Errorf("statuses = %+v, want the last failed, saying why (403)", st)
 	}
-}
-
-// onlyRule is a config that switches off every rule but id.
-func onlyRule(id string) string {
-	var b strings.Builder
-	b.WriteString("failOn: error\nrules:\n")
-	for _, r := range checks.Rules() {
-		if r.ID != id {
-			fmt.Fprintf(&b, "  %s: false\n", r.ID)
-		}
-	}
-	return b.String()
 }

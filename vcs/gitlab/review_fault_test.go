@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prodready/prodready/internal/testconfig"
+
 	"github.com/prodready/prodready/bot"
-	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/fakegitlab"
 )
 
@@ -121,8 +122,8 @@ func (p *faultProxy) calls() int {
 func proxiedHost(t *testing.T) (*Host, *fakegitlab.Server, *faultProxy, *fakeClock, bot.PullRequest) {
 	t.Helper()
 	fake, pr := setup(t,
-		map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n"},
-		map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n", "deploy/web.yaml": faultWeb})
+		map[string]string{".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared"), "README.md": "# app\n"},
+		map[string]string{".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared"), "README.md": "# app\n", "deploy/web.yaml": faultWeb})
 	proxy := newFaultProxy(t, fake)
 	h, err := NewHost(Options{
 		BaseURL: proxy.URL, Token: fake.Token, RetryBudget: time.Minute, RetryWait: 100 * time.Millisecond, HeadWait: time.Second,
@@ -158,18 +159,6 @@ spec:
             tcpSocket:
               port: admin
 `
-
-// onlyRule is a config that switches off every rule but id.
-func onlyRule(id string) string {
-	var b strings.Builder
-	b.WriteString("failOn: error\nrules:\n")
-	for _, r := range checks.Rules() {
-		if r.ID != id {
-			fmt.Fprintf(&b, "  %s: false\n", r.ID)
-		}
-	}
-	return b.String()
-}
 
 // TestFaultOnEveryCallOfAReview injects each fault on the Nth call of a
 // normal review, for every N. A call that may be repeated is retried (on

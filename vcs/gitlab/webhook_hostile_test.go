@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prodready/prodready/internal/testconfig"
+
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/vcs/gitlab"
 )
@@ -218,7 +220,7 @@ func TestForkMergeRequestSameRules(t *testing.T) {
 	oa := p["object_attributes"].(map[string]any)
 	oa["source_project_id"], oa["target_project_id"] = 666, 7
 	e := newE2E(t, 7, "group/sub/project")
-	base := e.gl.Commit(7, map[string]string{".prodready.yaml": onlyRule("probe-named-port-undeclared"), "README.md": "# app\n"})
+	base := e.gl.Commit(7, map[string]string{".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared"), "README.md": "# app\n"})
 	head := e.gl.Commit(7, map[string]string{".prodready.yaml": "rules:\n  probe-named-port-undeclared: false\n", "README.md": "# app\n", "deploy/web.yaml": webV1})
 	e.gl.Push(7, 1, base, head, 0)
 	if err := e.deliver(t, payload(t, p, "open", "", head), "fork-1"); err != nil {

@@ -1,0 +1,23 @@
+// Package testconfig builds .prodready.yaml texts for tests of the
+// reviewers and hosts.
+package testconfig
+
+import (
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// OnlyRule returns a config that switches off every rule but id (failOn
+// stays at its default, error), so a test can state the exact review while
+// the rule catalog grows.
+func OnlyRule(id string) string {
+	var b strings.Builder
+	b.WriteString("failOn: error\nrules:\n")
+	for _, r := range checks.Rules() {
+		if r.ID != id {
+			b.WriteString("  " + r.ID + ": false\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,19 @@
+package testconfig
+
+import (
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+)
+
+func TestOnlyRuleLeavesOneRuleOn(t *testing.T) {
+	cfg, err := checks.ParseConfig([]byte(OnlyRule("probe-named-port-undeclared")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range checks.Rules() {
+		if got, want := cfg.Enabled(r), r.ID == "probe-named-port-undeclared"; got != want {
+			t.Errorf("%s enabled = %v, want %v", r.ID, got, want)
+		}
+	}
+}
