@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -61,7 +61,6 @@ func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
 		metrics = NewMetrics()
 	}
 	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
 	s := &Server{echo: e, pool: pool, metrics: metrics, logger: logger, Timeouts: DefaultTimeouts}
 	metrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "prodready_queue_depth",
@@ -72,8 +71,8 @@ func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
 		}
 		return float64(pool.Depth())
 	}))
-	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
-	e.GET("/readyz", func(c echo.Context) error {
+	e.GET("/healthz", func(c *echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	e.GET("/readyz", func(c *echo.Context) error {
 		if !s.ready.Load() || pool == nil || !pool.Running() {
 			return c.String(http.StatusServiceUnavailable, "not ready\n")
 		}
