@@ -197,7 +197,7 @@ func apiMigration(obj *manifest.Object, to schema.GroupVersionKind) (newAPIVersi
 	if err != nil {
 		return newAPIVersion, false, ""
 	}
-	data, err := yaml.Marshal(obj.Root)
+	data, err := yaml.Marshal(obj.Root())
 	if err != nil {
 		return newAPIVersion, false, ""
 	}

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -177,12 +178,12 @@ func ftHPAMin(ctx *Context, w *manifest.Object) (int32, bool) {
 // overlay) with a different spec.replicas, or a kustomization's replicas:
 // entry naming it. Then the count written in w is not the one applied.
 func ftReplicasOverridden(ctx *Context, w *manifest.Object) bool {
-	mine, _ := w.Scalar("spec", "replicas")
+	mine, _ := ftReplicasText(w)
 	for _, o := range ctx.ByKindName(w.Kind, w.Name) {
 		if o == w || !ctx.SameNamespace(o, w) {
 			continue
 		}
-		if r, ok := o.Scalar("spec", "replicas"); ok && r != mine {
+		if r, ok := ftReplicasText(o); ok && r != mine {
 			return true
 		}
 	}
@@ -196,6 +197,19 @@ func ftReplicasOverridden(ctx *Context, w *manifest.Object) bool {
 		}
 	}
 	return false
+}
+
+// ftReplicasText returns spec.replicas and whether it is set, from the
+// typed value when there is one: rules of other objects ask this of every
+// same-named object, and the typed value answers without the node tree.
+func ftReplicasText(o *manifest.Object) (string, bool) {
+	if ftHasReplicas(o) {
+		if n, set := o.Replicas(); set {
+			return strconv.Itoa(int(n)), true
+		}
+		return "", false
+	}
+	return o.Scalar("spec", "replicas")
 }
 
 // ftIsServing reports whether a Service of w's deployment unit selects its pods.

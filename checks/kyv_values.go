@@ -114,7 +114,6 @@ func kyvStringValues(o *manifest.Object, path manifest.Path, str *yaml.Node) (*y
 	}
 	shift(root)
 	// Copy the spine from the root to path, then graft the values.
-	cp := *o
 	var clone func(n *yaml.Node, rest manifest.Path) *yaml.Node
 	clone = func(n *yaml.Node, rest manifest.Path) *yaml.Node {
 		if len(rest) == 0 {
@@ -138,8 +137,7 @@ func kyvStringValues(o *manifest.Object, path manifest.Path, str *yaml.Node) (*y
 		}
 		return &c
 	}
-	cp.Root = clone(o.Root, path)
-	return root, &cp
+	return root, o.WithRoot(clone(o.Root(), path))
 }
 
 // kyvStripStringFixes drops the fixes of findings inside values written as
@@ -189,7 +187,7 @@ func kyvIsChart(name string) bool {
 // kyvIsValuesDoc reports whether obj can be a values document: a mapping
 // with no kind that is not a Chart.yaml or a kustomization.
 func kyvIsValuesDoc(o *manifest.Object) bool {
-	if o.Kind != "" || o.Root == nil || o.Root.Kind != yaml.MappingNode {
+	if root := o.Root(); o.Kind != "" || root == nil || root.Kind != yaml.MappingNode {
 		return false
 	}
 	base := path.Base(o.File.Path)
@@ -230,7 +228,7 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 				continue
 			}
 			seen[o] = true
-			v := &kyvValues{Obj: o, Root: o.Root, Source: "config"}
+			v := &kyvValues{Obj: o, Root: o.Root(), Source: "config"}
 			v.Version, v.VersionExact = kyvernovalues.ParseVersion(hv.Version)
 			add(v)
 		}
@@ -265,10 +263,10 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 			if kyvIsChart(name) {
 				ver, _ := chart.Scalar("version")
 				for _, d := range docs {
-					v := &kyvValues{Obj: d, Root: d.Root, Source: "Chart.yaml", ChartOwn: d == base}
+					v := &kyvValues{Obj: d, Root: d.Root(), Source: "Chart.yaml", ChartOwn: d == base}
 					v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
 					if base != nil && d != base {
-						v.Lower = []*yaml.Node{base.Root}
+						v.Lower = []*yaml.Node{base.Root()}
 					}
 					seen[d] = true
 					add(v)
@@ -305,16 +303,16 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 				}
 				var lower *yaml.Node
 				if base != nil {
-					if _, l := manifest.MapEntry(base.Root, key); l != nil && l.Kind == yaml.MappingNode {
+					if _, l := manifest.MapEntry(base.Root(), key); l != nil && l.Kind == yaml.MappingNode {
 						lower = l
 					}
 				}
 				for _, d := range docs {
-					_, sub := manifest.MapEntry(d.Root, key)
+					_, sub := manifest.MapEntry(d.Root(), key)
 					if sub == nil || sub.Kind != yaml.MappingNode {
 						continue
 					}
-					if kyvConditionOff(cond, d.Root, base) {
+					if kyvConditionOff(cond, d.Root(), base) {
 						continue // the dependency is switched off
 					}
 					v := &kyvValues{Obj: d, Base: manifest.Path{key}, Root: sub, Source: "Chart.yaml"}
@@ -727,7 +725,7 @@ func kyvConditionOff(cond []string, root *yaml.Node, base *manifest.Object) bool
 		elems := strings.Split(c, ".")
 		n, _ := kyvWalk(root, elems)
 		if (n == nil || n.Kind != yaml.ScalarNode) && base != nil {
-			n, _ = kyvWalk(base.Root, elems)
+			n, _ = kyvWalk(base.Root(), elems)
 		}
 		if n != nil && n.Kind == yaml.ScalarNode {
 			if b, err := strconv.ParseBool(n.Value); err == nil {

@@ -57,6 +57,7 @@ func RunLean(inputs []Input, cfg *Config) *Result {
 		if !needsSource(f) {
 			f.Source = nil
 		}
+		f.Pack()
 		files[i] = f
 	})
 	res := Evaluate(files, cfg)
@@ -103,7 +104,9 @@ func Evaluate(files []*manifest.File, cfg *Config) *Result {
 	}
 	perObject := make([][]Finding, len(objects))
 	parallel(len(objects), func(i int) {
+		objects[i].Hold() // a packed object's tree, inflated while its rules run
 		perObject[i] = evaluateObject(ctx, rules, objects[i])
+		objects[i].Release()
 	})
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
@@ -245,7 +248,7 @@ func numberOccurrences(fs []Finding) {
 // places share.
 func fixCrossesAlias(obj *manifest.Object, fx *Fix) bool {
 	for _, op := range fx.Edits {
-		n := obj.Root
+		n := obj.Root()
 		for _, e := range op.Path {
 			if n == nil {
 				break

@@ -69,10 +69,10 @@ func BenchmarkDecodeTyped(b *testing.B) {
 		if isCRD(c.text) || yaml.Unmarshal(c.text, &n) != nil || len(n.Content) == 0 {
 			continue
 		}
-		o := &Object{Root: n.Content[0]}
+		o := &Object{root: n.Content[0]}
 		o.readHeader()
 		if bt, ok := builtins[o.APIVersion+"/"+o.Kind]; ok {
-			docs = append(docs, doc{o.Root, c.text, bt})
+			docs = append(docs, doc{o.root, c.text, bt})
 		}
 	}
 	b.ResetTimer()

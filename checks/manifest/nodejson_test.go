@@ -114,7 +114,7 @@ func TestNodeJSONCorpus(t *testing.T) {
 			if isCRD(c.text) || yaml.Unmarshal(c.text, &n) != nil || len(n.Content) == 0 {
 				continue
 			}
-			o := &Object{Root: n.Content[0]}
+			o := &Object{root: n.Content[0]}
 			o.readHeader()
 			if !IsBuiltin(o.APIVersion, o.Kind) {
 				continue

@@ -3,6 +3,7 @@ package manifest
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -16,8 +17,13 @@ type Object struct {
 	// StartLine and EndLine are the 1-based, inclusive file lines the
 	// document spans (its "---" marker included).
 	StartLine, EndLine int
-	// Root is the document's top node, with absolute 1-based lines and columns.
-	Root *yaml.Node
+	// root is the document's top node, with absolute 1-based lines and
+	// columns (read it with Root); nil once the object is packed.
+	root *yaml.Node
+	// packed is the tree in compact form after File.Pack; trees holds the
+	// inflated copies (shared by copies of the object).
+	packed *packedTree
+	trees  *inflatedTrees
 
 	APIVersion string
 	Kind       string
@@ -49,7 +55,7 @@ type Object struct {
 
 	// blockIndent maps each block scalar (| or >) to the indentation of its
 	// first content line, read from the source at parse time.
-	blockIndent map[*yaml.Node]int
+	blockIndent map[int]int // block scalar's line → indent
 
 	// pt caches PodTemplate for the Typed value ptTyped.
 	pt      *PodTemplate
@@ -86,6 +92,65 @@ func (p Path) Child(elems ...string) Path {
 // Index returns the path element for sequence index i.
 func Index(i int) string { return strconv.Itoa(i) }
 
+// inflatedTrees are a packed object's inflated trees.
+type inflatedTrees struct {
+	// held is inflated by Hold while the object's own rules run.
+	held atomic.Pointer[yaml.Node]
+	// kept is inflated on the first read outside Hold (a rule of another
+	// object reading this one: an overlay's patch, a kustomization) and
+	// kept, so such reads cost one inflation, not one each.
+	kept atomic.Pointer[yaml.Node]
+}
+
+// Root returns the document's top node, with absolute 1-based lines and
+// columns. A packed object (File.Pack) inflates its tree on demand: while
+// Hold is in effect every call returns the held tree; otherwise a tree
+// inflated once and kept.
+func (o *Object) Root() *yaml.Node {
+	if o.root != nil || o.trees == nil {
+		return o.root
+	}
+	if h := o.trees.held.Load(); h != nil {
+		return h
+	}
+	if k := o.trees.kept.Load(); k != nil {
+		return k
+	}
+	if o.trees.kept.CompareAndSwap(nil, o.packed.inflate()) {
+		return o.trees.kept.Load()
+	}
+	return o.trees.kept.Load()
+}
+
+// WithRoot returns a copy of the object whose tree is root (for a view of
+// the object with parts rewritten; the object itself is unchanged).
+func (o *Object) WithRoot(root *yaml.Node) *Object {
+	cp := *o
+	cp.root = root
+	return &cp
+}
+
+// Hold inflates a packed object's tree until Release, so that every rule
+// run on the object reads the same nodes. Without Pack it does nothing.
+// Safe for concurrent use with Root.
+func (o *Object) Hold() {
+	if o.trees == nil {
+		return
+	}
+	t := o.trees.kept.Load()
+	if t == nil {
+		t = o.packed.inflate()
+	}
+	o.trees.held.Store(t)
+}
+
+// Release drops the tree Hold inflated.
+func (o *Object) Release() {
+	if o.trees != nil {
+		o.trees.held.Store(nil)
+	}
+}
+
 // Node returns the value node at path, or nil when any step is missing.
 func (o *Object) Node(path ...string) *yaml.Node {
 	n, _, depth := o.walk(path)
@@ -99,7 +164,7 @@ func (o *Object) Node(path ...string) *yaml.Node {
 // the key node that led to it (nil for sequence items and the root), and how
 // many elements were followed.
 func (o *Object) walk(path []string) (node, key *yaml.Node, depth int) {
-	node = o.Root
+	node = o.Root()
 	for i, e := range path {
 		if node == nil {
 			return nil, nil, i
@@ -186,11 +251,12 @@ func lastLine(n *yaml.Node) int {
 
 // KindPos is the position of the "kind:" key, or the document's first line.
 func (o *Object) KindPos() (line, col int) {
-	if k, _ := MapEntry(o.Root, "kind"); k != nil {
+	root := o.Root()
+	if k, _ := MapEntry(root, "kind"); k != nil {
 		return k.Line, k.Column
 	}
-	if o.Root != nil {
-		return o.Root.Line, o.Root.Column
+	if root != nil {
+		return root.Line, root.Column
 	}
 	return o.StartLine, 1
 }
@@ -224,7 +290,10 @@ func (o *Object) Scalar(path ...string) (string, bool) {
 // file when it was parsed, so it needs no File.Source; false when n is not
 // such a scalar of the object.
 func (o *Object) BlockIndent(n *yaml.Node) (int, bool) {
-	i, ok := o.blockIndent[n]
+	if n == nil || n.Kind != yaml.ScalarNode || (n.Style != yaml.LiteralStyle && n.Style != yaml.FoldedStyle) {
+		return 0, false
+	}
+	i, ok := o.blockIndent[n.Line]
 	return i, ok
 }
 
@@ -238,15 +307,15 @@ func (o *Object) recordBlockIndents(src []byte, lines *[]int) {
 				*lines = lineStarts(src)
 			}
 			if o.blockIndent == nil {
-				o.blockIndent = map[*yaml.Node]int{}
+				o.blockIndent = map[int]int{}
 			}
-			o.blockIndent[n] = firstContentIndent(src, *lines, n.Line)
+			o.blockIndent[n.Line] = firstContentIndent(src, *lines, n.Line)
 		}
 		for _, c := range n.Content {
 			walk(c)
 		}
 	}
-	walk(o.Root)
+	walk(o.root)
 }
 
 // lineStarts returns the offset of every line of src.

@@ -169,7 +169,7 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 		Doc:         index,
 		StartLine:   c.startLine,
 		EndLine:     c.endLine,
-		Root:        root,
+		root:        root,
 		text:        c.text,
 		SpecSkipped: skippedSpec,
 	}

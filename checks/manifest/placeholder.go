@@ -42,11 +42,11 @@ func (o *Object) placeholderCaused(err error) bool {
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		n := findField(o.Root, strings.Split(typeErr.Field, "."))
+		n := findField(o.root, strings.Split(typeErr.Field, "."))
 		if n == nil {
 			return false
 		}
-		v := valueOfKey(o.Root, n)
+		v := valueOfKey(o.root, n)
 		return v != nil && v.Kind == yaml.ScalarNode && IsPlaceholder(v.Value)
 	}
 	msg := err.Error()
@@ -54,7 +54,7 @@ func (o *Object) placeholderCaused(err error) bool {
 		return false
 	}
 	found := false
-	walkScalars(o.Root, func(key string, v *yaml.Node) {
+	walkScalars(o.root, func(key string, v *yaml.Node) {
 		switch key {
 		case "capabilities", "add", "drop":
 			return

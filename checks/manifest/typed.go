@@ -124,7 +124,7 @@ func (o *Object) decodeTyped() *Problem {
 		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
 	}
 	v := b.newValue()
-	err := decodeLikeAPIServer(o.Root, o.text, v, b.strict)
+	err := decodeLikeAPIServer(o.root, o.text, v, b.strict)
 	defer func() { o.text = nil }() // not needed after the decode; let it go
 	if err == nil {
 		o.Typed = v
@@ -134,7 +134,7 @@ func (o *Object) decodeTyped() *Problem {
 		o.Templated = true
 		return nil // a placeholder a script or template fills in before applying
 	}
-	if o.Node("$patch") != nil || hasKey(o.Root, "$patch") {
+	if o.Node("$patch") != nil || hasKey(o.root, "$patch") {
 		o.Patch = true
 		return nil // a kustomize strategic-merge patch, not a whole object
 	}
@@ -155,7 +155,7 @@ func (o *Object) locateDecodeError(err error) (line, col int, msg string) {
 	switch {
 	case errors.As(err, &typeErr):
 		msg = fmt.Sprintf("%s must be %s, not a %s", typeErr.Field, goTypeName(typeErr.Type.String()), typeErr.Value)
-		if n := findField(o.Root, strings.Split(typeErr.Field, ".")); n != nil {
+		if n := findField(o.root, strings.Split(typeErr.Field, ".")); n != nil {
 			line, col = n.Line, n.Column
 		}
 		return line, col, msg
@@ -163,23 +163,23 @@ func (o *Object) locateDecodeError(err error) (line, col int, msg string) {
 		field := unknownFieldRE.FindStringSubmatch(err.Error())[1]
 		msg = fmt.Sprintf("unknown field %q", field)
 		parts := strings.Split(field, ".")
-		if n := findField(o.Root, parts); n != nil && n.Value == parts[len(parts)-1] {
+		if n := findField(o.root, parts); n != nil && n.Value == parts[len(parts)-1] {
 			line, col = n.Line, n.Column
-		} else if n := findKeyAnywhere(o.Root, parts[len(parts)-1]); n != nil {
+		} else if n := findKeyAnywhere(o.root, parts[len(parts)-1]); n != nil {
 			line, col = n.Line, n.Column
 		}
 		return line, col, msg
 	case duplicateKeyRE.MatchString(err.Error()):
 		key := duplicateKeyRE.FindStringSubmatch(err.Error())[1]
 		msg = fmt.Sprintf("duplicate key %q (Kubernetes keeps only one of them)", key)
-		if n := findDuplicateKey(o.Root, key); n != nil {
+		if n := findDuplicateKey(o.root, key); n != nil {
 			line, col = n.Line, n.Column
 		}
 		return line, col, msg
 	}
 	s := err.Error()
 	if strings.Contains(s, "quantities must match") {
-		if n := findBadQuantity(o.Root); n != nil {
+		if n := findBadQuantity(o.root); n != nil {
 			return n.Line, n.Column, fmt.Sprintf("%q is not a quantity (like 500m, 128Mi or 2)", n.Value)
 		}
 	}

@@ -1,0 +1,177 @@
+package manifest
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// sameTree reports the first difference between two node trees: every field
+// yaml.v3 sets, and for an alias the position of the node it names.
+func sameTree(a, b *yaml.Node, at string) error {
+	if (a == nil) != (b == nil) {
+		return fmt.Errorf("%s: one tree is nil", at)
+	}
+	if a == nil {
+		return nil
+	}
+	if a.Kind != b.Kind || a.Style != b.Style || a.Tag != b.Tag || a.Value != b.Value || a.Anchor != b.Anchor ||
+		a.HeadComment != b.HeadComment || a.LineComment != b.LineComment || a.FootComment != b.FootComment ||
+		a.Line != b.Line || a.Column != b.Column || len(a.Content) != len(b.Content) {
+		return fmt.Errorf("%s: %+v\n!= %+v", at, *a, *b)
+	}
+	if (a.Alias == nil) != (b.Alias == nil) {
+		return fmt.Errorf("%s: alias set on one side only", at)
+	}
+	if a.Alias != nil && (a.Alias.Line != b.Alias.Line || a.Alias.Column != b.Alias.Column || a.Alias.Anchor != b.Alias.Anchor) {
+		return fmt.Errorf("%s: the aliases name different nodes", at)
+	}
+	for i := range a.Content {
+		if err := sameTree(a.Content[i], b.Content[i], fmt.Sprintf("%s/%d", at, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPackRoundTrip parses src twice, packs one copy and compares each
+// object's inflated tree with the unpacked one.
+func checkPackRoundTrip(t *testing.T, name string, src []byte) int {
+	t.Helper()
+	plain := Parse(name, src, Limits{})
+	packed := Parse(name, src, Limits{})
+	packed.Pack()
+	if len(plain.Objects) != len(packed.Objects) {
+		t.Fatalf("%s: %d objects, then %d", name, len(plain.Objects), len(packed.Objects))
+	}
+	for i, o := range packed.Objects {
+		if o.root != nil || o.packed == nil {
+			t.Fatalf("%s: object %d is not packed", name, i)
+		}
+		if err := sameTree(plain.Objects[i].Root(), o.Root(), fmt.Sprintf("%s doc %d", name, o.Doc)); err != nil {
+			t.Error(err)
+		}
+	}
+	return len(packed.Objects)
+}
+
+func TestPackRoundTrip(t *testing.T) {
+	src := []byte(`# header comment
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm # line comment
+  labels: {app: web, "quoted": 'single'}
+data:
+  base: &base
+    a: 1
+    b: [x, "y", 2.5, null, true]
+  copy: *base
+  merged:
+    <<: *base
+    c: !custom tagged
+  script: |
+    echo one
+      echo two
+  folded: >-
+    folded
+    text
+  # foot comment
+---
+- a list document
+- 2
+---
+just a scalar
+`)
+	if n := checkPackRoundTrip(t, "mixed.yaml", src); n != 3 {
+		t.Fatalf("want 3 objects, got %d", n)
+	}
+	f := Parse("mixed.yaml", src, Limits{})
+	f.Pack()
+	o := f.Objects[0]
+	if v, _ := o.Scalar("data", "merged", "c"); v != "tagged" {
+		t.Errorf("scalar through a packed tree: %q", v)
+	}
+	o.Hold()
+	if n := o.Node("data", "copy"); n == nil || n.Kind != yaml.AliasNode || n.Alias != o.Node("data", "base") {
+		t.Error("the alias must name the anchored node of the same inflated tree")
+	}
+	o.Release()
+	if line, _, exact := o.Pos("data", "script"); !exact || line != 15 {
+		t.Errorf("Pos(data.script) = %d, %v; want line 15", line, exact)
+	}
+	if ind, ok := o.BlockIndent(o.Node("data", "script")); !ok || ind != 4 {
+		t.Errorf("BlockIndent of a packed block scalar = %d, %v; want 4, true", ind, ok)
+	}
+}
+
+// TestPackRoundTripFixtures packs every fixture (and the shared corpus when
+// it is present) and compares the inflated trees with the parsed ones.
+func TestPackRoundTripFixtures(t *testing.T) {
+	dirs := []string{filepath.Join("..", "..", "fixtures")}
+	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
+	if _, err := os.Stat(corpus); err == nil && !testing.Short() {
+		dirs = append(dirs, corpus)
+	} else {
+		t.Logf("only the fixtures: ../shared/corpus not present or -short")
+	}
+	objects := 0
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				return err
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			objects += checkPackRoundTrip(t, p, src)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if objects < 100 {
+		t.Fatalf("only %d objects compared", objects)
+	}
+	t.Logf("%d objects round-tripped", objects)
+}
+
+// TestHoldConcurrentReads reads a packed object from many goroutines while
+// it is held and released (go test -race checks the synchronisation).
+func TestHoldConcurrentReads(t *testing.T) {
+	f := Parse("d.yaml", []byte("kind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n"), Limits{})
+	f.Pack()
+	o := f.Objects[0]
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				if g%2 == 0 {
+					o.Hold()
+					if v, _ := o.Scalar("spec", "replicas"); v != "3" {
+						t.Errorf("held read: %q", v)
+					}
+					o.Release()
+				} else if v, _ := o.Scalar("spec", "replicas"); v != "3" {
+					t.Errorf("foreign read: %q", v)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	o.Hold()
+	if o.Root() != o.Root() {
+		t.Error("while held, every read must return the same tree")
+	}
+	o.Release()
+}
