@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +18,33 @@ import (
 // config's include and exclude globs, matched against the path relative to
 // that folder. Files named on the command line are always read.
 func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
+	inputs, err := List(paths, cfg, stdin)
+	if err != nil {
+		return nil, err
+	}
+	for i := range inputs {
+		if inputs[i].Data == nil && inputs[i].Read != nil {
+			if inputs[i].Data, err = inputs[i].Read(); err != nil {
+				return nil, err
+			}
+			inputs[i].Read = nil
+		}
+	}
+	return inputs, nil
+}
+
+// List is Load without reading the files yet: each file Input reads its
+// content when it is parsed (standard input is read at once), so a run
+// over many files never holds all their text at the same time. A file
+// larger than the config's size limit is read only up to the limit (plus
+// one byte, so the parser reports it as too large).
+func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 	if cfg == nil {
 		cfg = DefaultConfig()
+	}
+	limit := int64(cfg.ParseLimits().MaxFileBytes) + 1
+	lazy := func(file string) Input {
+		return Input{Path: filepath.ToSlash(filepath.Clean(file)), Read: func() ([]byte, error) { return readFileLimited(file, limit) }}
 	}
 	var out []Input
 	for _, p := range paths {
@@ -35,11 +61,7 @@ func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			return nil, err
 		}
 		if !info.IsDir() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Input{Path: filepath.ToSlash(filepath.Clean(p)), Data: data})
+			out = append(out, lazy(p))
 			continue
 		}
 		err = filepath.WalkDir(p, func(file string, d fs.DirEntry, err error) error {
@@ -60,11 +82,7 @@ func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			if !cfg.wants(filepath.ToSlash(rel)) {
 				return nil
 			}
-			data, err := os.ReadFile(file)
-			if err != nil {
-				return err
-			}
-			out = append(out, Input{Path: filepath.ToSlash(filepath.Clean(file)), Data: data})
+			out = append(out, lazy(file))
 			return nil
 		})
 		if err != nil {
@@ -72,6 +90,22 @@ func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 		}
 	}
 	return out, nil
+}
+
+// readFileLimited reads at most limit bytes of a file.
+func readFileLimited(file string, limit int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := limit
+	if info, err := f.Stat(); err == nil && info.Size() < limit {
+		size = info.Size() + 1 // room for EOF, so ReadAll does not grow the buffer
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err = buf.ReadFrom(io.LimitReader(f, limit))
+	return buf.Bytes(), err
 }
 
 // readLimited reads at most the size limit plus one byte, so an endless

@@ -17,6 +17,24 @@ import (
 type Input struct {
 	Path string
 	Data []byte
+	// Read, when Data is nil, reads the content when the file is parsed
+	// (see List).
+	Read func() ([]byte, error)
+}
+
+// parseInput parses one input, reading it first when it is lazy; a file
+// that cannot be read becomes a finding for that file.
+func parseInput(in Input, lim manifest.Limits) *manifest.File {
+	data := in.Data
+	if data == nil && in.Read != nil {
+		var err error
+		if data, err = in.Read(); err != nil {
+			return &manifest.File{Path: in.Path, Problems: []manifest.Problem{{
+				RuleID: manifest.ProblemYAML, Doc: -1, Line: 1, Column: 1, Message: "file cannot be read: " + err.Error(),
+			}}}
+		}
+	}
+	return manifest.Parse(in.Path, data, lim)
 }
 
 // Result is the outcome of one run.
@@ -52,7 +70,7 @@ func RunLean(inputs []Input, cfg *Config) *Result {
 	lim := cfg.ParseLimits()
 	files := make([]*manifest.File, len(inputs))
 	parallel(len(inputs), func(i int) {
-		f := manifest.Parse(inputs[i].Path, inputs[i].Data, lim)
+		f := parseInput(inputs[i], lim)
 		inputs[i].Data = nil
 		if !needsSource(f) {
 			f.Source = nil
@@ -77,7 +95,7 @@ func needsSource(f *manifest.File) bool {
 func ParseAll(inputs []Input, lim manifest.Limits) []*manifest.File {
 	files := make([]*manifest.File, len(inputs))
 	parallel(len(inputs), func(i int) {
-		files[i] = manifest.Parse(inputs[i].Path, inputs[i].Data, lim)
+		files[i] = parseInput(inputs[i], lim)
 	})
 	return files
 }
@@ -233,13 +251,17 @@ func (r *Result) Failed(cfg *Config) bool {
 // numberOccurrences sets Occurrence on findings that share a fingerprint,
 // in file order, so every finding's fingerprint is unique.
 func numberOccurrences(fs []Finding) {
-	seen := map[string]int{}
+	// Keyed by what Fingerprint hashes, without hashing: equal keys are
+	// equal fingerprints.
+	type key struct{ rule, file, kind, namespace, name, path, message string }
+	seen := make(map[key]int, len(fs))
 	for i := range fs {
-		fp := fs[i].Fingerprint()
-		if n, ok := seen[fp]; ok {
-			fs[i].Occurrence = n + 1
+		f := &fs[i]
+		k := key{f.RuleID, f.File, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
+		if n, ok := seen[k]; ok {
+			f.Occurrence = n + 1
 		}
-		seen[fp]++
+		seen[k]++
 	}
 }
 

@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -57,18 +58,17 @@ func Count(fs []checks.Finding) Counts {
 // Text writes one line per finding, `file:line:col severity rule-id message`,
 // followed by the fix indented under it, and a summary line.
 func Text(w io.Writer, res *checks.Result) error {
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10) // streamed: a large run's report is never held whole
 	for _, f := range res.Findings {
-		fmt.Fprintf(&b, "%s:%d:%d %s %s %s\n", f.File, f.Line, f.Column, f.Severity, f.RuleID, strings.ReplaceAll(f.Message, "\n", "\n    "))
+		fmt.Fprintf(b, "%s:%d:%d %s %s %s\n", f.File, f.Line, f.Column, f.Severity, f.RuleID, strings.ReplaceAll(f.Message, "\n", "\n    "))
 		if f.Fix != nil {
-			fmt.Fprintf(&b, "    fix: %s\n", f.Fix.Description)
+			fmt.Fprintf(b, "    fix: %s\n", f.Fix.Description)
 			for _, l := range f.Fix.Describe() {
-				fmt.Fprintf(&b, "      %s\n", strings.ReplaceAll(l, "\n", "\n      "))
+				fmt.Fprintf(b, "      %s\n", strings.ReplaceAll(l, "\n", "\n      "))
 			}
 		}
 	}
 	c := Count(res.Findings)
-	fmt.Fprintf(&b, "%d files, %d objects: %d errors, %d warnings, %d info\n", len(res.Files), res.Objects, c.Errors, c.Warnings, c.Infos)
-	_, err := io.WriteString(w, b.String())
-	return err
+	fmt.Fprintf(b, "%d files, %d objects: %d errors, %d warnings, %d info\n", len(res.Files), res.Objects, c.Errors, c.Warnings, c.Infos)
+	return b.Flush()
 }

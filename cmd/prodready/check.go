@@ -35,7 +35,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	cfg, inputs, err := loadInputs(*configPath, paths, stdin)
+	cfg, inputs, err := loadInputs(*configPath, paths, stdin, true)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return exitUsage
@@ -76,9 +76,10 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// loadInputs reads the config (see loadConfigFor) and the files to check
-// from paths ("." when none is given).
-func loadInputs(configPath string, paths []string, stdin io.Reader) (*checks.Config, []checks.Input, error) {
+// loadInputs reads the config (see loadConfigFor) and lists the files to
+// check from paths ("." when none is given): read now, or with lazy when
+// each is parsed (checks.List).
+func loadInputs(configPath string, paths []string, stdin io.Reader, lazy bool) (*checks.Config, []checks.Input, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -86,7 +87,11 @@ func loadInputs(configPath string, paths []string, stdin io.Reader) (*checks.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	inputs, err := checks.Load(paths, cfg, stdin)
+	load := checks.Load
+	if lazy {
+		load = checks.List
+	}
+	inputs, err := load(paths, cfg, stdin)
 	if err != nil {
 		return nil, nil, err
 	}

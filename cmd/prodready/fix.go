@@ -54,7 +54,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	cfg, inputs, err := loadInputs(*configPath, paths, stdin)
+	cfg, inputs, err := loadInputs(*configPath, paths, stdin, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return exitUsage
