@@ -43,8 +43,7 @@ type Context struct {
 	services       anchorIndex                      // Services by selector
 	pdbs           anchorIndex                      // PDBs by selector
 
-	memoMu sync.Mutex
-	memos  map[string]*memo
+	memos sync.Map // string → *memo
 }
 
 // labelPair is one key=value label.
@@ -99,16 +98,11 @@ type memo struct {
 // Memo returns build(), computed once per run for key (rules share
 // per-run indexes through it). Safe for concurrent use.
 func (c *Context) Memo(key string, build func() any) any {
-	c.memoMu.Lock()
-	if c.memos == nil {
-		c.memos = map[string]*memo{}
+	v, ok := c.memos.Load(key) // lock-free once stored: rules ask per container
+	if !ok {
+		v, _ = c.memos.LoadOrStore(key, &memo{})
 	}
-	m := c.memos[key]
-	if m == nil {
-		m = &memo{}
-		c.memos[key] = m
-	}
-	c.memoMu.Unlock()
+	m := v.(*memo)
 	m.once.Do(func() { m.v = build() })
 	return m.v
 }

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -92,7 +91,8 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 	return out, nil
 }
 
-// readFileLimited reads at most limit bytes of a file.
+// readFileLimited reads at most limit bytes of a file, into a buffer of
+// the file's size (no growing and copying).
 func readFileLimited(file string, limit int64) ([]byte, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -101,11 +101,20 @@ func readFileLimited(file string, limit int64) ([]byte, error) {
 	defer f.Close()
 	size := limit
 	if info, err := f.Stat(); err == nil && info.Size() < limit {
-		size = info.Size() + 1 // room for EOF, so ReadAll does not grow the buffer
+		size = info.Size()
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	_, err = buf.ReadFrom(io.LimitReader(f, limit))
-	return buf.Bytes(), err
+	buf := make([]byte, size)
+	n, err := io.ReadFull(f, buf)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF: // shrank since Stat
+		return buf[:n], nil
+	case err != nil:
+		return nil, err
+	case size < limit: // grew since Stat: read the rest, up to the limit
+		rest, err := io.ReadAll(io.LimitReader(f, limit-size))
+		return append(buf, rest...), err
+	}
+	return buf, nil
 }
 
 // readLimited reads at most the size limit plus one byte, so an endless

@@ -47,11 +47,22 @@ func resIsPatchFile(ctx *Context, obj *manifest.Object) bool {
 	if ctx == nil || obj.File == nil {
 		return false
 	}
-	v := ctx.Memo("resPatchIndex", func() any { return resBuildPatchIndex(ctx) })
-	return v.(map[string]bool)[path.Clean(obj.File.Path)]
+	idx := ctx.Memo("resPatchFiles", func() any { return resBuildPatchIndex(ctx) }).(*resPatchIndex)
+	if patch, ok := idx.files[obj.File]; ok {
+		return patch
+	}
+	return idx.paths[path.Clean(obj.File.Path)]
 }
 
-func resBuildPatchIndex(ctx *Context) map[string]bool {
+// resPatchIndex holds the paths the run's kustomizations name as patches,
+// and the answer for each file of the run: rules ask for every container
+// of every object, so a file's path is cleaned and looked up once.
+type resPatchIndex struct {
+	paths map[string]bool
+	files map[*manifest.File]bool
+}
+
+func resBuildPatchIndex(ctx *Context) *resPatchIndex {
 	out := map[string]bool{}
 	for _, k := range ctx.Objects {
 		base := path.Base(k.File.Path)
@@ -81,7 +92,13 @@ func resBuildPatchIndex(ctx *Context) map[string]bool {
 			}
 		}
 	}
-	return out
+	idx := &resPatchIndex{paths: out, files: map[*manifest.File]bool{}}
+	for _, o := range ctx.Objects {
+		if o.File != nil {
+			idx.files[o.File] = out[path.Clean(o.File.Path)]
+		}
+	}
+	return idx
 }
 
 // resAmount returns the quantity of resource name in list, and whether it is set.

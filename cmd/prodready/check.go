@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -24,6 +25,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: "+strings.Join(report.Formats, ", "))
 	failOn := fs.String("fail-on", "", "lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
 	output := fs.String("o", "", "write the report to this file instead of standard output")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the rules have run, to this file (go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: prodready check [flags] [paths… | -]")
 		fs.PrintDefaults()
@@ -34,6 +37,14 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		return exitUsage
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready:", err)
+			return exitUsage
+		}
+		defer stop()
 	}
 	cfg, inputs, err := loadInputs(*configPath, paths, stdin, true)
 	if err != nil {
@@ -56,6 +67,12 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		debug.SetGCPercent(checkGCPercent)
 	}
 	res := checks.RunLean(inputs, cfg)
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			fmt.Fprintln(stderr, "prodready:", err)
+			return exitUsage
+		}
+	}
 	out := stdout
 	if *output != "" {
 		f, err := os.Create(*output)
@@ -143,4 +160,31 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitOK
+}
+
+// startCPUProfile profiles the process into file until stop is called.
+func startCPUProfile(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeHeapProfile writes the heap profile (allocations so far, and what
+// is live) to file.
+func writeHeapProfile(file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("memprofile: %w", err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		return fmt.Errorf("memprofile: %w", err)
+	}
+	return nil
 }
