@@ -3,11 +3,9 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -101,14 +99,7 @@ func TestNodeJSONCorpus(t *testing.T) {
 		t.Skipf("../shared/corpus not present (it sits beside the repository in development and CI only): %v", err)
 	}
 	docs, fast := 0, 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-			return err
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
+	walkYAML(t, dir, func(p string, src []byte) {
 		for i, c := range splitDocuments(src) {
 			var n yaml.Node
 			if isCRD(c.text) || yaml.Unmarshal(c.text, &n) != nil || len(n.Content) == 0 {
@@ -124,11 +115,7 @@ func TestNodeJSONCorpus(t *testing.T) {
 				fast++
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("%d built-in documents, %d through the fast path", docs, fast)
 	if docs == 0 || fast < docs/2 {
 		t.Errorf("the fast path took %d of %d documents", fast, docs)

@@ -123,20 +123,7 @@ func TestPackRoundTripFixtures(t *testing.T) {
 	}
 	objects := 0
 	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-				return err
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			objects += checkPackRoundTrip(t, p, src)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		walkYAML(t, dir, func(p string, src []byte) { objects += checkPackRoundTrip(t, p, src) })
 	}
 	if objects < 100 {
 		t.Fatalf("only %d objects compared", objects)
@@ -174,4 +161,23 @@ func TestHoldConcurrentReads(t *testing.T) {
 		t.Error("while held, every read must return the same tree")
 	}
 	o.Release()
+}
+
+// walkYAML calls fn with each .yaml and .yml file under dir.
+func walkYAML(t *testing.T, dir string, fn func(path string, src []byte)) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fn(p, src)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
