@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // GitHub writes GitHub Actions workflow commands, one per finding:
 // `::error file=…,line=…,endLine=…,col=…,title=…::message`.
 func GitHub(w io.Writer, res *checks.Result) error {
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range res.Findings {
 		end := f.EndLine
 		if end < f.Line {
@@ -21,12 +22,11 @@ func GitHub(w io.Writer, res *checks.Result) error {
 		if f.Fix != nil {
 			msg += "\nFix: " + f.Fix.Description
 		}
-		fmt.Fprintf(&b, "::%s file=%s,line=%d,endLine=%d,col=%d,title=%s::%s\n",
+		fmt.Fprintf(b, "::%s file=%s,line=%d,endLine=%d,col=%d,title=%s::%s\n",
 			githubLevel(f.Severity), escapeProperty(f.File), f.Line, end, f.Column,
 			escapeProperty("prodready "+f.RuleID), escapeData(msg))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 func githubLevel(s checks.Severity) string {
@@ -39,13 +39,19 @@ func githubLevel(s checks.Severity) string {
 	return "notice"
 }
 
-// escapeData escapes a workflow command's message as the Actions runner
-// expects.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
+// The escapes the Actions runner expects in a workflow command's message
+// and in its property values (built once: a Replacer is costly to build).
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+// escapeData escapes a workflow command's message.
+func escapeData(s string) string { return dataEscaper.Replace(s) }
+
+// EscapeWorkflowMessage escapes the message of a GitHub Actions workflow
+// command (::error::message) so that it stays one command.
+func EscapeWorkflowMessage(s string) string { return escapeData(s) }
 
 // escapeProperty escapes a workflow command's property value.
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }

@@ -69,12 +69,12 @@ func (a *actionRun) note(msg string) {
 // warn prints msg as a workflow-command warning (shown on the run's page)
 // and keeps it for the job summary.
 func (a *actionRun) warn(msg string) {
-	fmt.Fprintf(a.stdout, "::warning title=prodready::%s\n", strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(msg))
+	fmt.Fprintf(a.stdout, "::warning title=prodready::%s\n", report.EscapeWorkflowMessage(msg))
 	a.notes = append(a.notes, msg)
 }
 
 func (a *actionRun) fail(err error) int {
-	fmt.Fprintf(a.stdout, "::error title=prodready::%s\n", strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(err.Error()))
+	fmt.Fprintf(a.stdout, "::error title=prodready::%s\n", report.EscapeWorkflowMessage(err.Error()))
 	fmt.Fprintln(a.stderr, "prodready review --action:", err)
 	return exitUsage
 }
