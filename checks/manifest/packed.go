@@ -51,18 +51,30 @@ type packer struct {
 	tagIdx  map[string]uint16
 	index   map[*yaml.Node]int32 // anchored node → pre-order index
 	targets map[int32]*yaml.Node // alias node's pre-order index → its anchored node
+	// tooManyTags is set when the tree has more distinct tags than a
+	// packed tree indexes.
+	tooManyTags bool
 }
 
-// pack flattens the tree under root; finish must be called before the
-// tree is used.
+// maxPackedTags bounds the distinct tags of one packed tree (they are
+// indexed by a uint16); a tree with more stays unpacked.
+const maxPackedTags = 1 << 16
+
+// pack flattens the tree under root, or returns nil when the tree has more
+// distinct tags than a packed tree indexes; finish must be called before
+// the tree is used.
 func (p *packer) pack(root *yaml.Node) *packedTree {
+
 	nodes, extras := countNodes(root)
 	p.t = &packedTree{nodes: make([]packedNode, 0, nodes), extras: make([]packedExtra, 0, extras)}
-	p.tagIdx, p.index, p.targets = map[string]uint16{}, nil, nil
+	p.tagIdx, p.index, p.targets, p.tooManyTags = map[string]uint16{}, nil, nil, false
 	if p.interns == nil {
 		p.interns = map[string]span{}
 	}
 	p.add(root)
+	if p.tooManyTags {
+		return nil
+	}
 	for i, target := range p.targets {
 		if j, ok := p.index[target]; ok {
 			p.t.nodes[i].alias = j
@@ -97,7 +109,9 @@ func countNodes(n *yaml.Node) (nodes, extras int) {
 func (p *packer) add(n *yaml.Node) {
 	i := int32(len(p.t.nodes))
 	tag, ok := p.tagIdx[n.Tag]
-	if !ok {
+	if !ok && len(p.t.tags) == maxPackedTags {
+		p.tooManyTags = true
+	} else if !ok {
 		tag = uint16(len(p.t.tags))
 		p.t.tags = append(p.t.tags, n.Tag)
 		p.tagIdx[n.Tag] = tag
@@ -200,7 +214,9 @@ func (f *File) Pack() {
 		if o.root == nil || o.packed != nil {
 			continue
 		}
-		o.packed = p.pack(o.root)
+		if o.packed = p.pack(o.root); o.packed == nil {
+			continue // stays unpacked
+		}
 		o.trees = &inflatedTrees{}
 		o.root = nil
 	}

@@ -181,3 +181,25 @@ func walkYAML(t *testing.T, dir string, fn func(path string, src []byte)) {
 		t.Fatal(err)
 	}
 }
+
+// TestPackTooManyTags leaves a tree with more distinct tags than a packed
+// tree indexes unpacked, and still readable.
+func TestPackTooManyTags(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("kind: ConfigMap\ndata:\n")
+	for i := 0; i <= maxPackedTags; i++ {
+		fmt.Fprintf(&b, "  k%d: !t%d v\n", i, i)
+	}
+	f := Parse("tags.yaml", []byte(b.String()), Limits{MaxExpandedNodes: 1 << 22})
+	if len(f.Objects) != 1 {
+		t.Fatalf("problems: %+v", f.Problems)
+	}
+	f.Pack()
+	o := f.Objects[0]
+	if o.packed != nil || o.root == nil {
+		t.Fatal("the object should stay unpacked")
+	}
+	if v, _ := o.Scalar("data", "k65536"); v != "v" {
+		t.Errorf("data.k65536 = %q", v)
+	}
+}
