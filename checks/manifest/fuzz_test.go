@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzParse feeds arbitrary bytes to the parser: it must never panic, and
-// every document must be an object or a problem.
+// FuzzParse feeds arbitrary bytes to the parser: it must never panic,
+// every document must be an object or a problem, and packing each object's
+// tree (as check does) must give back an equal tree.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		deployment,
@@ -36,6 +37,13 @@ func FuzzParse(f *testing.F) {
 			}
 			_, _, _ = o.Pos("spec", "template", "spec", "containers", "0")
 			_ = o.PodTemplate()
+		}
+		packed := Parse("fuzz.yaml", src, Limits{MaxFileBytes: 1 << 16, MaxDepth: 64, MaxExpandedNodes: 10000})
+		packed.Pack()
+		for i, o := range packed.Objects {
+			if err := sameTree(file.Objects[i].Root(), o.Root(), "fuzz"); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
