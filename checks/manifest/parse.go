@@ -146,16 +146,7 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
-		line := c.startLine
-		if l := yamlErrorLine(err); l > 0 {
-			line = c.startLine + l - 1
-			if strings.Contains(err.Error(), "did not find expected") {
-				// yaml.v3 reports these parser errors at the 0-based line of
-				// the collection being parsed; make it 1-based like the rest.
-				line++
-			}
-		}
-		return nil, &Problem{RuleID: ProblemYAML, Doc: index, Line: line, Column: 1, Message: "YAML does not parse: " + cleanYAMLError(err)}
+		return nil, yamlProblem(index, c, text, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil // empty or comment-only document
@@ -164,7 +155,7 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 	if msg := checkShape(root, lim); msg != "" {
 		return nil, &Problem{RuleID: ProblemYAML, Doc: index, Line: c.startLine, Column: 1, Message: msg}
 	}
-	shiftLines(root, c.startLine-1)
+	shiftLines(root, c.textLine-1)
 	obj := &Object{
 		Doc:         index,
 		StartLine:   c.startLine,
@@ -185,6 +176,31 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 		return obj, prob
 	}
 	return obj, nil
+}
+
+// yamlProblem turns a document's parse error into a problem on the file
+// line yaml.v3 means. For a parser error yaml.v3 reports the 0-based line of
+// the collection being parsed, or, when that collection starts on the
+// text's first line, the line of the problem instead. A document read
+// without its bare "---" line is parsed again behind a blank line (where
+// the marker was), so that every document counts the same way.
+func yamlProblem(index int, c chunk, text []byte, err error) *Problem {
+	first := c.textLine
+	if c.textLine > c.startLine {
+		guarded := append(append(make([]byte, 0, len(text)+1), '\n'), text...)
+		var doc yaml.Node
+		if err2 := yaml.Unmarshal(guarded, &doc); err2 != nil {
+			err, first = err2, c.textLine-1
+		}
+	}
+	line := c.startLine
+	if l := yamlErrorLine(err); l > 0 {
+		line = first + l - 1
+		if strings.Contains(err.Error(), "did not find expected") {
+			line++ // the 0-based collection line, made 1-based like the rest
+		}
+	}
+	return &Problem{RuleID: ProblemYAML, Doc: index, Line: line, Column: 1, Message: "YAML does not parse: " + cleanYAMLError(err)}
 }
 
 // checkShape refuses documents that are too deep or whose aliases expand to

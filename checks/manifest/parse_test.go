@@ -83,6 +83,28 @@ func TestBrokenDocumentDoesNotStopTheFile(t *testing.T) {
 	}
 }
 
+// TestParseErrorLines checks where parse errors land: a document after a
+// bare "---" is read without that line, and its errors must count lines as
+// those of a first document do (yaml.v3 numbers them differently when a
+// collection starts on the text's first line).
+func TestParseErrorLines(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		line int
+	}{
+		{"key: [unclosed\n", 2}, // first document: yaml.v3 reports the problem's line
+		{"a: 1\n---\nkey: [unclosed\n", 3},
+		{"a: 1\n---\na:\n  - b\n - c\n", 3},        // the collection's line
+		{"a: 1\n--- # note\na:\n  - b\n - c\n", 3}, // marker with a comment: blanked, not left out
+		{"a: 1\n---\n\n\nkey: [unclosed\n", 5},
+	} {
+		f := Parse("x.yaml", []byte(tc.src), Limits{})
+		if len(f.Problems) != 1 || f.Problems[0].Line != tc.line {
+			t.Errorf("%q: problems %+v, want one on line %d", tc.src, f.Problems, tc.line)
+		}
+	}
+}
+
 func TestSchemaProblems(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, wantMsg string

@@ -9,9 +9,13 @@ import (
 
 // chunk is the text of one document and where it sits in its file.
 type chunk struct {
-	text      []byte // the document's lines; a leading "---" marker blanked to spaces
-	startLine int    // 1-based file line of text's first line
-	endLine   int    // 1-based file line of text's last line
+	// text is the document's lines: a bare "---" line that opens it is
+	// left out (textLine is then the next line); a marker with content or
+	// after a comment header is blanked to spaces instead.
+	text      []byte
+	startLine int // 1-based file line of the document's first line (its marker)
+	textLine  int // 1-based file line of text's first line
+	endLine   int // 1-based file line of the document's last line
 }
 
 // splitDocuments cuts a file at its document markers ("---" or "..." at the
@@ -74,7 +78,13 @@ func appendChunk(out []chunk, text []byte, startLine, endLine int, afterEnd bool
 	if afterEnd && len(bytes.TrimSpace(text)) == 0 {
 		return out // nothing between "..." and the next "---"
 	}
-	if m := markerOffset(text); m >= 0 {
+	textLine := startLine
+	if m := markerOffset(text); m == 0 && bareMarkerLine(text) {
+		// Most documents: start the text after the marker line, so it
+		// needs no copy.
+		nl := bytes.IndexByte(text, '\n')
+		text, textLine = text[nl+1:], startLine+1
+	} else if m >= 0 {
 		t := make([]byte, len(text))
 		copy(t, text)
 		copy(t[m:], "   ")
@@ -83,7 +93,14 @@ func appendChunk(out []chunk, text []byte, startLine, endLine int, afterEnd bool
 	if endLine < startLine {
 		endLine = startLine
 	}
-	return append(out, chunk{text: text, startLine: startLine, endLine: endLine})
+	return append(out, chunk{text: text, startLine: startLine, textLine: textLine, endLine: endLine})
+}
+
+// bareMarkerLine reports whether text starts with a "---" line that holds
+// nothing else (white space aside) and ends with a newline.
+func bareMarkerLine(text []byte) bool {
+	nl := bytes.IndexByte(text, '\n')
+	return nl >= 3 && len(bytes.TrimRight(text[3:nl], " \t\r")) == 0
 }
 
 // isMarker reports whether line starts with the document marker m followed
@@ -147,7 +164,7 @@ func markerOffset(text []byte) int {
 }
 
 // DocumentTexts returns the text of each document of src, in order, as the
-// parser sees it (a document's "---" marker blanked to spaces). Two files
+// parser sees it (without a document's bare "---" line). Two files
 // whose document N is unchanged give equal texts for N.
 func DocumentTexts(src []byte) [][]byte {
 	cs := splitDocuments(src)
