@@ -1,8 +1,11 @@
 package checks
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // TestLblFixes checks what the label fixes write: values from the object
@@ -36,5 +39,42 @@ func TestLblFixes(t *testing.T) {
 	job := tpl["workloads.yaml:64"]
 	if job.Fix != nil || !strings.Contains(job.Message, "cannot be changed") {
 		t.Errorf("Job: want no fix and a note that its template is immutable, got %q %+v", job.Message, job.Fix)
+	}
+}
+
+// TestLblPlainSafeAgreesWithYAML checks the fast path of lblYAMLString
+// against yaml.Marshal on label-like values, YAML's special words and
+// random strings of the fast path's alphabet.
+func TestLblPlainSafeAgreesWithYAML(t *testing.T) {
+	values := []string{"web", "v1", "a-b", "a-", "frontend-2", "y", "n", "yes", "no", "on", "off", "true", "false", "null",
+		"inf", "nan", "e1", "x1e3", "b0", "o17", "x0", "a", strings.Repeat("a", 63), strings.Repeat("a", 64)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "abcdefghijklmnopqrstuvwxyz0123456789-"
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, 1+rng.IntN(8))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		values = append(values, string(b))
+	}
+	fast := 0
+	for _, v := range values {
+		out, err := yaml.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimSuffix(string(out), "\n")
+		if lblPlainSafe(v) {
+			fast++
+			if want != v {
+				t.Errorf("%q: the fast path writes it plain, yaml.Marshal writes %q", v, want)
+			}
+		}
+		if got := lblYAMLString(v); got != want {
+			t.Errorf("lblYAMLString(%q) = %q, want %q", v, got, want)
+		}
+	}
+	if fast < len(values)/2 {
+		t.Errorf("the fast path took only %d of %d values", fast, len(values))
 	}
 }
