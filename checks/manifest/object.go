@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -297,19 +298,16 @@ func (o *Object) BlockIndent(n *yaml.Node) (int, bool) {
 	return i, ok
 }
 
-// recordBlockIndents fills blockIndent from the file's text; lines holds
-// the byte offset of each 0-based line start (built on first need).
-func (o *Object) recordBlockIndents(src []byte, lines *[]int) {
+// recordBlockIndents fills blockIndent from the file's text; lines finds
+// line starts in it.
+func (o *Object) recordBlockIndents(lines *lineCursor) {
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
 		if n.Kind == yaml.ScalarNode && (n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle) {
-			if *lines == nil {
-				*lines = lineStarts(src)
-			}
 			if o.blockIndent == nil {
 				o.blockIndent = map[int]int{}
 			}
-			o.blockIndent[n.Line] = firstContentIndent(src, *lines, n.Line)
+			o.blockIndent[n.Line] = lines.firstContentIndent(n.Line)
 		}
 		for _, c := range n.Content {
 			walk(c)
@@ -318,31 +316,48 @@ func (o *Object) recordBlockIndents(src []byte, lines *[]int) {
 	walk(o.root)
 }
 
-// lineStarts returns the offset of every line of src.
-func lineStarts(src []byte) []int {
-	out := []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			out = append(out, i+1)
-		}
+// lineCursor finds the start of 1-based lines in a file's text without
+// indexing every line: it moves forward from the last line asked for
+// (block scalars come in file order), and starts over for an earlier one.
+type lineCursor struct {
+	src  []byte
+	line int // 1-based line that starts at off
+	off  int
+}
+
+// start returns the byte offset of 1-based line n, or -1 past the end.
+func (c *lineCursor) start(n int) int {
+	if n < c.line || c.line == 0 {
+		c.line, c.off = 1, 0
 	}
-	return out
+	for c.line < n {
+		i := bytes.IndexByte(c.src[c.off:], '\n')
+		if i < 0 {
+			return -1
+		}
+		c.off += i + 1
+		c.line++
+	}
+	return c.off
 }
 
 // firstContentIndent returns the indentation of the first non-blank line
 // after 1-based line `after` (0 when there is none).
-func firstContentIndent(src []byte, lines []int, after int) int {
-	for l := after; l < len(lines); l++ { // lines[l] starts 1-based line l+1
-		end := len(src)
-		if l+1 < len(lines) {
-			end = lines[l+1] - 1
+func (c *lineCursor) firstContentIndent(after int) int {
+	for l := after + 1; ; l++ {
+		off := c.start(l)
+		if off < 0 || off >= len(c.src) {
+			return 0
 		}
-		t := strings.TrimRight(string(src[lines[l]:end]), "\r")
+		end := bytes.IndexByte(c.src[off:], '\n')
+		if end < 0 {
+			end = len(c.src) - off
+		}
+		t := strings.TrimRight(string(c.src[off:off+end]), "\r")
 		if strings.TrimSpace(t) != "" {
 			return len(t) - len(strings.TrimLeft(t, " "))
 		}
 	}
-	return 0
 }
 
 // readHeader fills apiVersion, kind and metadata from the node tree, which

@@ -100,10 +100,10 @@ func Parse(path string, src []byte, lim Limits) *File {
 		return f
 	}
 	templated := bytes.Contains(src, []byte("{{"))
-	var lines []int // line offsets, for block scalar indents
 	defer func() {
+		lines := &lineCursor{src: src}
 		for _, o := range f.Objects {
-			o.recordBlockIndents(src, &lines)
+			o.recordBlockIndents(lines)
 		}
 	}()
 	for i, c := range splitDocuments(src) {
