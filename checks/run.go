@@ -61,9 +61,21 @@ func Run(inputs []Input, cfg *Config) *Result {
 // RunLean is Run for callers that need only the findings (the check
 // command): it holds far less memory on large runs. It consumes inputs:
 // each input's bytes are let go once parsed, and so is the file's Source,
-// unless a rule may read it (an ignore comment); once the
-// rules have run, Result.Files keep only their paths and counts.
+// unless a rule may read it (an ignore comment); node trees are packed
+// (manifest.File.Pack); once the rules have run, Result.Files keep only
+// their paths and counts. It is ParseLean then EvaluateLean.
 func RunLean(inputs []Input, cfg *Config) *Result {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	return EvaluateLean(ParseLean(inputs, cfg), cfg)
+}
+
+// ParseLean is RunLean's first step: it parses (and reads, when lazy) every
+// input on every CPU and packs each file's trees. The two steps are apart
+// so a caller can tune the garbage collector to each: parsing makes much
+// short-lived garbage around a small live heap, evaluating holds the most.
+func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
@@ -78,6 +90,12 @@ func RunLean(inputs []Input, cfg *Config) *Result {
 		f.Pack()
 		files[i] = f
 	})
+	return files
+}
+
+// EvaluateLean is RunLean's second step: it runs the rules over the files
+// ParseLean returned and lets the files' objects go.
+func EvaluateLean(files []*manifest.File, cfg *Config) *Result {
 	res := Evaluate(files, cfg)
 	for i, f := range res.Files {
 		res.Files[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
