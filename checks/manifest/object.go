@@ -95,8 +95,10 @@ func Index(i int) string { return strconv.Itoa(i) }
 
 // inflatedTrees are a packed object's inflated trees.
 type inflatedTrees struct {
-	// held is inflated by Hold while the object's own rules run.
-	held atomic.Pointer[yaml.Node]
+	// holding is set between Hold and Release, while the object's own
+	// rules run; held is the tree they read, inflated on the first read.
+	holding atomic.Bool
+	held    atomic.Pointer[yaml.Node]
 	// kept is inflated on the first read outside Hold (a rule of another
 	// object reading this one: an overlay's patch, a kustomization) and
 	// kept, so such reads cost one inflation, not one each.
@@ -105,22 +107,29 @@ type inflatedTrees struct {
 
 // Root returns the document's top node, with absolute 1-based lines and
 // columns. A packed object (File.Pack) inflates its tree on demand: while
-// Hold is in effect every call returns the held tree; otherwise a tree
-// inflated once and kept.
+// Hold is in effect every call returns the same tree (inflated on the first
+// call, so rules that never read the tree cost no inflation); otherwise a
+// tree inflated once and kept.
 func (o *Object) Root() *yaml.Node {
 	if o.root != nil || o.trees == nil {
 		return o.root
 	}
-	if h := o.trees.held.Load(); h != nil {
+	t := o.trees
+	if h := t.held.Load(); h != nil {
 		return h
 	}
-	if k := o.trees.kept.Load(); k != nil {
+	if k := t.kept.Load(); k != nil {
 		return k
 	}
-	if o.trees.kept.CompareAndSwap(nil, o.packed.inflate()) {
-		return o.trees.kept.Load()
+	if t.holding.Load() {
+		t.held.CompareAndSwap(nil, o.packed.inflate())
+		if h := t.held.Load(); h != nil {
+			return h
+		}
+		// Released meanwhile: read it as any other object's rule would.
 	}
-	return o.trees.kept.Load()
+	t.kept.CompareAndSwap(nil, o.packed.inflate())
+	return t.kept.Load()
 }
 
 // WithRoot returns a copy of the object whose tree is root (for a view of
@@ -131,23 +140,20 @@ func (o *Object) WithRoot(root *yaml.Node) *Object {
 	return &cp
 }
 
-// Hold inflates a packed object's tree until Release, so that every rule
-// run on the object reads the same nodes. Without Pack it does nothing.
-// Safe for concurrent use with Root.
+// Hold makes every read of a packed object's tree, until Release, return
+// the same nodes (inflated on the first read), so that all the rules run on
+// the object agree. Without Pack it does nothing. Safe for concurrent use
+// with Root.
 func (o *Object) Hold() {
-	if o.trees == nil {
-		return
+	if o.trees != nil {
+		o.trees.holding.Store(true)
 	}
-	t := o.trees.kept.Load()
-	if t == nil {
-		t = o.packed.inflate()
-	}
-	o.trees.held.Store(t)
 }
 
 // Release drops the tree Hold inflated.
 func (o *Object) Release() {
 	if o.trees != nil {
+		o.trees.holding.Store(false)
 		o.trees.held.Store(nil)
 	}
 }
