@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"sync"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +17,10 @@ type PodTemplate struct {
 	Meta     *metav1.ObjectMeta
 	SpecPath Path
 	MetaPath Path
+
+	// The container lists, built once: rules ask for them many times.
+	containersOnce, allOnce sync.Once
+	containers, all         []Container
 }
 
 // Container is one container of a pod with its node path.
@@ -97,8 +103,14 @@ func (o *Object) podTemplate() *PodTemplate {
 }
 
 // Containers returns the long-running containers: main containers and
-// native sidecars (init containers with restartPolicy Always).
+// native sidecars (init containers with restartPolicy Always). The slice is
+// shared: append to it, but do not change its elements.
 func (p *PodTemplate) Containers() []Container {
+	p.containersOnce.Do(func() { p.containers = p.buildContainers() })
+	return p.containers[:len(p.containers):len(p.containers)]
+}
+
+func (p *PodTemplate) buildContainers() []Container {
 	var out []Container
 	for i := range p.Spec.Containers {
 		out = append(out, Container{Container: &p.Spec.Containers[i], Path: p.SpecPath.Child("containers", Index(i))})
@@ -114,8 +126,14 @@ func (p *PodTemplate) Containers() []Container {
 
 // AllContainers returns main containers and every init container (for the
 // security rules, which apply to both). Ephemeral containers are left out.
+// The slice is shared: append to it, but do not change its elements.
 func (p *PodTemplate) AllContainers() []Container {
-	out := p.Containers()
+	p.allOnce.Do(func() { p.all = p.buildAllContainers() })
+	return p.all[:len(p.all):len(p.all)]
+}
+
+func (p *PodTemplate) buildAllContainers() []Container {
+	out := append([]Container(nil), p.Containers()...)
 	for i := range p.Spec.InitContainers {
 		c := &p.Spec.InitContainers[i]
 		if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
