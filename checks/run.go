@@ -212,7 +212,7 @@ func problemFinding(f *manifest.File, p manifest.Problem) Finding {
 // SortFindings orders findings by file, line, column, then rule.
 func SortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
+		a, b := &fs[i], &fs[j] // pointers: a Finding is too big to copy per comparison
 		if a.File != b.File {
 			return a.File < b.File
 		}
