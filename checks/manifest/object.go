@@ -327,13 +327,16 @@ func (o *Object) recordBlockIndents(lines *lineCursor) {
 // (block scalars come in file order), and starts over for an earlier one.
 type lineCursor struct {
 	src  []byte
-	line int // 1-based line that starts at off
+	line int // 1-based line that starts at off (newLineCursor starts at line 1)
 	off  int
 }
 
+// newLineCursor returns a cursor at the start of src.
+func newLineCursor(src []byte) *lineCursor { return &lineCursor{src: src, line: 1} }
+
 // start returns the byte offset of 1-based line n, or -1 past the end.
 func (c *lineCursor) start(n int) int {
-	if n < c.line || c.line == 0 {
+	if n < c.line {
 		c.line, c.off = 1, 0
 	}
 	for c.line < n {

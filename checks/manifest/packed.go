@@ -64,7 +64,6 @@ const maxPackedTags = 1 << 16
 // distinct tags than a packed tree indexes; finish must be called before
 // the tree is used.
 func (p *packer) pack(root *yaml.Node) *packedTree {
-
 	nodes, extras := countNodes(root)
 	p.t = &packedTree{nodes: make([]packedNode, 0, nodes), extras: make([]packedExtra, 0, extras)}
 	p.tagIdx, p.index, p.targets, p.tooManyTags = map[string]uint16{}, nil, nil, false
@@ -96,7 +95,7 @@ func (p *packer) finish() {
 // so the packed arrays are allocated once at their exact size.
 func countNodes(n *yaml.Node) (nodes, extras int) {
 	nodes = 1
-	if n.Anchor != "" || n.HeadComment != "" || n.LineComment != "" || n.FootComment != "" {
+	if hasExtra(n) {
 		extras = 1
 	}
 	for _, c := range n.Content {
@@ -104,6 +103,11 @@ func countNodes(n *yaml.Node) (nodes, extras int) {
 		nodes, extras = nodes+a, extras+b
 	}
 	return nodes, extras
+}
+
+// hasExtra reports whether n has what packedExtra holds.
+func hasExtra(n *yaml.Node) bool {
+	return n.Anchor != "" || n.HeadComment != "" || n.LineComment != "" || n.FootComment != ""
 }
 
 func (p *packer) add(n *yaml.Node) {
@@ -121,7 +125,7 @@ func (p *packer) add(n *yaml.Node) {
 		value: p.str(n.Value), extra: -1, alias: -1,
 		tag: tag, kind: uint8(n.Kind), style: uint8(n.Style),
 	}
-	if n.Anchor != "" || n.HeadComment != "" || n.LineComment != "" || n.FootComment != "" {
+	if hasExtra(n) {
 		pn.extra = int32(len(p.t.extras))
 		p.t.extras = append(p.t.extras, packedExtra{
 			anchor: p.str(n.Anchor), head: p.str(n.HeadComment), line: p.str(n.LineComment), foot: p.str(n.FootComment),

@@ -101,7 +101,7 @@ func Parse(path string, src []byte, lim Limits) *File {
 	}
 	templated := bytes.Contains(src, []byte("{{"))
 	defer func() {
-		lines := &lineCursor{src: src}
+		lines := newLineCursor(src)
 		for _, o := range f.Objects {
 			o.recordBlockIndents(lines)
 		}

@@ -24,7 +24,7 @@ func GitHub(w io.Writer, res *checks.Result) error {
 		}
 		fmt.Fprintf(b, "::%s file=%s,line=%d,endLine=%d,col=%d,title=%s::%s\n",
 			githubLevel(f.Severity), escapeProperty(f.File), f.Line, end, f.Column,
-			escapeProperty("prodready "+f.RuleID), escapeData(msg))
+			escapeProperty("prodready "+f.RuleID), EscapeWorkflowMessage(msg))
 	}
 	return b.Flush()
 }
@@ -46,12 +46,9 @@ var (
 	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 )
 
-// escapeData escapes a workflow command's message.
-func escapeData(s string) string { return dataEscaper.Replace(s) }
-
 // EscapeWorkflowMessage escapes the message of a GitHub Actions workflow
 // command (::error::message) so that it stays one command.
-func EscapeWorkflowMessage(s string) string { return escapeData(s) }
+func EscapeWorkflowMessage(s string) string { return dataEscaper.Replace(s) }
 
 // escapeProperty escapes a workflow command's property value.
 func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
