@@ -3,6 +3,8 @@ package checks_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,4 +41,65 @@ func TestRunLeanMatchesRun(t *testing.T) {
 		}
 		t.Logf("%s: %d findings, the same in both runs", dir, len(got.Findings))
 	}
+}
+
+// TestRunLeanLazyReadsMatchRun checks the CLI's path end to end: files
+// listed (checks.List) and read while parsing into buffers that the next
+// file reuses. On one worker every file is read into the same buffer, so a
+// string or a Source still pointing into it after its file was parsed
+// would show as a changed finding or a lost ignore comment.
+func TestRunLeanLazyReadsMatchRun(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	dir := t.TempDir()
+	// Three files of the same size, so each is read into the last one's
+	// buffer; the second holds an ignore comment (its Source must survive).
+	write := func(name, app, extra string) {
+		doc := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + app + "\n  labels: {app: " + app + "}\n" +
+			"spec:\n  selector: {matchLabels: {app: " + app + "}}\n  template:\n    metadata: {labels: {app: " + app + "}}\n" +
+			"    spec:\n      containers:\n" + extra + "      - name: " + app + "\n        image: registry.example/" + app + ":1.0\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ignore := "      # prodready:ignore capabilities-not-dropped\n"
+	write("a.yaml", "aaaa", ignore)
+	write("b.yaml", "bbbb", ignore)
+	write("c.yaml", "cccc", "      # "+strings.Repeat(".", len(ignore)-9)+"\n")
+	dirs := []string{dir, filepath.Join("..", "fixtures")}
+	corpus := filepath.Join("..", "..", "shared", "corpus")
+	if _, err := os.Stat(corpus); err == nil && !testing.Short() {
+		dirs = append(dirs, corpus)
+	}
+	for _, d := range dirs {
+		cfg := checks.DefaultConfig()
+		eager, err := checks.Load([]string{d}, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lazy, err := checks.List([]string{d}, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := checks.Run(eager, cfg)
+		got := checks.RunLean(lazy, cfg)
+		if len(full.Findings) == 0 {
+			t.Fatalf("%s: no findings: the comparison would prove nothing", d)
+		}
+		if d == dir && countRule(full.Findings, "capabilities-not-dropped") != 1 {
+			t.Fatalf("want capabilities-not-dropped on c.yaml only (a and b ignore it), got %d", countRule(full.Findings, "capabilities-not-dropped"))
+		}
+		if diff := cmp.Diff(full.Findings, got.Findings); diff != "" {
+			t.Errorf("%s: lazy lean run differs from the full run (-full +lean):\n%s", d, diff)
+		}
+	}
+}
+
+func countRule(fs []checks.Finding, rule string) int {
+	n := 0
+	for _, f := range fs {
+		if f.RuleID == rule {
+			n++
+		}
+	}
+	return n
 }

@@ -23,7 +23,7 @@ func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 	}
 	for i := range inputs {
 		if inputs[i].Data == nil && inputs[i].Read != nil {
-			if inputs[i].Data, err = inputs[i].Read(); err != nil {
+			if inputs[i].Data, err = inputs[i].Read(nil); err != nil {
 				return nil, err
 			}
 			inputs[i].Read = nil
@@ -43,7 +43,7 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 	}
 	limit := int64(cfg.ParseLimits().MaxFileBytes) + 1
 	lazy := func(file string) Input {
-		return Input{Path: filepath.ToSlash(filepath.Clean(file)), Read: func() ([]byte, error) { return readFileLimited(file, limit) }}
+		return Input{Path: filepath.ToSlash(filepath.Clean(file)), Read: func(buf []byte) ([]byte, error) { return readFileLimited(file, limit, buf) }}
 	}
 	var out []Input
 	for _, p := range paths {
@@ -91,9 +91,10 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 	return out, nil
 }
 
-// readFileLimited reads at most limit bytes of a file, into a buffer of
-// the file's size (no growing and copying).
-func readFileLimited(file string, limit int64) ([]byte, error) {
+// readFileLimited reads at most limit bytes of a file, into buf when it
+// has room for the file's size, else into a new buffer of that size (no
+// growing and copying).
+func readFileLimited(file string, limit int64, buf []byte) ([]byte, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -103,7 +104,11 @@ func readFileLimited(file string, limit int64) ([]byte, error) {
 	if info, err := f.Stat(); err == nil && info.Size() < limit {
 		size = info.Size()
 	}
-	buf := make([]byte, size)
+	if int64(cap(buf)) >= size {
+		buf = buf[:size]
+	} else {
+		buf = make([]byte, size)
+	}
 	n, err := io.ReadFull(f, buf)
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF: // shrank since Stat

@@ -66,7 +66,7 @@ func TestListReadsAtMostTheLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := inputs[0].Read()
+	data, err := inputs[0].Read(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

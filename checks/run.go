@@ -3,11 +3,12 @@ package checks
 import (
 	"bytes"
 	"fmt"
-	yaml "go.yaml.in/yaml/v3"
 	"runtime"
 	"sort"
 	"strconv"
 	"sync"
+
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -18,23 +19,30 @@ type Input struct {
 	Path string
 	Data []byte
 	// Read, when Data is nil, reads the content when the file is parsed
-	// (see List).
-	Read func() ([]byte, error)
+	// (see List), into buf when buf is large enough (nil: a new buffer).
+	Read func(buf []byte) ([]byte, error)
 }
 
 // parseInput parses one input, reading it first when it is lazy; a file
 // that cannot be read becomes a finding for that file.
 func parseInput(in Input, lim manifest.Limits) *manifest.File {
+	f, _ := parseInputInto(in, lim, nil)
+	return f
+}
+
+// parseInputInto is parseInput reading a lazy input into buf when it is
+// large enough; it also returns the text it parsed.
+func parseInputInto(in Input, lim manifest.Limits, buf []byte) (*manifest.File, []byte) {
 	data := in.Data
 	if data == nil && in.Read != nil {
 		var err error
-		if data, err = in.Read(); err != nil {
+		if data, err = in.Read(buf); err != nil {
 			return &manifest.File{Path: in.Path, Problems: []manifest.Problem{{
 				RuleID: manifest.ProblemYAML, Doc: -1, Line: 1, Column: 1, Message: "file cannot be read: " + err.Error(),
-			}}}
+			}}}, nil
 		}
 	}
-	return manifest.Parse(in.Path, data, lim)
+	return manifest.Parse(in.Path, data, lim), data
 }
 
 // Result is the outcome of one run.
@@ -82,16 +90,37 @@ func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 	lim := cfg.ParseLimits()
 	files := make([]*manifest.File, len(inputs))
 	parallel(len(inputs), func(i int) {
-		f := parseInput(inputs[i], lim)
+		buf := readBuffers.Get().(*[]byte)
+		f, data := parseInputInto(inputs[i], lim, *buf)
+		// A lazy file's text is in buf, which the next file reuses: only
+		// the copy kept for ignore comments may outlive this step. The
+		// packed trees and typed values hold copies of their strings.
+		lazy := inputs[i].Data == nil
 		inputs[i].Data = nil
-		if !needsSource(f) {
+		switch {
+		case !needsSource(f):
 			f.Source = nil
+		case lazy:
+			f.Source = bytes.Clone(f.Source)
 		}
 		f.Pack()
+		if lazy && cap(data) > cap(*buf) && cap(data) <= maxPooledRead {
+			*buf = data[:0] // a larger buffer, kept for the next file
+		}
+		readBuffers.Put(buf)
 		files[i] = f
 	})
 	return files
 }
+
+// readBuffers hold the buffers ParseLean reads files into, one per worker
+// in use: the corpus's 17 MB of text would otherwise be 17 MB of garbage,
+// each buffer zeroed before it is read into.
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledRead bounds a pooled read buffer: a larger file gets a buffer of
+// its own that is let go after it is parsed.
+const maxPooledRead = 4 << 20
 
 // EvaluateLean is RunLean's second step: it runs the rules over the files
 // ParseLean returned and lets the files' objects go.

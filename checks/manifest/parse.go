@@ -161,15 +161,15 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 		StartLine:   c.startLine,
 		EndLine:     c.endLine,
 		root:        root,
-		text:        c.text,
 		SpecSkipped: skippedSpec,
 	}
 	if root.Kind != yaml.MappingNode {
 		return obj, nil // a scalar or list document: not an object, nothing to check
 	}
 	obj.readHeader()
+	obj.text = c.text // only the typed decode reads it
 	prob := obj.decodeTyped()
-	obj.text = nil // only the typed decode reads it
+	obj.text = nil
 	obj.cachePodTemplate()
 	if prob != nil {
 		prob.Doc = index
