@@ -26,10 +26,20 @@ var knownCaps = map[string]bool{"TCP": true, "UDP": true, "SCTP": true, "ALL": t
 // script or template fills in: ${VAR}, {{ .Values.x }}, <your-value>, an
 // ALL_CAPS word, or a value containing "...".
 func IsPlaceholder(v string) bool {
-	if markedPlaceholderRE.MatchString(v) {
+	if mayBeMarked(v) && markedPlaceholderRE.MatchString(v) {
 		return true
 	}
-	return len(v) >= 3 && capsPlaceholderRE.MatchString(v) && !knownCaps[v]
+	return len(v) >= 3 && v[0] >= 'A' && v[0] <= 'Z' && capsPlaceholderRE.MatchString(v) && !knownCaps[v]
+}
+
+// mayBeMarked reports whether v holds what every match of
+// markedPlaceholderRE needs ("${", "{{", "...", or a leading < or %): rules
+// ask about every image and value, and most are plainly not placeholders.
+func mayBeMarked(v string) bool {
+	if v == "" {
+		return false
+	}
+	return v[0] == '<' || v[0] == '%' || strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.Contains(v, "...")
 }
 
 // placeholderCaused reports whether a decode error comes from a placeholder:
