@@ -256,7 +256,15 @@ func MapSelectorMatches(sel map[string]string, lbls map[string]string) bool {
 	if len(sel) == 0 {
 		return false
 	}
-	return labels.SelectorFromSet(sel).Matches(labels.Set(lbls))
+	// What labels.SelectorFromSet(sel).Matches(lbls) decides (one Equals
+	// requirement per entry), without building and sorting a selector on
+	// every call: rules ask it for every Service and workload pair.
+	for k, v := range sel {
+		if got, ok := lbls[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // ServicesFor returns the Services that select a workload's pods.
