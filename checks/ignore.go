@@ -18,8 +18,11 @@ const IgnoreComment = "prodready:ignore"
 
 // applyIgnores drops findings silenced by annotation or comment.
 func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Object) []Finding {
-	byFileDoc := map[string]map[int]*manifest.Object{}
+	byFileDoc := map[string]map[int]*manifest.Object{} // objects with an ignore annotation
 	for _, o := range objects {
+		if !hasIgnoreAnnotation(o) {
+			continue
+		}
 		m := byFileDoc[o.File.Path]
 		if m == nil {
 			m = map[int]*manifest.Object{}
@@ -33,6 +36,9 @@ func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Obje
 			lines[f.Path] = bytes.Split(f.Source, []byte("\n"))
 		}
 	}
+	if len(byFileDoc) == 0 && len(lines) == 0 {
+		return fs // nothing to silence
+	}
 	out := fs[:0]
 	for _, f := range fs {
 		if o := byFileDoc[f.File][f.Object.Doc]; o != nil && objectIgnores(o, f.RuleID) {
@@ -44,6 +50,20 @@ func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Obje
 		out = append(out, f)
 	}
 	return out
+}
+
+// hasIgnoreAnnotation reports whether o or its pod template carries
+// IgnoreAnnotation.
+func hasIgnoreAnnotation(o *manifest.Object) bool {
+	if _, ok := o.Annotations[IgnoreAnnotation]; ok {
+		return true
+	}
+	pt := o.PodTemplate()
+	if pt == nil || pt.Meta == nil {
+		return false
+	}
+	_, ok := pt.Meta.Annotations[IgnoreAnnotation]
+	return ok
 }
 
 func objectIgnores(o *manifest.Object, rule string) bool {
