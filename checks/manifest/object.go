@@ -72,7 +72,7 @@ type Path []string
 func (p Path) String() string {
 	var b strings.Builder
 	for i, e := range p {
-		if _, err := strconv.Atoi(e); err == nil {
+		if isIndexElem(e) {
 			b.WriteString("[" + e + "]")
 			continue
 		}
@@ -82,6 +82,17 @@ func (p Path) String() string {
 		b.WriteString(e)
 	}
 	return b.String()
+}
+
+// isIndexElem reports whether a path element is a sequence index: what
+// strconv.Atoi accepts, asked only of elements that start like a number
+// (a failed Atoi allocates its error, and most elements are keys).
+func isIndexElem(e string) bool {
+	if e == "" || !(e[0] >= '0' && e[0] <= '9' || e[0] == '-' || e[0] == '+') {
+		return false
+	}
+	_, err := strconv.Atoi(e)
+	return err == nil
 }
 
 // Child returns a new path with elems appended (never sharing p's array).
