@@ -126,16 +126,21 @@ func ftMetricsName(n string) bool {
 // (other examples, other versions of the same app) are not related to w.
 func ftScoped(ctx *Context, w *manifest.Object, all []*manifest.Object) []*manifest.Object {
 	var out []*manifest.Object
+	unit := ctx.Unit(w)
 	for _, s := range all {
-		if ftUnitCovers(ctx.Unit(s), ctx.Unit(w)) {
+		if ftUnitCovers(ctx.Unit(s), unit) {
 			out = append(out, s)
 		}
 	}
 	if len(out) > 0 {
 		return out
 	}
+	ns := ctx.Namespace(w)
+	if ns == "" {
+		return nil
+	}
 	for _, s := range all {
-		if ns := ctx.Namespace(w); ns != "" && ctx.Namespace(s) == ns {
+		if ctx.Namespace(s) == ns {
 			out = append(out, s)
 		}
 	}

@@ -24,11 +24,8 @@ var resContainerAfter = []string{"name", "image", "imagePullPolicy", "command", 
 // as a patch by a kustomization of the run, or shows itself by lacking what
 // the API server requires of a pod (a container, each with an image).
 func resPodTemplate(ctx *Context, obj *manifest.Object) *manifest.PodTemplate {
-	if obj.Patch || obj.Templated || resIsPatchFile(ctx, obj) {
-		return nil
-	}
-	pt := obj.PodTemplate()
-	if pt == nil || len(pt.Spec.Containers) == 0 {
+	pt := obj.PodTemplate() // first: cached on the object, and nil for most kinds
+	if pt == nil || len(pt.Spec.Containers) == 0 || obj.Patch || obj.Templated || resIsPatchFile(ctx, obj) {
 		return nil
 	}
 	for _, c := range pt.AllContainers() {

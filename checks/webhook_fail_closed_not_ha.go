@@ -117,8 +117,9 @@ func whHAProblems(ctx *Context, w *manifest.Object) []string {
 // none is.
 func whSameUnit(ctx *Context, o *manifest.Object, objs []*manifest.Object) []*manifest.Object {
 	var same []*manifest.Object
+	unit := ctx.Unit(o)
 	for _, x := range objs {
-		if ctx.Unit(x) == ctx.Unit(o) {
+		if ctx.Unit(x) == unit {
 			same = append(same, x)
 		}
 	}
