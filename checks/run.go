@@ -118,9 +118,10 @@ func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 // each buffer zeroed before it is read into.
 var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxPooledRead bounds a pooled read buffer: a larger file gets a buffer of
-// its own that is let go after it is parsed.
-const maxPooledRead = 4 << 20
+// maxPooledRead bounds a pooled read buffer: a larger file (a CRD bundle,
+// mostly) gets a buffer of its own that is let go after it is parsed, so
+// the pool never holds megabytes for the rest of the run.
+const maxPooledRead = 256 << 10
 
 // EvaluateLean is RunLean's second step: it runs the rules over the files
 // ParseLean returned and lets the files' objects go.
