@@ -10,7 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// nodeJSON writes a document's node tree as the JSON text that
+// appendNodeJSON appends to buf a document's node tree as the JSON text that
 // sigs.k8s.io/yaml.YAMLToJSONStrict makes of the same YAML (YAML 1.1
 // scalars as goyaml.v2 resolves them: yes/no/on/off booleans, 0777 octal,
 // 1_000, ~ and null, timestamps kept as strings), without parsing the text
@@ -18,11 +18,6 @@ import (
 // anything else — an explicit tag, an anchor or alias (and so a merge key),
 // a float, a binary integer, a duplicate key, a key that is not a string —
 // and the caller then takes the slow path, so the result never differs.
-func nodeJSON(root *yaml.Node) ([]byte, bool) {
-	buf := make([]byte, 0, 1024)
-	return appendNodeJSON(buf, root)
-}
-
 func appendNodeJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
 	if n.Anchor != "" || n.Style&yaml.TaggedStyle != 0 {
 		return nil, false

@@ -12,7 +12,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// sameAsSlowPath checks that when nodeJSON writes a document, the slow path
+// sameAsSlowPath checks that when appendNodeJSON writes a document, the slow path
 // (sigs.k8s.io/yaml over the text) accepts it and writes the same JSON, key
 // order included. It returns whether the fast path was taken.
 func sameAsSlowPath(t *testing.T, name string, text []byte) bool {
@@ -21,7 +21,7 @@ func sameAsSlowPath(t *testing.T, name string, text []byte) bool {
 	if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) == 0 {
 		return false
 	}
-	fast, ok := nodeJSON(doc.Content[0])
+	fast, ok := appendNodeJSON(nil, doc.Content[0])
 	if !ok {
 		return false
 	}

@@ -1,7 +1,7 @@
 package manifest
 
 import (
-	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -40,9 +40,10 @@ type packedExtra struct {
 type span struct{ off, n uint32 }
 
 // packer packs the trees of one file: their strings go to one shared
-// string, short ones (mapping keys, mostly) stored once.
+// string, short ones (mapping keys, mostly) stored once. Packers are pooled
+// (packers): their scratch space serves one file after another.
 type packer struct {
-	strs    strings.Builder
+	strs    []byte // scratch: copied into one exact-size string by finish
 	interns map[string]span
 	trees   []*packedTree
 
@@ -66,10 +67,8 @@ const maxPackedTags = 1 << 16
 func (p *packer) pack(root *yaml.Node) *packedTree {
 	nodes, extras := countNodes(root)
 	p.t = &packedTree{nodes: make([]packedNode, 0, nodes), extras: make([]packedExtra, 0, extras)}
-	p.tagIdx, p.index, p.targets, p.tooManyTags = map[string]uint16{}, nil, nil, false
-	if p.interns == nil {
-		p.interns = map[string]span{}
-	}
+	clear(p.tagIdx)
+	p.index, p.targets, p.tooManyTags = nil, nil, false
 	p.add(root)
 	if p.tooManyTags {
 		return nil
@@ -85,10 +84,34 @@ func (p *packer) pack(root *yaml.Node) *packedTree {
 
 // finish hands the shared strings to every packed tree.
 func (p *packer) finish() {
-	s := p.strs.String()
+	s := string(p.strs)
 	for _, t := range p.trees {
 		t.strs = s
 	}
+}
+
+// packers hold packers between files.
+var packers = sync.Pool{New: func() any {
+	return &packer{interns: map[string]span{}, tagIdx: map[string]uint16{}}
+}}
+
+// A packer that held more strings than these (a file of megabytes) is
+// dropped, not pooled: clearing a map costs its size, and the next file is
+// likely small.
+const (
+	maxPooledPackerBytes   = 1 << 20
+	maxPooledPackerInterns = 4096
+)
+
+// release empties p and returns it to the pool.
+func (p *packer) release() {
+	if cap(p.strs) > maxPooledPackerBytes || len(p.interns) > maxPooledPackerInterns || len(p.tagIdx) > maxPooledPackerInterns {
+		return
+	}
+	clear(p.interns)
+	clear(p.trees)
+	p.strs, p.trees, p.t, p.index, p.targets = p.strs[:0], p.trees[:0], nil, nil, nil
+	packers.Put(p)
 }
 
 // countNodes counts the nodes under n and those with an anchor or comment,
@@ -160,8 +183,8 @@ func (p *packer) str(s string) span {
 			return sp
 		}
 	}
-	sp := span{uint32(p.strs.Len()), uint32(len(s))}
-	p.strs.WriteString(s)
+	sp := span{uint32(len(p.strs)), uint32(len(s))}
+	p.strs = append(p.strs, s...)
 	if len(s) <= 64 {
 		p.interns[s] = sp
 	}
@@ -213,7 +236,8 @@ func (t *packedTree) inflate() *yaml.Node {
 // keeps one inflated while rules run. Call Pack before the objects are
 // shared between goroutines.
 func (f *File) Pack() {
-	var p packer
+	p := packers.Get().(*packer)
+	defer p.release()
 	for _, o := range f.Objects {
 		if o.root == nil || o.packed != nil {
 			continue

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -209,12 +210,16 @@ func goTypeName(t string) string {
 // kubectl and the API server do: YAML 1.1 scalars through sigs.k8s.io/yaml
 // (duplicate keys refused), then case-sensitive JSON through
 // sigs.k8s.io/json, refusing unknown fields when strict. The JSON comes
-// from root, the text's node tree, when nodeJSON can write it exactly;
+// from root, the text's node tree, when appendNodeJSON can write it exactly;
 // else from the text, parsed again.
 func decodeLikeAPIServer(root *yaml.Node, text []byte, v any, strict bool) error {
 	j, ok := []byte(nil), false
 	if root != nil {
-		j, ok = nodeJSON(root)
+		buf := jsonBuffers.Get().(*[]byte)
+		defer jsonBuffers.Put(buf)
+		if j, ok = appendNodeJSON((*buf)[:0], root); ok && cap(j) <= maxPooledJSON {
+			*buf = j // the decoder copies what it keeps: the buffer is free again once it returns
+		}
 	}
 	if !ok {
 		var err error
@@ -234,6 +239,13 @@ func decodeLikeAPIServer(root *yaml.Node, text []byte, v any, strict bool) error
 	}
 	return nil
 }
+
+// jsonBuffers hold the buffers decodeLikeAPIServer writes an object's JSON
+// into: one object after another, so the parse makes no JSON garbage.
+var jsonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooledJSON bounds a pooled JSON buffer; a larger object's is let go.
+const maxPooledJSON = 256 << 10
 
 // findField finds the key node of a dotted field path as encoding/json names
 // it (field names only, no sequence indexes): it descends through every item
