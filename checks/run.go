@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strconv"
 	"sync"
-
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -318,32 +315,7 @@ func numberOccurrences(fs []Finding) {
 // places share.
 func fixCrossesAlias(obj *manifest.Object, fx *Fix) bool {
 	for _, op := range fx.Edits {
-		n := obj.Root()
-		for _, e := range op.Path {
-			if n == nil {
-				break
-			}
-			if n.Kind == yaml.AliasNode || n.Anchor != "" {
-				return true
-			}
-			switch n.Kind {
-			case yaml.MappingNode:
-				if k, _ := manifest.MapEntry(n, "<<"); k != nil {
-					return true
-				}
-				_, n = manifest.MapEntry(n, e)
-			case yaml.SequenceNode:
-				idx, err := strconv.Atoi(e)
-				if err != nil || idx < 0 || idx >= len(n.Content) {
-					n = nil
-				} else {
-					n = n.Content[idx]
-				}
-			default:
-				n = nil
-			}
-		}
-		if n != nil && (n.Kind == yaml.AliasNode || n.Anchor != "") {
+		if obj.PathCrossesAlias(op.Path...) {
 			return true
 		}
 	}

@@ -169,6 +169,51 @@ func (o *Object) Release() {
 	}
 }
 
+// BlockCopy returns a copy of the node at path to render again in block
+// style: aliases resolved (at most 32 in a row), flow style dropped, and
+// no comments, anchors or positions. It is nil when the path is missing or
+// ends in an alias that names nothing. From a packed tree only that
+// subtree is built.
+func (o *Object) BlockCopy(path ...string) *yaml.Node {
+	if t := o.packedView(); t != nil {
+		n, _, depth := t.walk(path)
+		if depth != len(path) {
+			return nil
+		}
+		return t.blockCopy(n)
+	}
+	return blockCopy(o.Node(path...))
+}
+
+func blockCopy(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	for depth := 0; n.Kind == yaml.AliasNode && n.Alias != nil && depth < 32; depth++ {
+		n = n.Alias
+	}
+	if n.Kind == yaml.AliasNode {
+		return nil
+	}
+	c := &yaml.Node{Kind: n.Kind, Style: n.Style &^ yaml.FlowStyle, Tag: n.Tag, Value: n.Value}
+	for _, ch := range n.Content {
+		if cc := blockCopy(ch); cc != nil {
+			c.Content = append(c.Content, cc)
+		}
+	}
+	return c
+}
+
+// Has reports whether the node at path exists (Node would return it),
+// without inflating a packed tree.
+func (o *Object) Has(path ...string) bool {
+	if t := o.packedView(); t != nil {
+		_, _, depth := t.walk(path)
+		return depth == len(path)
+	}
+	return o.Node(path...) != nil
+}
+
 // Node returns the value node at path, or nil when any step is missing.
 func (o *Object) Node(path ...string) *yaml.Node {
 	n, _, depth := o.walk(path)
@@ -210,6 +255,41 @@ func (o *Object) walk(path []string) (node, key *yaml.Node, depth int) {
 	return node, key, len(path)
 }
 
+// PathCrossesAlias reports whether following path from the root passes
+// through, or ends at, an alias, an anchored node, or a mapping with a
+// merge key (<<): places where a text edit changes what others share.
+func (o *Object) PathCrossesAlias(path ...string) bool {
+	if t := o.packedView(); t != nil {
+		return t.crossesAlias(path)
+	}
+	n := o.Root()
+	for _, e := range path {
+		if n == nil {
+			break
+		}
+		if n.Kind == yaml.AliasNode || n.Anchor != "" {
+			return true
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			if k, _ := MapEntry(n, "<<"); k != nil {
+				return true
+			}
+			_, n = MapEntry(n, e)
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(e)
+			if err != nil || idx < 0 || idx >= len(n.Content) {
+				n = nil
+			} else {
+				n = n.Content[idx]
+			}
+		default:
+			n = nil
+		}
+	}
+	return n != nil && (n.Kind == yaml.AliasNode || n.Anchor != "")
+}
+
 // MapEntry returns the key and value nodes of key in mapping m, or nils.
 func MapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 	if m == nil || m.Kind != yaml.MappingNode {
@@ -229,6 +309,9 @@ func MapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 // object's kind line when nothing of the path exists. Exact reports whether
 // the whole path exists.
 func (o *Object) Pos(path ...string) (line, col int, exact bool) {
+	if t := o.packedView(); t != nil {
+		return t.pos(path)
+	}
 	n, key, depth := o.walk(path)
 	exact = depth == len(path)
 	switch {
@@ -247,6 +330,9 @@ func (o *Object) Pos(path ...string) (line, col int, exact bool) {
 // BlockEnd returns the last 1-based line of the node at path (its whole block),
 // or 0 when the path is missing.
 func (o *Object) BlockEnd(path ...string) int {
+	if t := o.packedView(); t != nil {
+		return t.blockEnd(path)
+	}
 	n := o.Node(path...)
 	if n == nil {
 		return 0
@@ -269,6 +355,9 @@ func lastLine(n *yaml.Node) int {
 
 // KindPos is the position of the "kind:" key, or the document's first line.
 func (o *Object) KindPos() (line, col int) {
+	if t := o.packedView(); t != nil {
+		return t.kindPos()
+	}
 	root := o.Root()
 	if k, _ := MapEntry(root, "kind"); k != nil {
 		return k.Line, k.Column

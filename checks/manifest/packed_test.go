@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -92,6 +93,7 @@ just a scalar
 	if n := checkPackRoundTrip(t, "mixed.yaml", src); n != 3 {
 		t.Fatalf("want 3 objects, got %d", n)
 	}
+	checkPackedPositions(t, "mixed.yaml", src)
 	f := Parse("mixed.yaml", src, Limits{})
 	f.Pack()
 	o := f.Objects[0]
@@ -112,7 +114,8 @@ just a scalar
 }
 
 // TestPackRoundTripFixtures packs every fixture (and the shared corpus when
-// it is present) and compares the inflated trees with the parsed ones.
+// it is present) and compares the inflated trees with the parsed ones, and
+// positions read from the packed arrays with those of the inflated trees.
 func TestPackRoundTripFixtures(t *testing.T) {
 	dirs := []string{filepath.Join("..", "..", "fixtures")}
 	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
@@ -123,7 +126,10 @@ func TestPackRoundTripFixtures(t *testing.T) {
 	}
 	objects := 0
 	for _, dir := range dirs {
-		walkYAML(t, dir, func(p string, src []byte) { objects += checkPackRoundTrip(t, p, src) })
+		walkYAML(t, dir, func(p string, src []byte) {
+			objects += checkPackRoundTrip(t, p, src)
+			checkPackedPositions(t, p, src)
+		})
 	}
 	if objects < 100 {
 		t.Fatalf("only %d objects compared", objects)
@@ -201,5 +207,74 @@ func TestPackTooManyTags(t *testing.T) {
 	}
 	if v, _ := o.Scalar("data", "k65536"); v != "v" {
 		t.Errorf("data.k65536 = %q", v)
+	}
+}
+
+// checkPackedPositions compares, for every object of src, the positions
+// read from the packed arrays (Pos, BlockEnd, KindPos, Has,
+// PathCrossesAlias, BlockCopy before any inflation)
+// with those read from the inflated tree, at every path of the tree and at
+// paths that stop short or do not exist.
+func checkPackedPositions(t *testing.T, name string, src []byte) {
+	t.Helper()
+	f := Parse(name, src, Limits{})
+	f.Pack()
+	for _, o := range f.Objects {
+		view := o.packedView()
+		if view == nil {
+			t.Fatalf("%s doc %d: no packed view before any read", name, o.Doc)
+		}
+		tree := view.inflate()
+		plain := &Object{root: tree, StartLine: o.StartLine}
+		var paths [][]string
+		var collect func(n *yaml.Node, p []string)
+		collect = func(n *yaml.Node, p []string) {
+			paths = append(paths, append([]string(nil), p...), append(append([]string(nil), p...), "nope"), append(append([]string(nil), p...), "0"), append(append([]string(nil), p...), "99"))
+			if len(paths) > 5000 {
+				return
+			}
+			switch n.Kind {
+			case yaml.MappingNode:
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					collect(n.Content[i+1], append(p, n.Content[i].Value))
+				}
+			case yaml.SequenceNode:
+				for i, c := range n.Content {
+					collect(c, append(p, strconv.Itoa(i)))
+				}
+			case yaml.AliasNode:
+				if n.Alias != nil && len(p) < 12 {
+					collect(n.Alias, p)
+				}
+			}
+		}
+		collect(tree, nil)
+		if l1, c1 := o.KindPos(); true {
+			if l2, c2 := plain.KindPos(); l1 != l2 || c1 != c2 {
+				t.Errorf("%s doc %d: KindPos %d:%d from the packed tree, %d:%d from the inflated one", name, o.Doc, l1, c1, l2, c2)
+			}
+		}
+		for _, p := range paths {
+			l1, c1, e1 := o.Pos(p...)
+			l2, c2, e2 := plain.Pos(p...)
+			if l1 != l2 || c1 != c2 || e1 != e2 {
+				t.Errorf("%s doc %d: Pos(%v) = %d:%d %v from the packed tree, %d:%d %v from the inflated one", name, o.Doc, p, l1, c1, e1, l2, c2, e2)
+			}
+			if b1, b2 := o.BlockEnd(p...), plain.BlockEnd(p...); b1 != b2 {
+				t.Errorf("%s doc %d: BlockEnd(%v) = %d from the packed tree, %d from the inflated one", name, o.Doc, p, b1, b2)
+			}
+			if err := sameTree(o.BlockCopy(p...), plain.BlockCopy(p...), fmt.Sprintf("%s doc %d: BlockCopy(%v)", name, o.Doc, p)); err != nil {
+				t.Error(err)
+			}
+			if h1, h2 := o.Has(p...), plain.Has(p...); h1 != h2 {
+				t.Errorf("%s doc %d: Has(%v) = %v from the packed tree, %v from the inflated one", name, o.Doc, p, h1, h2)
+			}
+			if a1, a2 := o.PathCrossesAlias(p...), plain.PathCrossesAlias(p...); a1 != a2 {
+				t.Errorf("%s doc %d: PathCrossesAlias(%v) = %v from the packed tree, %v from the inflated one", name, o.Doc, p, a1, a2)
+			}
+		}
+		if o.packedView() == nil {
+			t.Errorf("%s doc %d: reading positions inflated the tree", name, o.Doc)
+		}
 	}
 }
