@@ -214,7 +214,7 @@ func apiMigration(obj *manifest.Object, to schema.GroupVersionKind) (newAPIVersi
 func apiKnownChanges(obj *manifest.Object, to schema.GroupVersionKind) string {
 	switch {
 	case to.Group == "apps" && to.Version == "v1":
-		if obj.Node("spec", "selector") == nil {
+		if !obj.Has("spec", "selector") {
 			return "apps/v1 requires spec.selector (older versions defaulted it from the template labels): add spec.selector.matchLabels with the template's labels, then change apiVersion"
 		}
 	case to.Group == "policy" && to.Kind == "PodDisruptionBudget":
@@ -223,7 +223,7 @@ func apiKnownChanges(obj *manifest.Object, to schema.GroupVersionKind) string {
 		}
 	case to.Group == "networking.k8s.io" && to.Kind == "Ingress":
 		return "networking.k8s.io/v1 moves backend.serviceName/servicePort to backend.service.name and backend.service.port.number (or .name), renames spec.backend to spec.defaultBackend and requires pathType on every path"
-	case to.Group == "autoscaling" && to.Version == "v2" && strings.HasSuffix(obj.APIVersion, "v2beta1") && obj.Node("spec", "metrics") != nil:
+	case to.Group == "autoscaling" && to.Version == "v2" && strings.HasSuffix(obj.APIVersion, "v2beta1") && obj.Has("spec", "metrics"):
 		return "autoscaling/v2 nests metric targets: targetAverageUtilization becomes target: {type: Utilization, averageUtilization: N}, targetAverageValue becomes target: {type: AverageValue, averageValue: V}"
 	case to.Group == "apiextensions.k8s.io":
 		return "apiextensions.k8s.io/v1 requires a structural openAPIV3Schema in every entry of spec.versions and moves validation, subresources and additionalPrinterColumns into each version"
@@ -238,7 +238,7 @@ func apiKnownChanges(obj *manifest.Object, to schema.GroupVersionKind) string {
 			}
 		}
 	case to.Group == "certificates.k8s.io" && to.Version == "v1":
-		if obj.Node("spec", "signerName") == nil {
+		if !obj.Has("spec", "signerName") {
 			return "certificates.k8s.io/v1 requires spec.signerName"
 		}
 	}
@@ -368,7 +368,7 @@ func apiKubeadmFlags(obj *manifest.Object) *apiServerFlags {
 			fs.Form = "list"
 		}
 		fs.Anchor = manifest.Path{"apiServer"}
-		if obj.Node("apiServer") == nil {
+		if !obj.Has("apiServer") {
 			fs.Anchor = nil
 		}
 	}

@@ -22,7 +22,7 @@ var defaultServiceAccount = &Rule{
 			return nil
 		}
 		at := pt.SpecPath.Child("serviceAccountName")
-		if obj.Node(at...) == nil && obj.Node(pt.SpecPath.Child("serviceAccount")...) != nil {
+		if !obj.Has(at...) && obj.Has(pt.SpecPath.Child("serviceAccount")...) {
 			at = pt.SpecPath.Child("serviceAccount")
 		}
 		return []Finding{At(obj, at, "the pod runs as the namespace's default ServiceAccount: give the app its own ServiceAccount (serviceAccountName), or set automountServiceAccountToken: false if it never calls the Kubernetes API")}

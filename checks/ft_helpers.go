@@ -81,7 +81,7 @@ func ftScrapedPorts(ctx *Context, s *manifest.Object) map[string]bool {
 		if !strings.HasPrefix(m.APIVersion, "monitoring.coreos.com/") {
 			continue
 		}
-		if ns := ctx.Namespace(m); ns != "" && ctx.Namespace(s) != "" && ns != ctx.Namespace(s) && m.Node("spec", "namespaceSelector") == nil {
+		if ns := ctx.Namespace(m); ns != "" && ctx.Namespace(s) != "" && ns != ctx.Namespace(s) && !m.Has("spec", "namespaceSelector") {
 			continue
 		}
 		sel := manifest.Path{"spec", "selector", "matchLabels"}
@@ -322,7 +322,7 @@ func ftSpreadOf(spec *corev1.PodSpec) ftSpread {
 // w's pods uses: spec.selector as written, else the template's labels.
 func ftSelectorYAML(w *manifest.Object) (string, bool) {
 	if sel := w.Selector(); sel != nil && (len(sel.MatchLabels) > 0 || len(sel.MatchExpressions) > 0) {
-		if n := hcCloneNode(w.Node("spec", "selector")); n != nil && len(n.Content) > 0 {
+		if n := w.BlockCopy("spec", "selector"); n != nil && len(n.Content) > 0 {
 			if _, ok := w.Typed.(*corev1.ReplicationController); ok {
 				return ftMatchLabelsYAML(sel.MatchLabels), true
 			}

@@ -61,27 +61,6 @@ func hcWithDefaults(p *corev1.Probe) *corev1.Probe {
 	return q
 }
 
-// hcCloneNode deep-copies a YAML node without comments, anchors or
-// positions, resolving aliases, so it can be encoded on its own.
-func hcCloneNode(n *yaml.Node) *yaml.Node {
-	if n == nil {
-		return nil
-	}
-	for depth := 0; n.Kind == yaml.AliasNode && n.Alias != nil && depth < 32; depth++ {
-		n = n.Alias
-	}
-	if n.Kind == yaml.AliasNode {
-		return nil
-	}
-	c := &yaml.Node{Kind: n.Kind, Style: n.Style &^ yaml.FlowStyle, Tag: n.Tag, Value: n.Value}
-	for _, ch := range n.Content {
-		if cc := hcCloneNode(ch); cc != nil {
-			c.Content = append(c.Content, cc)
-		}
-	}
-	return c
-}
-
 // hcEncode renders a node as block YAML with two-space indentation.
 func hcEncode(n *yaml.Node) (string, bool) {
 	var b bytes.Buffer

@@ -364,7 +364,7 @@ func kyvBuildIndex(ctx *Context) *kyvIndex {
 		}
 		ns, _ := o.Scalar("spec", "destination", "namespace")
 		var sources []manifest.Path
-		if o.Node("spec", "source") != nil {
+		if o.Has("spec", "source") {
 			sources = append(sources, manifest.Path{"spec", "source"})
 		}
 		if s := o.Node("spec", "sources"); s != nil && s.Kind == yaml.SequenceNode {

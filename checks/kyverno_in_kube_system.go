@@ -20,7 +20,7 @@ var kyvernoInKubeSystem = &Rule{
 				continue
 			}
 			p := v.NamespacePath
-			if p != nil && v.o(obj).Node(p...) == nil {
+			if p != nil && !v.o(obj).Has(p...) {
 				p = nil
 			}
 			out = append(out, At(v.o(obj), p, fmt.Sprintf("Kyverno is installed into kube-system (%s): the chart refuses to install there, and Kyverno's webhooks must not gate the cluster's own components; use its own namespace, e.g. kyverno", v.kyvWhere())))

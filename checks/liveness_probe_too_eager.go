@@ -44,7 +44,7 @@ var livenessProbeTooEager = &Rule{
 // hcStartupFromReadiness renders the container's readinessProbe as a
 // startupProbe (whose successThreshold must be 1).
 func hcStartupFromReadiness(obj *manifest.Object, c manifest.Container) (string, bool) {
-	n := hcCloneNode(obj.Node(c.Path.Child("readinessProbe")...))
+	n := obj.BlockCopy(c.Path.Child("readinessProbe")...)
 	if n == nil || len(n.Content) == 0 {
 		return "", false
 	}

@@ -64,7 +64,7 @@ var sdContainerKeysBefore = []string{"name", "image", "imagePullPolicy", "comman
 // container at cpath: under an existing lifecycle, or as a new lifecycle
 // block placed after the container's usual keys.
 func sdPreStopOp(obj *manifest.Object, cpath manifest.Path, value string) edit.Op {
-	if obj.Node(cpath.Child("lifecycle")...) != nil {
+	if obj.Has(cpath.Child("lifecycle")...) {
 		return SetOp(cpath.Child("lifecycle", "preStop"), value, "postStart")
 	}
 	return SetOp(cpath.Child("lifecycle"), "preStop:\n"+sdIndent(value, "  "), sdContainerKeysBefore...)

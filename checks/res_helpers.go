@@ -157,7 +157,7 @@ func resAppend(obj *manifest.Object, p manifest.Path, value string) edit.Op {
 // resAfterFor picks sibling hints for the first missing key of p.
 func resAfterFor(obj *manifest.Object, p manifest.Path) []string {
 	for i := 1; i <= len(p); i++ {
-		if obj.Node(p[:i]...) != nil {
+		if obj.Has(p[:i]...) {
 			continue
 		}
 		parent := ""

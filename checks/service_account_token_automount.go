@@ -47,10 +47,10 @@ var serviceAccountTokenAutomount = &Rule{
 			return nil
 		}
 		at := pt.SpecPath.Child("automountServiceAccountToken")
-		if obj.Node(at...) == nil {
-			if obj.Node(pt.SpecPath.Child("serviceAccountName")...) != nil {
+		if !obj.Has(at...) {
+			if obj.Has(pt.SpecPath.Child("serviceAccountName")...) {
 				at = pt.SpecPath.Child("serviceAccountName")
-			} else if obj.Node(pt.SpecPath.Child("serviceAccount")...) != nil {
+			} else if obj.Has(pt.SpecPath.Child("serviceAccount")...) {
 				at = pt.SpecPath.Child("serviceAccount")
 			}
 		}

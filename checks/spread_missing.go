@@ -86,7 +86,7 @@ func ftAppendTSC(path manifest.Path, v string) edit.Op {
 func ftTSCSelectorFrom(obj *manifest.Object, tsc manifest.Path) string {
 	var b strings.Builder
 	for _, k := range []string{"labelSelector", "matchLabelKeys"} {
-		n := hcCloneNode(obj.Node(tsc.Child(k)...))
+		n := obj.BlockCopy(tsc.Child(k)...)
 		if n == nil {
 			continue
 		}

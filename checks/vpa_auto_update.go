@@ -46,7 +46,7 @@ var vpaAutoUpdate = &Rule{
 		}
 		path := manifest.Path{"spec", "updatePolicy", "updateMode"}
 		op := SetOp(path, `"Off"`)
-		if obj.Node("spec", "updatePolicy") == nil {
+		if !obj.Has("spec", "updatePolicy") {
 			op = SetOp(manifest.Path{"spec", "updatePolicy"}, "updateMode: \"Off\"\n", "targetRef")
 		}
 		fixDesc := "set updateMode \"Off\": the VPA keeps publishing recommendations without changing pods"

@@ -30,7 +30,7 @@ var webhookFailClosedNotHA = &Rule{
 					continue
 				}
 				p := h.Path.Child("failurePolicy")
-				if obj.Node(p...) == nil {
+				if !obj.Has(p...) {
 					p = h.Path
 				}
 				f := At(obj, p, fmt.Sprintf("webhook %q fails closed, but %s %s behind Service %s %s: while it is down, every request the webhook intercepts is rejected; run 3 replicas with a PodDisruptionBudget and a topology spread (000)", h.Name, w.Kind, w.Name, h.Service.Name, strings.Join(problems, ", ")))

@@ -45,7 +45,7 @@ var webhookKubeSystemNotExcluded = &Rule{
 				continue
 			}
 			p := h.Path.Child("namespaceSelector")
-			if obj.Node(p...) == nil {
+			if !obj.Has(p...) {
 				p = h.Path
 			}
 			out = append(out, At(obj, p, fmt.Sprintf("webhook %q fails closed on core/apps resources and its namespaceSelector matches kube-system: when the webhook is down, kube-system's own pods cannot be created or repaired; exclude kube-system (kubernetes.io/metadata.name NotIn [kube-system])", h.Name)))
