@@ -315,7 +315,13 @@ func (c *Context) HPAsFor(w *manifest.Object) []*manifest.Object {
 // RelatedUnits reports whether two deployment units are the same folder or
 // one lies inside the other (a kustomize overlay and its base).
 func RelatedUnits(a, b string) bool {
-	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/") || a == "." || b == "."
+	return a == b || underDir(a, b) || underDir(b, a) || a == "." || b == "."
+}
+
+// underDir reports whether path p lies under folder dir: it starts with
+// dir + "/" (without building that string on every call).
+func underDir(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // HPAMinReplicas returns the smallest minReplicas of the HPAs scaling w

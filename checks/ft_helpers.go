@@ -153,7 +153,7 @@ func ftUnitCovers(outer, inner string) bool {
 	if outer == inner || outer == "." || outer == "" {
 		return true
 	}
-	return strings.HasPrefix(inner, strings.TrimSuffix(outer, "/")+"/")
+	return underDir(inner, strings.TrimSuffix(outer, "/"))
 }
 
 // ftHPAsFor returns the HorizontalPodAutoscalers that scale w, scoped like
@@ -348,7 +348,7 @@ func ftMatchLabelsYAML(m map[string]string) string {
 	var b strings.Builder
 	b.WriteString("matchLabels:\n")
 	for _, k := range keys {
-		fmt.Fprintf(&b, "  %s: %s\n", hcScalar(k), hcScalar(m[k]))
+		fmt.Fprintf(&b, "  %s: %s\n", yamlScalar(k), yamlScalar(m[k]))
 	}
 	return b.String()
 }

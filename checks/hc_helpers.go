@@ -2,7 +2,6 @@ package checks
 
 import (
 	"bytes"
-	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -86,15 +85,6 @@ func hcDeleteKey(m *yaml.Node, key string) {
 			return
 		}
 	}
-}
-
-// hcScalar renders s as a YAML scalar, quoted only when it must be.
-func hcScalar(s string) string {
-	out, err := yaml.Marshal(s)
-	if err != nil {
-		return `""`
-	}
-	return strings.TrimSuffix(string(out), "\n")
 }
 
 // hcProbeAfterFor returns where a new probe goes in container c: right after

@@ -169,39 +169,6 @@ func lblObjectLabels(ctx *Context, obj *manifest.Object) map[string]string {
 	return out
 }
 
-// lblYAMLString renders s as a YAML string scalar that reads back as a
-// string ("1.0" and "true" get quotes).
-func lblYAMLString(s string) string {
-	if lblPlainSafe(s) {
-		return s // what yaml.Marshal writes for it, without building an encoder
-	}
-	out, err := yaml.Marshal(s)
-	if err != nil {
-		return `""`
-	}
-	return strings.TrimSuffix(string(out), "\n")
-}
-
-// lblPlainSafe reports whether yaml.Marshal writes s unquoted and
-// unchanged: a lowercase letter, then lowercase letters, digits and
-// hyphens (most label values), and not a word YAML reads as a bool or null.
-func lblPlainSafe(s string) bool {
-	if s == "" || len(s) > 63 || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	switch s {
-	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
-		return false
-	}
-	return true
-}
-
 // lblValidValue reports whether v is a valid label value.
 func lblValidValue(v string) bool { return len(validation.IsValidLabelValue(v)) == 0 }
 

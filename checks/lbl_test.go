@@ -42,14 +42,15 @@ func TestLblFixes(t *testing.T) {
 	}
 }
 
-// TestLblPlainSafeAgreesWithYAML checks the fast path of lblYAMLString
+// TestPlainScalarSafeAgreesWithYAML checks the fast path of yamlScalar
 // against yaml.Marshal on label-like values, YAML's special words and
 // random strings of the fast path's alphabet.
-func TestLblPlainSafeAgreesWithYAML(t *testing.T) {
+func TestPlainScalarSafeAgreesWithYAML(t *testing.T) {
 	values := []string{"web", "v1", "a-b", "a-", "frontend-2", "y", "n", "yes", "no", "on", "off", "true", "false", "null",
-		"inf", "nan", "e1", "x1e3", "b0", "o17", "x0", "a", strings.Repeat("a", 63), strings.Repeat("a", 64)}
+		"inf", "nan", "e1", "x1e3", "b0", "o17", "x0", "a", strings.Repeat("a", 63), strings.Repeat("a", 64),
+		"app.kubernetes.io/name", "a.b", "a_b", "a/b", "a/", "a.", "a..b", "a.1e3", "n.a", "y.y", "x/..", "a_1.5"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := "abcdefghijklmnopqrstuvwxyz0123456789-"
+	alphabet := "abcdefghijklmnopqrstuvwxyz0123456789-._/"
 	for i := 0; i < 20000; i++ {
 		b := make([]byte, 1+rng.IntN(8))
 		for j := range b {
@@ -64,14 +65,14 @@ func TestLblPlainSafeAgreesWithYAML(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := strings.TrimSuffix(string(out), "\n")
-		if lblPlainSafe(v) {
+		if plainScalarSafe(v) {
 			fast++
 			if want != v {
 				t.Errorf("%q: the fast path writes it plain, yaml.Marshal writes %q", v, want)
 			}
 		}
-		if got := lblYAMLString(v); got != want {
-			t.Errorf("lblYAMLString(%q) = %q, want %q", v, got, want)
+		if got := yamlScalar(v); got != want {
+			t.Errorf("yamlScalar(%q) = %q, want %q", v, got, want)
 		}
 	}
 	if fast < len(values)/2 {

@@ -52,9 +52,9 @@ func ftPDBFor(ctx *Context, w *manifest.Object) (string, bool) {
 	}
 	var b strings.Builder
 	b.WriteString("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n")
-	fmt.Fprintf(&b, "  name: %s\n", hcScalar(w.Name))
+	fmt.Fprintf(&b, "  name: %s\n", yamlScalar(w.Name))
 	if ns := ctx.Namespace(w); ns != "" {
-		fmt.Fprintf(&b, "  namespace: %s\n", hcScalar(ns))
+		fmt.Fprintf(&b, "  namespace: %s\n", yamlScalar(ns))
 	}
 	b.WriteString("spec:\n  maxUnavailable: 1\n")
 	if ctx.Config.TargetMinor() >= 27 {

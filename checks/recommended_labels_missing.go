@@ -53,7 +53,7 @@ var recommendedLabelsMissing = &Rule{
 			} else if key == "app.kubernetes.io/name" && lblValidValue(obj.Name) && !manifest.IsPlaceholder(obj.Name) {
 				value, comment = obj.Name, ""
 			}
-			op := SetOp(pt.MetaPath.Child("labels", key), lblYAMLString(value), append([]string{}, prev...)...)
+			op := SetOp(pt.MetaPath.Child("labels", key), yamlScalar(value), append([]string{}, prev...)...)
 			op.Comment = comment
 			ops = append(ops, op)
 			prev = append(prev, key)

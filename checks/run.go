@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -171,6 +172,11 @@ func Evaluate(files []*manifest.File, cfg *Config) *Result {
 		perObject[i] = evaluateObject(ctx, rules, objects[i])
 		objects[i].Release()
 	})
+	total := len(findings)
+	for _, fs := range perObject {
+		total += len(fs)
+	}
+	findings = slices.Grow(findings, total-len(findings))
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
 	}

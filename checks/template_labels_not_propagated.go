@@ -44,7 +44,7 @@ func lblTemplateLabelsCheck(ctx *Context, obj *manifest.Object) []Finding {
 			continue
 		}
 		missing = append(missing, key)
-		ops = append(ops, SetOp(pt.MetaPath.Child("labels", key), lblYAMLString(obj.Labels[key])))
+		ops = append(ops, SetOp(pt.MetaPath.Child("labels", key), yamlScalar(obj.Labels[key])))
 	}
 	if len(missing) == 0 {
 		return nil
