@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -59,16 +60,48 @@ func Count(fs []checks.Finding) Counts {
 // followed by the fix indented under it, and a summary line.
 func Text(w io.Writer, res *checks.Result) error {
 	b := bufio.NewWriterSize(w, 64<<10) // streamed: a large run's report is never held whole
+	var num [20]byte
 	for _, f := range res.Findings {
-		fmt.Fprintf(b, "%s:%d:%d %s %s %s\n", f.File, f.Line, f.Column, f.Severity, f.RuleID, strings.ReplaceAll(f.Message, "\n", "\n    "))
+		// Written piece by piece, not with fmt: a corpus run prints
+		// thousands of findings.
+		b.WriteString(f.File)
+		b.WriteByte(':')
+		b.Write(strconv.AppendInt(num[:0], int64(f.Line), 10))
+		b.WriteByte(':')
+		b.Write(strconv.AppendInt(num[:0], int64(f.Column), 10))
+		b.WriteByte(' ')
+		b.WriteString(f.Severity.String())
+		b.WriteByte(' ')
+		b.WriteString(f.RuleID)
+		b.WriteByte(' ')
+		writeIndented(b, f.Message, "\n    ")
+		b.WriteByte('\n')
 		if f.Fix != nil {
-			fmt.Fprintf(b, "    fix: %s\n", f.Fix.Description)
+			b.WriteString("    fix: ")
+			b.WriteString(f.Fix.Description)
+			b.WriteByte('\n')
 			for _, l := range f.Fix.Describe() {
-				fmt.Fprintf(b, "      %s\n", strings.ReplaceAll(l, "\n", "\n      "))
+				b.WriteString("      ")
+				writeIndented(b, l, "\n      ")
+				b.WriteByte('\n')
 			}
 		}
 	}
 	c := Count(res.Findings)
 	fmt.Fprintf(b, "%d files, %d objects: %d errors, %d warnings, %d info\n", len(res.Files), res.Objects, c.Errors, c.Warnings, c.Infos)
 	return b.Flush()
+}
+
+// writeIndented writes s with every newline replaced by newline.
+func writeIndented(b *bufio.Writer, s, newline string) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			b.WriteString(s)
+			return
+		}
+		b.WriteString(s[:i])
+		b.WriteString(newline)
+		s = s[i+1:]
+	}
 }
