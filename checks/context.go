@@ -29,13 +29,13 @@ type Context struct {
 	// kustomizeImages holds image names that a kustomization's images:
 	// overrides (their tags in manifests are placeholders).
 	kustomizeImages map[string]bool
-	// hpaTargets maps "Kind/name" to the HPAs that scale it.
-	hpaTargets map[string][]*manifest.Object
+	// hpaTargets maps a kind and name to the HPAs that scale it.
+	hpaTargets map[kindName][]*manifest.Object
 
 	// The indexes below keep cross-resource questions linear in the size
 	// of the run: each is built once, in NewContext.
 	order          map[*manifest.Object]int         // position in Objects
-	byKindName     map[string][]*manifest.Object    // "Kind/name" → objects
+	byKindName     map[kindName][]*manifest.Object  // kind and name → objects
 	byUnit         map[string][]*manifest.Object    // deployment unit → objects
 	workloads      []*manifest.Object               // objects with a pod template
 	kustomizations []*manifest.Object               // kustomization documents
@@ -45,6 +45,9 @@ type Context struct {
 
 	memos sync.Map // string → *memo
 }
+
+// kindName keys objects by kind and name.
+type kindName struct{ kind, name string }
 
 // labelPair is one key=value label.
 type labelPair struct{ k, v string }
@@ -119,9 +122,9 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		namespace:       map[*manifest.Object]string{},
 		unit:            map[*manifest.Object]string{},
 		kustomizeImages: map[string]bool{},
-		hpaTargets:      map[string][]*manifest.Object{},
+		hpaTargets:      map[kindName][]*manifest.Object{},
 		order:           make(map[*manifest.Object]int, len(objects)),
-		byKindName:      map[string][]*manifest.Object{},
+		byKindName:      map[kindName][]*manifest.Object{},
 		byUnit:          map[string][]*manifest.Object{},
 		podLabels:       map[labelPair][]*manifest.Object{},
 	}
@@ -129,7 +132,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 	for i, o := range objects {
 		c.order[o] = i
 		c.byKind[o.Kind] = append(c.byKind[o.Kind], o)
-		c.byKindName[o.Kind+"/"+o.Name] = append(c.byKindName[o.Kind+"/"+o.Name], o)
+		c.byKindName[kindName{o.Kind, o.Name}] = append(c.byKindName[kindName{o.Kind, o.Name}], o)
 		if isKustomization(o) {
 			kustomizations[path.Dir(o.File.Path)] = o
 			c.kustomizations = append(c.kustomizations, o)
@@ -152,29 +155,39 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 			}
 		}
 	}
+	type unitOf struct {
+		dir  string
+		kust *manifest.Object // the unit's kustomization, nil when none
+	}
+	units := map[*manifest.File]unitOf{} // the objects of a file share their unit
 	for _, o := range objects {
-		dir := path.Dir(o.File.Path)
-		unitDir, ns := dir, o.Namespace
-		for d := dir; ; d = path.Dir(d) {
-			if k, ok := kustomizations[d]; ok {
-				unitDir = d
-				if ns == "" {
-					ns, _ = k.Scalar("namespace")
+		u, ok := units[o.File]
+		if !ok {
+			dir := path.Dir(o.File.Path)
+			u.dir = dir
+			for d := dir; ; d = path.Dir(d) {
+				if k, ok := kustomizations[d]; ok {
+					u = unitOf{d, k}
+					break
 				}
-				break
+				if d == "." || d == "/" || d == path.Dir(d) {
+					break
+				}
 			}
-			if d == "." || d == "/" || d == path.Dir(d) {
-				break
-			}
+			units[o.File] = u
 		}
-		c.unit[o] = unitDir
+		ns := o.Namespace
+		if ns == "" && u.kust != nil {
+			ns, _ = u.kust.Scalar("namespace")
+		}
+		c.unit[o] = u.dir
 		c.namespace[o] = ns
-		c.byUnit[unitDir] = append(c.byUnit[unitDir], o)
+		c.byUnit[u.dir] = append(c.byUnit[u.dir], o)
 	}
 	for _, h := range c.byKind["HorizontalPodAutoscaler"] {
 		kind, name := hpaTarget(h)
 		if name != "" {
-			c.hpaTargets[kind+"/"+name] = append(c.hpaTargets[kind+"/"+name], h)
+			c.hpaTargets[kindName{kind, name}] = append(c.hpaTargets[kindName{kind, name}], h)
 		}
 	}
 	return c
@@ -204,7 +217,7 @@ func (c *Context) ByKind(kind string) []*manifest.Object { return c.byKind[kind]
 
 // ByKindName returns every object of kind named name, in run order.
 func (c *Context) ByKindName(kind, name string) []*manifest.Object {
-	return c.byKindName[kind+"/"+name]
+	return c.byKindName[kindName{kind, name}]
 }
 
 // ByUnit returns every object of a deployment unit (see Unit), in run order.
@@ -296,7 +309,7 @@ func (c *Context) IsServing(w *manifest.Object) bool { return len(c.ServicesFor(
 // does not count.
 func (c *Context) HPAsFor(w *manifest.Object) []*manifest.Object {
 	var near, far []*manifest.Object
-	for _, h := range c.hpaTargets[w.Kind+"/"+w.Name] {
+	for _, h := range c.hpaTargets[kindName{w.Kind, w.Name}] {
 		if !c.SameNamespace(h, w) {
 			continue
 		}
