@@ -1,7 +1,7 @@
 package report
 
 import (
-	"encoding/json"
+	"bufio"
 	"io"
 
 	"github.com/prodready/prodready/checks"
@@ -28,19 +28,22 @@ type codeQualityLines struct {
 // CodeQuality writes the GitLab Code Quality report (a JSON array), which
 // GitLab shows in the merge request widget.
 func CodeQuality(w io.Writer, res *checks.Result) error {
-	issues := []codeQualityIssue{}
-	for _, f := range res.Findings {
-		issues = append(issues, codeQualityIssue{
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := writeJSONArray(bw, len(res.Findings), 0, func(i int) any {
+		f := res.Findings[i]
+		return codeQualityIssue{
 			Description: f.Message,
 			CheckName:   f.RuleID,
 			Fingerprint: f.Fingerprint(),
 			Severity:    codeQualitySeverity(f.Severity),
 			Location:    codeQualityLocation{Path: f.File, Lines: codeQualityLines{Begin: f.Line, End: f.EndLine}},
-		})
+		}
+	})
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(issues)
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 func codeQualitySeverity(s checks.Severity) string {

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/prodready/prodready/checks"
@@ -118,13 +121,13 @@ func SARIF(w io.Writer, res *checks.Result, version string) error {
 			Properties:           sarifProps{Tags: []string{"kubernetes", r.Section}},
 		})
 	}
-	results := []sarifResult{}
-	for _, f := range res.Findings {
+	result := func(i int) any {
+		f := res.Findings[i]
 		end := f.EndLine
 		if end < f.Line {
 			end = f.Line
 		}
-		results = append(results, sarifResult{
+		return sarifResult{
 			RuleID: f.RuleID, RuleIndex: index[f.RuleID], Level: SARIFLevel(f.Severity),
 			Message: sarifText{Text: f.Message},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
@@ -132,14 +135,32 @@ func SARIF(w io.Writer, res *checks.Result, version string) error {
 				Region:           sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: end},
 			}}},
 			PartialFingerprints: map[string]string{"prodready/v1": f.Fingerprint()},
-		})
+		}
 	}
+	// The log is encoded with no results, and the results are streamed in
+	// place of its empty array: the same bytes as encoding the whole log.
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}},
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	doc, err := json.MarshalIndent(log, "", jsonIndent)
+	if err != nil {
+		return err
+	}
+	const empty = `"results": []`
+	at := bytes.Index(doc, []byte(empty)) // keys are the only unescaped quotes: this is the key
+	if at < 0 {
+		return errors.New("sarif: no results array in the encoded log")
+	}
+	lineStart := bytes.LastIndexByte(doc[:at], '\n') + 1
+	depth := (at - lineStart) / len(jsonIndent)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(doc[:at+len(empty)-2])
+	if err := writeJSONArray(bw, len(res.Findings), depth, result); err != nil {
+		return err
+	}
+	bw.Write(doc[at+len(empty):])
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
