@@ -11,26 +11,20 @@ import (
 // jsonIndent is the indentation of every JSON report.
 const jsonIndent = "  "
 
-// jsonChunk is how many items one goroutine encodes at a time.
-const jsonChunk = 64
+// chunkSize is how many findings one goroutine renders at a time.
+const chunkSize = 64
 
-// writeJSONArray writes items 0..n-1 as a JSON array, exactly as
-// json.MarshalIndent (indent jsonIndent) writes that array when it starts on
-// a line indented depth levels deep. encoding/json spends most of a report's
-// time indenting, one item after another; here chunks of items are encoded
-// on every CPU and written in order, a few chunks in flight at a time, so a
-// long report takes a fraction of the time and is never held whole.
-func writeJSONArray(w *bufio.Writer, n, depth int, item func(i int) any) error {
-	if n == 0 {
-		w.WriteString("[]")
-		return nil
-	}
-	inner := strings.Repeat(jsonIndent, depth+1)
+// writeChunked renders items 0..n-1 in chunks of chunkSize on every CPU
+// (render writes items [from, to) into a chunk's buffer) and writes the
+// chunks to w in order, a few in flight at a time: a long report takes a
+// fraction of the time and is never held whole. The first error stops the
+// output (every chunk is still waited for, so no goroutine is left behind).
+func writeChunked(w *bufio.Writer, n int, render func(b *bytes.Buffer, from, to int) error) error {
 	type part struct {
-		b   []byte
+		b   *bytes.Buffer
 		err error
 	}
-	chunks := (n + jsonChunk - 1) / jsonChunk
+	chunks := (n + chunkSize - 1) / chunkSize
 	parts := make([]chan part, chunks)
 	for c := range parts {
 		parts[c] = make(chan part, 1)
@@ -40,41 +34,57 @@ func writeJSONArray(w *bufio.Writer, n, depth int, item func(i int) any) error {
 		for c := range parts {
 			inFlight <- struct{}{} // released by the writer once chunk c is written
 			go func() {
-				// One Encoder per chunk: it reuses its buffers from item to
-				// item, where MarshalIndent allocates two per item.
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetIndent(inner, jsonIndent)
-				for i := c * jsonChunk; i < min(n, (c+1)*jsonChunk); i++ {
-					if i > 0 {
-						buf.WriteByte(',')
-					}
-					buf.WriteByte('\n')
-					buf.WriteString(inner)
-					if err := enc.Encode(item(i)); err != nil {
-						parts[c] <- part{err: err}
-						return
-					}
-					buf.Truncate(buf.Len() - 1) // the newline Encode ends each value with
-				}
-				parts[c] <- part{b: buf.Bytes()}
+				b := new(bytes.Buffer)
+				err := render(b, c*chunkSize, min(n, (c+1)*chunkSize))
+				parts[c] <- part{b, err}
 			}()
 		}
 	}()
 	var firstErr error
-	w.WriteByte('[')
-	for _, ch := range parts { // every chunk is waited for, even after an error, so no goroutine is left blocked
+	for _, ch := range parts {
 		p := <-ch
 		<-inFlight
 		if p.err != nil && firstErr == nil {
 			firstErr = p.err
 		}
 		if firstErr == nil {
-			w.Write(p.b)
+			w.Write(p.b.Bytes())
 		}
 	}
-	if firstErr != nil {
-		return firstErr
+	return firstErr
+}
+
+// writeJSONArray writes items 0..n-1 as a JSON array, exactly as
+// json.MarshalIndent (indent jsonIndent) writes that array when it starts on
+// a line indented depth levels deep. encoding/json spends most of a report's
+// time indenting, one item after another: here chunks are encoded on every
+// CPU (writeChunked), each by one json.Encoder that reuses its buffers from
+// item to item.
+func writeJSONArray(w *bufio.Writer, n, depth int, item func(i int) any) error {
+	if n == 0 {
+		w.WriteString("[]")
+		return nil
+	}
+	inner := strings.Repeat(jsonIndent, depth+1)
+	w.WriteByte('[')
+	err := writeChunked(w, n, func(b *bytes.Buffer, from, to int) error {
+		enc := json.NewEncoder(b)
+		enc.SetIndent(inner, jsonIndent)
+		for i := from; i < to; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+			b.WriteString(inner)
+			if err := enc.Encode(item(i)); err != nil {
+				return err
+			}
+			b.Truncate(b.Len() - 1) // the newline Encode ends each value with
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	w.WriteByte('\n')
 	w.WriteString(strings.Repeat(jsonIndent, depth))

@@ -22,7 +22,7 @@ func TestWriteJSONArrayMatchesMarshalIndent(t *testing.T) {
 		Tags []string       `json:"tags"`
 		M    map[string]any `json:"m,omitempty"`
 	}
-	for _, n := range []int{0, 1, 2, jsonChunk, jsonChunk + 1, 5*jsonChunk + 3} {
+	for _, n := range []int{0, 1, 2, chunkSize, chunkSize + 1, 5*chunkSize + 3} {
 		items := make([]item, n)
 		for i := range items {
 			items[i] = item{Name: fmt.Sprintf("x<%d>\n\"q\"", i), N: i, Tags: []string{"a", "b"}}
@@ -71,7 +71,7 @@ func TestJSONReportsMatchWholeEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := checks.Run(inputs, nil)
-	if len(full.Findings) < 3*jsonChunk {
+	if len(full.Findings) < 3*chunkSize {
 		t.Fatalf("only %d findings: too few to span several chunks", len(full.Findings))
 	}
 	for _, res := range []*checks.Result{full, {}} {
