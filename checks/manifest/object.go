@@ -95,6 +95,12 @@ func isIndexElem(e string) bool {
 	return err == nil
 }
 
+// seqIndex reads path element e as an index into a sequence of n items.
+func seqIndex(e string, n int) (int, bool) {
+	idx, err := strconv.Atoi(e)
+	return idx, err == nil && idx >= 0 && idx < n
+}
+
 // Child returns a new path with elems appended (never sharing p's array).
 func (p Path) Child(elems ...string) Path {
 	out := make(Path, 0, len(p)+len(elems))
@@ -243,8 +249,8 @@ func (o *Object) walk(path []string) (node, key *yaml.Node, depth int) {
 			}
 			node, key = v, k
 		case yaml.SequenceNode:
-			idx, err := strconv.Atoi(e)
-			if err != nil || idx < 0 || idx >= len(node.Content) {
+			idx, ok := seqIndex(e, len(node.Content))
+			if !ok {
 				return node, key, i
 			}
 			node, key = node.Content[idx], nil
@@ -277,11 +283,10 @@ func (o *Object) PathCrossesAlias(path ...string) bool {
 			}
 			_, n = MapEntry(n, e)
 		case yaml.SequenceNode:
-			idx, err := strconv.Atoi(e)
-			if err != nil || idx < 0 || idx >= len(n.Content) {
-				n = nil
-			} else {
+			if idx, ok := seqIndex(e, len(n.Content)); ok {
 				n = n.Content[idx]
+			} else {
+				n = nil
 			}
 		default:
 			n = nil

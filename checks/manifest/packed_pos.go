@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -77,8 +76,8 @@ func (t *packedTree) walk(path []string) (node, key, depth int) {
 			}
 			node, key = v, k
 		case yaml.SequenceNode:
-			idx, err := strconv.Atoi(e)
-			if err != nil || idx < 0 || idx >= int(t.nodes[node].children) {
+			idx, ok := seqIndex(e, int(t.nodes[node].children))
+			if !ok {
 				return node, key, i
 			}
 			node, key = t.item(node, idx), -1
@@ -169,12 +168,11 @@ func (t *packedTree) crossesAlias(path []string) bool {
 			}
 			_, n = t.mapEntry(n, e)
 		case yaml.SequenceNode:
-			idx, err := strconv.Atoi(e)
-			if err != nil || idx < 0 || idx >= int(t.nodes[n].children) {
+			if idx, ok := seqIndex(e, int(t.nodes[n].children)); ok {
+				n = t.item(n, idx)
+			} else {
 				n = -1
-				break
 			}
-			n = t.item(n, idx)
 		default:
 			n = -1
 		}
