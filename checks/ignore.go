@@ -20,7 +20,7 @@ const IgnoreComment = "prodready:ignore"
 func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Object) []Finding {
 	byFileDoc := map[string]map[int]*manifest.Object{} // objects with an ignore annotation
 	for _, o := range objects {
-		if !hasIgnoreAnnotation(o) {
+		if own, template := ignoreAnnotations(o); own == "" && template == "" {
 			continue
 		}
 		m := byFileDoc[o.File.Path]
@@ -52,28 +52,19 @@ func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Obje
 	return out
 }
 
-// hasIgnoreAnnotation reports whether o or its pod template carries
-// IgnoreAnnotation.
-func hasIgnoreAnnotation(o *manifest.Object) bool {
-	if _, ok := o.Annotations[IgnoreAnnotation]; ok {
-		return true
+// ignoreAnnotations returns the IgnoreAnnotation values of o and of its
+// pod template ("" where there is none).
+func ignoreAnnotations(o *manifest.Object) (own, template string) {
+	own = o.Annotations[IgnoreAnnotation]
+	if pt := o.PodTemplate(); pt != nil && pt.Meta != nil {
+		template = pt.Meta.Annotations[IgnoreAnnotation]
 	}
-	pt := o.PodTemplate()
-	if pt == nil || pt.Meta == nil {
-		return false
-	}
-	_, ok := pt.Meta.Annotations[IgnoreAnnotation]
-	return ok
+	return own, template
 }
 
 func objectIgnores(o *manifest.Object, rule string) bool {
-	if listHas(o.Annotations[IgnoreAnnotation], rule) {
-		return true
-	}
-	if pt := o.PodTemplate(); pt != nil && pt.Meta != nil {
-		return listHas(pt.Meta.Annotations[IgnoreAnnotation], rule)
-	}
-	return false
+	own, template := ignoreAnnotations(o)
+	return listHas(own, rule) || listHas(template, rule)
 }
 
 // commentIgnores reports whether 1-based line n of ls holds an ignore
