@@ -167,7 +167,7 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 		return obj, nil // a scalar or list document: not an object, nothing to check
 	}
 	obj.readHeader()
-	obj.text = c.text // only the typed decode reads it
+	obj.text = c.text // only the typed decode reads it; let it go after
 	prob := obj.decodeTyped()
 	obj.text = nil
 	obj.cachePodTemplate()

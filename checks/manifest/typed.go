@@ -126,7 +126,6 @@ func (o *Object) decodeTyped() *Problem {
 	}
 	v := b.newValue()
 	err := decodeLikeAPIServer(o.root, o.text, v, b.strict)
-	defer func() { o.text = nil }() // not needed after the decode; let it go
 	if err == nil {
 		o.Typed = v
 		return nil
