@@ -24,7 +24,7 @@ func JSON(w io.Writer, res *checks.Result) error {
 	if err := writeJSONArray(bw, len(res.Findings), 1, func(i int) any { return res.Findings[i] }); err != nil {
 		return err
 	}
-	summary, err := json.MarshalIndent(jsonSummary{Files: len(res.Files), Objects: res.Objects, Counts: Count(res.Findings)}, "  ", "  ")
+	summary, err := json.MarshalIndent(jsonSummary{Files: len(res.Files), Objects: res.Objects, Counts: Count(res.Findings)}, jsonIndent, jsonIndent)
 	if err != nil {
 		return err
 	}
