@@ -16,14 +16,7 @@ import (
 // inflated per object while its rules run) reports exactly what the full
 // run reports: on the fixtures, and on the shared corpus when present.
 func TestRunLeanMatchesRun(t *testing.T) {
-	dirs := []string{filepath.Join("..", "fixtures")}
-	corpus := filepath.Join("..", "..", "shared", "corpus")
-	if _, err := os.Stat(corpus); err == nil && !testing.Short() {
-		dirs = append(dirs, corpus)
-	} else {
-		t.Log("fixtures only: ../shared/corpus not present or -short")
-	}
-	for _, dir := range dirs {
+	for _, dir := range fixturesAndCorpus(t) {
 		cfg := checks.DefaultConfig()
 		inputs, err := checks.Load([]string{dir}, cfg, nil)
 		if err != nil {
@@ -52,7 +45,8 @@ func TestRunLeanLazyReadsMatchRun(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	dir := t.TempDir()
 	// Three files of the same size, so each is read into the last one's
-	// buffer; the second holds an ignore comment (its Source must survive).
+	// buffer; the first two hold an ignore comment (their Source must
+	// survive the next read), the third a line of the same length.
 	write := func(name, app, extra string) {
 		doc := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + app + "\n  labels: {app: " + app + "}\n" +
 			"spec:\n  selector: {matchLabels: {app: " + app + "}}\n  template:\n    metadata: {labels: {app: " + app + "}}\n" +
@@ -65,12 +59,7 @@ func TestRunLeanLazyReadsMatchRun(t *testing.T) {
 	write("a.yaml", "aaaa", ignore)
 	write("b.yaml", "bbbb", ignore)
 	write("c.yaml", "cccc", "      # "+strings.Repeat(".", len(ignore)-9)+"\n")
-	dirs := []string{dir, filepath.Join("..", "fixtures")}
-	corpus := filepath.Join("..", "..", "shared", "corpus")
-	if _, err := os.Stat(corpus); err == nil && !testing.Short() {
-		dirs = append(dirs, corpus)
-	}
-	for _, d := range dirs {
+	for _, d := range append([]string{dir}, fixturesAndCorpus(t)...) {
 		cfg := checks.DefaultConfig()
 		eager, err := checks.Load([]string{d}, cfg, nil)
 		if err != nil {
@@ -102,4 +91,17 @@ func countRule(fs []checks.Finding, rule string) int {
 		}
 	}
 	return n
+}
+
+// fixturesAndCorpus returns the repository's fixtures folder, and the
+// shared corpus when it is present and the run is not -short.
+func fixturesAndCorpus(t *testing.T) []string {
+	t.Helper()
+	dirs := []string{filepath.Join("..", "fixtures")}
+	corpus := filepath.Join(sharedDir, "corpus")
+	if _, err := os.Stat(corpus); err == nil && !testing.Short() {
+		return append(dirs, corpus)
+	}
+	t.Log("fixtures only: ../shared/corpus not present or -short")
+	return dirs
 }
