@@ -266,20 +266,21 @@ func (s *Server) CheckRuns(owner, name string) []CheckRun {
 func (s *Server) Reviews(owner, name string) []Review {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Review
-	for _, r := range s.repo(owner, name).reviews {
-		out = append(out, *r)
-	}
-	return out
+	return values(s.repo(owner, name).reviews)
 }
 
 // Comments returns the review comments on the repository (with thread state).
 func (s *Server) Comments(owner, name string) []Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Comment
-	for _, c := range s.repo(owner, name).comments {
-		out = append(out, *c)
+	return values(s.repo(owner, name).comments)
+}
+
+// values copies what ps point to, so callers read a snapshot.
+func values[T any](ps []*T) []T {
+	var out []T
+	for _, p := range ps {
+		out = append(out, *p)
 	}
 	return out
 }
