@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -259,7 +260,11 @@ func SortFindings(fs []Finding) {
 	})
 }
 
-// parallel calls fn(0..n-1) on every CPU.
+// parallel calls fn(0..n-1) on every CPU. Each worker takes the next
+// index from a shared counter: no goroutine hands them out, so a worker
+// never waits for a dispatcher to get a CPU (with a channel fed by the
+// caller, the workers of a two-CPU run spent tens of milliseconds waiting
+// on it).
 func parallel(n int, fn func(i int)) {
 	workers := runtime.GOMAXPROCS(0)
 	if workers > n {
@@ -271,21 +276,15 @@ func parallel(n int, fn func(i int)) {
 		}
 		return
 	}
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	next := make(chan int, workers)
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				fn(i)
 			}
-		}()
+		})
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 }
 

@@ -1,0 +1,56 @@
+package checks
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// TestParallelCallsEachIndexOnce holds parallel to its contract: every
+// index from 0 to n-1 exactly once, none outside, for counts below, at and
+// above the number of workers.
+func TestParallelCallsEachIndexOnce(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, n := range []int{0, 1, 2, procs, procs + 1, 1000} {
+		calls := make([]atomic.Int32, n)
+		var outside atomic.Int32
+		parallel(n, func(i int) {
+			if i < 0 || i >= n {
+				outside.Add(1)
+				return
+			}
+			calls[i].Add(1)
+		})
+		if got := outside.Load(); got != 0 {
+			t.Errorf("n=%d: %d calls with an index outside 0..n-1", n, got)
+		}
+		for i := range calls {
+			if got := calls[i].Load(); got != 1 {
+				t.Errorf("n=%d: index %d called %d times, want once", n, i, got)
+			}
+		}
+	}
+}
+
+// TestParallelUsesSeveralWorkers checks that the work is shared: with two
+// or more CPUs, two calls run at once (each waits, bounded, for the other).
+func TestParallelUsesSeveralWorkers(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS of 2 or more")
+	}
+	arrived := make(chan struct{}, 2)
+	var together atomic.Bool
+	parallel(2, func(int) {
+		arrived <- struct{}{}
+		for range 1000 {
+			if len(arrived) == 2 {
+				together.Store(true)
+				return
+			}
+			runtime.Gosched()
+		}
+	})
+	if !together.Load() {
+		t.Error("the two calls never ran at the same time")
+	}
+}
