@@ -18,22 +18,58 @@ type packedTree struct {
 	tags   []string // distinct tags; packedNode.tag indexes them
 }
 
-// packedNode is one node. A mapping's or sequence's children are the
-// children nodes that follow it in pre-order (each with its own subtree).
+// packedNode is one node, in 24 bytes. A mapping's or sequence's children
+// are the children nodes that follow it in pre-order (each with its own
+// subtree). A scalar or alias has a value and no children, a mapping or
+// sequence children and no value (yaml.v3 leaves it empty; pack refuses a
+// tree where it is not), so one field holds either count.
 type packedNode struct {
 	line, col int32
-	children  uint32
-	value     span
-	extra     int32 // index into extras; -1 when the node has none
-	alias     int32 // pre-order index of the anchored node; -1 when not an alias
-	tag       uint16
-	kind      uint8
-	style     uint8
+	// off is a scalar's or alias's value offset in strs; n is its length,
+	// or a mapping's or sequence's number of children.
+	off, n uint32
+	extra  int32 // index into extras; -1 when the node has none
+	tag    uint16
+	kind   uint8
+	style  uint8
 }
 
-// packedExtra holds what few nodes have: an anchor and comments.
+// isCollection reports whether a node of this kind has children (and no
+// value): a mapping or a sequence (or a document, not packed).
+func isCollection(kind yaml.Kind) bool {
+	return kind == yaml.MappingNode || kind == yaml.SequenceNode || kind == yaml.DocumentNode
+}
+
+// children returns how many children the node has.
+func (pn *packedNode) children() int {
+	if isCollection(yaml.Kind(pn.kind)) {
+		return int(pn.n)
+	}
+	return 0
+}
+
+// value returns the span of the node's value.
+func (pn *packedNode) value() span {
+	if isCollection(yaml.Kind(pn.kind)) {
+		return span{}
+	}
+	return span{pn.off, pn.n}
+}
+
+// packedExtra holds what few nodes have: an anchor, comments, and an alias
+// node's target.
 type packedExtra struct {
 	anchor, head, line, foot span
+	alias                    int32 // pre-order index of the anchored node; -1 when none
+}
+
+// alias returns the pre-order index of the node that node i, an alias,
+// names, or -1.
+func (t *packedTree) alias(i int) int {
+	if x := t.nodes[i].extra; x >= 0 {
+		return int(t.extras[x].alias)
+	}
+	return -1
 }
 
 // span is a substring of packedTree.strs.
@@ -52,9 +88,9 @@ type packer struct {
 	tagIdx  map[string]uint16
 	index   map[*yaml.Node]int32 // anchored node → pre-order index
 	targets map[int32]*yaml.Node // alias node's pre-order index → its anchored node
-	// tooManyTags is set when the tree has more distinct tags than a
-	// packed tree indexes.
-	tooManyTags bool
+	// unpackable is set when the tree has more distinct tags than a
+	// packed tree indexes, or a node that has both a value and children.
+	unpackable bool
 }
 
 // maxPackedTags bounds the distinct tags of one packed tree (they are
@@ -62,20 +98,21 @@ type packer struct {
 const maxPackedTags = 1 << 16
 
 // pack flattens the tree under root, or returns nil when the tree has more
-// distinct tags than a packed tree indexes; finish must be called before
-// the tree is used.
+// distinct tags than a packed tree indexes or a node that has both a value
+// and children (yaml.v3 builds none); finish must be called before the tree
+// is used.
 func (p *packer) pack(root *yaml.Node) *packedTree {
 	nodes, extras := countNodes(root)
 	p.t = &packedTree{nodes: make([]packedNode, 0, nodes), extras: make([]packedExtra, 0, extras)}
 	clear(p.tagIdx)
-	p.index, p.targets, p.tooManyTags = nil, nil, false
+	p.index, p.targets, p.unpackable = nil, nil, false
 	p.add(root)
-	if p.tooManyTags {
+	if p.unpackable {
 		return nil
 	}
 	for i, target := range p.targets {
 		if j, ok := p.index[target]; ok {
-			p.t.nodes[i].alias = j
+			p.t.extras[p.t.nodes[i].extra].alias = j
 		}
 	}
 	p.trees = append(p.trees, p.t)
@@ -130,28 +167,32 @@ func countNodes(n *yaml.Node) (nodes, extras int) {
 
 // hasExtra reports whether n has what packedExtra holds.
 func hasExtra(n *yaml.Node) bool {
-	return n.Anchor != "" || n.HeadComment != "" || n.LineComment != "" || n.FootComment != ""
+	return n.Anchor != "" || n.HeadComment != "" || n.LineComment != "" || n.FootComment != "" || n.Kind == yaml.AliasNode
 }
 
 func (p *packer) add(n *yaml.Node) {
 	i := int32(len(p.t.nodes))
 	tag, ok := p.tagIdx[n.Tag]
 	if !ok && len(p.t.tags) == maxPackedTags {
-		p.tooManyTags = true
+		p.unpackable = true
 	} else if !ok {
 		tag = uint16(len(p.t.tags))
 		p.t.tags = append(p.t.tags, n.Tag)
 		p.tagIdx[n.Tag] = tag
 	}
-	pn := packedNode{
-		line: int32(n.Line), col: int32(n.Column), children: uint32(len(n.Content)),
-		value: p.str(n.Value), extra: -1, alias: -1,
-		tag: tag, kind: uint8(n.Kind), style: uint8(n.Style),
+	pn := packedNode{line: int32(n.Line), col: int32(n.Column), extra: -1, tag: tag, kind: uint8(n.Kind), style: uint8(n.Style)}
+	if isCollection(n.Kind) {
+		pn.n = uint32(len(n.Content))
+		p.unpackable = p.unpackable || n.Value != ""
+	} else {
+		v := p.str(n.Value)
+		pn.off, pn.n = v.off, v.n
+		p.unpackable = p.unpackable || len(n.Content) > 0
 	}
 	if hasExtra(n) {
 		pn.extra = int32(len(p.t.extras))
 		p.t.extras = append(p.t.extras, packedExtra{
-			anchor: p.str(n.Anchor), head: p.str(n.HeadComment), line: p.str(n.LineComment), foot: p.str(n.FootComment),
+			anchor: p.str(n.Anchor), head: p.str(n.HeadComment), line: p.str(n.LineComment), foot: p.str(n.FootComment), alias: -1,
 		})
 		if n.Anchor != "" {
 			if p.index == nil {
@@ -206,18 +247,18 @@ func (t *packedTree) inflate() *yaml.Node {
 		pn := &t.nodes[i]
 		n := &nodes[i]
 		n.Kind, n.Style, n.Tag = yaml.Kind(pn.kind), yaml.Style(pn.style), t.tags[pn.tag]
-		n.Value, n.Line, n.Column = t.str(pn.value), int(pn.line), int(pn.col)
+		n.Value, n.Line, n.Column = t.str(pn.value()), int(pn.line), int(pn.col)
 		if pn.extra >= 0 {
 			x := &t.extras[pn.extra]
 			n.Anchor, n.HeadComment, n.LineComment, n.FootComment = t.str(x.anchor), t.str(x.head), t.str(x.line), t.str(x.foot)
-		}
-		if pn.alias >= 0 {
-			n.Alias = &nodes[pn.alias]
+			if x.alias >= 0 {
+				n.Alias = &nodes[x.alias]
+			}
 		}
 		next := i + 1
-		if pn.children > 0 {
-			c := slots[free : free+int(pn.children) : free+int(pn.children)]
-			free += int(pn.children)
+		if children := pn.children(); children > 0 {
+			c := slots[free : free+children : free+children]
+			free += children
 			for k := range c {
 				c[k] = &nodes[next]
 				next = build(next)

@@ -27,7 +27,7 @@ func (o *Object) packedView() *packedTree {
 // skip returns the index just past node i's subtree.
 func (t *packedTree) skip(i int) int {
 	for pending := 1; pending > 0; i++ {
-		pending += int(t.nodes[i].children) - 1
+		pending += t.nodes[i].children() - 1
 	}
 	return i
 }
@@ -47,11 +47,11 @@ func (t *packedTree) mapEntry(m int, key string) (k, v int) {
 	if yaml.Kind(t.nodes[m].kind) != yaml.MappingNode {
 		return -1, -1
 	}
-	children := int(t.nodes[m].children)
+	children := t.nodes[m].children()
 	c := m + 1
 	for j := 0; j+1 < children; j += 2 {
 		val := t.skip(c)
-		if t.str(t.nodes[c].value) == key {
+		if t.str(t.nodes[c].value()) == key {
 			return c, val
 		}
 		c = t.skip(val)
@@ -65,8 +65,8 @@ func (t *packedTree) mapEntry(m int, key string) (k, v int) {
 func (t *packedTree) walk(path []string) (node, key, depth int) {
 	node, key = 0, -1
 	for i, e := range path {
-		for yaml.Kind(t.nodes[node].kind) == yaml.AliasNode && t.nodes[node].alias >= 0 {
-			node = int(t.nodes[node].alias)
+		for yaml.Kind(t.nodes[node].kind) == yaml.AliasNode && t.alias(node) >= 0 {
+			node = t.alias(node)
 		}
 		switch yaml.Kind(t.nodes[node].kind) {
 		case yaml.MappingNode:
@@ -76,7 +76,7 @@ func (t *packedTree) walk(path []string) (node, key, depth int) {
 			}
 			node, key = v, k
 		case yaml.SequenceNode:
-			idx, ok := seqIndex(e, int(t.nodes[node].children))
+			idx, ok := seqIndex(e, t.nodes[node].children())
 			if !ok {
 				return node, key, i
 			}
@@ -131,14 +131,15 @@ func (t *packedTree) lastLine(i int) int {
 		}
 		style := yaml.Style(pn.style)
 		if yaml.Kind(pn.kind) == yaml.ScalarNode && (style == yaml.LiteralStyle || style == yaml.FoldedStyle) {
-			if l := int(pn.line) + strings.Count(strings.TrimRight(t.str(pn.value), "\n"), "\n") + 1; l > end {
+			if l := int(pn.line) + strings.Count(strings.TrimRight(t.str(pn.value()), "\n"), "\n") + 1; l > end {
 				end = l
 			}
 		}
-		if pn.children == 0 {
+		children := pn.children()
+		if children == 0 {
 			return end
 		}
-		i = t.item(i, int(pn.children)-1)
+		i = t.item(i, children-1)
 	}
 }
 
@@ -168,7 +169,7 @@ func (t *packedTree) crossesAlias(path []string) bool {
 			}
 			_, n = t.mapEntry(n, e)
 		case yaml.SequenceNode:
-			if idx, ok := seqIndex(e, int(t.nodes[n].children)); ok {
+			if idx, ok := seqIndex(e, t.nodes[n].children()); ok {
 				n = t.item(n, idx)
 			} else {
 				n = -1
@@ -182,15 +183,15 @@ func (t *packedTree) crossesAlias(path []string) bool {
 
 // blockCopy is blockCopy (Object.BlockCopy) for node i.
 func (t *packedTree) blockCopy(i int) *yaml.Node {
-	for depth := 0; yaml.Kind(t.nodes[i].kind) == yaml.AliasNode && t.nodes[i].alias >= 0 && depth < 32; depth++ {
-		i = int(t.nodes[i].alias)
+	for depth := 0; yaml.Kind(t.nodes[i].kind) == yaml.AliasNode && t.alias(i) >= 0 && depth < 32; depth++ {
+		i = t.alias(i)
 	}
 	pn := &t.nodes[i]
 	if yaml.Kind(pn.kind) == yaml.AliasNode {
 		return nil
 	}
-	c := &yaml.Node{Kind: yaml.Kind(pn.kind), Style: yaml.Style(pn.style) &^ yaml.FlowStyle, Tag: t.tags[pn.tag], Value: t.str(pn.value)}
-	for k, ch := 0, i+1; k < int(pn.children); k, ch = k+1, t.skip(ch) {
+	c := &yaml.Node{Kind: yaml.Kind(pn.kind), Style: yaml.Style(pn.style) &^ yaml.FlowStyle, Tag: t.tags[pn.tag], Value: t.str(pn.value())}
+	for k, ch := 0, i+1; k < pn.children(); k, ch = k+1, t.skip(ch) {
 		if cc := t.blockCopy(ch); cc != nil {
 			c.Content = append(c.Content, cc)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -207,6 +208,33 @@ func TestPackTooManyTags(t *testing.T) {
 	}
 	if v, _ := o.Scalar("data", "k65536"); v != "v" {
 		t.Errorf("data.k65536 = %q", v)
+	}
+}
+
+// TestPackRefusesValueAndChildren leaves unpacked a tree whose mapping
+// has a value, which one packed field cannot hold beside its children
+// (yaml.v3 never builds one; a hand-built tree can).
+func TestPackRefusesValueAndChildren(t *testing.T) {
+	f := Parse("odd.yaml", []byte("kind: ConfigMap\ndata:\n  a: b\n"), Limits{})
+	if len(f.Objects) != 1 {
+		t.Fatalf("problems: %+v", f.Problems)
+	}
+	o := f.Objects[0]
+	o.root.Content[3].Value = "stray"
+	f.Pack()
+	if o.packed != nil || o.root == nil {
+		t.Fatal("the object should stay unpacked")
+	}
+	if n := o.Node("data"); n == nil || n.Value != "stray" {
+		t.Errorf("data = %+v, want the mapping with its value kept", n)
+	}
+}
+
+// TestPackedNodeSize keeps a packed node at 24 bytes: the node arrays are
+// most of what a large run holds until its rules have run.
+func TestPackedNodeSize(t *testing.T) {
+	if got := unsafe.Sizeof(packedNode{}); got != 24 {
+		t.Errorf("packedNode is %d bytes, want 24", got)
 	}
 }
 
