@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,51 @@ func TestCheckExitCodes(t *testing.T) {
 	if code, _, _ := runCLI(t, "", "check", clean); code != exitOK {
 		t.Errorf("a clean tree must exit 0, got %d", code)
 	}
+}
+
+// TestCheckProfiles writes both profiles, and samples heap allocations
+// only when --memprofile asks for them. It checks the bundled fixtures: a
+// run that allocates tens of megabytes is sure to be sampled (one sample
+// per 512 KiB on average).
+func TestCheckProfiles(t *testing.T) {
+	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+	dir := filepath.Join("..", "..", "fixtures")
+	out := t.TempDir()
+	cpu, mem := filepath.Join(out, "cpu.prof"), filepath.Join(out, "mem.prof")
+
+	runtime.MemProfileRate = defaultMemProfileRate
+	if code, _, errOut := runCLI(t, "", "check", dir); code != exitFindings {
+		t.Fatalf("check without profiles: exit %d %s", code, errOut)
+	}
+	if runtime.MemProfileRate != 0 {
+		t.Errorf("check without --memprofile left heap sampling on (rate %d)", runtime.MemProfileRate)
+	}
+	before := sampledAllocs()
+	if code, _, errOut := runCLI(t, "", "check", "--cpuprofile", cpu, "--memprofile", mem, dir); code != exitFindings {
+		t.Fatalf("check with profiles: exit %d %s", code, errOut)
+	}
+	if got := sampledAllocs(); got == before {
+		t.Error("check --memprofile sampled no allocations")
+	}
+	for _, f := range []string{cpu, mem} {
+		if info, err := os.Stat(f); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// sampledAllocs counts the allocations the heap profile has sampled so far
+// (as of a collection it forces).
+func sampledAllocs() int64 {
+	runtime.GC()
+	n, _ := runtime.MemProfile(nil, true)
+	recs := make([]runtime.MemProfileRecord, n+50)
+	n, _ = runtime.MemProfile(recs, true)
+	var total int64
+	for _, r := range recs[:n] {
+		total += r.AllocObjects
+	}
+	return total
 }
 
 func TestCheckReadsConfigAtRoot(t *testing.T) {
