@@ -25,23 +25,27 @@ type Input struct {
 // parseInput parses one input, reading it first when it is lazy; a file
 // that cannot be read becomes a finding for that file.
 func parseInput(in Input, lim manifest.Limits) *manifest.File {
-	f, _ := parseInputInto(in, lim, nil)
-	return f
+	data, unreadable := readInput(in, nil)
+	if unreadable != nil {
+		return unreadable
+	}
+	return manifest.Parse(in.Path, data, lim)
 }
 
-// parseInputInto is parseInput reading a lazy input into buf when it is
-// large enough; it also returns the text it parsed.
-func parseInputInto(in Input, lim manifest.Limits, buf []byte) (*manifest.File, []byte) {
-	data := in.Data
-	if data == nil && in.Read != nil {
-		var err error
-		if data, err = in.Read(buf); err != nil {
-			return &manifest.File{Path: in.Path, Problems: []manifest.Problem{{
-				RuleID: manifest.ProblemYAML, Doc: -1, Line: 1, Column: 1, Message: "file cannot be read: " + err.Error(),
-			}}}, nil
-		}
+// readInput returns an input's content, reading a lazy input into buf when
+// it is large enough; a file that cannot be read is returned as a file
+// whose one problem says so.
+func readInput(in Input, buf []byte) ([]byte, *manifest.File) {
+	if in.Data != nil || in.Read == nil {
+		return in.Data, nil
 	}
-	return manifest.Parse(in.Path, data, lim), data
+	data, err := in.Read(buf)
+	if err != nil {
+		return nil, &manifest.File{Path: in.Path, Problems: []manifest.Problem{{
+			RuleID: manifest.ProblemYAML, Doc: -1, Line: 1, Column: 1, Message: "file cannot be read: " + err.Error(),
+		}}}
+	}
+	return data, nil
 }
 
 // Result is the outcome of one run.
@@ -69,19 +73,25 @@ func Run(inputs []Input, cfg *Config) *Result {
 // command): it holds far less memory on large runs. It consumes inputs:
 // each input's bytes are let go once parsed, and so is the file's Source,
 // unless a rule may read it (an ignore comment); node trees are packed
-// (manifest.File.Pack); once the rules have run, Result.Files keep only
-// their paths and counts. It is ParseLean then EvaluateLean.
+// (manifest.File.Pack) and typed values decoded only once every file is
+// parsed; once the rules have run, Result.Files keep only their paths and
+// counts. It is ParseLean, DecodeLean, then EvaluateLean.
 func RunLean(inputs []Input, cfg *Config) *Result {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
-	return EvaluateLean(ParseLean(inputs, cfg), cfg)
+	files := ParseLean(inputs, cfg)
+	DecodeLean(files)
+	return EvaluateLean(files, cfg)
 }
 
 // ParseLean is RunLean's first step: it parses (and reads, when lazy) every
-// input on every CPU and packs each file's trees. The two steps are apart
-// so a caller can tune the garbage collector to each: parsing makes much
-// short-lived garbage around a small live heap, evaluating holds the most.
+// input on every CPU, packs each file's trees and leaves the typed decodes
+// pending (manifest.ParseDeferred), so what it holds is pointer-free and
+// about half the size: the JSON of each object, not its typed value. The
+// steps are apart so a caller can tune the garbage collector to each:
+// parsing makes much short-lived garbage around a small live heap,
+// decoding grows the heap, evaluating holds the most.
 func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 	if cfg == nil {
 		cfg = DefaultConfig()
@@ -90,7 +100,10 @@ func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 	files := make([]*manifest.File, len(inputs))
 	parallel(len(inputs), func(i int) {
 		buf := readBuffers.Get().(*[]byte)
-		f, data := parseInputInto(inputs[i], lim, *buf)
+		data, f := readInput(inputs[i], *buf)
+		if f == nil {
+			f = manifest.ParseDeferred(inputs[i].Path, data, lim)
+		}
 		// A lazy file's text is in buf, which the next file reuses: only
 		// the copy kept for ignore comments may outlive this step. The
 		// packed trees and typed values hold copies of their strings.
@@ -122,9 +135,17 @@ var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // the pool never holds megabytes for the rest of the run.
 const maxPooledRead = 256 << 10
 
-// EvaluateLean is RunLean's second step: it runs the rules over the files
-// ParseLean returned and lets the files' objects go.
+// DecodeLean is RunLean's second step: it finishes the typed decodes
+// ParseLean left pending, on every CPU.
+func DecodeLean(files []*manifest.File) {
+	parallel(len(files), func(i int) { files[i].DecodePending() })
+}
+
+// EvaluateLean is RunLean's last step: it runs the rules over the files
+// ParseLean returned (decoding what DecodeLean has not) and lets the
+// files' objects go.
 func EvaluateLean(files []*manifest.File, cfg *Config) *Result {
+	DecodeLean(files)
 	res := Evaluate(files, cfg)
 	for i, f := range res.Files {
 		res.Files[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}

@@ -53,6 +53,8 @@ type Object struct {
 	Patch bool
 
 	text []byte // the document's own text, for the typed decode
+	// pending is the typed decode ParseDeferred left for File.DecodePending.
+	pending *pendingDecode
 
 	// blockIndent maps each block scalar (| or >) to the indentation of its
 	// first content line, read from the source at parse time.

@@ -7,7 +7,9 @@ package manifest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -79,6 +81,37 @@ type File struct {
 // Parse reads every document of src. It never panics on input and never
 // stops at a bad document: the problem is recorded and the next document read.
 func Parse(path string, src []byte, lim Limits) *File {
+	return parse(path, src, lim, false)
+}
+
+// ParseDeferred is Parse leaving the typed decode of built-in objects to
+// File.DecodePending, which must be called before Typed is read: it makes
+// each object's JSON now (about a third of the size of its typed value, and
+// nothing for the garbage collector to trace), so a run that parses every
+// file before it decodes holds far less while it parses.
+func ParseDeferred(path string, src []byte, lim Limits) *File {
+	return parse(path, src, lim, true)
+}
+
+// DecodePending finishes the typed decodes ParseDeferred left pending; a
+// decode error becomes a problem in document order, as Parse records it.
+func (f *File) DecodePending() {
+	before := len(f.Problems)
+	for _, o := range f.Objects {
+		if o.pending == nil {
+			continue
+		}
+		if prob := o.decodePending(); prob != nil {
+			prob.Doc = o.Doc
+			f.Problems = append(f.Problems, *prob)
+		}
+	}
+	if len(f.Problems) > before {
+		slices.SortStableFunc(f.Problems, func(a, b Problem) int { return cmp.Compare(a.Doc, b.Doc) })
+	}
+}
+
+func parse(path string, src []byte, lim Limits, deferTyped bool) *File {
 	lim = lim.withDefaults()
 	f := &File{Path: path, Source: src}
 	if len(src) > lim.MaxFileBytes {
@@ -108,7 +141,7 @@ func Parse(path string, src []byte, lim Limits) *File {
 	}()
 	for i, c := range splitDocuments(src) {
 		f.Docs++
-		obj, prob := parseDocument(path, i, c, lim)
+		obj, prob := parseDocument(path, i, c, lim, deferTyped)
 		if prob != nil {
 			if templated && prob.RuleID == ProblemYAML {
 				prob.Template = true
@@ -138,8 +171,9 @@ func (l Limits) withDefaults() Limits {
 }
 
 // parseDocument parses one document chunk. It returns a nil object for an
-// empty document or one that does not parse.
-func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Problem) {
+// empty document or one that does not parse. With deferTyped, a built-in
+// object's typed decode is left pending (ParseDeferred).
+func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool) (*Object, *Problem) {
 	text, skippedSpec := c.text, false
 	if isCRD(text) {
 		text, skippedSpec = blankTopLevelBlock(text, "spec"), true
@@ -168,9 +202,16 @@ func parseDocument(path string, index int, c chunk, lim Limits) (*Object, *Probl
 	}
 	obj.readHeader()
 	obj.text = c.text // only the typed decode reads it; let it go after
-	prob := obj.decodeTyped()
+	var prob *Problem
+	if deferTyped {
+		prob = obj.deferTyped()
+	} else {
+		prob = obj.decodeTyped()
+	}
 	obj.text = nil
-	obj.cachePodTemplate()
+	if obj.pending == nil {
+		obj.cachePodTemplate()
+	}
 	if prob != nil {
 		prob.Doc = index
 		return obj, prob

@@ -45,18 +45,18 @@ func mayBeMarked(v string) bool {
 // placeholderCaused reports whether a decode error comes from a placeholder:
 // the value at a type error's field is one, or (for errors that name no
 // field, such as a bad quantity or base64 text) a placeholder sits where
-// such values live.
-func (o *Object) placeholderCaused(err error) bool {
+// such values live. root is the object's node tree.
+func (o *Object) placeholderCaused(err error, root *yaml.Node) bool {
 	if strings.Contains(err.Error(), "invalid map key") && (bytes.Contains(o.text, []byte("{{")) || bytes.Contains(o.text, []byte("${"))) {
 		return true // an unquoted {{ .value }} reads as a mapping key
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		n := findField(o.root, strings.Split(typeErr.Field, "."))
+		n := findField(root, strings.Split(typeErr.Field, "."))
 		if n == nil {
 			return false
 		}
-		v := valueOfKey(o.root, n)
+		v := valueOfKey(root, n)
 		return v != nil && v.Kind == yaml.ScalarNode && IsPlaceholder(v.Value)
 	}
 	msg := err.Error()
@@ -64,7 +64,7 @@ func (o *Object) placeholderCaused(err error) bool {
 		return false
 	}
 	found := false
-	walkScalars(o.root, func(key string, v *yaml.Node) {
+	walkScalars(root, func(key string, v *yaml.Node) {
 		switch key {
 		case "capabilities", "add", "drop":
 			return

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,28 +118,100 @@ func IsBuiltin(apiVersion, kind string) bool {
 // schema-invalid problem; the object keeps its node tree (Typed stays nil)
 // so position-only rules can still look at it.
 func (o *Object) decodeTyped() *Problem {
-	b, ok := builtins[o.APIVersion+"/"+o.Kind]
-	if !ok {
+	buf := jsonBuffers.Get().(*[]byte)
+	defer jsonBuffers.Put(buf)
+	b, j, err := o.typedJSON((*buf)[:0])
+	if b == nil {
 		return nil
 	}
-	if o.Kind == "Secret" && o.Node("sops") != nil {
-		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
+	if j != nil && cap(j) <= maxPooledJSON {
+		*buf = j[:0] // the decoder copies what it keeps: the buffer is free again once it returns
 	}
-	v := b.newValue()
-	err := decodeLikeAPIServer(o.root, o.text, v, b.strict)
+	var v any
+	if err == nil {
+		v = b.newValue()
+		err = decodeJSON(j, v, b.strict)
+	}
+	return o.typedResult(v, err, o.root)
+}
+
+// pendingDecode is the typed decode ParseDeferred leaves for
+// File.DecodePending: the document's JSON and the type it decodes into.
+type pendingDecode struct {
+	b    *builtin
+	json []byte
+}
+
+// deferTyped is decodeTyped's first half: it makes the JSON the decode reads
+// (from the node tree, or from the text, which is at hand only now) and
+// leaves the decode itself pending. An object whose JSON cannot be made is
+// finished at once, as decodeTyped would.
+func (o *Object) deferTyped() *Problem {
+	buf := jsonBuffers.Get().(*[]byte)
+	defer jsonBuffers.Put(buf)
+	b, j, err := o.typedJSON((*buf)[:0])
+	if b == nil {
+		return nil
+	}
+	if err != nil {
+		return o.typedResult(nil, err, o.root)
+	}
+	o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
+	if cap(j) <= maxPooledJSON {
+		*buf = j[:0]
+	}
+	return nil
+}
+
+// decodePending is decodeTyped's second half: it decodes the JSON
+// deferTyped made. The node tree, packed by now, is inflated only to place
+// a decode error.
+func (o *Object) decodePending() *Problem {
+	p := o.pending
+	o.pending = nil
+	v := p.b.newValue()
+	err := decodeJSON(p.json, v, p.b.strict)
+	root := o.root
+	if err != nil && root == nil && o.packed != nil {
+		root = o.packed.inflate()
+	}
+	prob := o.typedResult(v, err, root)
+	o.cachePodTemplate()
+	return prob
+}
+
+// typedJSON returns how a built-in kind is decoded and the document's JSON,
+// appended to buf; b is nil for a kind that is not decoded (not built in, or
+// a SOPS-encrypted Secret). err is a YAML to JSON conversion error.
+func (o *Object) typedJSON(buf []byte) (b *builtin, j []byte, err error) {
+	bt, ok := builtins[o.APIVersion+"/"+o.Kind]
+	if !ok {
+		return nil, nil, nil
+	}
+	if o.Kind == "Secret" && o.Node("sops") != nil {
+		return nil, nil, nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
+	}
+	j, err = documentJSON(buf, o.root, o.text)
+	return &bt, j, err
+}
+
+// typedResult records the outcome of a typed decode into v: the value, or
+// what the error means (a placeholder, a kustomize patch, or a schema
+// problem placed on root, the object's node tree).
+func (o *Object) typedResult(v any, err error, root *yaml.Node) *Problem {
 	if err == nil {
 		o.Typed = v
 		return nil
 	}
-	if o.placeholderCaused(err) {
+	if o.placeholderCaused(err, root) {
 		o.Templated = true
 		return nil // a placeholder a script or template fills in before applying
 	}
-	if o.Node("$patch") != nil || hasKey(o.root, "$patch") {
+	if o.Node("$patch") != nil || hasKey(root, "$patch") {
 		o.Patch = true
 		return nil // a kustomize strategic-merge patch, not a whole object
 	}
-	line, col, msg := o.locateDecodeError(err)
+	line, col, msg := o.locateDecodeError(err, root)
 	return &Problem{RuleID: ProblemSchema, Line: line, Column: col, Message: fmt.Sprintf("%s %s does not match the Kubernetes schema: %s", o.APIVersion, o.Kind, msg), Object: o}
 }
 
@@ -149,13 +222,13 @@ var (
 
 // locateDecodeError turns a decode error into a position in the file and a
 // message a person can act on.
-func (o *Object) locateDecodeError(err error) (line, col int, msg string) {
+func (o *Object) locateDecodeError(err error, root *yaml.Node) (line, col int, msg string) {
 	line, col = o.KindPos()
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &typeErr):
 		msg = fmt.Sprintf("%s must be %s, not a %s", typeErr.Field, goTypeName(typeErr.Type.String()), typeErr.Value)
-		if n := findField(o.root, strings.Split(typeErr.Field, ".")); n != nil {
+		if n := findField(root, strings.Split(typeErr.Field, ".")); n != nil {
 			line, col = n.Line, n.Column
 		}
 		return line, col, msg
@@ -163,23 +236,23 @@ func (o *Object) locateDecodeError(err error) (line, col int, msg string) {
 		field := unknownFieldRE.FindStringSubmatch(err.Error())[1]
 		msg = fmt.Sprintf("unknown field %q", field)
 		parts := strings.Split(field, ".")
-		if n := findField(o.root, parts); n != nil && n.Value == parts[len(parts)-1] {
+		if n := findField(root, parts); n != nil && n.Value == parts[len(parts)-1] {
 			line, col = n.Line, n.Column
-		} else if n := findKeyAnywhere(o.root, parts[len(parts)-1]); n != nil {
+		} else if n := findKeyAnywhere(root, parts[len(parts)-1]); n != nil {
 			line, col = n.Line, n.Column
 		}
 		return line, col, msg
 	case duplicateKeyRE.MatchString(err.Error()):
 		key := duplicateKeyRE.FindStringSubmatch(err.Error())[1]
 		msg = fmt.Sprintf("duplicate key %q (Kubernetes keeps only one of them)", key)
-		if n := findDuplicateKey(o.root, key); n != nil {
+		if n := findDuplicateKey(root, key); n != nil {
 			line, col = n.Line, n.Column
 		}
 		return line, col, msg
 	}
 	s := err.Error()
 	if strings.Contains(s, "quantities must match") {
-		if n := findBadQuantity(o.root); n != nil {
+		if n := findBadQuantity(root); n != nil {
 			return n.Line, n.Column, fmt.Sprintf("%q is not a quantity (like 500m, 128Mi or 2)", n.Value)
 		}
 	}
@@ -206,26 +279,36 @@ func goTypeName(t string) string {
 }
 
 // decodeLikeAPIServer decodes YAML text into a k8s.io/api value the way
-// kubectl and the API server do: YAML 1.1 scalars through sigs.k8s.io/yaml
-// (duplicate keys refused), then case-sensitive JSON through
-// sigs.k8s.io/json, refusing unknown fields when strict. The JSON comes
-// from root, the text's node tree, when appendNodeJSON can write it exactly;
-// else from the text, parsed again.
+// kubectl and the API server do: documentJSON, then decodeJSON.
 func decodeLikeAPIServer(root *yaml.Node, text []byte, v any, strict bool) error {
-	j, ok := []byte(nil), false
+	j, err := documentJSON(nil, root, text)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(j, v, strict)
+}
+
+// documentJSON appends to buf the JSON that sigs.k8s.io/yaml makes of a
+// document (YAML 1.1 scalars, duplicate keys refused): from root, the
+// text's node tree, when appendNodeJSON can write it exactly; else from the
+// text, parsed again.
+func documentJSON(buf []byte, root *yaml.Node, text []byte) ([]byte, error) {
 	if root != nil {
-		buf := jsonBuffers.Get().(*[]byte)
-		defer jsonBuffers.Put(buf)
-		if j, ok = appendNodeJSON((*buf)[:0], root); ok && cap(j) <= maxPooledJSON {
-			*buf = j // the decoder copies what it keeps: the buffer is free again once it returns
+		if j, ok := appendNodeJSON(buf, root); ok {
+			return j, nil
 		}
 	}
-	if !ok {
-		var err error
-		if j, err = sigsyaml.YAMLToJSONStrict(text); err != nil {
-			return err
-		}
+	j, err := sigsyaml.YAMLToJSONStrict(text)
+	if err != nil {
+		return nil, err
 	}
+	return append(buf, j...), nil
+}
+
+// decodeJSON decodes a document's JSON into v as the API server does:
+// case-sensitive, through sigs.k8s.io/json, refusing unknown fields when
+// strict.
+func decodeJSON(j []byte, v any, strict bool) error {
 	if !strict {
 		return sigsjson.UnmarshalCaseSensitivePreserveInts(j, v)
 	}
