@@ -1,42 +1,39 @@
 package bot
 
 import (
+	"io"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/VictoriaMetrics/metrics"
 )
 
-// Metrics are the server's Prometheus metrics, registered on their own
-// registry (so tests and several servers do not collide).
+// Metrics are the server's Prometheus metrics, in a set of their own (so
+// tests and several servers do not collide).
 type Metrics struct {
-	// Registry holds every metric below; /metrics serves it.
-	Registry       *prometheus.Registry
-	deliveries     *prometheus.CounterVec
-	reviewDuration *prometheus.HistogramVec
-	apiCalls       *prometheus.CounterVec
+	set *metrics.Set
 }
 
-// NewMetrics creates and registers the metrics.
+// reviewBuckets are the upper bounds, in seconds, of the review duration
+// histogram.
+var reviewBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160}
+
+// NewMetrics creates an empty set of metrics. The series appear as they
+// are counted:
+//   - prodready_webhook_deliveries_total{event,host,outcome}: webhook
+//     deliveries by host, event and outcome (queued, ignored, duplicate,
+//     queue_full, bad_signature, too_large, bad_request);
+//   - prodready_review_duration_seconds{result}: time one review took, by
+//     result (ok, error);
+//   - prodready_api_calls_total{endpoint,host,status}: calls to host APIs
+//     by endpoint, host and HTTP status;
+//   - prodready_queue_depth: reviews waiting for a worker (QueueDepth).
 func NewMetrics() *Metrics {
-	m := &Metrics{
-		Registry: prometheus.NewRegistry(),
-		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "prodready_webhook_deliveries_total",
-			Help: "Webhook deliveries by host, event and outcome (queued, ignored, duplicate, queue_full, bad_signature, too_large, bad_request).",
-		}, []string{"host", "event", "outcome"}),
-		reviewDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "prodready_review_duration_seconds",
-			Help:    "Time one review took, by result (ok, error).",
-			Buckets: []float64{0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160},
-		}, []string{"result"}),
-		apiCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "prodready_api_calls_total",
-			Help: "Calls to host APIs by host, endpoint and HTTP status.",
-		}, []string{"host", "endpoint", "status"}),
-	}
-	m.Registry.MustRegister(m.deliveries, m.reviewDuration, m.apiCalls)
-	return m
+	// TYPE lines let Prometheus tell the histogram from its parts; the
+	// setting is the process's, and these are its only metrics.
+	metrics.ExposeMetadata(true)
+	return &Metrics{set: metrics.NewSet()}
 }
 
 // Delivery counts one webhook delivery.
@@ -44,7 +41,7 @@ func (m *Metrics) Delivery(host, event, outcome string) {
 	if m == nil {
 		return
 	}
-	m.deliveries.WithLabelValues(host, event, outcome).Inc()
+	m.set.GetOrCreateCounter(series("prodready_webhook_deliveries_total", "event", event, "host", host, "outcome", outcome)).Inc()
 }
 
 // Review records one review's duration.
@@ -56,7 +53,7 @@ func (m *Metrics) Review(d time.Duration, err error) {
 	if err != nil {
 		result = "error"
 	}
-	m.reviewDuration.WithLabelValues(result).Observe(d.Seconds())
+	m.set.GetOrCreatePrometheusHistogramExt(series("prodready_review_duration_seconds", "result", result), reviewBuckets).Update(d.Seconds())
 }
 
 // APICall counts one call to a host API; endpoint is a route template such
@@ -65,5 +62,42 @@ func (m *Metrics) APICall(host, endpoint string, status int) {
 	if m == nil {
 		return
 	}
-	m.apiCalls.WithLabelValues(host, endpoint, strconv.Itoa(status)).Inc()
+	m.set.GetOrCreateCounter(series("prodready_api_calls_total", "endpoint", endpoint, "host", host, "status", strconv.Itoa(status))).Inc()
 }
+
+// QueueDepth makes prodready_queue_depth report depth() when the metrics
+// are written. The first call sets it; later calls change nothing.
+func (m *Metrics) QueueDepth(depth func() float64) {
+	m.set.GetOrCreateGauge("prodready_queue_depth", depth)
+}
+
+// WritePrometheus writes every metric in the Prometheus text format,
+// sorted by name.
+func (m *Metrics) WritePrometheus(w io.Writer) {
+	m.set.WritePrometheus(w)
+}
+
+// series names one series: the metric's name and its label pairs (name,
+// value, name, value…, in the order given), each value escaped as the
+// text format requires. Callers keep label values to a known few: every
+// distinct value is a series kept for the life of the process.
+func series(name string, labels ...string) string {
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('{')
+	for i := 0; i+1 < len(labels); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(labels[i])
+		b.WriteString(`="`)
+		labelValueEscaper.WriteString(&b, labels[i+1])
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// labelValueEscaper escapes a label value for the Prometheus text format:
+// backslash, double quote and line feed are the characters it escapes.
+var labelValueEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

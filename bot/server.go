@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // MaxWebhookBody is the largest webhook body accepted (GitHub's maximum
@@ -62,15 +60,12 @@ func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
 	}
 	e := echo.New()
 	s := &Server{echo: e, pool: pool, metrics: metrics, logger: logger, Timeouts: DefaultTimeouts}
-	metrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "prodready_queue_depth",
-		Help: "Reviews waiting for a worker.",
-	}, func() float64 {
+	metrics.QueueDepth(func() float64 {
 		if pool == nil {
 			return 0
 		}
 		return float64(pool.Depth())
-	}))
+	})
 	e.GET("/healthz", func(c *echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	e.GET("/readyz", func(c *echo.Context) error {
 		if !s.ready.Load() || pool == nil || !pool.Running() {
@@ -78,7 +73,11 @@ func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
 		}
 		return c.String(http.StatusOK, "ready\n")
 	})
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
+	e.GET("/metrics", func(c *echo.Context) error {
+		c.Response().Header().Set(echo.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
+		metrics.WritePrometheus(c.Response())
+		return nil
+	})
 	return s
 }
 

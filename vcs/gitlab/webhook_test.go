@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -263,30 +264,32 @@ func TestWebhookBodyLimit(t *testing.T) {
 	}
 }
 
-// counter returns the value of a counter with exactly these labels.
+// counter returns the value of the counter series that has these labels
+// (among others), read from what /metrics would serve.
 func counter(t *testing.T, m *bot.Metrics, name string, labels map[string]string) float64 {
 	t.Helper()
-	mfs, err := m.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
+	var out strings.Builder
+	m.WritePrometheus(&out)
+next:
+	for _, line := range strings.Split(out.String(), "\n") {
+		rest, ok := strings.CutPrefix(line, name+"{")
+		if !ok {
 			continue
 		}
-	next:
-		for _, met := range mf.GetMetric() {
-			got := map[string]string{}
-			for _, lp := range met.GetLabel() {
-				got[lp.GetName()] = lp.GetValue()
-			}
-			for k, v := range labels {
-				if got[k] != v {
-					continue next
-				}
-			}
-			return met.GetCounter().GetValue()
+		set, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			t.Fatalf("a series line without a value: %q", line)
 		}
+		for k, v := range labels {
+			if !strings.Contains(","+set+",", ","+k+"="+strconv.Quote(v)+",") {
+				continue next
+			}
+		}
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			t.Fatalf("series %q: %v", line, err)
+		}
+		return f
 	}
 	return 0
 }
