@@ -27,7 +27,8 @@ var deferredCases = strings.Join([]string{
 // TestParseDeferredMatchesParse checks that ParseDeferred then DecodePending
 // (with the trees packed in between, as the check command does) ends with
 // what Parse gives: the same typed values, flags, pod templates and
-// problems, in the same order and places.
+// problems, in the same order and places; and that decoding leaves no
+// inflated tree behind (a decode error inflates one only to place itself).
 func TestParseDeferredMatchesParse(t *testing.T) {
 	want := Parse("x.yaml", []byte(deferredCases), Limits{})
 	got := ParseDeferred("x.yaml", []byte(deferredCases), Limits{})
@@ -65,6 +66,11 @@ func TestParseDeferredMatchesParse(t *testing.T) {
 		g := got.Objects[i]
 		if g.pending != nil {
 			t.Errorf("%s %s: still pending after DecodePending", w.Kind, w.Name)
+		}
+		if g.packed == nil {
+			t.Errorf("%s %s: not packed: the test would not see the decode read a packed tree", w.Kind, w.Name)
+		} else if g.trees.kept.Load() != nil || g.trees.held.Load() != nil {
+			t.Errorf("%s %s: the decode left an inflated tree behind", w.Kind, w.Name)
 		}
 		if !reflect.DeepEqual(g.Typed, w.Typed) || g.Templated != w.Templated || g.Patch != w.Patch {
 			t.Errorf("%s %s: typed %T templated %v patch %v; want %T %v %v", w.Kind, w.Name, g.Typed, g.Templated, g.Patch, w.Typed, w.Templated, w.Patch)

@@ -165,15 +165,17 @@ func (o *Object) deferTyped() *Problem {
 
 // decodePending is decodeTyped's second half: it decodes the JSON
 // deferTyped made. The node tree, packed by now, is inflated only to place
-// a decode error.
+// a decode error, and let go after.
 func (o *Object) decodePending() *Problem {
 	p := o.pending
 	o.pending = nil
 	v := p.b.newValue()
 	err := decodeJSON(p.json, v, p.b.strict)
-	root := o.root
-	if err != nil && root == nil && o.packed != nil {
-		root = o.packed.inflate()
+	var root *yaml.Node
+	if err != nil {
+		o.Hold()
+		defer o.Release()
+		root = o.Root()
 	}
 	prob := o.typedResult(v, err, root)
 	o.cachePodTemplate()
