@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -169,28 +170,42 @@ func resAfterFor(obj *manifest.Object, p manifest.Path) []string {
 	return nil
 }
 
+// resAfterHints returns where a person puts key under parent: the sibling
+// keys it goes after. The slices are shared by every finding that uses
+// them (thousands on a large repository): edits only read them.
 func resAfterHints(parent, key string) []string {
 	inContainer := parent != "" && parent[0] >= '0' && parent[0] <= '9'
 	switch {
 	case inContainer && key == "resources":
 		return resContainerAfter
 	case inContainer && key == "securityContext":
-		return append(append([]string{}, resContainerAfter...), "resources", "volumeMounts", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle")
+		return resContainerSecurityContextAfter
 	case inContainer && key == "volumeMounts":
-		return append(append([]string{}, resContainerAfter...), "resources")
+		return resContainerVolumeMountsAfter
 	case key == "limits":
-		return []string{"requests"}
+		return resLimitsAfter
 	case parent == "spec" && key == "securityContext":
-		return []string{"serviceAccountName", "serviceAccount", "automountServiceAccountToken", "priorityClassName", "hostNetwork", "hostPID", "hostIPC", "dnsPolicy", "restartPolicy", "terminationGracePeriodSeconds"}
+		return resPodSecurityContextAfter
 	case parent == "spec" && key == "automountServiceAccountToken":
-		return []string{"serviceAccountName", "serviceAccount"}
+		return resAutomountAfter
 	case parent == "spec" && key == "volumes":
-		return []string{"initContainers", "containers"}
+		return resVolumesAfter
 	case parent == "metadata" && key == "labels":
-		return []string{"name", "namespace"}
+		return resLabelsAfter
 	}
 	return nil
 }
+
+// The After hints of resAfterHints besides resContainerAfter.
+var (
+	resContainerSecurityContextAfter = slices.Concat(resContainerAfter, []string{"resources", "volumeMounts", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"})
+	resContainerVolumeMountsAfter    = slices.Concat(resContainerAfter, []string{"resources"})
+	resLimitsAfter                   = []string{"requests"}
+	resPodSecurityContextAfter       = []string{"serviceAccountName", "serviceAccount", "automountServiceAccountToken", "priorityClassName", "hostNetwork", "hostPID", "hostIPC", "dnsPolicy", "restartPolicy", "terminationGracePeriodSeconds"}
+	resAutomountAfter                = []string{"serviceAccountName", "serviceAccount"}
+	resVolumesAfter                  = []string{"initContainers", "containers"}
+	resLabelsAfter                   = []string{"name", "namespace"}
+)
 
 // resQtyText returns the text of the quantity node at p, or the canonical
 // form of q when the node is not a plain scalar.
