@@ -320,19 +320,29 @@ func (r *Result) Failed(cfg *Config) bool {
 }
 
 // numberOccurrences sets Occurrence on findings that share a fingerprint,
-// in file order, so every finding's fingerprint is unique.
+// in file order, so every finding's fingerprint is unique. fs is sorted by
+// file (SortFindings) and the file is part of the fingerprint, so each
+// file's findings are numbered apart, with a map of that file's only.
 func numberOccurrences(fs []Finding) {
-	// Keyed by what Fingerprint hashes, without hashing: equal keys are
-	// equal fingerprints.
-	type key struct{ rule, file, kind, namespace, name, path, message string }
-	seen := make(map[key]int, len(fs))
-	for i := range fs {
-		f := &fs[i]
-		k := key{f.RuleID, f.File, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
-		if n, ok := seen[k]; ok {
-			f.Occurrence = n + 1
+	// Keyed by what Fingerprint hashes besides the file, without hashing:
+	// equal keys are equal fingerprints.
+	type key struct{ rule, kind, namespace, name, path, message string }
+	seen := map[key]int{}
+	for start := 0; start < len(fs); {
+		end := start + 1
+		for end < len(fs) && fs[end].File == fs[start].File {
+			end++
 		}
-		seen[k]++
+		clear(seen)
+		for i := start; i < end; i++ {
+			f := &fs[i]
+			k := key{f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
+			if n, ok := seen[k]; ok {
+				f.Occurrence = n + 1
+			}
+			seen[k]++
+		}
+		start = end
 	}
 }
 
