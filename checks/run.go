@@ -337,9 +337,7 @@ func numberOccurrences(fs []Finding) {
 		for i := start; i < end; i++ {
 			f := &fs[i]
 			k := key{f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
-			if n, ok := seen[k]; ok {
-				f.Occurrence = n + 1
-			}
+			f.Occurrence = seen[k]
 			seen[k]++
 		}
 		start = end
