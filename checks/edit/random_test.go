@@ -143,6 +143,7 @@ func TestRandomOps(t *testing.T) {
 					continue
 				}
 				checkResult(t, cur, got, docIdx)
+				checkFileChanges(t, cur, got, docIdx, op)
 				okCount++
 				checkOracle(t, cur, got, docIdx, op)
 				applied = append(applied, op)
@@ -154,6 +155,23 @@ func TestRandomOps(t *testing.T) {
 		}
 	}
 	t.Logf("%d ops applied, %d checked against the oracle; refused: %v", okCount, oracleChecked, kinds)
+}
+
+// checkFileChanges requires File.Changes, which compares the edited
+// document only, to give what comparing the whole files gives.
+func checkFileChanges(t *testing.T, src, got []byte, doc int, op Op) {
+	t.Helper()
+	f, err := NewFile(src)
+	if err != nil {
+		t.Fatalf("NewFile refuses a file Apply edited: %v", err)
+	}
+	cs, err := f.Changes(doc, []Op{op})
+	if err != nil {
+		t.Fatalf("File.Changes fails where Apply did not: %v", err)
+	}
+	if d := cmp.Diff(Changes(src, got), cs); d != "" {
+		t.Errorf("File.Changes differs from Changes of the whole file (-whole +document):\n%s\nop %+v\nsrc:\n%s", d, op, src)
+	}
 }
 
 // oddKeys need quoting or are otherwise unusual as mapping keys.

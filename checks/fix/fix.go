@@ -22,11 +22,35 @@ type Failure struct {
 // the indexes of the findings it fixed, and those it could not. Findings
 // without a fix are neither. The result is src itself when nothing changed.
 func Apply(src []byte, findings []checks.Finding) (out []byte, applied []int, failed []Failure) {
-	out = src
-	// One edit per document with every finding's ops: the engine parses the
-	// file once per call, so this is much cheaper than a call per finding.
-	// When the combined edit fails, fall back to finding by finding so that
-	// the one that does not apply is named and the others still are.
+	if len(fixable(findings)) == 0 {
+		return src, nil, nil // no need to read the file
+	}
+	file, err := edit.NewFile(src)
+	return apply(src, file, err, findings)
+}
+
+// apply is Apply on src read as file (or failing to be read with err).
+func apply(src []byte, file *edit.File, err error, findings []checks.Finding) (out []byte, applied []int, failed []Failure) {
+	out, applied, failed = applyByDocument(src, file, err, findings, false)
+	if len(applied) > 0 {
+		if _, err := edit.NewFile(out); err != nil {
+			// An edit moved a document boundary as yaml.v3 sees it, which
+			// the engine checks per document only: redo it checking the
+			// whole file before each document, as each would be checked
+			// alone, so the later documents fail as they would then.
+			return applyByDocument(src, file, nil, findings, true)
+		}
+	}
+	return out, applied, failed
+}
+
+// applyByDocument is Apply. One edit per document with every finding's
+// ops: the engine reads the document once per edit, so this is much cheaper
+// than an edit per finding. When the combined edit fails, it falls back to
+// finding by finding so that the one that does not apply is named and the
+// others still are. With recheck, the whole file's document boundaries are
+// checked again before each document is edited.
+func applyByDocument(src []byte, file *edit.File, err error, findings []checks.Finding, recheck bool) (out []byte, applied []int, failed []Failure) {
 	var docs []int
 	byDoc := map[int][]int{}
 	for _, i := range fixable(findings) {
@@ -36,29 +60,44 @@ func Apply(src []byte, findings []checks.Finding) (out []byte, applied []int, fa
 		}
 		byDoc[d] = append(byDoc[d], i)
 	}
+	if len(docs) == 0 {
+		return src, nil, nil
+	}
 	for _, d := range docs {
 		idx := byDoc[d]
+		if err == nil && recheck && len(applied) > 0 {
+			_, err = edit.NewFile(file.Bytes())
+		}
+		if err != nil {
+			for _, i := range idx {
+				failed = append(failed, Failure{Finding: i, Err: err})
+			}
+			continue
+		}
 		var ops []edit.Op
 		for _, i := range idx {
 			ops = append(ops, findings[i].Fix.Edits...)
 		}
-		if next, err := edit.Apply(out, d, ops); err == nil {
-			out = next
+		if next, err := file.Apply(d, ops); err == nil {
+			file = next
 			applied = append(applied, idx...)
 			continue
 		}
 		for _, i := range idx {
-			next, err := edit.Apply(out, d, findings[i].Fix.Edits)
+			next, err := file.Apply(d, findings[i].Fix.Edits)
 			if err != nil {
 				failed = append(failed, Failure{Finding: i, Err: err})
 				continue
 			}
-			out = next
+			file = next
 			applied = append(applied, i)
 		}
 	}
+	if len(applied) == 0 {
+		return src, nil, failed
+	}
 	sort.Ints(applied)
-	return out, applied, failed
+	return file.Bytes(), applied, failed
 }
 
 // Suggestion replaces lines StartLine through EndLine (1-based, inclusive)
@@ -83,7 +122,11 @@ type Suggestion struct {
 // suggestion. The suggestions are those hunks, so committing them all is
 // exact by construction.
 func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
-	want, applied, failed := Apply(src, findings)
+	if len(fixable(findings)) == 0 {
+		return nil, nil
+	}
+	file, err := edit.NewFile(src)
+	want, applied, failed := apply(src, file, err, findings)
 	if len(applied) == 0 {
 		return nil, failed
 	}
@@ -106,12 +149,14 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	}
 	owners := make([][]int, len(hunks)) // findings per hunk
 	for _, i := range applied {
-		own, _, fl := Apply(src, findings[i:i+1])
-		if len(fl) > 0 {
+		// The finding's own fix, alone on the original: only its document
+		// changes, so only its document is read and compared.
+		own, err := file.Changes(findings[i].Object.Doc, findings[i].Fix.Edits)
+		if err != nil {
 			continue
 		}
 		first := -1
-		for _, c := range edit.Changes(src, own) {
+		for _, c := range own {
 			for h, hk := range hunks {
 				if c.StartLine <= hk.EndLine+1 && hk.StartLine <= c.EndLine+1 {
 					owners[h] = appendOnce(owners[h], i)
