@@ -48,6 +48,9 @@ type editor struct {
 	st    style
 
 	quoteBlocks bool // write literal and folded scalars double-quoted
+	// parsed is true while root and the indexes are the parse of lines as
+	// they are: an op that follows a checked edit needs no parse of its own.
+	parsed bool
 }
 
 var errAlias = errors.New("an alias is on the path")

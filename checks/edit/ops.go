@@ -28,8 +28,11 @@ func (ed *editor) apply(op Op) error {
 			return err
 		}
 	}
-	if err := ed.parse(); err != nil {
-		return err
+	if !ed.parsed {
+		if err := ed.parse(); err != nil {
+			return err
+		}
+		ed.parsed = true
 	}
 	want, err := semApply(cloneNode(ed.root), op.Path, op, nv)
 	if err != nil {
@@ -39,6 +42,7 @@ func (ed *editor) apply(op Op) error {
 		return nil // nothing to change: leave every byte alone
 	}
 	saved := ed.lines
+	ed.parsed = false // until editChecked has parsed the edited text
 	err = ed.editChecked(op, nv, want)
 	if err != nil && nv != nil && hasBlockScalar(nv) {
 		// A block scalar can swallow comment lines that follow it; try
@@ -73,6 +77,7 @@ func (ed *editor) editChecked(op Op, nv, want *yaml.Node) error {
 	if !sameData(want, ed.root) {
 		return errors.New("the edited text does not hold the intended data")
 	}
+	ed.parsed = true // the next op starts from this parse
 	return nil
 }
 
