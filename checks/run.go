@@ -3,13 +3,12 @@ package checks
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/parallel"
 )
 
 // Input is one file to check: its path as it should appear in findings
@@ -98,7 +97,7 @@ func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 	}
 	lim := cfg.ParseLimits()
 	files := make([]*manifest.File, len(inputs))
-	parallel(len(inputs), func(i int) {
+	parallel.For(len(inputs), func(i int) {
 		buf := readBuffers.Get().(*[]byte)
 		data, f := readInput(inputs[i], *buf)
 		if f == nil {
@@ -138,7 +137,7 @@ const maxPooledRead = 256 << 10
 // DecodeLean is RunLean's second step: it finishes the typed decodes
 // ParseLean left pending, on every CPU.
 func DecodeLean(files []*manifest.File) {
-	parallel(len(files), func(i int) { files[i].DecodePending() })
+	parallel.For(len(files), func(i int) { files[i].DecodePending() })
 }
 
 // EvaluateLean is RunLean's last step: it runs the rules over the files
@@ -162,7 +161,7 @@ func needsSource(f *manifest.File) bool {
 // ParseAll parses inputs on every CPU and returns the files in input order.
 func ParseAll(inputs []Input, lim manifest.Limits) []*manifest.File {
 	files := make([]*manifest.File, len(inputs))
-	parallel(len(inputs), func(i int) {
+	parallel.For(len(inputs), func(i int) {
 		files[i] = parseInput(inputs[i], lim)
 	})
 	return files
@@ -189,7 +188,7 @@ func Evaluate(files []*manifest.File, cfg *Config) *Result {
 		}
 	}
 	perObject := make([][]Finding, len(objects))
-	parallel(len(objects), func(i int) {
+	parallel.For(len(objects), func(i int) {
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
 		perObject[i] = evaluateObject(ctx, rules, objects[i])
 		objects[i].Release()
@@ -279,34 +278,6 @@ func SortFindings(fs []Finding) {
 		}
 		return a.RuleID < b.RuleID
 	})
-}
-
-// parallel calls fn(0..n-1) on every CPU. Each worker takes the next
-// index from a shared counter: no goroutine hands them out, so a worker
-// never waits for a dispatcher to get a CPU (with a channel fed by the
-// caller, the workers of a two-CPU run spent tens of milliseconds waiting
-// on it).
-func parallel(n int, fn func(i int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // Failed reports whether any finding is at or above the config's failOn.

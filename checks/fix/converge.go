@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/parallel"
 )
 
 // MaxRounds bounds Converge: real fix chains are two or three long.
@@ -50,9 +51,21 @@ func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Findin
 		}
 		out.Remaining = nil
 		changed := false
+		// Files are fixed on every CPU, then their outcomes taken in input
+		// order, so the outcome does not depend on which finished first.
+		type fileFix struct {
+			next    []byte
+			applied []int
+			failed  []Failure
+		}
+		fixes := make([]fileFix, len(cur))
+		parallel.For(len(cur), func(i int) {
+			f := &fixes[i]
+			f.next, f.applied, f.failed = Apply(cur[i].Data, byFile[cur[i].Path])
+		})
 		for i, in := range cur {
 			fs := byFile[in.Path]
-			next, applied, failed := Apply(in.Data, fs)
+			next, applied, failed := fixes[i].next, fixes[i].applied, fixes[i].failed
 			done := map[int]bool{}
 			for _, k := range applied {
 				done[k] = true

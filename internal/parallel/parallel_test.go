@@ -1,4 +1,4 @@
-package checks
+package parallel
 
 import (
 	"runtime"
@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// TestParallelCallsEachIndexOnce holds parallel to its contract: every
+// TestForCallsEachIndexOnce holds For to its contract: every
 // index from 0 to n-1 exactly once, none outside, for counts below, at and
 // above the number of workers.
-func TestParallelCallsEachIndexOnce(t *testing.T) {
+func TestForCallsEachIndexOnce(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
 	for _, n := range []int{0, 1, 2, procs, procs + 1, 1000} {
 		calls := make([]atomic.Int32, n)
 		var outside atomic.Int32
-		parallel(n, func(i int) {
+		For(n, func(i int) {
 			if i < 0 || i >= n {
 				outside.Add(1)
 				return
@@ -32,15 +32,15 @@ func TestParallelCallsEachIndexOnce(t *testing.T) {
 	}
 }
 
-// TestParallelUsesSeveralWorkers checks that the work is shared: with two
+// TestForUsesSeveralWorkers checks that the work is shared: with two
 // or more CPUs, two calls run at once (each waits, bounded, for the other).
-func TestParallelUsesSeveralWorkers(t *testing.T) {
+func TestForUsesSeveralWorkers(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs GOMAXPROCS of 2 or more")
 	}
 	arrived := make(chan struct{}, 2)
 	var together atomic.Bool
-	parallel(2, func(int) {
+	For(2, func(int) {
 		arrived <- struct{}{}
 		for range 1000 {
 			if len(arrived) == 2 {
