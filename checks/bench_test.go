@@ -64,16 +64,42 @@ func BenchmarkRulesCorpus(b *testing.B) {
 // `prodready fix` does in one pass): each file's findings with a fix,
 // applied to its text.
 func BenchmarkFixCorpus(b *testing.B) {
+	work, byFile, fixes := corpusFixes(b)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, in := range work {
+			fix.Apply(in.Data, byFile[in.Path])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*fixes), "ns/fix")
+}
+
+// BenchmarkSuggestCorpus turns the corpus's fixes into review suggestions,
+// file by file, as a review of a pull request that changes every file
+// would (install bundles of a hundred objects included).
+func BenchmarkSuggestCorpus(b *testing.B) {
+	work, byFile, fixes := corpusFixes(b)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, in := range work {
+			fix.Suggest(in.Data, byFile[in.Path])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*fixes), "ns/fix")
+}
+
+// corpusFixes checks the corpus and returns the files that have fixable
+// findings, their findings by file, and how many fixes there are.
+func corpusFixes(b *testing.B) (work []checks.Input, byFile map[string][]checks.Finding, fixes int) {
+	b.Helper()
 	inputs := corpusInputs(b)
 	res := checks.Run(inputs, nil)
-	byFile := map[string][]checks.Finding{}
+	byFile = map[string][]checks.Finding{}
 	for _, f := range res.Findings {
 		if f.Fix != nil {
 			byFile[f.File] = append(byFile[f.File], f)
 		}
 	}
-	var work []checks.Input
-	fixes := 0
 	for _, in := range inputs {
 		if fs := byFile[in.Path]; len(fs) > 0 {
 			work = append(work, in)
@@ -83,13 +109,7 @@ func BenchmarkFixCorpus(b *testing.B) {
 	if fixes == 0 {
 		b.Fatal("the corpus has no fixable finding")
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		for _, in := range work {
-			fix.Apply(in.Data, byFile[in.Path])
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*fixes), "ns/fix")
+	return work, byFile, fixes
 }
 
 // BenchmarkRenderCorpus renders the corpus's findings in every format.
