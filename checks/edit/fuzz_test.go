@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,9 @@ import (
 
 // FuzzApply applies a random op to seed documents: the result must be an
 // error or valid YAML with the same number of documents, the other
-// documents byte-identical, and suggestions that reproduce it. It must never
-// panic.
+// documents byte-identical, and suggestions that reproduce it, the same
+// whether the whole files or the edited document alone (File.Changes) are
+// compared. It must never panic.
 func FuzzApply(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.yaml")
 	paths := []string{"spec.containers.0.securityContext", "spec.securityContext.runAsRoot", "metadata.name",
@@ -66,8 +68,16 @@ func FuzzApply(f *testing.F) {
 		if srcOK {
 			checkOracle(t, src, got, int(doc%4), op)
 		}
-		if back := ApplyChanges(src, Changes(src, got)); !bytes.Equal(back, got) {
+		whole := Changes(src, got)
+		if back := ApplyChanges(src, whole); !bytes.Equal(back, got) {
 			t.Fatalf("suggestions do not reproduce the result\nsrc %q\ngot %q", src, got)
+		}
+		file, err := NewFile(src)
+		if err != nil {
+			t.Fatalf("NewFile refuses a file Apply edited: %v", err)
+		}
+		if own, err := file.Changes(int(doc%4), []Op{op}); err != nil || !reflect.DeepEqual(own, whole) {
+			t.Fatalf("File.Changes = %+v, %v; the whole file's changes are %+v\nsrc %q\nop %+v", own, err, whole, src, op)
 		}
 	})
 }
