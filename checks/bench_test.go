@@ -64,25 +64,24 @@ func BenchmarkRulesCorpus(b *testing.B) {
 // `prodready fix` does in one pass): each file's findings with a fix,
 // applied to its text.
 func BenchmarkFixCorpus(b *testing.B) {
-	work, byFile, fixes := corpusFixes(b)
-	b.ResetTimer()
-	for b.Loop() {
-		for _, in := range work {
-			fix.Apply(in.Data, byFile[in.Path])
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*fixes), "ns/fix")
+	benchFixes(b, func(src []byte, fs []checks.Finding) { fix.Apply(src, fs) })
 }
 
 // BenchmarkSuggestCorpus turns the corpus's fixes into review suggestions,
 // file by file, as a review of a pull request that changes every file
 // would (install bundles of a hundred objects included).
 func BenchmarkSuggestCorpus(b *testing.B) {
+	benchFixes(b, func(src []byte, fs []checks.Finding) { fix.Suggest(src, fs) })
+}
+
+// benchFixes times do on every corpus file that has fixable findings, and
+// reports the time per fix.
+func benchFixes(b *testing.B, do func(src []byte, fs []checks.Finding)) {
 	work, byFile, fixes := corpusFixes(b)
 	b.ResetTimer()
 	for b.Loop() {
 		for _, in := range work {
-			fix.Suggest(in.Data, byFile[in.Path])
+			do(in.Data, byFile[in.Path])
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*fixes), "ns/fix")
