@@ -62,9 +62,6 @@ func NewFile(src []byte) (*File, error) {
 	return &File{lines: ls, docs: docs, eol: fileEOL(ls)}, nil
 }
 
-// Docs returns the number of documents.
-func (f *File) Docs() int { return len(f.docs) }
-
 // Bytes returns the file's text.
 func (f *File) Bytes() []byte { return joinLines(f.lines) }
 
