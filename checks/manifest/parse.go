@@ -101,7 +101,9 @@ func (f *File) DecodePending() {
 		if o.pending == nil {
 			continue
 		}
-		if prob := o.decodePending(); prob != nil {
+		prob := o.decodePending()
+		o.cachePodTemplate()
+		if prob != nil {
 			prob.Doc = o.Doc
 			f.Problems = append(f.Problems, *prob)
 		}

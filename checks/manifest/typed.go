@@ -118,21 +118,10 @@ func IsBuiltin(apiVersion, kind string) bool {
 // schema-invalid problem; the object keeps its node tree (Typed stays nil)
 // so position-only rules can still look at it.
 func (o *Object) decodeTyped() *Problem {
-	buf := jsonBuffers.Get().(*[]byte)
-	defer jsonBuffers.Put(buf)
-	b, j, err := o.typedJSON((*buf)[:0])
-	if b == nil {
-		return nil
+	if prob := o.deferTyped(); prob != nil || o.pending == nil {
+		return prob
 	}
-	if j != nil && cap(j) <= maxPooledJSON {
-		*buf = j[:0] // the decoder copies what it keeps: the buffer is free again once it returns
-	}
-	var v any
-	if err == nil {
-		v = b.newValue()
-		err = decodeJSON(j, v, b.strict)
-	}
-	return o.typedResult(v, err, o.root)
+	return o.decodePending()
 }
 
 // pendingDecode is the typed decode ParseDeferred leaves for
@@ -145,7 +134,7 @@ type pendingDecode struct {
 // deferTyped is decodeTyped's first half: it makes the JSON the decode reads
 // (from the node tree, or from the text, which is at hand only now) and
 // leaves the decode itself pending. An object whose JSON cannot be made is
-// finished at once, as decodeTyped would.
+// finished at once.
 func (o *Object) deferTyped() *Problem {
 	buf := jsonBuffers.Get().(*[]byte)
 	defer jsonBuffers.Put(buf)
@@ -177,9 +166,7 @@ func (o *Object) decodePending() *Problem {
 		defer o.Release()
 		root = o.Root()
 	}
-	prob := o.typedResult(v, err, root)
-	o.cachePodTemplate()
-	return prob
+	return o.typedResult(v, err, root)
 }
 
 // typedJSON returns how a built-in kind is decoded and the document's JSON,
