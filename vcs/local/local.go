@@ -27,8 +27,14 @@ var _ bot.Host = (*Host)(nil)
 
 // git runs git in h.Dir and returns its standard output.
 func (h *Host) git(ctx context.Context, args ...string) ([]byte, error) {
+	return Git(ctx, h.Dir, args...)
+}
+
+// Git runs git in dir ("" for the current folder) and returns its standard
+// output; its error carries git's own message.
+func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = h.Dir
+	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
