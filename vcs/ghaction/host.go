@@ -65,9 +65,10 @@ type Host struct {
 	// DiffSource says where the diff came from: "git", "git fetch" or "api".
 	DiffSource string
 
-	once    sync.Once
-	prepErr error
-	git     *local.Host
+	once      sync.Once
+	prepErr   error
+	mergeBase string // of the pull request's base and head, found by prepare
+	git       *local.Host
 }
 
 var _ bot.Host = (*Host)(nil)
@@ -103,8 +104,8 @@ func (h *Host) prepare(ctx context.Context, pr bot.PullRequest) error {
 			return
 		}
 		if h.hasCommit(ctx, pr.BaseSHA) && h.hasCommit(ctx, pr.HeadSHA) {
-			if _, err := h.run(ctx, "merge-base", pr.BaseSHA, pr.HeadSHA); err == nil {
-				h.DiffSource = "git"
+			if mb, err := h.run(ctx, "merge-base", pr.BaseSHA, pr.HeadSHA); err == nil {
+				h.mergeBase, h.DiffSource = mb, "git"
 				return
 			}
 		}
@@ -117,11 +118,12 @@ func (h *Host) prepare(ctx context.Context, pr bot.PullRequest) error {
 			h.prepErr = fmt.Errorf("fetching the pull request's commits: %w", err)
 			return
 		}
-		if _, err := h.run(ctx, "merge-base", pr.BaseSHA, pr.HeadSHA); err != nil {
+		mb, err := h.run(ctx, "merge-base", pr.BaseSHA, pr.HeadSHA)
+		if err != nil {
 			h.prepErr = fmt.Errorf("no merge base of %s and %s within %d commits: %w", short(pr.BaseSHA), short(pr.HeadSHA), depth, err)
 			return
 		}
-		h.DiffSource = "git fetch"
+		h.mergeBase, h.DiffSource = mb, "git fetch"
 	})
 	return h.prepErr
 }
@@ -161,7 +163,7 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 	var files []bot.ChangedFile
 	err := h.prepare(ctx, pr)
 	if err == nil {
-		files, err = h.git.ChangedFiles(ctx, h.localPR(ctx, pr))
+		files, err = h.git.ChangedFiles(ctx, h.localPR(pr))
 	}
 	if err != nil {
 		if h.API == nil {
@@ -183,11 +185,11 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 	return out, nil
 }
 
-// localPR is pr with BaseSHA replaced by the merge base, which is what
-// the pull request's diff is taken against.
-func (h *Host) localPR(ctx context.Context, pr bot.PullRequest) bot.PullRequest {
-	if mb, err := h.run(ctx, "merge-base", pr.BaseSHA, pr.HeadSHA); err == nil && mb != "" {
-		pr.BaseSHA = mb
+// localPR is pr with BaseSHA replaced by the merge base prepare found,
+// which is what the pull request's diff is taken against.
+func (h *Host) localPR(pr bot.PullRequest) bot.PullRequest {
+	if h.mergeBase != "" {
+		pr.BaseSHA = h.mergeBase
 	}
 	return pr
 }
