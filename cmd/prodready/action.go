@@ -198,16 +198,11 @@ func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.Pull
 // sarif checks every wanted file (all of them, not only the changed ones:
 // code scanning compares whole analyses) and writes the SARIF file.
 func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(want func(string) bool) ([]bot.File, error)) int {
-	want := func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) && host.Under(p) }
-	files, err := load(want)
+	files, err := load(manifestsWanted(host, cfg))
 	if err != nil {
 		return a.fail(err)
 	}
-	inputs := make([]checks.Input, 0, len(files))
-	for _, f := range files {
-		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
-	}
-	res := checks.Run(inputs, cfg)
+	res := checkFiles(files, cfg)
 	path := a.opts.sarifFile
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return a.fail(fmt.Errorf("creating the SARIF file's folder: %w", err))
@@ -263,15 +258,11 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 		return a.sarif(host, cfg, host.WorkingTree)
 	}
 	a.note("the " + orUnknown(a.env.EventName) + " event has no pull request: checking every manifest of the checkout, as annotations")
-	files, err := host.WorkingTree(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) && host.Under(p) })
+	files, err := host.WorkingTree(manifestsWanted(host, cfg))
 	if err != nil {
 		return a.fail(err)
 	}
-	inputs := make([]checks.Input, 0, len(files))
-	for _, f := range files {
-		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
-	}
-	res := checks.Run(inputs, cfg)
+	res := checkFiles(files, cfg)
 	if err := report.GitHub(a.stdout, res); err != nil {
 		return a.fail(err)
 	}
@@ -326,4 +317,20 @@ func appendFile(path, s string) error {
 		werr = cerr
 	}
 	return werr
+}
+
+// manifestsWanted says which files of the checkout the Action checks when it
+// checks them all (SARIF, or an event without a pull request): those the
+// config wants, under the action's paths, the config itself excepted.
+func manifestsWanted(host *ghaction.Host, cfg *checks.Config) func(string) bool {
+	return func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) && host.Under(p) }
+}
+
+// checkFiles checks files with cfg.
+func checkFiles(files []bot.File, cfg *checks.Config) *checks.Result {
+	inputs := make([]checks.Input, 0, len(files))
+	for _, f := range files {
+		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
+	}
+	return checks.Run(inputs, cfg)
 }
