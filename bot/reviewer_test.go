@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/internal/testconfig"
-
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/testconfig"
+	"github.com/prodready/prodready/internal/testmanifest"
 )
 
 // memHost is a Host over in-memory commits.
@@ -67,27 +67,7 @@ func (h *memHost) Fail(ctx context.Context, pr PullRequest, rh ReviewHandle, msg
 	return nil
 }
 
-const badProbe = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          livenessProbe:
-            tcpSocket:
-              port: metrics
-          readinessProbe:
-            tcpSocket:
-              port: health
-`
+var badProbe = testmanifest.ProbeDeployment("metrics", "health")
 
 // portSuggest replaces a named probe port with 8080 on the finding's line.
 func portSuggest(path string, src []byte, fs []checks.Finding) ([]Suggestion, error) {

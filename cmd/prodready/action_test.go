@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/internal/testconfig"
-
 	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/testconfig"
+	"github.com/prodready/prodready/internal/testmanifest"
 )
 
 const actionToken = "ghs_workflow_token"
@@ -61,8 +61,8 @@ func newActionRepo(t *testing.T) *actionRepo {
 	gitIn(t, r.dir, "init", "-q", "-b", "main")
 	r.baseFiles = map[string]string{
 		".prodready.yaml": testconfig.OnlyRule("privileged-container") + "  privileged-container: {severity: error}\n",
-		"deploy/app.yaml": probeDeployment("8080"),
-		"other/x.yaml":    probeDeployment("8080"),
+		"deploy/app.yaml": testmanifest.ProbeDeployment("8080", ""),
+		"other/x.yaml":    testmanifest.ProbeDeployment("8080", ""),
 	}
 	r.base = commit(r.baseFiles, "base")
 	gitIn(t, r.dir, "checkout", "-q", "-b", "feature")
@@ -70,7 +70,7 @@ func newActionRepo(t *testing.T) *actionRepo {
 		// The pull request switches the rule off in its own config: the
 		// config at base still applies.
 		".prodready.yaml": "rules:\n  privileged-container: false\n",
-		"deploy/app.yaml": probeDeployment("8080") + "          securityContext:\n            privileged: true\n",
+		"deploy/app.yaml": testmanifest.ProbeDeployment("8080", "") + "          securityContext:\n            privileged: true\n",
 		"other/x.yaml":    r.baseFiles["other/x.yaml"],
 	}
 	r.head = commit(r.headFiles, "make web privileged")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/internal/testmanifest"
 )
 
 func gitRepo(t *testing.T) string {
@@ -33,36 +35,15 @@ func gitRepo(t *testing.T) string {
 		}
 	}
 	run("init", "-q", "-b", "main")
-	write("deploy/app.yaml", probeDeployment("8080"))
+	write("deploy/app.yaml", testmanifest.ProbeDeployment("8080", ""))
 	run("add", ".")
 	run("commit", "-q", "-m", "base")
 	run("checkout", "-q", "-b", "feature")
-	write("deploy/app.yaml", probeDeployment("metrics")+"          securityContext:\n            privileged: true\n")
+	write("deploy/app.yaml", testmanifest.ProbeDeployment("metrics", "")+"          securityContext:\n            privileged: true\n")
 	write(".prodready.yaml", "rules:\n  probe-named-port-undeclared: false\n")
 	run("add", ".")
 	run("commit", "-q", "-m", "change")
 	return dir
-}
-
-func probeDeployment(port string) string {
-	return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          livenessProbe:
-            tcpSocket:
-              port: ` + port + `
-`
 }
 
 func TestReviewCommand(t *testing.T) {

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prodready/prodready/internal/testconfig"
-
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/internal/fakegitlab"
+	"github.com/prodready/prodready/internal/testconfig"
+	"github.com/prodready/prodready/internal/testmanifest"
 )
 
 // faultKind is one way a call to GitLab can fail.
@@ -138,27 +138,7 @@ func proxiedHost(t *testing.T) (*Host, *fakegitlab.Server, *faultProxy, *fakeClo
 }
 
 // faultWeb has two probes on ports no container declares.
-const faultWeb = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          livenessProbe:
-            tcpSocket:
-              port: metrics
-          readinessProbe:
-            tcpSocket:
-              port: admin
-`
+var faultWeb = testmanifest.ProbeDeployment("metrics", "admin")
 
 // TestFaultOnEveryCallOfAReview injects each fault on the Nth call of a
 // normal review, for every N. A call that may be repeated is retried (on
