@@ -125,15 +125,18 @@ func serveSlow(t *testing.T) (addr string, st *stack) {
 
 // dripAndWaitClose writes head at once, then drip one byte every 50ms
 // until the write fails, and returns how long the server took to close
-// the connection (a read returning something other than a timeout).
+// the connection (a read returning something other than a timeout),
+// counted from before the dial.
 func dripAndWaitClose(t *testing.T, addr, head, drip string) time.Duration {
 	t.Helper()
+	// From before the dial: the server's header timeout runs from when it
+	// accepts, which may come before Dial returns here.
+	start := time.Now()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	start := time.Now()
 	if _, err := io.WriteString(conn, head); err != nil {
 		t.Fatal(err)
 	}

@@ -175,12 +175,14 @@ func TestSlowLorisIsCut(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	defer func() { l.Close(); <-errc }()
+	// From before the dial: the server's header timeout runs from when it
+	// accepts, which may come before Dial returns here.
+	start := time.Now()
 	conn, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	start := time.Now()
 	io.WriteString(conn, "POST /webhooks/gitlab HTTP/1.1\r\nHost: x\r\nX-Gitlab-Token: ")
 	stop := make(chan struct{})
 	defer close(stop)
