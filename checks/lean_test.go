@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,4 +105,58 @@ func fixturesAndCorpus(t *testing.T) []string {
 	}
 	t.Log("fixtures only: ../shared/corpus not present or -short")
 	return dirs
+}
+
+// TestEvaluateStreamHandsOverFilesInPathOrder checks the streamed run on
+// inputs given out of path order, two of them with the same path: every
+// batch holds the findings of one path, the paths come in order, each path
+// once, and together the batches are exactly the full run's findings (which
+// SortFindings orders across files).
+func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
+	deployment := func(name, image string) []byte {
+		return []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  selector: {matchLabels: {app: " + name + "}}\n" +
+			"  template:\n    metadata: {labels: {app: " + name + "}}\n    spec:\n      containers:\n      - name: app\n        image: " + image + "\n")
+	}
+	inputs := []checks.Input{
+		{Path: "z/last.yaml", Data: deployment("last", "nginx")},
+		{Path: "b.yaml", Data: deployment("b", "registry.example/b:1.0")},
+		{Path: "dup.yaml", Data: deployment("one", "registry.example/one:1.0")},
+		{Path: "a.yaml", Data: []byte("key: [unclosed\n")},
+		{Path: "dup.yaml", Data: append([]byte("# the second file with this path\n"), deployment("two", "nginx:latest")...)},
+		{Path: "empty.yaml", Data: []byte("# nothing\n")},
+	}
+	full := checks.Run(slices.Clone(inputs), nil)
+
+	var batches [][]checks.Finding
+	res := checks.EvaluateStream(checks.ParseLean(slices.Clone(inputs), nil), nil, func(fs []checks.Finding) {
+		batches = append(batches, fs)
+	})
+	if want := 5; len(batches) != want { // a, b, dup, empty, z/last
+		t.Fatalf("%d batches, want one per path (%d)", len(batches), want)
+	}
+	var got []checks.Finding
+	last := ""
+	for i, b := range batches {
+		for _, f := range b {
+			if f.File != b[0].File {
+				t.Errorf("batch %d mixes %s and %s", i, b[0].File, f.File)
+			}
+		}
+		if len(b) > 0 {
+			if b[0].File <= last {
+				t.Errorf("batch %d is %s, after %s", i, b[0].File, last)
+			}
+			last = b[0].File
+		}
+		got = append(got, b...)
+	}
+	if countRule(got, "image-tag-mutable") < 2 || len(batches[0]) == 0 {
+		t.Fatalf("want findings from both dup.yaml files and a.yaml's YAML error, got:\n%v", got)
+	}
+	if d := cmp.Diff(full.Findings, got); d != "" {
+		t.Errorf("streamed findings differ from the full run (-full +streamed):\n%s", d)
+	}
+	if res.Objects != full.Objects || len(res.Files) != len(inputs) || res.Findings != nil {
+		t.Errorf("result: %d objects, %d files, %d findings; want %d, %d and none", res.Objects, len(res.Files), len(res.Findings), full.Objects, len(inputs))
+	}
 }

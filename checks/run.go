@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -74,14 +75,18 @@ func Run(inputs []Input, cfg *Config) *Result {
 // unless a rule may read it (an ignore comment); node trees are packed
 // (manifest.File.Pack) and typed values decoded only once every file is
 // parsed; once the rules have run, Result.Files keep only their paths and
-// counts. It is ParseLean, DecodeLean, then EvaluateLean.
+// counts. It is ParseLean, DecodeLean, then EvaluateStream with the
+// findings collected.
 func RunLean(inputs []Input, cfg *Config) *Result {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
 	files := ParseLean(inputs, cfg)
 	DecodeLean(files)
-	return EvaluateLean(files, cfg)
+	var findings []Finding
+	res := EvaluateStream(files, cfg, func(fs []Finding) { findings = append(findings, fs...) })
+	res.Findings = findings
+	return res
 }
 
 // ParseLean is RunLean's first step: it parses (and reads, when lazy) every
@@ -140,16 +145,89 @@ func DecodeLean(files []*manifest.File) {
 	parallel.For(len(files), func(i int) { files[i].DecodePending() })
 }
 
-// EvaluateLean is RunLean's last step: it runs the rules over the files
-// ParseLean returned (decoding what DecodeLean has not) and lets the
-// files' objects go.
-func EvaluateLean(files []*manifest.File, cfg *Config) *Result {
-	DecodeLean(files)
-	res := Evaluate(files, cfg)
-	for i, f := range res.Files {
-		res.Files[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
+// EvaluateStream is RunLean's last step, for a report written as the run
+// goes: it runs the rules over the files ParseLean returned (decoding what
+// DecodeLean has not) and hands each file's findings to emit as soon as that
+// file and every file before it are done, then lets them go. Findings come
+// in the order Evaluate sorts them (by path, then line, column and rule),
+// each file's with its ignores applied and its occurrences numbered; files
+// that share a path are handed over together. emit is called on the
+// calling goroutine, one file at a time. The returned Result has no
+// Findings, and its Files keep only their paths and counts.
+func EvaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *Result {
+	if cfg == nil {
+		cfg = DefaultConfig()
 	}
-	return res
+	DecodeLean(files)
+	var objects []*manifest.Object
+	for _, f := range files {
+		objects = append(objects, f.Objects...)
+	}
+	ctx := NewContext(cfg, objects)
+	rules := enabledRules(cfg)
+	groups := groupByPath(files)
+	findings := make([][]Finding, len(groups))
+	done := make(chan int, len(groups))
+	go func() {
+		parallel.For(len(groups), func(g int) {
+			findings[g] = evaluateFiles(ctx, rules, groups[g])
+			done <- g
+		})
+		close(done)
+	}()
+	// Findings are handed over in path order: a file done early waits in
+	// findings until every file before it is handed over.
+	ready := make([]bool, len(groups))
+	next := 0
+	for g := range done {
+		ready[g] = true
+		for ; next < len(groups) && ready[next]; next++ {
+			emit(findings[next])
+			findings[next] = nil
+		}
+	}
+	lean := make([]*manifest.File, len(files))
+	for i, f := range files {
+		lean[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
+	}
+	return &Result{Files: lean, Objects: len(objects)}
+}
+
+// groupByPath returns the files ordered by path (input order among equal
+// paths), files with the same path in one group: the order in which
+// SortFindings lists their findings.
+func groupByPath(files []*manifest.File) [][]*manifest.File {
+	sorted := slices.Clone(files)
+	slices.SortStableFunc(sorted, func(a, b *manifest.File) int { return strings.Compare(a.Path, b.Path) })
+	var groups [][]*manifest.File
+	for start := 0; start < len(sorted); {
+		end := start + 1
+		for end < len(sorted) && sorted[end].Path == sorted[start].Path {
+			end++
+		}
+		groups = append(groups, sorted[start:end:end])
+		start = end
+	}
+	return groups
+}
+
+// evaluateFiles runs the rules on every object of files (which share one
+// path) and returns their findings, finished as Evaluate finishes them.
+func evaluateFiles(ctx *Context, rules []*Rule, files []*manifest.File) []Finding {
+	var findings []Finding
+	var objects []*manifest.Object
+	for _, f := range files {
+		for _, p := range f.Problems {
+			findings = append(findings, problemFinding(f, p))
+		}
+		objects = append(objects, f.Objects...)
+	}
+	for _, o := range objects {
+		o.Hold() // a packed object's tree, inflated while its rules run
+		findings = append(findings, evaluateObject(ctx, rules, o)...)
+		o.Release()
+	}
+	return finishFindings(findings, files, objects, ctx.Config)
 }
 
 // needsSource reports whether the rules read a file's text besides its
@@ -181,12 +259,7 @@ func Evaluate(files []*manifest.File, cfg *Config) *Result {
 		}
 	}
 	ctx := NewContext(cfg, objects)
-	var rules []*Rule
-	for _, r := range Rules() {
-		if cfg.Enabled(r) {
-			rules = append(rules, r)
-		}
-	}
+	rules := enabledRules(cfg)
 	perObject := make([][]Finding, len(objects))
 	parallel.For(len(objects), func(i int) {
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
@@ -201,15 +274,33 @@ func Evaluate(files []*manifest.File, cfg *Config) *Result {
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
 	}
-	findings = applyIgnores(findings, files, objects)
-	for i := range findings {
-		if s := cfg.SeverityOf(findings[i].RuleID); s != 0 {
-			findings[i].Severity = s
+	return &Result{Files: files, Findings: finishFindings(findings, files, objects, cfg), Objects: len(objects)}
+}
+
+// enabledRules returns the rules cfg turns on.
+func enabledRules(cfg *Config) []*Rule {
+	var rules []*Rule
+	for _, r := range Rules() {
+		if cfg.Enabled(r) {
+			rules = append(rules, r)
 		}
 	}
-	SortFindings(findings)
-	numberOccurrences(findings)
-	return &Result{Files: files, Findings: findings, Objects: len(objects)}
+	return rules
+}
+
+// finishFindings applies the ignore comments and annotations of files and
+// objects to fs, then the config's severities, sorts the rest
+// (SortFindings) and numbers their occurrences.
+func finishFindings(fs []Finding, files []*manifest.File, objects []*manifest.Object, cfg *Config) []Finding {
+	fs = applyIgnores(fs, files, objects)
+	for i := range fs {
+		if s := cfg.SeverityOf(fs[i].RuleID); s != 0 {
+			fs[i].Severity = s
+		}
+	}
+	SortFindings(fs)
+	numberOccurrences(fs)
+	return fs
 }
 
 // evaluateObject runs every rule on one object. A rule that panics is a bug

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"io"
 
 	"github.com/prodready/prodready/checks"
@@ -28,22 +27,18 @@ type codeQualityLines struct {
 // CodeQuality writes the GitLab Code Quality report (a JSON array), which
 // GitLab shows in the merge request widget.
 func CodeQuality(w io.Writer, res *checks.Result) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	err := writeJSONArray(bw, len(res.Findings), 0, func(i int) any {
-		f := res.Findings[i]
-		return codeQualityIssue{
-			Description: f.Message,
-			CheckName:   f.RuleID,
-			Fingerprint: f.Fingerprint(),
-			Severity:    codeQualitySeverity(f.Severity),
-			Location:    codeQualityLocation{Path: f.File, Lines: codeQualityLines{Begin: f.Line, End: f.EndLine}},
-		}
-	})
-	if err != nil {
-		return err
+	return Write(w, "codequality", res, "")
+}
+
+// codeQualityIssueOf is f as a Code Quality issue.
+func codeQualityIssueOf(f checks.Finding) codeQualityIssue {
+	return codeQualityIssue{
+		Description: f.Message,
+		CheckName:   f.RuleID,
+		Fingerprint: f.Fingerprint(),
+		Severity:    codeQualitySeverity(f.Severity),
+		Location:    codeQualityLocation{Path: f.File, Lines: codeQualityLines{Begin: f.Line, End: f.EndLine}},
 	}
-	bw.WriteByte('\n')
-	return bw.Flush()
 }
 
 func codeQualitySeverity(s checks.Severity) string {

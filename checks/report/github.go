@@ -11,9 +11,11 @@ import (
 
 // GitHub writes GitHub Actions workflow commands, one per finding:
 // `::error file=…,line=…,endLine=…,col=…,title=…::message`.
-func GitHub(w io.Writer, res *checks.Result) error {
-	b := bufio.NewWriterSize(w, 64<<10)
-	for _, f := range res.Findings {
+func GitHub(w io.Writer, res *checks.Result) error { return Write(w, "github", res, "") }
+
+// writeGitHub writes GitHub's workflow commands for fs.
+func writeGitHub(b *bufio.Writer, fs []checks.Finding) {
+	for _, f := range fs {
 		end := f.EndLine
 		if end < f.Line {
 			end = f.Line
@@ -26,7 +28,6 @@ func GitHub(w io.Writer, res *checks.Result) error {
 			githubLevel(f.Severity), escapeProperty(f.File), f.Line, end, f.Column,
 			escapeProperty("prodready "+f.RuleID), EscapeWorkflowMessage(msg))
 	}
-	return b.Flush()
 }
 
 func githubLevel(s checks.Severity) string {

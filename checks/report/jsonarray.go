@@ -54,24 +54,33 @@ func writeChunked(w *bufio.Writer, n int, render func(b *bytes.Buffer, from, to 
 	return firstErr
 }
 
-// writeJSONArray writes items 0..n-1 as a JSON array, exactly as
-// json.MarshalIndent (indent jsonIndent) writes that array when it starts on
-// a line indented depth levels deep. encoding/json spends most of a report's
-// time indenting, one item after another: here chunks are encoded on every
-// CPU (writeChunked), each by one json.Encoder that reuses its buffers from
-// item to item.
-func writeJSONArray(w *bufio.Writer, n, depth int, item func(i int) any) error {
+// jsonArray writes a JSON array whose items come in batches, exactly as
+// json.MarshalIndent (indent jsonIndent) writes the whole array when it
+// starts on a line indented depth levels deep. encoding/json spends most of
+// a report's time indenting, one item after another: here a batch is
+// encoded in chunks on every CPU (writeChunked), each by one json.Encoder
+// that reuses its buffers from item to item.
+type jsonArray struct {
+	depth int
+	n     int // items written so far
+}
+
+// add writes items 0..n-1 of the next batch.
+func (a *jsonArray) add(w *bufio.Writer, n int, item func(i int) any) error {
 	if n == 0 {
-		w.WriteString("[]")
 		return nil
 	}
-	inner := strings.Repeat(jsonIndent, depth+1)
-	w.WriteByte('[')
-	err := writeChunked(w, n, func(b *bytes.Buffer, from, to int) error {
+	if a.n == 0 {
+		w.WriteByte('[')
+	}
+	before := a.n
+	a.n += n
+	inner := strings.Repeat(jsonIndent, a.depth+1)
+	return writeChunked(w, n, func(b *bytes.Buffer, from, to int) error {
 		enc := json.NewEncoder(b)
 		enc.SetIndent(inner, jsonIndent)
 		for i := from; i < to; i++ {
-			if i > 0 {
+			if before+i > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
@@ -83,11 +92,15 @@ func writeJSONArray(w *bufio.Writer, n, depth int, item func(i int) any) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+}
+
+// close ends the array ("[]" when no item was added).
+func (a *jsonArray) close(w *bufio.Writer) {
+	if a.n == 0 {
+		w.WriteString("[]")
+		return
 	}
 	w.WriteByte('\n')
-	w.WriteString(strings.Repeat(jsonIndent, depth))
+	w.WriteString(strings.Repeat(jsonIndent, a.depth))
 	w.WriteByte(']')
-	return nil
 }

@@ -12,10 +12,11 @@ import (
 	"github.com/prodready/prodready/checks"
 )
 
-// TestWriteJSONArrayMatchesMarshalIndent checks writeJSONArray against
+// TestJSONArrayMatchesMarshalIndent checks jsonArray against
 // json.MarshalIndent of the same array nested depth levels deep, for
-// lengths around the chunk size (0, 1, a chunk, a chunk and one, many).
-func TestWriteJSONArrayMatchesMarshalIndent(t *testing.T) {
+// lengths around the chunk size (0, 1, a chunk, a chunk and one, many),
+// added at once and in batches of every size from 0 to 3 chunks.
+func TestJSONArrayMatchesMarshalIndent(t *testing.T) {
 	type item struct {
 		Name string         `json:"name"`
 		N    int            `json:"n"`
@@ -40,20 +41,29 @@ func TestWriteJSONArrayMatchesMarshalIndent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b bytes.Buffer
-			w := bufio.NewWriter(&b)
-			for d := range depth {
-				fmt.Fprintf(w, "{\n%s\"a\": ", indentOf(d+1))
-			}
-			if err := writeJSONArray(w, n, depth, func(i int) any { return items[i] }); err != nil {
-				t.Fatal(err)
-			}
-			for d := depth - 1; d >= 0; d-- {
-				fmt.Fprintf(w, "\n%s}", indentOf(d))
-			}
-			w.Flush()
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("n=%d depth=%d:\n got %q\nwant %q", n, depth, b.Bytes(), want)
+			for _, batch := range []int{n, 1, 7, chunkSize, 3 * chunkSize} {
+				var b bytes.Buffer
+				w := bufio.NewWriter(&b)
+				for d := range depth {
+					fmt.Fprintf(w, "{\n%s\"a\": ", indentOf(d+1))
+				}
+				a := jsonArray{depth: depth}
+				a.add(w, 0, nil) // an empty batch (a file with no findings) writes nothing
+				for from := 0; from < n; from += batch {
+					part := items[from:min(n, from+batch)]
+					if err := a.add(w, len(part), func(i int) any { return part[i] }); err != nil {
+						t.Fatal(err)
+					}
+					a.add(w, 0, nil)
+				}
+				a.close(w)
+				for d := depth - 1; d >= 0; d-- {
+					fmt.Fprintf(w, "\n%s}", indentOf(d))
+				}
+				w.Flush()
+				if !bytes.Equal(b.Bytes(), want) {
+					t.Errorf("n=%d depth=%d batch=%d:\n got %q\nwant %q", n, depth, batch, b.Bytes(), want)
+				}
 			}
 		}
 	}

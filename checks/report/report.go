@@ -5,7 +5,6 @@ package report
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -16,21 +15,16 @@ import (
 // Formats lists the names Write accepts.
 var Formats = []string{"text", "json", "sarif", "github", "codequality"}
 
-// Write renders findings in format to w.
+// Write renders a run's findings in format to w.
 func Write(w io.Writer, format string, res *checks.Result, version string) error {
-	switch format {
-	case "", "text":
-		return Text(w, res)
-	case "json":
-		return JSON(w, res)
-	case "sarif":
-		return SARIF(w, res, version)
-	case "github":
-		return GitHub(w, res)
-	case "codequality":
-		return CodeQuality(w, res)
+	s, err := NewStream(w, format, version)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	if err := s.Add(res.Findings); err != nil {
+		return err
+	}
+	return s.Close(len(res.Files), res.Objects)
 }
 
 // Counts tallies findings by severity.
@@ -43,6 +37,12 @@ type Counts struct {
 // Count tallies fs.
 func Count(fs []checks.Finding) Counts {
 	var c Counts
+	c.add(fs)
+	return c
+}
+
+// add tallies fs into c.
+func (c *Counts) add(fs []checks.Finding) {
 	for _, f := range fs {
 		switch f.Severity {
 		case checks.Error:
@@ -53,15 +53,16 @@ func Count(fs []checks.Finding) Counts {
 			c.Infos++
 		}
 	}
-	return c
 }
 
 // Text writes one line per finding, `file:line:col severity rule-id message`,
 // followed by the fix indented under it, and a summary line.
-func Text(w io.Writer, res *checks.Result) error {
-	b := bufio.NewWriterSize(w, 64<<10) // streamed: a large run's report is never held whole
+func Text(w io.Writer, res *checks.Result) error { return Write(w, "text", res, "") }
+
+// writeText writes Text's lines for fs.
+func writeText(b *bufio.Writer, fs []checks.Finding) {
 	var num [20]byte
-	for _, f := range res.Findings {
+	for _, f := range fs {
 		// Written piece by piece, not with fmt: a corpus run prints
 		// thousands of findings.
 		b.WriteString(f.File)
@@ -87,9 +88,6 @@ func Text(w io.Writer, res *checks.Result) error {
 			}
 		}
 	}
-	c := Count(res.Findings)
-	fmt.Fprintf(b, "%d files, %d objects: %d errors, %d warnings, %d info\n", len(res.Files), res.Objects, c.Errors, c.Warnings, c.Infos)
-	return b.Flush()
 }
 
 // writeIndented writes s with every newline replaced by newline.

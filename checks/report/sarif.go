@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -103,10 +102,16 @@ func SARIFLevel(s checks.Severity) string {
 // rule with its help, and every finding with its real region and a partial
 // fingerprint that survives line moves.
 func SARIF(w io.Writer, res *checks.Result, version string) error {
+	return Write(w, "sarif", res, version)
+}
+
+// sarifFrame returns the SARIF log around its results: the encoded log with
+// every rule and no results is cut where its empty results array is, and
+// the results are streamed in its place (at depth levels of indentation):
+// the same bytes as encoding the whole log.
+func sarifFrame(version string) (head, tail []byte, depth int, err error) {
 	driver := sarifDriver{Name: "prodready", Version: version, InformationURI: "https://github.com/prodready/prodready"}
-	index := map[string]int{}
-	for i, r := range checks.Rules() {
-		index[r.ID] = i
+	for _, r := range checks.Rules() {
 		help := r.Why
 		if r.Help != "" {
 			help += "\n\n" + r.Help
@@ -121,24 +126,6 @@ func SARIF(w io.Writer, res *checks.Result, version string) error {
 			Properties:           sarifProps{Tags: []string{"kubernetes", r.Section}},
 		})
 	}
-	result := func(i int) any {
-		f := res.Findings[i]
-		end := f.EndLine
-		if end < f.Line {
-			end = f.Line
-		}
-		return sarifResult{
-			RuleID: f.RuleID, RuleIndex: index[f.RuleID], Level: SARIFLevel(f.Severity),
-			Message: sarifText{Text: f.Message},
-			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: f.File},
-				Region:           sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: end},
-			}}},
-			PartialFingerprints: map[string]string{"prodready/v1": f.Fingerprint()},
-		}
-	}
-	// The log is encoded with no results, and the results are streamed in
-	// place of its empty array: the same bytes as encoding the whole log.
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
@@ -146,21 +133,32 @@ func SARIF(w io.Writer, res *checks.Result, version string) error {
 	}
 	doc, err := json.MarshalIndent(log, "", jsonIndent)
 	if err != nil {
-		return err
+		return nil, nil, 0, err
 	}
 	const empty = `"results": []`
 	at := bytes.Index(doc, []byte(empty)) // keys are the only unescaped quotes: this is the key
 	if at < 0 {
-		return errors.New("sarif: no results array in the encoded log")
+		return nil, nil, 0, errors.New("sarif: no results array in the encoded log")
 	}
 	lineStart := bytes.LastIndexByte(doc[:at], '\n') + 1
-	depth := (at - lineStart) / len(jsonIndent)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.Write(doc[:at+len(empty)-2])
-	if err := writeJSONArray(bw, len(res.Findings), depth, result); err != nil {
-		return err
+	depth = (at - lineStart) / len(jsonIndent)
+	return doc[:at+len(empty)-2], doc[at+len(empty):], depth, nil
+}
+
+// sarifResultOf is f as a SARIF result; ruleIndex gives each rule's index in
+// the log's rules.
+func sarifResultOf(f checks.Finding, ruleIndex map[string]int) sarifResult {
+	end := f.EndLine
+	if end < f.Line {
+		end = f.Line
 	}
-	bw.Write(doc[at+len(empty):])
-	bw.WriteByte('\n')
-	return bw.Flush()
+	return sarifResult{
+		RuleID: f.RuleID, RuleIndex: ruleIndex[f.RuleID], Level: SARIFLevel(f.Severity),
+		Message: sarifText{Text: f.Message},
+		Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+			ArtifactLocation: sarifArtifact{URI: f.File},
+			Region:           sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: end},
+		}}},
+		PartialFingerprints: map[string]string{"prodready/v1": f.Fingerprint()},
+	}
 }

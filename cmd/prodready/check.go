@@ -76,15 +76,30 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		cfg.SetFailOn(sev)
 	}
+	out := stdout
+	if *output != "" {
+		f, err := os.Create(*output)
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready:", err)
+			return exitUsage
+		}
+		defer f.Close()
+		out = f
+	}
+	// The report is written file by file as the rules finish with each,
+	// so the findings of a large run are never all held (report.Stream).
+	stream, err := report.NewStream(out, *format, version)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return exitUsage
+	}
 	// The collector is paced to each step (GOGC in the environment
 	// overrides it). Parsing makes much short-lived garbage (node trees,
 	// packed as soon as built) around a small, pointer-free live heap
 	// (packed trees and each object's JSON): collecting at 150% growth
 	// spends less CPU there. Decoding turns the JSON into typed values, the
-	// heap grows by a third: 100%. Evaluating holds every object and the
-	// findings: at 40% its heap stays within what the parse already took.
-	// On the corpus, within the noise of a shared machine, lower or higher
-	// percentages in any step trade CPU for peak RSS and win neither.
+	// heap grows by a third: 100%. Evaluating holds every object, and each
+	// file's findings only until they are written: 40%.
 	tuneGC := os.Getenv("GOGC") == ""
 	if tuneGC {
 		debug.SetGCPercent(parseGCPercent)
@@ -97,28 +112,30 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if tuneGC {
 		debug.SetGCPercent(evaluateGCPercent)
 	}
-	res := checks.EvaluateLean(files, cfg)
+	failed := false
+	var writeErr error
+	res := checks.EvaluateStream(files, cfg, func(fs []checks.Finding) {
+		for _, f := range fs {
+			failed = failed || f.Severity >= cfg.FailOnSeverity()
+		}
+		if writeErr == nil {
+			writeErr = stream.Add(fs)
+		}
+	})
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
 			return exitUsage
 		}
 	}
-	out := stdout
-	if *output != "" {
-		f, err := os.Create(*output)
-		if err != nil {
-			fmt.Fprintln(stderr, "prodready:", err)
-			return exitUsage
-		}
-		defer f.Close()
-		out = f
+	if writeErr == nil {
+		writeErr = stream.Close(len(res.Files), res.Objects)
 	}
-	if err := report.Write(out, *format, res, version); err != nil {
-		fmt.Fprintln(stderr, "prodready:", err)
+	if writeErr != nil {
+		fmt.Fprintln(stderr, "prodready:", writeErr)
 		return exitUsage
 	}
-	if res.Failed(cfg) {
+	if failed {
 		return exitFindings
 	}
 	return exitOK

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// Stream writes a report in one of Formats while the findings arrive, in
+// batches (checks.EvaluateStream hands over one file's at a time), so a
+// long run's findings are never held whole. The bytes are those Write
+// gives for all the findings at once.
+type Stream struct {
+	w      *bufio.Writer
+	format string
+	counts Counts
+	array  jsonArray // json, sarif and codequality: the findings array
+	// sarif's rule indexes, and the log's text after its results array.
+	ruleIndex map[string]int
+	sarifTail []byte
+}
+
+// NewStream starts a report in format on w; Add then writes the findings
+// and Close the rest. It fails only on an unknown format.
+func NewStream(w io.Writer, format, version string) (*Stream, error) {
+	s := &Stream{w: bufio.NewWriterSize(w, 64<<10), format: format}
+	switch format {
+	case "", "text", "github":
+	case "json":
+		s.w.WriteString("{\n  \"findings\": ")
+		s.array.depth = 1
+	case "sarif":
+		head, tail, depth, err := sarifFrame(version)
+		if err != nil {
+			return nil, err
+		}
+		s.w.Write(head)
+		s.sarifTail, s.array.depth = tail, depth
+		s.ruleIndex = map[string]int{}
+		for i, r := range checks.Rules() {
+			s.ruleIndex[r.ID] = i
+		}
+	case "codequality":
+	default:
+		return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+	}
+	return s, nil
+}
+
+// Add writes the next findings.
+func (s *Stream) Add(fs []checks.Finding) error {
+	s.counts.add(fs)
+	switch s.format {
+	case "", "text":
+		writeText(s.w, fs)
+	case "github":
+		writeGitHub(s.w, fs)
+	case "json":
+		return s.array.add(s.w, len(fs), func(i int) any { return fs[i] })
+	case "sarif":
+		return s.array.add(s.w, len(fs), func(i int) any { return sarifResultOf(fs[i], s.ruleIndex) })
+	case "codequality":
+		return s.array.add(s.w, len(fs), func(i int) any { return codeQualityIssueOf(fs[i]) })
+	}
+	return nil
+}
+
+// Close writes what follows the findings (the text summary line, the JSON
+// summary of files, objects and counts, the end of the SARIF log) and
+// flushes the report.
+func (s *Stream) Close(files, objects int) error {
+	c := s.counts
+	switch s.format {
+	case "", "text":
+		fmt.Fprintf(s.w, "%d files, %d objects: %d errors, %d warnings, %d info\n", files, objects, c.Errors, c.Warnings, c.Infos)
+	case "json":
+		s.array.close(s.w)
+		summary, err := json.MarshalIndent(jsonSummary{Files: files, Objects: objects, Counts: c}, jsonIndent, jsonIndent)
+		if err != nil {
+			return err
+		}
+		s.w.WriteString(",\n  \"summary\": ")
+		s.w.Write(summary)
+		s.w.WriteString("\n}\n")
+	case "sarif":
+		s.array.close(s.w)
+		s.w.Write(s.sarifTail)
+		s.w.WriteByte('\n')
+	case "codequality":
+		s.array.close(s.w)
+		s.w.WriteByte('\n')
+	}
+	return s.w.Flush()
+}

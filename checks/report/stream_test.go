@@ -1,0 +1,67 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// TestStreamMatchesWrite checks that a report streamed file by file, the
+// way the check command writes it (with files that have no findings in
+// between), is byte for byte the report Write gives for all the findings
+// at once, in every format.
+func TestStreamMatchesWrite(t *testing.T) {
+	inputs, err := checks.Load([]string{filepath.Join("..", "..", "fixtures", "rules")}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checks.Run(inputs, nil)
+	var batches [][]checks.Finding
+	for start := 0; start < len(res.Findings); {
+		end := start + 1
+		for end < len(res.Findings) && res.Findings[end].File == res.Findings[start].File {
+			end++
+		}
+		batches = append(batches, res.Findings[start:end], nil)
+		start = end
+	}
+	if len(batches) < 20 {
+		t.Fatalf("only %d files with findings: the comparison would prove little", len(batches)/2)
+	}
+	for _, format := range Formats {
+		var whole, streamed bytes.Buffer
+		if err := Write(&whole, format, res, "test"); err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewStream(&streamed, format, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range batches {
+			if err := s.Add(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(len(res.Files), res.Objects); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(streamed.Bytes(), whole.Bytes()) {
+			i := 0
+			for i < streamed.Len() && i < whole.Len() && streamed.Bytes()[i] == whole.Bytes()[i] {
+				i++
+			}
+			t.Errorf("%s: streamed report differs from the whole one at byte %d of %d", format, i, whole.Len())
+		}
+	}
+}
+
+// TestNewStreamRefusesUnknownFormat checks that an unknown format is an
+// error before anything is written.
+func TestNewStreamRefusesUnknownFormat(t *testing.T) {
+	var b bytes.Buffer
+	if _, err := NewStream(&b, "xml", ""); err == nil || b.Len() != 0 {
+		t.Fatalf("NewStream(xml) = %v, wrote %q; want an error and nothing written", err, b.String())
+	}
+}
