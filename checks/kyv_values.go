@@ -187,7 +187,10 @@ func kyvIsChart(name string) bool {
 // kyvIsValuesDoc reports whether obj can be a values document: a mapping
 // with no kind that is not a Chart.yaml or a kustomization.
 func kyvIsValuesDoc(o *manifest.Object) bool {
-	if root := o.Root(); o.Kind != "" || root == nil || root.Kind != yaml.MappingNode {
+	if o.Kind != "" {
+		return false // before Root: reading a packed object's tree here inflates it for the rest of the run
+	}
+	if root := o.Root(); root == nil || root.Kind != yaml.MappingNode {
 		return false
 	}
 	base := path.Base(o.File.Path)

@@ -160,3 +160,44 @@ func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
 		t.Errorf("result: %d objects, %d files, %d findings; want %d, %d and none", res.Objects, len(res.Files), len(res.Findings), full.Objects, len(inputs))
 	}
 }
+
+// TestLeanRunKeepsFewInflatedTrees checks that a lean run inflates and keeps
+// the trees of only the objects other objects' rules read as trees (Helm
+// values documents and the resources that embed values, kustomizations,
+// patches, what an HPA-like object or a ServiceMonitor points at): a
+// cross-object scan that reads every object's tree, even just to look at
+// its kind, keeps the whole repository unpacked. One did: the Kyverno
+// values index, on any repository with a values file, took the corpus run
+// from 65 to 99 MiB.
+func TestLeanRunKeepsFewInflatedTrees(t *testing.T) {
+	for _, dir := range fixturesAndCorpus(t) {
+		inputs, err := checks.List([]string{dir}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := checks.ParseLean(inputs, nil)
+		checks.DecodeLean(files)
+		checks.EvaluateStream(files, nil, func([]checks.Finding) {})
+		objects, values, kept := 0, 0, map[string]int{}
+		total := 0
+		for _, f := range files {
+			for _, o := range f.Objects {
+				objects++
+				if o.Kind == "" {
+					values++
+				}
+				if o.KeepsInflatedTree() && o.Kind != "" { // values documents are read as trees
+					kept[o.Kind]++
+					total++
+				}
+			}
+		}
+		if values == 0 {
+			t.Fatalf("%s: no document without a kind: the Kyverno values index was not exercised", dir)
+		}
+		if total*10 > objects {
+			t.Errorf("%s: %d of %d objects with a kind keep an inflated tree after the run (by kind: %v)", dir, total, objects, kept)
+		}
+		t.Logf("%s: %d of %d objects with a kind keep an inflated tree", dir, total, objects)
+	}
+}

@@ -151,6 +151,13 @@ func (o *Object) Root() *yaml.Node {
 	return t.kept.Load()
 }
 
+// KeepsInflatedTree reports whether the object is packed and keeps a tree
+// inflated by a read outside Hold (see Root): memory it holds for the rest
+// of the run on top of its packed form.
+func (o *Object) KeepsInflatedTree() bool {
+	return o.trees != nil && o.trees.kept.Load() != nil
+}
+
 // WithRoot returns a copy of the object whose tree is root (for a view of
 // the object with parts rewritten; the object itself is unchanged).
 func (o *Object) WithRoot(root *yaml.Node) *Object {
