@@ -26,9 +26,14 @@ type lruEntry struct {
 	parsed []parsedEntry
 }
 
-// cost is what an entry counts against maxBytes.
+// cost is what an entry counts against maxBytes: its content, and the
+// estimated memory of each parse of it (parsedCost).
 func (e *lruEntry) cost() int {
-	return len(e.data) * (1 + parsedCostFactor*len(e.parsed))
+	n := len(e.data)
+	for _, p := range e.parsed {
+		n += p.cost
+	}
+	return n
 }
 
 // NewLRUCache returns a cache holding at most maxBytes of contents (parsed

@@ -1,6 +1,10 @@
 package bot
 
-import "github.com/prodready/prodready/checks/manifest"
+import (
+	"bytes"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
 
 // ParsedCache is a BlobCache that also keeps parsed files by blob SHA, so a
 // review re-parses only the files whose blob changed since the last push.
@@ -16,10 +20,68 @@ type ParsedCache interface {
 
 var _ ParsedCache = (*LRUCache)(nil)
 
-// parsedCostFactor estimates a parsed file's memory as this many times its
-// source (node trees with positions, typed objects); measured at about 3.3
-// over the shared corpus, rounded up for small files.
-const parsedCostFactor = 5
+// The memory a cached parse holds, estimated from the text it parsed and
+// its objects: a cost per byte (node trees) and per object (typed value,
+// labels, the object itself). TestParsedCostCoversMemory holds the estimate
+// to at least what the parses hold once the rules have run, packed
+// (manifest.File.Pack, as the Reviewer caches files) and unpacked: 1.1 times
+// it on the fixtures, 1.6 times on the corpus. Small files cost the most for
+// their size: under 1 KB, 7.8 times it packed and 17.6 times unpacked. A
+// file with a document without a kind (a Helm values file) counts as
+// unpacked: the rules read its whole tree, which then stays inflated.
+const (
+	packedBytesFactor   = 5
+	packedObjectCost    = 2 << 10
+	unpackedBytesFactor = 12
+	unpackedObjectCost  = 4 << 10
+)
+
+// parsedCost estimates the memory f holds once cached, besides its source.
+func parsedCost(f *manifest.File) int {
+	perByte, perObject := packedBytesFactor, packedObjectCost
+	for _, o := range f.Objects {
+		if !o.Packed() || o.Kind == "" {
+			perByte, perObject = unpackedBytesFactor, unpackedObjectCost
+			break
+		}
+	}
+	return perByte*parsedBytes(f) + perObject*len(f.Objects)
+}
+
+// parsedBytes is how much of f's text the parser built trees from: all of
+// it but the CustomResourceDefinitions whose schema it skips
+// (manifest.Object.SpecSkipped), megabytes in an install bundle.
+func parsedBytes(f *manifest.File) int {
+	n := len(f.Source)
+	for _, o := range f.Objects {
+		if o.SpecSkipped {
+			n -= len(lines(f.Source, o.StartLine, o.EndLine))
+		}
+	}
+	return n
+}
+
+// lines returns lines first to last (1-based, inclusive) of src, with
+// their line endings; empty when src has fewer than first lines.
+func lines(src []byte, first, last int) []byte {
+	start, end := len(src), len(src)
+	for line, off := 1, 0; line <= last; line++ {
+		if line == first {
+			start = off
+		}
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			end = len(src) // the last line, with no line ending
+			break
+		}
+		off += i + 1
+		end = off
+	}
+	if start > end {
+		return nil
+	}
+	return src[start:end]
+}
 
 // maxParsesPerBlob bounds the parses kept for one blob (one per path it
 // sits at and limits it was parsed under).
@@ -28,6 +90,7 @@ const maxParsesPerBlob = 4
 type parsedEntry struct {
 	file *manifest.File
 	lim  manifest.Limits
+	cost int // parsedCost(file)
 }
 
 // GetParsed returns blob sha parsed as path under lim, if cached.
@@ -51,7 +114,11 @@ func (c *LRUCache) GetParsed(path, sha string, lim manifest.Limits) (*manifest.F
 // f.Source as the blob's content when the blob is not cached yet). A file
 // whose estimated size exceeds the whole cache is not kept.
 func (c *LRUCache) PutParsed(sha string, f *manifest.File, lim manifest.Limits) {
-	if sha == "" || f == nil || len(f.Source)*(1+parsedCostFactor) > c.maxBytes {
+	if sha == "" || f == nil {
+		return
+	}
+	cost := parsedCost(f)
+	if len(f.Source)+cost > c.maxBytes {
 		return
 	}
 	c.mu.Lock()
@@ -74,7 +141,7 @@ func (c *LRUCache) PutParsed(sha string, f *manifest.File, lim manifest.Limits) 
 	if len(ent.parsed) >= maxParsesPerBlob {
 		ent.parsed = ent.parsed[1:]
 	}
-	ent.parsed = append(ent.parsed, parsedEntry{file: f, lim: lim})
+	ent.parsed = append(ent.parsed, parsedEntry{file: f, lim: lim, cost: cost})
 	c.size += ent.cost()
 	c.evict()
 }

@@ -2,6 +2,10 @@ package bot
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -35,20 +39,71 @@ func TestParsedCacheKeysByPathAndLimits(t *testing.T) {
 
 func TestParsedCacheBoundedBySize(t *testing.T) {
 	src := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n") // 51 bytes
-	perFile := len(src) * (1 + parsedCostFactor)
-	c := NewLRUCache(3 * perFile)
 	lim := manifest.DefaultLimits
+	perFile := len(src) + parsedCost(manifest.Parse("a.yaml", src, lim))
+	c := NewLRUCache(3 * perFile)
 	for i := range 10 {
 		c.PutParsed(fmt.Sprint("sha", i), manifest.Parse("a.yaml", src, lim), lim)
 	}
 	if c.Len() != 3 {
-		t.Errorf("%d entries kept, want 3 (the cache counts parsed files at %d× their size)", c.Len(), 1+parsedCostFactor)
+		t.Errorf("%d entries kept, want 3 (each counts %d bytes)", c.Len(), perFile)
 	}
 	for i := 7; i < 10; i++ {
 		if _, ok := c.GetParsed("a.yaml", fmt.Sprint("sha", i), lim); !ok {
 			t.Errorf("most recent entry sha%d evicted", i)
 		}
 	}
+}
+
+// TestParsedCostCoversMemory checks the cache's estimate of a parse's memory
+// against the heap the parses of the fixtures (and of the shared corpus,
+// when present) hold once the rules have run on them, packed as the
+// Reviewer caches them and unpacked: the estimate must not be below it, or
+// the cache would hold more than its bound, nor far above it, or it would
+// hold needlessly little.
+func TestParsedCostCoversMemory(t *testing.T) {
+	dirs := []string{filepath.Join("..", "fixtures")}
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && !testing.Short() {
+		dirs = append(dirs, filepath.Join("..", "..", "shared", "corpus"))
+	}
+	for _, dir := range dirs {
+		inputs, err := checks.Load([]string{dir}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Once first, so what the rules build once per process (tables,
+		// encoding/json's caches) is not counted.
+		checks.Evaluate(checks.ParseAll(inputs, manifest.DefaultLimits), nil)
+		for _, packed := range []bool{true, false} {
+			runtime.GC()
+			before := liveHeap()
+			files := checks.ParseAll(inputs, manifest.DefaultLimits)
+			if packed {
+				for _, f := range files {
+					f.Pack()
+				}
+			}
+			checks.Evaluate(files, nil)
+			runtime.GC()
+			held := liveHeap() - before
+			estimate := 0
+			for _, f := range files {
+				estimate += parsedCost(f)
+			}
+			runtime.KeepAlive(files)
+			t.Logf("%s, packed %v: estimate %d KB for %d KB held (%.1fx)", dir, packed, estimate>>10, held>>10, float64(estimate)/float64(held))
+			if estimate < held || estimate > 4*held {
+				t.Errorf("%s, packed %v: parsedCost estimates %d bytes for parses that hold %d", dir, packed, estimate, held)
+			}
+		}
+	}
+}
+
+// liveHeap is the heap's live bytes as of the last collection.
+func liveHeap() int {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int(m.HeapAlloc)
 }
 
 // TestCachedFilesSharedByConcurrentReviews evaluates the same cached parsed
@@ -67,6 +122,13 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 	rv := NewReviewer(NewLRUCache(1<<20), nil)
 	files := []File{{Path: "a.yaml", SHA: "sa", Data: inputs[0].Data}, {Path: "b.yaml", SHA: "sb", Data: inputs[1].Data}}
 	first := rv.parse(files, cfg.ParseLimits())
+	for _, f := range first {
+		for _, o := range f.Objects {
+			if !o.Packed() {
+				t.Errorf("%s: the reviewer caches %s unpacked (twice the memory)", f.Path, o.Kind)
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	results := make([][]checks.Finding, 4)
 	for i := range results {
@@ -85,5 +147,33 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("findings from cached files differ (-fresh +cached):\n%s", d)
 		}
+	}
+}
+
+func TestLines(t *testing.T) {
+	src := []byte("a\nbb\nccc\n---\ndd")
+	for _, c := range []struct {
+		first, last int
+		want        string
+	}{
+		{1, 1, "a\n"}, {2, 3, "bb\nccc\n"}, {4, 5, "---\ndd"}, {5, 5, "dd"}, {5, 9, "dd"}, {6, 7, ""}, {1, 5, string(src)},
+	} {
+		if got := string(lines(src, c.first, c.last)); got != c.want {
+			t.Errorf("lines(%d, %d) = %q, want %q", c.first, c.last, got, c.want)
+		}
+	}
+}
+
+// TestParsedBytesLeavesOutSkippedSchemas checks that a CustomResourceDefinition
+// whose schema the parser skips does not count as parsed text.
+func TestParsedBytesLeavesOutSkippedSchemas(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+	crd := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n" + strings.Repeat("  # schema line\n", 100)
+	f := manifest.Parse("b.yaml", []byte(cm+"---\n"+crd), manifest.DefaultLimits)
+	if len(f.Objects) != 2 || !f.Objects[1].SpecSkipped {
+		t.Fatalf("want a ConfigMap and a skipped CRD, got %d objects", len(f.Objects))
+	}
+	if got := parsedBytes(f); got != len(cm) {
+		t.Errorf("parsedBytes = %d, want %d (the ConfigMap's text only)", got, len(cm))
 	}
 }

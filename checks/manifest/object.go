@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -114,9 +115,13 @@ func Index(i int) string { return strconv.Itoa(i) }
 
 // inflatedTrees are a packed object's inflated trees.
 type inflatedTrees struct {
-	// holding is set between Hold and Release, while the object's own
-	// rules run; held is the tree they read, inflated on the first read.
-	holding atomic.Bool
+	// mu guards holders, and the inflation of held while they hold it.
+	mu sync.Mutex
+	// holders counts the Holds not yet Released (a file shared by runs
+	// at once, from the review bot's cache, has one per run); held is
+	// the tree they read, inflated on the first read and dropped when the
+	// last one releases it.
+	holders int
 	held    atomic.Pointer[yaml.Node]
 	// kept is inflated on the first read outside Hold (a rule of another
 	// object reading this one: an overlay's patch, a kustomization) and
@@ -140,16 +145,22 @@ func (o *Object) Root() *yaml.Node {
 	if k := t.kept.Load(); k != nil {
 		return k
 	}
-	if t.holding.Load() {
-		t.held.CompareAndSwap(nil, o.packed.inflate())
-		if h := t.held.Load(); h != nil {
-			return h
+	t.mu.Lock()
+	if t.holders > 0 {
+		if t.held.Load() == nil {
+			t.held.Store(o.packed.inflate())
 		}
-		// Released meanwhile: read it as any other object's rule would.
+		h := t.held.Load()
+		t.mu.Unlock()
+		return h
 	}
+	t.mu.Unlock()
 	t.kept.CompareAndSwap(nil, o.packed.inflate())
 	return t.kept.Load()
 }
+
+// Packed reports whether the object's tree is held packed (File.Pack).
+func (o *Object) Packed() bool { return o.packed != nil }
 
 // KeepsInflatedTree reports whether the object is packed and keeps a tree
 // inflated by a read outside Hold (see Root): memory it holds for the rest
@@ -168,19 +179,27 @@ func (o *Object) WithRoot(root *yaml.Node) *Object {
 
 // Hold makes every read of a packed object's tree, until Release, return
 // the same nodes (inflated on the first read), so that all the rules run on
-// the object agree. Without Pack it does nothing. Safe for concurrent use
-// with Root.
+// the object agree. Without Pack it does nothing. Safe for concurrent use:
+// runs that share the object each Hold and Release it, and the tree is
+// dropped when the last one releases it.
 func (o *Object) Hold() {
-	if o.trees != nil {
-		o.trees.holding.Store(true)
+	if t := o.trees; t != nil {
+		t.mu.Lock()
+		t.holders++
+		t.mu.Unlock()
 	}
 }
 
-// Release drops the tree Hold inflated.
+// Release ends one Hold; the last one drops the tree the holds inflated.
 func (o *Object) Release() {
-	if o.trees != nil {
-		o.trees.holding.Store(false)
-		o.trees.held.Store(nil)
+	if t := o.trees; t != nil {
+		t.mu.Lock()
+		if t.holders > 0 {
+			if t.holders--; t.holders == 0 {
+				t.held.Store(nil)
+			}
+		}
+		t.mu.Unlock()
 	}
 }
 
@@ -507,3 +526,5 @@ func stringMap(n *yaml.Node) map[string]string {
 	}
 	return m
 }
+
+func (o *Object) ZZKept() bool { return o.trees != nil && o.trees.kept.Load() != nil }

@@ -170,6 +170,31 @@ func TestHoldConcurrentReads(t *testing.T) {
 	o.Release()
 }
 
+// TestHoldIsCountedAcrossRuns checks that a packed object held by two runs
+// at once (a file the review bot's cache shares between reviews) keeps its
+// tree until both release it: one run's Release must not take the tree from
+// under the other's rules.
+func TestHoldIsCountedAcrossRuns(t *testing.T) {
+	f := Parse("d.yaml", []byte("kind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n"), Limits{})
+	f.Pack()
+	o := f.Objects[0]
+	o.Release() // a Release without a Hold is ignored
+	o.Hold()    // run 1
+	o.Hold()    // run 2
+	first := o.Root()
+	o.Release() // run 1 is done
+	if o.Root() != first {
+		t.Fatal("run 2 still holds the object: its rules must read the same tree as before")
+	}
+	o.Release() // run 2 is done
+	if o.trees.held.Load() != nil {
+		t.Fatal("the last Release must drop the held tree")
+	}
+	if o.Root() == first {
+		t.Fatal("a read after the last Release must not return the dropped tree")
+	}
+}
+
 // walkYAML calls fn with each .yaml and .yml file under dir.
 func walkYAML(t *testing.T, dir string, fn func(path string, src []byte)) {
 	t.Helper()
