@@ -42,7 +42,9 @@ func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Findin
 	var out Outcome
 	failedBefore := map[string]bool{}
 	for round := 0; round < MaxRounds; round++ {
-		res := checks.Run(cur, cfg)
+		// Only the findings are needed: the lean run holds every tree
+		// packed (RunLean consumes its inputs, so it gets a copy).
+		res := checks.RunLean(append([]checks.Input(nil), cur...), cfg)
 		byFile := map[string][]checks.Finding{}
 		for _, f := range res.Findings {
 			if keep == nil || keep(f) {
