@@ -484,3 +484,35 @@ var applyCases = []applyCase{
 		want: "spec:\n  b: 2\n",
 	},
 }
+
+// TestSpliceLeavesThePreviousLinesAlone checks that a splice builds new
+// lines and changes none of the old ones: when a block scalar's edit fails
+// its check, Apply tries the op again from the lines it had before, so a
+// line ending changed in place (joining two lines, or adding a final
+// newline) would be carried into the second try.
+func TestSpliceLeavesThePreviousLinesAlone(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s, e int
+		repl []string
+		want string
+	}{
+		{"replace the last line, no final newline", 3, 3, []string{"c: 3", "d: 4"}, "a: 1\nb: 2\nc: 3\nd: 4"},
+		{"delete the last line, no final newline", 3, 3, nil, "a: 1\nb: 2"},
+		{"append after a last line with no newline", 4, 3, []string{"d: 4"}, "a: 1\nb: 2\nc: 3\nd: 4"},
+		{"insert in the middle", 2, 1, []string{"x: 0"}, "a: 1\nx: 0\nb: 2\nc: 3"},
+	} {
+		src := "a: 1\nb: 2\nc: 3"
+		ed := &editor{lines: splitLines([]byte(src)), eol: "\n"}
+		before := ed.lines
+		if err := ed.splice(c.s, c.e, c.repl); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := string(joinLines(ed.lines)); got != c.want {
+			t.Errorf("%s: spliced text %q, want %q", c.name, got, c.want)
+		}
+		if got := string(joinLines(before)); got != src {
+			t.Errorf("%s: the lines before the splice now read %q, want %q", c.name, got, src)
+		}
+	}
+}

@@ -336,7 +336,9 @@ func (ed *editor) extendedEnd(e entry) int {
 
 // splice replaces lines s..e (1-based, inclusive; e = s-1 inserts before
 // line s) with repl. New lines take the line ending of the lines they replace
-// (the file's otherwise); a missing final newline stays missing.
+// (the file's otherwise); a missing final newline stays missing. The lines
+// before the splice are left as they were (Apply goes back to them to try an
+// op again another way).
 func (ed *editor) splice(s, e int, repl []string) error {
 	if s < 1 || e < s-1 || e > len(ed.lines) {
 		return fmt.Errorf("internal: bad line range %d-%d of %d lines", s, e, len(ed.lines))
@@ -346,25 +348,23 @@ func (ed *editor) splice(s, e int, repl []string) error {
 		eol = ed.lines[s-1].eol
 	}
 	n := len(ed.lines)
-	ls := make([]line, len(repl))
-	for i, t := range repl {
-		ls[i] = line{text: t, eol: eol}
+	out := make([]line, 0, n-(e-s+1)+len(repl))
+	out = append(out, ed.lines[:s-1]...)
+	for _, t := range repl {
+		out = append(out, line{text: t, eol: eol})
 	}
+	out = append(out, ed.lines[e:]...)
 	switch {
 	case n > 0 && e == n && ed.lines[n-1].eol == "" && e >= s: // replacing the last line
-		if len(ls) > 0 {
-			ls[len(ls)-1].eol = ""
+		if len(repl) > 0 {
+			out[s-2+len(repl)].eol = ""
 		} else if s >= 2 {
-			ed.lines[s-2].eol = ""
+			out[s-2].eol = ""
 		}
-	case n > 0 && e == n && s == n+1 && ed.lines[n-1].eol == "" && len(ls) > 0: // appending
-		ed.lines[n-1].eol = eol
-		ls[len(ls)-1].eol = ""
+	case n > 0 && e == n && s == n+1 && ed.lines[n-1].eol == "" && len(repl) > 0: // appending
+		out[n-1].eol = eol
+		out[len(out)-1].eol = ""
 	}
-	out := make([]line, 0, n+len(ls))
-	out = append(out, ed.lines[:s-1]...)
-	out = append(out, ls...)
-	out = append(out, ed.lines[e:]...)
 	ed.lines = out
 	return nil
 }

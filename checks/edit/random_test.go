@@ -247,7 +247,15 @@ func checkOracle(t *testing.T, src, got []byte, doc int, op Op) {
 		return
 	}
 	oracleChecked++
-	if diff := cmp.Diff(want, decodeDocs(t, got)[doc]); diff != "" {
+	// Only the edited document is decoded: another one may hold what the
+	// decode into Go values refuses (a duplicate key) and still parse.
+	gl := splitLines(got)
+	gsp := documents(gl)[doc]
+	var gotDoc any
+	if docs := decodeDocs(t, joinLines(gl[gsp.start:gsp.end])); len(docs) > 0 {
+		gotDoc = docs[0]
+	}
+	if diff := cmp.Diff(want, gotDoc); diff != "" {
 		t.Errorf("result differs from the oracle (-want +got):\n%s\nop %+v\nsrc:\n%s\ngot:\n%s", diff, op, src, got)
 	}
 }
