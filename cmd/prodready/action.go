@@ -326,11 +326,13 @@ func manifestsWanted(host *ghaction.Host, cfg *checks.Config) func(string) bool 
 	return func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) && host.Under(p) }
 }
 
-// checkFiles checks files with cfg.
+// checkFiles checks files with cfg the way the check command does (the
+// lean run: packed trees, the same findings in about half the memory), for
+// a whole checkout can be large.
 func checkFiles(files []bot.File, cfg *checks.Config) *checks.Result {
 	inputs := make([]checks.Input, 0, len(files))
 	for _, f := range files {
 		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
 	}
-	return checks.Run(inputs, cfg)
+	return checks.RunLean(inputs, cfg)
 }
