@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,6 +132,21 @@ func TestDeployManifests(t *testing.T) {
 	}
 	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
 		t.Error("no memory limit")
+	}
+	// GOMEMLIMIT (in MiB) sits a little under the memory limit: near the
+	// heap's limit the collector works harder, and the binary's pages and
+	// the runtime's own memory need the rest.
+	memLimit := c.Resources.Limits[corev1.ResourceMemory]
+	goMemLimit := -1.0
+	for _, e := range c.Env {
+		if e.Name == "GOMEMLIMIT" {
+			if n, err := strconv.Atoi(strings.TrimSuffix(e.Value, "MiB")); err == nil && strings.HasSuffix(e.Value, "MiB") {
+				goMemLimit = float64(n << 20)
+			}
+		}
+	}
+	if share := goMemLimit / float64(memLimit.Value()); share < 0.8 || share > 0.95 {
+		t.Errorf("GOMEMLIMIT is %.0f bytes, %.0f%% of the %s memory limit; want 80-95%% of it, in MiB", goMemLimit, 100*share, memLimit.String())
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
