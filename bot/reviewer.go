@@ -246,10 +246,8 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	rv.fold(&r)
 	checks.SortFindings(r.Outside)
 	r.Conclusion = "success"
-	for _, f := range kept {
-		if f.Severity >= cfg.FailOnSeverity() {
-			r.Conclusion = "failure"
-		}
+	if cfg.Fails(kept) {
+		r.Conclusion = "failure"
 	}
 	r.Title = Title(kept)
 	r.Summary = Summary(r, cfg.FailOnSeverity())

@@ -197,6 +197,16 @@ func knownParams(r *Rule) string {
 // FailOnSeverity is the lowest severity that makes a run fail.
 func (c *Config) FailOnSeverity() Severity { return c.failOn }
 
+// Fails reports whether any of fs is at or above failOn.
+func (c *Config) Fails(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity >= c.failOn {
+			return true
+		}
+	}
+	return false
+}
+
 // SetFailOn overrides failOn (from a command-line flag).
 func (c *Config) SetFailOn(s Severity) { c.failOn = s; c.FailOn = s.String() }
 

@@ -372,14 +372,7 @@ func SortFindings(fs []Finding) {
 }
 
 // Failed reports whether any finding is at or above the config's failOn.
-func (r *Result) Failed(cfg *Config) bool {
-	for _, f := range r.Findings {
-		if f.Severity >= cfg.FailOnSeverity() {
-			return true
-		}
-	}
-	return false
-}
+func (r *Result) Failed(cfg *Config) bool { return cfg.Fails(r.Findings) }
 
 // numberOccurrences sets Occurrence on findings that share a fingerprint,
 // in file order, so every finding's fingerprint is unique. fs is sorted by

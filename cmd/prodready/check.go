@@ -118,9 +118,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	failed := false
 	var writeErr error
 	res := checks.EvaluateStream(files, cfg, func(fs []checks.Finding) {
-		for _, f := range fs {
-			failed = failed || f.Severity >= cfg.FailOnSeverity()
-		}
+		failed = failed || cfg.Fails(fs)
 		if writeErr == nil {
 			writeErr = stream.Add(fs)
 		}
