@@ -75,14 +75,13 @@ func Run(inputs []Input, cfg *Config) *Result {
 // unless a rule may read it (an ignore comment); node trees are packed
 // (manifest.File.Pack) and typed values decoded only once every file is
 // parsed; once the rules have run, Result.Files keep only their paths and
-// counts. It is ParseLean, DecodeLean, then EvaluateStream with the
-// findings collected.
+// counts. It is ParseLean, then EvaluateStream (which runs DecodeLean) with
+// the findings collected.
 func RunLean(inputs []Input, cfg *Config) *Result {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
 	files := ParseLean(inputs, cfg)
-	DecodeLean(files)
 	var findings []Finding
 	res := EvaluateStream(files, cfg, func(fs []Finding) { findings = append(findings, fs...) })
 	res.Findings = findings
