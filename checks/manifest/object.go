@@ -526,5 +526,3 @@ func stringMap(n *yaml.Node) map[string]string {
 	}
 	return m
 }
-
-func (o *Object) ZZKept() bool { return o.trees != nil && o.trees.kept.Load() != nil }
