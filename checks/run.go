@@ -105,7 +105,7 @@ func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 		buf := readBuffers.Get().(*[]byte)
 		data, f := readInput(inputs[i], *buf)
 		if f == nil {
-			f = manifest.ParseDeferred(inputs[i].Path, data, lim)
+			f = manifest.ParsePacked(inputs[i].Path, data, lim)
 		}
 		// A lazy file's text is in buf, which the next file reuses: only
 		// the copy kept for ignore comments may outlive this step. The
@@ -118,7 +118,6 @@ func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 		case lazy:
 			f.Source = bytes.Clone(f.Source)
 		}
-		f.Pack()
 		if lazy && cap(data) > cap(*buf) && cap(data) <= maxPooledRead {
 			*buf = data[:0] // a larger buffer, kept for the next file
 		}
@@ -141,7 +140,7 @@ const maxPooledRead = 256 << 10
 // DecodeLean is RunLean's second step: it finishes the typed decodes
 // ParseLean left pending, on every CPU.
 func DecodeLean(files []*manifest.File) {
-	parallel.For(len(files), func(i int) { files[i].DecodePending() })
+	manifest.DecodePendingFiles(files)
 }
 
 // EvaluateStream is RunLean's last step, for a report written as the run

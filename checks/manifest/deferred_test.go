@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -46,16 +47,70 @@ func TestParseDeferredMatchesParse(t *testing.T) {
 	}
 	got.Pack()
 	got.DecodePending()
-
 	if len(want.Problems) < 5 {
 		t.Fatalf("the cases make only %d problems: %+v", len(want.Problems), want.Problems)
+	}
+	sameParse(t, got, want)
+}
+
+// TestParsePackedMatchesParse is TestParseDeferredMatchesParse for the way
+// the check command parses: each document packed as soon as it is parsed.
+func TestParsePackedMatchesParse(t *testing.T) {
+	want := Parse("x.yaml", []byte(deferredCases), Limits{})
+	got := ParsePacked("x.yaml", []byte(deferredCases), Limits{})
+	for _, o := range got.Objects {
+		if o.root != nil {
+			t.Errorf("%s %s: not packed", o.Kind, o.Name)
+		}
+	}
+	got.DecodePending()
+	sameParse(t, got, want)
+}
+
+// TestLargeFileParsesAsInSequence checks that a file large enough to have
+// its documents parsed in parallel (a rendered chart) ends as it does
+// parsed one document after the other: objects, trees, block scalar
+// indents, typed values and problems in the same order.
+func TestLargeFileParsesAsInSequence(t *testing.T) {
+	part := deferredCases + "---\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: block}\ndata:\n  script: |\n\n      echo indented\n  other: x\n" +
+		"--- {apiVersion: v1, kind: Namespace, metadata: {name: on-marker}}\n...\n# a comment between documents\n---\n"
+	src := []byte(strings.Repeat(part, parallelDocsMinBytes/len(part)+2))
+	parallelDocs := Parse("big.yaml", src, Limits{})
+	packed := ParsePacked("big.yaml", src, Limits{})
+	packed.DecodePending()
+
+	defer func(min int) { parallelDocsMinBytes = min }(parallelDocsMinBytes)
+	parallelDocsMinBytes = len(src) + 1
+	want := Parse("big.yaml", src, Limits{})
+	if len(want.Objects) < 100 || len(want.Problems) < 50 {
+		t.Fatalf("the file makes only %d objects and %d problems", len(want.Objects), len(want.Problems))
+	}
+	blocks := 0
+	for _, o := range want.Objects {
+		blocks += len(o.blockIndent)
+	}
+	if blocks == 0 {
+		t.Fatal("no block scalar indent recorded: the test would not see a wrong line cursor")
+	}
+	sameParse(t, parallelDocs, want)
+	sameParse(t, packed, want)
+}
+
+// sameParse reports where got, parsed some other way, differs from want
+// (from Parse): problems, objects, trees, block scalar indents, typed
+// values, flags and pod templates. got must be decoded, and packed trees
+// must hold no inflated tree.
+func sameParse(t *testing.T, got, want *File) {
+	t.Helper()
+	if got.Docs != want.Docs {
+		t.Errorf("docs: got %d, want %d", got.Docs, want.Docs)
 	}
 	if len(got.Problems) != len(want.Problems) {
 		t.Fatalf("problems: got %d, want %d\ngot  %+v\nwant %+v", len(got.Problems), len(want.Problems), got.Problems, want.Problems)
 	}
 	for i := range want.Problems {
 		w, g := want.Problems[i], got.Problems[i]
-		if w.RuleID != g.RuleID || w.Doc != g.Doc || w.Line != g.Line || w.Column != g.Column || w.Message != g.Message || (w.Object == nil) != (g.Object == nil) {
+		if w.RuleID != g.RuleID || w.Doc != g.Doc || w.Line != g.Line || w.Column != g.Column || w.Message != g.Message || w.Template != g.Template || (w.Object == nil) != (g.Object == nil) {
 			t.Errorf("problem %d: got %+v, want %+v", i, g, w)
 		}
 	}
@@ -64,14 +119,26 @@ func TestParseDeferredMatchesParse(t *testing.T) {
 	}
 	for i, w := range want.Objects {
 		g := got.Objects[i]
+		if g.File != got {
+			t.Errorf("%s %s: File is not the file it is in", w.Kind, w.Name)
+		}
+		if g.Doc != w.Doc || g.StartLine != w.StartLine || g.EndLine != w.EndLine || g.Kind != w.Kind || g.Name != w.Name {
+			t.Errorf("object %d: doc %d lines %d-%d %s %s; want doc %d lines %d-%d %s %s", i, g.Doc, g.StartLine, g.EndLine, g.Kind, g.Name, w.Doc, w.StartLine, w.EndLine, w.Kind, w.Name)
+		}
+		if !reflect.DeepEqual(g.blockIndent, w.blockIndent) {
+			t.Errorf("%s %s: block indents %v, want %v", w.Kind, w.Name, g.blockIndent, w.blockIndent)
+		}
 		if g.pending != nil {
 			t.Errorf("%s %s: still pending after DecodePending", w.Kind, w.Name)
 		}
-		if g.packed == nil {
-			t.Errorf("%s %s: not packed: the test would not see the decode read a packed tree", w.Kind, w.Name)
-		} else if g.trees.kept.Load() != nil || g.trees.held.Load() != nil {
+		if g.packed != nil && (g.trees.kept.Load() != nil || g.trees.held.Load() != nil) {
 			t.Errorf("%s %s: the decode left an inflated tree behind", w.Kind, w.Name)
 		}
+		g.Hold()
+		if err := sameTree(w.Root(), g.Root(), fmt.Sprintf("object %d", i)); err != nil {
+			t.Error(err)
+		}
+		g.Release()
 		if !reflect.DeepEqual(g.Typed, w.Typed) || g.Templated != w.Templated || g.Patch != w.Patch {
 			t.Errorf("%s %s: typed %T templated %v patch %v; want %T %v %v", w.Kind, w.Name, g.Typed, g.Templated, g.Patch, w.Typed, w.Templated, w.Patch)
 		}

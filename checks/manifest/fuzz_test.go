@@ -9,8 +9,8 @@ import (
 
 // FuzzParse feeds arbitrary bytes to the parser: it must never panic,
 // every document must be an object or a problem, and the check command's
-// way (ParseDeferred, Pack, DecodePending) must end as Parse does: equal
-// trees, typed values and problems.
+// ways (ParseDeferred, Pack, DecodePending; ParsePacked, DecodePending)
+// must end as Parse does: equal trees, typed values and problems.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		deployment,
@@ -40,25 +40,28 @@ func FuzzParse(f *testing.F) {
 			_, _, _ = o.Pos("spec", "template", "spec", "containers", "0")
 			_ = o.PodTemplate()
 		}
-		packed := ParseDeferred("fuzz.yaml", src, Limits{MaxFileBytes: 1 << 16, MaxDepth: 64, MaxExpandedNodes: 10000})
-		packed.Pack()
-		packed.DecodePending()
-		if len(packed.Problems) != len(file.Problems) {
-			t.Fatalf("deferred decode: %d problems, Parse %d", len(packed.Problems), len(file.Problems))
-		}
-		for i, p := range packed.Problems {
-			w := file.Problems[i]
-			if p.RuleID != w.RuleID || p.Doc != w.Doc || p.Line != w.Line || p.Column != w.Column || p.Message != w.Message {
-				t.Fatalf("deferred decode: problem %d is %+v, Parse's %+v", i, p, w)
+		lim := Limits{MaxFileBytes: 1 << 16, MaxDepth: 64, MaxExpandedNodes: 10000}
+		deferred := ParseDeferred("fuzz.yaml", src, lim)
+		deferred.Pack()
+		for _, packed := range []*File{deferred, ParsePacked("fuzz.yaml", src, lim)} {
+			packed.DecodePending()
+			if len(packed.Problems) != len(file.Problems) {
+				t.Fatalf("deferred decode: %d problems, Parse %d", len(packed.Problems), len(file.Problems))
 			}
-		}
-		for i, o := range packed.Objects {
-			w := file.Objects[i]
-			if err := sameTree(w.Root(), o.Root(), "fuzz"); err != nil {
-				t.Fatal(err)
+			for i, p := range packed.Problems {
+				w := file.Problems[i]
+				if p.RuleID != w.RuleID || p.Doc != w.Doc || p.Line != w.Line || p.Column != w.Column || p.Message != w.Message {
+					t.Fatalf("deferred decode: problem %d is %+v, Parse's %+v", i, p, w)
+				}
 			}
-			if !reflect.DeepEqual(o.Typed, w.Typed) || o.Templated != w.Templated || o.Patch != w.Patch {
-				t.Fatalf("deferred decode: object %d decoded differently", i)
+			for i, o := range packed.Objects {
+				w := file.Objects[i]
+				if err := sameTree(w.Root(), o.Root(), "fuzz"); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(o.Typed, w.Typed) || o.Templated != w.Templated || o.Patch != w.Patch {
+					t.Fatalf("deferred decode: object %d decoded differently", i)
+				}
 			}
 		}
 	})

@@ -467,6 +467,13 @@ type lineCursor struct {
 // newLineCursor returns a cursor at the start of src.
 func newLineCursor(src []byte) *lineCursor { return &lineCursor{src: src, line: 1} }
 
+// chunkCursor returns a cursor over src at the first line of c's text, so
+// reading the lines of one document of a large file does not walk the
+// documents before it.
+func chunkCursor(src []byte, c chunk) *lineCursor {
+	return &lineCursor{src: src, line: c.textLine, off: c.textOff}
+}
+
 // start returns the byte offset of 1-based line n, or -1 past the end.
 func (c *lineCursor) start(n int) int {
 	if n < c.line {

@@ -280,14 +280,20 @@ func (f *File) Pack() {
 	p := packers.Get().(*packer)
 	defer p.release()
 	for _, o := range f.Objects {
-		if o.root == nil || o.packed != nil {
-			continue
-		}
-		if o.packed = p.pack(o.root); o.packed == nil {
-			continue // stays unpacked
-		}
-		o.trees = &inflatedTrees{}
-		o.root = nil
+		p.packObject(o)
 	}
 	p.finish()
+}
+
+// packObject packs o's node tree, unless it is packed already or stays
+// unpacked (pack returns nil).
+func (p *packer) packObject(o *Object) {
+	if o.root == nil || o.packed != nil {
+		return
+	}
+	if o.packed = p.pack(o.root); o.packed == nil {
+		return // stays unpacked
+	}
+	o.trees = &inflatedTrees{}
+	o.root = nil
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prodready/prodready/internal/parallel"
+
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -81,7 +83,7 @@ type File struct {
 // Parse reads every document of src. It never panics on input and never
 // stops at a bad document: the problem is recorded and the next document read.
 func Parse(path string, src []byte, lim Limits) *File {
-	return parse(path, src, lim, false)
+	return parse(path, src, lim, false, false)
 }
 
 // ParseDeferred is Parse leaving the typed decode of built-in objects to
@@ -90,30 +92,62 @@ func Parse(path string, src []byte, lim Limits) *File {
 // nothing for the garbage collector to trace), so a run that parses every
 // file before it decodes holds far less while it parses.
 func ParseDeferred(path string, src []byte, lim Limits) *File {
-	return parse(path, src, lim, true)
+	return parse(path, src, lim, true, false)
+}
+
+// ParsePacked is ParseDeferred followed by Pack, with each document packed
+// as soon as it is parsed: a file of many documents never holds more than
+// one document's node tree.
+func ParsePacked(path string, src []byte, lim Limits) *File {
+	return parse(path, src, lim, true, true)
 }
 
 // DecodePending finishes the typed decodes ParseDeferred left pending; a
 // decode error becomes a problem in document order, as Parse records it.
-func (f *File) DecodePending() {
-	before := len(f.Problems)
-	for _, o := range f.Objects {
-		if o.pending == nil {
-			continue
-		}
-		prob := o.decodePending()
-		o.cachePodTemplate()
-		if prob != nil {
-			prob.Doc = o.Doc
-			f.Problems = append(f.Problems, *prob)
+func (f *File) DecodePending() { DecodePendingFiles([]*File{f}) }
+
+// DecodePendingFiles is DecodePending for every file, spread over every CPU
+// object by object, so a file of thousands of documents (a rendered chart)
+// is decoded as fast as as many small files.
+func DecodePendingFiles(files []*File) {
+	var pending []*Object
+	for _, f := range files {
+		for _, o := range f.Objects {
+			if o.pending != nil {
+				pending = append(pending, o)
+			}
 		}
 	}
-	if len(f.Problems) > before {
+	problems := make([]*Problem, len(pending))
+	parallel.For(len(pending), func(i int) {
+		o := pending[i]
+		problems[i] = o.decodePending()
+		o.cachePodTemplate()
+	})
+	var unsorted []*File
+	for i, prob := range problems {
+		if prob == nil {
+			continue
+		}
+		f := pending[i].File
+		prob.Doc = pending[i].Doc
+		f.Problems = append(f.Problems, *prob)
+		if len(unsorted) == 0 || unsorted[len(unsorted)-1] != f {
+			unsorted = append(unsorted, f)
+		}
+	}
+	for _, f := range unsorted {
 		slices.SortStableFunc(f.Problems, func(a, b Problem) int { return cmp.Compare(a.Doc, b.Doc) })
 	}
 }
 
-func parse(path string, src []byte, lim Limits, deferTyped bool) *File {
+// parallelDocsMinBytes is the size from which a file's documents are
+// parsed in parallel: below it, one CPU per file is enough (and other
+// files keep the rest busy). A variable only so that a test can parse a
+// large file one document after the other.
+var parallelDocsMinBytes = 64 << 10
+
+func parse(path string, src []byte, lim Limits, deferTyped, pack bool) *File {
 	lim = lim.withDefaults()
 	f := &File{Path: path, Source: src}
 	if len(src) > lim.MaxFileBytes {
@@ -135,28 +169,71 @@ func parse(path string, src []byte, lim Limits, deferTyped bool) *File {
 		return f
 	}
 	templated := bytes.Contains(src, []byte("{{"))
-	defer func() {
-		lines := newLineCursor(src)
-		for _, o := range f.Objects {
-			o.recordBlockIndents(lines)
-		}
-	}()
-	for i, c := range splitDocuments(src) {
-		f.Docs++
-		obj, prob := parseDocument(path, i, c, lim, deferTyped)
-		if prob != nil {
-			if templated && prob.RuleID == ProblemYAML {
-				prob.Template = true
-				prob.Message += " (the file holds {{ }} template actions: render the template before checking it)"
+	chunks := splitDocuments(src)
+	f.Docs = len(chunks)
+	docs := make([]parsedDoc, len(chunks))
+	if len(chunks) > 1 && len(src) >= parallelDocsMinBytes {
+		// Many documents (a rendered chart, kustomize build output): each
+		// is parsed, and packed on its own, on any CPU.
+		parallel.For(len(chunks), func(i int) {
+			var p *packer
+			if pack {
+				p = packers.Get().(*packer)
 			}
-			f.Problems = append(f.Problems, *prob)
+			docs[i] = parseChunk(f, i, chunks[i], lim, deferTyped, chunkCursor(src, chunks[i]), p)
+			if p != nil {
+				p.finish()
+				p.release()
+			}
+		})
+	} else {
+		lines := newLineCursor(src)
+		var p *packer
+		if pack {
+			p = packers.Get().(*packer)
 		}
-		if obj != nil {
-			obj.File = f
-			f.Objects = append(f.Objects, obj)
+		for i, c := range chunks {
+			docs[i] = parseChunk(f, i, c, lim, deferTyped, lines, p)
+		}
+		if p != nil {
+			p.finish()
+			p.release()
+		}
+	}
+	for _, d := range docs {
+		if d.prob != nil {
+			if templated && d.prob.RuleID == ProblemYAML {
+				d.prob.Template = true
+				d.prob.Message += " (the file holds {{ }} template actions: render the template before checking it)"
+			}
+			f.Problems = append(f.Problems, *d.prob)
+		}
+		if d.obj != nil {
+			f.Objects = append(f.Objects, d.obj)
 		}
 	}
 	return f
+}
+
+// parsedDoc is what parseChunk makes of one document.
+type parsedDoc struct {
+	obj  *Object
+	prob *Problem
+}
+
+// parseChunk parses document i of f and finishes its object: block scalar
+// indents read from the file's text through lines, and the tree packed by
+// p (when not nil; p.finish is the caller's).
+func parseChunk(f *File, i int, c chunk, lim Limits, deferTyped bool, lines *lineCursor, p *packer) parsedDoc {
+	obj, prob := parseDocument(f.Path, i, c, lim, deferTyped)
+	if obj != nil {
+		obj.File = f
+		obj.recordBlockIndents(lines)
+		if p != nil {
+			p.packObject(obj)
+		}
+	}
+	return parsedDoc{obj, prob}
 }
 
 func (l Limits) withDefaults() Limits {

@@ -15,6 +15,7 @@ type chunk struct {
 	text      []byte
 	startLine int // 1-based file line of the document's first line (its marker)
 	textLine  int // 1-based file line of text's first line
+	textOff   int // byte offset in the file of text's first line
 	endLine   int // 1-based file line of the document's last line
 }
 
@@ -47,12 +48,12 @@ func splitDocuments(src []byte) []chunk {
 				break
 			}
 			if off > start || line > startLine {
-				out = appendChunk(out, src[start:off], startLine, line-1, ended)
+				out = appendChunk(out, src[start:off], start, startLine, line-1, ended)
 			}
 			start, startLine, ended = off, line, false
 		case isMarker(l, "..."):
 			headerOnly = false
-			out = appendChunk(out, src[start:off], startLine, line-1, ended)
+			out = appendChunk(out, src[start:off], start, startLine, line-1, ended)
 			start, startLine, ended = next, line+1, true
 		default:
 			if headerOnly && hasContent(l) {
@@ -63,7 +64,7 @@ func splitDocuments(src []byte) []chunk {
 		line++
 	}
 	if start < len(src) || len(out) == 0 {
-		out = appendChunk(out, src[start:], startLine, line-1, ended)
+		out = appendChunk(out, src[start:], start, startLine, line-1, ended)
 	}
 	return out
 }
@@ -74,7 +75,9 @@ func hasContent(l []byte) bool {
 	return len(t) > 0 && t[0] != '#'
 }
 
-func appendChunk(out []chunk, text []byte, startLine, endLine int, afterEnd bool) []chunk {
+// appendChunk appends the document text, which starts at byte offset off
+// and line startLine of the file.
+func appendChunk(out []chunk, text []byte, off, startLine, endLine int, afterEnd bool) []chunk {
 	if afterEnd && len(bytes.TrimSpace(text)) == 0 {
 		return out // nothing between "..." and the next "---"
 	}
@@ -83,7 +86,7 @@ func appendChunk(out []chunk, text []byte, startLine, endLine int, afterEnd bool
 		// Most documents: start the text after the marker line, so it
 		// needs no copy.
 		nl := bytes.IndexByte(text, '\n')
-		text, textLine = text[nl+1:], startLine+1
+		text, textLine, off = text[nl+1:], startLine+1, off+nl+1
 	} else if m >= 0 {
 		t := make([]byte, len(text))
 		copy(t, text)
@@ -93,7 +96,7 @@ func appendChunk(out []chunk, text []byte, startLine, endLine int, afterEnd bool
 	if endLine < startLine {
 		endLine = startLine
 	}
-	return append(out, chunk{text: text, startLine: startLine, textLine: textLine, endLine: endLine})
+	return append(out, chunk{text: text, startLine: startLine, textLine: textLine, textOff: off, endLine: endLine})
 }
 
 // bareMarkerLine reports whether text starts with a "---" line that holds
