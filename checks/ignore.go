@@ -18,33 +18,56 @@ const IgnoreComment = "prodready:ignore"
 
 // applyIgnores drops findings silenced by annotation or comment.
 func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Object) []Finding {
-	byFileDoc := map[string]map[int]*manifest.Object{} // objects with an ignore annotation
+	return newIgnores(files, objects).apply(fs)
+}
+
+// ignores is what silences findings in a set of files: the objects that
+// carry an ignore annotation, and the lines of files with ignore comments.
+// Built once, it serves every share of those files' findings.
+type ignores struct {
+	byFileDoc map[string]map[int]*manifest.Object // objects with an ignore annotation
+	lines     map[string][][]byte                 // files with an ignore comment
+}
+
+// newIgnores collects the ignores of files and their objects.
+func newIgnores(files []*manifest.File, objects []*manifest.Object) *ignores {
+	ig := &ignores{}
 	for _, o := range objects {
 		if own, template := ignoreAnnotations(o); own == "" && template == "" {
 			continue
 		}
-		m := byFileDoc[o.File.Path]
+		if ig.byFileDoc == nil {
+			ig.byFileDoc = map[string]map[int]*manifest.Object{}
+		}
+		m := ig.byFileDoc[o.File.Path]
 		if m == nil {
 			m = map[int]*manifest.Object{}
-			byFileDoc[o.File.Path] = m
+			ig.byFileDoc[o.File.Path] = m
 		}
 		m[o.Doc] = o
 	}
-	lines := map[string][][]byte{}
 	for _, f := range files {
 		if bytes.Contains(f.Source, []byte(IgnoreComment)) {
-			lines[f.Path] = bytes.Split(f.Source, []byte("\n"))
+			if ig.lines == nil {
+				ig.lines = map[string][][]byte{}
+			}
+			ig.lines[f.Path] = bytes.Split(f.Source, []byte("\n"))
 		}
 	}
-	if len(byFileDoc) == 0 && len(lines) == 0 {
+	return ig
+}
+
+// apply drops the findings of fs that ig silences, in place.
+func (ig *ignores) apply(fs []Finding) []Finding {
+	if len(ig.byFileDoc) == 0 && len(ig.lines) == 0 {
 		return fs // nothing to silence
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if o := byFileDoc[f.File][f.Object.Doc]; o != nil && objectIgnores(o, f.RuleID) {
+		if o := ig.byFileDoc[f.File][f.Object.Doc]; o != nil && objectIgnores(o, f.RuleID) {
 			continue
 		}
-		if ls := lines[f.File]; ls != nil && (commentIgnores(ls, f.Line, f.RuleID) || commentIgnores(ls, f.Line-1, f.RuleID)) {
+		if ls := ig.lines[f.File]; ls != nil && (commentIgnores(ls, f.Line, f.RuleID) || commentIgnores(ls, f.Line-1, f.RuleID)) {
 			continue
 		}
 		out = append(out, f)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,6 +159,113 @@ func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
 	}
 	if res.Objects != full.Objects || len(res.Files) != len(inputs) || res.Findings != nil {
 		t.Errorf("result: %d objects, %d files, %d findings; want %d, %d and none", res.Objects, len(res.Files), len(res.Findings), full.Objects, len(inputs))
+	}
+}
+
+// TestEvaluateStreamSplitsALargeFile checks the streamed run on one file
+// of many objects (kustomize build output, say), which is evaluated in
+// shares and handed over in several batches: together they must be
+// exactly the full run's findings, in order. The file has what crosses a
+// share's edge: objects that share a kind and name far apart (their
+// findings are numbered across shares), YAML errors reported on the next
+// document's first line, schema errors on a share's first object, an
+// ignore comment and an ignore annotation.
+func TestEvaluateStreamSplitsALargeFile(t *testing.T) {
+	var b strings.Builder
+	for i := range 150 {
+		if i%3 == 0 {
+			b.WriteString("a: [unclosed\n---\n") // reported on the next document's marker line
+		}
+		name := "app-" + strconv.Itoa(i%40) // app-0 … app-39, most of them several times
+		if i%7 == 0 {
+			name = "solo-" + strconv.Itoa(i)
+		}
+		ignore, replicas := "", ""
+		if i%8 == 0 { // a schema problem on each share's first object
+			replicas = "  replicas: two\n"
+		}
+		if i == 33 {
+			ignore = "\n  annotations: {prodready.dev/ignore: run-as-root}"
+		}
+		b.WriteString("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + ignore + "\nspec:\n" + replicas +
+			"  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " + name + "}}\n" +
+			"    spec:\n      containers:\n      - name: app\n        image: nginx:latest # prodready:ignore image-tag-mutable\n---\n")
+	}
+	inputs := []checks.Input{
+		{Path: "rendered.yaml", Data: []byte(b.String())},
+		{Path: "after.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: nothing}, ports: [{port: 80}]}\n")},
+	}
+	full := checks.Run(slices.Clone(inputs), nil)
+
+	var batches [][]checks.Finding
+	checks.EvaluateStream(checks.ParseLean(slices.Clone(inputs), nil), nil, func(fs []checks.Finding) {
+		batches = append(batches, fs)
+	})
+	var got []checks.Finding
+	rendered := 0
+	for i, batch := range batches {
+		for _, f := range batch {
+			if f.File != batch[0].File {
+				t.Errorf("batch %d mixes %s and %s", i, batch[0].File, f.File)
+			}
+		}
+		if len(batch) > 0 && batch[0].File == "rendered.yaml" {
+			rendered++
+		}
+		got = append(got, batch...)
+	}
+	if rendered < 4 {
+		t.Errorf("rendered.yaml came in %d batches: its 150 objects were not evaluated in shares", rendered)
+	}
+	repeats := 0
+	for _, f := range full.Findings {
+		if f.Occurrence > 0 {
+			repeats++
+		}
+	}
+	if repeats < 100 || countRule(full.Findings, "yaml-invalid") != 50 || countRule(full.Findings, "schema-invalid") != 19 || countRule(full.Findings, "image-tag-mutable") != 0 {
+		t.Fatalf("the file does not make what the test is about: %d repeated findings, %d YAML errors, %d schema errors, %d image-tag-mutable",
+			repeats, countRule(full.Findings, "yaml-invalid"), countRule(full.Findings, "schema-invalid"), countRule(full.Findings, "image-tag-mutable"))
+	}
+	if d := cmp.Diff(full.Findings, got); d != "" {
+		t.Errorf("streamed findings differ from the full run (-full +streamed):\n%s", d)
+	}
+}
+
+// TestFindingsStayInTheirObjectsDocument checks what the streamed run
+// relies on to hand a large file over in batches: a rule reports an object
+// on the lines of that object's own document, never before it.
+func TestFindingsStayInTheirObjectsDocument(t *testing.T) {
+	for _, dir := range fixturesAndCorpus(t) {
+		inputs, err := checks.Load([]string{dir}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := checks.Run(inputs, nil)
+		type fileDoc struct {
+			file string
+			doc  int
+		}
+		lines := map[fileDoc][2]int{}
+		for _, f := range res.Files {
+			for _, o := range f.Objects {
+				lines[fileDoc{f.Path, o.Doc}] = [2]int{o.StartLine, o.EndLine}
+			}
+		}
+		checked := 0
+		for _, f := range res.Findings {
+			doc, ok := lines[fileDoc{f.File, f.Object.Doc}]
+			if !ok || f.Object.Kind == "" {
+				continue // a YAML problem, or a document that is not an object
+			}
+			checked++
+			if f.Line < doc[0] || f.EndLine > doc[1] {
+				t.Errorf("%s:%d-%d %s: outside its object's document (lines %d-%d)", f.File, f.Line, f.EndLine, f.RuleID, doc[0], doc[1])
+			}
+		}
+		if checked < 500 {
+			t.Errorf("%s: only %d findings checked", dir, checked)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package checks
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -145,12 +146,14 @@ func DecodeLean(files []*manifest.File) {
 
 // EvaluateStream is RunLean's last step, for a report written as the run
 // goes: it runs the rules over the files ParseLean returned (decoding what
-// DecodeLean has not) and hands each file's findings to emit as soon as that
-// file and every file before it are done, then lets them go. Findings come
-// in the order Evaluate sorts them (by path, then line, column and rule),
-// each file's with its ignores applied and its occurrences numbered; files
-// that share a path are handed over together. emit is called on the
-// calling goroutine, one file at a time. The returned Result has no
+// DecodeLean has not) and hands findings to emit in the order Evaluate
+// sorts them (by path, then line, column and rule), each file's with its
+// ignores applied and its occurrences numbered, as soon as they and every
+// finding before them are done; then it lets them go. A batch holds the
+// findings of one path (files that share a path are handed over together);
+// a file of many objects (a rendered chart) comes in several batches, so it
+// is neither evaluated on one CPU nor held whole. emit is called on the
+// calling goroutine, one batch at a time. The returned Result has no
 // Findings, and its Files keep only their paths and counts.
 func EvaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *Result {
 	if cfg == nil {
@@ -163,25 +166,40 @@ func EvaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *
 	}
 	ctx := NewContext(cfg, objects)
 	rules := enabledRules(cfg)
-	groups := groupByPath(files)
-	findings := make([][]Finding, len(groups))
-	done := make(chan int, len(groups))
+	units := evaluationUnits(groupByPath(files))
+	findings := make([][]Finding, len(units))
+	done := make(chan int, len(units))
 	go func() {
-		parallel.For(len(groups), func(g int) {
-			findings[g] = evaluateFiles(ctx, rules, groups[g])
-			done <- g
+		parallel.For(len(units), func(u int) {
+			findings[u] = units[u].evaluate(ctx, rules)
+			done <- u
 		})
 		close(done)
 	}()
-	// Findings are handed over in path order: a file done early waits in
-	// findings until every file before it is handed over.
-	ready := make([]bool, len(groups))
+	// Findings are handed over in order: a unit done early waits in
+	// findings until every unit before it is handed over. Within a file,
+	// a unit's findings on or after the line where the next unit starts
+	// wait for it (only a YAML error can fall there).
+	ready := make([]bool, len(units))
 	next := 0
-	for g := range done {
-		ready[g] = true
-		for ; next < len(groups) && ready[next]; next++ {
-			emit(findings[next])
+	var carried []Finding
+	occurrences := streamOccurrences{path: occurrenceCounter{}, batch: occurrenceCounter{}}
+	for u := range done {
+		ready[u] = true
+		for ; next < len(units) && ready[next]; next++ {
+			batch := mergeSorted(carried, findings[next])
 			findings[next] = nil
+			cut := len(batch)
+			if below := units[next].nextLine; below > 0 {
+				cut = sort.Search(len(batch), func(i int) bool { return batch[i].Line >= below })
+			}
+			batch, carried = batch[:cut], slices.Clone(batch[cut:])
+			occurrences.unique = units[next].unique
+			occurrences.number(batch)
+			emit(batch)
+			if units[next].nextLine == 0 { // the path's last unit
+				clear(occurrences.path)
+			}
 		}
 	}
 	lean := make([]*manifest.File, len(files))
@@ -209,23 +227,98 @@ func groupByPath(files []*manifest.File) [][]*manifest.File {
 	return groups
 }
 
-// evaluateFiles runs the rules on every object of files (which share one
-// path) and returns their findings, finished as Evaluate finishes them.
-func evaluateFiles(ctx *Context, rules []*Rule, files []*manifest.File) []Finding {
-	var findings []Finding
-	var objects []*manifest.Object
-	for _, f := range files {
-		for _, p := range f.Problems {
-			findings = append(findings, problemFinding(f, p))
+// evaluationUnit is one share of EvaluateStream's work: the objects of a
+// group of files that share a path, or a run of the objects of one file
+// that has many.
+type evaluationUnit struct {
+	files   []*manifest.File   // the group's files
+	objects []*manifest.Object // the objects this unit evaluates
+	ignores *ignores           // the group's, shared by its units
+	// unique holds the identities of the group's objects that no other of
+	// its objects has (see streamOccurrences), shared by its units.
+	unique map[objectIdentity]bool
+	// The unit reports the problems of documents firstDoc ≤ Doc < endDoc.
+	firstDoc, endDoc int
+	// nextLine is the line the next unit of the same file starts on (its
+	// first object's first line), 0 for a path's last unit: every finding
+	// of the next units is on that line or after it.
+	nextLine int
+}
+
+// unitObjects is how many objects of one file a unit evaluates: a file
+// with more is split, so that its objects are spread over every CPU and
+// its findings handed over as they are done.
+const unitObjects = 32
+
+// evaluationUnits turns groups of files into units of work, in the order
+// their findings are handed over.
+func evaluationUnits(groups [][]*manifest.File) []evaluationUnit {
+	var units []evaluationUnit
+	for _, files := range groups {
+		var objects []*manifest.Object
+		for _, f := range files {
+			objects = append(objects, f.Objects...)
 		}
-		objects = append(objects, f.Objects...)
+		ig := newIgnores(files, objects)
+		if len(files) > 1 || len(objects) <= 2*unitObjects {
+			units = append(units, evaluationUnit{files: files, objects: objects, ignores: ig, firstDoc: math.MinInt, endDoc: math.MaxInt})
+			continue
+		}
+		unique := uniqueIdentities(objects)
+		for start := 0; start < len(objects); start += unitObjects {
+			end := min(start+unitObjects, len(objects))
+			u := evaluationUnit{files: files, objects: objects[start:end], ignores: ig, unique: unique, firstDoc: math.MinInt, endDoc: math.MaxInt}
+			if start > 0 {
+				u.firstDoc = objects[start].Doc
+			}
+			if end < len(objects) {
+				u.endDoc, u.nextLine = objects[end].Doc, objects[end].StartLine
+			}
+			units = append(units, u)
+		}
 	}
-	for _, o := range objects {
+	return units
+}
+
+// evaluate runs the rules on the unit's objects and returns their findings
+// and the problems of its documents, with ignores applied and severities
+// set, sorted (Evaluate numbers occurrences after).
+func (u *evaluationUnit) evaluate(ctx *Context, rules []*Rule) []Finding {
+	var findings []Finding
+	for _, f := range u.files {
+		for _, p := range f.Problems {
+			if p.Doc >= u.firstDoc && p.Doc < u.endDoc {
+				findings = append(findings, problemFinding(f, p))
+			}
+		}
+	}
+	for _, o := range u.objects {
 		o.Hold() // a packed object's tree, inflated while its rules run
 		findings = append(findings, evaluateObject(ctx, rules, o)...)
 		o.Release()
 	}
-	return finishFindings(findings, files, objects, ctx.Config)
+	findings = u.ignores.apply(findings)
+	setSeverities(findings, ctx.Config)
+	SortFindings(findings)
+	return findings
+}
+
+// mergeSorted merges two runs sorted by SortFindings into one, a's first
+// among equals: what SortFindings makes of a followed by b.
+func mergeSorted(a, b []Finding) []Finding {
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]Finding, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if findingLess(&b[0], &a[0]) {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
 }
 
 // needsSource reports whether the rules read a file's text besides its
@@ -291,14 +384,19 @@ func enabledRules(cfg *Config) []*Rule {
 // (SortFindings) and numbers their occurrences.
 func finishFindings(fs []Finding, files []*manifest.File, objects []*manifest.Object, cfg *Config) []Finding {
 	fs = applyIgnores(fs, files, objects)
+	setSeverities(fs, cfg)
+	SortFindings(fs)
+	numberOccurrences(fs)
+	return fs
+}
+
+// setSeverities applies the config's severity overrides.
+func setSeverities(fs []Finding, cfg *Config) {
 	for i := range fs {
 		if s := cfg.SeverityOf(fs[i].RuleID); s != 0 {
 			fs[i].Severity = s
 		}
 	}
-	SortFindings(fs)
-	numberOccurrences(fs)
-	return fs
 }
 
 // evaluateObject runs every rule on one object. A rule that panics is a bug
@@ -355,18 +453,22 @@ func problemFinding(f *manifest.File, p manifest.Problem) Finding {
 // SortFindings orders findings by file, line, column, then rule.
 func SortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := &fs[i], &fs[j] // pointers: a Finding is too big to copy per comparison
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return a.RuleID < b.RuleID
+		return findingLess(&fs[i], &fs[j]) // pointers: a Finding is too big to copy per comparison
 	})
+}
+
+// findingLess is SortFindings' order: by file, line, column and rule.
+func findingLess(a, b *Finding) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	if a.Column != b.Column {
+		return a.Column < b.Column
+	}
+	return a.RuleID < b.RuleID
 }
 
 // Failed reports whether any finding is at or above the config's failOn.
@@ -377,24 +479,75 @@ func (r *Result) Failed(cfg *Config) bool { return cfg.Fails(r.Findings) }
 // file (SortFindings) and the file is part of the fingerprint, so each
 // file's findings are numbered apart, with a map of that file's only.
 func numberOccurrences(fs []Finding) {
-	// Keyed by what Fingerprint hashes besides the file, without hashing:
-	// equal keys are equal fingerprints.
-	type key struct{ rule, kind, namespace, name, path, message string }
-	seen := map[key]int{}
+	counter := occurrenceCounter{}
 	for start := 0; start < len(fs); {
 		end := start + 1
 		for end < len(fs) && fs[end].File == fs[start].File {
 			end++
 		}
-		clear(seen)
-		for i := start; i < end; i++ {
-			f := &fs[i]
-			k := key{f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
-			f.Occurrence = seen[k]
-			seen[k]++
-		}
+		clear(counter)
+		counter.number(fs[start:end])
 		start = end
 	}
+}
+
+// occurrenceKey is what Fingerprint hashes besides the file, without
+// hashing: equal keys are equal fingerprints.
+type occurrenceKey struct{ rule, kind, namespace, name, path, message string }
+
+// occurrenceCounter counts the findings of one file seen so far by key.
+type occurrenceCounter map[occurrenceKey]int
+
+// number sets Occurrence on fs, the next findings of the counter's file in
+// order.
+func (c occurrenceCounter) number(fs []Finding) {
+	for i := range fs {
+		f := &fs[i]
+		k := occurrenceKey{f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
+		f.Occurrence = c[k]
+		c[k]++
+	}
+}
+
+// objectIdentity is the part of an occurrence key that names the object.
+type objectIdentity struct{ kind, namespace, name string }
+
+// streamOccurrences numbers the findings of one path handed over in
+// batches as numberOccurrences numbers them all at once, without keeping
+// a key for every finding of a large file: findings about an object no
+// other object of the path shares a kind, namespace and name with can only
+// repeat within that object, whose findings all come in one batch, so
+// their keys are let go after each batch.
+type streamOccurrences struct {
+	unique map[objectIdentity]bool // identities of exactly one object of the path
+	path   occurrenceCounter       // every other key, for the whole path
+	batch  occurrenceCounter       // keys of unique objects, for one batch
+}
+
+// uniqueIdentities returns the identities that exactly one of objects has.
+func uniqueIdentities(objects []*manifest.Object) map[objectIdentity]bool {
+	unique := make(map[objectIdentity]bool, len(objects))
+	for _, o := range objects {
+		id := objectIdentity{o.Kind, o.Namespace, o.Name}
+		_, seen := unique[id]
+		unique[id] = !seen
+	}
+	return unique
+}
+
+// number sets Occurrence on fs, the next batch of the path's findings.
+func (c *streamOccurrences) number(fs []Finding) {
+	for i := range fs {
+		f := &fs[i]
+		k := occurrenceKey{f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
+		counter := c.path
+		if c.unique[objectIdentity{k.kind, k.namespace, k.name}] {
+			counter = c.batch
+		}
+		f.Occurrence = counter[k]
+		counter[k]++
+	}
+	clear(c.batch)
 }
 
 // fixCrossesAlias reports whether any edit's path passes through a YAML

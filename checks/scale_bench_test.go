@@ -31,6 +31,17 @@ func syntheticApps(n int) []checks.Input {
 	return out
 }
 
+// syntheticAppsInOneFile is syntheticApps in one file, as kustomize build
+// or helm template print a whole repository.
+func syntheticAppsInOneFile(n int) []checks.Input {
+	var b strings.Builder
+	for _, in := range syntheticApps(n) {
+		b.WriteString("---\n")
+		b.Write(in.Data)
+	}
+	return []checks.Input{{Path: "rendered.yaml", Data: []byte(b.String())}}
+}
+
 // syntheticConfigMaps returns n ConfigMaps, 100 per file: objects no rule
 // but the ConfigMap ones applies to.
 func syntheticConfigMaps(n int) []checks.Input {
@@ -149,14 +160,17 @@ data:
   LOG_LEVEL: info
 `
 
-// BenchmarkScale checks synthetic repositories of growing size with every
-// rule on, the way prodready check does (ParseLean, DecodeLean, then
+// BenchmarkScale checks synthetic repositories of growing size, one app a
+// file and all in one file, with every rule on, the way prodready check does (ParseLean, DecodeLean, then
 // EvaluateStream into a text report, discarded); ns/object, B/object
 // (allocated) and peak-live-B/object (the largest live heap a collection
 // saw) stay level when the cost is linear.
 func BenchmarkScale(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 50_000} {
 		b.Run(fmt.Sprintf("apps-%d", n), func(b *testing.B) { benchScale(b, syntheticApps(n)) })
+	}
+	for _, n := range []int{1_000, 10_000} { // 50,000 would be over the 5 MiB file limit
+		b.Run(fmt.Sprintf("apps-one-file-%d", n), func(b *testing.B) { benchScale(b, syntheticAppsInOneFile(n)) })
 	}
 	for _, n := range []int{1_000, 10_000, 50_000} {
 		b.Run(fmt.Sprintf("configmaps-%d", n), func(b *testing.B) { benchScale(b, syntheticConfigMaps(n)) })
