@@ -36,7 +36,6 @@ type Context struct {
 	// of the run: each is built once, in NewContext.
 	order          map[*manifest.Object]int         // position in Objects
 	byKindName     map[kindName][]*manifest.Object  // kind and name → objects
-	byUnit         map[string][]*manifest.Object    // deployment unit → objects
 	workloads      []*manifest.Object               // objects with a pod template
 	kustomizations []*manifest.Object               // kustomization documents
 	podLabels      map[labelPair][]*manifest.Object // pod label → workloads
@@ -125,7 +124,6 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		hpaTargets:      map[kindName][]*manifest.Object{},
 		order:           make(map[*manifest.Object]int, len(objects)),
 		byKindName:      map[kindName][]*manifest.Object{},
-		byUnit:          map[string][]*manifest.Object{},
 		podLabels:       map[labelPair][]*manifest.Object{},
 	}
 	kustomizations := map[string]*manifest.Object{} // folder → kustomization
@@ -182,7 +180,6 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		}
 		c.unit[o] = u.dir
 		c.namespace[o] = ns
-		c.byUnit[u.dir] = append(c.byUnit[u.dir], o)
 	}
 	for _, h := range c.byKind["HorizontalPodAutoscaler"] {
 		kind, name := hpaTarget(h)
@@ -219,9 +216,6 @@ func (c *Context) ByKind(kind string) []*manifest.Object { return c.byKind[kind]
 func (c *Context) ByKindName(kind, name string) []*manifest.Object {
 	return c.byKindName[kindName{kind, name}]
 }
-
-// ByUnit returns every object of a deployment unit (see Unit), in run order.
-func (c *Context) ByUnit(unit string) []*manifest.Object { return c.byUnit[unit] }
 
 // Workloads returns every object with a pod template, in run order.
 func (c *Context) Workloads() []*manifest.Object { return c.workloads }

@@ -111,15 +111,23 @@ func naFormatSelector(sel map[string]string) string {
 // objects that make pods (and Services) at run time: custom resources of an
 // operator, Helm releases and GitOps applications.
 func naUnitCreatesPodsAtRunTime(ctx *Context, unit string) bool {
-	for _, o := range ctx.ByUnit(unit) {
-		if o.Kind == "" || o.APIVersion == "" {
-			continue
+	return naUnitsCreatingPods(ctx)[unit]
+}
+
+// naUnitsCreatingPods returns the units naUnitCreatesPodsAtRunTime answers
+// true for, found once per run: asked per Service, a scan of the unit
+// would cost the square of one large file's objects (a rendered chart is
+// one unit).
+func naUnitsCreatingPods(ctx *Context) map[string]bool {
+	return ctx.Memo("naUnitsCreatingPods", func() any {
+		units := map[string]bool{}
+		for _, o := range ctx.Objects {
+			if o.Kind != "" && o.APIVersion != "" && naIsCustomResource(o) && !naPassiveKinds[o.Kind] {
+				units[ctx.Unit(o)] = true
+			}
 		}
-		if naIsCustomResource(o) && !naPassiveKinds[o.Kind] {
-			return true
-		}
-	}
-	return false
+		return units
+	}).(map[string]bool)
 }
 
 // naIsCustomResource reports whether o is an object of a non-built-in API
