@@ -41,14 +41,18 @@ func Apply(src []byte, doc int, ops []Op) ([]byte, error) {
 }
 
 // File is a multi-document YAML file edited a document at a time. NewFile
-// checks its documents' boundaries once; each edit then reads only its own
-// document, so editing many documents of a large file (an install bundle
-// of a hundred objects) costs about one read of the file, not one per
-// document.
+// checks its documents' boundaries once; each edit then reads and writes
+// only its own document (and checks the boundaries around it), so editing
+// every document of a large file (an install bundle, a rendered chart)
+// costs about one read of the file, not one per document.
 type File struct {
-	lines []line
-	docs  []span
-	eol   string
+	// The file is gaps[0], docs[0], gaps[1], docs[1], …, gaps[len(docs)]:
+	// each document's lines, and the lines between documents that belong
+	// to none (mostly none; comments after a final "..."). Files share
+	// these slices and never write to them.
+	gaps [][]line
+	docs [][]line
+	eol  string
 }
 
 // NewFile splits src into lines and documents, and fails when the documents
@@ -59,43 +63,187 @@ func NewFile(src []byte) (*File, error) {
 	if n, ok := countDocs(src); ok && n != len(docs) {
 		return nil, fmt.Errorf("edit: cannot find the documents' boundaries (yaml.v3 sees %d documents, the text %d)", n, len(docs))
 	}
-	return &File{lines: ls, docs: docs, eol: fileEOL(ls)}, nil
+	return fileOf(ls, docs, fileEOL(ls)), nil
+}
+
+// fileOf cuts ls at the document spans docs (as documents finds them).
+func fileOf(ls []line, docs []span, eol string) *File {
+	f := &File{gaps: make([][]line, 0, len(docs)+1), docs: make([][]line, 0, len(docs)), eol: eol}
+	at := 0
+	for _, sp := range docs {
+		f.gaps = append(f.gaps, ls[at:sp.start:sp.start])
+		f.docs = append(f.docs, ls[sp.start:sp.end:sp.end])
+		at = sp.end
+	}
+	f.gaps = append(f.gaps, ls[at:])
+	return f
+}
+
+// lines returns every line of the file, in order.
+func (f *File) lines() []line {
+	n := 0
+	for i := range f.gaps {
+		n += len(f.gaps[i])
+		if i < len(f.docs) {
+			n += len(f.docs[i])
+		}
+	}
+	out := make([]line, 0, n)
+	for i := range f.gaps {
+		out = append(out, f.gaps[i]...)
+		if i < len(f.docs) {
+			out = append(out, f.docs[i]...)
+		}
+	}
+	return out
 }
 
 // Bytes returns the file's text.
-func (f *File) Bytes() []byte { return joinLines(f.lines) }
+func (f *File) Bytes() []byte { return joinLines(f.lines()) }
 
 // Apply returns the file with ops applied, in order, to the document with
 // 0-based index doc, as the package's Apply does; f itself is unchanged.
 func (f *File) Apply(doc int, ops []Op) (*File, error) {
+	mid, err := f.edit(doc, ops)
+	if err != nil {
+		return nil, err
+	}
+	if !f.fits(doc, mid) {
+		return f.respliced(doc, mid)
+	}
+	g := &File{gaps: f.gaps, docs: slices.Clone(f.docs), eol: f.eol}
+	g.docs[doc] = mid
+	return g, nil
+}
+
+// edit applies ops to a copy of document doc and returns its new lines, as
+// the text would split again (an edit may write a line break into a
+// line's text).
+func (f *File) edit(doc int, ops []Op) ([]line, error) {
 	if doc < 0 || doc >= len(f.docs) {
 		return nil, fmt.Errorf("edit: document %d out of range: the file has %d", doc, len(f.docs))
 	}
-	sp := f.docs[doc]
-	ed := &editor{lines: append([]line(nil), f.lines[sp.start:sp.end]...), eol: f.eol}
+	ed := &editor{lines: slices.Clone(f.docs[doc]), eol: f.eol}
 	for _, op := range ops {
 		if err := ed.apply(op); err != nil {
 			return nil, fmt.Errorf("edit: %s %s: %w", op.Action, strings.Join(op.Path, "."), err)
 		}
 	}
-	g := &File{lines: spliceLines(f.lines, sp, ed.lines), eol: f.eol}
-	g.docs = documents(g.lines)
-	if len(g.docs) != len(f.docs) {
-		return nil, fmt.Errorf("edit: the edit changed the number of documents from %d to %d", len(f.docs), len(g.docs))
+	return splitLines(joinLines(ed.lines)), nil
+}
+
+// fits reports whether mid can take the place of document doc's lines
+// with the rest of the file as it is. It cannot, and the whole file must be
+// read again, when mid's last line has no line ending and text follows (it
+// runs on into the next line), or when the documents around doc would not
+// keep their boundaries (which the lines from the document before doc to
+// the end of the one after it decide).
+func (f *File) fits(doc int, mid []line) bool {
+	n := len(mid)
+	if (n == 0 || mid[n-1].eol == "") && f.followed(doc) {
+		return false
 	}
-	return g, nil
+	return sameBoundaries(f.window(doc, f.docs[doc]), f.window(doc, mid), len(f.linesBefore(doc)), len(f.docs[doc]), n)
+}
+
+// followed reports whether any line comes after document doc.
+func (f *File) followed(doc int) bool {
+	for i := doc + 1; i < len(f.gaps); i++ {
+		if len(f.gaps[i]) > 0 || (i < len(f.docs) && len(f.docs[i]) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// linesBefore returns the lines of the window before document doc (see
+// window).
+func (f *File) linesBefore(doc int) []line {
+	var out []line
+	if doc > 0 {
+		out = append(out, f.docs[doc-1]...)
+	}
+	return append(out, f.gaps[doc]...)
+}
+
+// window returns the lines from the start of the document before doc (the
+// file's start for the first) to the end of the one after it (the file's
+// end for the last), with lines as document doc's.
+func (f *File) window(doc int, lines []line) []line {
+	out := append(f.linesBefore(doc), lines...)
+	out = append(out, f.gaps[doc+1]...)
+	if doc+1 < len(f.docs) {
+		out = append(out, f.docs[doc+1]...)
+	} else {
+		for i := doc + 2; i < len(f.gaps); i++ {
+			out = append(out, f.gaps[i]...)
+		}
+	}
+	return out
+}
+
+// sameBoundaries reports whether the document boundaries found in window
+// new are those found in window old, where old's lines [at, at+oldLen)
+// became new's [at, at+newLen). Both windows start where a document starts
+// (or at the file's start), so the scan starts as documents starts; the
+// lines after the window are the same in both files, so the same state at
+// the window's end means the same boundaries after it.
+func sameBoundaries(old, new []line, at, oldLen, newLen int) bool {
+	var a, b docScanner
+	for i, l := range old {
+		a.step(i, l.text)
+	}
+	for i, l := range new {
+		b.step(i, l.text)
+	}
+	moved := func(i int) (int, bool) { // old's line i in new's numbering
+		switch {
+		case i <= at:
+			return i, true
+		case i >= at+oldLen:
+			return i - oldLen + newLen, true
+		}
+		return 0, false // inside the edited document
+	}
+	same := func(i, j int) bool {
+		m, ok := moved(i)
+		return ok && m == j
+	}
+	if len(a.docs) != len(b.docs) || a.in != b.in || !same(a.pending, b.pending) {
+		return false
+	}
+	for k := range a.docs {
+		if !same(a.docs[k].start, b.docs[k].start) || !same(a.docs[k].end, b.docs[k].end) {
+			return false
+		}
+	}
+	return true
+}
+
+// respliced is Apply reading the whole file again: document doc's lines
+// replaced by mid, the text split into lines and documents anew.
+func (f *File) respliced(doc int, mid []line) (*File, error) {
+	before := f.lines()
+	start := len(f.gaps[0])
+	for i := 0; i < doc; i++ {
+		start += len(f.docs[i]) + len(f.gaps[i+1])
+	}
+	ls := spliceLines(before, span{start, start + len(f.docs[doc])}, mid)
+	docs := documents(ls)
+	if len(docs) != len(f.docs) {
+		return nil, fmt.Errorf("edit: the edit changed the number of documents from %d to %d", len(f.docs), len(docs))
+	}
+	return fileOf(ls, docs, f.eol), nil
 }
 
 // spliceLines returns ls with the lines of sp replaced by doc, as the text
-// would split again: doc's lines re-split (an edit may write a line break
-// into a line's text), and when the new last line has no line ending the
-// whole text re-split, since it runs on into the next line.
+// would split again: when doc's last line has no line ending the whole
+// text is re-split, since it runs on into the next line.
 func spliceLines(ls []line, sp span, doc []line) []line {
-	mid := splitLines(joinLines(doc))
-	if n := len(mid); sp.end < len(ls) && (n == 0 || mid[n-1].eol == "") {
+	if n := len(doc); sp.end < len(ls) && (n == 0 || doc[n-1].eol == "") {
 		return splitLines(slices.Concat(joinLines(ls[:sp.start]), joinLines(doc), joinLines(ls[sp.end:])))
 	}
-	return slices.Concat(ls[:sp.start], mid, ls[sp.end:])
+	return slices.Concat(ls[:sp.start], doc, ls[sp.end:])
 }
 
 // Changes returns what applying ops to document doc changes in the file:
@@ -103,22 +251,52 @@ func spliceLines(ls []line, sp span, doc []line) []line {
 // line either side (which is all that can differ; the line before anchors
 // an insertion at the document's start as in the whole file).
 func (f *File) Changes(doc int, ops []Op) ([]Change, error) {
-	g, err := f.Apply(doc, ops)
+	mid, err := f.edit(doc, ops)
 	if err != nil {
 		return nil, err
 	}
-	sp := f.docs[doc]
-	grown := len(g.lines) - len(f.lines)
-	lo, hi := max(sp.start-1, 0), min(sp.end+1, len(f.lines))
-	if !slices.Equal(f.lines[:lo], g.lines[:lo]) || !slices.Equal(f.lines[hi:], g.lines[hi+grown:]) {
+	if !f.fits(doc, mid) {
+		g, err := f.respliced(doc, mid)
+		if err != nil {
+			return nil, err
+		}
 		return Changes(f.Bytes(), g.Bytes()), nil // the text split differently around the document
 	}
-	cs := Changes(joinLines(f.lines[lo:hi]), joinLines(g.lines[lo:hi+grown]))
+	// Only the document changed: diff it with the line before and after.
+	start := len(f.gaps[0])
+	for i := 0; i < doc; i++ {
+		start += len(f.docs[i]) + len(f.gaps[i+1])
+	}
+	var before, after []line
+	if prev := f.linesBefore(doc); len(prev) > 0 {
+		before = prev[len(prev)-1:]
+	} else if start > 0 {
+		before = f.lines()[start-1 : start]
+	}
+	if next := f.lineAfter(doc); next != nil {
+		after = []line{*next}
+	}
+	lo := start - len(before)
+	cs := Changes(joinLines(slices.Concat(before, f.docs[doc], after)), joinLines(slices.Concat(before, mid, after)))
 	for i := range cs {
 		cs[i].StartLine += lo
 		cs[i].EndLine += lo
 	}
 	return cs, nil
+}
+
+// lineAfter returns the first line after document doc, or nil at the end
+// of the file.
+func (f *File) lineAfter(doc int) *line {
+	for i := doc + 1; i < len(f.gaps); i++ {
+		if len(f.gaps[i]) > 0 {
+			return &f.gaps[i][0]
+		}
+		if i < len(f.docs) && len(f.docs[i]) > 0 {
+			return &f.docs[i][0]
+		}
+	}
+	return nil
 }
 
 // countDocs counts the documents yaml.v3 decodes from src; ok is false when

@@ -47,6 +47,11 @@ func FuzzApply(f *testing.F) {
 		if d := time.Since(start); d > 500*time.Millisecond {
 			t.Fatalf("slow (%v)\nsrc %q\nop %+v", d, src, op)
 		}
+		if ref, refErr := applyWhole(src, int(doc%4), []Op{op}); (err == nil) != (refErr == nil) || (err == nil && !bytes.Equal(got, ref)) {
+			if _, nerr := NewFile(src); nerr == nil || err == nil || refErr != nil { // not just NewFile refusing the file
+				t.Fatalf("File.Apply %q, %v; whole-file splice %q, %v\nsrc %q\nop %+v", got, err, ref, refErr, src, op)
+			}
+		}
 		if err != nil {
 			return
 		}

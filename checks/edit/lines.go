@@ -87,32 +87,42 @@ type span struct{ start, end int }
 // first content line; comment lines before it belong to it; a "..." line ends
 // it. Comment-only text that no "---" follows is not a document.
 func documents(ls []line) []span {
-	var docs []span
-	pending := 0 // first line not yet given to a document
-	in := false  // inside a document
+	var s docScanner
 	for i, l := range ls {
-		t := l.text
-		switch {
-		case isMarker(t, "---"):
-			if in {
-				docs = append(docs, span{pending, i})
-				pending = i
-			}
-			in = true
-		case isMarker(t, "..."):
-			if in {
-				docs = append(docs, span{pending, i + 1})
-				in = false
-			}
-			pending = i + 1
-		case !in && !isBlank(t) && !isComment(t) && !strings.HasPrefix(t, "%"):
-			in = true
+		s.step(i, l.text)
+	}
+	if s.in {
+		s.docs = append(s.docs, span{s.pending, len(ls)})
+	}
+	return s.docs
+}
+
+// docScanner is documents read line by line: the documents closed so far,
+// and whether one is open (begun at line pending).
+type docScanner struct {
+	docs    []span
+	pending int  // first line not yet given to a document
+	in      bool // inside a document
+}
+
+// step reads line i, whose text is t.
+func (s *docScanner) step(i int, t string) {
+	switch {
+	case isMarker(t, "---"):
+		if s.in {
+			s.docs = append(s.docs, span{s.pending, i})
+			s.pending = i
 		}
+		s.in = true
+	case isMarker(t, "..."):
+		if s.in {
+			s.docs = append(s.docs, span{s.pending, i + 1})
+			s.in = false
+		}
+		s.pending = i + 1
+	case !s.in && !isBlank(t) && !isComment(t) && !strings.HasPrefix(t, "%"):
+		s.in = true
 	}
-	if in {
-		docs = append(docs, span{pending, len(ls)})
-	}
-	return docs
 }
 
 // byteCol converts a 1-based rune column of t to a byte offset.
