@@ -12,7 +12,7 @@ FUZZTIME  ?= 10s
 FUZZMINIMIZE ?= 200x
 GOVULNCHECK_VERSION ?= v1.9.0
 # Fuzz targets, package:name, run one after another by `make fuzz`.
-FUZZ_TARGETS := ./checks/manifest:FuzzParse ./checks/manifest:FuzzIsPlaceholder ./checks/edit:FuzzApply ./checks/edit:FuzzChanges \
+FUZZ_TARGETS := ./checks/manifest:FuzzParse ./checks/manifest:FuzzOnlyComments ./checks/manifest:FuzzIsPlaceholder ./checks/edit:FuzzApply ./checks/edit:FuzzChanges \
 	./bot:FuzzParsePatch ./vcs/github:FuzzWebhook ./vcs/gitlab:FuzzWebhook
 
 .PHONY: build test bench bench-peers lint fuzz docs docker clean

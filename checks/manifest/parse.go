@@ -253,6 +253,9 @@ func (l Limits) withDefaults() Limits {
 // empty document or one that does not parse. With deferTyped, a built-in
 // object's typed decode is left pending (ParseDeferred).
 func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool) (*Object, *Problem) {
+	if onlyComments(c.text) {
+		return nil, nil // what yaml.v3 makes of it, without a parser's few kilobytes
+	}
 	text, skippedSpec := c.text, false
 	if isCRD(text) {
 		text, skippedSpec = blankTopLevelBlock(text, "spec"), true
@@ -296,6 +299,35 @@ func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool)
 		return obj, prob
 	}
 	return obj, nil
+}
+
+// onlyComments reports whether text is nothing but empty lines, lines of
+// spaces and comment lines of printable ASCII: an empty document, which
+// yaml.v3 would read without error (it refuses control characters and
+// broken UTF-8 even in comments; such text is left to it). A file of a
+// million "---" lines is a million of them.
+func onlyComments(text []byte) bool {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		line = bytes.TrimLeft(bytes.TrimSuffix(line, []byte("\r")), " ")
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '#' {
+			return false
+		}
+		for _, b := range line {
+			if b != '\t' && (b < 0x20 || b > 0x7e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // yamlProblem turns a document's parse error into a problem on the file

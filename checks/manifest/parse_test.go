@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 )
 
@@ -261,5 +262,39 @@ func TestCRDSpecIsNotParsed(t *testing.T) {
 	}
 	if f.Objects[1].SpecSkipped || f.Objects[1].Name != "after" {
 		t.Fatal("the next document is parsed whole")
+	}
+}
+
+// FuzzOnlyComments checks the shortcut parseDocument takes for empty
+// documents: whatever onlyComments calls empty, yaml.v3 parses to no
+// content and no error.
+func FuzzOnlyComments(f *testing.F) {
+	for _, s := range []string{"", "\n", "   \n", "# c\n", "  # c\r\n\n", "#\n#x", "\t\n", "a: 1\n", " #\t\n", "\xef\xbb\xbf\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if !onlyComments(text) {
+			return
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) > 0 {
+			t.Fatalf("onlyComments(%q), but yaml.v3 gives %d nodes, error %v", text, len(doc.Content), err)
+		}
+	})
+}
+
+// TestEmptyDocumentsTakeNoParser checks that a file of many empty
+// documents (a million "---" lines fit in the file limit) is read without
+// starting yaml.v3's parser for each: it would make kilobytes of garbage a
+// document.
+func TestEmptyDocumentsTakeNoParser(t *testing.T) {
+	src := []byte(strings.Repeat("---\n# nothing here\n\n", 10_000))
+	var f *File
+	allocs := testing.AllocsPerRun(1, func() { f = Parse("empty.yaml", src, Limits{}) })
+	if f.Docs != 10_000 || len(f.Objects) != 0 || len(f.Problems) != 0 {
+		t.Fatalf("%d documents, %d objects, %d problems", f.Docs, len(f.Objects), len(f.Problems))
+	}
+	if perDoc := allocs / 10_000; perDoc > 2 {
+		t.Errorf("%.1f allocations a document: each empty document is parsed", perDoc)
 	}
 }
