@@ -77,12 +77,11 @@ func TestParsedCostCoversMemory(t *testing.T) {
 		for _, packed := range []bool{true, false} {
 			runtime.GC()
 			before := liveHeap()
-			files := checks.ParseAll(inputs, manifest.DefaultLimits)
+			parse := checks.ParseAll
 			if packed {
-				for _, f := range files {
-					f.Pack()
-				}
+				parse = checks.ParseAllPacked // as Reviewer.parse caches them
 			}
+			files := parse(inputs, manifest.DefaultLimits)
 			checks.Evaluate(files, nil)
 			runtime.GC()
 			held := liveHeap() - before

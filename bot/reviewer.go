@@ -11,7 +11,6 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/manifest"
-	"github.com/prodready/prodready/internal/parallel"
 )
 
 // DefaultMaxComments is how many inline comments one review posts at most;
@@ -272,13 +271,16 @@ func (rv *Reviewer) parse(files []File, lim manifest.Limits) []*manifest.File {
 		miss = append(miss, i)
 		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
 	}
-	parsed := checks.ParseAll(inputs, lim)
+	var parsed []*manifest.File
 	if pc != nil {
 		// Packed (pointer-free node arrays, a tree inflated only while
 		// its rules run), a cached file holds about half the memory, so
 		// the cache keeps about twice as many files; the rules run as fast
-		// on them (BenchmarkRulesCorpus, within noise).
-		parallel.For(len(parsed), func(j int) { parsed[j].Pack() })
+		// on them (BenchmarkRulesCorpus, within noise). Each document is
+		// packed as soon as it is parsed.
+		parsed = checks.ParseAllPacked(inputs, lim)
+	} else {
+		parsed = checks.ParseAll(inputs, lim)
 	}
 	for j, pf := range parsed {
 		i := miss[j]

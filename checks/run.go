@@ -336,6 +336,24 @@ func ParseAll(inputs []Input, lim manifest.Limits) []*manifest.File {
 	return files
 }
 
+// ParseAllPacked is ParseAll with every document's node tree packed as
+// soon as it is parsed (manifest.ParsePacked) and the typed values decoded
+// after, on every CPU: files as a cache keeps them, made without ever
+// holding a large file's unpacked trees all at once.
+func ParseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
+	files := make([]*manifest.File, len(inputs))
+	parallel.For(len(inputs), func(i int) {
+		data, unreadable := readInput(inputs[i], nil)
+		if unreadable != nil {
+			files[i] = unreadable
+			return
+		}
+		files[i] = manifest.ParsePacked(inputs[i].Path, data, lim)
+	})
+	manifest.DecodePendingFiles(files)
+	return files
+}
+
 // Evaluate runs the enabled rules over already-parsed files.
 func Evaluate(files []*manifest.File, cfg *Config) *Result {
 	if cfg == nil {
