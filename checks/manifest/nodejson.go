@@ -2,7 +2,7 @@ package manifest
 
 import (
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -38,7 +38,7 @@ func appendNodeJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
 			}
 			keys = append(keys, i)
 		}
-		sort.Slice(keys, func(a, b int) bool { return n.Content[keys[a]].Value < n.Content[keys[b]].Value })
+		slices.SortFunc(keys, func(a, b int) int { return strings.Compare(n.Content[a].Value, n.Content[b].Value) })
 		buf = append(buf, '{')
 		for j, i := range keys {
 			if j > 0 {
@@ -75,24 +75,36 @@ func appendNodeJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
 
 // scalarString returns a key's text when goyaml.v2 reads it as a string.
 func scalarString(k *yaml.Node) (string, bool) {
-	if k.Style != 0 { // quoted or block: always a string
-		return k.Value, utf8.ValidString(k.Value)
+	return k.Value, keyIsString(k.Value, k.Style)
+}
+
+// keyIsString reports whether goyaml.v2 reads a key of this text and
+// style as a string.
+func keyIsString(value string, style yaml.Style) bool {
+	if style != 0 { // quoted or block: always a string
+		return utf8.ValidString(value)
 	}
-	kind, _ := resolvePlain(k.Value)
-	return k.Value, kind == plainString && utf8.ValidString(k.Value)
+	kind, _ := resolvePlain(value)
+	return kind == plainString && utf8.ValidString(value)
 }
 
 func appendScalarJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
-	if !utf8.ValidString(n.Value) {
+	return appendScalarValueJSON(buf, n.Value, n.Style)
+}
+
+// appendScalarValueJSON is appendScalarJSON for a scalar of this text and
+// style.
+func appendScalarValueJSON(buf []byte, value string, style yaml.Style) ([]byte, bool) {
+	if !utf8.ValidString(value) {
 		return nil, false
 	}
-	if n.Style != 0 { // quoted, literal or folded: a string
-		return appendJSONString(buf, n.Value), true
+	if style != 0 { // quoted, literal or folded: a string
+		return appendJSONString(buf, value), true
 	}
-	kind, text := resolvePlain(n.Value)
+	kind, text := resolvePlain(value)
 	switch kind {
 	case plainString:
-		return appendJSONString(buf, n.Value), true
+		return appendJSONString(buf, value), true
 	case plainNull:
 		return append(buf, "null"...), true
 	case plainTrue:
@@ -103,6 +115,68 @@ func appendScalarJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
 		return append(buf, text...), true
 	}
 	return nil, false
+}
+
+// appendJSON is appendNodeJSON on the packed tree's node i (an equal
+// tree, so the same JSON, refused for the same trees); next is the index
+// just past node i's subtree.
+func (t *packedTree) appendJSON(buf []byte, i int) (out []byte, next int, ok bool) {
+	pn := &t.nodes[i]
+	style := yaml.Style(pn.style)
+	if t.anchor(i) != "" || style&yaml.TaggedStyle != 0 {
+		return nil, 0, false
+	}
+	switch yaml.Kind(pn.kind) {
+	case yaml.MappingNode:
+		n := pn.children()
+		entries := make([]int, 0, n/2) // each key's index
+		c := i + 1
+		for j := 0; j+1 < n; j += 2 {
+			k := &t.nodes[c]
+			if yaml.Kind(k.kind) != yaml.ScalarNode || t.anchor(c) != "" || yaml.Style(k.style)&yaml.TaggedStyle != 0 {
+				return nil, 0, false
+			}
+			if !keyIsString(t.str(k.value()), yaml.Style(k.style)) {
+				return nil, 0, false
+			}
+			entries = append(entries, c)
+			c = t.skip(t.skip(c))
+		}
+		next = c
+		key := func(k int) string { return t.str(t.nodes[k].value()) }
+		slices.SortFunc(entries, func(a, b int) int { return strings.Compare(key(a), key(b)) })
+		buf = append(buf, '{')
+		for j, k := range entries {
+			if j > 0 {
+				if key(entries[j-1]) == key(k) {
+					return nil, 0, false // a duplicate key: the slow path reports it
+				}
+				buf = append(buf, ',')
+			}
+			buf = appendJSONString(buf, key(k))
+			buf = append(buf, ':')
+			if buf, _, ok = t.appendJSON(buf, k+1); !ok {
+				return nil, 0, false
+			}
+		}
+		return append(buf, '}'), next, true
+	case yaml.SequenceNode:
+		buf = append(buf, '[')
+		c := i + 1
+		for j := range pn.children() {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			if buf, c, ok = t.appendJSON(buf, c); !ok {
+				return nil, 0, false
+			}
+		}
+		return append(buf, ']'), c, true
+	case yaml.ScalarNode:
+		buf, ok = appendScalarValueJSON(buf, t.str(pn.value()), style)
+		return buf, i + 1, ok
+	}
+	return nil, 0, false // aliases
 }
 
 type plainKind int

@@ -14,7 +14,9 @@ import (
 
 // sameAsSlowPath checks that when appendNodeJSON writes a document, the slow path
 // (sigs.k8s.io/yaml over the text) accepts it and writes the same JSON, key
-// order included. It returns whether the fast path was taken.
+// order included, and that the packed tree writes what the node tree
+// writes, refusing what it refuses. It returns whether the fast path was
+// taken.
 func sameAsSlowPath(t *testing.T, name string, text []byte) bool {
 	t.Helper()
 	var doc yaml.Node
@@ -22,6 +24,14 @@ func sameAsSlowPath(t *testing.T, name string, text []byte) bool {
 		return false
 	}
 	fast, ok := appendNodeJSON(nil, doc.Content[0])
+	p := &packer{interns: map[string]span{}, tagIdx: map[string]uint16{}}
+	if tree := p.pack(doc.Content[0]); tree != nil {
+		p.finish()
+		packed, next, packedOK := tree.appendJSON(nil, 0)
+		if packedOK != ok || (ok && (!bytes.Equal(packed, fast) || next != len(tree.nodes))) {
+			t.Errorf("%s: the packed tree writes %s (%v, next %d of %d), the node tree %s (%v)", name, packed, packedOK, next, len(tree.nodes), fast, ok)
+		}
+	}
 	if !ok {
 		return false
 	}

@@ -286,7 +286,7 @@ func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool)
 	obj.text = c.text // only the typed decode reads it; let it go after
 	var prob *Problem
 	if deferTyped {
-		prob = obj.deferTyped()
+		prob = obj.deferTyped(false)
 	} else {
 		prob = obj.decodeTyped()
 	}

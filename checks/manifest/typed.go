@@ -118,48 +118,80 @@ func IsBuiltin(apiVersion, kind string) bool {
 // schema-invalid problem; the object keeps its node tree (Typed stays nil)
 // so position-only rules can still look at it.
 func (o *Object) decodeTyped() *Problem {
-	if prob := o.deferTyped(); prob != nil || o.pending == nil {
+	if prob := o.deferTyped(true); prob != nil || o.pending == nil {
 		return prob
 	}
 	return o.decodePending()
 }
 
 // pendingDecode is the typed decode ParseDeferred leaves for
-// File.DecodePending: the document's JSON and the type it decodes into.
+// File.DecodePending: the type it decodes into, and the document's JSON
+// when it could not be made from the node tree (nil: it is made from the
+// tree, packed by then, when decoded).
 type pendingDecode struct {
 	b    *builtin
 	json []byte
 }
 
-// deferTyped is decodeTyped's first half: it makes the JSON the decode reads
-// (from the node tree, or from the text, which is at hand only now) and
-// leaves the decode itself pending. An object whose JSON cannot be made is
-// finished at once.
-func (o *Object) deferTyped() *Problem {
-	buf := jsonBuffers.Get().(*[]byte)
-	defer jsonBuffers.Put(buf)
-	b, j, err := o.typedJSON((*buf)[:0])
+// deferTyped is decodeTyped's first half: it finds the type the object
+// decodes into and, when its JSON cannot be made from the node tree, makes
+// it from the text, which is at hand only now. JSON the tree makes is not
+// held until the decode (the tree makes it again), unless keepJSON (the
+// decode follows at once). An object whose JSON cannot be made is finished
+// at once.
+func (o *Object) deferTyped(keepJSON bool) *Problem {
+	b := o.builtinType()
 	if b == nil {
 		return nil
 	}
-	if err != nil {
-		return o.typedResult(nil, err, o.root)
+	buf := jsonBuffers.Get().(*[]byte)
+	defer jsonBuffers.Put(buf)
+	var j []byte
+	fromTree := false
+	if o.root != nil {
+		j, fromTree = appendNodeJSON((*buf)[:0], o.root)
 	}
-	o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
-	if cap(j) <= maxPooledJSON {
+	switch {
+	case fromTree && !keepJSON:
+		o.pending = &pendingDecode{b: b}
+	case fromTree:
+		o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
+	default:
+		var err error
+		if j, err = documentJSON((*buf)[:0], nil, o.text); err != nil {
+			return o.typedResult(nil, err, o.root)
+		}
+		o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
+	}
+	if j != nil && cap(j) <= maxPooledJSON {
 		*buf = j[:0]
 	}
 	return nil
 }
 
 // decodePending is decodeTyped's second half: it decodes the JSON
-// deferTyped made. The node tree, packed by now, is inflated only to place
-// a decode error, and let go after.
+// deferTyped made, or makes it from the node tree (packed by now: its
+// arrays are read as they are). The tree is inflated only to place a
+// decode error, and let go after.
 func (o *Object) decodePending() *Problem {
 	p := o.pending
 	o.pending = nil
 	v := p.b.newValue()
-	err := decodeJSON(p.json, v, p.b.strict)
+	j := p.json
+	if j == nil {
+		buf := jsonBuffers.Get().(*[]byte)
+		defer jsonBuffers.Put(buf)
+		var ok bool
+		if j, ok = o.treeJSON((*buf)[:0]); !ok {
+			o.Hold()
+			defer o.Release()
+			return o.typedResult(nil, errTreeJSON, o.Root())
+		}
+		if cap(j) <= maxPooledJSON {
+			defer func() { *buf = j[:0] }()
+		}
+	}
+	err := decodeJSON(j, v, p.b.strict)
 	var root *yaml.Node
 	if err != nil {
 		o.Hold()
@@ -169,19 +201,35 @@ func (o *Object) decodePending() *Problem {
 	return o.typedResult(v, err, root)
 }
 
-// typedJSON returns how a built-in kind is decoded and the document's JSON,
-// appended to buf; b is nil for a kind that is not decoded (not built in, or
-// a SOPS-encrypted Secret). err is a YAML to JSON conversion error.
-func (o *Object) typedJSON(buf []byte) (b *builtin, j []byte, err error) {
+// errTreeJSON is a bug: a tree that made JSON when parsed did not when
+// decoded.
+var errTreeJSON = errors.New("internal error: the document's JSON could not be made again from its node tree (please report it)")
+
+// treeJSON appends the JSON of the object's node tree, read from the
+// packed arrays when it is packed; false when the tree cannot make it
+// (see appendNodeJSON).
+func (o *Object) treeJSON(buf []byte) ([]byte, bool) {
+	if o.root != nil {
+		return appendNodeJSON(buf, o.root)
+	}
+	if o.packed == nil || len(o.packed.nodes) == 0 {
+		return nil, false
+	}
+	j, _, ok := o.packed.appendJSON(buf, 0)
+	return j, ok
+}
+
+// builtinType returns how a built-in kind is decoded, or nil for a kind
+// that is not decoded (not built in, or a SOPS-encrypted Secret).
+func (o *Object) builtinType() *builtin {
 	bt, ok := builtins[o.APIVersion+"/"+o.Kind]
 	if !ok {
-		return nil, nil, nil
+		return nil
 	}
 	if o.Kind == "Secret" && o.Node("sops") != nil {
-		return nil, nil, nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
+		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
 	}
-	j, err = documentJSON(buf, o.root, o.text)
-	return &bt, j, err
+	return &bt
 }
 
 // typedResult records the outcome of a typed decode into v: the value, or
