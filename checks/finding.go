@@ -36,7 +36,8 @@ type ObjectRef struct {
 	Kind      string `json:"kind,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
-	// Doc is the 0-based index of the document in its file; -1 for the file.
+	// Doc is the 0-based index of the document in its file (a List's items
+	// share their List's); -1 for the file.
 	Doc int `json:"doc"`
 }
 

@@ -25,8 +25,8 @@ func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Obje
 // carry an ignore annotation, and the lines of files with ignore comments.
 // Built once, it serves every share of those files' findings.
 type ignores struct {
-	byFileDoc map[string]map[int]*manifest.Object // objects with an ignore annotation
-	lines     map[string][][]byte                 // files with an ignore comment
+	byFileObject map[string]map[ObjectRef]*manifest.Object // objects with an ignore annotation
+	lines        map[string][][]byte                       // files with an ignore comment
 }
 
 // newIgnores collects the ignores of files and their objects.
@@ -36,15 +36,15 @@ func newIgnores(files []*manifest.File, objects []*manifest.Object) *ignores {
 		if own, template := ignoreAnnotations(o); own == "" && template == "" {
 			continue
 		}
-		if ig.byFileDoc == nil {
-			ig.byFileDoc = map[string]map[int]*manifest.Object{}
+		if ig.byFileObject == nil {
+			ig.byFileObject = map[string]map[ObjectRef]*manifest.Object{}
 		}
-		m := ig.byFileDoc[o.File.Path]
+		m := ig.byFileObject[o.File.Path]
 		if m == nil {
-			m = map[int]*manifest.Object{}
-			ig.byFileDoc[o.File.Path] = m
+			m = map[ObjectRef]*manifest.Object{}
+			ig.byFileObject[o.File.Path] = m
 		}
-		m[o.Doc] = o
+		m[refOf(o)] = o // a List's items share a document
 	}
 	for _, f := range files {
 		if bytes.Contains(f.Source, []byte(IgnoreComment)) {
@@ -59,12 +59,12 @@ func newIgnores(files []*manifest.File, objects []*manifest.Object) *ignores {
 
 // apply drops the findings of fs that ig silences, in place.
 func (ig *ignores) apply(fs []Finding) []Finding {
-	if len(ig.byFileDoc) == 0 && len(ig.lines) == 0 {
+	if len(ig.byFileObject) == 0 && len(ig.lines) == 0 {
 		return fs // nothing to silence
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if o := ig.byFileDoc[f.File][f.Object.Doc]; o != nil && objectIgnores(o, f.RuleID) {
+		if o := ig.byFileObject[f.File][f.Object]; o != nil && objectIgnores(o, f.RuleID) {
 			continue
 		}
 		if ls := ig.lines[f.File]; ls != nil && (commentIgnores(ls, f.Line, f.RuleID) || commentIgnores(ls, f.Line-1, f.RuleID)) {

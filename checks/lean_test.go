@@ -234,27 +234,31 @@ func TestEvaluateStreamSplitsALargeFile(t *testing.T) {
 
 // TestFindingsStayInTheirObjectsDocument checks what the streamed run
 // relies on to hand a large file over in batches: a rule reports an object
-// on the lines of that object's own document, never before it.
+// on the lines of that object's own document (or List item), never before
+// it.
 func TestFindingsStayInTheirObjectsDocument(t *testing.T) {
 	for _, dir := range fixturesAndCorpus(t) {
 		inputs, err := checks.Load([]string{dir}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := checks.Run(inputs, nil)
-		type fileDoc struct {
-			file string
-			doc  int
+		if dir == fixturesAndCorpus(t)[0] {
+			inputs = append(inputs, checks.Input{Path: "list.yaml", Data: []byte(kubectlListOfTwo)})
 		}
-		lines := map[fileDoc][2]int{}
+		res := checks.Run(inputs, nil)
+		type fileObject struct {
+			file string
+			ref  checks.ObjectRef // a List's items share a document
+		}
+		lines := map[fileObject][2]int{}
 		for _, f := range res.Files {
 			for _, o := range f.Objects {
-				lines[fileDoc{f.Path, o.Doc}] = [2]int{o.StartLine, o.EndLine}
+				lines[fileObject{f.Path, checks.ObjectRef{Kind: o.Kind, Name: o.Name, Namespace: o.Namespace, Doc: o.Doc}}] = [2]int{o.StartLine, o.EndLine}
 			}
 		}
 		checked := 0
 		for _, f := range res.Findings {
-			doc, ok := lines[fileDoc{f.File, f.Object.Doc}]
+			doc, ok := lines[fileObject{f.File, f.Object}]
 			if !ok || f.Object.Kind == "" {
 				continue // a YAML problem, or a document that is not an object
 			}
@@ -268,6 +272,29 @@ func TestFindingsStayInTheirObjectsDocument(t *testing.T) {
 		}
 	}
 }
+
+// kubectlListOfTwo is a List of two Deployments, as kubectl get -o yaml
+// prints them: each item is an object on its own lines.
+const kubectlListOfTwo = `apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: a}
+  spec:
+    selector: {matchLabels: {app: a}}
+    template:
+      metadata: {labels: {app: a}}
+      spec: {containers: [{name: a, image: nginx}]}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: b}
+  spec:
+    selector: {matchLabels: {app: b}}
+    template:
+      metadata: {labels: {app: b}}
+      spec: {containers: [{name: b, image: nginx}]}
+`
 
 // TestLeanRunKeepsFewInflatedTrees checks that a lean run inflates and keeps
 // the trees of only the objects other objects' rules read as trees (Helm

@@ -446,8 +446,30 @@ func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
 			// (or cannot be made through an alias): report, do not fix.
 			out[i].Fix = nil
 		}
+		if obj.ListItem != nil {
+			inListItem(&out[i], obj.ListItem)
+		}
 	}
 	return out
+}
+
+// inListItem turns a finding about a List's item, whose paths start at the
+// item, into one whose paths start at the document, as edits apply them.
+func inListItem(f *Finding, item manifest.Path) {
+	if f.Path == "" {
+		f.Path = item.String()
+	} else {
+		f.Path = item.String() + "." + f.Path
+	}
+	if f.Fix == nil {
+		return
+	}
+	fx := *f.Fix
+	fx.Edits = slices.Clone(fx.Edits)
+	for i := range fx.Edits {
+		fx.Edits[i].Path = slices.Concat(item, fx.Edits[i].Path)
+	}
+	f.Fix = &fx
 }
 
 func problemFinding(f *manifest.File, p manifest.Problem) Finding {

@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		"key: [unclosed\n",
 		"\xef\xbb\xbfa: 1\r\n",
 		"apiVersion: v1\nkind: Service\nspec: {ports: [{port: \"80\"}]}\n",
+		kubectlList,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -52,6 +52,11 @@ type Object struct {
 	// Patch is true for a kustomize patch (a partial object): rules do not
 	// judge it as a whole object.
 	Patch bool
+	// ListItem is where the object sits in its document when the document
+	// is a List (items.N): its tree, positions and paths are the item's,
+	// and edits of the document put ListItem before their paths. Nil for
+	// an object that is its whole document.
+	ListItem Path
 
 	text []byte // the document's own text, for the typed decode
 	// pending is the typed decode ParseDeferred left for File.DecodePending.

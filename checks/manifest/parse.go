@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/internal/parallel"
@@ -201,39 +202,37 @@ func parse(path string, src []byte, lim Limits, deferTyped, pack bool) *File {
 		}
 	}
 	for _, d := range docs {
-		if d.prob != nil {
-			if templated && d.prob.RuleID == ProblemYAML {
-				d.prob.Template = true
-				d.prob.Message += " (the file holds {{ }} template actions: render the template before checking it)"
+		for _, prob := range d.probs {
+			if templated && prob.RuleID == ProblemYAML {
+				prob.Template = true
+				prob.Message += " (the file holds {{ }} template actions: render the template before checking it)"
 			}
-			f.Problems = append(f.Problems, *d.prob)
+			f.Problems = append(f.Problems, prob)
 		}
-		if d.obj != nil {
-			f.Objects = append(f.Objects, d.obj)
-		}
+		f.Objects = append(f.Objects, d.objs...)
 	}
 	return f
 }
 
 // parsedDoc is what parseChunk makes of one document.
 type parsedDoc struct {
-	obj  *Object
-	prob *Problem
+	objs  []*Object // one, or a List's items
+	probs []Problem
 }
 
 // parseChunk parses document i of f and finishes its object: block scalar
 // indents read from the file's text through lines, and the tree packed by
 // p (when not nil; p.finish is the caller's).
 func parseChunk(f *File, i int, c chunk, lim Limits, deferTyped bool, lines *lineCursor, p *packer) parsedDoc {
-	obj, prob := parseDocument(f.Path, i, c, lim, deferTyped)
-	if obj != nil {
+	objs, probs := parseDocument(f.Path, i, c, lim, deferTyped)
+	for _, obj := range objs {
 		obj.File = f
 		obj.recordBlockIndents(lines)
 		if p != nil {
 			p.packObject(obj)
 		}
 	}
-	return parsedDoc{obj, prob}
+	return parsedDoc{objs, probs}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -252,7 +251,7 @@ func (l Limits) withDefaults() Limits {
 // parseDocument parses one document chunk. It returns a nil object for an
 // empty document or one that does not parse. With deferTyped, a built-in
 // object's typed decode is left pending (ParseDeferred).
-func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool) (*Object, *Problem) {
+func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool) ([]*Object, []Problem) {
 	if onlyComments(c.text) {
 		return nil, nil // what yaml.v3 makes of it, without a parser's few kilobytes
 	}
@@ -262,14 +261,14 @@ func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, yamlProblem(index, c, text, err)
+		return nil, []Problem{*yamlProblem(index, c, text, err)}
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil // empty or comment-only document
 	}
 	root := doc.Content[0]
 	if msg := checkShape(root, lim); msg != "" {
-		return nil, &Problem{RuleID: ProblemYAML, Doc: index, Line: c.startLine, Column: 1, Message: msg}
+		return nil, []Problem{{RuleID: ProblemYAML, Doc: index, Line: c.startLine, Column: 1, Message: msg}}
 	}
 	shiftLines(root, c.textLine-1)
 	obj := &Object{
@@ -280,25 +279,64 @@ func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool)
 		SpecSkipped: skippedSpec,
 	}
 	if root.Kind != yaml.MappingNode {
-		return obj, nil // a scalar or list document: not an object, nothing to check
+		return []*Object{obj}, nil // a scalar or list document: not an object, nothing to check
 	}
 	obj.readHeader()
-	obj.text = c.text // only the typed decode reads it; let it go after
-	var prob *Problem
-	if deferTyped {
-		prob = obj.deferTyped(false)
+	objs := []*Object{obj}
+	if items := listItems(obj); items != nil {
+		objs = items
 	} else {
-		prob = obj.decodeTyped()
+		obj.text = c.text // only the typed decode reads it; let it go after
 	}
-	obj.text = nil
-	if obj.pending == nil {
-		obj.cachePodTemplate()
+	var probs []Problem
+	for _, o := range objs {
+		var prob *Problem
+		if deferTyped {
+			prob = o.deferTyped(false)
+		} else {
+			prob = o.decodeTyped()
+		}
+		o.text = nil
+		if o.pending == nil {
+			o.cachePodTemplate()
+		}
+		if prob != nil {
+			prob.Doc = index
+			probs = append(probs, *prob)
+		}
 	}
-	if prob != nil {
-		prob.Doc = index
-		return obj, prob
+	return objs, probs
+}
+
+// listItems returns the objects of a List document (kind: List, or a
+// typed list such as ConfigMapList, as kubectl get -o yaml prints them):
+// one per item that names its apiVersion and kind, each at its own lines,
+// found at path items.N of the document. It returns nil for any other
+// document.
+func listItems(list *Object) []*Object {
+	if !strings.HasSuffix(list.Kind, "List") || list.APIVersion == "" {
+		return nil
 	}
-	return obj, nil
+	_, items := MapEntry(list.root, "items")
+	if items == nil || items.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []*Object
+	for i, item := range items.Content {
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		o := &Object{Doc: list.Doc, StartLine: item.Line, EndLine: list.EndLine, root: item, ListItem: Path{"items", strconv.Itoa(i)}}
+		o.readHeader()
+		if o.APIVersion == "" || o.Kind == "" {
+			continue
+		}
+		if n := len(out); n > 0 {
+			out[n-1].EndLine = item.Line - 1
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // onlyComments reports whether text is nothing but empty lines, lines of

@@ -298,3 +298,77 @@ func TestEmptyDocumentsTakeNoParser(t *testing.T) {
 		t.Errorf("%.1f allocations a document: each empty document is parsed", perDoc)
 	}
 }
+
+// kubectlList is what kubectl get -o yaml prints: a List whose items are
+// whole objects. The second item's CPU limit is a float, which only the
+// text path turns into JSON; the third names no kind; the fourth is not
+// an object at all; the last does not match the schema.
+const kubectlList = `apiVersion: v1
+kind: List
+metadata:
+  resourceVersion: ""
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+  spec:
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - name: web
+          image: nginx:1.27
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p}
+  spec:
+    containers: [{name: c, image: i, resources: {limits: {cpu: 0.5}}}]
+- metadata: {name: no-kind}
+- just a string
+- apiVersion: v1
+  kind: Service
+  metadata: {name: s}
+  spec:
+    ports: [{port: eighty}]
+`
+
+// TestListItemsAreObjects checks that a List's items that name their
+// kind become objects of their own, at their own lines and path, decoded,
+// with the List itself gone; and that the check path parses it as Parse.
+func TestListItemsAreObjects(t *testing.T) {
+	f := Parse("list.yaml", []byte(kubectlList), Limits{})
+	type want struct {
+		kind, item     string
+		start, end     int
+		typed, problem bool
+	}
+	wants := []want{
+		{"Deployment", "items[0]", 6, 17, true, false},
+		{"Pod", "items[1]", 18, 24, true, false}, // up to the next object: items 2 and 3 are none
+		{"Service", "items[4]", 25, 29, false, true},
+	}
+	if f.Docs != 1 || len(f.Objects) != len(wants) {
+		t.Fatalf("%d documents, %d objects; want 1 and %d", f.Docs, len(f.Objects), len(wants))
+	}
+	for i, w := range wants {
+		o := f.Objects[i]
+		if o.Kind != w.kind || o.ListItem.String() != w.item || o.StartLine != w.start || o.EndLine != w.end || o.Doc != 0 {
+			t.Errorf("object %d: %s at %s, lines %d-%d, document %d; want %s at %s, lines %d-%d, document 0",
+				i, o.Kind, o.ListItem, o.StartLine, o.EndLine, o.Doc, w.kind, w.item, w.start, w.end)
+		}
+		if (o.Typed != nil) != w.typed {
+			t.Errorf("%s: typed %T", o.Kind, o.Typed)
+		}
+		if line, _ := o.KindPos(); line != w.start+1 {
+			t.Errorf("%s: kind on line %d, want %d", o.Kind, line, w.start+1)
+		}
+	}
+	if len(f.Problems) != 1 || f.Problems[0].RuleID != ProblemSchema || f.Problems[0].Line != 29 || f.Problems[0].Object != f.Objects[2] {
+		t.Errorf("problems: %+v; want the Service's port, line 29", f.Problems)
+	}
+	packed := ParsePacked("list.yaml", []byte(kubectlList), Limits{})
+	packed.DecodePending()
+	sameParse(t, packed, f)
+}

@@ -157,8 +157,15 @@ func (o *Object) deferTyped(keepJSON bool) *Problem {
 	case fromTree:
 		o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
 	default:
-		var err error
-		if j, err = documentJSON((*buf)[:0], nil, o.text); err != nil {
+		text, err := o.text, error(nil)
+		if o.ListItem != nil {
+			// A List's item has no text of its own: its tree, written out.
+			text, err = yaml.Marshal(o.root)
+		}
+		if err == nil {
+			j, err = documentJSON((*buf)[:0], nil, text)
+		}
+		if err != nil {
 			return o.typedResult(nil, err, o.root)
 		}
 		o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
