@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
-
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
 )
@@ -114,17 +112,4 @@ func writeKeepingMode(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, info.Mode().Perm())
-}
-
-func writeDiff(w io.Writer, path string, before, after []byte) {
-	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A:        difflib.SplitLines(string(before)),
-		B:        difflib.SplitLines(string(after)),
-		FromFile: "a/" + path,
-		ToFile:   "b/" + path,
-		Context:  3,
-	})
-	if err == nil {
-		fmt.Fprint(w, d)
-	}
 }
