@@ -282,7 +282,7 @@ func evaluationUnits(groups [][]*manifest.File) []evaluationUnit {
 
 // evaluate runs the rules on the unit's objects and returns their findings
 // and the problems of its documents, with ignores applied and severities
-// set, sorted (Evaluate numbers occurrences after).
+// set, sorted (EvaluateStream numbers occurrences as it hands them over).
 func (u *evaluationUnit) evaluate(ctx *Context, rules []*Rule) []Finding {
 	var findings []Finding
 	for _, f := range u.files {
