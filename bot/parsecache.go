@@ -24,7 +24,7 @@ var _ ParsedCache = (*LRUCache)(nil)
 // its objects: a cost per byte (node trees) and per object (typed value,
 // labels, the object itself). TestParsedCostCoversMemory holds the estimate
 // to at least what the parses hold once the rules have run, packed
-// (manifest.File.Pack, as the Reviewer caches files) and unpacked: 1.1 times
+// (checks.ParseAllPacked, as the Reviewer caches files) and unpacked: 1.1 times
 // it on the fixtures, 1.6 times on the corpus. Small files cost the most for
 // their size: under 1 KB, 7.8 times it packed and 17.6 times unpacked. A
 // file with a document without a kind (a Helm values file) counts as

@@ -74,7 +74,7 @@ func Run(inputs []Input, cfg *Config) *Result {
 // command): it holds far less memory on large runs. It consumes inputs:
 // each input's bytes are let go once parsed, and so is the file's Source,
 // unless a rule may read it (an ignore comment); node trees are packed
-// (manifest.File.Pack) and typed values decoded only once every file is
+// (manifest.ParsePacked) and typed values decoded only once every file is
 // parsed; once the rules have run, Result.Files keep only their paths and
 // counts. It is ParseLean, then EvaluateStream (which runs DecodeLean) with
 // the findings collected.
@@ -90,12 +90,12 @@ func RunLean(inputs []Input, cfg *Config) *Result {
 }
 
 // ParseLean is RunLean's first step: it parses (and reads, when lazy) every
-// input on every CPU, packs each file's trees and leaves the typed decodes
-// pending (manifest.ParseDeferred), so what it holds is pointer-free and
-// about half the size: the JSON of each object, not its typed value. The
-// steps are apart so a caller can tune the garbage collector to each:
-// parsing makes much short-lived garbage around a small live heap,
-// decoding grows the heap, evaluating holds the most.
+// input on every CPU, packing each document's tree as it is parsed, and
+// leaves the typed decodes pending (manifest.ParsePacked), so what it
+// holds is the packed trees, pointer-free, and little else. The steps are
+// apart so a caller can tune the garbage collector to each: parsing makes
+// much short-lived garbage around a small live heap, decoding grows the
+// heap, evaluating holds the most.
 func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 	if cfg == nil {
 		cfg = DefaultConfig()

@@ -88,10 +88,10 @@ func Parse(path string, src []byte, lim Limits) *File {
 }
 
 // ParseDeferred is Parse leaving the typed decode of built-in objects to
-// File.DecodePending, which must be called before Typed is read: it makes
-// each object's JSON now (about a third of the size of its typed value, and
-// nothing for the garbage collector to trace), so a run that parses every
-// file before it decodes holds far less while it parses.
+// File.DecodePending, which must be called before Typed is read: it keeps
+// only what the decode needs (the type, and the JSON when only the text
+// can make it; the node tree makes the rest again), so a run that parses
+// every file before it decodes holds far less while it parses.
 func ParseDeferred(path string, src []byte, lim Limits) *File {
 	return parse(path, src, lim, true, false)
 }
@@ -248,9 +248,10 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// parseDocument parses one document chunk. It returns a nil object for an
-// empty document or one that does not parse. With deferTyped, a built-in
-// object's typed decode is left pending (ParseDeferred).
+// parseDocument parses one document chunk into its object (a List's into
+// its items' objects) and its problems; no object for an empty document or
+// one that does not parse. With deferTyped, a built-in object's typed
+// decode is left pending (ParseDeferred).
 func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool) ([]*Object, []Problem) {
 	if onlyComments(c.text) {
 		return nil, nil // what yaml.v3 makes of it, without a parser's few kilobytes

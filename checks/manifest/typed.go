@@ -163,7 +163,7 @@ func (o *Object) deferTyped(keepJSON bool) *Problem {
 			text, err = yaml.Marshal(o.root)
 		}
 		if err == nil {
-			j, err = documentJSON((*buf)[:0], nil, text)
+			j, err = textJSON((*buf)[:0], text)
 		}
 		if err != nil {
 			return o.typedResult(nil, err, o.root)
@@ -322,26 +322,10 @@ func goTypeName(t string) string {
 	return t
 }
 
-// decodeLikeAPIServer decodes YAML text into a k8s.io/api value the way
-// kubectl and the API server do: documentJSON, then decodeJSON.
-func decodeLikeAPIServer(root *yaml.Node, text []byte, v any, strict bool) error {
-	j, err := documentJSON(nil, root, text)
-	if err != nil {
-		return err
-	}
-	return decodeJSON(j, v, strict)
-}
-
-// documentJSON appends to buf the JSON that sigs.k8s.io/yaml makes of a
-// document (YAML 1.1 scalars, duplicate keys refused): from root, the
-// text's node tree, when appendNodeJSON can write it exactly; else from the
-// text, parsed again.
-func documentJSON(buf []byte, root *yaml.Node, text []byte) ([]byte, error) {
-	if root != nil {
-		if j, ok := appendNodeJSON(buf, root); ok {
-			return j, nil
-		}
-	}
+// textJSON appends to buf the JSON that sigs.k8s.io/yaml makes of a
+// document's text (YAML 1.1 scalars, duplicate keys refused): the slow
+// path, for what appendNodeJSON cannot write from the node tree.
+func textJSON(buf []byte, text []byte) ([]byte, error) {
 	j, err := sigsyaml.YAMLToJSONStrict(text)
 	if err != nil {
 		return nil, err
@@ -366,8 +350,8 @@ func decodeJSON(j []byte, v any, strict bool) error {
 	return nil
 }
 
-// jsonBuffers hold the buffers decodeLikeAPIServer writes an object's JSON
-// into: one object after another, so the parse makes no JSON garbage.
+// jsonBuffers hold the buffers an object's JSON is written into on its way
+// to the typed decode: one object after another, so the JSON is no garbage.
 var jsonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // maxPooledJSON bounds a pooled JSON buffer; a larger object's is let go.
