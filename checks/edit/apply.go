@@ -140,37 +140,26 @@ func (f *File) edit(doc int, ops []Op) ([]line, error) {
 // the end of the one after it decide).
 func (f *File) fits(doc int, mid []line) bool {
 	n := len(mid)
-	if (n == 0 || mid[n-1].eol == "") && f.followed(doc) {
+	if (n == 0 || mid[n-1].eol == "") && f.lineAfter(doc) != nil {
 		return false
 	}
-	return sameBoundaries(f.window(doc, f.docs[doc]), f.window(doc, mid), len(f.linesBefore(doc)), len(f.docs[doc]), n)
-}
-
-// followed reports whether any line comes after document doc.
-func (f *File) followed(doc int) bool {
-	for i := doc + 1; i < len(f.gaps); i++ {
-		if len(f.gaps[i]) > 0 || (i < len(f.docs) && len(f.docs[i]) > 0) {
-			return true
-		}
-	}
-	return false
-}
-
-// linesBefore returns the lines of the window before document doc (see
-// window).
-func (f *File) linesBefore(doc int) []line {
-	var out []line
+	at := len(f.gaps[doc]) // where the document starts in its window
 	if doc > 0 {
-		out = append(out, f.docs[doc-1]...)
+		at += len(f.docs[doc-1])
 	}
-	return append(out, f.gaps[doc]...)
+	return sameBoundaries(f.window(doc, f.docs[doc]), f.window(doc, mid), at, len(f.docs[doc]), n)
 }
 
 // window returns the lines from the start of the document before doc (the
 // file's start for the first) to the end of the one after it (the file's
 // end for the last), with lines as document doc's.
 func (f *File) window(doc int, lines []line) []line {
-	out := append(f.linesBefore(doc), lines...)
+	var out []line
+	if doc > 0 {
+		out = append(out, f.docs[doc-1]...)
+	}
+	out = append(out, f.gaps[doc]...)
+	out = append(out, lines...)
 	out = append(out, f.gaps[doc+1]...)
 	if doc+1 < len(f.docs) {
 		out = append(out, f.docs[doc+1]...)
@@ -224,16 +213,23 @@ func sameBoundaries(old, new []line, at, oldLen, newLen int) bool {
 // replaced by mid, the text split into lines and documents anew.
 func (f *File) respliced(doc int, mid []line) (*File, error) {
 	before := f.lines()
-	start := len(f.gaps[0])
-	for i := 0; i < doc; i++ {
-		start += len(f.docs[i]) + len(f.gaps[i+1])
-	}
+	start := f.firstLine(doc)
 	ls := spliceLines(before, span{start, start + len(f.docs[doc])}, mid)
 	docs := documents(ls)
 	if len(docs) != len(f.docs) {
 		return nil, fmt.Errorf("edit: the edit changed the number of documents from %d to %d", len(f.docs), len(docs))
 	}
 	return fileOf(ls, docs, f.eol), nil
+}
+
+// firstLine returns the 0-based index, in the whole file, of document
+// doc's first line.
+func (f *File) firstLine(doc int) int {
+	start := len(f.gaps[0])
+	for i := 0; i < doc; i++ {
+		start += len(f.docs[i]) + len(f.gaps[i+1])
+	}
+	return start
 }
 
 // spliceLines returns ls with the lines of sp replaced by doc, as the text
@@ -263,15 +259,10 @@ func (f *File) Changes(doc int, ops []Op) ([]Change, error) {
 		return Changes(f.Bytes(), g.Bytes()), nil // the text split differently around the document
 	}
 	// Only the document changed: diff it with the line before and after.
-	start := len(f.gaps[0])
-	for i := 0; i < doc; i++ {
-		start += len(f.docs[i]) + len(f.gaps[i+1])
-	}
+	start := f.firstLine(doc)
 	var before, after []line
-	if prev := f.linesBefore(doc); len(prev) > 0 {
-		before = prev[len(prev)-1:]
-	} else if start > 0 {
-		before = f.lines()[start-1 : start]
+	if prev := f.lineBefore(doc); prev != nil {
+		before = []line{*prev}
 	}
 	if next := f.lineAfter(doc); next != nil {
 		after = []line{*next}
@@ -283,6 +274,20 @@ func (f *File) Changes(doc int, ops []Op) ([]Change, error) {
 		cs[i].EndLine += lo
 	}
 	return cs, nil
+}
+
+// lineBefore returns the last line before document doc, or nil at the
+// start of the file.
+func (f *File) lineBefore(doc int) *line {
+	for i := doc; i >= 0; i-- {
+		if g := f.gaps[i]; len(g) > 0 {
+			return &g[len(g)-1]
+		}
+		if i > 0 && len(f.docs[i-1]) > 0 {
+			return &f.docs[i-1][len(f.docs[i-1])-1]
+		}
+	}
+	return nil
 }
 
 // lineAfter returns the first line after document doc, or nil at the end

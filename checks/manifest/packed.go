@@ -277,12 +277,29 @@ func (t *packedTree) inflate() *yaml.Node {
 // keeps one inflated while rules run. Call Pack before the objects are
 // shared between goroutines.
 func (f *File) Pack() {
-	p := packers.Get().(*packer)
-	defer p.release()
+	p := takePacker(true)
 	for _, o := range f.Objects {
 		p.packObject(o)
 	}
+	p.done()
+}
+
+// takePacker returns a pooled packer, or nil when nothing is to be packed.
+func takePacker(pack bool) *packer {
+	if !pack {
+		return nil
+	}
+	return packers.Get().(*packer)
+}
+
+// done hands every tree p packed its strings (finish) and returns p to the
+// pool; a nil p does nothing.
+func (p *packer) done() {
+	if p == nil {
+		return
+	}
 	p.finish()
+	p.release()
 }
 
 // packObject packs o's node tree, unless it is packed already or stays

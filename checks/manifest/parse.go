@@ -177,29 +177,17 @@ func parse(path string, src []byte, lim Limits, deferTyped, pack bool) *File {
 		// Many documents (a rendered chart, kustomize build output): each
 		// is parsed, and packed on its own, on any CPU.
 		parallel.For(len(chunks), func(i int) {
-			var p *packer
-			if pack {
-				p = packers.Get().(*packer)
-			}
+			p := takePacker(pack)
 			docs[i] = parseChunk(f, i, chunks[i], lim, deferTyped, chunkCursor(src, chunks[i]), p)
-			if p != nil {
-				p.finish()
-				p.release()
-			}
+			p.done()
 		})
 	} else {
 		lines := newLineCursor(src)
-		var p *packer
-		if pack {
-			p = packers.Get().(*packer)
-		}
+		p := takePacker(pack)
 		for i, c := range chunks {
 			docs[i] = parseChunk(f, i, c, lim, deferTyped, lines, p)
 		}
-		if p != nil {
-			p.finish()
-			p.release()
-		}
+		p.done()
 	}
 	for _, d := range docs {
 		for _, prob := range d.probs {
@@ -222,7 +210,7 @@ type parsedDoc struct {
 
 // parseChunk parses document i of f and finishes its object: block scalar
 // indents read from the file's text through lines, and the tree packed by
-// p (when not nil; p.finish is the caller's).
+// p (when not nil; p.done is the caller's).
 func parseChunk(f *File, i int, c chunk, lim Limits, deferTyped bool, lines *lineCursor, p *packer) parsedDoc {
 	objs, probs := parseDocument(f.Path, i, c, lim, deferTyped)
 	for _, obj := range objs {
