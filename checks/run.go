@@ -519,13 +519,13 @@ func (r *Result) Failed(cfg *Config) bool { return cfg.Fails(r.Findings) }
 // file (SortFindings) and the file is part of the fingerprint, so each
 // file's findings are numbered apart, with a map of that file's only.
 func numberOccurrences(fs []Finding) {
-	counter := occurrenceCounter{}
+	counter := streamOccurrences{path: occurrenceCounter{}, batch: occurrenceCounter{}} // no unique objects: every key counts for its file
 	for start := 0; start < len(fs); {
 		end := start + 1
 		for end < len(fs) && fs[end].File == fs[start].File {
 			end++
 		}
-		clear(counter)
+		clear(counter.path)
 		counter.number(fs[start:end])
 		start = end
 	}
@@ -537,17 +537,6 @@ type occurrenceKey struct{ rule, kind, namespace, name, path, message string }
 
 // occurrenceCounter counts the findings of one file seen so far by key.
 type occurrenceCounter map[occurrenceKey]int
-
-// number sets Occurrence on fs, the next findings of the counter's file in
-// order.
-func (c occurrenceCounter) number(fs []Finding) {
-	for i := range fs {
-		f := &fs[i]
-		k := occurrenceKey{f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
-		f.Occurrence = c[k]
-		c[k]++
-	}
-}
 
 // objectIdentity is the part of an occurrence key that names the object.
 type objectIdentity struct{ kind, namespace, name string }
