@@ -4,53 +4,10 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
-	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	admissionregistrationv1alpha1 "k8s.io/api/admissionregistration/v1alpha1"
-	admissionregistrationv1beta1 "k8s.io/api/admissionregistration/v1beta1"
-	appsv1 "k8s.io/api/apps/v1"
-	appsv1beta1 "k8s.io/api/apps/v1beta1"
-	appsv1beta2 "k8s.io/api/apps/v1beta2"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
-	batchv1beta1 "k8s.io/api/batch/v1beta1"
-	certificatesv1 "k8s.io/api/certificates/v1"
-	certificatesv1alpha1 "k8s.io/api/certificates/v1alpha1"
-	certificatesv1beta1 "k8s.io/api/certificates/v1beta1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	coordinationv1alpha2 "k8s.io/api/coordination/v1alpha2"
-	coordinationv1beta1 "k8s.io/api/coordination/v1beta1"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	discoveryv1beta1 "k8s.io/api/discovery/v1beta1"
-	eventsv1 "k8s.io/api/events/v1"
-	eventsv1beta1 "k8s.io/api/events/v1beta1"
-	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	flowcontrolv1beta1 "k8s.io/api/flowcontrol/v1beta1"
-	flowcontrolv1beta2 "k8s.io/api/flowcontrol/v1beta2"
-	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
-	networkingv1 "k8s.io/api/networking/v1"
-	networkingv1beta1 "k8s.io/api/networking/v1beta1"
-	nodev1 "k8s.io/api/node/v1"
-	nodev1beta1 "k8s.io/api/node/v1beta1"
-	policyv1 "k8s.io/api/policy/v1"
-	policyv1beta1 "k8s.io/api/policy/v1beta1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	rbacv1beta1 "k8s.io/api/rbac/v1beta1"
-	resourcev1 "k8s.io/api/resource/v1"
-	resourcev1beta1 "k8s.io/api/resource/v1beta1"
-	resourcev1beta2 "k8s.io/api/resource/v1beta2"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	storagev1 "k8s.io/api/storage/v1"
-	storagev1alpha1 "k8s.io/api/storage/v1alpha1"
-	storagev1beta1 "k8s.io/api/storage/v1beta1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -102,37 +59,41 @@ var apiStaticLifecycles = map[string]apiLifecycle{
 	"batch/v2alpha1/CronJob":                                {0, 21, schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "CronJob"}},
 }
 
-var (
-	apiSchemeOnce sync.Once
-	apiScheme     *runtime.Scheme
-)
+//go:generate go run ./internal/apitable/gen
 
-// apiTypes returns a scheme of every built-in type k8s.io/api carries, which
-// knows each type's lifecycle (zz_generated.prerelease-lifecycle.go).
-func apiTypes() *runtime.Scheme {
-	apiSchemeOnce.Do(func() {
-		s := runtime.NewScheme()
-		for _, add := range []func(*runtime.Scheme) error{
-			admissionregistrationv1.AddToScheme, admissionregistrationv1alpha1.AddToScheme, admissionregistrationv1beta1.AddToScheme,
-			appsv1.AddToScheme, appsv1beta1.AddToScheme, appsv1beta2.AddToScheme,
-			autoscalingv1.AddToScheme, autoscalingv2.AddToScheme,
-			batchv1.AddToScheme, batchv1beta1.AddToScheme,
-			certificatesv1.AddToScheme, certificatesv1alpha1.AddToScheme, certificatesv1beta1.AddToScheme,
-			coordinationv1.AddToScheme, coordinationv1alpha2.AddToScheme, coordinationv1beta1.AddToScheme,
-			corev1.AddToScheme, discoveryv1.AddToScheme, discoveryv1beta1.AddToScheme,
-			eventsv1.AddToScheme, eventsv1beta1.AddToScheme, extensionsv1beta1.AddToScheme,
-			flowcontrolv1.AddToScheme, flowcontrolv1beta1.AddToScheme, flowcontrolv1beta2.AddToScheme, flowcontrolv1beta3.AddToScheme,
-			networkingv1.AddToScheme, networkingv1beta1.AddToScheme, nodev1.AddToScheme, nodev1beta1.AddToScheme,
-			policyv1.AddToScheme, policyv1beta1.AddToScheme, rbacv1.AddToScheme, rbacv1beta1.AddToScheme,
-			resourcev1.AddToScheme, resourcev1beta1.AddToScheme, resourcev1beta2.AddToScheme,
-			schedulingv1.AddToScheme, schedulingv1beta1.AddToScheme,
-			storagev1.AddToScheme, storagev1alpha1.AddToScheme, storagev1beta1.AddToScheme,
-		} {
-			_ = add(s)
-		}
-		apiScheme = s
-	})
-	return apiScheme
+// apiKind is one group/version/kind that k8s.io/api carries, with the
+// lifecycle its type declares (api_kinds_gen.go, sorted by key).
+type apiKind struct {
+	key                 string // apiVersion/kind
+	deprecated, removed int    // 1.x minor versions; 0 when never
+	replacement         string // apiVersion/kind; empty when none
+}
+
+// apiKindKey is how apiKinds and apiMigrationTargets name a kind.
+func apiKindKey(gvk schema.GroupVersionKind) string {
+	return gvk.GroupVersion().String() + "/" + gvk.Kind
+}
+
+// apiKnownKind finds apiVersion/kind among the kinds k8s.io/api carries.
+func apiKnownKind(key string) (apiKind, bool) {
+	i, ok := slices.BinarySearchFunc(apiKinds, key, func(k apiKind, key string) int { return strings.Compare(k.key, key) })
+	if !ok {
+		return apiKind{}, false
+	}
+	return apiKinds[i], true
+}
+
+// apiRecognizes reports whether k8s.io/api carries gvk.
+func apiRecognizes(gvk schema.GroupVersionKind) bool {
+	_, ok := apiKnownKind(apiKindKey(gvk))
+	return ok
+}
+
+// apiKindGVK turns an apiKinds key back into its group, version and kind.
+func apiKindGVK(key string) schema.GroupVersionKind {
+	i := strings.LastIndex(key, "/")
+	group, version := apiGroupVersion(key[:i])
+	return schema.GroupVersionKind{Group: group, Version: version, Kind: key[i+1:]}
 }
 
 // apiLifecycleOf returns the lifecycle of a built-in apiVersion/kind, and
@@ -145,25 +106,13 @@ func apiLifecycleOf(apiVersion, kind string) (apiLifecycle, bool) {
 	if !apiBuiltinGroups[group] || kind == "" {
 		return apiLifecycle{}, false
 	}
-	obj, err := apiTypes().New(schema.GroupVersionKind{Group: group, Version: version, Kind: kind})
-	if err != nil {
+	k, ok := apiKnownKind(apiKindKey(schema.GroupVersionKind{Group: group, Version: version, Kind: kind}))
+	if !ok {
 		return apiLifecycle{}, false
 	}
-	var l apiLifecycle
-	if d, ok := obj.(interface{ APILifecycleDeprecated() (int, int) }); ok {
-		if major, minor := d.APILifecycleDeprecated(); major == 1 {
-			l.Deprecated = minor
-		}
-	}
-	if r, ok := obj.(interface{ APILifecycleRemoved() (int, int) }); ok {
-		if major, minor := r.APILifecycleRemoved(); major == 1 {
-			l.Removed = minor
-		}
-	}
-	if r, ok := obj.(interface {
-		APILifecycleReplacement() schema.GroupVersionKind
-	}); ok {
-		l.Replacement = r.APILifecycleReplacement()
+	l := apiLifecycle{Deprecated: k.deprecated, Removed: k.removed}
+	if k.replacement != "" {
+		l.Replacement = apiKindGVK(k.replacement)
 	}
 	if l.Deprecated == 0 && l.Removed == 0 {
 		return l, false
@@ -193,10 +142,11 @@ func apiMigration(obj *manifest.Object, to schema.GroupVersionKind) (newAPIVersi
 	if to.Group == "apiregistration.k8s.io" && to.Version == "v1" {
 		return newAPIVersion, true, "" // v1 has v1beta1's fields unchanged (kube-aggregator's types are not bundled)
 	}
-	target, err := apiTypes().New(to)
-	if err != nil {
+	newTarget := apiMigrationTargets[apiKindKey(to)]
+	if newTarget == nil {
 		return newAPIVersion, false, ""
 	}
+	target := newTarget()
 	data, err := yaml.Marshal(obj.Root())
 	if err != nil {
 		return newAPIVersion, false, ""

@@ -108,7 +108,7 @@ func apiGAVersionOf(apiVersion, kind string) schema.GroupVersionKind {
 	group, _ := apiGroupVersion(apiVersion)
 	for _, v := range []string{"v1", "v2"} {
 		gvk := schema.GroupVersionKind{Group: group, Version: v, Kind: kind}
-		if apiTypes().Recognizes(gvk) {
+		if apiRecognizes(gvk) {
 			return gvk
 		}
 	}
