@@ -1,0 +1,75 @@
+package manifest
+
+import (
+	"maps"
+	"strings"
+	"testing"
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+const configMapWithData = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dashboards
+data:
+  plain: one line
+  quoted: "two\nlines, \u00e9scaped"
+  script: |
+    #!/bin/sh
+    echo hello
+  folded: >-
+    folded
+    text
+  anchored: &a shared
+  alias: *a
+  empty: ""
+`
+
+// TestConfigMapDataSharesTheTree: a decoded ConfigMap's data values are
+// the node tree's strings (no second copy), packed or not, and read the
+// same as a plain decode of the text.
+func TestConfigMapDataSharesTheTree(t *testing.T) {
+	var want corev1.ConfigMap
+	if err := sigsyaml.UnmarshalStrict([]byte(configMapWithData), &want); err != nil {
+		t.Fatal(err)
+	}
+	parsers := map[string]func(string, []byte, Limits) *File{"Parse": Parse, "ParsePacked": ParsePacked}
+	for name, parse := range parsers {
+		f := parse("cm.yaml", []byte(configMapWithData), Limits{})
+		DecodePendingFiles([]*File{f})
+		o := f.Objects[0]
+		cm, ok := o.Typed.(*corev1.ConfigMap)
+		if !ok {
+			t.Fatalf("%s: Typed is %T", name, o.Typed)
+		}
+		if !maps.Equal(cm.Data, want.Data) {
+			t.Errorf("%s: data %q, want %q", name, cm.Data, want.Data)
+		}
+		// The tree's strings: the packed string, or each node's value.
+		inTree := func(s string) bool {
+			if o.packed != nil {
+				base := uintptr(unsafe.Pointer(unsafe.StringData(o.packed.strs)))
+				p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+				return p >= base && p < base+uintptr(len(o.packed.strs))
+			}
+			_, data := MapEntry(o.root, "data")
+			for _, n := range data.Content {
+				if unsafe.StringData(n.Value) == unsafe.StringData(s) {
+					return true
+				}
+			}
+			return false
+		}
+		if name == "ParsePacked" && o.packed == nil {
+			t.Fatal("ParsePacked left the object unpacked")
+		}
+		for k, v := range cm.Data {
+			if v != "" && !inTree(v) && !strings.Contains(k, "alias") {
+				t.Errorf("%s: data.%s is a copy, not the tree's string", name, k)
+			}
+		}
+	}
+}
