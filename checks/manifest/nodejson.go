@@ -122,21 +122,21 @@ func appendScalarValueJSON(buf []byte, value string, style yaml.Style) ([]byte, 
 // just past node i's subtree.
 func (t *packedTree) appendJSON(buf []byte, i int) (out []byte, next int, ok bool) {
 	pn := &t.nodes[i]
-	style := yaml.Style(pn.style)
+	style := pn.style()
 	if t.anchor(i) != "" || style&yaml.TaggedStyle != 0 {
 		return nil, 0, false
 	}
-	switch yaml.Kind(pn.kind) {
+	switch pn.kind() {
 	case yaml.MappingNode:
 		n := pn.children()
 		entries := make([]int, 0, n/2) // each key's index
 		c := i + 1
 		for j := 0; j+1 < n; j += 2 {
 			k := &t.nodes[c]
-			if yaml.Kind(k.kind) != yaml.ScalarNode || t.anchor(c) != "" || yaml.Style(k.style)&yaml.TaggedStyle != 0 {
+			if k.kind() != yaml.ScalarNode || t.anchor(c) != "" || k.style()&yaml.TaggedStyle != 0 {
 				return nil, 0, false
 			}
-			if !keyIsString(t.str(k.value()), yaml.Style(k.style)) {
+			if !keyIsString(t.str(k.value()), k.style()) {
 				return nil, 0, false
 			}
 			entries = append(entries, c)

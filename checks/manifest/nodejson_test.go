@@ -24,7 +24,7 @@ func sameAsSlowPath(t *testing.T, name string, text []byte) bool {
 		return false
 	}
 	fast, ok := appendNodeJSON(nil, doc.Content[0])
-	p := &packer{interns: map[string]span{}, tagIdx: map[string]uint16{}}
+	p := &packer{interns: map[string]span{}, tagIdx: map[string]int{}}
 	if tree := p.pack(doc.Content[0]); tree != nil {
 		p.finish()
 		packed, next, packedOK := tree.appendJSON(nil, 0)

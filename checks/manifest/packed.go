@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"math/bits"
+	"sort"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -12,26 +14,68 @@ import (
 // kinds, styles, tags, values, comments, anchors, aliases, lines and
 // columns) with two allocations.
 type packedTree struct {
-	nodes  []packedNode // in pre-order: a node's children follow it
-	strs   string       // every value and extra string, concatenated
-	extras []packedExtra
-	tags   []string // distinct tags; packedNode.tag indexes them
+	nodes  []packedNode  // in pre-order: a node's children follow it
+	strs   string        // every value and extra string, concatenated
+	extras []packedExtra // in node order
+	tags   []string      // distinct tags; packedNode's tag bits index them
 }
 
-// packedNode is one node, in 24 bytes. A mapping's or sequence's children
+// packedNode is one node, in 16 bytes. A mapping's or sequence's children
 // are the children nodes that follow it in pre-order (each with its own
 // subtree). A scalar or alias has a value and no children, a mapping or
 // sequence children and no value (yaml.v3 leaves it empty; pack refuses a
-// tree where it is not), so one field holds either count.
+// tree where it is not), so one field holds either count. The node arrays
+// are most of what a run of many files holds until its rules have run,
+// hence the bit fields: a tree they cannot hold (a column past 65,535,
+// more than 64 distinct tags) stays unpacked.
 type packedNode struct {
-	line, col int32
+	line uint32
 	// off is a scalar's or alias's value offset in strs; n is its length,
 	// or a mapping's or sequence's number of children.
 	off, n uint32
-	extra  int32 // index into extras; -1 when the node has none
-	tag    uint16
-	kind   uint8
-	style  uint8
+	col    uint16
+	// bits holds the kind (bits 0–2, log2 of yaml.Kind), the style (3–8),
+	// the tag's index in tags (9–14) and whether the node has an entry in
+	// extras (15).
+	bits uint16
+}
+
+const (
+	packedKindBits  = 3
+	packedStyleBits = 6
+	packedTagBits   = 6
+	packedStyleAt   = packedKindBits
+	packedTagAt     = packedStyleAt + packedStyleBits
+	packedExtraBit  = 1 << (packedTagAt + packedTagBits)
+	// maxPackedColumn is the widest column a packed node holds.
+	maxPackedColumn = 1<<16 - 1
+)
+
+// kind returns the node's yaml.Kind.
+func (pn *packedNode) kind() yaml.Kind { return yaml.Kind(1) << (pn.bits & (1<<packedKindBits - 1)) }
+
+// style returns the node's yaml.Style.
+func (pn *packedNode) style() yaml.Style {
+	return yaml.Style(pn.bits>>packedStyleAt) & (1<<packedStyleBits - 1)
+}
+
+// tag returns the index of the node's tag in packedTree.tags.
+func (pn *packedNode) tag() int { return int(pn.bits>>packedTagAt) & (1<<packedTagBits - 1) }
+
+// hasExtra reports whether the node has an entry in packedTree.extras.
+func (pn *packedNode) hasExtra() bool { return pn.bits&packedExtraBit != 0 }
+
+// packNodeBits packs a kind, style and tag index, or returns false when
+// they do not fit.
+func packNodeBits(kind yaml.Kind, style yaml.Style, tag int, extra bool) (uint16, bool) {
+	if bits.OnesCount(uint(kind)) != 1 || kind > yaml.AliasNode || style >= 1<<packedStyleBits || tag >= 1<<packedTagBits {
+		return 0, false
+	}
+	b := uint16(bits.TrailingZeros(uint(kind))) | uint16(style)<<packedStyleAt | uint16(tag)<<packedTagAt
+	if extra {
+		b |= packedExtraBit
+	}
+	return b, true
 }
 
 // isCollection reports whether a node of this kind has children (and no
@@ -42,7 +86,7 @@ func isCollection(kind yaml.Kind) bool {
 
 // children returns how many children the node has.
 func (pn *packedNode) children() int {
-	if isCollection(yaml.Kind(pn.kind)) {
+	if isCollection(pn.kind()) {
 		return int(pn.n)
 	}
 	return 0
@@ -50,7 +94,7 @@ func (pn *packedNode) children() int {
 
 // value returns the span of the node's value.
 func (pn *packedNode) value() span {
-	if isCollection(yaml.Kind(pn.kind)) {
+	if isCollection(pn.kind()) {
 		return span{}
 	}
 	return span{pn.off, pn.n}
@@ -59,15 +103,25 @@ func (pn *packedNode) value() span {
 // packedExtra holds what few nodes have: an anchor, comments, and an alias
 // node's target.
 type packedExtra struct {
+	node                     int32 // pre-order index of the node it belongs to
 	anchor, head, line, foot span
 	alias                    int32 // pre-order index of the anchored node; -1 when none
+}
+
+// extra returns node i's entry in extras, or nil when it has none.
+func (t *packedTree) extra(i int) *packedExtra {
+	if !t.nodes[i].hasExtra() {
+		return nil
+	}
+	x := sort.Search(len(t.extras), func(x int) bool { return t.extras[x].node >= int32(i) })
+	return &t.extras[x]
 }
 
 // alias returns the pre-order index of the node that node i, an alias,
 // names, or -1.
 func (t *packedTree) alias(i int) int {
-	if x := t.nodes[i].extra; x >= 0 {
-		return int(t.extras[x].alias)
+	if x := t.extra(i); x != nil {
+		return int(x.alias)
 	}
 	return -1
 }
@@ -85,7 +139,7 @@ type packer struct {
 
 	// per tree, while packing it
 	t       *packedTree
-	tagIdx  map[string]uint16
+	tagIdx  map[string]int
 	index   map[*yaml.Node]int32 // anchored node → pre-order index
 	targets map[int32]*yaml.Node // alias node's pre-order index → its anchored node
 	// unpackable is set when the tree has more distinct tags than a
@@ -94,13 +148,14 @@ type packer struct {
 }
 
 // maxPackedTags bounds the distinct tags of one packed tree (they are
-// indexed by a uint16); a tree with more stays unpacked.
-const maxPackedTags = 1 << 16
+// indexed by six bits of packedNode); a tree with more stays unpacked.
+const maxPackedTags = 1 << packedTagBits
 
-// pack flattens the tree under root, or returns nil when the tree has more
-// distinct tags than a packed tree indexes or a node that has both a value
-// and children (yaml.v3 builds none); finish must be called before the tree
-// is used.
+// pack flattens the tree under root, or returns nil when the tree has a
+// node packedNode cannot hold (more distinct tags than a packed tree
+// indexes, a column past maxPackedColumn) or one that has both a value and
+// children (yaml.v3 builds none); finish must be called before the tree is
+// used.
 func (p *packer) pack(root *yaml.Node) *packedTree {
 	nodes, extras := countNodes(root)
 	p.t = &packedTree{nodes: make([]packedNode, 0, nodes), extras: make([]packedExtra, 0, extras)}
@@ -112,7 +167,7 @@ func (p *packer) pack(root *yaml.Node) *packedTree {
 	}
 	for i, target := range p.targets {
 		if j, ok := p.index[target]; ok {
-			p.t.extras[p.t.nodes[i].extra].alias = j
+			p.t.extra(int(i)).alias = j
 		}
 	}
 	p.trees = append(p.trees, p.t)
@@ -129,7 +184,7 @@ func (p *packer) finish() {
 
 // packers hold packers between files.
 var packers = sync.Pool{New: func() any {
-	return &packer{interns: map[string]span{}, tagIdx: map[string]uint16{}}
+	return &packer{interns: map[string]span{}, tagIdx: map[string]int{}}
 }}
 
 // A packer that held more strings than these (a file of megabytes) is
@@ -176,11 +231,16 @@ func (p *packer) add(n *yaml.Node) {
 	if !ok && len(p.t.tags) == maxPackedTags {
 		p.unpackable = true
 	} else if !ok {
-		tag = uint16(len(p.t.tags))
+		tag = len(p.t.tags)
 		p.t.tags = append(p.t.tags, n.Tag)
 		p.tagIdx[n.Tag] = tag
 	}
-	pn := packedNode{line: int32(n.Line), col: int32(n.Column), extra: -1, tag: tag, kind: uint8(n.Kind), style: uint8(n.Style)}
+	extra := hasExtra(n)
+	b, fits := packNodeBits(n.Kind, n.Style, tag, extra)
+	if !fits || n.Line < 0 || int64(n.Line) > 1<<32-1 || n.Column < 0 || n.Column > maxPackedColumn {
+		p.unpackable = true
+	}
+	pn := packedNode{line: uint32(n.Line), col: uint16(n.Column), bits: b}
 	if isCollection(n.Kind) {
 		pn.n = uint32(len(n.Content))
 		p.unpackable = p.unpackable || n.Value != ""
@@ -189,10 +249,9 @@ func (p *packer) add(n *yaml.Node) {
 		pn.off, pn.n = v.off, v.n
 		p.unpackable = p.unpackable || len(n.Content) > 0
 	}
-	if hasExtra(n) {
-		pn.extra = int32(len(p.t.extras))
+	if extra {
 		p.t.extras = append(p.t.extras, packedExtra{
-			anchor: p.str(n.Anchor), head: p.str(n.HeadComment), line: p.str(n.LineComment), foot: p.str(n.FootComment), alias: -1,
+			node: i, anchor: p.str(n.Anchor), head: p.str(n.HeadComment), line: p.str(n.LineComment), foot: p.str(n.FootComment), alias: -1,
 		})
 		if n.Anchor != "" {
 			if p.index == nil {
@@ -242,14 +301,16 @@ func (t *packedTree) inflate() *yaml.Node {
 	nodes := make([]yaml.Node, len(t.nodes))
 	slots := make([]*yaml.Node, len(t.nodes)-1) // every node but the root is one parent's child
 	free := 0
+	extras := 0 // the next node with extras takes extras[extras] (they are in node order)
 	var build func(i int) int
 	build = func(i int) int {
 		pn := &t.nodes[i]
 		n := &nodes[i]
-		n.Kind, n.Style, n.Tag = yaml.Kind(pn.kind), yaml.Style(pn.style), t.tags[pn.tag]
+		n.Kind, n.Style, n.Tag = pn.kind(), pn.style(), t.tags[pn.tag()]
 		n.Value, n.Line, n.Column = t.str(pn.value()), int(pn.line), int(pn.col)
-		if pn.extra >= 0 {
-			x := &t.extras[pn.extra]
+		if pn.hasExtra() {
+			x := &t.extras[extras]
+			extras++
 			n.Anchor, n.HeadComment, n.LineComment, n.FootComment = t.str(x.anchor), t.str(x.head), t.str(x.line), t.str(x.foot)
 			if x.alias >= 0 {
 				n.Alias = &nodes[x.alias]

@@ -44,7 +44,7 @@ func (t *packedTree) item(n, idx int) int {
 // mapEntry is MapEntry: the key and value indexes of key in mapping m, or
 // -1s.
 func (t *packedTree) mapEntry(m int, key string) (k, v int) {
-	if yaml.Kind(t.nodes[m].kind) != yaml.MappingNode {
+	if t.nodes[m].kind() != yaml.MappingNode {
 		return -1, -1
 	}
 	children := t.nodes[m].children()
@@ -65,10 +65,10 @@ func (t *packedTree) mapEntry(m int, key string) (k, v int) {
 func (t *packedTree) walk(path []string) (node, key, depth int) {
 	node, key = 0, -1
 	for i, e := range path {
-		for yaml.Kind(t.nodes[node].kind) == yaml.AliasNode && t.alias(node) >= 0 {
+		for t.nodes[node].kind() == yaml.AliasNode && t.alias(node) >= 0 {
 			node = t.alias(node)
 		}
-		switch yaml.Kind(t.nodes[node].kind) {
+		switch t.nodes[node].kind() {
 		case yaml.MappingNode:
 			k, v := t.mapEntry(node, e)
 			if v < 0 {
@@ -129,8 +129,8 @@ func (t *packedTree) lastLine(i int) int {
 		if l := int(pn.line); l > end {
 			end = l
 		}
-		style := yaml.Style(pn.style)
-		if yaml.Kind(pn.kind) == yaml.ScalarNode && (style == yaml.LiteralStyle || style == yaml.FoldedStyle) {
+		style := pn.style()
+		if pn.kind() == yaml.ScalarNode && (style == yaml.LiteralStyle || style == yaml.FoldedStyle) {
 			if l := int(pn.line) + strings.Count(strings.TrimRight(t.str(pn.value()), "\n"), "\n") + 1; l > end {
 				end = l
 			}
@@ -145,8 +145,8 @@ func (t *packedTree) lastLine(i int) int {
 
 // anchor returns node i's anchor.
 func (t *packedTree) anchor(i int) string {
-	if x := t.nodes[i].extra; x >= 0 {
-		return t.str(t.extras[x].anchor)
+	if x := t.extra(i); x != nil {
+		return t.str(x.anchor)
 	}
 	return ""
 }
@@ -158,7 +158,7 @@ func (t *packedTree) crossesAlias(path []string) bool {
 		if n < 0 {
 			break
 		}
-		kind := yaml.Kind(t.nodes[n].kind)
+		kind := t.nodes[n].kind()
 		if kind == yaml.AliasNode || t.anchor(n) != "" {
 			return true
 		}
@@ -178,19 +178,19 @@ func (t *packedTree) crossesAlias(path []string) bool {
 			n = -1
 		}
 	}
-	return n >= 0 && (yaml.Kind(t.nodes[n].kind) == yaml.AliasNode || t.anchor(n) != "")
+	return n >= 0 && (t.nodes[n].kind() == yaml.AliasNode || t.anchor(n) != "")
 }
 
 // blockCopy is blockCopy (Object.BlockCopy) for node i.
 func (t *packedTree) blockCopy(i int) *yaml.Node {
-	for depth := 0; yaml.Kind(t.nodes[i].kind) == yaml.AliasNode && t.alias(i) >= 0 && depth < 32; depth++ {
+	for depth := 0; t.nodes[i].kind() == yaml.AliasNode && t.alias(i) >= 0 && depth < 32; depth++ {
 		i = t.alias(i)
 	}
 	pn := &t.nodes[i]
-	if yaml.Kind(pn.kind) == yaml.AliasNode {
+	if pn.kind() == yaml.AliasNode {
 		return nil
 	}
-	c := &yaml.Node{Kind: yaml.Kind(pn.kind), Style: yaml.Style(pn.style) &^ yaml.FlowStyle, Tag: t.tags[pn.tag], Value: t.str(pn.value())}
+	c := &yaml.Node{Kind: pn.kind(), Style: pn.style() &^ yaml.FlowStyle, Tag: t.tags[pn.tag()], Value: t.str(pn.value())}
 	for k, ch := 0, i+1; k < pn.children(); k, ch = k+1, t.skip(ch) {
 		if cc := t.blockCopy(ch); cc != nil {
 			c.Content = append(c.Content, cc)

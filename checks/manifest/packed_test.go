@@ -231,8 +231,9 @@ func TestPackTooManyTags(t *testing.T) {
 	if o.packed != nil || o.root == nil {
 		t.Fatal("the object should stay unpacked")
 	}
-	if v, _ := o.Scalar("data", "k65536"); v != "v" {
-		t.Errorf("data.k65536 = %q", v)
+	last := fmt.Sprintf("k%d", maxPackedTags)
+	if v, _ := o.Scalar("data", last); v != "v" {
+		t.Errorf("data.%s = %q", last, v)
 	}
 }
 
@@ -255,11 +256,11 @@ func TestPackRefusesValueAndChildren(t *testing.T) {
 	}
 }
 
-// TestPackedNodeSize keeps a packed node at 24 bytes: the node arrays are
+// TestPackedNodeSize keeps a packed node at 16 bytes: the node arrays are
 // most of what a large run holds until its rules have run.
 func TestPackedNodeSize(t *testing.T) {
-	if got := unsafe.Sizeof(packedNode{}); got != 24 {
-		t.Errorf("packedNode is %d bytes, want 24", got)
+	if got := unsafe.Sizeof(packedNode{}); got != 16 {
+		t.Errorf("packedNode is %d bytes, want 16", got)
 	}
 }
 
@@ -329,5 +330,52 @@ func checkPackedPositions(t *testing.T, name string, src []byte) {
 		if o.packedView() == nil {
 			t.Errorf("%s doc %d: reading positions inflated the tree", name, o.Doc)
 		}
+	}
+}
+
+// TestPackedNodeBits packs every kind, style and tag index a packed node
+// holds and reads them back, and refuses what it does not hold.
+func TestPackedNodeBits(t *testing.T) {
+	for _, kind := range []yaml.Kind{yaml.DocumentNode, yaml.SequenceNode, yaml.MappingNode, yaml.ScalarNode, yaml.AliasNode} {
+		for style := yaml.Style(0); style < 1<<packedStyleBits; style++ {
+			for tag := 0; tag < maxPackedTags; tag++ {
+				for _, extra := range []bool{false, true} {
+					b, ok := packNodeBits(kind, style, tag, extra)
+					pn := packedNode{bits: b}
+					if !ok || pn.kind() != kind || pn.style() != style || pn.tag() != tag || pn.hasExtra() != extra {
+						t.Fatalf("packNodeBits(%v, %v, %d, %v) = %v: read back %v, %v, %d, %v", kind, style, tag, extra, ok, pn.kind(), pn.style(), pn.tag(), pn.hasExtra())
+					}
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		kind  yaml.Kind
+		style yaml.Style
+		tag   int
+	}{{0, 0, 0}, {3, 0, 0}, {32, 0, 0}, {yaml.ScalarNode, 1 << packedStyleBits, 0}, {yaml.ScalarNode, 0, maxPackedTags}} {
+		if _, ok := packNodeBits(c.kind, c.style, c.tag, false); ok {
+			t.Errorf("packNodeBits(%v, %v, %d) fits", c.kind, c.style, c.tag)
+		}
+	}
+}
+
+// TestPackWideColumn leaves a tree with a node past the widest column a
+// packed node holds unpacked, with its positions intact.
+func TestPackWideColumn(t *testing.T) {
+	long := strings.Repeat("x", maxPackedColumn)
+	src := `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "wide"}, "data": {"a": "` + long + `", "b": "c"}}` + "\n"
+	f := Parse("wide.json", []byte(src), Limits{})
+	if len(f.Objects) != 1 {
+		t.Fatalf("problems: %+v", f.Problems)
+	}
+	f.Pack()
+	o := f.Objects[0]
+	if o.packed != nil || o.root == nil {
+		t.Fatal("the object should stay unpacked")
+	}
+	want := strings.Index(src, `"b"`) + 1
+	if line, col, exact := o.Pos("data", "b"); !exact || line != 1 || col != want {
+		t.Errorf("data.b at %d:%d, want 1:%d", line, col, want)
 	}
 }

@@ -289,7 +289,7 @@ func (o *Object) shareConfigMapData(cm *corev1.ConfigMap) {
 	if t == nil || len(t.nodes) == 0 {
 		return
 	}
-	if _, data := t.mapEntry(0, "data"); data >= 0 && yaml.Kind(t.nodes[data].kind) == yaml.MappingNode {
+	if _, data := t.mapEntry(0, "data"); data >= 0 && t.nodes[data].kind() == yaml.MappingNode {
 		c := data + 1
 		for j := 0; j+1 < t.nodes[data].children(); j += 2 {
 			v := t.skip(c)
