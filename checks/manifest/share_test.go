@@ -2,10 +2,12 @@ package manifest
 
 import (
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -71,5 +73,49 @@ func TestConfigMapDataSharesTheTree(t *testing.T) {
 				t.Errorf("%s: data.%s is a copy, not the tree's string", name, k)
 			}
 		}
+	}
+}
+
+// TestMetadataMapsAreShared: a decoded object's labels and annotations are
+// the object's own maps, and a decoded map that differs from them (a
+// label the typed decode reads differently) is left as decoded.
+func TestMetadataMapsAreShared(t *testing.T) {
+	src := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web, tier: front}
+  annotations: {owner: team-a}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "web:1"}]}
+`
+	for name, parse := range map[string]func(string, []byte, Limits) *File{"Parse": Parse, "ParsePacked": ParsePacked} {
+		f := parse("web.yaml", []byte(src), Limits{})
+		DecodePendingFiles([]*File{f})
+		o := f.Objects[0]
+		d, ok := o.Typed.(*appsv1.Deployment)
+		if !ok {
+			t.Fatalf("%s: Typed is %T", name, o.Typed)
+		}
+		same := func(a, b map[string]string) bool {
+			return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+		}
+		if !same(d.Labels, o.Labels) || !same(d.Annotations, o.Annotations) {
+			t.Errorf("%s: the typed labels and annotations are copies", name)
+		}
+		if want := map[string]string{"app": "web", "tier": "front"}; !maps.Equal(d.Labels, want) {
+			t.Errorf("%s: labels %v, want %v", name, d.Labels, want)
+		}
+	}
+
+	o := &Object{Labels: map[string]string{"a": "1"}}
+	d := &appsv1.Deployment{}
+	d.Labels = map[string]string{"a": "2"}
+	o.shareMetadataMaps(d)
+	if d.Labels["a"] != "2" {
+		t.Errorf("a differing decoded map was replaced: %v", d.Labels)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -248,6 +249,7 @@ func (o *Object) typedResult(v any, err error, root *yaml.Node) *Problem {
 		if cm, ok := v.(*corev1.ConfigMap); ok {
 			o.shareConfigMapData(cm)
 		}
+		o.shareMetadataMaps(v)
 		return nil
 	}
 	if o.placeholderCaused(err, root) {
@@ -296,6 +298,31 @@ func (o *Object) shareConfigMapData(cm *corev1.ConfigMap) {
 			share(t.str(t.nodes[c].value()), t.str(t.nodes[v].value()))
 			c = t.skip(v)
 		}
+	}
+}
+
+// objectMetaMaps is the part of metav1.Object that shareMetadataMaps uses.
+type objectMetaMaps interface {
+	GetLabels() map[string]string
+	SetLabels(map[string]string)
+	GetAnnotations() map[string]string
+	SetAnnotations(map[string]string)
+}
+
+// shareMetadataMaps gives a decoded value the object's own Labels and
+// Annotations maps where they are equal, so each object holds one of each
+// (a small Go map is a few hundred bytes, and a workload has several).
+// Nothing writes to either.
+func (o *Object) shareMetadataMaps(v any) {
+	m, ok := v.(objectMetaMaps)
+	if !ok {
+		return
+	}
+	if l := m.GetLabels(); len(l) > 0 && maps.Equal(l, o.Labels) {
+		m.SetLabels(o.Labels)
+	}
+	if a := m.GetAnnotations(); len(a) > 0 && maps.Equal(a, o.Annotations) {
+		m.SetAnnotations(o.Annotations)
 	}
 }
 
