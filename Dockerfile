@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# prodready: the GitHub App / GitLab webhook server and CLI in one static binary.
+# prodready-bot: the GitHub App / GitLab webhook server, with every command of
+# the prodready CLI, in one static binary.
 # Build: make docker   (or: docker build --build-arg VERSION=v1.2.3 -t prodready .)
 
 FROM golang:1.26-bookworm AS build
@@ -13,14 +14,14 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
-      -o /out/prodready ./cmd/prodready
+      -o /out/prodready-bot ./cmd/prodready-bot
 
 # distroless/static: CA certificates and /etc/passwd, no shell, no package manager.
 FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/prodready /usr/local/bin/prodready
+COPY --from=build /out/prodready-bot /usr/local/bin/prodready-bot
 # 65532 is distroless's "nonroot"; numeric so runAsNonRoot can verify it.
 USER 65532:65532
 EXPOSE 8080
 # The binary handles SIGTERM itself (graceful shutdown), so it runs as PID 1.
-ENTRYPOINT ["/usr/local/bin/prodready"]
+ENTRYPOINT ["/usr/local/bin/prodready-bot"]
 CMD ["serve"]

@@ -5,6 +5,7 @@ GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 BIN       := bin/prodready
+BOTBIN    := bin/prodready-bot
 BENCHTIME ?= 1x
 FUZZTIME  ?= 10s
 # Runs spent shrinking each new input: the default (60s) stalls targets
@@ -17,8 +18,9 @@ FUZZ_TARGETS := ./checks/manifest:FuzzParse ./checks/manifest:FuzzOnlyComments .
 
 .PHONY: build test bench bench-peers lint fuzz docs docker clean
 
-build: ## build the static binary into bin/
+build: ## build the static binaries into bin/: prodready (the CLI) and prodready-bot (server and Action)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/prodready
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BOTBIN) ./cmd/prodready-bot
 
 test: ## run every test (the README's test command)
 	$(GO) test ./...

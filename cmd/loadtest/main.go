@@ -76,7 +76,7 @@ func run() error {
 		return err
 	}
 
-	// The server under test, as cmd/prodready serve wires it, with the
+	// The server under test, as prodready-bot serve wires it, with the
 	// review stubbed.
 	discard := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	metrics := bot.NewMetrics()

@@ -1,5 +1,5 @@
-// Package ghaction is the GitHub Actions environment of `prodready review
-// --action`: it reads the workflow's environment and event payload, and
+// Package ghaction is the GitHub Actions environment of `prodready-bot
+// action`: it reads the workflow's environment and event payload, and
 // provides a bot.Host that reads the diff, the config and the manifests
 // from the runner's git checkout and publishes through the REST API with
 // the workflow token, falling back to workflow-command annotations when

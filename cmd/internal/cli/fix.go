@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -11,8 +11,6 @@ import (
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
 )
-
-func init() { extraCommands["fix"] = runFix }
 
 // ruleList is a repeatable, comma-separated --rule flag.
 type ruleList map[string]bool
@@ -45,17 +43,17 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: prodready fix [flags] [paths… | -]")
 		fs.PrintDefaults()
 	}
-	paths, err := parseFlags(fs, args)
+	paths, err := ParseFlags(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return ExitOK
 		}
-		return exitUsage
+		return ExitUsage
 	}
 	cfg, inputs, err := loadInputs(*configPath, paths, stdin, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	keep := func(f checks.Finding) bool { return len(rules) == 0 || rules[f.RuleID] }
 	fixed, outcome := fix.Converge(inputs, cfg, keep)
@@ -76,7 +74,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		default:
 			if err := writeKeepingMode(in.Path, out); err != nil {
 				fmt.Fprintln(stderr, "prodready:", err)
-				return exitUsage
+				return ExitUsage
 			}
 		}
 	}
@@ -103,7 +101,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		verb = "would fix"
 	}
 	fmt.Fprintf(stderr, "%s %d findings in %d files; %d could not be applied; %d findings have no automatic fix (see `prodready check`)\n", verb, len(outcome.Fixed), files, len(outcome.Failed), noFix)
-	return exitOK
+	return ExitOK
 }
 
 func writeKeepingMode(path string, data []byte) error {

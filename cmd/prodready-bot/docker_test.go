@@ -29,16 +29,16 @@ func TestDockerfileBuild(t *testing.T) {
 		t.Fatal("Dockerfile has no `RUN CGO_ENABLED=0 go build` line")
 	}
 	line := strings.Join(strings.Fields(m[1]), " ")
-	const want = `CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/prodready ./cmd/prodready`
+	const want = `CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/prodready-bot ./cmd/prodready-bot`
 	if line != want {
 		t.Fatalf("Dockerfile builds with\n  %s\nthis test builds with\n  %s\nkeep them the same", line, want)
 	}
-	for _, must := range []string{"USER 65532:65532", `ENTRYPOINT ["/usr/local/bin/prodready"]`, "FROM gcr.io/distroless/static"} {
+	for _, must := range []string{"USER 65532:65532", `ENTRYPOINT ["/usr/local/bin/prodready-bot"]`, "FROM gcr.io/distroless/static"} {
 		if !strings.Contains(string(df), must) {
 			t.Errorf("Dockerfile lacks %q", must)
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "prodready")
+	bin := filepath.Join(t.TempDir(), "prodready-bot")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version=test", "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -46,7 +46,7 @@ func TestDockerfileBuild(t *testing.T) {
 	}
 	out, err := exec.Command(bin, "version").CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "prodready test" {
-		t.Errorf("prodready version = %q (%v), want the stamped \"prodready test\"", out, err)
+		t.Errorf("prodready-bot version = %q (%v), want the stamped \"prodready test\"", out, err)
 	}
 	if runtime.GOOS != "linux" {
 		return

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/cmd/internal/cli"
 )
 
 type routes map[string]http.Handler
@@ -102,7 +103,7 @@ func TestGitLabRoutesMisconfigured(t *testing.T) {
 
 func TestServeHelpListsGitLabFlags(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"serve", "-h"}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+	if code := run([]string{"serve", "-h"}, strings.NewReader(""), &stdout, &stderr); code != cli.ExitOK {
 		t.Fatalf("serve -h exited %d: %s", code, stderr.String())
 	}
 	for _, f := range []string{"-gitlab-url", "-gitlab-token-file", "-gitlab-webhook-secret-file", "GITLAB_WEBHOOK_SECRET_FILE"} {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -49,9 +49,10 @@ func gitRepo(t *testing.T) string {
 func TestReviewCommand(t *testing.T) {
 	dir := gitRepo(t)
 	var out, errb bytes.Buffer
-	code := run([]string{"review", "--base", "main", "-C", dir}, nil, &out, &errb)
-	if code != exitFindings {
-		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, exitFindings, errb.String(), out.String())
+	cli := Program{Name: "prodready", Version: "test"}
+	code := cli.Run([]string{"review", "--base", "main", "-C", dir}, nil, &out, &errb)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, ExitFindings, errb.String(), out.String())
 	}
 	got := out.String()
 	for _, want := range []string{
@@ -68,10 +69,10 @@ func TestReviewCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
-	if code := run([]string{"review"}, nil, &out, &errb); code != exitUsage {
-		t.Errorf("without --base: exit %d, want %d", code, exitUsage)
+	if code := cli.Run([]string{"review"}, nil, &out, &errb); code != ExitUsage {
+		t.Errorf("without --base: exit %d, want %d", code, ExitUsage)
 	}
-	if code := run([]string{"review", "--base", "nope", "-C", dir}, nil, &out, &errb); code != exitUsage {
-		t.Errorf("unknown base: exit %d, want %d", code, exitUsage)
+	if code := cli.Run([]string{"review", "--base", "nope", "-C", dir}, nil, &out, &errb); code != ExitUsage {
+		t.Errorf("unknown base: exit %d, want %d", code, ExitUsage)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/prodready/prodready/cmd/internal/cli"
 )
 
 type lockedBuffer struct {
@@ -52,12 +54,12 @@ func TestServeRefusesWithoutSecret(t *testing.T) {
 	keyFile, _ := serveFiles(t)
 	var out, errb bytes.Buffer
 	code := run([]string{"serve", "--github-app-id", "1", "--github-private-key-file", keyFile, "--listen", "127.0.0.1:0"}, nil, &out, &errb)
-	if code != exitUsage || !strings.Contains(out.String(), "webhook secret") {
+	if code != cli.ExitUsage || !strings.Contains(out.String(), "webhook secret") {
 		t.Errorf("exit %d, log %s", code, out.String())
 	}
 	// A secret on the command line is not a flag at all.
 	code = run([]string{"serve", "--github-webhook-secret", "x"}, nil, &out, &errb)
-	if code != exitUsage {
+	if code != cli.ExitUsage {
 		t.Errorf("--github-webhook-secret accepted: exit %d", code)
 	}
 }
@@ -102,7 +104,7 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := <-done; code != exitOK {
+	if code := <-done; code != cli.ExitOK {
 		t.Errorf("exit %d after SIGTERM, want 0", code)
 	}
 	logs := out.String()

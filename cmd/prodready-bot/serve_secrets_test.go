@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/prodready/prodready/cmd/internal/cli"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
@@ -38,7 +39,7 @@ func TestServeFlagsTakeNoSecretValues(t *testing.T) {
 	}
 }
 
-// TestServeLogsNoSecrets runs `prodready serve` with GitHub and GitLab
+// TestServeLogsNoSecrets runs `prodready-bot serve` with GitHub and GitLab
 // configured from files holding known secrets, sends it good and bad
 // deliveries, stops it with SIGTERM and checks that no secret, token or
 // key line appears in its output. A key file that does not parse is
@@ -59,7 +60,7 @@ func TestServeLogsNoSecrets(t *testing.T) {
 
 	var out bytes.Buffer
 	code := run([]string{"serve", "--github-app-id", "1", "--github-private-key-file", badKey, "--github-webhook-secret-file", ghSecretFile, "--listen", "127.0.0.1:0"}, nil, &out, &out)
-	if code != exitUsage || strings.Contains(out.String(), "hunter2") || strings.Contains(out.String(), ghSecret) {
+	if code != cli.ExitUsage || strings.Contains(out.String(), "hunter2") || strings.Contains(out.String(), ghSecret) {
 		t.Errorf("bad key: exit %d, output:\n%s", code, out.String())
 	}
 
@@ -118,7 +119,7 @@ func TestServeLogsNoSecrets(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := <-done; code != exitOK {
+	if code := <-done; code != cli.ExitOK {
 		t.Errorf("exit %d after SIGTERM", code)
 	}
 	all := logs.String()

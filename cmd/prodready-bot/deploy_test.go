@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/cmd/internal/cli"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -23,7 +24,7 @@ import (
 // deploy/, failing on any finding of any severity.
 func TestDeployHasNoFindings(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"check", "--fail-on", "info", "../../deploy"}, nil, &out, &errb); code != exitOK {
+	if code := run([]string{"check", "--fail-on", "info", "../../deploy"}, nil, &out, &errb); code != cli.ExitOK {
 		t.Fatalf("prodready check --fail-on info deploy/: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	if !strings.Contains(out.String(), "0 errors, 0 warnings, 0 info") {
@@ -85,7 +86,7 @@ func deployObjects(t *testing.T) map[string][]any {
 }
 
 // TestDeployManifests checks what the rules do not: that the Deployment
-// runs prodready serve with flags and environment it really has, secrets
+// runs prodready-bot serve with flags and environment it really has, secrets
 // as mounted files, and the hardening the namespace's restricted level and
 // the docs promise.
 func TestDeployManifests(t *testing.T) {
@@ -154,7 +155,7 @@ func TestDeployManifests(t *testing.T) {
 		}
 	}
 
-	// The flags and environment variables exist in `prodready serve`, and
+	// The flags and environment variables exist in `prodready-bot serve`, and
 	// the flagged secret files lie in mounted Secret volumes.
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -173,7 +174,7 @@ func TestDeployManifests(t *testing.T) {
 	}
 	for k := range cm.Data {
 		if !envNames[k] {
-			t.Errorf("ConfigMap key %s is no environment variable prodready serve reads", k)
+			t.Errorf("ConfigMap key %s is no environment variable prodready-bot serve reads", k)
 		}
 	}
 	secretDirs := map[string]bool{}
@@ -193,7 +194,7 @@ func TestDeployManifests(t *testing.T) {
 	for _, a := range c.Args[1:] {
 		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		if !ok || fs.Lookup(name) == nil {
-			t.Errorf("arg %q is not a --flag=value of prodready serve", a)
+			t.Errorf("arg %q is not a --flag=value of prodready-bot serve", a)
 			continue
 		}
 		if strings.HasSuffix(name, "-file") && !secretDirs[filepath.Dir(value)] {

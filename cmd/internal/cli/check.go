@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -28,7 +28,9 @@ const (
 	evaluateGCPercent = 40
 )
 
-func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runCheck is the check command; version goes into the reports that name
+// their tool's version (SARIF).
+func runCheck(version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder checked)")
@@ -41,12 +43,12 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: prodready check [flags] [paths… | -]")
 		fs.PrintDefaults()
 	}
-	paths, err := parseFlags(fs, args)
+	paths, err := ParseFlags(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return ExitOK
 		}
-		return exitUsage
+		return ExitUsage
 	}
 	// Heap profiling samples allocations by default in every Go program
 	// that links runtime/pprof: about 1.4 MiB of stack buckets on a corpus
@@ -59,20 +61,20 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
-			return exitUsage
+			return ExitUsage
 		}
 		defer stop()
 	}
 	cfg, inputs, err := loadInputs(*configPath, paths, stdin, true)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	if *failOn != "" {
 		sev, err := checks.ParseSeverity(*failOn)
 		if err != nil {
 			fmt.Fprintln(stderr, "prodready: --fail-on:", err)
-			return exitUsage
+			return ExitUsage
 		}
 		cfg.SetFailOn(sev)
 	}
@@ -81,7 +83,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		f, err := os.Create(*output)
 		if err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
-			return exitUsage
+			return ExitUsage
 		}
 		defer f.Close()
 		out = f
@@ -91,7 +93,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stream, err := report.NewStream(out, *format, version)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	// The collector is paced to each step (GOGC in the environment
 	// overrides it). Parsing makes much short-lived garbage (node trees,
@@ -126,7 +128,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
-			return exitUsage
+			return ExitUsage
 		}
 	}
 	if writeErr == nil {
@@ -134,12 +136,12 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if writeErr != nil {
 		fmt.Fprintln(stderr, "prodready:", writeErr)
-		return exitUsage
+		return ExitUsage
 	}
 	if failed {
-		return exitFindings
+		return ExitFindings
 	}
-	return exitOK
+	return ExitOK
 }
 
 // loadInputs reads the config (see loadConfigFor) and lists the files to
@@ -189,26 +191,26 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 	output := fs.String("o", "", "with --markdown: write to this file (e.g. docs/rules.md) instead of standard output")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return ExitOK
 		}
-		return exitUsage
+		return ExitUsage
 	}
 	if !*markdown {
 		if err := report.RulesText(stdout); err != nil {
-			return exitUsage
+			return ExitUsage
 		}
-		return exitOK
+		return ExitOK
 	}
 	md := report.RulesMarkdown()
 	if *output == "" {
 		fmt.Fprint(stdout, md)
-		return exitOK
+		return ExitOK
 	}
 	if err := os.WriteFile(*output, []byte(md), 0o644); err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
-		return exitUsage
+		return ExitUsage
 	}
-	return exitOK
+	return ExitOK
 }
 
 // startCPUProfile profiles the process into file until stop is called.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,60 +13,51 @@ import (
 	"github.com/prodready/prodready/vcs/local"
 )
 
-func init() {
-	extraCommands["review"] = runReview
-	extraCommands["serve"] = runServe
-}
-
-func runReview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runReview(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	base := fs.String("base", "", "the branch or commit the pull request goes into (required); the review covers base...HEAD")
 	dir := fs.String("C", "", "run in this folder instead of the current one")
-	act := addActionFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready review --base <ref> [-C dir]\n       prodready review --action [--mode review|annotations|sarif] [flags]\n\nPrints the review prodready would post for the commits base...HEAD of a git checkout: inline comments with suggestions, then the summary. No network.\nWith --action it runs as the GitHub Action (see docs/action.md).")
+		fmt.Fprintln(stderr, "Usage: prodready review --base <ref> [-C dir]\n\nPrints the review prodready would post for the commits base...HEAD of a git checkout: inline comments with suggestions, then the summary. No network.\nThe GitHub Action step is prodready-bot action (see docs/action.md).")
 		fs.PrintDefaults()
 	}
-	rest, err := parseFlags(fs, args)
+	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return ExitOK
 		}
-		return exitUsage
-	}
-	if act.enabled && *base == "" && len(rest) == 0 {
-		return runAction(act, *dir, stdout, stderr)
+		return ExitUsage
 	}
 	if *base == "" || len(rest) > 0 {
 		fs.Usage()
-		return exitUsage
+		return ExitUsage
 	}
 	ctx := context.Background()
 	h := &local.Host{Dir: *dir}
 	if err := h.Check(ctx); err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	pr, err := h.PullRequest(ctx, *base)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := rv.Review(ctx, h, pr); err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	if h.Published == nil {
 		fmt.Fprintln(stdout, "Nothing to review (a draft, or no change).")
-		return exitOK
+		return ExitOK
 	}
 	writeReview(stdout, *h.Published)
 	if h.Published.Conclusion == "failure" {
-		return exitFindings
+		return ExitFindings
 	}
-	return exitOK
+	return ExitOK
 }
 
 // writeReview prints a review as it would be posted.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/cmd/internal/cli"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
@@ -116,14 +117,14 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		setups = append(setups, h(fs))
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready serve [flags]\n\nRuns the webhook server. Secrets are read from files named by flags or environment, never from the command line.")
+		fmt.Fprintln(stderr, "Usage: prodready-bot serve [flags]\n\nRuns the webhook server. Secrets are read from files named by flags or environment, never from the command line.")
 		fs.PrintDefaults()
 	}
-	if _, err := parseFlags(fs, args); err != nil {
+	if _, err := cli.ParseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return cli.ExitOK
 		}
-		return exitUsage
+		return cli.ExitUsage
 	}
 	logger := slog.New(slog.NewJSONHandler(stdout, nil))
 	metrics := bot.NewMetrics()
@@ -136,7 +137,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		ok, err := setup(env)
 		if err != nil {
 			logger.Error("refusing to start", "err", err.Error())
-			return exitUsage
+			return cli.ExitUsage
 		}
 		if ok {
 			served++
@@ -144,12 +145,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if served == 0 {
 		logger.Error("refusing to start: no host configured (set --github-app-id with its key and webhook secret files)")
-		return exitUsage
+		return cli.ExitUsage
 	}
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		logger.Error("cannot listen", "addr", *listen, "err", err.Error())
-		return exitUsage
+		return cli.ExitUsage
 	}
 	return serveUntilSignal(srv, pool, l, *grace, logger)
 }
@@ -170,7 +171,7 @@ func serveUntilSignal(srv *bot.Server, pool *bot.Pool, l net.Listener, grace tim
 			logger.Error("server stopped", "err", err.Error())
 			return 1
 		}
-		return exitOK
+		return cli.ExitOK
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down", "grace", grace.String())
@@ -181,5 +182,5 @@ func serveUntilSignal(srv *bot.Server, pool *bot.Pool, l net.Listener, grace tim
 	}
 	<-errc
 	logger.Info("stopped")
-	return exitOK
+	return cli.ExitOK
 }

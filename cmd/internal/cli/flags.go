@@ -1,11 +1,11 @@
-package main
+package cli
 
 import "flag"
 
-// parseFlags parses flags that may come before, between or after the
+// ParseFlags parses flags that may come before, between or after the
 // positional arguments (`prodready check deploy/ --format json`), and returns
 // the positional ones. "--" ends flag parsing.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+func ParseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {

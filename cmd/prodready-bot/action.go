@@ -14,21 +14,21 @@ import (
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/cmd/internal/cli"
 	"github.com/prodready/prodready/vcs/ghaction"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
-// Action modes of `prodready review --action`.
+// Action modes of `prodready-bot action`.
 const (
 	modeReview      = "review"
 	modeAnnotations = "annotations"
 	modeSARIF       = "sarif"
 )
 
-// actionOptions are the flags of `prodready review --action` (the inputs
-// of action.yml).
+// actionOptions are the flags of `prodready-bot action` (the inputs of
+// action.yml).
 type actionOptions struct {
-	enabled   bool
 	mode      string
 	failOn    string
 	config    string
@@ -37,16 +37,15 @@ type actionOptions struct {
 	checkName string
 }
 
-// addActionFlags registers the Actions-mode flags of `review` on fs.
+// addActionFlags registers the flags of the action command on fs.
 func addActionFlags(fs *flag.FlagSet) *actionOptions {
 	o := &actionOptions{}
-	fs.BoolVar(&o.enabled, "action", false, "run as the GitHub Action: review the pull request of GITHUB_EVENT_PATH in the checkout and publish with the token in GITHUB_TOKEN")
-	fs.StringVar(&o.mode, "mode", modeReview, "with --action: review (inline comments, check run, job summary), annotations (workflow-command annotations and job summary) or sarif (a SARIF file for code scanning)")
-	fs.StringVar(&o.failOn, "fail-on", "", "with --action: lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
-	fs.StringVar(&o.config, "config", "", "with --action: config file relative to the repository root, read at the pull request's base commit (default .prodready.yaml)")
-	fs.StringVar(&o.paths, "paths", ".", "with --action: folders or files to review, relative to the repository root, separated by spaces, commas or newlines")
-	fs.StringVar(&o.sarifFile, "sarif-file", "prodready.sarif", "with --action --mode sarif: the SARIF file to write")
-	fs.StringVar(&o.checkName, "check-name", ghv.DefaultCheckName, "with --action: name of the check run")
+	fs.StringVar(&o.mode, "mode", modeReview, "review (inline comments, check run, job summary), annotations (workflow-command annotations and job summary) or sarif (a SARIF file for code scanning)")
+	fs.StringVar(&o.failOn, "fail-on", "", "lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
+	fs.StringVar(&o.config, "config", "", "config file relative to the repository root, read at the pull request's base commit (default .prodready.yaml)")
+	fs.StringVar(&o.paths, "paths", ".", "folders or files to review, relative to the repository root, separated by spaces, commas or newlines")
+	fs.StringVar(&o.sarifFile, "sarif-file", "prodready.sarif", "with --mode sarif: the SARIF file to write")
+	fs.StringVar(&o.checkName, "check-name", ghv.DefaultCheckName, "name of the check run")
 	return o
 }
 
@@ -75,8 +74,8 @@ func (a *actionRun) warn(msg string) {
 
 func (a *actionRun) fail(err error) int {
 	fmt.Fprintf(a.stdout, "::error title=prodready::%s\n", report.EscapeWorkflowMessage(err.Error()))
-	fmt.Fprintln(a.stderr, "prodready review --action:", err)
-	return exitUsage
+	fmt.Fprintln(a.stderr, "prodready-bot action:", err)
+	return cli.ExitUsage
 }
 
 // splitPaths splits the paths input on spaces, commas and newlines.
@@ -84,22 +83,48 @@ func splitPaths(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
 }
 
-// runAction is `prodready review --action`. dir is the checkout
-// (GITHUB_WORKSPACE when empty).
+// runActionCommand is `prodready-bot action`: it reviews the pull request
+// of GITHUB_EVENT_PATH in the checkout and publishes with the token in
+// GITHUB_TOKEN.
+func runActionCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("action", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("C", "", "the checkout (default: GITHUB_WORKSPACE)")
+	o := addActionFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: prodready-bot action [--mode review|annotations|sarif] [flags]\n\nRuns as the GitHub Action step: reviews the pull request of GITHUB_EVENT_PATH in the checkout and publishes with the token in GITHUB_TOKEN (see docs/action.md).")
+		fs.PrintDefaults()
+	}
+	rest, err := cli.ParseFlags(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
+		}
+		return cli.ExitUsage
+	}
+	if len(rest) > 0 {
+		fs.Usage()
+		return cli.ExitUsage
+	}
+	return runAction(o, *dir, stdout, stderr)
+}
+
+// runAction is the action command with its flags read. dir is the
+// checkout (GITHUB_WORKSPACE when empty).
 func runAction(o *actionOptions, dir string, stdout, stderr io.Writer) int {
 	a := &actionRun{opts: o, env: ghaction.EnvFrom(os.Getenv), stdout: stdout, stderr: stderr}
 	switch o.mode {
 	case modeReview, modeAnnotations, modeSARIF:
 	default:
-		fmt.Fprintf(stderr, "prodready review --action: unknown --mode %q (review, annotations or sarif)\n", o.mode)
-		return exitUsage
+		fmt.Fprintf(stderr, "prodready-bot action: unknown --mode %q (review, annotations or sarif)\n", o.mode)
+		return cli.ExitUsage
 	}
 	var failOn checks.Severity
 	if o.failOn != "" {
 		sev, err := checks.ParseSeverity(o.failOn)
 		if err != nil {
-			fmt.Fprintln(stderr, "prodready review --action: --fail-on:", err)
-			return exitUsage
+			fmt.Fprintln(stderr, "prodready-bot action: --fail-on:", err)
+			return cli.ExitUsage
 		}
 		failOn = sev
 	}
@@ -132,7 +157,7 @@ func runAction(o *actionOptions, dir string, stdout, stderr io.Writer) int {
 	}
 	if pr.Draft && !cfg.Review.Drafts {
 		a.note("draft pull request not reviewed (review.drafts is false in the config at base)")
-		return a.finish(fmt.Sprintf("## prodready\n\nDraft pull request #%d not reviewed: set `review.drafts: true` in `%s` to review drafts.\n", pr.Number, checks.ConfigFileName), exitOK)
+		return a.finish(fmt.Sprintf("## prodready\n\nDraft pull request #%d not reviewed: set `review.drafts: true` in `%s` to review drafts.\n", pr.Number, checks.ConfigFileName), cli.ExitOK)
 	}
 	if o.mode == modeSARIF {
 		return a.sarif(host, cfg, func(want func(string) bool) ([]bot.File, error) {
@@ -188,9 +213,9 @@ func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.Pull
 	} else {
 		fmt.Fprintf(a.stdout, "prodready: reviewed %s/%s#%d: %d inline comments (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Owner, pr.Repo, pr.Number, len(r.Comments), a.opts.checkName, r.Conclusion, r.Title)
 	}
-	code := exitOK
+	code := cli.ExitOK
 	if r.Conclusion == "failure" {
-		code = exitFindings
+		code = cli.ExitFindings
 	}
 	return a.finish(r.Summary, code)
 }
@@ -224,9 +249,9 @@ func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(wan
 		}
 	}
 	fmt.Fprintf(a.stdout, "prodready: wrote %s: %d findings in %d files (%s)\n", path, len(res.Findings), len(files), bot.Title(res.Findings))
-	code := exitOK
+	code := cli.ExitOK
 	if res.Failed(cfg) {
-		code = exitFindings
+		code = cli.ExitFindings
 	}
 	r := bot.Review{Findings: res.Findings, Outside: res.Findings}
 	return a.finish(bot.Summary(r, cfg.FailOnSeverity())+fmt.Sprintf("\nSARIF written to `%s` for code scanning.\n", path), code)
@@ -266,9 +291,9 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 	if err := report.GitHub(a.stdout, res); err != nil {
 		return a.fail(err)
 	}
-	code := exitOK
+	code := cli.ExitOK
 	if res.Failed(cfg) {
-		code = exitFindings
+		code = cli.ExitFindings
 	}
 	return a.finish(bot.Summary(bot.Review{Findings: res.Findings, Outside: res.Findings}, cfg.FailOnSeverity()), code)
 }
@@ -300,8 +325,8 @@ func (a *actionRun) finish(summary string, code int) int {
 	}
 	if err := appendFile(path, b.String()); err != nil {
 		fmt.Fprintln(a.stderr, "prodready: writing the job summary:", err)
-		if code == exitOK {
-			return exitUsage
+		if code == cli.ExitOK {
+			return cli.ExitUsage
 		}
 	}
 	return code

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/cmd/internal/cli"
 	"github.com/prodready/prodready/internal/fakegithub"
 	"github.com/prodready/prodready/internal/testconfig"
 	"github.com/prodready/prodready/internal/testmanifest"
@@ -160,9 +161,9 @@ func TestActionReviewPostsOneReviewAndCheckRun(t *testing.T) {
 	fake := newActionFake(t, r, "acme", "deploys", 7)
 	env := setActionEnv(t, fake, r.dir, syntheticEvent(t, r, false))
 	var out, errb bytes.Buffer
-	code := run([]string{"review", "--action"}, nil, &out, &errb)
-	if code != exitFindings {
-		t.Fatalf("exit %d, want %d (an error finding, fail-on error)\nstdout:\n%s\nstderr:\n%s", code, exitFindings, out.String(), errb.String())
+	code := run([]string{"action"}, nil, &out, &errb)
+	if code != cli.ExitFindings {
+		t.Fatalf("exit %d, want %d (an error finding, fail-on error)\nstdout:\n%s\nstderr:\n%s", code, cli.ExitFindings, out.String(), errb.String())
 	}
 	reviews := fake.Reviews("acme", "deploys")
 	if len(reviews) != 1 {
@@ -195,7 +196,7 @@ func TestActionReviewPostsOneReviewAndCheckRun(t *testing.T) {
 
 	// A second run on the same push posts no second review.
 	out.Reset()
-	if code := run([]string{"review", "--action"}, nil, &out, &errb); code != exitFindings {
+	if code := run([]string{"action"}, nil, &out, &errb); code != cli.ExitFindings {
 		t.Fatalf("second run: exit %d\n%s", code, errb.String())
 	}
 	if n := len(fake.Reviews("acme", "deploys")); n != 1 {
@@ -210,15 +211,15 @@ func TestActionFailOnDecidesExitCode(t *testing.T) {
 		code   int
 		concl  string
 	}{
-		{"none", exitOK, "success"},
-		{"error", exitFindings, "failure"},
-		{"info", exitFindings, "failure"},
+		{"none", cli.ExitOK, "success"},
+		{"error", cli.ExitFindings, "failure"},
+		{"info", cli.ExitFindings, "failure"},
 	} {
 		t.Run(tc.failOn, func(t *testing.T) {
 			fake := newActionFake(t, r, "acme", "deploys", 7)
 			setActionEnv(t, fake, r.dir, syntheticEvent(t, r, false))
 			var out, errb bytes.Buffer
-			if code := run([]string{"review", "--action", "--fail-on", tc.failOn}, nil, &out, &errb); code != tc.code {
+			if code := run([]string{"action", "--fail-on", tc.failOn}, nil, &out, &errb); code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out.String(), errb.String())
 			}
 			if runs := fake.CheckRuns("acme", "deploys"); len(runs) != 1 || runs[0].Conclusion != tc.concl {
@@ -227,11 +228,11 @@ func TestActionFailOnDecidesExitCode(t *testing.T) {
 		})
 	}
 	var errb bytes.Buffer
-	if code := run([]string{"review", "--action", "--fail-on", "sometimes"}, nil, &bytes.Buffer{}, &errb); code != exitUsage {
-		t.Errorf("bad --fail-on: exit %d, want %d", code, exitUsage)
+	if code := run([]string{"action", "--fail-on", "sometimes"}, nil, &bytes.Buffer{}, &errb); code != cli.ExitUsage {
+		t.Errorf("bad --fail-on: exit %d, want %d", code, cli.ExitUsage)
 	}
-	if code := run([]string{"review", "--action", "--mode", "loud"}, nil, &bytes.Buffer{}, &errb); code != exitUsage {
-		t.Errorf("bad --mode: exit %d, want %d", code, exitUsage)
+	if code := run([]string{"action", "--mode", "loud"}, nil, &bytes.Buffer{}, &errb); code != cli.ExitUsage {
+		t.Errorf("bad --mode: exit %d, want %d", code, cli.ExitUsage)
 	}
 }
 
@@ -239,8 +240,8 @@ func TestActionFailOnDecidesExitCode(t *testing.T) {
 // an annotation on stdout, the reason in the log and the job summary.
 func checkFallback(t *testing.T, fake *fakegithub.Server, env actionEnv, out string, code int, reason string) {
 	t.Helper()
-	if code != exitFindings {
-		t.Errorf("exit %d, want %d (fail-on still applies)", code, exitFindings)
+	if code != cli.ExitFindings {
+		t.Errorf("exit %d, want %d (fail-on still applies)", code, cli.ExitFindings)
 	}
 	if n := len(fake.Reviews("acme", "deploys")); n != 0 {
 		t.Errorf("%d reviews posted, want none", n)
@@ -262,7 +263,7 @@ func TestActionForkFallsBackToAnnotations(t *testing.T) {
 	fake := newActionFake(t, r, "acme", "deploys", 7)
 	env := setActionEnv(t, fake, r.dir, syntheticEvent(t, r, true))
 	var out, errb bytes.Buffer
-	code := run([]string{"review", "--action"}, nil, &out, &errb)
+	code := run([]string{"action"}, nil, &out, &errb)
 	checkFallback(t, fake, env, out.String(), code, "comes from a fork")
 	if w := writes(fake); len(w) != 0 {
 		t.Errorf("a fork run wrote to GitHub: %v", w)
@@ -276,7 +277,7 @@ func TestActionForbiddenFallsBackToAnnotations(t *testing.T) {
 		fake.Inject(fakegithub.Fault{Method: http.MethodPost, PathPrefix: "/repos/acme/deploys/check-runs", Status: http.StatusForbidden, Times: 1})
 		env := setActionEnv(t, fake, r.dir, syntheticEvent(t, r, false))
 		var out, errb bytes.Buffer
-		code := run([]string{"review", "--action"}, nil, &out, &errb)
+		code := run([]string{"action"}, nil, &out, &errb)
 		checkFallback(t, fake, env, out.String(), code, "may not write")
 		if w := writes(fake); len(w) != 1 {
 			t.Errorf("writes after the refusal: %v, want only the refused one", w)
@@ -287,7 +288,7 @@ func TestActionForbiddenFallsBackToAnnotations(t *testing.T) {
 		fake.Inject(fakegithub.Fault{Method: http.MethodPost, PathPrefix: "/repos/acme/deploys/pulls/7/reviews", Status: http.StatusForbidden, Times: 1})
 		env := setActionEnv(t, fake, r.dir, syntheticEvent(t, r, false))
 		var out, errb bytes.Buffer
-		code := run([]string{"review", "--action"}, nil, &out, &errb)
+		code := run([]string{"action"}, nil, &out, &errb)
 		checkFallback(t, fake, env, out.String(), code, "may not write")
 		runs := fake.CheckRuns("acme", "deploys")
 		if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "failure" {
@@ -301,8 +302,8 @@ func TestActionAnnotationsMode(t *testing.T) {
 	fake := newActionFake(t, r, "acme", "deploys", 7)
 	env := setActionEnv(t, fake, r.dir, syntheticEvent(t, r, false))
 	var out, errb bytes.Buffer
-	code := run([]string{"review", "--action", "--mode", "annotations"}, nil, &out, &errb)
-	if code != exitFindings {
+	code := run([]string{"action", "--mode", "annotations"}, nil, &out, &errb)
+	if code != cli.ExitFindings {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
 	if w := writes(fake); len(w) != 0 {
@@ -322,8 +323,8 @@ func TestActionSARIFMode(t *testing.T) {
 	env := setActionEnv(t, fake, r.dir, syntheticEvent(t, r, false))
 	sarif := filepath.Join(t.TempDir(), "out", "prodready.sarif")
 	var out, errb bytes.Buffer
-	code := run([]string{"review", "--action", "--mode", "sarif", "--sarif-file", sarif, "--paths", "deploy"}, nil, &out, &errb)
-	if code != exitFindings {
+	code := run([]string{"action", "--mode", "sarif", "--sarif-file", sarif, "--paths", "deploy"}, nil, &out, &errb)
+	if code != cli.ExitFindings {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	var log struct {
@@ -368,8 +369,8 @@ func TestActionShallowCheckoutFetchesBase(t *testing.T) {
 	fake := newActionFake(t, r, "acme", "deploys", 7)
 	setActionEnv(t, fake, clone, syntheticEvent(t, r, false))
 	var out, errb bytes.Buffer
-	code := run([]string{"review", "--action"}, nil, &out, &errb)
-	if code != exitFindings {
+	code := run([]string{"action"}, nil, &out, &errb)
+	if code != cli.ExitFindings {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	if !strings.Contains(out.String(), "fetch-depth: 0") {
@@ -400,8 +401,8 @@ func TestActionWithoutGitUsesAPI(t *testing.T) {
 	setActionEnv(t, fake, plain, syntheticEvent(t, r, false))
 	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(plain))
 	var out, errb bytes.Buffer
-	code := run([]string{"review", "--action"}, nil, &out, &errb)
-	if code != exitFindings {
+	code := run([]string{"action"}, nil, &out, &errb)
+	if code != cli.ExitFindings {
 		t.Fatalf("exit %d (the base config keeps privileged-container on)\n%s%s", code, out.String(), errb.String())
 	}
 	var files, contents bool
@@ -442,7 +443,7 @@ func TestActionRealPayload(t *testing.T) {
 	fake := newActionFake(t, r, owner, name, number)
 	env := setActionEnv(t, fake, r.dir, event)
 	var out, errb bytes.Buffer
-	if code := run([]string{"review", "--action"}, nil, &out, &errb); code != exitFindings {
+	if code := run([]string{"action"}, nil, &out, &errb); code != cli.ExitFindings {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	if n := len(fake.Reviews(owner, name)); n != 1 {
@@ -464,7 +465,7 @@ func TestActionPushChecksTree(t *testing.T) {
 	t.Setenv("GITHUB_EVENT_NAME", "push")
 	var out, errb bytes.Buffer
 	// The working tree's config (the head's) switches the only rule off.
-	if code := run([]string{"review", "--action"}, nil, &out, &errb); code != exitOK {
+	if code := run([]string{"action"}, nil, &out, &errb); code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	if !strings.Contains(out.String(), "has no pull request") || strings.Contains(out.String(), "::error file=") {
@@ -500,7 +501,7 @@ func TestActionMergeCommitCheckout(t *testing.T) {
 	ev := strings.Replace(string(syntheticEvent(t, r, false)), r.base, tip, 1)
 	setActionEnv(t, fake, r.dir, []byte(ev))
 	var out, errb bytes.Buffer
-	if code := run([]string{"review", "--action"}, nil, &out, &errb); code != exitFindings {
+	if code := run([]string{"action"}, nil, &out, &errb); code != cli.ExitFindings {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	want := 1

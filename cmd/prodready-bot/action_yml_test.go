@@ -13,7 +13,7 @@ import (
 
 // TestActionYAML keeps action.yml in step with the command: a composite
 // action whose inputs have the documented defaults, are all passed to the
-// step, and whose flags `prodready review` knows.
+// step, and whose flags `prodready-bot action` knows.
 func TestActionYAML(t *testing.T) {
 	data, err := os.ReadFile("../../action.yml")
 	if err != nil {
@@ -53,20 +53,22 @@ func TestActionYAML(t *testing.T) {
 	if len(a.Inputs) != len(defaults) {
 		t.Errorf("inputs %v, want exactly %v", a.Inputs, defaults)
 	}
-	var setupGo, review bool
-	fs := flag.NewFlagSet("review", flag.ContinueOnError)
+	var setupGo, built, action bool
+	fs := flag.NewFlagSet("action", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.String("base", "", "")
 	fs.String("C", "", "")
 	addActionFlags(fs)
 	for _, s := range a.Runs.Steps {
 		if strings.HasPrefix(s.Uses, "actions/setup-go@") {
 			setupGo = s.With["cache"] == "true" && strings.Contains(s.With["go-version-file"], "github.action_path")
 		}
+		if strings.Contains(s.Run, "go build ") {
+			built = strings.Contains(s.Run, " ./cmd/prodready-bot\n")
+		}
 		if s.ID != "prodready" {
 			continue
 		}
-		review = strings.Contains(s.Run, "review --action")
+		action = strings.Contains(s.Run, "args=(action ")
 		env := strings.Join(mapValues(s.Env), "\n")
 		for name := range defaults {
 			if !strings.Contains(env, "inputs."+name+" }}") {
@@ -78,12 +80,12 @@ func TestActionYAML(t *testing.T) {
 		}
 		for _, m := range regexp.MustCompile(`--([a-z-]+)`).FindAllStringSubmatch(s.Run, -1) {
 			if fs.Lookup(m[1]) == nil {
-				t.Errorf("action.yml passes --%s, which prodready review does not know", m[1])
+				t.Errorf("action.yml passes --%s, which prodready-bot action does not know", m[1])
 			}
 		}
 	}
-	if !setupGo || !review {
-		t.Errorf("steps: setup-go with cache from the action's go.mod %v, review --action step %v", setupGo, review)
+	if !setupGo || !built || !action {
+		t.Errorf("steps: setup-go with cache from the action's go.mod %v, build of cmd/prodready-bot %v, action step %v", setupGo, built, action)
 	}
 	if !strings.Contains(a.Outputs["sarif-file"].Value, "steps.prodready.outputs.sarif-file") {
 		t.Errorf("output sarif-file = %q", a.Outputs["sarif-file"].Value)

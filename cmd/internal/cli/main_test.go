@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const badProbe = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: web:1
+          readinessProbe: {tcpSocket: {port: http}}
+`
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	p := Program{Name: "prodready", Version: "test"}
+	code = p.Run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	dir := writeTree(t, map[string]string{"deploy/web.yaml": badProbe, "deploy/notes.txt": "not yaml"})
+	if code, out, _ := runCLI(t, "", "check", dir); code != ExitFindings || !strings.Contains(out, "probe-named-port-undeclared") {
+		t.Errorf("an error finding must exit 1 and be printed: %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "", "check", dir, "--fail-on", "none"); code != ExitOK {
+		t.Errorf("--fail-on none must exit 0, got %d", code)
+	}
+	if code, _, errOut := runCLI(t, "", "check", filepath.Join(dir, "missing")); code != ExitUsage || errOut == "" {
+		t.Errorf("a missing path must exit 2 with a message, got %d %q", code, errOut)
+	}
+	if code, _, _ := runCLI(t, "", "check", "--format", "xml", dir); code != ExitUsage {
+		t.Errorf("an unknown format must exit 2, got %d", code)
+	}
+	clean := writeTree(t, map[string]string{"ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	if code, _, _ := runCLI(t, "", "check", clean); code != ExitOK {
+		t.Errorf("a clean tree must exit 0, got %d", code)
+	}
+}
+
+// TestCheckProfiles writes both profiles, and samples heap allocations
+// only when --memprofile asks for them. It checks the bundled fixtures: a
+// run that allocates tens of megabytes is sure to be sampled (one sample
+// per 512 KiB on average).
+func TestCheckProfiles(t *testing.T) {
+	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+	dir := filepath.Join("..", "..", "..", "fixtures")
+	out := t.TempDir()
+	cpu, mem := filepath.Join(out, "cpu.prof"), filepath.Join(out, "mem.prof")
+
+	runtime.MemProfileRate = defaultMemProfileRate
+	if code, _, errOut := runCLI(t, "", "check", dir); code != ExitFindings {
+		t.Fatalf("check without profiles: exit %d %s", code, errOut)
+	}
+	if runtime.MemProfileRate != 0 {
+		t.Errorf("check without --memprofile left heap sampling on (rate %d)", runtime.MemProfileRate)
+	}
+	before := sampledAllocs()
+	if code, _, errOut := runCLI(t, "", "check", "--cpuprofile", cpu, "--memprofile", mem, dir); code != ExitFindings {
+		t.Fatalf("check with profiles: exit %d %s", code, errOut)
+	}
+	if got := sampledAllocs(); got == before {
+		t.Error("check --memprofile sampled no allocations")
+	}
+	for _, f := range []string{cpu, mem} {
+		if info, err := os.Stat(f); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// sampledAllocs counts the allocations the heap profile has sampled so far
+// (as of a collection it forces).
+func sampledAllocs() int64 {
+	runtime.GC()
+	n, _ := runtime.MemProfile(nil, true)
+	recs := make([]runtime.MemProfileRecord, n+50)
+	n, _ = runtime.MemProfile(recs, true)
+	var total int64
+	for _, r := range recs[:n] {
+		total += r.AllocObjects
+	}
+	return total
+}
+
+func TestCheckReadsConfigAtRoot(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"web.yaml":        badProbe,
+		".prodready.yaml": "rules:\n  probe-named-port-undeclared: {severity: warning}\n",
+	})
+	code, out, _ := runCLI(t, "", "check", dir)
+	if code != ExitOK || !strings.Contains(out, "warning probe-named-port-undeclared") {
+		t.Errorf("the config's severity override must apply (and warning does not fail): %d\n%s", code, out)
+	}
+	bad := writeTree(t, map[string]string{"web.yaml": badProbe, ".prodready.yaml": "rulez: {}\n"})
+	if code, _, errOut := runCLI(t, "", "check", bad); code != ExitUsage || !strings.Contains(errOut, "rulez") {
+		t.Errorf("an unknown config key must exit 2 naming it: %d %q", code, errOut)
+	}
+}
+
+func TestCheckStdinJSON(t *testing.T) {
+	code, out, _ := runCLI(t, badProbe, "check", "--format", "json", "-")
+	if code != ExitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	var rep struct {
+		Findings []struct {
+			Rule string `json:"rule"`
+			File string `json:"file"`
+			Line int    `json:"line"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].File != "<stdin>" || rep.Findings[0].Line == 0 {
+		t.Fatalf("findings: %+v", rep.Findings)
+	}
+}
+
+func TestRulesCommand(t *testing.T) {
+	code, out, _ := runCLI(t, "", "rules")
+	if code != ExitOK || !strings.Contains(out, "probe-named-port-undeclared") {
+		t.Fatalf("rules: %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "", "nonsense"); code != ExitUsage {
+		t.Fatalf("unknown command must exit 2, got %d", code)
+	}
+}
+
+func TestFixWritesDiffsAndDryRuns(t *testing.T) {
+	const replicas = `# keep this comment
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: web:1.0.0
+          securityContext:
+            privileged: true
+`
+	dir := writeTree(t, map[string]string{"web.yaml": replicas})
+	path := filepath.Join(dir, "web.yaml")
+	code, out, _ := runCLI(t, "", "fix", "--diff", "--rule", "privileged-container", dir)
+	if code != ExitOK || !strings.Contains(out, "-            privileged: true") || !strings.Contains(out, "+            privileged: false") {
+		t.Fatalf("--diff: %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(path); string(data) != replicas {
+		t.Fatal("--diff must not write")
+	}
+	if code, out, _ := runCLI(t, "", "fix", "--dry-run", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(out, "would fix privileged-container") {
+		t.Fatalf("--dry-run: %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "", "fix", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(errOut, "fixed 1 findings in 1 files") {
+		t.Fatalf("fix: %d %s", code, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	if want := strings.Replace(replicas, "privileged: true", "privileged: false", 1); string(data) != want {
+		t.Fatalf("only the chosen rule's fix, nothing else, comments kept:\n%s", data)
+	}
+	if code, _, _ := runCLI(t, "", "fix", "--rule", "no-such-rule", dir); code != ExitUsage {
+		t.Fatal("an unknown --rule is a usage error")
+	}
+}
+
+// TestProgramCommands: the CLI knows its own commands and not the bot's;
+// a program's extra commands run and are in its usage.
+func TestProgramCommands(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "serve")
+	if code != ExitUsage || !strings.Contains(stderr, `unknown command "serve"`) {
+		t.Errorf("prodready serve: exit %d, stderr %q", code, stderr)
+	}
+	var ran []string
+	p := Program{Name: "prodready-bot", Version: "v9", Extra: []Extra{{
+		Name: "serve", Synopsis: "serve [flags]", Summary: "run the server",
+		Run: func(args []string, _ io.Reader, _, _ io.Writer) int { ran = args; return 7 },
+	}}}
+	var out, errb bytes.Buffer
+	if code := p.Run([]string{"serve", "--x"}, nil, &out, &errb); code != 7 || len(ran) != 1 || ran[0] != "--x" {
+		t.Errorf("serve: exit %d, args %q", code, ran)
+	}
+	out.Reset()
+	p.Run([]string{"help"}, nil, &out, &errb)
+	for _, want := range []string{"  prodready-bot serve [flags]", "run the server\n", "  prodready-bot check ", "  prodready-bot version\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := p.Run([]string{"version"}, nil, &out, &errb); code != ExitOK || out.String() != "prodready v9\n" {
+		t.Errorf("version: exit %d, %q", code, out.String())
+	}
+}

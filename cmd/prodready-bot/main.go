@@ -1,0 +1,28 @@
+// Command prodready-bot is prodready where it reviews for a host: `serve`
+// runs the GitHub App / GitLab webhook server, `action` is the GitHub
+// Action step. It has every command of the prodready CLI besides (check,
+// fix, rules, review), so its container image needs no second binary.
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/prodready/prodready/cmd/internal/cli"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches a subcommand and returns the process exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	p := cli.Program{Name: "prodready-bot", Version: version, Extra: []cli.Extra{
+		{Name: "serve", Synopsis: "serve [flags]", Summary: "run the GitHub App / GitLab webhook server", Run: runServe},
+		{Name: "action", Synopsis: "action [flags]", Summary: "review a pull request as the GitHub Action step", Run: runActionCommand},
+	}}
+	return p.Run(args, stdin, stdout, stderr)
+}
