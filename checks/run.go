@@ -133,10 +133,11 @@ func ParseLean(inputs []Input, cfg *Config) []*manifest.File {
 // each buffer zeroed before it is read into.
 var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxPooledRead bounds a pooled read buffer: a larger file (a CRD bundle,
-// mostly) gets a buffer of its own that is let go after it is parsed, so
-// the pool never holds megabytes for the rest of the run.
-const maxPooledRead = 256 << 10
+// maxPooledRead bounds a pooled read buffer: a larger file (a CRD bundle
+// or a rendered chart, mostly) gets a buffer of its own that is let go
+// after it is parsed, so the pool holds little for the rest of the run
+// (most manifests are a few kilobytes).
+const maxPooledRead = 64 << 10
 
 // DecodeLean is RunLean's second step: it finishes the typed decodes
 // ParseLean left pending, on every CPU.
