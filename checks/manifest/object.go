@@ -298,6 +298,9 @@ func (o *Object) walk(path []string) (node, key *yaml.Node, depth int) {
 // through, or ends at, an alias, an anchored node, or a mapping with a
 // merge key (<<): places where a text edit changes what others share.
 func (o *Object) PathCrossesAlias(path ...string) bool {
+	if o.packed != nil && !o.packed.mayAlias {
+		return false // most objects: asked for every fix, answered without a walk
+	}
 	if t := o.packedView(); t != nil {
 		return t.crossesAlias(path)
 	}

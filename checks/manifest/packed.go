@@ -18,6 +18,9 @@ type packedTree struct {
 	strs   string        // every value and extra string, concatenated
 	extras []packedExtra // in node order
 	tags   []string      // distinct tags; packedNode's tag bits index them
+	// mayAlias is false when no node has an anchor, is an alias or is a
+	// "<<" scalar (a merge key): then no path crosses an alias.
+	mayAlias bool
 }
 
 // packedNode is one node, in 16 bytes. A mapping's or sequence's children
@@ -262,6 +265,9 @@ func (p *packer) add(n *yaml.Node) {
 		}
 	}
 	p.t.nodes = append(p.t.nodes, pn)
+	if n.Anchor != "" || n.Kind == yaml.AliasNode || (n.Kind == yaml.ScalarNode && n.Value == "<<") {
+		p.t.mayAlias = true
+	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		if p.targets == nil {
 			p.targets = map[int32]*yaml.Node{}
