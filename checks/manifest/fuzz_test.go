@@ -40,6 +40,9 @@ func FuzzParse(f *testing.F) {
 			}
 			_, _, _ = o.Pos("spec", "template", "spec", "containers", "0")
 			_ = o.PodTemplate()
+			if _, ok := appendNodeJSON(nil, o.Root()); nodeJSONOK(o.Root()) != ok {
+				t.Fatalf("nodeJSONOK says %v, appendNodeJSON %v", !ok, ok)
+			}
 		}
 		lim := Limits{MaxFileBytes: 1 << 16, MaxDepth: 64, MaxExpandedNodes: 10000}
 		deferred := ParseDeferred("fuzz.yaml", src, lim)

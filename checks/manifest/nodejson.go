@@ -73,6 +73,83 @@ func appendNodeJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
 	return nil, false // aliases, documents
 }
 
+// nodeJSONOK reports whether appendNodeJSON writes n, without writing it:
+// the parse asks this of every typed object, to know whether the decode
+// can make its JSON again from the packed tree once the text is gone.
+// It refuses exactly what appendNodeJSON refuses (the tests compare the
+// two on every fixture, the corpus and the fuzz inputs).
+func nodeJSONOK(n *yaml.Node) bool {
+	if n.Anchor != "" || n.Style&yaml.TaggedStyle != 0 {
+		return false
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.Style&yaml.TaggedStyle != 0 || !keyIsString(k.Value, k.Style) {
+				return false
+			}
+			if !nodeJSONOK(n.Content[i+1]) {
+				return false
+			}
+		}
+		return !hasDuplicateKey(n)
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if !nodeJSONOK(c) {
+				return false
+			}
+		}
+		return true
+	case yaml.ScalarNode:
+		return scalarJSONOK(n.Value, n.Style)
+	}
+	return false // aliases, documents
+}
+
+// hasDuplicateKey reports whether mapping n has a key twice: by pairs for
+// the few keys most mappings have, by sorting for more.
+func hasDuplicateKey(n *yaml.Node) bool {
+	keys := len(n.Content) / 2
+	if keys <= 16 {
+		for i := 0; i < keys; i++ {
+			for j := i + 1; j < keys; j++ {
+				if n.Content[2*i].Value == n.Content[2*j].Value {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	sorted := make([]string, keys)
+	for i := range sorted {
+		sorted[i] = n.Content[2*i].Value
+	}
+	slices.Sort(sorted)
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// scalarJSONOK reports whether appendScalarValueJSON writes a scalar of
+// this text and style.
+func scalarJSONOK(value string, style yaml.Style) bool {
+	if !utf8.ValidString(value) {
+		return false
+	}
+	if style != 0 {
+		return true
+	}
+	switch kind, _ := resolvePlain(value); kind {
+	case plainString, plainNull, plainTrue, plainFalse, plainInt:
+		return true
+	}
+	return false
+}
+
 // scalarString returns a key's text when goyaml.v2 reads it as a string.
 func scalarString(k *yaml.Node) (string, bool) {
 	return k.Value, keyIsString(k.Value, k.Style)

@@ -24,6 +24,9 @@ func sameAsSlowPath(t *testing.T, name string, text []byte) bool {
 		return false
 	}
 	fast, ok := appendNodeJSON(nil, doc.Content[0])
+	if nodeJSONOK(doc.Content[0]) != ok {
+		t.Errorf("%s: nodeJSONOK says %v, appendNodeJSON wrote %s (%v)", name, !ok, fast, ok)
+	}
 	p := &packer{interns: map[string]span{}, tagIdx: map[string]int{}}
 	if tree := p.pack(doc.Content[0]); tree != nil {
 		p.finish()

@@ -149,8 +149,11 @@ func (o *Object) deferTyped(keepJSON bool) *Problem {
 	defer jsonBuffers.Put(buf)
 	var j []byte
 	fromTree := false
-	if o.root != nil {
+	switch {
+	case o.root != nil && keepJSON:
 		j, fromTree = appendNodeJSON((*buf)[:0], o.root)
+	case o.root != nil:
+		fromTree = nodeJSONOK(o.root) // made again from the tree when decoded
 	}
 	switch {
 	case fromTree && !keepJSON:
