@@ -295,7 +295,7 @@ func (u *evaluationUnit) evaluate(ctx *Context, rules []*Rule) []Finding {
 	}
 	for _, o := range u.objects {
 		o.Hold() // a packed object's tree, inflated while its rules run
-		findings = append(findings, evaluateObject(ctx, rules, o)...)
+		findings = evaluateObject(findings, ctx, rules, o)
 		o.Release()
 	}
 	findings = u.ignores.apply(findings)
@@ -373,7 +373,7 @@ func Evaluate(files []*manifest.File, cfg *Config) *Result {
 	perObject := make([][]Finding, len(objects))
 	parallel.For(len(objects), func(i int) {
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
-		perObject[i] = evaluateObject(ctx, rules, objects[i])
+		perObject[i] = evaluateObject(nil, ctx, rules, objects[i])
 		objects[i].Release()
 	})
 	total := len(findings)
@@ -418,10 +418,11 @@ func setSeverities(fs []Finding, cfg *Config) {
 	}
 }
 
-// evaluateObject runs every rule on one object. A rule that panics is a bug
-// in prodready, not in the input: it becomes a finding that says so, and the
+// evaluateObject appends to out the findings of every rule on one object
+// (so a unit's findings grow in one slice). A rule that panics is a bug in
+// prodready, not in the input: it becomes a finding that says so, and the
 // run goes on.
-func evaluateObject(ctx *Context, rules []*Rule, obj *manifest.Object) (out []Finding) {
+func evaluateObject(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) []Finding {
 	for _, r := range rules {
 		out = append(out, checkOne(ctx, r, obj)...)
 	}
