@@ -17,7 +17,7 @@ type packedTree struct {
 	nodes  []packedNode  // in pre-order: a node's children follow it
 	strs   string        // every value and extra string, concatenated
 	extras []packedExtra // in node order
-	tags   []string      // distinct tags; packedNode's tag bits index them
+	tags   []string      // tags other than commonTags; see tag
 	// mayAlias is false when no node has an anchor, is an alias or is a
 	// "<<" scalar (a merge key): then no path crosses an alias.
 	mayAlias bool
@@ -150,8 +150,9 @@ type packer struct {
 	unpackable bool
 }
 
-// maxPackedTags bounds the distinct tags of one packed tree (they are
-// indexed by six bits of packedNode); a tree with more stays unpacked.
+// maxPackedTags bounds the distinct tags of one packed tree, commonTags
+// included (they are indexed by six bits of packedNode); a tree with more
+// stays unpacked.
 const maxPackedTags = 1 << packedTagBits
 
 // pack flattens the tree under root, or returns nil when the tree has a
@@ -229,13 +230,39 @@ func hasExtra(n *yaml.Node) bool {
 	return n.Anchor != "" || n.HeadComment != "" || n.LineComment != "" || n.FootComment != "" || n.Kind == yaml.AliasNode
 }
 
+// commonTags are the tags yaml.v3 gives plain YAML: packed nodes index
+// them without a table of their own, so most trees hold no tags at all.
+var commonTags = [...]string{"!!str", "!!map", "!!seq", "!!int", "!!bool", "!!null", "!!float", "!!timestamp", "!!binary", "!!merge", ""}
+
+// commonTag returns tag's index in commonTags.
+func commonTag(tag string) (int, bool) {
+	for i, c := range commonTags {
+		if c == tag {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// tag returns the tag whose index a packed node holds: one of commonTags,
+// else one of the tree's own.
+func (t *packedTree) tag(i int) string {
+	if i < len(commonTags) {
+		return commonTags[i]
+	}
+	return t.tags[i-len(commonTags)]
+}
+
 func (p *packer) add(n *yaml.Node) {
 	i := int32(len(p.t.nodes))
-	tag, ok := p.tagIdx[n.Tag]
-	if !ok && len(p.t.tags) == maxPackedTags {
+	tag, ok := commonTag(n.Tag)
+	if !ok {
+		tag, ok = p.tagIdx[n.Tag]
+	}
+	if !ok && len(commonTags)+len(p.t.tags) == maxPackedTags {
 		p.unpackable = true
 	} else if !ok {
-		tag = len(p.t.tags)
+		tag = len(commonTags) + len(p.t.tags)
 		p.t.tags = append(p.t.tags, n.Tag)
 		p.tagIdx[n.Tag] = tag
 	}
@@ -313,7 +340,7 @@ func (t *packedTree) inflate() *yaml.Node {
 	build = func(i int) int {
 		pn := &t.nodes[i]
 		n := &nodes[i]
-		n.Kind, n.Style, n.Tag = pn.kind(), pn.style(), t.tags[pn.tag()]
+		n.Kind, n.Style, n.Tag = pn.kind(), pn.style(), t.tag(pn.tag())
 		n.Value, n.Line, n.Column = t.str(pn.value()), int(pn.line), int(pn.col)
 		if pn.hasExtra() {
 			x := &t.extras[extras]

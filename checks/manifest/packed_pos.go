@@ -190,7 +190,7 @@ func (t *packedTree) blockCopy(i int) *yaml.Node {
 	if pn.kind() == yaml.AliasNode {
 		return nil
 	}
-	c := &yaml.Node{Kind: pn.kind(), Style: pn.style() &^ yaml.FlowStyle, Tag: t.tags[pn.tag()], Value: t.str(pn.value())}
+	c := &yaml.Node{Kind: pn.kind(), Style: pn.style() &^ yaml.FlowStyle, Tag: t.tag(pn.tag()), Value: t.str(pn.value())}
 	for k, ch := 0, i+1; k < pn.children(); k, ch = k+1, t.skip(ch) {
 		if cc := t.blockCopy(ch); cc != nil {
 			c.Content = append(c.Content, cc)

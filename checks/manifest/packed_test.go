@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -377,5 +378,40 @@ func TestPackWideColumn(t *testing.T) {
 	want := strings.Index(src, `"b"`) + 1
 	if line, col, exact := o.Pos("data", "b"); !exact || line != 1 || col != want {
 		t.Errorf("data.b at %d:%d, want 1:%d", line, col, want)
+	}
+}
+
+// TestPackedTagsCommonAndOwn: plain YAML's tags need no table in a packed
+// tree; a tree's own tags are kept and come back on inflate.
+func TestPackedTagsCommonAndOwn(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		own  []string
+		tags []string // of the root's children in order
+	}{
+		{"a: b\nc: 1\nd: [true, ~, 1.5]\n", nil, []string{"!!str", "!!str", "!!str", "!!int", "!!str", "!!seq"}},
+		{"a: !ref b\nc: !!binary aGk=\n", []string{"!ref"}, []string{"!!str", "!ref", "!!str", "!!binary"}},
+	} {
+		f := Parse("tags.yaml", []byte(c.src), Limits{})
+		want := f.Objects[0].Root()
+		f.Pack()
+		o := f.Objects[0]
+		if o.packed == nil {
+			t.Fatalf("%q: not packed", c.src)
+		}
+		if !slices.Equal(o.packed.tags, c.own) {
+			t.Errorf("%q: own tags %q, want %q", c.src, o.packed.tags, c.own)
+		}
+		got := o.Root()
+		if err := sameTree(want, got, c.src); err != nil {
+			t.Error(err)
+		}
+		var tags []string
+		for _, n := range got.Content {
+			tags = append(tags, n.Tag)
+		}
+		if !slices.Equal(tags, c.tags) {
+			t.Errorf("%q: tags %q, want %q", c.src, tags, c.tags)
+		}
 	}
 }
