@@ -139,6 +139,7 @@ type packer struct {
 	strs    []byte // scratch: copied into one exact-size string by finish
 	interns map[string]span
 	trees   []*packedTree
+	objects []*Object // packed by packObject: finish points their header strings into strs
 
 	// per tree, while packing it
 	t       *packedTree
@@ -178,11 +179,15 @@ func (p *packer) pack(root *yaml.Node) *packedTree {
 	return p.t
 }
 
-// finish hands the shared strings to every packed tree.
+// finish hands the shared strings to every packed tree, and points the
+// header strings of the objects packObject packed at them.
 func (p *packer) finish() {
 	s := string(p.strs)
 	for _, t := range p.trees {
 		t.strs = s
+	}
+	for _, o := range p.objects {
+		p.shareStrings(o, s)
 	}
 }
 
@@ -207,7 +212,8 @@ func (p *packer) release() {
 	}
 	clear(p.interns)
 	clear(p.trees)
-	p.strs, p.trees, p.t, p.index, p.targets = p.strs[:0], p.trees[:0], nil, nil, nil
+	clear(p.objects)
+	p.strs, p.trees, p.objects, p.t, p.index, p.targets = p.strs[:0], p.trees[:0], p.objects[:0], nil, nil, nil
 	packers.Put(p)
 }
 
@@ -408,4 +414,28 @@ func (p *packer) packObject(o *Object) {
 	}
 	o.trees = &inflatedTrees{}
 	o.root = nil
+	p.objects = append(p.objects, o)
+}
+
+// shareStrings points o's header strings and its labels and annotations at
+// the equal strings in s, the packed trees' strings: each was a string of
+// its own from the parse, held for the whole run.
+func (p *packer) shareStrings(o *Object, s string) {
+	share := func(v string) string {
+		if sp, ok := p.interns[v]; ok {
+			return s[sp.off : sp.off+sp.n]
+		}
+		return v
+	}
+	o.APIVersion, o.Kind, o.Name, o.Namespace = share(o.APIVersion), share(o.Kind), share(o.Name), share(o.Namespace)
+	for _, m := range []*map[string]string{&o.Labels, &o.Annotations} {
+		if *m == nil {
+			continue
+		}
+		shared := make(map[string]string, len(*m))
+		for k, v := range *m {
+			shared[share(k)] = share(v)
+		}
+		*m = shared
+	}
 }

@@ -119,3 +119,43 @@ spec:
 		t.Errorf("a differing decoded map was replaced: %v", d.Labels)
 	}
 }
+
+// TestHeaderStringsShareThePackedStrings: a packed object's kind, name,
+// labels and annotations are substrings of its packed tree's strings (not
+// strings of their own from the parse), and read the same.
+func TestHeaderStringsShareThePackedStrings(t *testing.T) {
+	src := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+  labels: {app: web, tier: front}
+  annotations: {owner: team-a}
+`
+	f := ParsePacked("web.yaml", []byte(src), Limits{})
+	o := f.Objects[0]
+	if o.packed == nil {
+		t.Fatal("not packed")
+	}
+	base := uintptr(unsafe.Pointer(unsafe.StringData(o.packed.strs)))
+	inStrs := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		return p >= base && p < base+uintptr(len(o.packed.strs))
+	}
+	for _, s := range []string{o.APIVersion, o.Kind, o.Name, o.Namespace} {
+		if !inStrs(s) {
+			t.Errorf("%q is a string of its own", s)
+		}
+	}
+	for _, m := range []map[string]string{o.Labels, o.Annotations} {
+		for k, v := range m {
+			if !inStrs(k) || !inStrs(v) {
+				t.Errorf("%s: %s is a string of its own", k, v)
+			}
+		}
+	}
+	if o.APIVersion != "apps/v1" || o.Kind != "Deployment" || o.Name != "web" || o.Namespace != "shop" ||
+		!maps.Equal(o.Labels, map[string]string{"app": "web", "tier": "front"}) || !maps.Equal(o.Annotations, map[string]string{"owner": "team-a"}) {
+		t.Errorf("header %s %s %s/%s %v %v", o.APIVersion, o.Kind, o.Namespace, o.Name, o.Labels, o.Annotations)
+	}
+}
