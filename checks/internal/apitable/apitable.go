@@ -18,8 +18,9 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -137,14 +138,11 @@ func key(gvk schema.GroupVersionKind) string {
 func Generate() ([]byte, error) {
 	s := Scheme()
 	known := s.AllKnownTypes()
-	keys := make([]string, 0, len(known))
 	byKey := map[string]schema.GroupVersionKind{}
 	for gvk := range known {
-		k := key(gvk)
-		keys = append(keys, k)
-		byKey[k] = gvk
+		byKey[key(gvk)] = gvk
 	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(byKey))
 
 	// The kinds an object may be migrated to: each lifecycle's replacement
 	// and the GA versions (v1, v2) of a kind that has a lifecycle.
@@ -182,12 +180,10 @@ func Generate() ([]byte, error) {
 	}
 
 	imports := map[string]string{}
-	targetKeys := make([]string, 0, len(targets))
-	for k, t := range targets {
-		targetKeys = append(targetKeys, k)
+	for _, t := range targets {
 		imports[t.PkgPath()] = importName(t.PkgPath())
 	}
-	sort.Strings(targetKeys)
+	targetKeys := slices.Sorted(maps.Keys(targets))
 	b.WriteString("// apiMigrationTargets makes an empty value of each kind an object may be\n// migrated to, by apiVersion/kind.\nvar apiMigrationTargets = map[string]func() any{\n")
 	for _, k := range targetKeys {
 		t := targets[k]
@@ -195,14 +191,9 @@ func Generate() ([]byte, error) {
 	}
 	b.WriteString("}\n")
 
-	paths := make([]string, 0, len(imports))
-	for p := range imports {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	var head bytes.Buffer
 	head.WriteString("import (\n")
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(imports)) {
 		fmt.Fprintf(&head, "\t%s %q\n", imports[p], p)
 	}
 	head.WriteString(")\n\n")
