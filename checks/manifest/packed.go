@@ -30,7 +30,7 @@ type packedTree struct {
 // tree where it is not), so one field holds either count. The node arrays
 // are most of what a run of many files holds until its rules have run,
 // hence the bit fields: a tree they cannot hold (a column past 65,535,
-// more than 64 distinct tags) stays unpacked.
+// more than 64 distinct tags counting commonTags) stays unpacked.
 type packedNode struct {
 	line uint32
 	// off is a scalar's or alias's value offset in strs; n is its length,
@@ -38,8 +38,8 @@ type packedNode struct {
 	off, n uint32
 	col    uint16
 	// bits holds the kind (bits 0–2, log2 of yaml.Kind), the style (3–8),
-	// the tag's index in tags (9–14) and whether the node has an entry in
-	// extras (15).
+	// the tag's index (9–14, see packedTree.tag) and whether the node has
+	// an entry in extras (15).
 	bits uint16
 }
 
@@ -62,7 +62,7 @@ func (pn *packedNode) style() yaml.Style {
 	return yaml.Style(pn.bits>>packedStyleAt) & (1<<packedStyleBits - 1)
 }
 
-// tag returns the index of the node's tag in packedTree.tags.
+// tag returns the index of the node's tag (see packedTree.tag).
 func (pn *packedNode) tag() int { return int(pn.bits>>packedTagAt) & (1<<packedTagBits - 1) }
 
 // hasExtra reports whether the node has an entry in packedTree.extras.
