@@ -61,7 +61,7 @@ func BenchmarkDecodeTyped(b *testing.B) {
 	type doc struct {
 		root *yaml.Node
 		text []byte
-		b    builtin
+		b    *builtin
 	}
 	var docs []doc
 	for _, c := range corpusChunks(b) {

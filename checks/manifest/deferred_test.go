@@ -131,7 +131,7 @@ func sameParse(t *testing.T, got, want *File) {
 		if g.pending != nil {
 			t.Errorf("%s %s: still pending after DecodePending", w.Kind, w.Name)
 		}
-		if g.packed != nil && (g.trees.kept.Load() != nil || g.trees.held.Load() != nil) {
+		if g.packed != nil && (g.packed.inflated.kept.Load() != nil || g.packed.inflated.held.Load() != nil) {
 			t.Errorf("%s %s: the decode left an inflated tree behind", w.Kind, w.Name)
 		}
 		g.Hold()

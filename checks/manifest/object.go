@@ -22,10 +22,9 @@ type Object struct {
 	// root is the document's top node, with absolute 1-based lines and
 	// columns (read it with Root); nil once the object is packed.
 	root *yaml.Node
-	// packed is the tree in compact form after File.Pack; trees holds the
+	// packed is the tree in compact form after File.Pack, with its
 	// inflated copies (shared by copies of the object).
 	packed *packedTree
-	trees  *inflatedTrees
 
 	APIVersion string
 	Kind       string
@@ -58,7 +57,6 @@ type Object struct {
 	// an object that is its whole document.
 	ListItem Path
 
-	text []byte // the document's own text, for the typed decode
 	// pending is the typed decode ParseDeferred left for File.DecodePending.
 	pending *pendingDecode
 
@@ -66,10 +64,16 @@ type Object struct {
 	// first content line, read from the source at parse time.
 	blockIndent map[int]int // block scalar's line → indent
 
-	// pt caches PodTemplate for the Typed value ptTyped.
-	pt      *PodTemplate
-	ptTyped any
-	ptDone  bool
+	// podCache caches PodTemplate for a workload (nil for other objects:
+	// theirs is nil, and quick to work out again).
+	podCache *podTemplateCache
+}
+
+// podTemplateCache is a workload's PodTemplate and the Typed value it was
+// worked out for.
+type podTemplateCache struct {
+	pt    *PodTemplate
+	typed any
 }
 
 // Path addresses a node from the document root: a mapping key, or a decimal
@@ -140,10 +144,10 @@ type inflatedTrees struct {
 // call, so rules that never read the tree cost no inflation); otherwise a
 // tree inflated once and kept.
 func (o *Object) Root() *yaml.Node {
-	if o.root != nil || o.trees == nil {
+	if o.root != nil || o.packed == nil {
 		return o.root
 	}
-	t := o.trees
+	t := &o.packed.inflated
 	if h := t.held.Load(); h != nil {
 		return h
 	}
@@ -171,7 +175,7 @@ func (o *Object) Packed() bool { return o.packed != nil }
 // inflated by a read outside Hold (see Root): memory it holds for the rest
 // of the run on top of its packed form.
 func (o *Object) KeepsInflatedTree() bool {
-	return o.trees != nil && o.trees.kept.Load() != nil
+	return o.packed != nil && o.packed.inflated.kept.Load() != nil
 }
 
 // WithRoot returns a copy of the object whose tree is root (for a view of
@@ -188,7 +192,8 @@ func (o *Object) WithRoot(root *yaml.Node) *Object {
 // runs that share the object each Hold and Release it, and the tree is
 // dropped when the last one releases it.
 func (o *Object) Hold() {
-	if t := o.trees; t != nil {
+	if o.packed != nil {
+		t := &o.packed.inflated
 		t.mu.Lock()
 		t.holders++
 		t.mu.Unlock()
@@ -197,7 +202,8 @@ func (o *Object) Hold() {
 
 // Release ends one Hold; the last one drops the tree the holds inflated.
 func (o *Object) Release() {
-	if t := o.trees; t != nil {
+	if o.packed != nil {
+		t := &o.packed.inflated
 		t.mu.Lock()
 		if t.holders > 0 {
 			if t.holders--; t.holders == 0 {

@@ -21,6 +21,9 @@ type packedTree struct {
 	// mayAlias is false when no node has an anchor, is an alias or is a
 	// "<<" scalar (a merge key): then no path crosses an alias.
 	mayAlias bool
+	// inflated holds the inflated trees of the object packed here (see
+	// Object.Root and Hold).
+	inflated inflatedTrees
 }
 
 // packedNode is one node, in 16 bytes. A mapping's or sequence's children
@@ -412,7 +415,6 @@ func (p *packer) packObject(o *Object) {
 	if o.packed = p.pack(o.root); o.packed == nil {
 		return // stays unpacked
 	}
-	o.trees = &inflatedTrees{}
 	o.root = nil
 	p.objects = append(p.objects, o)
 }

@@ -15,10 +15,10 @@ import (
 // packedView returns o's packed tree while no inflated copy exists (once
 // one does, reads use it, as they always have).
 func (o *Object) packedView() *packedTree {
-	if o.root != nil || o.trees == nil || len(o.packed.nodes) == 0 {
+	if o.root != nil || o.packed == nil || len(o.packed.nodes) == 0 {
 		return nil
 	}
-	if o.trees.held.Load() != nil || o.trees.kept.Load() != nil {
+	if o.packed.inflated.held.Load() != nil || o.packed.inflated.kept.Load() != nil {
 		return nil
 	}
 	return o.packed

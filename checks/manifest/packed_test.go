@@ -188,7 +188,7 @@ func TestHoldIsCountedAcrossRuns(t *testing.T) {
 		t.Fatal("run 2 still holds the object: its rules must read the same tree as before")
 	}
 	o.Release() // run 2 is done
-	if o.trees.held.Load() != nil {
+	if o.packed.inflated.held.Load() != nil {
 		t.Fatal("the last Release must drop the held tree")
 	}
 	if o.Root() == first {

@@ -272,20 +272,18 @@ func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool)
 	}
 	obj.readHeader()
 	objs := []*Object{obj}
+	docText := c.text // only the typed decode reads it; a List's items have none of their own
 	if items := listItems(obj); items != nil {
-		objs = items
-	} else {
-		obj.text = c.text // only the typed decode reads it; let it go after
+		objs, docText = items, nil
 	}
 	var probs []Problem
 	for _, o := range objs {
 		var prob *Problem
 		if deferTyped {
-			prob = o.deferTyped(false)
+			prob = o.deferTyped(false, docText)
 		} else {
-			prob = o.decodeTyped()
+			prob = o.decodeTyped(docText)
 		}
-		o.text = nil
 		if o.pending == nil {
 			o.cachePodTemplate()
 		}

@@ -45,9 +45,10 @@ func mayBeMarked(v string) bool {
 // placeholderCaused reports whether a decode error comes from a placeholder:
 // the value at a type error's field is one, or (for errors that name no
 // field, such as a bad quantity or base64 text) a placeholder sits where
-// such values live. root is the object's node tree.
-func (o *Object) placeholderCaused(err error, root *yaml.Node) bool {
-	if strings.Contains(err.Error(), "invalid map key") && (bytes.Contains(o.text, []byte("{{")) || bytes.Contains(o.text, []byte("${"))) {
+// such values live. root is the object's node tree, text its document's
+// text when at hand (nil once the parse is done).
+func (o *Object) placeholderCaused(err error, root *yaml.Node, text []byte) bool {
+	if strings.Contains(err.Error(), "invalid map key") && (bytes.Contains(text, []byte("{{")) || bytes.Contains(text, []byte("${"))) {
 		return true // an unquoted {{ .value }} reads as a mapping key
 	}
 	var typeErr *json.UnmarshalTypeError

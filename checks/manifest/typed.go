@@ -38,11 +38,13 @@ type builtin struct {
 	strict bool
 }
 
-func strictly[T any]() builtin  { return builtin{newValue: func() any { return new(T) }, strict: true} }
-func leniently[T any]() builtin { return builtin{newValue: func() any { return new(T) }} }
+func strictly[T any]() *builtin {
+	return &builtin{newValue: func() any { return new(T) }, strict: true}
+}
+func leniently[T any]() *builtin { return &builtin{newValue: func() any { return new(T) }} }
 
 // builtins maps "apiVersion/Kind" to its Go type.
-var builtins = map[string]builtin{
+var builtins = map[string]*builtin{
 	"v1/Pod":                   strictly[corev1.Pod](),
 	"v1/Service":               strictly[corev1.Service](),
 	"v1/ConfigMap":             strictly[corev1.ConfigMap](),
@@ -118,8 +120,8 @@ func IsBuiltin(apiVersion, kind string) bool {
 // decodeTyped fills o.Typed for built-in kinds. A strict decode failure is a
 // schema-invalid problem; the object keeps its node tree (Typed stays nil)
 // so position-only rules can still look at it.
-func (o *Object) decodeTyped() *Problem {
-	if prob := o.deferTyped(true); prob != nil || o.pending == nil {
+func (o *Object) decodeTyped(text []byte) *Problem {
+	if prob := o.deferTyped(true, text); prob != nil || o.pending == nil {
 		return prob
 	}
 	return o.decodePending()
@@ -140,7 +142,7 @@ type pendingDecode struct {
 // held until the decode (the tree makes it again), unless keepJSON (the
 // decode follows at once). An object whose JSON cannot be made is finished
 // at once.
-func (o *Object) deferTyped(keepJSON bool) *Problem {
+func (o *Object) deferTyped(keepJSON bool, text []byte) *Problem {
 	b := o.builtinType()
 	if b == nil {
 		return nil
@@ -161,7 +163,7 @@ func (o *Object) deferTyped(keepJSON bool) *Problem {
 	case fromTree:
 		o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
 	default:
-		text, err := o.text, error(nil)
+		var err error
 		if o.ListItem != nil {
 			// A List's item has no text of its own: its tree, written out.
 			text, err = yaml.Marshal(o.root)
@@ -170,7 +172,7 @@ func (o *Object) deferTyped(keepJSON bool) *Problem {
 			j, err = textJSON((*buf)[:0], text)
 		}
 		if err != nil {
-			return o.typedResult(nil, err, o.root)
+			return o.typedResult(nil, err, o.root, text)
 		}
 		o.pending = &pendingDecode{b: b, json: bytes.Clone(j)}
 	}
@@ -196,7 +198,7 @@ func (o *Object) decodePending() *Problem {
 		if j, ok = o.treeJSON((*buf)[:0]); !ok {
 			o.Hold()
 			defer o.Release()
-			return o.typedResult(nil, errTreeJSON, o.Root())
+			return o.typedResult(nil, errTreeJSON, o.Root(), nil)
 		}
 		if cap(j) <= maxPooledJSON {
 			defer func() { *buf = j[:0] }()
@@ -209,7 +211,7 @@ func (o *Object) decodePending() *Problem {
 		defer o.Release()
 		root = o.Root()
 	}
-	return o.typedResult(v, err, root)
+	return o.typedResult(v, err, root, nil)
 }
 
 // errTreeJSON is a bug: a tree that made JSON when parsed did not when
@@ -233,20 +235,20 @@ func (o *Object) treeJSON(buf []byte) ([]byte, bool) {
 // builtinType returns how a built-in kind is decoded, or nil for a kind
 // that is not decoded (not built in, or a SOPS-encrypted Secret).
 func (o *Object) builtinType() *builtin {
-	bt, ok := builtins[o.APIVersion+"/"+o.Kind]
-	if !ok {
+	bt := builtins[o.APIVersion+"/"+o.Kind]
+	if bt == nil {
 		return nil
 	}
 	if o.Kind == "Secret" && o.Node("sops") != nil {
 		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
 	}
-	return &bt
+	return bt
 }
 
 // typedResult records the outcome of a typed decode into v: the value, or
 // what the error means (a placeholder, a kustomize patch, or a schema
 // problem placed on root, the object's node tree).
-func (o *Object) typedResult(v any, err error, root *yaml.Node) *Problem {
+func (o *Object) typedResult(v any, err error, root *yaml.Node, text []byte) *Problem {
 	if err == nil {
 		o.Typed = v
 		if cm, ok := v.(*corev1.ConfigMap); ok {
@@ -255,7 +257,7 @@ func (o *Object) typedResult(v any, err error, root *yaml.Node) *Problem {
 		o.shareMetadataMaps(v)
 		return nil
 	}
-	if o.placeholderCaused(err, root) {
+	if o.placeholderCaused(err, root, text) {
 		o.Templated = true
 		return nil // a placeholder a script or template fills in before applying
 	}

@@ -62,16 +62,19 @@ var (
 // out once, when the document is parsed, and shared: callers must not
 // change the result.
 func (o *Object) PodTemplate() *PodTemplate {
-	if o.ptDone && o.ptTyped == o.Typed {
-		return o.pt
+	if c := o.podCache; c != nil && c.typed == o.Typed {
+		return c.pt
 	}
 	return o.podTemplate()
 }
 
-// cachePodTemplate works out the pod template once (while one goroutine
-// owns the object, so later readers need no lock).
+// cachePodTemplate works out a workload's pod template once (while one
+// goroutine owns the object, so later readers need no lock).
 func (o *Object) cachePodTemplate() {
-	o.pt, o.ptTyped, o.ptDone = o.podTemplate(), o.Typed, true
+	o.podCache = nil
+	if pt := o.podTemplate(); pt != nil {
+		o.podCache = &podTemplateCache{pt: pt, typed: o.Typed}
+	}
 }
 
 func (o *Object) podTemplate() *PodTemplate {
