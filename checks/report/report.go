@@ -81,12 +81,48 @@ func writeText(b *bufio.Writer, fs []checks.Finding) {
 			b.WriteString("    fix: ")
 			b.WriteString(f.Fix.Description)
 			b.WriteByte('\n')
-			for _, l := range f.Fix.Describe() {
-				b.WriteString("      ")
-				writeIndented(b, l, "\n      ")
-				b.WriteByte('\n')
+			writeEdits(b, f.Fix, "      ")
+		}
+	}
+}
+
+// writeEdits writes a fix's edits for people, one line each after prefix
+// ("set spec.replicas: 3"): a value of several lines goes under its line,
+// one level deeper; a newline anywhere else is followed by prefix too.
+// Written piece by piece, as the findings are.
+func writeEdits(b *bufio.Writer, fx *checks.Fix, prefix string) {
+	newline := "\n" + prefix
+	for _, op := range fx.Edits {
+		b.WriteString(prefix)
+		switch op.Action {
+		case "delete":
+			b.WriteString("delete ")
+		case "append":
+			b.WriteString("append to ")
+		default:
+			b.WriteString("set ")
+		}
+		for i, e := range op.Path {
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			writeIndented(b, e, newline)
+		}
+		if op.Action != "delete" {
+			v := strings.TrimSpace(op.Value)
+			if !strings.Contains(v, "\n") {
+				b.WriteString(": ")
+				b.WriteString(v)
+			} else {
+				b.WriteByte(':')
+				for line := range strings.SplitSeq(v, "\n") {
+					b.WriteString(newline)
+					b.WriteString("  ")
+					b.WriteString(line)
+				}
 			}
 		}
+		b.WriteByte('\n')
 	}
 }
 
