@@ -215,6 +215,17 @@ func walkYAML(t *testing.T, dir string, fn func(path string, src []byte)) {
 	}
 }
 
+// packedAlone parses src, which must hold one object, and packs it.
+func packedAlone(t *testing.T, name, src string, lim Limits) *Object {
+	t.Helper()
+	f := Parse(name, []byte(src), lim)
+	if len(f.Objects) != 1 {
+		t.Fatalf("%s: problems: %+v", name, f.Problems)
+	}
+	f.Pack()
+	return f.Objects[0]
+}
+
 // TestPackTooManyTags leaves a tree with more distinct tags than a packed
 // tree indexes unpacked, and still readable.
 func TestPackTooManyTags(t *testing.T) {
@@ -223,12 +234,7 @@ func TestPackTooManyTags(t *testing.T) {
 	for i := 0; i <= maxPackedTags; i++ {
 		fmt.Fprintf(&b, "  k%d: !t%d v\n", i, i)
 	}
-	f := Parse("tags.yaml", []byte(b.String()), Limits{MaxExpandedNodes: 1 << 22})
-	if len(f.Objects) != 1 {
-		t.Fatalf("problems: %+v", f.Problems)
-	}
-	f.Pack()
-	o := f.Objects[0]
+	o := packedAlone(t, "tags.yaml", b.String(), Limits{MaxExpandedNodes: 1 << 22})
 	if o.packed != nil || o.root == nil {
 		t.Fatal("the object should stay unpacked")
 	}
@@ -366,12 +372,7 @@ func TestPackedNodeBits(t *testing.T) {
 func TestPackWideColumn(t *testing.T) {
 	long := strings.Repeat("x", maxPackedColumn)
 	src := `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "wide"}, "data": {"a": "` + long + `", "b": "c"}}` + "\n"
-	f := Parse("wide.json", []byte(src), Limits{})
-	if len(f.Objects) != 1 {
-		t.Fatalf("problems: %+v", f.Problems)
-	}
-	f.Pack()
-	o := f.Objects[0]
+	o := packedAlone(t, "wide.json", src, Limits{})
 	if o.packed != nil || o.root == nil {
 		t.Fatal("the object should stay unpacked")
 	}
