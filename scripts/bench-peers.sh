@@ -11,7 +11,7 @@
 #   scripts/bench-peers.sh [rounds]      (make bench-peers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=${1:-5}
+rounds=${1:-11} # as the README's figures: medians of fewer rounds move more between runs
 corpus=../shared/corpus
 [ -d "$corpus" ] || { echo "bench-peers: $corpus not present (it sits beside the repository in development and CI)"; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "bench-peers: needs /usr/bin/time (apt-get install time)"; exit 1; }
