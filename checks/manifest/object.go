@@ -432,6 +432,9 @@ func (o *Object) String() string {
 
 // Scalar returns the scalar value at path and whether it exists.
 func (o *Object) Scalar(path ...string) (string, bool) {
+	if t := o.packedView(); t != nil {
+		return t.scalar(path)
+	}
 	n := o.Node(path...)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return "", false

@@ -143,6 +143,15 @@ func (t *packedTree) lastLine(i int) int {
 	}
 }
 
+// scalar is Object.Scalar: the value of the scalar at path.
+func (t *packedTree) scalar(path []string) (string, bool) {
+	n, _, depth := t.walk(path)
+	if depth != len(path) || t.nodes[n].kind() != yaml.ScalarNode {
+		return "", false
+	}
+	return t.str(t.nodes[n].value()), true
+}
+
 // anchor returns node i's anchor.
 func (t *packedTree) anchor(i int) string {
 	if x := t.extra(i); x != nil {

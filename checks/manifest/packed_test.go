@@ -272,7 +272,7 @@ func TestPackedNodeSize(t *testing.T) {
 }
 
 // checkPackedPositions compares, for every object of src, the positions
-// read from the packed arrays (Pos, BlockEnd, KindPos, Has,
+// read from the packed arrays (Pos, BlockEnd, KindPos, Scalar, Has,
 // PathCrossesAlias, BlockCopy before any inflation)
 // with those read from the inflated tree, at every path of the tree and at
 // paths that stop short or do not exist.
@@ -326,6 +326,11 @@ func checkPackedPositions(t *testing.T, name string, src []byte) {
 			}
 			if err := sameTree(o.BlockCopy(p...), plain.BlockCopy(p...), fmt.Sprintf("%s doc %d: BlockCopy(%v)", name, o.Doc, p)); err != nil {
 				t.Error(err)
+			}
+			if s1, ok1 := o.Scalar(p...); true {
+				if s2, ok2 := plain.Scalar(p...); s1 != s2 || ok1 != ok2 {
+					t.Errorf("%s doc %d: Scalar(%v) = %q %v from the packed tree, %q %v from the inflated one", name, o.Doc, p, s1, ok1, s2, ok2)
+				}
 			}
 			if h1, h2 := o.Has(p...), plain.Has(p...); h1 != h2 {
 				t.Errorf("%s doc %d: Has(%v) = %v from the packed tree, %v from the inflated one", name, o.Doc, p, h1, h2)
