@@ -15,6 +15,9 @@ import (
 var version = "dev"
 
 func main() {
-	p := cli.Program{Name: "prodready", Version: version}
+	p := cli.Program{Name: "prodready", Version: version, Elsewhere: map[string]string{
+		"serve":  "prodready-bot serve (go install github.com/prodready/prodready/cmd/prodready-bot)",
+		"action": "prodready-bot action (the GitHub Action step; see docs/action.md)",
+	}}
 	os.Exit(p.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

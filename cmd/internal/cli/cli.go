@@ -38,6 +38,9 @@ type Extra struct {
 type Program struct {
 	Name, Version string
 	Extra         []Extra
+	// Elsewhere names, for a command this binary does not have, where it
+	// is ("serve": "prodready-bot serve"), so an old script gets told.
+	Elsewhere map[string]string
 }
 
 // Run dispatches a subcommand and returns the process exit code.
@@ -67,6 +70,10 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		if e.Name == cmd {
 			return e.Run(rest, stdin, stdout, stderr)
 		}
+	}
+	if where, ok := p.Elsewhere[cmd]; ok {
+		fmt.Fprintf(stderr, "%s: %q is not a command of this binary: run %s\n", p.Name, cmd, where)
+		return ExitUsage
 	}
 	fmt.Fprintf(stderr, "%s: unknown command %q\n\n", p.Name, cmd)
 	p.usage(stderr)

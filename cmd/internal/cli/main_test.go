@@ -206,6 +206,11 @@ func TestProgramCommands(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(stderr, `unknown command "serve"`) {
 		t.Errorf("prodready serve: exit %d, stderr %q", code, stderr)
 	}
+	moved := Program{Name: "prodready", Elsewhere: map[string]string{"serve": "prodready-bot serve"}}
+	var errMoved bytes.Buffer
+	if code := moved.Run([]string{"serve"}, nil, &bytes.Buffer{}, &errMoved); code != ExitUsage || !strings.Contains(errMoved.String(), "run prodready-bot serve") {
+		t.Errorf("a moved command: exit %d, stderr %q", code, errMoved.String())
+	}
 	var ran []string
 	p := Program{Name: "prodready-bot", Version: "v9", Extra: []Extra{{
 		Name: "serve", Synopsis: "serve [flags]", Summary: "run the server",
