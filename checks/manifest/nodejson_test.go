@@ -28,7 +28,9 @@ func sameAsSlowPath(t *testing.T, name string, text []byte) bool {
 		t.Errorf("%s: nodeJSONOK says %v, appendNodeJSON wrote %s (%v)", name, !ok, fast, ok)
 	}
 	p := &packer{interns: map[string]span{}, tagIdx: map[string]int{}}
-	if tree := p.pack(doc.Content[0]); tree != nil {
+	o := &Object{root: doc.Content[0]}
+	if p.packObject(o); o.packed != nil {
+		tree := o.packed
 		p.finish()
 		packed, next, packedOK := tree.appendJSON(nil, 0)
 		if packedOK != ok || (ok && (!bytes.Equal(packed, fast) || next != len(tree.nodes))) {

@@ -141,8 +141,7 @@ type span struct{ off, n uint32 }
 type packer struct {
 	strs    []byte // scratch: copied into one exact-size string by finish
 	interns map[string]span
-	trees   []*packedTree
-	objects []*Object // packed by packObject: finish points their header strings into strs
+	objects []*Object // packed by packObject: finish hands them strs
 
 	// per tree, while packing it
 	t       *packedTree
@@ -162,8 +161,8 @@ const maxPackedTags = 1 << packedTagBits
 // pack flattens the tree under root, or returns nil when the tree has a
 // node packedNode cannot hold (more distinct tags than a packed tree
 // indexes, a column past maxPackedColumn) or one that has both a value and
-// children (yaml.v3 builds none); finish must be called before the tree is
-// used.
+// children (yaml.v3 builds none). It serves packObject: the tree has its
+// strings once finish has run.
 func (p *packer) pack(root *yaml.Node) *packedTree {
 	nodes, extras := countNodes(root)
 	p.t = &packedTree{nodes: make([]packedNode, 0, nodes), extras: make([]packedExtra, 0, extras)}
@@ -178,18 +177,15 @@ func (p *packer) pack(root *yaml.Node) *packedTree {
 			p.t.extra(int(i)).alias = j
 		}
 	}
-	p.trees = append(p.trees, p.t)
 	return p.t
 }
 
-// finish hands the shared strings to every packed tree, and points the
-// header strings of the objects packObject packed at them.
+// finish hands the shared strings to the tree of every object packObject
+// packed, and points the objects' header strings at them.
 func (p *packer) finish() {
 	s := string(p.strs)
-	for _, t := range p.trees {
-		t.strs = s
-	}
 	for _, o := range p.objects {
+		o.packed.strs = s
 		p.shareStrings(o, s)
 	}
 }
@@ -214,9 +210,8 @@ func (p *packer) release() {
 		return
 	}
 	clear(p.interns)
-	clear(p.trees)
 	clear(p.objects)
-	p.strs, p.trees, p.objects, p.t, p.index, p.targets = p.strs[:0], p.trees[:0], p.objects[:0], nil, nil, nil
+	p.strs, p.objects, p.t, p.index, p.targets = p.strs[:0], p.objects[:0], nil, nil, nil
 	packers.Put(p)
 }
 
