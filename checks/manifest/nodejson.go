@@ -29,11 +29,7 @@ func appendNodeJSON(buf []byte, n *yaml.Node) ([]byte, bool) {
 		// first error.
 		keys := make([]int, 0, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.Style&yaml.TaggedStyle != 0 {
-				return nil, false
-			}
-			if _, ok := scalarString(k); !ok {
+			if !jsonKeyOK(n.Content[i]) {
 				return nil, false
 			}
 			keys = append(keys, i)
@@ -85,8 +81,7 @@ func nodeJSONOK(n *yaml.Node) bool {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.Style&yaml.TaggedStyle != 0 || !keyIsString(k.Value, k.Style) {
+			if !jsonKeyOK(n.Content[i]) {
 				return false
 			}
 			if !nodeJSONOK(n.Content[i+1]) {
@@ -150,9 +145,10 @@ func scalarJSONOK(value string, style yaml.Style) bool {
 	return false
 }
 
-// scalarString returns a key's text when goyaml.v2 reads it as a string.
-func scalarString(k *yaml.Node) (string, bool) {
-	return k.Value, keyIsString(k.Value, k.Style)
+// jsonKeyOK reports whether appendNodeJSON writes mapping key k: a
+// scalar without anchor or tag that goyaml.v2 reads as a string.
+func jsonKeyOK(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Anchor == "" && k.Style&yaml.TaggedStyle == 0 && keyIsString(k.Value, k.Style)
 }
 
 // keyIsString reports whether goyaml.v2 reads a key of this text and
