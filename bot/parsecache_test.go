@@ -73,16 +73,16 @@ func TestParsedCostCoversMemory(t *testing.T) {
 		}
 		// Once first, so what the rules build once per process (tables,
 		// encoding/json's caches) is not counted.
-		checks.Evaluate(checks.ParseAll(inputs, manifest.DefaultLimits), nil)
+		cfg := checks.DefaultConfig(checks.DefaultCatalog())
+		checks.Run(inputs, cfg, checks.Options{})
 		for _, packed := range []bool{true, false} {
 			runtime.GC()
 			before := liveHeap()
-			parse := checks.ParseAll
+			opts := checks.Options{}
 			if packed {
-				parse = checks.ParseAllPacked // as Reviewer.parse caches them
+				opts.Memory = checks.PackTrees // as Reviewer.run caches them
 			}
-			files := parse(inputs, manifest.DefaultLimits)
-			checks.Evaluate(files, nil)
+			files := checks.Run(inputs, cfg, opts).Files
 			runtime.GC()
 			held := liveHeap() - before
 			estimate := 0
@@ -113,14 +113,14 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 		{Path: "a.yaml", Data: []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx:latest\n")},
 		{Path: "b.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: api}\n  ports:\n    - port: 80\n")},
 	}
-	cfg := checks.DefaultConfig()
-	want := checks.Run(inputs, cfg).Findings
+	cfg := checks.DefaultConfig(checks.DefaultCatalog())
+	want := checks.Run(inputs, cfg, checks.Options{}).Findings
 	if len(want) == 0 {
 		t.Fatal("no findings: the test needs some")
 	}
 	rv := NewReviewer(NewLRUCache(1<<20), nil)
 	files := []File{{Path: "a.yaml", SHA: "sa", Data: inputs[0].Data}, {Path: "b.yaml", SHA: "sb", Data: inputs[1].Data}}
-	first := rv.parse(files, cfg.ParseLimits())
+	first := rv.run(files, cfg).Files
 	for _, f := range first {
 		for _, o := range f.Objects {
 			if !o.Packed() {
@@ -134,11 +134,11 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parsed := rv.parse(files, cfg.ParseLimits())
-			if parsed[0] != first[0] || parsed[1] != first[1] {
+			res := rv.run(files, cfg)
+			if res.Files[0] != first[0] || res.Files[1] != first[1] {
 				t.Error("cached parse not reused")
 			}
-			results[i] = checks.Evaluate(parsed, cfg).Findings
+			results[i] = res.Findings
 		}()
 	}
 	wg.Wait()

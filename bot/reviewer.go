@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prodready/prodready/checks"
-	"github.com/prodready/prodready/checks/manifest"
 )
 
 // DefaultMaxComments is how many inline comments one review posts at most;
@@ -162,9 +161,9 @@ func LoadConfig(ctx context.Context, host Host, pr PullRequest) (*checks.Config,
 		return nil, fmt.Errorf("reading %s at base %s: %w", checks.ConfigFileName, short(ref), err)
 	}
 	if data == nil {
-		return checks.DefaultConfig(), nil
+		return checks.DefaultConfig(checks.DefaultCatalog()), nil
 	}
-	cfg, err := checks.ParseConfig(data)
+	cfg, err := checks.ParseConfig(data, checks.DefaultCatalog())
 	if err != nil {
 		return nil, fmt.Errorf("%w (at base %s)", err, short(ref))
 	}
@@ -216,7 +215,7 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	for _, f := range files {
 		src[f.Path] = f.Data
 	}
-	res := checks.Evaluate(rv.parse(files, cfg.ParseLimits()), cfg)
+	res := rv.run(files, cfg)
 	byFile := map[string][]checks.Finding{}
 	var kept []checks.Finding
 	for _, f := range res.Findings {
@@ -253,43 +252,42 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	return r, nil
 }
 
-// parse parses files (in parallel), taking from the cache, when it is a
-// ParsedCache, every file whose blob was parsed before and keeping there the
-// ones it parses.
-func (rv *Reviewer) parse(files []File, lim manifest.Limits) []*manifest.File {
+// run checks files, taking from the cache, when it is a ParsedCache, every
+// file whose blob was parsed before with the same limits, and keeping there
+// the ones the run parses.
+func (rv *Reviewer) run(files []File, cfg *checks.Config) *checks.Result {
+	lim := cfg.ParseLimits()
 	pc, _ := rv.Cache.(ParsedCache)
-	out := make([]*manifest.File, len(files))
+	inputs := make([]checks.Input, len(files))
 	var miss []int
-	var inputs []checks.Input
 	for i, f := range files {
+		inputs[i] = checks.Input{Path: f.Path, Data: f.Data}
 		if pc != nil && f.SHA != "" {
 			if pf, ok := pc.GetParsed(f.Path, f.SHA, lim); ok {
-				out[i] = pf
+				inputs[i].Parsed = pf
 				continue
 			}
 		}
 		miss = append(miss, i)
-		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
 	}
-	var parsed []*manifest.File
+	opts := checks.Options{}
 	if pc != nil {
 		// Packed (pointer-free node arrays, a tree inflated only while
 		// its rules run), a cached file holds about half the memory, so
 		// the cache keeps about twice as many files; the rules run as fast
 		// on them (BenchmarkRulesCorpus, within noise). Each document is
 		// packed as soon as it is parsed.
-		parsed = checks.ParseAllPacked(inputs, lim)
-	} else {
-		parsed = checks.ParseAll(inputs, lim)
+		opts.Memory = checks.PackTrees
 	}
-	for j, pf := range parsed {
-		i := miss[j]
-		out[i] = pf
-		if pc != nil {
-			pc.PutParsed(files[i].SHA, pf, lim)
+	res := checks.Run(inputs, cfg, opts)
+	if pc != nil {
+		for _, i := range miss {
+			if files[i].SHA != "" {
+				pc.PutParsed(files[i].SHA, res.Files[i], lim)
+			}
 		}
 	}
-	return out
+	return res
 }
 
 // place splits one file's findings into inline comments (on added lines of

@@ -9,6 +9,7 @@ import (
 	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/parallel"
 )
 
 // corpusInputs loads the plain manifests of the corpus (Helm templates left
@@ -38,7 +39,7 @@ func BenchmarkCheckCorpus(b *testing.B) {
 	inputs := corpusInputs(b)
 	b.ResetTimer()
 	for b.Loop() {
-		checks.Run(inputs, nil)
+		checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	}
 }
 
@@ -47,16 +48,26 @@ func BenchmarkParseCorpus(b *testing.B) {
 	inputs := corpusInputs(b)
 	b.ResetTimer()
 	for b.Loop() {
-		checks.ParseAll(inputs, manifest.DefaultLimits)
+		parseAll(inputs)
 	}
+}
+
+// parseAll parses inputs on every CPU, as a run does.
+func parseAll(inputs []checks.Input) []checks.Input {
+	parsed := make([]checks.Input, len(inputs))
+	parallel.For(len(inputs), func(i int) {
+		parsed[i] = checks.Input{Path: inputs[i].Path, Parsed: manifest.Parse(inputs[i].Path, inputs[i].Data, manifest.DefaultLimits)}
+	})
+	return parsed
 }
 
 // BenchmarkRulesCorpus is the rules alone, on files parsed once.
 func BenchmarkRulesCorpus(b *testing.B) {
-	files := checks.ParseAll(corpusInputs(b), manifest.DefaultLimits)
+	parsed := parseAll(corpusInputs(b))
+	cfg := checks.DefaultConfig(checks.DefaultCatalog())
 	b.ResetTimer()
 	for b.Loop() {
-		checks.Evaluate(files, nil)
+		checks.Run(parsed, cfg, checks.Options{})
 	}
 }
 
@@ -92,7 +103,7 @@ func benchFixes(b *testing.B, do func(src []byte, fs []checks.Finding)) {
 func corpusFixes(b *testing.B) (work []checks.Input, byFile map[string][]checks.Finding, fixes int) {
 	b.Helper()
 	inputs := corpusInputs(b)
-	res := checks.Run(inputs, nil)
+	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	byFile = map[string][]checks.Finding{}
 	for _, f := range res.Findings {
 		if f.Fix != nil {
@@ -113,7 +124,7 @@ func corpusFixes(b *testing.B) (work []checks.Input, byFile map[string][]checks.
 
 // BenchmarkRenderCorpus renders the corpus's findings in every format.
 func BenchmarkRenderCorpus(b *testing.B) {
-	res := checks.Run(corpusInputs(b), nil)
+	res := checks.Run(corpusInputs(b), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	for _, format := range report.Formats {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {

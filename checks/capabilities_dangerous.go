@@ -20,7 +20,7 @@ var capabilitiesDangerous = &Rule{
 	Severity: Warning,
 	Why:      "capabilities such as SYS_ADMIN, NET_ADMIN, SYS_PTRACE, SYS_MODULE or NET_RAW give a compromised container power over the node or its network",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secWindows(pt) {
 			return nil
 		}

@@ -12,7 +12,7 @@ var capabilitiesNotDropped = &Rule{
 	Severity: Warning,
 	Why:      "a container keeps the runtime's default capabilities (NET_RAW, CHOWN, SETUID, …) unless it drops ALL and adds back only what it needs",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secWindows(pt) {
 			return nil
 		}

@@ -43,7 +43,8 @@ type Config struct {
 	// Review configures the bot.
 	Review ReviewConfig `yaml:"review"`
 
-	failOn Severity
+	failOn  Severity
+	catalog *Catalog
 }
 
 // LimitsConfig bounds parsing.
@@ -112,31 +113,35 @@ func (rc *RuleConfig) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// DefaultConfig is the configuration used when there is no config file.
-func DefaultConfig() *Config {
-	c := &Config{}
+// DefaultConfig is the configuration used when there is no config file,
+// for the rules of catalog.
+func DefaultConfig(catalog *Catalog) *Config {
+	c := &Config{catalog: catalog}
 	_ = c.validate()
 	return c
 }
 
+// Catalog returns the rules this config is for.
+func (c *Config) Catalog() *Catalog { return c.catalog }
+
 // LoadConfig reads a config file. A missing file at the default location is
 // not an error (the defaults apply); callers that were given a path
 // explicitly should check for its existence themselves.
-func LoadConfig(path string) (*Config, error) {
+func LoadConfig(path string, catalog *Catalog) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return DefaultConfig(), nil
+		return DefaultConfig(catalog), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
-	return ParseConfig(data)
+	return ParseConfig(data, catalog)
 }
 
-// ParseConfig parses and validates config text. An unknown key anywhere is
-// an error that names it.
-func ParseConfig(data []byte) (*Config, error) {
-	c := &Config{}
+// ParseConfig parses config text and validates it against the rules of
+// catalog. An unknown key anywhere is an error that names it.
+func ParseConfig(data []byte, catalog *Catalog) (*Config, error) {
+	c := &Config{catalog: catalog}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
@@ -169,7 +174,7 @@ func (c *Config) validate() error {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		r := Lookup(id)
+		r := c.catalog.Lookup(id)
 		if r == nil {
 			return fmt.Errorf("rules: unknown rule %q (see `prodready rules`)", id)
 		}
@@ -227,7 +232,7 @@ func (c *Config) Param(id, name string) any {
 	if v, ok := c.Rules[id].Params[name]; ok {
 		return v
 	}
-	if r := Lookup(id); r != nil {
+	if r := c.catalog.Lookup(id); r != nil {
 		return r.Params[name]
 	}
 	return nil

@@ -112,7 +112,7 @@ func (c *Context) Memo(key string, build func() any) any {
 // NewContext indexes objects for the rules.
 func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 	if cfg == nil {
-		cfg = DefaultConfig()
+		cfg = DefaultConfig(DefaultCatalog())
 	}
 	c := &Context{
 		Config:          cfg,
@@ -433,3 +433,7 @@ func HPATarget(h *manifest.Object) (kind, name string) { return hpaTarget(h) }
 
 // HPAMin returns an HPA object's minReplicas (unset means 1).
 func HPAMin(h *manifest.Object) int32 { return hpaMin(h) }
+
+// Rule returns the rule of the run's catalog with id, or nil: a rule that
+// needs another rule's answer (what its fix would set) asks for it by id.
+func (c *Context) Rule(id string) *Rule { return c.Config.catalog.Lookup(id) }

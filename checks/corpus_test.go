@@ -21,7 +21,7 @@ func TestCorpusEveryDocumentAccountedFor(t *testing.T) {
 	if len(inputs) < 1500 {
 		t.Fatalf("loaded %d files from the corpus; expected about 1,690", len(inputs))
 	}
-	res := checks.Run(inputs, nil)
+	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	problemDocs := map[string]map[int]bool{}
 	for _, f := range res.Findings {
 		if strings.Contains(f.Message, "internal error") {

@@ -32,12 +32,12 @@ var csFixtureSecrets = []string{
 func TestCsNeverEchoesSecrets(t *testing.T) {
 	var cfgText strings.Builder
 	cfgText.WriteString("rules:\n")
-	for _, r := range checks.Rules() {
+	for _, r := range checks.DefaultCatalog().Rules() {
 		if r.OptIn {
 			cfgText.WriteString("  " + r.ID + ": true\n")
 		}
 	}
-	cfg, err := checks.ParseConfig([]byte(cfgText.String()))
+	cfg, err := checks.ParseConfig([]byte(cfgText.String()), checks.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestCsNeverEchoesSecrets(t *testing.T) {
 			t.Fatalf("fixture secret %q is not in the fixtures", s)
 		}
 	}
-	res := checks.Run(inputs, cfg)
+	res := checks.Run(inputs, cfg, checks.Options{})
 	fired := map[string]int{}
 	var texts []string
 	for _, f := range res.Findings {
@@ -98,7 +98,7 @@ func TestCsNeverEchoesSecrets(t *testing.T) {
 // for credential-like key names.
 func TestCsConfigMapSeverities(t *testing.T) {
 	dir := filepath.Join(fixturesDir, "configmap-sensitive-data")
-	cfg := checks.DefaultConfig()
+	cfg := checks.DefaultConfig(checks.DefaultCatalog())
 	inputs, err := checks.Load([]string{dir}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestCsConfigMapSeverities(t *testing.T) {
 		`"tls.key"`: checks.Error, `"session"`: checks.Error,
 	}
 	got := map[string]checks.Severity{}
-	for _, f := range checks.Run(inputs, cfg).Findings {
+	for _, f := range checks.Run(inputs, cfg, checks.Options{}).Findings {
 		if f.RuleID != "configmap-sensitive-data" {
 			continue
 		}

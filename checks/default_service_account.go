@@ -10,7 +10,7 @@ var defaultServiceAccount = &Rule{
 	Severity: Info,
 	Why:      "pods that run as the namespace's default ServiceAccount share one identity, so RBAC granted for one app reaches all of them",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secStaticControlPlane(obj) || secServiceAccount(pt) != "default" {
 			return nil
 		}

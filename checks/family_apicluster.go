@@ -13,3 +13,6 @@ func apiClusterRules() []*Rule {
 		apiserverAlphaFeatures,
 	}
 }
+
+// apiSection is the catalog section of the API/cluster family.
+const apiSection = "10. API versions and cluster configuration"

@@ -26,7 +26,7 @@ func ftCorpus(t *testing.T) *checks.Result {
 		t.Skip("../shared/corpus not present: " + err.Error())
 	}
 	ftCorpusOnce.Do(func() {
-		cfg := checks.DefaultConfig()
+		cfg := checks.DefaultConfig(checks.DefaultCatalog())
 		cfg.Exclude = []string{"helm-templates/**"}
 		inputs, err := checks.Load([]string{ftCorpusDir}, cfg, nil)
 		if err != nil {
@@ -38,7 +38,7 @@ func ftCorpus(t *testing.T) *checks.Result {
 				keep = append(keep, in)
 			}
 		}
-		ftCorpusRes = checks.Run(keep, cfg)
+		ftCorpusRes = checks.Run(keep, cfg, checks.Options{})
 	})
 	if ftCorpusRes == nil {
 		t.Fatal("corpus run failed")

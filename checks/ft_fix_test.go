@@ -26,7 +26,7 @@ func TestFixesMakeRulesPassHealthFaultTolerance(t *testing.T) {
 	for _, id := range ftFixRules {
 		t.Run(id, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, id)
-			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName))
+			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), checks.DefaultCatalog())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -34,7 +34,7 @@ func TestFixesMakeRulesPassHealthFaultTolerance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := checks.Run(inputs, cfg)
+			res := checks.Run(inputs, cfg, checks.Options{})
 			fixes := 0
 			for _, f := range res.Findings {
 				if f.RuleID != id || f.Fix == nil {
@@ -42,7 +42,7 @@ func TestFixesMakeRulesPassHealthFaultTolerance(t *testing.T) {
 				}
 				fixes++
 				fixed := ftApplyFix(t, inputs, f)
-				after := checks.Run(fixed, cfg)
+				after := checks.Run(fixed, cfg, checks.Options{})
 				for _, g := range after.Findings {
 					if g.File != f.File || g.Object.Kind != f.Object.Kind || g.Object.Name != f.Object.Name {
 						continue
@@ -69,12 +69,12 @@ func ftApplyFix(t *testing.T, inputs []checks.Input, f checks.Finding) []checks.
 // goes away and the PDB itself is valid and draws no PDB finding.
 func TestPDBMissingMessageCarriesWorkingPDB(t *testing.T) {
 	dir := filepath.Join(fixturesDir, "pdb-missing")
-	cfg := checks.DefaultConfig()
+	cfg := checks.DefaultConfig(checks.DefaultCatalog())
 	inputs, err := checks.Load([]string{dir}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := checks.Run(inputs, cfg)
+	res := checks.Run(inputs, cfg, checks.Options{})
 	n := 0
 	for _, f := range res.Findings {
 		if f.RuleID != "pdb-missing" {
@@ -86,7 +86,7 @@ func TestPDBMissingMessageCarriesWorkingPDB(t *testing.T) {
 			t.Fatalf("message carries no PDB: %s", f.Message)
 		}
 		added := append(append([]checks.Input{}, inputs...), checks.Input{Path: filepath.Join(dir, "new-pdb.yaml"), Data: []byte(pdb)})
-		for _, g := range checks.Run(added, cfg).Findings {
+		for _, g := range checks.Run(added, cfg, checks.Options{}).Findings {
 			if (g.RuleID == "pdb-missing" && g.Object.Name == f.Object.Name) || (strings.HasSuffix(g.File, "new-pdb.yaml") && (strings.HasPrefix(g.RuleID, "pdb-") || g.RuleID == "schema-invalid")) {
 				t.Errorf("with the suggested PDB added, still: %s %s\nPDB:\n%s", g.RuleID, g.Message, pdb)
 			}
@@ -116,12 +116,12 @@ func TestFixPresenceHealthFaultTolerance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		dir := filepath.Join(fixturesDir, tt.rule)
-		inputs, err := checks.Load([]string{dir}, checks.DefaultConfig(), nil)
+		inputs, err := checks.Load([]string{dir}, checks.DefaultConfig(checks.DefaultCatalog()), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		found := false
-		for _, f := range checks.Run(inputs, checks.DefaultConfig()).Findings {
+		for _, f := range checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{}).Findings {
 			if f.RuleID == tt.rule && filepath.Base(f.File) == tt.file && f.Line == tt.line {
 				found = true
 				if (f.Fix != nil) != tt.wantFix {
@@ -164,12 +164,12 @@ spec:
 		{"rules: {replicas-too-few: {minReplicas: 3}}", true, "3"},
 		{"rules: {replicas-too-few: {minReplicas: 4}}", true, "4"},
 	} {
-		cfg, err := checks.ParseConfig([]byte(tt.config))
+		cfg, err := checks.ParseConfig([]byte(tt.config), checks.DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := false
-		for _, f := range checks.Run([]checks.Input{{Path: "web.yaml", Data: src}}, cfg).Findings {
+		for _, f := range checks.Run([]checks.Input{{Path: "web.yaml", Data: src}}, cfg, checks.Options{}).Findings {
 			if f.RuleID != "replicas-too-few" {
 				continue
 			}
@@ -204,12 +204,12 @@ func TestPDBBlocksEvictionOptOut(t *testing.T) {
 		{"", []string{"zero", "zero-percent", "all"}},
 		{"rules: {pdb-blocks-eviction: {allowMaxUnavailableZero: true}}", []string{"all"}},
 	} {
-		cfg, err := checks.ParseConfig([]byte(tt.config))
+		cfg, err := checks.ParseConfig([]byte(tt.config), checks.DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, f := range checks.Run([]checks.Input{{Path: "pdb.yaml", Data: []byte(src)}}, cfg).Findings {
+		for _, f := range checks.Run([]checks.Input{{Path: "pdb.yaml", Data: []byte(src)}}, cfg, checks.Options{}).Findings {
 			if f.RuleID == "pdb-blocks-eviction" {
 				got = append(got, f.Object.Name)
 			}
@@ -240,7 +240,7 @@ func TestHealthFaultToleranceOddInputs(t *testing.T) {
 		"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nreplicas: [{}, {name: a, count: 2}]\n",
 		"apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: m}\nspec: {schedule: \"* * * * *\", jobTemplate: {spec: {template: {spec: {containers: [{name: m}]}}}}}\n",
 	}
-	cfg, err := checks.ParseConfig([]byte("rules: {pdb-unhealthy-eviction-policy: true}"))
+	cfg, err := checks.ParseConfig([]byte("rules: {pdb-unhealthy-eviction-policy: true}"), checks.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestHealthFaultToleranceOddInputs(t *testing.T) {
 		inputs = append(inputs, checks.Input{Path: "odd/" + strconv.Itoa(i) + ".yaml", Data: []byte(d)})
 	}
 	inputs = append(inputs, checks.Input{Path: "odd/all.yaml", Data: []byte(strings.Join(docs, "---\n"))})
-	for _, f := range checks.Run(inputs, cfg).Findings {
+	for _, f := range checks.Run(inputs, cfg, checks.Options{}).Findings {
 		if strings.Contains(f.Message, "internal error") {
 			t.Errorf("%s:%d %s: %s", f.File, f.Line, f.RuleID, f.Message)
 		}

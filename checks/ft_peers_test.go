@@ -62,7 +62,7 @@ func TestPeersHealthFaultTolerance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, checks.DefaultConfig())
+			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 			seen, fired := false, false
 			for _, f := range res.Files {
 				for _, o := range f.Objects {

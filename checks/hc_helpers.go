@@ -1,8 +1,6 @@
 package checks
 
 import (
-	"bytes"
-
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 
@@ -58,20 +56,6 @@ func hcWithDefaults(p *corev1.Probe) *corev1.Probe {
 		q.HTTPGet.Scheme = corev1.URISchemeHTTP
 	}
 	return q
-}
-
-// hcEncode renders a node as block YAML with two-space indentation.
-func hcEncode(n *yaml.Node) (string, bool) {
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
-		return "", false
-	}
-	if err := enc.Close(); err != nil {
-		return "", false
-	}
-	return b.String(), true
 }
 
 // hcDeleteKey removes key from mapping node m.

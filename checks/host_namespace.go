@@ -12,7 +12,7 @@ var hostNamespace = &Rule{
 	Severity: Warning,
 	Why:      "a pod in the host's network, PID or IPC namespace sees and can reach the node's traffic, processes and shared memory",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secStaticControlPlane(obj) {
 			return nil
 		}

@@ -19,7 +19,7 @@ var hostPathVolume = &Rule{
 	Severity: Warning,
 	Why:      "a hostPath volume exposes the node's files to the container; the root, /etc, /proc, the Docker socket and the kubelet's directory hand it the node",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil {
 			return nil
 		}

@@ -12,7 +12,7 @@ var hostPort = &Rule{
 	Severity: Info,
 	Why:      "a hostPort ties the pod to nodes where the port is free (one per node) and exposes it on the node's address, bypassing Services and NetworkPolicies",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		// With hostNetwork the hostPort is the container port itself (the
 		// API server defaults it): host-namespace reports the real issue.
 		if pt == nil || pt.Spec.HostNetwork {

@@ -72,7 +72,7 @@ func TestHostileInput(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			res := checks.Run([]checks.Input{{Path: "hostile.yaml", Data: tc.data}, good}, nil)
+			res := checks.Run([]checks.Input{{Path: "hostile.yaml", Data: tc.data}, good}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 			runtime.ReadMemStats(&after)
 			if allocated := after.TotalAlloc - before.TotalAlloc; allocated > tc.maxAllocs {
 				t.Errorf("allocated %d MiB, over the %d MiB ceiling", allocated>>20, tc.maxAllocs>>20)

@@ -25,7 +25,7 @@ func kyvSkipWithoutCorpus(t *testing.T) {
 // config text and returns the run's context and result.
 func kyvLoad(t *testing.T, cfgText string, dirs ...string) (*Context, *Result) {
 	t.Helper()
-	cfg, err := ParseConfig([]byte(cfgText))
+	cfg, err := ParseConfig([]byte(cfgText), DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func kyvLoad(t *testing.T, cfgText string, dirs ...string) (*Context, *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := ParseAll(inputs, cfg.ParseLimits())
+	res := Run(inputs, cfg, Options{})
 	var objects []*manifest.Object
-	for _, f := range files {
+	for _, f := range res.Files {
 		objects = append(objects, f.Objects...)
 	}
-	return NewContext(cfg, objects), Evaluate(files, cfg)
+	return NewContext(cfg, objects), res
 }
 
 // kyvRel names a corpus file relative to kyverno-helm-values/.

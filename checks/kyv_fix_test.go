@@ -24,7 +24,7 @@ func TestKyvFixesMakeRulesPass(t *testing.T) {
 			continue
 		}
 		dir := filepath.Join("../fixtures/rules", d.Name())
-		cfg, err := LoadConfig(filepath.Join(dir, ConfigFileName))
+		cfg, err := LoadConfig(filepath.Join(dir, ConfigFileName), DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestKyvFixesMakeRulesPass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := Run(inputs, cfg)
+		res := Run(inputs, cfg, Options{})
 		for _, f := range res.Findings {
 			if !kyvFamilyRules[f.RuleID] || f.Fix == nil {
 				continue
@@ -44,7 +44,7 @@ func TestKyvFixesMakeRulesPass(t *testing.T) {
 				t.Errorf("%s: applying the fix: %v", name, err)
 				continue
 			}
-			after := Run(fixed, cfg)
+			after := Run(fixed, cfg, Options{})
 			for _, g := range after.Findings {
 				if g.RuleID == f.RuleID && g.File == f.File && g.Object.Doc == f.Object.Doc && g.Path == f.Path {
 					t.Errorf("%s: still fires after its fix %q: %s", name, f.Fix.Description, g.Message)

@@ -21,7 +21,7 @@ func TestKyvPeersSilent(t *testing.T) {
 	if _, err := os.Stat(peers); err != nil {
 		t.Skip("../shared/peer-fixtures not present: " + err.Error())
 	}
-	cfg := DefaultConfig()
+	cfg := DefaultConfig(DefaultCatalog())
 	inputs, err := Load([]string{peers}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestKyvPeersSilent(t *testing.T) {
 	if len(inputs) == 0 {
 		t.Fatal("no peer fixtures loaded")
 	}
-	for _, f := range Run(inputs, cfg).Findings {
+	for _, f := range Run(inputs, cfg, Options{}).Findings {
 		if kyvFamilyRules[f.RuleID] {
 			t.Errorf("%s:%d %s fired on a peer fixture: %s", f.File, f.Line, f.RuleID, f.Message)
 		}

@@ -31,7 +31,7 @@ func TestKyvSeverities(t *testing.T) {
 		res, ok := results[c.dir]
 		if !ok {
 			dir := filepath.Join("../fixtures/rules", c.dir)
-			cfg, err := LoadConfig(filepath.Join(dir, ConfigFileName))
+			cfg, err := LoadConfig(filepath.Join(dir, ConfigFileName), DefaultCatalog())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func TestKyvSeverities(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res = Run(inputs, cfg)
+			res = Run(inputs, cfg, Options{})
 			results[c.dir] = res
 		}
 		found := false

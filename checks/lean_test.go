@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/manifest"
 )
 
 // TestRunLeanMatchesRun checks that the CLI's lean run (packed node trees,
@@ -19,15 +20,15 @@ import (
 // run reports: on the fixtures, and on the shared corpus when present.
 func TestRunLeanMatchesRun(t *testing.T) {
 	for _, dir := range fixturesAndCorpus(t) {
-		cfg := checks.DefaultConfig()
+		cfg := checks.DefaultConfig(checks.DefaultCatalog())
 		inputs, err := checks.Load([]string{dir}, cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		lean := make([]checks.Input, len(inputs))
 		copy(lean, inputs)
-		full := checks.Run(inputs, cfg)
-		got := checks.RunLean(lean, cfg)
+		full := checks.Run(inputs, cfg, checks.Options{})
+		got := checks.Run(lean, cfg, checks.Options{Memory: checks.Lean})
 		if len(full.Findings) < 50 {
 			t.Fatalf("%s: only %d findings: the comparison would prove little", dir, len(full.Findings))
 		}
@@ -62,7 +63,7 @@ func TestRunLeanLazyReadsMatchRun(t *testing.T) {
 	write("b.yaml", "bbbb", ignore)
 	write("c.yaml", "cccc", "      # "+strings.Repeat(".", len(ignore)-9)+"\n")
 	for _, d := range append([]string{dir}, fixturesAndCorpus(t)...) {
-		cfg := checks.DefaultConfig()
+		cfg := checks.DefaultConfig(checks.DefaultCatalog())
 		eager, err := checks.Load([]string{d}, cfg, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -71,8 +72,8 @@ func TestRunLeanLazyReadsMatchRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := checks.Run(eager, cfg)
-		got := checks.RunLean(lazy, cfg)
+		full := checks.Run(eager, cfg, checks.Options{})
+		got := checks.Run(lazy, cfg, checks.Options{Memory: checks.Lean})
 		if len(full.Findings) == 0 {
 			t.Fatalf("%s: no findings: the comparison would prove nothing", d)
 		}
@@ -126,12 +127,12 @@ func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
 		{Path: "dup.yaml", Data: append([]byte("# the second file with this path\n"), deployment("two", "nginx:latest")...)},
 		{Path: "empty.yaml", Data: []byte("# nothing\n")},
 	}
-	full := checks.Run(slices.Clone(inputs), nil)
+	full := checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 
 	var batches [][]checks.Finding
-	res := checks.EvaluateStream(checks.ParseLean(slices.Clone(inputs), nil), nil, func(fs []checks.Finding) {
+	res := checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
 		batches = append(batches, fs)
-	})
+	}})
 	if want := 5; len(batches) != want { // a, b, dup, empty, z/last
 		t.Fatalf("%d batches, want one per path (%d)", len(batches), want)
 	}
@@ -195,12 +196,12 @@ func TestEvaluateStreamSplitsALargeFile(t *testing.T) {
 		{Path: "rendered.yaml", Data: []byte(b.String())},
 		{Path: "after.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: nothing}, ports: [{port: 80}]}\n")},
 	}
-	full := checks.Run(slices.Clone(inputs), nil)
+	full := checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 
 	var batches [][]checks.Finding
-	checks.EvaluateStream(checks.ParseLean(slices.Clone(inputs), nil), nil, func(fs []checks.Finding) {
+	checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
 		batches = append(batches, fs)
-	})
+	}})
 	var got []checks.Finding
 	rendered := 0
 	for i, batch := range batches {
@@ -245,7 +246,7 @@ func TestFindingsStayInTheirObjectsDocument(t *testing.T) {
 		if dir == fixturesAndCorpus(t)[0] {
 			inputs = append(inputs, checks.Input{Path: "list.yaml", Data: []byte(kubectlListOfTwo)})
 		}
-		res := checks.Run(inputs, nil)
+		res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 		type fileObject struct {
 			file string
 			ref  checks.ObjectRef // a List's items share a document
@@ -310,9 +311,19 @@ func TestLeanRunKeepsFewInflatedTrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		files := checks.ParseLean(inputs, nil)
-		checks.DecodeLean(files)
-		checks.EvaluateStream(files, nil, func([]checks.Finding) {})
+		// Parsed here as a lean run parses (packed, typed decodes left
+		// pending), so the test holds the files the run evaluates.
+		files := make([]*manifest.File, len(inputs))
+		parsed := make([]checks.Input, len(inputs))
+		for i, in := range inputs {
+			data, err := in.Read(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[i] = manifest.ParsePacked(in.Path, data, manifest.DefaultLimits)
+			parsed[i] = checks.Input{Path: in.Path, Parsed: files[i]}
+		}
+		checks.Run(parsed, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func([]checks.Finding) {}})
 		objects, values, kept := 0, 0, map[string]int{}
 		total := 0
 		for _, f := range files {

@@ -21,8 +21,8 @@ func TestListItemsAreCheckedAsObjects(t *testing.T) {
 	list := "apiVersion: v1\nkind: List\nitems:\n" +
 		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    annotations: {prodready.dev/ignore: all}\n" + // lines 4-8
 		item // from line 9
-	alone := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(deployment)}}, nil)
-	inList := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(list)}}, nil)
+	alone := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(deployment)}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	inList := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(list)}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	if len(alone.Findings) < 8 {
 		t.Fatalf("the Deployment alone makes only %d findings", len(alone.Findings))
 	}
@@ -61,7 +61,7 @@ func TestListItemsAreCheckedAsObjects(t *testing.T) {
 	if len(out.Failed) > 0 || !out.Converged || len(out.Fixed) == 0 {
 		t.Fatalf("fixing the List: %d fixed, %d failed, converged %v", len(out.Fixed), len(out.Failed), out.Converged)
 	}
-	for _, f := range checks.Run(fixed, nil).Findings {
+	for _, f := range checks.Run(fixed, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{}).Findings {
 		if f.Fix != nil {
 			t.Errorf("after the fixes, %s still offers one at line %d", f.RuleID, f.Line)
 		}

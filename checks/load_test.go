@@ -21,7 +21,7 @@ func TestListReadsWhenParsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := checks.DefaultConfig()
+	cfg := checks.DefaultConfig(checks.DefaultCatalog())
 	inputs, err := checks.List([]string{dir}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestListReadsWhenParsed(t *testing.T) {
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}
-	res := checks.RunLean(inputs, cfg)
+	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean})
 	var unreadable, nakedPod bool
 	for _, f := range res.Findings {
 		if f.File == filepath.ToSlash(gone) && f.RuleID == "yaml-invalid" && strings.Contains(f.Message, "cannot be read") {
@@ -60,7 +60,7 @@ func TestListReadsAtMostTheLimit(t *testing.T) {
 	if err := os.WriteFile(big, []byte("a: "+strings.Repeat("x", 4096)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := checks.DefaultConfig()
+	cfg := checks.DefaultConfig(checks.DefaultCatalog())
 	cfg.Limits.MaxFileBytes = 1000
 	inputs, err := checks.List([]string{big}, cfg, nil)
 	if err != nil {
@@ -73,7 +73,7 @@ func TestListReadsAtMostTheLimit(t *testing.T) {
 	if len(data) != 1001 {
 		t.Errorf("read %d bytes, want the limit plus one (1001)", len(data))
 	}
-	res := checks.RunLean(inputs, cfg)
+	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean})
 	if len(res.Findings) != 1 || !strings.Contains(res.Findings[0].Message, "over the") {
 		t.Errorf("want one too-large finding, got %+v", res.Findings)
 	}

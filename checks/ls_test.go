@@ -12,7 +12,7 @@ import (
 func lsFixtureFindings(t *testing.T, rule string) map[string]Finding {
 	t.Helper()
 	dir := filepath.Join("..", "fixtures", "rules", rule)
-	cfg, err := LoadConfig(filepath.Join(dir, ConfigFileName))
+	cfg, err := LoadConfig(filepath.Join(dir, ConfigFileName), DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func lsFixtureFindings(t *testing.T, rule string) map[string]Finding {
 		t.Fatal(err)
 	}
 	out := map[string]Finding{}
-	for _, f := range Run(inputs, cfg).Findings {
+	for _, f := range Run(inputs, cfg, Options{}).Findings {
 		if f.RuleID == rule {
 			out[filepath.Base(f.File)+":"+strconv.Itoa(f.Line)] = f
 		}

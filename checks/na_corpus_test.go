@@ -25,13 +25,13 @@ func naCorpus(t *testing.T) *checks.Result {
 		t.Skip("../shared/corpus not present: " + err.Error())
 	}
 	naCorpusOnce.Do(func() {
-		cfg := checks.DefaultConfig()
+		cfg := checks.DefaultConfig(checks.DefaultCatalog())
 		inputs, err := checks.Load([]string{naCorpusDir}, cfg, nil)
 		if err != nil {
 			naCorpusErr = err
 			return
 		}
-		naCorpusResult = checks.Run(inputs, cfg)
+		naCorpusResult = checks.Run(inputs, cfg, checks.Options{})
 	})
 	if naCorpusErr != nil {
 		t.Fatal(naCorpusErr)

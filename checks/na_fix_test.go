@@ -26,7 +26,7 @@ func TestFixesResolveNetworkAccess(t *testing.T) {
 	rules := []string{"api-removed", "api-deprecated", "job-ttl-missing", "apiserver-insecure-flag", "apiserver-audit-log"}
 	for _, rule := range rules {
 		dir := filepath.Join(fixturesDir, rule)
-		cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName))
+		cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), checks.DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestFixesResolveNetworkAccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := checks.Run(inputs, cfg)
+		res := checks.Run(inputs, cfg, checks.Options{})
 		fixes := 0
 		for _, f := range res.Findings {
 			if f.RuleID != rule || f.Fix == nil {
@@ -49,7 +49,7 @@ func TestFixesResolveNetworkAccess(t *testing.T) {
 					}
 					changed = append(changed, in)
 				}
-				for _, g := range checks.Run(changed, cfg).Findings {
+				for _, g := range checks.Run(changed, cfg, checks.Options{}).Findings {
 					if g.File != f.File || g.Object.Kind != f.Object.Kind || g.Object.Name != f.Object.Name {
 						continue
 					}

@@ -13,11 +13,8 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// Section names of the network/access and API/cluster families.
-const (
-	naSection  = "9. Network and access"
-	apiSection = "10. API versions and cluster configuration"
-)
+// naSection is the catalog section of the network and access family.
+const naSection = "9. Network and access"
 
 // naWorkloads returns every whole workload of the run (patches and
 // placeholder-filled documents left out).

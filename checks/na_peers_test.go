@@ -29,7 +29,7 @@ func naRunPeer(t *testing.T, rule string, extra string, files ...string) map[str
 		inputs = append(inputs, checks.Input{Path: filepath.Join(filepath.Dir(files[0]), "zz-extra.yaml"), Data: []byte(extra)})
 	}
 	got := map[string]int{}
-	for _, f := range checks.Run(inputs, checks.DefaultConfig()).Findings {
+	for _, f := range checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{}).Findings {
 		if f.RuleID == rule {
 			got[f.Object.Kind+"/"+f.Object.Name]++
 		}

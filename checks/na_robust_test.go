@@ -38,11 +38,11 @@ func TestNetworkAccessRulesOddInput(t *testing.T) {
 		inputs = append(inputs, checks.Input{Path: "odd/" + string(rune('a'+i)) + ".yaml", Data: []byte(d)})
 	}
 	inputs = append(inputs, checks.Input{Path: "odd/all.yaml", Data: []byte(strings.Join(docs, "---\n"))})
-	cfg, err := checks.ParseConfig([]byte("kubernetesVersion: '1.20'\nrules:\n  image-not-pinned: {enabled: true}\n  image-registry-not-allowed: {allowedRegistries: [ghcr.io]}\n  ingress-host-not-approved: {approvedDomains: [acme.io]}\n"))
+	cfg, err := checks.ParseConfig([]byte("kubernetesVersion: '1.20'\nrules:\n  image-not-pinned: {enabled: true}\n  image-registry-not-allowed: {allowedRegistries: [ghcr.io]}\n  ingress-host-not-approved: {approvedDomains: [acme.io]}\n"), checks.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range checks.Run(inputs, cfg).Findings {
+	for _, f := range checks.Run(inputs, cfg, checks.Options{}).Findings {
 		if strings.Contains(f.Message, "internal error") {
 			t.Errorf("%s:%d %s: %s", f.File, f.Line, f.RuleID, f.Message)
 		}

@@ -74,7 +74,7 @@ func ftScaledByReplicasFix(ctx *Context, w *manifest.Object) int32 {
 	}
 	best := ftFixedCount(ctx, replicasTooFew, w, "replicas")
 	for _, h := range ctx.HPAsFor(w) {
-		if n := ftFixedCount(ctx, hpaMinReplicasTooLow, h, "minReplicas"); n > best {
+		if n := ftFixedCount(ctx, ctx.Rule("hpa-min-replicas-too-low"), h, "minReplicas"); n > best {
 			best = n
 		}
 	}

@@ -32,7 +32,7 @@ func TestPeerKubeconform(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, nil)
+			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 			fails := false
 			for _, f := range res.Findings {
 				if f.RuleID == "schema-invalid" || f.RuleID == "yaml-invalid" {

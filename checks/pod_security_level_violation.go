@@ -12,7 +12,7 @@ var podSecurityLevelViolation = &Rule{
 	Severity: Error,
 	Why:      "a workload that violates its namespace's enforced Pod Security level (baseline or restricted) is rejected at admission: its pods are never created",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		ns := ctx.Namespace(obj)
 		if pt == nil || ns == "" {
 			return nil

@@ -12,7 +12,7 @@ var privilegeEscalationAllowed = &Rule{
 	Severity: Warning,
 	Why:      "unless allowPrivilegeEscalation is false, a process can gain more privileges than its parent (setuid binaries, file capabilities)",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secWindows(pt) {
 			return nil
 		}

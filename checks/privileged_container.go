@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -13,7 +12,7 @@ var privilegedContainer = &Rule{
 	Severity: Warning,
 	Why:      "a privileged container has every capability and all host devices: a breakout is one step away",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil {
 			return nil
 		}
@@ -40,19 +39,4 @@ func secPrivilegedFindings(ctx *Context, obj *manifest.Object, pt *manifest.PodT
 		out = append(out, f.WithFix("set privileged: false", SetOp(p, "false")))
 	}
 	return out
-}
-
-// secDeviceResource returns an extended resource (a GPU or other device a
-// device plugin provides, such as nvidia.com/gpu) the pod requests, or "".
-func secDeviceResource(pt *manifest.PodTemplate) string {
-	for _, c := range pt.AllContainers() {
-		for _, l := range []map[string]bool{secKeys(c.Resources.Limits), secKeys(c.Resources.Requests)} {
-			for n := range l {
-				if strings.Contains(n, "/") && !strings.HasPrefix(n, "kubernetes.io/") && !strings.Contains(n, ".kubernetes.io/") {
-					return n
-				}
-			}
-		}
-	}
-	return ""
 }

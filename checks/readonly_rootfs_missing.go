@@ -14,7 +14,7 @@ var readonlyRootfsMissing = &Rule{
 	Severity: Warning,
 	Why:      "a writable root filesystem lets an attacker (or a bug) change the container's binaries and config; write only to mounted volumes",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secWindows(pt) {
 			return nil
 		}

@@ -39,7 +39,7 @@ func resCheckCorpusRepo(t *testing.T, repo string) *checks.Result {
 	if r, ok := resCorpusCache[repo]; ok {
 		return r
 	}
-	cfg, err := checks.ParseConfig([]byte("rules:\n  cpu-limit-set: {enabled: true}\n  priority-class-missing: {enabled: true}\n"))
+	cfg, err := checks.ParseConfig([]byte("rules:\n  cpu-limit-set: {enabled: true}\n  priority-class-missing: {enabled: true}\n"), checks.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func resCheckCorpusRepo(t *testing.T, repo string) *checks.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := checks.Run(inputs, cfg)
+	r := checks.Run(inputs, cfg, checks.Options{})
 	resCorpusCache[repo] = r
 	return r
 }
@@ -59,7 +59,7 @@ func resRunCorpusTable(t *testing.T, table []resNoAlarm) {
 	}
 	for _, tc := range table {
 		t.Run(tc.rule+"/"+tc.file+"/"+tc.name, func(t *testing.T) {
-			if checks.Lookup(tc.rule) == nil {
+			if checks.DefaultCatalog().Lookup(tc.rule) == nil {
 				t.Fatalf("unknown rule %s", tc.rule)
 			}
 			if _, err := os.Stat(filepath.Join(resCorpusDir, tc.repo, tc.file)); err != nil {

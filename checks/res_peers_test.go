@@ -86,7 +86,7 @@ func resRunPeerTable(t *testing.T, table []resPeerCase) {
 	}
 	for _, tc := range table {
 		t.Run(tc.peer+"/"+tc.check+"/"+tc.file+"/"+tc.name, func(t *testing.T) {
-			if checks.Lookup(tc.rule) == nil {
+			if checks.DefaultCatalog().Lookup(tc.rule) == nil {
 				t.Fatalf("unknown rule %s", tc.rule)
 			}
 			if tc.peerFires != tc.weFire && tc.why == "" {
@@ -99,11 +99,11 @@ func resRunPeerTable(t *testing.T, table []resPeerCase) {
 			if tc.normalize {
 				data = resPeerNormalize(t, data)
 			}
-			cfg, err := checks.ParseConfig([]byte("rules:\n  " + tc.rule + ": {enabled: true}\n"))
+			cfg, err := checks.ParseConfig([]byte("rules:\n  " + tc.rule + ": {enabled: true}\n"), checks.DefaultCatalog())
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, cfg)
+			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, cfg, checks.Options{})
 			fired := false
 			for _, f := range res.Findings {
 				fired = fired || (f.RuleID == tc.rule && f.Object.Kind == tc.kind && f.Object.Name == tc.name)

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -47,38 +48,53 @@ var families = []func() []*Rule{
 	admissionKyvernoRules,
 }
 
-var registry = buildRegistry()
+// DefaultCatalog returns every rule prodready has, built once.
+func DefaultCatalog() *Catalog { return defaultCatalog() }
 
-func buildRegistry() map[string]*Rule {
-	m := map[string]*Rule{}
+var defaultCatalog = sync.OnceValue(func() *Catalog {
+	var sections [][]*Rule
 	for _, fam := range families {
-		for _, r := range fam() {
-			if _, dup := m[r.ID]; dup {
-				panic("checks: rule registered twice: " + r.ID) // a programming error, caught by every test
-			}
-			m[r.ID] = r
-		}
+		sections = append(sections, fam())
 	}
-	return m
+	return NewCatalog(sections...)
+})
+
+// Catalog is a set of rules with unique IDs: the rules a run may use.
+// A Config is made for one catalog, and a run uses its config's.
+type Catalog struct {
+	rules []*Rule // sorted by section, then ID
+	byID  map[string]*Rule
 }
 
-// Rules returns every rule, sorted by section then ID.
-func Rules() []*Rule {
-	out := make([]*Rule, 0, len(registry))
-	for _, r := range registry {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Section != out[j].Section {
-			return sectionOrder(out[i].Section) < sectionOrder(out[j].Section)
+// NewCatalog returns the catalog of the rules of sections. Two rules with
+// one ID are a programming error (caught by every test): it panics.
+func NewCatalog(sections ...[]*Rule) *Catalog {
+	c := &Catalog{byID: map[string]*Rule{}}
+	for _, rules := range sections {
+		for _, r := range rules {
+			if _, dup := c.byID[r.ID]; dup {
+				panic("checks: rule registered twice: " + r.ID)
+			}
+			c.byID[r.ID] = r
+			c.rules = append(c.rules, r)
 		}
-		return out[i].ID < out[j].ID
+	}
+	sort.Slice(c.rules, func(i, j int) bool {
+		a, b := c.rules[i], c.rules[j]
+		if a.Section != b.Section {
+			return sectionOrder(a.Section) < sectionOrder(b.Section)
+		}
+		return a.ID < b.ID
 	})
-	return out
+	return c
 }
+
+// Rules returns every rule of the catalog, sorted by section then ID. The
+// slice is the catalog's own: callers must not change it.
+func (c *Catalog) Rules() []*Rule { return c.rules }
 
 // Lookup returns the rule with id, or nil.
-func Lookup(id string) *Rule { return registry[id] }
+func (c *Catalog) Lookup(id string) *Rule { return c.byID[id] }
 
 // sectionOrder sorts "10. …" after "9. …".
 func sectionOrder(s string) int {

@@ -59,7 +59,7 @@ func TestRuleFixtures(t *testing.T) {
 // TestEveryRuleHasFixtureAndDoc fails when a rule has no fixture folder with
 // a marker for it, or no one-line why.
 func TestEveryRuleHasFixtureAndDoc(t *testing.T) {
-	for _, r := range checks.Rules() {
+	for _, r := range checks.DefaultCatalog().Rules() {
 		if r.Why == "" {
 			t.Errorf("rule %s has no Why", r.ID)
 		}
@@ -98,7 +98,7 @@ func sortMarkers(ms []marker) {
 // markers written in the files.
 func runFixture(t *testing.T, dir string) (*checks.Result, []marker) {
 	t.Helper()
-	cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName))
+	cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), checks.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func runFixture(t *testing.T, dir string) (*checks.Result, []marker) {
 			}
 		}
 	}
-	return checks.Run(inputs, cfg), want
+	return checks.Run(inputs, cfg, checks.Options{}), want
 }
 
 func describe(fs []checks.Finding) string {

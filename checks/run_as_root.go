@@ -13,7 +13,7 @@ var runAsRoot = &Rule{
 	Severity: Warning,
 	Why:      "a container that may run as root (UID or GID 0) turns any escape or file-system write into root on the node's files",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secWindows(pt) {
 			return nil
 		}

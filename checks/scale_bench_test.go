@@ -208,13 +208,11 @@ func checkToDiscard(b *testing.B, inputs []checks.Input) int {
 	if err != nil {
 		b.Fatal(err)
 	}
-	files := checks.ParseLean(inputs, nil)
-	checks.DecodeLean(files)
-	res := checks.EvaluateStream(files, nil, func(fs []checks.Finding) {
+	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
 		if err := stream.Add(fs); err != nil {
 			b.Fatal(err)
 		}
-	})
+	}})
 	if err := stream.Close(len(res.Files), res.Objects); err != nil {
 		b.Fatal(err)
 	}

@@ -41,12 +41,12 @@ func sdCorpusFindings(t *testing.T) []checks.Finding {
 	sdCorpus.once.Do(func() {
 		var cfg strings.Builder
 		cfg.WriteString("rules:\n")
-		for _, r := range checks.Rules() {
+		for _, r := range checks.DefaultCatalog().Rules() {
 			if r.OptIn && r.ID != "required-labels-missing" {
 				cfg.WriteString("  " + r.ID + ": true\n")
 			}
 		}
-		c, err := checks.ParseConfig([]byte(cfg.String()))
+		c, err := checks.ParseConfig([]byte(cfg.String()), checks.DefaultCatalog())
 		if err != nil {
 			sdCorpus.err = err
 			return
@@ -56,7 +56,7 @@ func sdCorpusFindings(t *testing.T) []checks.Finding {
 			sdCorpus.err = err
 			return
 		}
-		sdCorpus.findings = checks.Run(inputs, c).Findings
+		sdCorpus.findings = checks.Run(inputs, c, checks.Options{}).Findings
 	})
 	if sdCorpus.err != nil {
 		t.Fatal(sdCorpus.err)

@@ -21,7 +21,7 @@ func TestSdFixesMakeRulesPass(t *testing.T) {
 	} {
 		t.Run(rule, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, rule)
-			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName))
+			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), checks.DefaultCatalog())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -29,7 +29,7 @@ func TestSdFixesMakeRulesPass(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := checks.Run(inputs, cfg)
+			res := checks.Run(inputs, cfg, checks.Options{})
 			type objKey struct{ file, kind, name string }
 			fixed := map[objKey]bool{}
 			unfixable := map[objKey]bool{}
@@ -60,7 +60,7 @@ func TestSdFixesMakeRulesPass(t *testing.T) {
 			for _, in := range inputs {
 				after = append(after, checks.Input{Path: in.Path, Data: data[in.Path]})
 			}
-			for _, f := range checks.Run(after, cfg).Findings {
+			for _, f := range checks.Run(after, cfg, checks.Options{}).Findings {
 				k := objKey{f.File, f.Object.Kind, f.Object.Name}
 				if f.RuleID == rule && fixed[k] && !unfixable[k] {
 					t.Errorf("after the fix, %s still fires on %s %s/%s: %s", rule, f.File, f.Object.Kind, f.Object.Name, f.Message)

@@ -51,7 +51,7 @@ func TestPeersMiscFamilies(t *testing.T) {
 		t.Skip("../shared/peer-fixtures not present: " + err.Error())
 	}
 	for _, c := range sdPeerCases {
-		if checks.Lookup(c.Rule) == nil {
+		if checks.DefaultCatalog().Lookup(c.Rule) == nil {
 			t.Errorf("%s %s: our rule %s does not exist", c.Peer, c.PeerCheck, c.Rule)
 			continue
 		}
@@ -65,11 +65,11 @@ func TestPeersMiscFamilies(t *testing.T) {
 			t.Errorf("%s: %v", c.Fixture, err)
 			continue
 		}
-		cfg, err := checks.ParseConfig([]byte("rules:\n  " + c.Rule + ": true\n"))
+		cfg, err := checks.ParseConfig([]byte("rules:\n  " + c.Rule + ": true\n"), checks.DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := checks.Run([]checks.Input{{Path: c.Fixture, Data: data}}, cfg)
+		res := checks.Run([]checks.Input{{Path: c.Fixture, Data: data}}, cfg, checks.Options{})
 		fired := false
 		for _, f := range res.Findings {
 			fired = fired || f.RuleID == c.Rule

@@ -103,11 +103,11 @@ spec:
 		{"1.30", "sleep:\n    seconds: 5\n", "sleep action"},
 		{"1.29", "exec:\n    command: [\"sh\", \"-c\", \"sleep 5\"]\n", "distroless"},
 	} {
-		cfg, err := ParseConfig([]byte("kubernetesVersion: \"" + tt.version + "\"\n"))
+		cfg, err := ParseConfig([]byte("kubernetesVersion: \"" + tt.version + "\"\n"), DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := Run([]Input{{Path: "web.yaml", Data: []byte(src)}}, cfg)
+		res := Run([]Input{{Path: "web.yaml", Data: []byte(src)}}, cfg, Options{})
 		var found bool
 		for _, f := range res.Findings {
 			if f.RuleID != prestopHookMissing.ID {

@@ -119,7 +119,7 @@ func TestResSecFixes(t *testing.T) {
 // nothing makes a possibly-root container non-root, and dropping ALL would
 // break root entrypoints that chown or setuid: a message, no fix.
 func TestCapsDropNoFixForRootWithoutRunAsRoot(t *testing.T) {
-	cfg, err := checks.ParseConfig([]byte("rules:\n  run-as-root: false\n"))
+	cfg, err := checks.ParseConfig([]byte("rules:\n  run-as-root: false\n"), checks.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestCapsDropNoFixForRootWithoutRunAsRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := false
-	for _, f := range checks.Run(inputs, cfg).Findings {
+	for _, f := range checks.Run(inputs, cfg, checks.Options{}).Findings {
 		if f.RuleID == "capabilities-not-dropped" && f.Line == 46 && filepath.Base(f.File) == "workloads.yaml" {
 			found = true
 			if f.Fix != nil {

@@ -15,12 +15,6 @@ const sectionSecurity = "8. Security context"
 // secPlaceholderID is the UID/GID a run-as-root fix starts from.
 const secPlaceholderID = 10001
 
-// secPodTemplate returns the pod template of a whole workload (not a
-// kustomize patch), or nil.
-func secPodTemplate(ctx *Context, obj *manifest.Object) *manifest.PodTemplate {
-	return resPodTemplate(ctx, obj)
-}
-
 // secWindows reports whether the pod runs on Windows, where the Linux
 // security settings do not apply (and some are rejected).
 func secWindows(pt *manifest.PodTemplate) bool {
@@ -183,15 +177,6 @@ func secFindServiceAccounts(ctx *Context, obj *manifest.Object, name string) []*
 }
 
 func secItoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// secKeys returns the resource names of a list.
-func secKeys(l corev1.ResourceList) map[string]bool {
-	out := make(map[string]bool, len(l))
-	for n := range l {
-		out[string(n)] = true
-	}
-	return out
-}
 
 // secVolume returns the pod's volume named name, or nil.
 func secVolume(pt *manifest.PodTemplate, name string) *corev1.Volume {

@@ -10,7 +10,7 @@ var seccompProfileMissing = &Rule{
 	Severity: Info,
 	Why:      "without a seccompProfile the container runs unconfined: every system call is allowed; RuntimeDefault blocks the dangerous ones",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secWindows(pt) {
 			return nil
 		}

@@ -16,7 +16,7 @@ var serviceAccountTokenAutomount = &Rule{
 	Severity: Info,
 	Why:      "a pod whose ServiceAccount has no RBAC binding does not need an API token, yet one is mounted unless automountServiceAccountToken is false",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil || secStaticControlPlane(obj) {
 			return nil
 		}

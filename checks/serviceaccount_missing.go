@@ -12,7 +12,7 @@ var serviceaccountMissing = &Rule{
 	Severity: Warning,
 	Why:      "a pod whose ServiceAccount does not exist is never created (the controller keeps failing); the deprecated serviceAccount field should be serviceAccountName",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil {
 			return nil
 		}

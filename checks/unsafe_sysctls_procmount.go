@@ -44,7 +44,7 @@ var unsafeSysctlsProcmount = &Rule{
 	Severity: Warning,
 	Why:      "unsafe sysctls change kernel settings shared with the node's other pods, and procMount: Unmasked exposes the host's /proc paths",
 	Check: func(ctx *Context, obj *manifest.Object) []Finding {
-		pt := secPodTemplate(ctx, obj)
+		pt := resPodTemplate(ctx, obj)
 		if pt == nil {
 			return nil
 		}

@@ -60,12 +60,12 @@ func TestFixCorpusProperties(t *testing.T) {
 	var before, after checks.Result
 	for _, repo := range names {
 		in := repos[repo]
-		b := checks.Run(in, nil)
+		b := checks.Run(in, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 		out, o := fix.Converge(in, nil, nil)
 		if !o.Converged {
 			t.Errorf("%s: fixes still change the files after %d rounds", repo, fix.MaxRounds)
 		}
-		a := checks.Run(out, nil)
+		a := checks.Run(out, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 		inputs, fixed = append(inputs, in...), append(fixed, out...)
 		before.Findings = append(before.Findings, b.Findings...)
 		after.Findings = append(after.Findings, a.Findings...)

@@ -34,7 +34,7 @@ func TestFixGoldens(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName))
+			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), checks.DefaultCatalog())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +42,7 @@ func TestFixGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := checks.Run(inputs, cfg)
+			before := checks.Run(inputs, cfg, checks.Options{})
 			fixedInputs, outcome := fix.Converge(inputs, cfg, nil)
 			if !outcome.Converged {
 				t.Fatalf("fixes still change the text after %d rounds", fix.MaxRounds)
@@ -84,7 +84,7 @@ func TestFixGoldens(t *testing.T) {
 				oneRound, _, _ := fix.Apply(in.Data, fs)
 				checkSuggestions(t, in.Data, fs, oneRound)
 			}
-			after := checks.Run(fixedInputs, cfg)
+			after := checks.Run(fixedInputs, cfg, checks.Options{})
 			invalidBefore := map[string]bool{}
 			for _, f := range before.Findings {
 				if f.RuleID != "yaml-invalid" && f.RuleID != "schema-invalid" {

@@ -28,7 +28,7 @@ func TestCodeQualityFollowsGitLabSpec(t *testing.T) {
 		}
 		inputs[i].Path = filepath.ToSlash(rel)
 	}
-	res := checks.Run(inputs, nil)
+	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	if len(res.Findings) == 0 {
 		t.Fatal("the rule fixtures produced no findings")
 	}

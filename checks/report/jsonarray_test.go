@@ -80,7 +80,7 @@ func TestJSONReportsMatchWholeEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := checks.Run(inputs, nil)
+	full := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	if len(full.Findings) < 3*chunkSize {
 		t.Fatalf("only %d findings: too few to span several chunks", len(full.Findings))
 	}

@@ -28,7 +28,7 @@ spec:
 
 func result(t *testing.T) *checks.Result {
 	t.Helper()
-	res := checks.Run([]checks.Input{{Path: "deploy/web.yaml", Data: []byte(input)}}, nil)
+	res := checks.Run([]checks.Input{{Path: "deploy/web.yaml", Data: []byte(input)}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	for _, f := range res.Findings {
 		if f.RuleID == "probe-named-port-undeclared" {
 			return res
@@ -92,8 +92,8 @@ func TestSARIF(t *testing.T) {
 		t.Fatalf("not a SARIF 2.1.0 log: %s", b.String())
 	}
 	run := log.Runs[0]
-	if len(run.Tool.Driver.Rules) != len(checks.Rules()) {
-		t.Errorf("rules array has %d rules, the registry %d", len(run.Tool.Driver.Rules), len(checks.Rules()))
+	if len(run.Tool.Driver.Rules) != len(checks.DefaultCatalog().Rules()) {
+		t.Errorf("rules array has %d rules, the registry %d", len(run.Tool.Driver.Rules), len(checks.DefaultCatalog().Rules()))
 	}
 	found := false
 	for _, r := range run.Results {

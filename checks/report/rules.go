@@ -12,7 +12,7 @@ import (
 func RulesText(w io.Writer) error {
 	var b strings.Builder
 	section := ""
-	for _, r := range checks.Rules() {
+	for _, r := range checks.DefaultCatalog().Rules() {
 		if r.Section != section {
 			section = r.Section
 			fmt.Fprintf(&b, "\n%s\n", section)
@@ -38,7 +38,7 @@ func RulesMarkdown() string {
 	b.WriteString("Configure rules in `.prodready.yaml` under `rules.<id>` (`enabled`, `severity`, and the parameters listed);\n")
 	b.WriteString("ignore one finding with `# prodready:ignore <id> <reason>` on its line or the line above, or an object with the annotation `prodready.dev/ignore: <id>`.\n")
 	section := ""
-	for _, r := range checks.Rules() {
+	for _, r := range checks.DefaultCatalog().Rules() {
 		if r.Section != section {
 			section = r.Section
 			fmt.Fprintf(&b, "\n## %s\n\n| ID | severity | why | parameters |\n|---|---|---|---|\n", section)

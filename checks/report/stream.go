@@ -41,7 +41,7 @@ func NewStream(w io.Writer, format, version string) (*Stream, error) {
 		s.w.Write(head)
 		s.sarifTail, s.array.depth = tail, depth
 		s.ruleIndex = map[string]int{}
-		for i, r := range checks.Rules() {
+		for i, r := range checks.DefaultCatalog().Rules() {
 			s.ruleIndex[r.ID] = i
 		}
 	case "codequality":

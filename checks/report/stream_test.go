@@ -17,7 +17,7 @@ func TestStreamMatchesWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := checks.Run(inputs, nil)
+	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
 	var batches [][]checks.Finding
 	for start := 0; start < len(res.Findings); {
 		end := start + 1

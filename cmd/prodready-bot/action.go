@@ -272,7 +272,7 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 	if _, err := os.Stat(filepath.Join(root, cfgPath)); err != nil && a.opts.config != "" {
 		a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
 	}
-	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath))
+	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath), checks.DefaultCatalog())
 	if err != nil {
 		return a.fail(err)
 	}
@@ -359,5 +359,5 @@ func checkFiles(files []bot.File, cfg *checks.Config) *checks.Result {
 	for _, f := range files {
 		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
 	}
-	return checks.RunLean(inputs, cfg)
+	return checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean})
 }

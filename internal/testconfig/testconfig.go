@@ -14,7 +14,7 @@ import (
 func OnlyRule(id string) string {
 	var b strings.Builder
 	b.WriteString("failOn: error\nrules:\n")
-	for _, r := range checks.Rules() {
+	for _, r := range checks.DefaultCatalog().Rules() {
 		if r.ID != id {
 			b.WriteString("  " + r.ID + ": false\n")
 		}

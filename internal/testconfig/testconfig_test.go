@@ -7,11 +7,11 @@ import (
 )
 
 func TestOnlyRuleLeavesOneRuleOn(t *testing.T) {
-	cfg, err := checks.ParseConfig([]byte(OnlyRule("probe-named-port-undeclared")))
+	cfg, err := checks.ParseConfig([]byte(OnlyRule("probe-named-port-undeclared")), checks.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range checks.Rules() {
+	for _, r := range checks.DefaultCatalog().Rules() {
 		if got, want := cfg.Enabled(r), r.ID == "probe-named-port-undeclared"; got != want {
 			t.Errorf("%s enabled = %v, want %v", r.ID, got, want)
 		}

@@ -62,7 +62,7 @@ spec:
 func rulesOnly(ids ...string) string {
 	var b strings.Builder
 	b.WriteString("rules:\n")
-	for _, r := range checks.Rules() {
+	for _, r := range checks.DefaultCatalog().Rules() {
 		if !slices.Contains(ids, r.ID) {
 			fmt.Fprintf(&b, "  %s: false\n", r.ID)
 		}

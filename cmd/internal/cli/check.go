@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -19,14 +18,6 @@ import (
 // defaultMemProfileRate is the runtime's own sampling rate for heap
 // profiles (runtime.MemProfileRate): one sample per 512 KiB allocated.
 const defaultMemProfileRate = 512 << 10
-
-// The garbage collector's target heap growth while check parses, while it
-// decodes typed values, and while it evaluates (see runCheck).
-const (
-	parseGCPercent    = 150
-	decodeGCPercent   = 60
-	evaluateGCPercent = 40
-)
 
 // runCheck is the check command; version goes into the reports that name
 // their tool's version (SARIF).
@@ -95,36 +86,16 @@ func runCheck(version string, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
-	// The collector is paced to each step (GOGC in the environment
-	// overrides it). Parsing makes much short-lived garbage (node trees,
-	// packed as soon as built) around a small, pointer-free live heap
-	// (packed trees and each object's JSON): collecting at 150% growth
-	// spends less CPU there. Decoding turns the JSON into typed values
-	// while the parse's garbage is still on the heap: 60% keeps the two
-	// from adding up to the run's peak. Evaluating holds every object, and
-	// each file's findings only until they are written: 40%. On the
-	// corpus, parsing at 120% takes 3 MiB more off the peak but costs 3%
-	// more time; lower percentages trade more CPU for little.
-	tuneGC := os.Getenv("GOGC") == ""
-	if tuneGC {
-		debug.SetGCPercent(parseGCPercent)
-	}
-	files := checks.ParseLean(inputs, cfg)
-	if tuneGC {
-		debug.SetGCPercent(decodeGCPercent)
-	}
-	checks.DecodeLean(files)
-	if tuneGC {
-		debug.SetGCPercent(evaluateGCPercent)
-	}
 	failed := false
 	var writeErr error
-	res := checks.EvaluateStream(files, cfg, func(fs []checks.Finding) {
+	// The collector is paced to each step of the run (GOGC in the
+	// environment overrides it): this process runs one check.
+	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, Emit: func(fs []checks.Finding) {
 		failed = failed || cfg.Fails(fs)
 		if writeErr == nil {
 			writeErr = stream.Add(fs)
 		}
-	})
+	}})
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
@@ -173,7 +144,7 @@ func loadConfigFor(flagPath string, paths []string) (*checks.Config, error) {
 		if _, err := os.Stat(flagPath); err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
-		return checks.LoadConfig(flagPath)
+		return checks.LoadConfig(flagPath, checks.DefaultCatalog())
 	}
 	root := "."
 	if len(paths) > 0 && paths[0] != "-" {
@@ -181,7 +152,7 @@ func loadConfigFor(flagPath string, paths []string) (*checks.Config, error) {
 			root = paths[0]
 		}
 	}
-	return checks.LoadConfig(filepath.Join(root, checks.ConfigFileName))
+	return checks.LoadConfig(filepath.Join(root, checks.ConfigFileName), checks.DefaultCatalog())
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {

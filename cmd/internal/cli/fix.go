@@ -23,7 +23,7 @@ func (r ruleList) Set(v string) error {
 		if id == "" {
 			continue
 		}
-		if checks.Lookup(id) == nil {
+		if checks.DefaultCatalog().Lookup(id) == nil {
 			return fmt.Errorf("unknown rule %q (see `prodready rules`)", id)
 		}
 		r[id] = true
