@@ -99,7 +99,7 @@ func resRunPeerTable(t *testing.T, table []resPeerCase) {
 			if tc.normalize {
 				data = resPeerNormalize(t, data)
 			}
-			cfg, err := checks.ParseConfig([]byte("rules:\n  " + tc.rule + ": {enabled: true}\n"), checks.DefaultCatalog())
+			cfg, err := checks.ParseConfig([]byte("rules:\n  "+tc.rule+": {enabled: true}\n"), checks.DefaultCatalog())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,7 +65,7 @@ func TestPeersMiscFamilies(t *testing.T) {
 			t.Errorf("%s: %v", c.Fixture, err)
 			continue
 		}
-		cfg, err := checks.ParseConfig([]byte("rules:\n  " + c.Rule + ": true\n"), checks.DefaultCatalog())
+		cfg, err := checks.ParseConfig([]byte("rules:\n  "+c.Rule+": true\n"), checks.DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -103,7 +103,7 @@ spec:
 		{"1.30", "sleep:\n    seconds: 5\n", "sleep action"},
 		{"1.29", "exec:\n    command: [\"sh\", \"-c\", \"sleep 5\"]\n", "distroless"},
 	} {
-		cfg, err := ParseConfig([]byte("kubernetesVersion: \"" + tt.version + "\"\n"), DefaultCatalog())
+		cfg, err := ParseConfig([]byte("kubernetesVersion: \""+tt.version+"\"\n"), DefaultCatalog())
 		if err != nil {
 			t.Fatal(err)
 		}
