@@ -111,9 +111,6 @@ func (c *Context) Memo(key string, build func() any) any {
 
 // NewContext indexes objects for the rules.
 func NewContext(cfg *Config, objects []*manifest.Object) *Context {
-	if cfg == nil {
-		cfg = DefaultConfig(DefaultCatalog())
-	}
 	c := &Context{
 		Config:          cfg,
 		Objects:         objects,

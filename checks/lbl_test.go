@@ -2,6 +2,8 @@ package checks
 
 import (
 	"math/rand/v2"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,7 +15,7 @@ import (
 // placeholders elsewhere, quoted where YAML would read a number, and no fix
 // for a Job, whose pod template is immutable.
 func TestLblFixes(t *testing.T) {
-	rec := lsFixtureFindings(t, "recommended-labels-missing")
+	rec := lblFixtureFindings(t, "recommended-labels-missing")
 	cron := rec["workloads.yaml:50"]
 	if cron.Fix == nil {
 		t.Fatalf("CronJob: no fix: %+v", rec)
@@ -28,7 +30,7 @@ func TestLblFixes(t *testing.T) {
 	if values["app.kubernetes.io/name"] != "report" || values["app.kubernetes.io/version"] != lblPlaceholder || len(values) != 6 {
 		t.Errorf("CronJob fix values %v: want name from metadata.name and placeholders for the rest", values)
 	}
-	tpl := lsFixtureFindings(t, "template-labels-not-propagated")
+	tpl := lblFixtureFindings(t, "template-labels-not-propagated")
 	web := tpl["workloads.yaml:16"]
 	if web.Fix == nil || len(web.Fix.Edits) != 2 || web.Fix.Edits[0].Value != `"1.0"` || web.Fix.Edits[1].Value != "frontend" {
 		t.Errorf("web: fix %+v, want version \"1.0\" (quoted) and tier frontend copied", web.Fix)
@@ -78,4 +80,26 @@ func TestPlainScalarSafeAgreesWithYAML(t *testing.T) {
 	if fast < len(values)/2 {
 		t.Errorf("the fast path took only %d of %d values", fast, len(values))
 	}
+}
+
+// lblFixtureFindings runs every rule over a fixture folder (as
+// TestRuleFixtures does) and returns rule's findings by "file:line".
+func lblFixtureFindings(t *testing.T, rule string) map[string]Finding {
+	t.Helper()
+	dir := filepath.Join("..", "fixtures", "rules", rule)
+	cfg, err := LoadConfig(filepath.Join(dir, ConfigFileName), DefaultCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := Load([]string{dir}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]Finding{}
+	for _, f := range Run(inputs, cfg, Options{}).Findings {
+		if f.RuleID == rule {
+			out[filepath.Base(f.File)+":"+strconv.Itoa(f.Line)] = f
+		}
+	}
+	return out
 }

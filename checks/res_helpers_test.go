@@ -9,7 +9,7 @@ import (
 )
 
 // TestRunIndexesReleased checks that the per-run indexes rules build (patch
-// files, kustomize labels, Services, Kyverno values) do not keep a finished
+// files, Services) do not keep a finished
 // run's objects alive: the bot serves many runs in one process.
 func TestRunIndexesReleased(t *testing.T) {
 	var objRef weak.Pointer[manifest.Object]
@@ -18,12 +18,10 @@ func TestRunIndexesReleased(t *testing.T) {
 		f := manifest.Parse("k/kustomization.yaml", []byte("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\ncommonLabels:\n  team: a\npatches:\n  - path: p.yaml\n"), manifest.DefaultLimits)
 		w := manifest.Parse("k/d.yaml", []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers: [{name: c, image: i}]\n"), manifest.DefaultLimits)
 		objects := append(f.Objects, w.Objects...)
-		ctx := NewContext(nil, objects)
+		ctx := NewContext(DefaultConfig(nil), objects)
 		if !resIsPatchFile(ctx, &manifest.Object{File: &manifest.File{Path: "k/p.yaml"}}) {
 			t.Fatal("k/p.yaml is named as a patch")
 		}
-		lblKustomizeIndex(ctx)
-		kyvIndexFor(ctx)
 		ftServicesFor(ctx, w.Objects[0])
 		objRef, ctxRef = weak.Make(w.Objects[0]), weak.Make(ctx)
 	}()

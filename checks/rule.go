@@ -2,7 +2,6 @@ package checks
 
 import (
 	"sort"
-	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -29,35 +28,6 @@ type Rule struct {
 	// of the run through ctx. It must not panic on any input.
 	Check func(ctx *Context, obj *manifest.Object) []Finding
 }
-
-// families lists every group of rules; each lives in its own file(s) of
-// this package. A family is a plain function so the whole catalog is one
-// readable list.
-var families = []func() []*Rule{
-	inputRules,
-	healthRules,
-	shutdownRules,
-	faultToleranceRules,
-	resourceRules,
-	labelRules,
-	loggingStateRules,
-	configSecretRules,
-	securityContextRules,
-	networkAccessRules,
-	apiClusterRules,
-	admissionKyvernoRules,
-}
-
-// DefaultCatalog returns every rule prodready has, built once.
-func DefaultCatalog() *Catalog { return defaultCatalog() }
-
-var defaultCatalog = sync.OnceValue(func() *Catalog {
-	var sections [][]*Rule
-	for _, fam := range families {
-		sections = append(sections, fam())
-	}
-	return NewCatalog(sections...)
-})
 
 // Catalog is a set of rules with unique IDs: the rules a run may use.
 // A Config is made for one catalog, and a run uses its config's.

@@ -165,9 +165,6 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 // counts. It is parseLean, then evaluateStream (which runs decodeLean) with
 // the findings collected.
 func runLean(inputs []Input, cfg *Config) *Result {
-	if cfg == nil {
-		cfg = DefaultConfig(DefaultCatalog())
-	}
 	files := parseLean(inputs, cfg)
 	var findings []Finding
 	res := evaluateStream(files, cfg, func(fs []Finding) { findings = append(findings, fs...) })
@@ -183,9 +180,6 @@ func runLean(inputs []Input, cfg *Config) *Result {
 // much short-lived garbage around a small live heap, decoding grows the
 // heap, evaluating holds the most.
 func parseLean(inputs []Input, cfg *Config) []*manifest.File {
-	if cfg == nil {
-		cfg = DefaultConfig(DefaultCatalog())
-	}
 	lim := cfg.ParseLimits()
 	files := make([]*manifest.File, len(inputs))
 	parallel.For(len(inputs), func(i int) {
@@ -247,9 +241,6 @@ func decodeLean(files []*manifest.File) {
 // calling goroutine, one batch at a time. The returned Result has no
 // Findings, and its Files keep only their paths and counts.
 func evaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *Result {
-	if cfg == nil {
-		cfg = DefaultConfig(DefaultCatalog())
-	}
 	decodeLean(files)
 	var objects []*manifest.Object
 	for _, f := range files {
@@ -451,9 +442,6 @@ func parseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
 
 // evaluate runs the enabled rules over already-parsed files.
 func evaluate(files []*manifest.File, cfg *Config) *Result {
-	if cfg == nil {
-		cfg = DefaultConfig(DefaultCatalog())
-	}
 	var objects []*manifest.Object
 	var findings []Finding
 	for _, f := range files {
