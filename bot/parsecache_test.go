@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/checks"
@@ -73,7 +75,7 @@ func TestParsedCostCoversMemory(t *testing.T) {
 		}
 		// Once first, so what the rules build once per process (tables,
 		// encoding/json's caches) is not counted.
-		cfg := checks.DefaultConfig(checks.DefaultCatalog())
+		cfg := checks.DefaultConfig(catalog.Default())
 		checks.Run(inputs, cfg, checks.Options{})
 		for _, packed := range []bool{true, false} {
 			runtime.GC()
@@ -113,7 +115,7 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 		{Path: "a.yaml", Data: []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx:latest\n")},
 		{Path: "b.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: api}\n  ports:\n    - port: 80\n")},
 	}
-	cfg := checks.DefaultConfig(checks.DefaultCatalog())
+	cfg := checks.DefaultConfig(catalog.Default())
 	want := checks.Run(inputs, cfg, checks.Options{}).Findings
 	if len(want) == 0 {
 		t.Fatal("no findings: the test needs some")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -161,9 +163,9 @@ func LoadConfig(ctx context.Context, host Host, pr PullRequest) (*checks.Config,
 		return nil, fmt.Errorf("reading %s at base %s: %w", checks.ConfigFileName, short(ref), err)
 	}
 	if data == nil {
-		return checks.DefaultConfig(checks.DefaultCatalog()), nil
+		return checks.DefaultConfig(catalog.Default()), nil
 	}
-	cfg, err := checks.ParseConfig(data, checks.DefaultCatalog())
+	cfg, err := checks.ParseConfig(data, catalog.Default())
 	if err != nil {
 		return nil, fmt.Errorf("%w (at base %s)", err, short(ref))
 	}

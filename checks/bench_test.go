@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/manifest"
@@ -39,7 +41,7 @@ func BenchmarkCheckCorpus(b *testing.B) {
 	inputs := corpusInputs(b)
 	b.ResetTimer()
 	for b.Loop() {
-		checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+		checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	}
 }
 
@@ -64,7 +66,7 @@ func parseAll(inputs []checks.Input) []checks.Input {
 // BenchmarkRulesCorpus is the rules alone, on files parsed once.
 func BenchmarkRulesCorpus(b *testing.B) {
 	parsed := parseAll(corpusInputs(b))
-	cfg := checks.DefaultConfig(checks.DefaultCatalog())
+	cfg := checks.DefaultConfig(catalog.Default())
 	b.ResetTimer()
 	for b.Loop() {
 		checks.Run(parsed, cfg, checks.Options{})
@@ -103,7 +105,7 @@ func benchFixes(b *testing.B, do func(src []byte, fs []checks.Finding)) {
 func corpusFixes(b *testing.B) (work []checks.Input, byFile map[string][]checks.Finding, fixes int) {
 	b.Helper()
 	inputs := corpusInputs(b)
-	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	res := checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	byFile = map[string][]checks.Finding{}
 	for _, f := range res.Findings {
 		if f.Fix != nil {
@@ -124,7 +126,7 @@ func corpusFixes(b *testing.B) (work []checks.Input, byFile map[string][]checks.
 
 // BenchmarkRenderCorpus renders the corpus's findings in every format.
 func BenchmarkRenderCorpus(b *testing.B) {
-	res := checks.Run(corpusInputs(b), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	res := checks.Run(corpusInputs(b), checks.DefaultConfig(catalog.Default()), checks.Options{})
 	for _, format := range report.Formats {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -17,7 +19,7 @@ limits: {maxFileBytes: 1024}
 rules:
   probe-named-port-undeclared: {severity: warning}
   yaml-invalid: false
-`), checks.DefaultCatalog())
+`), catalog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ rules:
 	if cfg.SeverityOf("probe-named-port-undeclared") != checks.Warning {
 		t.Error("severity override lost")
 	}
-	if cfg.Enabled(checks.DefaultCatalog().Lookup("yaml-invalid")) {
+	if cfg.Enabled(catalog.Default().Lookup("yaml-invalid")) {
 		t.Error("rule disabled by `yaml-invalid: false` is still enabled")
 	}
 	if !cfg.Wants("deploy/app/web.yaml") || cfg.Wants("deploy/app/test/web.yaml") || cfg.Wants("other/web.yaml") {
@@ -44,7 +46,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"kubernetesVersion: latest\n", "latest"},
 		{"limits: {maxFileByte: 3}\n", "maxFileByte"},
 	} {
-		_, err := checks.ParseConfig([]byte(tc.src), checks.DefaultCatalog())
+		_, err := checks.ParseConfig([]byte(tc.src), catalog.Default())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseConfig(%q) error = %v, want one naming %s", tc.src, err, tc.want)
 		}
@@ -106,7 +108,7 @@ spec:
             tcpSocket:
               port: nope
 `
-	res := checks.Run([]checks.Input{{Path: "x.yaml", Data: []byte(src)}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	res := checks.Run([]checks.Input{{Path: "x.yaml", Data: []byte(src)}}, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	var lines []int
 	for _, f := range res.Findings {
 		if f.RuleID == "probe-named-port-undeclared" {

@@ -48,7 +48,7 @@ type Context struct {
 // kindName keys objects by kind and name.
 type kindName struct{ kind, name string }
 
-// labelPair is one key=value label.
+// LabelPair is one key=value label.
 type labelPair struct{ k, v string }
 
 // anchorIndex finds the objects whose selector may select a set of labels
@@ -128,7 +128,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		c.order[o] = i
 		c.byKind[o.Kind] = append(c.byKind[o.Kind], o)
 		c.byKindName[kindName{o.Kind, o.Name}] = append(c.byKindName[kindName{o.Kind, o.Name}], o)
-		if isKustomization(o) {
+		if IsKustomization(o) {
 			kustomizations[path.Dir(o.File.Path)] = o
 			c.kustomizations = append(c.kustomizations, o)
 			c.collectKustomizeImages(o)
@@ -187,7 +187,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 	return c
 }
 
-func isKustomization(o *manifest.Object) bool {
+func IsKustomization(o *manifest.Object) bool {
 	base := path.Base(o.File.Path)
 	named := base == "kustomization.yaml" || base == "kustomization.yml" || base == "Kustomization"
 	return (o.Kind == "Kustomization" && strings.HasPrefix(o.APIVersion, "kustomize.config.k8s.io/")) ||
@@ -319,12 +319,12 @@ func (c *Context) HPAsFor(w *manifest.Object) []*manifest.Object {
 // RelatedUnits reports whether two deployment units are the same folder or
 // one lies inside the other (a kustomize overlay and its base).
 func RelatedUnits(a, b string) bool {
-	return a == b || underDir(a, b) || underDir(b, a) || a == "." || b == "."
+	return a == b || UnderDir(a, b) || UnderDir(b, a) || a == "." || b == "."
 }
 
-// underDir reports whether path p lies under folder dir: it starts with
+// UnderDir reports whether path p lies under folder dir: it starts with
 // dir + "/" (without building that string on every call).
-func underDir(p, dir string) bool {
+func UnderDir(p, dir string) bool {
 	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -21,7 +23,7 @@ func TestCorpusEveryDocumentAccountedFor(t *testing.T) {
 	if len(inputs) < 1500 {
 		t.Fatalf("loaded %d files from the corpus; expected about 1,690", len(inputs))
 	}
-	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	res := checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	problemDocs := map[string]map[int]bool{}
 	for _, f := range res.Findings {
 		if strings.Contains(f.Message, "internal error") {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -72,7 +74,7 @@ func TestHostileInput(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			res := checks.Run([]checks.Input{{Path: "hostile.yaml", Data: tc.data}, good}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+			res := checks.Run([]checks.Input{{Path: "hostile.yaml", Data: tc.data}, good}, checks.DefaultConfig(catalog.Default()), checks.Options{})
 			runtime.ReadMemStats(&after)
 			if allocated := after.TotalAlloc - before.TotalAlloc; allocated > tc.maxAllocs {
 				t.Errorf("allocated %d MiB, over the %d MiB ceiling", allocated>>20, tc.maxAllocs>>20)

@@ -64,7 +64,7 @@ func (ig *ignores) apply(fs []Finding) []Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if o := ig.byFileObject[f.File][f.Object]; o != nil && objectIgnores(o, f.RuleID) {
+		if o := ig.byFileObject[f.File][f.Object]; o != nil && ObjectIgnores(o, f.RuleID) {
 			continue
 		}
 		if ls := ig.lines[f.File]; ls != nil && (commentIgnores(ls, f.Line, f.RuleID) || commentIgnores(ls, f.Line-1, f.RuleID)) {
@@ -85,7 +85,7 @@ func ignoreAnnotations(o *manifest.Object) (own, template string) {
 	return own, template
 }
 
-func objectIgnores(o *manifest.Object, rule string) bool {
+func ObjectIgnores(o *manifest.Object, rule string) bool {
 	own, template := ignoreAnnotations(o)
 	return listHas(own, rule) || listHas(template, rule)
 }

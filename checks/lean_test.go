@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/checks"
@@ -20,7 +22,7 @@ import (
 // run reports: on the fixtures, and on the shared corpus when present.
 func TestRunLeanMatchesRun(t *testing.T) {
 	for _, dir := range fixturesAndCorpus(t) {
-		cfg := checks.DefaultConfig(checks.DefaultCatalog())
+		cfg := checks.DefaultConfig(catalog.Default())
 		inputs, err := checks.Load([]string{dir}, cfg, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +65,7 @@ func TestRunLeanLazyReadsMatchRun(t *testing.T) {
 	write("b.yaml", "bbbb", ignore)
 	write("c.yaml", "cccc", "      # "+strings.Repeat(".", len(ignore)-9)+"\n")
 	for _, d := range append([]string{dir}, fixturesAndCorpus(t)...) {
-		cfg := checks.DefaultConfig(checks.DefaultCatalog())
+		cfg := checks.DefaultConfig(catalog.Default())
 		eager, err := checks.Load([]string{d}, cfg, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -127,10 +129,10 @@ func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
 		{Path: "dup.yaml", Data: append([]byte("# the second file with this path\n"), deployment("two", "nginx:latest")...)},
 		{Path: "empty.yaml", Data: []byte("# nothing\n")},
 	}
-	full := checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	full := checks.Run(slices.Clone(inputs), checks.DefaultConfig(catalog.Default()), checks.Options{})
 
 	var batches [][]checks.Finding
-	res := checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
+	res := checks.Run(slices.Clone(inputs), checks.DefaultConfig(catalog.Default()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
 		batches = append(batches, fs)
 	}})
 	if want := 5; len(batches) != want { // a, b, dup, empty, z/last
@@ -196,10 +198,10 @@ func TestEvaluateStreamSplitsALargeFile(t *testing.T) {
 		{Path: "rendered.yaml", Data: []byte(b.String())},
 		{Path: "after.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: nothing}, ports: [{port: 80}]}\n")},
 	}
-	full := checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	full := checks.Run(slices.Clone(inputs), checks.DefaultConfig(catalog.Default()), checks.Options{})
 
 	var batches [][]checks.Finding
-	checks.Run(slices.Clone(inputs), checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
+	checks.Run(slices.Clone(inputs), checks.DefaultConfig(catalog.Default()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
 		batches = append(batches, fs)
 	}})
 	var got []checks.Finding
@@ -246,7 +248,7 @@ func TestFindingsStayInTheirObjectsDocument(t *testing.T) {
 		if dir == fixturesAndCorpus(t)[0] {
 			inputs = append(inputs, checks.Input{Path: "list.yaml", Data: []byte(kubectlListOfTwo)})
 		}
-		res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+		res := checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{})
 		type fileObject struct {
 			file string
 			ref  checks.ObjectRef // a List's items share a document
@@ -323,7 +325,7 @@ func TestLeanRunKeepsFewInflatedTrees(t *testing.T) {
 			files[i] = manifest.ParsePacked(in.Path, data, manifest.DefaultLimits)
 			parsed[i] = checks.Input{Path: in.Path, Parsed: files[i]}
 		}
-		checks.Run(parsed, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func([]checks.Finding) {}})
+		checks.Run(parsed, checks.DefaultConfig(catalog.Default()), checks.Options{Memory: checks.Lean, Emit: func([]checks.Finding) {}})
 		objects, values, kept := 0, 0, map[string]int{}
 		total := 0
 		for _, f := range files {

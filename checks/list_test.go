@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
 )
@@ -21,8 +23,8 @@ func TestListItemsAreCheckedAsObjects(t *testing.T) {
 	list := "apiVersion: v1\nkind: List\nitems:\n" +
 		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    annotations: {prodready.dev/ignore: all}\n" + // lines 4-8
 		item // from line 9
-	alone := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(deployment)}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
-	inList := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(list)}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	alone := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(deployment)}}, checks.DefaultConfig(catalog.Default()), checks.Options{})
+	inList := checks.Run([]checks.Input{{Path: "d.yaml", Data: []byte(list)}}, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	if len(alone.Findings) < 8 {
 		t.Fatalf("the Deployment alone makes only %d findings", len(alone.Findings))
 	}
@@ -57,11 +59,11 @@ func TestListItemsAreCheckedAsObjects(t *testing.T) {
 		}
 	}
 
-	fixed, out := fix.Converge([]checks.Input{{Path: "d.yaml", Data: []byte(list)}}, nil, nil)
+	fixed, out := fix.Converge([]checks.Input{{Path: "d.yaml", Data: []byte(list)}}, checks.DefaultConfig(catalog.Default()), nil)
 	if len(out.Failed) > 0 || !out.Converged || len(out.Fixed) == 0 {
 		t.Fatalf("fixing the List: %d fixed, %d failed, converged %v", len(out.Fixed), len(out.Failed), out.Converged)
 	}
-	for _, f := range checks.Run(fixed, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{}).Findings {
+	for _, f := range checks.Run(fixed, checks.DefaultConfig(catalog.Default()), checks.Options{}).Findings {
 		if f.Fix != nil {
 			t.Errorf("after the fixes, %s still offers one at line %d", f.RuleID, f.Line)
 		}

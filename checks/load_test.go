@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -21,7 +23,7 @@ func TestListReadsWhenParsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := checks.DefaultConfig(checks.DefaultCatalog())
+	cfg := checks.DefaultConfig(catalog.Default())
 	inputs, err := checks.List([]string{dir}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +62,7 @@ func TestListReadsAtMostTheLimit(t *testing.T) {
 	if err := os.WriteFile(big, []byte("a: "+strings.Repeat("x", 4096)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := checks.DefaultConfig(checks.DefaultCatalog())
+	cfg := checks.DefaultConfig(catalog.Default())
 	cfg.Limits.MaxFileBytes = 1000
 	inputs, err := checks.List([]string{big}, cfg, nil)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -32,7 +34,7 @@ func TestPeerKubeconform(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+			res := checks.Run([]checks.Input{{Path: tc.file, Data: data}}, checks.DefaultConfig(catalog.Default()), checks.Options{})
 			fails := false
 			for _, f := range res.Findings {
 				if f.RuleID == "schema-invalid" || f.RuleID == "yaml-invalid" {

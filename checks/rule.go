@@ -78,9 +78,9 @@ func sectionOrder(s string) int {
 	return n
 }
 
-// inputRules are the findings the parser itself produces. Their Check does
+// InputRules are the findings the parser itself produces. Their Check does
 // nothing: Run turns parse problems into their findings.
-func inputRules() []*Rule {
+func InputRules() []*Rule {
 	return []*Rule{
 		{ID: manifest.ProblemYAML, Section: "0. Input", Severity: Error,
 			Why:   "the file or document is not YAML that can be read (syntax error, NUL byte, over the size limit, alias bomb, absurd nesting, duplicate key)",

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/checks"
@@ -59,7 +61,7 @@ func TestRuleFixtures(t *testing.T) {
 // TestEveryRuleHasFixtureAndDoc fails when a rule has no fixture folder with
 // a marker for it, or no one-line why.
 func TestEveryRuleHasFixtureAndDoc(t *testing.T) {
-	for _, r := range checks.DefaultCatalog().Rules() {
+	for _, r := range catalog.Default().Rules() {
 		if r.Why == "" {
 			t.Errorf("rule %s has no Why", r.ID)
 		}
@@ -98,7 +100,7 @@ func sortMarkers(ms []marker) {
 // markers written in the files.
 func runFixture(t *testing.T, dir string) (*checks.Result, []marker) {
 	t.Helper()
-	cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), checks.DefaultCatalog())
+	cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), catalog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

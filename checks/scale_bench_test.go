@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
 )
@@ -208,7 +210,7 @@ func checkToDiscard(b *testing.B, inputs []checks.Input) int {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
+	res := checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
 		if err := stream.Add(fs); err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/manifest"
@@ -60,12 +62,12 @@ func TestFixCorpusProperties(t *testing.T) {
 	var before, after checks.Result
 	for _, repo := range names {
 		in := repos[repo]
-		b := checks.Run(in, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
-		out, o := fix.Converge(in, nil, nil)
+		b := checks.Run(in, checks.DefaultConfig(catalog.Default()), checks.Options{})
+		out, o := fix.Converge(in, checks.DefaultConfig(catalog.Default()), nil)
 		if !o.Converged {
 			t.Errorf("%s: fixes still change the files after %d rounds", repo, fix.MaxRounds)
 		}
-		a := checks.Run(out, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+		a := checks.Run(out, checks.DefaultConfig(catalog.Default()), checks.Options{})
 		inputs, fixed = append(inputs, in...), append(fixed, out...)
 		before.Findings = append(before.Findings, b.Findings...)
 		after.Findings = append(after.Findings, a.Findings...)
@@ -127,7 +129,7 @@ func TestFixCorpusProperties(t *testing.T) {
 	start := 0
 	for _, repo := range names {
 		n := len(repos[repo])
-		again, second := fix.Converge(fixed[start:start+n], nil, nil)
+		again, second := fix.Converge(fixed[start:start+n], checks.DefaultConfig(catalog.Default()), nil)
 		for i := range again {
 			if !bytes.Equal(again[i].Data, fixed[start+i].Data) {
 				t.Errorf("%s: a second fix run changes the file again", again[i].Path)

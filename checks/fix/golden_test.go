@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/fix"
@@ -34,7 +36,7 @@ func TestFixGoldens(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), checks.DefaultCatalog())
+			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), catalog.Default())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -28,7 +30,7 @@ func TestCodeQualityFollowsGitLabSpec(t *testing.T) {
 		}
 		inputs[i].Path = filepath.ToSlash(rel)
 	}
-	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	res := checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	if len(res.Findings) == 0 {
 		t.Fatal("the rule fixtures produced no findings")
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -80,7 +82,7 @@ func TestJSONReportsMatchWholeEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	full := checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	if len(full.Findings) < 3*chunkSize {
 		t.Fatalf("only %d findings: too few to span several chunks", len(full.Findings))
 	}

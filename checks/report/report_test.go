@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
 )
@@ -28,7 +30,7 @@ spec:
 
 func result(t *testing.T) *checks.Result {
 	t.Helper()
-	res := checks.Run([]checks.Input{{Path: "deploy/web.yaml", Data: []byte(input)}}, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	res := checks.Run([]checks.Input{{Path: "deploy/web.yaml", Data: []byte(input)}}, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	for _, f := range res.Findings {
 		if f.RuleID == "probe-named-port-undeclared" {
 			return res
@@ -92,8 +94,8 @@ func TestSARIF(t *testing.T) {
 		t.Fatalf("not a SARIF 2.1.0 log: %s", b.String())
 	}
 	run := log.Runs[0]
-	if len(run.Tool.Driver.Rules) != len(checks.DefaultCatalog().Rules()) {
-		t.Errorf("rules array has %d rules, the registry %d", len(run.Tool.Driver.Rules), len(checks.DefaultCatalog().Rules()))
+	if len(run.Tool.Driver.Rules) != len(catalog.Default().Rules()) {
+		t.Errorf("rules array has %d rules, the registry %d", len(run.Tool.Driver.Rules), len(catalog.Default().Rules()))
 	}
 	found := false
 	for _, r := range run.Results {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -12,7 +14,7 @@ import (
 func RulesText(w io.Writer) error {
 	var b strings.Builder
 	section := ""
-	for _, r := range checks.DefaultCatalog().Rules() {
+	for _, r := range catalog.Default().Rules() {
 		if r.Section != section {
 			section = r.Section
 			fmt.Fprintf(&b, "\n%s\n", section)
@@ -38,7 +40,7 @@ func RulesMarkdown() string {
 	b.WriteString("Configure rules in `.prodready.yaml` under `rules.<id>` (`enabled`, `severity`, and the parameters listed);\n")
 	b.WriteString("ignore one finding with `# prodready:ignore <id> <reason>` on its line or the line above, or an object with the annotation `prodready.dev/ignore: <id>`.\n")
 	section := ""
-	for _, r := range checks.DefaultCatalog().Rules() {
+	for _, r := range catalog.Default().Rules() {
 		if r.Section != section {
 			section = r.Section
 			fmt.Fprintf(&b, "\n## %s\n\n| ID | severity | why | parameters |\n|---|---|---|---|\n", section)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -111,7 +113,7 @@ func SARIF(w io.Writer, res *checks.Result, version string) error {
 // the same bytes as encoding the whole log.
 func sarifFrame(version string) (head, tail []byte, depth int, err error) {
 	driver := sarifDriver{Name: "prodready", Version: version, InformationURI: "https://github.com/prodready/prodready"}
-	for _, r := range checks.DefaultCatalog().Rules() {
+	for _, r := range catalog.Default().Rules() {
 		help := r.Why
 		if r.Help != "" {
 			help += "\n\n" + r.Help

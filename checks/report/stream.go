@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -41,7 +43,7 @@ func NewStream(w io.Writer, format, version string) (*Stream, error) {
 		s.w.Write(head)
 		s.sarifTail, s.array.depth = tail, depth
 		s.ruleIndex = map[string]int{}
-		for i, r := range checks.DefaultCatalog().Rules() {
+		for i, r := range catalog.Default().Rules() {
 			s.ruleIndex[r.ID] = i
 		}
 	case "codequality":

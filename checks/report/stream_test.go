@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -17,7 +19,7 @@ func TestStreamMatchesWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := checks.Run(inputs, checks.DefaultConfig(checks.DefaultCatalog()), checks.Options{})
+	res := checks.Run(inputs, checks.DefaultConfig(catalog.Default()), checks.Options{})
 	var batches [][]checks.Finding
 	for start := 0; start < len(res.Findings); {
 		end := start + 1

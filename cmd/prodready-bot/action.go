@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
@@ -272,7 +274,7 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 	if _, err := os.Stat(filepath.Join(root, cfgPath)); err != nil && a.opts.config != "" {
 		a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
 	}
-	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath), checks.DefaultCatalog())
+	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath), catalog.Default())
 	if err != nil {
 		return a.fail(err)
 	}

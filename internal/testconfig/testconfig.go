@@ -5,7 +5,7 @@ package testconfig
 import (
 	"strings"
 
-	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
 )
 
 // OnlyRule returns a config that switches off every rule but id (failOn
@@ -14,7 +14,7 @@ import (
 func OnlyRule(id string) string {
 	var b strings.Builder
 	b.WriteString("failOn: error\nrules:\n")
-	for _, r := range checks.DefaultCatalog().Rules() {
+	for _, r := range catalog.Default().Rules() {
 		if r.ID != id {
 			b.WriteString("  " + r.ID + ": false\n")
 		}

@@ -9,10 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/bot"
-	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/internal/fakegithub"
 	ghv "github.com/prodready/prodready/vcs/github"
@@ -62,7 +63,7 @@ spec:
 func rulesOnly(ids ...string) string {
 	var b strings.Builder
 	b.WriteString("rules:\n")
-	for _, r := range checks.DefaultCatalog().Rules() {
+	for _, r := range catalog.Default().Rules() {
 		if !slices.Contains(ids, r.ID) {
 			fmt.Fprintf(&b, "  %s: false\n", r.ID)
 		}

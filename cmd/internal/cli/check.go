@@ -11,6 +11,8 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
 )
@@ -144,7 +146,7 @@ func loadConfigFor(flagPath string, paths []string) (*checks.Config, error) {
 		if _, err := os.Stat(flagPath); err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
-		return checks.LoadConfig(flagPath, checks.DefaultCatalog())
+		return checks.LoadConfig(flagPath, catalog.Default())
 	}
 	root := "."
 	if len(paths) > 0 && paths[0] != "-" {
@@ -152,7 +154,7 @@ func loadConfigFor(flagPath string, paths []string) (*checks.Config, error) {
 			root = paths[0]
 		}
 	}
-	return checks.LoadConfig(filepath.Join(root, checks.ConfigFileName), checks.DefaultCatalog())
+	return checks.LoadConfig(filepath.Join(root, checks.ConfigFileName), catalog.Default())
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {

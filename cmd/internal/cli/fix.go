@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/prodready/prodready/checks/catalog"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
 )
@@ -23,7 +25,7 @@ func (r ruleList) Set(v string) error {
 		if id == "" {
 			continue
 		}
-		if checks.DefaultCatalog().Lookup(id) == nil {
+		if catalog.Default().Lookup(id) == nil {
 			return fmt.Errorf("unknown rule %q (see `prodready rules`)", id)
 		}
 		r[id] = true

@@ -1,5 +1,5 @@
-// Command gen writes checks/api_kinds_gen.go (see package apitable). go
-// generate runs it in the checks folder.
+// Command gen writes checks/rules/apicluster/api_kinds_gen.go (see package apitable). go
+// generate runs it in the apicluster folder.
 package main
 
 import (

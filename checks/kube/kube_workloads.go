@@ -1,0 +1,148 @@
+package kube
+
+import (
+	"path"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// WholePodTemplate returns the pod template of a whole workload, or nil for
+// anything else: kustomize patches are partial objects, and judging what
+// they leave out gives false alarms. A patch is marked by the parser, named
+// as a patch by a kustomization of the run, or shows itself by lacking what
+// the API server requires of a pod (a container, each with an image).
+func WholePodTemplate(ctx *checks.Context, obj *manifest.Object) *manifest.PodTemplate {
+	pt := obj.PodTemplate() // first: cached on the object, and nil for most kinds
+	if pt == nil || len(pt.Spec.Containers) == 0 || obj.Patch || obj.Templated || isPatchFile(ctx, obj) {
+		return nil
+	}
+	for _, c := range pt.AllContainers() {
+		if c.Image == "" {
+			return nil
+		}
+	}
+	return pt
+}
+
+// isPatchFile reports whether obj's file is one its run's
+// kustomizations name as a patch (patchesStrategicMerge, patches[].path).
+// Those documents are partial objects: judging them as whole workloads
+// gives false alarms. The set is built once per run.
+func isPatchFile(ctx *checks.Context, obj *manifest.Object) bool {
+	if ctx == nil || obj.File == nil {
+		return false
+	}
+	idx := ctx.Memo("resPatchFiles", func() any { return buildPatchIndex(ctx) }).(*patchIndex)
+	if patch, ok := idx.files[obj.File]; ok {
+		return patch
+	}
+	return idx.paths[path.Clean(obj.File.Path)]
+}
+
+// patchIndex holds the paths the run's kustomizations name as patches,
+// and the answer for each file of the run: rules ask for every container
+// of every object, so a file's path is cleaned and looked up once.
+type patchIndex struct {
+	paths map[string]bool
+	files map[*manifest.File]bool
+}
+
+func buildPatchIndex(ctx *checks.Context) *patchIndex {
+	out := map[string]bool{}
+	for _, k := range ctx.Objects {
+		base := path.Base(k.File.Path)
+		named := base == "kustomization.yaml" || base == "kustomization.yml" || base == "Kustomization"
+		if !checks.IsKustomization(k) && !named {
+			continue // Components (kind: Component) name patches too
+		}
+		dir := path.Dir(k.File.Path)
+		add := func(p string) {
+			if p != "" && !strings.Contains(p, "\n") {
+				out[path.Clean(path.Join(dir, p))] = true
+			}
+		}
+		for _, key := range []string{"patchesStrategicMerge", "patches", "patchesJson6902"} {
+			n := k.Node(key)
+			if n == nil {
+				continue
+			}
+			for _, item := range n.Content {
+				if item.Kind == yaml.ScalarNode {
+					add(item.Value)
+					continue
+				}
+				if _, p := manifest.MapEntry(item, "path"); p != nil {
+					add(p.Value)
+				}
+			}
+		}
+	}
+	idx := &patchIndex{paths: out, files: map[*manifest.File]bool{}}
+	for _, o := range ctx.Objects {
+		if o.File != nil {
+			idx.files[o.File] = out[path.Clean(o.File.Path)]
+		}
+	}
+	return idx
+}
+
+// NamespaceWorkloads returns the whole workloads whose effective
+// namespace is ns.
+func NamespaceWorkloads(ctx *checks.Context, ns string) []*manifest.Object {
+	var out []*manifest.Object
+	for _, o := range ctx.Workloads() {
+		if ctx.Namespace(o) == ns && WholePodTemplate(ctx, o) != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// patchesFor returns the kustomize patch documents of the run that
+// target obj (same kind and name): the rendered object gets what they set.
+func patchesFor(ctx *checks.Context, obj *manifest.Object) []*manifest.Object {
+	var out []*manifest.Object
+	for _, p := range ctx.ByKindName(obj.Kind, obj.Name) {
+		// No namespace test: an overlay's namespace replaces its base's.
+		if p == obj {
+			continue
+		}
+		if p.Patch || isPatchFile(ctx, p) || (p.PodTemplate() != nil && WholePodTemplate(ctx, p) == nil) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PatchSets reports whether a patch of obj sets key in the container
+// named container, or in the pod spec when container is "".
+func PatchSets(ctx *checks.Context, obj *manifest.Object, container, key string) bool {
+	for _, p := range patchesFor(ctx, obj) {
+		for _, spec := range []manifest.Path{{"spec", "template", "spec"}, {"spec", "jobTemplate", "spec", "template", "spec"}, {"spec"}} {
+			if container == "" {
+				if k, _ := manifest.MapEntry(p.Node(spec...), key); k != nil {
+					return true
+				}
+				continue
+			}
+			for _, list := range []string{"containers", "initContainers"} {
+				n := p.Node(spec.Child(list)...)
+				if n == nil {
+					continue
+				}
+				for _, item := range n.Content {
+					if _, name := manifest.MapEntry(item, "name"); name != nil && name.Value == container {
+						if k, _ := manifest.MapEntry(item, key); k != nil {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,28 @@
+package apicluster
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var apiserverOIDCMissing = &checks.Rule{
+	ID:       "apiserver-oidc-missing",
+	Section:  section,
+	Severity: checks.Info,
+	Why:      "people should log in through an identity provider (OIDC), not with shared certificates or tokens (004)",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		var out []checks.Finding
+		for _, fs := range serverFlagSets(obj) {
+			_, oidc := fs.Flags["oidc-issuer-url"]
+			_, authn := fs.Flags["authentication-config"]
+			if oidc || authn {
+				continue
+			}
+			out = append(out, checks.At(obj, fs.Anchor, fmt.Sprintf("%s: neither --oidc-issuer-url nor --authentication-config: people cannot log in through an identity provider; configure OIDC (a structured --authentication-config on 1.30+)", fs.Label)))
+		}
+		return out
+	},
+}

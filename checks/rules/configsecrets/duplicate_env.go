@@ -1,0 +1,42 @@
+package configsecrets
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var duplicateEnv = &checks.Rule{
+	ID:       "duplicate-env",
+	Section:  section,
+	Severity: checks.Error,
+	Why:      "the same env var is set twice in one container: only the last one takes effect, silently, so the other value is a trap for whoever edits it",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		if obj.Patch {
+			return nil
+		}
+		pt := obj.PodTemplate()
+		if pt == nil {
+			return nil
+		}
+		var out []checks.Finding
+		for _, c := range pt.AllContainers() {
+			first := map[string]int{}
+			for i, e := range c.Env {
+				if e.Name == "" {
+					continue
+				}
+				j, seen := first[e.Name]
+				if !seen {
+					first[e.Name] = i
+					continue
+				}
+				msg := fmt.Sprintf("env var %q of container %q is already set at env[%d]: only the last one takes effect (remove one)", e.Name, c.Name, j)
+				out = append(out, checks.At(obj, c.Path.Child("env", manifest.Index(i), "name"), msg))
+			}
+		}
+		return out
+	},
+}

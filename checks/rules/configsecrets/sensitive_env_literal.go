@@ -1,0 +1,43 @@
+package configsecrets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var sensitiveEnvLiteral = &checks.Rule{
+	ID:       "sensitive-env-literal",
+	Section:  section,
+	Severity: checks.Error,
+	Why:      "an env var with a credential-like name has a literal value: the credential is in the repository, readable by everyone with access and kept in its history",
+	Help:     "Move the value to a Secret (created outside the repository, or encrypted with SOPS / Sealed Secrets), rotate it, and reference it with secretKeyRef or a mounted volume.",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		if obj.Patch {
+			return nil
+		}
+		pt := obj.PodTemplate()
+		if pt == nil {
+			return nil
+		}
+		var out []checks.Finding
+		for _, c := range pt.AllContainers() {
+			for i, e := range c.Env {
+				if e.ValueFrom != nil || !credentialEnvName(e.Name) {
+					continue
+				}
+				v := strings.TrimSpace(e.Value)
+				if v == "" || varRef.MatchString(v) || strings.HasPrefix(v, "/") {
+					continue // empty, built from another variable ($(VAR)), or a file path
+				}
+				// Never echo the value.
+				msg := fmt.Sprintf("env var %q of container %q has a literal value: a credential in the manifest is readable by everyone with access to the repository and stays in its history. Rotate it, store it in a Secret, and use valueFrom.secretKeyRef (or mount the Secret)", e.Name, c.Name)
+				out = append(out, checks.At(obj, c.Path.Child("env", manifest.Index(i), "value"), msg))
+			}
+		}
+		return out
+	},
+}

@@ -1,0 +1,105 @@
+package faulttolerance
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var pdbMissing = &checks.Rule{
+	ID:       "pdb-missing",
+	Section:  section,
+	Severity: checks.Warning,
+	Why:      "a serving workload with several replicas and no PodDisruptionBudget can lose all of them at once in a node drain or cluster upgrade",
+	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion).",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		if partial(obj) || len(ctx.PDBsFor(obj)) > 0 {
+			return nil
+		}
+		n, _ := podCount(ctx, obj)
+		if !servingMulti(ctx, obj) {
+			// A serving singleton that replicas-too-few raises to several
+			// replicas needs the PDB too: say so in the same review, not
+			// one push later.
+			target := scaledByReplicasFix(ctx, obj)
+			if target < 2 {
+				return nil
+			}
+			n = target
+		}
+		count := "more than one pod"
+		if n > 1 {
+			count = fmt.Sprintf("%d pods", n)
+		}
+		msg := fmt.Sprintf("%s %s runs %s behind a Service, but no PodDisruptionBudget selects them: a node drain or cluster upgrade may evict them all at once", obj.Kind, obj.Name, count)
+		if !servingMulti(ctx, obj) {
+			msg = fmt.Sprintf("%s %s will run %s behind a Service once the fix for its replica count is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count)
+		}
+		if pdb, ok := pDBFor(ctx, obj); ok {
+			msg += ". Add this PodDisruptionBudget:\n" + pdb
+		}
+		return []checks.Finding{checks.At(obj, kindPath, msg)}
+	},
+}
+
+// pDBFor renders a ready-to-use PodDisruptionBudget for w's pods.
+func pDBFor(ctx *checks.Context, w *manifest.Object) (string, bool) {
+	sel, ok := selectorYAML(w)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n")
+	fmt.Fprintf(&b, "  name: %s\n", edit.StringScalar(w.Name))
+	if ns := ctx.Namespace(w); ns != "" {
+		fmt.Fprintf(&b, "  namespace: %s\n", edit.StringScalar(ns))
+	}
+	b.WriteString("spec:\n  maxUnavailable: 1\n")
+	if ctx.Config.TargetMinor() >= 27 {
+		b.WriteString("  unhealthyPodEvictionPolicy: AlwaysAllow\n")
+	}
+	b.WriteString("  selector:\n" + indent(sel, 4))
+	return b.String(), true
+}
+
+// scaledByReplicasFix returns the replica count that another rule's fix
+// gives w in the same review: replicas-too-few's spec.replicas, or
+// hpa-min-replicas-too-low's minReplicas on an HPA scaling w. 0 when
+// neither fixes it (or the rule is off or ignored).
+func scaledByReplicasFix(ctx *checks.Context, w *manifest.Object) int32 {
+	if !w.IsLongRunning() {
+		return 0
+	}
+	best := fixedCount(ctx, replicasTooFew, w, "replicas")
+	for _, h := range ctx.HPAsFor(w) {
+		if n := fixedCount(ctx, ctx.Rule("hpa-min-replicas-too-low"), h, "minReplicas"); n > best {
+			best = n
+		}
+	}
+	return best
+}
+
+// fixedCount returns the number rule r's fix on obj sets at spec.<field>.
+func fixedCount(ctx *checks.Context, r *checks.Rule, obj *manifest.Object, field string) int32 {
+	if r.Check == nil || !ctx.Config.Enabled(r) || checks.ObjectIgnores(obj, r.ID) {
+		return 0
+	}
+	for _, f := range r.Check(ctx, obj) {
+		if f.Fix == nil {
+			continue
+		}
+		for _, op := range f.Fix.Edits {
+			if len(op.Path) == 2 && op.Path[0] == "spec" && op.Path[1] == field {
+				if n, err := strconv.Atoi(strings.TrimSpace(op.Value)); err == nil {
+					return int32(n)
+				}
+			}
+		}
+	}
+	return 0
+}

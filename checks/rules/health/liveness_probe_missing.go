@@ -1,0 +1,52 @@
+package health
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var livenessProbeMissing = &checks.Rule{
+	ID:       "liveness-probe-missing",
+	Section:  section,
+	Severity: checks.Info,
+	Why:      "a long-running container without a livenessProbe is never restarted when it hangs",
+	Help: "A livenessProbe should hit a passive endpoint that always answers while the process is alive (004), and give up later than the readinessProbe. " +
+		"The suggested tcpSocket probe is a starting point.",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		pt := obj.PodTemplate()
+		if pt == nil || !obj.IsLongRunning() {
+			return nil
+		}
+		var out []checks.Finding
+		for _, c := range pt.Containers() {
+			if c.LivenessProbe != nil {
+				continue
+			}
+			f := checks.At(obj, c.Path, fmt.Sprintf("container %q has no livenessProbe: if it hangs, nothing restarts it", c.Name))
+			port, ok := firstTCPPort(c)
+			if !ok {
+				f.Message += " (it has no TCP port: add an exec or httpGet livenessProbe on a passive endpoint)"
+				out = append(out, f)
+				continue
+			}
+			period, failure, delay := int32(2*defaultPeriod), int32(defaultFailure+2), int32(0)
+			if r := c.ReadinessProbe; r != nil {
+				period, failure, delay = 2*periodSeconds(r), failureThreshold(r)+2, r.InitialDelaySeconds
+			}
+			var v strings.Builder
+			fmt.Fprintf(&v, "tcpSocket:\n  port: %d\n", port)
+			if delay > 0 {
+				fmt.Fprintf(&v, "initialDelaySeconds: %d\n", delay)
+			}
+			fmt.Fprintf(&v, "periodSeconds: %d\nfailureThreshold: %d\n", period, failure)
+			op := checks.SetOp(c.Path.Child("livenessProbe"), v.String(), probeAfterFor(c)...)
+			op.Comment = "starting point: slower to give up than the readinessProbe"
+			out = append(out, f.WithFix(fmt.Sprintf("add a tcpSocket livenessProbe on port %d that gives up later than the readinessProbe", port), op))
+		}
+		return out
+	},
+}

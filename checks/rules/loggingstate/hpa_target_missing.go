@@ -1,0 +1,39 @@
+package loggingstate
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// scalableKinds are the built-in kinds an HPA can scale. HPAs aimed at
+// other kinds (Argo Rollouts, operators' resources) are not judged: their
+// objects are often created at run time.
+var scalableKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "ReplicaSet": true, "ReplicationController": true}
+
+var hpaTargetMissing = &checks.Rule{
+	ID:       "hpa-target-missing",
+	Section:  section,
+	Severity: checks.Warning,
+	Why:      "a HorizontalPodAutoscaler's scaleTargetRef names a workload that is not in the repository, so it scales nothing (a typo, or a renamed workload)",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		if obj.Kind != "HorizontalPodAutoscaler" || obj.Patch {
+			return nil
+		}
+		kind, name := checks.HPATarget(obj)
+		if !scalableKinds[kind] || name == "" || manifest.IsPlaceholder(name) {
+			return nil
+		}
+		// The deployment unit first, then the whole repository: an overlay's
+		// HPA may scale a Deployment of its base.
+		for _, o := range ctx.ByKindName(kind, name) {
+			if ctx.SameNamespace(o, obj) {
+				return nil
+			}
+		}
+		msg := fmt.Sprintf("scaleTargetRef names %s %q, which is not in the repository: the HPA scales nothing (check the name, or add the workload)", kind, name)
+		return []checks.Finding{checks.At(obj, manifest.Path{"spec", "scaleTargetRef", "name"}, msg)}
+	},
+}

@@ -1,0 +1,45 @@
+package network
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var rbacEscalationVerbs = &checks.Rule{
+	ID:       "rbac-escalation-verbs",
+	Section:  section,
+	Severity: checks.Warning,
+	Why:      "escalate, bind and impersonate, and creating pods (or exec/attach into them), let a subject gain permissions it was not given (004: least-privilege RBAC)",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		rules, ok := rBACRules(obj)
+		if !ok {
+			return nil
+		}
+		var out []checks.Finding
+		for i, r := range rules {
+			var why []string
+			for _, v := range []string{"escalate", "bind", "impersonate"} {
+				if has(r.Verbs, v) {
+					why = append(why, "`"+v+"`")
+				}
+			}
+			if has(r.Verbs, "create") && (has(r.APIGroups, "") || has(r.APIGroups, "*")) {
+				for _, res := range []string{"pods", "pods/exec", "pods/attach"} {
+					if has(r.Resources, res) {
+						why = append(why, "create on "+res)
+					}
+				}
+			}
+			if len(why) == 0 {
+				continue
+			}
+			out = append(out, checks.At(obj, manifest.Path{"rules", manifest.Index(i), "verbs"},
+				fmt.Sprintf("%s %q grants %s: a subject holding it can gain permissions beyond this role (run pods as any ServiceAccount of the namespace, or grant itself more); keep it to controllers that need it", obj.Kind, obj.Name, strings.Join(why, ", "))))
+		}
+		return out
+	},
+}

@@ -1,0 +1,68 @@
+package network
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var rbacWildcard = &checks.Rule{
+	ID:       "rbac-wildcard",
+	Section:  section,
+	Severity: checks.Warning,
+	Why:      "`*` in verbs, resources or apiGroups grants everything, including what is added later (004: least-privilege RBAC)",
+	Help:     "An error when the wildcard covers the core, rbac.authorization.k8s.io or admissionregistration.k8s.io groups, or every group: that is cluster takeover.",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		rules, ok := rBACRules(obj)
+		if !ok {
+			return nil
+		}
+		var out []checks.Finding
+		for i, r := range rules {
+			var where []string
+			if has(r.APIGroups, "*") {
+				where = append(where, "apiGroups")
+			}
+			if has(r.Resources, "*") {
+				where = append(where, "resources")
+			}
+			if has(r.Verbs, "*") {
+				where = append(where, "verbs")
+			}
+			if len(where) == 0 {
+				continue
+			}
+			sev := checks.Warning
+			if has(r.APIGroups, "*") || has(r.APIGroups, "") || has(r.APIGroups, "rbac.authorization.k8s.io") || has(r.APIGroups, "admissionregistration.k8s.io") {
+				sev = checks.Error
+			}
+			groups := make([]string, len(r.APIGroups))
+			for j, g := range r.APIGroups {
+				if g == "" {
+					g = `"" (core)`
+				}
+				groups[j] = g
+			}
+			path := manifest.Path{"rules", manifest.Index(i), where[0]}
+			msg := fmt.Sprintf("%s %q rule %d uses `*` in %s (groups %s): it grants every present and future %s; list what the subject needs",
+				obj.Kind, obj.Name, i+1, strings.Join(where, ", "), strings.Join(groups, ", "), wildcardWhat(where))
+			if len(r.APIGroups) == 0 && len(r.NonResourceURLs) > 0 {
+				msg = fmt.Sprintf("%s %q rule %d uses `*` in %s for non-resource URLs; list the verbs needed", obj.Kind, obj.Name, i+1, strings.Join(where, ", "))
+			}
+			out = append(out, checks.At(obj, path, msg).WithSeverity(sev))
+		}
+		return out
+	},
+}
+
+func wildcardWhat(where []string) string {
+	parts := map[string]string{"apiGroups": "API group", "resources": "resource", "verbs": "verb"}
+	out := make([]string, len(where))
+	for i, w := range where {
+		out[i] = parts[w]
+	}
+	return strings.Join(out, " and ")
+}

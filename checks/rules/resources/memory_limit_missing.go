@@ -1,0 +1,45 @@
+package resources
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var memoryLimitMissing = &checks.Rule{
+	ID:       "memory-limit-missing",
+	Section:  section,
+	Severity: checks.Warning,
+	Why:      "a container with a memory request but no limit can use all of the node's memory; memory is not compressible, so the node OOM-kills something else",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		pt := kube.WholePodTemplate(ctx, obj)
+		if pt == nil || podLevel(pt, corev1.ResourceMemory) {
+			return nil
+		}
+		if _, lim := limitRangeDefaults(ctx, obj, corev1.ResourceMemory); lim {
+			return nil
+		}
+		var out []checks.Finding
+		for _, c := range pt.Containers() {
+			if kube.PatchSets(ctx, obj, c.Name, "resources") {
+				continue // an overlay's patch sets them
+			}
+			req, hasReq := amount(c.Resources.Requests, corev1.ResourceMemory)
+			_, hasLim := amount(c.Resources.Limits, corev1.ResourceMemory)
+			if !hasReq || hasLim {
+				continue
+			}
+			res := c.Path.Child("resources")
+			val := qtyText(obj, res.Child("requests", "memory"), req)
+			f := checks.At(obj, res.Child("limits", "memory"), fmt.Sprintf("container %q requests %s of memory but sets no memory limit: set the limit equal to the request", c.Name, val))
+			out = append(out, f.WithFix("set the memory limit equal to the request ("+val+")",
+				kube.Set(obj, res.Child("limits", "memory"), val, "")))
+		}
+		return out
+	},
+}

@@ -1,0 +1,50 @@
+package resources
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// memoryPlaceholder is the memory amount a fix starts from when the
+// object says nothing about memory.
+const memoryPlaceholder = "256Mi"
+
+var memoryRequestsMissing = &checks.Rule{
+	ID:       "memory-requests-missing",
+	Section:  section,
+	Severity: checks.Warning,
+	Why:      "a container with no memory request (nor a limit, which defaults it) is scheduled as if it used no memory and is evicted first under pressure",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		pt := kube.WholePodTemplate(ctx, obj)
+		if pt == nil || podLevel(pt, corev1.ResourceMemory) {
+			return nil
+		}
+		if req, _ := limitRangeDefaults(ctx, obj, corev1.ResourceMemory); req {
+			return nil
+		}
+		var out []checks.Finding
+		for _, c := range pt.Containers() {
+			if kube.PatchSets(ctx, obj, c.Name, "resources") {
+				continue // an overlay's patch sets them
+			}
+			_, hasReq := amount(c.Resources.Requests, corev1.ResourceMemory)
+			_, hasLim := amount(c.Resources.Limits, corev1.ResourceMemory)
+			if hasReq || hasLim {
+				continue
+			}
+			res := c.Path.Child("resources")
+			f := checks.At(obj, res.Child("requests", "memory"), fmt.Sprintf("container %q has no memory request: set requests.memory and the limit equal to it (the fix's %s is a starting point: measure the app's real usage)", c.Name, memoryPlaceholder))
+			comment := "starting point: set from the app's measured usage"
+			out = append(out, f.WithFix(fmt.Sprintf("set memory request and limit to %s (a starting point: measure the app's real usage)", memoryPlaceholder),
+				kube.Set(obj, res.Child("requests", "memory"), memoryPlaceholder, comment),
+				kube.Set(obj, res.Child("limits", "memory"), memoryPlaceholder, comment)))
+		}
+		return out
+	},
+}

@@ -1,0 +1,45 @@
+package security
+
+import (
+	"fmt"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+var privilegedContainer = &checks.Rule{
+	ID:       "privileged-container",
+	Section:  section,
+	Severity: checks.Warning,
+	Why:      "a privileged container has every capability and all host devices: a breakout is one step away",
+	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		pt := kube.WholePodTemplate(ctx, obj)
+		if pt == nil {
+			return nil
+		}
+		return privilegedFindings(ctx, obj, pt)
+	},
+}
+
+func privilegedFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
+	device := kube.DeviceResource(pt)
+	var out []checks.Finding
+	for _, c := range pt.AllContainers() {
+		if patched(ctx, obj, c) {
+			continue // an overlay's patch sets its security context
+		}
+		if !privileged(c) {
+			continue
+		}
+		p := c.Path.Child("securityContext", "privileged")
+		msg := fmt.Sprintf("container %q is privileged: it has every capability and all host devices; add only the capabilities it needs instead", c.Name)
+		f := checks.At(obj, p, msg)
+		if device != "" {
+			f = checks.At(obj, p, fmt.Sprintf("container %q is privileged and the pod requests the device resource %s: a device plugin usually makes privileged unnecessary; remove it if the device works without", c.Name, device)).WithSeverity(checks.Info)
+		}
+		out = append(out, f.WithFix("set privileged: false", checks.SetOp(p, "false")))
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package security
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+const section = "8. Security context"
+
+// placeholderID is the UID/GID a run-as-root fix starts from.
+const placeholderID = 10001
+
+// windows reports whether the pod runs on Windows, where the Linux
+// security settings do not apply (and some are rejected).
+func windows(pt *manifest.PodTemplate) bool {
+	return pt.Spec.OS != nil && pt.Spec.OS.Name == corev1.Windows
+}
+
+// containerSecurityContext returns the container's securityContext, never nil.
+func containerSecurityContext(c manifest.Container) *corev1.SecurityContext {
+	if c.SecurityContext == nil {
+		return &corev1.SecurityContext{}
+	}
+	return c.SecurityContext
+}
+
+// podSecurityContext returns the pod's securityContext, never nil.
+func podSecurityContext(pt *manifest.PodTemplate) *corev1.PodSecurityContext {
+	if pt.Spec.SecurityContext == nil {
+		return &corev1.PodSecurityContext{}
+	}
+	return pt.Spec.SecurityContext
+}
+
+// setting is an effective security setting: its value and the path of
+// the key that decides it (container over pod), nil when neither sets it.
+type setting[T any] struct {
+	val  *T
+	path manifest.Path
+}
+
+func effective[T any](pt *manifest.PodTemplate, c manifest.Container, cv, pv *T, key string) setting[T] {
+	switch {
+	case cv != nil:
+		return setting[T]{cv, c.Path.Child("securityContext", key)}
+	case pv != nil:
+		return setting[T]{pv, pt.SpecPath.Child("securityContext", key)}
+	}
+	return setting[T]{}
+}
+
+func runAsUser(pt *manifest.PodTemplate, c manifest.Container) setting[int64] {
+	return effective(pt, c, containerSecurityContext(c).RunAsUser, podSecurityContext(pt).RunAsUser, "runAsUser")
+}
+
+func runAsGroup(pt *manifest.PodTemplate, c manifest.Container) setting[int64] {
+	return effective(pt, c, containerSecurityContext(c).RunAsGroup, podSecurityContext(pt).RunAsGroup, "runAsGroup")
+}
+
+func runAsNonRoot(pt *manifest.PodTemplate, c manifest.Container) setting[bool] {
+	return effective(pt, c, containerSecurityContext(c).RunAsNonRoot, podSecurityContext(pt).RunAsNonRoot, "runAsNonRoot")
+}
+
+// runsAsNonRoot reports whether the effective settings keep the
+// container from running as root (user; the group is run-as-root's concern).
+func runsAsNonRoot(pt *manifest.PodTemplate, c manifest.Container) bool {
+	u := runAsUser(pt, c)
+	if u.val != nil {
+		return *u.val != 0
+	}
+	n := runAsNonRoot(pt, c)
+	return n.val != nil && *n.val
+}
+
+// privileged reports whether the container sets privileged: true.
+func privileged(c manifest.Container) bool {
+	p := containerSecurityContext(c).Privileged
+	return p != nil && *p
+}
+
+// capName normalizes a capability name: upper case, no CAP_ prefix.
+func capName(c corev1.Capability) string {
+	return strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(string(c))), "CAP_")
+}
+
+// addsCap reports whether the container adds capability name (or ALL).
+func addsCap(c manifest.Container, name string) bool {
+	caps := containerSecurityContext(c).Capabilities
+	if caps == nil {
+		return false
+	}
+	for _, a := range caps.Add {
+		if n := capName(a); n == name || n == "ALL" {
+			return true
+		}
+	}
+	return false
+}
+
+// staticControlPlane reports whether obj is a static control-plane pod
+// (kubeadm's kube-apiserver, etcd, scheduler, controller-manager manifests),
+// which must share the host's namespaces.
+func staticControlPlane(obj *manifest.Object) bool {
+	if _, ok := obj.Typed.(*corev1.Pod); !ok {
+		return false
+	}
+	if obj.Labels["tier"] == "control-plane" {
+		return true
+	}
+	switch obj.Labels["component"] {
+	case "kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager":
+		return true
+	}
+	if obj.File != nil && strings.Contains(obj.File.Path, "manifests") {
+		for _, n := range []string{"kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager"} {
+			if strings.HasPrefix(obj.Name, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// imageWriters are images known to write outside /tmp (caches, pid
+// files, data directories), so a read-only root filesystem needs more than
+// an emptyDir at /tmp.
+var imageWriters = []string{"nginx", "mysql", "postgres", "postgresql", "redis", "mariadb", "mongo", "mongodb",
+	"rabbitmq", "elasticsearch", "opensearch", "httpd", "apache", "wordpress", "jenkins", "tomcat", "kafka",
+	"zookeeper", "cassandra", "php", "drupal", "ghost", "nextcloud", "sonarqube", "gitlab", "influxdb", "clickhouse",
+	"couchdb", "solr", "keycloak", "grafana", "openresty", "haproxy", "varnish", "squid"}
+
+// imageWriter returns the known image family an image belongs to, or "".
+func imageWriter(image string) string {
+	repo := image
+	if i := strings.Index(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	}
+	seg := path.Base(repo)
+	if i := strings.Index(seg, ":"); i >= 0 {
+		seg = seg[:i]
+	}
+	seg = strings.ToLower(seg)
+	for _, n := range imageWriters {
+		if seg == n || strings.HasPrefix(seg, n+"-") || strings.HasSuffix(seg, "-"+n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// serviceAccount returns the ServiceAccount the pod runs as.
+func serviceAccount(pt *manifest.PodTemplate) string {
+	if pt.Spec.ServiceAccountName != "" {
+		return pt.Spec.ServiceAccountName
+	}
+	if pt.Spec.DeprecatedServiceAccount != "" {
+		return pt.Spec.DeprecatedServiceAccount
+	}
+	return "default"
+}
+
+// findServiceAccounts returns the ServiceAccounts named name that may
+// live in obj's namespace.
+func findServiceAccounts(ctx *checks.Context, obj *manifest.Object, name string) []*manifest.Object {
+	var out []*manifest.Object
+	for _, s := range ctx.ByKind("ServiceAccount") {
+		if s.Name == name && ctx.SameNamespace(s, obj) && !s.Patch {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// volume returns the pod's volume named name, or nil.
+func volume(pt *manifest.PodTemplate, name string) *corev1.Volume {
+	for i := range pt.Spec.Volumes {
+		if pt.Spec.Volumes[i].Name == name {
+			return &pt.Spec.Volumes[i]
+		}
+	}
+	return nil
+}
+
+// patched reports whether a kustomize patch of obj sets the container's
+// or the pod's securityContext (the rendered object is what gets applied).
+func patched(ctx *checks.Context, obj *manifest.Object, c manifest.Container) bool {
+	return kube.PatchSets(ctx, obj, c.Name, "securityContext") || kube.PatchSets(ctx, obj, "", "securityContext")
+}
