@@ -242,7 +242,7 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 					if err != nil {
 						return nil, nil, err
 					}
-					cf.Patch = addedFilePatch(data)
+					cf.Patch = bot.AddedFilePatch(data)
 				default:
 					if raw == nil {
 						raw = h.rawDiffs(ctx, pr)
@@ -251,12 +251,12 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 				}
 			}
 			if cf.Patch != "" && !d.DeletedFile {
-				fd, err := parseDiff(d.OldPath, d.NewPath, cf.Patch)
+				parsed, err := bot.ParsePatch(cf.Patch)
 				if err != nil {
 					bot.LoggerFrom(ctx).Warn("gitlab: unreadable diff, file not commented inline", "path", d.NewPath, "err", err)
 					cf.Patch = ""
 				} else {
-					diffs[d.NewPath] = fd
+					diffs[d.NewPath] = &fileDiff{OldPath: d.OldPath, NewPath: d.NewPath, Diff: parsed}
 				}
 			}
 			out = append(out, cf)
@@ -386,5 +386,5 @@ func (h *Host) rawDiffs(ctx context.Context, pr bot.PullRequest) map[string]stri
 		bot.LoggerFrom(ctx).Warn("gitlab: no raw diff; files GitLab collapsed are not commented inline", "err", err.Error())
 		return map[string]string{}
 	}
-	return splitRawDiff(string(b))
+	return bot.SplitFiles(string(b))
 }

@@ -147,29 +147,6 @@ func TestChangedFilesPaginatesAndHandlesTooLarge(t *testing.T) {
 	}
 }
 
-func TestSplitRawDiff(t *testing.T) {
-	raw := "diff --git a/a.yaml b/a.yaml\nindex 1..2 100644\n--- a/a.yaml\n+++ b/a.yaml\n@@ -1 +1 @@\n-x\n+y\n" +
-		"diff --git a/new.yaml b/new.yaml\nnew file mode 100644\n--- /dev/null\n+++ b/new.yaml\n@@ -0,0 +1 @@\n+n\n" +
-		"diff --git a/gone.yaml b/gone.yaml\ndeleted file mode 100644\n--- a/gone.yaml\n+++ /dev/null\n@@ -1 +0,0 @@\n-g\n" +
-		"diff --git a/bin b/bin\nBinary files a/bin and b/bin differ\n" +
-		"diff --git \"a/sp ace.yaml\" \"b/sp ace.yaml\"\n--- \"a/sp ace.yaml\"\n+++ \"b/sp ace.yaml\"\n@@ -1 +1 @@\n--- x\n+++ y\n"
-	got := splitRawDiff(raw)
-	want := map[string]string{
-		"a.yaml":      "@@ -1 +1 @@\n-x\n+y\n",
-		"new.yaml":    "@@ -0,0 +1 @@\n+n\n",
-		"gone.yaml":   "@@ -1 +0,0 @@\n-g\n",
-		"sp ace.yaml": "@@ -1 +1 @@\n--- x\n+++ y\n",
-	}
-	if len(got) != len(want) {
-		t.Errorf("got %d files %v, want %d", len(got), got, len(want))
-	}
-	for p, w := range want {
-		if got[p] != w {
-			t.Errorf("%s: %q, want %q", p, got[p], w)
-		}
-	}
-}
-
 func TestReadFile(t *testing.T) {
 	s, pr := setup(t, map[string]string{".prodready.yaml": "rules: {}\n"}, map[string]string{".prodready.yaml": "disable: [all]\n"})
 	h, _ := newTestHost(t, s)

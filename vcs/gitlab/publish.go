@@ -142,13 +142,13 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if start <= 0 || start > end {
 			start = end
 		}
-		if fd == nil || !fd.commentable(start, end) {
+		if fd == nil || !fd.Commentable(start, end) {
 			rejected = append(rejected, c)
 			continue
 		}
 		opt := &gl.CreateMergeRequestDiscussionOptions{
 			Body:     gl.Ptr(gitlabBody(c, end-start)),
-			Position: position(pr, fd, start, end),
+			Position: position(gl.MergeRequestDiffRefs{BaseSha: pr.BaseSHA, StartSha: pr.StartSHA, HeadSha: pr.HeadSHA}, fd, start, end),
 		}
 		err := h.postOnce(ctx, pr, func() error {
 			_, _, err := h.api.Discussions.CreateMergeRequestDiscussion(pid(pr), int64(pr.Number), opt, gl.WithContext(ctx))
@@ -312,39 +312,6 @@ func (h *Host) discussions(ctx context.Context, pr bot.PullRequest) ([]*gl.Discu
 		}
 		opt.Page = resp.NextPage
 	}
-}
-
-// position anchors a discussion at start (a line of the diff: new_line,
-// plus old_line for an unchanged line, as GitLab requires) with a
-// line_range start..end when it spans several lines.
-func position(pr bot.PullRequest, fd *fileDiff, start, end int) *gl.PositionOptions {
-	first := fd.lines[start]
-	p := &gl.PositionOptions{
-		PositionType: gl.Ptr("text"),
-		BaseSHA:      gl.Ptr(pr.BaseSHA),
-		StartSHA:     gl.Ptr(pr.StartSHA),
-		HeadSHA:      gl.Ptr(pr.HeadSHA),
-		OldPath:      gl.Ptr(fd.OldPath),
-		NewPath:      gl.Ptr(fd.NewPath),
-		NewLine:      gl.Ptr(int64(start)),
-	}
-	if !first.Added {
-		p.OldLine = gl.Ptr(int64(first.OldPos))
-	}
-	if end > start {
-		p.LineRange = &gl.LineRangeOptions{Start: linePosition(fd, first), End: linePosition(fd, fd.lines[end])}
-	}
-	return p
-}
-
-func linePosition(fd *fileDiff, l diffLine) *gl.LinePositionOptions {
-	lp := &gl.LinePositionOptions{LineCode: gl.Ptr(lineCode(fd.NewPath, l)), NewLine: gl.Ptr(int64(l.NewLine))}
-	if l.Added {
-		lp.Type = gl.Ptr("new")
-	} else {
-		lp.OldLine = gl.Ptr(int64(l.OldPos))
-	}
-	return lp
 }
 
 // gitlabBody renders a comment for GitLab, anchored on its first line: the
