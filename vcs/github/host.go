@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -289,66 +290,33 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 	return nil
 }
 
-// postedComment is one of the bot's earlier inline comments.
-type postedComment struct {
-	id           int64
-	fingerprints []string
-}
-
 // Publish posts one review with the comments not posted before, resolves
-// the threads of findings that are gone, and completes the check run with
-// annotations in batches of 50.
+// the threads of findings that are gone (bot.PlanComments decides which),
+// and completes the check run with annotations in batches of 50.
 func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
 	log := bot.LoggerFrom(ctx)
 	posted, replied, err := h.postedComments(ctx, pr)
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for _, c := range posted {
-		for _, fp := range c.fingerprints {
-			seen[fp] = true
-		}
-	}
-	var fresh []bot.Comment
-	for _, c := range r.Comments {
-		fps := c.Fingerprints
-		if len(fps) == 0 {
-			fps = []string{c.Fingerprint}
-		}
-		for _, fp := range fps {
-			if !seen[fp] {
-				fresh = append(fresh, c)
-				break
-			}
-		}
-	}
-	if len(fresh) > 0 {
-		if err := h.postReview(ctx, pr, r, fresh); err != nil {
+	plan := bot.PlanComments(r, posted)
+	if len(plan.Post) > 0 {
+		if err := h.postReview(ctx, pr, r, plan.Post); err != nil {
 			return err
 		}
 	}
-	var gone []postedComment
-	for _, c := range posted {
-		fixed := true
-		for _, fp := range c.fingerprints {
-			if r.Fingerprints[fp] {
-				fixed = false
-			}
-		}
-		if fixed {
-			gone = append(gone, c)
-		}
+	if len(plan.Resolve) > 0 {
+		h.resolveGone(ctx, pr, plan.Resolve, replied)
 	}
-	if len(gone) > 0 {
-		h.resolveGone(ctx, pr, gone, replied)
-	}
-	log.Info("review published", "comments", len(fresh), "already_posted", len(r.Comments)-len(fresh), "fixed", len(gone), "conclusion", r.Conclusion)
+	log.Info("review published", "comments", len(plan.Post), "already_posted", len(plan.Keep), "fixed", len(plan.Resolve), "conclusion", r.Conclusion)
 	return h.completeCheckRun(ctx, pr, rh, r)
 }
 
-func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]postedComment, map[int64]bool, error) {
-	var out []postedComment
+// postedComments lists the bot's earlier inline comments that carry
+// fingerprint markers (IDs are review comment ids in decimal), and the ids
+// of those it already replied "fixed" to.
+func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]bot.Posted, map[int64]bool, error) {
+	var out []bot.Posted
 	replied := map[int64]bool{}
 	opt := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	for {
@@ -367,7 +335,7 @@ func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]posted
 				continue
 			}
 			if fps := bot.Fingerprints(c.GetBody()); len(fps) > 0 {
-				out = append(out, postedComment{id: c.GetID(), fingerprints: fps})
+				out = append(out, bot.Posted{ID: strconv.FormatInt(c.GetID(), 10), Fingerprints: fps})
 			}
 		}
 		if resp.NextPage == 0 {
@@ -427,14 +395,18 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 // resolveGone resolves the review threads of fixed findings; where that
 // fails it replies to the comment once, noting the fix. Failures here are
 // logged, not fatal: the review itself is already posted.
-func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []postedComment, replied map[int64]bool) {
+func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []bot.Posted, replied map[int64]bool) {
 	log := bot.LoggerFrom(ctx)
 	threads, err := h.reviewThreads(ctx, pr)
 	if err != nil {
 		log.Warn("cannot list review threads; replying instead", "err", err.Error())
 	}
-	for _, c := range gone {
-		t, ok := threads[c.id]
+	for _, p := range gone {
+		id, err := strconv.ParseInt(p.ID, 10, 64)
+		if err != nil {
+			continue // not an id postedComments wrote
+		}
+		t, ok := threads[id]
 		if ok && t.resolved {
 			continue
 		}
@@ -442,14 +414,14 @@ func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []poste
 			if err = h.resolveThread(ctx, t.id); err == nil {
 				continue
 			}
-			log.Warn("cannot resolve review thread; replying instead", "comment", c.id, "err", err.Error())
+			log.Warn("cannot resolve review thread; replying instead", "comment", id, "err", err.Error())
 		}
-		if replied[c.id] {
+		if replied[id] {
 			continue
 		}
 		body := fmt.Sprintf("Fixed in %s: prodready no longer finds this. %s", short(pr.HeadSHA), fixedMarker)
-		if _, _, err := h.client.PullRequests.CreateCommentInReplyTo(ctx, pr.Owner, pr.Repo, pr.Number, body, c.id); err != nil {
-			log.Warn("cannot reply to fixed comment", "comment", c.id, "err", err.Error())
+		if _, _, err := h.client.PullRequests.CreateCommentInReplyTo(ctx, pr.Owner, pr.Repo, pr.Number, body, id); err != nil {
+			log.Warn("cannot reply to fixed comment", "comment", id, "err", err.Error())
 		}
 	}
 }

@@ -76,9 +76,6 @@ func TestGitLabBody(t *testing.T) {
 	if got := gitlabBody(plain, 0); got != "hand-written" {
 		t.Errorf("a comment without findings became %q", got)
 	}
-	if got := commentFingerprints(bot.Comment{Body: "<!-- prodready:fp=abc -->", Fingerprint: "def"}); len(got) != 2 || got[0] != "abc" || got[1] != "def" {
-		t.Errorf("commentFingerprints = %v, want [abc def]", got)
-	}
 }
 
 func TestEndpointHidesVariableParts(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -116,7 +115,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 	if err != nil {
 		return err
 	}
-	posted := map[string]bool{}
+	var posted []bot.Posted
 	var summary *gl.Note
 	for _, d := range existing {
 		if len(d.Notes) == 0 || d.Notes[0].Author.ID != me {
@@ -126,17 +125,15 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if strings.Contains(n.Body, summaryMarker) && summary == nil {
 			summary = n
 		}
-		for _, fp := range bot.Fingerprints(n.Body) {
-			posted[fp] = true
-		}
+		// Only a resolvable discussion can be resolved: the others count
+		// as posted but as resolved already.
+		posted = append(posted, bot.Posted{ID: d.ID, Fingerprints: bot.Fingerprints(n.Body), Resolved: !n.Resolvable || n.Resolved})
 	}
+	plan := bot.PlanComments(r, posted)
 
 	var rejected []bot.Comment
-	for _, c := range r.Comments {
-		fps := commentFingerprints(c)
-		if allIn(fps, posted) {
-			continue
-		}
+	for _, c := range plan.Post {
+		fps := c.AllFingerprints()
 		fd := diffs[c.Path]
 		start, end := c.StartLine, c.Line
 		if start <= 0 || start > end {
@@ -163,37 +160,13 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if err != nil {
 			return fmt.Errorf("posting a discussion on %s:%d: %w", c.Path, start, err)
 		}
-		for _, fp := range fps {
-			posted[fp] = true
-		}
 	}
 
-	// A discussion is fixed when none of its fingerprints is a finding of
-	// this push.
-	current := r.Fingerprints
-	if current == nil {
-		current = map[string]bool{}
-		for _, f := range r.Findings {
-			current[f.Fingerprint()] = true
-		}
-	}
-	for _, c := range r.Comments {
-		for _, fp := range commentFingerprints(c) {
-			current[fp] = true
-		}
-	}
-	for _, d := range existing {
-		if len(d.Notes) == 0 || d.Notes[0].Author.ID != me || !d.Notes[0].Resolvable || d.Notes[0].Resolved {
-			continue
-		}
-		fps := bot.Fingerprints(d.Notes[0].Body)
-		if len(fps) == 0 || anyIn(fps, current) {
-			continue
-		}
-		_, _, err := h.api.Discussions.ResolveMergeRequestDiscussion(pid(pr), int64(pr.Number), d.ID,
+	for _, p := range plan.Resolve {
+		_, _, err := h.api.Discussions.ResolveMergeRequestDiscussion(pid(pr), int64(pr.Number), p.ID,
 			&gl.ResolveMergeRequestDiscussionOptions{Resolved: gl.Ptr(true)}, gl.WithContext(ctx))
 		if err != nil {
-			return fmt.Errorf("resolving discussion %s: %w", d.ID, err)
+			return fmt.Errorf("resolving discussion %s: %w", p.ID, err)
 		}
 	}
 
@@ -325,17 +298,6 @@ func gitlabBody(c bot.Comment, below int) string {
 	return bot.Truncate(body, bot.MaxBodyChars)
 }
 
-// commentFingerprints are the fingerprints a comment covers.
-func commentFingerprints(c bot.Comment) []string {
-	fps := append([]string(nil), c.Fingerprints...)
-	for _, fp := range append(bot.Fingerprints(c.Body), c.Fingerprint) {
-		if fp != "" && !slices.Contains(fps, fp) {
-			fps = append(fps, fp)
-		}
-	}
-	return fps
-}
-
 // summaryBody is the summary note: the marker, the review's summary, the
 // findings folded out of inline comments, and the comments GitLab would not
 // anchor (their fingerprint markers removed, so they are not mistaken for
@@ -384,13 +346,4 @@ func allIn(ss []string, set map[string]bool) bool {
 		}
 	}
 	return len(ss) > 0
-}
-
-func anyIn(ss []string, set map[string]bool) bool {
-	for _, s := range ss {
-		if set[s] {
-			return true
-		}
-	}
-	return false
 }
