@@ -129,8 +129,8 @@ func NewHost(opt Options) (*Host, error) {
 
 // pid is the project as the API takes it: its id, else its full path.
 func pid(pr bot.PullRequest) any {
-	if pr.ProjectID != 0 {
-		return pr.ProjectID
+	if pr.RepoID != 0 {
+		return pr.RepoID
 	}
 	return pr.Repo
 }
@@ -139,36 +139,46 @@ func keyOf(pr bot.PullRequest) mrKey {
 	return mrKey{project: fmt.Sprint(pid(pr)), iid: pr.Number, head: pr.HeadSHA}
 }
 
-// Resolve fills in pr's BaseSHA and StartSHA from the merge request's
-// diff_refs, which a webhook delivery does not carry. GitLab computes them
-// shortly after a push, so Resolve waits (up to Options.HeadWait) until
-// diff_refs exist and name pr.HeadSHA as head. Every Host method resolves
-// the pull request it is given; callers need not.
+// Resolve fills in pr's BaseSHA (and HeadSHA when empty) from the merge
+// request's diff_refs, which a webhook delivery does not carry. GitLab
+// computes them shortly after a push, so Resolve waits (up to
+// Options.HeadWait) until diff_refs exist and name pr.HeadSHA as head.
+// Every Host method resolves the pull request it is given; callers need
+// not.
 func (h *Host) Resolve(ctx context.Context, pr bot.PullRequest) (bot.PullRequest, error) {
-	if pr.BaseSHA != "" && pr.StartSHA != "" && pr.HeadSHA != "" {
-		return pr, nil
+	r, err := h.diffRefs(ctx, pr)
+	if err != nil {
+		return pr, err
 	}
+	pr.BaseSHA, pr.HeadSHA = r.BaseSha, r.HeadSha
+	return pr, nil
+}
+
+// diffRefs returns the merge request's diff_refs at pr.HeadSHA (base, start
+// and head: the SHAs a discussion position names), fetched once per push.
+// start_sha is GitLab's own and stays here, not in bot.PullRequest.
+func (h *Host) diffRefs(ctx context.Context, pr bot.PullRequest) (gl.MergeRequestDiffRefs, error) {
 	k := keyOf(pr)
 	h.mu.Lock()
 	r, ok := h.refs[k]
 	h.mu.Unlock()
-	if !ok {
-		var err error
-		if r, err = h.fetchRefs(ctx, pr); err != nil {
-			return pr, err
-		}
-		if pr.HeadSHA == "" {
-			k.head = r.HeadSha
-		}
-		h.mu.Lock()
-		if len(h.refs) >= maxCached {
-			clear(h.refs)
-		}
-		h.refs[k] = r
-		h.mu.Unlock()
+	if ok {
+		return r, nil
 	}
-	pr.BaseSHA, pr.StartSHA, pr.HeadSHA = r.BaseSha, r.StartSha, r.HeadSha
-	return pr, nil
+	r, err := h.fetchRefs(ctx, pr)
+	if err != nil {
+		return r, err
+	}
+	if pr.HeadSHA == "" {
+		k.head = r.HeadSha
+	}
+	h.mu.Lock()
+	if len(h.refs) >= maxCached {
+		clear(h.refs)
+	}
+	h.refs[k] = r
+	h.mu.Unlock()
+	return r, nil
 }
 
 func (h *Host) fetchRefs(ctx context.Context, pr bot.PullRequest) (gl.MergeRequestDiffRefs, error) {

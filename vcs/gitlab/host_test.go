@@ -57,7 +57,7 @@ func setup(t *testing.T, base, head map[string]string) (*fakegitlab.Server, bot.
 	b := s.Commit(projectID, base)
 	hd := s.Commit(projectID, head)
 	s.Push(projectID, 1, b, hd, 0)
-	return s, bot.PullRequest{Host: "gitlab", Repo: projectPath, ProjectID: projectID, Number: 1, HeadSHA: hd, URL: "https://gitlab.example/mr/1"}
+	return s, bot.PullRequest{Host: "gitlab", Repo: projectPath, RepoID: projectID, Number: 1, HeadSHA: hd, URL: "https://gitlab.example/mr/1"}
 }
 
 func TestResolveWaitsForDiffRefs(t *testing.T) {
@@ -71,8 +71,9 @@ func TestResolveWaitsForDiffRefs(t *testing.T) {
 		t.Fatal(err)
 	}
 	mr := s.MR(projectID, 1)
-	if got.BaseSHA != mr.BaseSHA || got.StartSHA != mr.StartSHA || got.HeadSHA != mr.HeadSHA {
-		t.Errorf("resolved %+v, want the MR's diff_refs %s/%s/%s", got, mr.BaseSHA, mr.StartSHA, mr.HeadSHA)
+	refs, err := h.diffRefs(context.Background(), got) // kept from Resolve: no call
+	if err != nil || got.BaseSHA != mr.BaseSHA || got.HeadSHA != mr.HeadSHA || refs.StartSha != mr.StartSHA {
+		t.Errorf("resolved %+v (start %s), want the MR's diff_refs %s/%s/%s (%v)", got, refs.StartSha, mr.BaseSHA, mr.StartSHA, mr.HeadSHA, err)
 	}
 	if n := len(s.CallsTo("GET", "/merge_requests/1")); n != 3 {
 		t.Errorf("GET merge request %d times, want 3 (two without diff_refs)", n)

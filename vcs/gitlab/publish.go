@@ -88,10 +88,11 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, _ bot.ReviewHand
 }
 
 func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) error {
-	pr, err := h.Resolve(ctx, pr)
+	refs, err := h.diffRefs(ctx, pr)
 	if err != nil {
 		return err
 	}
+	pr.BaseSHA, pr.HeadSHA = refs.BaseSha, refs.HeadSha
 	// No publication for a push a newer one overtook while it was reviewed:
 	// an older review must not rewrite the summary. (bot.Pool runs the
 	// reviews of one merge request one at a time and skips queued ones a
@@ -145,7 +146,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		}
 		opt := &gl.CreateMergeRequestDiscussionOptions{
 			Body:     gl.Ptr(gitlabBody(c, end-start)),
-			Position: position(gl.MergeRequestDiffRefs{BaseSha: pr.BaseSHA, StartSha: pr.StartSHA, HeadSha: pr.HeadSHA}, fd, start, end),
+			Position: position(refs, fd, start, end),
 		}
 		err := h.postOnce(ctx, pr, func() error {
 			_, _, err := h.api.Discussions.CreateMergeRequestDiscussion(pid(pr), int64(pr.Number), opt, gl.WithContext(ctx))
