@@ -95,16 +95,15 @@ func NewHost(opt Options) (*Host, error) {
 		inner = http.DefaultTransport
 	}
 	clk := realClock()
-	rt := &retryTransport{base: inner, budget: opt.RetryBudget, first: opt.RetryWait, max: 30 * time.Second, clk: clk, metrics: opt.Metrics, maxAnswer: opt.MaxAnswerBytes}
-	if rt.budget <= 0 {
-		rt.budget = time.Minute
+	budget, first, maxWait := opt.RetryBudget, opt.RetryWait, 30*time.Second
+	if budget <= 0 {
+		budget = time.Minute
 	}
-	if rt.first <= 0 {
-		rt.first = 500 * time.Millisecond
+	if first <= 0 {
+		first = 500 * time.Millisecond
 	}
-	if rt.max < rt.first {
-		rt.max = rt.first
-	}
+	maxWait = max(maxWait, first)
+	rt := newRetryTransport(inner, budget, first, maxWait, clk, opt.Metrics, opt.MaxAnswerBytes)
 	client := *hc
 	client.Transport = rt
 	api, err := gl.NewClient(opt.Token,
@@ -118,7 +117,7 @@ func NewHost(opt Options) (*Host, error) {
 		return nil, fmt.Errorf("creating GitLab client for %s: %w", base, err)
 	}
 	h := &Host{
-		api: api, headWait: opt.HeadWait, clk: clk, waitStep: rt.first,
+		api: api, headWait: opt.HeadWait, clk: clk, waitStep: first,
 		refs: map[mrKey]gl.MergeRequestDiffRefs{}, diffs: map[mrKey]map[string]*fileDiff{},
 	}
 	if h.headWait <= 0 {
