@@ -11,26 +11,25 @@ import (
 	"time"
 )
 
-// scripted answers requests from a list and counts them.
-type scripted struct {
-	answers []*http.Response
+// statuses answers each request with the next status of the list (and
+// headers, "Name: value" strings, after it) and counts the calls.
+type statuses struct {
+	answers [][]string
 	calls   int
 }
 
-func (s *scripted) RoundTrip(r *http.Request) (*http.Response, error) {
-	s.calls++
-	resp := s.answers[0]
-	s.answers = s.answers[1:]
-	resp.Request = r
-	return resp, nil
-}
+func script(answers ...[]string) *statuses { return &statuses{answers: answers} }
 
-func answer(status int, headers ...string) *http.Response {
+func (s *statuses) RoundTrip(r *http.Request) (*http.Response, error) {
+	a := s.answers[s.calls]
+	s.calls++
+	code, _ := strconv.Atoi(a[0])
 	h := http.Header{}
-	for i := 0; i+1 < len(headers); i += 2 {
-		h.Set(headers[i], headers[i+1])
+	for _, kv := range a[1:] {
+		k, v, _ := strings.Cut(kv, ": ")
+		h.Set(k, v)
 	}
-	return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader(`{"message":"x"}`))}
+	return &http.Response{StatusCode: code, Header: h, Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
 }
 
 // clocked returns a transport over base whose clock moves only when it
@@ -47,7 +46,7 @@ func clocked(base http.RoundTripper) (*Transport, *[]time.Duration) {
 
 func TestGitLabRateLimitResetOn429(t *testing.T) {
 	reset := strconv.FormatInt(time.Unix(1_000_000, 0).Add(20*time.Second).Unix(), 10)
-	base := &scripted{answers: []*http.Response{answer(429, "RateLimit-Remaining", "0", "RateLimit-Reset", reset), answer(200)}}
+	base := script([]string{"429", "RateLimit-Remaining: 0", "RateLimit-Reset: " + reset}, []string{"200"})
 	tr, waits := clocked(base)
 	req, _ := http.NewRequest("POST", "https://gitlab.example/api/v4/projects/1/merge_requests/1/discussions", strings.NewReader("{}"))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("{}")), nil }
@@ -62,14 +61,14 @@ func TestGitLabRateLimitResetOn429(t *testing.T) {
 }
 
 func TestNotRepeatableIsNotRetriedAfter5xx(t *testing.T) {
-	base := &scripted{answers: []*http.Response{answer(502), answer(200)}}
+	base := script([]string{"502"}, []string{"200"})
 	tr, _ := clocked(base)
 	tr.Repeatable = func(r *http.Request) bool { return r.Method != http.MethodPost }
 	req, _ := http.NewRequest("POST", "https://gitlab.example/api/v4/x", http.NoBody)
 	if resp, _ := tr.RoundTrip(req); resp.StatusCode != 502 || base.calls != 1 {
 		t.Errorf("POST after 502: status %d after %d calls, want 502 after 1", resp.StatusCode, base.calls)
 	}
-	base = &scripted{answers: []*http.Response{answer(502), answer(200)}}
+	base = script([]string{"502"}, []string{"200"})
 	tr.Base = base
 	req, _ = http.NewRequest("GET", "https://gitlab.example/api/v4/x", nil)
 	if resp, _ := tr.RoundTrip(req); resp.StatusCode != 200 || base.calls != 2 {
@@ -78,11 +77,11 @@ func TestNotRepeatableIsNotRetriedAfter5xx(t *testing.T) {
 }
 
 func TestBackoffDoublesWithinMaxAndJitter(t *testing.T) {
-	base := &scripted{}
+	base := script()
 	for range 6 {
-		base.answers = append(base.answers, answer(503))
+		base.answers = append(base.answers, []string{"503"})
 	}
-	base.answers = append(base.answers, answer(200))
+	base.answers = append(base.answers, []string{"200"})
 	tr, waits := clocked(base)
 	tr.FirstWait, tr.MaxWait, tr.Jitter = 100*time.Millisecond, 400*time.Millisecond, true
 	req, _ := http.NewRequest("GET", "https://x/y", nil)
@@ -99,7 +98,7 @@ func TestBackoffDoublesWithinMaxAndJitter(t *testing.T) {
 }
 
 func TestLimitWaitWithoutHeaders(t *testing.T) {
-	base := &scripted{answers: []*http.Response{answer(429), answer(200)}}
+	base := script([]string{"429"}, []string{"200"})
 	tr, waits := clocked(base)
 	tr.LimitWait = time.Minute
 	req, _ := http.NewRequest("GET", "https://x/y", nil)
@@ -109,7 +108,7 @@ func TestLimitWaitWithoutHeaders(t *testing.T) {
 }
 
 func TestBudgetEndsRetries(t *testing.T) {
-	base := &scripted{answers: []*http.Response{answer(503, "Retry-After", "90"), answer(200)}}
+	base := script([]string{"503", "Retry-After: 90"}, []string{"200"})
 	tr, waits := clocked(base)
 	tr.Budget = time.Minute
 	req, _ := http.NewRequest("GET", "https://x/y", nil)

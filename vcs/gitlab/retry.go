@@ -43,18 +43,7 @@ type clock struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-func realClock() *clock { return &clock{now: time.Now, sleep: sleepCtx} }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func realClock() *clock { return &clock{now: time.Now, sleep: retry.Sleep} }
 
 // variable names the path segment that follows each of these keys.
 var variable = map[string]string{
