@@ -6,21 +6,53 @@ import (
 	"strings"
 )
 
-// Diff is the new side of one file's unified diff: which lines of the file
-// at head a review comment may target.
+// Diff is one file's unified diff, both sides numbered: which lines of the
+// file at head a review comment may target, and where each stood at base.
+// It follows reviewdog's diff package: a file's hunks, each hunk's lines,
+// each line with its type and its old and new line numbers.
 type Diff struct {
 	// Hunks are in file order.
 	Hunks []Hunk
 }
 
-// Hunk is one @@ block of a unified diff, on the new side.
+// Hunk is one @@ block of a unified diff.
 type Hunk struct {
+	// OldStart and NewStart are the first lines of the header's old and
+	// new ranges, as written ("@@ -0,0 +1,3 @@" has OldStart 0: the old
+	// side is empty; "@@ -3,0 +4 @@" has OldStart 3: lines are inserted
+	// after old line 3).
+	OldStart, NewStart int
 	// Start and End are the 1-based, inclusive lines of the file at head
 	// that the hunk shows (added and context lines); End < Start for a hunk
 	// that only removes lines.
 	Start, End int
-	// Added holds the 1-based lines of the file at head the hunk adds.
-	Added map[int]bool
+	// Lines are the hunk's lines in order ("\ No newline at end of file"
+	// is not a line).
+	Lines []Line
+}
+
+// LineType says on which side of a diff a line is.
+type LineType int
+
+// The types of a diff line.
+const (
+	// Context is an unchanged line: on both sides.
+	Context LineType = iota
+	// Added is a line only the file at head has.
+	Added
+	// Deleted is a line only the file at base has.
+	Deleted
+)
+
+// Line is one line of a hunk.
+type Line struct {
+	Type LineType
+	// Old and New are the line's 1-based numbers in the file at base and
+	// at head; 0 on the side the line is not on (Old of an added line,
+	// New of a deleted one).
+	Old, New int
+	// Content is the line without its "+", "-" or " " prefix.
+	Content string
 }
 
 // ParsePatch reads a unified diff of one file (hunks only, as the GitHub
@@ -29,20 +61,21 @@ type Hunk struct {
 func ParsePatch(patch string) (*Diff, error) {
 	d := &Diff{}
 	var cur *Hunk
-	next := 0 // next new-side line number inside the current hunk
+	oldNext, newNext := 0, 0 // next line numbers inside the current hunk
 	lines := strings.Split(patch, "\n")
 	for i, l := range lines {
 		if l == "" && i == len(lines)-1 {
 			break // trailing newline of the patch
 		}
 		if strings.HasPrefix(l, "@@") {
-			start, err := parseHunkHeader(l)
+			oldStart, newStart, err := parseHunkHeader(l)
 			if err != nil {
 				return nil, fmt.Errorf("diff line %d: %w", i+1, err)
 			}
-			d.Hunks = append(d.Hunks, Hunk{Start: start, End: start - 1, Added: map[int]bool{}})
+			start := max(newStart, 1) // "+0,0": the new file is empty
+			d.Hunks = append(d.Hunks, Hunk{OldStart: oldStart, NewStart: newStart, Start: start, End: start - 1})
 			cur = &d.Hunks[len(d.Hunks)-1]
-			next = start
+			oldNext, newNext = max(oldStart, 1), start
 			continue
 		}
 		if cur == nil {
@@ -50,14 +83,19 @@ func ParsePatch(patch string) (*Diff, error) {
 		}
 		switch {
 		case strings.HasPrefix(l, "+"):
-			cur.Added[next] = true
-			cur.End = next
-			next++
-		case strings.HasPrefix(l, "-"), strings.HasPrefix(l, "\\"):
-			// removed line or "\ No newline at end of file": no new-side line
+			cur.Lines = append(cur.Lines, Line{Type: Added, New: newNext, Content: l[1:]})
+			cur.End = newNext
+			newNext++
+		case strings.HasPrefix(l, "-"):
+			cur.Lines = append(cur.Lines, Line{Type: Deleted, Old: oldNext, Content: l[1:]})
+			oldNext++
+		case strings.HasPrefix(l, "\\"):
+			// "\ No newline at end of file": no line on either side
 		default: // context line (" x", or "" for an empty context line)
-			cur.End = next
-			next++
+			cur.Lines = append(cur.Lines, Line{Type: Context, Old: oldNext, New: newNext, Content: strings.TrimPrefix(l, " ")})
+			cur.End = newNext
+			oldNext++
+			newNext++
 		}
 	}
 	return d, nil
@@ -67,39 +105,49 @@ func ParsePatch(patch string) (*Diff, error) {
 // 2^31 lines).
 const maxHunkStart = 1<<31 - 1
 
-// parseHunkHeader returns the new-side start line of "@@ -a,b +c,d @@ …".
-func parseHunkHeader(h string) (int, error) {
-	fields := strings.Fields(h)
-	for _, f := range fields[1:] {
-		if !strings.HasPrefix(f, "+") {
-			continue
-		}
-		f = strings.TrimPrefix(f, "+")
-		if i := strings.IndexByte(f, ','); i >= 0 {
-			f = f[:i]
-		}
-		n, err := strconv.Atoi(f)
+// parseHunkHeader returns the old and new start lines of
+// "@@ -a[,b] +c[,d] @@ …" (a and c).
+func parseHunkHeader(h string) (oldStart, newStart int, err error) {
+	f := strings.Fields(h)
+	if len(f) < 3 || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return 0, 0, fmt.Errorf("bad hunk header %q", h)
+	}
+	num := func(s string) (int, bool) {
+		s, _, _ = strings.Cut(s[1:], ",")
+		n, err := strconv.Atoi(s)
 		// A start beyond any real file's length would overflow the line
 		// numbers that follow it: refuse it like any other bad header.
-		if err != nil || n < 0 || n > maxHunkStart {
-			return 0, fmt.Errorf("bad hunk header %q", h)
-		}
-		if n == 0 { // "+0,0": the new file is empty
-			n = 1
-		}
-		return n, nil
+		return n, err == nil && n >= 0 && n <= maxHunkStart
 	}
-	return 0, fmt.Errorf("bad hunk header %q", h)
+	oldStart, ok1 := num(f[1])
+	newStart, ok2 := num(f[2])
+	if !ok1 || !ok2 {
+		return 0, 0, fmt.Errorf("bad hunk header %q", h)
+	}
+	return oldStart, newStart, nil
+}
+
+// NewLine returns the line of the diff that is 1-based line n of the file
+// at head, and the index of its hunk; ok is false when the diff does not
+// show line n.
+func (d *Diff) NewLine(n int) (l Line, hunk int, ok bool) {
+	for i, h := range d.Hunks {
+		if n < h.Start || n > h.End {
+			continue
+		}
+		for _, l := range h.Lines {
+			if l.New == n {
+				return l, i, true
+			}
+		}
+	}
+	return Line{}, -1, false
 }
 
 // IsAdded reports whether 1-based line of the file at head is added by the diff.
 func (d *Diff) IsAdded(line int) bool {
-	for _, h := range d.Hunks {
-		if h.Added[line] {
-			return true
-		}
-	}
-	return false
+	l, _, ok := d.NewLine(line)
+	return ok && l.Type == Added
 }
 
 // InOneHunk reports whether the 1-based inclusive range start..end of the
@@ -120,10 +168,88 @@ func (d *Diff) InOneHunk(start, end int) bool {
 // AddedIn reports whether any line of the 1-based inclusive range start..end
 // is added by the diff.
 func (d *Diff) AddedIn(start, end int) bool {
-	for l := start; l <= end; l++ {
-		if d.IsAdded(l) {
-			return true
+	for _, h := range d.Hunks {
+		if h.End < start || h.Start > end {
+			continue
+		}
+		for _, l := range h.Lines {
+			if l.Type == Added && l.New >= start && l.New <= end {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// Commentable reports whether a comment on the 1-based inclusive range
+// start..end of the file at head can be anchored on the diff: the range
+// lies in one hunk and adds at least one of its lines.
+func (d *Diff) Commentable(start, end int) bool {
+	return d.InOneHunk(start, end) && d.AddedIn(start, end)
+}
+
+// AddedFilePatch is the diff of a new file whose content is data: every
+// line added, as the hosts show it. Empty data has an empty diff.
+func AddedFilePatch(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, "@@ -0,0 +1,%d @@\n", len(lines))
+	for _, l := range lines {
+		b.WriteString("+" + l + "\n")
+	}
+	return b.String()
+}
+
+// SplitFiles splits a git diff of many files ("diff --git a/x b/x",
+// "---"/"+++" headers, hunks) into each file's hunks, keyed by its new path
+// (the old one for a deleted file): one patch per file, as ParsePatch reads
+// it.
+func SplitFiles(raw string) map[string]string {
+	out := map[string]string{}
+	var path string
+	var hunks strings.Builder
+	inHunks := false
+	flush := func() {
+		if path != "" && hunks.Len() > 0 {
+			out[path] = hunks.String()
+		}
+		path, inHunks = "", false
+		hunks.Reset()
+	}
+	for _, l := range strings.SplitAfter(raw, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+		case !inHunks && strings.HasPrefix(l, "--- "):
+			if p := headerPath(l[4:], "a/"); p != "" && path == "" {
+				path = p
+			}
+		case !inHunks && strings.HasPrefix(l, "+++ "):
+			if p := headerPath(l[4:], "b/"); p != "" {
+				path = p
+			}
+		case strings.HasPrefix(l, "@@"):
+			inHunks = true
+			hunks.WriteString(l)
+		case inHunks:
+			hunks.WriteString(l)
+		}
+	}
+	flush()
+	return out
+}
+
+// headerPath reads the path of a ---/+++ line: "" for /dev/null; git's
+// quoting of unusual names is undone for the quotes only.
+func headerPath(s, prefix string) string {
+	s = strings.TrimRight(s, "\r\n")
+	s, _, _ = strings.Cut(s, "\t")
+	s = strings.Trim(s, `"`)
+	if s == "/dev/null" {
+		return ""
+	}
+	return strings.TrimPrefix(s, prefix)
 }

@@ -11,7 +11,8 @@ import (
 // FuzzParsePatch feeds arbitrary unified diffs to ParsePatch and the line
 // mapping built on it. Invariants: it never panics; every hunk starts at
 // line 1 or later and shows exactly as many new-side lines as its context
-// and added lines; every added line lies within its hunk; IsAdded,
+// and added lines; lines are numbered consecutively on both sides from the
+// hunk header; every shown line lies within its hunk; NewLine, IsAdded,
 // InOneHunk and AddedIn agree with the hunks.
 //
 // Seeds: the patches of this package's tests, and the "diff" fields of the
@@ -52,9 +53,35 @@ func FuzzParsePatch(f *testing.F) {
 			if got := h.End - h.Start + 1; got != shown[i] {
 				t.Fatalf("hunk %d spans %d..%d (%d lines) but shows %d new-side lines", i, h.Start, h.End, got, shown[i])
 			}
-			for l := range h.Added {
+			oldNext, newNext := max(h.OldStart, 1), h.Start
+			for _, ln := range h.Lines {
+				switch ln.Type {
+				case Deleted:
+					if ln.New != 0 || ln.Old != oldNext {
+						t.Fatalf("hunk %d: deleted line numbered %+v, want old %d", i, ln, oldNext)
+					}
+					oldNext++
+					continue
+				case Context:
+					if ln.Old != oldNext || ln.New != newNext {
+						t.Fatalf("hunk %d: context line numbered %+v, want %d/%d", i, ln, oldNext, newNext)
+					}
+					oldNext++
+				case Added:
+					if ln.Old != 0 || ln.New != newNext {
+						t.Fatalf("hunk %d: added line numbered %+v, want new %d", i, ln, newNext)
+					}
+				}
+				newNext++
+				l := ln.New
 				if l < h.Start || l > h.End {
-					t.Fatalf("hunk %d (%d..%d) adds line %d outside it", i, h.Start, h.End, l)
+					t.Fatalf("hunk %d (%d..%d) shows line %d outside it", i, h.Start, h.End, l)
+				}
+				if got, _, ok := d.NewLine(l); !ok || got.Type != ln.Type {
+					t.Fatalf("NewLine(%d) = %+v, %v; the hunk says %+v", l, got, ok, ln)
+				}
+				if ln.Type != Added {
+					continue
 				}
 				if !d.IsAdded(l) || !d.AddedIn(l, l) {
 					t.Fatalf("line %d added by hunk %d but IsAdded/AddedIn say no", l, i)

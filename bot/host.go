@@ -15,19 +15,23 @@ import (
 type PullRequest struct {
 	// Host is "github" or "gitlab".
 	Host string
-	// Owner and Repo name a GitHub repository; for GitLab, Repo is the
-	// project's full path (group/sub/project) and ProjectID its id.
-	Owner, Repo string
-	ProjectID   int64
-	// InstallationID is the GitHub App installation that received the event.
-	InstallationID int64
+	// Repo is the repository's full name as its host spells it:
+	// "owner/name" on GitHub, the project's full path (group/sub/project)
+	// on GitLab.
+	Repo string
+	// RepoID is the host's numeric id of the repository (GitHub's
+	// repository id, GitLab's project id), 0 when the event did not carry
+	// it; an adapter that can address the repository by id prefers it.
+	RepoID int64
 	// Number is the PR number or the MR iid.
 	Number int
 	// BaseSHA is the commit the diff is taken against (GitHub base.sha,
-	// GitLab diff_refs.base_sha); StartSHA is GitLab's diff_refs.start_sha.
-	BaseSHA, StartSHA, HeadSHA string
-	BaseRef, HeadRef           string
-	Draft                      bool
+	// GitLab diff_refs.base_sha); HeadSHA is the pushed commit reviewed.
+	// Whatever else a host needs to address the diff (GitLab's start_sha)
+	// its adapter looks up itself.
+	BaseSHA, HeadSHA string
+	BaseRef, HeadRef string
+	Draft            bool
 	// Fork is true when the head lives in another repository.
 	Fork bool
 	// URL is the PR's web address, for logs and summaries.
@@ -123,10 +127,11 @@ type Host interface {
 	Fail(ctx context.Context, pr PullRequest, h ReviewHandle, message string) error
 }
 
-// ReviewHandle is a host's reference to a started review (a check run id, or
-// nothing for GitLab's commit status).
+// ReviewHandle is a host's reference to a started review.
 type ReviewHandle struct {
-	CheckRunID int64
+	// ID is the host's id of what StartReview created (a GitHub check run
+	// id), 0 when the host keeps none (GitLab's commit status).
+	ID int64
 }
 
 // BlobCache keeps file contents by blob SHA, bounded in size.

@@ -165,7 +165,7 @@ type prLock struct {
 
 // prKey identifies a pull request across hosts.
 func prKey(pr PullRequest) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", pr.Host, pr.Owner, pr.Repo, pr.ProjectID, pr.Number)
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%d", pr.Host, pr.Repo, pr.RepoID, pr.Number)
 }
 
 func (p *Pool) lockPR(pr PullRequest) func() {

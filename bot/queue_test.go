@@ -122,8 +122,8 @@ func TestPoolSerialisesOnePullRequest(t *testing.T) {
 		return nil
 	}, PoolOptions{Workers: 3, QueueSize: 3})
 	p.Start()
-	same := PullRequest{Host: "github", Owner: "o", Repo: "r", Number: 1}
-	other := PullRequest{Host: "github", Owner: "o", Repo: "r", Number: 2}
+	same := PullRequest{Host: "github", Repo: "o/r", Number: 1}
+	other := PullRequest{Host: "github", Repo: "o/r", Number: 2}
 	p.Enqueue(Job{DeliveryID: "1", PR: same})
 	<-first
 	p.Enqueue(Job{DeliveryID: "2", PR: same})
@@ -145,7 +145,7 @@ func TestPoolSkipsSupersededJobs(t *testing.T) {
 		ran <- job.DeliveryID
 		return nil
 	}, PoolOptions{Workers: 1, QueueSize: 3})
-	pr := PullRequest{Host: "github", Owner: "o", Repo: "r", Number: 1, HeadSHA: "a"}
+	pr := PullRequest{Host: "github", Repo: "o/r", Number: 1, HeadSHA: "a"}
 	p.Enqueue(Job{DeliveryID: "old", PR: pr})
 	pr.HeadSHA = "b"
 	p.Enqueue(Job{DeliveryID: "new", PR: pr})

@@ -68,11 +68,7 @@ func LoggerFrom(ctx context.Context) *slog.Logger {
 
 // JobLogger returns logger with the attributes every log line of job carries.
 func JobLogger(logger *slog.Logger, job Job) *slog.Logger {
-	repo := job.PR.Repo
-	if job.PR.Owner != "" {
-		repo = job.PR.Owner + "/" + job.PR.Repo
-	}
-	return logger.With("delivery", job.DeliveryID, "event", job.Event, "repo", repo, "pr", job.PR.Number)
+	return logger.With("delivery", job.DeliveryID, "event", job.Event, "repo", job.PR.Repo, "pr", job.PR.Number)
 }
 
 // Run reviews job.PR through job.Host; it is the worker pool's handler.

@@ -51,7 +51,7 @@ func (h *memHost) Manifests(ctx context.Context, pr PullRequest, ref string, wan
 
 func (h *memHost) StartReview(ctx context.Context, pr PullRequest) (ReviewHandle, error) {
 	h.started++
-	return ReviewHandle{CheckRunID: 7}, nil
+	return ReviewHandle{ID: 7}, nil
 }
 
 func (h *memHost) Publish(ctx context.Context, pr PullRequest, rh ReviewHandle, r Review) error {
@@ -93,7 +93,7 @@ func TestReviewPlacesFindingsAndReadsConfigAtBase(t *testing.T) {
 	}
 	rv := NewReviewer(NewLRUCache(1<<20), nil)
 	rv.Suggest = portSuggest
-	pr := PullRequest{Owner: "o", Repo: "r", Number: 1, BaseSHA: "base", HeadSHA: "head"}
+	pr := PullRequest{Repo: "o/r", Number: 1, BaseSHA: "base", HeadSHA: "head"}
 	if err := rv.Review(context.Background(), h, pr); err != nil {
 		t.Fatal(err)
 	}

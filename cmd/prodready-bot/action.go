@@ -213,7 +213,7 @@ func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.Pull
 			return a.fail(err)
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "prodready: reviewed %s/%s#%d: %d inline comments (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Owner, pr.Repo, pr.Number, len(r.Comments), a.opts.checkName, r.Conclusion, r.Title)
+		fmt.Fprintf(a.stdout, "prodready: reviewed %s#%d: %d inline comments (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Repo, pr.Number, len(r.Comments), a.opts.checkName, r.Conclusion, r.Title)
 	}
 	code := cli.ExitOK
 	if r.Conclusion == "failure" {

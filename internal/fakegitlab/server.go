@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/prodready/prodready/bot"
 )
 
 // Server is a fake GitLab instance. Its URL is the instance's base URL (the
@@ -709,36 +711,28 @@ type diffLine struct {
 	added           bool
 }
 
-// diffLines numbers the new-side lines of a diff as Gitlab::Diff::Parser.
+// diffLines numbers the new-side lines of a diff as Gitlab::Diff::Parser:
+// an added line carries the old-side counter, the next old line. The diff
+// is read with bot.ParsePatch, the one diff model; an unreadable diff has
+// no lines.
 func diffLines(patch string) []diffLine {
+	d, err := bot.ParsePatch(patch)
+	if err != nil {
+		return nil
+	}
 	var out []diffLine
-	oldPos, newPos := 0, 0
-	for _, l := range strings.Split(patch, "\n") {
-		if strings.HasPrefix(l, "@@") {
-			f := strings.Fields(l)
-			if len(f) < 3 {
-				continue
+	for _, h := range d.Hunks {
+		oldPos := h.OldStart
+		for _, l := range h.Lines {
+			switch l.Type {
+			case bot.Added:
+				out = append(out, diffLine{oldPos, l.New, true})
+			case bot.Context:
+				out = append(out, diffLine{l.Old, l.New, false})
+				oldPos = l.Old + 1
+			case bot.Deleted:
+				oldPos = l.Old + 1
 			}
-			o, _, _ := strings.Cut(strings.TrimPrefix(f[1], "-"), ",")
-			n, _, _ := strings.Cut(strings.TrimPrefix(f[2], "+"), ",")
-			oldPos, _ = strconv.Atoi(o)
-			newPos, _ = strconv.Atoi(n)
-			continue
-		}
-		if l == "" {
-			continue
-		}
-		switch l[0] {
-		case '+':
-			out = append(out, diffLine{oldPos, newPos, true})
-			newPos++
-		case '-':
-			oldPos++
-		case '\\':
-		default:
-			out = append(out, diffLine{oldPos, newPos, false})
-			oldPos++
-			newPos++
 		}
 	}
 	return out

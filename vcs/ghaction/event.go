@@ -128,8 +128,7 @@ func ParseEvent(data []byte) (bot.PullRequest, error) {
 	}
 	pr := bot.PullRequest{
 		Host:    "github",
-		Owner:   owner,
-		Repo:    name,
+		Repo:    owner + "/" + name,
 		Number:  p.Number,
 		BaseSHA: p.Base.SHA,
 		HeadSHA: p.Head.SHA,
@@ -140,7 +139,7 @@ func ParseEvent(data []byte) (bot.PullRequest, error) {
 		// A deleted fork has head.repo null: its token is read-only too.
 		Fork: p.Head.Repo == nil || (p.Head.Repo.FullName != "" && base.FullName != "" && !strings.EqualFold(p.Head.Repo.FullName, base.FullName)),
 	}
-	if pr.Owner == "" || pr.Repo == "" || pr.Number <= 0 || pr.BaseSHA == "" || pr.HeadSHA == "" {
+	if owner == "" || name == "" || pr.Number <= 0 || pr.BaseSHA == "" || pr.HeadSHA == "" {
 		return bot.PullRequest{}, errors.New("the event's pull request lacks its repository, number, base.sha or head.sha")
 	}
 	return pr, nil

@@ -21,7 +21,7 @@ func TestParseEvent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if pr.Owner != "o" || pr.Repo != "r" || pr.Number != 3 || pr.BaseSHA != "b1" || pr.HeadSHA != "h1" || !pr.Draft || pr.Fork != tc.fork {
+			if pr.Repo != "o/r" || pr.Number != 3 || pr.BaseSHA != "b1" || pr.HeadSHA != "h1" || !pr.Draft || pr.Fork != tc.fork {
 				t.Errorf("pr = %+v, want o/r#3 b1..h1 draft, fork %v", pr, tc.fork)
 			}
 		})

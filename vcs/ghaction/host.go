@@ -332,7 +332,7 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHan
 		return err
 	}
 	h.fallBack(err)
-	if rh.CheckRunID == 0 {
+	if rh.ID == 0 {
 		return nil
 	}
 	bare := r
@@ -347,7 +347,7 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHan
 // Fail ends the check run with message.
 func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, message string) error {
 	h.Failure = message
-	if h.API == nil || rh.CheckRunID == 0 {
+	if h.API == nil || rh.ID == 0 {
 		return nil
 	}
 	return h.API.Fail(ctx, pr, rh, message)

@@ -36,7 +36,7 @@ const (
 // blob SHA. A file missing from it (export-ignore) or whose content differs
 // (export-subst, eol conversion) is left out: the caller reads its blob.
 func (h *Host) archiveFiles(ctx context.Context, pr bot.PullRequest, ref string, want map[string]string) (map[string][]byte, error) {
-	link, _, err := h.client.Repositories.GetArchiveLink(ctx, pr.Owner, pr.Repo, gh.Tarball, &gh.RepositoryContentGetOptions{Ref: ref}, 1)
+	link, _, err := h.client.Repositories.GetArchiveLink(ctx, repoOwner(pr), repoName(pr), gh.Tarball, &gh.RepositoryContentGetOptions{Ref: ref}, 1)
 	if err != nil {
 		return nil, fmt.Errorf("getting the tarball link of %s: %w", short(ref), err)
 	}

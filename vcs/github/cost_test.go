@@ -159,7 +159,7 @@ func TestReviewCost(t *testing.T) {
 			plain := bot.NewReviewer(nil, nil)
 			for push, head := range []string{strings.Repeat("1", 40), strings.Repeat("2", 40)} {
 				fake.SetPR(owner, name, 1, strings.Repeat("b", 40), head)
-				pr := bot.PullRequest{Host: "github", Owner: owner, Repo: name, Number: 1, InstallationID: 7, BaseSHA: strings.Repeat("b", 40), HeadSHA: head}
+				pr := bot.PullRequest{Host: "github", Repo: owner + "/" + name, Number: 1, BaseSHA: strings.Repeat("b", 40), HeadSHA: head}
 				fake.ResetCalls()
 				rh := &recordingHost{Host: h}
 				if err := rv.Review(context.Background(), rh, pr); err != nil {
@@ -273,7 +273,7 @@ func TestManifestsFromHostileTarball(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := bot.PullRequest{Owner: owner, Repo: name, Number: 1, InstallationID: 7, HeadSHA: sha}
+	pr := bot.PullRequest{Repo: owner + "/" + name, Number: 1, HeadSHA: sha}
 	got, err := h.Manifests(context.Background(), pr, sha, func(p string) bool { return strings.HasSuffix(p, ".yaml") }, nil)
 	if err != nil {
 		t.Fatal(err)

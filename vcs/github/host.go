@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +83,18 @@ func GraphQLURL(restBase string) string {
 	return strings.TrimSuffix(restBase, "/") + "/graphql"
 }
 
+// repoOwner and repoName split pr.Repo ("owner/name"), as the REST and
+// GraphQL APIs take it.
+func repoOwner(pr bot.PullRequest) string {
+	owner, _, _ := strings.Cut(pr.Repo, "/")
+	return owner
+}
+
+func repoName(pr bot.PullRequest) string {
+	_, name, _ := strings.Cut(pr.Repo, "/")
+	return name
+}
+
 func (h *Host) checkName() string {
 	if h.CheckName != "" {
 		return h.CheckName
@@ -94,9 +107,9 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 	var out []bot.ChangedFile
 	opt := &gh.ListOptions{PerPage: 100}
 	for {
-		files, resp, err := h.client.PullRequests.ListFiles(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+		files, resp, err := h.client.PullRequests.ListFiles(ctx, repoOwner(pr), repoName(pr), pr.Number, opt)
 		if err != nil {
-			return nil, fmt.Errorf("listing files of %s/%s#%d: %w", pr.Owner, pr.Repo, pr.Number, err)
+			return nil, fmt.Errorf("listing files of %s#%d: %w", pr.Repo, pr.Number, err)
 		}
 		for _, f := range files {
 			out = append(out, bot.ChangedFile{
@@ -113,7 +126,7 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 
 // ReadFile returns one file at ref, or (nil, nil) when it does not exist.
 func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, path string) ([]byte, error) {
-	fc, _, resp, err := h.client.Repositories.GetContents(ctx, pr.Owner, pr.Repo, path, &gh.RepositoryContentGetOptions{Ref: ref})
+	fc, _, resp, err := h.client.Repositories.GetContents(ctx, repoOwner(pr), repoName(pr), path, &gh.RepositoryContentGetOptions{Ref: ref})
 	if resp != nil && resp.StatusCode == http.StatusNotFound {
 		return nil, nil
 	}
@@ -135,7 +148,7 @@ func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, path strin
 }
 
 func (h *Host) blob(ctx context.Context, pr bot.PullRequest, sha string) ([]byte, error) {
-	b, _, err := h.client.Git.GetBlob(ctx, pr.Owner, pr.Repo, sha)
+	b, _, err := h.client.Git.GetBlob(ctx, repoOwner(pr), repoName(pr), sha)
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s: %w", sha, err)
 	}
@@ -156,7 +169,7 @@ func (h *Host) blob(ctx context.Context, pr bot.PullRequest, sha string) ([]byte
 // nor with the pull request. Symbolic links are not manifests and are left
 // out.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(string) bool, cache bot.BlobCache) ([]bot.File, error) {
-	tree, _, err := h.client.Git.GetTree(ctx, pr.Owner, pr.Repo, ref, true)
+	tree, _, err := h.client.Git.GetTree(ctx, repoOwner(pr), repoName(pr), ref, true)
 	if err != nil {
 		return nil, fmt.Errorf("listing the tree at %s: %w", ref, err)
 	}
@@ -252,7 +265,7 @@ func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.F
 
 // StartReview creates the check run, in progress.
 func (h *Host) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewHandle, error) {
-	run, _, err := h.client.Checks.CreateCheckRun(ctx, pr.Owner, pr.Repo, gh.CreateCheckRunOptions{
+	run, _, err := h.client.Checks.CreateCheckRun(ctx, repoOwner(pr), repoName(pr), gh.CreateCheckRunOptions{
 		Name:      h.checkName(),
 		HeadSHA:   pr.HeadSHA,
 		Status:    gh.Ptr("in_progress"),
@@ -265,15 +278,15 @@ func (h *Host) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewH
 	if err != nil {
 		return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w", err)
 	}
-	return bot.ReviewHandle{CheckRunID: run.GetID()}, nil
+	return bot.ReviewHandle{ID: run.GetID()}, nil
 }
 
 // Fail completes the check run with conclusion failure and message.
 func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, message string) error {
-	if rh.CheckRunID == 0 {
+	if rh.ID == 0 {
 		return nil
 	}
-	_, _, err := h.client.Checks.UpdateCheckRun(ctx, pr.Owner, pr.Repo, rh.CheckRunID, gh.UpdateCheckRunOptions{
+	_, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), rh.ID, gh.UpdateCheckRunOptions{
 		Name:        h.checkName(),
 		Status:      gh.Ptr("completed"),
 		Conclusion:  gh.Ptr("failure"),
@@ -284,75 +297,42 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("completing check run %d: %w", rh.CheckRunID, err)
+		return fmt.Errorf("completing check run %d: %w", rh.ID, err)
 	}
 	return nil
 }
 
-// postedComment is one of the bot's earlier inline comments.
-type postedComment struct {
-	id           int64
-	fingerprints []string
-}
-
 // Publish posts one review with the comments not posted before, resolves
-// the threads of findings that are gone, and completes the check run with
-// annotations in batches of 50.
+// the threads of findings that are gone (bot.PlanComments decides which),
+// and completes the check run with annotations in batches of 50.
 func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
 	log := bot.LoggerFrom(ctx)
 	posted, replied, err := h.postedComments(ctx, pr)
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for _, c := range posted {
-		for _, fp := range c.fingerprints {
-			seen[fp] = true
-		}
-	}
-	var fresh []bot.Comment
-	for _, c := range r.Comments {
-		fps := c.Fingerprints
-		if len(fps) == 0 {
-			fps = []string{c.Fingerprint}
-		}
-		for _, fp := range fps {
-			if !seen[fp] {
-				fresh = append(fresh, c)
-				break
-			}
-		}
-	}
-	if len(fresh) > 0 {
-		if err := h.postReview(ctx, pr, r, fresh); err != nil {
+	plan := bot.PlanComments(r, posted)
+	if len(plan.Post) > 0 {
+		if err := h.postReview(ctx, pr, r, plan.Post); err != nil {
 			return err
 		}
 	}
-	var gone []postedComment
-	for _, c := range posted {
-		fixed := true
-		for _, fp := range c.fingerprints {
-			if r.Fingerprints[fp] {
-				fixed = false
-			}
-		}
-		if fixed {
-			gone = append(gone, c)
-		}
+	if len(plan.Resolve) > 0 {
+		h.resolveGone(ctx, pr, plan.Resolve, replied)
 	}
-	if len(gone) > 0 {
-		h.resolveGone(ctx, pr, gone, replied)
-	}
-	log.Info("review published", "comments", len(fresh), "already_posted", len(r.Comments)-len(fresh), "fixed", len(gone), "conclusion", r.Conclusion)
+	log.Info("review published", "comments", len(plan.Post), "already_posted", len(plan.Keep), "fixed", len(plan.Resolve), "conclusion", r.Conclusion)
 	return h.completeCheckRun(ctx, pr, rh, r)
 }
 
-func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]postedComment, map[int64]bool, error) {
-	var out []postedComment
+// postedComments lists the bot's earlier inline comments that carry
+// fingerprint markers (IDs are review comment ids in decimal), and the ids
+// of those it already replied "fixed" to.
+func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]bot.Posted, map[int64]bool, error) {
+	var out []bot.Posted
 	replied := map[int64]bool{}
 	opt := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	for {
-		cs, resp, err := h.client.PullRequests.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+		cs, resp, err := h.client.PullRequests.ListComments(ctx, repoOwner(pr), repoName(pr), pr.Number, opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("listing review comments: %w", err)
 		}
@@ -367,7 +347,7 @@ func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]posted
 				continue
 			}
 			if fps := bot.Fingerprints(c.GetBody()); len(fps) > 0 {
-				out = append(out, postedComment{id: c.GetID(), fingerprints: fps})
+				out = append(out, bot.Posted{ID: strconv.FormatInt(c.GetID(), 10), Fingerprints: fps})
 			}
 		}
 		if resp.NextPage == 0 {
@@ -401,7 +381,7 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 		}
 		req.Comments = append(req.Comments, dc)
 	}
-	_, resp, err := h.client.PullRequests.CreateReview(ctx, pr.Owner, pr.Repo, pr.Number, req)
+	_, resp, err := h.client.PullRequests.CreateReview(ctx, repoOwner(pr), repoName(pr), pr.Number, req)
 	if err == nil {
 		return nil
 	}
@@ -418,7 +398,7 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 	}
 	req.Comments = nil
 	req.Body = gh.Ptr(bot.Truncate(b.String(), bot.MaxBodyChars))
-	if _, _, err := h.client.PullRequests.CreateReview(ctx, pr.Owner, pr.Repo, pr.Number, req); err != nil {
+	if _, _, err := h.client.PullRequests.CreateReview(ctx, repoOwner(pr), repoName(pr), pr.Number, req); err != nil {
 		return fmt.Errorf("posting review without inline comments: %w", err)
 	}
 	return nil
@@ -427,14 +407,18 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 // resolveGone resolves the review threads of fixed findings; where that
 // fails it replies to the comment once, noting the fix. Failures here are
 // logged, not fatal: the review itself is already posted.
-func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []postedComment, replied map[int64]bool) {
+func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []bot.Posted, replied map[int64]bool) {
 	log := bot.LoggerFrom(ctx)
 	threads, err := h.reviewThreads(ctx, pr)
 	if err != nil {
 		log.Warn("cannot list review threads; replying instead", "err", err.Error())
 	}
-	for _, c := range gone {
-		t, ok := threads[c.id]
+	for _, p := range gone {
+		id, err := strconv.ParseInt(p.ID, 10, 64)
+		if err != nil {
+			continue // not an id postedComments wrote
+		}
+		t, ok := threads[id]
 		if ok && t.resolved {
 			continue
 		}
@@ -442,14 +426,14 @@ func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []poste
 			if err = h.resolveThread(ctx, t.id); err == nil {
 				continue
 			}
-			log.Warn("cannot resolve review thread; replying instead", "comment", c.id, "err", err.Error())
+			log.Warn("cannot resolve review thread; replying instead", "comment", id, "err", err.Error())
 		}
-		if replied[c.id] {
+		if replied[id] {
 			continue
 		}
 		body := fmt.Sprintf("Fixed in %s: prodready no longer finds this. %s", short(pr.HeadSHA), fixedMarker)
-		if _, _, err := h.client.PullRequests.CreateCommentInReplyTo(ctx, pr.Owner, pr.Repo, pr.Number, body, c.id); err != nil {
-			log.Warn("cannot reply to fixed comment", "comment", c.id, "err", err.Error())
+		if _, _, err := h.client.PullRequests.CreateCommentInReplyTo(ctx, repoOwner(pr), repoName(pr), pr.Number, body, id); err != nil {
+			log.Warn("cannot reply to fixed comment", "comment", id, "err", err.Error())
 		}
 	}
 }
@@ -506,7 +490,7 @@ func (h *Host) reviewThreads(ctx context.Context, pr bot.PullRequest) (map[int64
 				}
 			}
 		}
-		vars := map[string]any{"owner": pr.Owner, "name": pr.Repo, "number": pr.Number, "cursor": cursor}
+		vars := map[string]any{"owner": repoOwner(pr), "name": repoName(pr), "number": pr.Number, "cursor": cursor}
 		if err := h.graphql(ctx, threadsQuery, vars, &data); err != nil {
 			return nil, fmt.Errorf("listing review threads: %w", err)
 		}
@@ -598,8 +582,8 @@ func (h *Host) completeCheckRun(ctx context.Context, pr bot.PullRequest, rh bot.
 			opt.Conclusion = gh.Ptr(r.Conclusion)
 			opt.CompletedAt = &gh.Timestamp{Time: time.Now()}
 		}
-		if _, _, err := h.client.Checks.UpdateCheckRun(ctx, pr.Owner, pr.Repo, rh.CheckRunID, opt); err != nil {
-			return fmt.Errorf("updating check run %d: %w", rh.CheckRunID, err)
+		if _, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), rh.ID, opt); err != nil {
+			return fmt.Errorf("updating check run %d: %w", rh.ID, err)
 		}
 	}
 	return nil

@@ -209,7 +209,7 @@ func TestAPIPathsCannotEscapeTheRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := bot.PullRequest{Owner: "acme", Repo: "deploys", Number: 7, BaseSHA: synthBase, HeadSHA: synthHead}
+	pr := bot.PullRequest{Repo: "acme/deploys", Number: 7, BaseSHA: synthBase, HeadSHA: synthHead}
 	for _, path := range []string{
 		"../../../user", "..", "deploy/../../other/repo/contents/x", "/etc/passwd", "//evil.example/x",
 		"deploy/%2e%2e/%2e%2e/x", "a\x00b", "deploy/app.yaml?ref=main#", "..%2f..%2fuser",

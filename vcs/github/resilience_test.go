@@ -196,7 +196,7 @@ func TestReviewRefusedByGitHubGoesToBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := bot.PullRequest{Owner: "acme", Repo: "deploys", Number: 7, BaseSHA: synthBase, HeadSHA: synthHead}
+	pr := bot.PullRequest{Repo: "acme/deploys", Number: 7, BaseSHA: synthBase, HeadSHA: synthHead}
 	rh, err := h.StartReview(context.Background(), pr)
 	if err != nil {
 		t.Fatal(err)

@@ -1,29 +1,34 @@
 package github
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/retry"
 )
 
 // DefaultRetryBudget is how long one API call may spend waiting for
 // retries and rate limits before its last answer is returned.
-const DefaultRetryBudget = 2 * time.Minute
+const DefaultRetryBudget = retry.DefaultBudget
 
-// RetryTransport retries GitHub API calls with exponential backoff on 5xx
-// answers, network errors and secondary rate limits (403/429 with
-// Retry-After or an "exceeded a secondary rate limit" body), waits for the
-// primary limit's reset when x-ratelimit-remaining reaches 0, and gives up
-// when the next wait would exceed Budget. It counts every call in Metrics.
+// secondaryLimitWait is the least wait after a secondary rate limit that
+// names no time: GitHub asks for at least a minute.
+const secondaryLimitWait = time.Minute
+
+// RetryTransport is GitHub's configuration of the shared retry transport
+// (internal/retry): it retries API calls with exponential backoff from one
+// second on 5xx answers, network errors and secondary rate limits (403/429
+// with Retry-After or an "exceeded a secondary rate limit" body, a minute
+// at least), waits for the primary limit's reset when
+// x-ratelimit-remaining reaches 0, and gives up when the next wait would
+// exceed Budget. Every request may be repeated (GitHub's POSTs the bot
+// sends create a review or check run, which a later push supersedes). It
+// counts every call in Metrics.
 type RetryTransport struct {
 	// Base sends the requests (http.DefaultTransport when nil).
 	Base http.RoundTripper
@@ -39,171 +44,43 @@ type RetryTransport struct {
 	// more fails its call instead of filling memory.
 	MaxAnswerBytes int64
 	// Now returns the current time (time.Now when nil).
-	Now     func() time.Time
+	Now func() time.Time
+	// Metrics counts every call (nil: not counted).
 	Metrics *bot.Metrics
 
-	mu           sync.Mutex
-	blockedUntil time.Time // primary limit exhausted until then
-}
-
-func (t *RetryTransport) base() http.RoundTripper {
-	if t.Base != nil {
-		return t.Base
-	}
-	return http.DefaultTransport
-}
-
-func (t *RetryTransport) now() time.Time {
-	if t.Now != nil {
-		return t.Now()
-	}
-	return time.Now()
-}
-
-func (t *RetryTransport) sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	if t.Sleep != nil {
-		return t.Sleep(ctx, d)
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
+	once  sync.Once
+	inner *retry.Transport
 }
 
 // RoundTrip sends req, retrying as described on RetryTransport.
 func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	budget := t.Budget
-	if budget <= 0 {
-		budget = DefaultRetryBudget
-	}
-	attempts := t.MaxAttempts
-	if attempts <= 0 {
-		attempts = 6
-	}
-	var waited time.Duration
-	endpoint := Endpoint(req.Method, req.URL.Path)
-	backoff := time.Second
-	for attempt := 1; ; attempt++ {
-		t.mu.Lock()
-		block := t.blockedUntil.Sub(t.now())
-		t.mu.Unlock()
-		if block > 0 {
-			if waited+block > budget {
-				return nil, fmt.Errorf("%s: GitHub rate limit exhausted for another %s", endpoint, block.Round(time.Second))
-			}
-			if err := t.sleep(ctx, block); err != nil {
-				return nil, err
-			}
-			waited += block
+	t.once.Do(func() {
+		attempts := t.MaxAttempts
+		if attempts <= 0 {
+			attempts = 6
 		}
-		r := req
-		if attempt > 1 {
-			r = req.Clone(ctx)
-			if req.Body != nil && req.GetBody != nil {
-				b, err := req.GetBody()
-				if err != nil {
-					return nil, fmt.Errorf("%s: rewinding body for retry: %w", endpoint, err)
-				}
-				r.Body = b
-			}
+		t.inner = &retry.Transport{
+			Base: sendVia{t}, Host: "github", Metrics: t.Metrics,
+			Endpoint:    func(r *http.Request) string { return Endpoint(r.Method, r.URL.Path) },
+			Budget:      t.Budget,
+			MaxAttempts: attempts,
+			FirstWait:   time.Second,
+			LimitWait:   secondaryLimitWait,
+			Now:         t.Now, Sleep: t.Sleep, MaxAnswerBytes: t.MaxAnswerBytes,
 		}
-		resp, err := t.base().RoundTrip(r)
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		t.Metrics.APICall("github", endpoint, status)
-		if err == nil {
-			t.noteLimits(resp)
-		}
-		wait, retry := t.retryAfter(resp, err, backoff)
-		if !retry || attempt >= attempts || waited+wait > budget || (req.Body != nil && req.GetBody == nil) {
-			if resp != nil {
-				limit := t.MaxAnswerBytes
-				if limit <= 0 {
-					limit = bot.MaxAnswerBytes
-				}
-				resp.Body = bot.LimitBody(resp.Body, limit)
-			}
-			return resp, err
-		}
-		if resp != nil {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-			resp.Body.Close()
-		}
-		if err := t.sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-		waited += wait
-		backoff *= 2
-	}
+	})
+	return t.inner.RoundTrip(req)
 }
 
-var secondaryRE = regexp.MustCompile(`(?i)secondary rate limit|abuse detection`)
+// sendVia sends through the RetryTransport's Base as it is at the time of
+// the call.
+type sendVia struct{ t *RetryTransport }
 
-// retryAfter says whether to retry an answer and after how long.
-func (t *RetryTransport) retryAfter(resp *http.Response, err error, backoff time.Duration) (time.Duration, bool) {
-	if err != nil {
-		return backoff, true
+func (s sendVia) RoundTrip(req *http.Request) (*http.Response, error) {
+	if s.t.Base != nil {
+		return s.t.Base.RoundTrip(req)
 	}
-	switch {
-	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		if d, ok := t.headerWait(resp); ok {
-			return max(d, backoff), true
-		}
-		return backoff, true
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusForbidden:
-		if d, ok := t.headerWait(resp); ok {
-			return d, true
-		}
-		// A secondary limit without headers: GitHub asks for at least a minute.
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-		if resp.StatusCode == http.StatusTooManyRequests || secondaryRE.Match(body) {
-			return max(backoff, time.Minute), true
-		}
-	}
-	return 0, false
-}
-
-// headerWait reads Retry-After, or the reset time when the primary limit is
-// exhausted.
-func (t *RetryTransport) headerWait(resp *http.Response) (time.Duration, bool) {
-	if s := resp.Header.Get("Retry-After"); s != "" {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
-			return time.Duration(n) * time.Second, true
-		}
-	}
-	if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
-		if reset, err := strconv.ParseInt(resp.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
-			return max(time.Unix(reset, 0).Sub(t.now()), 0) + time.Second, true
-		}
-	}
-	return 0, false
-}
-
-// noteLimits remembers an exhausted primary limit so later calls wait for
-// its reset instead of being refused.
-func (t *RetryTransport) noteLimits(resp *http.Response) {
-	if resp.Header.Get("X-Ratelimit-Remaining") != "0" {
-		return
-	}
-	reset, err := strconv.ParseInt(resp.Header.Get("X-Ratelimit-Reset"), 10, 64)
-	if err != nil {
-		return
-	}
-	t.mu.Lock()
-	t.blockedUntil = time.Unix(reset, 0).Add(time.Second)
-	t.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(req)
 }
 
 var hexSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)

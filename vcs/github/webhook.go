@@ -50,6 +50,7 @@ func Sign(secret, body []byte) string {
 // timestamp in an older format, from failing a delivery.
 type (
 	hookRepo struct {
+		ID       int64  `json:"id"`
 		Name     string `json:"name"`
 		FullName string `json:"full_name"`
 		Owner    struct {
@@ -90,25 +91,36 @@ type (
 	}
 )
 
-// Decode turns a delivery into the pull request to review. ok is false for
+// Event is a delivery that starts a review.
+type Event struct {
+	// PR is the pull request to review.
+	PR bot.PullRequest
+	// Installation is the id of the GitHub App installation that received
+	// the delivery: the Host reviewing PR acts as it.
+	Installation int64
+	// Name is the event and action, e.g. "pull_request.synchronize".
+	Name string
+}
+
+// Decode turns a delivery into the review it starts. ok is false for
 // events and actions we do not handle (answer 2xx and do nothing); err is
 // set for a body that does not parse.
 //
 // Handled: pull_request opened, reopened, synchronize, ready_for_review,
 // and edited when the base branch changed; check_suite and check_run
 // rerequested (the first pull request they name).
-func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool, err error) {
+func Decode(event string, body []byte) (ev Event, ok bool, err error) {
 	switch event {
 	case "pull_request", "check_suite", "check_run":
 	default:
-		return pr, "", false, nil
+		return Event{}, false, nil
 	}
 	var e hookEvent
 	if err := json.Unmarshal(body, &e); err != nil {
-		return pr, "", false, fmt.Errorf("decoding %s event: %w", event, err)
+		return Event{}, false, fmt.Errorf("decoding %s event: %w", event, err)
 	}
 	if e.Repository == nil || e.Installation == nil {
-		return pr, "", false, nil
+		return Event{}, false, nil
 	}
 	var p hookPR
 	switch event {
@@ -117,18 +129,18 @@ func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool
 		case "opened", "reopened", "synchronize", "ready_for_review":
 		case "edited":
 			if len(e.Changes.Base) == 0 || string(e.Changes.Base) == "null" {
-				return pr, "", false, nil
+				return Event{}, false, nil
 			}
 		default:
-			return pr, "", false, nil
+			return Event{}, false, nil
 		}
 		if e.PullRequest == nil {
-			return pr, "", false, errors.New("pull_request event without pull_request")
+			return Event{}, false, errors.New("pull_request event without pull_request")
 		}
 		p = *e.PullRequest
 	case "check_suite":
 		if e.Action != "rerequested" || e.CheckSuite == nil || len(e.CheckSuite.PullRequests) == 0 {
-			return pr, "", false, nil
+			return Event{}, false, nil
 		}
 		p = e.CheckSuite.PullRequests[0]
 		if p.Head.SHA == "" {
@@ -136,7 +148,7 @@ func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool
 		}
 	case "check_run":
 		if e.Action != "rerequested" || e.CheckRun == nil || len(e.CheckRun.PullRequests) == 0 {
-			return pr, "", false, nil
+			return Event{}, false, nil
 		}
 		p = e.CheckRun.PullRequests[0]
 		if p.Head.SHA == "" {
@@ -146,26 +158,26 @@ func Decode(event string, body []byte) (pr bot.PullRequest, name string, ok bool
 	if p.Base.Repo != nil && p.Base.Repo.FullName != "" && p.Base.Repo.FullName != e.Repository.FullName {
 		// A check suite can name a pull request into another repository
 		// (from a fork): that review belongs to the other repository's events.
-		return pr, "", false, nil
+		return Event{}, false, nil
 	}
-	pr = bot.PullRequest{
-		Host:           "github",
-		Owner:          e.Repository.Owner.Login,
-		Repo:           e.Repository.Name,
-		InstallationID: e.Installation.ID,
-		Number:         p.Number,
-		BaseSHA:        p.Base.SHA,
-		HeadSHA:        p.Head.SHA,
-		BaseRef:        p.Base.Ref,
-		HeadRef:        p.Head.Ref,
-		Draft:          p.Draft,
-		Fork:           p.Head.Repo != nil && p.Head.Repo.FullName != "" && p.Head.Repo.FullName != e.Repository.FullName,
-		URL:            p.HTMLURL,
+	owner, name := e.Repository.Owner.Login, e.Repository.Name
+	pr := bot.PullRequest{
+		Host:    "github",
+		Repo:    owner + "/" + name,
+		RepoID:  e.Repository.ID,
+		Number:  p.Number,
+		BaseSHA: p.Base.SHA,
+		HeadSHA: p.Head.SHA,
+		BaseRef: p.Base.Ref,
+		HeadRef: p.Head.Ref,
+		Draft:   p.Draft,
+		Fork:    p.Head.Repo != nil && p.Head.Repo.FullName != "" && p.Head.Repo.FullName != e.Repository.FullName,
+		URL:     p.HTMLURL,
 	}
-	if pr.Owner == "" || pr.Repo == "" || pr.Number <= 0 || pr.HeadSHA == "" || pr.InstallationID == 0 {
-		return bot.PullRequest{}, "", false, nil
+	if owner == "" || name == "" || pr.Number <= 0 || pr.HeadSHA == "" || e.Installation.ID == 0 {
+		return Event{}, false, nil
 	}
-	return pr, event + "." + e.Action, true, nil
+	return Event{PR: pr, Installation: e.Installation.ID, Name: event + "." + e.Action}, true, nil
 }
 
 // eventLabel is the metrics label of an X-GitHub-Event header: the event
@@ -233,7 +245,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusUnauthorized, "bad_signature", "bad signature")
 		return
 	}
-	pr, name, ok, err := Decode(event, body)
+	ev, ok, err := Decode(event, body)
 	if err != nil {
 		answer(http.StatusBadRequest, "bad_request", "cannot decode event")
 		return
@@ -242,13 +254,13 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusOK, "ignored", "ignored")
 		return
 	}
-	host, err := wh.HostFor(pr.InstallationID)
+	host, err := wh.HostFor(ev.Installation)
 	if err != nil {
-		log.Error("no client for installation", "installation", pr.InstallationID, "err", err.Error())
+		log.Error("no client for installation", "installation", ev.Installation, "err", err.Error())
 		answer(http.StatusInternalServerError, "error", "cannot act as the installation")
 		return
 	}
-	job := bot.Job{DeliveryID: delivery, Event: name, PR: pr, Host: host}
+	job := bot.Job{DeliveryID: delivery, Event: ev.Name, PR: ev.PR, Host: host}
 	switch err := wh.Queue.Enqueue(job); {
 	case err == nil:
 		wh.Metrics.Delivery("github", label, "queued")

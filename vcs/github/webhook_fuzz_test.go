@@ -103,10 +103,12 @@ func FuzzWebhook(f *testing.F) {
 				t.Fatal("the signature of one body verifies another")
 			}
 		}
-		pr, name, ok, err := ghv.Decode(event, body)
+		ev, ok, err := ghv.Decode(event, body)
 		if ok {
-			if err != nil || name == "" || pr.Owner == "" || pr.Repo == "" || pr.Number <= 0 || pr.HeadSHA == "" || pr.InstallationID == 0 || pr.Host != "github" {
-				t.Fatalf("incomplete job %+v name %q err %v", pr, name, err)
+			pr := ev.PR
+			owner, name, _ := strings.Cut(pr.Repo, "/")
+			if err != nil || ev.Name == "" || owner == "" || name == "" || pr.Number <= 0 || pr.HeadSHA == "" || ev.Installation == 0 || pr.Host != "github" {
+				t.Fatalf("incomplete job %+v name %q err %v", ev, ev.Name, err)
 			}
 		}
 
@@ -140,8 +142,8 @@ func FuzzWebhook(f *testing.F) {
 		}
 		if want := 0; ok && valid {
 			want = 1
-			if len(q.jobs) != want || q.jobs[0].PR != pr || q.jobs[0].DeliveryID != "fuzz-1" {
-				t.Fatalf("queued %+v, want one job for %+v", q.jobs, pr)
+			if len(q.jobs) != want || q.jobs[0].PR != ev.PR || q.jobs[0].DeliveryID != "fuzz-1" {
+				t.Fatalf("queued %+v, want one job for %+v", q.jobs, ev.PR)
 			}
 		} else if len(q.jobs) != 0 {
 			t.Fatalf("queued %d jobs for a delivery that starts no review", len(q.jobs))

@@ -50,23 +50,24 @@ func TestDecode(t *testing.T) {
 		{"check_suite", `{"action":"completed","check_suite":{}}`, false, ""},
 		{"check_run", `{"action":"rerequested","check_run":{"head_sha":"h","pull_requests":[]},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`, false, ""},
 	} {
-		_, name, ok, err := ghv.Decode(tc.event, []byte(tc.body))
+		ev, ok, err := ghv.Decode(tc.event, []byte(tc.body))
+		name := ev.Name
 		if err != nil || ok != tc.wantOK || name != tc.wantName {
 			t.Errorf("%s %s: ok %v name %q err %v", tc.event, tc.body, ok, name, err)
 		}
 	}
-	if _, _, _, err := ghv.Decode("pull_request", []byte("{")); err == nil {
+	if _, _, err := ghv.Decode("pull_request", []byte("{")); err == nil {
 		t.Error("bad JSON: want an error")
 	}
 }
 
 func TestDecodeSharedCheckSuitePayload(t *testing.T) {
 	data := readPayload(t, "check_suite_rerequested.payload.json")
-	pr, name, ok, err := ghv.Decode("check_suite", data)
-	if err != nil || !ok || name != "check_suite.rerequested" {
-		t.Fatalf("ok %v name %q err %v", ok, name, err)
+	ev, ok, err := ghv.Decode("check_suite", data)
+	if err != nil || !ok || ev.Name != "check_suite.rerequested" {
+		t.Fatalf("ok %v name %q err %v", ok, ev.Name, err)
 	}
-	if pr.Owner != "Codertocat" || pr.Repo != "Hello-World" || pr.Number != 2 || pr.HeadSHA != head1 || pr.BaseSHA != base || pr.InstallationID != 957387 {
+	if pr := ev.PR; pr.Repo != "Codertocat/Hello-World" || pr.Number != 2 || pr.HeadSHA != head1 || pr.BaseSHA != base || ev.Installation != 957387 {
 		t.Errorf("pr = %+v", pr)
 	}
 }

@@ -95,16 +95,15 @@ func NewHost(opt Options) (*Host, error) {
 		inner = http.DefaultTransport
 	}
 	clk := realClock()
-	rt := &retryTransport{base: inner, budget: opt.RetryBudget, first: opt.RetryWait, max: 30 * time.Second, clk: clk, metrics: opt.Metrics, maxAnswer: opt.MaxAnswerBytes}
-	if rt.budget <= 0 {
-		rt.budget = time.Minute
+	budget, first, maxWait := opt.RetryBudget, opt.RetryWait, 30*time.Second
+	if budget <= 0 {
+		budget = time.Minute
 	}
-	if rt.first <= 0 {
-		rt.first = 500 * time.Millisecond
+	if first <= 0 {
+		first = 500 * time.Millisecond
 	}
-	if rt.max < rt.first {
-		rt.max = rt.first
-	}
+	maxWait = max(maxWait, first)
+	rt := newRetryTransport(inner, budget, first, maxWait, clk, opt.Metrics, opt.MaxAnswerBytes)
 	client := *hc
 	client.Transport = rt
 	api, err := gl.NewClient(opt.Token,
@@ -118,7 +117,7 @@ func NewHost(opt Options) (*Host, error) {
 		return nil, fmt.Errorf("creating GitLab client for %s: %w", base, err)
 	}
 	h := &Host{
-		api: api, headWait: opt.HeadWait, clk: clk, waitStep: rt.first,
+		api: api, headWait: opt.HeadWait, clk: clk, waitStep: first,
 		refs: map[mrKey]gl.MergeRequestDiffRefs{}, diffs: map[mrKey]map[string]*fileDiff{},
 	}
 	if h.headWait <= 0 {
@@ -129,8 +128,8 @@ func NewHost(opt Options) (*Host, error) {
 
 // pid is the project as the API takes it: its id, else its full path.
 func pid(pr bot.PullRequest) any {
-	if pr.ProjectID != 0 {
-		return pr.ProjectID
+	if pr.RepoID != 0 {
+		return pr.RepoID
 	}
 	return pr.Repo
 }
@@ -139,36 +138,46 @@ func keyOf(pr bot.PullRequest) mrKey {
 	return mrKey{project: fmt.Sprint(pid(pr)), iid: pr.Number, head: pr.HeadSHA}
 }
 
-// Resolve fills in pr's BaseSHA and StartSHA from the merge request's
-// diff_refs, which a webhook delivery does not carry. GitLab computes them
-// shortly after a push, so Resolve waits (up to Options.HeadWait) until
-// diff_refs exist and name pr.HeadSHA as head. Every Host method resolves
-// the pull request it is given; callers need not.
+// Resolve fills in pr's BaseSHA (and HeadSHA when empty) from the merge
+// request's diff_refs, which a webhook delivery does not carry. GitLab
+// computes them shortly after a push, so Resolve waits (up to
+// Options.HeadWait) until diff_refs exist and name pr.HeadSHA as head.
+// Every Host method resolves the pull request it is given; callers need
+// not.
 func (h *Host) Resolve(ctx context.Context, pr bot.PullRequest) (bot.PullRequest, error) {
-	if pr.BaseSHA != "" && pr.StartSHA != "" && pr.HeadSHA != "" {
-		return pr, nil
+	r, err := h.diffRefs(ctx, pr)
+	if err != nil {
+		return pr, err
 	}
+	pr.BaseSHA, pr.HeadSHA = r.BaseSha, r.HeadSha
+	return pr, nil
+}
+
+// diffRefs returns the merge request's diff_refs at pr.HeadSHA (base, start
+// and head: the SHAs a discussion position names), fetched once per push.
+// start_sha is GitLab's own and stays here, not in bot.PullRequest.
+func (h *Host) diffRefs(ctx context.Context, pr bot.PullRequest) (gl.MergeRequestDiffRefs, error) {
 	k := keyOf(pr)
 	h.mu.Lock()
 	r, ok := h.refs[k]
 	h.mu.Unlock()
-	if !ok {
-		var err error
-		if r, err = h.fetchRefs(ctx, pr); err != nil {
-			return pr, err
-		}
-		if pr.HeadSHA == "" {
-			k.head = r.HeadSha
-		}
-		h.mu.Lock()
-		if len(h.refs) >= maxCached {
-			clear(h.refs)
-		}
-		h.refs[k] = r
-		h.mu.Unlock()
+	if ok {
+		return r, nil
 	}
-	pr.BaseSHA, pr.StartSHA, pr.HeadSHA = r.BaseSha, r.StartSha, r.HeadSha
-	return pr, nil
+	r, err := h.fetchRefs(ctx, pr)
+	if err != nil {
+		return r, err
+	}
+	if pr.HeadSHA == "" {
+		k.head = r.HeadSha
+	}
+	h.mu.Lock()
+	if len(h.refs) >= maxCached {
+		clear(h.refs)
+	}
+	h.refs[k] = r
+	h.mu.Unlock()
+	return r, nil
 }
 
 func (h *Host) fetchRefs(ctx context.Context, pr bot.PullRequest) (gl.MergeRequestDiffRefs, error) {
@@ -242,7 +251,7 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 					if err != nil {
 						return nil, nil, err
 					}
-					cf.Patch = addedFilePatch(data)
+					cf.Patch = bot.AddedFilePatch(data)
 				default:
 					if raw == nil {
 						raw = h.rawDiffs(ctx, pr)
@@ -251,12 +260,12 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 				}
 			}
 			if cf.Patch != "" && !d.DeletedFile {
-				fd, err := parseDiff(d.OldPath, d.NewPath, cf.Patch)
+				parsed, err := bot.ParsePatch(cf.Patch)
 				if err != nil {
 					bot.LoggerFrom(ctx).Warn("gitlab: unreadable diff, file not commented inline", "path", d.NewPath, "err", err)
 					cf.Patch = ""
 				} else {
-					diffs[d.NewPath] = fd
+					diffs[d.NewPath] = &fileDiff{OldPath: d.OldPath, NewPath: d.NewPath, Diff: parsed}
 				}
 			}
 			out = append(out, cf)
@@ -386,5 +395,5 @@ func (h *Host) rawDiffs(ctx context.Context, pr bot.PullRequest) map[string]stri
 		bot.LoggerFrom(ctx).Warn("gitlab: no raw diff; files GitLab collapsed are not commented inline", "err", err.Error())
 		return map[string]string{}
 	}
-	return splitRawDiff(string(b))
+	return bot.SplitFiles(string(b))
 }

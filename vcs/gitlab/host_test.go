@@ -57,7 +57,7 @@ func setup(t *testing.T, base, head map[string]string) (*fakegitlab.Server, bot.
 	b := s.Commit(projectID, base)
 	hd := s.Commit(projectID, head)
 	s.Push(projectID, 1, b, hd, 0)
-	return s, bot.PullRequest{Host: "gitlab", Repo: projectPath, ProjectID: projectID, Number: 1, HeadSHA: hd, URL: "https://gitlab.example/mr/1"}
+	return s, bot.PullRequest{Host: "gitlab", Repo: projectPath, RepoID: projectID, Number: 1, HeadSHA: hd, URL: "https://gitlab.example/mr/1"}
 }
 
 func TestResolveWaitsForDiffRefs(t *testing.T) {
@@ -71,8 +71,9 @@ func TestResolveWaitsForDiffRefs(t *testing.T) {
 		t.Fatal(err)
 	}
 	mr := s.MR(projectID, 1)
-	if got.BaseSHA != mr.BaseSHA || got.StartSHA != mr.StartSHA || got.HeadSHA != mr.HeadSHA {
-		t.Errorf("resolved %+v, want the MR's diff_refs %s/%s/%s", got, mr.BaseSHA, mr.StartSHA, mr.HeadSHA)
+	refs, err := h.diffRefs(context.Background(), got) // kept from Resolve: no call
+	if err != nil || got.BaseSHA != mr.BaseSHA || got.HeadSHA != mr.HeadSHA || refs.StartSha != mr.StartSHA {
+		t.Errorf("resolved %+v (start %s), want the MR's diff_refs %s/%s/%s (%v)", got, refs.StartSha, mr.BaseSHA, mr.StartSHA, mr.HeadSHA, err)
 	}
 	if n := len(s.CallsTo("GET", "/merge_requests/1")); n != 3 {
 		t.Errorf("GET merge request %d times, want 3 (two without diff_refs)", n)
@@ -143,29 +144,6 @@ func TestChangedFilesPaginatesAndHandlesTooLarge(t *testing.T) {
 		}
 		if f := byPath["many/f000.yaml"]; f.Patch != "@@ -0,0 +1 @@\n+k: v\n" {
 			t.Errorf("new file patch = %q", f.Patch)
-		}
-	}
-}
-
-func TestSplitRawDiff(t *testing.T) {
-	raw := "diff --git a/a.yaml b/a.yaml\nindex 1..2 100644\n--- a/a.yaml\n+++ b/a.yaml\n@@ -1 +1 @@\n-x\n+y\n" +
-		"diff --git a/new.yaml b/new.yaml\nnew file mode 100644\n--- /dev/null\n+++ b/new.yaml\n@@ -0,0 +1 @@\n+n\n" +
-		"diff --git a/gone.yaml b/gone.yaml\ndeleted file mode 100644\n--- a/gone.yaml\n+++ /dev/null\n@@ -1 +0,0 @@\n-g\n" +
-		"diff --git a/bin b/bin\nBinary files a/bin and b/bin differ\n" +
-		"diff --git \"a/sp ace.yaml\" \"b/sp ace.yaml\"\n--- \"a/sp ace.yaml\"\n+++ \"b/sp ace.yaml\"\n@@ -1 +1 @@\n--- x\n+++ y\n"
-	got := splitRawDiff(raw)
-	want := map[string]string{
-		"a.yaml":      "@@ -1 +1 @@\n-x\n+y\n",
-		"new.yaml":    "@@ -0,0 +1 @@\n+n\n",
-		"gone.yaml":   "@@ -1 +0,0 @@\n-g\n",
-		"sp ace.yaml": "@@ -1 +1 @@\n--- x\n+++ y\n",
-	}
-	if len(got) != len(want) {
-		t.Errorf("got %d files %v, want %d", len(got), got, len(want))
-	}
-	for p, w := range want {
-		if got[p] != w {
-			t.Errorf("%s: %q, want %q", p, got[p], w)
 		}
 	}
 }

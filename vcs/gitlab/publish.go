@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -89,10 +88,11 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, _ bot.ReviewHand
 }
 
 func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) error {
-	pr, err := h.Resolve(ctx, pr)
+	refs, err := h.diffRefs(ctx, pr)
 	if err != nil {
 		return err
 	}
+	pr.BaseSHA, pr.HeadSHA = refs.BaseSha, refs.HeadSha
 	// No publication for a push a newer one overtook while it was reviewed:
 	// an older review must not rewrite the summary. (bot.Pool runs the
 	// reviews of one merge request one at a time and skips queued ones a
@@ -116,7 +116,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 	if err != nil {
 		return err
 	}
-	posted := map[string]bool{}
+	var posted []bot.Posted
 	var summary *gl.Note
 	for _, d := range existing {
 		if len(d.Notes) == 0 || d.Notes[0].Author.ID != me {
@@ -126,29 +126,27 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if strings.Contains(n.Body, summaryMarker) && summary == nil {
 			summary = n
 		}
-		for _, fp := range bot.Fingerprints(n.Body) {
-			posted[fp] = true
-		}
+		// Only a resolvable discussion can be resolved: the others count
+		// as posted but as resolved already.
+		posted = append(posted, bot.Posted{ID: d.ID, Fingerprints: bot.Fingerprints(n.Body), Resolved: !n.Resolvable || n.Resolved})
 	}
+	plan := bot.PlanComments(r, posted)
 
 	var rejected []bot.Comment
-	for _, c := range r.Comments {
-		fps := commentFingerprints(c)
-		if allIn(fps, posted) {
-			continue
-		}
+	for _, c := range plan.Post {
+		fps := c.AllFingerprints()
 		fd := diffs[c.Path]
 		start, end := c.StartLine, c.Line
 		if start <= 0 || start > end {
 			start = end
 		}
-		if fd == nil || !fd.commentable(start, end) {
+		if fd == nil || !fd.Commentable(start, end) {
 			rejected = append(rejected, c)
 			continue
 		}
 		opt := &gl.CreateMergeRequestDiscussionOptions{
 			Body:     gl.Ptr(gitlabBody(c, end-start)),
-			Position: position(pr, fd, start, end),
+			Position: position(refs, fd, start, end),
 		}
 		err := h.postOnce(ctx, pr, func() error {
 			_, _, err := h.api.Discussions.CreateMergeRequestDiscussion(pid(pr), int64(pr.Number), opt, gl.WithContext(ctx))
@@ -163,37 +161,13 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if err != nil {
 			return fmt.Errorf("posting a discussion on %s:%d: %w", c.Path, start, err)
 		}
-		for _, fp := range fps {
-			posted[fp] = true
-		}
 	}
 
-	// A discussion is fixed when none of its fingerprints is a finding of
-	// this push.
-	current := r.Fingerprints
-	if current == nil {
-		current = map[string]bool{}
-		for _, f := range r.Findings {
-			current[f.Fingerprint()] = true
-		}
-	}
-	for _, c := range r.Comments {
-		for _, fp := range commentFingerprints(c) {
-			current[fp] = true
-		}
-	}
-	for _, d := range existing {
-		if len(d.Notes) == 0 || d.Notes[0].Author.ID != me || !d.Notes[0].Resolvable || d.Notes[0].Resolved {
-			continue
-		}
-		fps := bot.Fingerprints(d.Notes[0].Body)
-		if len(fps) == 0 || anyIn(fps, current) {
-			continue
-		}
-		_, _, err := h.api.Discussions.ResolveMergeRequestDiscussion(pid(pr), int64(pr.Number), d.ID,
+	for _, p := range plan.Resolve {
+		_, _, err := h.api.Discussions.ResolveMergeRequestDiscussion(pid(pr), int64(pr.Number), p.ID,
 			&gl.ResolveMergeRequestDiscussionOptions{Resolved: gl.Ptr(true)}, gl.WithContext(ctx))
 		if err != nil {
-			return fmt.Errorf("resolving discussion %s: %w", d.ID, err)
+			return fmt.Errorf("resolving discussion %s: %w", p.ID, err)
 		}
 	}
 
@@ -314,39 +288,6 @@ func (h *Host) discussions(ctx context.Context, pr bot.PullRequest) ([]*gl.Discu
 	}
 }
 
-// position anchors a discussion at start (a line of the diff: new_line,
-// plus old_line for an unchanged line, as GitLab requires) with a
-// line_range start..end when it spans several lines.
-func position(pr bot.PullRequest, fd *fileDiff, start, end int) *gl.PositionOptions {
-	first := fd.lines[start]
-	p := &gl.PositionOptions{
-		PositionType: gl.Ptr("text"),
-		BaseSHA:      gl.Ptr(pr.BaseSHA),
-		StartSHA:     gl.Ptr(pr.StartSHA),
-		HeadSHA:      gl.Ptr(pr.HeadSHA),
-		OldPath:      gl.Ptr(fd.OldPath),
-		NewPath:      gl.Ptr(fd.NewPath),
-		NewLine:      gl.Ptr(int64(start)),
-	}
-	if !first.Added {
-		p.OldLine = gl.Ptr(int64(first.OldPos))
-	}
-	if end > start {
-		p.LineRange = &gl.LineRangeOptions{Start: linePosition(fd, first), End: linePosition(fd, fd.lines[end])}
-	}
-	return p
-}
-
-func linePosition(fd *fileDiff, l diffLine) *gl.LinePositionOptions {
-	lp := &gl.LinePositionOptions{LineCode: gl.Ptr(lineCode(fd.NewPath, l)), NewLine: gl.Ptr(int64(l.NewLine))}
-	if l.Added {
-		lp.Type = gl.Ptr("new")
-	} else {
-		lp.OldLine = gl.Ptr(int64(l.OldPos))
-	}
-	return lp
-}
-
 // gitlabBody renders a comment for GitLab, anchored on its first line: the
 // suggestion block becomes ```suggestion:-0+N, N being the lines below the
 // anchor it replaces. A comment without findings keeps its body.
@@ -356,17 +297,6 @@ func gitlabBody(c bot.Comment, below int) string {
 	}
 	body := bot.CommentBodyWith(c.Findings, c.Suggestion, "suggestion:-0+"+strconv.Itoa(below))
 	return bot.Truncate(body, bot.MaxBodyChars)
-}
-
-// commentFingerprints are the fingerprints a comment covers.
-func commentFingerprints(c bot.Comment) []string {
-	fps := append([]string(nil), c.Fingerprints...)
-	for _, fp := range append(bot.Fingerprints(c.Body), c.Fingerprint) {
-		if fp != "" && !slices.Contains(fps, fp) {
-			fps = append(fps, fp)
-		}
-	}
-	return fps
 }
 
 // summaryBody is the summary note: the marker, the review's summary, the
@@ -417,13 +347,4 @@ func allIn(ss []string, set map[string]bool) bool {
 		}
 	}
 	return len(ss) > 0
-}
-
-func anyIn(ss []string, set map[string]bool) bool {
-	for _, s := range ss {
-		if set[s] {
-			return true
-		}
-	}
-	return false
 }

@@ -70,7 +70,7 @@ func FuzzWebhook(f *testing.F) {
 			if !valid || rec.Code != http.StatusAccepted || len(q.jobs) != 1 {
 				t.Fatalf("queued %d jobs, answered %d, valid token %v", len(q.jobs), rec.Code, valid)
 			}
-			if j.PR.ProjectID == 0 || j.PR.Number <= 0 || j.PR.HeadSHA == "" || j.DeliveryID != "gitlab:k" || j.PR.Host != "gitlab" || !strings.HasPrefix(j.Event, "merge_request.") {
+			if j.PR.RepoID == 0 || j.PR.Number <= 0 || j.PR.HeadSHA == "" || j.DeliveryID != "gitlab:k" || j.PR.Host != "gitlab" || !strings.HasPrefix(j.Event, "merge_request.") {
 				t.Fatalf("incomplete job %+v", j)
 			}
 		} else if rec.Code == http.StatusAccepted {

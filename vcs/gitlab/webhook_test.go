@@ -158,7 +158,7 @@ func TestWebhookJobFromTheSyntheticPayload(t *testing.T) {
 		t.Fatalf("status %d, jobs %d; want 202 and one job", rec.Code, len(q.jobs))
 	}
 	j := q.jobs[0]
-	want := bot.PullRequest{Host: "gitlab", Repo: "group/sub/project", ProjectID: 7, Number: 1,
+	want := bot.PullRequest{Host: "gitlab", Repo: "group/sub/project", RepoID: 7, Number: 1,
 		HeadSHA: "2222222222222222222222222222222222222222", BaseRef: "main", HeadRef: "feature",
 		URL: "https://gitlab.example.com/group/sub/project/-/merge_requests/1"}
 	if j.PR != want {
@@ -190,7 +190,7 @@ func TestWebhookSharedPayloads(t *testing.T) {
 				t.Fatalf("status %d (%s), %d jobs; want 202 and one job for an open action", rec.Code, rec.Body, len(q.jobs))
 			}
 			pr := q.jobs[0].PR
-			if pr.ProjectID != 1 || pr.Repo != "gitlabhq/gitlab-test" || pr.Number != 1 ||
+			if pr.RepoID != 1 || pr.Repo != "gitlabhq/gitlab-test" || pr.Number != 1 ||
 				pr.HeadSHA != "da1560886d4f094c3e6c9ef40349f7d38b5d27d7" || pr.BaseRef != "master" || pr.HeadRef != "ms-viewport" {
 				t.Errorf("PR from %s = %+v", name, pr)
 			}
