@@ -38,6 +38,9 @@ const (
 
 // parsedCost estimates the memory f holds once cached, besides its source.
 func parsedCost(f *manifest.File) int {
+	if f.Skipped != "" {
+		return len(f.Source) // a chart template, say: its text, no trees
+	}
 	perByte, perObject := packedBytesFactor, packedObjectCost
 	for _, o := range f.Objects {
 		if !o.Packed() || o.Kind == "" {

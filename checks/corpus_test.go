@@ -65,8 +65,10 @@ func TestCorpusEveryDocumentAccountedFor(t *testing.T) {
 			invalid++
 		}
 	}
-	if invalid > 10 {
-		t.Errorf("%d yaml-invalid/schema-invalid findings outside helm-templates; the corpus has 10 genuine ones", invalid)
+	// The eleventh is kustomize's validationTransformer example, a
+	// ConfigMap made invalid on purpose.
+	if invalid > 11 {
+		t.Errorf("%d yaml-invalid/schema-invalid findings outside helm-templates; the corpus has 11 genuine ones", invalid)
 	}
 }
 
