@@ -42,7 +42,7 @@ type Context struct {
 	services       anchorIndex                      // Services by selector
 	pdbs           anchorIndex                      // PDBs by selector
 
-	memos sync.Map // string → *memo
+	indexes sync.Map // *Index[T] → *built
 }
 
 // kindName keys objects by kind and name.
@@ -89,24 +89,6 @@ func (c *Context) candidates(x *anchorIndex, lbls map[string]string) []*manifest
 		sort.Slice(out, func(i, j int) bool { return c.order[out[i]] < c.order[out[j]] })
 	}
 	return out
-}
-
-// memo is one value computed once per run.
-type memo struct {
-	once sync.Once
-	v    any
-}
-
-// Memo returns build(), computed once per run for key (rules share
-// per-run indexes through it). Safe for concurrent use.
-func (c *Context) Memo(key string, build func() any) any {
-	v, ok := c.memos.Load(key) // lock-free once stored: rules ask per container
-	if !ok {
-		v, _ = c.memos.LoadOrStore(key, &memo{})
-	}
-	m := v.(*memo)
-	m.once.Do(func() { m.v = build() })
-	return m.v
 }
 
 // NewContext indexes objects for the rules.
@@ -271,8 +253,11 @@ func MapSelectorMatches(sel map[string]string, lbls map[string]string) bool {
 	return true
 }
 
-// ServicesFor returns the Services that select a workload's pods.
-func (c *Context) ServicesFor(w *manifest.Object) []*manifest.Object {
+// SelectingServices returns every Service of the run whose selector selects
+// a workload's pods, in the workload's namespace: the plain selector match.
+// Whether such a Service makes the workload serving (same deployment unit,
+// not a metrics-only Service) is kube.ServingServices's question.
+func (c *Context) SelectingServices(w *manifest.Object) []*manifest.Object {
 	pt := w.PodTemplate()
 	if pt == nil {
 		return nil
@@ -290,8 +275,9 @@ func (c *Context) ServicesFor(w *manifest.Object) []*manifest.Object {
 	return out
 }
 
-// IsServing reports whether a Service in the run selects the workload's pods.
-func (c *Context) IsServing(w *manifest.Object) bool { return len(c.ServicesFor(w)) > 0 }
+// IsSelected reports whether a Service in the run selects the workload's
+// pods (see SelectingServices).
+func (c *Context) IsSelected(w *manifest.Object) bool { return len(c.SelectingServices(w)) > 0 }
 
 // HPAsFor returns the HorizontalPodAutoscalers whose scaleTargetRef names w:
 // those in w's deployment unit (or a folder above or below it) when there

@@ -18,16 +18,14 @@ type runCache struct {
 	services map[*manifest.Object][]*manifest.Object
 }
 
-// cacheOf returns the run's cache, made once per Context.
-func cacheOf(ctx *checks.Context) *runCache {
-	return ctx.Memo("ftRunCache", func() any {
-		return &runCache{services: map[*manifest.Object][]*manifest.Object{}}
-	}).(*runCache)
-}
+// servingCache is the run's cache of ServingServices' answers.
+var servingCache = checks.NewIndex(func(*checks.Context) *runCache {
+	return &runCache{services: map[*manifest.Object][]*manifest.Object{}}
+})
 
 // cachedServices returns compute(w), computed once per run and object.
 func cachedServices(ctx *checks.Context, w *manifest.Object, compute func() []*manifest.Object) []*manifest.Object {
-	c := cacheOf(ctx)
+	c := servingCache.Of(ctx)
 	c.mu.Lock()
 	out, ok := c.services[w]
 	c.mu.Unlock()
@@ -54,7 +52,7 @@ func cachedServices(ctx *checks.Context, w *manifest.Object, compute func() []*m
 func ServingServices(ctx *checks.Context, w *manifest.Object) []*manifest.Object {
 	return cachedServices(ctx, w, func() []*manifest.Object {
 		var out []*manifest.Object
-		for _, s := range Scoped(ctx, w, ctx.ServicesFor(w)) {
+		for _, s := range Scoped(ctx, w, ctx.SelectingServices(w)) {
 			if !metricsOnly(ctx, s) {
 				out = append(out, s)
 			}

@@ -36,12 +36,15 @@ func isPatchFile(ctx *checks.Context, obj *manifest.Object) bool {
 	if ctx == nil || obj.File == nil {
 		return false
 	}
-	idx := ctx.Memo("resPatchFiles", func() any { return buildPatchIndex(ctx) }).(*patchIndex)
+	idx := patchFiles.Of(ctx)
 	if patch, ok := idx.files[obj.File]; ok {
 		return patch
 	}
 	return idx.paths[path.Clean(obj.File.Path)]
 }
+
+// patchFiles is the run's patchIndex.
+var patchFiles = checks.NewIndex(buildPatchIndex)
 
 // patchIndex holds the paths the run's kustomizations name as patches,
 // and the answer for each file of the run: rules ask for every container

@@ -105,9 +105,9 @@ var prerelease = &checks.Rule{
 	},
 }
 
-// gAVersionOf returns the GA version of the same group and kind that the
+// gaVersionOf returns the GA version of the same group and kind that the
 // bundled types know (v1, else v2), or an empty GVK.
-func gAVersionOf(apiVersion, kind string) schema.GroupVersionKind {
+func gaVersionOf(apiVersion, kind string) schema.GroupVersionKind {
 	group, _ := groupVersion(apiVersion)
 	for _, v := range []string{"v1", "v2"} {
 		gvk := schema.GroupVersionKind{Group: group, Version: v, Kind: kind}
@@ -131,5 +131,5 @@ func replacementAt(apiVersion, kind string, l lifecycle, target int) schema.Grou
 		}
 		repl = next.Replacement
 	}
-	return gAVersionOf(apiVersion, kind)
+	return gaVersionOf(apiVersion, kind)
 }

@@ -30,16 +30,16 @@ var (
 		"topology.kubernetes.io/region": true, "failure-domain.beta.kubernetes.io/region": true}
 )
 
-// hPAsFor returns the HorizontalPodAutoscalers that scale w, scoped like
+// hpasFor returns the HorizontalPodAutoscalers that scale w, scoped like
 // kube.Scoped (an HPA named "frontend" in another example does not count).
-func hPAsFor(ctx *checks.Context, w *manifest.Object) []*manifest.Object {
+func hpasFor(ctx *checks.Context, w *manifest.Object) []*manifest.Object {
 	return kube.Scoped(ctx, w, ctx.HPAsFor(w))
 }
 
-// hPAMin returns the smallest minReplicas of the HPAs scaling w, and
+// hpaMin returns the smallest minReplicas of the HPAs scaling w, and
 // whether any does.
-func hPAMin(ctx *checks.Context, w *manifest.Object) (int32, bool) {
-	hs := hPAsFor(ctx, w)
+func hpaMin(ctx *checks.Context, w *manifest.Object) (int32, bool) {
+	hs := hpasFor(ctx, w)
 	if len(hs) == 0 {
 		return 0, false
 	}
@@ -110,7 +110,7 @@ func hasReplicas(w *manifest.Object) bool {
 // Pod is 1. known is false for kinds whose pod count the manifest does not
 // say (DaemonSet, Job).
 func podCount(ctx *checks.Context, w *manifest.Object) (n int32, known bool) {
-	if m, ok := hPAMin(ctx, w); ok && hasReplicas(w) {
+	if m, ok := hpaMin(ctx, w); ok && hasReplicas(w) {
 		return m, true
 	}
 	if hasReplicas(w) {
@@ -126,9 +126,9 @@ func podCount(ctx *checks.Context, w *manifest.Object) (n int32, known bool) {
 	return 0, false
 }
 
-// kEDAScales reports whether a KEDA ScaledObject (which creates and owns
+// kedaScales reports whether a KEDA ScaledObject (which creates and owns
 // an HPA) scales w.
-func kEDAScales(ctx *checks.Context, w *manifest.Object) bool {
+func kedaScales(ctx *checks.Context, w *manifest.Object) bool {
 	for _, s := range ctx.ByKind("ScaledObject") {
 		if !strings.HasPrefix(s.APIVersion, "keda.sh/") || !ctx.SameNamespace(s, w) {
 			continue

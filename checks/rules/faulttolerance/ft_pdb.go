@@ -18,17 +18,17 @@ import (
 // single-instance stateful apps): pdb-blocks-eviction stays quiet.
 const allowNoEvictionAnnotation = "prodready.dev/allow-no-eviction"
 
-// pDB returns a PDB object's typed value, or nil.
-func pDB(o *manifest.Object) *policyv1.PodDisruptionBudget {
+// pdb returns a PDB object's typed value, or nil.
+func pdb(o *manifest.Object) *policyv1.PodDisruptionBudget {
 	p, _ := o.Typed.(*policyv1.PodDisruptionBudget)
 	return p
 }
 
-// pDBWorkloads returns the long-running workloads whose pods the PDB
+// pdbWorkloads returns the long-running workloads whose pods the PDB
 // selects: those of its own deployment unit (or a folder below it), else
 // those elsewhere in the run whose namespace is known and equals the PDB's.
 // Duplicates (one workload written twice) count once.
-func pDBWorkloads(ctx *checks.Context, o *manifest.Object, pdb *policyv1.PodDisruptionBudget) []*manifest.Object {
+func pdbWorkloads(ctx *checks.Context, o *manifest.Object, pdb *policyv1.PodDisruptionBudget) []*manifest.Object {
 	if pdb.Spec.Selector == nil {
 		return nil
 	}
@@ -97,15 +97,15 @@ type blocking struct {
 	fix     *checks.Fix
 }
 
-// pDBBlocks reports whether the PDB lets no pod be evicted, unless the
+// pdbBlocks reports whether the PDB lets no pod be evicted, unless the
 // PDB or the config says that is deliberate.
-func pDBBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
-	pdb := pDB(o)
+func pdbBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
+	pdb := pdb(o)
 	if pdb == nil || o.Annotations[allowNoEvictionAnnotation] == "true" {
 		return blocking{}, false
 	}
 	spec := pdb.Spec
-	ws := pDBWorkloads(ctx, o, pdb)
+	ws := pdbWorkloads(ctx, o, pdb)
 	pods, known := coveredPods(ctx, ws)
 	if spec.MaxUnavailable != nil && spec.MinAvailable == nil && isZero(spec.MaxUnavailable) {
 		if boolParam(ctx, "pdb-blocks-eviction", "allowMaxUnavailableZero") {
@@ -134,7 +134,7 @@ func pDBBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
 	if known {
 		covers = fmt.Sprintf("the %d pod(s) it covers", pods)
 		if len(ws) == 1 {
-			if m, ok := hPAMin(ctx, ws[0]); ok {
+			if m, ok := hpaMin(ctx, ws[0]); ok {
 				covers = fmt.Sprintf("the %d pod(s) it covers (the minReplicas of the HPA scaling %s %s)", m, ws[0].Kind, ws[0].Name)
 			}
 		}

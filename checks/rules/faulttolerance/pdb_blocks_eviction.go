@@ -14,7 +14,7 @@ var pdbBlocksEviction = &checks.Rule{
 		"Kubernetes documents maxUnavailable: 0 as a choice for single-instance stateful apps: annotate the PDB with prodready.dev/allow-no-eviction: \"true\", or set the rule parameter allowMaxUnavailableZero: true, when it is deliberate.",
 	Params: map[string]any{"allowMaxUnavailableZero": false},
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		b, ok := pDBBlocks(ctx, obj)
+		b, ok := pdbBlocks(ctx, obj)
 		if !ok {
 			return nil
 		}

@@ -19,18 +19,18 @@ var pdbMinAboveHPAMin = &checks.Rule{
 	Help: "Lower minAvailable below the HPA's minReplicas, or use maxUnavailable. pdb-blocks-eviction reports the same PDB (it counts the HPA's minReplicas too); " +
 		"this rule speaks only when that one is switched off or ignored for the PDB, so a problem is reported once.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pdb := pDB(obj)
+		pdb := pdb(obj)
 		if pdb == nil || pdb.Spec.MinAvailable == nil || pdb.Spec.MaxUnavailable != nil || obj.Annotations[allowNoEvictionAnnotation] == "true" {
 			return nil
 		}
-		ws := pDBWorkloads(ctx, obj, pdb)
+		ws := pdbWorkloads(ctx, obj, pdb)
 		if len(ws) == 0 {
 			return nil
 		}
 		total := 0
 		var hpas []string
 		for _, w := range ws {
-			m, ok := hPAMin(ctx, w)
+			m, ok := hpaMin(ctx, w)
 			if !ok || m < 1 {
 				return nil // pods not scaled by an HPA: pdb-blocks-eviction's business
 			}
@@ -58,6 +58,6 @@ func blocksEvictionReported(ctx *checks.Context, obj *manifest.Object) bool {
 	if checks.ObjectIgnores(obj, "pdb-blocks-eviction") {
 		return false
 	}
-	_, blocks := pDBBlocks(ctx, obj)
+	_, blocks := pdbBlocks(ctx, obj)
 	return blocks
 }

@@ -40,15 +40,15 @@ var pdbMissing = &checks.Rule{
 		if !servingMulti(ctx, obj) {
 			msg = fmt.Sprintf("%s %s will run %s behind a Service once the fix for its replica count is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count)
 		}
-		if pdb, ok := pDBFor(ctx, obj); ok {
+		if pdb, ok := pdbFor(ctx, obj); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
 		return []checks.Finding{checks.At(obj, kindPath, msg)}
 	},
 }
 
-// pDBFor renders a ready-to-use PodDisruptionBudget for w's pods.
-func pDBFor(ctx *checks.Context, w *manifest.Object) (string, bool) {
+// pdbFor renders a ready-to-use PodDisruptionBudget for w's pods.
+func pdbFor(ctx *checks.Context, w *manifest.Object) (string, bool) {
 	sel, ok := selectorYAML(w)
 	if !ok {
 		return "", false

@@ -11,7 +11,7 @@ var pdbNoPolicy = &checks.Rule{
 	Severity: checks.Warning,
 	Why:      "a policy/v1 PodDisruptionBudget without minAvailable or maxUnavailable protects nothing, and one with selector: {} covers every pod of the namespace",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pdb := pDB(obj)
+		pdb := pdb(obj)
 		if pdb == nil || obj.APIVersion != "policy/v1" {
 			return nil
 		}

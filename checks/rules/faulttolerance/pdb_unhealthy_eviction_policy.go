@@ -13,7 +13,7 @@ var pdbUnhealthyEvictionPolicy = &checks.Rule{
 	Why:      "without unhealthyPodEvictionPolicy: AlwaysAllow, pods that never became ready count against the budget and can block node drains",
 	Help:     "unhealthyPodEvictionPolicy is on by default from Kubernetes 1.27 (GA in 1.31); the rule checks policy/v1 PDBs when the target version has it.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pdb := pDB(obj)
+		pdb := pdb(obj)
 		if pdb == nil || obj.APIVersion != "policy/v1" || pdb.Spec.UnhealthyPodEvictionPolicy != nil || ctx.Config.TargetMinor() < 27 {
 			return nil
 		}

@@ -46,7 +46,7 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	if isDeploy && datastore(pt) {
 		return nil // a single-instance datastore: more replicas are more databases, not HA
 	}
-	if _, ok := hPAMin(ctx, obj); ok || kEDAScales(ctx, obj) || replicasOverridden(ctx, obj) || !isServing(ctx, obj) || leaderElected(obj) {
+	if _, ok := hpaMin(ctx, obj); ok || kedaScales(ctx, obj) || replicasOverridden(ctx, obj) || !isServing(ctx, obj) || leaderElected(obj) {
 		return nil
 	}
 	path := manifest.Path{"spec", "replicas"}

@@ -21,7 +21,7 @@ var replicasWithHPA = &checks.Rule{
 		if !set {
 			return nil
 		}
-		hpas := hPAsFor(ctx, obj)
+		hpas := hpasFor(ctx, obj)
 		if len(hpas) == 0 {
 			return nil
 		}

@@ -12,8 +12,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// tSCAfter are the pod spec keys a new topologySpreadConstraints list goes after.
-var tSCAfter = []string{"containers", "volumes", "nodeSelector", "affinity", "tolerations"}
+// tscAfter are the pod spec keys a new topologySpreadConstraints list goes after.
+var tscAfter = []string{"containers", "volumes", "nodeSelector", "affinity", "tolerations"}
 
 var spreadMissing = &checks.Rule{
 	ID:       "spread-missing",
@@ -58,7 +58,7 @@ var spreadZoneMissing = &checks.Rule{
 		f := checks.At(obj, path, fmt.Sprintf("%s spreads its replicas over nodes but not over zones (%s): one zone outage can take them all down", obj.Kind, zoneKey))
 		var from string
 		if s.hostTSC >= 0 {
-			from = tSCSelectorFrom(obj, path.Child(manifest.Index(s.hostTSC)))
+			from = tscSelectorFrom(obj, path.Child(manifest.Index(s.hostTSC)))
 		}
 		if v, ok := spreadConstraint(ctx, obj, zoneKey, from); ok {
 			f = f.WithFix("also spread the pods over zones (ScheduleAnyway: never blocks scheduling)", appendTSC(path, v))
@@ -74,19 +74,19 @@ func multiReplica(ctx *checks.Context, w *manifest.Object) bool {
 		return false
 	}
 	n, _ := w.Replicas()
-	m, _ := hPAMin(ctx, w)
+	m, _ := hpaMin(ctx, w)
 	return n > 1 || m > 1
 }
 
 func appendTSC(path manifest.Path, v string) edit.Op {
 	op := checks.AppendOp(path, v)
-	op.After = tSCAfter
+	op.After = tscAfter
 	return op
 }
 
-// tSCSelectorFrom returns the labelSelector and matchLabelKeys of an
+// tscSelectorFrom returns the labelSelector and matchLabelKeys of an
 // existing constraint as YAML, to reuse for a new one.
-func tSCSelectorFrom(obj *manifest.Object, tsc manifest.Path) string {
+func tscSelectorFrom(obj *manifest.Object, tsc manifest.Path) string {
 	var b strings.Builder
 	for _, k := range []string{"labelSelector", "matchLabelKeys"} {
 		n := obj.BlockCopy(tsc.Child(k)...)

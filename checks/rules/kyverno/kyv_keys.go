@@ -11,12 +11,12 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// hAMove is a high-availability key one generation reads and the key the
+// haMove is a high-availability key one generation reads and the key the
 // other generation reads instead (kyverno-values-mixed-generation).
-type hAMove struct{ v2, v3 []string }
+type haMove struct{ v2, v3 []string }
 
-// hAMoves lists the admission controller's HA keys in both generations.
-var hAMoves = []hAMove{
+// haMoves lists the admission controller's HA keys in both generations.
+var haMoves = []haMove{
 	{[]string{"replicaCount"}, []string{"admissionController", "replicas"}},
 	{[]string{"podDisruptionBudget"}, []string{"admissionController", "podDisruptionBudget"}},
 	{[]string{"topologySpreadConstraints"}, []string{"admissionController", "topologySpreadConstraints"}},
@@ -167,7 +167,7 @@ func renameFor(gen int, path []string) (rename, bool) {
 // isHAKeyOfOtherGen reports whether path is an HA key of the other
 // generation (reported by kyverno-values-mixed-generation).
 func isHAKeyOfOtherGen(gen int, path []string) bool {
-	for _, m := range hAMoves {
+	for _, m := range haMoves {
 		other := m.v2
 		if gen == 2 {
 			other = m.v3

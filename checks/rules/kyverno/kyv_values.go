@@ -169,14 +169,12 @@ type index struct {
 	all   []*values
 }
 
-// indexFor returns the run's Kyverno values, built once per Context.
-func indexFor(ctx *checks.Context) *index {
-	return ctx.Memo("kyvIndex", func() any { return buildIndex(ctx) }).(*index)
-}
+// valuesIndex is the run's Kyverno values.
+var valuesIndex = checks.NewIndex(buildIndex)
 
 // valuesOf returns the Kyverno values held by obj.
 func valuesOf(ctx *checks.Context, obj *manifest.Object) []*values {
-	return indexFor(ctx).byObj[obj]
+	return valuesIndex.Of(ctx).byObj[obj]
 }
 
 // isChart reports whether a chart reference names the kyverno chart
@@ -688,9 +686,9 @@ func mapKeys(n *yaml.Node) []string {
 	return out
 }
 
-// hAValues returns the values of obj that HA rules judge: generation
+// haValues returns the values of obj that HA rules judge: generation
 // known and not the chart's own defaults.
-func hAValues(ctx *checks.Context, obj *manifest.Object) []*values {
+func haValues(ctx *checks.Context, obj *manifest.Object) []*values {
 	var out []*values
 	for _, v := range valuesOf(ctx, obj) {
 		if v.Gen != 0 && !v.ChartOwn && !v.Partial {

@@ -13,7 +13,7 @@ var kyvernoControllerResources = &checks.Rule{
 	Help:     "Judged after Helm merges the values over the chart's defaults; disabled controllers are skipped. Chart 2.x has only the cleanup controller (2.7+).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		for _, v := range hAValues(ctx, obj) {
+		for _, v := range haValues(ctx, obj) {
 			ctrls := []string{"backgroundController", "cleanupController", "reportsController"}
 			if v.Gen == 2 {
 				ctrls = []string{"cleanupController"}

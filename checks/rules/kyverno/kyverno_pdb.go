@@ -19,7 +19,7 @@ var kyvernoPDB = &checks.Rule{
 	Help:     "What renders a PDB differs by chart version: 2.x and 3.0–3.1 only when the replica count is above 1 (no enable key); 3.2+ when podDisruptionBudget.enabled is true or replicas are above 1. minAvailable defaults to 1. Raising replicas to 3 renders the PDB on every version.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		for _, v := range hAValues(ctx, obj) {
+		for _, v := range haValues(ctx, obj) {
 			r, ok := v.kyvReplicas()
 			if !ok {
 				continue

@@ -16,7 +16,7 @@ var kyvernoReplicas = &checks.Rule{
 	Help:     "Kyverno is the cluster's admission gateway: with one replica an upgrade or a node failure stops every admission request. The count is read from the keys the chart generation uses (3.x admissionController.replicas, or autoscaling.minReplicas when admissionController.autoscaling.enabled; 2.x replicaCount); null or absent counts as 1.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		for _, v := range hAValues(ctx, obj) {
+		for _, v := range haValues(ctx, obj) {
 			r, ok := v.kyvReplicas()
 			if !ok || r.count >= 3 {
 				continue

@@ -20,7 +20,7 @@ var kyvernoResources = &checks.Rule{
 	Help:     "Values are judged after Helm merges them over the chart's defaults (whose 384Mi memory limit is below 000's 512Mi). No CPU limit is suggested: see cpu-limit-set. Large clusters need 1Gi or more.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		for _, v := range hAValues(ctx, obj) {
+		for _, v := range haValues(ctx, obj) {
 			res := []string{"resources"}
 			if v.Gen == 3 {
 				res = []string{"admissionController", "container", "resources"}

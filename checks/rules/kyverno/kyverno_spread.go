@@ -18,7 +18,7 @@ var kyvernoSpread = &checks.Rule{
 	Help:     "000: do not put all the eggs in one basket. The inserted constraint selects only the admission controller's pods (000's sample selects app.kubernetes.io/instance alone, which matches all four Kyverno controllers) and uses ScheduleAnyway so a small cluster still schedules them.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		for _, v := range hAValues(ctx, obj) {
+		for _, v := range haValues(ctx, obj) {
 			pre := []string{}
 			antiKey := "enable"
 			if v.Gen == 3 {

@@ -20,7 +20,7 @@ var kyvernoValuesMixedGeneration = &checks.Rule{
 			if v.ChartOwn || v.Gen == 0 || v.Root == nil {
 				continue
 			}
-			for _, m := range hAMoves {
+			for _, m := range haMoves {
 				from, to := m.v2, m.v3
 				if v.Gen == 2 {
 					from, to = m.v3, m.v2

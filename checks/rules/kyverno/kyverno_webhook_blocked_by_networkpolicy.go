@@ -29,7 +29,7 @@ var kyvernoWebhookBlockedByNetworkPolicy = &checks.Rule{
 	Help:     "The API server reaches the admission controller on its webhook port; a default-deny ingress policy drops that traffic, and with fail-closed webhooks every deployment stops. Enable the chart's policy (3.x admissionController.networkPolicy.enabled, 2.x networkPolicy.enabled, with ingressFrom as needed) or add a policy that admits the webhook traffic. Kyverno's namespace is the release's (or namespaceOverride), else kyverno.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		for _, v := range hAValues(ctx, obj) {
+		for _, v := range haValues(ctx, obj) {
 			key := []string{"networkPolicy", "enabled"}
 			if v.Gen == 3 {
 				key = []string{"admissionController", "networkPolicy", "enabled"}

@@ -27,7 +27,7 @@ var webhookFailClosedNotHA = &checks.Rule{
 				continue
 			}
 			for _, w := range backingWorkloads(ctx, obj, h) {
-				problems := hAProblems(ctx, w)
+				problems := haProblems(ctx, w)
 				if len(problems) == 0 {
 					continue
 				}
@@ -83,9 +83,9 @@ func backingWorkloads(ctx *checks.Context, obj *manifest.Object, h hook) []*mani
 	return out
 }
 
-// hAProblems lists what keeps a workload from surviving a node loss or
+// haProblems lists what keeps a workload from surviving a node loss or
 // a drain: fewer than 3 replicas, no PDB, no spread.
-func hAProblems(ctx *checks.Context, w *manifest.Object) []string {
+func haProblems(ctx *checks.Context, w *manifest.Object) []string {
 	var out []string
 	n, _ := w.Replicas()
 	if c, ok := kustomizeReplicas(ctx, w); ok {

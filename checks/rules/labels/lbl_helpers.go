@@ -24,11 +24,8 @@ type kustomize struct {
 	meta, template map[string]map[string]string
 }
 
-// kustomizeIndex returns the kustomization label index of ctx, built
-// once per run (it lives as long as the Context).
-func kustomizeIndex(ctx *checks.Context) *kustomize {
-	return ctx.Memo("lblKustomize", func() any { return buildKustomize(ctx) }).(*kustomize)
-}
+// kustomizeIndex is the run's kustomization label index.
+var kustomizeIndex = checks.NewIndex(buildKustomize)
 
 type kust struct {
 	dir            string
@@ -152,7 +149,7 @@ func templateLabels(ctx *checks.Context, obj *manifest.Object) map[string]string
 			out[k] = v
 		}
 	}
-	for k, v := range kustomizeIndex(ctx).template[obj.File.Path] {
+	for k, v := range kustomizeIndex.Of(ctx).template[obj.File.Path] {
 		out[k] = v
 	}
 	return out
@@ -165,7 +162,7 @@ func objectLabels(ctx *checks.Context, obj *manifest.Object) map[string]string {
 	for k, v := range obj.Labels {
 		out[k] = v
 	}
-	for k, v := range kustomizeIndex(ctx).meta[obj.File.Path] {
+	for k, v := range kustomizeIndex.Of(ctx).meta[obj.File.Path] {
 		out[k] = v
 	}
 	return out

@@ -14,7 +14,7 @@ var hpaMissing = &checks.Rule{
 	OptIn:    true,
 	Why:      "a serving Deployment has no HorizontalPodAutoscaler, so it cannot follow load",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if _, ok := obj.Typed.(*appsv1.Deployment); !ok || obj.Patch || !ctx.IsServing(obj) {
+		if _, ok := obj.Typed.(*appsv1.Deployment); !ok || obj.Patch || !ctx.IsSelected(obj) {
 			return nil
 		}
 		if len(ctx.HPAsFor(obj)) > 0 {

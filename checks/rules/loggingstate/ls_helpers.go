@@ -38,10 +38,10 @@ func logShipper(image string) string {
 	return ""
 }
 
-// hPAOnCPUOrMemory reports whether an HPA scales on CPU or memory: a v1
+// hpaOnCPUOrMemory reports whether an HPA scales on CPU or memory: a v1
 // HPA always does (CPU, 80% by default), a v2 HPA with no metrics defaults
 // to CPU, else a Resource or ContainerResource metric on cpu or memory.
-func hPAOnCPUOrMemory(h *manifest.Object) bool {
+func hpaOnCPUOrMemory(h *manifest.Object) bool {
 	switch v := h.Typed.(type) {
 	case *autoscalingv1.HorizontalPodAutoscaler:
 		return true
@@ -65,10 +65,10 @@ func hPAOnCPUOrMemory(h *manifest.Object) bool {
 	return false
 }
 
-// vPAOnCPUOrMemory reports whether a VerticalPodAutoscaler may change CPU
+// vpaOnCPUOrMemory reports whether a VerticalPodAutoscaler may change CPU
 // or memory: containers without a policy, and policies whose mode is not
 // Off, control cpu and memory unless controlledResources says otherwise.
-func vPAOnCPUOrMemory(vpa *manifest.Object) bool {
+func vpaOnCPUOrMemory(vpa *manifest.Object) bool {
 	pols := vpa.Node("spec", "resourcePolicy", "containerPolicies")
 	if pols == nil || pols.Kind != yaml.SequenceNode || len(pols.Content) == 0 {
 		return true

@@ -9,9 +9,9 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// vPAEvictingModes are the updateModes in which a VPA changes running
+// vpaEvictingModes are the updateModes in which a VPA changes running
 // pods' requests (by evicting or resizing them).
-var vPAEvictingModes = map[string]bool{"Auto": true, "Recreate": true, "InPlaceOrRecreate": true}
+var vpaEvictingModes = map[string]bool{"Auto": true, "Recreate": true, "InPlaceOrRecreate": true}
 
 var vpaAutoUpdate = &checks.Rule{
 	ID:       "vpa-auto-update",
@@ -27,16 +27,16 @@ var vpaAutoUpdate = &checks.Rule{
 		if !set {
 			mode = "Auto"
 		}
-		if !vPAEvictingModes[mode] {
+		if !vpaEvictingModes[mode] {
 			return nil
 		}
 		kind, _ := obj.Scalar("spec", "targetRef", "kind")
 		name, _ := obj.Scalar("spec", "targetRef", "name")
 		hpaToo := false
-		if name != "" && vPAOnCPUOrMemory(obj) {
+		if name != "" && vpaOnCPUOrMemory(obj) {
 			for _, h := range ctx.ByKind("HorizontalPodAutoscaler") {
 				hk, hn := checks.HPATarget(h)
-				if hk == kind && hn == name && ctx.SameNamespace(h, obj) && hPAOnCPUOrMemory(h) {
+				if hk == kind && hn == name && ctx.SameNamespace(h, obj) && hpaOnCPUOrMemory(h) {
 					hpaToo = true
 					break
 				}

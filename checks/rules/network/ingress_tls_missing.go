@@ -17,13 +17,13 @@ var ingressTLSMissing = &checks.Rule{
 	Help:     "A host counts as covered when a spec.tls entry lists it (or a wildcard for it), when a tls entry lists no hosts, or when a controller annotation configures the certificate (AWS ALB, GCE, Traefik). Hosts under names reserved for documentation and local use (example.com, .test, .local, .localhost) are skipped.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		in := readIngress(obj)
-		if in == nil || obj.Patch || tLSByAnnotation(obj) {
+		if in == nil || obj.Patch || tlsByAnnotation(obj) {
 			return nil
 		}
 		var out []checks.Finding
 		seen := map[string]bool{}
 		for _, h := range in.Hosts {
-			if seen[h.Host] || imagePlaceholder(h.Host) || reservedHost(h.Host) || tLSCovers(in.TLS, h.Host) {
+			if seen[h.Host] || imagePlaceholder(h.Host) || reservedHost(h.Host) || tlsCovers(in.TLS, h.Host) {
 				continue
 			}
 			seen[h.Host] = true
@@ -33,8 +33,8 @@ var ingressTLSMissing = &checks.Rule{
 	},
 }
 
-// tLSCovers reports whether the tls entries cover host.
-func tLSCovers(tls [][]string, host string) bool {
+// tlsCovers reports whether the tls entries cover host.
+func tlsCovers(tls [][]string, host string) bool {
 	for _, hosts := range tls {
 		if len(hosts) == 0 {
 			return true // the controller's default certificate for every host
@@ -53,9 +53,9 @@ func tLSCovers(tls [][]string, host string) bool {
 	return false
 }
 
-// tLSByAnnotation reports whether a controller annotation sets TLS up
+// tlsByAnnotation reports whether a controller annotation sets TLS up
 // outside spec.tls.
-func tLSByAnnotation(o *manifest.Object) bool {
+func tlsByAnnotation(o *manifest.Object) bool {
 	for k, v := range o.Annotations {
 		switch k {
 		case "alb.ingress.kubernetes.io/certificate-arn", "ingress.gcp.kubernetes.io/pre-shared-cert",

@@ -18,19 +18,17 @@ import (
 // section is the catalog section of the network and access family.
 const section = "9. Network and access"
 
-// workloads returns every whole workload of the run (patches and
+// wholeWorkloads is every whole workload of the run (patches and
 // placeholder-filled documents left out).
-func workloads(ctx *checks.Context) []*manifest.Object {
-	return ctx.Memo("naWorkloads", func() any {
-		var out []*manifest.Object
-		for _, o := range ctx.Workloads() {
-			if !o.Patch {
-				out = append(out, o)
-			}
+var wholeWorkloads = checks.NewIndex(func(ctx *checks.Context) []*manifest.Object {
+	var out []*manifest.Object
+	for _, o := range ctx.Workloads() {
+		if !o.Patch {
+			out = append(out, o)
 		}
-		return out
-	}).([]*manifest.Object)
-}
+	}
+	return out
+})
 
 // ingressBackend is one Service a backend of an Ingress names, with the
 // path of the key holding the service name.
@@ -138,10 +136,10 @@ func ingressClass(o *manifest.Object, in *ingress) string {
 	return o.Annotations["kubernetes.io/ingress.class"]
 }
 
-// rBACRules returns the policy rules of a Role or ClusterRole (any
+// rbacRules returns the policy rules of a Role or ClusterRole (any
 // apiVersion decoded into rbac/v1), and whether obj is one. Aggregated
 // ClusterRoles return no rules: the controller fills them in.
-func rBACRules(o *manifest.Object) ([]rbacv1.PolicyRule, bool) {
+func rbacRules(o *manifest.Object) ([]rbacv1.PolicyRule, bool) {
 	switch v := o.Typed.(type) {
 	case *rbacv1.Role:
 		return v.Rules, true

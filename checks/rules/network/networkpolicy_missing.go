@@ -118,7 +118,7 @@ func otherNetworkPolicy(o *manifest.Object) bool {
 // the repo and nil is returned.
 func namespaceWorkloads(ctx *checks.Context, nsObj *manifest.Object, ns string) []*manifest.Object {
 	var all []*manifest.Object
-	for _, w := range workloads(ctx) {
+	for _, w := range wholeWorkloads.Of(ctx) {
 		if ctx.Namespace(w) == ns {
 			all = append(all, w)
 		}

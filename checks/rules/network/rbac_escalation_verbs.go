@@ -15,7 +15,7 @@ var rbacEscalationVerbs = &checks.Rule{
 	Severity: checks.Warning,
 	Why:      "escalate, bind and impersonate, and creating pods (or exec/attach into them), let a subject gain permissions it was not given (004: least-privilege RBAC)",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		rules, ok := rBACRules(obj)
+		rules, ok := rbacRules(obj)
 		if !ok {
 			return nil
 		}

@@ -20,7 +20,7 @@ var rbacSecretsAccess = &checks.Rule{
 		if _, ok := obj.Typed.(*rbacv1.ClusterRole); !ok {
 			return nil
 		}
-		rules, _ := rBACRules(obj)
+		rules, _ := rbacRules(obj)
 		if len(rules) == 0 {
 			return nil
 		}

@@ -44,7 +44,7 @@ var serviceSelectsNothing = &checks.Rule{
 		}
 		// The deployment unit first, then the whole repo (overlays keep
 		// their workloads in a base folder).
-		idx := podLabelIndex(ctx)
+		idx := podLabelIndex.Of(ctx)
 		for _, w := range idx.candidates(sel) {
 			if ctx.SameNamespace(obj, w) && checks.MapSelectorMatches(sel, idx.labels[w]) {
 				return nil
@@ -78,23 +78,23 @@ func (s *podLabelSet) candidates(sel map[string]string) []*manifest.Object {
 	return best
 }
 
-func podLabelIndex(ctx *checks.Context) *podLabelSet {
-	return ctx.Memo("naPodLabelIndex", func() any {
-		s := &podLabelSet{labels: map[*manifest.Object]map[string]string{}, byPair: map[labelPair][]*manifest.Object{}, units: map[string]bool{}}
-		for _, w := range ctx.Objects {
-			lbls, ok := podLabels(w)
-			if !ok || w.Patch {
-				continue
-			}
-			s.units[ctx.Unit(w)] = true
-			s.labels[w] = lbls
-			for k, v := range lbls {
-				s.byPair[labelPair{k, v}] = append(s.byPair[labelPair{k, v}], w)
-			}
+// podLabelIndex is the run's pod labels of whole workloads, by workload and
+// by label.
+var podLabelIndex = checks.NewIndex(func(ctx *checks.Context) *podLabelSet {
+	s := &podLabelSet{labels: map[*manifest.Object]map[string]string{}, byPair: map[labelPair][]*manifest.Object{}, units: map[string]bool{}}
+	for _, w := range ctx.Objects {
+		lbls, ok := podLabels(w)
+		if !ok || w.Patch {
+			continue
 		}
-		return s
-	}).(*podLabelSet)
-}
+		s.units[ctx.Unit(w)] = true
+		s.labels[w] = lbls
+		for k, v := range lbls {
+			s.byPair[labelPair{k, v}] = append(s.byPair[labelPair{k, v}], w)
+		}
+	}
+	return s
+})
 
 // formatSelector renders a map selector as "app=web, tier=front" in key order.
 func formatSelector(sel map[string]string) string {
@@ -114,24 +114,22 @@ func formatSelector(sel map[string]string) string {
 // objects that make pods (and Services) at run time: custom resources of an
 // operator, Helm releases and GitOps applications.
 func unitCreatesPodsAtRunTime(ctx *checks.Context, unit string) bool {
-	return unitsCreatingPods(ctx)[unit]
+	return unitsCreatingPods.Of(ctx)[unit]
 }
 
-// unitsCreatingPods returns the units unitCreatesPodsAtRunTime answers
+// unitsCreatingPods holds the units unitCreatesPodsAtRunTime answers
 // true for, found once per run: asked per Service, a scan of the unit
 // would cost the square of one large file's objects (a rendered chart is
 // one unit).
-func unitsCreatingPods(ctx *checks.Context) map[string]bool {
-	return ctx.Memo("naUnitsCreatingPods", func() any {
-		units := map[string]bool{}
-		for _, o := range ctx.Objects {
-			if o.Kind != "" && o.APIVersion != "" && isCustomResource(o) && !passiveKinds[o.Kind] {
-				units[ctx.Unit(o)] = true
-			}
+var unitsCreatingPods = checks.NewIndex(func(ctx *checks.Context) map[string]bool {
+	units := map[string]bool{}
+	for _, o := range ctx.Objects {
+		if o.Kind != "" && o.APIVersion != "" && isCustomResource(o) && !passiveKinds[o.Kind] {
+			units[ctx.Unit(o)] = true
 		}
-		return units
-	}).(map[string]bool)
-}
+	}
+	return units
+})
 
 // isCustomResource reports whether o is an object of a non-built-in API
 // (an operator's custom resource), not counting kustomize and other

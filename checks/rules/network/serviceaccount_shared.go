@@ -25,10 +25,10 @@ var serviceaccountShared = &checks.Rule{
 		if sa == "default" || manifest.IsPlaceholder(sa) || strings.Contains(sa, "$") {
 			return nil
 		}
-		scope := sAScope(ctx, obj)
+		scope := saScope(ctx, obj)
 		others := map[string]bool{}
 		self := obj.Kind + " " + obj.Name
-		for _, w := range sAUsers(ctx)[scope+"\x00"+sa] {
+		for _, w := range serviceAccountUsers.Of(ctx)[scope+"\x00"+sa] {
 			if w == obj || sameApp(obj, w) {
 				continue
 			}
@@ -48,26 +48,24 @@ var serviceaccountShared = &checks.Rule{
 	},
 }
 
-// sAScope is where workloads share a ServiceAccount: one deployment unit
+// saScope is where workloads share a ServiceAccount: one deployment unit
 // and one namespace. (Workloads of other units are often alternative
 // installs of the same app, never deployed together.)
-func sAScope(ctx *checks.Context, o *manifest.Object) string {
+func saScope(ctx *checks.Context, o *manifest.Object) string {
 	return ctx.Unit(o) + "\x00" + ctx.Namespace(o)
 }
 
-// sAUsers indexes the run's whole workloads by scope and ServiceAccount
-// name ("scope\x00name"), in run order, once per run.
-func sAUsers(ctx *checks.Context) map[string][]*manifest.Object {
-	return ctx.Memo("naSAUsers", func() any {
-		out := map[string][]*manifest.Object{}
-		for _, w := range workloads(ctx) {
-			name, _ := serviceAccountName(w.PodTemplate())
-			key := sAScope(ctx, w) + "\x00" + name
-			out[key] = append(out[key], w)
-		}
-		return out
-	}).(map[string][]*manifest.Object)
-}
+// serviceAccountUsers indexes the run's whole workloads by scope and
+// ServiceAccount name ("scope\x00name"), in run order.
+var serviceAccountUsers = checks.NewIndex(func(ctx *checks.Context) map[string][]*manifest.Object {
+	out := map[string][]*manifest.Object{}
+	for _, w := range wholeWorkloads.Of(ctx) {
+		name, _ := serviceAccountName(w.PodTemplate())
+		key := saScope(ctx, w) + "\x00" + name
+		out[key] = append(out[key], w)
+	}
+	return out
+})
 
 // sameApp reports whether two workloads are versions or parts of one app:
 // their pods carry the same app name label and the same component.

@@ -20,23 +20,23 @@ import (
 // Security Admission checks (k8s.io/pod-security-admission), so a level
 // means here exactly what admission enforces.
 var (
-	pSAOnce      sync.Once
-	pSAEvaluator psapolicy.Evaluator
+	psaOnce      sync.Once
+	psaEvaluator psapolicy.Evaluator
 )
 
 func evaluator() psapolicy.Evaluator {
-	pSAOnce.Do(func() {
+	psaOnce.Do(func() {
 		e, err := psapolicy.NewEvaluator(psapolicy.DefaultChecks(), nil)
 		if err == nil {
-			pSAEvaluator = e
+			psaEvaluator = e
 		}
 	})
-	return pSAEvaluator
+	return psaEvaluator
 }
 
-// pSSViolations evaluates a pod template against a level and returns the
+// pssViolations evaluates a pod template against a level and returns the
 // failed checks (nil when it meets the level).
-func pSSViolations(pt *manifest.PodTemplate, lv psaapi.LevelVersion) []psapolicy.CheckResult {
+func pssViolations(pt *manifest.PodTemplate, lv psaapi.LevelVersion) []psapolicy.CheckResult {
 	e := evaluator()
 	if e == nil || lv.Level == psaapi.LevelPrivileged {
 		return nil
@@ -57,12 +57,12 @@ func levelVersion(ctx *checks.Context, labels map[string]string) (psaapi.LevelVe
 	if err != nil || level == psaapi.LevelPrivileged {
 		return psaapi.LevelVersion{}, false
 	}
-	return psaapi.LevelVersion{Level: level, Version: pSSVersion(ctx, labels[psaapi.EnforceVersionLabel])}, true
+	return psaapi.LevelVersion{Level: level, Version: pssVersion(ctx, labels[psaapi.EnforceVersionLabel])}, true
 }
 
-// pSSVersion is the policy version: the label's, else the target
+// pssVersion is the policy version: the label's, else the target
 // Kubernetes version's, else the latest.
-func pSSVersion(ctx *checks.Context, label string) psaapi.Version {
+func pssVersion(ctx *checks.Context, label string) psaapi.Version {
 	if label != "" {
 		if v, err := psaapi.ParseVersion(label); err == nil {
 			return v
@@ -90,10 +90,10 @@ func namespaceObjects(ctx *checks.Context, ns string) []*manifest.Object {
 func strictestLevel(ctx *checks.Context, ns string) psaapi.Level {
 	ws := kube.NamespaceWorkloads(ctx, ns)
 	for _, level := range []psaapi.Level{psaapi.LevelRestricted, psaapi.LevelBaseline} {
-		lv := psaapi.LevelVersion{Level: level, Version: pSSVersion(ctx, "")}
+		lv := psaapi.LevelVersion{Level: level, Version: pssVersion(ctx, "")}
 		ok := true
 		for _, w := range ws {
-			if len(pSSViolations(w.PodTemplate(), lv)) > 0 {
+			if len(pssViolations(w.PodTemplate(), lv)) > 0 {
 				ok = false
 				break
 			}
@@ -105,9 +105,9 @@ func strictestLevel(ctx *checks.Context, ns string) psaapi.Level {
 	return psaapi.LevelPrivileged
 }
 
-// pSSFix gathers the fixes of this family's rules for the failed checks,
+// pssFix gathers the fixes of this family's rules for the failed checks,
 // or nil when some failure has no safe fix (a fix must make the pod pass).
-func pSSFix(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate, failed []psapolicy.CheckResult) []edit.Op {
+func pssFix(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate, failed []psapolicy.CheckResult) []edit.Op {
 	var fs []checks.Finding
 	needsNonRoot, unprivileged := false, false
 	for _, r := range failed {

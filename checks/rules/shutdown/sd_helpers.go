@@ -239,7 +239,7 @@ func servingContainers(ctx *checks.Context, obj *manifest.Object, pt *manifest.P
 	out := map[string]bool{}
 	cs := pt.Containers()
 	undeclared := false
-	for _, s := range ctx.ServicesFor(obj) {
+	for _, s := range ctx.SelectingServices(obj) {
 		svc, ok := s.Typed.(*corev1.Service)
 		if !ok {
 			continue
