@@ -12,27 +12,17 @@ import (
 
 // Example shows how a host adapter plugs in: the Reviewer runs every job on
 // the Pool, the Server serves health, readiness and metrics, and each host
-// registers its webhook route, whose handler verifies the delivery, builds
-// a bot.Job with its own bot.Host and hands it to the Pool (an Enqueuer).
+// registers its webhook route: a bot.Webhook with the host's Intake, which
+// verifies the delivery and builds each bot.Job with the host's bot.Host;
+// the Webhook hands the jobs to the Pool (an Enqueuer) and answers.
 func Example() {
 	logger := slog.Default()
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(64<<20), logger)
 	pool := bot.NewPool(rv.Run, bot.PoolOptions{Workers: 4, QueueSize: 100, Logger: logger, Metrics: metrics})
 	srv := bot.NewServer(pool, metrics, logger)
-	srv.Handle(http.MethodPost, "/webhooks/gitlab", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// verify the token, decode the event, then:
-		var host bot.Host // the GitLab adapter
-		err := pool.Enqueue(bot.Job{DeliveryID: r.Header.Get("X-Gitlab-Event-UUID"), Event: "merge_request.open", PR: bot.PullRequest{Host: "gitlab"}, Host: host})
-		switch err {
-		case nil:
-			w.WriteHeader(http.StatusAccepted)
-		case bot.ErrDuplicate:
-			w.WriteHeader(http.StatusOK)
-		default: // ErrQueueFull, ErrShuttingDown
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}
-	}))
+	var intake bot.Intake // the host adapter's, e.g. gitlab.Intake{API: host}
+	srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: intake, Secret: []byte("from a file"), Queue: pool, Metrics: metrics, Logger: logger})
 	pool.Start()
 	srv.SetReady(true)
 	// go srv.Serve(listener) … then on SIGTERM:

@@ -22,8 +22,9 @@ var reviewBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160}
 // NewMetrics creates an empty set of metrics. The series appear as they
 // are counted:
 //   - prodready_webhook_deliveries_total{event,host,outcome}: webhook
-//     deliveries by host, event and outcome (queued, ignored, duplicate,
-//     queue_full, bad_signature, too_large, bad_request);
+//     deliveries by host, event ("unverified" until the credentials
+//     verify) and outcome (queued, ignored, duplicate, queue_full,
+//     bad_signature, too_large, bad_request, disabled, error);
 //   - prodready_review_duration_seconds{result}: time one review took, by
 //     result (ok, error);
 //   - prodready_api_calls_total{endpoint,host,status}: calls to host APIs

@@ -81,9 +81,8 @@ func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
 	return s
 }
 
-// Handle registers a route, e.g. srv.Handle("POST", "/webhooks/gitlab", h):
-// how each host adapter adds its webhook. The handler should read its body
-// through http.MaxBytesReader(w, r.Body, MaxWebhookBody).
+// Handle registers a route: each host's webhook is a Webhook with the
+// host's Intake, e.g. srv.Handle("POST", "/webhooks/gitlab", &Webhook{…}).
 func (s *Server) Handle(method, path string, h http.Handler) {
 	s.echo.Add(method, path, echo.WrapHandler(h))
 }

@@ -91,9 +91,9 @@ func run() error {
 	}, bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: discard, Metrics: metrics})
 	pool.Start()
 	srv := bot.NewServer(pool, metrics, discard)
-	srv.Handle(http.MethodPost, "/webhooks/github", &ghv.Webhook{
+	srv.Handle(http.MethodPost, "/webhooks/github", &bot.Webhook{
+		Intake: ghv.Intake{HostFor: func(int64) (bot.Host, error) { return nil, nil }},
 		Secret: []byte(secret), Queue: pool, Metrics: metrics, Logger: discard,
-		HostFor: func(int64) (bot.Host, error) { return nil, nil },
 	})
 	srv.SetReady(true)
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -98,7 +98,7 @@ func githubServeHost(fs *flag.FlagSet) func(env ServeEnv) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		env.Server.Handle("POST", "/webhooks/github", &ghv.Webhook{Secret: secret, Queue: env.Queue, HostFor: app.Host, Metrics: env.Metrics, Logger: env.Logger})
+		env.Server.Handle("POST", "/webhooks/github", &bot.Webhook{Intake: ghv.Intake{HostFor: app.Host}, Secret: secret, Queue: env.Queue, Metrics: env.Metrics, Logger: env.Logger})
 		env.Logger.Info("serving GitHub webhooks", "path", "/webhooks/github", "app_id", *appID, "api", *baseURL)
 		return true, nil
 	}

@@ -61,9 +61,7 @@ func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.
 	}
 	if c.SecretFile == "" {
 		logger.Info("GitLab is disabled: no webhook secret (--gitlab-webhook-secret-file); /webhooks/gitlab refuses every delivery")
-		wh := gitlab.NewWebhookHandler(nil, nil, q)
-		wh.Metrics, wh.Logger = srv.Metrics(), logger
-		srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
+		srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: gitlab.Intake{}, Queue: q, Metrics: srv.Metrics(), Logger: logger})
 		return false, nil
 	}
 	secret, err := readSecretFile("GitLab webhook secret", c.SecretFile)
@@ -78,9 +76,7 @@ func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.
 	if err != nil {
 		return false, err
 	}
-	wh := gitlab.NewWebhookHandler(secret, host, q)
-	wh.Metrics, wh.Logger = srv.Metrics(), logger
-	srv.Handle(http.MethodPost, "/webhooks/gitlab", wh)
+	srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: gitlab.Intake{API: host}, Secret: secret, Queue: q, Metrics: srv.Metrics(), Logger: logger})
 	logger.Info("serving GitLab webhooks", "path", "/webhooks/gitlab", "url", c.URL)
 	return true, nil
 }

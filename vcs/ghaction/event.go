@@ -7,13 +7,13 @@
 package ghaction
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/vcs/github"
 )
 
 // Env is what the Actions runner tells a step through its environment.
@@ -63,33 +63,6 @@ func (e Env) RESTBase() string {
 // request (push, workflow_dispatch, schedule…).
 var ErrNoPullRequest = errors.New("the event has no pull request")
 
-// eventRepo and eventRef are the parts of the payload we read; decoding
-// only these keeps unrelated fields from failing a run.
-type (
-	eventRepo struct {
-		Name     string `json:"name"`
-		FullName string `json:"full_name"`
-		Owner    struct {
-			Login string `json:"login"`
-		} `json:"owner"`
-	}
-	eventRef struct {
-		Ref  string     `json:"ref"`
-		SHA  string     `json:"sha"`
-		Repo *eventRepo `json:"repo"`
-	}
-	eventPayload struct {
-		Repository  *eventRepo `json:"repository"`
-		PullRequest *struct {
-			Number  int      `json:"number"`
-			Draft   bool     `json:"draft"`
-			HTMLURL string   `json:"html_url"`
-			Head    eventRef `json:"head"`
-			Base    eventRef `json:"base"`
-		} `json:"pull_request"`
-	}
-)
-
 // ReadEvent reads the pull request of the payload at path: pull_request
 // and pull_request_target events carry one. Fork is set when the head
 // repository differs from the base repository (the workflow token is then
@@ -107,40 +80,9 @@ func ReadEvent(path string) (bot.PullRequest, error) {
 
 // ParseEvent is ReadEvent on the payload's bytes.
 func ParseEvent(data []byte) (bot.PullRequest, error) {
-	var e eventPayload
-	if err := json.Unmarshal(data, &e); err != nil {
-		return bot.PullRequest{}, fmt.Errorf("decoding the event payload: %w", err)
+	pr, found, err := github.DecodePullRequest(data)
+	if err == nil && !found {
+		err = ErrNoPullRequest
 	}
-	if e.PullRequest == nil {
-		return bot.PullRequest{}, ErrNoPullRequest
-	}
-	p := e.PullRequest
-	base := p.Base.Repo
-	if base == nil {
-		base = e.Repository
-	}
-	if base == nil {
-		return bot.PullRequest{}, errors.New("the event payload names no repository")
-	}
-	owner, name := base.Owner.Login, base.Name
-	if o, n, ok := strings.Cut(base.FullName, "/"); ok && (owner == "" || name == "") {
-		owner, name = o, n
-	}
-	pr := bot.PullRequest{
-		Host:    "github",
-		Repo:    owner + "/" + name,
-		Number:  p.Number,
-		BaseSHA: p.Base.SHA,
-		HeadSHA: p.Head.SHA,
-		BaseRef: p.Base.Ref,
-		HeadRef: p.Head.Ref,
-		Draft:   p.Draft,
-		URL:     p.HTMLURL,
-		// A deleted fork has head.repo null: its token is read-only too.
-		Fork: p.Head.Repo == nil || (p.Head.Repo.FullName != "" && base.FullName != "" && !strings.EqualFold(p.Head.Repo.FullName, base.FullName)),
-	}
-	if owner == "" || name == "" || pr.Number <= 0 || pr.BaseSHA == "" || pr.HeadSHA == "" {
-		return bot.PullRequest{}, errors.New("the event's pull request lacks its repository, number, base.sha or head.sha")
-	}
-	return pr, nil
+	return pr, err
 }

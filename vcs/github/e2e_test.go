@@ -108,8 +108,8 @@ func newStack(t *testing.T, queueSize int, start bool) *stack {
 		st.pool.Start()
 	}
 	st.server = bot.NewServer(st.pool, metrics, logger)
-	st.server.Handle(http.MethodPost, "/webhooks/github", &ghv.Webhook{
-		Secret: []byte(testSecret), Queue: st.pool, HostFor: app.Host, Metrics: metrics, Logger: logger,
+	st.server.Handle(http.MethodPost, "/webhooks/github", &bot.Webhook{
+		Intake: ghv.Intake{HostFor: app.Host}, Secret: []byte(testSecret), Queue: st.pool, Metrics: metrics, Logger: logger,
 	})
 	st.server.SetReady(true)
 	st.srv = httptest.NewServer(st.server.Handler())

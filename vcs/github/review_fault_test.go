@@ -203,8 +203,8 @@ func newProxied(t *testing.T, modify func(*http.Response) error, logs *lockedLog
 	}, bot.PoolOptions{Workers: 1, QueueSize: 8, Logger: logger, Metrics: metrics})
 	p.pool.Start()
 	p.server = bot.NewServer(p.pool, metrics, logger)
-	p.server.Handle(http.MethodPost, "/webhooks/github", &ghv.Webhook{
-		Secret: []byte(testSecret), Queue: p.pool, HostFor: app.Host, Metrics: metrics, Logger: logger,
+	p.server.Handle(http.MethodPost, "/webhooks/github", &bot.Webhook{
+		Intake: ghv.Intake{HostFor: app.Host}, Secret: []byte(testSecret), Queue: p.pool, Metrics: metrics, Logger: logger,
 	})
 	p.server.SetReady(true)
 	p.srv = httptest.NewServer(p.server.Handler())

@@ -114,10 +114,10 @@ func FuzzWebhook(f *testing.F) {
 
 		var logs bytes.Buffer
 		q := &jobQueue{}
-		wh := &ghv.Webhook{
+		wh := &bot.Webhook{
+			Intake:  ghv.Intake{HostFor: func(int64) (bot.Host, error) { return nil, nil }},
 			Secret:  secret,
 			Queue:   q,
-			HostFor: func(int64) (bot.Host, error) { return nil, nil },
 			Metrics: metrics,
 			Logger:  slog.New(slog.NewJSONHandler(&logs, nil)),
 		}

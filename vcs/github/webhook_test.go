@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,35 @@ func TestHealthReadyMetrics(t *testing.T) {
 	}
 	if code, _ := get("/healthz"); code != http.StatusOK {
 		t.Errorf("healthz after shutdown %d, want 200 (liveness depends on nothing)", code)
+	}
+}
+
+// TestWebhookSameIntakeAsGitLab: what bot.Webhook answers for every host,
+// on GitHub's route: 405 to GET, 403 without a secret configured, and 401
+// to an unsigned delivery before its body is read (even over 25 MiB).
+func TestWebhookSameIntakeAsGitLab(t *testing.T) {
+	send := func(secret, method, sig string, body []byte) int {
+		wh := &bot.Webhook{Intake: ghv.Intake{HostFor: func(int64) (bot.Host, error) { return nil, nil }}, Secret: []byte(secret), Queue: &jobQueue{}}
+		req := httptest.NewRequest(method, "/webhooks/github", bytes.NewReader(body))
+		req.Header.Set("X-GitHub-Event", "pull_request")
+		if sig != "" {
+			req.Header.Set("X-Hub-Signature-256", sig)
+		}
+		rec := httptest.NewRecorder()
+		wh.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	body := syntheticOpened(t)
+	if code := send(testSecret, http.MethodGet, ghv.Sign([]byte(testSecret), body), body); code != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %d, want 405", code)
+	}
+	if code := send("", http.MethodPost, ghv.Sign(nil, body), body); code != http.StatusForbidden {
+		t.Errorf("no secret configured: %d, want 403", code)
+	}
+	if code := send(testSecret, http.MethodPost, "", bytes.Repeat([]byte(" "), bot.MaxWebhookBody+1)); code != http.StatusUnauthorized {
+		t.Errorf("unsigned, over 25 MiB: %d, want 401", code)
+	}
+	if code := send(testSecret, http.MethodPost, ghv.Sign([]byte(testSecret), body), body); code != http.StatusAccepted {
+		t.Errorf("signed: %d, want 202", code)
 	}
 }

@@ -109,7 +109,7 @@ func newE2E(t *testing.T, projectID int64, path string) *e2e {
 	pool.Start()
 	srv := bot.NewServer(pool, nil, nil)
 	srv.SetReady(true)
-	srv.Handle(http.MethodPost, "/webhooks/gitlab", gitlab.NewWebhookHandler([]byte(e2eSecret), host, pool))
+	srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: gitlab.Intake{API: host}, Secret: []byte(e2eSecret), Queue: pool})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hs.Close()

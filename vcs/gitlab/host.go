@@ -1,7 +1,7 @@
 // Package gitlab is prodready's GitLab adapter: Host implements bot.Host
 // against the GitLab REST API (gitlab.com or self-managed) with merge request
 // discussions, ```suggestion:-0+N blocks and a commit status, and
-// NewWebhookHandler turns Merge Request Hook deliveries into bot.Jobs.
+// Intake turns Merge Request Hook deliveries into bot.Jobs.
 package gitlab
 
 import (

@@ -54,7 +54,7 @@ func FuzzWebhook(f *testing.F) {
 		}
 		var logs bytes.Buffer
 		q := &recordingQueue{}
-		wh := NewWebhookHandler([]byte(secret), nil, q)
+		wh := newWebhook([]byte(secret), nil, q)
 		wh.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 		wh.Metrics = metrics
 		rec := deliver(wh, token, event, body, map[string]string{"Idempotency-Key": "k"})

@@ -90,6 +90,11 @@ func withAttrs(p map[string]any, attrs map[string]any) []byte {
 	return b
 }
 
+// newWebhook is the GitLab webhook route as serve registers it.
+func newWebhook(secret []byte, host bot.Host, q bot.Enqueuer) *bot.Webhook {
+	return &bot.Webhook{Intake: Intake{API: host}, Secret: secret, Queue: q}
+}
+
 func deliver(h http.Handler, token, event string, body []byte, hdr map[string]string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, "/webhooks/gitlab", bytes.NewReader(body))
 	if token != "" {
@@ -130,7 +135,7 @@ func TestWebhookStartsReviewsOnlyForNewCode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := &recordingQueue{}
-			h := NewWebhookHandler([]byte(testSecret), nil, q)
+			h := newWebhook([]byte(testSecret), nil, q)
 			rec := deliver(h, testSecret, tc.event, withAttrs(p, tc.attrs), map[string]string{"Idempotency-Key": "k-1"})
 			if rec.Code != tc.code {
 				t.Errorf("status %d (%s), want %d", rec.Code, rec.Body, tc.code)
@@ -151,7 +156,7 @@ func TestWebhookStartsReviewsOnlyForNewCode(t *testing.T) {
 func TestWebhookJobFromTheSyntheticPayload(t *testing.T) {
 	q := &recordingQueue{}
 	host := &Host{}
-	h := NewWebhookHandler([]byte(testSecret), host, q)
+	h := newWebhook([]byte(testSecret), host, q)
 	body := withAttrs(readPayload(t, "fixtures/gitlab/merge_request.update.json"), nil)
 	rec := deliver(h, testSecret, "Merge Request Hook", body, map[string]string{"Idempotency-Key": "idem-1", "X-Gitlab-Event-UUID": "uuid-1"})
 	if rec.Code != http.StatusAccepted || len(q.jobs) != 1 {
@@ -185,7 +190,7 @@ func TestWebhookSharedPayloads(t *testing.T) {
 				t.Skipf("payload %s not available: %v", name, err)
 			}
 			q := &recordingQueue{}
-			rec := deliver(NewWebhookHandler([]byte(testSecret), nil, q), testSecret, "Merge Request Hook", b, nil)
+			rec := deliver(newWebhook([]byte(testSecret), nil, q), testSecret, "Merge Request Hook", b, nil)
 			if rec.Code != http.StatusAccepted || len(q.jobs) != 1 {
 				t.Fatalf("status %d (%s), %d jobs; want 202 and one job for an open action", rec.Code, rec.Body, len(q.jobs))
 			}
@@ -227,7 +232,7 @@ func TestWebhookRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := &recordingQueue{err: tc.qerr}
-			rec := deliver(NewWebhookHandler([]byte(tc.secret), nil, q), tc.token, "Merge Request Hook", tc.body, nil)
+			rec := deliver(newWebhook([]byte(tc.secret), nil, q), tc.token, "Merge Request Hook", tc.body, nil)
 			if rec.Code != tc.code {
 				t.Errorf("status %d (%s), want %d", rec.Code, rec.Body, tc.code)
 			}
@@ -243,7 +248,7 @@ func TestWebhookRefusals(t *testing.T) {
 
 func TestWebhookSystemHookOfAnotherKindIsIgnored(t *testing.T) {
 	q := &recordingQueue{}
-	rec := deliver(NewWebhookHandler([]byte(testSecret), nil, q), testSecret, "System Hook", []byte(`{"object_kind":"push","event_name":"push"}`), nil)
+	rec := deliver(newWebhook([]byte(testSecret), nil, q), testSecret, "System Hook", []byte(`{"object_kind":"push","event_name":"push"}`), nil)
 	if rec.Code != http.StatusOK || len(q.jobs) != 0 {
 		t.Errorf("system push hook: %d with %d jobs, want 200 and none", rec.Code, len(q.jobs))
 	}
@@ -252,13 +257,13 @@ func TestWebhookSystemHookOfAnotherKindIsIgnored(t *testing.T) {
 func TestWebhookBodyLimit(t *testing.T) {
 	q := &recordingQueue{}
 	big := bytes.Repeat([]byte(" "), bot.MaxWebhookBody+1)
-	rec := deliver(NewWebhookHandler([]byte(testSecret), nil, q), testSecret, "Merge Request Hook", big, nil)
+	rec := deliver(newWebhook([]byte(testSecret), nil, q), testSecret, "Merge Request Hook", big, nil)
 	if rec.Code != http.StatusRequestEntityTooLarge || len(q.jobs) != 0 {
 		t.Errorf("status %d with %d jobs, want 413 and none", rec.Code, len(q.jobs))
 	}
 	req := httptest.NewRequest(http.MethodGet, "/webhooks/gitlab", nil)
 	rec = httptest.NewRecorder()
-	NewWebhookHandler([]byte(testSecret), nil, q).ServeHTTP(rec, req)
+	newWebhook([]byte(testSecret), nil, q).ServeHTTP(rec, req)
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("GET answered %d, want 405", rec.Code)
 	}
@@ -296,7 +301,7 @@ next:
 
 func TestWebhookAndAPIMetrics(t *testing.T) {
 	m := bot.NewMetrics()
-	wh := NewWebhookHandler([]byte(testSecret), nil, &recordingQueue{})
+	wh := newWebhook([]byte(testSecret), nil, &recordingQueue{})
 	wh.Metrics = m
 	body := withAttrs(readPayload(t, "fixtures/gitlab/merge_request.update.json"), nil)
 	deliver(wh, "wrong", "Merge Request Hook", body, nil)

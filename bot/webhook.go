@@ -1,0 +1,166 @@
+package bot
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+)
+
+// An Intake is one host's side of a webhook delivery: how the host signs
+// it and what it asks for. Webhook does the rest, the same for every host.
+type Intake interface {
+	// Host names the host in logs and metrics ("github", "gitlab").
+	Host() string
+	// Event is the metrics label of the delivery's event: one of the few
+	// events the host sends, or "other". The header it comes from is the
+	// sender's to choose; as a label as is, it could add a series per
+	// delivery.
+	Event(r *http.Request) string
+	// VerifyHeader checks the credentials the headers carry against
+	// secret, before the body is read: a host that sends its credentials
+	// in the headers alone checks them all here, so that no unauthenticated
+	// sender makes the server read a body; a host that signs the body
+	// checks here what it can (a signature is present and well formed).
+	VerifyHeader(r *http.Request, secret []byte) error
+	// VerifyBody checks the credentials that cover the body, once it is
+	// read (nil for a host whose credentials are in the headers alone).
+	VerifyBody(r *http.Request, secret, body []byte) error
+	// Decode turns a verified delivery into the jobs it asks for; none
+	// means the delivery is acknowledged and ignored. An error wrapping
+	// ErrBadDelivery is the sender's (400); any other is the server's
+	// (500). Jobs of one delivery need distinct delivery ids.
+	Decode(r *http.Request, body []byte) ([]Job, error)
+}
+
+// ErrBadDelivery is what an Intake's Decode wraps for a verified delivery
+// whose body is not what its event says (answered 400).
+var ErrBadDelivery = errors.New("malformed delivery")
+
+// Webhook is the http.Handler of one host's webhook route, e.g.
+// srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{…}). It
+// answers:
+//
+//   - 405 to a method other than POST;
+//   - 403 to every delivery when no secret is configured: a delivery is
+//     never accepted unauthenticated;
+//   - 401 when the credentials in the headers, then those over the body,
+//     do not verify;
+//   - 413 to a body over MaxWebhookBody, 400 to one that cannot be read or
+//     decoded;
+//   - 200 to a delivery that asks for nothing, or whose delivery id is
+//     queued or done already (a redelivery runs once);
+//   - 202 when its jobs are queued; 503 when the queue is full or shutting
+//     down (the host delivers again); 500 when the server fails.
+//
+// Each delivery is counted in Metrics by host, event and outcome; its event
+// is "unverified" until the credentials verify.
+type Webhook struct {
+	// Intake is the host's part.
+	Intake Intake
+	// Secret is the webhook secret; without one every delivery is refused.
+	Secret []byte
+	// Queue receives the jobs.
+	Queue Enqueuer
+	// Metrics counts deliveries (nil: not counted).
+	Metrics *Metrics
+	// Logger receives one line per refused or queued delivery (nil:
+	// slog.Default).
+	Logger *slog.Logger
+}
+
+// ServeHTTP verifies, decodes and queues one delivery.
+func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	host := wh.Intake.Host()
+	logger := wh.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	event := "unverified"
+	answer := func(code int, outcome, msg string, err error) {
+		wh.Metrics.Delivery(host, event, outcome)
+		switch {
+		case outcome == "error":
+			logger.Error("delivery failed", "host", host, "event", event, "status", code, "outcome", outcome, "err", err.Error())
+		case code >= 400:
+			attrs := []any{"host", host, "event", event, "status", code, "outcome", outcome}
+			if err != nil {
+				attrs = append(attrs, "err", err.Error())
+			}
+			logger.Warn("delivery refused", attrs...)
+		}
+		writeAnswer(w, code, msg)
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		answer(http.StatusMethodNotAllowed, "bad_request", "method not allowed", nil)
+		return
+	}
+	if len(wh.Secret) == 0 {
+		answer(http.StatusForbidden, "disabled", host+" webhooks are disabled: no secret is configured", nil)
+		return
+	}
+	if err := wh.Intake.VerifyHeader(r, wh.Secret); err != nil {
+		answer(http.StatusUnauthorized, "bad_signature", "bad credentials", err)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			answer(http.StatusRequestEntityTooLarge, "too_large", "payload too large", err)
+			return
+		}
+		answer(http.StatusBadRequest, "bad_request", "cannot read body", err)
+		return
+	}
+	if err := wh.Intake.VerifyBody(r, wh.Secret, body); err != nil {
+		answer(http.StatusUnauthorized, "bad_signature", "bad credentials", err)
+		return
+	}
+	event = wh.Intake.Event(r)
+	jobs, err := wh.Intake.Decode(r, body)
+	switch {
+	case errors.Is(err, ErrBadDelivery):
+		answer(http.StatusBadRequest, "bad_request", "cannot decode event", err)
+		return
+	case err != nil:
+		answer(http.StatusInternalServerError, "error", "cannot take the delivery", err)
+		return
+	case len(jobs) == 0:
+		answer(http.StatusOK, "ignored", "ignored: starts no review", nil)
+		return
+	}
+	queued := 0
+	for _, job := range jobs {
+		switch err := wh.Queue.Enqueue(job); {
+		case err == nil:
+			queued++
+			JobLogger(logger, job).Info("review queued", "host", host)
+		case errors.Is(err, ErrDuplicate):
+		case errors.Is(err, ErrQueueFull), errors.Is(err, ErrShuttingDown):
+			// The host delivers again; the jobs queued already are
+			// duplicates then.
+			answer(http.StatusServiceUnavailable, "queue_full", "busy, deliver again later", err)
+			return
+		default:
+			answer(http.StatusInternalServerError, "error", "cannot queue the review", fmt.Errorf("queueing %s: %w", job.DeliveryID, err))
+			return
+		}
+	}
+	if queued == 0 {
+		answer(http.StatusOK, "duplicate", "already handled", nil)
+		return
+	}
+	answer(http.StatusAccepted, "queued", "review queued", nil)
+}
+
+// writeAnswer writes msg as a plain-text answer with code.
+func writeAnswer(w http.ResponseWriter, code int, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	io.WriteString(w, msg+"\n")
+}
