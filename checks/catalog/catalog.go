@@ -1,3 +1,9 @@
+// Package catalog is the explicit list of prodready's rule sections: the
+// one place that names every section, in catalog order.
+//
+// Adding a rule: one rule file in its section's package under
+// checks/rules/<section>/, one line in that section's rules.go, one
+// fixture folder fixtures/rules/<rule-id>/, and `make docs`.
 package catalog
 
 import (
@@ -17,10 +23,9 @@ import (
 	"github.com/prodready/prodready/checks/rules/shutdown"
 )
 
-// families lists every group of rules; each lives in its own file(s) of
-// this package. A family is a plain function so the whole catalog is one
-// readable list.
-var families = []func() []*checks.Rule{
+// sections lists every section's rules, as plain functions so the whole
+// catalog is one readable list.
+var sections = []func() []*checks.Rule{
 	checks.InputRules,
 	health.Rules,
 	shutdown.Rules,
@@ -39,9 +44,9 @@ var families = []func() []*checks.Rule{
 func Default() *checks.Catalog { return defaultCatalog() }
 
 var defaultCatalog = sync.OnceValue(func() *checks.Catalog {
-	var sections [][]*checks.Rule
-	for _, fam := range families {
-		sections = append(sections, fam())
+	var lists [][]*checks.Rule
+	for _, section := range sections {
+		lists = append(lists, section())
 	}
-	return checks.NewCatalog(sections...)
+	return checks.NewCatalog(lists...)
 })

@@ -4,7 +4,7 @@ import (
 	"github.com/prodready/prodready/checks"
 )
 
-// Rules returns the rules of this family. Each rule has its own file.
+// Rules returns the rules of this section. Each rule has its own file.
 func Rules() []*checks.Rule {
 	return []*checks.Rule{
 		memoryRequestsMissing,

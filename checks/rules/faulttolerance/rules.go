@@ -6,7 +6,7 @@ import (
 
 const section = "3. Fault tolerance"
 
-// Rules returns the rules of this family. Each rule has its own file.
+// Rules returns the rules of this section. Each rule has its own file.
 func Rules() []*checks.Rule {
 	return []*checks.Rule{
 		nakedPod,

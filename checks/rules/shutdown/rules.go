@@ -7,7 +7,7 @@ import (
 // section is the catalog section of the shutdown family.
 const section = "2. Graceful shutdown and signals"
 
-// Rules returns the rules of this family. Each rule has its own file.
+// Rules returns the rules of this section. Each rule has its own file.
 func Rules() []*checks.Rule {
 	return []*checks.Rule{
 		prestopHookMissing,

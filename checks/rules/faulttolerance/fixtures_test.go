@@ -1,0 +1,12 @@
+package faulttolerance_test
+
+import (
+	"testing"
+
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/checkstest"
+	"github.com/prodready/prodready/checks/rules/faulttolerance"
+)
+
+// TestFixtures checks every rule of the section against its fixture folder.
+func TestFixtures(t *testing.T) { checkstest.Run(t, catalog.Default(), faulttolerance.Rules()) }
