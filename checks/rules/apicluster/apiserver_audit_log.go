@@ -13,6 +13,7 @@ var apiserverAuditLog = &checks.Rule{
 	ID:       "apiserver-audit-log",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/",
 	Why:      "a kube-apiserver without an audit policy and an audit backend records nothing; audit logs should be kept 30–45 days (004: logging)",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding

@@ -13,6 +13,7 @@ var kyvernoFailOpen = &checks.Rule{
 	ID:       "kyverno-fail-open",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kyverno.io/docs/installation/#security-vs-operability",
 	Why:      "Kyverno is set to fail open (features.forceFailurePolicyIgnore, or a policy's failurePolicy: Ignore): while it is down, resources are admitted unchecked",
 	Help:     "000: with fail-open, an outage of the admission controller lets everything in without policy checks. Prefer fail-closed with a highly available Kyverno (3 replicas, PDB, spread).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -15,6 +15,7 @@ var kyvernoHAInvisible = &checks.Rule{
 	ID:       "kyverno-ha-invisible",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kyverno.io/docs/installation/#install-kyverno-using-yamls",
 	Why:      "Kyverno is installed from its plain release manifests (e.g. a Flux Kustomization over the kyverno OCI manifests) and the repository does not set its replicas, so it runs 1 replica that no review can see",
 	Help:     "The release manifests run one admission-controller replica. Patch the Deployment's replicas to 3 (a Flux Kustomization's spec.patches, a kustomization's replicas:/patches, or an Argo CD Application's spec.source.kustomize.replicas), or install with the Helm chart and set admissionController.replicas: 3 (000).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -12,6 +12,7 @@ var kyvernoMetricsDisabled = &checks.Rule{
 	ID:       "kyverno-metrics-disabled",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kyverno.io/docs/monitoring/",
 	Why:      "Kyverno's metrics are switched off (metricsService.create: false or metering.disabled: true), so admission latency and failures go unseen",
 	Help:     "000 enables metrics to watch the admission gateway. 2.x reads top-level metricsService.create; 3.x reads <controller>.metricsService.create and <controller>.metering.disabled for each controller.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

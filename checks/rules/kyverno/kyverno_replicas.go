@@ -12,6 +12,7 @@ var kyvernoReplicas = &checks.Rule{
 	ID:       "kyverno-replicas",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kyverno.io/docs/high-availability/#how-ha-works-in-kyverno",
 	Why:      "the Kyverno admission controller runs fewer than 3 replicas (000: 3 for upgrade safety; chart 2.6.0–3.1.x refuse exactly 2)",
 	Help:     "Kyverno is the cluster's admission gateway: with one replica an upgrade or a node failure stops every admission request. The count is read from the keys the chart generation uses (3.x admissionController.replicas, or autoscaling.minReplicas when admissionController.autoscaling.enabled; 2.x replicaCount); null or absent counts as 1.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

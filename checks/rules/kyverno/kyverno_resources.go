@@ -16,6 +16,7 @@ var kyvernoResources = &checks.Rule{
 	ID:       "kyverno-resources",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kyverno.io/docs/installation/scaling/",
 	Why:      "the Kyverno admission controller lacks a memory request and limit or a CPU request, or its memory limit is below 512Mi (000: 100m/256Mi requests, 512Mi limit)",
 	Help:     "Values are judged after Helm merges them over the chart's defaults (whose 384Mi memory limit is below 000's 512Mi). No CPU limit is suggested: see cpu-limit-set. Large clusters need 1Gi or more.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -14,6 +14,7 @@ var kyvernoSpread = &checks.Rule{
 	ID:       "kyverno-spread",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kyverno.io/docs/installation/#high-availability-installation",
 	Why:      "the Kyverno admission controller has no topologySpreadConstraints and its anti-affinity is disabled, so all replicas may land on one node",
 	Help:     "000: do not put all the eggs in one basket. The inserted constraint selects only the admission controller's pods (000's sample selects app.kubernetes.io/instance alone, which matches all four Kyverno controllers) and uses ScheduleAnyway so a small cluster still schedules them.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

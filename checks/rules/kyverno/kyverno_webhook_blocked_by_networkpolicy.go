@@ -25,6 +25,7 @@ var kyvernoWebhookBlockedByNetworkPolicy = &checks.Rule{
 	ID:       "kyverno-webhook-blocked-by-networkpolicy",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kyverno.io/docs/troubleshooting/#api-server-is-blocked",
 	Why:      "a default-deny NetworkPolicy in Kyverno's namespace blocks the API server's calls to Kyverno's webhook while the chart's own network policy is off (000: blocked node-to-pod traffic is a named failure cause)",
 	Help:     "The API server reaches the admission controller on its webhook port; a default-deny ingress policy drops that traffic, and with fail-closed webhooks every deployment stops. Enable the chart's policy (3.x admissionController.networkPolicy.enabled, 2.x networkPolicy.enabled, with ingressFrom as needed) or add a policy that admits the webhook traffic. Kyverno's namespace is the release's (or namespaceOverride), else kyverno.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -18,6 +18,7 @@ var webhookFailClosedNotHA = &checks.Rule{
 	ID:       "webhook-fail-closed-not-ha",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#load-balancer-webhook",
 	Why:      "a fail-closed admission webhook is served by a workload with fewer than 3 replicas, no PodDisruptionBudget or no spread: when it is down, every request it intercepts is rejected (000: fail-close blocks every deployment)",
 	Help:     "Follows clientConfig.service to the Service in the repository and to the workloads it selects. Error when the webhook intercepts pods or workload kinds (then no deployment can proceed while it is down), warning otherwise. Webhooks whose Service or workload is not in the repository are not judged.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

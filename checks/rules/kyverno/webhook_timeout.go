@@ -16,6 +16,7 @@ var webhookTimeout = &checks.Rule{
 	ID:       "webhook-timeout",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#small-timeout",
 	Why:      "an admission webhook's timeout is above 15s or below 5s (000: about 15s is the compromise between rejecting requests on a slow network and stalling the whole API when the webhook hangs)",
 	Help:     "Checks webhooks' timeoutSeconds (API default 10, maximum 30), Kyverno policies' spec.webhookConfiguration.timeoutSeconds (Kyverno ≥ 1.15) or spec.webhookTimeoutSeconds (older), and the Kyverno chart's webhookTimeout flag. Webhooks that only intercept their own (custom) API groups get info; image-verification policies are exempt because signature checks need longer.",
 	Params:   map[string]any{"min": 5, "max": 15},

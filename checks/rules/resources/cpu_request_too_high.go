@@ -18,6 +18,7 @@ var cpuRequestTooHigh = &checks.Rule{
 	ID:       "cpu-request-too-high",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "a long-running container that requests more than one CPU is hard to schedule and to scale; keep requests at or below 1 CPU unless the app is compute-heavy",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)
