@@ -85,7 +85,7 @@ var prerelease = &checks.Rule{
 	Section:  section,
 	Severity: checks.Info,
 	Ref:      "https://kubernetes.io/docs/reference/using-api/#api-versioning",
-	Why:      "an alpha or beta built-in API may change or go away, and alpha APIs are off by default (004: weigh alpha/beta features)",
+	Why:      "an alpha or beta built-in API may change or go away, and alpha APIs are off by default",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Kind == "" || obj.Kind == "PodSecurityPolicy" {
 			return nil

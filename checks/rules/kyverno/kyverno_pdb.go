@@ -35,7 +35,7 @@ var kyvernoPDB = &checks.Rule{
 				if v.kyvAtLeast(3, 2) {
 					msg += " or podDisruptionBudget.enabled is true"
 				}
-				msg += "): a node drain can evict every replica at once and stop admission; run 3 replicas, which renders the PDB (000: minAvailable 1)"
+				msg += "): a node drain can evict every replica at once and stop admission; run 3 replicas, which renders the PDB"
 				path := v.p(pdb...)
 				if v.node(pdb...) == nil {
 					path = v.p(r.path...)

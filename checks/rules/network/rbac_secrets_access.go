@@ -15,7 +15,7 @@ var rbacSecretsAccess = &checks.Rule{
 	Section:  section,
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#listing-secrets",
-	Why:      "a ClusterRole bound cluster-wide that may list or watch secrets reads every secret of every namespace (004: least-privilege RBAC)",
+	Why:      "a ClusterRole bound cluster-wide that may list or watch secrets reads every secret of every namespace",
 	Help:     "Bind it with RoleBindings in the namespaces that need it, or restrict it with resourceNames (get only).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if _, ok := obj.Typed.(*rbacv1.ClusterRole); !ok {

@@ -14,7 +14,7 @@ var rbacWildcard = &checks.Rule{
 	Section:  section,
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#least-privilege",
-	Why:      "`*` in verbs, resources or apiGroups grants everything, including what is added later (004: least-privilege RBAC)",
+	Why:      "`*` in verbs, resources or apiGroups grants everything, including what is added later",
 	Help:     "An error when the wildcard covers the core, rbac.authorization.k8s.io or admissionregistration.k8s.io groups, or every group: that is cluster takeover.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		rules, ok := rBACRules(obj)

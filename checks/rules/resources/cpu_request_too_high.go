@@ -23,7 +23,7 @@ var cpuRequestTooHigh = &checks.Rule{
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)
 		// Pods that request a GPU, TPU or other device are the compute-heavy
-		// case 004 exempts.
+		// case the rule exempts.
 		if pt == nil || !obj.IsLongRunning() || kube.DeviceResource(pt) != "" {
 			return nil
 		}
