@@ -6,7 +6,7 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// Rule is one check of the catalog (RULES.md).
+// Rule is one check of the catalog (docs/rules.md).
 type Rule struct {
 	// ID is the stable identifier users configure and ignore, e.g. "pdb-missing".
 	ID string
@@ -16,6 +16,10 @@ type Rule struct {
 	Severity Severity
 	// OptIn rules run only when the config enables them.
 	OptIn bool
+	// Ref is the authoritative upstream documentation for the rule (the
+	// Kubernetes, Kyverno or checklist page that states the practice), an
+	// https URL shown in `prodready rules`, docs/rules.md and SARIF helpUri.
+	Ref string
 	// Why is the one-line reason the rule exists, shown in `prodready rules`.
 	Why string
 	// Help is longer guidance (how to fix, when to ignore), shown in SARIF
@@ -83,9 +87,11 @@ func sectionOrder(s string) int {
 func InputRules() []*Rule {
 	return []*Rule{
 		{ID: manifest.ProblemYAML, Section: "0. Input", Severity: Error,
+			Ref:   "https://yaml.org/spec/1.2.2/",
 			Why:   "the file or document is not YAML that can be read (syntax error, NUL byte, over the size limit, alias bomb, absurd nesting, duplicate key)",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 		{ID: manifest.ProblemSchema, Section: "10. API versions and cluster configuration", Severity: Error,
+			Ref:   "https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
 			Why:   "a built-in kind that does not decode strictly into its Kubernetes type (unknown field, wrong type, duplicate key): the API server rejects it",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 	}

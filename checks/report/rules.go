@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/prodready/prodready/checks/catalog"
@@ -10,7 +11,8 @@ import (
 	"github.com/prodready/prodready/checks"
 )
 
-// RulesText lists every rule with its severity and one-line why.
+// RulesText lists every rule with its severity, one-line why and, on the
+// line below, its reference (the upstream documentation).
 func RulesText(w io.Writer) error {
 	var b strings.Builder
 	section := ""
@@ -20,6 +22,7 @@ func RulesText(w io.Writer) error {
 			fmt.Fprintf(&b, "\n%s\n", section)
 		}
 		fmt.Fprintf(&b, "  %-40s %-8s %s%s\n", r.ID, r.Severity, optInMark(r), r.Why)
+		fmt.Fprintf(&b, "  %-40s %-8s ref: %s\n", "", "", r.Ref)
 	}
 	_, err := io.WriteString(w, strings.TrimPrefix(b.String(), "\n"))
 	return err
@@ -43,13 +46,13 @@ func RulesMarkdown() string {
 	for _, r := range catalog.Default().Rules() {
 		if r.Section != section {
 			section = r.Section
-			fmt.Fprintf(&b, "\n## %s\n\n| ID | severity | why | parameters |\n|---|---|---|---|\n", section)
+			fmt.Fprintf(&b, "\n## %s\n\n| ID | severity | why | parameters | reference |\n|---|---|---|---|---|\n", section)
 		}
 		sev := r.Severity.String()
 		if r.OptIn {
 			sev += ", opt-in"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, sev, escapeCell(r.Why), params(r))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.ID, sev, escapeCell(r.Why), params(r), refLink(r))
 	}
 	return b.String()
 }
@@ -63,6 +66,15 @@ func params(r *checks.Rule) string {
 		ps = append(ps, fmt.Sprintf("`%s` (default `%v`)", k, r.Params[k]))
 	}
 	return strings.Join(ps, ", ")
+}
+
+// refLink is the rule's reference as a Markdown link named by its host.
+func refLink(r *checks.Rule) string {
+	u, err := url.Parse(r.Ref)
+	if err != nil || u.Host == "" {
+		return escapeCell(r.Ref)
+	}
+	return "[" + u.Host + "](" + r.Ref + ")"
 }
 
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

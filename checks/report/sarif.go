@@ -39,6 +39,7 @@ type sarifRule struct {
 	Name                 string       `json:"name"`
 	ShortDescription     sarifText    `json:"shortDescription"`
 	FullDescription      sarifText    `json:"fullDescription"`
+	HelpURI              string       `json:"helpUri,omitempty"`
 	Help                 sarifHelp    `json:"help"`
 	DefaultConfiguration sarifDefault `json:"defaultConfiguration"`
 	Properties           sarifProps   `json:"properties"`
@@ -123,6 +124,7 @@ func sarifFrame(version string) (head, tail []byte, depth int, err error) {
 			ID: r.ID, Name: r.ID,
 			ShortDescription:     sarifText{Text: r.Why},
 			FullDescription:      sarifText{Text: r.Why},
+			HelpURI:              r.Ref,
 			Help:                 sarifHelp{Text: help, Markdown: help},
 			DefaultConfiguration: sarifDefault{Level: SARIFLevel(r.Severity)},
 			Properties:           sarifProps{Tags: []string{"kubernetes", r.Section}},

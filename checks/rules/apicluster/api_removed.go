@@ -15,6 +15,7 @@ var removed = &checks.Rule{
 	ID:       "api-removed",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/reference/using-api/deprecation-guide/",
 	Why:      "an apiVersion that the target Kubernetes version no longer serves: the apply fails",
 	Help:     "The target version is the config's kubernetesVersion. The fix changes apiVersion only where the object is valid unchanged under the new version; otherwise the message says what else must change. PodSecurityPolicy is left to pod-security-policy-removed.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
@@ -26,6 +27,7 @@ var deprecated = &checks.Rule{
 	ID:       "api-deprecated",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/reference/using-api/deprecation-guide/",
 	Why:      "an apiVersion deprecated at the target Kubernetes version: a later upgrade removes it",
 	Help:     "The fix changes apiVersion only where the object is valid unchanged under the replacement.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
@@ -82,7 +84,8 @@ var prerelease = &checks.Rule{
 	ID:       "api-prerelease",
 	Section:  section,
 	Severity: checks.Info,
-	Why:      "an alpha or beta built-in API may change or go away, and alpha APIs are off by default (004: weigh alpha/beta features)",
+	Ref:      "https://kubernetes.io/docs/reference/using-api/#api-versioning",
+	Why:      "an alpha or beta built-in API may change or go away, and alpha APIs are off by default",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Kind == "" || obj.Kind == "PodSecurityPolicy" {
 			return nil

@@ -14,7 +14,8 @@ var apiserverAlphaFeatures = &checks.Rule{
 	ID:       "apiserver-alpha-features",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "alpha feature gates are untested in production, may be buggy and change or vanish without notice (004: weigh alpha features)",
+	Ref:      "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/#feature-stages",
+	Why:      "alpha feature gates are untested in production, may be buggy and change or vanish without notice",
 	Help:     "Gate stages come from the versioned feature specs of Kubernetes 1.37 (api_feature_gates.go), evaluated at the target kubernetesVersion; gates removed before 1.37 are not known. AllAlpha=true always fires.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding

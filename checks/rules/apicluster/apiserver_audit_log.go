@@ -13,7 +13,8 @@ var apiserverAuditLog = &checks.Rule{
 	ID:       "apiserver-audit-log",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "a kube-apiserver without an audit policy and an audit backend records nothing; audit logs should be kept 30–45 days (004: logging)",
+	Ref:      "https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/",
+	Why:      "a kube-apiserver without an audit policy and an audit backend records nothing; audit logs should be kept 30–45 days",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, fs := range serverFlagSets(obj) {
@@ -30,7 +31,7 @@ var apiserverAuditLog = &checks.Rule{
 			}
 			if f, ok := fs.Flags["audit-log-maxage"]; ok && logPath {
 				if days, err := strconv.Atoi(f.Value); err == nil && days < 30 {
-					out = append(out, checks.At(obj, f.Path, fmt.Sprintf("%s: audit logs are kept %d days; keep them 30–45 days (004)", fs.Label, days)).
+					out = append(out, checks.At(obj, f.Path, fmt.Sprintf("%s: audit logs are kept %d days; keep them 30–45 days", fs.Label, days)).
 						WithFix("set --audit-log-maxage=30", fs.Set("audit-log-maxage", "30")...))
 				}
 			}

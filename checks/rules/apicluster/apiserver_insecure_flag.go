@@ -13,6 +13,7 @@ var apiserverInsecureFlag = &checks.Rule{
 	ID:       "apiserver-insecure-flag",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://www.cisecurity.org/benchmark/kubernetes",
 	Why:      "kube-apiserver flags that the CIS benchmark (1.2.x, as kube-bench reports them) marks insecure: profiling on, anonymous-auth=true, insecure-port, NodeRestriction not enabled",
 	Help:     "Reads kube-apiserver static pods (a container named kube-apiserver or running it) and kubeadm ClusterConfiguration apiServer.extraArgs (a map up to v1beta3, a list of {name, value} from v1beta4).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

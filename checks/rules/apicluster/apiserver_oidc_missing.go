@@ -12,7 +12,8 @@ var apiserverOIDCMissing = &checks.Rule{
 	ID:       "apiserver-oidc-missing",
 	Section:  section,
 	Severity: checks.Info,
-	Why:      "people should log in through an identity provider (OIDC), not with shared certificates or tokens (004)",
+	Ref:      "https://kubernetes.io/docs/reference/access-authn-authz/authentication/#openid-connect-tokens",
+	Why:      "people should log in through an identity provider (OIDC), not with shared certificates or tokens",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, fs := range serverFlagSets(obj) {

@@ -12,6 +12,7 @@ var jobTTLMissing = &checks.Rule{
 	ID:       "job-ttl-missing",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/workloads/controllers/ttlafterfinished/",
 	Why:      "a finished Job without ttlSecondsAfterFinished stays, with its pods, until someone deletes it",
 	Help:     "Jobs owned by a CronJob (and a CronJob's jobTemplate) are cleaned up by the CronJob's history limits; Helm and Argo CD hook Jobs are deleted by the tool (before-hook-creation is the default delete policy of both).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -15,6 +15,7 @@ var configmapSensitiveData = &checks.Rule{
 	ID:       "configmap-sensitive-data",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/configmap/",
 	Why:      "a ConfigMap holds a credential (a private key or token format: error; a credential-like key name: warning): ConfigMaps are not access-controlled or encrypted like Secrets, and the value is in the repository",
 	Help:     "Move the value to a Secret (created outside the repository, or encrypted with SOPS / Sealed Secrets) and rotate it.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Pattern C of RULES.md: credential-like names, and the names it excludes.
+// The credential-like names (sensitive-env-literal), and the names it excludes.
 var (
 	credName        = regexp.MustCompile(`(^|_)(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|SECRET_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)$`)
 	credNameExclude = regexp.MustCompile(`(^|_)(ALLOW_EMPTY|MAX|MIN|NUM|ENABLE|DISABLE)_`)

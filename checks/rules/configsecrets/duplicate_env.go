@@ -12,6 +12,7 @@ var duplicateEnv = &checks.Rule{
 	ID:       "duplicate-env",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/",
 	Why:      "the same env var is set twice in one container: only the last one takes effect, silently, so the other value is a trap for whoever edits it",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Patch {

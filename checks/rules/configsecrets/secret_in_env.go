@@ -13,6 +13,7 @@ var secretInEnv = &checks.Rule{
 	ID:       "secret-in-env",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-files-from-a-pod",
 	Why:      "a Secret is passed as environment variables, which leak through crash dumps, `env` in debug shells, child processes and logs, and do not update when the Secret changes; mount it as a volume instead",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Patch {

@@ -13,6 +13,7 @@ var sensitiveEnvLiteral = &checks.Rule{
 	ID:       "sensitive-env-literal",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/concepts/security/secrets-good-practices/",
 	Why:      "an env var with a credential-like name has a literal value: the credential is in the repository, readable by everyone with access and kept in its history",
 	Help:     "Move the value to a Secret (created outside the repository, or encrypted with SOPS / Sealed Secrets), rotate it, and reference it with secretKeyRef or a mounted volume.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -101,7 +101,7 @@ func TestPDBMissingMessageCarriesWorkingPDB(t *testing.T) {
 }
 
 // TestFixPresenceHealthFaultTolerance pins where these families offer no
-// fix on purpose (RULES.md: no guessed value that may not run).
+// fix on purpose (no guessed value that may not run).
 func TestFixPresenceHealthFaultTolerance(t *testing.T) {
 	tests := []struct {
 		rule, file string

@@ -157,7 +157,7 @@ type spread struct {
 
 // spreadOf reads podAntiAffinity (required and preferred) and
 // topologySpreadConstraints. Any topologySpreadConstraint counts as a
-// spread over nodes, as RULES.md says; anti-affinity counts when its key
+// spread over nodes, as spread-missing says; anti-affinity counts when its key
 // puts pods on different nodes; so does a host port.
 func spreadOf(spec *corev1.PodSpec) spread {
 	s := spread{hostTSC: -1}

@@ -43,7 +43,7 @@ var ftPeerCases = []ftPeerCase{
 	{"kube-score", "Deployment has host PodAntiAffinity", "kube-score/deployment-host-antiaffinity-not-set.yaml", "Deployment", "deployment-anti-affinity-not-set", "spread-missing", true, true, ""},
 	// kube-score "Deployment has PodDisruptionBudget" (GradeCritical: the PDB selects app: not-foo).
 	{"kube-score", "Deployment has PodDisruptionBudget", "kube-score/deployment-poddisruptionbudget-v1-no-match.yaml", "Deployment", "statefulset-test-1", "pdb-missing", true, false,
-		"replicas is unset (one pod) and no Service selects it: a PDB cannot keep a single pod up, and RULES.md asks only for serving workloads with more than one replica"},
+		"replicas is unset (one pod) and no Service selects it: a PDB cannot keep a single pod up, and pdb-missing asks only for serving workloads with more than one replica"},
 	// kube-score all-ok.yaml (not asserted upstream; presumably passes every check): the probes differ.
 	{"kube-score", "Pod Probes", "kube-score/all-ok.yaml", "Pod", "pod-test-1", "probes-identical", false, false, ""},
 }

@@ -14,6 +14,7 @@ var nakedPod = &checks.Rule{
 	ID:       "naked-pod",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/overview/#naked-pods-vs-replicasets-deployments-and-jobs",
 	Why:      "a bare Pod outside any controller is not recreated when its node fails or is drained",
 	Help:     "Run it from a Deployment (or a StatefulSet, DaemonSet or Job). Static control-plane pods, which the kubelet runs from its manifests folder, are exempt.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

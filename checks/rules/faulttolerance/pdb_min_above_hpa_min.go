@@ -15,6 +15,7 @@ var pdbMinAboveHPAMin = &checks.Rule{
 	ID:       "pdb-min-above-hpa-min",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/run-application/configure-pdb/#specifying-a-poddisruptionbudget",
 	Why:      "a PodDisruptionBudget's minAvailable at or above the HPA's minReplicas blocks every eviction whenever the HPA has scaled down",
 	Help: "Lower minAvailable below the HPA's minReplicas, or use maxUnavailable. pdb-blocks-eviction reports the same PDB (it counts the HPA's minReplicas too); " +
 		"this rule speaks only when that one is switched off or ignored for the PDB, so a problem is reported once.",

@@ -15,6 +15,7 @@ var pdbMissing = &checks.Rule{
 	ID:       "pdb-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/run-application/configure-pdb/",
 	Why:      "a serving workload with several replicas and no PodDisruptionBudget can lose all of them at once in a node drain or cluster upgrade",
 	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -9,6 +9,7 @@ var pdbNoPolicy = &checks.Rule{
 	ID:       "pdb-no-policy",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/run-application/configure-pdb/#specifying-a-poddisruptionbudget",
 	Why:      "a policy/v1 PodDisruptionBudget without minAvailable or maxUnavailable protects nothing, and one with selector: {} covers every pod of the namespace",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pdb := pdb(obj)

@@ -10,6 +10,7 @@ var pdbUnhealthyEvictionPolicy = &checks.Rule{
 	Section:  section,
 	Severity: checks.Info,
 	OptIn:    true,
+	Ref:      "https://kubernetes.io/docs/tasks/run-application/configure-pdb/#unhealthy-pod-eviction-policy",
 	Why:      "without unhealthyPodEvictionPolicy: AlwaysAllow, pods that never became ready count against the budget and can block node drains",
 	Help:     "unhealthyPodEvictionPolicy is on by default from Kubernetes 1.27 (GA in 1.31); the rule checks policy/v1 PDBs when the target version has it.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

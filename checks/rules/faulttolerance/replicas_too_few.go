@@ -18,6 +18,7 @@ var replicasTooFew = &checks.Rule{
 	ID:       "replicas-too-few",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "a serving Deployment or StatefulSet with one replica is down whenever its pod restarts, is evicted or its node fails",
 	Help: "Run at least two replicas (or let an HPA scale it). Leader-elected singletons (an arg like --leader-elect) and workloads no Service selects are left alone. " +
 		"Scaling a StatefulSet needs the app's own clustering, so it gets no one-click fix. Parameter minReplicas sets the threshold (default 2).",

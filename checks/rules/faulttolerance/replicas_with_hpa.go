@@ -13,6 +13,7 @@ var replicasWithHPA = &checks.Rule{
 	ID:       "replicas-with-hpa",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/workloads/autoscaling/horizontal-pod-autoscale/#migrating-deployments-and-statefulsets-to-horizontal-autoscaling",
 	Why:      "an HPA scales the workload and the manifest also sets replicas, so every apply resets the scale the HPA chose",
 	Help: "Remove spec.replicas and let the HPA own it. With client-side `kubectl apply`, first remove replicas from the last-applied annotation " +
 		"(`kubectl apply edit-last-applied`), or the next apply scales the workload down to 1.",

@@ -14,6 +14,7 @@ var selectorMismatch = &checks.Rule{
 	ID:       "selector-mismatch",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#selector",
 	Why:      "a workload's selector does not match its pod template's labels, which the API server rejects",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := obj.PodTemplate()

@@ -19,6 +19,7 @@ var spreadMissing = &checks.Rule{
 	ID:       "spread-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/",
 	Why:      "replicas with no podAntiAffinity or topologySpreadConstraint may all land on one node, which takes them all down at once",
 	Help: "Add a topologySpreadConstraint on kubernetes.io/hostname with whenUnsatisfiable: ScheduleAnyway (it spreads when it can and never blocks scheduling). " +
 		"For Deployments on Kubernetes 1.27+, matchLabelKeys: [pod-template-hash] makes it count only the pods of the current rollout.",
@@ -43,6 +44,7 @@ var spreadZoneMissing = &checks.Rule{
 	ID:       "spread-zone-missing",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/setup/best-practices/multiple-zones/",
 	Why:      "the replicas are spread over nodes but not over zones, so one zone outage can take them all down",
 	Help:     "Add a topologySpreadConstraint on topology.kubernetes.io/zone with whenUnsatisfiable: ScheduleAnyway (harmless on single-zone clusters).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -13,8 +13,9 @@ var livenessProbeMissing = &checks.Rule{
 	ID:       "liveness-probe-missing",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#liveness-probe",
 	Why:      "a long-running container without a livenessProbe is never restarted when it hangs",
-	Help: "A livenessProbe should hit a passive endpoint that always answers while the process is alive (004), and give up later than the readinessProbe. " +
+	Help: "A livenessProbe should hit a passive endpoint that always answers while the process is alive, and give up later than the readinessProbe. " +
 		"The suggested tcpSocket probe is a starting point.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := obj.PodTemplate()

@@ -13,6 +13,7 @@ var livenessProbeTooEager = &checks.Rule{
 	ID:       "liveness-probe-too-eager",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#define-startup-probes",
 	Why:      "the livenessProbe kills the container before its readinessProbe can first succeed, so a slow start restarts forever",
 	Help: "The liveness kill deadline is initialDelaySeconds + periodSeconds × failureThreshold. When it ends before the readinessProbe's initialDelaySeconds, " +
 		"the app is expected to need longer to start than liveness allows. A startupProbe holds liveness back until the app has started.",

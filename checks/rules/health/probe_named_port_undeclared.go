@@ -15,6 +15,7 @@ var probeNamedPortUndeclared = &checks.Rule{
 	ID:       "probe-named-port-undeclared",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#use-a-named-port",
 	Why:      "a probe targets a named port the container does not declare, so it always fails (numeric ports need no declaration)",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := obj.PodTemplate()

@@ -14,6 +14,7 @@ var probesIdentical = &checks.Rule{
 	ID:       "probes-identical",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "equal readiness and liveness probes restart a pod exactly when it should only stop getting traffic, dropping its connections",
 	Help:     "Make the livenessProbe slower to give up than the readinessProbe (a larger periodSeconds and failureThreshold), so a busy pod is taken out of the Service before it is killed.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

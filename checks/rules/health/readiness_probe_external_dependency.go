@@ -22,8 +22,9 @@ var readinessProbeExternalDependency = &checks.Rule{
 	ID:       "readiness-probe-external-dependency",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "a readinessProbe that checks a database or third party takes every pod out of the Service at once when that dependency blips",
-	Help:     "Readiness should say whether this pod can serve, not whether its dependencies are up (004): when a shared dependency fails, all pods turn unready together and the Service has no endpoints. Report dependency health in metrics or a separate endpoint.",
+	Help:     "Readiness should say whether this pod can serve, not whether its dependencies are up: when a shared dependency fails, all pods turn unready together and the Service has no endpoints. Report dependency health in metrics or a separate endpoint.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := obj.PodTemplate()
 		if pt == nil || !obj.IsLongRunning() {

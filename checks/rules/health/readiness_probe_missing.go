@@ -16,6 +16,7 @@ var readinessProbeMissing = &checks.Rule{
 	ID:       "readiness-probe-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#readiness-probe",
 	Why:      "a serving container without a readinessProbe gets traffic before it can answer and while it cannot",
 	Help: "Kubernetes sends Service traffic to a pod as soon as its containers run unless a readinessProbe says otherwise. " +
 		"The suggested tcpSocket probe on the container's first TCP port is a starting point: an HTTP endpoint that answers when the app can serve is better.",

@@ -15,6 +15,7 @@ var helmValuesUnknownKey = &checks.Rule{
 	ID:       "helm-values-unknown-key",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://github.com/kyverno/kyverno/blob/main/charts/kyverno/README.md#values",
 	Why:      "a Kyverno values file sets a key the chart does not read (renamed between versions, or misspelt), so the setting silently does nothing",
 	Help:     "Keys are checked against the chart's own values.yaml of the version in use (embedded for 2.3.4, 2.7.5, 3.0.0, 3.2.9 and 3.9.0; versions in between use both neighbours), only under maps the chart lists keys for: free-form maps (extraArgs, nodeSelector, annotations, labels, imagePullSecrets, lifecycle, resources, probes, affinity, …) and subchart values are never judged. A curated table names the key the chart reads instead (2.x↔3.x, webhooksCleanup.enable→enabled, metricsService.enabled→create, webhook.timeoutSeconds→…container.extraArgs.webhookTimeout). The other generation's HA keys are reported by kyverno-values-mixed-generation.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

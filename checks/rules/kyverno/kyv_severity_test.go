@@ -7,8 +7,8 @@ import (
 	"github.com/prodready/prodready/checks"
 )
 
-// The fixture markers check positions; this checks the severities RULES.md
-// gives each case.
+// The fixture markers check positions; this checks the severity
+// of each case.
 func TestKyvSeverities(t *testing.T) {
 	cases := []struct {
 		dir, file string

@@ -9,7 +9,8 @@ var kyvernoControllerResources = &checks.Rule{
 	ID:       "kyverno-controller-resources",
 	Section:  section,
 	Severity: checks.Info,
-	Why:      "Kyverno's background, cleanup or reports controller lacks requests or a memory limit (000: 50m/64Mi requests, 128Mi limit)",
+	Ref:      "https://kyverno.io/docs/installation/scaling/",
+	Why:      "Kyverno's background, cleanup or reports controller lacks requests or a memory limit (a starting point: 50m/64Mi requests, 128Mi limit)",
 	Help:     "Judged after Helm merges the values over the chart's defaults; disabled controllers are skipped. Chart 2.x has only the cleanup controller (2.7+).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding

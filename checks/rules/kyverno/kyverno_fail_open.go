@@ -13,8 +13,9 @@ var kyvernoFailOpen = &checks.Rule{
 	ID:       "kyverno-fail-open",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kyverno.io/docs/installation/#security-vs-operability",
 	Why:      "Kyverno is set to fail open (features.forceFailurePolicyIgnore, or a policy's failurePolicy: Ignore): while it is down, resources are admitted unchecked",
-	Help:     "000: with fail-open, an outage of the admission controller lets everything in without policy checks. Prefer fail-closed with a highly available Kyverno (3 replicas, PDB, spread).",
+	Help:     "With fail-open, an outage of the admission controller lets everything in without policy checks. Prefer fail-closed with a highly available Kyverno (3 replicas, PDB, spread).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, v := range valuesOf(ctx, obj) {
@@ -23,7 +24,7 @@ var kyvernoFailOpen = &checks.Rule{
 			}
 			key := []string{"features", "forceFailurePolicyIgnore", "enabled"}
 			if b, ok := v.effBool(key...); ok && b && v.node(key...) != nil {
-				out = append(out, checks.At(v.o(obj), v.p(key...), "features.forceFailurePolicyIgnore.enabled makes every Kyverno webhook fail open: while Kyverno is down, resources are admitted without any policy check (000: section 1)"))
+				out = append(out, checks.At(v.o(obj), v.p(key...), "features.forceFailurePolicyIgnore.enabled makes every Kyverno webhook fail open: while Kyverno is down, resources are admitted without any policy check"))
 			}
 		}
 		if !isPolicy(obj) {
@@ -31,7 +32,7 @@ var kyvernoFailOpen = &checks.Rule{
 		}
 		for _, p := range []manifest.Path{{"spec", "failurePolicy"}, {"spec", "webhookConfiguration", "failurePolicy"}} {
 			if s, ok := obj.Scalar(p...); ok && s == "Ignore" {
-				out = append(out, checks.At(obj, p, fmt.Sprintf("%s %s fails open (failurePolicy: Ignore): while Kyverno is unreachable, the resources it guards are admitted unchecked (000: section 1)", obj.Kind, obj.Name)))
+				out = append(out, checks.At(obj, p, fmt.Sprintf("%s %s fails open (failurePolicy: Ignore): while Kyverno is unreachable, the resources it guards are admitted unchecked", obj.Kind, obj.Name)))
 			}
 		}
 		return out

@@ -15,15 +15,16 @@ var kyvernoHAInvisible = &checks.Rule{
 	ID:       "kyverno-ha-invisible",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kyverno.io/docs/installation/#install-kyverno-using-yamls",
 	Why:      "Kyverno is installed from its plain release manifests (e.g. a Flux Kustomization over the kyverno OCI manifests) and the repository does not set its replicas, so it runs 1 replica that no review can see",
-	Help:     "The release manifests run one admission-controller replica. Patch the Deployment's replicas to 3 (a Flux Kustomization's spec.patches, a kustomization's replicas:/patches, or an Argo CD Application's spec.source.kustomize.replicas), or install with the Helm chart and set admissionController.replicas: 3 (000).",
+	Help:     "The release manifests run one admission-controller replica. Patch the Deployment's replicas to 3 (a Flux Kustomization's spec.patches, a kustomization's replicas:/patches, or an Argo CD Application's spec.source.kustomize.replicas), or install with the Helm chart and set admissionController.replicas: 3.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		switch {
 		case obj.Kind == "Kustomization" && strings.HasPrefix(obj.APIVersion, "kustomize.toolkit.fluxcd.io/"):
 			if !fluxSourceIsKyverno(ctx, obj) || setsReplicas(obj.Node("spec", "patches")) || setsReplicas(obj.Node("spec", "patchesStrategicMerge")) || setsReplicas(obj.Node("spec", "patchesJson6902")) {
 				return nil
 			}
-			return []checks.Finding{checks.At(obj, manifest.Path{"spec", "sourceRef"}, fmt.Sprintf("Flux Kustomization %s applies Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; patch replicas to 3 in spec.patches (000: 3 replicas)", obj.Name))}
+			return []checks.Finding{checks.At(obj, manifest.Path{"spec", "sourceRef"}, fmt.Sprintf("Flux Kustomization %s applies Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; patch replicas to 3 in spec.patches", obj.Name))}
 		case obj.Kind == "Application" && strings.HasPrefix(obj.APIVersion, "argoproj.io/"):
 			src := manifest.Path{"spec", "source"}
 			url, _ := obj.Scalar(src.Child("repoURL")...)
@@ -34,7 +35,7 @@ var kyvernoHAInvisible = &checks.Rule{
 			if setsReplicas(obj.Node(src.Child("kustomize")...)) {
 				return nil
 			}
-			return []checks.Finding{checks.At(obj, src.Child("repoURL"), fmt.Sprintf("Argo CD Application %s applies Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; set spec.source.kustomize.replicas to 3 for kyverno-admission-controller, or install the Helm chart with admissionController.replicas: 3 (000: 3 replicas)", obj.Name))}
+			return []checks.Finding{checks.At(obj, src.Child("repoURL"), fmt.Sprintf("Argo CD Application %s applies Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; set spec.source.kustomize.replicas to 3 for kyverno-admission-controller, or install the Helm chart with admissionController.replicas: 3", obj.Name))}
 		case checks.IsKustomization(obj):
 			res := obj.Node("resources")
 			if res == nil || res.Kind != yaml.SequenceNode {
@@ -47,7 +48,7 @@ var kyvernoHAInvisible = &checks.Rule{
 				if setsReplicas(obj.Node("replicas")) || setsReplicas(obj.Node("patches")) || setsReplicas(obj.Node("patchesStrategicMerge")) || setsReplicas(obj.Node("patchesJson6902")) {
 					return nil
 				}
-				return []checks.Finding{checks.At(obj, manifest.Path{"resources", manifest.Index(i)}, "this kustomization installs Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; add replicas: [{name: kyverno-admission-controller, count: 3}] (000: 3 replicas)")}
+				return []checks.Finding{checks.At(obj, manifest.Path{"resources", manifest.Index(i)}, "this kustomization installs Kyverno's release manifests without setting the admission controller's replicas: it runs 1 replica, and nothing in the repository shows it; add replicas: [{name: kyverno-admission-controller, count: 3}]")}
 			}
 		}
 		return nil

@@ -13,8 +13,9 @@ var kyvernoInKubeSystem = &checks.Rule{
 	ID:       "kyverno-in-kube-system",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kyverno.io/docs/installation/",
 	Why:      "Kyverno is installed into kube-system, which the chart itself refuses: its webhooks would then judge the cluster's own components, and an outage would block kube-system",
-	Help:     "Install Kyverno into its own namespace (kyverno, as in 000's install command). Checked on Flux HelmReleases (targetNamespace or the release's namespace), Argo CD Applications (destination.namespace), the chart's namespaceOverride/namespace value, and Kyverno's install manifests.",
+	Help:     "Install Kyverno into its own namespace (kyverno, as in Kyverno's install instructions). Checked on Flux HelmReleases (targetNamespace or the release's namespace), Argo CD Applications (destination.namespace), the chart's namespaceOverride/namespace value, and Kyverno's install manifests.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, v := range valuesOf(ctx, obj) {

@@ -12,8 +12,9 @@ var kyvernoMetricsDisabled = &checks.Rule{
 	ID:       "kyverno-metrics-disabled",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kyverno.io/docs/monitoring/",
 	Why:      "Kyverno's metrics are switched off (metricsService.create: false or metering.disabled: true), so admission latency and failures go unseen",
-	Help:     "000 enables metrics to watch the admission gateway. 2.x reads top-level metricsService.create; 3.x reads <controller>.metricsService.create and <controller>.metering.disabled for each controller.",
+	Help:     "Keep metrics on to watch the admission gateway. 2.x reads top-level metricsService.create; 3.x reads <controller>.metricsService.create and <controller>.metering.disabled for each controller.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, v := range valuesOf(ctx, obj) {
@@ -36,12 +37,12 @@ var kyvernoMetricsDisabled = &checks.Rule{
 				}
 				if b, ok := v.effBool(at("metricsService", "create")...); ok && !b && v.node(at("metricsService", "create")...) != nil {
 					p := v.p(at("metricsService", "create")...)
-					out = append(out, checks.At(v.o(obj), p, fmt.Sprintf("%s metrics Service is not created (metricsService.create: false): Prometheus cannot scrape admission latency and failures; enable it (000: section 8)", who)).
+					out = append(out, checks.At(v.o(obj), p, fmt.Sprintf("%s metrics Service is not created (metricsService.create: false): Prometheus cannot scrape admission latency and failures; enable it", who)).
 						WithFix("create the metrics Service", checks.SetOp(p, "true")))
 				}
 				if b, ok := v.effBool(at("metering", "disabled")...); ok && b && v.node(at("metering", "disabled")...) != nil {
 					p := v.p(at("metering", "disabled")...)
-					out = append(out, checks.At(v.o(obj), p, fmt.Sprintf("%s metrics are disabled (metering.disabled: true): admission latency and failures go unseen; enable them (000: section 8)", who)).
+					out = append(out, checks.At(v.o(obj), p, fmt.Sprintf("%s metrics are disabled (metering.disabled: true): admission latency and failures go unseen; enable them", who)).
 						WithFix("enable metrics", checks.SetOp(p, "false")))
 				}
 			}

@@ -15,6 +15,7 @@ var kyvernoPDB = &checks.Rule{
 	ID:       "kyverno-pdb",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://github.com/kyverno/kyverno/blob/main/charts/kyverno/README.md#values",
 	Why:      "the Kyverno chart will render no PodDisruptionBudget for the admission controller, or one that blocks every drain (replicas ≤ minAvailable)",
 	Help:     "What renders a PDB differs by chart version: 2.x and 3.0–3.1 only when the replica count is above 1 (no enable key); 3.2+ when podDisruptionBudget.enabled is true or replicas are above 1. minAvailable defaults to 1. Raising replicas to 3 renders the PDB on every version.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
@@ -34,7 +35,7 @@ var kyvernoPDB = &checks.Rule{
 				if v.kyvAtLeast(3, 2) {
 					msg += " or podDisruptionBudget.enabled is true"
 				}
-				msg += "): a node drain can evict every replica at once and stop admission; run 3 replicas, which renders the PDB (000: minAvailable 1)"
+				msg += "): a node drain can evict every replica at once and stop admission; run 3 replicas, which renders the PDB"
 				path := v.p(pdb...)
 				if v.node(pdb...) == nil {
 					path = v.p(r.path...)

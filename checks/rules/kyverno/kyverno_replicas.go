@@ -12,7 +12,8 @@ var kyvernoReplicas = &checks.Rule{
 	ID:       "kyverno-replicas",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "the Kyverno admission controller runs fewer than 3 replicas (000: 3 for upgrade safety; chart 2.6.0–3.1.x refuse exactly 2)",
+	Ref:      "https://kyverno.io/docs/high-availability/#how-ha-works-in-kyverno",
+	Why:      "the Kyverno admission controller runs fewer than 3 replicas (3 keep admission up during upgrades; chart 2.6.0–3.1.x refuse exactly 2)",
 	Help:     "Kyverno is the cluster's admission gateway: with one replica an upgrade or a node failure stops every admission request. The count is read from the keys the chart generation uses (3.x admissionController.replicas, or autoscaling.minReplicas when admissionController.autoscaling.enabled; 2.x replicaCount); null or absent counts as 1.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
@@ -23,7 +24,7 @@ var kyvernoReplicas = &checks.Rule{
 			}
 			key := manifest.Path(r.path).String()
 			if r.count == 2 && v.VersionExact && !v.Version.Less(ver(2, 6, 0)) && v.Version.Less(ver(3, 2, 0)) {
-				f := checks.At(v.o(obj), v.p(r.path...), fmt.Sprintf("%s is 2: %s refuses to install with exactly 2 replicas; use 3 (000: 3 replicas keep the gateway up during upgrades)", key, v.kyvWhere()))
+				f := checks.At(v.o(obj), v.p(r.path...), fmt.Sprintf("%s is 2: %s refuses to install with exactly 2 replicas; use 3, enough to keep the gateway up during upgrades", key, v.kyvWhere()))
 				out = append(out, f.WithSeverity(checks.Error).WithFix("run 3 admission-controller replicas", checks.SetOp(v.p(r.path...), "3")))
 				continue
 			}
@@ -31,7 +32,7 @@ var kyvernoReplicas = &checks.Rule{
 			if !r.set {
 				what = fmt.Sprintf("%s is not set, so 1 replica runs", key)
 			}
-			f := checks.At(v.o(obj), v.p(r.path...), fmt.Sprintf("the Kyverno admission controller runs %d replica(s) (%s, %s): when it is down or being upgraded, admission requests fail or go unchecked; run 3 (000: the rule of three)", r.count, what, v.kyvWhere()))
+			f := checks.At(v.o(obj), v.p(r.path...), fmt.Sprintf("the Kyverno admission controller runs %d replica(s) (%s, %s): when it is down or being upgraded, admission requests fail or go unchecked; run 3", r.count, what, v.kyvWhere()))
 			out = append(out, f.WithFix("run 3 admission-controller replicas", checks.SetOp(v.p(r.path...), "3")))
 		}
 		return out

@@ -16,8 +16,9 @@ var kyvernoResources = &checks.Rule{
 	ID:       "kyverno-resources",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "the Kyverno admission controller lacks a memory request and limit or a CPU request, or its memory limit is below 512Mi (000: 100m/256Mi requests, 512Mi limit)",
-	Help:     "Values are judged after Helm merges them over the chart's defaults (whose 384Mi memory limit is below 000's 512Mi). No CPU limit is suggested: see cpu-limit-set. Large clusters need 1Gi or more.",
+	Ref:      "https://kyverno.io/docs/installation/scaling/",
+	Why:      "the Kyverno admission controller lacks a memory request and limit or a CPU request, or its memory limit is below 512Mi (a starting point: 100m/256Mi requests, 512Mi limit)",
+	Help:     "Values are judged after Helm merges them over the chart's defaults (whose 384Mi memory limit is below the suggested 512Mi). No CPU limit is suggested: see cpu-limit-set. Large clusters need 1Gi or more.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, v := range haValues(ctx, obj) {
@@ -90,7 +91,7 @@ func resourcesFinding(obj *manifest.Object, v *values, res []string, who string,
 		ops = append(ops, checks.SetOp(v.p(at("limits", "memory")...), limit.String()))
 	}
 	for i := range ops {
-		ops[i].Comment = "starting point (000); adjust to the cluster's size"
+		ops[i].Comment = "starting point; adjust to the cluster's size"
 	}
 	// Point at the first missing value's path: At lands on its nearest
 	// existing parent (a nulled requests: key, or the block to fill).
@@ -103,6 +104,6 @@ func resourcesFinding(obj *manifest.Object, v *values, res []string, who string,
 	default:
 		path = v.p(at("limits", "memory")...)
 	}
-	msg := fmt.Sprintf("%s lacks %s (%s, after the chart's defaults): it checks every API request and caches cluster objects, so too little memory means OOM kills and a stalled admission path; 000 suggests requests %s/%s and a %s memory limit (1Gi or more for large clusters) as a starting point", who, strings.Join(missing, ", "), v.kyvWhere(), t.cpu, t.mem, t.limit)
+	msg := fmt.Sprintf("%s lacks %s (%s, after the chart's defaults): it checks every API request and caches cluster objects, so too little memory means OOM kills and a stalled admission path; use requests %s/%s and a %s memory limit (1Gi or more for large clusters) as a starting point", who, strings.Join(missing, ", "), v.kyvWhere(), t.cpu, t.mem, t.limit)
 	return checks.At(v.o(obj), path, msg).WithFix("insert "+strings.Join(missing, ", ")+" (starting point)", ops...), true
 }

@@ -14,8 +14,9 @@ var kyvernoSpread = &checks.Rule{
 	ID:       "kyverno-spread",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kyverno.io/docs/installation/#high-availability-installation",
 	Why:      "the Kyverno admission controller has no topologySpreadConstraints and its anti-affinity is disabled, so all replicas may land on one node",
-	Help:     "000: do not put all the eggs in one basket. The inserted constraint selects only the admission controller's pods (000's sample selects app.kubernetes.io/instance alone, which matches all four Kyverno controllers) and uses ScheduleAnyway so a small cluster still schedules them.",
+	Help:     "Do not put all the eggs in one basket. The inserted constraint selects only the admission controller's pods (a selector on app.kubernetes.io/instance alone would match all four Kyverno controllers) and uses ScheduleAnyway so a small cluster still schedules them.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, v := range haValues(ctx, obj) {
@@ -47,7 +48,7 @@ var kyvernoSpread = &checks.Rule{
 			} else if anti {
 				why = "podAntiAffinity is empty"
 			}
-			f := checks.At(v.o(obj), path, fmt.Sprintf("the Kyverno admission controller has no topologySpreadConstraints and %s (%s): all replicas may run on one node and fail together; spread them across nodes (000: section 3)", why, v.kyvWhere()))
+			f := checks.At(v.o(obj), path, fmt.Sprintf("the Kyverno admission controller has no topologySpreadConstraints and %s (%s): all replicas may run on one node and fail together; spread them across nodes", why, v.kyvWhere()))
 			out = append(out, f.WithFix("spread the admission controller's pods across nodes", checks.SetOp(v.p(at("topologySpreadConstraints")...), spreadValue(v))))
 		}
 		return out

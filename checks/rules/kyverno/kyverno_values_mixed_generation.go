@@ -12,7 +12,8 @@ var kyvernoValuesMixedGeneration = &checks.Rule{
 	ID:       "kyverno-values-mixed-generation",
 	Section:  section,
 	Severity: checks.Error,
-	Why:      "a Kyverno values file uses the other chart generation's HA keys, which the chart silently ignores (000's own appendix does: under 3.x its replicaCount, podDisruptionBudget and topologySpreadConstraints do nothing)",
+	Ref:      "https://github.com/kyverno/kyverno/blob/main/charts/kyverno/README.md#new-chart-values",
+	Why:      "a Kyverno values file uses the other chart generation's HA keys, which the chart silently ignores (under 3.x, replicaCount, podDisruptionBudget and topologySpreadConstraints do nothing)",
 	Help:     "Chart 3.x reads the admission controller's settings under admissionController (replicas, podDisruptionBudget, topologySpreadConstraints, antiAffinity.enabled, podAntiAffinity, container.resources); 2.x reads them at the top level (replicaCount, …, antiAffinity.enable, resources). The fix moves each key to the one this generation reads, unless that key is already set.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding

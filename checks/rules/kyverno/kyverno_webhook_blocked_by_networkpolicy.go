@@ -25,7 +25,8 @@ var kyvernoWebhookBlockedByNetworkPolicy = &checks.Rule{
 	ID:       "kyverno-webhook-blocked-by-networkpolicy",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "a default-deny NetworkPolicy in Kyverno's namespace blocks the API server's calls to Kyverno's webhook while the chart's own network policy is off (000: blocked node-to-pod traffic is a named failure cause)",
+	Ref:      "https://kyverno.io/docs/troubleshooting/#api-server-is-blocked",
+	Why:      "a default-deny NetworkPolicy in Kyverno's namespace blocks the API server's calls to Kyverno's webhook while the chart's own network policy is off",
 	Help:     "The API server reaches the admission controller on its webhook port; a default-deny ingress policy drops that traffic, and with fail-closed webhooks every deployment stops. Enable the chart's policy (3.x admissionController.networkPolicy.enabled, 2.x networkPolicy.enabled, with ingressFrom as needed) or add a policy that admits the webhook traffic. Kyverno's namespace is the release's (or namespaceOverride), else kyverno.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
@@ -47,7 +48,7 @@ var kyvernoWebhookBlockedByNetworkPolicy = &checks.Rule{
 			if deny == nil {
 				continue
 			}
-			out = append(out, checks.At(v.o(obj), v.p(key...), fmt.Sprintf("NetworkPolicy %s (%s) denies all ingress in Kyverno's namespace %s, and %s is off: the API server cannot reach Kyverno's webhook, so fail-closed webhooks reject every request they intercept; enable the chart's network policy or allow the webhook traffic (000: network policy is a named failure cause)", deny.Name, deny.File.Path, ns, pathString(key))))
+			out = append(out, checks.At(v.o(obj), v.p(key...), fmt.Sprintf("NetworkPolicy %s (%s) denies all ingress in Kyverno's namespace %s, and %s is off: the API server cannot reach Kyverno's webhook, so fail-closed webhooks reject every request they intercept; enable the chart's network policy or allow the webhook traffic", deny.Name, deny.File.Path, ns, pathString(key))))
 		}
 		return out
 	},

@@ -18,7 +18,8 @@ var webhookFailClosedNotHA = &checks.Rule{
 	ID:       "webhook-fail-closed-not-ha",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "a fail-closed admission webhook is served by a workload with fewer than 3 replicas, no PodDisruptionBudget or no spread: when it is down, every request it intercepts is rejected (000: fail-close blocks every deployment)",
+	Ref:      "https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#load-balancer-webhook",
+	Why:      "a fail-closed admission webhook is served by a workload with fewer than 3 replicas, no PodDisruptionBudget or no spread: when it is down, every request it intercepts is rejected",
 	Help:     "Follows clientConfig.service to the Service in the repository and to the workloads it selects. Error when the webhook intercepts pods or workload kinds (then no deployment can proceed while it is down), warning otherwise. Webhooks whose Service or workload is not in the repository are not judged.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
@@ -35,7 +36,7 @@ var webhookFailClosedNotHA = &checks.Rule{
 				if !obj.Has(p...) {
 					p = h.Path
 				}
-				f := checks.At(obj, p, fmt.Sprintf("webhook %q fails closed, but %s %s behind Service %s %s: while it is down, every request the webhook intercepts is rejected; run 3 replicas with a PodDisruptionBudget and a topology spread (000)", h.Name, w.Kind, w.Name, h.Service.Name, strings.Join(problems, ", ")))
+				f := checks.At(obj, p, fmt.Sprintf("webhook %q fails closed, but %s %s behind Service %s %s: while it is down, every request the webhook intercepts is rejected; run 3 replicas with a PodDisruptionBudget and a topology spread", h.Name, w.Kind, w.Name, h.Service.Name, strings.Join(problems, ", ")))
 				if interceptsWorkloads(h) {
 					f = f.WithSeverity(checks.Error)
 				}

@@ -16,7 +16,8 @@ var webhookTimeout = &checks.Rule{
 	ID:       "webhook-timeout",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "an admission webhook's timeout is above 15s or below 5s (000: about 15s is the compromise between rejecting requests on a slow network and stalling the whole API when the webhook hangs)",
+	Ref:      "https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#small-timeout",
+	Why:      "an admission webhook's timeout is above 15s or below 5s (about 15s is the compromise between rejecting requests on a slow network and stalling the whole API when the webhook hangs)",
 	Help:     "Checks webhooks' timeoutSeconds (API default 10, maximum 30), Kyverno policies' spec.webhookConfiguration.timeoutSeconds (Kyverno ≥ 1.15) or spec.webhookTimeoutSeconds (older), and the Kyverno chart's webhookTimeout flag. Webhooks that only intercept their own (custom) API groups get info; image-verification policies are exempt because signature checks need longer.",
 	Params:   map[string]any{"min": 5, "max": 15},
 }
@@ -30,9 +31,9 @@ func timeoutCheck(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 	bad := func(n int) bool { return n < lo || n > hi }
 	msg := func(what string, n int) string {
 		if n > hi {
-			return fmt.Sprintf("%s is %ds: while the webhook hangs, every matching API request waits that long, and the API server's own requests pile up; use about 15s (000: section 6)", what, n)
+			return fmt.Sprintf("%s is %ds: while the webhook hangs, every matching API request waits that long, and the API server's own requests pile up; use about 15s", what, n)
 		}
-		return fmt.Sprintf("%s is %ds: a short network hiccup makes the webhook time out and rejects (or, failing open, skips) valid requests; use about 15s (000: section 6)", what, n)
+		return fmt.Sprintf("%s is %ds: a short network hiccup makes the webhook time out and rejects (or, failing open, skips) valid requests; use about 15s", what, n)
 	}
 	var out []checks.Finding
 	for _, h := range hooks(obj) {

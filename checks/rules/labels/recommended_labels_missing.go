@@ -29,6 +29,7 @@ var recommendedLabelsMissing = &checks.Rule{
 	ID:       "recommended-labels-missing",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/",
 	Why:      "the pods lack Kubernetes's recommended app.kubernetes.io labels, so tools, dashboards and cost reports cannot tell which app, instance, version and component they belong to",
 	Help:     "Labels a kustomization adds to pod templates (commonLabels, or labels with includeTemplates) count. The fix takes name from metadata.name; the other values are placeholders to replace.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -14,6 +14,7 @@ var requiredLabelsMissing = &checks.Rule{
 	Section:  section,
 	Severity: checks.Error,
 	OptIn:    true,
+	Ref:      "https://learnk8s.io/production-best-practices#governance",
 	Why:      "an object lacks a label the organisation requires (owner, project, business-unit, confidentiality, compliance…), so ownership, cost and data handling cannot be traced",
 	Help:     "Configure the list: `required-labels-missing: {enabled: true, labels: [owner, project]}`. Labels a kustomization adds (commonLabels, labels) count.",
 	Params:   map[string]any{"labels": []string{}},

@@ -15,6 +15,7 @@ var hpaMinReplicasTooLow = &checks.Rule{
 	ID:       "hpa-min-replicas-too-low",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/horizontal-pod-autoscaler-v2/#HorizontalPodAutoscalerSpec",
 	Why:      "an HPA with minReplicas below 2 scales the workload down to one pod, which is a single point of failure during node drains, rollouts and crashes",
 	Help:     "minReplicas: 0 is an explicit scale-to-zero choice (HPAScaleToZero) and is not reported.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -12,6 +12,7 @@ var hpaMissing = &checks.Rule{
 	Section:  section,
 	Severity: checks.Info,
 	OptIn:    true,
+	Ref:      "https://kubernetes.io/docs/concepts/workloads/autoscaling/horizontal-pod-autoscale/",
 	Why:      "a serving Deployment has no HorizontalPodAutoscaler, so it cannot follow load",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if _, ok := obj.Typed.(*appsv1.Deployment); !ok || obj.Patch || !ctx.IsSelected(obj) {

@@ -17,6 +17,7 @@ var hpaTargetMissing = &checks.Rule{
 	ID:       "hpa-target-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/workloads/autoscaling/horizontal-pod-autoscale/#how-does-a-horizontalpodautoscaler-work",
 	Why:      "a HorizontalPodAutoscaler's scaleTargetRef names a workload that is not in the repository, so it scales nothing (a typo, or a renamed workload)",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Kind != "HorizontalPodAutoscaler" || obj.Patch {

@@ -14,6 +14,7 @@ var loggingSidecar = &checks.Rule{
 	ID:       "logging-sidecar",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/cluster-administration/logging/#using-a-node-logging-agent",
 	Why:      "a log shipper (fluentd, fluent-bit, filebeat, logstash, promtail, vector) runs as a sidecar in an application pod: log to stdout and ship logs from one node-level DaemonSet instead of one shipper per pod",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Patch {

@@ -9,7 +9,7 @@ import (
 	"github.com/prodready/prodready/checks/checkstest"
 )
 
-// TestLsSeverities checks the severities RULES.md gives the milder cases,
+// TestLsSeverities checks the severities the rules give the milder cases,
 // which the # want: markers do not show.
 func TestLsSeverities(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "..", "..", "fixtures", "rules")); err != nil {

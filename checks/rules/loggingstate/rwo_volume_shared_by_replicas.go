@@ -15,6 +15,7 @@ var rwoVolumeSharedByReplicas = &checks.Rule{
 	ID:       "rwo-volume-shared-by-replicas",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes",
 	Why:      "a Deployment with several replicas mounts a ReadWriteOnce PersistentVolumeClaim: once two replicas land on different nodes the volume cannot attach (Multi-Attach error) and pods hang in ContainerCreating",
 	Help:     "Use a StatefulSet with volumeClaimTemplates (one volume per replica), a ReadWriteMany volume, or one replica with the Recreate strategy.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

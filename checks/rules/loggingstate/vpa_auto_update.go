@@ -17,6 +17,7 @@ var vpaAutoUpdate = &checks.Rule{
 	ID:       "vpa-auto-update",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/workloads/autoscaling/vertical-pod-autoscale/",
 	Why:      "a VerticalPodAutoscaler that updates pods (Auto, Recreate, InPlaceOrRecreate) evicts or resizes them in production, and fights an HPA that scales the same workload on CPU or memory",
 	Help:     "Use updateMode \"Off\" to get recommendations without changes; warning when an HPA also scales the workload on CPU or memory, info otherwise.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

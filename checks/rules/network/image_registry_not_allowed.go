@@ -13,7 +13,8 @@ var imageRegistryNotAllowed = &checks.Rule{
 	ID:       "image-registry-not-allowed",
 	Section:  section,
 	Severity: checks.Error,
-	Why:      "an image from a registry the organisation does not allow (004: custom policy on image sources)",
+	Ref:      "https://learnk8s.io/production-best-practices#governance",
+	Why:      "an image from a registry the organisation does not allow",
 	Help:     "Needs config: rules.image-registry-not-allowed.allowedRegistries lists registries (`ghcr.io`) or registry prefixes (`gcr.io/my-project`, `docker.io/library`). Does nothing while the list is empty. Images that a kustomization's `images:` rewrites (newName may move them) are skipped.",
 	Params:   map[string]any{"allowedRegistries": []string{}},
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

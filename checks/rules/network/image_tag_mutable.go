@@ -14,6 +14,7 @@ var imageTagMutable = &checks.Rule{
 	ID:       "image-tag-mutable",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/containers/images/#updating-images",
 	Why:      "an image with no tag or `:latest` changes under the same name: rollouts and rollbacks are not reproducible and nodes run different code",
 	Help:     "Images pinned by digest, placeholders (`${TAG}`, `PROJECT_ID`) and images whose tag a kustomization's `images:` sets do not fire.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
@@ -49,6 +50,7 @@ var imageNotPinned = &checks.Rule{
 	Section:  section,
 	Severity: checks.Info,
 	OptIn:    true,
+	Ref:      "https://kubernetes.io/docs/concepts/containers/images/#image-names",
 	Why:      "an image not pinned by digest may change under the same tag (tags can be moved)",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding

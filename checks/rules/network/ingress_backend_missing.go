@@ -12,6 +12,7 @@ var ingressBackendMissing = &checks.Rule{
 	ID:       "ingress-backend-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/services-networking/ingress/#the-ingress-resource",
 	Why:      "an Ingress backend names a Service that is not in the repo: the route answers 503",
 	Help:     "Services are looked for in the Ingress's deployment unit, then in the whole repository, in a namespace the Ingress may share. Units that run operators (which create Services at run time) and units without any Service (the Ingress fronts Services deployed elsewhere) are skipped.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

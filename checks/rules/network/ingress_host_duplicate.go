@@ -13,7 +13,8 @@ var ingressHostDuplicate = &checks.Rule{
 	ID:       "ingress-host-duplicate",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "two Ingresses claiming the same host and path fight over the route; which one wins depends on the controller (004: custom policy)",
+	Ref:      "https://learnk8s.io/production-best-practices#governance",
+	Why:      "two Ingresses claiming the same host and path fight over the route; which one wins depends on the controller",
 	Help:     "Hosts reserved for documentation (example.com, .test, .local, and the docs' foo.bar.com) are skipped. Canary Ingresses (nginx.ingress.kubernetes.io/canary), Ingresses of different classes and copies of one Ingress (same name, or files in different folders under overlays/, environments/, envs/ or clusters/) do not count.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		in := readIngress(obj)

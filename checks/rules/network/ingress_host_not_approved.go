@@ -13,7 +13,8 @@ var ingressHostNotApproved = &checks.Rule{
 	ID:       "ingress-host-not-approved",
 	Section:  section,
 	Severity: checks.Error,
-	Why:      "an Ingress host outside the organisation's approved domains (004: custom policy)",
+	Ref:      "https://learnk8s.io/production-best-practices#governance",
+	Why:      "an Ingress host outside the organisation's approved domains",
 	Help:     "Needs config: rules.ingress-host-not-approved.approvedDomains lists domains; a host is approved when it is one of them or a subdomain. Does nothing while the list is empty.",
 	Params:   map[string]any{"approvedDomains": []string{}},
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

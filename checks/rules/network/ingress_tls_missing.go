@@ -13,6 +13,7 @@ var ingressTLSMissing = &checks.Rule{
 	ID:       "ingress-tls-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/services-networking/ingress/#tls",
 	Why:      "an Ingress host served without TLS sends traffic, cookies and credentials in clear text",
 	Help:     "A host counts as covered when a spec.tls entry lists it (or a wildcard for it), when a tls entry lists no hosts, or when a controller annotation configures the certificate (AWS ALB, GCE, Traefik). Hosts under names reserved for documentation and local use (example.com, .test, .local, .localhost) are skipped.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -17,7 +17,8 @@ var networkpolicyMissing = &checks.Rule{
 	ID:       "networkpolicy-missing",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "a namespace defined in the repo runs workloads that no NetworkPolicy selects, so every pod may talk to them (004: network policies)",
+	Ref:      "https://kubernetes.io/docs/concepts/services-networking/network-policies/#default-policies",
+	Why:      "a namespace defined in the repo runs workloads that no NetworkPolicy selects, so every pod may talk to them",
 	Help:     "A NetworkPolicy with an empty podSelector (a default-deny) counts for every workload of its namespace; selectors use Kubernetes semantics; extensions/v1beta1 policies count. Cilium, Calico and AdminNetworkPolicy objects in the namespace count for all of it. The namespace's workloads are those nearest to the Namespace (its deployment unit, then the folders above it); when its own unit installs a Helm release or an operator and holds no workloads, its workloads are not in the repo and it is skipped.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Kind != "Namespace" || obj.APIVersion != "v1" || obj.Name == "" || obj.Patch || manifest.IsPlaceholder(obj.Name) {

@@ -14,7 +14,8 @@ var rbacClusterAdminBinding = &checks.Rule{
 	ID:       "rbac-cluster-admin-binding",
 	Section:  section,
 	Severity: checks.Error,
-	Why:      "binding cluster-admin gives its subjects every permission (004: least-privilege RBAC); a RoleBinding to it is admin of one namespace (info)",
+	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#least-privilege",
+	Why:      "binding cluster-admin gives its subjects every permission; a RoleBinding to it is admin of one namespace (info)",
 	Help:     "allowedSubjects lists subjects that may hold cluster-admin (known controllers): `name`, `namespace/name` (ServiceAccounts) or the binding's name. A binding whose subjects are all allowed does not fire. The default list holds the GitOps reconcilers that apply whole repositories and need cluster-admin by design (Flux's kustomize-controller and helm-controller in flux-system); setting the parameter replaces it.",
 	Params:   map[string]any{"allowedSubjects": defaultClusterAdmins},
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

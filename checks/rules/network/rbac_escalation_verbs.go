@@ -13,7 +13,8 @@ var rbacEscalationVerbs = &checks.Rule{
 	ID:       "rbac-escalation-verbs",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "escalate, bind and impersonate, and creating pods (or exec/attach into them), let a subject gain permissions it was not given (004: least-privilege RBAC)",
+	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#privilege-escalation-risks",
+	Why:      "escalate, bind and impersonate, and creating pods (or exec/attach into them), let a subject gain permissions it was not given",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		rules, ok := rbacRules(obj)
 		if !ok {

@@ -14,7 +14,8 @@ var rbacSecretsAccess = &checks.Rule{
 	ID:       "rbac-secrets-access",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "a ClusterRole bound cluster-wide that may list or watch secrets reads every secret of every namespace (004: least-privilege RBAC)",
+	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#listing-secrets",
+	Why:      "a ClusterRole bound cluster-wide that may list or watch secrets reads every secret of every namespace",
 	Help:     "Bind it with RoleBindings in the namespaces that need it, or restrict it with resourceNames (get only).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if _, ok := obj.Typed.(*rbacv1.ClusterRole); !ok {

@@ -13,7 +13,8 @@ var rbacWildcard = &checks.Rule{
 	ID:       "rbac-wildcard",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "`*` in verbs, resources or apiGroups grants everything, including what is added later (004: least-privilege RBAC)",
+	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#least-privilege",
+	Why:      "`*` in verbs, resources or apiGroups grants everything, including what is added later",
 	Help:     "An error when the wildcard covers the core, rbac.authorization.k8s.io or admissionregistration.k8s.io groups, or every group: that is cluster takeover.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		rules, ok := rbacRules(obj)

@@ -17,6 +17,7 @@ var serviceSelectsNothing = &checks.Rule{
 	ID:       "service-selects-nothing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/#does-the-service-have-any-endpointslices",
 	Why:      "a Service whose selector matches no workload has no endpoints: traffic to it fails",
 	Help:     "Workloads are looked for in the Service's deployment unit, then in the whole repository (overlays keep them in a base), in a namespace the Service may share; workloads that do not decode count by the labels written in their template. Skipped: Services without a selector (endpoints managed by hand); selector keys that controllers add to pods at run time (statefulset.kubernetes.io/pod-name, job-name, pod-template-hash, …); deployment units that run operators, Helm releases or GitOps applications (custom resources whose pods are created at run time); and units with no workloads at all (a Service for pods a chart or another repository deploys).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -14,7 +14,8 @@ var serviceaccountShared = &checks.Rule{
 	ID:       "serviceaccount-shared",
 	Section:  section,
 	Severity: checks.Info,
-	Why:      "one ServiceAccount used by several workloads gives each the permissions of all (004: fine-grained, unshared RBAC)",
+	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#minimize-distribution-of-privileged-tokens",
+	Why:      "one ServiceAccount used by several workloads gives each the permissions of all",
 	Help:     "The default ServiceAccount is left to default-service-account. Copies of one workload in several overlays count once, and versions or parts of one app (same `app`, `k8s-app`, `app.kubernetes.io/name` or `app.kubernetes.io/instance` pod label and the same component) share on purpose; workloads are compared within one deployment unit.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := obj.PodTemplate()

@@ -11,7 +11,8 @@ var serviceaccountTokenSecret = &checks.Rule{
 	ID:       "serviceaccount-token-secret",
 	Section:  section,
 	Severity: checks.Warning,
-	Why:      "a Secret of type kubernetes.io/service-account-token holds a token that never expires (004: tokens are for apps and controllers; use projected, short-lived tokens)",
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/secret/#serviceaccount-token-secrets",
+	Why:      "a Secret of type kubernetes.io/service-account-token holds a token that never expires; use projected, short-lived tokens instead",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Kind != "Secret" || obj.APIVersion != "v1" {
 			return nil

@@ -17,6 +17,7 @@ var cpuLimitSet = &checks.Rule{
 	Section:  section,
 	Severity: checks.Info,
 	OptIn:    true,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#how-pods-with-resource-limits-are-run",
 	Why:      "a CPU limit throttles the container even when the node has idle CPU; leave it unset when unsure and rely on the request",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -18,11 +18,12 @@ var cpuRequestTooHigh = &checks.Rule{
 	ID:       "cpu-request-too-high",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "a long-running container that requests more than one CPU is hard to schedule and to scale; keep requests at or below 1 CPU unless the app is compute-heavy",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)
 		// Pods that request a GPU, TPU or other device are the compute-heavy
-		// case 004 exempts.
+		// case the rule exempts.
 		if pt == nil || !obj.IsLongRunning() || kube.DeviceResource(pt) != "" {
 			return nil
 		}

@@ -15,6 +15,7 @@ var cpuRequestsMissing = &checks.Rule{
 	ID:       "cpu-requests-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#requests-and-limits",
 	Why:      "a container with no CPU request (nor a limit, which defaults it) gets almost no CPU when the node is busy and is packed onto full nodes",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

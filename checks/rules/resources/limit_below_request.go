@@ -16,6 +16,7 @@ var limitBelowRequest = &checks.Rule{
 	ID:       "limit-below-request",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#requests-and-limits",
 	Why:      "a resource limit smaller than its request is rejected by the API server",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -15,6 +15,7 @@ var memoryLimitMissing = &checks.Rule{
 	ID:       "memory-limit-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/assign-memory-resource/#if-you-do-not-specify-a-memory-limit",
 	Why:      "a container with a memory request but no limit can use all of the node's memory; memory is not compressible, so the node OOM-kills something else",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -19,6 +19,7 @@ var memoryRequestsMissing = &checks.Rule{
 	ID:       "memory-requests-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#how-pods-with-resource-requests-are-scheduled",
 	Why:      "a container with no memory request (nor a limit, which defaults it) is scheduled as if it used no memory and is evicted first under pressure",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

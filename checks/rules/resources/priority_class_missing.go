@@ -18,6 +18,7 @@ var priorityClassMissing = &checks.Rule{
 	Section:  section,
 	Severity: checks.Info,
 	OptIn:    true,
+	Ref:      "https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/",
 	Why:      "a workload the config marks critical has no priorityClassName, so under pressure it is evicted or preempted like any other pod",
 	Help:     "criticalLabels lists labels (key=value, or key alone for any value) on the workload or its pod template that mark it critical; criticalNamespaces lists namespaces whose workloads are all critical.",
 	Params: map[string]any{

@@ -16,7 +16,7 @@ const corpusConfig = "rules:\n  cpu-limit-set: {enabled: true}\n  priority-class
 func TestCorpusNoFalseAlarmsResources(t *testing.T) {
 	checkstest.RunNoAlarms(t, catalog.Default(), corpusConfig, []checkstest.NoAlarm{
 		{Repo: "gke-samples", File: "ai-ml/llm-serving-gemma/tgi/tgi-2b.yaml", Kind: "Deployment", Name: "tgi-gemma-deployment", Rule: "cpu-request-too-high",
-			Reason: "a GPU inference server is the compute-heavy case 004 exempts"},
+			Reason: "a GPU inference server is the compute-heavy case cpu-request-too-high exempts"},
 		{Repo: "gke-samples", File: "ai-ml/llm-multiple-gpus/falcon-40b/text-generation-inference.yaml", Kind: "Deployment", Name: "llm", Rule: "cpu-request-too-high",
 			Reason: "10 CPUs beside GPUs: compute-heavy"},
 		{Repo: "gke-samples", File: "ai-ml/gke-online-serving-single-gpu/src/gke-config/deployment-triton.yaml", Kind: "Deployment", Name: "triton-deployment", Rule: "cpu-request-too-high",

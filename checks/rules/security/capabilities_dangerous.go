@@ -21,6 +21,7 @@ var capabilitiesDangerous = &checks.Rule{
 	ID:       "capabilities-dangerous",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline",
 	Why:      "capabilities such as SYS_ADMIN, NET_ADMIN, SYS_PTRACE, SYS_MODULE or NET_RAW give a compromised container power over the node or its network",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

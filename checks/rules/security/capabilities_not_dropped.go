@@ -13,6 +13,7 @@ var capabilitiesNotDropped = &checks.Rule{
 	ID:       "capabilities-not-dropped",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted",
 	Why:      "a container keeps the runtime's default capabilities (NET_RAW, CHOWN, SETUID, …) unless it drops ALL and adds back only what it needs",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

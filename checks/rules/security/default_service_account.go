@@ -10,6 +10,7 @@ var defaultServiceAccount = &checks.Rule{
 	ID:       "default-service-account",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/security/service-accounts/#default-service-accounts",
 	Why:      "pods that run as the namespace's default ServiceAccount share one identity, so RBAC granted for one app reaches all of them",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

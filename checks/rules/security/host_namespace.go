@@ -13,6 +13,7 @@ var hostNamespace = &checks.Rule{
 	ID:       "host-namespace",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline",
 	Why:      "a pod in the host's network, PID or IPC namespace sees and can reach the node's traffic, processes and shared memory",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -20,6 +20,7 @@ var hostPathVolume = &checks.Rule{
 	ID:       "host-path-volume",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/storage/volumes/#hostpath",
 	Why:      "a hostPath volume exposes the node's files to the container; the root, /etc, /proc, the Docker socket and the kubelet's directory hand it the node",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

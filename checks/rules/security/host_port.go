@@ -13,6 +13,7 @@ var hostPort = &checks.Rule{
 	ID:       "host-port",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/configuration/overview/#services",
 	Why:      "a hostPort ties the pod to nodes where the port is free (one per node) and exposes it on the node's address, bypassing Services and NetworkPolicies",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

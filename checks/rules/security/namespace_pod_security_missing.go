@@ -17,6 +17,7 @@ var namespacePodSecurityMissing = &checks.Rule{
 	ID:       "namespace-pod-security-missing",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-admission/#pod-security-admission-labels-for-namespaces",
 	Why:      "a namespace without a pod-security.kubernetes.io/enforce label admits any pod; Pod Security Admission is the successor of PodSecurityPolicy",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if _, ok := obj.Typed.(*corev1.Namespace); !ok || obj.Name == "" {

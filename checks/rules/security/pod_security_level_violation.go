@@ -13,6 +13,7 @@ var podSecurityLevelViolation = &checks.Rule{
 	ID:       "pod-security-level-violation",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/",
 	Why:      "a workload that violates its namespace's enforced Pod Security level (baseline or restricted) is rejected at admission: its pods are never created",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -9,6 +9,7 @@ var podSecurityPolicyRemoved = &checks.Rule{
 	ID:       "pod-security-policy-removed",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-policy/",
 	Why:      "PodSecurityPolicy was removed in Kubernetes 1.25: the API server rejects it and nothing enforces it",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Kind != "PodSecurityPolicy" || obj.Patch {

@@ -13,6 +13,7 @@ var privilegeEscalationAllowed = &checks.Rule{
 	ID:       "privilege-escalation-allowed",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted",
 	Why:      "unless allowPrivilegeEscalation is false, a process can gain more privileges than its parent (setuid binaries, file capabilities)",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

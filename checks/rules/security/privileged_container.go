@@ -13,6 +13,7 @@ var privilegedContainer = &checks.Rule{
 	ID:       "privileged-container",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline",
 	Why:      "a privileged container has every capability and all host devices: a breakout is one step away",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -15,6 +15,7 @@ var readonlyRootfsMissing = &checks.Rule{
 	ID:       "readonly-rootfs-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://learnk8s.io/production-best-practices#governance",
 	Why:      "a writable root filesystem lets an attacker (or a bug) change the container's binaries and config; write only to mounted volumes",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

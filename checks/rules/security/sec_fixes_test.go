@@ -12,7 +12,7 @@ import (
 )
 
 // secFixCase says what the fix of the finding at file:line must (or must
-// not) be: RULES.md lists where a fix is safe and where only a message is.
+// not) be: where a fix is safe, and where only a message is.
 type secFixCase struct {
 	folder, file string
 	line         int

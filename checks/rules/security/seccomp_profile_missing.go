@@ -10,6 +10,7 @@ var seccompProfileMissing = &checks.Rule{
 	ID:       "seccomp-profile-missing",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/tutorials/security/seccomp/",
 	Why:      "without a seccompProfile the container runs unconfined: every system call is allowed; RuntimeDefault blocks the dangerous ones",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -17,6 +17,7 @@ var serviceAccountTokenAutomount = &checks.Rule{
 	ID:       "service-account-token-automount",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/#opt-out-of-api-credential-automounting",
 	Why:      "a pod whose ServiceAccount has no RBAC binding does not need an API token, yet one is mounted unless automountServiceAccountToken is false",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

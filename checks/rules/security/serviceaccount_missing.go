@@ -13,6 +13,7 @@ var serviceaccountMissing = &checks.Rule{
 	ID:       "serviceaccount-missing",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/",
 	Why:      "a pod whose ServiceAccount does not exist is never created (the controller keeps failing); the deprecated serviceAccount field should be serviceAccountName",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

@@ -45,6 +45,7 @@ var unsafeSysctlsProcmount = &checks.Rule{
 	ID:       "unsafe-sysctls-procmount",
 	Section:  section,
 	Severity: checks.Warning,
+	Ref:      "https://kubernetes.io/docs/tasks/administer-cluster/sysctl-cluster/#safe-and-unsafe-sysctls",
 	Why:      "unsafe sysctls change kernel settings shared with the node's other pods, and procMount: Unmasked exposes the host's /proc paths",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)

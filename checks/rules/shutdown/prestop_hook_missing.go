@@ -18,6 +18,7 @@ var prestopHookMissing = &checks.Rule{
 	ID:       "prestop-hook-missing",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination",
 	Why:      "a serving container without a preStop hook gets SIGTERM while Services and load balancers still send it traffic, so in-flight and new requests fail during rollouts",
 	Help:     "A short preStop sleep keeps the container serving until the endpoint removal has propagated. On Kubernetes 1.30+ use the sleep action; older clusters need `sh -c \"sleep 5\"`, which distroless images cannot run.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -37,13 +37,13 @@ var sdPeerCases = []sdPeerCase{
 	// peer-fixtures (SOURCES.txt lists what was): nothing to compare.
 	{Peer: "kube-linter", PeerCheck: "dangling-horizontalpodautoscaler", Rule: "hpa-target-missing", Note: "fixture not copied"},
 	{Peer: "kube-linter", PeerCheck: "duplicate-env-var", Rule: "duplicate-env", Note: "fixture not copied"},
-	{Peer: "kube-linter", PeerCheck: "hpa-minimum-three-replicas", Rule: "hpa-min-replicas-too-low", Note: "fixture not copied; kube-linter wants 3, we want 2 (RULES.md)"},
+	{Peer: "kube-linter", PeerCheck: "hpa-minimum-three-replicas", Rule: "hpa-min-replicas-too-low", Note: "fixture not copied; kube-linter wants 3, we want 2 (docs/rules.md)"},
 	{Peer: "kube-linter", PeerCheck: "required-label-owner", Rule: "required-labels-missing", Note: "fixture not copied; ours takes any list of labels from the config"},
 	{Peer: "kube-linter", PeerCheck: "read-secret-from-env-var", Rule: "secret-in-env", Note: "fixture not copied"},
-	{Peer: "kube-linter", PeerCheck: "env-var-secret", Rule: "sensitive-env-literal", Note: "fixture not copied; kube-linter matches names containing SECRET, ours is pattern C of RULES.md"},
-	{Peer: "polaris", PeerCheck: "sensitive container env var check (RULES.md PO column)", Rule: "sensitive-env-literal", Note: "fixture not copied"},
-	{Peer: "polaris", PeerCheck: "sensitive ConfigMap content check (RULES.md PO column)", Rule: "configmap-sensitive-data", Note: "fixture not copied"},
-	{Peer: "polaris", PeerCheck: "recommended labels (partial; RULES.md PO column)", Rule: "recommended-labels-missing", Note: "fixture not copied"},
+	{Peer: "kube-linter", PeerCheck: "env-var-secret", Rule: "sensitive-env-literal", Note: "fixture not copied; kube-linter matches names containing SECRET, ours is the credential-name pattern of sensitive-env-literal"},
+	{Peer: "polaris", PeerCheck: "sensitive container env var check", Rule: "sensitive-env-literal", Note: "fixture not copied"},
+	{Peer: "polaris", PeerCheck: "sensitive ConfigMap content check", Rule: "configmap-sensitive-data", Note: "fixture not copied"},
+	{Peer: "polaris", PeerCheck: "recommended labels (partial)", Rule: "recommended-labels-missing", Note: "fixture not copied"},
 }
 
 // TestPeersMiscFamilies asserts our verdict on the peers' fixtures for the

@@ -12,6 +12,7 @@ var shellWrappedEntrypoint = &checks.Rule{
 	ID:       "shell-wrapped-entrypoint",
 	Section:  section,
 	Severity: checks.Info,
+	Ref:      "https://docs.docker.com/reference/dockerfile/#shell-and-exec-form",
 	Why:      "a `sh -c` script whose last command runs without exec keeps the shell as PID 1: SIGTERM reaches the shell, not the app, which is killed after the grace period instead of shutting down cleanly",
 	Help:     "Put `exec ` before the script's last command so the app replaces the shell and receives SIGTERM itself.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

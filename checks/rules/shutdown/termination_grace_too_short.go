@@ -12,6 +12,7 @@ var terminationGraceTooShort = &checks.Rule{
 	ID:       "termination-grace-too-short",
 	Section:  section,
 	Severity: checks.Error,
+	Ref:      "https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#hook-handler-execution",
 	Why:      "terminationGracePeriodSeconds is not longer than the preStop sleep, so the kubelet kills the app right after the hook without giving it any time to shut down",
 	Help:     "The grace period counts from the start of the preStop hook. Set it to the sleep plus the time the app needs to drain (25 seconds is a common starting point).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
