@@ -78,9 +78,10 @@ func (m Marker) String() string { return fmt.Sprintf("%s:%d %s", m.File, m.Line,
 // wantRE finds expectation markers at the end of a line.
 var wantRE = regexp.MustCompile(`#\s*want:\s*([a-z0-9, -]+)`)
 
-// Fixture checks every YAML file of dir with the rules of catalog and the
-// folder's config, and returns the result and the markers in the files.
-func Fixture(t testing.TB, catalog *checks.Catalog, dir string) (*checks.Result, []Marker) {
+// Load reads the config of folder dir (its .prodready.yaml, or the
+// defaults) for the rules of catalog, and lists dir's YAML files with
+// their content.
+func Load(t testing.TB, catalog *checks.Catalog, dir string) (*checks.Config, []checks.Input) {
 	t.Helper()
 	cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), catalog)
 	if err != nil {
@@ -90,6 +91,14 @@ func Fixture(t testing.TB, catalog *checks.Catalog, dir string) (*checks.Result,
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg, inputs
+}
+
+// Fixture checks every YAML file of dir with the rules of catalog and the
+// folder's config, and returns the result and the markers in the files.
+func Fixture(t testing.TB, catalog *checks.Catalog, dir string) (*checks.Result, []Marker) {
+	t.Helper()
+	cfg, inputs := Load(t, catalog, dir)
 	var want []Marker
 	for _, in := range inputs {
 		for i, line := range strings.Split(string(in.Data), "\n") {

@@ -131,3 +131,56 @@ func ApplyFix(t *testing.T, inputs []checks.Input, f checks.Finding) []checks.In
 	t.Fatalf("file %s of the finding is not among the inputs", f.File)
 	return nil
 }
+
+// FixesResolve applies, one at a time, every fix that each of rules
+// suggests on its fixture folder, checks the folder again, and fails when
+// the finding is still there (same rule and path on the same object) or
+// the fixed object no longer reads or decodes strictly (the API server
+// would refuse it). Another finding of the rule that was there before the
+// fix (a second flag of one container, now at the removed one's index) may
+// stay. It also
+// fails when a rule offers no fix at all.
+func FixesResolve(t *testing.T, catalog *checks.Catalog, rules []string) {
+	t.Helper()
+	for _, id := range rules {
+		t.Run(id, func(t *testing.T) {
+			dir := filepath.Join(RulesDir(t), id)
+			cfg, inputs := Load(t, catalog, dir)
+			fixes := 0
+			before := checks.Run(inputs, cfg, checks.Options{}).Findings
+			for _, f := range before {
+				if f.RuleID != id || f.Fix == nil {
+					continue
+				}
+				fixes++
+				after := checks.Run(ApplyFix(t, inputs, f), cfg, checks.Options{})
+				for _, g := range after.Findings {
+					if g.File != f.File || g.Object.Kind != f.Object.Kind || g.Object.Name != f.Object.Name {
+						continue
+					}
+					if g.RuleID == "schema-invalid" || g.RuleID == "yaml-invalid" || (g.RuleID == id && g.Path == f.Path && !otherBefore(before, f, g)) {
+						t.Errorf("after the fix of %s:%d (%s), still: %s %s", filepath.Base(f.File), f.Line, f.Fix.Description, g.RuleID, g.Message)
+					}
+				}
+			}
+			if fixes == 0 {
+				t.Errorf("no finding of %s in %s has a fix", id, dir)
+			}
+		})
+	}
+}
+
+// otherBefore reports whether g, found after f's fix, is a finding other
+// than f that the run before the fix had too, on any path: removing an
+// item of a list moves the items after it.
+func otherBefore(before []checks.Finding, f, g checks.Finding) bool {
+	if g.Message == f.Message {
+		return false
+	}
+	for _, b := range before {
+		if b.RuleID == g.RuleID && b.File == g.File && b.Object == g.Object && b.Message == g.Message {
+			return true
+		}
+	}
+	return false
+}

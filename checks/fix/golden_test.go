@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/checkstest"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
@@ -36,14 +37,7 @@ func TestFixGoldens(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), catalog.Default())
-			if err != nil {
-				t.Fatal(err)
-			}
-			inputs, err := checks.Load([]string{dir}, cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
 			before := checks.Run(inputs, cfg, checks.Options{})
 			fixedInputs, outcome := fix.Converge(inputs, cfg, nil)
 			if !outcome.Converged {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 
+	"github.com/prodready/prodready/checks/checkstest"
 	"github.com/prodready/prodready/checks/edit"
 )
 
@@ -26,14 +27,7 @@ func TestKyvFixesMakeRulesPass(t *testing.T) {
 			continue
 		}
 		dir := filepath.Join("../../../fixtures/rules", d.Name())
-		cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), sectionCatalog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs, err := checks.Load([]string{dir}, cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg, inputs := checkstest.Load(t, sectionCatalog, dir)
 		res := checks.Run(inputs, cfg, checks.Options{})
 		for _, f := range res.Findings {
 			if !familyRules[f.RuleID] || f.Fix == nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 // The fixture markers check positions; this checks the severity
@@ -33,14 +34,7 @@ func TestKyvSeverities(t *testing.T) {
 		res, ok := results[c.dir]
 		if !ok {
 			dir := filepath.Join("../../../fixtures/rules", c.dir)
-			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), sectionCatalog)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inputs, err := checks.Load([]string{dir}, cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg, inputs := checkstest.Load(t, sectionCatalog, dir)
 			res = checks.Run(inputs, cfg, checks.Options{})
 			results[c.dir] = res
 		}

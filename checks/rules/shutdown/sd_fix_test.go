@@ -24,14 +24,7 @@ func TestSdFixesMakeRulesPass(t *testing.T) {
 	} {
 		t.Run(rule, func(t *testing.T) {
 			dir := filepath.Join(checkstest.RulesDir(t), rule)
-			cfg, err := checks.LoadConfig(filepath.Join(dir, checks.ConfigFileName), catalog.Default())
-			if err != nil {
-				t.Fatal(err)
-			}
-			inputs, err := checks.Load([]string{dir}, cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
 			res := checks.Run(inputs, cfg, checks.Options{})
 			type objKey struct{ file, kind, name string }
 			fixed := map[objKey]bool{}
