@@ -67,8 +67,13 @@ func NewCatalog(sections ...[]*Rule) *Catalog {
 // slice is the catalog's own: callers must not change it.
 func (c *Catalog) Rules() []*Rule { return c.rules }
 
-// Lookup returns the rule with id, or nil.
-func (c *Catalog) Lookup(id string) *Rule { return c.byID[id] }
+// Lookup returns the rule with id, or nil (always nil in a nil catalog).
+func (c *Catalog) Lookup(id string) *Rule {
+	if c == nil {
+		return nil
+	}
+	return c.byID[id]
+}
 
 // sectionOrder sorts "10. …" after "9. …".
 func sectionOrder(s string) int {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 const testSecret = "s3cret-webhook-token"
@@ -35,28 +36,9 @@ func (q *recordingQueue) Enqueue(j bot.Job) error {
 	return nil
 }
 
-// repoRoot is the folder holding go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test")
-		}
-		dir = parent
-	}
-}
-
 func readPayload(t *testing.T, rel string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), rel))
+	b, err := os.ReadFile(filepath.Join(checkstest.Root(t), rel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +161,7 @@ func TestWebhookJobFromTheSyntheticPayload(t *testing.T) {
 }
 
 func TestWebhookSharedPayloads(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "..", "shared", "payloads", "gitlab")
+	dir := filepath.Join(checkstest.Root(t), "..", "shared", "payloads", "gitlab")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("real GitLab payloads not available (%s): %v", dir, err)
 	}

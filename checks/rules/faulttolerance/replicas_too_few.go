@@ -23,11 +23,8 @@ var replicasTooFew = &checks.Rule{
 	Help: "Run at least two replicas (or let an HPA scale it). Leader-elected singletons (an arg like --leader-elect) and workloads no Service selects are left alone. " +
 		"Scaling a StatefulSet needs the app's own clustering, so it gets no one-click fix. Parameter minReplicas sets the threshold (default 2).",
 	Params: map[string]any{"minReplicas": 2},
-	// Check is set in init: it reads the rule's parameter through the
-	// registry, which refers back to this variable.
+	Check:  checkReplicasTooFew,
 }
-
-func init() { replicasTooFew.Check = checkReplicasTooFew }
 
 func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 	_, isDeploy := obj.Typed.(*appsv1.Deployment)

@@ -18,11 +18,8 @@ var requiredLabelsMissing = &checks.Rule{
 	Why:      "an object lacks a label the organisation requires (owner, project, business-unit, confidentiality, compliance…), so ownership, cost and data handling cannot be traced",
 	Help:     "Configure the list: `required-labels-missing: {enabled: true, labels: [owner, project]}`. Labels a kustomization adds (commonLabels, labels) count.",
 	Params:   map[string]any{"labels": []string{}},
+	Check:    requiredLabelsCheck,
 }
-
-// Check is set in init: it reads the config, whose lookup goes through the
-// registry this rule is part of (a package initialization cycle otherwise).
-func init() { requiredLabelsMissing.Check = requiredLabelsCheck }
 
 func requiredLabelsCheck(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 	required := ctx.Config.StringsParam("required-labels-missing", "labels")

@@ -18,11 +18,8 @@ var templateLabelsNotPropagated = &checks.Rule{
 	Why:      "an app.kubernetes.io (or configured) label on the workload is missing on its pod template, so the pods, which is what monitoring and cost tools see, are not labelled",
 	Help:     "Copy the label into the pod template. That changes the template, so the pods restart in a rolling update. More keys can be configured: `template-labels-not-propagated: {labels: [team]}`.",
 	Params:   map[string]any{"labels": []string{}},
+	Check:    templateLabelsCheck,
 }
-
-// Check is set in init: it reads the config, whose lookup goes through the
-// registry this rule is part of (a package initialization cycle otherwise).
-func init() { templateLabelsNotPropagated.Check = templateLabelsCheck }
 
 func templateLabelsCheck(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 	if obj.Patch || obj.Kind == "Pod" {

@@ -41,12 +41,12 @@ var priorityClassMissing = &checks.Rule{
 // criticalBecause says why the config marks a workload critical, or "".
 func criticalBecause(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) string {
 	ns := ctx.Namespace(obj)
-	for _, n := range stringsParam(ctx.Config, "priority-class-missing", "criticalNamespaces", nil) {
+	for _, n := range ctx.Config.StringsParam("priority-class-missing", "criticalNamespaces") {
 		if n != "" && n == ns {
 			return "namespace " + n
 		}
 	}
-	for _, l := range stringsParam(ctx.Config, "priority-class-missing", "criticalLabels", defaultCriticalLabels) {
+	for _, l := range ctx.Config.StringsParam("priority-class-missing", "criticalLabels") {
 		key, val, hasVal := strings.Cut(l, "=")
 		for _, lbls := range []map[string]string{obj.Labels, pt.Meta.Labels} {
 			v, ok := lbls[key]

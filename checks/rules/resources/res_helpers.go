@@ -87,36 +87,6 @@ func namespacePolicyCheck(ctx *checks.Context, obj *manifest.Object, kind, what 
 	return []checks.Finding{checks.At(obj, nil, fmt.Sprintf("namespace %q holds %d workload(s) in the repo but no %s: %s", obj.Name, len(ws), kind, what))}
 }
 
-// stringsParam reads a list-of-strings parameter of rule id from the
-// config, falling back to def. (Config.StringsParam looks the default up in
-// the registry, which a rule's own Check cannot refer to without an
-// initialization cycle.)
-func stringsParam(cfg *checks.Config, id, name string, def []string) []string {
-	if cfg == nil {
-		return def
-	}
-	v, ok := cfg.Rules[id].Params[name]
-	if !ok {
-		return def
-	}
-	switch v := v.(type) {
-	case []string:
-		return v
-	case []any:
-		out := make([]string, 0, len(v))
-		for _, e := range v {
-			out = append(out, fmt.Sprint(e))
-		}
-		return out
-	case string:
-		if v == "" {
-			return nil
-		}
-		return []string{v}
-	}
-	return def
-}
-
 // podLevel reports whether the pod-level resources (spec.resources) set a
 // request or limit for name: the pod's budget then covers containers that
 // set none.
