@@ -17,10 +17,10 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// TestRunLeanMatchesRun checks that the CLI's lean run (packed node trees,
+// TestLeanRunMatchesRun checks that the CLI's lean run (packed node trees,
 // inflated per object while its rules run) reports exactly what the full
 // run reports: on the fixtures, and on the shared corpus when present.
-func TestRunLeanMatchesRun(t *testing.T) {
+func TestLeanRunMatchesRun(t *testing.T) {
 	for _, dir := range fixturesAndCorpus(t) {
 		cfg := checks.DefaultConfig(catalog.Default())
 		inputs, err := checks.Load([]string{dir}, cfg, nil)
@@ -41,12 +41,12 @@ func TestRunLeanMatchesRun(t *testing.T) {
 	}
 }
 
-// TestRunLeanLazyReadsMatchRun checks the CLI's path end to end: files
+// TestLeanRunLazyReadsMatchRun checks the CLI's path end to end: files
 // listed (checks.List) and read while parsing into buffers that the next
 // file reuses. On one worker every file is read into the same buffer, so a
 // string or a Source still pointing into it after its file was parsed
 // would show as a changed finding or a lost ignore comment.
-func TestRunLeanLazyReadsMatchRun(t *testing.T) {
+func TestLeanRunLazyReadsMatchRun(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	dir := t.TempDir()
 	// Three files of the same size, so each is read into the last one's
@@ -111,12 +111,12 @@ func fixturesAndCorpus(t *testing.T) []string {
 	return dirs
 }
 
-// TestEvaluateStreamHandsOverFilesInPathOrder checks the streamed run on
+// TestStreamedRunHandsOverFilesInPathOrder checks the streamed run on
 // inputs given out of path order, two of them with the same path: every
 // batch holds the findings of one path, the paths come in order, each path
 // once, and together the batches are exactly the full run's findings (which
 // SortFindings orders across files).
-func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
+func TestStreamedRunHandsOverFilesInPathOrder(t *testing.T) {
 	deployment := func(name, image string) []byte {
 		return []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  selector: {matchLabels: {app: " + name + "}}\n" +
 			"  template:\n    metadata: {labels: {app: " + name + "}}\n    spec:\n      containers:\n      - name: app\n        image: " + image + "\n")
@@ -165,7 +165,7 @@ func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
 	}
 }
 
-// TestEvaluateStreamSplitsALargeFile checks the streamed run on one file
+// TestStreamedRunSplitsALargeFile checks the streamed run on one file
 // of many objects (kustomize build output, say), which is evaluated in
 // shares and handed over in several batches: together they must be
 // exactly the full run's findings, in order. The file has what crosses a
@@ -173,7 +173,7 @@ func TestEvaluateStreamHandsOverFilesInPathOrder(t *testing.T) {
 // findings are numbered across shares), YAML errors reported on the next
 // document's first line, schema errors on a share's first object, an
 // ignore comment and an ignore annotation.
-func TestEvaluateStreamSplitsALargeFile(t *testing.T) {
+func TestStreamedRunSplitsALargeFile(t *testing.T) {
 	var b strings.Builder
 	for i := range 150 {
 		if i%3 == 0 {

@@ -163,8 +163,8 @@ data:
 `
 
 // BenchmarkScale checks synthetic repositories of growing size, one app a
-// file and all in one file, with every rule on, the way prodready check does (ParseLean, DecodeLean, then
-// EvaluateStream into a text report, discarded); ns/object, B/object
+// file and all in one file, with every rule on, the way prodready check does (checks.Run with Memory: Lean and Emit, streaming
+// into a text report, discarded); ns/object, B/object
 // (allocated) and peak-live-B/object (the largest live heap a collection
 // saw) stay level when the cost is linear.
 func BenchmarkScale(b *testing.B) {
@@ -189,7 +189,7 @@ func benchScale(b *testing.B, inputs []checks.Input) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for b.Loop() {
-		run := append([]checks.Input(nil), inputs...) // ParseLean releases each input's text
+		run := append([]checks.Input(nil), inputs...) // a lean run releases each input's text
 		objects = checkToDiscard(b, run)
 	}
 	b.StopTimer()

@@ -43,7 +43,7 @@ func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Findin
 	failedBefore := map[string]bool{}
 	for round := 0; round < MaxRounds; round++ {
 		// Only the findings are needed: the lean run holds every tree
-		// packed (RunLean consumes its inputs, so it gets a copy).
+		// packed (a lean run consumes its inputs, so it gets a copy).
 		res := checks.Run(append([]checks.Input(nil), cur...), cfg, checks.Options{Memory: checks.Lean})
 		byFile := map[string][]checks.Finding{}
 		for _, f := range res.Findings {

@@ -13,7 +13,7 @@ import (
 )
 
 // Stream writes a report in one of Formats while the findings arrive, in
-// batches (checks.EvaluateStream hands over a file's at a time, a large
+// batches (checks.Run with Options.Emit hands over a file's at a time, a large
 // file's in several), so a long run's findings are never held whole. The
 // bytes are those Write gives for all the findings at once.
 type Stream struct {
