@@ -65,3 +65,49 @@ func TestCorpusCharts(t *testing.T) {
 		t.Errorf("%d renders ok, %d failed", ok, failed)
 	}
 }
+
+// TestCorpusOverlays builds every root kustomization of kustomize's examples;
+// nothing may panic, and refusals must say why.
+func TestCorpusOverlays(t *testing.T) {
+	files := corpus(t, "kustomize-examples")
+	roots := Discover(files).Kustomizations
+	var ok, refused, failed, docs int
+	reasons := map[string]int{}
+	for _, k := range roots {
+		r := RenderKustomization(context.Background(), files, k, Options{})
+		switch {
+		case len(r.Documents) > 0:
+			ok++
+			docs += len(r.Documents)
+		case len(r.Problems) == 0:
+			ok++ // builds to nothing
+		default:
+			msg := r.Problems[0].Message
+			if len(msg) > 80 {
+				msg = msg[:80]
+			}
+			reasons[msg]++
+			if strings.HasPrefix(msg, "kustomize build") {
+				failed++
+			} else {
+				refused++
+			}
+		}
+	}
+	t.Logf("kustomize: %d roots, %d built (%d documents), %d refused, %d failed", len(roots), ok, docs, refused, failed)
+	for msg, n := range reasons {
+		t.Logf("  %3d× %s", n, strings.ReplaceAll(msg, "\n", " "))
+	}
+	if ok == 0 {
+		t.Errorf("no overlay built")
+	}
+}
+
+// BenchmarkCorpusCharts renders every chart of the shared Helm corpus.
+func BenchmarkCorpusCharts(b *testing.B) {
+	files := corpus(b, "helm-charts")
+	b.ReportAllocs()
+	for b.Loop() {
+		Run(context.Background(), files, Options{MaxRenders: 1000})
+	}
+}

@@ -65,7 +65,7 @@ func TestKustomizeRefusals(t *testing.T) {
 	files := fixtures(t)
 	for _, c := range []struct {
 		kfile, want string
-		line    int
+		line        int
 	}{
 		{"kustomize/exec/kustomization.yaml", "plugin or KRM function", 4},
 		{"kustomize/remote/kustomization.yaml", "remote resource", 3},
