@@ -1,0 +1,101 @@
+package render
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Roots are the renderable things of a repository.
+type Roots struct {
+	// Charts are chart folders ("" for a chart at the repository root),
+	// sorted. Charts vendored in another chart's charts/ folder are left out:
+	// they render as part of that chart.
+	Charts []string
+	// Kustomizations are kustomization files that no other kustomization of
+	// the set references through resources, bases or components, sorted.
+	Kustomizations []string
+}
+
+// kustomizationNames are the file names kustomize accepts, in its order.
+var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// Discover finds the charts and root kustomizations of a set.
+func Discover(files Files) Roots {
+	var r Roots
+	kusts := map[string]string{} // dir -> kustomization file
+	for p := range files {
+		dir, base := path.Split(p)
+		dir = cleanDir(dir)
+		switch {
+		case base == "Chart.yaml":
+			if !vendored(files, dir) {
+				r.Charts = append(r.Charts, dir)
+			}
+		case isKustomizationName(base):
+			if prev, ok := kusts[dir]; !ok || kustRank(base) < kustRank(path.Base(prev)) {
+				kusts[dir] = p
+			}
+		}
+	}
+	referenced := map[string]bool{}
+	for dir, file := range kusts {
+		for _, ref := range kustomizationRefs(files[file]) {
+			if target, ok := join(dir, ref); ok {
+				if _, isKust := kusts[target]; isKust {
+					referenced[target] = true
+				}
+			}
+		}
+	}
+	for dir, file := range kusts {
+		if !referenced[dir] {
+			r.Kustomizations = append(r.Kustomizations, file)
+		}
+	}
+	sort.Strings(r.Charts)
+	sort.Strings(r.Kustomizations)
+	return r
+}
+
+func isKustomizationName(base string) bool { return kustRank(base) >= 0 }
+
+func kustRank(base string) int {
+	for i, n := range kustomizationNames {
+		if base == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// vendored reports whether a chart folder sits inside another chart's charts/.
+func vendored(files Files, dir string) bool {
+	parts := strings.Split(dir, "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] != "charts" {
+			continue
+		}
+		parent := strings.Join(parts[:i], "/")
+		if _, ok := files[path.Join(parent, "Chart.yaml")]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// kustomizationRefs returns the resources, bases and components entries of a
+// kustomization file; it ignores files it cannot parse.
+func kustomizationRefs(data []byte) []string {
+	var k struct {
+		Resources  []string `yaml:"resources"`
+		Bases      []string `yaml:"bases"`
+		Components []string `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		return nil
+	}
+	return append(append(k.Resources, k.Bases...), k.Components...)
+}

@@ -1,0 +1,116 @@
+package render
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Files is a repository held in memory: slash-separated paths relative to the
+// repository root, mapped to file contents.
+type Files map[string][]byte
+
+// ReadDir builds a [Files] set from the directory root. Regular files are read;
+// a symbolic link is followed only when its target stays inside root (a link
+// leading outside is refused with an error, as is one that cannot be resolved).
+// The .git directory is skipped.
+func ReadDir(root string) (Files, error) {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", root, err)
+	}
+	realRoot, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", root, err)
+	}
+	files := Files{}
+	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(realRoot, p)
+		if err != nil {
+			return err
+		}
+		target := p
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err = filepath.EvalSymlinks(p)
+			if err != nil {
+				return fmt.Errorf("resolving symlink %s: %w", rel, err)
+			}
+			if !within(realRoot, target) {
+				return fmt.Errorf("symlink %s leads outside %s", filepath.ToSlash(rel), root)
+			}
+			fi, err := os.Stat(target)
+			if err != nil {
+				return fmt.Errorf("resolving symlink %s: %w", rel, err)
+			}
+			if fi.IsDir() {
+				return nil // directories behind links are reached through their real path
+			}
+		} else if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(target)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", rel, err)
+		}
+		files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", root, err)
+	}
+	return files, nil
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Under returns the paths of the set inside dir (relative to the repository
+// root, sorted). dir "" or "." means the whole set.
+func (f Files) Under(dir string) []string {
+	dir = cleanDir(dir)
+	var out []string
+	for p := range f {
+		if dir == "" || strings.HasPrefix(p, dir+"/") {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cleanDir normalises a folder path: "" for the root, no trailing slash.
+func cleanDir(dir string) string {
+	dir = path.Clean(dir)
+	if dir == "." || dir == "/" {
+		return ""
+	}
+	return strings.TrimPrefix(dir, "/")
+}
+
+// join joins a folder and a relative path and reports whether the result stays
+// inside the repository.
+func join(dir, rel string) (string, bool) {
+	p := path.Clean(path.Join(dir, rel))
+	if p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	if p == "." {
+		return "", true
+	}
+	return p, true
+}

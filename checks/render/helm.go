@@ -1,0 +1,428 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/prodready/prodready/checks/render/internal/tmplmark"
+)
+
+// valuesSets returns the values files of each render of the chart in dir:
+// nil for values.yaml alone, then one per ci/*-values.yaml and values-*.yaml
+// beside the chart, then the caller's extra files as one set.
+func valuesSets(files Files, dir string, extra []string) [][]string {
+	sets := [][]string{nil}
+	var variants []string
+	for _, p := range files.Under(dir) {
+		rel := p
+		if dir != "" {
+			rel = p[len(dir)+1:]
+		}
+		ciDir, ciName := path.Split(rel)
+		switch {
+		case ciDir == "ci/" && strings.HasSuffix(ciName, "-values.yaml"):
+			variants = append(variants, p)
+		case !strings.Contains(rel, "/") && strings.HasPrefix(rel, "values-") && (strings.HasSuffix(rel, ".yaml") || strings.HasSuffix(rel, ".yml")):
+			variants = append(variants, p)
+		}
+	}
+	sort.Strings(variants)
+	for _, v := range variants {
+		sets = append(sets, []string{v})
+	}
+	if len(extra) > 0 {
+		sets = append(sets, append([]string(nil), extra...))
+	}
+	return sets
+}
+
+// helmRender renders the chart in dir with the values files given (applied
+// on top of its values.yaml, in order).
+func helmRender(ctx context.Context, files Files, charts []string, dir string, valuesFiles []string, opts Options) *Render {
+	chartFile := path.Join(dir, "Chart.yaml")
+	r := &Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
+	l := newChartLoader(files, charts)
+	c, err := l.load(dir, 0, map[string]bool{})
+	r.Problems = append(r.Problems, l.problems...)
+	r.Skipped = append(r.Skipped, l.skipped...)
+	if err != nil {
+		r.Problems = append(r.Problems, Problem{File: chartFile, Message: err.Error()})
+		r.Inputs = files.Under(dir)
+		r.skipAll("chart failed to load")
+		return r
+	}
+	before := chartTree(l, c)
+
+	user := map[string]any{}
+	var userTrees []valuesFile
+	for _, vf := range valuesFiles {
+		data, ok := files[vf]
+		if !ok {
+			r.Problems = append(r.Problems, Problem{File: vf, Message: "values file not in the repository"})
+			continue
+		}
+		v, err := chartutil.ReadValues(data)
+		if err != nil {
+			r.Problems = append(r.Problems, Problem{File: vf, Message: fmt.Sprintf("reading values: %v", err)})
+			continue
+		}
+		user = mergeMaps(user, v)
+		tree, _ := parseYAML(data)
+		userTrees = append(userTrees, valuesFile{path: vf, tree: tree})
+	}
+
+	if err := processDependencies(c, user); err != nil {
+		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("processing dependencies: %v", err)})
+	}
+	after := chartTree(l, c)
+	for _, src := range before {
+		r.Inputs = append(r.Inputs, src.files...)
+	}
+	r.Inputs = append(r.Inputs, valuesFiles...)
+	for key, src := range before {
+		if _, ok := after[key]; !ok {
+			for _, f := range src.files {
+				r.Skipped = append(r.Skipped, Skipped{File: f, Reason: "dependency disabled by its condition or tags with these values"})
+			}
+		}
+	}
+	r.Problems = append(r.Problems, missingDependencies(l, c, files)...)
+
+	kv, err := chartutil.ParseKubeVersion(opts.KubeVersion)
+	if err != nil {
+		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("kubernetes version %q: %v", opts.KubeVersion, err)})
+		r.skipAll("render not attempted")
+		return r.finish()
+	}
+	caps := chartutil.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	relOpts := chartutil.ReleaseOptions{Name: opts.ReleaseName, Namespace: opts.Namespace, Revision: 1, IsInstall: true}
+	// Schema validation is skipped: Helm's validator resolves $ref over HTTP
+	// and from local disk, both out of bounds here.
+	vals, err := chartutil.ToRenderValuesWithSchemaValidation(c, user, relOpts, caps, true)
+	if err != nil {
+		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("preparing values: %v", err)})
+		r.skipAll("render failed")
+		return r.finish()
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	out, err := runEngine(ctx, c, vals)
+	if err != nil {
+		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("rendering: %v", err)})
+		r.skipAll("render failed")
+		return r.finish()
+	}
+	size := 0
+	for _, s := range out {
+		size += len(s)
+	}
+	if size > opts.MaxOutputBytes {
+		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
+		r.skipAll("render output over the bound")
+		return r.finish()
+	}
+
+	idx := indexTemplates(l, c)
+	var tbl tmplmark.Table
+	marked, err := runEngine(ctx, idx.annotated(&tbl), vals)
+	if err != nil {
+		marked = nil // the source map degrades to files; the output stands
+	}
+	vm := &valuesMap{user: userTrees}
+	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm}
+	b.build(out, marked)
+	return r.finish()
+}
+
+// processDependencies is chartutil.ProcessDependenciesWithMerge with panics
+// turned into errors.
+func processDependencies(c *chart.Chart, vals map[string]any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return chartutil.ProcessDependenciesWithMerge(c, vals)
+}
+
+// runEngine renders a chart with Helm's engine: no cluster client (lookup
+// returns nothing), DNS functions off. The engine cannot be interrupted, so a
+// render that outlives ctx is abandoned; panics become errors.
+func runEngine(ctx context.Context, c *chart.Chart, vals chartutil.Values) (map[string]string, error) {
+	type result struct {
+		out map[string]string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("template engine panicked: %v", p)}
+			}
+		}()
+		e := engine.Engine{EnableDNS: false}
+		out, err := e.Render(c, vals)
+		done <- result{out, err}
+	}()
+	select {
+	case res := <-done:
+		return res.out, res.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("render stopped: %w", ctx.Err())
+	}
+}
+
+// chartTree maps every chart of a loaded tree to its source.
+func chartTree(l *chartLoader, c *chart.Chart) map[*chartSource]*chartSource {
+	m := map[*chartSource]*chartSource{}
+	var rec func(c *chart.Chart)
+	rec = func(c *chart.Chart) {
+		if src := l.sourceOf(c); src != nil {
+			m[src] = src
+		}
+		for _, d := range c.Dependencies() {
+			rec(d)
+		}
+	}
+	rec(c)
+	return m
+}
+
+// missingDependencies reports the dependencies still enabled after
+// processing that no chart provides.
+func missingDependencies(l *chartLoader, c *chart.Chart, files Files) []Problem {
+	var out []Problem
+	var rec func(c *chart.Chart)
+	rec = func(c *chart.Chart) {
+		have := map[string]bool{}
+		for _, d := range c.Dependencies() {
+			have[d.Name()] = true
+			rec(d)
+		}
+		chartFile := "Chart.yaml"
+		if src := l.sourceOf(c); src != nil {
+			chartFile = path.Join(src.dir, "Chart.yaml")
+		}
+		for _, req := range c.Metadata.Dependencies {
+			if req == nil || have[req.Name] {
+				continue
+			}
+			name := req.Name
+			if req.Alias != "" {
+				name = req.Alias
+			}
+			msg := fmt.Sprintf("dependency %s (version %q from %q) is needed with these values but is neither in charts/, nor a file:// chart in the repository, nor a chart of that name in the repository; rendered without it", name, req.Version, req.Repository)
+			out = append(out, Problem{File: chartFile, Line: dependencyLine(files[chartFile], req.Name), Message: msg})
+		}
+	}
+	rec(c)
+	return out
+}
+
+// skipAll marks every input as skipped for reason.
+func (r *Render) skipAll(reason string) {
+	for _, f := range r.Inputs {
+		r.Skipped = append(r.Skipped, Skipped{File: f, Reason: reason})
+	}
+}
+
+// finish sorts and de-duplicates the file lists.
+func (r *Render) finish() *Render {
+	sort.Strings(r.Inputs)
+	r.Inputs = compactStrings(r.Inputs)
+	sort.SliceStable(r.Skipped, func(i, j int) bool { return r.Skipped[i].File < r.Skipped[j].File })
+	out := r.Skipped[:0]
+	seen := map[string]bool{}
+	for _, s := range r.Skipped {
+		if !seen[s.File] {
+			seen[s.File] = true
+			out = append(out, s)
+		}
+	}
+	r.Skipped = out
+	return r
+}
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// mergeMaps merges b into a copy of a, recursing into maps, as helm -f does.
+func mergeMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		if bv, ok := v.(map[string]any); ok {
+			if av, ok := out[k].(map[string]any); ok {
+				out[k] = mergeMaps(av, bv)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// tplInfo is what the source map needs to know of one template file.
+type tplInfo struct {
+	file  string   // repository path
+	chain []string // chart names from the root's child down to the template's chart
+	src   *chartSource
+	chart *chart.Chart
+}
+
+// templateIndex numbers the templates of a processed chart tree.
+type templateIndex struct {
+	root   *chart.Chart
+	byKey  map[string]int // engine output key -> index
+	infos  []tplInfo
+	byFile map[*chart.File]int
+	srcs   []*chartSource // root first, then each chart in chain order
+	chains map[*chartSource][]string
+	l      *chartLoader
+}
+
+func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
+	idx := &templateIndex{root: root, byKey: map[string]int{}, byFile: map[*chart.File]int{}, chains: map[*chartSource][]string{}, l: l}
+	var rec func(c *chart.Chart, chain []string)
+	rec = func(c *chart.Chart, chain []string) {
+		src := l.sourceOf(c)
+		if src != nil {
+			if _, ok := idx.chains[src]; !ok {
+				idx.chains[src] = chain
+			}
+		}
+		for _, t := range c.Templates {
+			file := path.Join(c.ChartFullPath(), t.Name)
+			if src != nil {
+				if p, ok := src.templates[t.Name]; ok {
+					file = p
+				}
+			}
+			i, ok := idx.byFile[t]
+			if !ok {
+				i = len(idx.infos)
+				idx.byFile[t] = i
+				idx.infos = append(idx.infos, tplInfo{file: file, chain: chain, src: src, chart: c})
+			}
+			idx.byKey[path.Join(c.ChartFullPath(), t.Name)] = i
+		}
+		for _, d := range c.Dependencies() {
+			rec(d, append(append([]string(nil), chain...), d.Name()))
+		}
+	}
+	rec(root, nil)
+	return idx
+}
+
+// annotated returns a copy of the chart tree whose templates carry marks.
+func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
+	done := map[*chart.File]*chart.File{}
+	var clone func(c *chart.Chart) *chart.Chart
+	clone = func(c *chart.Chart) *chart.Chart {
+		out := *c
+		out.Templates = make([]*chart.File, len(c.Templates))
+		for i, t := range c.Templates {
+			if m, ok := done[t]; ok {
+				out.Templates[i] = m
+				continue
+			}
+			m := &chart.File{Name: t.Name, Data: []byte(tbl.Annotate(idx.byFile[t], string(t.Data)))}
+			done[t] = m
+			out.Templates[i] = m
+		}
+		deps := make([]*chart.Chart, 0, len(c.Dependencies()))
+		for _, d := range c.Dependencies() {
+			deps = append(deps, clone(d))
+		}
+		out.SetDependencies(deps...)
+		return &out
+	}
+	return clone(idx.root)
+}
+
+// valuesFile is a parsed values file.
+type valuesFile struct {
+	path string
+	tree *yaml.Node
+}
+
+// valuesMap finds the values line a values path of a chart comes from.
+type valuesMap struct {
+	user []valuesFile // lowest precedence first
+}
+
+// locate returns the values-file line of path p as seen by the chart whose
+// values are reached through chain from the root chart, over the files in
+// precedence order: user files (last first), the root's values.yaml, then each
+// subchart's own values.yaml. The deepest match wins.
+func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (Location, bool) {
+	type cand struct {
+		vf     valuesFile
+		prefix []string
+	}
+	var cands []cand
+	global := len(p) > 0 && p[0].key == "global"
+	prefixed := func(pre []string) []string {
+		if global {
+			return nil
+		}
+		return pre
+	}
+	for i := len(vm.user) - 1; i >= 0; i-- {
+		cands = append(cands, cand{vm.user[i], prefixed(chain)})
+	}
+	// Walk the chart tree along chain to find each level's values.yaml.
+	c := idx.root
+	for depth := 0; ; depth++ {
+		if src := idx.l.sourceOf(c); src != nil && src.values != nil {
+			cands = append(cands, cand{valuesFile{src.valuesPath, src.values}, prefixed(chain[depth:])})
+		}
+		if depth == len(chain) {
+			break
+		}
+		var next *chart.Chart
+		for _, d := range c.Dependencies() {
+			if d.Name() == chain[depth] {
+				next = d
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		c = next
+	}
+	best, bestLen := Location{}, 0
+	for _, cd := range cands {
+		full := make([]seg, 0, len(cd.prefix)+len(p))
+		for _, k := range cd.prefix {
+			full = append(full, seg{key: k, index: -1})
+		}
+		full = append(full, p...)
+		line, matched := lookupLine(cd.vf.tree, full)
+		matched -= len(cd.prefix)
+		if matched > bestLen {
+			best, bestLen = Location{File: cd.vf.path, Line: line, Kind: Values}, matched
+		}
+	}
+	return best, bestLen > 0
+}

@@ -1,0 +1,226 @@
+package render
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func fixtures(t testing.TB) Files {
+	t.Helper()
+	files, err := ReadDir("../../fixtures/render")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// docIndex returns the index of the document of the given kind, or fails.
+func docIndex(t *testing.T, r *Render, kind string) int {
+	t.Helper()
+	for i, d := range r.Documents {
+		if d.Kind == kind {
+			return i
+		}
+	}
+	t.Fatalf("no %s among %d documents; problems: %+v", kind, len(r.Documents), r.Problems)
+	return -1
+}
+
+type locCase struct {
+	path string
+	want Location
+}
+
+func checkLocations(t *testing.T, r *Render, doc int, cases []locCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, ok := r.Locate(doc, c.path)
+		if !ok {
+			t.Errorf("Locate(%d, %s): nothing found", doc, c.path)
+			continue
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("Locate(%d, %s) (-want +got):\n%s", doc, c.path, diff)
+		}
+	}
+}
+
+func TestHelmSourceMap(t *testing.T) {
+	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, Options{})
+	dep := docIndex(t, r, "Deployment")
+	const tpl, values, helpers = "helm/web/templates/deployment.yaml", "helm/web/values.yaml", "helm/web/templates/_helpers.tpl"
+	checkLocations(t, r, dep, []locCase{
+		{"spec.replicas", Location{File: values, Line: 1, Kind: Values}},
+		{"spec.template.spec.containers[0].readinessProbe", Location{File: tpl, Line: 21, Kind: Template}},
+		{"spec.template.spec.containers[0].readinessProbe.httpGet.port", Location{File: tpl, Line: 24, Kind: Template}},
+		{"spec.template.spec.containers[0]", Location{File: tpl, Line: 17, Kind: Template}},
+		{`metadata.labels["app.kubernetes.io/name"]`, Location{File: helpers, Line: 2, Kind: Template}},
+		{"metadata.labels", Location{File: tpl, Line: 5, Kind: Template}},
+		{"spec.template.spec.containers[0].resources", Location{File: values, Line: 5, Kind: Values}},
+		{"spec.template.spec.containers[0].resources.limits.cpu", Location{File: values, Line: 7, Kind: Values}},
+		// A key the author would add inherits its parent's line.
+		{"spec.template.spec.containers[0].livenessProbe", Location{File: tpl, Line: 17, Kind: Template, Inherited: true}},
+	})
+	// The values line comes first, then the template line that emits it.
+	origins := r.Origins(dep, "spec.replicas")
+	want := []Location{{File: values, Line: 1, Kind: Values}, {File: tpl, Line: 8, Kind: Template}}
+	if diff := cmp.Diff(want, origins); diff != "" {
+		t.Errorf("Origins(spec.replicas) (-want +got):\n%s", diff)
+	}
+	if strings.Contains(string(r.Stream), "#@p") {
+		t.Errorf("stream carries source marks:\n%s", r.Stream)
+	}
+	if d := r.Documents[dep]; d.Source != tpl || d.Name != "release-web" || !strings.HasPrefix(string(r.Stream[lineOffset(r.Stream, d.Line):]), "apiVersion: apps/v1") {
+		t.Errorf("document = %+v, stream:\n%s", d, r.Stream)
+	}
+}
+
+// lineOffset returns the byte offset of 1-based line n of s.
+func lineOffset(s []byte, n int) int {
+	off := 0
+	for i := 1; i < n; i++ {
+		off += strings.IndexByte(string(s[off:]), '\n') + 1
+	}
+	return off
+}
+
+func TestHelmSubchartAndHooks(t *testing.T) {
+	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, Options{})
+	cm := docIndex(t, r, "ConfigMap")
+	checkLocations(t, r, cm, []locCase{
+		{"data.size", Location{File: "helm/web/charts/cache/values.yaml", Line: 1, Kind: Values}},
+		{"metadata.name", Location{File: "helm/web/charts/cache/templates/configmap.yaml", Line: 4, Kind: Template}},
+	})
+	for _, d := range r.Documents {
+		if d.Kind == "Pod" {
+			t.Errorf("helm test hook was not dropped: %+v", d)
+		}
+	}
+	wantSkipped := map[string]string{
+		"helm/web/templates/tests/test-connection.yaml": "helm test hook",
+		"helm/web/templates/NOTES.txt":                  "NOTES.txt",
+	}
+	for file, reason := range wantSkipped {
+		if got := skipReason(r, file); !strings.Contains(got, reason) {
+			t.Errorf("skip reason of %s = %q, want it to mention %q", file, got, reason)
+		}
+	}
+	// redis is disabled by its condition: not needed, not reported. queue is
+	// enabled and absent: reported at its Chart.yaml line.
+	if len(r.Problems) != 1 || r.Problems[0].File != "helm/web/Chart.yaml" || r.Problems[0].Line != 12 || !strings.Contains(r.Problems[0].Message, "dependency queue") {
+		t.Errorf("problems = %+v, want one about the missing queue dependency at Chart.yaml:12", r.Problems)
+	}
+}
+
+func skipReason(r *Render, file string) string {
+	for _, s := range r.Skipped {
+		if s.File == file {
+			return s.Reason
+		}
+	}
+	return ""
+}
+
+func TestHelmValuesVariants(t *testing.T) {
+	files := fixtures(t)
+	r := RenderChart(context.Background(), files, "helm/web", []string{"helm/web/ci/prod-values.yaml"}, Options{})
+	dep := docIndex(t, r, "Deployment")
+	const ci = "helm/web/ci/prod-values.yaml"
+	checkLocations(t, r, dep, []locCase{
+		{"spec.replicas", Location{File: ci, Line: 1, Kind: Values}},
+		{"spec.template.metadata.annotations", Location{File: ci, Line: 2, Kind: Values}},
+		{"spec.template.metadata.annotations.team", Location{File: ci, Line: 3, Kind: Values}},
+		// Not overridden by the variant: still values.yaml.
+		{"spec.template.spec.containers[0].resources.limits.cpu", Location{File: "helm/web/values.yaml", Line: 7, Kind: Values}},
+	})
+	if !strings.Contains(string(r.Documents[dep].YAML), "replicas: 5") {
+		t.Errorf("variant values not applied:\n%s", r.Documents[dep].YAML)
+	}
+
+	nocache := RenderChart(context.Background(), files, "helm/web", []string{"helm/web/values-nocache.yaml"}, Options{})
+	for _, d := range nocache.Documents {
+		if d.Kind == "ConfigMap" {
+			t.Errorf("disabled dependency rendered: %+v", d)
+		}
+	}
+	if got := skipReason(nocache, "helm/web/charts/cache/templates/configmap.yaml"); !strings.Contains(got, "disabled") {
+		t.Errorf("disabled dependency's template skip reason = %q", got)
+	}
+}
+
+func TestRunValuesSetsAndFailure(t *testing.T) {
+	res := Run(context.Background(), fixtures(t), Options{})
+	var web []string
+	var broken *Render
+	for _, r := range res.Renders {
+		switch r.Root {
+		case "helm/web":
+			web = append(web, strings.Join(r.ValuesFiles, ","))
+		case "helm/broken":
+			broken = r
+		}
+	}
+	want := []string{"", "helm/web/ci/prod-values.yaml", "helm/web/values-nocache.yaml"}
+	if diff := cmp.Diff(want, web); diff != "" {
+		t.Errorf("web values sets (-want +got):\n%s", diff)
+	}
+	if broken == nil || len(broken.Problems) == 0 {
+		t.Fatalf("broken chart: no render or no problem: %+v", broken)
+	}
+	p := broken.Problems[0]
+	if p.File != "helm/broken/Chart.yaml" || !strings.Contains(p.Message, "service.yaml") {
+		t.Errorf("broken chart problem = %+v", p)
+	}
+	if len(broken.Documents) != 0 || skipReason(broken, "helm/broken/templates/service.yaml") != "render failed" {
+		t.Errorf("broken chart: documents %d, skipped %+v", len(broken.Documents), broken.Skipped)
+	}
+}
+
+func TestRunRenderCap(t *testing.T) {
+	res := Run(context.Background(), fixtures(t), Options{MaxRenders: 1})
+	if len(res.Renders) != 1 || len(res.NotRendered) == 0 || len(res.Problems) != 1 {
+		t.Errorf("renders %d, not rendered %d, problems %+v", len(res.Renders), len(res.NotRendered), res.Problems)
+	}
+}
+
+func TestHelmObjectBound(t *testing.T) {
+	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, Options{MaxObjects: 1})
+	if len(r.Documents) != 1 {
+		t.Errorf("documents = %d, want 1", len(r.Documents))
+	}
+	if len(r.Problems) < 2 || !strings.Contains(r.Problems[len(r.Problems)-1].Message, "bound") {
+		t.Errorf("problems = %+v, want a bound problem", r.Problems)
+	}
+}
+
+func TestReadDirRefusesSymlinkEscape(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.yaml"), []byte("x: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "chart"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "chart", "Chart.yaml"), []byte("name: c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "chart", "Chart.yaml"), filepath.Join(root, "inside.yaml")); err != nil {
+		t.Skip("symlinks unsupported here")
+	}
+	files, err := ReadDir(root)
+	if err != nil || string(files["inside.yaml"]) != "name: c\n" {
+		t.Fatalf("link inside the root: files %v, err %v", files, err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(root, "chart", "values.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDir(root); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("ReadDir with a link leading outside: err = %v, want a refusal", err)
+	}
+}

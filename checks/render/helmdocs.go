@@ -1,0 +1,311 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks/render/internal/tmplmark"
+)
+
+// helmDocs turns the engine's output into documents and source maps.
+type helmDocs struct {
+	r      *Render
+	opts   Options
+	idx    *templateIndex
+	tbl    *tmplmark.Table
+	vm     *valuesMap
+	stream strings.Builder
+	lines  int // lines written to stream
+	full   bool
+}
+
+// occurrence is one binding's emitted region in a template's output, in
+// stripped coordinates: 0-based line index and rune column.
+type occurrence struct {
+	binding     int
+	bLine, bCol int
+	eLine, eCol int
+}
+
+func (b *helmDocs) build(out, marked map[string]string) {
+	keys := make([]string, 0, len(out))
+	for k := range out {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		info := b.info(key)
+		text := out[key]
+		if path.Base(key) == "NOTES.txt" {
+			b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: "NOTES.txt is shown to whoever installs, not applied"})
+			continue
+		}
+		if strings.TrimSpace(text) == "" {
+			b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: "template renders to nothing with these values"})
+			continue
+		}
+		if b.full {
+			b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: "render bound reached"})
+			continue
+		}
+		lines := strings.Split(text, "\n")
+		var lineMarks [][]tmplmark.Mark
+		if m, ok := marked[key]; ok {
+			mlines := strings.Split(m, "\n")
+			if len(mlines) == len(lines) {
+				lineMarks = make([][]tmplmark.Mark, len(mlines))
+				for i, ml := range mlines {
+					_, lineMarks[i] = tmplmark.ReadLine(ml)
+				}
+			}
+		}
+		b.file(info, lines, lineMarks)
+	}
+	for src := range b.idx.chains {
+		for name, p := range src.templates {
+			if strings.HasPrefix(path.Base(name), "_") {
+				continue
+			}
+			if strings.HasPrefix(name, "templates/") && !b.emitted(p) && !b.skippedFile(p) {
+				b.r.Skipped = append(b.r.Skipped, Skipped{File: p, Reason: "template renders to nothing with these values"})
+			}
+		}
+		for _, f := range src.files {
+			if rel := strings.TrimPrefix(f, src.dir+"/"); strings.HasPrefix(rel, "crds/") {
+				b.r.Skipped = append(b.r.Skipped, Skipped{File: f, Reason: "crds/ files are installed as they are, not templated; review them as plain manifests"})
+			}
+		}
+	}
+	b.r.Stream = []byte(b.stream.String())
+}
+
+func (b *helmDocs) emitted(file string) bool {
+	for _, d := range b.r.Documents {
+		if d.Source == file {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *helmDocs) skippedFile(file string) bool {
+	for _, s := range b.r.Skipped {
+		if s.File == file {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *helmDocs) info(key string) tplInfo {
+	if i, ok := b.idx.byKey[key]; ok {
+		return b.idx.infos[i]
+	}
+	return tplInfo{file: key}
+}
+
+// file splits one template's output into documents and maps each.
+func (b *helmDocs) file(info tplInfo, lines []string, marks [][]tmplmark.Mark) {
+	occs := occurrences(marks)
+	firstTpl := make([]*tmplmark.Mark, len(marks))
+	for i, ms := range marks {
+		for j := range ms {
+			if ms[j].Binding < 0 {
+				firstTpl[i] = &ms[j]
+				break
+			}
+		}
+	}
+	start := 0
+	for i := 0; i <= len(lines); i++ {
+		if i < len(lines) && !isSeparator(lines[i]) {
+			continue
+		}
+		b.doc(info, lines, start, i, firstTpl, occs)
+		start = i + 1
+	}
+}
+
+func isSeparator(line string) bool {
+	t := strings.TrimRight(line, " \t\r")
+	return t == "---" || strings.HasPrefix(t, "--- ")
+}
+
+// doc adds lines[from:to] as a document when it holds an object.
+func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*tmplmark.Mark, occs []occurrence) {
+	for from < to && strings.TrimSpace(lines[from]) == "" {
+		from++
+	}
+	for to > from && strings.TrimSpace(lines[to-1]) == "" {
+		to--
+	}
+	if from >= to {
+		return
+	}
+	text := strings.Join(lines[from:to], "\n") + "\n"
+	node, err := parseYAML([]byte(text))
+	if err != nil {
+		b.r.Problems = append(b.r.Problems, Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err)})
+		return
+	}
+	if len(node.Content) == 0 || node.Content[0].Kind == yaml.ScalarNode && node.Content[0].Tag == "!!null" {
+		return // comments only
+	}
+	root := node.Content[0]
+	d := Document{Source: info.file, YAML: []byte(text)}
+	var head struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Metadata   struct {
+			Name        string            `yaml:"name"`
+			Namespace   string            `yaml:"namespace"`
+			Annotations map[string]string `yaml:"annotations"`
+		} `yaml:"metadata"`
+	}
+	_ = root.Decode(&head)
+	d.APIVersion, d.Kind, d.Name, d.Namespace = head.APIVersion, head.Kind, head.Metadata.Name, head.Metadata.Namespace
+	if hook := head.Metadata.Annotations["helm.sh/hook"]; strings.Contains(hook, "test") {
+		b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: fmt.Sprintf("helm test hook %s/%s dropped: test pods are short-lived", d.Kind, d.Name)})
+		return
+	}
+	if len(b.r.Documents) >= b.opts.MaxObjects || b.stream.Len()+len(text) > b.opts.MaxOutputBytes {
+		b.full = true
+		b.r.Problems = append(b.r.Problems, Problem{File: path.Join(b.r.Root, "Chart.yaml"), Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", b.opts.MaxObjects, b.opts.MaxOutputBytes)})
+		return
+	}
+	fmt.Fprintf(&b.stream, "---\n# Source: %s\n", info.file)
+	b.lines += 2
+	d.Line = b.lines + 1
+	b.stream.WriteString(text)
+	b.lines += to - from
+	b.r.Documents = append(b.r.Documents, d)
+	b.r.maps = append(b.r.maps, b.sourceMap(info, root, from, firstTpl, occs))
+}
+
+// occurrences pairs the begin and end marks of bindings, in output order.
+func occurrences(marks [][]tmplmark.Mark) []occurrence {
+	open := map[int]occurrence{}
+	var out []occurrence
+	for line, ms := range marks {
+		for _, m := range ms {
+			if m.Binding < 0 {
+				continue
+			}
+			if m.Begin {
+				open[m.Binding] = occurrence{binding: m.Binding, bLine: line, bCol: m.Column}
+				continue
+			}
+			if o, ok := open[m.Binding]; ok {
+				o.eLine, o.eCol = line, m.Column
+				out = append(out, o)
+				delete(open, m.Binding)
+			}
+		}
+	}
+	return out
+}
+
+type pos struct{ line, col int }
+
+func (p pos) less(q pos) bool { return p.line < q.line || p.line == q.line && p.col < q.col }
+
+// sourceMap maps every entry of a document; from is the document's first
+// line index in the template output.
+func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl []*tmplmark.Mark, occs []occurrence) docMap {
+	entries := walk(root)
+	at := func(n *yaml.Node) pos { return pos{from + n.Line - 1, n.Column - 1} }
+	m := docMap{}
+	docLoc := Location{File: info.file, Kind: Template}
+	for _, e := range entries[1:] {
+		if l := at(e.key).line; l < len(firstTpl) && firstTpl[l] != nil {
+			docLoc.Line = b.templateLoc(firstTpl[l]).Line
+			break
+		}
+	}
+	m[""] = []Location{docLoc}
+
+	type region struct {
+		occ    occurrence
+		anchor *entry
+	}
+	var regions []region
+	for _, o := range occs {
+		begin, end := pos{o.bLine, o.bCol}, pos{o.eLine, o.eCol}
+		if end.line < from {
+			continue
+		}
+		var anchor *entry
+		for _, e := range entries[1:] {
+			kp, vp := at(e.key), at(e.value)
+			if kp.less(begin) && !vp.less(begin) && !end.less(vp) {
+				anchor = e // later entries are deeper or later; keep the last
+			}
+		}
+		if anchor == nil {
+			if first := entries[0]; len(first.children) > 0 && !at(first.children[0].key).less(begin) && !end.less(at(first.children[0].key)) {
+				anchor = first
+			} else {
+				continue
+			}
+		}
+		regions = append(regions, region{o, anchor})
+	}
+
+	for _, e := range entries[1:] {
+		var locs []Location
+		kp := at(e.key)
+		for i := len(regions) - 1; i >= 0; i-- {
+			rg := regions[i]
+			bind := b.tbl.Bindings[rg.occ.binding]
+			var rel []seg
+			switch {
+			case e == rg.anchor:
+			case hasPrefix(e.path, rg.anchor.path) && !kp.less(pos{rg.occ.bLine, rg.occ.bCol}) && !(pos{rg.occ.eLine, rg.occ.eCol}).less(kp):
+				rel = e.path[len(rg.anchor.path):]
+			default:
+				continue
+			}
+			vp := make([]seg, 0, len(bind.Path)+len(rel))
+			for _, k := range bind.Path {
+				vp = append(vp, seg{key: k, index: -1})
+			}
+			vp = append(vp, rel...)
+			chain := b.idx.infos[bind.File].chain
+			if loc, ok := b.vm.locate(b.idx, chain, vp); ok {
+				locs = append(locs, loc)
+			}
+			break
+		}
+		if kp.line < len(firstTpl) && firstTpl[kp.line] != nil {
+			locs = append(locs, b.templateLoc(firstTpl[kp.line]))
+		}
+		if len(locs) > 0 {
+			m[formatPath(e.path)] = locs
+		}
+	}
+	return m
+}
+
+func (b *helmDocs) templateLoc(mk *tmplmark.Mark) Location {
+	file := ""
+	if mk.File >= 0 && mk.File < len(b.idx.infos) {
+		file = b.idx.infos[mk.File].file
+	}
+	return Location{File: file, Line: mk.Line, Kind: Template}
+}
+
+func hasPrefix(p, pre []seg) bool {
+	if len(pre) > len(p) {
+		return false
+	}
+	for i := range pre {
+		if p[i] != pre[i] {
+			return false
+		}
+	}
+	return true
+}

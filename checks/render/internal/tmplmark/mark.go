@@ -1,0 +1,297 @@
+package tmplmark
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Binding is one template action that emits a value read from the chart's
+// values, such as {{ .Values.image.tag | quote }} or
+// {{- toYaml .Values.resources | nindent 12 }}.
+type Binding struct {
+	File int      // index of the template file, as passed to [Table.Annotate]
+	Line int      // 1-based line of the action in the template file
+	Path []string // values path, e.g. ["image", "tag"]
+}
+
+// Table collects the bindings found while annotating the templates of one
+// render. Its zero value is ready to use.
+type Table struct {
+	// Bindings are indexed by the number carried in the binding marks.
+	Bindings []Binding
+}
+
+var (
+	keyLine  = regexp.MustCompile(`^\s*(?:-\s+)*(?:"[^"]*"|'[^']*'|[^\s:#{}"'\[\]\-|>][^:#{}]*?)\s*:(?:\s|$)`)
+	itemLine = regexp.MustCompile(`^\s*-(?:\s|$)`)
+	markRe   = regexp.MustCompile(` #@p(?:r(\d+)\.(\d+)|v(\d+)([be]))@`)
+)
+
+// Annotate returns the template src of file number file with marks inserted:
+// a template mark after the first literal text of every line that starts a
+// YAML key or list item, and binding marks around actions that emit a values
+// path. Lines inside define blocks get template marks only on key lines, so
+// helpers whose output is compared as a string ("true") are left alone.
+func (t *Table) Annotate(file int, src string) string {
+	toks := tokenize(src)
+	var out strings.Builder
+	out.Grow(len(src) + len(src)/4)
+	var st stack
+	for _, tk := range toks {
+		text := src[tk.start:tk.end]
+		if !tk.action {
+			t.literal(&out, file, src, tk, st.inDefine())
+			continue
+		}
+		if id, ok := t.binding(file, src, tk, &st); ok {
+			open, close := "{{ ", " }}"
+			if tk.leftTrim {
+				open = "{{- "
+			}
+			if tk.rightTrim {
+				close = " -}}"
+			}
+			fmt.Fprintf(&out, `%s" #@pv%db@"}}{{ %s }}{{" #@pv%de@"%s`, open, id, tk.inner, id, close)
+			continue
+		}
+		st.apply(tk.inner)
+		out.WriteString(text)
+	}
+	return out.String()
+}
+
+// literal writes a literal token, inserting a template mark on each line that
+// starts inside it and looks like a YAML key (or, outside defines, an item).
+func (t *Table) literal(out *strings.Builder, file int, src string, tk token, inDefine bool) {
+	pos := tk.start
+	for pos < tk.end {
+		nl := strings.IndexByte(src[pos:tk.end], '\n')
+		stop := tk.end
+		if nl >= 0 {
+			stop = pos + nl + 1
+		}
+		piece := src[pos:stop]
+		atLineStart := pos == 0 || src[pos-1] == '\n'
+		body := strings.TrimRight(piece, " \t\r\n")
+		if atLineStart && body != "" && (keyLine.MatchString(body) || (!inDefine && itemLine.MatchString(body+" "))) {
+			line := 1 + strings.Count(src[:pos], "\n")
+			out.WriteString(body)
+			fmt.Fprintf(out, " #@pr%d.%d@", file, line)
+			out.WriteString(piece[len(body):])
+		} else {
+			out.WriteString(piece)
+		}
+		pos = stop
+	}
+}
+
+// binding reports whether the action emits a values path and, if so, records
+// it and returns its number.
+func (t *Table) binding(file int, src string, tk token, st *stack) (int, bool) {
+	if st.inDefine() || strings.Contains(src[tk.start:tk.end], "\n") {
+		return 0, false
+	}
+	p, ok := valuesExpr(tk.inner, st.dot())
+	if !ok {
+		return 0, false
+	}
+	t.Bindings = append(t.Bindings, Binding{File: file, Line: 1 + strings.Count(src[:tk.start], "\n"), Path: p})
+	return len(t.Bindings) - 1, true
+}
+
+// emitFuncs are the functions a values-emitting action may pipe through
+// without the emitted text ceasing to be "the value of that key".
+var emitFuncs = map[string]bool{
+	"quote": true, "squote": true, "default": true, "toYaml": true, "nindent": true, "indent": true,
+	"toString": true, "int": true, "int64": true, "float64": true, "trim": true, "toJson": true,
+	"toRawJson": true, "toPrettyJson": true, "b64enc": true, "upper": true, "lower": true, "trunc": true,
+	"trimSuffix": true, "toYamlPretty": true,
+}
+
+var stringLit = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`|'(?:[^'\\\\]|\\\\.)*'")
+
+// valuesExpr returns the values path an action emits, when its pipeline is a
+// single values reference passed through emitFuncs only.
+func valuesExpr(inner string, d dot) ([]string, bool) {
+	if inner == "" || strings.HasPrefix(inner, "/*") {
+		return nil, false
+	}
+	if first, _, _ := strings.Cut(inner, " "); keywords[first] {
+		return nil, false
+	}
+	s := stringLit.ReplaceAllString(inner, " ")
+	if strings.Contains(s, "=") {
+		return nil, false
+	}
+	s = strings.NewReplacer("|", " ", "(", " ", ")", " ").Replace(s)
+	var path []string
+	refs := 0
+	for _, f := range strings.Fields(s) {
+		if emitFuncs[f] {
+			continue
+		}
+		if _, err := strconv.ParseFloat(f, 64); err == nil || f == "true" || f == "false" {
+			continue
+		}
+		p, ok := ref(f, d)
+		if !ok {
+			return nil, false
+		}
+		refs++
+		path = p
+	}
+	return path, refs == 1 && len(path) > 0
+}
+
+// ref resolves a field reference against the current dot.
+func ref(f string, d dot) ([]string, bool) {
+	switch {
+	case strings.HasPrefix(f, "$.Values."):
+		return split(f[len("$.Values."):])
+	case strings.HasPrefix(f, ".Values.") && d.root:
+		return split(f[len(".Values."):])
+	case f == "." && d.values != nil:
+		return append([]string(nil), d.values...), true
+	case strings.HasPrefix(f, ".") && d.values != nil && !strings.HasPrefix(f, ".Values"):
+		rest, ok := split(f[1:])
+		return append(append([]string(nil), d.values...), rest...), ok
+	}
+	return nil, false
+}
+
+func split(s string) ([]string, bool) {
+	parts := strings.Split(s, ".")
+	for _, p := range parts {
+		if p == "" {
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+var keywords = map[string]bool{"if": true, "else": true, "end": true, "with": true, "range": true,
+	"define": true, "block": true, "template": true, "break": true, "continue": true, "include": true, "tpl": true}
+
+// dot is what "." means at a point of the template: the root context, a values
+// path, or something unknown (range elements, define arguments).
+type dot struct {
+	root   bool
+	values []string
+}
+
+type frame struct {
+	kw     string
+	dot    dot
+	define bool
+}
+
+type stack []frame
+
+func (s stack) dot() dot {
+	if len(s) == 0 {
+		return dot{root: true}
+	}
+	return s[len(s)-1].dot
+}
+
+func (s stack) parentDot() dot {
+	if len(s) < 2 {
+		return dot{root: true}
+	}
+	return s[len(s)-2].dot
+}
+
+func (s stack) inDefine() bool {
+	for _, f := range s {
+		if f.define {
+			return true
+		}
+	}
+	return false
+}
+
+// apply updates the control stack for one action.
+func (s *stack) apply(inner string) {
+	kw, rest, _ := strings.Cut(inner, " ")
+	rest = strings.TrimSpace(rest)
+	switch kw {
+	case "if":
+		*s = append(*s, frame{kw: kw, dot: s.dot(), define: false})
+	case "with":
+		*s = append(*s, frame{kw: kw, dot: withDot(rest, s.dot())})
+	case "range":
+		*s = append(*s, frame{kw: kw})
+	case "define", "block":
+		*s = append(*s, frame{kw: kw, define: true})
+	case "end":
+		if len(*s) > 0 {
+			*s = (*s)[:len(*s)-1]
+		}
+	case "else":
+		if len(*s) == 0 {
+			return
+		}
+		top := &(*s)[len(*s)-1]
+		if k2, r2, _ := strings.Cut(rest, " "); k2 == "with" {
+			top.dot = withDot(strings.TrimSpace(r2), s.parentDot())
+		} else if top.kw == "with" {
+			top.dot = s.parentDot()
+		}
+	}
+}
+
+func withDot(expr string, d dot) dot {
+	if p, ok := ref(strings.TrimSpace(expr), d); ok {
+		return dot{values: p}
+	}
+	return dot{}
+}
+
+// Mark is one mark read back from a rendered line.
+type Mark struct {
+	// Column is the 0-based rune offset in the stripped line where the mark stood.
+	Column int
+	// File and Line identify a template mark (Binding < 0); Line is 1-based.
+	File, Line int
+	// Binding is the binding number for begin/end marks, or -1.
+	Binding int
+	// Begin is true for a binding's begin mark, false for its end mark.
+	Begin bool
+}
+
+// Strip removes every mark from s.
+func Strip(s string) string {
+	if !strings.Contains(s, " #@p") {
+		return s
+	}
+	return markRe.ReplaceAllString(s, "")
+}
+
+// ReadLine returns the marks of one rendered line and the line without them.
+func ReadLine(line string) (string, []Mark) {
+	idx := markRe.FindAllStringSubmatchIndex(line, -1)
+	if idx == nil {
+		return line, nil
+	}
+	var b strings.Builder
+	var marks []Mark
+	last := 0
+	for _, m := range idx {
+		b.WriteString(line[last:m[0]])
+		last = m[1]
+		mk := Mark{Column: utf8.RuneCountInString(b.String()), Binding: -1}
+		if m[2] >= 0 {
+			mk.File, _ = strconv.Atoi(line[m[2]:m[3]])
+			mk.Line, _ = strconv.Atoi(line[m[4]:m[5]])
+		} else {
+			mk.Binding, _ = strconv.Atoi(line[m[6]:m[7]])
+			mk.Begin = line[m[8]:m[9]] == "b"
+		}
+		marks = append(marks, mk)
+	}
+	b.WriteString(line[last:])
+	return b.String(), marks
+}

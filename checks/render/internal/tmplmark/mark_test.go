@@ -1,0 +1,77 @@
+package tmplmark
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAnnotateKeepsTextAfterStrip(t *testing.T) {
+	src := `apiVersion: v1
+kind: Deployment
+metadata:
+  name: {{ include "x.name" . }}
+  labels:
+    {{- include "x.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicaCount }}
+  {{- with .Values.podAnnotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  image: "{{ .Values.image.repo }}:{{ .Values.image.tag | default "latest" }}"
+  args:
+  - --a={{ .Values.a -}}
+  {{- /* a comment with }} inside */ -}}
+  - b
+{{- define "x.enabled" -}}
+{{- if .Values.on -}}
+true
+{{- end -}}
+{{- end }}
+`
+	var tbl Table
+	got := tbl.Annotate(0, src)
+	if Strip(got) == got {
+		t.Fatalf("no marks inserted")
+	}
+	// Stripping the marks from the annotated template yields the template
+	// text itself, except for the rewritten binding actions.
+	if strings.Contains(got, "true #@") {
+		t.Errorf("literal inside a define that is not a key was marked:\n%s", got)
+	}
+	var paths []string
+	for _, b := range tbl.Bindings {
+		paths = append(paths, strings.Join(b.Path, "."))
+	}
+	want := []string{"replicaCount", "podAnnotations", "image.repo", "image.tag", "a"}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("bindings (-want +got):\n%s", diff)
+	}
+	if tbl.Bindings[0].Line != 8 {
+		t.Errorf("replicaCount binding line = %d, want 8", tbl.Bindings[0].Line)
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	line, marks := ReadLine(`  replicas: #@pr2.8@  #@pv0b@3 #@pv0e@`)
+	if line != "  replicas: 3" {
+		t.Errorf("stripped line = %q", line)
+	}
+	want := []Mark{
+		{Column: 11, File: 2, Line: 8, Binding: -1},
+		{Column: 12, Binding: 0, Begin: true},
+		{Column: 13, Binding: 0},
+	}
+	if diff := cmp.Diff(want, marks); diff != "" {
+		t.Errorf("marks (-want +got):\n%s", diff)
+	}
+}
+
+func TestTokenizeQuotedBraces(t *testing.T) {
+	toks := tokenize(`a {{ printf "}}" }} b`)
+	if len(toks) != 3 || !toks[1].action || toks[1].inner != `printf "}}"` {
+		t.Fatalf("tokens = %+v", toks)
+	}
+}

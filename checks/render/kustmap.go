@@ -1,0 +1,351 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/resmap"
+)
+
+// documents turns a build's resources into documents and source maps.
+func (ov *overlay) documents(r *Render, m resmap.ResMap, dir string, added bool, opts Options) {
+	var stream strings.Builder
+	lines := 0
+	used := map[string]bool{}
+	for _, res := range m.Resources() {
+		origin, _ := res.GetOrigin()
+		if added {
+			if err := res.SetOrigin(nil); err != nil {
+				r.Problems = append(r.Problems, Problem{File: r.Root, Message: fmt.Sprintf("removing origin annotation: %v", err)})
+			}
+		}
+		data, err := res.AsYAML()
+		if err != nil {
+			r.Problems = append(r.Problems, Problem{File: r.Root, Message: fmt.Sprintf("writing %s: %v", res.CurId(), err)})
+			continue
+		}
+		if len(r.Documents) >= opts.MaxObjects || stream.Len()+len(data) > opts.MaxOutputBytes {
+			r.Problems = append(r.Problems, Problem{File: r.Root, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", opts.MaxObjects, opts.MaxOutputBytes)})
+			break
+		}
+		d := Document{APIVersion: res.GetApiVersion(), Kind: res.GetKind(), Name: res.GetName(), Namespace: res.GetNamespace(), YAML: data}
+		var base string
+		var gen Location
+		switch {
+		case origin != nil && origin.Repo != "":
+			d.Source = origin.Repo + "//" + origin.Path
+		case origin != nil && origin.ConfiguredIn != "":
+			cfg, _ := join(dir, origin.ConfiguredIn)
+			d.Source = cfg + "#" + d.Kind + "/" + d.Name
+			gen = Location{File: cfg, Line: lineOf(ov.files[cfg], "name: "+origin.ConfiguredBy.Name), Kind: Generator}
+		case origin != nil:
+			base, _ = join(dir, origin.Path)
+			d.Source = base
+			used[base] = true
+		default:
+			d.Source = r.Root + "#" + d.Kind + "/" + d.Name
+		}
+		fmt.Fprintf(&stream, "---\n# Source: %s\n", d.Source)
+		lines += 2
+		d.Line = lines + 1
+		stream.Write(data)
+		lines += strings.Count(string(data), "\n")
+		r.Documents = append(r.Documents, d)
+		r.maps = append(r.maps, ov.sourceMap(d, base, gen, used))
+	}
+	r.Stream = []byte(stream.String())
+	for in := range ov.inputs {
+		if isKustomizationName(path.Base(in)) || used[in] {
+			continue
+		}
+		if !ov.isPatchOrGenerated(in) {
+			r.Skipped = append(r.Skipped, Skipped{File: in, Reason: "no rendered object comes from it"})
+		}
+	}
+}
+
+func (ov *overlay) isPatchOrGenerated(file string) bool {
+	for _, p := range ov.patches {
+		if p.file == file {
+			return true
+		}
+	}
+	// Generator inputs (config files, env files) feed generated objects.
+	return !strings.HasSuffix(file, ".yaml") && !strings.HasSuffix(file, ".yml")
+}
+
+// sourceMap maps a rendered object's keys to its base file and to the patches
+// setting them. A key a patch sets as a value maps to the patch first; a key
+// the base has maps to the base first.
+func (ov *overlay) sourceMap(d Document, base string, gen Location, used map[string]bool) docMap {
+	m := docMap{}
+	node, err := parseYAML(d.YAML)
+	if err != nil || len(node.Content) == 0 {
+		return m
+	}
+	rendered := node.Content[0]
+	var baseDoc *yaml.Node
+	if base != "" {
+		baseDoc = pickDoc(ov.files[base], d.Kind, d.Name)
+	}
+	type hit struct {
+		loc  Location
+		leaf bool
+	}
+	patched := map[string]hit{}
+	for _, p := range ov.patches {
+		if p.kind != "" && p.kind != d.Kind || p.name != "" && !strings.Contains(d.Name, p.name) {
+			continue
+		}
+		used[p.file] = true
+		if p.json6902 {
+			for k, line := range jsonPatchPaths(ov.files[p.file]) {
+				patched[k] = hit{Location{File: p.file, Line: line, Kind: Patch}, true}
+			}
+			continue
+		}
+		doc := pickDoc(ov.files[p.file], d.Kind, p.name)
+		if doc == nil {
+			continue
+		}
+		smpPaths(doc, rendered, nil, func(at []seg, line int, leaf bool) {
+			patched[formatPath(at)] = hit{Location{File: p.file, Line: line, Kind: Patch}, leaf}
+		})
+	}
+	top := Location{File: d.Source, Kind: Base}
+	if gen.File != "" {
+		top = gen
+	} else if baseDoc != nil {
+		top.Line = baseDoc.Line
+	}
+	m[""] = []Location{top}
+	for _, e := range walk(rendered)[1:] {
+		key := formatPath(e.path)
+		var locs []Location
+		h, isPatched := patched[key]
+		if isPatched && h.leaf {
+			locs = append(locs, h.loc)
+		}
+		if baseDoc != nil {
+			if line, ok := matchLine(baseDoc, rendered, e.path); ok {
+				locs = append(locs, Location{File: base, Line: line, Kind: Base})
+			}
+		}
+		if isPatched && !h.leaf {
+			locs = append(locs, h.loc)
+		}
+		if len(locs) > 0 {
+			m[key] = locs
+		}
+	}
+	return m
+}
+
+// pickDoc returns the document of a multi-document file with the given kind
+// whose name the rendered name contains (the longest such name: prefixes and
+// suffixes are added on the way up), or the only document of that kind.
+func pickDoc(data []byte, kind, name string) *yaml.Node {
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	var best *yaml.Node
+	bestLen := -1
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			break
+		}
+		if len(n.Content) == 0 {
+			continue
+		}
+		root := n.Content[0]
+		k, nm := scalarAt(root, "kind"), scalarAt(valueAt(root, "metadata"), "name")
+		if kind != "" && k != kind {
+			continue
+		}
+		if name != "" && !strings.Contains(name, nm) {
+			continue
+		}
+		if len(nm) > bestLen {
+			best, bestLen = root, len(nm)
+		}
+	}
+	return best
+}
+
+func valueAt(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func keyAt(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
+		}
+	}
+	return nil
+}
+
+func scalarAt(n *yaml.Node, key string) string {
+	if v := valueAt(n, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
+// mergeKeys are the keys strategic merge uses to pair list items, most
+// common first.
+var mergeKeys = []string{"name", "mountPath", "containerPort", "devicePath", "ip", "topologyKey", "key", "type"}
+
+// pairItem returns the index of the item of seq that pairs with item: same
+// merge key value, or the same scalar.
+func pairItem(seq *yaml.Node, item *yaml.Node) int {
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return -1
+	}
+	if item.Kind == yaml.ScalarNode {
+		for i, c := range seq.Content {
+			if c.Kind == yaml.ScalarNode && c.Value == item.Value {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, mk := range mergeKeys {
+		v := scalarAt(item, mk)
+		if v == "" {
+			continue
+		}
+		for i, c := range seq.Content {
+			if scalarAt(c, mk) == v {
+				return i
+			}
+		}
+		return -1
+	}
+	return -1
+}
+
+// matchLine walks path p (a path of rendered) through base, pairing list items
+// by merge key, and returns the line of the key reached when all of p is.
+func matchLine(base, rendered *yaml.Node, p []seg) (int, bool) {
+	b, r := base, rendered
+	line := base.Line
+	for _, s := range p {
+		if s.index < 0 {
+			k := keyAt(b, s.key)
+			if k == nil {
+				return 0, false
+			}
+			line, b, r = k.Line, valueAt(b, s.key), valueAt(r, s.key)
+			continue
+		}
+		if r == nil || r.Kind != yaml.SequenceNode || s.index >= len(r.Content) || b == nil || b.Kind != yaml.SequenceNode {
+			return 0, false
+		}
+		item := r.Content[s.index]
+		i := pairItem(b, item)
+		if i < 0 {
+			if item.Kind != yaml.MappingNode || scalarAt(item, "name") != "" || s.index >= len(b.Content) {
+				return 0, false
+			}
+			i = s.index
+		}
+		b, r = b.Content[i], item
+		line = b.Line
+	}
+	return line, true
+}
+
+// smpPaths walks a strategic-merge patch alongside the rendered object and
+// reports each patch key at its rendered path; leaf is true when the patch
+// sets the value there rather than descending through it.
+func smpPaths(patch, rendered *yaml.Node, at []seg, report func(at []seg, line int, leaf bool)) {
+	switch patch.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(patch.Content); i += 2 {
+			k, v := patch.Content[i], patch.Content[i+1]
+			if strings.HasPrefix(k.Value, "$") {
+				continue
+			}
+			if len(at) == 0 && (k.Value == "apiVersion" || k.Value == "kind" || k.Value == "metadata") {
+				continue
+			}
+			rv := valueAt(rendered, k.Value)
+			if rv == nil {
+				continue
+			}
+			p := appendSeg(at, seg{key: k.Value, index: -1})
+			leaf := v.Kind == yaml.ScalarNode || v.Kind != rv.Kind
+			report(p, k.Line, leaf)
+			if !leaf {
+				smpPaths(v, rv, p, report)
+			}
+		}
+	case yaml.SequenceNode:
+		for _, item := range patch.Content {
+			i := pairItem(rendered, item)
+			if i < 0 {
+				continue
+			}
+			p := appendSeg(at, seg{index: i})
+			report(p, item.Line, item.Kind == yaml.ScalarNode)
+			smpPaths(item, rendered.Content[i], p, report)
+		}
+	}
+}
+
+// jsonPatchPaths maps the paths a JSON 6902 patch sets to the line of each
+// operation's value (or path).
+func jsonPatchPaths(data []byte) map[string]int {
+	out := map[string]int{}
+	n, err := parseYAML(data)
+	if err != nil || len(n.Content) == 0 || n.Content[0].Kind != yaml.SequenceNode {
+		return out
+	}
+	for _, op := range n.Content[0].Content {
+		pth := scalarAt(op, "path")
+		if pth == "" || scalarAt(op, "op") == "remove" {
+			continue
+		}
+		line := op.Line
+		if k := keyAt(op, "value"); k != nil {
+			line = k.Line
+		} else if k := keyAt(op, "path"); k != nil {
+			line = k.Line
+		}
+		var p []seg
+		for _, part := range strings.Split(strings.TrimPrefix(pth, "/"), "/") {
+			part = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
+			if i, err := strconv.Atoi(part); err == nil {
+				p = append(p, seg{index: i})
+			} else {
+				p = append(p, seg{key: part, index: -1})
+			}
+		}
+		out[formatPath(p)] = line
+	}
+	return out
+}
+
+// lineOf returns the 1-based line of the first line of data containing s, or 0.
+func lineOf(data []byte, s string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, s) {
+			return i + 1
+		}
+	}
+	return 0
+}

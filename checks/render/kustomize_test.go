@@ -1,0 +1,81 @@
+package render
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDiscoverKustomizationRoots(t *testing.T) {
+	got := Discover(fixtures(t)).Kustomizations
+	want := []string{"kustomize/exec/kustomization.yaml", "kustomize/overlays/prod/kustomization.yaml", "kustomize/remote/kustomization.yaml"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+}
+
+func TestKustomizeOverlaySourceMap(t *testing.T) {
+	r := RenderKustomization(context.Background(), fixtures(t), "kustomize/overlays/prod/kustomization.yaml", Options{})
+	if len(r.Problems) > 0 {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	dep := docIndex(t, r, "Deployment")
+	d := r.Documents[dep]
+	if d.Name != "prod-api" || d.Source != "kustomize/base/deployment.yaml" {
+		t.Errorf("document = %+v", d)
+	}
+	if s := string(r.Stream); strings.Contains(s, "config.kubernetes.io/origin") || strings.Contains(s, "annotations") {
+		t.Errorf("origin annotation left in the stream:\n%s", s)
+	}
+	const base, smp, jp = "kustomize/base/deployment.yaml", "kustomize/overlays/prod/replicas-patch.yaml", "kustomize/overlays/prod/image-patch.yaml"
+	checkLocations(t, r, dep, []locCase{
+		{"spec.replicas", Location{File: smp, Line: 6, Kind: Patch}},
+		{"spec.template.spec.containers[0].readinessProbe", Location{File: base, Line: 12, Kind: Base}},
+		{"spec.template.spec.containers[0]", Location{File: base, Line: 10, Kind: Base}},
+		{"spec.template.spec.containers[0].resources.limits.memory", Location{File: smp, Line: 13, Kind: Patch}},
+		// resources is new in the patch: the patch is where it lives.
+		{"spec.template.spec.containers[0].resources", Location{File: smp, Line: 11, Kind: Patch}},
+		{"spec.template.spec.containers[0].image", Location{File: jp, Line: 3, Kind: Patch}},
+		{"spec.template.spec.containers[0].livenessProbe", Location{File: base, Line: 10, Kind: Base, Inherited: true}},
+	})
+	// A patched base key lists the patch, then the base line.
+	want := []Location{{File: smp, Line: 6, Kind: Patch}, {File: base, Line: 6, Kind: Base}}
+	if diff := cmp.Diff(want, r.Origins(dep, "spec.replicas")); diff != "" {
+		t.Errorf("Origins(spec.replicas) (-want +got):\n%s", diff)
+	}
+	for _, in := range []string{base, smp, jp, "kustomize/base/kustomization.yaml"} {
+		if !contains(r.Inputs, in) {
+			t.Errorf("inputs %v lack %s", r.Inputs, in)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestKustomizeRefusals(t *testing.T) {
+	files := fixtures(t)
+	for _, c := range []struct {
+		kfile, want string
+		line        int
+	}{
+		{"kustomize/exec/kustomization.yaml", "plugin or KRM function", 4},
+		{"kustomize/remote/kustomization.yaml", "remote resource", 3},
+	} {
+		r := RenderKustomization(context.Background(), files, c.kfile, Options{})
+		if len(r.Problems) != 1 || r.Problems[0].File != c.kfile || r.Problems[0].Line != c.line || !strings.Contains(r.Problems[0].Message, c.want) {
+			t.Errorf("%s: problems = %+v, want one %q at line %d", c.kfile, r.Problems, c.want, c.line)
+		}
+		if len(r.Documents) != 0 {
+			t.Errorf("%s: refused overlay rendered %d documents", c.kfile, len(r.Documents))
+		}
+	}
+}

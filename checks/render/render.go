@@ -1,0 +1,176 @@
+package render
+
+import (
+	"time"
+)
+
+// Kind says what produced a [Render].
+type Kind string
+
+const (
+	// Helm marks a render of a Helm chart with one values set.
+	Helm Kind = "helm"
+	// Kustomize marks a build of a root kustomization.
+	Kustomize Kind = "kustomize"
+)
+
+// Render is the outcome of rendering one chart with one values set, or of
+// building one root kustomization.
+type Render struct {
+	// Kind is Helm or Kustomize.
+	Kind Kind
+	// Root is the chart folder (Helm) or the kustomization file (Kustomize),
+	// relative to the repository root.
+	Root string
+	// ValuesFiles are the values files applied on top of the chart's
+	// values.yaml, lowest precedence first; empty for the plain values.yaml
+	// render and for kustomize.
+	ValuesFiles []string
+	// Stream is every rendered object as one multi-document YAML stream; each
+	// document is preceded by "---" and a "# Source: <path>" comment.
+	Stream []byte
+	// Documents describes the documents of Stream, in order.
+	Documents []Document
+	// Inputs are the repository files the render read (sorted), so a caller
+	// can tell that a changed file belongs to this render.
+	Inputs []string
+	// Skipped are input files that contributed no rendered object, with why.
+	Skipped []Skipped
+	// Problems are errors met while rendering; a render with problems may
+	// still have documents.
+	Problems []Problem
+
+	maps []docMap
+}
+
+// Document is one rendered object.
+type Document struct {
+	// Source is a stable path naming where the document comes from: the
+	// template file of a chart (e.g. charts/web/templates/deployment.yaml), or
+	// the resource file of an overlay's base; synthetic for generated objects.
+	Source string
+	// Line is the 1-based line of Stream where the document's content starts.
+	Line int
+	// YAML is the document's text, without the separator and Source comment.
+	YAML []byte
+	// APIVersion, Kind, Name and Namespace identify the object, as rendered.
+	APIVersion, Kind, Name, Namespace string
+}
+
+// LocationKind says what sort of file a [Location] points at.
+type LocationKind string
+
+const (
+	// Template is a line of a Helm template (including _helpers.tpl).
+	Template LocationKind = "template"
+	// Values is a key line of a Helm values file.
+	Values LocationKind = "values"
+	// Patch is a line of a kustomize patch (strategic merge or JSON 6902).
+	Patch LocationKind = "patch"
+	// Base is a line of a resource file a kustomization lists.
+	Base LocationKind = "base"
+	// Generator is the line of a kustomization declaring a generator.
+	Generator LocationKind = "generator"
+)
+
+// Location is the place an author edits to change a rendered key.
+type Location struct {
+	// File is the repository path of the file to edit.
+	File string
+	// Line is 1-based; 0 means the file is known but not the line.
+	Line int
+	// Kind says whether File is a template, values file, patch, base or
+	// kustomization.
+	Kind LocationKind
+	// Inherited is true when the asked path had no location of its own and
+	// this is the one of its nearest ancestor that has one.
+	Inherited bool
+}
+
+// Problem is an error item of a render: a chart or overlay that failed, a
+// refused feature, a missing dependency, a bound reached.
+type Problem struct {
+	// File is the repository path the problem is about (Chart.yaml,
+	// kustomization.yaml, a template).
+	File string
+	// Line is 1-based; 0 when no line applies.
+	Line int
+	// Message quotes the error.
+	Message string
+}
+
+// Skipped is an input file that did not become part of any rendered object.
+type Skipped struct {
+	// File is the repository path.
+	File string
+	// Reason says why, e.g. "dependency redis disabled by condition".
+	Reason string
+}
+
+// Options bound and parameterise a [Run]. The zero value is usable.
+type Options struct {
+	// KubeVersion is the Kubernetes version templates see in
+	// .Capabilities.KubeVersion, such as "1.31"; DefaultKubeVersion when empty.
+	KubeVersion string
+	// ReleaseName and Namespace fill .Release.Name and .Release.Namespace;
+	// "release" and "default" when empty.
+	ReleaseName, Namespace string
+	// ExtraValues maps a chart folder to values files (repository paths) that
+	// make one more render of that chart, layered in order on values.yaml.
+	ExtraValues map[string][]string
+	// Timeout bounds each render; DefaultTimeout when zero.
+	Timeout time.Duration
+	// MaxOutputBytes bounds the stream of each render; DefaultMaxOutputBytes
+	// when zero.
+	MaxOutputBytes int
+	// MaxObjects bounds the documents of each render; DefaultMaxObjects when
+	// zero.
+	MaxObjects int
+	// MaxRenders bounds the renders of a run; DefaultMaxRenders when zero.
+	MaxRenders int
+}
+
+// Defaults applied by [Run] to zero [Options] fields.
+const (
+	DefaultKubeVersion    = "1.31"
+	DefaultTimeout        = 10 * time.Second
+	DefaultMaxOutputBytes = 8 << 20
+	DefaultMaxObjects     = 2000
+	DefaultMaxRenders     = 200
+)
+
+func (o Options) withDefaults() Options {
+	if o.KubeVersion == "" {
+		o.KubeVersion = DefaultKubeVersion
+	}
+	if o.ReleaseName == "" {
+		o.ReleaseName = "release"
+	}
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if o.MaxObjects <= 0 {
+		o.MaxObjects = DefaultMaxObjects
+	}
+	if o.MaxRenders <= 0 {
+		o.MaxRenders = DefaultMaxRenders
+	}
+	return o
+}
+
+// Result is the outcome of a [Run].
+type Result struct {
+	// Renders are the renders in a stable order: charts by folder then values
+	// set, then overlays by kustomization path.
+	Renders []*Render
+	// Problems are problems of the run as a whole, such as the render cap.
+	Problems []Problem
+	// NotRendered are charts and kustomizations left out by the render cap.
+	NotRendered []Skipped
+}

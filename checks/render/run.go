@@ -1,0 +1,52 @@
+package render
+
+import (
+	"context"
+	"fmt"
+)
+
+// Run discovers and renders every chart (once per values set) and every root
+// kustomization of files. It never fails as a whole: each render carries its
+// own problems, and renders past opts.MaxRenders are listed in NotRendered.
+func Run(ctx context.Context, files Files, opts Options) Result {
+	opts = opts.withDefaults()
+	roots := Discover(files)
+	var res Result
+	budget := opts.MaxRenders
+	for _, dir := range roots.Charts {
+		for _, set := range valuesSets(files, dir, opts.ExtraValues[dir]) {
+			if budget == 0 {
+				res.NotRendered = append(res.NotRendered, Skipped{File: chartYAML(dir), Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
+				continue
+			}
+			budget--
+			res.Renders = append(res.Renders, RenderChart(ctx, files, dir, set, opts))
+		}
+	}
+	for _, k := range roots.Kustomizations {
+		if budget == 0 {
+			res.NotRendered = append(res.NotRendered, Skipped{File: k, Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
+			continue
+		}
+		budget--
+		res.Renders = append(res.Renders, RenderKustomization(ctx, files, k, opts))
+	}
+	if len(res.NotRendered) > 0 {
+		res.Problems = append(res.Problems, Problem{Message: fmt.Sprintf("render cap of %d reached; %d renders left out", opts.MaxRenders, len(res.NotRendered))})
+	}
+	return res
+}
+
+// RenderChart renders the chart in folder dir of files with its values.yaml
+// and then valuesFiles (repository paths) layered on top, in order.
+func RenderChart(ctx context.Context, files Files, dir string, valuesFiles []string, opts Options) *Render {
+	opts = opts.withDefaults()
+	return helmRender(ctx, files, Discover(files).Charts, cleanDir(dir), valuesFiles, opts)
+}
+
+func chartYAML(dir string) string {
+	if dir == "" {
+		return "Chart.yaml"
+	}
+	return dir + "/Chart.yaml"
+}
