@@ -56,7 +56,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	if err != nil {
 		r.Problems = append(r.Problems, Problem{File: chartFile, Message: err.Error()})
 		r.Inputs = files.Under(dir)
-		r.skipAll("chart failed to load")
+		skipAll(r, "chart failed to load")
 		return r
 	}
 	before := chartTree(l, c)
@@ -99,8 +99,8 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	kv, err := chartutil.ParseKubeVersion(opts.KubeVersion)
 	if err != nil {
 		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("kubernetes version %q: %v", opts.KubeVersion, err)})
-		r.skipAll("render not attempted")
-		return r.finish()
+		skipAll(r, "render not attempted")
+		return finish(r)
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	caps.KubeVersion = *kv
@@ -110,8 +110,8 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	vals, err := chartutil.ToRenderValuesWithSchemaValidation(c, user, relOpts, caps, true)
 	if err != nil {
 		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("preparing values: %v", err)})
-		r.skipAll("render failed")
-		return r.finish()
+		skipAll(r, "render failed")
+		return finish(r)
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
@@ -119,8 +119,8 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	out, err := runEngine(ctx, c, vals)
 	if err != nil {
 		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("rendering: %v", err)})
-		r.skipAll("render failed")
-		return r.finish()
+		skipAll(r, "render failed")
+		return finish(r)
 	}
 	size := 0
 	for _, s := range out {
@@ -128,8 +128,8 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	}
 	if size > opts.MaxOutputBytes {
 		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
-		r.skipAll("render output over the bound")
-		return r.finish()
+		skipAll(r, "render output over the bound")
+		return finish(r)
 	}
 
 	idx := indexTemplates(l, c)
@@ -141,7 +141,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	vm := &valuesMap{user: userTrees}
 	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm}
 	b.build(out, marked)
-	return r.finish()
+	return finish(r)
 }
 
 // processDependencies is chartutil.ProcessDependenciesWithMerge with panics
@@ -230,14 +230,14 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files Files) []Problem 
 }
 
 // skipAll marks every input as skipped for reason.
-func (r *Render) skipAll(reason string) {
+func skipAll(r *Render, reason string) {
 	for _, f := range r.Inputs {
 		r.Skipped = append(r.Skipped, Skipped{File: f, Reason: reason})
 	}
 }
 
 // finish sorts and de-duplicates the file lists.
-func (r *Render) finish() *Render {
+func finish(r *Render) *Render {
 	sort.Strings(r.Inputs)
 	r.Inputs = compactStrings(r.Inputs)
 	sort.SliceStable(r.Skipped, func(i, j int) bool { return r.Skipped[i].File < r.Skipped[j].File })
@@ -380,7 +380,7 @@ func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (Locati
 		prefix []string
 	}
 	var cands []cand
-	global := len(p) > 0 && p[0].key == "global"
+	global := len(p) > 0 && p[0].Key == "global"
 	prefixed := func(pre []string) []string {
 		if global {
 			return nil
@@ -415,7 +415,7 @@ func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (Locati
 	for _, cd := range cands {
 		full := make([]seg, 0, len(cd.prefix)+len(p))
 		for _, k := range cd.prefix {
-			full = append(full, seg{key: k, index: -1})
+			full = append(full, seg{Key: k, Index: -1})
 		}
 		full = append(full, p...)
 		line, matched := lookupLine(cd.vf.tree, full)

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks/render/internal/tmplmark"
+	"github.com/prodready/prodready/checks/rendered"
 )
 
 // helmDocs turns the engine's output into documents and source maps.
@@ -183,7 +184,7 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 	b.stream.WriteString(text)
 	b.lines += to - from
 	b.r.Documents = append(b.r.Documents, d)
-	b.r.maps = append(b.r.maps, b.sourceMap(info, root, from, firstTpl, occs))
+	b.r.Maps = append(b.r.Maps, b.sourceMap(info, root, from, firstTpl, occs))
 }
 
 // occurrences pairs the begin and end marks of bindings, in output order.
@@ -215,10 +216,10 @@ func (p pos) less(q pos) bool { return p.line < q.line || p.line == q.line && p.
 
 // sourceMap maps every entry of a document; from is the document's first
 // line index in the template output.
-func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl []*tmplmark.Mark, occs []occurrence) docMap {
+func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl []*tmplmark.Mark, occs []occurrence) rendered.DocMap {
 	entries := walk(root)
 	at := func(n *yaml.Node) pos { return pos{from + n.Line - 1, n.Column - 1} }
-	m := docMap{}
+	m := rendered.DocMap{}
 	docLoc := Location{File: info.file, Kind: Template}
 	for _, e := range entries[1:] {
 		if l := at(e.key).line; l < len(firstTpl) && firstTpl[l] != nil {
@@ -271,7 +272,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 			}
 			vp := make([]seg, 0, len(bind.Path)+len(rel))
 			for _, k := range bind.Path {
-				vp = append(vp, seg{key: k, index: -1})
+				vp = append(vp, seg{Key: k, Index: -1})
 			}
 			vp = append(vp, rel...)
 			chain := b.idx.infos[bind.File].chain

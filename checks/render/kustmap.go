@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prodready/prodready/checks/rendered"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/resmap"
 )
@@ -54,7 +55,7 @@ func (ov *overlay) documents(r *Render, m resmap.ResMap, dir string, added bool,
 		stream.Write(data)
 		lines += strings.Count(string(data), "\n")
 		r.Documents = append(r.Documents, d)
-		r.maps = append(r.maps, ov.sourceMap(d, base, gen, used))
+		r.Maps = append(r.Maps, ov.sourceMap(d, base, gen, used))
 	}
 	r.Stream = []byte(stream.String())
 	for in := range ov.inputs {
@@ -80,8 +81,8 @@ func (ov *overlay) isPatchOrGenerated(file string) bool {
 // sourceMap maps a rendered object's keys to its base file and to the patches
 // setting them. A key a patch sets as a value maps to the patch first; a key
 // the base has maps to the base first.
-func (ov *overlay) sourceMap(d Document, base string, gen Location, used map[string]bool) docMap {
-	m := docMap{}
+func (ov *overlay) sourceMap(d Document, base string, gen Location, used map[string]bool) rendered.DocMap {
+	m := rendered.DocMap{}
 	node, err := parseYAML(d.YAML)
 	if err != nil || len(node.Content) == 0 {
 		return m
@@ -244,24 +245,24 @@ func matchLine(base, rendered *yaml.Node, p []seg) (int, bool) {
 	b, r := base, rendered
 	line := base.Line
 	for _, s := range p {
-		if s.index < 0 {
-			k := keyAt(b, s.key)
+		if s.Index < 0 {
+			k := keyAt(b, s.Key)
 			if k == nil {
 				return 0, false
 			}
-			line, b, r = k.Line, valueAt(b, s.key), valueAt(r, s.key)
+			line, b, r = k.Line, valueAt(b, s.Key), valueAt(r, s.Key)
 			continue
 		}
-		if r == nil || r.Kind != yaml.SequenceNode || s.index >= len(r.Content) || b == nil || b.Kind != yaml.SequenceNode {
+		if r == nil || r.Kind != yaml.SequenceNode || s.Index >= len(r.Content) || b == nil || b.Kind != yaml.SequenceNode {
 			return 0, false
 		}
-		item := r.Content[s.index]
+		item := r.Content[s.Index]
 		i := pairItem(b, item)
 		if i < 0 {
-			if item.Kind != yaml.MappingNode || scalarAt(item, "name") != "" || s.index >= len(b.Content) {
+			if item.Kind != yaml.MappingNode || scalarAt(item, "name") != "" || s.Index >= len(b.Content) {
 				return 0, false
 			}
-			i = s.index
+			i = s.Index
 		}
 		b, r = b.Content[i], item
 		line = b.Line
@@ -287,7 +288,7 @@ func smpPaths(patch, rendered *yaml.Node, at []seg, report func(at []seg, line i
 			if rv == nil {
 				continue
 			}
-			p := appendSeg(at, seg{key: k.Value, index: -1})
+			p := appendSeg(at, seg{Key: k.Value, Index: -1})
 			leaf := v.Kind == yaml.ScalarNode || v.Kind != rv.Kind
 			report(p, k.Line, leaf)
 			if !leaf {
@@ -300,7 +301,7 @@ func smpPaths(patch, rendered *yaml.Node, at []seg, report func(at []seg, line i
 			if i < 0 {
 				continue
 			}
-			p := appendSeg(at, seg{index: i})
+			p := appendSeg(at, seg{Index: i})
 			report(p, item.Line, item.Kind == yaml.ScalarNode)
 			smpPaths(item, rendered.Content[i], p, report)
 		}
@@ -330,9 +331,9 @@ func jsonPatchPaths(data []byte) map[string]int {
 		for _, part := range strings.Split(strings.TrimPrefix(pth, "/"), "/") {
 			part = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
 			if i, err := strconv.Atoi(part); err == nil {
-				p = append(p, seg{index: i})
+				p = append(p, seg{Index: i})
 			} else {
-				p = append(p, seg{key: part, index: -1})
+				p = append(p, seg{Key: part, Index: -1})
 			}
 		}
 		out[formatPath(p)] = line

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/prodready/prodready/checks/rendered"
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -72,7 +73,7 @@ type patchFile struct {
 // Plugins, helmCharts inflation and remote resources are refused with a
 // problem on the kustomization that asks for them.
 func RenderKustomization(ctx context.Context, files Files, kfile string, opts Options) *Render {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	r := &Render{Kind: Kustomize, Root: kfile}
 	ov := &overlay{files: files, inputs: map[string]bool{}, dirs: map[string]bool{}}
 	ov.walk(kfile, 0)
@@ -81,25 +82,25 @@ func RenderKustomization(ctx context.Context, files Files, kfile string, opts Op
 	}
 	r.Problems = append(r.Problems, ov.problems...)
 	if len(ov.problems) > 0 {
-		r.skipAll("overlay refused")
-		return r.finish()
+		skipAll(r, "overlay refused")
+		return finish(r)
 	}
 
 	fs, added, err := ov.memFS(kfile)
 	if err != nil {
 		r.Problems = append(r.Problems, Problem{File: kfile, Message: err.Error()})
-		return r.finish()
+		return finish(r)
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	m, err := runKrusty(ctx, fs, path.Dir(kfile))
 	if err != nil {
 		r.Problems = append(r.Problems, Problem{File: kfile, Message: fmt.Sprintf("kustomize build: %v", err)})
-		r.skipAll("build failed")
-		return r.finish()
+		skipAll(r, "build failed")
+		return finish(r)
 	}
 	ov.documents(r, m, path.Dir(kfile), added, opts)
-	return r.finish()
+	return finish(r)
 }
 
 // runKrusty runs a build with panics turned into errors, abandoning it when
@@ -286,7 +287,7 @@ func (ov *overlay) refuse(kfile, needle, msg string) {
 }
 
 func (ov *overlay) kustomizationIn(dir string) string {
-	for _, n := range kustomizationNames {
+	for _, n := range rendered.KustomizationNames {
 		p := path.Join(dir, n)
 		if dir == "" {
 			p = n

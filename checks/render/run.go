@@ -9,7 +9,7 @@ import (
 // kustomization of files. It never fails as a whole: each render carries its
 // own problems, and renders past opts.MaxRenders are listed in NotRendered.
 func Run(ctx context.Context, files Files, opts Options) Result {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	roots := Discover(files)
 	var res Result
 	budget := opts.MaxRenders
@@ -40,7 +40,7 @@ func Run(ctx context.Context, files Files, opts Options) Result {
 // RenderChart renders the chart in folder dir of files with its values.yaml
 // and then valuesFiles (repository paths) layered on top, in order.
 func RenderChart(ctx context.Context, files Files, dir string, valuesFiles []string, opts Options) *Render {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	return helmRender(ctx, files, Discover(files).Charts, cleanDir(dir), valuesFiles, opts)
 }
 

@@ -3,56 +3,8 @@ package render
 import (
 	"fmt"
 
-	"go.yaml.in/yaml/v3"
+	yaml "go.yaml.in/yaml/v3"
 )
-
-// docMap holds the known origins of one document's key paths, most specific
-// first, keyed by formatted path ("" is the document itself).
-type docMap map[string][]Location
-
-// Locate returns the place an author edits to change the key at path in
-// document doc (an index into r.Documents). path is a dotted key path with
-// [i] sequence indexes, e.g. spec.template.spec.containers[0].readinessProbe;
-// keys holding dots are written ["helm.sh/hook"]. A path with no location of
-// its own (a key emitted by toYaml, or a key that is absent and would be
-// added) gets its nearest ancestor's, with Inherited set. ok is false when
-// doc is out of range, the path does not parse, or nothing is known.
-func (r *Render) Locate(doc int, path string) (loc Location, ok bool) {
-	all := r.Origins(doc, path)
-	if len(all) == 0 {
-		return Location{}, false
-	}
-	return all[0], true
-}
-
-// Origins returns every known location for the key at path in document doc,
-// the one to edit first: for a Helm key set from values, the values line and
-// then the template line that emits it; for kustomize, the patch line and then
-// the base line. Ancestor fallback works as in [Render.Locate].
-func (r *Render) Origins(doc int, path string) []Location {
-	if doc < 0 || doc >= len(r.maps) {
-		return nil
-	}
-	p, err := parsePath(path)
-	if err != nil {
-		return nil
-	}
-	m := r.maps[doc]
-	for n := len(p); n >= 0; n-- {
-		locs := m[formatPath(p[:n])]
-		if len(locs) == 0 {
-			continue
-		}
-		out := append([]Location(nil), locs...)
-		if n < len(p) {
-			for i := range out {
-				out[i].Inherited = true
-			}
-		}
-		return out
-	}
-	return nil
-}
 
 // entry is one node of a rendered document with its path and positions.
 type entry struct {
@@ -80,14 +32,14 @@ func walk(root *yaml.Node) []*entry {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(v.Content); i += 2 {
 				k := v.Content[i]
-				c := &entry{path: appendSeg(e.path, seg{key: k.Value, index: -1}), key: k, value: v.Content[i+1], parent: e}
+				c := &entry{path: appendSeg(e.path, seg{Key: k.Value, Index: -1}), key: k, value: v.Content[i+1], parent: e}
 				e.children = append(e.children, c)
 				out = append(out, c)
 				rec(c)
 			}
 		case yaml.SequenceNode:
 			for i, item := range v.Content {
-				c := &entry{path: appendSeg(e.path, seg{index: i}), key: item, value: item, parent: e}
+				c := &entry{path: appendSeg(e.path, seg{Index: i}), key: item, value: item, parent: e}
 				e.children = append(e.children, c)
 				out = append(out, c)
 				rec(c)
@@ -124,10 +76,10 @@ func lookupLine(root *yaml.Node, p []seg) (line, matched int) {
 			n = n.Alias
 		}
 		switch {
-		case s.index < 0 && n.Kind == yaml.MappingNode:
+		case s.Index < 0 && n.Kind == yaml.MappingNode:
 			found := false
 			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value == s.key {
+				if n.Content[j].Value == s.Key {
 					line, n, found = n.Content[j].Line, n.Content[j+1], true
 					break
 				}
@@ -135,8 +87,8 @@ func lookupLine(root *yaml.Node, p []seg) (line, matched int) {
 			if !found {
 				return line, i
 			}
-		case s.index >= 0 && n.Kind == yaml.SequenceNode && s.index < len(n.Content):
-			n = n.Content[s.index]
+		case s.Index >= 0 && n.Kind == yaml.SequenceNode && s.Index < len(n.Content):
+			n = n.Content[s.Index]
 			line = n.Line
 		default:
 			return line, i

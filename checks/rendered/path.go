@@ -1,4 +1,4 @@
-package render
+package rendered
 
 import (
 	"fmt"
@@ -6,37 +6,37 @@ import (
 	"strings"
 )
 
-// seg is one step of a key path: a mapping key, or a sequence index when
-// key is "" and index >= 0.
-type seg struct {
-	key   string
-	index int
+// Segment is one step of a key path: a mapping key (Index < 0), or a
+// sequence index when Key is "" and Index >= 0.
+type Segment struct {
+	Key   string
+	Index int
 }
 
-// formatPath writes a path the way [Render.Locate] takes it:
+// FormatPath writes a path the way [Render.Locate] takes it:
 // spec.template.spec.containers[0].image; keys holding ".", "[", "]" or a
 // quote are written as ["helm.sh/hook"].
-func formatPath(p []seg) string {
+func FormatPath(p []Segment) string {
 	var b strings.Builder
 	for _, s := range p {
 		switch {
-		case s.index >= 0 && s.key == "":
-			fmt.Fprintf(&b, "[%d]", s.index)
-		case s.key == "" || strings.ContainsAny(s.key, `.[]"`):
-			fmt.Fprintf(&b, "[%s]", strconv.Quote(s.key))
+		case s.Index >= 0 && s.Key == "":
+			fmt.Fprintf(&b, "[%d]", s.Index)
+		case s.Key == "" || strings.ContainsAny(s.Key, `.[]"`):
+			fmt.Fprintf(&b, "[%s]", strconv.Quote(s.Key))
 		default:
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(s.key)
+			b.WriteString(s.Key)
 		}
 	}
 	return b.String()
 }
 
-// parsePath reads the syntax formatPath writes.
-func parsePath(s string) ([]seg, error) {
-	var p []seg
+// ParsePath reads the syntax FormatPath writes.
+func ParsePath(s string) ([]Segment, error) {
+	var p []Segment
 	for i := 0; i < len(s); {
 		switch s[i] {
 		case '.':
@@ -58,7 +58,7 @@ func parsePath(s string) ([]seg, error) {
 				if err != nil {
 					return nil, fmt.Errorf("path %q: %w", s, err)
 				}
-				p = append(p, seg{key: key, index: -1})
+				p = append(p, Segment{Key: key, Index: -1})
 				i = k + 2
 				continue
 			}
@@ -70,14 +70,14 @@ func parsePath(s string) ([]seg, error) {
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("path %q: bad index %q", s, s[j:j+k])
 			}
-			p = append(p, seg{index: n})
+			p = append(p, Segment{Index: n})
 			i = j + k + 1
 		default:
 			j := i
 			for j < len(s) && s[j] != '.' && s[j] != '[' {
 				j++
 			}
-			p = append(p, seg{key: s[i:j], index: -1})
+			p = append(p, Segment{Key: s[i:j], Index: -1})
 			i = j
 		}
 	}

@@ -1,4 +1,4 @@
-package render
+package rendered
 
 import (
 	"path"
@@ -19,8 +19,8 @@ type Roots struct {
 	Kustomizations []string
 }
 
-// kustomizationNames are the file names kustomize accepts, in its order.
-var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+// KustomizationNames are the file names kustomize accepts, in its order.
+var KustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
 // Discover finds the charts and root kustomizations of a set.
 func Discover(files Files) Roots {
@@ -28,13 +28,13 @@ func Discover(files Files) Roots {
 	kusts := map[string]string{} // dir -> kustomization file
 	for p := range files {
 		dir, base := path.Split(p)
-		dir = cleanDir(dir)
+		dir = CleanDir(dir)
 		switch {
 		case base == "Chart.yaml":
 			if !vendored(files, dir) {
 				r.Charts = append(r.Charts, dir)
 			}
-		case isKustomizationName(base):
+		case IsKustomizationName(base):
 			if prev, ok := kusts[dir]; !ok || kustRank(base) < kustRank(path.Base(prev)) {
 				kusts[dir] = p
 			}
@@ -43,7 +43,7 @@ func Discover(files Files) Roots {
 	referenced := map[string]bool{}
 	for dir, file := range kusts {
 		for _, ref := range kustomizationRefs(files[file]) {
-			if target, ok := join(dir, ref); ok {
+			if target, ok := JoinWithin(dir, ref); ok {
 				if _, isKust := kusts[target]; isKust {
 					referenced[target] = true
 				}
@@ -60,10 +60,12 @@ func Discover(files Files) Roots {
 	return r
 }
 
-func isKustomizationName(base string) bool { return kustRank(base) >= 0 }
+// IsKustomizationName reports whether a file name is one kustomize reads
+// as a kustomization.
+func IsKustomizationName(base string) bool { return kustRank(base) >= 0 }
 
 func kustRank(base string) int {
-	for i, n := range kustomizationNames {
+	for i, n := range KustomizationNames {
 		if base == n {
 			return i
 		}

@@ -1,4 +1,4 @@
-package render
+package rendered
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func within(root, p string) bool {
 // Under returns the paths of the set inside dir (relative to the repository
 // root, sorted). dir "" or "." means the whole set.
 func (f Files) Under(dir string) []string {
-	dir = cleanDir(dir)
+	dir = CleanDir(dir)
 	var out []string
 	for p := range f {
 		if dir == "" || strings.HasPrefix(p, dir+"/") {
@@ -94,7 +94,9 @@ func (f Files) Under(dir string) []string {
 }
 
 // cleanDir normalises a folder path: "" for the root, no trailing slash.
-func cleanDir(dir string) string {
+// CleanDir cleans a slash folder path relative to the repository root:
+// "" for the root itself.
+func CleanDir(dir string) string {
 	dir = path.Clean(dir)
 	if dir == "." || dir == "/" {
 		return ""
@@ -102,9 +104,9 @@ func cleanDir(dir string) string {
 	return strings.TrimPrefix(dir, "/")
 }
 
-// join joins a folder and a relative path and reports whether the result stays
+// JoinWithin joins a folder and a relative path and reports whether the result stays
 // inside the repository.
-func join(dir, rel string) (string, bool) {
+func JoinWithin(dir, rel string) (string, bool) {
 	p := path.Clean(path.Join(dir, rel))
 	if p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
 		return "", false

@@ -1,4 +1,4 @@
-package render
+package rendered
 
 import (
 	"time"
@@ -40,7 +40,9 @@ type Render struct {
 	// still have documents.
 	Problems []Problem
 
-	maps []docMap
+	// Maps holds, per document, where each of its key paths comes from
+	// (see Locate).
+	Maps []DocMap
 }
 
 // Document is one rendered object.
@@ -139,7 +141,8 @@ const (
 	DefaultMaxRenders     = 200
 )
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
 	if o.KubeVersion == "" {
 		o.KubeVersion = DefaultKubeVersion
 	}

@@ -1,0 +1,51 @@
+package rendered
+
+// DocMap holds the known origins of one document's key paths, most specific
+// first, keyed by formatted path ("" is the document itself).
+// DocMap maps the key paths of one rendered document to the places an author
+// edits to change them, the one to edit first first.
+type DocMap map[string][]Location
+
+// Locate returns the place an author edits to change the key at path in
+// document doc (an index into r.Documents). path is a dotted key path with
+// [i] sequence indexes, e.g. spec.template.spec.containers[0].readinessProbe;
+// keys holding dots are written ["helm.sh/hook"]. A path with no location of
+// its own (a key emitted by toYaml, or a key that is absent and would be
+// added) gets its nearest ancestor's, with Inherited set. ok is false when
+// doc is out of range, the path does not parse, or nothing is known.
+func (r *Render) Locate(doc int, path string) (loc Location, ok bool) {
+	all := r.Origins(doc, path)
+	if len(all) == 0 {
+		return Location{}, false
+	}
+	return all[0], true
+}
+
+// Origins returns every known location for the key at path in document doc,
+// the one to edit first: for a Helm key set from values, the values line and
+// then the template line that emits it; for kustomize, the patch line and then
+// the base line. Ancestor fallback works as in [Render.Locate].
+func (r *Render) Origins(doc int, path string) []Location {
+	if doc < 0 || doc >= len(r.Maps) {
+		return nil
+	}
+	p, err := ParsePath(path)
+	if err != nil {
+		return nil
+	}
+	m := r.Maps[doc]
+	for n := len(p); n >= 0; n-- {
+		locs := m[FormatPath(p[:n])]
+		if len(locs) == 0 {
+			continue
+		}
+		out := append([]Location(nil), locs...)
+		if n < len(p) {
+			for i := range out {
+				out[i].Inherited = true
+			}
+		}
+		return out
+	}
+	return nil
+}
