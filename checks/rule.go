@@ -87,8 +87,14 @@ func sectionOrder(s string) int {
 	return n
 }
 
-// InputRules are the findings the parser itself produces. Their Check does
-// nothing: Run turns parse problems into their findings.
+// RenderFailed is the rule of the findings a Helm chart or kustomize
+// overlay gets when it cannot be rendered, or only in part: the error,
+// quoted, at its Chart.yaml, kustomization or template line.
+const RenderFailed = "render-failed"
+
+// InputRules are the findings the parser and the renderer produce. Their
+// Check does nothing: Run turns parse problems into their findings, and
+// checks/rendered makes the render-failed ones.
 func InputRules() []*Rule {
 	return []*Rule{
 		{ID: manifest.ProblemYAML, Section: "0. Input", Severity: Error,
@@ -98,6 +104,10 @@ func InputRules() []*Rule {
 		{ID: manifest.ProblemSchema, Section: "10. API versions and cluster configuration", Severity: Error,
 			Ref:   "https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
 			Why:   "a built-in kind that does not decode strictly into its Kubernetes type (unknown field, wrong type, duplicate key): the API server rejects it",
+			Check: func(*Context, *manifest.Object) []Finding { return nil }},
+		{ID: RenderFailed, Section: "0. Input", Severity: Error,
+			Ref:   "https://helm.sh/docs/chart_template_guide/debugging/",
+			Why:   "a Helm chart or kustomize overlay that cannot be rendered (a template error, a missing dependency, a refused plugin or remote base, a bound reached): its objects are not checked",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 	}
 }

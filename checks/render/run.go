@@ -14,7 +14,11 @@ func Run(ctx context.Context, files Files, opts Options) Result {
 	var res Result
 	budget := opts.MaxRenders
 	for _, dir := range roots.Charts {
-		for _, set := range valuesSets(files, dir, opts.ExtraValues[dir]) {
+		sets := [][]string{nil}
+		if !opts.ValuesYAMLOnly {
+			sets = valuesSets(files, dir, opts.ExtraValues[dir])
+		}
+		for _, set := range sets {
 			if budget == 0 {
 				res.NotRendered = append(res.NotRendered, Skipped{File: chartYAML(dir), Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
 				continue

@@ -1,6 +1,10 @@
 package render
 
-import "github.com/prodready/prodready/checks/rendered"
+import (
+	"context"
+
+	"github.com/prodready/prodready/checks/rendered"
+)
 
 // The types of a render live in package rendered, which does not link the
 // Helm and kustomize libraries, so a program that only reads renders (the
@@ -63,3 +67,8 @@ var (
 	join                = rendered.JoinWithin
 	isKustomizationName = rendered.IsKustomizationName
 )
+
+// InProcess is a rendered.Renderer that renders in this process (Run).
+func InProcess(ctx context.Context, files Files, opts Options) (Result, error) {
+	return Run(ctx, files, opts), nil
+}

@@ -120,6 +120,9 @@ type Options struct {
 	// ExtraValues maps a chart folder to values files (repository paths) that
 	// make one more render of that chart, layered in order on values.yaml.
 	ExtraValues map[string][]string
+	// ValuesYAMLOnly renders each chart once, with its values.yaml alone:
+	// no ci/*-values.yaml, values-*.yaml or ExtraValues sets.
+	ValuesYAMLOnly bool
 	// Timeout bounds each render; DefaultTimeout when zero.
 	Timeout time.Duration
 	// MaxOutputBytes bounds the stream of each render; DefaultMaxOutputBytes

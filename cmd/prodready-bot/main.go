@@ -5,9 +5,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
+	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/cmd/internal/cli"
 )
 
@@ -20,9 +23,24 @@ func main() {
 
 // run dispatches a subcommand and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	p := cli.Program{Name: "prodready-bot", Version: version, Extra: []cli.Extra{
+	p := cli.Program{Name: "prodready-bot", Version: version, Render: render.InProcess, Extra: []cli.Extra{
 		{Name: "serve", Synopsis: "serve [flags]", Summary: "run the GitHub App / GitLab webhook server", Run: runServe},
 		{Name: "action", Synopsis: "action [flags]", Summary: "review a pull request as the GitHub Action step", Run: runActionCommand},
+		{Name: "render", Synopsis: "render", Summary: "render charts and overlays for prodready check (a worker: JSON on stdin and stdout)", Run: runRenderWorker},
 	}}
 	return p.Run(args, stdin, stdout, stderr)
+}
+
+// runRenderWorker is the render command: the lean prodready CLI sends it a
+// folder's files and reads back the renders (rendered.Worker).
+func runRenderWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "prodready-bot render: takes no arguments (a request on standard input)")
+		return cli.ExitUsage
+	}
+	if err := rendered.Serve(stdin, stdout, render.InProcess); err != nil {
+		fmt.Fprintln(stderr, "prodready-bot render:", err)
+		return cli.ExitUsage
+	}
+	return cli.ExitOK
 }

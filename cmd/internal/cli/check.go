@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/rendered"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
@@ -23,7 +25,7 @@ const defaultMemProfileRate = 512 << 10
 
 // runCheck is the check command; version goes into the reports that name
 // their tool's version (SARIF).
-func runCheck(version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runCheck(version string, render rendered.Renderer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder checked)")
@@ -90,13 +92,19 @@ func runCheck(version string, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	failed := false
 	var writeErr error
-	// The collector is paced to each step of the run (GOGC in the
-	// environment overrides it): this process runs one check.
-	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, Emit: func(fs []checks.Finding) {
+	emit := func(fs []checks.Finding) {
 		failed = failed || cfg.Fails(fs)
 		if writeErr == nil {
 			writeErr = stream.Add(fs)
 		}
+	}
+	prep := renderInputs(inputs, paths, cfg, render)
+	inputs = prep.Inputs
+	emit(prep.Problems)
+	// The collector is paced to each step of the run (GOGC in the
+	// environment overrides it): this process runs one check.
+	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, Emit: func(fs []checks.Finding) {
+		emit(prep.Map(fs))
 	}})
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
@@ -211,4 +219,38 @@ func writeHeapProfile(file string) error {
 		return fmt.Errorf("memprofile: %w", err)
 	}
 	return nil
+}
+
+// renderInputs renders the charts and root kustomizations under the folders
+// among paths (none when the inputs hold no Chart.yaml or kustomization, so
+// a plain run never starts a renderer) and returns the inputs to check.
+// render-failed findings get the config's severity for the rule.
+func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer) *rendered.Prepared {
+	if !rendered.HasRoots(inputs) {
+		return &rendered.Prepared{Inputs: inputs}
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var dirs []string
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			dirs = append(dirs, filepath.ToSlash(filepath.Clean(p)))
+		}
+	}
+	if render == nil {
+		render = func(context.Context, rendered.Files, rendered.Options) (rendered.Result, error) {
+			return rendered.Result{}, errors.New("this binary does not render charts or overlays")
+		}
+	}
+	prep := rendered.Prepare(context.Background(), inputs, dirs, render, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	if r := cfg.Catalog().Lookup(checks.RenderFailed); r == nil || !cfg.Enabled(r) {
+		prep.Problems = nil
+	}
+	for i := range prep.Problems {
+		if s := cfg.SeverityOf(prep.Problems[i].RuleID); s != 0 {
+			prep.Problems[i].Severity = s
+		}
+	}
+	return prep
 }

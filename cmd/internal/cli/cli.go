@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/prodready/prodready/checks/rendered"
 )
 
 // Exit codes.
@@ -41,6 +43,11 @@ type Program struct {
 	// Elsewhere names, for a command this binary does not have, where it
 	// is ("serve": "prodready-bot serve"), so an old script gets told.
 	Elsewhere map[string]string
+	// Render renders the Helm charts and kustomize overlays that check
+	// finds (in process in prodready-bot; through prodready-bot as a worker
+	// process in the lean prodready). Nil: they are reported as not
+	// rendered.
+	Render rendered.Renderer
 }
 
 // Run dispatches a subcommand and returns the process exit code.
@@ -52,7 +59,7 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "check":
-		return runCheck(p.Version, rest, stdin, stdout, stderr)
+		return runCheck(p.Version, p.Render, rest, stdin, stdout, stderr)
 	case "fix":
 		return runFix(rest, stdin, stdout, stderr)
 	case "rules":

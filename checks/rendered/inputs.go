@@ -1,0 +1,214 @@
+package rendered
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// Prepared is a run's inputs with the charts and overlays under its folders
+// rendered: the rendered objects are checked in place of the templates,
+// bases and patches they come from, and their findings are mapped back to
+// the lines the author edits.
+type Prepared struct {
+	// Inputs are the inputs to check: the plain ones, less the files a
+	// render stands for, plus one input per render.
+	Inputs []checks.Input
+	// Problems are the render-failed findings (the config's severity not yet
+	// applied).
+	Problems []checks.Finding
+	// Covered counts the input files checked through a render instead of
+	// on their own (templates, kustomize bases and patches).
+	Covered int
+	// Renders counts the renders whose objects are checked.
+	Renders int
+
+	renders map[string]*placed // by the path of its input
+}
+
+// placed is one render whose objects a run checks.
+type placed struct {
+	render *Render
+	dir    string // the folder its paths are relative to, as inputs name it
+	about  string // what the messages name: "chart charts/web", "overlay overlays/prod"
+}
+
+// HasRoots reports whether inputs hold a chart (a Chart.yaml) or a
+// kustomization, the files that make Prepare render anything.
+func HasRoots(inputs []checks.Input) bool {
+	for _, in := range inputs {
+		base := path.Base(in.Path)
+		if base == "Chart.yaml" || IsKustomizationName(base) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepare renders, with render, the charts and root kustomizations of each
+// folder of dirs (as the inputs' paths spell them) and returns the inputs
+// to check. A folder that cannot be read, or a renderer that fails, makes
+// render-failed findings; the rest of the run goes on. Each chart is
+// rendered with its values.yaml: the renders of its other values sets
+// (ci/*-values.yaml, values-*.yaml) hold objects of the same names, so they
+// need runs of their own, which are not made yet.
+func Prepare(ctx context.Context, inputs []checks.Input, dirs []string, render Renderer, opts Options) *Prepared {
+	opts.ValuesYAMLOnly = true
+	p := &Prepared{renders: map[string]*placed{}}
+	drop := map[string]bool{}
+	for _, dir := range dirs {
+		dir = path.Clean(dir)
+		if !HasRoots(under(inputs, dir)) {
+			continue
+		}
+		files, err := ReadDir(dir)
+		if err != nil {
+			p.Problems = append(p.Problems, failed(dir, Problem{Message: err.Error()}, "the folder cannot be read"))
+			continue
+		}
+		res, err := render(ctx, files, opts)
+		if err != nil {
+			roots := Discover(files)
+			for _, c := range roots.Charts {
+				p.Problems = append(p.Problems, failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+c))
+			}
+			for _, k := range roots.Kustomizations {
+				p.Problems = append(p.Problems, failed(dir, Problem{File: k, Line: 1, Message: err.Error()}, "overlay "+path.Dir(k)))
+			}
+			continue
+		}
+		for _, pr := range res.Problems {
+			p.Problems = append(p.Problems, failed(dir, pr, "run"))
+		}
+		for _, s := range res.NotRendered {
+			p.Problems = append(p.Problems, failed(dir, Problem{File: s.File, Line: 1, Message: "not rendered: " + s.Reason}, s.File))
+		}
+		for i, r := range res.Renders {
+			about := "overlay " + path.Dir(r.Root)
+			if r.Kind == Helm {
+				about = "chart " + r.Root
+				if len(r.ValuesFiles) > 0 {
+					continue // see Prepare: values.yaml renders only
+				}
+			}
+			for _, pr := range r.Problems {
+				f := failed(dir, pr, about)
+				if len(r.Documents) > 0 {
+					f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
+				}
+				p.Problems = append(p.Problems, f)
+			}
+			if len(r.Documents) == 0 {
+				continue
+			}
+			root := r.Root
+			if r.Kind == Kustomize {
+				root = path.Dir(root)
+			}
+			in := checks.Input{Path: path.Join(dir, root, fmt.Sprintf(".prodready-render-%d.yaml", i)), Data: r.Stream}
+			p.Inputs = append(p.Inputs, in)
+			p.renders[in.Path] = &placed{render: r, dir: dir, about: about}
+			p.Renders++
+			for _, f := range standsFor(r) {
+				drop[path.Join(dir, f)] = true
+			}
+		}
+	}
+	var plain []checks.Input
+	for _, in := range inputs {
+		if drop[path.Clean(in.Path)] {
+			p.Covered++
+			continue
+		}
+		plain = append(plain, in)
+	}
+	p.Inputs = append(plain, p.Inputs...)
+	return p
+}
+
+// standsFor returns the input files a render's objects are checked in
+// place of: a chart's templates, an overlay's resources and patches (its
+// kustomizations stay: rules read their namespace and images).
+func standsFor(r *Render) []string {
+	if len(r.Problems) > 0 {
+		return nil // a partial render: its files are still checked as written
+	}
+	var out []string
+	for _, f := range r.Inputs {
+		switch {
+		case r.Kind == Helm && strings.HasPrefix(f, r.Root+"/templates/") || r.Kind == Helm && r.Root == "" && strings.HasPrefix(f, "templates/"):
+			out = append(out, f)
+		case r.Kind == Kustomize && !IsKustomizationName(path.Base(f)) && (strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml")):
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// under returns the inputs in folder dir.
+func under(inputs []checks.Input, dir string) []checks.Input {
+	if dir == "." {
+		return inputs
+	}
+	var out []checks.Input
+	for _, in := range inputs {
+		if p := path.Clean(in.Path); p == dir || strings.HasPrefix(p, dir+"/") {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// failed is the render-failed finding of a problem, its file under dir.
+func failed(dir string, pr Problem, about string) checks.Finding {
+	file := dir
+	if pr.File != "" {
+		file = path.Join(dir, pr.File)
+	}
+	line := max(pr.Line, 1)
+	return checks.Finding{
+		RuleID: checks.RenderFailed, Severity: checks.Error, File: file, Line: line, EndLine: line, Column: 1,
+		Message: fmt.Sprintf("the %s cannot be rendered, so its objects are not checked: %s", about, pr.Message),
+		Object:  checks.ObjectRef{Doc: -1},
+	}
+}
+
+// Map turns the findings on rendered objects into findings at the lines
+// their authors edit (the template or values line, the patch or base line)
+// and leaves the others as they are. A mapped finding keeps its fix's
+// description but not its edits, which apply to the rendered text: the
+// author makes the change in the source.
+func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
+	for i := range fs {
+		pl, ok := p.renders[fs[i].File]
+		if !ok {
+			continue
+		}
+		f := &fs[i]
+		doc := f.Object.Doc
+		file, line := "", 1
+		if doc >= 0 && doc < len(pl.render.Documents) {
+			file = pl.render.Documents[doc].Source
+			if loc, ok := pl.render.Locate(doc, f.Path); ok {
+				file = loc.File
+				line = max(loc.Line, 1)
+			}
+		}
+		if file == "" {
+			file = pl.render.Root
+		}
+		f.File = path.Join(pl.dir, file)
+		f.Line, f.EndLine, f.Column = line, line, 1
+		f.Message += " (rendered from the " + pl.about + ")"
+		if f.Fix != nil {
+			fx := *f.Fix
+			fx.Edits = nil
+			f.Fix = &fx
+		}
+	}
+	checks.SortFindings(fs)
+	return fs
+}
