@@ -71,12 +71,18 @@ func Prepare(ctx context.Context, inputs []checks.Input, dirs []string, render R
 		}
 		res, err := render(ctx, files, opts)
 		if err != nil {
+			// The renderer itself failed (or is not installed): no fault of
+			// the charts', so a warning; their files are checked as written.
 			roots := Discover(files)
 			for _, c := range roots.Charts {
-				p.Problems = append(p.Problems, failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+c))
+				f := failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+c)
+				f.Severity = checks.Warning
+				p.Problems = append(p.Problems, f)
 			}
 			for _, k := range roots.Kustomizations {
-				p.Problems = append(p.Problems, failed(dir, Problem{File: k, Line: 1, Message: err.Error()}, "overlay "+path.Dir(k)))
+				f := failed(dir, Problem{File: k, Line: 1, Message: err.Error()}, "overlay "+path.Dir(k))
+				f.Severity = checks.Warning
+				p.Problems = append(p.Problems, f)
 			}
 			continue
 		}
@@ -171,7 +177,7 @@ func failed(dir string, pr Problem, about string) checks.Finding {
 	line := max(pr.Line, 1)
 	return checks.Finding{
 		RuleID: checks.RenderFailed, Severity: checks.Error, File: file, Line: line, EndLine: line, Column: 1,
-		Message: fmt.Sprintf("the %s cannot be rendered, so its objects are not checked: %s", about, pr.Message),
+		Message: fmt.Sprintf("the %s cannot be rendered, so its objects are not checked as rendered: %s", about, pr.Message),
 		Object:  checks.ObjectRef{Doc: -1},
 	}
 }
