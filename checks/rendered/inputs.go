@@ -75,12 +75,12 @@ func Prepare(ctx context.Context, inputs []checks.Input, dirs []string, render R
 			// the charts', so a warning; their files are checked as written.
 			roots := Discover(files)
 			for _, c := range roots.Charts {
-				f := failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+c)
+				f := failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+path.Join(dir, c))
 				f.Severity = checks.Warning
 				p.Problems = append(p.Problems, f)
 			}
 			for _, k := range roots.Kustomizations {
-				f := failed(dir, Problem{File: k, Line: 1, Message: err.Error()}, "overlay "+path.Dir(k))
+				f := failed(dir, Problem{File: k, Line: 1, Message: err.Error()}, "overlay "+path.Join(dir, path.Dir(k)))
 				f.Severity = checks.Warning
 				p.Problems = append(p.Problems, f)
 			}
@@ -90,12 +90,12 @@ func Prepare(ctx context.Context, inputs []checks.Input, dirs []string, render R
 			p.Problems = append(p.Problems, failed(dir, pr, "run"))
 		}
 		for _, s := range res.NotRendered {
-			p.Problems = append(p.Problems, failed(dir, Problem{File: s.File, Line: 1, Message: "not rendered: " + s.Reason}, s.File))
+			p.Problems = append(p.Problems, failed(dir, Problem{File: s.File, Line: 1, Message: "not rendered: " + s.Reason}, path.Join(dir, path.Dir(s.File))))
 		}
 		for i, r := range res.Renders {
-			about := "overlay " + path.Dir(r.Root)
+			about := "overlay " + path.Join(dir, path.Dir(r.Root))
 			if r.Kind == Helm {
-				about = "chart " + r.Root
+				about = "chart " + path.Join(dir, r.Root)
 				if len(r.ValuesFiles) > 0 {
 					continue // see Prepare: values.yaml renders only
 				}
