@@ -5,16 +5,18 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/checks/rendered"
 )
 
 const corpusDir = "../../../shared/corpus"
 
-func corpus(t testing.TB, sub string) Files {
+func corpus(t testing.TB, sub string) rendered.Files {
 	t.Helper()
 	if _, err := os.Stat(corpusDir + "/" + sub); err != nil {
 		t.Skip("../shared corpus absent: " + sub)
 	}
-	files, err := ReadDir(corpusDir + "/" + sub)
+	files, err := rendered.ReadDir(corpusDir + "/" + sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func corpus(t testing.TB, sub string) Files {
 // values set; nothing may panic, and most charts must render.
 func TestCorpusCharts(t *testing.T) {
 	files := corpus(t, "helm-charts")
-	res := Run(context.Background(), files, Options{MaxRenders: 1000, ExtraValues: nil})
+	res := Run(context.Background(), files, rendered.Options{MaxRenders: 1000, ExtraValues: nil})
 	var ok, failed, docs, mapped, keys int
 	reasons := map[string]int{}
 	for _, r := range res.Renders {
@@ -57,7 +59,7 @@ func TestCorpusCharts(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("helm: %d charts, %d renders ok, %d failed, %d documents, %d/%d keys with an own line", len(Discover(files).Charts), ok, failed, docs, mapped, keys)
+	t.Logf("helm: %d charts, %d renders ok, %d failed, %d documents, %d/%d keys with an own line", len(rendered.Discover(files).Charts), ok, failed, docs, mapped, keys)
 	for msg, n := range reasons {
 		t.Logf("  %3d× %s", n, strings.ReplaceAll(msg, "\n", " "))
 	}
@@ -70,11 +72,11 @@ func TestCorpusCharts(t *testing.T) {
 // nothing may panic, and refusals must say why.
 func TestCorpusOverlays(t *testing.T) {
 	files := corpus(t, "kustomize-examples")
-	roots := Discover(files).Kustomizations
+	roots := rendered.Discover(files).Kustomizations
 	var ok, refused, failed, docs int
 	reasons := map[string]int{}
 	for _, k := range roots {
-		r := RenderKustomization(context.Background(), files, k, Options{})
+		r := RenderKustomization(context.Background(), files, k, rendered.Options{})
 		switch {
 		case len(r.Documents) > 0:
 			ok++
@@ -108,6 +110,6 @@ func BenchmarkCorpusCharts(b *testing.B) {
 	files := corpus(b, "helm-charts")
 	b.ReportAllocs()
 	for b.Loop() {
-		Run(context.Background(), files, Options{MaxRenders: 1000})
+		Run(context.Background(), files, rendered.Options{MaxRenders: 1000})
 	}
 }

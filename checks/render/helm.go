@@ -13,12 +13,13 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 
 	"github.com/prodready/prodready/checks/render/internal/tmplmark"
+	"github.com/prodready/prodready/checks/rendered"
 )
 
 // valuesSets returns the values files of each render of the chart in dir:
 // nil for values.yaml alone, then one per ci/*-values.yaml and values-*.yaml
 // beside the chart, then the caller's extra files as one set.
-func valuesSets(files Files, dir string, extra []string) [][]string {
+func valuesSets(files rendered.Files, dir string, extra []string) [][]string {
 	sets := [][]string{nil}
 	var variants []string
 	for _, p := range files.Under(dir) {
@@ -46,15 +47,15 @@ func valuesSets(files Files, dir string, extra []string) [][]string {
 
 // helmRender renders the chart in dir with the values files given (applied
 // on top of its values.yaml, in order).
-func helmRender(ctx context.Context, files Files, charts []string, dir string, valuesFiles []string, opts Options) *Render {
+func helmRender(ctx context.Context, files rendered.Files, charts []string, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
 	chartFile := path.Join(dir, "Chart.yaml")
-	r := &Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
+	r := &rendered.Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
 	l := newChartLoader(files, charts)
 	c, err := l.load(dir, 0, map[string]bool{})
 	r.Problems = append(r.Problems, l.problems...)
 	r.Skipped = append(r.Skipped, l.skipped...)
 	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: chartFile, Message: err.Error()})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: err.Error()})
 		r.Inputs = files.Under(dir)
 		skipAll(r, "chart failed to load")
 		return r
@@ -66,12 +67,12 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	for _, vf := range valuesFiles {
 		data, ok := files[vf]
 		if !ok {
-			r.Problems = append(r.Problems, Problem{File: vf, Message: "values file not in the repository"})
+			r.Problems = append(r.Problems, rendered.Problem{File: vf, Message: "values file not in the repository"})
 			continue
 		}
 		v, err := chartutil.ReadValues(data)
 		if err != nil {
-			r.Problems = append(r.Problems, Problem{File: vf, Message: fmt.Sprintf("reading values: %v", err)})
+			r.Problems = append(r.Problems, rendered.Problem{File: vf, Message: fmt.Sprintf("reading values: %v", err)})
 			continue
 		}
 		user = mergeMaps(user, v)
@@ -80,7 +81,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	}
 
 	if err := processDependencies(c, user); err != nil {
-		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("processing dependencies: %v", err)})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("processing dependencies: %v", err)})
 	}
 	after := chartTree(l, c)
 	for _, src := range before {
@@ -90,7 +91,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	for key, src := range before {
 		if _, ok := after[key]; !ok {
 			for _, f := range src.files {
-				r.Skipped = append(r.Skipped, Skipped{File: f, Reason: "dependency disabled by its condition or tags with these values"})
+				r.Skipped = append(r.Skipped, rendered.Skipped{File: f, Reason: "dependency disabled by its condition or tags with these values"})
 			}
 		}
 	}
@@ -98,7 +99,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 
 	kv, err := chartutil.ParseKubeVersion(opts.KubeVersion)
 	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("kubernetes version %q: %v", opts.KubeVersion, err)})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("kubernetes version %q: %v", opts.KubeVersion, err)})
 		skipAll(r, "render not attempted")
 		return finish(r)
 	}
@@ -109,7 +110,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	// and from local disk, both out of bounds here.
 	vals, err := chartutil.ToRenderValuesWithSchemaValidation(c, user, relOpts, caps, true)
 	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("preparing values: %v", err)})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("preparing values: %v", err)})
 		skipAll(r, "render failed")
 		return finish(r)
 	}
@@ -118,7 +119,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 	defer cancel()
 	out, err := runEngine(ctx, c, vals)
 	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("rendering: %v", err)})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("rendering: %v", err)})
 		skipAll(r, "render failed")
 		return finish(r)
 	}
@@ -127,7 +128,7 @@ func helmRender(ctx context.Context, files Files, charts []string, dir string, v
 		size += len(s)
 	}
 	if size > opts.MaxOutputBytes {
-		r.Problems = append(r.Problems, Problem{File: chartFile, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
 		skipAll(r, "render output over the bound")
 		return finish(r)
 	}
@@ -200,8 +201,8 @@ func chartTree(l *chartLoader, c *chart.Chart) map[*chartSource]*chartSource {
 
 // missingDependencies reports the dependencies still enabled after
 // processing that no chart provides.
-func missingDependencies(l *chartLoader, c *chart.Chart, files Files) []Problem {
-	var out []Problem
+func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) []rendered.Problem {
+	var out []rendered.Problem
 	var rec func(c *chart.Chart)
 	rec = func(c *chart.Chart) {
 		have := map[string]bool{}
@@ -222,7 +223,7 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files Files) []Problem 
 				name = req.Alias
 			}
 			msg := fmt.Sprintf("dependency %s (version %q from %q) is needed with these values but is neither in charts/, nor a file:// chart in the repository, nor a chart of that name in the repository; rendered without it", name, req.Version, req.Repository)
-			out = append(out, Problem{File: chartFile, Line: dependencyLine(files[chartFile], req.Name), Message: msg})
+			out = append(out, rendered.Problem{File: chartFile, Line: dependencyLine(files[chartFile], req.Name), Message: msg})
 		}
 	}
 	rec(c)
@@ -230,14 +231,14 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files Files) []Problem 
 }
 
 // skipAll marks every input as skipped for reason.
-func skipAll(r *Render, reason string) {
+func skipAll(r *rendered.Render, reason string) {
 	for _, f := range r.Inputs {
-		r.Skipped = append(r.Skipped, Skipped{File: f, Reason: reason})
+		r.Skipped = append(r.Skipped, rendered.Skipped{File: f, Reason: reason})
 	}
 }
 
 // finish sorts and de-duplicates the file lists.
-func finish(r *Render) *Render {
+func finish(r *rendered.Render) *rendered.Render {
 	sort.Strings(r.Inputs)
 	r.Inputs = compactStrings(r.Inputs)
 	sort.SliceStable(r.Skipped, func(i, j int) bool { return r.Skipped[i].File < r.Skipped[j].File })
@@ -374,7 +375,7 @@ type valuesMap struct {
 // values are reached through chain from the root chart, over the files in
 // precedence order: user files (last first), the root's values.yaml, then each
 // subchart's own values.yaml. The deepest match wins.
-func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (Location, bool) {
+func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (rendered.Location, bool) {
 	type cand struct {
 		vf     valuesFile
 		prefix []string
@@ -411,7 +412,7 @@ func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (Locati
 		}
 		c = next
 	}
-	best, bestLen := Location{}, 0
+	best, bestLen := rendered.Location{}, 0
 	for _, cd := range cands {
 		full := make([]seg, 0, len(cd.prefix)+len(p))
 		for _, k := range cd.prefix {
@@ -421,7 +422,7 @@ func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (Locati
 		line, matched := lookupLine(cd.vf.tree, full)
 		matched -= len(cd.prefix)
 		if matched > bestLen {
-			best, bestLen = Location{File: cd.vf.path, Line: line, Kind: Values}, matched
+			best, bestLen = rendered.Location{File: cd.vf.path, Line: line, Kind: Values}, matched
 		}
 	}
 	return best, bestLen > 0

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prodready/prodready/checks/rendered"
 )
 
-func fixtures(t testing.TB) Files {
+func fixtures(t testing.TB) rendered.Files {
 	t.Helper()
-	files, err := ReadDir("../../fixtures/render")
+	files, err := rendered.ReadDir("../../fixtures/render")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +21,7 @@ func fixtures(t testing.TB) Files {
 }
 
 // docIndex returns the index of the document of the given kind, or fails.
-func docIndex(t *testing.T, r *Render, kind string) int {
+func docIndex(t *testing.T, r *rendered.Render, kind string) int {
 	t.Helper()
 	for i, d := range r.Documents {
 		if d.Kind == kind {
@@ -33,10 +34,10 @@ func docIndex(t *testing.T, r *Render, kind string) int {
 
 type locCase struct {
 	path string
-	want Location
+	want rendered.Location
 }
 
-func checkLocations(t *testing.T, r *Render, doc int, cases []locCase) {
+func checkLocations(t *testing.T, r *rendered.Render, doc int, cases []locCase) {
 	t.Helper()
 	for _, c := range cases {
 		got, ok := r.Locate(doc, c.path)
@@ -51,24 +52,24 @@ func checkLocations(t *testing.T, r *Render, doc int, cases []locCase) {
 }
 
 func TestHelmSourceMap(t *testing.T) {
-	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, Options{})
+	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, rendered.Options{})
 	dep := docIndex(t, r, "Deployment")
 	const tpl, values, helpers = "helm/web/templates/deployment.yaml", "helm/web/values.yaml", "helm/web/templates/_helpers.tpl"
 	checkLocations(t, r, dep, []locCase{
-		{"spec.replicas", Location{File: values, Line: 1, Kind: Values}},
-		{"spec.template.spec.containers[0].readinessProbe", Location{File: tpl, Line: 21, Kind: Template}},
-		{"spec.template.spec.containers[0].readinessProbe.httpGet.port", Location{File: tpl, Line: 24, Kind: Template}},
-		{"spec.template.spec.containers[0]", Location{File: tpl, Line: 17, Kind: Template}},
-		{`metadata.labels["app.kubernetes.io/name"]`, Location{File: helpers, Line: 2, Kind: Template}},
-		{"metadata.labels", Location{File: tpl, Line: 5, Kind: Template}},
-		{"spec.template.spec.containers[0].resources", Location{File: values, Line: 5, Kind: Values}},
-		{"spec.template.spec.containers[0].resources.limits.cpu", Location{File: values, Line: 7, Kind: Values}},
+		{"spec.replicas", rendered.Location{File: values, Line: 1, Kind: Values}},
+		{"spec.template.spec.containers[0].readinessProbe", rendered.Location{File: tpl, Line: 21, Kind: Template}},
+		{"spec.template.spec.containers[0].readinessProbe.httpGet.port", rendered.Location{File: tpl, Line: 24, Kind: Template}},
+		{"spec.template.spec.containers[0]", rendered.Location{File: tpl, Line: 17, Kind: Template}},
+		{`metadata.labels["app.kubernetes.io/name"]`, rendered.Location{File: helpers, Line: 2, Kind: Template}},
+		{"metadata.labels", rendered.Location{File: tpl, Line: 5, Kind: Template}},
+		{"spec.template.spec.containers[0].resources", rendered.Location{File: values, Line: 5, Kind: Values}},
+		{"spec.template.spec.containers[0].resources.limits.cpu", rendered.Location{File: values, Line: 7, Kind: Values}},
 		// A key the author would add inherits its parent's line.
-		{"spec.template.spec.containers[0].livenessProbe", Location{File: tpl, Line: 17, Kind: Template, Inherited: true}},
+		{"spec.template.spec.containers[0].livenessProbe", rendered.Location{File: tpl, Line: 17, Kind: Template, Inherited: true}},
 	})
 	// The values line comes first, then the template line that emits it.
 	origins := r.Origins(dep, "spec.replicas")
-	want := []Location{{File: values, Line: 1, Kind: Values}, {File: tpl, Line: 8, Kind: Template}}
+	want := []rendered.Location{{File: values, Line: 1, Kind: Values}, {File: tpl, Line: 8, Kind: Template}}
 	if diff := cmp.Diff(want, origins); diff != "" {
 		t.Errorf("Origins(spec.replicas) (-want +got):\n%s", diff)
 	}
@@ -90,11 +91,11 @@ func lineOffset(s []byte, n int) int {
 }
 
 func TestHelmSubchartAndHooks(t *testing.T) {
-	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, Options{})
+	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, rendered.Options{})
 	cm := docIndex(t, r, "ConfigMap")
 	checkLocations(t, r, cm, []locCase{
-		{"data.size", Location{File: "helm/web/charts/cache/values.yaml", Line: 1, Kind: Values}},
-		{"metadata.name", Location{File: "helm/web/charts/cache/templates/configmap.yaml", Line: 4, Kind: Template}},
+		{"data.size", rendered.Location{File: "helm/web/charts/cache/values.yaml", Line: 1, Kind: Values}},
+		{"metadata.name", rendered.Location{File: "helm/web/charts/cache/templates/configmap.yaml", Line: 4, Kind: Template}},
 	})
 	for _, d := range r.Documents {
 		if d.Kind == "Pod" {
@@ -117,7 +118,7 @@ func TestHelmSubchartAndHooks(t *testing.T) {
 	}
 }
 
-func skipReason(r *Render, file string) string {
+func skipReason(r *rendered.Render, file string) string {
 	for _, s := range r.Skipped {
 		if s.File == file {
 			return s.Reason
@@ -128,21 +129,21 @@ func skipReason(r *Render, file string) string {
 
 func TestHelmValuesVariants(t *testing.T) {
 	files := fixtures(t)
-	r := RenderChart(context.Background(), files, "helm/web", []string{"helm/web/ci/prod-values.yaml"}, Options{})
+	r := RenderChart(context.Background(), files, "helm/web", []string{"helm/web/ci/prod-values.yaml"}, rendered.Options{})
 	dep := docIndex(t, r, "Deployment")
 	const ci = "helm/web/ci/prod-values.yaml"
 	checkLocations(t, r, dep, []locCase{
-		{"spec.replicas", Location{File: ci, Line: 1, Kind: Values}},
-		{"spec.template.metadata.annotations", Location{File: ci, Line: 2, Kind: Values}},
-		{"spec.template.metadata.annotations.team", Location{File: ci, Line: 3, Kind: Values}},
+		{"spec.replicas", rendered.Location{File: ci, Line: 1, Kind: Values}},
+		{"spec.template.metadata.annotations", rendered.Location{File: ci, Line: 2, Kind: Values}},
+		{"spec.template.metadata.annotations.team", rendered.Location{File: ci, Line: 3, Kind: Values}},
 		// Not overridden by the variant: still values.yaml.
-		{"spec.template.spec.containers[0].resources.limits.cpu", Location{File: "helm/web/values.yaml", Line: 7, Kind: Values}},
+		{"spec.template.spec.containers[0].resources.limits.cpu", rendered.Location{File: "helm/web/values.yaml", Line: 7, Kind: Values}},
 	})
 	if !strings.Contains(string(r.Documents[dep].YAML), "replicas: 5") {
 		t.Errorf("variant values not applied:\n%s", r.Documents[dep].YAML)
 	}
 
-	nocache := RenderChart(context.Background(), files, "helm/web", []string{"helm/web/values-nocache.yaml"}, Options{})
+	nocache := RenderChart(context.Background(), files, "helm/web", []string{"helm/web/values-nocache.yaml"}, rendered.Options{})
 	for _, d := range nocache.Documents {
 		if d.Kind == "ConfigMap" {
 			t.Errorf("disabled dependency rendered: %+v", d)
@@ -154,9 +155,9 @@ func TestHelmValuesVariants(t *testing.T) {
 }
 
 func TestRunValuesSetsAndFailure(t *testing.T) {
-	res := Run(context.Background(), fixtures(t), Options{})
+	res := Run(context.Background(), fixtures(t), rendered.Options{})
 	var web []string
-	var broken *Render
+	var broken *rendered.Render
 	for _, r := range res.Renders {
 		switch r.Root {
 		case "helm/web":
@@ -182,14 +183,14 @@ func TestRunValuesSetsAndFailure(t *testing.T) {
 }
 
 func TestRunRenderCap(t *testing.T) {
-	res := Run(context.Background(), fixtures(t), Options{MaxRenders: 1})
+	res := Run(context.Background(), fixtures(t), rendered.Options{MaxRenders: 1})
 	if len(res.Renders) != 1 || len(res.NotRendered) == 0 || len(res.Problems) != 1 {
 		t.Errorf("renders %d, not rendered %d, problems %+v", len(res.Renders), len(res.NotRendered), res.Problems)
 	}
 }
 
 func TestHelmObjectBound(t *testing.T) {
-	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, Options{MaxObjects: 1})
+	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, rendered.Options{MaxObjects: 1})
 	if len(r.Documents) != 1 {
 		t.Errorf("documents = %d, want 1", len(r.Documents))
 	}
@@ -213,14 +214,14 @@ func TestReadDirRefusesSymlinkEscape(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "chart", "Chart.yaml"), filepath.Join(root, "inside.yaml")); err != nil {
 		t.Skip("symlinks unsupported here")
 	}
-	files, err := ReadDir(root)
+	files, err := rendered.ReadDir(root)
 	if err != nil || string(files["inside.yaml"]) != "name: c\n" {
 		t.Fatalf("link inside the root: files %v, err %v", files, err)
 	}
 	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(root, "chart", "values.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadDir(root); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, err := rendered.ReadDir(root); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("ReadDir with a link leading outside: err = %v, want a refusal", err)
 	}
 }

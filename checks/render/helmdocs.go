@@ -14,8 +14,8 @@ import (
 
 // helmDocs turns the engine's output into documents and source maps.
 type helmDocs struct {
-	r      *Render
-	opts   Options
+	r      *rendered.Render
+	opts   rendered.Options
 	idx    *templateIndex
 	tbl    *tmplmark.Table
 	vm     *valuesMap
@@ -42,15 +42,15 @@ func (b *helmDocs) build(out, marked map[string]string) {
 		info := b.info(key)
 		text := out[key]
 		if path.Base(key) == "NOTES.txt" {
-			b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: "NOTES.txt is shown to whoever installs, not applied"})
+			b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: "NOTES.txt is shown to whoever installs, not applied"})
 			continue
 		}
 		if strings.TrimSpace(text) == "" {
-			b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: "template renders to nothing with these values"})
+			b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: "template renders to nothing with these values"})
 			continue
 		}
 		if b.full {
-			b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: "render bound reached"})
+			b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: "render bound reached"})
 			continue
 		}
 		lines := strings.Split(text, "\n")
@@ -72,12 +72,12 @@ func (b *helmDocs) build(out, marked map[string]string) {
 				continue
 			}
 			if strings.HasPrefix(name, "templates/") && !b.emitted(p) && !b.skippedFile(p) {
-				b.r.Skipped = append(b.r.Skipped, Skipped{File: p, Reason: "template renders to nothing with these values"})
+				b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: p, Reason: "template renders to nothing with these values"})
 			}
 		}
 		for _, f := range src.files {
 			if rel := strings.TrimPrefix(f, src.dir+"/"); strings.HasPrefix(rel, "crds/") {
-				b.r.Skipped = append(b.r.Skipped, Skipped{File: f, Reason: "crds/ files are installed as they are, not templated; review them as plain manifests"})
+				b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: f, Reason: "crds/ files are installed as they are, not templated; review them as plain manifests"})
 			}
 		}
 	}
@@ -150,14 +150,14 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 	text := strings.Join(lines[from:to], "\n") + "\n"
 	node, err := parseYAML([]byte(text))
 	if err != nil {
-		b.r.Problems = append(b.r.Problems, Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err)})
+		b.r.Problems = append(b.r.Problems, rendered.Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err)})
 		return
 	}
 	if len(node.Content) == 0 || node.Content[0].Kind == yaml.ScalarNode && node.Content[0].Tag == "!!null" {
 		return // comments only
 	}
 	root := node.Content[0]
-	d := Document{Source: info.file, YAML: []byte(text)}
+	d := rendered.Document{Source: info.file, YAML: []byte(text)}
 	var head struct {
 		APIVersion string `yaml:"apiVersion"`
 		Kind       string `yaml:"kind"`
@@ -170,12 +170,12 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 	_ = root.Decode(&head)
 	d.APIVersion, d.Kind, d.Name, d.Namespace = head.APIVersion, head.Kind, head.Metadata.Name, head.Metadata.Namespace
 	if hook := head.Metadata.Annotations["helm.sh/hook"]; strings.Contains(hook, "test") {
-		b.r.Skipped = append(b.r.Skipped, Skipped{File: info.file, Reason: fmt.Sprintf("helm test hook %s/%s dropped: test pods are short-lived", d.Kind, d.Name)})
+		b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: fmt.Sprintf("helm test hook %s/%s dropped: test pods are short-lived", d.Kind, d.Name)})
 		return
 	}
 	if len(b.r.Documents) >= b.opts.MaxObjects || b.stream.Len()+len(text) > b.opts.MaxOutputBytes {
 		b.full = true
-		b.r.Problems = append(b.r.Problems, Problem{File: path.Join(b.r.Root, "Chart.yaml"), Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", b.opts.MaxObjects, b.opts.MaxOutputBytes)})
+		b.r.Problems = append(b.r.Problems, rendered.Problem{File: path.Join(b.r.Root, "Chart.yaml"), Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", b.opts.MaxObjects, b.opts.MaxOutputBytes)})
 		return
 	}
 	fmt.Fprintf(&b.stream, "---\n# Source: %s\n", info.file)
@@ -220,14 +220,14 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 	entries := walk(root)
 	at := func(n *yaml.Node) pos { return pos{from + n.Line - 1, n.Column - 1} }
 	m := rendered.DocMap{}
-	docLoc := Location{File: info.file, Kind: Template}
+	docLoc := rendered.Location{File: info.file, Kind: Template}
 	for _, e := range entries[1:] {
 		if l := at(e.key).line; l < len(firstTpl) && firstTpl[l] != nil {
 			docLoc.Line = b.templateLoc(firstTpl[l]).Line
 			break
 		}
 	}
-	m[""] = []Location{docLoc}
+	m[""] = []rendered.Location{docLoc}
 
 	type region struct {
 		occ    occurrence
@@ -257,7 +257,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 	}
 
 	for _, e := range entries[1:] {
-		var locs []Location
+		var locs []rendered.Location
 		kp := at(e.key)
 		for i := len(regions) - 1; i >= 0; i-- {
 			rg := regions[i]
@@ -291,12 +291,12 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 	return m
 }
 
-func (b *helmDocs) templateLoc(mk *tmplmark.Mark) Location {
+func (b *helmDocs) templateLoc(mk *tmplmark.Mark) rendered.Location {
 	file := ""
 	if mk.File >= 0 && mk.File < len(b.idx.infos) {
 		file = b.idx.infos[mk.File].file
 	}
-	return Location{File: file, Line: mk.Line, Kind: Template}
+	return rendered.Location{File: file, Line: mk.Line, Kind: Template}
 }
 
 func hasPrefix(p, pre []seg) bool {

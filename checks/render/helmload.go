@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prodready/prodready/checks/rendered"
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -27,14 +28,14 @@ type chartSource struct {
 
 // chartLoader loads charts and their dependencies from a [Files] set.
 type chartLoader struct {
-	files    Files
+	files    rendered.Files
 	byName   map[string][]string // chart name -> chart folders in the set
 	sources  map[*chart.File]*chartSource
-	problems []Problem
-	skipped  []Skipped
+	problems []rendered.Problem
+	skipped  []rendered.Skipped
 }
 
-func newChartLoader(files Files, charts []string) *chartLoader {
+func newChartLoader(files rendered.Files, charts []string) *chartLoader {
 	l := &chartLoader{files: files, byName: map[string][]string{}, sources: map[*chart.File]*chartSource{}}
 	for _, dir := range charts {
 		var md struct {
@@ -78,7 +79,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 			rel = p[len(dir)+1:]
 		}
 		if ignored(rules, rel) {
-			l.skipped = append(l.skipped, Skipped{File: p, Reason: "excluded by .helmignore"})
+			l.skipped = append(l.skipped, rendered.Skipped{File: p, Reason: "excluded by .helmignore"})
 			continue
 		}
 		if rest, ok := strings.CutPrefix(rel, "charts/"); ok {
@@ -117,7 +118,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 		}
 		sc, err := l.load(sub, depth+1, visiting)
 		if err != nil {
-			l.problems = append(l.problems, Problem{File: path.Join(sub, "Chart.yaml"), Message: err.Error()})
+			l.problems = append(l.problems, rendered.Problem{File: path.Join(sub, "Chart.yaml"), Message: err.Error()})
 			continue
 		}
 		c.AddDependency(sc)
@@ -125,7 +126,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 	for _, a := range archives {
 		sc, err := loader.LoadArchive(bytes.NewReader(l.files[a]))
 		if err != nil {
-			l.problems = append(l.problems, Problem{File: a, Message: fmt.Sprintf("loading chart archive: %v", err)})
+			l.problems = append(l.problems, rendered.Problem{File: a, Message: fmt.Sprintf("loading chart archive: %v", err)})
 			continue
 		}
 		l.ownArchive(sc, a)
@@ -169,7 +170,7 @@ func (l *chartLoader) resolveLocal(c *chart.Chart, dir string, depth int, visiti
 			}
 			sc, err := l.load(cand, depth+1, visiting)
 			if err != nil {
-				l.problems = append(l.problems, Problem{File: path.Join(dir, "Chart.yaml"), Line: dependencyLine(l.files[path.Join(dir, "Chart.yaml")], req.Name), Message: err.Error()})
+				l.problems = append(l.problems, rendered.Problem{File: path.Join(dir, "Chart.yaml"), Line: dependencyLine(l.files[path.Join(dir, "Chart.yaml")], req.Name), Message: err.Error()})
 				break
 			}
 			if sc.Name() != req.Name {

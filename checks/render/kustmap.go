@@ -12,7 +12,7 @@ import (
 )
 
 // documents turns a build's resources into documents and source maps.
-func (ov *overlay) documents(r *Render, m resmap.ResMap, dir string, added bool, opts Options) {
+func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, added bool, opts rendered.Options) {
 	var stream strings.Builder
 	lines := 0
 	used := map[string]bool{}
@@ -20,28 +20,28 @@ func (ov *overlay) documents(r *Render, m resmap.ResMap, dir string, added bool,
 		origin, _ := res.GetOrigin()
 		if added {
 			if err := res.SetOrigin(nil); err != nil {
-				r.Problems = append(r.Problems, Problem{File: r.Root, Message: fmt.Sprintf("removing origin annotation: %v", err)})
+				r.Problems = append(r.Problems, rendered.Problem{File: r.Root, Message: fmt.Sprintf("removing origin annotation: %v", err)})
 			}
 		}
 		data, err := res.AsYAML()
 		if err != nil {
-			r.Problems = append(r.Problems, Problem{File: r.Root, Message: fmt.Sprintf("writing %s: %v", res.CurId(), err)})
+			r.Problems = append(r.Problems, rendered.Problem{File: r.Root, Message: fmt.Sprintf("writing %s: %v", res.CurId(), err)})
 			continue
 		}
 		if len(r.Documents) >= opts.MaxObjects || stream.Len()+len(data) > opts.MaxOutputBytes {
-			r.Problems = append(r.Problems, Problem{File: r.Root, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", opts.MaxObjects, opts.MaxOutputBytes)})
+			r.Problems = append(r.Problems, rendered.Problem{File: r.Root, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", opts.MaxObjects, opts.MaxOutputBytes)})
 			break
 		}
-		d := Document{APIVersion: res.GetApiVersion(), Kind: res.GetKind(), Name: res.GetName(), Namespace: res.GetNamespace(), YAML: data}
+		d := rendered.Document{APIVersion: res.GetApiVersion(), Kind: res.GetKind(), Name: res.GetName(), Namespace: res.GetNamespace(), YAML: data}
 		var base string
-		var gen Location
+		var gen rendered.Location
 		switch {
 		case origin != nil && origin.Repo != "":
 			d.Source = origin.Repo + "//" + origin.Path
 		case origin != nil && origin.ConfiguredIn != "":
 			cfg, _ := join(dir, origin.ConfiguredIn)
 			d.Source = cfg + "#" + d.Kind + "/" + d.Name
-			gen = Location{File: cfg, Line: lineOf(ov.files[cfg], "name: "+origin.ConfiguredBy.Name), Kind: Generator}
+			gen = rendered.Location{File: cfg, Line: lineOf(ov.files[cfg], "name: "+origin.ConfiguredBy.Name), Kind: Generator}
 		case origin != nil:
 			base, _ = join(dir, origin.Path)
 			d.Source = base
@@ -63,7 +63,7 @@ func (ov *overlay) documents(r *Render, m resmap.ResMap, dir string, added bool,
 			continue
 		}
 		if !ov.isPatchOrGenerated(in) {
-			r.Skipped = append(r.Skipped, Skipped{File: in, Reason: "no rendered object comes from it"})
+			r.Skipped = append(r.Skipped, rendered.Skipped{File: in, Reason: "no rendered object comes from it"})
 		}
 	}
 }
@@ -81,19 +81,19 @@ func (ov *overlay) isPatchOrGenerated(file string) bool {
 // sourceMap maps a rendered object's keys to its base file and to the patches
 // setting them. A key a patch sets as a value maps to the patch first; a key
 // the base has maps to the base first.
-func (ov *overlay) sourceMap(d Document, base string, gen Location, used map[string]bool) rendered.DocMap {
+func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Location, used map[string]bool) rendered.DocMap {
 	m := rendered.DocMap{}
 	node, err := parseYAML(d.YAML)
 	if err != nil || len(node.Content) == 0 {
 		return m
 	}
-	rendered := node.Content[0]
+	obj := node.Content[0]
 	var baseDoc *yaml.Node
 	if base != "" {
 		baseDoc = pickDoc(ov.files[base], d.Kind, d.Name)
 	}
 	type hit struct {
-		loc  Location
+		loc  rendered.Location
 		leaf bool
 	}
 	patched := map[string]hit{}
@@ -104,7 +104,7 @@ func (ov *overlay) sourceMap(d Document, base string, gen Location, used map[str
 		used[p.file] = true
 		if p.json6902 {
 			for k, line := range jsonPatchPaths(ov.files[p.file]) {
-				patched[k] = hit{Location{File: p.file, Line: line, Kind: Patch}, true}
+				patched[k] = hit{rendered.Location{File: p.file, Line: line, Kind: Patch}, true}
 			}
 			continue
 		}
@@ -112,27 +112,27 @@ func (ov *overlay) sourceMap(d Document, base string, gen Location, used map[str
 		if doc == nil {
 			continue
 		}
-		smpPaths(doc, rendered, nil, func(at []seg, line int, leaf bool) {
-			patched[formatPath(at)] = hit{Location{File: p.file, Line: line, Kind: Patch}, leaf}
+		smpPaths(doc, obj, nil, func(at []seg, line int, leaf bool) {
+			patched[formatPath(at)] = hit{rendered.Location{File: p.file, Line: line, Kind: Patch}, leaf}
 		})
 	}
-	top := Location{File: d.Source, Kind: Base}
+	top := rendered.Location{File: d.Source, Kind: Base}
 	if gen.File != "" {
 		top = gen
 	} else if baseDoc != nil {
 		top.Line = baseDoc.Line
 	}
-	m[""] = []Location{top}
-	for _, e := range walk(rendered)[1:] {
+	m[""] = []rendered.Location{top}
+	for _, e := range walk(obj)[1:] {
 		key := formatPath(e.path)
-		var locs []Location
+		var locs []rendered.Location
 		h, isPatched := patched[key]
 		if isPatched && h.leaf {
 			locs = append(locs, h.loc)
 		}
 		if baseDoc != nil {
-			if line, ok := matchLine(baseDoc, rendered, e.path); ok {
-				locs = append(locs, Location{File: base, Line: line, Kind: Base})
+			if line, ok := matchLine(baseDoc, obj, e.path); ok {
+				locs = append(locs, rendered.Location{File: base, Line: line, Kind: Base})
 			}
 		}
 		if isPatched && !h.leaf {
@@ -241,8 +241,8 @@ func pairItem(seq *yaml.Node, item *yaml.Node) int {
 
 // matchLine walks path p (a path of rendered) through base, pairing list items
 // by merge key, and returns the line of the key reached when all of p is.
-func matchLine(base, rendered *yaml.Node, p []seg) (int, bool) {
-	b, r := base, rendered
+func matchLine(base, obj *yaml.Node, p []seg) (int, bool) {
+	b, r := base, obj
 	line := base.Line
 	for _, s := range p {
 		if s.Index < 0 {
@@ -273,7 +273,7 @@ func matchLine(base, rendered *yaml.Node, p []seg) (int, bool) {
 // smpPaths walks a strategic-merge patch alongside the rendered object and
 // reports each patch key at its rendered path; leaf is true when the patch
 // sets the value there rather than descending through it.
-func smpPaths(patch, rendered *yaml.Node, at []seg, report func(at []seg, line int, leaf bool)) {
+func smpPaths(patch, obj *yaml.Node, at []seg, report func(at []seg, line int, leaf bool)) {
 	switch patch.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(patch.Content); i += 2 {
@@ -284,7 +284,7 @@ func smpPaths(patch, rendered *yaml.Node, at []seg, report func(at []seg, line i
 			if len(at) == 0 && (k.Value == "apiVersion" || k.Value == "kind" || k.Value == "metadata") {
 				continue
 			}
-			rv := valueAt(rendered, k.Value)
+			rv := valueAt(obj, k.Value)
 			if rv == nil {
 				continue
 			}
@@ -297,13 +297,13 @@ func smpPaths(patch, rendered *yaml.Node, at []seg, report func(at []seg, line i
 		}
 	case yaml.SequenceNode:
 		for _, item := range patch.Content {
-			i := pairItem(rendered, item)
+			i := pairItem(obj, item)
 			if i < 0 {
 				continue
 			}
 			p := appendSeg(at, seg{Index: i})
 			report(p, item.Line, item.Kind == yaml.ScalarNode)
-			smpPaths(item, rendered.Content[i], p, report)
+			smpPaths(item, obj.Content[i], p, report)
 		}
 	}
 }

@@ -54,11 +54,11 @@ type generatorRef struct {
 
 // overlay is what the pre-build walk learns about a kustomization tree.
 type overlay struct {
-	files    Files
+	files    rendered.Files
 	inputs   map[string]bool
 	dirs     map[string]bool // kustomization folders of the tree
 	patches  []patchFile
-	problems []Problem
+	problems []rendered.Problem
 }
 
 // patchFile is a patch of the tree with its target.
@@ -72,9 +72,9 @@ type patchFile struct {
 // kustomize's builtin generators and transformers on an in-memory file system.
 // Plugins, helmCharts inflation and remote resources are refused with a
 // problem on the kustomization that asks for them.
-func RenderKustomization(ctx context.Context, files Files, kfile string, opts Options) *Render {
+func RenderKustomization(ctx context.Context, files rendered.Files, kfile string, opts rendered.Options) *rendered.Render {
 	opts = opts.WithDefaults()
-	r := &Render{Kind: Kustomize, Root: kfile}
+	r := &rendered.Render{Kind: Kustomize, Root: kfile}
 	ov := &overlay{files: files, inputs: map[string]bool{}, dirs: map[string]bool{}}
 	ov.walk(kfile, 0)
 	for in := range ov.inputs {
@@ -88,14 +88,14 @@ func RenderKustomization(ctx context.Context, files Files, kfile string, opts Op
 
 	fs, added, err := ov.memFS(kfile)
 	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: kfile, Message: err.Error()})
+		r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: err.Error()})
 		return finish(r)
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	m, err := runKrusty(ctx, fs, path.Dir(kfile))
 	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: kfile, Message: fmt.Sprintf("kustomize build: %v", err)})
+		r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: fmt.Sprintf("kustomize build: %v", err)})
 		skipAll(r, "build failed")
 		return finish(r)
 	}
@@ -283,7 +283,7 @@ func (ov *overlay) refuse(kfile, needle, msg string) {
 			}
 		}
 	}
-	ov.problems = append(ov.problems, Problem{File: kfile, Line: line, Message: msg})
+	ov.problems = append(ov.problems, rendered.Problem{File: kfile, Line: line, Message: msg})
 }
 
 func (ov *overlay) kustomizationIn(dir string) string {

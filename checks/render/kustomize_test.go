@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prodready/prodready/checks/rendered"
 )
 
 func TestDiscoverKustomizationRoots(t *testing.T) {
-	got := Discover(fixtures(t)).Kustomizations
+	got := rendered.Discover(fixtures(t)).Kustomizations
 	want := []string{"kustomize/exec/kustomization.yaml", "kustomize/overlays/prod/kustomization.yaml", "kustomize/remote/kustomization.yaml"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("roots (-want +got):\n%s", diff)
@@ -17,7 +18,7 @@ func TestDiscoverKustomizationRoots(t *testing.T) {
 }
 
 func TestKustomizeOverlaySourceMap(t *testing.T) {
-	r := RenderKustomization(context.Background(), fixtures(t), "kustomize/overlays/prod/kustomization.yaml", Options{})
+	r := RenderKustomization(context.Background(), fixtures(t), "kustomize/overlays/prod/kustomization.yaml", rendered.Options{})
 	if len(r.Problems) > 0 {
 		t.Fatalf("problems: %+v", r.Problems)
 	}
@@ -31,17 +32,17 @@ func TestKustomizeOverlaySourceMap(t *testing.T) {
 	}
 	const base, smp, jp = "kustomize/base/deployment.yaml", "kustomize/overlays/prod/replicas-patch.yaml", "kustomize/overlays/prod/image-patch.yaml"
 	checkLocations(t, r, dep, []locCase{
-		{"spec.replicas", Location{File: smp, Line: 6, Kind: Patch}},
-		{"spec.template.spec.containers[0].readinessProbe", Location{File: base, Line: 12, Kind: Base}},
-		{"spec.template.spec.containers[0]", Location{File: base, Line: 10, Kind: Base}},
-		{"spec.template.spec.containers[0].resources.limits.memory", Location{File: smp, Line: 13, Kind: Patch}},
+		{"spec.replicas", rendered.Location{File: smp, Line: 6, Kind: Patch}},
+		{"spec.template.spec.containers[0].readinessProbe", rendered.Location{File: base, Line: 12, Kind: Base}},
+		{"spec.template.spec.containers[0]", rendered.Location{File: base, Line: 10, Kind: Base}},
+		{"spec.template.spec.containers[0].resources.limits.memory", rendered.Location{File: smp, Line: 13, Kind: Patch}},
 		// resources is new in the patch: the patch is where it lives.
-		{"spec.template.spec.containers[0].resources", Location{File: smp, Line: 11, Kind: Patch}},
-		{"spec.template.spec.containers[0].image", Location{File: jp, Line: 3, Kind: Patch}},
-		{"spec.template.spec.containers[0].livenessProbe", Location{File: base, Line: 10, Kind: Base, Inherited: true}},
+		{"spec.template.spec.containers[0].resources", rendered.Location{File: smp, Line: 11, Kind: Patch}},
+		{"spec.template.spec.containers[0].image", rendered.Location{File: jp, Line: 3, Kind: Patch}},
+		{"spec.template.spec.containers[0].livenessProbe", rendered.Location{File: base, Line: 10, Kind: Base, Inherited: true}},
 	})
 	// A patched base key lists the patch, then the base line.
-	want := []Location{{File: smp, Line: 6, Kind: Patch}, {File: base, Line: 6, Kind: Base}}
+	want := []rendered.Location{{File: smp, Line: 6, Kind: Patch}, {File: base, Line: 6, Kind: Base}}
 	if diff := cmp.Diff(want, r.Origins(dep, "spec.replicas")); diff != "" {
 		t.Errorf("Origins(spec.replicas) (-want +got):\n%s", diff)
 	}
@@ -70,7 +71,7 @@ func TestKustomizeRefusals(t *testing.T) {
 		{"kustomize/exec/kustomization.yaml", "plugin or KRM function", 4},
 		{"kustomize/remote/kustomization.yaml", "remote resource", 3},
 	} {
-		r := RenderKustomization(context.Background(), files, c.kfile, Options{})
+		r := RenderKustomization(context.Background(), files, c.kfile, rendered.Options{})
 		if len(r.Problems) != 1 || r.Problems[0].File != c.kfile || r.Problems[0].Line != c.line || !strings.Contains(r.Problems[0].Message, c.want) {
 			t.Errorf("%s: problems = %+v, want one %q at line %d", c.kfile, r.Problems, c.want, c.line)
 		}

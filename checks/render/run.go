@@ -3,15 +3,17 @@ package render
 import (
 	"context"
 	"fmt"
+
+	"github.com/prodready/prodready/checks/rendered"
 )
 
 // Run discovers and renders every chart (once per values set) and every root
 // kustomization of files. It never fails as a whole: each render carries its
 // own problems, and renders past opts.MaxRenders are listed in NotRendered.
-func Run(ctx context.Context, files Files, opts Options) Result {
+func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rendered.Result {
 	opts = opts.WithDefaults()
-	roots := Discover(files)
-	var res Result
+	roots := rendered.Discover(files)
+	var res rendered.Result
 	budget := opts.MaxRenders
 	for _, dir := range roots.Charts {
 		sets := [][]string{nil}
@@ -20,7 +22,7 @@ func Run(ctx context.Context, files Files, opts Options) Result {
 		}
 		for _, set := range sets {
 			if budget == 0 {
-				res.NotRendered = append(res.NotRendered, Skipped{File: chartYAML(dir), Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
+				res.NotRendered = append(res.NotRendered, rendered.Skipped{File: chartYAML(dir), Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
 				continue
 			}
 			budget--
@@ -29,23 +31,23 @@ func Run(ctx context.Context, files Files, opts Options) Result {
 	}
 	for _, k := range roots.Kustomizations {
 		if budget == 0 {
-			res.NotRendered = append(res.NotRendered, Skipped{File: k, Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
+			res.NotRendered = append(res.NotRendered, rendered.Skipped{File: k, Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
 			continue
 		}
 		budget--
 		res.Renders = append(res.Renders, RenderKustomization(ctx, files, k, opts))
 	}
 	if len(res.NotRendered) > 0 {
-		res.Problems = append(res.Problems, Problem{Message: fmt.Sprintf("render cap of %d reached; %d renders left out", opts.MaxRenders, len(res.NotRendered))})
+		res.Problems = append(res.Problems, rendered.Problem{Message: fmt.Sprintf("render cap of %d reached; %d renders left out", opts.MaxRenders, len(res.NotRendered))})
 	}
 	return res
 }
 
 // RenderChart renders the chart in folder dir of files with its values.yaml
 // and then valuesFiles (repository paths) layered on top, in order.
-func RenderChart(ctx context.Context, files Files, dir string, valuesFiles []string, opts Options) *Render {
+func RenderChart(ctx context.Context, files rendered.Files, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
 	opts = opts.WithDefaults()
-	return helmRender(ctx, files, Discover(files).Charts, cleanDir(dir), valuesFiles, opts)
+	return helmRender(ctx, files, rendered.Discover(files).Charts, cleanDir(dir), valuesFiles, opts)
 }
 
 func chartYAML(dir string) string {
