@@ -215,7 +215,7 @@ func checkToDiscard(b *testing.B, inputs []checks.Input) int {
 			b.Fatal(err)
 		}
 	}})
-	if err := stream.Close(len(res.Files), res.Objects); err != nil {
+	if err := stream.Close(res); err != nil {
 		b.Fatal(err)
 	}
 	return res.Objects

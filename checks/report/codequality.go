@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 
 	"github.com/prodready/prodready/checks"
@@ -49,4 +51,17 @@ func codeQualitySeverity(s checks.Severity) string {
 		return "major"
 	}
 	return "info"
+}
+
+// codeQualityNotChecked is a file that was not checked, as an info issue:
+// the report has no other place to say so in the merge request.
+func codeQualityNotChecked(n NotChecked) codeQualityIssue {
+	sum := sha256.Sum256([]byte("not-checked\x00" + n.Path))
+	return codeQualityIssue{
+		Description: "not checked: " + n.Reason,
+		CheckName:   "prodready/not-checked",
+		Fingerprint: hex.EncodeToString(sum[:16]),
+		Severity:    "info",
+		Location:    codeQualityLocation{Path: n.Path, Lines: codeQualityLines{Begin: 1}},
+	}
 }

@@ -10,6 +10,8 @@ type jsonSummary struct {
 	Files   int `json:"files"`
 	Objects int `json:"objects"`
 	Counts
+	// NotChecked are the files read but not checked, with why.
+	NotChecked []NotChecked `json:"notChecked,omitempty"`
 }
 
 // JSON writes findings and a summary as one JSON object:

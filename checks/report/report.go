@@ -24,7 +24,7 @@ func Write(w io.Writer, format string, res *checks.Result, version string) error
 	if err := s.Add(res.Findings); err != nil {
 		return err
 	}
-	return s.Close(len(res.Files), res.Objects)
+	return s.Close(res)
 }
 
 // Counts tallies findings by severity.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/prodready/prodready/checks/catalog"
 
@@ -21,6 +22,25 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool    sarifTool     `json:"tool"`
 	Results []sarifResult `json:"results"`
+	// Invocations, when files were not checked, names them as notes.
+	Invocations []sarifInvocationOf `json:"invocations,omitempty"`
+}
+
+type sarifInvocationOf struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string                  `json:"level"`
+	Message   sarifText               `json:"message"`
+	Locations []sarifArtifactLocation `json:"locations"`
+}
+
+type sarifArtifactLocation struct {
+	PhysicalLocation struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	} `json:"physicalLocation"`
 }
 
 type sarifTool struct {
@@ -165,4 +185,22 @@ func sarifResultOf(f checks.Finding, ruleIndex map[string]int) sarifResult {
 		}}},
 		PartialFingerprints: map[string]string{"prodready/v1": f.Fingerprint()},
 	}
+}
+
+// sarifInvocation is the run's "invocations" member listing the files not
+// checked as tool notifications, written after the results array at depth
+// (in indentation steps) of the run's members.
+func sarifInvocation(skipped []NotChecked, depth int) ([]byte, error) {
+	inv := sarifInvocationOf{ExecutionSuccessful: true}
+	for _, n := range skipped {
+		var l sarifArtifactLocation
+		l.PhysicalLocation.ArtifactLocation = sarifArtifact{URI: n.Path}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "note", Message: sarifText{Text: "not checked: " + n.Reason}, Locations: []sarifArtifactLocation{l}})
+	}
+	prefix := strings.Repeat(jsonIndent, depth)
+	body, err := json.MarshalIndent([]sarifInvocationOf{inv}, prefix, jsonIndent)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(",\n"+prefix+`"invocations": `), body...), nil
 }

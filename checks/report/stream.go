@@ -71,17 +71,48 @@ func (s *Stream) Add(fs []checks.Finding) error {
 	return nil
 }
 
-// Close writes what follows the findings (the text summary line, the JSON
-// summary of files, objects and counts, the end of the SARIF log) and
-// flushes the report.
-func (s *Stream) Close(files, objects int) error {
+// NotChecked is a file a run read but did not check, and why: a chart's
+// template when the chart was not rendered, a file over the size limit…
+type NotChecked struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// NotCheckedOf lists the files of res that were not checked.
+func NotCheckedOf(res *checks.Result) []NotChecked {
+	var out []NotChecked
+	for _, f := range res.Files {
+		if f.Skipped != "" {
+			out = append(out, NotChecked{Path: f.Path, Reason: f.Skipped})
+		}
+	}
+	return out
+}
+
+// Close writes what follows the findings — the files not checked with
+// their reasons (in every format), the text summary line, the JSON summary
+// of files, objects and counts, the end of the SARIF log — and flushes the
+// report. res gives the files and objects (its findings are not read).
+func (s *Stream) Close(res *checks.Result) error {
 	c := s.counts
+	files, objects, skipped := len(res.Files), res.Objects, NotCheckedOf(res)
 	switch s.format {
 	case "", "text":
-		fmt.Fprintf(s.w, "%d files, %d objects: %d errors, %d warnings, %d info\n", files, objects, c.Errors, c.Warnings, c.Infos)
+		for _, n := range skipped {
+			fmt.Fprintf(s.w, "%s: not checked: %s\n", n.Path, n.Reason)
+		}
+		notChecked := ""
+		if len(skipped) > 0 {
+			notChecked = fmt.Sprintf(" (%d not checked)", len(skipped))
+		}
+		fmt.Fprintf(s.w, "%d files%s, %d objects: %d errors, %d warnings, %d info\n", files, notChecked, objects, c.Errors, c.Warnings, c.Infos)
+	case "github":
+		for _, n := range skipped {
+			fmt.Fprintf(s.w, "::notice file=%s,title=%s::%s\n", escapeProperty(n.Path), escapeProperty("prodready: not checked"), EscapeWorkflowMessage(n.Reason))
+		}
 	case "json":
 		s.array.close(s.w)
-		summary, err := json.MarshalIndent(jsonSummary{Files: files, Objects: objects, Counts: c}, jsonIndent, jsonIndent)
+		summary, err := json.MarshalIndent(jsonSummary{Files: files, Objects: objects, Counts: c, NotChecked: skipped}, jsonIndent, jsonIndent)
 		if err != nil {
 			return err
 		}
@@ -90,9 +121,21 @@ func (s *Stream) Close(files, objects int) error {
 		s.w.WriteString("\n}\n")
 	case "sarif":
 		s.array.close(s.w)
+		if len(skipped) > 0 {
+			inv, err := sarifInvocation(skipped, s.array.depth)
+			if err != nil {
+				return err
+			}
+			s.w.Write(inv)
+		}
 		s.w.Write(s.sarifTail)
 		s.w.WriteByte('\n')
 	case "codequality":
+		for _, n := range skipped {
+			if err := s.array.add(s.w, 1, func(int) any { return codeQualityNotChecked(n) }); err != nil {
+				return err
+			}
+		}
 		s.array.close(s.w)
 		s.w.WriteByte('\n')
 	}

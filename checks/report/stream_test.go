@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/manifest"
 
 	"github.com/prodready/prodready/checks"
 )
@@ -46,7 +48,7 @@ func TestStreamMatchesWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := s.Close(len(res.Files), res.Objects); err != nil {
+		if err := s.Close(res); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(streamed.Bytes(), whole.Bytes()) {
@@ -65,5 +67,27 @@ func TestNewStreamRefusesUnknownFormat(t *testing.T) {
 	var b bytes.Buffer
 	if _, err := NewStream(&b, "xml", ""); err == nil || b.Len() != 0 {
 		t.Fatalf("NewStream(xml) = %v, wrote %q; want an error and nothing written", err, b.String())
+	}
+}
+
+// TestEveryFormatNamesTheFilesNotChecked holds every format to naming each
+// file a run read but did not check, with its reason: never a silent pass.
+func TestEveryFormatNamesTheFilesNotChecked(t *testing.T) {
+	res := &checks.Result{Files: []*manifest.File{
+		{Path: "chart/templates/cm.yaml", Skipped: "Helm chart template: not YAML until rendered"},
+		{Path: "app/pod.yaml"},
+	}}
+	for _, format := range Formats {
+		var b bytes.Buffer
+		if err := Write(&b, format, res, "test"); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "chart/templates/cm.yaml") || !strings.Contains(out, "not YAML until rendered") {
+			t.Errorf("%s does not name the file not checked and why:\n%s", format, out)
+		}
+		if strings.Contains(out, "app/pod.yaml") {
+			t.Errorf("%s names a file that was checked as not checked:\n%s", format, out)
+		}
 	}
 }

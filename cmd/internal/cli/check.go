@@ -113,7 +113,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		}
 	}
 	if writeErr == nil {
-		writeErr = stream.Close(len(res.Files), res.Objects)
+		writeErr = stream.Close(res)
 	}
 	if writeErr != nil {
 		fmt.Fprintln(stderr, "prodready:", writeErr)
