@@ -25,6 +25,10 @@ type Prepared struct {
 	Covered int
 	// Renders counts the renders whose objects are checked.
 	Renders int
+	// Skipped are the files of the renders that became no checked object
+	// (a template that renders to nothing with these values, NOTES.txt, a
+	// helm test hook), with why; paths as the inputs spell them.
+	Skipped []Skipped
 
 	renders map[string]*placed // by the path of its input
 }
@@ -121,6 +125,9 @@ func Prepare(ctx context.Context, inputs []checks.Input, dirs []string, render R
 			for _, f := range standsFor(r) {
 				drop[path.Join(dir, f)] = true
 			}
+			for _, sk := range r.Skipped {
+				p.Skipped = append(p.Skipped, Skipped{File: path.Join(dir, sk.File), Reason: sk.Reason + " (" + about + ")"})
+			}
 		}
 	}
 	var plain []checks.Input
@@ -136,16 +143,19 @@ func Prepare(ctx context.Context, inputs []checks.Input, dirs []string, render R
 }
 
 // standsFor returns the input files a render's objects are checked in
-// place of: a chart's templates, an overlay's resources and patches (its
+// place of: a chart's templates (also when a dependency is missing: what
+// rendered is checked), an overlay's resources and patches (its
 // kustomizations stay: rules read their namespace and images).
 func standsFor(r *Render) []string {
-	if len(r.Problems) > 0 {
-		return nil // a partial render: its files are still checked as written
+	if r.Kind == Kustomize && len(r.Problems) > 0 {
+		return nil // a partial build: its files are still checked as written
 	}
 	var out []string
 	for _, f := range r.Inputs {
 		switch {
-		case r.Kind == Helm && strings.HasPrefix(f, r.Root+"/templates/") || r.Kind == Helm && r.Root == "" && strings.HasPrefix(f, "templates/"):
+		case r.Kind == Helm && (strings.HasPrefix(f, "templates/") || strings.Contains(f, "/templates/")):
+			// The chart's templates and its subcharts' (inputs are the
+			// render's own files).
 			out = append(out, f)
 		case r.Kind == Kustomize && !IsKustomizationName(path.Base(f)) && (strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml")):
 			out = append(out, f)

@@ -92,10 +92,12 @@ func NotCheckedOf(res *checks.Result) []NotChecked {
 // Close writes what follows the findings — the files not checked with
 // their reasons (in every format), the text summary line, the JSON summary
 // of files, objects and counts, the end of the SARIF log — and flushes the
-// report. res gives the files and objects (its findings are not read).
-func (s *Stream) Close(res *checks.Result) error {
+// report. res gives the files and objects (its findings are not read);
+// also are files not checked that res does not hold (a chart's template
+// that rendered to nothing).
+func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 	c := s.counts
-	files, objects, skipped := len(res.Files), res.Objects, NotCheckedOf(res)
+	files, objects, skipped := len(res.Files), res.Objects, uniquePaths(append(NotCheckedOf(res), also...))
 	switch s.format {
 	case "", "text":
 		for _, n := range skipped {
@@ -140,4 +142,17 @@ func (s *Stream) Close(res *checks.Result) error {
 		s.w.WriteByte('\n')
 	}
 	return s.w.Flush()
+}
+
+// uniquePaths keeps the first entry of each path.
+func uniquePaths(ns []NotChecked) []NotChecked {
+	seen := map[string]bool{}
+	out := ns[:0]
+	for _, n := range ns {
+		if !seen[n.Path] {
+			seen[n.Path] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }

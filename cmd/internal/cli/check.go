@@ -113,7 +113,11 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		}
 	}
 	if writeErr == nil {
-		writeErr = stream.Close(res)
+		var rendersSkipped []report.NotChecked
+		for _, sk := range prep.Skipped {
+			rendersSkipped = append(rendersSkipped, report.NotChecked{Path: sk.File, Reason: sk.Reason})
+		}
+		writeErr = stream.Close(res, rendersSkipped...)
 	}
 	if writeErr != nil {
 		fmt.Fprintln(stderr, "prodready:", writeErr)
