@@ -16,7 +16,7 @@ GOVULNCHECK_VERSION ?= v1.9.0
 FUZZ_TARGETS := ./checks/manifest:FuzzParse ./checks/manifest:FuzzOnlyComments ./checks/manifest:FuzzIsPlaceholder ./checks/edit:FuzzApply ./checks/edit:FuzzChanges \
 	./bot:FuzzParsePatch ./vcs/github:FuzzWebhook ./vcs/gitlab:FuzzWebhook
 
-.PHONY: build test bench bench-peers lint fuzz docs docker clean
+.PHONY: build test bench bench-peers bench-charts lint fuzz docs docker clean
 
 build: ## build the static binaries into bin/: prodready (the CLI) and prodready-bot (server and Action)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/prodready
@@ -59,6 +59,9 @@ clean:
 
 bench-peers: ## time prodready against kube-score v1.20.0 on the shared corpus
 	bash scripts/bench-peers.sh
+
+bench-charts: ## time prodready on the corpus's Helm charts against helm template | kube-score per chart
+	bash scripts/bench-charts.sh
 
 # --- load test: webhook acknowledgement under load (not part of `make test`) ---
 # Loopback only; sends LOAD_RATE signed deliveries/s for LOAD_DURATION to the

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Times `prodready check` on whole chart repositories against `helm template`
+# piped into kube-score, chart by chart: every chart of the shared corpus's
+# helm-charts/ (prometheus-community and argo-helm; charts vendored in
+# another chart's charts/ folder are rendered with that chart, not on their
+# own). prodready is one process that renders every chart with its
+# values.yaml in-process (bin/prodready hands rendering to prodready-bot
+# beside it) and checks the result; the peer is one bash loop running
+# `helm template <chart> | kube-score score --output-format ci -` per chart.
+# Both render offline: a chart whose dependencies are not in the repository
+# fails in helm (it does not fetch them here) and is counted, as are the
+# charts prodready cannot render. prodready is also timed on
+# kustomize-examples/ (every root overlay), without a peer (kube-score on
+# `kustomize build` would need the kustomize binary).
+#
+# Several rounds, one process per tool per round (alternating), wall time,
+# CPU time (user + system, children included) and peak RSS (of the largest
+# single process) from /usr/bin/time; prints medians and the ratios. On a
+# shared machine compare CPU time: wall time also counts waiting for a core.
+#
+#   scripts/bench-charts.sh [rounds]      (make bench-charts)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5} # the peer takes seconds a round, so fewer rounds than bench-peers
+corpus=../shared/corpus
+charts_dir=$corpus/helm-charts
+kustomize_dir=$corpus/kustomize-examples
+[ -d "$charts_dir" ] || { echo "bench-charts: $charts_dir not present (it sits beside the repository in development and CI)"; exit 1; }
+command -v /usr/bin/time >/dev/null || { echo "bench-charts: needs /usr/bin/time (apt-get install time)"; exit 1; }
+
+gobin=$(go env GOPATH)/bin
+kubescore=$gobin/kube-score
+helm=$gobin/helm
+if [ ! -x "$kubescore" ]; then
+  echo "installing kube-score v1.20.0 from the Go module proxy…"
+  GOFLAGS= go install github.com/zegl/kube-score/cmd/kube-score@v1.20.0
+fi
+if [ ! -x "$helm" ]; then
+  echo "installing helm v3.22.0 from the Go module proxy (many modules: minutes)…"
+  GOFLAGS= go install helm.sh/helm/v3/cmd/helm@v3.22.0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# As `make build`: prodready finds prodready-bot beside it.
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/prodready" ./cmd/prodready
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/prodready-bot" ./cmd/prodready-bot
+
+# The Kubernetes version both render for: prodready's default. A helm built
+# by `go install` lacks the release build's -ldflags and would otherwise
+# take Kubernetes v1.20.0, which charts with a kubeVersion constraint refuse;
+# the release binary of v3.22.0 takes 1.37, as prodready does.
+kubever=$(sed -n 's/^const DefaultKubernetesVersion = "\(.*\)"/\1/p' checks/config.go)
+[ -n "$kubever" ] || { echo "bench-charts: no DefaultKubernetesVersion in checks/config.go"; exit 1; }
+
+# The charts: every folder with a Chart.yaml, except those inside a charts/ folder.
+find "$charts_dir" -name Chart.yaml | sed 's|/Chart.yaml$||' | sort |
+  while IFS= read -r d; do case "${d#"$charts_dir"/}" in */charts/*) ;; *) echo "$d" ;; esac; done > "$work/charts"
+nchart=$(wc -l < "$work/charts")
+
+# One untimed pass of each to count what it renders.
+"$work/prodready" check --format text -o "$work/prodready-charts.txt" "$charts_dir" || true
+"$work/prodready" check --format text -o "$work/prodready-kustomize.txt" "$kustomize_dir" || true
+failed_by() { # failed_by REPORT KIND: the charts or overlays REPORT says cannot be rendered
+  grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) cannot be rendered, .*|\1|p" | sort -u || true
+}
+partial_by() {
+  grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) is rendered only in part: .*|\1|p" | sort -u || true
+}
+pfail=$(failed_by "$work/prodready-charts.txt" chart)
+ppart=$(partial_by "$work/prodready-charts.txt" chart)
+: > "$work/helm-failed"
+: > "$work/kubescore-failed"
+while IFS= read -r d; do
+  if "$helm" template --kube-version "$kubever" "$d" > "$work/rendered.yaml" 2> "$work/helm.err"; then
+    "$kubescore" score --output-format ci - < "$work/rendered.yaml" > "$work/ks.out" 2>&1 || true
+    if grep -q 'Failed to score files' "$work/ks.out"; then echo "$d" >> "$work/kubescore-failed"; fi
+  else
+    printf '%s: %s\n' "$d" "$(grep -m1 . "$work/helm.err" | cut -c1-160)" >> "$work/helm-failed"
+  fi
+done < "$work/charts"
+nhfail=$(wc -l < "$work/helm-failed")
+count() { if [ -z "$1" ]; then echo 0; else printf '%s\n' "$1" | wc -l; fi; }
+short() { sed "s|^$charts_dir/||; s|^$kustomize_dir/||"; }
+echo "charts: $nchart in $charts_dir (Kubernetes $kubever for both)"
+echo "prodready rendered $((nchart - $(count "$pfail"))) of $nchart ($(count "$ppart") of them only in part)"
+[ -z "$pfail" ] || printf '%s\n' "$pfail" | short | sed 's/^/  cannot be rendered: /'
+[ -z "$ppart" ] || printf '%s\n' "$ppart" | short | sed 's/^/  only in part: /'
+echo "helm template rendered $((nchart - nhfail)) of $nchart"
+short < "$work/helm-failed" | sed 's/^/  fails: /'
+[ ! -s "$work/kubescore-failed" ] || short < "$work/kubescore-failed" | sed 's/^/  rendered, but kube-score cannot score it: /'
+kfail=$(failed_by "$work/prodready-kustomize.txt" overlay)
+kok=$(grep -o '(rendered from the overlay [^)]*)' "$work/prodready-kustomize.txt" | sed 's/^(rendered from the overlay //; s/)$//' | sort -u || true)
+echo "overlays in $kustomize_dir: prodready reports findings on $(count "$kok") rendered, $(count "$kfail") cannot be rendered (of $(find "$kustomize_dir" \( -name kustomization.yaml -o -name kustomization.yml -o -name Kustomization \) | wc -l) kustomization folders, bases included)"
+[ -z "$kfail" ] || printf '%s\n' "$kfail" | short | sed 's/^/  cannot be rendered: /'
+
+# The peer, one process a round: a loop over the charts.
+cat > "$work/peer.sh" <<'EOF'
+while IFS= read -r d; do
+  "$HELM" template --kube-version "$KUBEVER" "$d" 2>/dev/null | "$KUBESCORE" score --output-format ci - || true
+done < "$CHARTS"
+EOF
+export HELM=$helm KUBESCORE=$kubescore KUBEVER=$kubever CHARTS=$work/charts
+
+measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/times-NAME
+  local name=$1; shift
+  /usr/bin/time -f '%e %M %U %S' -o "$work/t" "$@" >/dev/null 2>&1 || true
+  tail -n 1 "$work/t" | awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' >> "$work/times-$name"
+}
+for _ in $(seq "$rounds"); do
+  measure prodready "$work/prodready" check --format text -o /dev/null "$charts_dir"
+  measure peer bash "$work/peer.sh"
+  measure kustomize "$work/prodready" check --format text -o /dev/null "$kustomize_dir"
+done
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+col() { cut -d' ' -f"$2" "$work/times-$1" | median; }
+pw=$(col prodready 1); pm=$(col prodready 2); pc=$(col prodready 3)
+hw=$(col peer 1); hm=$(col peer 2); hc=$(col peer 3)
+kw=$(col kustomize 1); km=$(col kustomize 2); kc=$(col kustomize 3)
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-40s %8s %8s %14s\n' run "wall s" "CPU s" "peak RSS MiB"
+printf '%-40s %8s %8s %14.1f\n' "prodready check helm-charts/" "$pw" "$pc" "$(echo "$pm/1024" | bc -l)"
+printf '%-40s %8s %8s %14.1f\n' "helm template | kube-score, per chart" "$hw" "$hc" "$(echo "$hm/1024" | bc -l)"
+printf '%-40s %8s %8s %14.1f\n' "prodready check kustomize-examples/" "$kw" "$kc" "$(echo "$km/1024" | bc -l)"
+printf 'on the charts prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx that of the largest peer process (medians of %d rounds)\n' \
+  "$(echo "$hw/$pw" | bc -l)" "$(echo "$hc/$pc" | bc -l)" "$(echo "$pm/$hm" | bc -l)" "$rounds"
