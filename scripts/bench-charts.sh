@@ -7,6 +7,9 @@
 # values.yaml in-process (bin/prodready hands rendering to prodready-bot
 # beside it) and checks the result; the peer is one bash loop running
 # `helm template <chart> | kube-score score --output-format ci -` per chart.
+# `prodready-bot check`, which renders in its own process (the Action's and
+# the bot's path), is timed too: the difference is the lean CLI's hand-off
+# of the files and the renders to the worker.
 # Both render offline: a chart whose dependencies are not in the repository
 # fails in helm (it does not fetch them here) and is counted, as are the
 # charts prodready cannot render. prodready is also timed on
@@ -75,7 +78,7 @@ while IFS= read -r d; do
     "$kubescore" score --output-format ci - < "$work/rendered.yaml" > "$work/ks.out" 2>&1 || true
     if grep -q 'Failed to score files' "$work/ks.out"; then echo "$d" >> "$work/kubescore-failed"; fi
   else
-    printf '%s: %s\n' "$d" "$(grep -m1 . "$work/helm.err" | cut -c1-160)" >> "$work/helm-failed"
+    printf '%s: %s\n' "$d" "$(grep -m1 . "$work/helm.err" | sed 's/^Error: //; s/^An error occurred while checking for chart dependencies.* fetch missing dependencies: //' | cut -c1-160)" >> "$work/helm-failed"
   fi
 done < "$work/charts"
 nhfail=$(wc -l < "$work/helm-failed")
@@ -109,6 +112,7 @@ measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/tim
 for _ in $(seq "$rounds"); do
   measure prodready "$work/prodready" check --format text -o /dev/null "$charts_dir"
   measure peer bash "$work/peer.sh"
+  measure inprocess "$work/prodready-bot" check --format text -o /dev/null "$charts_dir"
   measure kustomize "$work/prodready" check --format text -o /dev/null "$kustomize_dir"
 done
 
@@ -116,11 +120,15 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 col() { cut -d' ' -f"$2" "$work/times-$1" | median; }
 pw=$(col prodready 1); pm=$(col prodready 2); pc=$(col prodready 3)
 hw=$(col peer 1); hm=$(col peer 2); hc=$(col peer 3)
+iw=$(col inprocess 1); im=$(col inprocess 2); ic=$(col inprocess 3)
 kw=$(col kustomize 1); km=$(col kustomize 2); kc=$(col kustomize 3)
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-40s %8s %8s %14s\n' run "wall s" "CPU s" "peak RSS MiB"
 printf '%-40s %8s %8s %14.1f\n' "prodready check helm-charts/" "$pw" "$pc" "$(echo "$pm/1024" | bc -l)"
 printf '%-40s %8s %8s %14.1f\n' "helm template | kube-score, per chart" "$hw" "$hc" "$(echo "$hm/1024" | bc -l)"
+printf '%-40s %8s %8s %14.1f\n' "prodready-bot check helm-charts/" "$iw" "$ic" "$(echo "$im/1024" | bc -l)"
 printf '%-40s %8s %8s %14.1f\n' "prodready check kustomize-examples/" "$kw" "$kc" "$(echo "$km/1024" | bc -l)"
 printf 'on the charts prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx that of the largest peer process (medians of %d rounds)\n' \
   "$(echo "$hw/$pw" | bc -l)" "$(echo "$hc/$pc" | bc -l)" "$(echo "$pm/$hm" | bc -l)" "$rounds"
+printf 'rendering in-process (prodready-bot check, the Action and bot path) it is %.2fx faster by wall time, %.2fx by CPU time\n' \
+  "$(echo "$hw/$iw" | bc -l)" "$(echo "$hc/$ic" | bc -l)"
