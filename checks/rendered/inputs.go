@@ -198,11 +198,16 @@ func failed(dir string, pr Problem, about string) checks.Finding {
 // description but not its edits, which apply to the rendered text: the
 // author makes the change in the source.
 func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
+	if len(p.renders) == 0 {
+		return fs // a plain run: every batch passes as it is
+	}
+	mapped := false
 	for i := range fs {
 		pl, ok := p.renders[fs[i].File]
 		if !ok {
 			continue
 		}
+		mapped = true
 		f := &fs[i]
 		doc := f.Object.Doc
 		file, line := "", 1
@@ -225,6 +230,8 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 			f.Fix = &fx
 		}
 	}
-	checks.SortFindings(fs)
+	if mapped {
+		checks.SortFindings(fs) // mapped findings moved to other files and lines
+	}
 	return fs
 }
