@@ -52,25 +52,60 @@ func HasRoots(inputs []checks.Input) bool {
 	return false
 }
 
-// Prepare renders, with render, the charts and root kustomizations of each
-// folder of dirs (as the inputs' paths spell them) and returns the inputs
-// to check. A folder that cannot be read, or a renderer that fails, makes
-// render-failed findings; the rest of the run goes on. Each chart is
-// rendered with its values.yaml: the renders of its other values sets
-// (ci/*-values.yaml, values-*.yaml) hold objects of the same names, so they
-// need runs of their own, which are not made yet.
-func Prepare(ctx context.Context, inputs []checks.Input, dirs []string, render Renderer, opts Options) *Prepared {
-	opts.ValuesYAMLOnly = true
-	p := &Prepared{renders: map[string]*placed{}}
-	drop := map[string]bool{}
+// Folder is one folder of a run with its files, as a renderer reads them.
+type Folder struct {
+	// Dir is the folder as the inputs' paths spell it ("." for the current
+	// one); finding paths are Dir joined with the render's paths.
+	Dir string
+	// Files are the folder's files, paths relative to Dir.
+	Files Files
+	// Err says why the folder could not be read; its charts and overlays
+	// then get a render-failed finding.
+	Err error
+}
+
+// ReadFolders reads from disk (ReadDir) each folder of dirs whose inputs
+// hold a chart or a kustomization; the others need no render.
+func ReadFolders(inputs []checks.Input, dirs []string) []Folder {
+	var out []Folder
 	for _, dir := range dirs {
 		dir = path.Clean(dir)
 		if !HasRoots(under(inputs, dir)) {
 			continue
 		}
 		files, err := ReadDir(dir)
-		if err != nil {
-			p.Problems = append(p.Problems, failed(dir, Problem{Message: err.Error()}, "the folder cannot be read"))
+		out = append(out, Folder{Dir: dir, Files: files, Err: err})
+	}
+	return out
+}
+
+// hasRootFile reports whether files hold a Chart.yaml or a kustomization.
+func hasRootFile(files Files) bool {
+	for p := range files {
+		if base := path.Base(p); base == "Chart.yaml" || IsKustomizationName(base) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepare renders, with render, the charts and root kustomizations of each
+// folder and returns the inputs to check. A folder that could not be read,
+// or a renderer that fails, makes render-failed findings; the rest of the
+// run goes on. Each chart is rendered with its values.yaml: the renders of
+// its other values sets (ci/*-values.yaml, values-*.yaml) hold objects of
+// the same names, so they need runs of their own, which are not made yet.
+func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
+	opts.ValuesYAMLOnly = true
+	p := &Prepared{renders: map[string]*placed{}}
+	drop := map[string]bool{}
+	for _, folder := range folders {
+		dir, files := path.Clean(folder.Dir), folder.Files
+		if folder.Err != nil {
+			p.Problems = append(p.Problems, failed(dir, Problem{Message: folder.Err.Error()}, "the folder cannot be read"))
+			continue
+		}
+		if !hasRootFile(files) {
 			continue
 		}
 		res, err := render(ctx, files, opts)

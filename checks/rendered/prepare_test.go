@@ -25,7 +25,7 @@ func check(t *testing.T, dir string) []checks.Finding {
 	t.Helper()
 	dir = filepath.ToSlash(filepath.Join(checkstest.Root(t), dir))
 	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
-	p := rendered.Prepare(context.Background(), inputs, []string{dir}, render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
 	out := append([]checks.Finding(nil), p.Problems...)
 	return append(out, p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings)...)
 }
@@ -114,7 +114,8 @@ func TestFindingsPointAtTheSource(t *testing.T) {
 func TestPlainRunRendersNothing(t *testing.T) {
 	inputs := []checks.Input{{Path: "app/deploy.yaml", Data: []byte("kind: Pod\n")}}
 	called := false
-	p := rendered.Prepare(context.Background(), inputs, []string{"app"}, func(context.Context, rendered.Files, rendered.Options) (rendered.Result, error) {
+	folders := append(rendered.ReadFolders(inputs, []string{"app"}), rendered.Folder{Dir: "app", Files: rendered.Files{"deploy.yaml": inputs[0].Data}})
+	p := rendered.Prepare(context.Background(), inputs, folders, func(context.Context, rendered.Files, rendered.Options) (rendered.Result, error) {
 		called = true
 		return rendered.Result{}, nil
 	}, rendered.Options{})

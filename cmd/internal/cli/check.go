@@ -247,7 +247,7 @@ func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, ren
 			return rendered.Result{}, errors.New("this binary does not render charts or overlays")
 		}
 	}
-	prep := rendered.Prepare(context.Background(), inputs, dirs, render, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	prep := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, dirs), render, rendered.Options{KubeVersion: cfg.KubernetesVersion})
 	if r := cfg.Catalog().Lookup(checks.RenderFailed); r == nil || !cfg.Enabled(r) {
 		prep.Problems = nil
 	}
