@@ -40,6 +40,9 @@ type Config struct {
 	Rules map[string]RuleConfig `yaml:"rules"`
 	// HelmValues names values files and the chart they configure.
 	HelmValues []HelmValuesConfig `yaml:"helmValues"`
+	// Charts names more values sets for charts of the repository: each
+	// makes one more render of its chart.
+	Charts []ChartConfig `yaml:"charts"`
 	// Review configures the bot.
 	Review ReviewConfig `yaml:"review"`
 
@@ -57,6 +60,14 @@ type HelmValuesConfig struct {
 	Path    string `yaml:"path"`
 	Chart   string `yaml:"chart"`
 	Version string `yaml:"version"`
+}
+
+// ChartConfig is one chart of the repository and the values files of one
+// more render of it, layered in order on its values.yaml. Paths are
+// relative to the checked root: `{path: charts/web, values: [envs/prod.yaml]}`.
+type ChartConfig struct {
+	Path   string   `yaml:"path"`
+	Values []string `yaml:"values"`
 }
 
 // ReviewConfig configures pull-request reviews.
@@ -168,6 +179,11 @@ func (c *Config) validate() error {
 		return fmt.Errorf("failOn: %w", err)
 	}
 	c.failOn = sev
+	for i, ch := range c.Charts {
+		if ch.Path == "" || len(ch.Values) == 0 {
+			return fmt.Errorf("charts[%d]: a chart takes a path and at least one values file", i)
+		}
+	}
 	ids := make([]string, 0, len(c.Rules))
 	for id := range c.Rules {
 		ids = append(ids, id)

@@ -19,12 +19,17 @@ limits: {maxFileBytes: 1024}
 rules:
   probe-named-port-undeclared: {severity: warning}
   yaml-invalid: false
+charts:
+  - {path: charts/web, values: [envs/prod.yaml, envs/eu.yaml]}
 `), catalog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.TargetMinor() != 29 || cfg.FailOnSeverity() != checks.Warning || cfg.ParseLimits().MaxFileBytes != 1024 {
 		t.Fatalf("config: %+v", cfg)
+	}
+	if len(cfg.Charts) != 1 || cfg.Charts[0].Path != "charts/web" || len(cfg.Charts[0].Values) != 2 {
+		t.Errorf("charts: %+v", cfg.Charts)
 	}
 	if cfg.SeverityOf("probe-named-port-undeclared") != checks.Warning {
 		t.Error("severity override lost")
@@ -45,6 +50,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"failOn: sometimes\n", "sometimes"},
 		{"kubernetesVersion: latest\n", "latest"},
 		{"limits: {maxFileByte: 3}\n", "maxFileByte"},
+		{"charts: [{path: charts/web}]\n", "charts[0]"},
+		{"charts: [{path: web, value: [a.yaml]}]\n", "value"},
 	} {
 		_, err := checks.ParseConfig([]byte(tc.src), catalog.Default())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -18,8 +18,8 @@ import (
 
 // valuesSets returns the values files of each render of the chart in dir:
 // nil for values.yaml alone, then one per ci/*-values.yaml and values-*.yaml
-// beside the chart, then the caller's extra files as one set.
-func valuesSets(files rendered.Files, dir string, extra []string) [][]string {
+// beside the chart, then each of the caller's extra sets.
+func valuesSets(files rendered.Files, dir string, extra [][]string) [][]string {
 	sets := [][]string{nil}
 	var variants []string
 	for _, p := range files.Under(dir) {
@@ -39,8 +39,10 @@ func valuesSets(files rendered.Files, dir string, extra []string) [][]string {
 	for _, v := range variants {
 		sets = append(sets, []string{v})
 	}
-	if len(extra) > 0 {
-		sets = append(sets, append([]string(nil), extra...))
+	for _, set := range extra {
+		if len(set) > 0 {
+			sets = append(sets, append([]string(nil), set...))
+		}
 	}
 	return sets
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -31,6 +32,12 @@ type Prepared struct {
 	Skipped []Skipped
 
 	renders map[string]*placed // by the path of its input
+	// sets are the charts rendered with more than one values set, by the
+	// path of their values.yaml render's input (see CheckValuesSets).
+	sets map[string]*valuesSets
+	// only says, by a finding's key (see key), which values sets have it
+	// when not all of a chart's do.
+	only map[string]string
 }
 
 // placed is one render whose objects a run checks.
@@ -38,6 +45,103 @@ type placed struct {
 	render *Render
 	dir    string // the folder its paths are relative to, as inputs name it
 	about  string // what the messages name: "chart charts/web", "overlay overlays/prod"
+	input  checks.Input
+}
+
+// add places render r (number i of its folder's run): its problems become
+// render-failed findings, its objects one input (a values.yaml render or an
+// overlay) or one more values set of its chart, and its templates, bases
+// and patches are dropped from the plain inputs.
+func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *skips) {
+	about := "overlay " + path.Join(dir, path.Dir(r.Root))
+	if r.Kind == Helm {
+		about = "chart " + path.Join(dir, r.Root)
+	}
+	variant := r.Kind == Helm && len(r.ValuesFiles) > 0
+	if variant {
+		about += " with values " + strings.Join(r.ValuesFiles, ", ")
+	} else if r.Kind == Helm {
+		p.addBase(dir, r)
+	}
+	for _, pr := range r.Problems {
+		if variant && p.baseHas(dir, r, pr) {
+			continue // said once, for the values.yaml render
+		}
+		f := failed(dir, pr, about)
+		if len(r.Documents) > 0 {
+			f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
+		}
+		p.Problems = append(p.Problems, f)
+	}
+	if len(r.Documents) == 0 {
+		return
+	}
+	root := r.Root
+	if r.Kind == Kustomize {
+		root = path.Dir(root)
+	}
+	in := checks.Input{Path: path.Join(dir, root, fmt.Sprintf(".prodready-render-%d.yaml", i)), Data: r.Stream}
+	pl := &placed{render: r, dir: dir, about: about, input: in}
+	p.renders[in.Path] = pl
+	if variant {
+		p.addVariant(dir, pl)
+	} else {
+		if r.Kind == Helm {
+			p.sets[chartKey(dir, r.Root)].checked = pl
+		}
+		p.Inputs = append(p.Inputs, in)
+		p.Renders++
+	}
+	for _, f := range standsFor(r) {
+		drop[path.Join(dir, f)] = true
+	}
+	sk.add(dir, r, about)
+}
+
+// skips gathers the files of one folder's renders that became no checked
+// object. A chart rendered with several values sets names a file only when
+// none of its renders checked it.
+type skips struct {
+	renders map[string]int      // renders with objects, by root
+	files   map[string]*skipped // by root and file
+	values  map[string]bool     // values files of a render (not "not checked": read as values), by root and file
+}
+
+type skipped struct {
+	root, file, reason string
+	renders            int // renders of root that skipped the file
+}
+
+func newSkips() *skips {
+	return &skips{renders: map[string]int{}, files: map[string]*skipped{}, values: map[string]bool{}}
+}
+
+// add counts render r, whose messages name about.
+func (sk *skips) add(dir string, r *Render, about string) {
+	sk.renders[r.Root]++
+	for _, v := range r.ValuesFiles {
+		sk.values[r.Root+"\x00"+v] = true
+	}
+	for _, s := range r.Skipped {
+		k := r.Root + "\x00" + s.File
+		if e, ok := sk.files[k]; ok {
+			e.renders++
+			continue
+		}
+		sk.files[k] = &skipped{root: r.Root, file: path.Join(dir, s.File), reason: s.Reason + " (" + about + ")", renders: 1}
+	}
+}
+
+// all returns the files every render of their root skipped, sorted.
+func (sk *skips) all() []Skipped {
+	var out []Skipped
+	for k, e := range sk.files {
+		if e.renders == sk.renders[e.root] && !sk.values[k] {
+			out = append(out, Skipped{File: e.file, Reason: e.reason})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out
 }
 
 // HasRoots reports whether inputs hold a chart (a Chart.yaml) or a
@@ -92,11 +196,11 @@ func hasRootFile(files Files) bool {
 // Prepare renders, with render, the charts and root kustomizations of each
 // folder and returns the inputs to check. A folder that could not be read,
 // or a renderer that fails, makes render-failed findings; the rest of the
-// run goes on. Each chart is rendered with its values.yaml: the renders of
-// its other values sets (ci/*-values.yaml, values-*.yaml) hold objects of
-// the same names, so they need runs of their own, which are not made yet.
+// run goes on. Each chart is rendered with its values.yaml, whose objects
+// are among Inputs, and with each other values set (ci/*-values.yaml,
+// values-*.yaml, opts.ExtraValues): those hold objects of the same names,
+// so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	opts.ValuesYAMLOnly = true
 	p := &Prepared{renders: map[string]*placed{}}
 	drop := map[string]bool{}
 	for _, folder := range folders {
@@ -126,44 +230,24 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 			continue
 		}
 		for _, pr := range res.Problems {
-			p.Problems = append(p.Problems, failed(dir, pr, "run"))
+			f := failed(dir, pr, "")
+			f.Message = "rendering stopped early: " + pr.Message
+			p.Problems = append(p.Problems, f)
 		}
 		for _, s := range res.NotRendered {
-			p.Problems = append(p.Problems, failed(dir, Problem{File: s.File, Line: 1, Message: "not rendered: " + s.Reason}, path.Join(dir, path.Dir(s.File))))
+			about := "overlay " + path.Join(dir, path.Dir(s.File))
+			if path.Base(s.File) == "Chart.yaml" {
+				about = "chart " + path.Join(dir, path.Dir(s.File))
+			}
+			f := failed(dir, Problem{File: s.File, Line: 1}, about)
+			f.Message = fmt.Sprintf("the %s is not rendered in full, so what is left out is not checked: %s", about, s.Reason)
+			p.Problems = append(p.Problems, f)
 		}
+		sk := newSkips()
 		for i, r := range res.Renders {
-			about := "overlay " + path.Join(dir, path.Dir(r.Root))
-			if r.Kind == Helm {
-				about = "chart " + path.Join(dir, r.Root)
-				if len(r.ValuesFiles) > 0 {
-					continue // see Prepare: values.yaml renders only
-				}
-			}
-			for _, pr := range r.Problems {
-				f := failed(dir, pr, about)
-				if len(r.Documents) > 0 {
-					f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
-				}
-				p.Problems = append(p.Problems, f)
-			}
-			if len(r.Documents) == 0 {
-				continue
-			}
-			root := r.Root
-			if r.Kind == Kustomize {
-				root = path.Dir(root)
-			}
-			in := checks.Input{Path: path.Join(dir, root, fmt.Sprintf(".prodready-render-%d.yaml", i)), Data: r.Stream}
-			p.Inputs = append(p.Inputs, in)
-			p.renders[in.Path] = &placed{render: r, dir: dir, about: about}
-			p.Renders++
-			for _, f := range standsFor(r) {
-				drop[path.Join(dir, f)] = true
-			}
-			for _, sk := range r.Skipped {
-				p.Skipped = append(p.Skipped, Skipped{File: path.Join(dir, sk.File), Reason: sk.Reason + " (" + about + ")"})
-			}
+			p.add(dir, i, r, drop, sk)
 		}
+		p.Skipped = append(p.Skipped, sk.all()...)
 	}
 	var plain []checks.Input
 	for _, in := range inputs {
@@ -231,12 +315,15 @@ func failed(dir string, pr Problem, about string) checks.Finding {
 // their authors edit (the template or values line, the patch or base line)
 // and leaves the others as they are. A mapped finding keeps its fix's
 // description but not its edits, which apply to the rendered text: the
-// author makes the change in the source.
+// author makes the change in the source. A finding that only some of its
+// chart's values sets have names them, and the findings that only its
+// other values sets have come beside its own (see CheckValuesSets).
 func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	if len(p.renders) == 0 {
 		return fs // a plain run: every batch passes as it is
 	}
 	mapped := false
+	var more []checks.Finding
 	for i := range fs {
 		pl, ok := p.renders[fs[i].File]
 		if !ok {
@@ -244,29 +331,42 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		}
 		mapped = true
 		f := &fs[i]
-		doc := f.Object.Doc
-		file, line := "", 1
-		if doc >= 0 && doc < len(pl.render.Documents) {
-			file = pl.render.Documents[doc].Source
-			if loc, ok := pl.render.Locate(doc, f.Path); ok {
-				file = loc.File
-				line = max(loc.Line, 1)
-			}
+		pl.relocate(f)
+		if label, ok := p.only[key(*f)]; ok {
+			f.Message += " (rendered from the " + pl.about + "; " + label + ")"
+		} else {
+			f.Message += " (rendered from the " + pl.about + ")"
 		}
-		if file == "" {
-			file = pl.render.Root
-		}
-		f.File = path.Join(pl.dir, file)
-		f.Line, f.EndLine, f.Column = line, line, 1
-		f.Message += " (rendered from the " + pl.about + ")"
-		if f.Fix != nil {
-			fx := *f.Fix
-			fx.Edits = nil
-			f.Fix = &fx
-		}
+		more = append(more, p.reportWith(pl)...)
 	}
+	fs = append(fs, more...)
 	if mapped {
 		checks.SortFindings(fs) // mapped findings moved to other files and lines
 	}
 	return fs
+}
+
+// relocate moves f, a finding on the render's input, to the line its
+// author edits, and drops its fix's edits (they apply to the rendered
+// text).
+func (pl *placed) relocate(f *checks.Finding) {
+	doc := f.Object.Doc
+	file, line := "", 1
+	if doc >= 0 && doc < len(pl.render.Documents) {
+		file = pl.render.Documents[doc].Source
+		if loc, ok := pl.render.Locate(doc, f.Path); ok {
+			file = loc.File
+			line = max(loc.Line, 1)
+		}
+	}
+	if file == "" {
+		file = pl.render.Root
+	}
+	f.File = path.Join(pl.dir, file)
+	f.Line, f.EndLine, f.Column = line, line, 1
+	if f.Fix != nil {
+		fx := *f.Fix
+		fx.Edits = nil
+		f.Fix = &fx
+	}
 }

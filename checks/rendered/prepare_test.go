@@ -123,3 +123,67 @@ func TestPlainRunRendersNothing(t *testing.T) {
 		t.Errorf("renderer called %v, %d inputs, %d problems; want no call, the one input, no problem", called, len(p.Inputs), len(p.Problems))
 	}
 }
+
+// TestValuesSets checks that a chart is checked with each of its values
+// sets: a finding every set has is reported once, with no set named; one
+// that only some sets have names them, whether values.yaml has it or not;
+// a set that breaks the render gets its own render-failed finding.
+func TestValuesSets(t *testing.T) {
+	dir := filepath.ToSlash(filepath.Join(checkstest.Root(t), "fixtures", "render", "helm-sets"))
+	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
+	opts := rendered.Options{KubeVersion: cfg.KubernetesVersion, ExtraValues: map[string][][]string{
+		"web": {{"envs/prod.yaml"}, {"envs/broken.yaml"}},
+	}}
+	p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), render.InProcess, opts)
+	p.CheckValuesSets(cfg)
+	fs := append([]checks.Finding(nil), p.Problems...)
+	fs = append(fs, p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings)...)
+	fs = append(fs, p.Unreported()...)
+
+	byRule := map[string][]string{}
+	for _, f := range fs {
+		_, sets, _ := strings.Cut(f.Message, "(rendered from the chart "+dir+"/web")
+		byRule[f.RuleID] = append(byRule[f.RuleID], fmt.Sprintf("%s:%d %s", strings.TrimPrefix(f.File, dir+"/"), f.Line, sets))
+	}
+	want := map[string][]string{
+		// values.yaml has one replica; values-ha.yaml and envs/prod.yaml more.
+		"spread-missing": {"web/templates/deployment.yaml:16 ; with values-ha.yaml, envs/prod.yaml, not with values.yaml, ci/noprobes-values.yaml)"},
+		// Only ci/noprobes-values.yaml turns the probes off.
+		"liveness-probe-missing": {"web/templates/deployment.yaml:18 ; with ci/noprobes-values.yaml, not with values.yaml, values-ha.yaml, envs/prod.yaml)"},
+		// Every set lacks resources: said once, naming no set.
+		"cpu-requests-missing": {"web/templates/deployment.yaml:18 )"},
+	}
+	for rule, w := range want {
+		if diff := cmp.Diff(w, byRule[rule]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", rule, diff)
+		}
+	}
+	failed := byRule[checks.RenderFailed]
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "web/Chart.yaml:1") {
+		t.Fatalf("render-failed findings %q, want one on web/Chart.yaml for envs/broken.yaml", failed)
+	}
+	for _, f := range fs {
+		if f.RuleID == checks.RenderFailed && !strings.Contains(f.Message, "with values envs/broken.yaml") {
+			t.Errorf("render-failed %q does not name the values set that breaks the render", f.Message)
+		}
+	}
+}
+
+// TestConfigOptions checks that each charts: entry of the config is one
+// more values set of its chart, its paths cleaned.
+func TestConfigOptions(t *testing.T) {
+	cfg, err := checks.ParseConfig([]byte(`
+kubernetesVersion: "1.33"
+charts:
+  - {path: ./charts/web/, values: [envs/prod.yaml, ./envs/eu.yaml]}
+  - {path: charts/web, values: [envs/dev.yaml]}
+`), catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := rendered.ConfigOptions(cfg)
+	want := map[string][][]string{"charts/web": {{"envs/prod.yaml", "envs/eu.yaml"}, {"envs/dev.yaml"}}}
+	if diff := cmp.Diff(want, opts.ExtraValues); diff != "" || opts.KubeVersion != "1.33" {
+		t.Errorf("KubeVersion %q, ExtraValues (-want +got):\n%s", opts.KubeVersion, diff)
+	}
+}

@@ -1,7 +1,10 @@
 package rendered
 
 import (
+	"path"
 	"time"
+
+	"github.com/prodready/prodready/checks"
 )
 
 // Kind says what produced a [Render].
@@ -117,9 +120,10 @@ type Options struct {
 	// ReleaseName and Namespace fill .Release.Name and .Release.Namespace;
 	// "release" and "default" when empty.
 	ReleaseName, Namespace string
-	// ExtraValues maps a chart folder to values files (repository paths) that
-	// make one more render of that chart, layered in order on values.yaml.
-	ExtraValues map[string][]string
+	// ExtraValues maps a chart folder to values sets, each a list of values
+	// files (repository paths) that make one more render of that chart,
+	// layered in order on values.yaml.
+	ExtraValues map[string][][]string
 	// ValuesYAMLOnly renders each chart once, with its values.yaml alone:
 	// no ci/*-values.yaml, values-*.yaml or ExtraValues sets.
 	ValuesYAMLOnly bool
@@ -135,13 +139,31 @@ type Options struct {
 	MaxRenders int
 }
 
+// ConfigOptions are the render options a config asks for: its Kubernetes
+// version, and one more render of a chart per values set under charts:.
+func ConfigOptions(cfg *checks.Config) Options {
+	opts := Options{KubeVersion: cfg.KubernetesVersion}
+	for _, ch := range cfg.Charts {
+		if opts.ExtraValues == nil {
+			opts.ExtraValues = map[string][][]string{}
+		}
+		var set []string
+		for _, v := range ch.Values {
+			set = append(set, path.Clean(v))
+		}
+		dir := CleanDir(ch.Path)
+		opts.ExtraValues[dir] = append(opts.ExtraValues[dir], set)
+	}
+	return opts
+}
+
 // Defaults applied by [Run] to zero [Options] fields.
 const (
 	DefaultKubeVersion    = "1.31"
 	DefaultTimeout        = 10 * time.Second
 	DefaultMaxOutputBytes = 8 << 20
 	DefaultMaxObjects     = 2000
-	DefaultMaxRenders     = 200
+	DefaultMaxRenders     = 500
 )
 
 // WithDefaults returns o with every zero field set to its default.
@@ -172,8 +194,9 @@ func (o Options) WithDefaults() Options {
 
 // Result is the outcome of a [Run].
 type Result struct {
-	// Renders are the renders in a stable order: charts by folder then values
-	// set, then overlays by kustomization path.
+	// Renders are the renders in a stable order: each chart's values.yaml
+	// render by folder, then overlays by kustomization path, then the
+	// charts' other values sets, by folder and set.
 	Renders []*Render
 	// Problems are problems of the run as a whole, such as the render cap.
 	Problems []Problem

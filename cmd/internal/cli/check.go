@@ -101,11 +101,15 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	prep := renderInputs(inputs, paths, cfg, render)
 	inputs = prep.Inputs
 	emit(prep.Problems)
+	// Before the run: its findings of a chart name the values sets that
+	// have them when not all do.
+	prep.CheckValuesSets(cfg)
 	// The collector is paced to each step of the run (GOGC in the
 	// environment overrides it): this process runs one check.
 	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, Emit: func(fs []checks.Finding) {
 		emit(prep.Map(fs))
 	}})
+	emit(prep.Unreported())
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
@@ -247,7 +251,7 @@ func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, ren
 			return rendered.Result{}, errors.New("this binary does not render charts or overlays")
 		}
 	}
-	prep := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, dirs), render, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	prep := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, dirs), render, rendered.ConfigOptions(cfg))
 	if r := cfg.Catalog().Lookup(checks.RenderFailed); r == nil || !cfg.Enabled(r) {
 		prep.Problems = nil
 	}

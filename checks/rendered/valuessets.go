@@ -1,0 +1,219 @@
+package rendered
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// valuesSets are the renders of one chart: with its values.yaml, and with
+// each other values set of the repository (ci/*-values.yaml, values-*.yaml
+// beside the chart, the config's sets).
+type valuesSets struct {
+	base     *Render   // the values.yaml render, with objects or not
+	checked  *placed   // base, when it has objects to check
+	variants []*placed // the other sets' renders that have objects
+	// only are the findings that only values sets other than values.yaml
+	// have, mapped; Map reports them with the chart's other findings, and
+	// Unreported returns the ones it did not meet.
+	only     []checks.Finding
+	reported bool
+}
+
+// chartKey names a chart of a folder.
+func chartKey(dir, root string) string { return dir + "\x00" + root }
+
+// addBase records r, a chart's values.yaml render, as the one its other
+// values sets are compared with.
+func (p *Prepared) addBase(dir string, r *Render) {
+	if p.sets == nil {
+		p.sets = map[string]*valuesSets{}
+	}
+	cs := p.sets[chartKey(dir, r.Root)]
+	if cs == nil {
+		cs = &valuesSets{}
+		p.sets[chartKey(dir, r.Root)] = cs
+	}
+	cs.base = r
+}
+
+// addVariant records the render of one more values set of a chart.
+func (p *Prepared) addVariant(dir string, pl *placed) {
+	if p.sets == nil {
+		p.sets = map[string]*valuesSets{}
+	}
+	k := chartKey(dir, pl.render.Root)
+	cs := p.sets[k]
+	if cs == nil {
+		cs = &valuesSets{}
+		p.sets[k] = cs
+	}
+	cs.variants = append(cs.variants, pl)
+}
+
+// baseHas reports whether the values.yaml render of r's chart has the
+// problem pr already (a missing dependency, a broken template), so that a
+// values set's render does not say it again.
+func (p *Prepared) baseHas(dir string, r *Render, pr Problem) bool {
+	cs := p.sets[chartKey(dir, r.Root)]
+	if cs == nil || cs.base == nil {
+		return false
+	}
+	for _, b := range cs.base.Problems {
+		if b.File == pr.File && b.Message == pr.Message {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckValuesSets compares the renders of each chart that has more than
+// one values set; call it before the run of Inputs. Each render is checked
+// on its own (the chart's objects only, so that what differs is what the
+// values change), and each finding is keyed by rule, source line, kind and
+// key path. A finding every render has is reported once, by the run of
+// Inputs. One that only some renders have names them: Map adds the names
+// to the values.yaml render's findings, and reports the findings that only
+// other values sets have beside them (Unreported returns those of charts
+// whose values.yaml render had no finding to meet).
+func (p *Prepared) CheckValuesSets(cfg *checks.Config) {
+	for _, cs := range p.sets {
+		if len(cs.variants) > 0 {
+			cs.only = p.compare(cs, cfg)
+		}
+	}
+}
+
+// Unreported returns the findings of CheckValuesSets that Map has not
+// reported: those of charts whose values.yaml render had no finding, or no
+// object. Call it once the run of Inputs is over.
+func (p *Prepared) Unreported() []checks.Finding {
+	var out []checks.Finding
+	for _, cs := range p.sets {
+		if !cs.reported {
+			out = append(out, cs.only...)
+			cs.reported = true
+		}
+	}
+	checks.SortFindings(out)
+	return out
+}
+
+// reportWith returns the findings only other values sets of pl's chart
+// have, the first time it is asked (nil after, and for overlays).
+func (p *Prepared) reportWith(pl *placed) []checks.Finding {
+	if pl.render.Kind != Helm {
+		return nil
+	}
+	cs := p.sets[chartKey(pl.dir, pl.render.Root)]
+	if cs == nil || cs.reported {
+		return nil
+	}
+	cs.reported = true
+	return cs.only
+}
+
+// compare checks each render of one chart on its own; see CheckValuesSets.
+func (p *Prepared) compare(cs *valuesSets, cfg *checks.Config) []checks.Finding {
+	renders := append([]*placed{cs.checked}, cs.variants...)
+	names := make([]string, len(renders))
+	names[0] = "values.yaml"
+	for j, pl := range renders[1:] {
+		names[j+1] = setName(pl)
+	}
+	has := map[string][]int{}
+	first := map[string]checks.Finding{}
+	var order []string
+	total := 0
+	for j, pl := range renders {
+		if pl == nil {
+			continue // values.yaml rendered no object
+		}
+		total++
+		res := checks.Run([]checks.Input{pl.input}, cfg, checks.Options{})
+		for _, f := range res.Findings {
+			pl.relocate(&f)
+			k := key(f)
+			if js := has[k]; len(js) > 0 && js[len(js)-1] == j {
+				continue
+			}
+			if _, ok := first[k]; !ok {
+				first[k] = f
+				order = append(order, k)
+			}
+			has[k] = append(has[k], j)
+		}
+	}
+	var out []checks.Finding
+	for _, k := range order {
+		js := has[k]
+		if len(js) == total && cs.checked != nil {
+			continue // every render has it: the run of Inputs reports it once
+		}
+		label := setsLabel(names, js, renders)
+		if js[0] == 0 {
+			if p.only == nil {
+				p.only = map[string]string{}
+			}
+			p.only[k] = label // the run of Inputs reports it; Map names the sets
+			continue
+		}
+		f := first[k]
+		f.Message += " (rendered from the " + strings.SplitN(renders[js[0]].about, " with values ", 2)[0] + "; " + label + ")"
+		out = append(out, f)
+	}
+	return out
+}
+
+// setName names a values set by its files, relative to the chart's folder
+// when they are inside it.
+func setName(pl *placed) string {
+	var names []string
+	for _, v := range pl.render.ValuesFiles {
+		if rel, ok := strings.CutPrefix(v, pl.render.Root+"/"); ok && pl.render.Root != "" {
+			v = rel
+		}
+		names = append(names, v)
+	}
+	return strings.Join(names, " + ")
+}
+
+// setsLabel says which values sets have a finding (js, indexes into names)
+// and which do not, at most a few names each.
+func setsLabel(names []string, js []int, renders []*placed) string {
+	in := map[int]bool{}
+	for _, j := range js {
+		in[j] = true
+	}
+	var with, without []string
+	for j, n := range names {
+		switch {
+		case in[j]:
+			with = append(with, n)
+		case renders[j] != nil:
+			without = append(without, n)
+		}
+	}
+	if len(without) == 0 {
+		return "with " + list(with)
+	}
+	return "with " + list(with) + ", not with " + list(without)
+}
+
+// list joins names, naming at most four.
+func list(names []string) string {
+	const most = 4
+	if len(names) > most {
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
+	}
+	return strings.Join(names, ", ")
+}
+
+// key identifies a mapped finding across the renders of one chart: its
+// rule, source line, object kind and key path (the object's name and the
+// message may change with the values).
+func key(f checks.Finding) string {
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", f.RuleID, path.Clean(f.File), f.Line, f.Object.Kind, f.Path)
+}
