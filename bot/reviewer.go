@@ -270,7 +270,7 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	sort.Strings(paths)
 	for _, p := range paths {
 		checks.SortFindings(byFile[p])
-		cs, outside, err := rv.place(ctx, p, src[p], patches[p], byFile[p])
+		cs, outside, err := rv.place(ctx, p, src[p], patches[p], byFile[p], out.fromRender)
 		if err != nil {
 			return Review{}, err
 		}
@@ -469,7 +469,12 @@ func mergeRenders(fs []checks.Finding) []checks.Finding {
 // place splits one file's findings into inline comments (on added lines of
 // the diff, with suggestions whose whole range lies in one hunk) and the
 // findings that cannot be commented inline.
-func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch string, fs []checks.Finding) ([]Comment, []checks.Finding, error) {
+//
+// A finding of a render (in rendered, by fingerprint) on a line the diff
+// does not add, whose block lost lines in the diff (a readinessProbe
+// removed from a container's template), is commented on the line above the
+// removal: the diff shows no added line for what is now missing.
+func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch string, fs []checks.Finding, rendered map[string]bool) ([]Comment, []checks.Finding, error) {
 	d, err := ParsePatch(patch)
 	if err != nil {
 		LoggerFrom(ctx).Warn("unreadable diff; findings go to the summary", "file", path, "err", err.Error())
@@ -527,6 +532,12 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 		if d.IsAdded(f.Line) {
 			out = append(out, newComment(path, f.Line, f.Line, []checks.Finding{f}, nil))
 			continue
+		}
+		if rendered[f.Fingerprint()] {
+			if at := nearRemoval(d, src, f.Line); at > 0 {
+				out = append(out, newComment(path, at, at, []checks.Finding{f}, nil))
+				continue
+			}
 		}
 		outside = append(outside, f)
 	}
