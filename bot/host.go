@@ -80,6 +80,11 @@ type Comment struct {
 	// from them with CommentBodyWith.
 	Findings   []checks.Finding
 	Suggestion *Suggestion
+	// Unchanged is true for a one-line comment on a line the diff shows
+	// but does not add: the line above lines the change removed, where a
+	// finding about what is now missing goes. Other comments are on added
+	// lines.
+	Unchanged bool
 }
 
 // Review is what one push gets: inline comments on added lines, and every

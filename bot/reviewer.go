@@ -535,7 +535,9 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 		}
 		if rendered[f.Fingerprint()] {
 			if at := nearRemoval(d, src, f.Line); at > 0 {
-				out = append(out, newComment(path, at, at, []checks.Finding{f}, nil))
+				c := newComment(path, at, at, []checks.Finding{f}, nil)
+				c.Unchanged = true
+				out = append(out, c)
 				continue
 			}
 		}
