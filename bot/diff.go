@@ -253,3 +253,39 @@ func headerPath(s, prefix string) string {
 	}
 	return strings.TrimPrefix(s, prefix)
 }
+
+// nearRemoval returns the line of the file at head, shown in the diff,
+// just above lines the diff removes inside the block that line opens (the
+// lines after it indented deeper, as YAML nests): where a comment about
+// something the block no longer has goes. 0 when the diff removes nothing
+// there.
+func nearRemoval(d *Diff, src []byte, line int) int {
+	lines := strings.Split(string(src), "\n")
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	opener := indent(lines[line-1]) // a sequence item's keys sit past its dash
+	end := line
+	for n := line + 1; n <= len(lines); n++ {
+		l := lines[n-1]
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if indent(l) <= opener {
+			break
+		}
+		end = n
+	}
+	for _, h := range d.Hunks {
+		for i, l := range h.Lines {
+			if l.Type != Deleted || i == 0 || h.Lines[i-1].Type == Deleted {
+				continue
+			}
+			if at := h.Lines[i-1].New; at >= line && at <= end {
+				return at
+			}
+		}
+	}
+	return 0
+}

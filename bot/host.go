@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/report"
 )
 
 // PullRequest identifies one pull request (GitHub) or merge request (GitLab)
@@ -79,6 +80,11 @@ type Comment struct {
 	// from them with CommentBodyWith.
 	Findings   []checks.Finding
 	Suggestion *Suggestion
+	// Unchanged is true for a one-line comment on a line the diff shows
+	// but does not add: the line above lines the change removed, where a
+	// finding about what is now missing goes. Other comments are on added
+	// lines.
+	Unchanged bool
 }
 
 // Review is what one push gets: inline comments on added lines, and every
@@ -102,6 +108,14 @@ type Review struct {
 	// Fingerprints holds the fingerprint of every finding in Findings: a
 	// posted comment whose fingerprints are all missing from it is fixed.
 	Fingerprints map[string]bool
+	// NotChecked are the files the pull request changes that were read but
+	// not checked, and the files of the charts and overlays it affects that
+	// rendered to no object or were not loaded, with why.
+	NotChecked []report.NotChecked
+	// Elsewhere counts the findings of the affected charts and overlays
+	// that are in files the pull request does not change (not reported:
+	// without a review of the base, they cannot be told from old ones).
+	Elsewhere int
 }
 
 // Host is what a VCS adapter implements. ctx is first on every call; every
@@ -111,10 +125,12 @@ type Host interface {
 	ChangedFiles(ctx context.Context, pr PullRequest) ([]ChangedFile, error)
 	// ReadFile returns one file at ref, or (nil, nil) when it does not exist.
 	ReadFile(ctx context.Context, pr PullRequest, ref, path string) ([]byte, error)
-	// Manifests returns every file at ref that want accepts (a
-	// slash-separated repository path), with as few API calls as the host
-	// allows. cache holds contents by blob SHA across pushes.
-	Manifests(ctx context.Context, pr PullRequest, ref string, want func(path string) bool, cache BlobCache) ([]File, error)
+	// Manifests returns the files at ref that want picks, with as few API
+	// calls as the host allows: want is called once, with the path of every
+	// regular file of the tree at ref (slash-separated repository paths), so
+	// it can pick a chart's or overlay's files by what else the tree holds.
+	// cache holds contents by blob SHA across pushes.
+	Manifests(ctx context.Context, pr PullRequest, ref string, want Want, cache BlobCache) ([]File, error)
 	// StartReview marks the review as running (a check run in_progress, a
 	// pending commit status) and returns a handle for Finish.
 	StartReview(ctx context.Context, pr PullRequest) (ReviewHandle, error)
@@ -125,6 +141,23 @@ type Host interface {
 	// Fail finishes a started review with a clear failure message (never
 	// leaving it running).
 	Fail(ctx context.Context, pr PullRequest, h ReviewHandle, message string) error
+}
+
+// Want picks, from the paths of every file of a tree, the files to load: it
+// returns the set of them. A path it does not return is not loaded.
+type Want func(paths []string) map[string]bool
+
+// WantEach is the Want that picks each path keep accepts on its own.
+func WantEach(keep func(path string) bool) Want {
+	return func(paths []string) map[string]bool {
+		out := map[string]bool{}
+		for _, p := range paths {
+			if keep(p) {
+				out[p] = true
+			}
+		}
+		return out
+	}
 }
 
 // ReviewHandle is a host's reference to a started review.

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,7 +123,7 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 	}
 	rv := NewReviewer(NewLRUCache(1<<20), nil)
 	files := []File{{Path: "a.yaml", SHA: "sa", Data: inputs[0].Data}, {Path: "b.yaml", SHA: "sb", Data: inputs[1].Data}}
-	first := rv.run(files, cfg).Files
+	first := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg).res.Files
 	for _, f := range first {
 		for _, o := range f.Objects {
 			if !o.Packed() {
@@ -136,11 +137,11 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := rv.run(files, cfg)
-			if res.Files[0] != first[0] || res.Files[1] != first[1] {
+			out := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg)
+			if out.res.Files[0] != first[0] || out.res.Files[1] != first[1] {
 				t.Error("cached parse not reused")
 			}
-			results[i] = res.Findings
+			results[i] = out.findings
 		}()
 	}
 	wg.Wait()

@@ -194,6 +194,10 @@ func Summary(r Review, failOn checks.Severity) string {
 		}
 		b.WriteString("\n")
 	}
+	if r.Elsewhere > 0 {
+		fmt.Fprintf(&b, "The charts and overlays this pull request changes have %s in files it does not change, not reported here (`prodready check` lists them).\n\n", plural(r.Elsewhere, "more finding", "more findings"))
+	}
+	writeNotChecked(&b, r.NotChecked)
 	b.WriteString(`<details><summary>Configure or ignore</summary>
 
 Configure prodready with ` + "`.prodready.yaml`" + ` at the root of the repository; it is read
@@ -214,6 +218,33 @@ it; to ignore a rule for a whole object, annotate it with ` + "`prodready.dev/ig
 </details>
 `)
 	return Truncate(b.String(), MaxSummaryChars)
+}
+
+// maxNotCheckedRows is how many files not checked a summary names.
+const maxNotCheckedRows = 50
+
+// writeNotChecked says how many files were not checked, naming them with
+// why.
+func writeNotChecked(b *strings.Builder, ns []report.NotChecked) {
+	if len(ns) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%s not checked:**\n\n| File | Why |\n|---|---|\n", plural(len(ns), "file", "files"))
+	for i, n := range ns {
+		if i == maxNotCheckedRows {
+			fmt.Fprintf(b, "\n…and %d more.\n", len(ns)-i)
+			break
+		}
+		fmt.Fprintf(b, "| `%s` | %s |\n", cell(n.Path), cell(n.Reason))
+	}
+	b.WriteString("\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Truncate cuts s to at most n characters (runes), ending with a note when

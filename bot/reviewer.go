@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prodready/prodready/checks/catalog"
-
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/checks/report"
 )
 
 // DefaultMaxComments is how many inline comments one review posts at most;
@@ -39,6 +40,12 @@ type Reviewer struct {
 	MaxComments int
 	// Logger receives the job's log lines (slog.Default when nil).
 	Logger *slog.Logger
+	// Render renders the Helm charts and kustomize overlays a pull request
+	// touches, at head (render.InProcess in prodready-bot). Nil: nothing is
+	// rendered, and templates are not checked. A func, not an import of
+	// checks/render, so the lean CLI that links this package carries no
+	// Helm or kustomize.
+	Render rendered.Renderer
 }
 
 // NewReviewer returns a Reviewer that caches blobs in cache (which may be
@@ -189,14 +196,26 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	if err != nil {
 		return Review{}, fmt.Errorf("listing changed files: %w", err)
 	}
+	// patches are the changed files at head: findings are kept in them
+	// (a template or values file of a rendered chart as well as a manifest).
 	patches := map[string]string{}
+	relevant := false
 	for _, f := range changed {
-		if f.Status == "removed" || f.Path == checks.ConfigFileName || !cfg.Wants(f.Path) {
+		if f.Path == checks.ConfigFileName {
 			continue
+		}
+		if rv.Render != nil && (mayRender(f.Path) || (f.PreviousPath != "" && mayRender(f.PreviousPath))) {
+			relevant = true
+		}
+		if f.Status == "removed" {
+			continue
+		}
+		if cfg.Wants(f.Path) {
+			relevant = true
 		}
 		patches[f.Path] = f.Patch
 	}
-	if len(patches) == 0 {
+	if !relevant {
 		return Review{
 			Conclusion:   "neutral",
 			Title:        "No Kubernetes manifests changed",
@@ -204,7 +223,11 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 			Fingerprints: map[string]bool{},
 		}, nil
 	}
-	want := func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) }
+	plan := newRenderPlan(cfg, changed)
+	want := WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) })
+	if rv.Render != nil {
+		want = plan.want
+	}
 	files, err := host.Manifests(ctx, pr, pr.HeadSHA, want, rv.Cache)
 	if err != nil {
 		return Review{}, fmt.Errorf("loading manifests at %s: %w", short(pr.HeadSHA), err)
@@ -213,17 +236,31 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	for _, f := range files {
 		src[f.Path] = f.Data
 	}
-	res := rv.run(files, cfg)
+	out := rv.run(ctx, plan, files, cfg)
 	byFile := map[string][]checks.Finding{}
-	var kept []checks.Finding
-	for _, f := range res.Findings {
+	var kept, elsewhere []checks.Finding
+	for _, f := range out.findings {
 		if _, ok := patches[f.File]; ok {
 			byFile[f.File] = append(byFile[f.File], f)
 			kept = append(kept, f)
+		} else if out.fromRender[f.Fingerprint()] {
+			elsewhere = append(elsewhere, f)
 		}
 	}
-	r := Review{Findings: kept, Fingerprints: map[string]bool{}}
-	for _, f := range kept {
+	r := Review{Findings: kept, Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), Elsewhere: len(elsewhere)}
+	// Render-failed findings of the charts and overlays the pull request
+	// affects are kept wherever they are (a chart's Chart.yaml it does
+	// not change): a change that breaks a render must not pass.
+	for _, f := range out.problems {
+		r.Findings = append(r.Findings, f)
+		if _, ok := patches[f.File]; ok {
+			byFile[f.File] = append(byFile[f.File], f)
+			continue
+		}
+		r.Outside = append(r.Outside, f)
+	}
+	checks.SortFindings(r.Findings)
+	for _, f := range r.Findings {
 		r.Fingerprints[f.Fingerprint()] = true
 	}
 	paths := make([]string, 0, len(byFile))
@@ -232,7 +269,8 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		cs, outside, err := rv.place(ctx, p, src[p], patches[p], byFile[p])
+		checks.SortFindings(byFile[p])
+		cs, outside, err := rv.place(ctx, p, src[p], patches[p], byFile[p], out.fromRender)
 		if err != nil {
 			return Review{}, err
 		}
@@ -242,31 +280,87 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	rv.fold(&r)
 	checks.SortFindings(r.Outside)
 	r.Conclusion = "success"
-	if cfg.Fails(kept) {
+	if cfg.Fails(r.Findings) {
 		r.Conclusion = "failure"
 	}
-	r.Title = Title(kept)
+	r.Title = Title(r.Findings)
 	r.Summary = Summary(r, cfg.FailOnSeverity())
 	return r, nil
 }
 
-// run checks files, taking from the cache, when it is a ParsedCache, every
-// file whose blob was parsed before with the same limits, and keeping there
-// the ones the run parses.
-func (rv *Reviewer) run(files []File, cfg *checks.Config) *checks.Result {
+// runOutput is what a review's run found.
+type runOutput struct {
+	// findings are the plain findings and those of affected renders,
+	// mapped to the lines authors edit.
+	findings []checks.Finding
+	// fromRender holds the fingerprints of the findings of renders.
+	fromRender map[string]bool
+	// problems are the render-failed findings of the affected charts and
+	// overlays.
+	problems []checks.Finding
+	res      *checks.Result
+	skipped  []report.NotChecked
+}
+
+// notChecked lists the files the pull request changes that were read but
+// not checked (a template of a chart not rendered, a file over the size
+// limit), and the files of the affected renders that became no object or
+// were not loaded, sorted by path.
+func (o runOutput) notChecked(changed map[string]string) []report.NotChecked {
+	var out []report.NotChecked
+	for _, n := range report.NotCheckedOf(o.res) {
+		if _, ok := changed[n.Path]; ok {
+			out = append(out, n)
+		}
+	}
+	out = append(out, o.skipped...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	seen := map[string]bool{}
+	uniq := out[:0]
+	for _, n := range out {
+		if !seen[n.Path] {
+			seen[n.Path] = true
+			uniq = append(uniq, n)
+		}
+	}
+	return uniq
+}
+
+// run checks the manifests of files the config checks, with the charts and
+// overlays the pull request affects rendered (when the Reviewer has a
+// renderer): their objects are checked in place of their templates, bases
+// and patches, and their findings mapped to the lines authors edit;
+// findings of other renders are dropped. It takes from the cache, when it
+// is a ParsedCache, every file whose blob was parsed before with the same
+// limits, and keeps there the ones the run parses.
+func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg *checks.Config) runOutput {
 	lim := cfg.ParseLimits()
 	pc, _ := rv.Cache.(ParsedCache)
-	inputs := make([]checks.Input, len(files))
-	var miss []int
-	for i, f := range files {
-		inputs[i] = checks.Input{Path: f.Path, Data: f.Data}
+	inputs := make([]checks.Input, 0, len(files))
+	miss := map[string]string{} // path -> blob SHA, parsed by this run
+	for _, f := range files {
+		if rv.Render != nil && !plan.plain[f.Path] {
+			continue // loaded for a render only
+		}
+		in := checks.Input{Path: f.Path, Data: f.Data}
 		if pc != nil && f.SHA != "" {
 			if pf, ok := pc.GetParsed(f.Path, f.SHA, lim); ok {
-				inputs[i].Parsed = pf
-				continue
+				in.Parsed = pf
+			} else {
+				miss[f.Path] = f.SHA
 			}
 		}
-		miss = append(miss, i)
+		inputs = append(inputs, in)
+	}
+	var out runOutput
+	prep := &rendered.Prepared{Inputs: inputs}
+	if rv.Render != nil {
+		rr := plan.prepare(ctx, inputs, files, rv.Render)
+		prep, out.problems = rr.prep, rr.problems
+		for _, n := range plan.notLoaded {
+			rr.skipped = append(rr.skipped, report.NotChecked{Path: n, Reason: notLoadedReason})
+		}
+		out.skipped = rr.skipped
 	}
 	opts := checks.Options{}
 	if pc != nil {
@@ -277,21 +371,110 @@ func (rv *Reviewer) run(files []File, cfg *checks.Config) *checks.Result {
 		// packed as soon as it is parsed.
 		opts.Memory = checks.PackTrees
 	}
-	res := checks.Run(inputs, cfg, opts)
+	res := checks.Run(prep.Inputs, cfg, opts)
+	out.res = res
 	if pc != nil {
-		for _, i := range miss {
-			if files[i].SHA != "" {
-				pc.PutParsed(files[i].SHA, res.Files[i], lim)
+		for i, in := range prep.Inputs {
+			if sha, ok := miss[in.Path]; ok && i < len(res.Files) {
+				pc.PutParsed(sha, res.Files[i], lim)
 			}
 		}
 	}
-	return res
+	var mine []checks.Finding
+	var fromRender []bool
+	for _, f := range res.Findings {
+		r, ok := prep.RenderOf(f.File)
+		if ok && !plan.affected(r) {
+			continue
+		}
+		mine = append(mine, f)
+		fromRender = append(fromRender, ok)
+	}
+	// Map sorts the findings it moves; keep which came from a render by
+	// fingerprint once mapped.
+	marked := make([]checks.Finding, 0, len(mine))
+	for i := range mine {
+		if fromRender[i] {
+			marked = append(marked, mine[i])
+		}
+	}
+	marked = mergeRenders(prep.Map(marked))
+	out.fromRender = map[string]bool{}
+	for _, f := range marked {
+		out.fromRender[f.Fingerprint()] = true
+	}
+	for i := range mine {
+		if !fromRender[i] {
+			marked = append(marked, mine[i])
+		}
+	}
+	checks.SortFindings(marked)
+	out.findings = marked
+	return out
+}
+
+// renderedFrom begins the note rendered.Map ends a mapped finding's
+// message with: " (rendered from the overlay overlays/prod)".
+const renderedFrom = " (rendered from the "
+
+// maxNamedRenders is how many renders a merged finding names.
+const maxNamedRenders = 5
+
+// mergeRenders makes one finding of the findings several renders make at
+// the same line for the same reason (a base line every overlay built on it
+// renders): one comment naming the renders, not one per overlay.
+func mergeRenders(fs []checks.Finding) []checks.Finding {
+	type key struct {
+		file       string
+		line       int
+		rule, text string
+	}
+	index := map[key]int{}
+	var out []checks.Finding
+	var abouts [][]string
+	for _, f := range fs {
+		i := strings.LastIndex(f.Message, renderedFrom)
+		if i < 0 || !strings.HasSuffix(f.Message, ")") {
+			out = append(out, f)
+			abouts = append(abouts, nil)
+			continue
+		}
+		k := key{f.File, f.Line, f.RuleID, f.Message[:i]}
+		about := f.Message[i+len(renderedFrom) : len(f.Message)-1]
+		if j, ok := index[k]; ok {
+			abouts[j] = append(abouts[j], about)
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, f)
+		abouts = append(abouts, []string{about})
+	}
+	for j := range out {
+		if len(abouts[j]) < 2 {
+			continue
+		}
+		names := abouts[j]
+		sort.Strings(names)
+		more := ""
+		if len(names) > maxNamedRenders {
+			more = fmt.Sprintf(" and %d more", len(names)-maxNamedRenders)
+			names = names[:maxNamedRenders]
+		}
+		i := strings.LastIndex(out[j].Message, renderedFrom)
+		out[j].Message = out[j].Message[:i] + renderedFrom + strings.Join(names, ", the ") + more + ")"
+	}
+	return out
 }
 
 // place splits one file's findings into inline comments (on added lines of
 // the diff, with suggestions whose whole range lies in one hunk) and the
 // findings that cannot be commented inline.
-func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch string, fs []checks.Finding) ([]Comment, []checks.Finding, error) {
+//
+// A finding of a render (in rendered, by fingerprint) on a line the diff
+// does not add, whose block lost lines in the diff (a readinessProbe
+// removed from a container's template), is commented on the line above the
+// removal: the diff shows no added line for what is now missing.
+func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch string, fs []checks.Finding, rendered map[string]bool) ([]Comment, []checks.Finding, error) {
 	d, err := ParsePatch(patch)
 	if err != nil {
 		LoggerFrom(ctx).Warn("unreadable diff; findings go to the summary", "file", path, "err", err.Error())
@@ -349,6 +532,14 @@ func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch st
 		if d.IsAdded(f.Line) {
 			out = append(out, newComment(path, f.Line, f.Line, []checks.Finding{f}, nil))
 			continue
+		}
+		if rendered[f.Fingerprint()] {
+			if at := nearRemoval(d, src, f.Line); at > 0 {
+				c := newComment(path, at, at, []checks.Finding{f}, nil)
+				c.Unchanged = true
+				out = append(out, c)
+				continue
+			}
 		}
 		outside = append(outside, f)
 	}

@@ -39,10 +39,15 @@ func (h *memHost) ReadFile(ctx context.Context, pr PullRequest, ref, path string
 	return nil, nil
 }
 
-func (h *memHost) Manifests(ctx context.Context, pr PullRequest, ref string, want func(string) bool, cache BlobCache) ([]File, error) {
+func (h *memHost) Manifests(ctx context.Context, pr PullRequest, ref string, want Want, cache BlobCache) ([]File, error) {
+	var paths []string
+	for p := range h.refs[ref] {
+		paths = append(paths, p)
+	}
+	picked := want(paths)
 	var out []File
 	for p, s := range h.refs[ref] {
-		if want(p) {
+		if picked[p] {
 			out = append(out, File{Path: p, Data: []byte(s)})
 		}
 	}

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/prodready/prodready/checks/catalog"
-
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/report"
 	"github.com/prodready/prodready/cmd/internal/cli"
 	"github.com/prodready/prodready/vcs/ghaction"
@@ -163,7 +163,7 @@ func runAction(o *actionOptions, dir string, stdout, stderr io.Writer) int {
 	}
 	if o.mode == modeSARIF {
 		return a.sarif(host, cfg, func(want func(string) bool) ([]bot.File, error) {
-			return host.Manifests(ctx, pr, "", want, nil)
+			return host.Manifests(ctx, pr, "", bot.WantEach(want), nil)
 		})
 	}
 	return a.review(ctx, host, pr, cfg)
@@ -189,6 +189,7 @@ func (a *actionRun) connect(host *ghaction.Host, pr bot.PullRequest) {
 // fallback and in annotations mode, prints it as annotations).
 func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.PullRequest, cfg *checks.Config) int {
 	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	rv.Render = render.InProcess
 	ctx = bot.WithLogger(ctx, slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	rh, err := host.StartReview(ctx, pr)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/cmd/internal/cli"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -129,6 +130,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewJSONHandler(stdout, nil))
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(*cacheBytes), logger)
+	rv.Render = render.InProcess // the charts and overlays a pull request touches
 	pool := bot.NewPool(rv.Run, bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: logger, Metrics: metrics})
 	srv := bot.NewServer(pool, metrics, logger)
 	env := ServeEnv{Server: srv, Queue: pool, Metrics: metrics, Logger: logger}

@@ -21,3 +21,19 @@ func OnlyRule(id string) string {
 	}
 	return b.String()
 }
+
+// OnlyRules is OnlyRule for several rules.
+func OnlyRules(ids ...string) string {
+	on := map[string]bool{}
+	for _, id := range ids {
+		on[id] = true
+	}
+	var b strings.Builder
+	b.WriteString("failOn: error\nrules:\n")
+	for _, r := range catalog.Default().Rules() {
+		if !on[r.ID] {
+			b.WriteString("  " + r.ID + ": false\n")
+		}
+	}
+	return b.String()
+}

@@ -219,9 +219,17 @@ func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, p string) 
 // is not at ref (actions/checkout checks out the pull request's merge
 // commit by default) and git has ref, every file that exists at ref is read
 // at ref instead: inline comments are placed on ref's lines.
-func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(string) bool, cache bot.BlobCache) ([]bot.File, error) {
-	wanted := func(p string) bool { return h.Under(p) && want(p) }
-	files, err := h.WorkingTree(wanted)
+func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
+	wanted := func(paths []string) map[string]bool {
+		under := make([]string, 0, len(paths))
+		for _, p := range paths {
+			if h.Under(p) {
+				under = append(under, p)
+			}
+		}
+		return want(under)
+	}
+	files, err := h.workingTree(wanted)
 	if err != nil || ref == "" || h.prepare(ctx, pr) != nil {
 		return files, err
 	}
@@ -250,6 +258,14 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 // accepts (slash-separated paths relative to the repository root),
 // skipping .git and files over 10 MiB.
 func (h *Host) WorkingTree(want func(string) bool) ([]bot.File, error) {
+	return h.workingTree(bot.WantEach(want))
+}
+
+// workingTree reads the files of the working tree that want picks from
+// the paths of all of them.
+func (h *Host) workingTree(want bot.Want) ([]bot.File, error) {
+	type entry struct{ rel, path string }
+	var entries []entry
 	root := h.Dir
 	if root == "" {
 		root = "."
@@ -257,7 +273,6 @@ func (h *Host) WorkingTree(want func(string) bool) ([]bot.File, error) {
 	if top, err := h.run(context.Background(), "rev-parse", "--show-toplevel"); err == nil && top != "" {
 		root = top
 	}
-	var files []bot.File
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -273,22 +288,33 @@ func (h *Host) WorkingTree(want func(string) bool) ([]bot.File, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !want(rel) {
-			return nil
+		if d.Type().IsRegular() {
+			entries = append(entries, entry{rel, p})
 		}
-		if info, err := d.Info(); err == nil && info.Size() > maxFileBytes {
-			h.note("%s is over %d MiB; not checked", rel, maxFileBytes>>20)
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", rel, err)
-		}
-		files = append(files, bot.File{Path: rel, Data: data})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the working tree: %w", err)
+	}
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = e.rel
+	}
+	picked := want(paths)
+	var files []bot.File
+	for _, e := range entries {
+		if !picked[e.rel] {
+			continue
+		}
+		if info, err := os.Stat(e.path); err == nil && info.Size() > maxFileBytes {
+			h.note("%s is over %d MiB; not checked", e.rel, maxFileBytes>>20)
+			continue
+		}
+		data, err := os.ReadFile(e.path)
+		if err != nil {
+			return nil, fmt.Errorf("reading the working tree: reading %s: %w", e.rel, err)
+		}
+		files = append(files, bot.File{Path: e.rel, Data: data})
 	}
 	return files, nil
 }

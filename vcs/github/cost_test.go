@@ -274,7 +274,7 @@ func TestManifestsFromHostileTarball(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := bot.PullRequest{Repo: owner + "/" + name, Number: 1, HeadSHA: sha}
-	got, err := h.Manifests(context.Background(), pr, sha, func(p string) bool { return strings.HasSuffix(p, ".yaml") }, nil)
+	got, err := h.Manifests(context.Background(), pr, sha, bot.WantEach(func(p string) bool { return strings.HasSuffix(p, ".yaml") }), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,13 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 
 func newStack(t *testing.T, queueSize int, start bool) *stack {
 	t.Helper()
+	return newStackWith(t, queueSize, start, nil)
+}
+
+// newStackWith is newStack with the reviewer set up by configure (when not
+// nil) before the pool starts.
+func newStackWith(t *testing.T, queueSize int, start bool, configure func(*bot.Reviewer)) *stack {
+	t.Helper()
 	keyPEM, pub := testKey(t)
 	st := &stack{fake: fakegithub.New(testAppID, pub), done: make(chan string, 100), logs: &bytes.Buffer{}}
 	t.Cleanup(st.fake.Close)
@@ -99,6 +106,9 @@ func newStack(t *testing.T, queueSize int, start bool) *stack {
 	st.app = app
 	rv := bot.NewReviewer(bot.NewLRUCache(1<<20), logger)
 	rv.Suggest = testSuggest
+	if configure != nil {
+		configure(rv)
+	}
 	st.pool = bot.NewPool(func(ctx context.Context, job bot.Job) error {
 		err := rv.Run(ctx, job)
 		st.done <- job.DeliveryID

@@ -162,13 +162,13 @@ func (h *Host) blob(ctx context.Context, pr bot.PullRequest, sha string) ([]byte
 	return data, nil
 }
 
-// Manifests returns every file at ref that want accepts: one recursive tree
+// Manifests returns the files at ref that want picks: one recursive tree
 // request, then the files not already in cache: one blob request each (four
 // at a time) when at most ArchiveThreshold are missing, else one tarball of
 // the commit, so the number of requests grows neither with the repository
 // nor with the pull request. Symbolic links are not manifests and are left
 // out.
-func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(string) bool, cache bot.BlobCache) ([]bot.File, error) {
+func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	tree, _, err := h.client.Git.GetTree(ctx, repoOwner(pr), repoName(pr), ref, true)
 	if err != nil {
 		return nil, fmt.Errorf("listing the tree at %s: %w", ref, err)
@@ -177,9 +177,16 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	if tree.GetTruncated() {
 		log.Warn("repository tree truncated by GitHub; cross-file rules see only part of it")
 	}
+	var paths []string
+	for _, e := range tree.Entries {
+		if e.GetType() == "blob" && e.GetMode() != "120000" {
+			paths = append(paths, e.GetPath())
+		}
+	}
+	picked := want(paths)
 	var files []bot.File
 	for _, e := range tree.Entries {
-		if e.GetType() != "blob" || e.GetMode() == "120000" || !want(e.GetPath()) {
+		if e.GetType() != "blob" || e.GetMode() == "120000" || !picked[e.GetPath()] {
 			continue
 		}
 		if e.GetSize() > maxBlobBytes {

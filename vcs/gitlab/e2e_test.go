@@ -91,6 +91,13 @@ type result struct {
 
 func newE2E(t *testing.T, projectID int64, path string) *e2e {
 	t.Helper()
+	return newE2EWith(t, projectID, path, nil)
+}
+
+// newE2EWith is newE2E with the reviewer set up by configure (when not
+// nil) before the pool starts.
+func newE2EWith(t *testing.T, projectID int64, path string, configure func(*bot.Reviewer)) *e2e {
+	t.Helper()
 	fake := fakegitlab.New(e2eToken)
 	t.Cleanup(fake.Close)
 	fake.AddProject(projectID, path)
@@ -100,6 +107,9 @@ func newE2E(t *testing.T, projectID int64, path string) *e2e {
 	}
 	rv := bot.NewReviewer(bot.NewLRUCache(1<<20), nil)
 	rv.Suggest = portSuggest
+	if configure != nil {
+		configure(rv)
+	}
 	done := make(chan result, 16)
 	pool := bot.NewPool(func(ctx context.Context, job bot.Job) error {
 		err := rv.Run(ctx, job)

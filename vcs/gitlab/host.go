@@ -312,11 +312,11 @@ func (h *Host) readFile(ctx context.Context, pr bot.PullRequest, ref, path strin
 
 // Manifests lists the repository tree at ref (recursive, every page of
 // keyset pagination) and
-// returns the blobs want accepts, from cache when their SHA is known,
+// returns the blobs want picks, from cache when their SHA is known,
 // else fetched raw by SHA (a few at a time) and cached. An empty ref means
 // the merge request's head commit. Symbolic links and submodules are
 // skipped.
-func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(path string) bool, cache bot.BlobCache) ([]bot.File, error) {
+func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	if ref == "" {
 		var err error
 		if pr, err = h.Resolve(ctx, pr); err != nil {
@@ -324,7 +324,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		}
 		ref = pr.HeadSHA
 	}
-	var files []bot.File
+	var tree []bot.File
 	// Keyset pagination, which GitLab recommends for trees (offset pages
 	// are capped on large repositories); the next page is the Link
 	// header's rel="next" either way.
@@ -336,14 +336,25 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 			return nil, fmt.Errorf("listing the tree at %.12s: %w", ref, err)
 		}
 		for _, n := range nodes {
-			if n.Type == "blob" && n.Mode != "120000" && want(n.Path) {
-				files = append(files, bot.File{Path: n.Path, SHA: n.ID})
+			if n.Type == "blob" && n.Mode != "120000" {
+				tree = append(tree, bot.File{Path: n.Path, SHA: n.ID})
 			}
 		}
 		if resp == nil || resp.NextLink == "" {
 			break
 		}
 		reqOpts = []gl.RequestOptionFunc{gl.WithContext(ctx), gl.WithKeysetPaginationParameters(resp.NextLink)}
+	}
+	paths := make([]string, len(tree))
+	for i, f := range tree {
+		paths[i] = f.Path
+	}
+	picked := want(paths)
+	var files []bot.File
+	for _, f := range tree {
+		if picked[f.Path] {
+			files = append(files, f)
+		}
 	}
 	var (
 		wg       sync.WaitGroup

@@ -205,7 +205,7 @@ func TestManifestsWalksTheTreeAndCachesBlobs(t *testing.T) {
 	s, pr := setup(t, map[string]string{}, head)
 	h, _ := newTestHost(t, s)
 	cache := &mapCache{m: map[string][]byte{}}
-	want := func(p string) bool { return strings.HasSuffix(p, ".yaml") }
+	want := bot.WantEach(func(p string) bool { return strings.HasSuffix(p, ".yaml") })
 	files, err := h.Manifests(context.Background(), pr, pr.HeadSHA, want, cache)
 	if err != nil {
 		t.Fatal(err)

@@ -140,7 +140,9 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if start <= 0 || start > end {
 			start = end
 		}
-		if fd == nil || !fd.Commentable(start, end) {
+		// A comment sits on an added line, except one the bot put on the
+		// unchanged line above lines a change removed (Comment.Unchanged).
+		if fd == nil || !(fd.Commentable(start, end) || c.Unchanged && start == end && fd.InOneHunk(start, end)) {
 			rejected = append(rejected, c)
 			continue
 		}

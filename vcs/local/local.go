@@ -137,23 +137,34 @@ func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, path strin
 	return out, nil
 }
 
-// Manifests lists the tree at ref and reads every wanted blob (cached by SHA).
-func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want func(string) bool, cache bot.BlobCache) ([]bot.File, error) {
+// Manifests lists the tree at ref and reads every blob want picks (cached
+// by SHA). Symbolic links are left out.
+func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	out, err := h.git(ctx, "ls-tree", "-r", "-z", "--full-tree", ref)
 	if err != nil {
 		return nil, fmt.Errorf("listing files at %s: %w", ref, err)
 	}
-	var files []bot.File
+	var entries [][2]string // path, sha
+	var paths []string
 	for _, rec := range strings.Split(string(out), "\x00") {
 		meta, path, ok := strings.Cut(rec, "\t")
 		if !ok {
 			continue
 		}
 		f := strings.Fields(meta) // mode type sha
-		if len(f) != 3 || f[1] != "blob" || !want(path) {
+		if len(f) != 3 || f[1] != "blob" || f[0] == "120000" {
 			continue
 		}
-		sha := f[2]
+		entries = append(entries, [2]string{path, f[2]})
+		paths = append(paths, path)
+	}
+	picked := want(paths)
+	var files []bot.File
+	for _, e := range entries {
+		path, sha := e[0], e[1]
+		if !picked[path] {
+			continue
+		}
 		if cache != nil {
 			if data, ok := cache.Get(sha); ok {
 				files = append(files, bot.File{Path: path, SHA: sha, Data: data})

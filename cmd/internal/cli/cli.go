@@ -65,7 +65,7 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	case "rules":
 		return runRules(rest, stdout, stderr)
 	case "review":
-		return runReview(rest, stdout, stderr)
+		return runReview(p.Render, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "prodready", p.Version)
 		return ExitOK

@@ -10,10 +10,13 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/vcs/local"
 )
 
-func runReview(args []string, stdout, stderr io.Writer) int {
+// runReview is the review command; render renders the charts and overlays
+// the commits touch (nil: none is rendered).
+func runReview(render rendered.Renderer, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	base := fs.String("base", "", "the branch or commit the pull request goes into (required); the review covers base...HEAD")
@@ -45,6 +48,7 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	rv.Render = render
 	if err := rv.Review(ctx, h, pr); err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
 		return ExitUsage

@@ -1,0 +1,157 @@
+package github_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/testrepo"
+)
+
+// renderReview pushes base and head of fixtures/render/review to the fake
+// GitHub, delivers the opened pull request to a server whose reviewer
+// renders in process, and returns the check run and the review's comments
+// as "path:line rule" (and their bodies by that key).
+func renderReview(t *testing.T, base, head map[string]string) (fakegithub.CheckRun, []string, map[string]string) {
+	t.Helper()
+	st := newStackWith(t, 4, true, func(rv *bot.Reviewer) { rv.Render = render.InProcess; rv.Suggest = bot.SuggestFixes })
+	st.fake.AddCommit("acme", "deploys", synthBase, base)
+	st.fake.AddCommit("acme", "deploys", synthHead, head)
+	st.fake.SetPR("acme", "deploys", 7, synthBase, synthHead)
+	st.deliver(t, "pull_request", "r-1", syntheticOpened(t))
+	<-st.done
+	for _, c := range st.fake.Calls() {
+		if c.Status >= 400 && !strings.HasSuffix(c.Path, "/contents/.prodready.yaml") {
+			t.Errorf("call refused: %s %s", c, c.Body)
+		}
+	}
+	runs := st.fake.CheckRuns("acme", "deploys")
+	if len(runs) != 1 {
+		t.Fatalf("check runs = %d, want 1\n%s", len(runs), st.logs)
+	}
+	var got []string
+	bodies := map[string]string{}
+	for _, rev := range st.fake.Reviews("acme", "deploys") {
+		for _, c := range rev.Comments {
+			rule := ""
+			if i := strings.Index(c.Body, "`"); i >= 0 {
+				if j := strings.Index(c.Body[i+1:], "`"); j >= 0 {
+					rule = c.Body[i+1 : i+1+j]
+				}
+			}
+			key := fmt.Sprintf("%s:%d %s", c.Path, c.Line, rule)
+			got = append(got, key)
+			bodies[key] = c.Body
+		}
+	}
+	sort.Strings(got)
+	return runs[0], got, bodies
+}
+
+func annotationsAt(run fakegithub.CheckRun) []string {
+	var out []string
+	for _, a := range run.Annotations {
+		out = append(out, fmt.Sprintf("%s:%d %s", a.Path, a.StartLine, a.Title))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRenderedHelmChange: a pull request lowers replicaCount in a chart's
+// values.yaml and removes the readinessProbe from its template. The bot
+// renders the chart at head (its helpers, NOTES.txt and a file the
+// template reads come from the same tarball) and comments on the changed
+// lines: the values line and the line above the removed probe.
+func TestRenderedHelmChange(t *testing.T) {
+	base := testrepo.Base(t)
+	run, got, bodies := renderReview(t, base, testrepo.HelmChange(t, base))
+	want := []string{
+		"charts/web/templates/deployment.yaml:21 readiness-probe-missing",
+		"charts/web/values.yaml:1 replicas-too-few",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("inline comments:\n%s\nwant:\n%s\nsummary:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), run.Summary)
+	}
+	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.Contains(b, "(rendered from the chart charts/web)") || strings.Contains(b, "```suggestion") {
+		t.Errorf("values comment should name the chart and carry no suggestion (its fix edits the rendered text):\n%s", b)
+	}
+	if run.Conclusion != "success" || run.Title != "2 warnings" {
+		t.Errorf("check run %s %q, want success \"2 warnings\"", run.Conclusion, run.Title)
+	}
+	if len(run.Annotations) != 0 {
+		t.Errorf("annotations %v, want none (both findings are inline)", annotationsAt(run))
+	}
+	for _, s := range []string{"**1 file not checked:**", "`charts/web/templates/NOTES.txt`"} {
+		if !strings.Contains(run.Summary, s) {
+			t.Errorf("summary lacks %q:\n%s", s, run.Summary)
+		}
+	}
+	// The untouched overlays and chart are not reviewed.
+	if strings.Contains(run.Summary, "kustomize/") || strings.Contains(run.Summary, "charts/broken") {
+		t.Errorf("summary reports an untouched overlay or chart:\n%s", run.Summary)
+	}
+}
+
+// TestRenderedBaseChange: a pull request changes a kustomize base; both
+// overlays built on it are rendered and reviewed. The prod overlay keeps
+// the base's one replica (a comment on the base line); staging patches it
+// to 3. The missing readinessProbe is one comment naming both overlays.
+func TestRenderedBaseChange(t *testing.T) {
+	base := testrepo.Base(t)
+	run, got, bodies := renderReview(t, base, testrepo.BaseChange(t, base))
+	want := []string{
+		"kustomize/base/deployment.yaml:19 readiness-probe-missing",
+		"kustomize/base/deployment.yaml:6 replicas-too-few",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("inline comments:\n%s\nwant:\n%s\nsummary:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), run.Summary)
+	}
+	if b := bodies["kustomize/base/deployment.yaml:6 replicas-too-few"]; !strings.Contains(b, "(rendered from the overlay kustomize/overlays/prod)") {
+		t.Errorf("replicas comment should name the prod overlay only:\n%s", b)
+	}
+	if b := bodies["kustomize/base/deployment.yaml:19 readiness-probe-missing"]; !strings.Contains(b, "(rendered from the overlay kustomize/overlays/prod, the overlay kustomize/overlays/staging)") {
+		t.Errorf("probe comment should name both overlays:\n%s", b)
+	}
+	if run.Title != "2 warnings" {
+		t.Errorf("title %q, want 2 warnings", run.Title)
+	}
+}
+
+// TestRenderedBrokenChart: a values change breaks a chart's render; the
+// render-failed error lands on its Chart.yaml (unchanged, so as an
+// annotation) and fails the check.
+func TestRenderedBrokenChart(t *testing.T) {
+	base := testrepo.Base(t)
+	run, got, _ := renderReview(t, base, testrepo.BrokenChange(t, base))
+	if len(got) != 0 {
+		t.Errorf("inline comments %v, want none", got)
+	}
+	if a := annotationsAt(run); strings.Join(a, ",") != "charts/broken/Chart.yaml:1 render-failed" {
+		t.Errorf("annotations %v, want render-failed on charts/broken/Chart.yaml:1", a)
+	}
+	if run.Conclusion != "failure" || run.Title != "1 error" {
+		t.Errorf("check run %s %q, want failure \"1 error\"", run.Conclusion, run.Title)
+	}
+	if !strings.Contains(run.Summary, "service.name is required") {
+		t.Errorf("summary lacks the render error:\n%s", run.Summary)
+	}
+}
+
+// TestRenderedChangeOnlyHelper: a pull request changing only a chart's
+// _helpers.tpl (no YAML) is reviewed: the chart is rendered (its NOTES.txt
+// is named as not checked, which only a render finds).
+func TestRenderedChangeOnlyHelper(t *testing.T) {
+	base := testrepo.Base(t)
+	head := testrepo.Edit(t, base, "charts/web/templates/_helpers.tpl", "app.kubernetes.io/instance: {{ .Release.Name }}\n", "app.kubernetes.io/instance: {{ .Release.Name }}\napp.kubernetes.io/part-of: shop\n")
+	run, got, _ := renderReview(t, base, head)
+	if run.Title != "No findings" || run.Conclusion != "success" || len(got) != 0 {
+		t.Errorf("check run %s %q, comments %v; want success, no findings", run.Conclusion, run.Title, got)
+	}
+	if !strings.Contains(run.Summary, "`charts/web/templates/NOTES.txt`") {
+		t.Errorf("summary does not show the chart was rendered:\n%s", run.Summary)
+	}
+}
