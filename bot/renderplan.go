@@ -302,7 +302,10 @@ func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files [
 	if !ok || render == nil {
 		return renderedRun{prep: &rendered.Prepared{Inputs: inputs}}
 	}
-	prep := rendered.Prepare(ctx, inputs, []rendered.Folder{folder}, render, rendered.Options{KubeVersion: p.cfg.KubernetesVersion})
+	prep := rendered.Prepare(ctx, inputs, []rendered.Folder{folder}, render, rendered.ConfigOptions(p.cfg))
+	// Before the run: its findings of a chart name the values sets that
+	// have them when not all do.
+	prep.CheckValuesSets(p.cfg)
 	run := renderedRun{prep: prep}
 	if r := p.cfg.Catalog().Lookup(checks.RenderFailed); r != nil && p.cfg.Enabled(r) {
 		for _, f := range prep.Problems {

@@ -398,7 +398,13 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 			marked = append(marked, mine[i])
 		}
 	}
-	marked = mergeRenders(prep.Map(marked))
+	marked = prep.Map(marked)
+	for _, f := range prep.Unreported() {
+		if plan.owns(f.File) {
+			marked = append(marked, f) // only other values sets of an affected chart have it
+		}
+	}
+	marked = mergeRenders(marked)
 	out.fromRender = map[string]bool{}
 	for _, f := range marked {
 		out.fromRender[f.Fingerprint()] = true
