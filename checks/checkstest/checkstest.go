@@ -272,11 +272,11 @@ func RunCorpusCases(t *testing.T, catalog *checks.Catalog, cases []CorpusCase) {
 	}
 }
 
-// hasObject reports whether the checked file whose path ends in /file
-// holds an object of kind and name.
+// hasObject reports whether the checked file file, or the one whose path
+// ends in /file, holds an object of kind and name.
 func hasObject(res *checks.Result, file, kind, name string) bool {
 	for _, f := range res.Files {
-		if !strings.HasSuffix(filepath.ToSlash(f.Path), "/"+file) {
+		if p := filepath.ToSlash(f.Path); p != file && !strings.HasSuffix(p, "/"+file) {
 			continue
 		}
 		for _, o := range f.Objects {
