@@ -78,6 +78,7 @@ func normalizePeerObjects(t *testing.T, data []byte) []byte {
 
 // RunPeerCases checks each case's peer fixture file alone, with the case's rule
 // enabled, and compares whether the rule fires on the object with WeFire.
+// A case whose object is not in the file fails.
 func RunPeerCases(t *testing.T, catalog *checks.Catalog, table []PeerCase) {
 	t.Helper()
 	dir := Shared(t, "peer-fixtures")
@@ -101,6 +102,9 @@ func RunPeerCases(t *testing.T, catalog *checks.Catalog, table []PeerCase) {
 				t.Fatal(err)
 			}
 			res := checks.Run([]checks.Input{{Path: tc.File, Data: data}}, cfg, checks.Options{})
+			if !hasObject(res, tc.File, tc.Kind, tc.Name) {
+				t.Fatalf("%s %s/%s is not in the fixture", tc.File, tc.Kind, tc.Name)
+			}
 			fired := false
 			for _, f := range res.Findings {
 				fired = fired || (f.RuleID == tc.Rule && f.Object.Kind == tc.Kind && f.Object.Name == tc.Name)

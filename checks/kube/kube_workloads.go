@@ -28,6 +28,46 @@ func WholePodTemplate(ctx *checks.Context, obj *manifest.Object) *manifest.PodTe
 	return pt
 }
 
+// PodCheck checks pt, the pod template of the whole workload obj.
+type PodCheck func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding
+
+// OnWholePods returns a rule's Check that calls check with the pod template
+// of each whole workload (see WholePodTemplate) and finds nothing on any
+// other object.
+func OnWholePods(check PodCheck) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		pt := WholePodTemplate(ctx, obj)
+		if pt == nil {
+			return nil
+		}
+		return check(ctx, obj, pt)
+	}
+}
+
+// OnPodTemplates returns a rule's Check that calls check with the pod
+// template of each object that has one, whole or partial, and finds
+// nothing on any other object.
+func OnPodTemplates(check PodCheck) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		pt := obj.PodTemplate()
+		if pt == nil {
+			return nil
+		}
+		return check(ctx, obj, pt)
+	}
+}
+
+// OnPodTemplatesSkippingPatches is OnPodTemplates but for the objects the
+// parser marks as kustomize patches (manifest.Object.Patch).
+func OnPodTemplatesSkippingPatches(check PodCheck) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return OnPodTemplates(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
+		if obj.Patch {
+			return nil
+		}
+		return check(ctx, obj, pt)
+	})
+}
+
 // isPatchFile reports whether obj's file is one its run's
 // kustomizations name as a patch (patchesStrategicMerge, patches[].path).
 // Those documents are partial objects: judging them as whole workloads

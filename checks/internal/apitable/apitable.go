@@ -1,4 +1,4 @@
-// Package apitable writes checks/rules/apicluster/api_kinds_gen.go: every built-in
+// Package apitable writes checks/rules/apicluster/kinds_gen.go: every built-in
 // group/version/kind that k8s.io/api carries, with the lifecycle its types
 // declare (zz_generated.prerelease-lifecycle.go), and constructors for the
 // kinds a deprecated one migrates to. Its command is ./gen:
@@ -70,7 +70,7 @@ import (
 )
 
 // Output is the generated file's name, in the apicluster folder.
-const Output = "api_kinds_gen.go"
+const Output = "kinds_gen.go"
 
 // Scheme returns a scheme of every built-in API group version k8s.io/api
 // carries.

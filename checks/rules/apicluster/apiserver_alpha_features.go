@@ -16,7 +16,7 @@ var apiserverAlphaFeatures = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/#feature-stages",
 	Why:      "alpha feature gates are untested in production, may be buggy and change or vanish without notice",
-	Help:     "Gate stages come from the versioned feature specs of Kubernetes 1.37 (api_feature_gates.go), evaluated at the target kubernetesVersion; gates removed before 1.37 are not known. AllAlpha=true always fires.",
+	Help:     "Gate stages come from the versioned feature specs of Kubernetes 1.37 (feature_gates.go), evaluated at the target kubernetesVersion; gates removed before 1.37 are not known. AllAlpha=true always fires.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, fs := range serverFlagSets(obj) {

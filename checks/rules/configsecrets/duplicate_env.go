@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -14,14 +15,7 @@ var duplicateEnv = &checks.Rule{
 	Severity: checks.Error,
 	Ref:      "https://kubernetes.io/docs/tasks/inject-data-application/define-environment-variable-container/",
 	Why:      "the same env var is set twice in one container: only the last one takes effect, silently, so the other value is a trap for whoever edits it",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch {
-			return nil
-		}
-		pt := obj.PodTemplate()
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnPodTemplatesSkippingPatches(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.AllContainers() {
 			first := map[string]int{}
@@ -39,5 +33,5 @@ var duplicateEnv = &checks.Rule{
 			}
 		}
 		return out
-	},
+	}),
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -15,14 +16,7 @@ var secretInEnv = &checks.Rule{
 	Severity: checks.Info,
 	Ref:      "https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-files-from-a-pod",
 	Why:      "a Secret is passed as environment variables, which leak through crash dumps, `env` in debug shells, child processes and logs, and do not update when the Secret changes; mount it as a volume instead",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch {
-			return nil
-		}
-		pt := obj.PodTemplate()
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnPodTemplatesSkippingPatches(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.AllContainers() {
 			// One finding per Secret and container, at its first use.
@@ -73,5 +67,5 @@ var secretInEnv = &checks.Rule{
 			}
 		}
 		return out
-	},
+	}),
 }

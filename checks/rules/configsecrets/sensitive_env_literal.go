@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -16,14 +17,7 @@ var sensitiveEnvLiteral = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/security/secrets-good-practices/",
 	Why:      "an env var with a credential-like name has a literal value: the credential is in the repository, readable by everyone with access and kept in its history",
 	Help:     "Move the value to a Secret (created outside the repository, or encrypted with SOPS / Sealed Secrets), rotate it, and reference it with secretKeyRef or a mounted volume.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch {
-			return nil
-		}
-		pt := obj.PodTemplate()
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnPodTemplatesSkippingPatches(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.AllContainers() {
 			for i, e := range c.Env {
@@ -40,5 +34,5 @@ var sensitiveEnvLiteral = &checks.Rule{
 			}
 		}
 		return out
-	},
+	}),
 }

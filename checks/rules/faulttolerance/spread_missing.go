@@ -23,11 +23,7 @@ var spreadMissing = &checks.Rule{
 	Why:      "replicas with no podAntiAffinity or topologySpreadConstraint may all land on one node, which takes them all down at once",
 	Help: "Add a topologySpreadConstraint on kubernetes.io/hostname with whenUnsatisfiable: ScheduleAnyway (it spreads when it can and never blocks scheduling). " +
 		"For Deployments on Kubernetes 1.27+, matchLabelKeys: [pod-template-hash] makes it count only the pods of the current rollout.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil || partial(obj) || !multiReplica(ctx, obj) {
-			return nil
-		}
+	Check: spreadablePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		if spreadOf(pt.Spec).nodes {
 			return nil
 		}
@@ -37,7 +33,7 @@ var spreadMissing = &checks.Rule{
 			f = f.WithFix("spread the pods over nodes (ScheduleAnyway: never blocks scheduling)", appendTSC(path, v))
 		}
 		return []checks.Finding{f}
-	},
+	}),
 }
 
 var spreadZoneMissing = &checks.Rule{
@@ -47,11 +43,7 @@ var spreadZoneMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/setup/best-practices/multiple-zones/",
 	Why:      "the replicas are spread over nodes but not over zones, so one zone outage can take them all down",
 	Help:     "Add a topologySpreadConstraint on topology.kubernetes.io/zone with whenUnsatisfiable: ScheduleAnyway (harmless on single-zone clusters).",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil || partial(obj) || !multiReplica(ctx, obj) {
-			return nil
-		}
+	Check: spreadablePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		s := spreadOf(pt.Spec)
 		if !s.declared || s.zones {
 			return nil
@@ -66,7 +58,19 @@ var spreadZoneMissing = &checks.Rule{
 			f = f.WithFix("also spread the pods over zones (ScheduleAnyway: never blocks scheduling)", appendTSC(path, v))
 		}
 		return []checks.Finding{f}
-	},
+	}),
+}
+
+// spreadablePods returns a rule's Check that calls check with the pod
+// template of each whole workload that runs more than one pod: only those
+// have replicas to spread.
+func spreadablePods(check kube.PodCheck) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return kube.OnPodTemplates(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
+		if partial(obj) || !multiReplica(ctx, obj) {
+			return nil
+		}
+		return check(ctx, obj, pt)
+	})
 }
 
 // multiReplica reports whether w runs more than one pod: replicas > 1, or

@@ -17,11 +17,7 @@ var livenessProbeMissing = &checks.Rule{
 	Why:      "a long-running container without a livenessProbe is never restarted when it hangs",
 	Help: "A livenessProbe should hit a passive endpoint that always answers while the process is alive, and give up later than the readinessProbe. " +
 		"The suggested tcpSocket probe is a starting point.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil || !obj.IsLongRunning() {
-			return nil
-		}
+	Check: longRunningPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.Containers() {
 			if c.LivenessProbe != nil {
@@ -49,5 +45,5 @@ var livenessProbeMissing = &checks.Rule{
 			out = append(out, f.WithFix(fmt.Sprintf("add a tcpSocket livenessProbe on port %d that gives up later than the readinessProbe", port), op))
 		}
 		return out
-	},
+	}),
 }

@@ -17,11 +17,7 @@ var livenessProbeTooEager = &checks.Rule{
 	Why:      "the livenessProbe kills the container before its readinessProbe can first succeed, so a slow start restarts forever",
 	Help: "The liveness kill deadline is initialDelaySeconds + periodSeconds × failureThreshold. When it ends before the readinessProbe's initialDelaySeconds, " +
 		"the app is expected to need longer to start than liveness allows. A startupProbe holds liveness back until the app has started.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil || !obj.IsLongRunning() {
-			return nil
-		}
+	Check: longRunningPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.Containers() {
 			r, l := c.ReadinessProbe, c.LivenessProbe
@@ -42,7 +38,7 @@ var livenessProbeTooEager = &checks.Rule{
 			out = append(out, f)
 		}
 		return out
-	},
+	}),
 }
 
 // startupFromReadiness renders the container's readinessProbe as a

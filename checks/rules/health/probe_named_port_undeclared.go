@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -17,11 +18,7 @@ var probeNamedPortUndeclared = &checks.Rule{
 	Severity: checks.Error,
 	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#use-a-named-port",
 	Why:      "a probe targets a named port the container does not declare, so it always fails (numeric ports need no declaration)",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnPodTemplates(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.AllContainers() {
 			declared := map[string]bool{}
@@ -40,7 +37,7 @@ var probeNamedPortUndeclared = &checks.Rule{
 			}
 		}
 		return out
-	},
+	}),
 }
 
 // namedProbe is one of a container's probes with its YAML key.

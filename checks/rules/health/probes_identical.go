@@ -17,11 +17,7 @@ var probesIdentical = &checks.Rule{
 	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "equal readiness and liveness probes restart a pod exactly when it should only stop getting traffic, dropping its connections",
 	Help:     "Make the livenessProbe slower to give up than the readinessProbe (a larger periodSeconds and failureThreshold), so a busy pod is taken out of the Service before it is killed.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil || !obj.IsLongRunning() {
-			return nil
-		}
+	Check: longRunningPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.Containers() {
 			r, l := c.ReadinessProbe, c.LivenessProbe
@@ -38,5 +34,5 @@ var probesIdentical = &checks.Rule{
 			out = append(out, f)
 		}
 		return out
-	},
+	}),
 }

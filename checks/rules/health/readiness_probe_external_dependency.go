@@ -25,11 +25,7 @@ var readinessProbeExternalDependency = &checks.Rule{
 	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "a readinessProbe that checks a database or third party takes every pod out of the Service at once when that dependency blips",
 	Help:     "Readiness should say whether this pod can serve, not whether its dependencies are up: when a shared dependency fails, all pods turn unready together and the Service has no endpoints. Report dependency health in metrics or a separate endpoint.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil || !obj.IsLongRunning() {
-			return nil
-		}
+	Check: longRunningPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.Containers() {
 			r := c.ReadinessProbe
@@ -42,7 +38,7 @@ var readinessProbeExternalDependency = &checks.Rule{
 			}
 		}
 		return out
-	},
+	}),
 }
 
 // dependencyPath reports whether an HTTP path looks like a dependency

@@ -20,11 +20,7 @@ var readinessProbeMissing = &checks.Rule{
 	Why:      "a serving container without a readinessProbe gets traffic before it can answer and while it cannot",
 	Help: "Kubernetes sends Service traffic to a pod as soon as its containers run unless a readinessProbe says otherwise. " +
 		"The suggested tcpSocket probe on the container's first TCP port is a starting point: an HTTP endpoint that answers when the app can serve is better.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := obj.PodTemplate()
-		if pt == nil || !obj.IsLongRunning() {
-			return nil
-		}
+	Check: longRunningPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		svcs := kube.ServingServices(ctx, obj)
 		if len(svcs) == 0 {
 			return nil
@@ -45,7 +41,7 @@ var readinessProbeMissing = &checks.Rule{
 			out = append(out, f)
 		}
 		return out
-	},
+	}),
 }
 
 // servesTraffic reports whether one of the Services sends traffic to a

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/manifest"
@@ -32,14 +33,7 @@ var recommendedLabelsMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/",
 	Why:      "the pods lack Kubernetes's recommended app.kubernetes.io labels, so tools, dashboards and cost reports cannot tell which app, instance, version and component they belong to",
 	Help:     "Labels a kustomization adds to pod templates (commonLabels, or labels with includeTemplates) count. The fix takes name from metadata.name; the other values are placeholders to replace.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch {
-			return nil
-		}
-		pt := obj.PodTemplate()
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnPodTemplatesSkippingPatches(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		have := templateLabels(ctx, obj)
 		var missing []string
 		var ops []edit.Op
@@ -79,5 +73,5 @@ var recommendedLabelsMissing = &checks.Rule{
 		}
 		f := checks.At(obj, pt.MetaPath.Child("labels"), msg)
 		return []checks.Finding{f.WithFix(desc, ops...)}
-	},
+	}),
 }

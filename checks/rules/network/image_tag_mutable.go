@@ -19,14 +19,7 @@ var imageTagMutable = &checks.Rule{
 	Help:     "Images pinned by digest, placeholders (`${TAG}`, `PROJECT_ID`) and images whose tag a kustomization's `images:` sets do not fire.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		containerImages(obj, func(c manifest.Container) {
-			if imagePlaceholder(c.Image) {
-				return
-			}
-			ref := parseImage(c.Image)
-			if ref.Digest != "" || ctx.KustomizeOverridesImage(ref.Name) {
-				return
-			}
+		unpinnedImages(ctx, obj, func(c manifest.Container, ref imageRef) {
 			if ref.Tag == "" && !strings.Contains(ref.Name, "/") && (inKustomizeTree(ctx, obj) || !dockerOfficialImages[ref.Name]) {
 				return // a bare build-time name (frontend) that kustomize, skaffold or a script replaces
 			}
@@ -54,14 +47,7 @@ var imageNotPinned = &checks.Rule{
 	Why:      "an image not pinned by digest may change under the same tag (tags can be moved)",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
-		containerImages(obj, func(c manifest.Container) {
-			if imagePlaceholder(c.Image) {
-				return
-			}
-			ref := parseImage(c.Image)
-			if ref.Digest != "" || ctx.KustomizeOverridesImage(ref.Name) {
-				return
-			}
+		unpinnedImages(ctx, obj, func(c manifest.Container, ref imageRef) {
 			out = append(out, checks.At(obj, c.Path.Child("image"), fmt.Sprintf("container %q uses %q, not pinned by digest: append @sha256:… (the tag may stay for readers)", c.Name, c.Image)))
 		})
 		return out

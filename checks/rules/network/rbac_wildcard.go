@@ -6,6 +6,8 @@ import (
 
 	"github.com/prodready/prodready/checks"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+
 	"github.com/prodready/prodready/checks/manifest"
 )
 
@@ -16,47 +18,39 @@ var rbacWildcard = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/security/rbac-good-practices/#least-privilege",
 	Why:      "`*` in verbs, resources or apiGroups grants everything, including what is added later",
 	Help:     "An error when the wildcard covers the core, rbac.authorization.k8s.io or admissionregistration.k8s.io groups, or every group: that is cluster takeover.",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		rules, ok := rbacRules(obj)
-		if !ok {
+	Check: eachRBACRule(func(obj *manifest.Object, i int, r rbacv1.PolicyRule) []checks.Finding {
+		var where []string
+		if has(r.APIGroups, "*") {
+			where = append(where, "apiGroups")
+		}
+		if has(r.Resources, "*") {
+			where = append(where, "resources")
+		}
+		if has(r.Verbs, "*") {
+			where = append(where, "verbs")
+		}
+		if len(where) == 0 {
 			return nil
 		}
-		var out []checks.Finding
-		for i, r := range rules {
-			var where []string
-			if has(r.APIGroups, "*") {
-				where = append(where, "apiGroups")
-			}
-			if has(r.Resources, "*") {
-				where = append(where, "resources")
-			}
-			if has(r.Verbs, "*") {
-				where = append(where, "verbs")
-			}
-			if len(where) == 0 {
-				continue
-			}
-			sev := checks.Warning
-			if has(r.APIGroups, "*") || has(r.APIGroups, "") || has(r.APIGroups, "rbac.authorization.k8s.io") || has(r.APIGroups, "admissionregistration.k8s.io") {
-				sev = checks.Error
-			}
-			groups := make([]string, len(r.APIGroups))
-			for j, g := range r.APIGroups {
-				if g == "" {
-					g = `"" (core)`
-				}
-				groups[j] = g
-			}
-			path := manifest.Path{"rules", manifest.Index(i), where[0]}
-			msg := fmt.Sprintf("%s %q rule %d uses `*` in %s (groups %s): it grants every present and future %s; list what the subject needs",
-				obj.Kind, obj.Name, i+1, strings.Join(where, ", "), strings.Join(groups, ", "), wildcardWhat(where))
-			if len(r.APIGroups) == 0 && len(r.NonResourceURLs) > 0 {
-				msg = fmt.Sprintf("%s %q rule %d uses `*` in %s for non-resource URLs; list the verbs needed", obj.Kind, obj.Name, i+1, strings.Join(where, ", "))
-			}
-			out = append(out, checks.At(obj, path, msg).WithSeverity(sev))
+		sev := checks.Warning
+		if has(r.APIGroups, "*") || has(r.APIGroups, "") || has(r.APIGroups, "rbac.authorization.k8s.io") || has(r.APIGroups, "admissionregistration.k8s.io") {
+			sev = checks.Error
 		}
-		return out
-	},
+		groups := make([]string, len(r.APIGroups))
+		for j, g := range r.APIGroups {
+			if g == "" {
+				g = `"" (core)`
+			}
+			groups[j] = g
+		}
+		path := manifest.Path{"rules", manifest.Index(i), where[0]}
+		msg := fmt.Sprintf("%s %q rule %d uses `*` in %s (groups %s): it grants every present and future %s; list what the subject needs",
+			obj.Kind, obj.Name, i+1, strings.Join(where, ", "), strings.Join(groups, ", "), wildcardWhat(where))
+		if len(r.APIGroups) == 0 && len(r.NonResourceURLs) > 0 {
+			msg = fmt.Sprintf("%s %q rule %d uses `*` in %s for non-resource URLs; list the verbs needed", obj.Kind, obj.Name, i+1, strings.Join(where, ", "))
+		}
+		return []checks.Finding{checks.At(obj, path, msg).WithSeverity(sev)}
+	}),
 }
 
 func wildcardWhat(where []string) string {

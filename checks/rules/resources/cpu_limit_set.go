@@ -19,11 +19,7 @@ var cpuLimitSet = &checks.Rule{
 	OptIn:    true,
 	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#how-pods-with-resource-limits-are-run",
 	Why:      "a CPU limit throttles the container even when the node has idle CPU; leave it unset when unsure and rely on the request",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.Containers() {
 			if kube.PatchSets(ctx, obj, c.Name, "resources") {
@@ -52,5 +48,5 @@ var cpuLimitSet = &checks.Rule{
 			out = append(out, f.WithFix(desc, ops...))
 		}
 		return out
-	},
+	}),
 }

@@ -18,21 +18,9 @@ var cpuRequestsMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#requests-and-limits",
 	Why:      "a container with no CPU request (nor a limit, which defaults it) gets almost no CPU when the node is busy and is packed onto full nodes",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || podLevel(pt, corev1.ResourceCPU) {
-			return nil
-		}
-		if req, _ := limitRangeDefaults(ctx, obj, corev1.ResourceCPU); req {
-			return nil
-		}
 		var out []checks.Finding
-		for _, c := range pt.Containers() {
-			if kube.PatchSets(ctx, obj, c.Name, "resources") {
-				continue // an overlay's patch sets them
-			}
-			_, hasReq := amount(c.Resources.Requests, corev1.ResourceCPU)
-			_, hasLim := amount(c.Resources.Limits, corev1.ResourceCPU)
-			if hasReq || hasLim {
+		for _, c := range ownResources(ctx, obj, corev1.ResourceCPU, false) {
+			if !noRequest(c, corev1.ResourceCPU) {
 				continue
 			}
 			p := c.Path.Child("resources", "requests", "cpu")

@@ -18,11 +18,7 @@ var limitBelowRequest = &checks.Rule{
 	Severity: checks.Error,
 	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#requests-and-limits",
 	Why:      "a resource limit smaller than its request is rejected by the API server",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		check := func(who string, res manifest.Path, rr corev1.ResourceRequirements) {
 			names := make([]string, 0, len(rr.Requests))
@@ -49,5 +45,5 @@ var limitBelowRequest = &checks.Rule{
 			check("the pod", pt.SpecPath.Child("resources"), *pt.Spec.Resources)
 		}
 		return out
-	},
+	}),
 }

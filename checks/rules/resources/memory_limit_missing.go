@@ -18,18 +18,8 @@ var memoryLimitMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/assign-memory-resource/#if-you-do-not-specify-a-memory-limit",
 	Why:      "a container with a memory request but no limit can use all of the node's memory; memory is not compressible, so the node OOM-kills something else",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || podLevel(pt, corev1.ResourceMemory) {
-			return nil
-		}
-		if _, lim := limitRangeDefaults(ctx, obj, corev1.ResourceMemory); lim {
-			return nil
-		}
 		var out []checks.Finding
-		for _, c := range pt.Containers() {
-			if kube.PatchSets(ctx, obj, c.Name, "resources") {
-				continue // an overlay's patch sets them
-			}
+		for _, c := range ownResources(ctx, obj, corev1.ResourceMemory, true) {
 			req, hasReq := amount(c.Resources.Requests, corev1.ResourceMemory)
 			_, hasLim := amount(c.Resources.Limits, corev1.ResourceMemory)
 			if !hasReq || hasLim {

@@ -22,21 +22,9 @@ var memoryRequestsMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#how-pods-with-resource-requests-are-scheduled",
 	Why:      "a container with no memory request (nor a limit, which defaults it) is scheduled as if it used no memory and is evicted first under pressure",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || podLevel(pt, corev1.ResourceMemory) {
-			return nil
-		}
-		if req, _ := limitRangeDefaults(ctx, obj, corev1.ResourceMemory); req {
-			return nil
-		}
 		var out []checks.Finding
-		for _, c := range pt.Containers() {
-			if kube.PatchSets(ctx, obj, c.Name, "resources") {
-				continue // an overlay's patch sets them
-			}
-			_, hasReq := amount(c.Resources.Requests, corev1.ResourceMemory)
-			_, hasLim := amount(c.Resources.Limits, corev1.ResourceMemory)
-			if hasReq || hasLim {
+		for _, c := range ownResources(ctx, obj, corev1.ResourceMemory, false) {
+			if !noRequest(c, corev1.ResourceMemory) {
 				continue
 			}
 			res := c.Path.Child("resources")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/prodready/prodready/checks"
-	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -23,11 +22,7 @@ var capabilitiesDangerous = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline",
 	Why:      "capabilities such as SYS_ADMIN, NET_ADMIN, SYS_PTRACE, SYS_MODULE or NET_RAW give a compromised container power over the node or its network",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || windows(pt) {
-			return nil
-		}
+	Check: linuxPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.AllContainers() {
 			caps := containerSecurityContext(c).Capabilities
@@ -44,5 +39,5 @@ var capabilitiesDangerous = &checks.Rule{
 			}
 		}
 		return out
-	},
+	}),
 }

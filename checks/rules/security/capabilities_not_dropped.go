@@ -15,17 +15,13 @@ var capabilitiesNotDropped = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted",
 	Why:      "a container keeps the runtime's default capabilities (NET_RAW, CHOWN, SETUID, …) unless it drops ALL and adds back only what it needs",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || windows(pt) {
-			return nil
-		}
+	Check: linuxPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		// run-as-root's fix makes every container non-root (runAsNonRoot
 		// with a numeric user); when it is on, drop ALL comes with it, so
 		// both suggestions arrive in one review instead of one per push.
 		withRunAsRoot := ctx.Config.Enabled(runAsRoot) && !checks.ObjectIgnores(obj, runAsRoot.ID)
 		return capsDropFindings(ctx, obj, pt, withRunAsRoot, false)
-	},
+	}),
 }
 
 // capsDropFindings reports containers that do not drop ALL. assumeNonRoot

@@ -22,11 +22,7 @@ var hostPathVolume = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/storage/volumes/#hostpath",
 	Why:      "a hostPath volume exposes the node's files to the container; the root, /etc, /proc, the Docker socket and the kubelet's directory hand it the node",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for i, v := range pt.Spec.Volumes {
 			if v.HostPath == nil {
@@ -41,5 +37,5 @@ var hostPathVolume = &checks.Rule{
 			out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %s: use a PersistentVolumeClaim, emptyDir, ConfigMap or projected volume unless the pod is a node agent that needs it", v.Name, v.HostPath.Path)))
 		}
 		return out
-	},
+	}),
 }

@@ -15,13 +15,9 @@ var privilegeEscalationAllowed = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted",
 	Why:      "unless allowPrivilegeEscalation is false, a process can gain more privileges than its parent (setuid binaries, file capabilities)",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || windows(pt) {
-			return nil
-		}
+	Check: linuxPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		return escalationFindings(ctx, obj, pt, false)
-	},
+	}),
 }
 
 // escalationFindings reports containers that allow privilege escalation.

@@ -15,13 +15,7 @@ var privilegedContainer = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#baseline",
 	Why:      "a privileged container has every capability and all host devices: a breakout is one step away",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil {
-			return nil
-		}
-		return privilegedFindings(ctx, obj, pt)
-	},
+	Check:    kube.OnWholePods(privilegedFindings),
 }
 
 func privilegedFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {

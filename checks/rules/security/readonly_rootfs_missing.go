@@ -17,11 +17,7 @@ var readonlyRootfsMissing = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://learnk8s.io/production-best-practices#governance",
 	Why:      "a writable root filesystem lets an attacker (or a bug) change the container's binaries and config; write only to mounted volumes",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || windows(pt) {
-			return nil
-		}
+	Check: linuxPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.AllContainers() {
 			if patched(ctx, obj, c) {
@@ -50,7 +46,7 @@ var readonlyRootfsMissing = &checks.Rule{
 				WithFix(desc, ops...))
 		}
 		return out
-	},
+	}),
 }
 
 // mountsAt reports whether the container mounts a volume at dir.

@@ -16,13 +16,7 @@ var runAsRoot = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-standards/#restricted",
 	Why:      "a container that may run as root (UID or GID 0) turns any escape or file-system write into root on the node's files",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || windows(pt) {
-			return nil
-		}
-		return runAsRootFindings(ctx, obj, pt)
-	},
+	Check:    linuxPods(runAsRootFindings),
 }
 
 func runAsRootFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {

@@ -12,13 +12,7 @@ var seccompProfileMissing = &checks.Rule{
 	Severity: checks.Info,
 	Ref:      "https://kubernetes.io/docs/tutorials/security/seccomp/",
 	Why:      "without a seccompProfile the container runs unconfined: every system call is allowed; RuntimeDefault blocks the dangerous ones",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || windows(pt) {
-			return nil
-		}
-		return seccompFindings(ctx, obj, pt)
-	},
+	Check:    linuxPods(seccompFindings),
 }
 
 func seccompFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {

@@ -19,15 +19,8 @@ var serviceAccountTokenAutomount = &checks.Rule{
 	Severity: checks.Info,
 	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/#opt-out-of-api-credential-automounting",
 	Why:      "a pod whose ServiceAccount has no RBAC binding does not need an API token, yet one is mounted unless automountServiceAccountToken is false",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil || staticControlPlane(obj) {
-			return nil
-		}
-		if kube.PatchSets(ctx, obj, "", "automountServiceAccountToken") || kube.PatchSets(ctx, obj, "", "serviceAccountName") {
-			return nil // an overlay's patch decides
-		}
-		if a := pt.Spec.AutomountServiceAccountToken; a != nil && !*a {
+	Check: appPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
+		if !mountsTokenHere(ctx, obj, pt) {
 			return nil
 		}
 		sa := serviceAccount(pt)
@@ -60,7 +53,7 @@ var serviceAccountTokenAutomount = &checks.Rule{
 		}
 		f := checks.At(obj, at, fmt.Sprintf("the pod mounts an API token for ServiceAccount %q, which has no RoleBinding or ClusterRoleBinding in the repo: set automountServiceAccountToken: false unless the app calls the Kubernetes API", sa))
 		return []checks.Finding{f.WithFix("set automountServiceAccountToken: false on the pod", kube.Set(obj, pt.SpecPath.Child("automountServiceAccountToken"), "false", ""))}
-	},
+	}),
 }
 
 // serviceAccountBound reports whether a RoleBinding or ClusterRoleBinding

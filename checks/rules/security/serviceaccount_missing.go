@@ -15,11 +15,7 @@ var serviceaccountMissing = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/",
 	Why:      "a pod whose ServiceAccount does not exist is never created (the controller keeps failing); the deprecated serviceAccount field should be serviceAccountName",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		spec := pt.Spec
 		if old := spec.DeprecatedServiceAccount; old != "" {
@@ -42,7 +38,7 @@ var serviceaccountMissing = &checks.Rule{
 			return out
 		}
 		return append(out, checks.At(obj, pt.SpecPath.Child("serviceAccountName"), fmt.Sprintf("ServiceAccount %q is not defined in this deployment unit, which defines its other ServiceAccounts: the pods are not created until it exists (check the name)", sa)))
-	},
+	}),
 }
 
 // unitDefinesServiceAccounts reports whether obj's deployment unit holds

@@ -47,11 +47,7 @@ var unsafeSysctlsProcmount = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/tasks/administer-cluster/sysctl-cluster/#safe-and-unsafe-sysctls",
 	Why:      "unsafe sysctls change kernel settings shared with the node's other pods, and procMount: Unmasked exposes the host's /proc paths",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pt := kube.WholePodTemplate(ctx, obj)
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for i, s := range podSecurityContext(pt).Sysctls {
 			if safeSysctl(ctx, s.Name) {
@@ -67,5 +63,5 @@ var unsafeSysctlsProcmount = &checks.Rule{
 			}
 		}
 		return out
-	},
+	}),
 }

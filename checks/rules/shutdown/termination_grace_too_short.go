@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -15,14 +16,7 @@ var terminationGraceTooShort = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#hook-handler-execution",
 	Why:      "terminationGracePeriodSeconds is not longer than the preStop sleep, so the kubelet kills the app right after the hook without giving it any time to shut down",
 	Help:     "The grace period counts from the start of the preStop hook. Set it to the sleep plus the time the app needs to drain (25 seconds is a common starting point).",
-	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch {
-			return nil
-		}
-		pt := obj.PodTemplate()
-		if pt == nil {
-			return nil
-		}
+	Check: kube.OnPodTemplatesSkippingPatches(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		sleep, who := maxPreStopSleepOf(pt)
 		if sleep <= 0 {
 			return nil
@@ -45,7 +39,7 @@ var terminationGraceTooShort = &checks.Rule{
 			fmt.Sprintf("set terminationGracePeriodSeconds to %d (the preStop sleep plus 25 seconds for the app to drain; a starting point)", want),
 			checks.SetOp(path, fmt.Sprint(want), "serviceAccountName", "restartPolicy", "dnsPolicy", "priorityClassName", "securityContext"))
 		return []checks.Finding{f}
-	},
+	}),
 }
 
 // maxPreStopSleepOf returns the longest preStop sleep among the pod's

@@ -1,4 +1,4 @@
-// Command gen writes checks/rules/apicluster/api_kinds_gen.go (see package apitable). go
+// Command gen writes checks/rules/apicluster/kinds_gen.go (see package apitable). go
 // generate runs it in the apicluster folder.
 package main
 

@@ -4,6 +4,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 	"github.com/prodready/prodready/checks/manifest"
 )
 
@@ -18,6 +20,18 @@ const (
 // probeAfter lists the container keys a probe is inserted after, in the
 // order people write them.
 var probeAfter = []string{"name", "image", "imagePullPolicy", "command", "args", "workingDir", "ports", "env", "envFrom", "resources", "volumeMounts"}
+
+// longRunningPods returns a rule's Check that calls check with the pod
+// template of each object whose pods run until they are stopped (not a
+// Job's): probes and their timing matter for those only.
+func longRunningPods(check kube.PodCheck) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return kube.OnPodTemplates(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
+		if !obj.IsLongRunning() {
+			return nil
+		}
+		return check(ctx, obj, pt)
+	})
+}
 
 // firstTCPPort returns the first declared TCP containerPort of c.
 func firstTCPPort(c manifest.Container) (int32, bool) {

@@ -52,7 +52,7 @@ var staticLifecycles = map[string]lifecycle{
 //go:generate go run ../../internal/apitable/gen
 
 // kind is one group/version/kind that k8s.io/api carries, with the
-// lifecycle its type declares (api_kinds_gen.go, sorted by key).
+// lifecycle its type declares (kinds_gen.go, sorted by key).
 type kind struct {
 	key                 string // apiVersion/kind
 	deprecated, removed int    // 1.x minor versions; 0 when never

@@ -24,6 +24,30 @@ func windows(pt *manifest.PodTemplate) bool {
 	return pt.Spec.OS != nil && pt.Spec.OS.Name == corev1.Windows
 }
 
+// linuxPods returns a rule's Check that calls check with the pod template
+// of each whole workload whose pods run on Linux: the Linux security
+// settings do not apply to Windows pods (and some are rejected there).
+func linuxPods(check kube.PodCheck) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
+		if windows(pt) {
+			return nil
+		}
+		return check(ctx, obj, pt)
+	})
+}
+
+// appPods returns a rule's Check that calls check with the pod template of
+// each whole workload but the static control-plane pods, which must run in
+// the host's namespaces with the node's identity.
+func appPods(check kube.PodCheck) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
+		if staticControlPlane(obj) {
+			return nil
+		}
+		return check(ctx, obj, pt)
+	})
+}
+
 // containerSecurityContext returns the container's securityContext, never nil.
 func containerSecurityContext(c manifest.Container) *corev1.SecurityContext {
 	if c.SecurityContext == nil {
@@ -165,6 +189,17 @@ func serviceAccount(pt *manifest.PodTemplate) string {
 		return pt.Spec.DeprecatedServiceAccount
 	}
 	return "default"
+}
+
+// mountsTokenHere reports whether the pod, as obj writes it, mounts its
+// ServiceAccount's API token: automountServiceAccountToken is not false,
+// and no overlay's patch sets it or the ServiceAccount (the patch decides).
+func mountsTokenHere(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) bool {
+	if kube.PatchSets(ctx, obj, "", "automountServiceAccountToken") || kube.PatchSets(ctx, obj, "", "serviceAccountName") {
+		return false
+	}
+	a := pt.Spec.AutomountServiceAccountToken
+	return a == nil || *a
 }
 
 // findServiceAccounts returns the ServiceAccounts named name that may

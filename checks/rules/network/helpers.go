@@ -152,6 +152,20 @@ func rbacRules(o *manifest.Object) ([]rbacv1.PolicyRule, bool) {
 	return nil, false
 }
 
+// eachRBACRule returns a rule's Check that calls check with every policy
+// rule of a Role or ClusterRole and its index, and finds nothing on other
+// objects.
+func eachRBACRule(check func(obj *manifest.Object, i int, r rbacv1.PolicyRule) []checks.Finding) func(*checks.Context, *manifest.Object) []checks.Finding {
+	return func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		rules, _ := rbacRules(obj)
+		var out []checks.Finding
+		for i, r := range rules {
+			out = append(out, check(obj, i, r)...)
+		}
+		return out
+	}
+}
+
 // has reports whether list holds s.
 func has(list []string, s string) bool {
 	for _, e := range list {
@@ -223,6 +237,22 @@ func containerImages(obj *manifest.Object, fn func(c manifest.Container)) {
 			fn(c)
 		}
 	}
+}
+
+// unpinnedImages calls fn for every container image of a workload that is
+// not pinned by a digest: placeholders and images whose tag a
+// kustomization's images: sets are left to what replaces them.
+func unpinnedImages(ctx *checks.Context, obj *manifest.Object, fn func(c manifest.Container, ref imageRef)) {
+	containerImages(obj, func(c manifest.Container) {
+		if imagePlaceholder(c.Image) {
+			return
+		}
+		ref := parseImage(c.Image)
+		if ref.Digest != "" || ctx.KustomizeOverridesImage(ref.Name) {
+			return
+		}
+		fn(c, ref)
+	})
 }
 
 // serviceAccountName returns the ServiceAccount a workload's pods run as

@@ -98,3 +98,32 @@ func podLevel(pt *manifest.PodTemplate, name corev1.ResourceName) bool {
 	_, lim := pt.Spec.Resources.Limits[name]
 	return req || lim
 }
+
+// ownResources returns the containers of obj's whole pod template whose own
+// resources must set resource name: none when the pod sets it at pod level
+// or a LimitRange of the namespace defaults it (its limit when limit is
+// true, else its request), and none whose resources an overlay's patch sets.
+func ownResources(ctx *checks.Context, obj *manifest.Object, name corev1.ResourceName, limit bool) []manifest.Container {
+	pt := kube.WholePodTemplate(ctx, obj)
+	if pt == nil || podLevel(pt, name) {
+		return nil
+	}
+	if req, lim := limitRangeDefaults(ctx, obj, name); (limit && lim) || (!limit && req) {
+		return nil
+	}
+	var out []manifest.Container
+	for _, c := range pt.Containers() {
+		if !kube.PatchSets(ctx, obj, c.Name, "resources") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// noRequest reports whether c sets neither a request of resource name nor a
+// limit, which would default the request.
+func noRequest(c manifest.Container, name corev1.ResourceName) bool {
+	_, hasReq := amount(c.Resources.Requests, name)
+	_, hasLim := amount(c.Resources.Limits, name)
+	return !hasReq && !hasLim
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/prodready/prodready/checks/internal/apitable"
 )
 
-// TestAPIKindsFileIsCurrent holds api_kinds_gen.go to what its generator
+// TestAPIKindsFileIsCurrent holds kinds_gen.go to what its generator
 // writes for the k8s.io/api version in go.mod: after a version change,
 // go generate ./checks/rules/apicluster.
 func TestAPIKindsFileIsCurrent(t *testing.T) {
