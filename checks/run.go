@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -65,6 +66,14 @@ type Result struct {
 	Findings []Finding
 	// Objects counts the documents that were checked.
 	Objects int
+	// Kubernetes counts the checked documents that are Kubernetes objects
+	// (they have a kind); Objects less Kubernetes are mappings such as a
+	// chart's values.
+	Kubernetes int
+	// NoObject are the files that parsed but hold no Kubernetes object and
+	// are not read as anything else (a chart's Chart.yaml or values, a
+	// kustomization): no rule checked them.
+	NoObject []string
 }
 
 // Memory says what a run keeps of the files it parses.
@@ -288,7 +297,9 @@ func evaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *
 	for i, f := range files {
 		lean[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
 	}
-	return &Result{Files: lean, Objects: len(objects)}
+	res := &Result{Files: lean, Objects: len(objects)}
+	res.Kubernetes, res.NoObject = countKubernetes(files)
+	return res
 }
 
 // groupByPath returns the files ordered by path (input order among equal
@@ -466,7 +477,34 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
 	}
-	return &Result{Files: files, Findings: finishFindings(findings, files, objects, cfg), Objects: len(objects)}
+	res := &Result{Files: files, Findings: finishFindings(findings, files, objects, cfg), Objects: len(objects)}
+	res.Kubernetes, res.NoObject = countKubernetes(files)
+	return res
+}
+
+// countKubernetes counts the Kubernetes objects of files (documents with a
+// kind) and lists the files that parsed, hold none, and are not read as a
+// chart's Chart.yaml or values file (a name with "values" in it) or as a
+// kustomization.
+func countKubernetes(files []*manifest.File) (n int, none []string) {
+	for _, f := range files {
+		kube := 0
+		other := len(f.Problems) > 0 || f.Skipped != "" || len(f.Objects) == 0
+		for _, o := range f.Objects {
+			switch {
+			case IsKustomization(o):
+				other = true
+			case o.Kind != "":
+				kube++
+			}
+		}
+		n += kube
+		base := strings.ToLower(path.Base(f.Path))
+		if kube == 0 && !other && !strings.HasPrefix(base, "chart.") && !strings.Contains(base, "values") {
+			none = append(none, f.Path)
+		}
+	}
+	return n, none
 }
 
 // enabledRules returns the rules cfg turns on.

@@ -78,6 +78,10 @@ type NotChecked struct {
 	Reason string `json:"reason"`
 }
 
+// NoObjectReason is why a file that holds no Kubernetes object was not
+// checked.
+const NoObjectReason = "holds no Kubernetes object (no document has a kind), so no rule checked it"
+
 // NotCheckedOf lists the files of res that were not checked.
 func NotCheckedOf(res *checks.Result) []NotChecked {
 	var out []NotChecked
@@ -85,6 +89,9 @@ func NotCheckedOf(res *checks.Result) []NotChecked {
 		if f.Skipped != "" {
 			out = append(out, NotChecked{Path: f.Path, Reason: f.Skipped})
 		}
+	}
+	for _, p := range res.NoObject {
+		out = append(out, NotChecked{Path: p, Reason: NoObjectReason})
 	}
 	return out
 }
@@ -97,7 +104,7 @@ func NotCheckedOf(res *checks.Result) []NotChecked {
 // that rendered to nothing).
 func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 	c := s.counts
-	files, objects, skipped := len(res.Files), res.Objects, uniquePaths(append(NotCheckedOf(res), also...))
+	files, objects, skipped := len(res.Files), res.Kubernetes, uniquePaths(append(NotCheckedOf(res), also...))
 	switch s.format {
 	case "", "text":
 		for _, n := range skipped {

@@ -34,6 +34,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	output := fs.String("o", "", "write the report to this file instead of standard output")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the rules have run, to this file (go tool pprof)")
+	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 2, when the input holds no Kubernetes object and nothing was found (an empty folder, only other YAML)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: prodready check [flags] [paths… | -]")
 		fs.PrintDefaults()
@@ -91,8 +92,10 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		return ExitUsage
 	}
 	failed := false
+	found := 0
 	var writeErr error
 	emit := func(fs []checks.Finding) {
+		found += len(fs)
 		failed = failed || cfg.Fails(fs)
 		if writeErr == nil {
 			writeErr = stream.Add(fs)
@@ -129,6 +132,16 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	}
 	if failed {
 		return ExitFindings
+	}
+	if res.Kubernetes == 0 && found == 0 && !*allowEmpty {
+		// A typo'd path, an empty folder or only other YAML must not
+		// pass as a clean check.
+		what := fmt.Sprintf("the %d files read hold no Kubernetes object", len(res.Files))
+		if len(res.Files) == 0 {
+			what = "no file to check was found (by default *.yaml and *.yml; see include in .prodready.yaml)"
+		}
+		fmt.Fprintf(stderr, "prodready: nothing was checked: %s; --allow-empty exits 0 on such input\n", what)
+		return ExitUsage
 	}
 	return ExitOK
 }

@@ -72,6 +72,31 @@ func TestCheckExitCodes(t *testing.T) {
 // only when --memprofile asks for them. It checks the bundled fixtures: a
 // run that allocates tens of megabytes is sure to be sampled (one sample
 // per 512 KiB on average).
+// TestCheckNothingChecked checks that input holding no Kubernetes object
+// (an empty folder, only other YAML) is said and exits 2, unless
+// --allow-empty, and that the other YAML is named as not checked.
+func TestCheckNothingChecked(t *testing.T) {
+	empty := t.TempDir()
+	if code, _, errOut := runCLI(t, "", "check", empty); code != ExitUsage || !strings.Contains(errOut, "nothing was checked: no file to check was found") {
+		t.Errorf("an empty folder: exit %d, stderr %q; want 2 and a message", code, errOut)
+	}
+	other := writeTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n"})
+	code, out, errOut := runCLI(t, "", "check", other)
+	if code != ExitUsage || !strings.Contains(errOut, "the 1 files read hold no Kubernetes object") {
+		t.Errorf("only other YAML: exit %d, stderr %q; want 2 and a message", code, errOut)
+	}
+	if !strings.Contains(out, "config/app.yaml: not checked: holds no Kubernetes object") || !strings.Contains(out, "1 files (1 not checked), 0 objects") {
+		t.Errorf("the other YAML is not named as not checked:\n%s", out)
+	}
+	if code, _, errOut := runCLI(t, "", "check", "--allow-empty", other); code != ExitOK || errOut != "" {
+		t.Errorf("--allow-empty: exit %d, stderr %q; want 0 and no message", code, errOut)
+	}
+	mixed := writeTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n", "deploy/web.yaml": badProbe})
+	if code, _, _ := runCLI(t, "", "check", mixed, "--fail-on", "none"); code != ExitOK {
+		t.Errorf("a Kubernetes object beside other YAML: exit %d, want 0", code)
+	}
+}
+
 func TestCheckProfiles(t *testing.T) {
 	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 	dir := filepath.Join("..", "..", "..", "fixtures")
