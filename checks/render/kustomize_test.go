@@ -11,7 +11,10 @@ import (
 
 func TestDiscoverKustomizationRoots(t *testing.T) {
 	got := rendered.Discover(fixtures(t)).Kustomizations
-	want := []string{"kustomize/exec/kustomization.yaml", "kustomize/overlays/prod/kustomization.yaml", "kustomize/remote/kustomization.yaml"}
+	want := []string{
+		"kustomize/exec/kustomization.yaml", "kustomize/overlays/prod/kustomization.yaml", "kustomize/remote/kustomization.yaml",
+		"review/kustomize/overlays/prod/kustomization.yaml", "review/kustomize/overlays/staging/kustomization.yaml",
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("roots (-want +got):\n%s", diff)
 	}
