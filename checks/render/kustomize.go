@@ -227,8 +227,18 @@ func (ov *overlay) walk(kfile string, depth int) {
 			}
 		}
 	}
-	for _, f := range append(append([]string(nil), k.Configurations...), k.Crds...) {
-		if target, ok := join(dir, f); ok {
+	// kustomize fails on a missing configurations or crds file; krusty on
+	// an in-memory filesystem builds without it, so it is refused here.
+	for _, field := range []struct {
+		name    string
+		entries []string
+	}{{"configurations", k.Configurations}, {"crds", k.Crds}} {
+		for _, f := range field.entries {
+			target, ok := join(dir, f)
+			if _, there := ov.files[target]; !ok || !there {
+				ov.refuse(kfile, f, fmt.Sprintf("%s entry %q is not in the repository", field.name, f))
+				continue
+			}
 			ov.inputs[target] = true
 		}
 	}
