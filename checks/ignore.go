@@ -90,6 +90,14 @@ func ObjectIgnores(o *manifest.Object, rule string) bool {
 	return listHas(own, rule) || listHas(template, rule)
 }
 
+// CommentIgnores reports whether a finding of rule at 1-based line n of a
+// file (its lines ls) is silenced by an ignore comment on that line or the
+// line above, as a run's findings are. Findings moved to another file after
+// the run (a rendered chart's, to its template or values lines) use it.
+func CommentIgnores(ls [][]byte, n int, rule string) bool {
+	return commentIgnores(ls, n, rule) || commentIgnores(ls, n-1, rule)
+}
+
 // commentIgnores reports whether 1-based line n of ls holds an ignore
 // comment naming rule.
 func commentIgnores(ls [][]byte, n int, rule string) bool {

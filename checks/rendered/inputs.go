@@ -1,6 +1,7 @@
 package rendered
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -38,6 +39,10 @@ type Prepared struct {
 	// only says, by a finding's key (see key), which values sets have it
 	// when not all of a chart's do.
 	only map[string]string
+	// ignoreLines are the lines of the folders' files that hold an ignore
+	// comment, by path as the inputs spell it: findings mapped to a
+	// template, values or patch line are silenced there as a plain file's.
+	ignoreLines map[string][][]byte
 }
 
 // placed is one render whose objects a run checks.
@@ -212,6 +217,7 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		if !hasRootFile(files) {
 			continue
 		}
+		p.keepIgnores(dir, files)
 		res, err := render(ctx, files, opts)
 		if err != nil {
 			// The renderer itself failed (or is not installed): no fault of
@@ -249,6 +255,7 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		}
 		p.Skipped = append(p.Skipped, sk.all()...)
 	}
+	p.Problems = p.dropIgnored(p.Problems)
 	var plain []checks.Input
 	for _, in := range inputs {
 		if drop[path.Clean(in.Path)] {
@@ -339,11 +346,41 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		}
 		more = append(more, p.reportWith(pl)...)
 	}
-	fs = append(fs, more...)
+	fs = p.dropIgnored(append(fs, more...))
 	if mapped {
 		checks.SortFindings(fs) // mapped findings moved to other files and lines
 	}
 	return fs
+}
+
+// keepIgnores keeps the lines of the files of a folder that hold an ignore
+// comment.
+func (p *Prepared) keepIgnores(dir string, files Files) {
+	for name, data := range files {
+		if !bytes.Contains(data, []byte(checks.IgnoreComment)) {
+			continue
+		}
+		if p.ignoreLines == nil {
+			p.ignoreLines = map[string][][]byte{}
+		}
+		p.ignoreLines[path.Join(dir, name)] = bytes.Split(data, []byte("\n"))
+	}
+}
+
+// dropIgnored drops, in place, the findings an ignore comment silences at
+// the line they were moved to.
+func (p *Prepared) dropIgnored(fs []checks.Finding) []checks.Finding {
+	if len(p.ignoreLines) == 0 {
+		return fs
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if ls := p.ignoreLines[f.File]; ls != nil && checks.CommentIgnores(ls, f.Line, f.RuleID) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // relocate moves f, a finding on the render's input, to the line its

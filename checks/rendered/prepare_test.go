@@ -187,3 +187,38 @@ charts:
 		t.Errorf("KubeVersion %q, ExtraValues (-want +got):\n%s", opts.KubeVersion, diff)
 	}
 }
+
+// TestIgnoreCommentsAtTheSource checks that an ignore comment on the
+// template or Chart.yaml line a finding is mapped to silences it there.
+func TestIgnoreCommentsAtTheSource(t *testing.T) {
+	dir := filepath.ToSlash(filepath.Join(checkstest.Root(t), "fixtures", "render", "helm-sets"))
+	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
+	folders := rendered.ReadFolders(inputs, []string{dir})
+	if len(folders) != 1 || folders[0].Err != nil {
+		t.Fatalf("folders: %+v", folders)
+	}
+	files := folders[0].Files
+	lines := strings.Split(string(files["web/templates/deployment.yaml"]), "\n")
+	if !strings.Contains(lines[17], "- name: web") {
+		t.Fatalf("fixture moved: line 18 is %q", lines[17])
+	}
+	lines[17] += "  # prodready:ignore cpu-requests-missing measured in staging first"
+	files["web/templates/deployment.yaml"] = []byte(strings.Join(lines, "\n"))
+	files["web/Chart.yaml"] = append([]byte("# prodready:ignore render-failed envs/broken.yaml is meant to fail\n"), files["web/Chart.yaml"]...)
+	opts := rendered.Options{KubeVersion: cfg.KubernetesVersion, ExtraValues: map[string][][]string{"web": {{"envs/broken.yaml"}}}}
+	p := rendered.Prepare(context.Background(), inputs, folders, render.InProcess, opts)
+	p.CheckValuesSets(cfg)
+	fs := append([]checks.Finding(nil), p.Problems...)
+	fs = append(fs, p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings)...)
+	fs = append(fs, p.Unreported()...)
+	got := map[string]bool{}
+	for _, f := range fs {
+		got[f.RuleID] = true
+	}
+	if got["cpu-requests-missing"] || got[checks.RenderFailed] {
+		t.Errorf("silenced findings reported: %v", got)
+	}
+	if !got["memory-requests-missing"] || !got["spread-missing"] {
+		t.Errorf("findings the comments do not name are gone: %v", got)
+	}
+}

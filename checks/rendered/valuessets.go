@@ -98,7 +98,7 @@ func (p *Prepared) Unreported() []checks.Finding {
 		}
 	}
 	checks.SortFindings(out)
-	return out
+	return p.dropIgnored(out)
 }
 
 // reportWith returns the findings only other values sets of pl's chart
