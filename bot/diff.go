@@ -73,6 +73,11 @@ func ParsePatch(patch string) (*Diff, error) {
 				return nil, fmt.Errorf("diff line %d: %w", i+1, err)
 			}
 			start := max(newStart, 1) // "+0,0": the new file is empty
+			if cur != nil && start <= cur.End {
+				// Hunks of a diff come in file order and never overlap:
+				// one that does is not a diff the lines can be read from.
+				return nil, fmt.Errorf("diff line %d: hunk at line %d overlaps the one before (to line %d)", i+1, start, cur.End)
+			}
 			d.Hunks = append(d.Hunks, Hunk{OldStart: oldStart, NewStart: newStart, Start: start, End: start - 1})
 			cur = &d.Hunks[len(d.Hunks)-1]
 			oldNext, newNext = max(oldStart, 1), start
