@@ -1,76 +1,102 @@
 package rendered
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 )
 
 // Request is what a render worker reads on its standard input: the files
-// of one folder of the repository and how to render them.
+// of one folder of the repository (those a render can read) and how to
+// render them.
 type Request struct {
 	Files   Files   `json:"files"`
 	Options Options `json:"options"`
 }
 
-// MaxRequestBytes bounds a request a worker reads (the files' text, in
-// base64, plus the options).
+// MaxRequestBytes bounds a request a worker reads (the files' contents).
 const MaxRequestBytes = 512 << 20
 
 // A Renderer renders the charts and overlays among files.
 type Renderer func(ctx context.Context, files Files, opts Options) (Result, error)
 
 // Worker returns a Renderer that runs program with args (prodready-bot
-// render) as a separate process: it sends the Request as JSON on its
-// standard input and reads the Result as JSON from its standard output.
-// The lean prodready CLI renders this way, so a run without charts or
-// overlays does not carry the Helm and kustomize libraries.
+// render) as a separate process: it sends the Request on its standard input
+// and reads the Result from its standard output, in the protocol of
+// WriteRequest and WriteResult (a JSON header, then the raw bytes of the
+// files or of the rendered streams). Only the files a render can read are
+// sent (Needed). The lean prodready CLI renders this way, so a run without
+// charts or overlays does not carry the Helm and kustomize libraries.
 func Worker(program string, args ...string) Renderer {
 	return func(ctx context.Context, files Files, opts Options) (Result, error) {
-		req, err := json.Marshal(Request{Files: files, Options: opts})
+		cmd := exec.CommandContext(ctx, program, args...)
+		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			return Result{}, fmt.Errorf("render worker: %w", err)
 		}
-		cmd := exec.CommandContext(ctx, program, args...)
-		cmd.Stdin = bytes.NewReader(req)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return Result{}, fmt.Errorf("render worker: %w", err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			return Result{}, fmt.Errorf("render worker %s: %w", program, err)
+		}
+		sent := make(chan error, 1)
+		go func() {
+			w := bufio.NewWriterSize(stdin, 256<<10)
+			err := WriteRequest(w, Request{Files: Needed(files, opts), Options: opts})
+			if err == nil {
+				err = w.Flush()
+			}
+			if cerr := stdin.Close(); err == nil {
+				err = cerr
+			}
+			sent <- err
+		}()
+		res, readErr := ReadResult(stdout)
+		if readErr != nil {
+			_, _ = io.Copy(io.Discard, stdout) // let the worker finish writing
+		}
+		waitErr := cmd.Wait()
+		sendErr := <-sent
+		if waitErr != nil {
 			msg := bytes.TrimSpace(stderr.Bytes())
 			if len(msg) > 500 {
 				msg = msg[:500]
 			}
-			return Result{}, fmt.Errorf("render worker %s: %w: %s", program, err, msg)
+			return Result{}, fmt.Errorf("render worker %s: %w: %s", program, waitErr, msg)
 		}
-		var res Result
-		if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-			return Result{}, fmt.Errorf("render worker %s: reading its answer: %w", program, err)
+		if sendErr != nil {
+			return Result{}, fmt.Errorf("render worker %s: sending the request: %w", program, sendErr)
+		}
+		if readErr != nil {
+			return Result{}, fmt.Errorf("render worker %s: reading its answer: %w", program, readErr)
 		}
 		return res, nil
 	}
 }
 
 // Serve is a render worker's side: it reads one Request from r, renders it
-// with render, and writes the Result to w.
+// with render, and writes the Result to w (the protocol of WriteRequest and
+// WriteResult).
 func Serve(r io.Reader, w io.Writer, render Renderer) error {
-	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	req, err := ReadRequest(r)
 	if err != nil {
-		return fmt.Errorf("reading the request: %w", err)
-	}
-	if len(data) > MaxRequestBytes {
-		return errors.New("the request is over its size bound")
-	}
-	var req Request
-	if err := json.Unmarshal(data, &req); err != nil {
 		return fmt.Errorf("reading the request: %w", err)
 	}
 	res, err := render(context.Background(), req.Files, req.Options)
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(w).Encode(res)
+	req = Request{} // the files are no longer needed while the answer is written
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := WriteResult(bw, res); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
