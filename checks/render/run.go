@@ -11,6 +11,16 @@ import (
 // kustomization of files. It never fails as a whole: each render carries its
 // own problems, and renders past opts.MaxRenders are listed in NotRendered.
 func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rendered.Result {
+	var renders []*rendered.Render
+	res := RunEach(ctx, files, opts, func(r *rendered.Render) { renders = append(renders, r) })
+	res.Renders = renders
+	return res
+}
+
+// RunEach renders as Run does, but hands each render to emit, in Run's
+// order, as soon as it is made, and returns the Result without its Renders:
+// a caller that writes each render out holds one at a time.
+func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, emit func(*rendered.Render)) rendered.Result {
 	opts = opts.WithDefaults()
 	roots := rendered.Discover(files)
 	var res rendered.Result
@@ -26,7 +36,7 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 				continue
 			}
 			budget--
-			res.Renders = append(res.Renders, RenderChart(ctx, files, dir, set, opts))
+			emit(RenderChart(ctx, files, dir, set, opts))
 		}
 	}
 	for _, k := range roots.Kustomizations {
@@ -35,7 +45,7 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 			continue
 		}
 		budget--
-		res.Renders = append(res.Renders, RenderKustomization(ctx, files, k, opts))
+		emit(RenderKustomization(ctx, files, k, opts))
 	}
 	if len(res.NotRendered) > 0 {
 		res.Problems = append(res.Problems, rendered.Problem{Message: fmt.Sprintf("render cap of %d reached; %d renders left out", opts.MaxRenders, len(res.NotRendered))})

@@ -23,12 +23,18 @@ import (
 // and then the files' contents, in the header's order, back to back. A size
 // of -1 stands for a nil content (no bytes follow).
 //
-// A result is the header
+// A result is a sequence of frames, each a header line and the bytes it
+// sizes: one frame a render, in order, as the worker makes them,
 //
-//	{"renders": [render, …], "problems": [Problem, …], "notRendered": [Skipped, …]}
+//	{"render": render}
 //
-// and then each render's bytes, in order: its stream ("stream" bytes, -1
-// for none), then the text of any document that is not found in its stream.
+// followed by the render's bytes: its stream ("stream" bytes, -1 for
+// none), then the text of any document that is not found in its stream;
+// and a last frame, without bytes,
+//
+//	{"end": {"problems": [Problem, …], "notRendered": [Skipped, …]}}
+//
+// A result without its last frame is cut short and is refused.
 // A render's header has the fields of [Render] in lower camel case, except:
 // "blob" is the size of its bytes; a document's YAML is "size" bytes at
 // offset "at" of those bytes (size -1 for none); and each source map is
@@ -84,7 +90,7 @@ func WriteRequest(w io.Writer, req Request) error {
 // ReadRequest reads a request that WriteRequest wrote. The files' contents
 // share one buffer.
 func ReadRequest(r io.Reader) (Request, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 1<<20)
 	var h wireRequest
 	if err := readHeader(br, &h); err != nil {
 		return Request{}, err
@@ -112,10 +118,14 @@ func ReadRequest(r io.Reader) (Request, error) {
 	return req, nil
 }
 
-type wireResult struct {
-	Renders     []*wireRender `json:"renders"`
-	Problems    []Problem     `json:"problems"`
-	NotRendered []Skipped     `json:"notRendered"`
+type wireFrame struct {
+	Render *wireRender `json:"render,omitempty"`
+	End    *wireEnd    `json:"end,omitempty"`
+}
+
+type wireEnd struct {
+	Problems    []Problem `json:"problems"`
+	NotRendered []Skipped `json:"notRendered"`
 }
 
 type wireRender struct {
@@ -150,36 +160,41 @@ type wireMap struct {
 	Locs   [][]int  `json:"locs"`
 }
 
-// WriteResult writes res to w in the worker protocol.
+// WriteResult writes res to w in the worker protocol: WriteRender for each
+// render, then WriteEnd. Nil renders are left out.
 func WriteResult(w io.Writer, res Result) error {
-	h := wireResult{Problems: res.Problems, NotRendered: res.NotRendered}
-	if res.Renders != nil {
-		h.Renders = make([]*wireRender, len(res.Renders))
-	}
-	extras := make([][][]byte, len(res.Renders)) // per render, document texts not in its stream
-	for i, r := range res.Renders {
+	for _, r := range res.Renders {
 		if r == nil {
 			continue
 		}
-		h.Renders[i], extras[i] = encodeRender(r)
-	}
-	if err := writeHeader(w, h); err != nil {
-		return err
-	}
-	for i, r := range res.Renders {
-		if r == nil {
-			continue
-		}
-		if _, err := w.Write(r.Stream); err != nil {
+		if err := WriteRender(w, r); err != nil {
 			return err
 		}
-		for _, e := range extras[i] {
-			if _, err := w.Write(e); err != nil {
-				return err
-			}
+	}
+	return WriteEnd(w, res)
+}
+
+// WriteRender writes one render's frame of a result to w.
+func WriteRender(w io.Writer, r *Render) error {
+	wr, extras := encodeRender(r)
+	if err := writeHeader(w, wireFrame{Render: wr}); err != nil {
+		return err
+	}
+	if _, err := w.Write(r.Stream); err != nil {
+		return err
+	}
+	for _, e := range extras {
+		if _, err := w.Write(e); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// WriteEnd writes the last frame of a result to w: res's problems and the
+// renders it left out (not its renders).
+func WriteEnd(w io.Writer, res Result) error {
+	return writeHeader(w, wireFrame{End: &wireEnd{Problems: res.Problems, NotRendered: res.NotRendered}})
 }
 
 func encodeRender(r *Render) (*wireRender, [][]byte) {
@@ -268,29 +283,30 @@ func find(stream []byte, from int, text []byte) int {
 	return -1
 }
 
-// ReadResult reads a result that WriteResult wrote. Each render's stream
-// and documents share one buffer.
+// ReadResult reads a result that WriteResult (or WriteRender and WriteEnd)
+// wrote. Each render's stream and documents share one buffer.
 func ReadResult(r io.Reader) (Result, error) {
-	br := bufio.NewReader(r)
-	var h wireResult
-	if err := readHeader(br, &h); err != nil {
-		return Result{}, err
-	}
-	res := Result{Problems: h.Problems, NotRendered: h.NotRendered}
-	if h.Renders != nil {
-		res.Renders = make([]*Render, len(h.Renders))
-	}
-	for i, wr := range h.Renders {
-		if wr == nil {
-			continue
+	br := bufio.NewReaderSize(r, 1<<20)
+	var res Result
+	for {
+		var f wireFrame
+		if err := readHeader(br, &f); err != nil {
+			return Result{}, err
 		}
-		r, err := decodeRender(br, wr)
-		if err != nil {
-			return Result{}, fmt.Errorf("render %d (%s): %w", i, wr.Root, err)
+		switch {
+		case f.Render != nil:
+			r, err := decodeRender(br, f.Render)
+			if err != nil {
+				return Result{}, fmt.Errorf("render %d (%s): %w", len(res.Renders), f.Render.Root, err)
+			}
+			res.Renders = append(res.Renders, r)
+		case f.End != nil:
+			res.Problems, res.NotRendered = f.End.Problems, f.End.NotRendered
+			return res, nil
+		default:
+			return Result{}, errors.New("a frame of the result is neither a render nor the end")
 		}
-		res.Renders[i] = r
 	}
-	return res, nil
 }
 
 func decodeRender(br io.Reader, wr *wireRender) (*Render, error) {

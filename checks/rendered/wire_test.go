@@ -95,16 +95,20 @@ func TestServe(t *testing.T) {
 	if err := rendered.WriteRequest(&req, rendered.Request{Files: files, Options: opts}); err != nil {
 		t.Fatal(err)
 	}
-	want := rendered.Result{Renders: []*rendered.Render{{Kind: rendered.Helm, Root: "web", Stream: []byte("---\nkind: A\n")}}}
+	want := rendered.Result{Renders: []*rendered.Render{{Kind: rendered.Helm, Root: "web", Stream: []byte("---\nkind: A\n")}, {Kind: rendered.Kustomize, Root: "k/kustomization.yaml"}},
+		Problems: []rendered.Problem{{Message: "render cap"}}}
 	var out bytes.Buffer
-	err := rendered.Serve(&req, &out, func(_ context.Context, got rendered.Files, gotOpts rendered.Options) (rendered.Result, error) {
+	err := rendered.Serve(&req, &out, func(_ context.Context, got rendered.Files, gotOpts rendered.Options, emit func(*rendered.Render)) rendered.Result {
 		if !reflect.DeepEqual(got, files) {
 			t.Errorf("files: %s", cmp.Diff(files, got))
 		}
 		if !reflect.DeepEqual(gotOpts, opts) {
 			t.Errorf("options: %s", cmp.Diff(opts, gotOpts))
 		}
-		return want, nil
+		for _, r := range want.Renders {
+			emit(r)
+		}
+		return rendered.Result{Problems: want.Problems}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +204,7 @@ func TestWorkerProtocolOnCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := rendered.Serve(&req, &out, render.InProcess); err != nil {
+			if err := rendered.Serve(&req, &out, render.Streaming); err != nil {
 				t.Fatal(err)
 			}
 			got, err := rendered.ReadResult(&out)

@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"runtime/debug"
 )
 
 // Request is what a render worker reads on its standard input: the files
@@ -81,22 +83,51 @@ func Worker(program string, args ...string) Renderer {
 	}
 }
 
+// WorkerMemoryBase is the part of a render worker's soft memory limit that
+// does not grow with its request (see Serve): room for the renders of one
+// chart, measured at 65 MB of live heap at most on the charts of the
+// prometheus-community and argo-helm repositories.
+const WorkerMemoryBase = 64 << 20
+
+// A StreamRenderer renders as a Renderer does, but hands each render to
+// emit, in the Result's order, as soon as it is made, and returns the rest
+// of the Result (its Renders empty). A render worker serves one, so that it
+// holds the renders it has written no longer.
+type StreamRenderer func(ctx context.Context, files Files, opts Options, emit func(*Render)) Result
+
 // Serve is a render worker's side: it reads one Request from r, renders it
-// with render, and writes the Result to w (the protocol of WriteRequest and
-// WriteResult).
-func Serve(r io.Reader, w io.Writer, render Renderer) error {
+// with render, and writes each render to w as it is made, then the end of
+// the Result (the protocol of WriteRequest and WriteResult).
+//
+// While it renders, the collector is held to a soft memory limit
+// (runtime/debug.SetMemoryLimit) of WorkerMemoryBase plus twice the
+// request's files, unless GOMEMLIMIT is set: a worker holds the files and
+// one render at a time, and without the limit the heap grew to twice that
+// before each collection.
+func Serve(r io.Reader, w io.Writer, render StreamRenderer) error {
 	req, err := ReadRequest(r)
 	if err != nil {
 		return fmt.Errorf("reading the request: %w", err)
 	}
-	res, err := render(context.Background(), req.Files, req.Options)
-	if err != nil {
-		return err
+	if os.Getenv("GOMEMLIMIT") == "" {
+		n := 0
+		for _, data := range req.Files {
+			n += len(data)
+		}
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(WorkerMemoryBase + 2*int64(n)))
 	}
-	req = Request{} // the files are no longer needed while the answer is written
 	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := WriteResult(bw, res); err != nil {
-		return err
+	var writeErr error
+	res := render(context.Background(), req.Files, req.Options, func(r *Render) {
+		if writeErr == nil && r != nil {
+			writeErr = WriteRender(bw, r)
+		}
+	})
+	if writeErr != nil {
+		return fmt.Errorf("writing the answer: %w", writeErr)
+	}
+	if err := WriteEnd(bw, res); err != nil {
+		return fmt.Errorf("writing the answer: %w", err)
 	}
 	return bw.Flush()
 }
