@@ -93,7 +93,10 @@ func (t *Table) literal(out *strings.Builder, file int, src string, tk token, in
 		piece := src[pos:stop]
 		atLineStart := pos == 0 || src[pos-1] == '\n'
 		body := strings.TrimRight(piece, " \t\r\n")
-		if atLineStart && body != "" && (keyLine.MatchString(body) || (!inDefine && itemLine.MatchString(body+" "))) {
+		// The colon and the dash are what the patterns cannot match
+		// without: looking for them first spares the other lines the regexps.
+		if atLineStart && body != "" && (strings.IndexByte(body, ':') >= 0 && keyLine.MatchString(body) ||
+			!inDefine && strings.IndexByte(body, '-') >= 0 && itemLine.MatchString(body+" ")) {
 			line := lc.at(pos)
 			out.WriteString(body)
 			fmt.Fprintf(out, " #@pr%d.%d@", file, line)
@@ -289,6 +292,9 @@ func Strip(s string) string {
 
 // ReadLine returns the marks of one rendered line and the line without them.
 func ReadLine(line string) (string, []Mark) {
+	if !strings.Contains(line, " #@p") {
+		return line, nil // every mark starts so
+	}
 	idx := markRe.FindAllStringSubmatchIndex(line, -1)
 	if idx == nil {
 		return line, nil
