@@ -3,6 +3,9 @@ package render
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/prodready/prodready/checks/rendered"
 )
@@ -18,13 +21,21 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 }
 
 // RunEach renders as Run does, but hands each render to emit, in Run's
-// order, as soon as it is made, and returns the Result without its Renders:
-// a caller that writes each render out holds one at a time.
+// order, as soon as it and those before it are made, and returns the Result
+// without its Renders: a caller that writes each render out holds few at a
+// time. Charts are rendered on up to GOMAXPROCS goroutines, with no more
+// renders made or waiting to be emitted than that; overlays one after
+// another, after the charts.
 func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, emit func(*rendered.Render)) rendered.Result {
 	opts = opts.WithDefaults()
 	roots := rendered.Discover(files)
 	var res rendered.Result
 	budget := opts.MaxRenders
+	type chartJob struct {
+		dir string
+		set []string
+	}
+	var charts []chartJob
 	for _, dir := range roots.Charts {
 		sets := [][]string{nil}
 		if !opts.ValuesYAMLOnly {
@@ -36,9 +47,12 @@ func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, e
 				continue
 			}
 			budget--
-			emit(RenderChart(ctx, files, dir, set, opts))
+			charts = append(charts, chartJob{dir, set})
 		}
 	}
+	inOrder(len(charts), runtime.GOMAXPROCS(0), func(i int) *rendered.Render {
+		return RenderChart(ctx, files, charts[i].dir, charts[i].set, opts)
+	}, emit)
 	for _, k := range roots.Kustomizations {
 		if budget == 0 {
 			res.NotRendered = append(res.NotRendered, rendered.Skipped{File: k, Reason: fmt.Sprintf("render cap of %d reached", opts.MaxRenders)})
@@ -51,6 +65,43 @@ func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, e
 		res.Problems = append(res.Problems, rendered.Problem{Message: fmt.Sprintf("render cap of %d reached; %d renders left out", opts.MaxRenders, len(res.NotRendered))})
 	}
 	return res
+}
+
+// inOrder makes n renders with mk on up to workers goroutines and hands
+// them to emit in index order. A render is started only when fewer than
+// workers are being made or waiting for one before them to be emitted.
+func inOrder(n, workers int, mk func(i int) *rendered.Render, emit func(*rendered.Render)) {
+	if workers <= 1 || n <= 1 {
+		for i := 0; i < n; i++ {
+			emit(mk(i))
+		}
+		return
+	}
+	done := make([]chan *rendered.Render, n)
+	for i := range done {
+		done[i] = make(chan *rendered.Render, 1)
+	}
+	tokens := make(chan struct{}, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				tokens <- struct{}{} // released when this render is emitted
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					<-tokens
+					return
+				}
+				done[i] <- mk(i)
+			}
+		})
+	}
+	for i := range done {
+		emit(<-done[i])
+		<-tokens
+	}
+	wg.Wait()
 }
 
 // RenderChart renders the chart in folder dir of files with its values.yaml
