@@ -20,7 +20,8 @@ type helmDocs struct {
 	tbl    *tmplmark.Table
 	vm     *valuesMap
 	stream strings.Builder
-	lines  int // lines written to stream
+	lines  int   // lines written to stream
+	at     []int // per document, the offset of its text in stream
 	full   bool
 }
 
@@ -82,6 +83,20 @@ func (b *helmDocs) build(out, marked map[string]string) {
 		}
 	}
 	b.r.Stream = []byte(b.stream.String())
+	shareStream(b.r, b.at)
+}
+
+// shareStream points each document's YAML at its copy in the render's
+// stream (at[i] is document i's offset there), so the text is held once.
+func shareStream(r *rendered.Render, at []int) {
+	for i := range r.Documents {
+		d := &r.Documents[i]
+		if i < len(at) && at[i]+len(d.YAML) <= len(r.Stream) {
+			if text := r.Stream[at[i] : at[i]+len(d.YAML) : at[i]+len(d.YAML)]; string(text) == string(d.YAML) {
+				d.YAML = text
+			}
+		}
+	}
 }
 
 func (b *helmDocs) emitted(file string) bool {
@@ -181,6 +196,7 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 	fmt.Fprintf(&b.stream, "---\n# Source: %s\n", info.file)
 	b.lines += 2
 	d.Line = b.lines + 1
+	b.at = append(b.at, b.stream.Len())
 	b.stream.WriteString(text)
 	b.lines += to - from
 	b.r.Documents = append(b.r.Documents, d)

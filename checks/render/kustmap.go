@@ -14,6 +14,7 @@ import (
 // documents turns a build's resources into documents and source maps.
 func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, added bool, opts rendered.Options) {
 	var stream strings.Builder
+	var at []int // per document, the offset of its text in stream
 	lines := 0
 	used := map[string]bool{}
 	for _, res := range m.Resources() {
@@ -52,12 +53,14 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 		fmt.Fprintf(&stream, "---\n# Source: %s\n", d.Source)
 		lines += 2
 		d.Line = lines + 1
+		at = append(at, stream.Len())
 		stream.Write(data)
 		lines += strings.Count(string(data), "\n")
 		r.Documents = append(r.Documents, d)
 		r.Maps = append(r.Maps, ov.sourceMap(d, base, gen, used))
 	}
 	r.Stream = []byte(stream.String())
+	shareStream(r, at)
 	for in := range ov.inputs {
 		if isKustomizationName(path.Base(in)) || used[in] {
 			continue

@@ -3,6 +3,9 @@ package render
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/prodready/prodready/checks/rendered"
 )
@@ -14,6 +17,19 @@ import (
 // overlay, then the charts' other values sets: the cap leaves out values
 // sets before it leaves out a chart or an overlay.
 func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rendered.Result {
+	var renders []*rendered.Render
+	res := RunEach(ctx, files, opts, func(r *rendered.Render) { renders = append(renders, r) })
+	res.Renders = renders
+	return res
+}
+
+// RunEach renders as Run does, but hands each render to emit, in Run's
+// order, as soon as it and those before it are made, and returns the Result
+// without its Renders: a caller that writes each render out holds few at a
+// time. Charts are rendered on up to GOMAXPROCS goroutines, with no more
+// renders made or waiting to be emitted than that; overlays one after
+// another, between the charts' values.yaml renders and their other sets.
+func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, emit func(*rendered.Render)) rendered.Result {
 	opts = opts.WithDefaults()
 	roots := rendered.Discover(files)
 	var res rendered.Result
@@ -31,24 +47,37 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 		capped[root]++
 		return false
 	}
+	type chartJob struct {
+		dir string
+		set []string
+	}
+	renderCharts := func(jobs []chartJob) {
+		inOrder(len(jobs), runtime.GOMAXPROCS(0), func(i int) *rendered.Render {
+			return RenderChart(ctx, files, jobs[i].dir, jobs[i].set, opts)
+		}, emit)
+	}
+	var bases []chartJob
 	for _, dir := range roots.Charts {
 		if within(chartYAML(dir)) {
-			res.Renders = append(res.Renders, RenderChart(ctx, files, dir, nil, opts))
+			bases = append(bases, chartJob{dir: dir})
 		}
 	}
+	renderCharts(bases)
 	for _, k := range roots.Kustomizations {
 		if within(k) {
-			res.Renders = append(res.Renders, RenderKustomization(ctx, files, k, opts))
+			emit(RenderKustomization(ctx, files, k, opts))
 		}
 	}
 	if !opts.ValuesYAMLOnly {
+		var sets []chartJob
 		for _, dir := range roots.Charts {
 			for _, set := range valuesSets(files, dir, opts.ExtraValues[dir])[1:] {
 				if within(chartYAML(dir)) {
-					res.Renders = append(res.Renders, RenderChart(ctx, files, dir, set, opts))
+					sets = append(sets, chartJob{dir, set})
 				}
 			}
 		}
+		renderCharts(sets)
 	}
 	for _, root := range cappedOrder {
 		res.NotRendered = append(res.NotRendered, rendered.Skipped{File: root, Reason: fmt.Sprintf("render cap of %d reached (%d renders of it left out)", opts.MaxRenders, capped[root])})
@@ -57,6 +86,43 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 		res.Problems = append(res.Problems, rendered.Problem{Message: fmt.Sprintf("render cap of %d reached; %d renders left out", opts.MaxRenders, len(res.NotRendered))})
 	}
 	return res
+}
+
+// inOrder makes n renders with mk on up to workers goroutines and hands
+// them to emit in index order. A render is started only when fewer than
+// workers are being made or waiting for one before them to be emitted.
+func inOrder(n, workers int, mk func(i int) *rendered.Render, emit func(*rendered.Render)) {
+	if workers <= 1 || n <= 1 {
+		for i := 0; i < n; i++ {
+			emit(mk(i))
+		}
+		return
+	}
+	done := make([]chan *rendered.Render, n)
+	for i := range done {
+		done[i] = make(chan *rendered.Render, 1)
+	}
+	tokens := make(chan struct{}, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				tokens <- struct{}{} // released when this render is emitted
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					<-tokens
+					return
+				}
+				done[i] <- mk(i)
+			}
+		})
+	}
+	for i := range done {
+		emit(<-done[i])
+		<-tokens
+	}
+	wg.Wait()
 }
 
 // RenderChart renders the chart in folder dir of files with its values.yaml

@@ -31,6 +31,12 @@ var (
 	isKustomizationName = rendered.IsKustomizationName
 )
 
+// Streaming is a rendered.StreamRenderer that renders in this process
+// (RunEach): what a render worker serves.
+func Streaming(ctx context.Context, files rendered.Files, opts rendered.Options, emit func(*rendered.Render)) rendered.Result {
+	return RunEach(ctx, files, opts, emit)
+}
+
 // InProcess is a rendered.Renderer that renders in this process (Run).
 func InProcess(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
 	return Run(ctx, files, opts), nil

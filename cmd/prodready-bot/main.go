@@ -38,7 +38,7 @@ func runRenderWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "prodready-bot render: takes no arguments (a request on standard input)")
 		return cli.ExitUsage
 	}
-	if err := rendered.Serve(stdin, stdout, render.InProcess); err != nil {
+	if err := rendered.Serve(stdin, stdout, render.Streaming); err != nil {
 		fmt.Fprintln(stderr, "prodready-bot render:", err)
 		return cli.ExitUsage
 	}

@@ -40,13 +40,14 @@ func (t *Table) Annotate(file int, src string) string {
 	var out strings.Builder
 	out.Grow(len(src) + len(src)/4)
 	var st stack
+	lc := lineCounter{src: src, line: 1}
 	for _, tk := range toks {
 		text := src[tk.start:tk.end]
 		if !tk.action {
-			t.literal(&out, file, src, tk, st.inDefine())
+			t.literal(&out, file, src, tk, st.inDefine(), &lc)
 			continue
 		}
-		if id, ok := t.binding(file, src, tk, &st); ok {
+		if id, ok := t.binding(file, src, tk, &st, &lc); ok {
 			open, close := "{{ ", " }}"
 			if tk.leftTrim {
 				open = "{{- "
@@ -63,9 +64,25 @@ func (t *Table) Annotate(file int, src string) string {
 	return out.String()
 }
 
+// lineCounter gives the 1-based line of an offset of src. Offsets are asked
+// in increasing order, so each newline is counted once: counting from the
+// start at every mark made annotating a large template quadratic.
+type lineCounter struct {
+	src  string
+	pos  int // offset counted up to
+	line int // line at pos
+}
+
+// at returns the line of offset p, which is at or after the previous one.
+func (c *lineCounter) at(p int) int {
+	c.line += strings.Count(c.src[c.pos:p], "\n")
+	c.pos = p
+	return c.line
+}
+
 // literal writes a literal token, inserting a template mark on each line that
 // starts inside it and looks like a YAML key (or, outside defines, an item).
-func (t *Table) literal(out *strings.Builder, file int, src string, tk token, inDefine bool) {
+func (t *Table) literal(out *strings.Builder, file int, src string, tk token, inDefine bool, lc *lineCounter) {
 	pos := tk.start
 	for pos < tk.end {
 		nl := strings.IndexByte(src[pos:tk.end], '\n')
@@ -76,8 +93,11 @@ func (t *Table) literal(out *strings.Builder, file int, src string, tk token, in
 		piece := src[pos:stop]
 		atLineStart := pos == 0 || src[pos-1] == '\n'
 		body := strings.TrimRight(piece, " \t\r\n")
-		if atLineStart && body != "" && (keyLine.MatchString(body) || (!inDefine && itemLine.MatchString(body+" "))) {
-			line := 1 + strings.Count(src[:pos], "\n")
+		// The colon and the dash are what the patterns cannot match
+		// without: looking for them first spares the other lines the regexps.
+		if atLineStart && body != "" && (strings.IndexByte(body, ':') >= 0 && keyLine.MatchString(body) ||
+			!inDefine && strings.IndexByte(body, '-') >= 0 && itemLine.MatchString(body+" ")) {
+			line := lc.at(pos)
 			out.WriteString(body)
 			fmt.Fprintf(out, " #@pr%d.%d@", file, line)
 			out.WriteString(piece[len(body):])
@@ -90,7 +110,7 @@ func (t *Table) literal(out *strings.Builder, file int, src string, tk token, in
 
 // binding reports whether the action emits a values path and, if so, records
 // it and returns its number.
-func (t *Table) binding(file int, src string, tk token, st *stack) (int, bool) {
+func (t *Table) binding(file int, src string, tk token, st *stack, lc *lineCounter) (int, bool) {
 	if st.inDefine() || strings.Contains(src[tk.start:tk.end], "\n") {
 		return 0, false
 	}
@@ -98,7 +118,7 @@ func (t *Table) binding(file int, src string, tk token, st *stack) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	t.Bindings = append(t.Bindings, Binding{File: file, Line: 1 + strings.Count(src[:tk.start], "\n"), Path: p})
+	t.Bindings = append(t.Bindings, Binding{File: file, Line: lc.at(tk.start), Path: p})
 	return len(t.Bindings) - 1, true
 }
 
@@ -272,6 +292,9 @@ func Strip(s string) string {
 
 // ReadLine returns the marks of one rendered line and the line without them.
 func ReadLine(line string) (string, []Mark) {
+	if !strings.Contains(line, " #@p") {
+		return line, nil // every mark starts so
+	}
 	idx := markRe.FindAllStringSubmatchIndex(line, -1)
 	if idx == nil {
 		return line, nil
