@@ -36,8 +36,10 @@ type Prepared struct {
 	// sets are the charts rendered with more than one values set, by the
 	// path of their values.yaml render's input (see CheckValuesSets).
 	sets map[string]*valuesSets
-	// only says, by a finding's key (see key), which values sets have it
-	// when not all of a chart's do.
+	// only says, by chart (chartKey) and a finding's key (see key), which
+	// values sets of the chart have it when not all do. A finding's key is
+	// not enough: a chart's objects and those of a chart that depends on it
+	// map to the same template lines.
 	only map[string]string
 	// ignoreLines are the lines of the folders' files that hold an ignore
 	// comment, by path as the inputs spell it: findings mapped to a
@@ -104,44 +106,58 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 }
 
 // skips gathers the files of one folder's renders that became no checked
-// object. A chart rendered with several values sets names a file only when
-// none of its renders checked it.
+// object. A file is named only when every render that read it skipped it:
+// a chart's template that renders nothing with values.yaml but something
+// with another values set, or nothing as another chart's dependency but
+// something in its own chart, was checked.
 type skips struct {
-	renders map[string]int      // renders with objects, by root
-	files   map[string]*skipped // by root and file
-	values  map[string]bool     // values files of a render (not "not checked": read as values), by root and file
+	read   map[string]int      // renders with objects that read the file, by file
+	files  map[string]*skipped // by file
+	values map[string]bool     // files read as a values set (not "not checked")
 }
 
 type skipped struct {
-	root, file, reason string
-	renders            int // renders of root that skipped the file
+	file, reason string
+	own          bool // the reason is of the file's own chart or overlay
+	renders      int  // renders that skipped the file
 }
 
 func newSkips() *skips {
-	return &skips{renders: map[string]int{}, files: map[string]*skipped{}, values: map[string]bool{}}
+	return &skips{read: map[string]int{}, files: map[string]*skipped{}, values: map[string]bool{}}
 }
 
 // add counts render r, whose messages name about.
 func (sk *skips) add(dir string, r *Render, about string) {
-	sk.renders[r.Root]++
+	for _, f := range r.Inputs {
+		sk.read[f]++
+	}
 	for _, v := range r.ValuesFiles {
-		sk.values[r.Root+"\x00"+v] = true
+		sk.values[v] = true
+	}
+	root := r.Root
+	if r.Kind == Kustomize {
+		root = path.Dir(root)
 	}
 	for _, s := range r.Skipped {
-		k := r.Root + "\x00" + s.File
-		if e, ok := sk.files[k]; ok {
-			e.renders++
-			continue
+		own := root == "." || root == "" || strings.HasPrefix(s.File, root+"/")
+		e, ok := sk.files[s.File]
+		if !ok {
+			e = &skipped{file: path.Join(dir, s.File)}
+			sk.files[s.File] = e
 		}
-		sk.files[k] = &skipped{root: r.Root, file: path.Join(dir, s.File), reason: s.Reason + " (" + about + ")", renders: 1}
+		e.renders++
+		if e.reason == "" || own && !e.own {
+			// The first render's reason, or the file's own chart's.
+			e.reason, e.own = s.Reason+" ("+about+")", own
+		}
 	}
 }
 
-// all returns the files every render of their root skipped, sorted.
+// all returns the files every render that read them skipped, sorted.
 func (sk *skips) all() []Skipped {
 	var out []Skipped
-	for k, e := range sk.files {
-		if e.renders == sk.renders[e.root] && !sk.values[k] {
+	for f, e := range sk.files {
+		if e.renders >= sk.read[f] && !sk.values[f] {
 			out = append(out, Skipped{File: e.file, Reason: e.reason})
 		}
 	}
@@ -339,7 +355,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		mapped = true
 		f := &fs[i]
 		pl.relocate(f)
-		if label, ok := p.only[key(*f)]; ok {
+		if label, ok := p.only[chartKey(pl.dir, pl.render.Root)+"\x00"+key(*f)]; ok {
 			f.Message += " (rendered from the " + pl.about + "; " + label + ")"
 		} else {
 			f.Message += " (rendered from the " + pl.about + ")"

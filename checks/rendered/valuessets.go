@@ -157,7 +157,7 @@ func (p *Prepared) compare(cs *valuesSets, cfg *checks.Config) []checks.Finding 
 			if p.only == nil {
 				p.only = map[string]string{}
 			}
-			p.only[k] = label // the run of Inputs reports it; Map names the sets
+			p.only[chartKey(cs.checked.dir, cs.checked.render.Root)+"\x00"+k] = label // the run of Inputs reports it; Map names the sets
 			continue
 		}
 		f := first[k]
