@@ -3,10 +3,12 @@
 # piped into kube-score, chart by chart: every chart of the shared corpus's
 # helm-charts/ (prometheus-community and argo-helm; charts vendored in
 # another chart's charts/ folder are rendered with that chart, not on their
-# own). prodready is one process that renders every chart with its
-# values.yaml in-process (bin/prodready hands rendering to prodready-bot
-# beside it) and checks the result; the peer is one bash loop running
-# `helm template <chart> | kube-score score --output-format ci -` per chart.
+# own), each with its values.yaml and once more with each ci/*-values.yaml
+# and values-*.yaml beside it. prodready is one process that makes every
+# render in-process (bin/prodready hands rendering to prodready-bot beside
+# it) and checks the result; the peer is one bash loop running
+# `helm template [-f <set>] <chart> | kube-score score --output-format ci -`
+# per render.
 # `prodready-bot check`, which renders in its own process (the Action's and
 # the bot's path), is timed too: the difference is the lean CLI's hand-off
 # of the files and the renders to the worker.
@@ -59,6 +61,16 @@ kubever=$(sed -n 's/^const DefaultKubernetesVersion = "\(.*\)"/\1/p' checks/conf
 find "$charts_dir" -name Chart.yaml | sed 's|/Chart.yaml$||' | sort |
   while IFS= read -r d; do case "${d#"$charts_dir"/}" in */charts/*) ;; *) echo "$d" ;; esac; done > "$work/charts"
 nchart=$(wc -l < "$work/charts")
+# The renders: each chart with its values.yaml, then once more with each
+# values set beside it (ci/*-values.yaml, values-*.yaml), as prodready
+# renders them; the peer makes the same renders.
+while IFS= read -r d; do
+  printf '%s\t\n' "$d"
+  for v in "$d"/ci/*-values.yaml "$d"/values-*.yaml "$d"/values-*.yml; do
+    if [ -f "$v" ]; then printf '%s\t%s\n' "$d" "$v"; fi
+  done
+done < "$work/charts" > "$work/renders"
+nrender=$(wc -l < "$work/renders")
 
 # One untimed pass of each to count what it renders.
 "$work/prodready" check --format text -o "$work/prodready-charts.txt" "$charts_dir" || true
@@ -84,7 +96,7 @@ done < "$work/charts"
 nhfail=$(wc -l < "$work/helm-failed")
 count() { if [ -z "$1" ]; then echo 0; else printf '%s\n' "$1" | wc -l; fi; }
 short() { sed "s|^$charts_dir/||; s|^$kustomize_dir/||"; }
-echo "charts: $nchart in $charts_dir (Kubernetes $kubever for both)"
+echo "charts: $nchart in $charts_dir, $nrender renders with their values sets (Kubernetes $kubever for both)"
 echo "prodready rendered $((nchart - $(count "$pfail"))) of $nchart ($(count "$ppart") of them only in part)"
 [ -z "$pfail" ] || printf '%s\n' "$pfail" | short | sed 's/^/  cannot be rendered: /'
 [ -z "$ppart" ] || printf '%s\n' "$ppart" | short | sed 's/^/  only in part: /'
@@ -96,13 +108,14 @@ kok=$(grep -o '(rendered from the overlay [^)]*)' "$work/prodready-kustomize.txt
 echo "overlays in $kustomize_dir: prodready reports findings on $(count "$kok") rendered, $(count "$kfail") cannot be rendered (of $(find "$kustomize_dir" \( -name kustomization.yaml -o -name kustomization.yml -o -name Kustomization \) | wc -l) kustomization folders, bases included)"
 [ -z "$kfail" ] || printf '%s\n' "$kfail" | short | sed 's/^/  cannot be rendered: /'
 
-# The peer, one process a round: a loop over the charts.
+# The peer, one process a round: a loop over the renders.
 cat > "$work/peer.sh" <<'EOF'
-while IFS= read -r d; do
-  "$HELM" template --kube-version "$KUBEVER" "$d" 2>/dev/null | "$KUBESCORE" score --output-format ci - || true
-done < "$CHARTS"
+while IFS=$'\t' read -r d v; do
+  if [ -n "$v" ]; then set -- -f "$v"; else set --; fi
+  "$HELM" template --kube-version "$KUBEVER" "$@" "$d" 2>/dev/null | "$KUBESCORE" score --output-format ci - || true
+done < "$RENDERS"
 EOF
-export HELM=$helm KUBESCORE=$kubescore KUBEVER=$kubever CHARTS=$work/charts
+export HELM=$helm KUBESCORE=$kubescore KUBEVER=$kubever RENDERS=$work/renders
 
 measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/times-NAME
   local name=$1; shift
@@ -125,7 +138,7 @@ kw=$(col kustomize 1); km=$(col kustomize 2); kc=$(col kustomize 3)
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-40s %8s %8s %14s\n' run "wall s" "CPU s" "peak RSS MiB"
 printf '%-40s %8s %8s %14.1f\n' "prodready check helm-charts/" "$pw" "$pc" "$(echo "$pm/1024" | bc -l)"
-printf '%-40s %8s %8s %14.1f\n' "helm template | kube-score, per chart" "$hw" "$hc" "$(echo "$hm/1024" | bc -l)"
+printf '%-40s %8s %8s %14.1f\n' "helm template | kube-score, per render" "$hw" "$hc" "$(echo "$hm/1024" | bc -l)"
 printf '%-40s %8s %8s %14.1f\n' "prodready-bot check helm-charts/" "$iw" "$ic" "$(echo "$im/1024" | bc -l)"
 printf '%-40s %8s %8s %14.1f\n' "prodready check kustomize-examples/" "$kw" "$kc" "$(echo "$km/1024" | bc -l)"
 printf 'on the charts prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx that of the largest peer process (medians of %d rounds)\n' \
