@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -38,6 +40,10 @@ type Prepared struct {
 	// only says, by a finding's key (see key), which values sets have it
 	// when not all of a chart's do.
 	only map[string]string
+	// sources are what each folder's renders were made from, by folder;
+	// verify is set by VerifyFixes.
+	sources map[string]source
+	verify  *verifier
 }
 
 // placed is one render whose objects a run checks.
@@ -46,6 +52,14 @@ type placed struct {
 	dir    string // the folder its paths are relative to, as inputs name it
 	about  string // what the messages name: "chart charts/web", "overlay overlays/prod"
 	input  checks.Input
+
+	// What VerifyFixes reads and spends: the parsed rendered documents
+	// and values files, the keys of the render checked alone, the
+	// renders made to verify fixes.
+	docs      map[int]*yaml.Node
+	values    map[string]*yaml.Node
+	old       map[string]bool
+	rerenders int
 }
 
 // add places render r (number i of its folder's run): its problems become
@@ -201,7 +215,7 @@ func hasRootFile(files Files) bool {
 // values-*.yaml, opts.ExtraValues): those hold objects of the same names,
 // so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	p := &Prepared{renders: map[string]*placed{}}
+	p := &Prepared{renders: map[string]*placed{}, sources: map[string]source{}}
 	drop := map[string]bool{}
 	for _, folder := range folders {
 		dir, files := path.Clean(folder.Dir), folder.Files
@@ -243,6 +257,7 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 			f.Message = fmt.Sprintf("the %s is not rendered in full, so what is left out is not checked: %s", about, s.Reason)
 			p.Problems = append(p.Problems, f)
 		}
+		p.sources[dir] = source{files: files, render: render, opts: opts}
 		sk := newSkips()
 		for i, r := range res.Renders {
 			p.add(dir, i, r, drop, sk)
@@ -315,13 +330,17 @@ func failed(dir string, pr Problem, about string) checks.Finding {
 // their authors edit (the template or values line, the patch or base line)
 // and leaves the others as they are. A mapped finding keeps its fix's
 // description but not its edits, which apply to the rendered text: the
-// author makes the change in the source. A finding that only some of its
-// chart's values sets have names them, and the findings that only its
-// other values sets have come beside its own (see CheckValuesSets).
+// author makes the change in the source. After VerifyFixes, a fix that is
+// an edit of a values file, verified by rendering again, is kept as that
+// edit, and its finding is on the values line it edits. A finding that
+// only some of its chart's values sets have names them, and the findings
+// that only its other values sets have come beside its own (see
+// CheckValuesSets).
 func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	if len(p.renders) == 0 {
 		return fs // a plain run: every batch passes as it is
 	}
+	fixed := p.verified(fs)
 	mapped := false
 	var more []checks.Finding
 	for i := range fs {
@@ -336,6 +355,9 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 			f.Message += " (rendered from the " + pl.about + "; " + label + ")"
 		} else {
 			f.Message += " (rendered from the " + pl.about + ")"
+		}
+		if pc, ok := fixed[i]; ok {
+			pc.place(pl.dir, f) // after the key above, which CheckValuesSets made without it
 		}
 		more = append(more, p.reportWith(pl)...)
 	}

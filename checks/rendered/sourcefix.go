@@ -1,0 +1,492 @@
+package rendered
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"reflect"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+)
+
+// MaxVerifyRenders bounds the renders VerifyFixes spends on one chart: one
+// for all of its candidate fixes together, and, when that one adds a
+// finding, one per candidate until the bound. Candidates left are not
+// verified, so their findings keep no edits.
+const MaxVerifyRenders = 10
+
+// VerifyFixes makes Map keep, as edits of the values file, the fixes of the
+// findings whose keys a chart's values.yaml render takes from a values
+// file: each fix's edits are translated to the values keys that feed them,
+// the chart is rendered again with them (through the renderer Prepare was
+// given, with ctx), and a fix is kept only when that render, checked on
+// its own with cfg, no longer has its finding and has no finding the old
+// one did not. Its finding then moves to the values line it edits. The
+// other findings of renders keep their fix's description only, as without
+// VerifyFixes. Call it before Map; each chart then costs up to
+// MaxVerifyRenders more renders.
+func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p.verify = &verifier{ctx: ctx, cfg: cfg}
+}
+
+// verifier holds what VerifyFixes needs to render again.
+type verifier struct {
+	ctx context.Context
+	cfg *checks.Config
+}
+
+// source is what a folder's renders were made from, for VerifyFixes.
+type source struct {
+	files  Files
+	render Renderer
+	opts   Options
+}
+
+// placement is where a verified fix puts its finding: a values file, the
+// line of the key it edits first, and the edits of that file.
+type placement struct {
+	file  string // relative to the render's folder
+	line  int
+	edits []edit.Op
+}
+
+// candidate is a finding whose fix was translated to values edits.
+type candidate struct {
+	finding int    // index into the findings Map was given
+	key     string // the finding's key in a check of the render alone
+	place   placement
+}
+
+// verified returns, by index into fs, where the verified fixes of fs put
+// their findings.
+func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
+	if p.verify == nil {
+		return nil
+	}
+	byRender := map[*placed][]int{}
+	var order []*placed
+	for i, f := range fs {
+		pl, ok := p.renders[f.File]
+		if !ok || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 || f.Fix == nil || len(f.Fix.Edits) == 0 {
+			continue
+		}
+		if _, ok := byRender[pl]; !ok {
+			order = append(order, pl)
+		}
+		byRender[pl] = append(byRender[pl], i)
+	}
+	out := map[int]placement{}
+	for _, pl := range order {
+		src, ok := p.sources[pl.dir]
+		if !ok {
+			continue
+		}
+		var cands []candidate
+		for _, i := range byRender[pl] {
+			if pc, ok := pl.translate(src.files, fs[i]); ok {
+				cands = append(cands, candidate{finding: i, key: aloneKey(fs[i]), place: pc})
+			}
+		}
+		for _, c := range pl.verify(p.verify, src, cands) {
+			out[c.finding] = c.place
+		}
+	}
+	return out
+}
+
+// aloneKey identifies a finding of a render across two checks of it on its
+// own: rule, object and key path (the lines move with the edits).
+func aloneKey(f checks.Finding) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path)
+}
+
+// translate returns the values edits that make f's fix: for each edit, the
+// longest prefix of its path that has a location of its own must have one
+// in a values file, at a key whose value is what the template renders
+// there (a value the template computes from it is not), and every edit
+// must land in the same values file.
+func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
+	r := pl.render
+	doc := f.Object.Doc
+	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
+		return placement{}, false
+	}
+	root := pl.renderedDoc(doc)
+	if root == nil {
+		return placement{}, false
+	}
+	var out placement
+	var values *yaml.Node
+	for _, op := range f.Fix.Edits {
+		segs, nodes := walkOp(root, op.Path)
+		n := len(segs)
+		var locs []Location
+		for ; n >= 0; n-- {
+			if locs = r.Maps[doc][FormatPath(segs[:n])]; len(locs) > 0 {
+				break
+			}
+		}
+		var at *Location
+		for i := range locs {
+			if locs[i].Kind == Values && !locs[i].Inherited && locs[i].Line > 0 {
+				at = &locs[i]
+				break
+			}
+		}
+		if at == nil || nodes[n] == nil {
+			return placement{}, false
+		}
+		if out.file == "" {
+			out.file = at.File
+			values = pl.valuesDoc(files, at.File)
+		}
+		if at.File != out.file || values == nil {
+			return placement{}, false
+		}
+		keyPath, ok := keyAt(values, at.Line, nodes[n])
+		if !ok {
+			return placement{}, false
+		}
+		t := op
+		t.Path = append(keyPath, op.Path[n:]...)
+		out.edits = append(out.edits, t)
+	}
+	if len(out.edits) == 0 {
+		return placement{}, false
+	}
+	out.line = nearestLine(values, out.edits[0].Path)
+	return out, true
+}
+
+// renderedDoc returns the parsed document doc of the render (nil when it
+// does not parse), parsed once.
+func (pl *placed) renderedDoc(doc int) *yaml.Node {
+	if pl.docs == nil {
+		pl.docs = map[int]*yaml.Node{}
+	}
+	if n, ok := pl.docs[doc]; ok {
+		return n
+	}
+	n := parseDoc(pl.render.Documents[doc].YAML)
+	pl.docs[doc] = n
+	return n
+}
+
+// valuesDoc returns the values file at file (relative to the folder),
+// parsed once; nil when it is not among files or does not parse.
+func (pl *placed) valuesDoc(files Files, file string) *yaml.Node {
+	if pl.values == nil {
+		pl.values = map[string]*yaml.Node{}
+	}
+	if n, ok := pl.values[file]; ok {
+		return n
+	}
+	var n *yaml.Node
+	if data, ok := files[file]; ok {
+		n = parseDoc(data)
+	}
+	pl.values[file] = n
+	return n
+}
+
+// parseDoc returns the root node of the first document of data, nil when
+// it does not parse or is empty.
+func parseDoc(data []byte) *yaml.Node {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// walkOp reads an edit's path (keys, and decimal indexes into sequences)
+// against the rendered document: its segments, and the node at each prefix
+// (nodes[i] is the node at segs[:i]; nil past what exists).
+func walkOp(root *yaml.Node, p []string) ([]Segment, []*yaml.Node) {
+	segs := make([]Segment, 0, len(p))
+	nodes := make([]*yaml.Node, 0, len(p)+1)
+	n := root
+	nodes = append(nodes, n)
+	for _, k := range p {
+		var next *yaml.Node
+		if n != nil && n.Kind == yaml.SequenceNode {
+			if i, err := strconv.Atoi(k); err == nil && i >= 0 {
+				segs = append(segs, Segment{Index: i})
+				if i < len(n.Content) {
+					next = n.Content[i]
+				}
+				n = next
+				nodes = append(nodes, n)
+				continue
+			}
+		}
+		segs = append(segs, Segment{Key: k, Index: -1})
+		if n != nil && n.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == k {
+					next = n.Content[j+1]
+					break
+				}
+			}
+		}
+		n = next
+		nodes = append(nodes, n)
+	}
+	return segs, nodes
+}
+
+// keyAt returns the path of the one key on line of the values tree whose
+// value equals rendered (what the template emits for it); false when no
+// key there, or more than one, does.
+func keyAt(values *yaml.Node, line int, rendered *yaml.Node) ([]string, bool) {
+	want, ok := plain(rendered)
+	if !ok {
+		return nil, false
+	}
+	var found []string
+	count := 0
+	var walk func(n *yaml.Node, p []string, depth int)
+	walk = func(n *yaml.Node, p []string, depth int) {
+		if n == nil || depth > 100 || count > 1 {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				k, v := n.Content[j], n.Content[j+1]
+				kp := append(append([]string(nil), p...), k.Value)
+				if k.Line == line {
+					if got, ok := plain(v); ok && reflect.DeepEqual(got, want) {
+						found = kp
+						count++
+					}
+				}
+				walk(v, kp, depth+1)
+			}
+		case yaml.SequenceNode:
+			for j, it := range n.Content {
+				walk(it, append(append([]string(nil), p...), strconv.Itoa(j)), depth+1)
+			}
+		}
+	}
+	walk(values, nil, 0)
+	return found, count == 1
+}
+
+// plain decodes a node with every scalar as its text, so that a value and
+// its quoted rendering compare equal; false for a node with an alias or a
+// tag of its own, which are not compared.
+func plain(n *yaml.Node) (any, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil, true
+		}
+		return n.Value, true
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			v, ok := plain(n.Content[j+1])
+			if !ok {
+				return nil, false
+			}
+			m[n.Content[j].Value] = v
+		}
+		return m, true
+	case yaml.SequenceNode:
+		s := []any{}
+		for _, it := range n.Content {
+			v, ok := plain(it)
+			if !ok {
+				return nil, false
+			}
+			s = append(s, v)
+		}
+		return s, true
+	}
+	return nil, false
+}
+
+// nearestLine returns the line of the deepest key of p that the values
+// tree has (the first line when it has none).
+func nearestLine(values *yaml.Node, p []string) int {
+	line := 1
+	n := values
+	for _, k := range p {
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == k {
+					line, next = n.Content[j].Line, n.Content[j+1]
+					break
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(n.Content) {
+				line, next = n.Content[i].Line, n.Content[i]
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return max(line, 1)
+}
+
+// verify renders the chart again with the candidates' edits and returns
+// those whose finding is gone without a new one: all together first, then,
+// when that adds a finding, one at a time, within MaxVerifyRenders renders
+// of this chart in all.
+func (pl *placed) verify(v *verifier, src source, cands []candidate) []candidate {
+	if len(cands) == 0 {
+		return nil
+	}
+	old := pl.aloneKeys(v.cfg)
+	var todo []candidate
+	for _, c := range cands {
+		if old[c.key] {
+			todo = append(todo, c) // else the finding needs files outside the chart: cannot be told gone
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	keys, ok := pl.rerender(v, src, todo)
+	if ok && !adds(keys, old) {
+		return gone(todo, keys)
+	}
+	if len(todo) == 1 {
+		return nil
+	}
+	var out []candidate
+	for _, c := range todo {
+		keys, ok := pl.rerender(v, src, []candidate{c})
+		if ok && !adds(keys, old) {
+			out = append(out, gone([]candidate{c}, keys)...)
+		}
+	}
+	return out
+}
+
+// adds reports whether keys holds one that old does not.
+func adds(keys, old map[string]bool) bool {
+	for k := range keys {
+		if !old[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// gone returns the candidates whose finding keys does not hold.
+func gone(cands []candidate, keys map[string]bool) []candidate {
+	var out []candidate
+	for _, c := range cands {
+		if !keys[c.key] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// aloneKeys returns the keys of the findings of the render checked on its
+// own, computed once.
+func (pl *placed) aloneKeys(cfg *checks.Config) map[string]bool {
+	if pl.old == nil {
+		pl.old = checkAlone(pl.input, cfg)
+	}
+	return pl.old
+}
+
+// checkAlone checks one render's input on its own and returns its
+// findings' keys.
+func checkAlone(in checks.Input, cfg *checks.Config) map[string]bool {
+	res := checks.Run([]checks.Input{in}, cfg, checks.Options{})
+	out := map[string]bool{}
+	for _, f := range res.Findings {
+		out[aloneKey(f)] = true
+	}
+	return out
+}
+
+// rerender renders the chart again with the candidates' edits applied to
+// copies of its values files and returns the keys of the new render's
+// findings, checked on its own; false when the edits do not apply, the
+// bound of renders is reached, or the render fails or has a problem the
+// old one did not.
+func (pl *placed) rerender(v *verifier, src source, cands []candidate) (map[string]bool, bool) {
+	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
+		return nil, false
+	}
+	files := Files{}
+	for _, in := range pl.render.Inputs {
+		if data, ok := src.files[in]; ok {
+			files[in] = data
+		}
+	}
+	byFile := map[string][]edit.Op{}
+	var order []string
+	for _, c := range cands {
+		if _, ok := byFile[c.place.file]; !ok {
+			order = append(order, c.place.file)
+		}
+		byFile[c.place.file] = append(byFile[c.place.file], c.place.edits...)
+	}
+	for _, file := range order {
+		data, ok := src.files[file]
+		if !ok {
+			return nil, false
+		}
+		next, err := edit.Apply(data, 0, byFile[file])
+		if err != nil {
+			return nil, false
+		}
+		files[file] = next
+	}
+	pl.rerenders++
+	opts := src.opts
+	opts.ValuesYAMLOnly, opts.ExtraValues = true, nil
+	res, err := src.render(v.ctx, files, opts)
+	if err != nil {
+		return nil, false
+	}
+	var r *Render
+	for _, x := range res.Renders {
+		if x.Kind == Helm && x.Root == pl.render.Root && len(x.ValuesFiles) == 0 {
+			r = x
+		}
+	}
+	if r == nil || len(res.Problems) > 0 || len(r.Documents) == 0 {
+		return nil, false
+	}
+	had := map[string]bool{}
+	for _, pr := range pl.render.Problems {
+		had[pr.File+"\x00"+pr.Message] = true
+	}
+	for _, pr := range r.Problems {
+		if !had[pr.File+"\x00"+pr.Message] {
+			return nil, false
+		}
+	}
+	return checkAlone(checks.Input{Path: pl.input.Path, Data: r.Stream}, v.cfg), true
+}
+
+// place moves f, mapped from a render in folder dir, to the values line its
+// verified fix edits, with the values edits as its fix.
+func (pc placement) place(dir string, f *checks.Finding) {
+	f.File = path.Join(dir, pc.file)
+	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
+	f.Object.Doc = 0
+	fx := *f.Fix
+	fx.Edits = pc.edits
+	f.Fix = &fx
+}
