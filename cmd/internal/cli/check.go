@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -247,6 +248,13 @@ func writeHeapProfile(file string) error {
 // a plain run never starts a renderer) and returns the inputs to check.
 // render-failed findings get the config's severity for the rule.
 func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer) *rendered.Prepared {
+	return prepareRenders(inputs, paths, cfg, render, rendered.ConfigOptions(cfg))
+}
+
+// prepareRenders is renderInputs with the render options given. The
+// folders are read from disk, except the files among inputs that hold
+// their text (fix's rounds: the text as fixed so far).
+func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options) *rendered.Prepared {
 	if !rendered.HasRoots(inputs) {
 		return &rendered.Prepared{Inputs: inputs}
 	}
@@ -264,7 +272,9 @@ func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, ren
 			return rendered.Result{}, errors.New("this binary does not render charts or overlays")
 		}
 	}
-	prep := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, dirs), render, rendered.ConfigOptions(cfg))
+	folders := rendered.ReadFolders(inputs, dirs)
+	overlay(folders, inputs)
+	prep := rendered.Prepare(context.Background(), inputs, folders, render, opts)
 	if r := cfg.Catalog().Lookup(checks.RenderFailed); r == nil || !cfg.Enabled(r) {
 		prep.Problems = nil
 	}
@@ -274,4 +284,26 @@ func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, ren
 		}
 	}
 	return prep
+}
+
+// overlay puts the text of the inputs that hold it in place of the files
+// read from disk.
+func overlay(folders []rendered.Folder, inputs []checks.Input) {
+	for _, folder := range folders {
+		for _, in := range inputs {
+			if in.Data == nil {
+				continue
+			}
+			rel := path.Clean(filepath.ToSlash(in.Path))
+			if folder.Dir != "." {
+				var ok bool
+				if rel, ok = strings.CutPrefix(rel, folder.Dir+"/"); !ok {
+					continue
+				}
+			}
+			if _, ok := folder.Files[rel]; ok {
+				folder.Files[rel] = in.Data
+			}
+		}
+	}
 }

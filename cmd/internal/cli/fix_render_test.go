@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks/render"
+)
+
+// copyTree copies the folder src into a new temporary folder.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestFixEditsValuesOfCharts checks that prodready fix renders a chart and
+// fixes its findings in values.yaml when a values key feeds them and
+// rendering again shows them fixed: --diff shows the change, and without
+// it the file is written, after which check has no such finding left. The
+// templates are left as they are.
+func TestFixEditsValuesOfCharts(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix"))
+	p := Program{Name: "prodready-bot", Version: "test", Render: render.InProcess}
+	before, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := p.Run(args, nil, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	code, diff, stderr := run("fix", "--diff", dir)
+	if code != ExitOK {
+		t.Fatalf("fix --diff: exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{"values.yaml\n", "-replicaCount: 1\n", "+replicaCount: 3\n", "+  requests:\n", "+    memory: 256Mi"} {
+		if !strings.Contains(diff, s) {
+			t.Errorf("fix --diff lacks %q:\n%s", s, diff)
+		}
+	}
+	for _, s := range []string{"templates/", "worker:\n-", "replicas: 3\n+"} {
+		if strings.Contains(diff, s) {
+			t.Errorf("fix --diff has %q, which it must not change:\n%s", s, diff)
+		}
+	}
+	if !strings.Contains(stderr, "would fix 2 findings in 1 files") {
+		t.Errorf("fix --diff summary: %s", stderr)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "values.yaml")); !bytes.Equal(now, before) {
+		t.Fatal("fix --diff wrote values.yaml")
+	}
+
+	code, out, stderr := run("fix", "--dry-run", dir)
+	if code != ExitOK || !strings.Contains(out, "values.yaml:3 would fix replicas-too-few") {
+		t.Errorf("fix --dry-run: exit %d\n%s%s", code, out, stderr)
+	}
+
+	if code, _, stderr := run("fix", dir); code != ExitOK || !strings.Contains(stderr, "fixed 2 findings in 1 files") {
+		t.Fatalf("fix: exit %d: %s", code, stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if !strings.Contains(string(after), "replicaCount: 3\n") {
+		t.Errorf("values.yaml not fixed:\n%s", after)
+	}
+	_, report, _ := run("check", "--format", "json", dir)
+	var got struct {
+		Findings []struct {
+			Rule   string
+			Object struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(report), &got); err != nil || len(got.Findings) == 0 {
+		t.Fatalf("check --format json: %v\n%s", err, report)
+	}
+	for _, f := range got.Findings {
+		if f.Object.Name == "web" && (f.Rule == "replicas-too-few" || f.Rule == "memory-requests-missing") {
+			t.Errorf("check still finds %s on the web Deployment after fix", f.Rule)
+		}
+	}
+	if code, _, stderr := run("fix", "--diff", dir); code != ExitOK || !strings.Contains(stderr, "would fix 0 findings") {
+		t.Errorf("fix again: exit %d: %s", code, stderr)
+	}
+}
