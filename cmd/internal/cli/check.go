@@ -255,13 +255,15 @@ func writeHeapProfile(file string) error {
 // a plain run never starts a renderer) and returns the inputs to check.
 // render-failed findings get the config's severity for the rule.
 func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer) *rendered.Prepared {
-	return prepareRenders(inputs, paths, cfg, render, rendered.ConfigOptions(cfg))
+	return prepareRenders(inputs, paths, cfg, render, rendered.ConfigOptions(cfg), false)
 }
 
-// prepareRenders is renderInputs with the render options given. The
+// prepareRenders is renderInputs with the render options given, and with
+// chartsOnly, the charts only (kustomizations are left out of the files
+// the renderer reads, so overlays' files are checked as written). The
 // folders are read from disk, except the files among inputs that hold
 // their text (fix's rounds: the text as fixed so far).
-func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options) *rendered.Prepared {
+func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options, chartsOnly bool) *rendered.Prepared {
 	if !rendered.HasRoots(inputs) {
 		return &rendered.Prepared{Inputs: inputs}
 	}
@@ -281,6 +283,15 @@ func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, r
 	}
 	folders := rendered.ReadFolders(inputs, dirs)
 	overlay(folders, inputs)
+	if chartsOnly {
+		for _, folder := range folders {
+			for p := range folder.Files {
+				if rendered.IsKustomizationName(path.Base(p)) {
+					delete(folder.Files, p)
+				}
+			}
+		}
+	}
 	prep := rendered.Prepare(context.Background(), inputs, folders, render, opts)
 	if r := cfg.Catalog().Lookup(checks.RenderFailed); r == nil || !cfg.Enabled(r) {
 		prep.Problems = nil

@@ -121,18 +121,20 @@ func writeKeepingMode(path string, data []byte) error {
 	return os.WriteFile(path, data, info.Mode().Perm())
 }
 
-// fixRound checks the inputs as fixed so far, with the charts and overlays
-// among paths rendered from that text as check renders them (values.yaml
-// only: the fixes edit it). A finding of a chart whose fix is an edit of a
-// values file that rendering again shows right (rendered.VerifyFixes)
-// carries that edit; the other findings of renders carry none, so their
-// templates, bases and patches are left as they are.
+// fixRound checks the inputs as fixed so far, with the charts among paths
+// rendered from that text as check renders them (values.yaml only: the
+// fixes edit it). A finding of a chart whose fix is an edit of a values
+// file that rendering again shows right (rendered.VerifyFixes) carries
+// that edit; the chart's other findings carry none, so its templates are
+// left as they are. Kustomize overlays are not built: their bases and
+// patches are fixed as written, as before charts were rendered, since a
+// finding mapped to them would carry no edit.
 func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer) []checks.Finding {
 	// A lean run consumes its inputs, so it gets a copy.
 	inputs := append([]checks.Input(nil), cur...)
 	opts := rendered.ConfigOptions(cfg)
 	opts.ValuesYAMLOnly = true
-	prep := prepareRenders(inputs, paths, cfg, render, opts)
+	prep := prepareRenders(inputs, paths, cfg, render, opts, true)
 	prep.VerifyFixes(context.Background(), cfg)
 	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
 	return append(prep.Problems, prep.Map(res.Findings)...)

@@ -150,3 +150,26 @@ func TestCheckJSONCarriesValuesEdits(t *testing.T) {
 		t.Errorf("text check rendered %d times (want 1) and printed:\n%s", calls, out.String())
 	}
 }
+
+// TestFixLeavesOverlaysAsWritten checks that fix, which renders charts,
+// does not build kustomize overlays: their bases and patches are fixed as
+// written, as they were before charts were rendered (a finding mapped to
+// them would carry no edit).
+func TestFixLeavesOverlaysAsWritten(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "fixtures", "render", "kustomize")
+	calls := 0
+	p := Program{Name: "prodready-bot", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		calls++
+		return render.InProcess(ctx, files, opts)
+	}}
+	var out, errb bytes.Buffer
+	if code := p.Run([]string{"fix", "--diff", dir}, nil, &out, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "+++ b/"+filepath.ToSlash(dir)+"/base/deployment.yaml") {
+		t.Errorf("the base is not fixed as written:\n%s%s", out.String(), errb.String())
+	}
+	if calls != 0 {
+		t.Errorf("%d renders of a folder with overlays only, want none", calls)
+	}
+}
