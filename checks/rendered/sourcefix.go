@@ -1,8 +1,10 @@
 package rendered
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"reflect"
 	"strconv"
@@ -15,8 +17,8 @@ import (
 
 // MaxVerifyRenders bounds the renders VerifyFixes spends on one chart: one
 // for all of its candidate fixes together, and, when that one adds a
-// finding, one per candidate until the bound. Candidates left are not
-// verified, so their findings keep no edits.
+// finding, one for each half, and so on, until the bound. Candidates left
+// are not verified, so their findings keep no edits.
 const MaxVerifyRenders = 10
 
 // VerifyFixes makes Map keep, as edits of the values file, the fixes of the
@@ -49,10 +51,12 @@ type source struct {
 	opts   Options
 }
 
-// placement is where a verified fix puts its finding: a values file, the
-// line of the key it edits first, and the edits of that file.
+// placement is where a verified fix puts its finding: a values file (or a
+// template that is plain YAML), the line of the key it edits first, and
+// the edits of that file's document doc.
 type placement struct {
 	file  string // relative to the render's folder
+	doc   int
 	line  int
 	edits []edit.Op
 }
@@ -90,7 +94,11 @@ func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
 		}
 		var cands []candidate
 		for _, i := range byRender[pl] {
-			if pc, ok := pl.translate(src.files, fs[i]); ok {
+			pc, ok := pl.translate(src.files, fs[i])
+			if !ok {
+				pc, ok = pl.literal(src.files, fs[i])
+			}
+			if ok {
 				cands = append(cands, candidate{finding: i, key: aloneKey(fs[i]), place: pc})
 			}
 		}
@@ -163,6 +171,73 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 	}
 	out.line = nearestLine(values, out.edits[0].Path)
 	return out, true
+}
+
+// literal returns f's fix as edits of its document's template when that
+// template holds no template action at all (plain YAML, rendered as
+// written): the same edits, on the template's document that renders as
+// f's. A template with any {{ is not edited: its text is not YAML the
+// edit engine can read.
+func (pl *placed) literal(files Files, f checks.Finding) (placement, bool) {
+	r := pl.render
+	doc := f.Object.Doc
+	if doc < 0 || doc >= len(r.Documents) {
+		return placement{}, false
+	}
+	file := r.Documents[doc].Source
+	data, ok := files[file]
+	if !ok || bytes.Contains(data, []byte("{{")) {
+		return placement{}, false
+	}
+	// The template's documents are the render's documents from it, in
+	// order, one for one (Helm drops empty ones: then no edit).
+	at, n := -1, 0
+	for i, d := range r.Documents {
+		if d.Source == file {
+			if i == doc {
+				at = n
+			}
+			n++
+		}
+	}
+	docs := parseDocs(data, n+1)
+	if at < 0 || len(docs) != n {
+		return placement{}, false
+	}
+	rendered := pl.renderedDoc(doc)
+	if rendered == nil || docs[at] == nil {
+		return placement{}, false
+	}
+	a, okA := plain(rendered)
+	b, okB := plain(docs[at])
+	if !okA || !okB || !reflect.DeepEqual(a, b) {
+		return placement{}, false
+	}
+	edits := append([]edit.Op(nil), f.Fix.Edits...)
+	return placement{file: file, doc: at, line: nearestLine(docs[at], edits[0].Path), edits: edits}, true
+}
+
+// parseDocs returns the root nodes of the documents of data (nil for an
+// empty one), at most most of them; nil when data does not parse.
+func parseDocs(data []byte, most int) []*yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var out []*yaml.Node
+	for len(out) < most {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			return nil
+		}
+		var root *yaml.Node
+		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 && n.Content[0].Kind != yaml.ScalarNode {
+			root = n.Content[0]
+		}
+		out = append(out, root)
+	}
+	return out
 }
 
 // renderedDoc returns the parsed document doc of the render (nil when it
@@ -357,24 +432,24 @@ func (pl *placed) verify(v *verifier, src source, cands []candidate) []candidate
 			todo = append(todo, c) // else the finding needs files outside the chart: cannot be told gone
 		}
 	}
-	if len(todo) == 0 {
-		return nil
-	}
-	keys, ok := pl.rerender(v, src, todo)
+	return pl.settle(v, src, todo, old)
+}
+
+// settle renders the chart again with all of cands and keeps those whose
+// finding is gone when nothing is added; when something is, or the edits
+// do not apply together, it settles each half apart, so one candidate that
+// adds a finding costs about two renders per halving, not one per
+// candidate. It stops at the bound of renders.
+func (pl *placed) settle(v *verifier, src source, cands []candidate, old map[string]bool) []candidate {
+	keys, ok := pl.rerender(v, src, cands)
 	if ok && !adds(keys, old) {
-		return gone(todo, keys)
+		return gone(cands, keys)
 	}
-	if len(todo) == 1 {
+	if len(cands) == 1 || pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
 		return nil
 	}
-	var out []candidate
-	for _, c := range todo {
-		keys, ok := pl.rerender(v, src, []candidate{c})
-		if ok && !adds(keys, old) {
-			out = append(out, gone([]candidate{c}, keys)...)
-		}
-	}
-	return out
+	mid := len(cands) / 2
+	return append(pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old)...)
 }
 
 // adds reports whether keys holds one that old does not.
@@ -433,24 +508,31 @@ func (pl *placed) rerender(v *verifier, src source, cands []candidate) (map[stri
 			files[in] = data
 		}
 	}
-	byFile := map[string][]edit.Op{}
-	var order []string
-	for _, c := range cands {
-		if _, ok := byFile[c.place.file]; !ok {
-			order = append(order, c.place.file)
-		}
-		byFile[c.place.file] = append(byFile[c.place.file], c.place.edits...)
+	type fileDoc struct {
+		file string
+		doc  int
 	}
-	for _, file := range order {
-		data, ok := src.files[file]
-		if !ok {
-			return nil, false
+	byDoc := map[fileDoc][]edit.Op{}
+	var order []fileDoc
+	for _, c := range cands {
+		k := fileDoc{c.place.file, c.place.doc}
+		if _, ok := byDoc[k]; !ok {
+			order = append(order, k)
 		}
-		next, err := edit.Apply(data, 0, byFile[file])
+		byDoc[k] = append(byDoc[k], c.place.edits...)
+	}
+	for _, k := range order {
+		data, ok := files[k.file]
+		if !ok {
+			if data, ok = src.files[k.file]; !ok {
+				return nil, false
+			}
+		}
+		next, err := edit.Apply(data, k.doc, byDoc[k])
 		if err != nil {
 			return nil, false
 		}
-		files[file] = next
+		files[k.file] = next
 	}
 	pl.rerenders++
 	opts := src.opts
@@ -480,12 +562,13 @@ func (pl *placed) rerender(v *verifier, src source, cands []candidate) (map[stri
 	return checkAlone(checks.Input{Path: pl.input.Path, Data: r.Stream}, v.cfg), true
 }
 
-// place moves f, mapped from a render in folder dir, to the values line its
-// verified fix edits, with the values edits as its fix.
+// place moves f, mapped from a render in folder dir, to the values (or
+// plain template) line its verified fix edits, with those edits as its
+// fix.
 func (pc placement) place(dir string, f *checks.Finding) {
 	f.File = path.Join(dir, pc.file)
 	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
-	f.Object.Doc = 0
+	f.Object.Doc = pc.doc
 	fx := *f.Fix
 	fx.Edits = pc.edits
 	f.Fix = &fx

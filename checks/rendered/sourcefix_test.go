@@ -49,8 +49,8 @@ func withEdits(fs []checks.Finding, dir string) []string {
 	var out []string
 	for _, f := range fs {
 		hasEdits := f.Fix != nil && len(f.Fix.Edits) > 0
-		if !hasEdits && f.RuleID != "replicas-too-few" && f.RuleID != "memory-requests-missing" {
-			continue
+		if !hasEdits && f.RuleID != "replicas-too-few" && f.RuleID != "memory-requests-missing" || f.RuleID == "recommended-labels-missing" || f.RuleID == "privilege-escalation-allowed" {
+			continue // the last two: a long fix, and one TestPlainTemplateFixes checks
 		}
 		s := fmt.Sprintf("%s %s %s:%d", f.RuleID, f.Object.Name, strings.TrimPrefix(f.File, dir+"/"), f.Line)
 		if hasEdits {
@@ -79,12 +79,19 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 	cfg, inputs, folder, dir := loadFixChart(t, "")
 	fs := verifiedRun(t, cfg, inputs, folder, render.InProcess)
 	want := []string{
+		// templates/cache.yaml is plain YAML: its fixes are its own edits.
+		"capabilities-not-dropped cache templates/cache.yaml:21 [append spec.template.spec.containers.0.securityContext.capabilities.drop=ALL]",
+		"cpu-requests-missing cache templates/cache.yaml:19 [set spec.template.spec.containers.0.resources.requests.cpu=100m]",
 		"memory-requests-missing batch templates/worker.yaml:42",
+		"memory-requests-missing cache templates/cache.yaml:19 [set spec.template.spec.containers.0.resources.requests.memory=256Mi, set spec.template.spec.containers.0.resources.limits.memory=256Mi]",
 		"memory-requests-missing web values.yaml:4 [set resources.requests.memory=256Mi, set resources.limits.memory=256Mi]",
 		"memory-requests-missing worker templates/worker.yaml:19",
 		"replicas-too-few batch templates/worker.yaml:31",         // div .Values.batch.slots 2: computed
 		"replicas-too-few web values.yaml:3 [set replicaCount=3]", // replicas: {{ .Values.replicaCount }}
 		"replicas-too-few worker values.yaml:10",                  // 3 replicas would need a spread constraint
+		"run-as-root cache templates/cache.yaml:21 [set spec.template.spec.containers.0.securityContext.runAsNonRoot=true, set spec.template.spec.containers.0.securityContext.runAsUser=10001, set spec.template.spec.containers.0.securityContext.runAsGroup=10001]",
+		"seccomp-profile-missing cache templates/cache.yaml:17 [set spec.template.spec.securityContext.seccompProfile.type=RuntimeDefault]",
+		"service-account-token-automount cache templates/cache.yaml:17 [set spec.template.spec.automountServiceAccountToken=false]",
 	}
 	if d := cmp.Diff(want, withEdits(fs, dir)); d != "" {
 		t.Errorf("findings with edits (-want +got):\n%s", d)
@@ -123,6 +130,26 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 		if strings.Contains(s, " web ") {
 			t.Errorf("after the values edits, still %s", s)
 		}
+	}
+}
+
+// TestPlainTemplateFixes checks that a template with no template action
+// is edited as the plain YAML it is, on its own document and line, and
+// that the edit fixes the finding there.
+func TestPlainTemplateFixes(t *testing.T) {
+	cfg, inputs, folder, dir := loadFixChart(t, "")
+	var f *checks.Finding
+	for _, g := range verifiedRun(t, cfg, inputs, folder, render.InProcess) {
+		if g.RuleID == "privilege-escalation-allowed" && g.Object.Name == "cache" {
+			f = &g
+		}
+	}
+	if f == nil || f.File != dir+"/templates/cache.yaml" || f.Line != 22 || f.Object.Doc != 0 || f.Fix == nil || len(f.Fix.Edits) != 1 {
+		t.Fatalf("privilege-escalation-allowed of the cache: %+v, want templates/cache.yaml:22, document 0, one edit", f)
+	}
+	out, applied, _ := fix.Apply(folder.Files["templates/cache.yaml"], []checks.Finding{*f})
+	if len(applied) != 1 || !strings.Contains(string(out), "            allowPrivilegeEscalation: false\n") || !strings.HasPrefix(string(out), "# Plain YAML") {
+		t.Errorf("fixed cache.yaml:\n%s", out)
 	}
 }
 
@@ -279,6 +306,43 @@ func TestValuesEditsOnOddValues(t *testing.T) {
 						t.Errorf("%s kept edits that do not apply: %v", f.RuleID, err)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestPlainTemplateOddDocuments checks that a plain template whose
+// documents are not the render's one for one (an empty document Helm
+// drops) is not edited, and that a comment before the first separator,
+// which is no document, does not stop it.
+func TestPlainTemplateOddDocuments(t *testing.T) {
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: c\n      image: nginx:1.27\n"
+	for name, tmpl := range map[string]string{
+		"empty document first": "---\n---\n" + pod,
+		"comment only":         "# nothing\n---\n" + pod,
+		"plain":                pod,
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := rendered.Files{
+				"c/Chart.yaml":         []byte("apiVersion: v2\nname: odd\nversion: 0.1.0\n"),
+				"c/values.yaml":        []byte("{}\n"),
+				"c/templates/pod.yaml": []byte(tmpl),
+			}
+			var inputs []checks.Input
+			for p, data := range files {
+				inputs = append(inputs, checks.Input{Path: p, Data: data})
+			}
+			edited := 0
+			for _, f := range verifiedRun(t, checks.DefaultConfig(catalog.Default()), inputs, rendered.Folder{Dir: ".", Files: files}, render.InProcess) {
+				if f.Fix != nil && len(f.Fix.Edits) > 0 {
+					edited++
+					if _, err := edit.Apply(files[f.File], f.Object.Doc, f.Fix.Edits); err != nil {
+						t.Errorf("%s: edits that do not apply: %v", f.RuleID, err)
+					}
+				}
+			}
+			if (edited > 0) != (name != "empty document first") {
+				t.Errorf("%d findings with edits", edited)
 			}
 		})
 	}

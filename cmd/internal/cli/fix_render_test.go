@@ -41,7 +41,7 @@ func copyTree(t *testing.T, src string) string {
 // fixes its findings in values.yaml when a values key feeds them and
 // rendering again shows them fixed: --diff shows the change, and without
 // it the file is written, after which check has no such finding left. The
-// templates are left as they are.
+// templates are left as they are, but for the one that is plain YAML.
 func TestFixEditsValuesOfCharts(t *testing.T) {
 	dir := copyTree(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix"))
 	p := Program{Name: "prodready-bot", Version: "test", Render: render.InProcess}
@@ -61,12 +61,17 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 			t.Errorf("fix --diff lacks %q:\n%s", s, diff)
 		}
 	}
-	for _, s := range []string{"templates/", "worker:\n-", "replicas: 3\n+"} {
+	for _, s := range []string{"/templates/cache.yaml\n", "+            allowPrivilegeEscalation: false\n"} {
+		if !strings.Contains(diff, s) {
+			t.Errorf("fix --diff lacks %q (the plain template's fixes):\n%s", s, diff)
+		}
+	}
+	for _, s := range []string{"templates/web.yaml", "templates/worker.yaml", "templates/service.yaml", "worker:\n-", "replicas: 3\n+"} {
 		if strings.Contains(diff, s) {
 			t.Errorf("fix --diff has %q, which it must not change:\n%s", s, diff)
 		}
 	}
-	if !strings.Contains(stderr, "would fix 2 findings in 1 files") {
+	if !strings.Contains(stderr, "would fix 10 findings in 2 files") {
 		t.Errorf("fix --diff summary: %s", stderr)
 	}
 	if now, _ := os.ReadFile(filepath.Join(dir, "values.yaml")); !bytes.Equal(now, before) {
@@ -78,7 +83,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 		t.Errorf("fix --dry-run: exit %d\n%s%s", code, out, stderr)
 	}
 
-	if code, _, stderr := run("fix", dir); code != ExitOK || !strings.Contains(stderr, "fixed 2 findings in 1 files") {
+	if code, _, stderr := run("fix", dir); code != ExitOK || !strings.Contains(stderr, "fixed 10 findings in 2 files") {
 		t.Fatalf("fix: exit %d: %s", code, stderr)
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
