@@ -40,10 +40,8 @@ type Prepared struct {
 	// only says, by a finding's key (see key), which values sets have it
 	// when not all of a chart's do.
 	only map[string]string
-	// sources are what each folder's renders were made from, by folder;
 	// verify is set by VerifyFixes.
-	sources map[string]source
-	verify  *verifier
+	verify *verifier
 }
 
 // placed is one render whose objects a run checks.
@@ -53,9 +51,11 @@ type placed struct {
 	about  string // what the messages name: "chart charts/web", "overlay overlays/prod"
 	input  checks.Input
 
-	// What VerifyFixes reads and spends: the parsed rendered documents
+	// What VerifyFixes reads and spends: what the render was made from
+	// (a chart's values.yaml render only), the parsed rendered documents
 	// and values files, the keys of the render checked alone, the
 	// renders made to verify fixes.
+	src       *source
 	docs      map[int]*yaml.Node
 	values    map[string]*yaml.Node
 	old       map[string]bool
@@ -215,7 +215,7 @@ func hasRootFile(files Files) bool {
 // values-*.yaml, opts.ExtraValues): those hold objects of the same names,
 // so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	p := &Prepared{renders: map[string]*placed{}, sources: map[string]source{}}
+	p := &Prepared{renders: map[string]*placed{}}
 	drop := map[string]bool{}
 	for _, folder := range folders {
 		dir, files := path.Clean(folder.Dir), folder.Files
@@ -257,11 +257,11 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 			f.Message = fmt.Sprintf("the %s is not rendered in full, so what is left out is not checked: %s", about, s.Reason)
 			p.Problems = append(p.Problems, f)
 		}
-		p.sources[dir] = source{files: files, render: render, opts: opts}
 		sk := newSkips()
 		for i, r := range res.Renders {
 			p.add(dir, i, r, drop, sk)
 		}
+		p.keepSources(dir, files, render, opts)
 		p.Skipped = append(p.Skipped, sk.all()...)
 	}
 	var plain []checks.Input

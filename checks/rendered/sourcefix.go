@@ -44,11 +44,30 @@ type verifier struct {
 	cfg *checks.Config
 }
 
-// source is what a folder's renders were made from, for VerifyFixes.
+// source is what a chart's values.yaml render was made from, for
+// VerifyFixes: the files it read (not the whole folder's, so a run holds
+// no more than its charts' files), the renderer and its options.
 type source struct {
 	files  Files
 	render Renderer
 	opts   Options
+}
+
+// keepSources records, for each values.yaml render of a chart of folder
+// dir, what it was made from.
+func (p *Prepared) keepSources(dir string, files Files, render Renderer, opts Options) {
+	for _, pl := range p.renders {
+		if pl.dir != dir || pl.src != nil || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 {
+			continue
+		}
+		own := make(Files, len(pl.render.Inputs))
+		for _, in := range pl.render.Inputs {
+			if data, ok := files[in]; ok {
+				own[in] = data
+			}
+		}
+		pl.src = &source{files: own, render: render, opts: opts}
+	}
 }
 
 // placement is where a verified fix puts its finding: a values file (or a
@@ -88,8 +107,8 @@ func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
 	}
 	out := map[int]placement{}
 	for _, pl := range order {
-		src, ok := p.sources[pl.dir]
-		if !ok {
+		src := pl.src
+		if src == nil {
 			continue
 		}
 		var cands []candidate
@@ -421,7 +440,7 @@ func nearestLine(values *yaml.Node, p []string) int {
 // those whose finding is gone without a new one: all together first, then,
 // when that adds a finding, one at a time, within MaxVerifyRenders renders
 // of this chart in all.
-func (pl *placed) verify(v *verifier, src source, cands []candidate) []candidate {
+func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidate {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -440,7 +459,7 @@ func (pl *placed) verify(v *verifier, src source, cands []candidate) []candidate
 // do not apply together, it settles each half apart, so one candidate that
 // adds a finding costs about two renders per halving, not one per
 // candidate. It stops at the bound of renders.
-func (pl *placed) settle(v *verifier, src source, cands []candidate, old map[string]bool) []candidate {
+func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[string]bool) []candidate {
 	keys, ok := pl.rerender(v, src, cands)
 	if ok && !adds(keys, old) {
 		return gone(cands, keys)
@@ -498,15 +517,13 @@ func checkAlone(in checks.Input, cfg *checks.Config) map[string]bool {
 // findings, checked on its own; false when the edits do not apply, the
 // bound of renders is reached, or the render fails or has a problem the
 // old one did not.
-func (pl *placed) rerender(v *verifier, src source, cands []candidate) (map[string]bool, bool) {
+func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[string]bool, bool) {
 	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
 		return nil, false
 	}
-	files := Files{}
-	for _, in := range pl.render.Inputs {
-		if data, ok := src.files[in]; ok {
-			files[in] = data
-		}
+	files := make(Files, len(src.files))
+	for in, data := range src.files {
+		files[in] = data
 	}
 	type fileDoc struct {
 		file string
