@@ -103,13 +103,6 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		}
 	}
 	prep := renderInputs(inputs, paths, cfg, render)
-	if *format == "json" {
-		// The JSON report carries each fix's edits: a chart's fix fed by
-		// a values key is worth them, at a few more renders a chart.
-		// The other formats show no edits (text does, but stays as fast
-		// as a plain check).
-		prep.VerifyFixes(context.Background(), cfg)
-	}
 	inputs = prep.Inputs
 	emit(prep.Problems)
 	// Before the run: its findings of a chart name the values sets that
