@@ -331,8 +331,9 @@ func failed(dir string, pr Problem, about string) checks.Finding {
 // and leaves the others as they are. A mapped finding keeps its fix's
 // description but not its edits, which apply to the rendered text: the
 // author makes the change in the source. After VerifyFixes, a fix that is
-// an edit of a values file, verified by rendering again, is kept as that
-// edit, and its finding is on the values line it edits. A finding that
+// an edit of a values file (or of a template that is plain YAML), verified
+// by rendering again, is kept as that edit, and its finding is on the line
+// it edits. A finding that
 // only some of its chart's values sets have names them, and the findings
 // that only its other values sets have come beside its own (see
 // CheckValuesSets).

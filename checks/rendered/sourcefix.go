@@ -23,13 +23,14 @@ const MaxVerifyRenders = 10
 
 // VerifyFixes makes Map keep, as edits of the values file, the fixes of the
 // findings whose keys a chart's values.yaml render takes from a values
-// file: each fix's edits are translated to the values keys that feed them,
-// the chart is rendered again with them (through the renderer Prepare was
-// given, with ctx), and a fix is kept only when that render, checked on
-// its own with cfg, no longer has its finding and has no finding the old
-// one did not. Its finding then moves to the values line it edits. The
-// other findings of renders keep their fix's description only, as without
-// VerifyFixes. Call it before Map; each chart then costs up to
+// file (and, as edits of the template, those of a template with no
+// template action): each fix's edits are translated to the values keys
+// that feed them, the chart is rendered again with them (through the
+// renderer Prepare was given, with ctx), and a fix is kept only when that
+// render, checked on its own with cfg, no longer has its finding and has
+// no finding the old one did not. Its finding then moves to the line it
+// edits. The other findings of renders keep their fix's description only,
+// as without VerifyFixes. Call it before Map; each chart then costs up to
 // MaxVerifyRenders more renders.
 func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config) {
 	if ctx == nil {
