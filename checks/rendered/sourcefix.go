@@ -8,6 +8,7 @@ import (
 	"path"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -175,7 +176,7 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 			out.file = at.File
 			values = pl.valuesDoc(files, at.File)
 		}
-		if at.File != out.file || values == nil {
+		if at.File != out.file || values == nil || pl.vendored(at.File) {
 			return placement{}, false
 		}
 		keyPath, ok := keyAt(values, at.Line, nodes[n])
@@ -206,7 +207,7 @@ func (pl *placed) literal(files Files, f checks.Finding) (placement, bool) {
 	}
 	file := r.Documents[doc].Source
 	data, ok := files[file]
-	if !ok || bytes.Contains(data, []byte("{{")) {
+	if !ok || bytes.Contains(data, []byte("{{")) || pl.vendored(file) {
 		return placement{}, false
 	}
 	// The template's documents are the render's documents from it, in
@@ -258,6 +259,13 @@ func parseDocs(data []byte, most int) []*yaml.Node {
 		out = append(out, root)
 	}
 	return out
+}
+
+// vendored reports whether file belongs to a subchart of the render's chart
+// (under its charts/ folder): a dependency's defaults and templates are
+// not edited; the chart's own values would override them.
+func (pl *placed) vendored(file string) bool {
+	return strings.HasPrefix(file, path.Join(pl.render.Root, "charts")+"/")
 }
 
 // renderedDoc returns the parsed document doc of the render (nil when it

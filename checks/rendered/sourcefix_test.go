@@ -347,3 +347,48 @@ func TestPlainTemplateOddDocuments(t *testing.T) {
 		})
 	}
 }
+
+// TestSubchartsNotEdited checks that a fix fed by a subchart's own
+// values.yaml, or on a subchart's plain template, is not an edit of the
+// subchart (a dependency, often vendored), while the same chart as the
+// root chart gets its edits.
+func TestSubchartsNotEdited(t *testing.T) {
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicaCount }}\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: c\n          image: nginx:1.27\n          ports: [{containerPort: 8080}]\n"
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: c\n      image: nginx:1.27\n"
+	svc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n"
+	// Three replicas need no PDB or spread constraint here.
+	cfg, err := checks.ParseConfig([]byte("rules: {spread-missing: false, spread-zone-missing: false, pdb-missing: false}\n"), catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"", "charts/sub/"} {
+		files := rendered.Files{
+			"c/Chart.yaml":                    []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+			"c/values.yaml":                   []byte("{}\n"),
+			"c/" + sub + "values.yaml":        []byte("replicaCount: 1\n"),
+			"c/" + sub + "templates/web.yaml": []byte(deploy),
+			"c/" + sub + "templates/pod.yaml": []byte(pod),
+			"c/" + sub + "templates/svc.yaml": []byte(svc),
+		}
+		if sub != "" {
+			files["c/"+sub+"Chart.yaml"] = []byte("apiVersion: v2\nname: sub\nversion: 0.1.0\n")
+		}
+		var inputs []checks.Input
+		for p, data := range files {
+			inputs = append(inputs, checks.Input{Path: p, Data: data})
+		}
+		sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+		edited := map[string]int{}
+		for _, f := range verifiedRun(t, cfg, inputs, rendered.Folder{Dir: ".", Files: files}, render.InProcess) {
+			if f.Fix != nil && len(f.Fix.Edits) > 0 {
+				edited[f.File]++
+			}
+		}
+		if sub == "" && (edited["c/values.yaml"] == 0 || edited["c/templates/pod.yaml"] == 0) {
+			t.Errorf("the root chart's values and plain template are not edited: %v", edited)
+		}
+		if sub != "" && len(edited) > 0 {
+			t.Errorf("a subchart's files are edited: %v", edited)
+		}
+	}
+}
