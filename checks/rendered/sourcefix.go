@@ -32,18 +32,51 @@ const MaxVerifyRenders = 10
 // no finding the old one did not. Its finding then moves to the line it
 // edits. The other findings of renders keep their fix's description only,
 // as without VerifyFixes. Call it before Map; each chart then costs up to
-// MaxVerifyRenders more renders.
-func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config) {
+// MaxVerifyRenders more renders. memo, when not nil, carries what was
+// learnt from one Prepare to the next of the same charts (see FixMemo).
+func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config, memo *FixMemo) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	p.verify = &verifier{ctx: ctx, cfg: cfg}
+	p.verify = &verifier{ctx: ctx, cfg: cfg, memo: memo}
+}
+
+// FixMemo carries, across the Prepares of one prodready fix (each round
+// renders the charts again from the text fixed so far), the fixes that
+// rendering again with them alone showed wrong (their finding stayed, or
+// another came), so that a later round spends no render on them and its
+// renders go to the fixes not verified yet. The zero value is ready.
+type FixMemo struct {
+	wrong map[string]bool
 }
 
 // verifier holds what VerifyFixes needs to render again.
 type verifier struct {
-	ctx context.Context
-	cfg *checks.Config
+	ctx  context.Context
+	cfg  *checks.Config
+	memo *FixMemo
+}
+
+// id names a candidate fix of pl for a FixMemo: its chart, finding and
+// edits.
+func (pl *placed) id(c candidate) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%v", pl.dir, pl.render.Root, c.key, c.place.file, c.place.doc, c.place.edits)
+}
+
+// known reports whether memo holds c as wrong.
+func (v *verifier) known(pl *placed, c candidate) bool {
+	return v.memo != nil && v.memo.wrong[pl.id(c)]
+}
+
+// learn records c, rendered alone, as wrong.
+func (v *verifier) learn(pl *placed, c candidate) {
+	if v.memo == nil {
+		return
+	}
+	if v.memo.wrong == nil {
+		v.memo.wrong = map[string]bool{}
+	}
+	v.memo.wrong[pl.id(c)] = true
 }
 
 // source is what a chart's values.yaml render was made from, for
@@ -456,9 +489,12 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 	old := pl.aloneKeys(v.cfg)
 	var todo []candidate
 	for _, c := range cands {
-		if old[c.key] {
-			todo = append(todo, c) // else the finding needs files outside the chart: cannot be told gone
+		if old[c.key] && !v.known(pl, c) {
+			todo = append(todo, c) // else the finding needs files outside the chart (cannot be told gone), or is known wrong
 		}
+	}
+	if len(todo) == 0 {
+		return nil
 	}
 	return pl.settle(v, src, todo, old)
 }
@@ -471,9 +507,19 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[string]bool) []candidate {
 	keys, ok := pl.rerender(v, src, cands)
 	if ok && !adds(keys, old) {
-		return gone(cands, keys)
+		out := gone(cands, keys)
+		if len(cands) == 1 && len(out) == 0 {
+			v.learn(pl, cands[0]) // its finding stayed
+		}
+		return out
 	}
-	if len(cands) == 1 || pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
+	if len(cands) == 1 {
+		if ok {
+			v.learn(pl, cands[0]) // it brought a finding
+		}
+		return nil
+	}
+	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
 		return nil
 	}
 	mid := len(cands) / 2

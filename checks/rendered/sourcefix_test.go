@@ -25,7 +25,7 @@ import (
 func verifiedRun(t *testing.T, cfg *checks.Config, inputs []checks.Input, folder rendered.Folder, renderer rendered.Renderer) []checks.Finding {
 	t.Helper()
 	p := rendered.Prepare(context.Background(), inputs, []rendered.Folder{folder}, renderer, rendered.Options{KubeVersion: cfg.KubernetesVersion})
-	p.VerifyFixes(context.Background(), cfg)
+	p.VerifyFixes(context.Background(), cfg, nil)
 	return p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings)
 }
 
@@ -390,5 +390,35 @@ func TestSubchartsNotEdited(t *testing.T) {
 		if sub != "" && len(edited) > 0 {
 			t.Errorf("a subchart's files are edited: %v", edited)
 		}
+	}
+}
+
+// TestFixMemo checks that a FixMemo shared by two Prepares of the same
+// chart (two rounds of prodready fix) spares the second the renders the
+// first spent on the fix it found wrong, with the same outcome.
+func TestFixMemo(t *testing.T) {
+	cfg, inputs, folder, dir := loadFixChart(t, "")
+	calls := 0
+	renderer := func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		calls++
+		return render.InProcess(ctx, files, opts)
+	}
+	memo := &rendered.FixMemo{}
+	var got [2][]string
+	var renders [2]int
+	for i := range got {
+		calls = 0
+		p := rendered.Prepare(context.Background(), inputs, []rendered.Folder{folder}, renderer, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+		p.VerifyFixes(context.Background(), cfg, memo)
+		got[i] = withEdits(p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings), dir)
+		renders[i] = calls
+	}
+	if d := cmp.Diff(got[0], got[1]); d != "" {
+		t.Errorf("the second round differs (-first +second):\n%s", d)
+	}
+	// The first: its render, the batch (which the worker's replicas spoil)
+	// and its halves; the second: its render and one batch without it.
+	if renders[0] <= 2 || renders[1] != 2 {
+		t.Errorf("renders %v, want more than 2, then 2", renders)
 	}
 }

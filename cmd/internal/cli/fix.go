@@ -63,8 +63,9 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 		return ExitUsage
 	}
 	keep := func(f checks.Finding) bool { return len(rules) == 0 || rules[f.RuleID] }
+	memo := &rendered.FixMemo{} // a chart fix found wrong in one round is not rendered again
 	fixed, outcome := fix.ConvergeWith(inputs, func(cur []checks.Input) []checks.Finding {
-		return fixRound(cur, paths, cfg, render)
+		return fixRound(cur, paths, cfg, render, memo)
 	}, keep)
 	files := 0
 	for k, in := range inputs {
@@ -129,13 +130,13 @@ func writeKeepingMode(path string, data []byte) error {
 // left as they are. Kustomize overlays are not built: their bases and
 // patches are fixed as written, as before charts were rendered, since a
 // finding mapped to them would carry no edit.
-func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer) []checks.Finding {
+func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo) []checks.Finding {
 	// A lean run consumes its inputs, so it gets a copy.
 	inputs := append([]checks.Input(nil), cur...)
 	opts := rendered.ConfigOptions(cfg)
 	opts.ValuesYAMLOnly = true
 	prep := prepareRenders(inputs, paths, cfg, render, opts, true)
-	prep.VerifyFixes(context.Background(), cfg)
+	prep.VerifyFixes(context.Background(), cfg, memo)
 	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
 	return append(prep.Problems, prep.Map(res.Findings)...)
 }
