@@ -40,8 +40,10 @@ type Prepared struct {
 	// only says, by a finding's key (see key), which values sets have it
 	// when not all of a chart's do.
 	only map[string]string
-	// verify is set by VerifyFixes.
-	verify *verifier
+	// renderer and opts are Prepare's, for VerifyFixes, which sets verify.
+	renderer Renderer
+	opts     Options
+	verify   *verifier
 }
 
 // placed is one render whose objects a run checks.
@@ -215,7 +217,7 @@ func hasRootFile(files Files) bool {
 // values-*.yaml, opts.ExtraValues): those hold objects of the same names,
 // so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	p := &Prepared{renders: map[string]*placed{}}
+	p := &Prepared{renders: map[string]*placed{}, renderer: render, opts: opts}
 	drop := map[string]bool{}
 	for _, folder := range folders {
 		dir, files := path.Clean(folder.Dir), folder.Files
@@ -261,7 +263,6 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		for i, r := range res.Renders {
 			p.add(dir, i, r, drop, sk)
 		}
-		p.keepSources(dir, files, render, opts)
 		p.Skipped = append(p.Skipped, sk.all()...)
 	}
 	var plain []checks.Input

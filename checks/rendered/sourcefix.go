@@ -31,14 +31,25 @@ const MaxVerifyRenders = 10
 // render, checked on its own with cfg, no longer has its finding and has
 // no finding the old one did not. Its finding then moves to the line it
 // edits. The other findings of renders keep their fix's description only,
-// as without VerifyFixes. Call it before Map; each chart then costs up to
-// MaxVerifyRenders more renders. memo, when not nil, carries what was
-// learnt from one Prepare to the next of the same charts (see FixMemo).
-func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config, memo *FixMemo) {
+// as without VerifyFixes. folders are the ones Prepare was given: the
+// charts' own files are kept from them (Prepare keeps none, so a run that
+// does not verify holds no file). Call it before Map; each chart then
+// costs up to MaxVerifyRenders more renders. memo, when not nil, carries
+// what was learnt from one Prepare to the next of the same charts (see
+// FixMemo).
+func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config, folders []Folder, memo *FixMemo) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	p.verify = &verifier{ctx: ctx, cfg: cfg, memo: memo}
+	if p.renderer == nil {
+		return // not made by Prepare: nothing rendered
+	}
+	for _, folder := range folders {
+		if folder.Err == nil {
+			p.keepSources(path.Clean(folder.Dir), folder.Files, p.renderer, p.opts)
+		}
+	}
 }
 
 // FixMemo carries, across the Prepares of one prodready fix (each round
@@ -80,8 +91,8 @@ func (v *verifier) learn(pl *placed, c candidate) {
 }
 
 // source is what a chart's values.yaml render was made from, for
-// VerifyFixes: the files it read (not the whole folder's, so a run holds
-// no more than its charts' files), the renderer and its options.
+// VerifyFixes: the files it read (not the whole folder's), the renderer
+// and its options.
 type source struct {
 	files  Files
 	render Renderer

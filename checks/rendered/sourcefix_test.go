@@ -25,7 +25,7 @@ import (
 func verifiedRun(t *testing.T, cfg *checks.Config, inputs []checks.Input, folder rendered.Folder, renderer rendered.Renderer) []checks.Finding {
 	t.Helper()
 	p := rendered.Prepare(context.Background(), inputs, []rendered.Folder{folder}, renderer, rendered.Options{KubeVersion: cfg.KubernetesVersion})
-	p.VerifyFixes(context.Background(), cfg, nil)
+	p.VerifyFixes(context.Background(), cfg, []rendered.Folder{folder}, nil)
 	return p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings)
 }
 
@@ -409,7 +409,7 @@ func TestFixMemo(t *testing.T) {
 	for i := range got {
 		calls = 0
 		p := rendered.Prepare(context.Background(), inputs, []rendered.Folder{folder}, renderer, rendered.Options{KubeVersion: cfg.KubernetesVersion})
-		p.VerifyFixes(context.Background(), cfg, memo)
+		p.VerifyFixes(context.Background(), cfg, []rendered.Folder{folder}, memo)
 		got[i] = withEdits(p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings), dir)
 		renders[i] = calls
 	}

@@ -248,17 +248,19 @@ func writeHeapProfile(file string) error {
 // a plain run never starts a renderer) and returns the inputs to check.
 // render-failed findings get the config's severity for the rule.
 func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer) *rendered.Prepared {
-	return prepareRenders(inputs, paths, cfg, render, rendered.ConfigOptions(cfg), false)
+	prep, _ := prepareRenders(inputs, paths, cfg, render, rendered.ConfigOptions(cfg), false)
+	return prep
 }
 
 // prepareRenders is renderInputs with the render options given, and with
 // chartsOnly, the charts only (kustomizations are left out of the files
 // the renderer reads, so overlays' files are checked as written). The
 // folders are read from disk, except the files among inputs that hold
-// their text (fix's rounds: the text as fixed so far).
-func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options, chartsOnly bool) *rendered.Prepared {
+// their text (fix's rounds: the text as fixed so far); they are returned
+// with what Prepare made of them.
+func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options, chartsOnly bool) (*rendered.Prepared, []rendered.Folder) {
 	if !rendered.HasRoots(inputs) {
-		return &rendered.Prepared{Inputs: inputs}
+		return &rendered.Prepared{Inputs: inputs}, nil
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -294,7 +296,7 @@ func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, r
 			prep.Problems[i].Severity = s
 		}
 	}
-	return prep
+	return prep, folders
 }
 
 // overlay puts the text of the inputs that hold it in place of the files

@@ -135,8 +135,8 @@ func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render ren
 	inputs := append([]checks.Input(nil), cur...)
 	opts := rendered.ConfigOptions(cfg)
 	opts.ValuesYAMLOnly = true
-	prep := prepareRenders(inputs, paths, cfg, render, opts, true)
-	prep.VerifyFixes(context.Background(), cfg, memo)
+	prep, folders := prepareRenders(inputs, paths, cfg, render, opts, true)
+	prep.VerifyFixes(context.Background(), cfg, folders, memo)
 	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
 	return append(prep.Problems, prep.Map(res.Findings)...)
 }
