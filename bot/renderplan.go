@@ -303,6 +303,9 @@ func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files [
 		return renderedRun{prep: &rendered.Prepared{Inputs: inputs}}
 	}
 	prep := rendered.Prepare(ctx, inputs, []rendered.Folder{folder}, render, rendered.ConfigOptions(p.cfg))
+	// A fix of a key a values file feeds becomes a suggestion on the
+	// values line once rendering again shows it right.
+	prep.VerifyFixes(ctx, p.cfg, []rendered.Folder{folder}, nil)
 	// Before the run: its findings of a chart name the values sets that
 	// have them when not all do.
 	prep.CheckValuesSets(p.cfg)

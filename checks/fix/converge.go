@@ -2,6 +2,8 @@ package fix
 
 import (
 	"bytes"
+	"path"
+	"sort"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/parallel"
@@ -38,17 +40,27 @@ type FailedFix struct {
 // round is not always enough for a file that checks clean of fixable findings.
 // It returns the new contents in input order.
 func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Finding) bool) ([]checks.Input, Outcome) {
+	return ConvergeWith(inputs, func(cur []checks.Input) []checks.Finding {
+		// Only the findings are needed: the lean run holds every tree
+		// packed (a lean run consumes its inputs, so it gets a copy).
+		return checks.Run(append([]checks.Input(nil), cur...), cfg, checks.Options{Memory: checks.Lean}).Findings
+	}, keep)
+}
+
+// ConvergeWith is Converge with the findings of each round given by check,
+// which must not keep or change the inputs it is given: for a run that
+// renders charts, whose findings are on the template and values files
+// among the inputs (a fix of a values key edits the values file). A
+// finding applies to the input whose path is its file, both cleaned.
+func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Finding, keep func(checks.Finding) bool) ([]checks.Input, Outcome) {
 	cur := append([]checks.Input(nil), inputs...)
 	var out Outcome
 	failedBefore := map[string]bool{}
 	for round := 0; round < MaxRounds; round++ {
-		// Only the findings are needed: the lean run holds every tree
-		// packed (a lean run consumes its inputs, so it gets a copy).
-		res := checks.Run(append([]checks.Input(nil), cur...), cfg, checks.Options{Memory: checks.Lean})
 		byFile := map[string][]checks.Finding{}
-		for _, f := range res.Findings {
+		for _, f := range check(cur) {
 			if keep == nil || keep(f) {
-				byFile[f.File] = append(byFile[f.File], f)
+				byFile[path.Clean(f.File)] = append(byFile[path.Clean(f.File)], f)
 			}
 		}
 		out.Remaining = nil
@@ -63,10 +75,11 @@ func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Findin
 		fixes := make([]fileFix, len(cur))
 		parallel.For(len(cur), func(i int) {
 			f := &fixes[i]
-			f.next, f.applied, f.failed = Apply(cur[i].Data, byFile[cur[i].Path])
+			f.next, f.applied, f.failed = Apply(cur[i].Data, byFile[path.Clean(cur[i].Path)])
 		})
 		for i, in := range cur {
-			fs := byFile[in.Path]
+			fs := byFile[path.Clean(in.Path)]
+			delete(byFile, path.Clean(in.Path))
 			next, applied, failed := fixes[i].next, fixes[i].applied, fixes[i].failed
 			done := map[int]bool{}
 			for _, k := range applied {
@@ -91,6 +104,16 @@ func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Findin
 				}
 				cur[i] = checks.Input{Path: in.Path, Data: next}
 			}
+		}
+		// Findings on no input (a values file the config excludes) are
+		// left as they are.
+		rest := make([]string, 0, len(byFile))
+		for file := range byFile {
+			rest = append(rest, file)
+		}
+		sort.Strings(rest)
+		for _, file := range rest {
+			out.Remaining = append(out.Remaining, byFile[file]...)
 		}
 		if !changed {
 			out.Converged = true

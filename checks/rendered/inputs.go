@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/prodready/prodready/checks"
 )
 
@@ -45,6 +47,10 @@ type Prepared struct {
 	// comment, by path as the inputs spell it: findings mapped to a
 	// template, values or patch line are silenced there as a plain file's.
 	ignoreLines map[string][][]byte
+	// renderer and opts are Prepare's, for VerifyFixes, which sets verify.
+	renderer Renderer
+	opts     Options
+	verify   *verifier
 }
 
 // placed is one render whose objects a run checks.
@@ -53,6 +59,16 @@ type placed struct {
 	dir    string // the folder its paths are relative to, as inputs name it
 	about  string // what the messages name: "chart charts/web", "overlay overlays/prod"
 	input  checks.Input
+
+	// What VerifyFixes reads and spends: what the render was made from
+	// (a chart's values.yaml render only), the parsed rendered documents
+	// and values files, the keys of the render checked alone, the
+	// renders made to verify fixes.
+	src       *source
+	docs      map[int]*yaml.Node
+	values    map[string]*yaml.Node
+	old       map[string]bool
+	rerenders int
 }
 
 // add places render r (number i of its folder's run): its problems become
@@ -222,7 +238,7 @@ func hasRootFile(files Files) bool {
 // values-*.yaml, opts.ExtraValues): those hold objects of the same names,
 // so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	p := &Prepared{renders: map[string]*placed{}}
+	p := &Prepared{renders: map[string]*placed{}, renderer: render, opts: opts}
 	drop := map[string]bool{}
 	for _, folder := range folders {
 		dir, files := path.Clean(folder.Dir), folder.Files
@@ -338,13 +354,18 @@ func failed(dir string, pr Problem, about string) checks.Finding {
 // their authors edit (the template or values line, the patch or base line)
 // and leaves the others as they are. A mapped finding keeps its fix's
 // description but not its edits, which apply to the rendered text: the
-// author makes the change in the source. A finding that only some of its
-// chart's values sets have names them, and the findings that only its
-// other values sets have come beside its own (see CheckValuesSets).
+// author makes the change in the source. After VerifyFixes, a fix that is
+// an edit of a values file (or of a template that is plain YAML), verified
+// by rendering again, is kept as that edit, and its finding is on the line
+// it edits. A finding that
+// only some of its chart's values sets have names them, and the findings
+// that only its other values sets have come beside its own (see
+// CheckValuesSets).
 func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	if len(p.renders) == 0 {
 		return fs // a plain run: every batch passes as it is
 	}
+	fixed := p.verified(fs)
 	mapped := false
 	var more []checks.Finding
 	for i := range fs {
@@ -359,6 +380,9 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 			f.Message += " (rendered from the " + pl.about + "; " + label + ")"
 		} else {
 			f.Message += " (rendered from the " + pl.about + ")"
+		}
+		if pc, ok := fixed[i]; ok {
+			pc.place(pl.dir, f) // after the key above, which CheckValuesSets made without it
 		}
 		more = append(more, p.reportWith(pl)...)
 	}

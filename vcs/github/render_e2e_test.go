@@ -65,7 +65,8 @@ func annotationsAt(run fakegithub.CheckRun) []string {
 // values.yaml and removes the readinessProbe from its template. The bot
 // renders the chart at head (its helpers, NOTES.txt and a file the
 // template reads come from the same tarball) and comments on the changed
-// lines: the values line and the line above the removed probe.
+// lines: the values line, with a suggestion, and the line above the
+// removed probe.
 func TestRenderedHelmChange(t *testing.T) {
 	base := testrepo.Base(t)
 	run, got, bodies := renderReview(t, base, testrepo.HelmChange(t, base))
@@ -76,8 +77,15 @@ func TestRenderedHelmChange(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("inline comments:\n%s\nwant:\n%s\nsummary:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), run.Summary)
 	}
-	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.Contains(b, "(rendered from the chart charts/web)") || strings.Contains(b, "```suggestion") {
-		t.Errorf("values comment should name the chart and carry no suggestion (its fix edits the rendered text):\n%s", b)
+	// replicas: {{ .Values.replicaCount }}: the fix is an edit of the
+	// values line, which rendering again shows right.
+	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.Contains(b, "(rendered from the chart charts/web)") || !strings.Contains(b, "```suggestion\nreplicaCount: 3\n```") {
+		t.Errorf("values comment should name the chart and suggest replicaCount: 3:\n%s", b)
+	}
+	// The probe's fix edits the template, which is not a values edit: it
+	// is described, not suggested.
+	if b := bodies["charts/web/templates/deployment.yaml:21 readiness-probe-missing"]; !strings.Contains(b, "Fix: ") || strings.Contains(b, "```suggestion") {
+		t.Errorf("template comment should describe its fix, with no suggestion:\n%s", b)
 	}
 	if run.Conclusion != "success" || run.Title != "2 warnings" {
 		t.Errorf("check run %s %q, want success \"2 warnings\"", run.Conclusion, run.Title)

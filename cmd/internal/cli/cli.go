@@ -45,7 +45,8 @@ type Program struct {
 	Elsewhere map[string]string
 	// Render renders the Helm charts and kustomize overlays that check
 	// finds (in process in prodready-bot; through prodready-bot as a worker
-	// process in the lean prodready). Nil: they are reported as not
+	// process in the lean prodready), and that fix renders to edit the
+	// values files that feed them. Nil: they are reported as not
 	// rendered.
 	Render rendered.Renderer
 }
@@ -61,7 +62,7 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	case "check":
 		return runCheck(p.Version, p.Render, rest, stdin, stdout, stderr)
 	case "fix":
-		return runFix(rest, stdin, stdout, stderr)
+		return runFix(p.Render, rest, stdin, stdout, stderr)
 	case "rules":
 		return runRules(rest, stdout, stderr)
 	case "review":

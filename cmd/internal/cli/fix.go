@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/rendered"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
@@ -33,7 +35,10 @@ func (r ruleList) Set(v string) error {
 	return nil
 }
 
-func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runFix is the fix command; render renders the charts and overlays among
+// the paths, so that their findings' fixes are edits of the values files
+// (see fixRound).
+func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder)")
@@ -58,7 +63,10 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	keep := func(f checks.Finding) bool { return len(rules) == 0 || rules[f.RuleID] }
-	fixed, outcome := fix.Converge(inputs, cfg, keep)
+	memo := &rendered.FixMemo{} // a chart fix found wrong in one round is not rendered again
+	fixed, outcome := fix.ConvergeWith(inputs, func(cur []checks.Input) []checks.Finding {
+		return fixRound(cur, paths, cfg, render, memo)
+	}, keep)
 	files := 0
 	for k, in := range inputs {
 		out := fixed[k].Data
@@ -94,7 +102,7 @@ func runFix(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	noFix := 0
 	for _, f := range outcome.Remaining {
-		if f.Fix == nil {
+		if f.Fix == nil || len(f.Fix.Edits) == 0 {
 			noFix++
 		}
 	}
@@ -112,4 +120,23 @@ func writeKeepingMode(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, info.Mode().Perm())
+}
+
+// fixRound checks the inputs as fixed so far, with the charts among paths
+// rendered from that text as check renders them (values.yaml only: the
+// fixes edit it). A finding of a chart whose fix is an edit of a values
+// file that rendering again shows right (rendered.VerifyFixes) carries
+// that edit; the chart's other findings carry none, so its templates are
+// left as they are. Kustomize overlays are not built: their bases and
+// patches are fixed as written, as before charts were rendered, since a
+// finding mapped to them would carry no edit.
+func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo) []checks.Finding {
+	// A lean run consumes its inputs, so it gets a copy.
+	inputs := append([]checks.Input(nil), cur...)
+	opts := rendered.ConfigOptions(cfg)
+	opts.ValuesYAMLOnly = true
+	prep, folders := prepareRenders(inputs, paths, cfg, render, opts, true)
+	prep.VerifyFixes(context.Background(), cfg, folders, memo)
+	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
+	return append(prep.Problems, prep.Map(res.Findings)...)
 }

@@ -1,0 +1,658 @@
+package rendered
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+)
+
+// MaxVerifyRenders bounds the renders VerifyFixes spends on one chart: one
+// for all of its candidate fixes together, and, when that one adds a
+// finding, one for each half, and so on, until the bound. Candidates left
+// are not verified, so their findings keep no edits.
+const MaxVerifyRenders = 10
+
+// VerifyFixes makes Map keep, as edits of the values file, the fixes of the
+// findings whose keys a chart's values.yaml render takes from a values
+// file (and, as edits of the template, those of a template with no
+// template action): each fix's edits are translated to the values keys
+// that feed them, the chart is rendered again with them (through the
+// renderer Prepare was given, with ctx), and a fix is kept only when that
+// render, checked on its own with cfg, no longer has its finding and has
+// no finding the old one did not. Its finding then moves to the line it
+// edits. The other findings of renders keep their fix's description only,
+// as without VerifyFixes. folders are the ones Prepare was given: the
+// charts' own files are kept from them (Prepare keeps none, so a run that
+// does not verify holds no file). Call it before Map; each chart then
+// costs up to MaxVerifyRenders more renders. memo, when not nil, carries
+// what was learnt from one Prepare to the next of the same charts (see
+// FixMemo).
+func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config, folders []Folder, memo *FixMemo) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p.verify = &verifier{ctx: ctx, cfg: cfg, memo: memo}
+	if p.renderer == nil {
+		return // not made by Prepare: nothing rendered
+	}
+	for _, folder := range folders {
+		if folder.Err == nil {
+			p.keepSources(path.Clean(folder.Dir), folder.Files, p.renderer, p.opts)
+		}
+	}
+}
+
+// FixMemo carries, across the Prepares of one prodready fix (each round
+// renders the charts again from the text fixed so far), the fixes that
+// rendering again with them alone showed wrong (their finding stayed, or
+// another came), so that a later round spends no render on them and its
+// renders go to the fixes not verified yet. The zero value is ready.
+type FixMemo struct {
+	wrong map[string]bool
+}
+
+// verifier holds what VerifyFixes needs to render again.
+type verifier struct {
+	ctx  context.Context
+	cfg  *checks.Config
+	memo *FixMemo
+}
+
+// id names a candidate fix of pl for a FixMemo: its chart, finding and
+// edits.
+func (pl *placed) id(c candidate) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%v", pl.dir, pl.render.Root, c.key, c.place.file, c.place.doc, c.place.edits)
+}
+
+// known reports whether memo holds c as wrong.
+func (v *verifier) known(pl *placed, c candidate) bool {
+	return v.memo != nil && v.memo.wrong[pl.id(c)]
+}
+
+// learn records c, rendered alone, as wrong.
+func (v *verifier) learn(pl *placed, c candidate) {
+	if v.memo == nil {
+		return
+	}
+	if v.memo.wrong == nil {
+		v.memo.wrong = map[string]bool{}
+	}
+	v.memo.wrong[pl.id(c)] = true
+}
+
+// source is what a chart's values.yaml render was made from, for
+// VerifyFixes: the files it read (not the whole folder's), the renderer
+// and its options.
+type source struct {
+	files  Files
+	render Renderer
+	opts   Options
+}
+
+// keepSources records, for each values.yaml render of a chart of folder
+// dir, what it was made from.
+func (p *Prepared) keepSources(dir string, files Files, render Renderer, opts Options) {
+	for _, pl := range p.renders {
+		if pl.dir != dir || pl.src != nil || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 {
+			continue
+		}
+		own := make(Files, len(pl.render.Inputs))
+		for _, in := range pl.render.Inputs {
+			if data, ok := files[in]; ok {
+				own[in] = data
+			}
+		}
+		pl.src = &source{files: own, render: render, opts: opts}
+	}
+}
+
+// placement is where a verified fix puts its finding: a values file (or a
+// template that is plain YAML), the line of the key it edits first, and
+// the edits of that file's document doc.
+type placement struct {
+	file  string // relative to the render's folder
+	doc   int
+	line  int
+	edits []edit.Op
+}
+
+// candidate is a finding whose fix was translated to values edits.
+type candidate struct {
+	finding int    // index into the findings Map was given
+	key     string // the finding's key in a check of the render alone
+	place   placement
+}
+
+// verified returns, by index into fs, where the verified fixes of fs put
+// their findings.
+func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
+	if p.verify == nil {
+		return nil
+	}
+	byRender := map[*placed][]int{}
+	var order []*placed
+	for i, f := range fs {
+		pl, ok := p.renders[f.File]
+		if !ok || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 || f.Fix == nil || len(f.Fix.Edits) == 0 {
+			continue
+		}
+		if _, ok := byRender[pl]; !ok {
+			order = append(order, pl)
+		}
+		byRender[pl] = append(byRender[pl], i)
+	}
+	out := map[int]placement{}
+	for _, pl := range order {
+		src := pl.src
+		if src == nil {
+			continue
+		}
+		var cands []candidate
+		for _, i := range byRender[pl] {
+			pc, ok := pl.translate(src.files, fs[i])
+			if !ok {
+				pc, ok = pl.literal(src.files, fs[i])
+			}
+			if ok {
+				cands = append(cands, candidate{finding: i, key: aloneKey(fs[i]), place: pc})
+			}
+		}
+		for _, c := range pl.verify(p.verify, src, cands) {
+			out[c.finding] = c.place
+		}
+	}
+	return out
+}
+
+// aloneKey identifies a finding of a render across two checks of it on its
+// own: rule, object and key path (the lines move with the edits).
+func aloneKey(f checks.Finding) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path)
+}
+
+// translate returns the values edits that make f's fix: for each edit, the
+// longest prefix of its path that has a location of its own must have one
+// in a values file, at a key whose value is what the template renders
+// there (a value the template computes from it is not), and every edit
+// must land in the same values file.
+func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
+	r := pl.render
+	doc := f.Object.Doc
+	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
+		return placement{}, false
+	}
+	root := pl.renderedDoc(doc)
+	if root == nil {
+		return placement{}, false
+	}
+	var out placement
+	var values *yaml.Node
+	for _, op := range f.Fix.Edits {
+		segs, nodes := walkOp(root, op.Path)
+		n := len(segs)
+		var locs []Location
+		for ; n >= 0; n-- {
+			if locs = r.Maps[doc][FormatPath(segs[:n])]; len(locs) > 0 {
+				break
+			}
+		}
+		var at *Location
+		for i := range locs {
+			if locs[i].Kind == Values && !locs[i].Inherited && locs[i].Line > 0 {
+				at = &locs[i]
+				break
+			}
+		}
+		if at == nil || nodes[n] == nil {
+			return placement{}, false
+		}
+		if out.file == "" {
+			out.file = at.File
+			values = pl.valuesDoc(files, at.File)
+		}
+		if at.File != out.file || values == nil || pl.vendored(at.File) {
+			return placement{}, false
+		}
+		keyPath, ok := keyAt(values, at.Line, nodes[n])
+		if !ok {
+			return placement{}, false
+		}
+		t := op
+		t.Path = append(keyPath, op.Path[n:]...)
+		out.edits = append(out.edits, t)
+	}
+	if len(out.edits) == 0 {
+		return placement{}, false
+	}
+	out.line = nearestLine(values, out.edits[0].Path)
+	return out, true
+}
+
+// literal returns f's fix as edits of its document's template when that
+// template holds no template action at all (plain YAML, rendered as
+// written): the same edits, on the template's document that renders as
+// f's. A template with any {{ is not edited: its text is not YAML the
+// edit engine can read.
+func (pl *placed) literal(files Files, f checks.Finding) (placement, bool) {
+	r := pl.render
+	doc := f.Object.Doc
+	if doc < 0 || doc >= len(r.Documents) {
+		return placement{}, false
+	}
+	file := r.Documents[doc].Source
+	data, ok := files[file]
+	if !ok || bytes.Contains(data, []byte("{{")) || pl.vendored(file) {
+		return placement{}, false
+	}
+	// The template's documents are the render's documents from it, in
+	// order, one for one (Helm drops empty ones: then no edit).
+	at, n := -1, 0
+	for i, d := range r.Documents {
+		if d.Source == file {
+			if i == doc {
+				at = n
+			}
+			n++
+		}
+	}
+	docs := parseDocs(data, n+1)
+	if at < 0 || len(docs) != n {
+		return placement{}, false
+	}
+	rendered := pl.renderedDoc(doc)
+	if rendered == nil || docs[at] == nil {
+		return placement{}, false
+	}
+	a, okA := plain(rendered)
+	b, okB := plain(docs[at])
+	if !okA || !okB || !reflect.DeepEqual(a, b) {
+		return placement{}, false
+	}
+	edits := append([]edit.Op(nil), f.Fix.Edits...)
+	return placement{file: file, doc: at, line: nearestLine(docs[at], edits[0].Path), edits: edits}, true
+}
+
+// parseDocs returns the root nodes of the documents of data (nil for an
+// empty one), at most most of them; nil when data does not parse.
+func parseDocs(data []byte, most int) []*yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var out []*yaml.Node
+	for len(out) < most {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			return nil
+		}
+		var root *yaml.Node
+		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 && n.Content[0].Kind != yaml.ScalarNode {
+			root = n.Content[0]
+		}
+		out = append(out, root)
+	}
+	return out
+}
+
+// vendored reports whether file belongs to a subchart of the render's chart
+// (under its charts/ folder): a dependency's defaults and templates are
+// not edited; the chart's own values would override them.
+func (pl *placed) vendored(file string) bool {
+	return strings.HasPrefix(file, path.Join(pl.render.Root, "charts")+"/")
+}
+
+// renderedDoc returns the parsed document doc of the render (nil when it
+// does not parse), parsed once.
+func (pl *placed) renderedDoc(doc int) *yaml.Node {
+	if pl.docs == nil {
+		pl.docs = map[int]*yaml.Node{}
+	}
+	if n, ok := pl.docs[doc]; ok {
+		return n
+	}
+	n := parseDoc(pl.render.Documents[doc].YAML)
+	pl.docs[doc] = n
+	return n
+}
+
+// valuesDoc returns the values file at file (relative to the folder),
+// parsed once; nil when it is not among files or does not parse.
+func (pl *placed) valuesDoc(files Files, file string) *yaml.Node {
+	if pl.values == nil {
+		pl.values = map[string]*yaml.Node{}
+	}
+	if n, ok := pl.values[file]; ok {
+		return n
+	}
+	var n *yaml.Node
+	if data, ok := files[file]; ok {
+		n = parseDoc(data)
+	}
+	pl.values[file] = n
+	return n
+}
+
+// parseDoc returns the root node of the first document of data, nil when
+// it does not parse or is empty.
+func parseDoc(data []byte) *yaml.Node {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// walkOp reads an edit's path (keys, and decimal indexes into sequences)
+// against the rendered document: its segments, and the node at each prefix
+// (nodes[i] is the node at segs[:i]; nil past what exists).
+func walkOp(root *yaml.Node, p []string) ([]Segment, []*yaml.Node) {
+	segs := make([]Segment, 0, len(p))
+	nodes := make([]*yaml.Node, 0, len(p)+1)
+	n := root
+	nodes = append(nodes, n)
+	for _, k := range p {
+		var next *yaml.Node
+		if n != nil && n.Kind == yaml.SequenceNode {
+			if i, err := strconv.Atoi(k); err == nil && i >= 0 {
+				segs = append(segs, Segment{Index: i})
+				if i < len(n.Content) {
+					next = n.Content[i]
+				}
+				n = next
+				nodes = append(nodes, n)
+				continue
+			}
+		}
+		segs = append(segs, Segment{Key: k, Index: -1})
+		if n != nil && n.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == k {
+					next = n.Content[j+1]
+					break
+				}
+			}
+		}
+		n = next
+		nodes = append(nodes, n)
+	}
+	return segs, nodes
+}
+
+// keyAt returns the path of the one key on line of the values tree whose
+// value equals rendered (what the template emits for it); false when no
+// key there, or more than one, does.
+func keyAt(values *yaml.Node, line int, rendered *yaml.Node) ([]string, bool) {
+	want, ok := plain(rendered)
+	if !ok {
+		return nil, false
+	}
+	var found []string
+	count := 0
+	var walk func(n *yaml.Node, p []string, depth int)
+	walk = func(n *yaml.Node, p []string, depth int) {
+		if n == nil || depth > 100 || count > 1 {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				k, v := n.Content[j], n.Content[j+1]
+				kp := append(append([]string(nil), p...), k.Value)
+				if k.Line == line {
+					if got, ok := plain(v); ok && reflect.DeepEqual(got, want) {
+						found = kp
+						count++
+					}
+				}
+				walk(v, kp, depth+1)
+			}
+		case yaml.SequenceNode:
+			for j, it := range n.Content {
+				walk(it, append(append([]string(nil), p...), strconv.Itoa(j)), depth+1)
+			}
+		}
+	}
+	walk(values, nil, 0)
+	return found, count == 1
+}
+
+// plain decodes a node with every scalar as its text, so that a value and
+// its quoted rendering compare equal; false for a node with an alias or a
+// tag of its own, which are not compared.
+func plain(n *yaml.Node) (any, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil, true
+		}
+		return n.Value, true
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			v, ok := plain(n.Content[j+1])
+			if !ok {
+				return nil, false
+			}
+			m[n.Content[j].Value] = v
+		}
+		return m, true
+	case yaml.SequenceNode:
+		s := []any{}
+		for _, it := range n.Content {
+			v, ok := plain(it)
+			if !ok {
+				return nil, false
+			}
+			s = append(s, v)
+		}
+		return s, true
+	}
+	return nil, false
+}
+
+// nearestLine returns the line of the deepest key of p that the values
+// tree has (the first line when it has none).
+func nearestLine(values *yaml.Node, p []string) int {
+	line := 1
+	n := values
+	for _, k := range p {
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == k {
+					line, next = n.Content[j].Line, n.Content[j+1]
+					break
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(n.Content) {
+				line, next = n.Content[i].Line, n.Content[i]
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return max(line, 1)
+}
+
+// verify renders the chart again with the candidates' edits and returns
+// those whose finding is gone without a new one: all together first, then,
+// when that adds a finding, one at a time, within MaxVerifyRenders renders
+// of this chart in all.
+func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidate {
+	if len(cands) == 0 {
+		return nil
+	}
+	old := pl.aloneKeys(v.cfg)
+	var todo []candidate
+	for _, c := range cands {
+		if old[c.key] && !v.known(pl, c) {
+			todo = append(todo, c) // else the finding needs files outside the chart (cannot be told gone), or is known wrong
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	return pl.settle(v, src, todo, old)
+}
+
+// settle renders the chart again with all of cands and keeps those whose
+// finding is gone when nothing is added; when something is, or the edits
+// do not apply together, it settles each half apart, so one candidate that
+// adds a finding costs about two renders per halving, not one per
+// candidate. It stops at the bound of renders.
+func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[string]bool) []candidate {
+	keys, ok := pl.rerender(v, src, cands)
+	if ok && !adds(keys, old) {
+		out := gone(cands, keys)
+		if len(cands) == 1 && len(out) == 0 {
+			v.learn(pl, cands[0]) // its finding stayed
+		}
+		return out
+	}
+	if len(cands) == 1 {
+		if ok {
+			v.learn(pl, cands[0]) // it brought a finding
+		}
+		return nil
+	}
+	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
+		return nil
+	}
+	mid := len(cands) / 2
+	return append(pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old)...)
+}
+
+// adds reports whether keys holds one that old does not.
+func adds(keys, old map[string]bool) bool {
+	for k := range keys {
+		if !old[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// gone returns the candidates whose finding keys does not hold.
+func gone(cands []candidate, keys map[string]bool) []candidate {
+	var out []candidate
+	for _, c := range cands {
+		if !keys[c.key] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// aloneKeys returns the keys of the findings of the render checked on its
+// own, computed once.
+func (pl *placed) aloneKeys(cfg *checks.Config) map[string]bool {
+	if pl.old == nil {
+		pl.old = checkAlone(pl.input, cfg)
+	}
+	return pl.old
+}
+
+// checkAlone checks one render's input on its own and returns its
+// findings' keys.
+func checkAlone(in checks.Input, cfg *checks.Config) map[string]bool {
+	res := checks.Run([]checks.Input{in}, cfg, checks.Options{})
+	out := map[string]bool{}
+	for _, f := range res.Findings {
+		out[aloneKey(f)] = true
+	}
+	return out
+}
+
+// rerender renders the chart again with the candidates' edits applied to
+// copies of its values files and returns the keys of the new render's
+// findings, checked on its own; false when the edits do not apply, the
+// bound of renders is reached, or the render fails or has a problem the
+// old one did not.
+func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[string]bool, bool) {
+	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
+		return nil, false
+	}
+	files := make(Files, len(src.files))
+	for in, data := range src.files {
+		files[in] = data
+	}
+	type fileDoc struct {
+		file string
+		doc  int
+	}
+	byDoc := map[fileDoc][]edit.Op{}
+	var order []fileDoc
+	for _, c := range cands {
+		k := fileDoc{c.place.file, c.place.doc}
+		if _, ok := byDoc[k]; !ok {
+			order = append(order, k)
+		}
+		byDoc[k] = append(byDoc[k], c.place.edits...)
+	}
+	for _, k := range order {
+		data, ok := files[k.file]
+		if !ok {
+			if data, ok = src.files[k.file]; !ok {
+				return nil, false
+			}
+		}
+		next, err := edit.Apply(data, k.doc, byDoc[k])
+		if err != nil {
+			return nil, false
+		}
+		files[k.file] = next
+	}
+	pl.rerenders++
+	opts := src.opts
+	opts.ValuesYAMLOnly, opts.ExtraValues = true, nil
+	res, err := src.render(v.ctx, files, opts)
+	if err != nil {
+		return nil, false
+	}
+	var r *Render
+	for _, x := range res.Renders {
+		if x.Kind == Helm && x.Root == pl.render.Root && len(x.ValuesFiles) == 0 {
+			r = x
+		}
+	}
+	if r == nil || len(res.Problems) > 0 || len(r.Documents) == 0 {
+		return nil, false
+	}
+	had := map[string]bool{}
+	for _, pr := range pl.render.Problems {
+		had[pr.File+"\x00"+pr.Message] = true
+	}
+	for _, pr := range r.Problems {
+		if !had[pr.File+"\x00"+pr.Message] {
+			return nil, false
+		}
+	}
+	return checkAlone(checks.Input{Path: pl.input.Path, Data: r.Stream}, v.cfg), true
+}
+
+// place moves f, mapped from a render in folder dir, to the values (or
+// plain template) line its verified fix edits, with those edits as its
+// fix.
+func (pc placement) place(dir string, f *checks.Finding) {
+	f.File = path.Join(dir, pc.file)
+	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
+	f.Object.Doc = pc.doc
+	fx := *f.Fix
+	fx.Edits = pc.edits
+	f.Fix = &fx
+}

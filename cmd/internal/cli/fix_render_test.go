@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendered"
+)
+
+// copyTree copies the folder src into a new temporary folder.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestFixEditsValuesOfCharts checks that prodready fix renders a chart and
+// fixes its findings in values.yaml when a values key feeds them and
+// rendering again shows them fixed: --diff shows the change, and without
+// it the file is written, after which check has no such finding left. The
+// templates are left as they are, but for the one that is plain YAML.
+func TestFixEditsValuesOfCharts(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix"))
+	p := Program{Name: "prodready-bot", Version: "test", Render: render.InProcess}
+	before, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := p.Run(args, nil, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	code, diff, stderr := run("fix", "--diff", dir)
+	if code != ExitOK {
+		t.Fatalf("fix --diff: exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{"values.yaml\n", "-replicaCount: 1\n", "+replicaCount: 3\n", "+  requests:\n", "+    memory: 256Mi"} {
+		if !strings.Contains(diff, s) {
+			t.Errorf("fix --diff lacks %q:\n%s", s, diff)
+		}
+	}
+	for _, s := range []string{"/templates/cache.yaml\n", "+            allowPrivilegeEscalation: false\n"} {
+		if !strings.Contains(diff, s) {
+			t.Errorf("fix --diff lacks %q (the plain template's fixes):\n%s", s, diff)
+		}
+	}
+	for _, s := range []string{"templates/web.yaml", "templates/worker.yaml", "templates/service.yaml", "worker:\n-", "replicas: 3\n+"} {
+		if strings.Contains(diff, s) {
+			t.Errorf("fix --diff has %q, which it must not change:\n%s", s, diff)
+		}
+	}
+	if !strings.Contains(stderr, "would fix 10 findings in 2 files") {
+		t.Errorf("fix --diff summary: %s", stderr)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "values.yaml")); !bytes.Equal(now, before) {
+		t.Fatal("fix --diff wrote values.yaml")
+	}
+
+	code, out, stderr := run("fix", "--dry-run", dir)
+	if code != ExitOK || !strings.Contains(out, "values.yaml:3 would fix replicas-too-few") {
+		t.Errorf("fix --dry-run: exit %d\n%s%s", code, out, stderr)
+	}
+
+	if code, _, stderr := run("fix", dir); code != ExitOK || !strings.Contains(stderr, "fixed 10 findings in 2 files") {
+		t.Fatalf("fix: exit %d: %s", code, stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if !strings.Contains(string(after), "replicaCount: 3\n") {
+		t.Errorf("values.yaml not fixed:\n%s", after)
+	}
+	_, report, _ := run("check", "--format", "json", dir)
+	var got struct {
+		Findings []struct {
+			Rule   string
+			Object struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(report), &got); err != nil || len(got.Findings) == 0 {
+		t.Fatalf("check --format json: %v\n%s", err, report)
+	}
+	for _, f := range got.Findings {
+		if f.Object.Name == "web" && (f.Rule == "replicas-too-few" || f.Rule == "memory-requests-missing") {
+			t.Errorf("check still finds %s on the web Deployment after fix", f.Rule)
+		}
+	}
+	if code, _, stderr := run("fix", "--diff", dir); code != ExitOK || !strings.Contains(stderr, "would fix 0 findings") {
+		t.Errorf("fix again: exit %d: %s", code, stderr)
+	}
+}
+
+// TestCheckDoesNotVerify checks that check, in any format, spends no
+// render on verifying fixes (prodready fix and the bot do): its findings
+// of charts carry their fix's description, no edits.
+func TestCheckDoesNotVerify(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix")
+	calls := 0
+	p := Program{Name: "prodready-bot", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		calls++
+		return render.InProcess(ctx, files, opts)
+	}}
+	for _, format := range []string{"text", "json", "sarif"} {
+		calls = 0
+		var out, errb bytes.Buffer
+		p.Run([]string{"check", "--format", format, dir}, nil, &out, &errb)
+		if calls != 1 {
+			t.Errorf("check --format %s rendered %d times, want 1", format, calls)
+		}
+		if format == "json" && strings.Contains(out.String(), `"replicaCount"`) {
+			t.Errorf("check --format json carries a values edit:\n%s", out.String())
+		}
+	}
+}
+
+// TestFixLeavesOverlaysAsWritten checks that fix, which renders charts,
+// does not build kustomize overlays: their bases and patches are fixed as
+// written, as they were before charts were rendered (a finding mapped to
+// them would carry no edit).
+func TestFixLeavesOverlaysAsWritten(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "fixtures", "render", "kustomize")
+	calls := 0
+	p := Program{Name: "prodready-bot", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		calls++
+		return render.InProcess(ctx, files, opts)
+	}}
+	var out, errb bytes.Buffer
+	if code := p.Run([]string{"fix", "--diff", dir}, nil, &out, &errb); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "+++ b/"+filepath.ToSlash(dir)+"/base/deployment.yaml") {
+		t.Errorf("the base is not fixed as written:\n%s%s", out.String(), errb.String())
+	}
+	if calls != 0 {
+		t.Errorf("%d renders of a folder with overlays only, want none", calls)
+	}
+}
