@@ -81,8 +81,10 @@ failed_by() { # failed_by REPORT KIND: the charts or overlays REPORT says cannot
 partial_by() {
   grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) is rendered only in part: .*|\1|p" | sort -u || true
 }
-pfail=$(failed_by "$work/prodready-charts.txt" chart)
-ppart=$(partial_by "$work/prodready-charts.txt" chart)
+# Charts with their values.yaml (a values set that fails is listed apart).
+pfail=$(failed_by "$work/prodready-charts.txt" chart | grep -v ' with values ' || true)
+ppart=$(partial_by "$work/prodready-charts.txt" chart | grep -v ' with values ' || true)
+sfail=$(failed_by "$work/prodready-charts.txt" chart | grep ' with values ' || true)
 : > "$work/helm-failed"
 : > "$work/kubescore-failed"
 while IFS= read -r d; do
@@ -100,6 +102,7 @@ echo "charts: $nchart in $charts_dir, $nrender renders with their values sets (K
 echo "prodready rendered $((nchart - $(count "$pfail"))) of $nchart ($(count "$ppart") of them only in part)"
 [ -z "$pfail" ] || printf '%s\n' "$pfail" | short | sed 's/^/  cannot be rendered: /'
 [ -z "$ppart" ] || printf '%s\n' "$ppart" | short | sed 's/^/  only in part: /'
+[ -z "$sfail" ] || printf '%s\n' "$sfail" | short | sed 's/^/  a values set cannot be rendered: /'
 echo "helm template rendered $((nchart - nhfail)) of $nchart"
 short < "$work/helm-failed" | sed 's/^/  fails: /'
 [ ! -s "$work/kubescore-failed" ] || short < "$work/kubescore-failed" | sed 's/^/  rendered, but kube-score cannot score it: /'
