@@ -84,7 +84,7 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 	if variant {
 		about += " with values " + strings.Join(r.ValuesFiles, ", ")
 	} else if r.Kind == Helm {
-		p.addBase(dir, r)
+		p.chartSets(dir, r.Root).base = r
 	}
 	for _, pr := range r.Problems {
 		if variant && p.baseHas(dir, r, pr) {
@@ -107,10 +107,11 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 	pl := &placed{render: r, dir: dir, about: about, input: in}
 	p.renders[in.Path] = pl
 	if variant {
-		p.addVariant(dir, pl)
+		cs := p.chartSets(dir, r.Root)
+		cs.variants = append(cs.variants, pl)
 	} else {
 		if r.Kind == Helm {
-			p.sets[chartKey(dir, r.Root)].checked = pl
+			p.chartSets(dir, r.Root).checked = pl
 		}
 		p.Inputs = append(p.Inputs, in)
 		p.Renders++
@@ -376,7 +377,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		mapped = true
 		f := &fs[i]
 		pl.relocate(f)
-		if label, ok := p.only[chartKey(pl.dir, pl.render.Root)+"\x00"+key(*f)]; ok {
+		if label, ok := p.only[onlyKey(pl, *f)]; ok {
 			f.Message += " (rendered from the " + pl.about + "; " + label + ")"
 		} else {
 			f.Message += " (rendered from the " + pl.about + ")"

@@ -25,32 +25,24 @@ type valuesSets struct {
 // chartKey names a chart of a folder.
 func chartKey(dir, root string) string { return dir + "\x00" + root }
 
-// addBase records r, a chart's values.yaml render, as the one its other
-// values sets are compared with.
-func (p *Prepared) addBase(dir string, r *Render) {
-	if p.sets == nil {
-		p.sets = map[string]*valuesSets{}
-	}
-	cs := p.sets[chartKey(dir, r.Root)]
-	if cs == nil {
-		cs = &valuesSets{}
-		p.sets[chartKey(dir, r.Root)] = cs
-	}
-	cs.base = r
+// onlyKey is the key of p.only for finding f of render pl.
+func onlyKey(pl *placed, f checks.Finding) string {
+	return chartKey(pl.dir, pl.render.Root) + "\x00" + key(f)
 }
 
-// addVariant records the render of one more values set of a chart.
-func (p *Prepared) addVariant(dir string, pl *placed) {
+// chartSets returns the renders of the chart in folder dir at root,
+// making the entry on first use.
+func (p *Prepared) chartSets(dir, root string) *valuesSets {
 	if p.sets == nil {
 		p.sets = map[string]*valuesSets{}
 	}
-	k := chartKey(dir, pl.render.Root)
+	k := chartKey(dir, root)
 	cs := p.sets[k]
 	if cs == nil {
 		cs = &valuesSets{}
 		p.sets[k] = cs
 	}
-	cs.variants = append(cs.variants, pl)
+	return cs
 }
 
 // baseHas reports whether the values.yaml render of r's chart has the
@@ -157,7 +149,7 @@ func (p *Prepared) compare(cs *valuesSets, cfg *checks.Config) []checks.Finding 
 			if p.only == nil {
 				p.only = map[string]string{}
 			}
-			p.only[chartKey(cs.checked.dir, cs.checked.render.Root)+"\x00"+k] = label // the run of Inputs reports it; Map names the sets
+			p.only[onlyKey(cs.checked, first[k])] = label // the run of Inputs reports it; Map names the sets
 			continue
 		}
 		f := first[k]
