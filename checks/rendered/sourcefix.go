@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,6 +125,9 @@ type placement struct {
 	doc   int
 	line  int
 	edits []edit.Op
+	// keys are the values keys the edits set, for the fix's description
+	// (which names the rendered field); none for a template's edits.
+	keys []string
 }
 
 // candidate is a finding whose fix was translated to values edits.
@@ -230,6 +234,9 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 		t := op
 		t.Path = append(keyPath, op.Path[n:]...)
 		out.edits = append(out.edits, t)
+		if k := strings.Join(t.Path, "."); !slices.Contains(out.keys, k) {
+			out.keys = append(out.keys, k)
+		}
 	}
 	if len(out.edits) == 0 {
 		return placement{}, false
@@ -654,5 +661,8 @@ func (pc placement) place(dir string, f *checks.Finding) {
 	f.Object.Doc = pc.doc
 	fx := *f.Fix
 	fx.Edits = pc.edits
+	if len(pc.keys) > 0 {
+		fx.Description += fmt.Sprintf(" (as %s in %s)", strings.Join(pc.keys, ", "), path.Base(pc.file))
+	}
 	f.Fix = &fx
 }

@@ -103,6 +103,11 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 	for _, f := range fs {
 		if f.File == dir+"/values.yaml" && f.Fix != nil && len(f.Fix.Edits) > 0 {
 			onValues = append(onValues, f)
+			// The description names the rendered field; it also says
+			// which values key the edit sets.
+			if f.RuleID == "replicas-too-few" && !strings.HasSuffix(f.Fix.Description, " (as replicaCount in values.yaml)") {
+				t.Errorf("fix description %q does not name the values key", f.Fix.Description)
+			}
 		}
 	}
 	src := folder.Files["values.yaml"]
