@@ -419,10 +419,6 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	return out
 }
 
-// renderedFrom begins the note rendered.Map ends a mapped finding's
-// message with: " (rendered from the overlay overlays/prod)".
-const renderedFrom = " (rendered from the "
-
 // maxNamedRenders is how many renders a merged finding names.
 const maxNamedRenders = 5
 
@@ -439,14 +435,14 @@ func mergeRenders(fs []checks.Finding) []checks.Finding {
 	var out []checks.Finding
 	var abouts [][]string
 	for _, f := range fs {
-		i := strings.LastIndex(f.Message, renderedFrom)
+		i := strings.LastIndex(f.Message, rendered.RenderedFrom)
 		if i < 0 || !strings.HasSuffix(f.Message, ")") {
 			out = append(out, f)
 			abouts = append(abouts, nil)
 			continue
 		}
 		k := key{f.File, f.Line, f.RuleID, f.Message[:i]}
-		about := f.Message[i+len(renderedFrom) : len(f.Message)-1]
+		about := f.Message[i+len(rendered.RenderedFrom) : len(f.Message)-1]
 		if j, ok := index[k]; ok {
 			abouts[j] = append(abouts[j], about)
 			if !hasEdits(out[j]) && hasEdits(f) {
@@ -472,8 +468,8 @@ func mergeRenders(fs []checks.Finding) []checks.Finding {
 			more = fmt.Sprintf(" and %d more", len(names)-maxNamedRenders)
 			names = names[:maxNamedRenders]
 		}
-		i := strings.LastIndex(out[j].Message, renderedFrom)
-		out[j].Message = out[j].Message[:i] + renderedFrom + strings.Join(names, ", the ") + more + ")"
+		i := strings.LastIndex(out[j].Message, rendered.RenderedFrom)
+		out[j].Message = out[j].Message[:i] + rendered.RenderedFrom + strings.Join(names, ", the ") + more + ")"
 	}
 	return out
 }

@@ -76,10 +76,7 @@ type placed struct {
 // overlay) or one more values set of its chart, and its templates, bases
 // and patches are dropped from the plain inputs.
 func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *skips) {
-	about := "overlay " + path.Join(dir, path.Dir(r.Root))
-	if r.Kind == Helm {
-		about = "chart " + path.Join(dir, r.Root)
-	}
+	about := rootAbout(dir, r)
 	variant := r.Kind == Helm && len(r.ValuesFiles) > 0
 	if variant {
 		about += " with values " + strings.Join(r.ValuesFiles, ", ")
@@ -120,6 +117,29 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		drop[path.Join(dir, f)] = true
 	}
 	sk.add(dir, r, about)
+}
+
+// rootAbout names what a render is of, as messages say it: "chart
+// charts/web", "overlay overlays/prod".
+func rootAbout(dir string, r *Render) string {
+	if r.Kind == Helm {
+		return "chart " + path.Join(dir, r.Root)
+	}
+	return "overlay " + path.Join(dir, path.Dir(r.Root))
+}
+
+// RenderedFrom begins the note a mapped finding's message ends with:
+// " (rendered from the chart charts/web)", or with the values sets that
+// have it: " (rendered from the chart charts/web; with values-ha.yaml)".
+const RenderedFrom = " (rendered from the "
+
+// renderedNote is the note a finding of the render named about ends
+// with; label, when not empty, says which values sets have it.
+func renderedNote(about, label string) string {
+	if label != "" {
+		return RenderedFrom + about + "; " + label + ")"
+	}
+	return RenderedFrom + about + ")"
 }
 
 // skips gathers the files of one folder's renders that became no checked
@@ -377,11 +397,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		mapped = true
 		f := &fs[i]
 		pl.relocate(f)
-		if label, ok := p.only[onlyKey(pl, *f)]; ok {
-			f.Message += " (rendered from the " + pl.about + "; " + label + ")"
-		} else {
-			f.Message += " (rendered from the " + pl.about + ")"
-		}
+		f.Message += renderedNote(pl.about, p.only[onlyKey(pl, *f)])
 		if pc, ok := fixed[i]; ok {
 			pc.place(pl.dir, f) // after the key above, which CheckValuesSets made without it
 		}

@@ -153,7 +153,7 @@ func (p *Prepared) compare(cs *valuesSets, cfg *checks.Config) []checks.Finding 
 			continue
 		}
 		f := first[k]
-		f.Message += " (rendered from the " + strings.SplitN(renders[js[0]].about, " with values ", 2)[0] + "; " + label + ")"
+		f.Message += renderedNote(rootAbout(renders[js[0]].dir, renders[js[0]].render), label)
 		out = append(out, f)
 	}
 	return out
