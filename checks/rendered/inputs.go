@@ -69,6 +69,22 @@ type placed struct {
 	values    map[string]*yaml.Node
 	old       map[string]bool
 	rerenders int
+
+	// alone are the findings of the render checked on its own, made once
+	// for CheckValuesSets and VerifyFixes (see aloneFindings).
+	alone []checks.Finding
+}
+
+// aloneFindings returns the findings of the render checked on its own
+// (its objects only), running the check once.
+func (pl *placed) aloneFindings(cfg *checks.Config) []checks.Finding {
+	if pl.alone == nil {
+		pl.alone = checks.Run([]checks.Input{pl.input}, cfg, checks.Options{}).Findings
+		if pl.alone == nil {
+			pl.alone = []checks.Finding{}
+		}
+	}
+	return pl.alone
 }
 
 // add places render r (number i of its folder's run): its problems become

@@ -569,7 +569,7 @@ func gone(cands []candidate, keys map[string]bool) []candidate {
 // own, computed once.
 func (pl *placed) aloneKeys(cfg *checks.Config) map[string]bool {
 	if pl.old == nil {
-		pl.old = checkAlone(pl.input, cfg)
+		pl.old = keysOf(pl.aloneFindings(cfg))
 	}
 	return pl.old
 }
@@ -577,9 +577,13 @@ func (pl *placed) aloneKeys(cfg *checks.Config) map[string]bool {
 // checkAlone checks one render's input on its own and returns its
 // findings' keys.
 func checkAlone(in checks.Input, cfg *checks.Config) map[string]bool {
-	res := checks.Run([]checks.Input{in}, cfg, checks.Options{})
+	return keysOf(checks.Run([]checks.Input{in}, cfg, checks.Options{}).Findings)
+}
+
+// keysOf returns the keys of findings of a render checked on its own.
+func keysOf(fs []checks.Finding) map[string]bool {
 	out := map[string]bool{}
-	for _, f := range res.Findings {
+	for _, f := range fs {
 		out[aloneKey(f)] = true
 	}
 	return out

@@ -124,8 +124,7 @@ func (p *Prepared) compare(cs *valuesSets, cfg *checks.Config) []checks.Finding 
 			continue // values.yaml rendered no object
 		}
 		total++
-		res := checks.Run([]checks.Input{pl.input}, cfg, checks.Options{})
-		for _, f := range res.Findings {
+		for _, f := range pl.aloneFindings(cfg) {
 			pl.relocate(&f)
 			k := key(f)
 			if js := has[k]; len(js) > 0 && js[len(js)-1] == j {
