@@ -26,22 +26,23 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$work/prodready" ./cmd/prodready
 
-# The file list: plain manifests (not Helm templates or values) that
+# The file list: plain manifests (not Helm templates or values, and not the
+# chart repositories of helm-charts/, whose charts `make bench-charts` renders) that
 # kube-score can parse on its own (it prints "Failed to score files" for the
 # others). Kept in a cache, since asking kube-score file by file takes minutes.
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/prodready-bench
 mkdir -p "$cache"
-list=$cache/kube-score-accepted.txt
+list=$cache/kube-score-accepted-plain.txt
 if [ ! -s "$list" ] || [ "$corpus" -nt "$list" ]; then
   echo "asking kube-score which files it accepts (once; cached in $list)…"
   find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' \) \
-    -not -path '*/helm-templates/*' -not -path '*/helm-values/*' -not -path '*/kyverno-helm-values/*' |
+    -not -path '*/helm-templates/*' -not -path '*/helm-values/*' -not -path '*/kyverno-helm-values/*' -not -path '*/helm-charts/*' |
     sort | KS="$kubescore" xargs -d '\n' -P "$(nproc)" -n 1 sh -c \
       '"$KS" score "$0" 2>&1 | grep -q "Failed to score files" || echo "$0"' | sort > "$list.tmp"
   mv "$list.tmp" "$list"
 fi
 mapfile -t files < "$list"
-total=$(find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' \) -not -path '*/helm-templates/*' -not -path '*/helm-values/*' -not -path '*/kyverno-helm-values/*' | wc -l)
+total=$(find "$corpus" -type f \( -name '*.yaml' -o -name '*.yml' \) -not -path '*/helm-templates/*' -not -path '*/helm-values/*' -not -path '*/kyverno-helm-values/*' -not -path '*/helm-charts/*' | wc -l)
 echo "files: ${#files[@]} of $total plain manifests (kube-score rejects the other $((total - ${#files[@]})))"
 
 measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/times-NAME
