@@ -128,6 +128,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	logger := slog.New(slog.NewJSONHandler(stdout, nil))
+	defer logStrayStderr(logger)()
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(*cacheBytes), logger)
 	rv.Render = render.InProcess // the charts and overlays a pull request touches
