@@ -445,7 +445,7 @@ func mergeRenders(fs []checks.Finding) []checks.Finding {
 		about := f.Message[i+len(rendered.RenderedFrom) : len(f.Message)-1]
 		if j, ok := index[k]; ok {
 			abouts[j] = append(abouts[j], about)
-			if !hasEdits(out[j]) && hasEdits(f) {
+			if !out[j].Fixable() && f.Fixable() {
 				// A fix verified as an edit of this file (a values line)
 				// makes the comment's suggestion, whichever render came
 				// first.
@@ -473,9 +473,6 @@ func mergeRenders(fs []checks.Finding) []checks.Finding {
 	}
 	return out
 }
-
-// hasEdits reports whether f's fix has edits.
-func hasEdits(f checks.Finding) bool { return f.Fix != nil && len(f.Fix.Edits) > 0 }
 
 // place splits one file's findings into inline comments (on added lines of
 // the diff, with suggestions whose whole range lies in one hunk) and the

@@ -39,11 +39,24 @@ type ObjectRef struct {
 }
 
 // Fix is a change that makes a finding go away: structured edits of the
-// finding's document, applied by package edit.
+// finding's document, applied by package edit, or, in a file that is not
+// YAML the edit engine reads (a Helm template), whole-line changes of the
+// finding's file.
 type Fix struct {
 	// Description says what the fix does, for people.
 	Description string    `json:"description"`
 	Edits       []edit.Op `json:"edits"`
+	// Lines, when set, is the fix as whole-line changes of the finding's
+	// file, made in place of Edits (which are then empty): how a fix
+	// verified on a rendered chart edits the literal template lines that
+	// rendered what it changes.
+	Lines []edit.Change `json:"lines,omitempty"`
+}
+
+// Fixable reports whether f carries a fix that can be applied (edits or
+// line changes), not only its description.
+func (f Finding) Fixable() bool {
+	return f.Fix != nil && (len(f.Fix.Edits) > 0 || len(f.Fix.Lines) > 0)
 }
 
 // At starts a finding about obj located at path: the path's key when it

@@ -14,9 +14,9 @@ import (
 // StartLine is always at least 1. EndLine is StartLine-1 (an empty range) only
 // when the original file has no lines at all.
 type Change struct {
-	StartLine int
-	EndLine   int
-	Text      string
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Text      string `json:"text"`
 }
 
 // maxDiffCost bounds the work spent looking for the smallest edit script;

@@ -9,8 +9,11 @@ import (
 	"github.com/prodready/prodready/internal/parallel"
 )
 
-// MaxRounds bounds Converge: real fix chains are two or three long.
-const MaxRounds = 5
+// MaxRounds bounds Converge. Fix chains of plain files are two or three
+// long; a chart's fixes are verified by rendering it again within a bound
+// of renders per round (rendered.MaxVerifyRenders), so a chart with many
+// findings is fixed over more rounds: seven for fixtures/render/helm-fix.
+const MaxRounds = 8
 
 // Outcome is what Converge did.
 type Outcome struct {

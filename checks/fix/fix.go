@@ -5,6 +5,8 @@
 package fix
 
 import (
+	"errors"
+	"slices"
 	"sort"
 
 	"github.com/prodready/prodready/checks"
@@ -25,8 +27,59 @@ func Apply(src []byte, findings []checks.Finding) (out []byte, applied []int, fa
 	if len(fixable(findings)) == 0 {
 		return src, nil, nil // no need to read the file
 	}
+	if hasLines(findings) {
+		return applyLines(src, findings)
+	}
 	file, err := edit.NewFile(src)
 	return apply(src, file, err, findings)
+}
+
+// hasLines reports whether any of findings carries its fix as line changes
+// (a Helm template's), which the file's fixes then all are: such a file is
+// not YAML the edit engine reads.
+func hasLines(findings []checks.Finding) bool {
+	for _, f := range findings {
+		if f.Fix != nil && len(f.Fix.Lines) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// applyLines is Apply on a file whose fixes are line changes: each finding's
+// changes are made whole or not at all (a finding whose changes overlap an
+// earlier one's is not applied; a change an earlier finding made already
+// is not made twice), and a finding with structured edits instead
+// is not applied, since the file is not YAML the edit engine reads.
+func applyLines(src []byte, findings []checks.Finding) (out []byte, applied []int, failed []Failure) {
+	var cs []edit.Change
+	for _, i := range fixable(findings) {
+		lines := findings[i].Fix.Lines
+		if len(lines) == 0 {
+			failed = append(failed, Failure{Finding: i, Err: errors.New("the file's other fixes are line changes of a template; its structured edits are not applied with them")})
+			continue
+		}
+		next := slices.Clone(cs)
+		for _, c := range lines {
+			if !slices.Contains(cs, c) { // fixes of one document may carry the same changes, made once
+				next = append(next, c)
+			}
+		}
+		if _, err := edit.ApplyAllChanges(src, next); err != nil {
+			failed = append(failed, Failure{Finding: i, Err: err})
+			continue
+		}
+		cs = next
+		applied = append(applied, i)
+	}
+	if len(applied) == 0 {
+		return src, nil, failed
+	}
+	out, err := edit.ApplyAllChanges(src, cs)
+	if err != nil { // checked change by change above
+		return src, nil, append(failed, Failure{Finding: applied[0], Err: err})
+	}
+	return out, applied, failed
 }
 
 // apply is Apply on src read as file (or failing to be read with err).
@@ -125,8 +178,20 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	if len(fixable(findings)) == 0 {
 		return nil, nil
 	}
-	file, err := edit.NewFile(src)
-	want, applied, failed := apply(src, file, err, findings)
+	var (
+		file    *edit.File
+		want    []byte
+		applied []int
+		failed  []Failure
+	)
+	lines := hasLines(findings)
+	if lines {
+		want, applied, failed = applyLines(src, findings)
+	} else {
+		var err error
+		file, err = edit.NewFile(src)
+		want, applied, failed = apply(src, file, err, findings)
+	}
 	if len(applied) == 0 {
 		return nil, failed
 	}
@@ -150,10 +215,14 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	owners := make([][]int, len(hunks)) // findings per hunk
 	for _, i := range applied {
 		// The finding's own fix, alone on the original: only its document
-		// changes, so only its document is read and compared.
-		own, err := file.Changes(findings[i].Object.Doc, findings[i].Fix.Edits)
-		if err != nil {
-			continue
+		// changes, so only its document is read and compared. Line
+		// changes are their own.
+		own := findings[i].Fix.Lines
+		if !lines {
+			var err error
+			if own, err = file.Changes(findings[i].Object.Doc, findings[i].Fix.Edits); err != nil {
+				continue
+			}
 		}
 		first := -1
 		for _, c := range own {
@@ -270,7 +339,7 @@ func splitLines(src []byte) []string {
 func fixable(findings []checks.Finding) []int {
 	var out []int
 	for i, f := range findings {
-		if f.Fix != nil && len(f.Fix.Edits) > 0 {
+		if f.Fixable() {
 			out = append(out, i)
 		}
 	}

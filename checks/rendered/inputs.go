@@ -63,12 +63,15 @@ type placed struct {
 	// What VerifyFixes reads and spends: what the render was made from
 	// (a chart's values.yaml render only), the parsed rendered documents
 	// and values files, the keys of the render checked alone, the
-	// renders made to verify fixes.
+	// renders made to verify fixes, the template lines rendered as
+	// written.
 	src       *source
 	docs      map[int]*yaml.Node
 	values    map[string]*yaml.Node
 	old       map[string]bool
 	rerenders int
+	combines  int            // renders spent by combineTemplateLines
+	lits      []literalLines // by document, see literalOf
 
 	// alone are the findings of the render checked on its own, made once
 	// for CheckValuesSets and VerifyFixes (see aloneFindings).

@@ -72,7 +72,7 @@ type verifier struct {
 // id names a candidate fix of pl for a FixMemo: its chart, finding and
 // edits.
 func (pl *placed) id(c candidate) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%v", pl.dir, pl.render.Root, c.key, c.place.file, c.place.doc, c.place.edits)
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%v\x00%v", pl.dir, pl.render.Root, c.key, c.place.file, c.place.doc, c.place.edits, c.place.lines)
 }
 
 // known reports whether memo holds c as wrong.
@@ -119,12 +119,14 @@ func (p *Prepared) keepSources(dir string, files Files, render Renderer, opts Op
 
 // placement is where a verified fix puts its finding: a values file (or a
 // template that is plain YAML), the line of the key it edits first, and
-// the edits of that file's document doc.
+// the edits of that file's document doc; or a template, the first line it
+// changes, and its line changes.
 type placement struct {
 	file  string // relative to the render's folder
 	doc   int
 	line  int
 	edits []edit.Op
+	lines []edit.Change
 	// keys are the values keys the edits set, for the fix's description
 	// (which names the rendered field); none for a template's edits.
 	keys []string
@@ -167,11 +169,16 @@ func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
 			if !ok {
 				pc, ok = pl.literal(src.files, fs[i])
 			}
+			if !ok {
+				pc, ok = pl.templateLines(src.files, fs[i])
+			}
 			if ok {
 				cands = append(cands, candidate{finding: i, key: aloneKey(fs[i]), place: pc})
 			}
 		}
-		for _, c := range pl.verify(p.verify, src, cands) {
+		kept := pl.verify(p.verify, src, cands)
+		pl.combineTemplateLines(p.verify, src, fs, kept)
+		for _, c := range kept {
 			out[c.finding] = c.place
 		}
 	}
@@ -598,6 +605,12 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[str
 	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
 		return nil, false
 	}
+	pl.rerenders++
+	return pl.renderWith(v, src, cands)
+}
+
+// renderWith is rerender without its bound: the render and its check.
+func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[string]bool, bool) {
 	files := make(Files, len(src.files))
 	for in, data := range src.files {
 		files[in] = data
@@ -608,7 +621,16 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[str
 	}
 	byDoc := map[fileDoc][]edit.Op{}
 	var order []fileDoc
+	byFile := map[string][]edit.Change{}
+	var lineFiles []string
 	for _, c := range cands {
+		if len(c.place.lines) > 0 {
+			if _, ok := byFile[c.place.file]; !ok {
+				lineFiles = append(lineFiles, c.place.file)
+			}
+			byFile[c.place.file] = append(byFile[c.place.file], c.place.lines...)
+			continue
+		}
 		k := fileDoc{c.place.file, c.place.doc}
 		if _, ok := byDoc[k]; !ok {
 			order = append(order, k)
@@ -628,7 +650,17 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[str
 		}
 		files[k.file] = next
 	}
-	pl.rerenders++
+	for _, file := range lineFiles {
+		data, ok := src.files[file]
+		if !ok {
+			return nil, false
+		}
+		next, err := edit.ApplyAllChanges(data, byFile[file])
+		if err != nil {
+			return nil, false
+		}
+		files[file] = next
+	}
 	opts := src.opts
 	opts.ValuesYAMLOnly, opts.ExtraValues = true, nil
 	res, err := src.render(v.ctx, files, opts)
@@ -664,7 +696,7 @@ func (pc placement) place(dir string, f *checks.Finding) {
 	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
 	f.Object.Doc = pc.doc
 	fx := *f.Fix
-	fx.Edits = pc.edits
+	fx.Edits, fx.Lines = pc.edits, pc.lines
 	if len(pc.keys) > 0 {
 		fx.Description += fmt.Sprintf(" (as %s in %s)", strings.Join(pc.keys, ", "), path.Base(pc.file))
 	}

@@ -385,7 +385,7 @@ func TestSubchartsNotEdited(t *testing.T) {
 		sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
 		edited := map[string]int{}
 		for _, f := range verifiedRun(t, cfg, inputs, rendered.Folder{Dir: ".", Files: files}, render.InProcess) {
-			if f.Fix != nil && len(f.Fix.Edits) > 0 {
+			if f.Fixable() {
 				edited[f.File]++
 			}
 		}
@@ -422,8 +422,9 @@ func TestFixMemo(t *testing.T) {
 		t.Errorf("the second round differs (-first +second):\n%s", d)
 	}
 	// The first: its render, the batch (which the worker's replicas spoil)
-	// and its halves; the second: its render and one batch without it.
-	if renders[0] <= 2 || renders[1] != 2 {
-		t.Errorf("renders %v, want more than 2, then 2", renders)
+	// and its halves; the second spends none on the fixes the first found
+	// wrong.
+	if renders[1] >= renders[0] {
+		t.Errorf("renders %v, want fewer in the second round", renders)
 	}
 }

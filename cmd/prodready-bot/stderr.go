@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"log"
 	"log/slog"
 	"os"
 )
@@ -14,7 +15,7 @@ const maxStrayLines = 1000
 // entries of logger, so that the server's log stays one JSON object per
 // line: kustomize prints each deprecation warning of a kustomization it
 // builds ("# Warning: 'bases' is deprecated…") straight to os.Stderr, once
-// per build. Each distinct line is logged once, at warning level, not once
+// per build, and some notes through the standard log package. Each distinct line is logged once, at warning level, not once
 // per render. The returned function puts os.Stderr back and returns once
 // the last line is logged. The Go runtime's own crash output writes to file
 // descriptor 2 itself and is not affected.
@@ -26,6 +27,7 @@ func logStrayStderr(logger *slog.Logger) (restore func()) {
 	}
 	orig := os.Stderr
 	os.Stderr = w
+	log.SetOutput(w) // the standard logger keeps the os.Stderr it started with
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -46,6 +48,7 @@ func logStrayStderr(logger *slog.Logger) (restore func()) {
 	}()
 	return func() {
 		os.Stderr = orig
+		log.SetOutput(orig)
 		w.Close()
 		<-done
 		r.Close()

@@ -102,7 +102,7 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 	}
 	noFix := 0
 	for _, f := range outcome.Remaining {
-		if f.Fix == nil || len(f.Fix.Edits) == 0 {
+		if !f.Fixable() {
 			noFix++
 		}
 	}

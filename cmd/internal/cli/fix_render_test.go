@@ -40,8 +40,10 @@ func copyTree(t *testing.T, src string) string {
 // TestFixEditsValuesOfCharts checks that prodready fix renders a chart and
 // fixes its findings in values.yaml when a values key feeds them and
 // rendering again shows them fixed: --diff shows the change, and without
-// it the file is written, after which check has no such finding left. The
-// templates are left as they are, but for the one that is plain YAML.
+// it the file is written, after which check has no such finding left.
+// Templates change only on lines they write as they are: every template
+// action stays, and a value the template computes or takes from values
+// stays as written.
 func TestFixEditsValuesOfCharts(t *testing.T) {
 	dir := copyTree(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix"))
 	p := Program{Name: "prodready-bot", Version: "test", Render: render.InProcess}
@@ -66,12 +68,17 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 			t.Errorf("fix --diff lacks %q (the plain template's fixes):\n%s", s, diff)
 		}
 	}
-	for _, s := range []string{"templates/web.yaml", "templates/worker.yaml", "templates/service.yaml", "worker:\n-", "replicas: 3\n+"} {
+	for _, s := range []string{"templates/service.yaml", "worker:\n-", "replicas: 3\n+", "-  replicas: {{", "-            {{- toYaml"} {
 		if strings.Contains(diff, s) {
 			t.Errorf("fix --diff has %q, which it must not change:\n%s", s, diff)
 		}
 	}
-	if !strings.Contains(stderr, "would fix 10 findings in 2 files") {
+	for _, s := range []string{"/templates/worker.yaml\n", "+          readinessProbe:", "/templates/web.yaml\n"} {
+		if !strings.Contains(diff, s) {
+			t.Errorf("fix --diff lacks %q (the templates' literal lines' fixes):\n%s", s, diff)
+		}
+	}
+	if !strings.Contains(stderr, "would fix 33 findings in 4 files; 0 could not be applied") {
 		t.Errorf("fix --diff summary: %s", stderr)
 	}
 	if now, _ := os.ReadFile(filepath.Join(dir, "values.yaml")); !bytes.Equal(now, before) {
@@ -83,12 +90,19 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 		t.Errorf("fix --dry-run: exit %d\n%s%s", code, out, stderr)
 	}
 
-	if code, _, stderr := run("fix", dir); code != ExitOK || !strings.Contains(stderr, "fixed 10 findings in 2 files") {
+	if code, _, stderr := run("fix", dir); code != ExitOK || !strings.Contains(stderr, "fixed 33 findings in 4 files") {
 		t.Fatalf("fix: exit %d: %s", code, stderr)
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
 	if !strings.Contains(string(after), "replicaCount: 3\n") {
 		t.Errorf("values.yaml not fixed:\n%s", after)
+	}
+	for _, name := range []string{"web.yaml", "worker.yaml"} {
+		orig, _ := os.ReadFile(filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix", "templates", name))
+		now, _ := os.ReadFile(filepath.Join(dir, "templates", name))
+		if a, b := templateActions(orig), templateActions(now); a != b {
+			t.Errorf("templates/%s: its template actions changed:\n%s\nnow:\n%s", name, a, b)
+		}
 	}
 	_, report, _ := run("check", "--format", "json", dir)
 	var got struct {
@@ -154,4 +168,16 @@ func TestFixLeavesOverlaysAsWritten(t *testing.T) {
 	if calls != 0 {
 		t.Errorf("%d renders of a folder with overlays only, want none", calls)
 	}
+}
+
+// templateActions returns the lines of a template that hold a template
+// action, in order.
+func templateActions(src []byte) string {
+	var out []string
+	for _, l := range strings.SplitAfter(string(src), "\n") {
+		if strings.Contains(l, "{{") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
 }

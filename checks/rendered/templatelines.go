@@ -1,0 +1,294 @@
+package rendered
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+	"go.yaml.in/yaml/v3"
+)
+
+// templateLine is a line of a template file, relative to the render's folder.
+type templateLine struct {
+	file string
+	line int
+}
+
+// literalLines maps the lines of one rendered document to the template
+// lines that rendered them as written: lines holding a key whose own
+// location is a template line with the same text, no template action, and
+// no other rendered line of the render from it (a line inside range, or of
+// a template included twice, renders more than once and is not one of
+// them). Lines of the document are 1-based, as edit.Changes numbers them.
+type literalLines map[int]templateLine
+
+// templateLines returns f's fix as whole-line changes of the template
+// lines that rendered the lines it changes, when all of them are literal
+// lines (see literalLines) of one template file of the chart: the fix is
+// made on the rendered document, its changed lines are taken
+// (edit.Changes), and each change's lines must be consecutive literal
+// lines of that file. A pure insertion goes after the literal line above
+// it or, when that line is not literal, before the literal line below it.
+// Template output is written in order, so text inserted next to a line
+// rendered as written comes out next to it; VerifyFixes still renders the
+// chart again to keep only fixes whose finding is gone without a new one.
+func (pl *placed) templateLines(files Files, f checks.Finding) (placement, bool) {
+	return pl.templateLinesOf(files, f.Object.Doc, f.Fix.Edits)
+}
+
+// templateLinesOf is templateLines for the edits ops of document doc.
+func (pl *placed) templateLinesOf(files Files, doc int, ops []edit.Op) (placement, bool) {
+	r := pl.render
+	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
+		return placement{}, false
+	}
+	text := r.Documents[doc].YAML
+	fixed, err := edit.Apply(text, 0, ops)
+	if err != nil {
+		return placement{}, false
+	}
+	changes := edit.Changes(text, fixed)
+	if len(changes) == 0 {
+		return placement{}, false
+	}
+	lit := pl.literalOf(files, doc)
+	rendered := bytes.SplitAfter(text, []byte("\n"))
+	var out placement
+	for _, c := range changes {
+		tc, ok := mapChange(c, lit, rendered)
+		if !ok || (out.file != "" && tc.file != out.file) {
+			return placement{}, false
+		}
+		if out.file == "" {
+			out.file, out.line = tc.file, tc.at
+		}
+		out.lines = append(out.lines, tc.change)
+	}
+	if pl.vendored(out.file) {
+		return placement{}, false
+	}
+	if _, err := edit.ApplyAllChanges(files[out.file], out.lines); err != nil {
+		return placement{}, false
+	}
+	return out, true
+}
+
+// MaxCombineRenders bounds the renders combineTemplateLines spends on one
+// chart, one per rendered document, on top of MaxVerifyRenders.
+const MaxCombineRenders = 10
+
+// combineTemplateLines gives the verified fixes of one rendered document
+// that change its template's lines one set of line changes: each fix's
+// own changes were verified alone, but fixes that insert at the same line
+// (a probe and a preStop hook after a container's last key) overlap, and
+// only the edits made together on the rendered document merge (one
+// securityContext block, not two). When the document's fixes made
+// together map to the template too, and rendering the chart with that
+// set shows each finding gone and none new (one render more), every one
+// of those fixes carries the whole set, so that applying any of them
+// applies all and suggestions of them are one. Otherwise each keeps its
+// own, and the fixes that overlap are applied one round after another.
+func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Finding, kept []candidate) {
+	byDoc := map[int][]int{}
+	var docs []int
+	for i, c := range kept {
+		if len(c.place.lines) == 0 {
+			continue
+		}
+		d := fs[c.finding].Object.Doc
+		if _, ok := byDoc[d]; !ok {
+			docs = append(docs, d)
+		}
+		byDoc[d] = append(byDoc[d], i)
+	}
+	for _, d := range docs {
+		idx := byDoc[d]
+		if len(idx) < 2 || pl.combines >= MaxCombineRenders || v.ctx.Err() != nil {
+			continue
+		}
+		var ops []edit.Op
+		for _, i := range idx {
+			ops = append(ops, fs[kept[i].finding].Fix.Edits...)
+		}
+		whole, ok := pl.templateLinesOf(src.files, d, ops)
+		if !ok {
+			continue
+		}
+		trial := make([]candidate, len(idx))
+		for j, i := range idx {
+			trial[j] = kept[i]
+			trial[j].place.lines = nil
+		}
+		trial[0].place.lines = whole.lines // applied once for all of them
+		trial[0].place.file = whole.file
+		old := pl.aloneKeys(v.cfg)
+		pl.combines++
+		keys, ok := pl.renderWith(v, src, trial[:1])
+		if !ok || adds(keys, old) || len(gone(trial, keys)) != len(trial) {
+			continue
+		}
+		for _, i := range idx {
+			kept[i].place.lines = whole.lines
+		}
+	}
+}
+
+// mappedChange is a change of a rendered document moved to its template.
+type mappedChange struct {
+	file   string
+	at     int // the template line the finding moves to
+	change edit.Change
+}
+
+// mapChange moves one change of a rendered document (lines numbered as
+// in rendered, its lines with their endings) to the template lines that
+// rendered them as written.
+func mapChange(c edit.Change, lit literalLines, rendered [][]byte) (mappedChange, bool) {
+	if t, ok := consecutive(lit, c.StartLine, c.EndLine); ok {
+		return mappedChange{file: t.file, at: t.line, change: edit.Change{StartLine: t.line, EndLine: t.line + c.EndLine - c.StartLine, Text: c.Text}}, true
+	}
+	// A pure insertion anchored on a line that is not literal (the last
+	// line of a block toYaml wrote): put it before the next line instead,
+	// when that one is literal.
+	if c.StartLine != c.EndLine || c.StartLine >= len(rendered) {
+		return mappedChange{}, false
+	}
+	anchor := string(rendered[c.StartLine-1])
+	inserted, ok := strings.CutPrefix(c.Text, anchor)
+	if !ok || inserted == "" || !strings.HasSuffix(anchor, "\n") {
+		return mappedChange{}, false
+	}
+	next, ok := lit[c.StartLine+1]
+	if !ok {
+		return mappedChange{}, false
+	}
+	return mappedChange{file: next.file, at: next.line, change: edit.Change{StartLine: next.line, EndLine: next.line, Text: inserted + string(rendered[c.StartLine])}}, true
+}
+
+// consecutive returns the template line of rendered line from when lines
+// from through to are literal lines of consecutive lines of one file.
+func consecutive(lit literalLines, from, to int) (templateLine, bool) {
+	first, ok := lit[from]
+	if !ok {
+		return templateLine{}, false
+	}
+	for l := from + 1; l <= to; l++ {
+		t, ok := lit[l]
+		if !ok || t.file != first.file || t.line != first.line+(l-from) {
+			return templateLine{}, false
+		}
+	}
+	return first, true
+}
+
+// literalOf returns the literal lines of document doc, worked out once
+// per render: which template lines render once in the whole render is
+// counted over all of its documents.
+func (pl *placed) literalOf(files Files, doc int) literalLines {
+	if pl.lits == nil {
+		pl.lits = pl.literalLinesOfRender(files)
+	}
+	return pl.lits[doc]
+}
+
+// literalLinesOfRender is literal for every document of the render.
+func (pl *placed) literalLinesOfRender(files Files) []literalLines {
+	r := pl.render
+	type renderedLine struct{ doc, line int }
+	from := map[templateLine]map[renderedLine]bool{}
+	for d := range r.Documents {
+		if d >= len(r.Maps) {
+			break
+		}
+		root := pl.renderedDoc(d)
+		keyLines(root, nil, func(line int, p []Segment) {
+			for _, loc := range r.Maps[d][FormatPath(p)] {
+				if loc.Kind == Template && !loc.Inherited && loc.Line > 0 {
+					t := templateLine{loc.File, loc.Line}
+					if from[t] == nil {
+						from[t] = map[renderedLine]bool{}
+					}
+					from[t][renderedLine{d, line}] = true
+				}
+			}
+		})
+	}
+	byFile := map[string][][]byte{}
+	lineOf := func(t templateLine) ([]byte, bool) {
+		ls, ok := byFile[t.file]
+		if !ok {
+			ls = bytes.SplitAfter(files[t.file], []byte("\n"))
+			byFile[t.file] = ls
+		}
+		if t.line > len(ls) {
+			return nil, false
+		}
+		return ls[t.line-1], true
+	}
+	out := make([]literalLines, len(r.Documents))
+	docLines := make([][][]byte, len(r.Documents))
+	for t, rs := range from {
+		if len(rs) != 1 {
+			continue // rendered more than once, or two keys of one line
+		}
+		tl, ok := lineOf(t)
+		if !ok || bytes.Contains(tl, []byte("{{")) || bytes.Contains(tl, []byte("}}")) || !bytes.HasSuffix(tl, []byte("\n")) {
+			continue
+		}
+		for rl := range rs {
+			if docLines[rl.doc] == nil {
+				docLines[rl.doc] = bytes.SplitAfter(r.Documents[rl.doc].YAML, []byte("\n"))
+			}
+			ls := docLines[rl.doc]
+			if rl.line > len(ls) || !bytes.Equal(ls[rl.line-1], tl) {
+				continue
+			}
+			if out[rl.doc] == nil {
+				out[rl.doc] = literalLines{}
+			}
+			out[rl.doc][rl.line] = t
+		}
+	}
+	// A rendered line with two keys from different template lines (a
+	// flow mapping) keeps none.
+	for d, lits := range out {
+		seen := map[int]int{}
+		root := pl.renderedDoc(d)
+		keyLines(root, nil, func(line int, _ []Segment) { seen[line]++ })
+		for l := range lits {
+			if seen[l] > 1 {
+				delete(lits, l)
+			}
+		}
+	}
+	return out
+}
+
+// keyLines calls fn with the line and path of every mapping key under n
+// (at most maxDepth deep), in document order.
+func keyLines(n *yaml.Node, p []Segment, fn func(line int, p []Segment)) {
+	var walk func(n *yaml.Node, p []Segment, depth int)
+	walk = func(n *yaml.Node, p []Segment, depth int) {
+		if n == nil || depth > maxKeyDepth {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				kp := append(slices.Clip(p), Segment{Key: n.Content[j].Value, Index: -1})
+				fn(n.Content[j].Line, kp)
+				walk(n.Content[j+1], kp, depth+1)
+			}
+		case yaml.SequenceNode:
+			for i, it := range n.Content {
+				walk(it, append(slices.Clip(p), Segment{Index: i}), depth+1)
+			}
+		}
+	}
+	walk(n, p, 0)
+}
+
+// maxKeyDepth bounds how deep keyLines walks a rendered document.
+const maxKeyDepth = 100

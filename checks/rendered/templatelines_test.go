@@ -1,0 +1,153 @@
+package rendered_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/fix"
+	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendered"
+)
+
+// lineChart is a chart whose one template mixes literal lines with template
+// actions: the app container's securityContext is written as is, the
+// sidecars' come out of a range (one template line, rendered twice).
+var lineChart = rendered.Files{
+	"c/Chart.yaml":  []byte("apiVersion: v2\nname: lines\nversion: 0.1.0\n"),
+	"c/values.yaml": []byte("image: nginx:1.27\nsidecars: [one, two]\n"),
+	"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-app
+spec:
+  selector:
+    matchLabels:
+      app: app
+  template:
+    metadata:
+      labels:
+        app: app
+    spec:
+      containers:
+        - name: app
+          image: "{{ .Values.image }}"
+          securityContext:
+            privileged: true
+      {{- range .Values.sidecars }}
+        - name: {{ . }}
+          image: busybox:1.36
+          securityContext:
+            privileged: true
+      {{- end }}
+`),
+}
+
+// TestTemplateLineFixes checks that a fix of a key a template writes as it
+// is becomes a change of that template line, verified by rendering again,
+// while the same key written by a line a range renders twice gets no edit;
+// and that applying the line changes keeps every template action.
+func TestTemplateLineFixes(t *testing.T) {
+	var inputs []checks.Input
+	for p, data := range lineChart {
+		inputs = append(inputs, checks.Input{Path: p, Data: data})
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	var app, sidecars []checks.Finding
+	for _, f := range verifiedRun(t, cfg, inputs, rendered.Folder{Dir: ".", Files: lineChart}, render.InProcess) {
+		if f.RuleID != "privileged-container" {
+			continue
+		}
+		if strings.Contains(f.Path, "containers[0]") {
+			app = append(app, f)
+		} else {
+			sidecars = append(sidecars, f)
+		}
+	}
+	if len(app) != 1 || len(sidecars) != 2 {
+		t.Fatalf("privileged-container findings: %d on the app container, %d on the sidecars; want 1 and 2", len(app), len(sidecars))
+	}
+	f := app[0]
+	if f.File != "c/templates/deployment.yaml" || f.Line != 18 {
+		t.Errorf("app finding at %s:%d, want c/templates/deployment.yaml:18 (its privileged line)", f.File, f.Line)
+	}
+	if f.Fix == nil || len(f.Fix.Edits) != 0 || len(f.Fix.Lines) == 0 {
+		t.Fatalf("app finding's fix: %+v, want line changes and no structured edit", f.Fix)
+	}
+	// The document's verified fixes are made together (one securityContext
+	// block), so its fix carries theirs too; its own is on line 18.
+	src := lineChart["c/templates/deployment.yaml"]
+	lines := strings.SplitAfter(string(src), "\n")
+	own := false
+	for _, c := range f.Fix.Lines {
+		own = own || c.StartLine == 18 && strings.HasPrefix(c.Text, "            privileged: false\n")
+		for l := c.StartLine; l <= c.EndLine; l++ {
+			if strings.Contains(lines[l-1], "{{") {
+				t.Errorf("change %+v replaces line %d, which has a template action: %q", c, l, lines[l-1])
+			}
+		}
+	}
+	if !own {
+		t.Errorf("no change sets line 18 to privileged: false: %+v", f.Fix.Lines)
+	}
+	for _, s := range sidecars {
+		if s.Fixable() {
+			t.Errorf("sidecar finding at %s:%d has a fix, but its line renders twice: %+v", s.File, s.Line, s.Fix)
+		}
+	}
+	out, applied, failed := fix.Apply(src, app)
+	if len(applied) != 1 || len(failed) != 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	var actions, kept []string
+	for _, l := range lines {
+		if strings.Contains(l, "{{") {
+			actions = append(actions, l)
+		}
+	}
+	for _, l := range strings.SplitAfter(string(out), "\n") {
+		if strings.Contains(l, "{{") {
+			kept = append(kept, l)
+		}
+	}
+	if strings.Join(kept, "") != strings.Join(actions, "") {
+		t.Errorf("the fixed template's template actions differ:\n%s", out)
+	}
+	if !bytes.Contains(out, []byte("          securityContext:\n            privileged: false\n")) {
+		t.Errorf("the app container is not fixed:\n%s", out)
+	}
+	if !bytes.Contains(out, []byte("          image: busybox:1.36\n          securityContext:\n            privileged: true\n")) {
+		t.Errorf("the sidecars' line, which renders twice, changed:\n%s", out)
+	}
+}
+
+// TestTemplateLinesOverlap checks that fix.Apply makes the line changes of
+// a template's fixes whole or not at all: the same change twice is made
+// once, and a change overlapping another finding's is refused for that
+// finding only.
+func TestTemplateLinesOverlap(t *testing.T) {
+	src := []byte("a: 1\n{{ if .x }}\nb: 2\n{{ end }}\n")
+	withLines := func(cs ...edit.Change) checks.Finding {
+		return checks.Finding{RuleID: "r", Fix: &checks.Fix{Description: "d", Lines: cs}}
+	}
+	set := edit.Change{StartLine: 1, EndLine: 1, Text: "a: 3\n"}
+	fs := []checks.Finding{
+		withLines(set),
+		withLines(set, edit.Change{StartLine: 3, EndLine: 3, Text: "b: 4\n"}),
+		withLines(edit.Change{StartLine: 3, EndLine: 4, Text: "b: 5\n"}),
+	}
+	out, applied, failed := fix.Apply(src, fs)
+	if want := "a: 3\n{{ if .x }}\nb: 4\n{{ end }}\n"; string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	if len(applied) != 2 || len(failed) != 1 || failed[0].Finding != 2 {
+		t.Errorf("applied %v, failed %v; want the first two applied and the third refused", applied, failed)
+	}
+	sugs, _ := fix.Suggest(src, fs)
+	if len(sugs) != 1 || sugs[0].StartLine != 1 || sugs[0].EndLine != 3 {
+		t.Errorf("suggestions %+v, want one covering lines 1-3 (the first two findings share a change)", sugs)
+	}
+}
