@@ -34,3 +34,18 @@ func TestApplyAllChangesRefusesOverlapsAndRangesOutsideTheFile(t *testing.T) {
 		}
 	}
 }
+
+func TestUnionMakesAnOpOnce(t *testing.T) {
+	drop := Op{Action: Append, Path: []string{"securityContext", "capabilities", "drop"}, Value: "ALL"}
+	set := Op{Action: Set, Path: []string{"securityContext", "allowPrivilegeEscalation"}, Value: "false"}
+	other := Op{Action: Append, Path: []string{"securityContext", "capabilities", "drop"}, Value: "NET_RAW"}
+	got := Union([]Op{drop, set}, []Op{drop}, []Op{other})
+	if len(got) != 3 || got[0].Value != "ALL" || got[1].Value != "false" || got[2].Value != "NET_RAW" {
+		t.Errorf("Union = %+v, want ALL once, then false, then NET_RAW", got)
+	}
+	src := []byte("securityContext: {}\n")
+	out, err := Apply(src, 0, Union([]Op{drop}, []Op{drop}))
+	if err != nil || strings.Count(string(out), "ALL") != 1 {
+		t.Errorf("two fixes appending ALL gave %q (%v), want it once", out, err)
+	}
+}

@@ -4,6 +4,8 @@
 // documents byte-for-byte, and the line ending.
 package edit
 
+import "fmt"
+
 // Action names what an Op does.
 type Action string
 
@@ -38,4 +40,24 @@ type Op struct {
 	// last in the mapping, so it lands where a person would put it. With no
 	// match it goes at the end.
 	After []string `json:"after,omitempty"`
+}
+
+// Union returns the ops of several fixes of one document as one list, in
+// order, with an op identical to an earlier one left out: two fixes fed by
+// one values key (two containers of one chart whose securityContext comes
+// from the same key) each append ALL to its capabilities' drop list, and
+// made together they must append it once.
+func Union(lists ...[]Op) []Op {
+	var out []Op
+	seen := map[string]bool{}
+	for _, ops := range lists {
+		for _, op := range ops {
+			k := fmt.Sprintf("%s\x00%q\x00%s\x00%s\x00%q", op.Action, op.Path, op.Value, op.Comment, op.After)
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, op)
+			}
+		}
+	}
+	return out
 }

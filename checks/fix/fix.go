@@ -127,10 +127,11 @@ func applyByDocument(src []byte, file *edit.File, err error, findings []checks.F
 			}
 			continue
 		}
-		var ops []edit.Op
-		for _, i := range idx {
-			ops = append(ops, findings[i].Fix.Edits...)
+		lists := make([][]edit.Op, len(idx))
+		for k, i := range idx {
+			lists[k] = findings[i].Fix.Edits
 		}
+		ops := edit.Union(lists...)
 		if next, err := file.Apply(d, ops); err == nil {
 			file = next
 			applied = append(applied, idx...)

@@ -644,7 +644,7 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 				return nil, false
 			}
 		}
-		next, err := edit.Apply(data, k.doc, byDoc[k])
+		next, err := edit.Apply(data, k.doc, edit.Union(byDoc[k]))
 		if err != nil {
 			return nil, false
 		}

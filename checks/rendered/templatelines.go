@@ -28,12 +28,11 @@ type literalLines map[int]templateLine
 // lines that rendered the lines it changes, when all of them are literal
 // lines (see literalLines) of one template file of the chart: the fix is
 // made on the rendered document, its changed lines are taken
-// (edit.Changes), and each change's lines must be consecutive literal
-// lines of that file. A pure insertion goes after the literal line above
-// it or, when that line is not literal, before the literal line below it.
-// Template output is written in order, so text inserted next to a line
-// rendered as written comes out next to it; VerifyFixes still renders the
-// chart again to keep only fixes whose finding is gone without a new one.
+// (edit.Changes), and each change, with the lines around it, must be
+// consecutive literal lines of that file (see mapChange). Template output
+// is written in order, so text changed among lines rendered as written
+// comes out among them; VerifyFixes still renders the chart again to keep
+// only fixes whose finding is gone without a new one.
 func (pl *placed) templateLines(files Files, f checks.Finding) (placement, bool) {
 	return pl.templateLinesOf(files, f.Object.Doc, f.Fix.Edits)
 }
@@ -57,7 +56,7 @@ func (pl *placed) templateLinesOf(files Files, doc int, ops []edit.Op) (placemen
 	rendered := bytes.SplitAfter(text, []byte("\n"))
 	var out placement
 	for _, c := range changes {
-		tc, ok := mapChange(c, lit, rendered)
+		tc, ok := mapChange(c, lit, rendered, files)
 		if !ok || (out.file != "" && tc.file != out.file) {
 			return placement{}, false
 		}
@@ -143,28 +142,88 @@ type mappedChange struct {
 }
 
 // mapChange moves one change of a rendered document (lines numbered as
-// in rendered, its lines with their endings) to the template lines that
-// rendered them as written.
-func mapChange(c edit.Change, lit literalLines, rendered [][]byte) (mappedChange, bool) {
-	if t, ok := consecutive(lit, c.StartLine, c.EndLine); ok {
-		return mappedChange{file: t.file, at: t.line, change: edit.Change{StartLine: t.line, EndLine: t.line + c.EndLine - c.StartLine, Text: c.Text}}, true
-	}
-	// A pure insertion anchored on a line that is not literal (the last
-	// line of a block toYaml wrote): put it before the next line instead,
-	// when that one is literal.
-	if c.StartLine != c.EndLine || c.StartLine >= len(rendered) {
-		return mappedChange{}, false
-	}
-	anchor := string(rendered[c.StartLine-1])
-	inserted, ok := strings.CutPrefix(c.Text, anchor)
-	if !ok || inserted == "" || !strings.HasSuffix(anchor, "\n") {
-		return mappedChange{}, false
-	}
-	next, ok := lit[c.StartLine+1]
+// in rendered, each with its ending) to the template lines that rendered
+// them as written, in the template files of files. A change that inserts
+// lines must have literal lines around it too: the rendered lines before and after it
+// (where the document has them) are the template lines before and after
+// its own, so no template action sits next to what it changes, and text
+// it inserts is written exactly when its neighbours are, whatever the
+// values. At the document's end the template must end there too (its
+// file, or a "---"). A key it inserts must not be written anywhere else in
+// the template (a conditional block of the chart's own for it: with other
+// values it would be there twice).
+func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files Files) (mappedChange, bool) {
+	first, ok := consecutive(lit, c.StartLine, c.EndLine)
 	if !ok {
 		return mappedChange{}, false
 	}
-	return mappedChange{file: next.file, at: next.line, change: edit.Change{StartLine: next.line, EndLine: next.line, Text: inserted + string(rendered[c.StartLine])}}, true
+	tmpl := bytes.SplitAfter(files[first.file], []byte("\n"))
+	last := first.line + c.EndLine - c.StartLine
+	out := mappedChange{file: first.file, at: first.line, change: edit.Change{StartLine: first.line, EndLine: last, Text: c.Text}}
+	if strings.Count(c.Text, "\n") <= c.EndLine-c.StartLine+1 {
+		return out, true // lines changed in place or removed: nothing lands next to an action
+	}
+	if c.StartLine > 1 {
+		if before, ok := lit[c.StartLine-1]; !ok || before.file != first.file || before.line != first.line-1 {
+			return mappedChange{}, false
+		}
+	}
+	if c.EndLine < len(rendered) && len(bytes.TrimSpace(rendered[c.EndLine])) > 0 {
+		if after, ok := lit[c.EndLine+1]; !ok || after.file != first.file || after.line != last+1 {
+			return mappedChange{}, false
+		}
+	} else if last < len(tmpl) {
+		next := string(bytes.TrimSpace(tmpl[last]))
+		if next != "" && next != "---" {
+			return mappedChange{}, false
+		}
+	}
+	replaced := map[string]bool{}
+	for l := first.line; l <= last; l++ {
+		replaced[string(tmpl[l-1])] = true
+	}
+	for _, k := range insertedKeys(c.Text, replaced) {
+		for l, line := range tmpl {
+			if (l+1 < first.line || l+1 > last) && writesKey(line, k) {
+				return mappedChange{}, false
+			}
+		}
+	}
+	return out, true
+}
+
+// insertedKeys returns the keys of the outermost lines of text that are
+// not among old (the lines a change replaces): the keys it inserts.
+func insertedKeys(text string, old map[string]bool) []string {
+	var lines []string
+	indent := -1
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l == "" || old[l] || strings.TrimSpace(l) == "" {
+			continue
+		}
+		lines = append(lines, l)
+		if n := len(l) - len(strings.TrimLeft(l, " ")); indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	var keys []string
+	for _, l := range lines {
+		if len(l)-len(strings.TrimLeft(l, " ")) != indent {
+			continue
+		}
+		t := strings.TrimPrefix(strings.TrimSpace(l), "- ")
+		if k, _, ok := strings.Cut(t, ":"); ok && k != "" && !strings.ContainsAny(k, " #{") {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// writesKey reports whether a template line writes key k (as "k:" or
+// "- k:", in the text or through an action's output around it).
+func writesKey(line []byte, k string) bool {
+	t := strings.TrimPrefix(strings.TrimSpace(string(line)), "- ")
+	return strings.HasPrefix(t, k+":")
 }
 
 // consecutive returns the template line of rendered line from when lines

@@ -2,6 +2,7 @@ package rendered_test
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
+	"go.yaml.in/yaml/v3"
 )
 
 // lineChart is a chart whose one template mixes literal lines with template
@@ -149,5 +151,108 @@ func TestTemplateLinesOverlap(t *testing.T) {
 	sugs, _ := fix.Suggest(src, fs)
 	if len(sugs) != 1 || sugs[0].StartLine != 1 || sugs[0].EndLine != 3 {
 		t.Errorf("suggestions %+v, want one covering lines 1-3 (the first two findings share a change)", sugs)
+	}
+}
+
+// actionChart writes keys next to template actions: a probe filled by
+// toYaml, a lifecycle block of its own under a condition, volume mounts
+// that values extend.
+var actionChart = rendered.Files{
+	"c/Chart.yaml": []byte("apiVersion: v2\nname: actions\nversion: 0.1.0\n"),
+	"c/values.yaml": []byte(`livenessProbe:
+  httpGet: {path: /healthz, port: 8080}
+lifecycle: {}
+extraVolumeMounts: []
+`),
+	"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+spec:
+  selector:
+    matchLabels:
+      app: app
+  template:
+    metadata:
+      labels:
+        app: app
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          livenessProbe:
+            {{- toYaml .Values.livenessProbe | nindent 12 }}
+          {{- with .Values.lifecycle }}
+          lifecycle:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          volumeMounts:
+            - name: data
+              mountPath: /data
+            {{- with .Values.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+      volumes:
+        - name: data
+          emptyDir: {}
+`),
+}
+
+// TestTemplateLinesNeverInsertNextToActions checks that line changes of a
+// template insert only between lines it writes as they are, never next to
+// an action (where other values would put their own keys or items beside
+// them), nor a key the template writes elsewhere under a condition: with
+// every verified fix applied, the chart still renders to valid YAML with
+// values that use each of those actions.
+func TestTemplateLinesNeverInsertNextToActions(t *testing.T) {
+	var inputs []checks.Input
+	for p, data := range actionChart {
+		inputs = append(inputs, checks.Input{Path: p, Data: data})
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	tmpl := "c/templates/deployment.yaml"
+	var lineFixes []checks.Finding
+	for _, f := range verifiedRun(t, cfg, inputs, rendered.Folder{Dir: ".", Files: actionChart}, render.InProcess) {
+		if f.RuleID == "prestop-hook-missing" && f.Fixable() {
+			t.Errorf("prestop-hook-missing has a fix, but the template writes lifecycle: itself when values ask: %+v", f.Fix)
+		}
+		if f.File == tmpl && f.Fix != nil && len(f.Fix.Lines) > 0 {
+			lineFixes = append(lineFixes, f)
+		}
+	}
+	if len(lineFixes) == 0 {
+		t.Fatal("no line fix at all: the literal lines between name, image and livenessProbe take some")
+	}
+	fixed, applied, failed := fix.Apply(actionChart[tmpl], lineFixes)
+	if len(applied) == 0 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files := rendered.Files{}
+	for p, data := range actionChart {
+		files[p] = data
+	}
+	files[tmpl] = fixed
+	files["c/values.yaml"] = []byte(`livenessProbe:
+  httpGet: {path: /healthz, port: 8080}
+  periodSeconds: 20
+  failureThreshold: 5
+lifecycle:
+  preStop:
+    sleep: {seconds: 5}
+extraVolumeMounts:
+  - name: cache
+    mountPath: /cache
+`)
+	res, err := render.InProcess(context.Background(), files, rendered.Options{})
+	if err != nil || len(res.Renders) != 1 {
+		t.Fatalf("render: %v, %d renders", err, len(res.Renders))
+	}
+	r := res.Renders[0]
+	if len(r.Problems) > 0 || len(r.Documents) != 1 {
+		t.Fatalf("the fixed chart does not render with the other values: %+v\n%s", r.Problems, fixed)
+	}
+	var obj map[string]any
+	if err := yaml.Unmarshal(r.Documents[0].YAML, &obj); err != nil {
+		t.Errorf("the fixed chart renders YAML that does not parse with the other values (%v):\n%s", err, r.Documents[0].YAML)
 	}
 }
