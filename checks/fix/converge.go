@@ -12,7 +12,7 @@ import (
 // MaxRounds bounds Converge. Fix chains of plain files are two or three
 // long; a chart's fixes are verified by rendering it again within a bound
 // of renders per round (rendered.MaxVerifyRenders), so a chart with many
-// findings is fixed over more rounds: seven for fixtures/render/helm-fix.
+// findings is fixed over more rounds (four for fixtures/render/helm-fix).
 const MaxRounds = 8
 
 // Outcome is what Converge did.

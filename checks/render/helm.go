@@ -107,6 +107,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts []string, dir 
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	caps.KubeVersion = *kv
+	caps.APIVersions = append(caps.APIVersions, aggregatedAPIs...)
 	relOpts := chartutil.ReleaseOptions{Name: opts.ReleaseName, Namespace: opts.Namespace, Revision: 1, IsInstall: true}
 	// Schema validation is skipped: Helm's validator resolves $ref over HTTP
 	// and from local disk, both out of bounds here.
@@ -428,4 +429,18 @@ func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (render
 		}
 	}
 	return best, bestLen > 0
+}
+
+// aggregatedAPIs are API versions every cluster prodready supports serves
+// (apiextensions.k8s.io/v1 since 1.16, apiregistration.k8s.io/v1 since
+// 1.10) that Helm's default capabilities lack: those list client-go's
+// scheme, which does not carry the API server's own aggregated groups. A
+// chart that asks `.Capabilities.APIVersions.Has "apiregistration.k8s.io/v1"`
+// (prometheus-adapter) gets the answer `helm install` gets from a cluster,
+// and is not reported for the removed v1beta1 it writes otherwise.
+var aggregatedAPIs = []string{
+	"apiextensions.k8s.io/v1",
+	"apiextensions.k8s.io/v1/CustomResourceDefinition",
+	"apiregistration.k8s.io/v1",
+	"apiregistration.k8s.io/v1/APIService",
 }

@@ -225,3 +225,34 @@ func TestReadDirRefusesSymlinkEscape(t *testing.T) {
 		t.Errorf("ReadDir with a link leading outside: err = %v, want a refusal", err)
 	}
 }
+
+// TestHelmCapabilitiesHaveAggregatedAPIs checks that a chart choosing its
+// apiVersion by .Capabilities.APIVersions gets the one a cluster serves:
+// apiregistration.k8s.io/v1, which Helm's default capabilities lack.
+func TestHelmCapabilitiesHaveAggregatedAPIs(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: adapter\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("{}\n"),
+		"c/templates/apiservice.yaml": []byte(`{{- if .Capabilities.APIVersions.Has "apiregistration.k8s.io/v1" }}
+apiVersion: apiregistration.k8s.io/v1
+{{- else }}
+apiVersion: apiregistration.k8s.io/v1beta1
+{{- end }}
+kind: APIService
+metadata:
+  name: v1beta1.custom.metrics.k8s.io
+{{- if .Capabilities.APIVersions.Has "apiextensions.k8s.io/v1/CustomResourceDefinition" }}
+  annotations:
+    crds: v1
+{{- end }}
+`),
+	}
+	res := Run(context.Background(), files, rendered.Options{KubeVersion: "1.33.0"})
+	if len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("renders: %+v", res)
+	}
+	d := res.Renders[0].Documents[0]
+	if d.APIVersion != "apiregistration.k8s.io/v1" || !strings.Contains(string(d.YAML), "crds: v1") {
+		t.Errorf("rendered %s:\n%s", d.APIVersion, d.YAML)
+	}
+}
