@@ -9,6 +9,7 @@ import (
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/testconfig"
 	"github.com/prodready/prodready/internal/testrepo"
 )
 
@@ -161,5 +162,24 @@ func TestRenderedChangeOnlyHelper(t *testing.T) {
 	}
 	if !strings.Contains(run.Summary, "`charts/web/templates/NOTES.txt`") {
 		t.Errorf("summary does not show the chart was rendered:\n%s", run.Summary)
+	}
+}
+
+// TestRenderedTemplateLineSuggestion: a pull request makes the web
+// container privileged on a line its template writes as it is. The
+// comment on that line suggests the template line fixed, which the bot
+// rendered the chart again to verify.
+func TestRenderedTemplateLineSuggestion(t *testing.T) {
+	base := testrepo.Base(t)
+	base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "privileged-container")...)
+	head := testrepo.Edit(t, base, "charts/web/templates/deployment.yaml", "        - name: web\n", "        - name: web\n          securityContext:\n            privileged: true\n")
+	run, got, bodies := renderReview(t, base, head)
+	key := "charts/web/templates/deployment.yaml:20 privileged-container"
+	b, ok := bodies[key]
+	if !ok {
+		t.Fatalf("no comment %q among:\n%s\nsummary:\n%s", key, strings.Join(got, "\n"), run.Summary)
+	}
+	if !strings.Contains(b, "```suggestion\n            privileged: false\n```") {
+		t.Errorf("the template line's comment should suggest it fixed:\n%s", b)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/internal/testconfig"
 	"github.com/prodready/prodready/internal/testrepo"
 )
 
@@ -51,10 +52,14 @@ func renderMR(t *testing.T, base, head map[string]string) (inline []string, summ
 		if n.Position.NewLine != nil {
 			line = *n.Position.NewLine
 		}
-		// Only a fix that is an edit of a values file carries a
-		// suggestion (replicas: {{ .Values.replicaCount }}).
-		if strings.Contains(n.Body, "```suggestion") != (n.Position.NewPath == "charts/web/values.yaml" && rule == "replicas-too-few") {
+		// Only a fix that is an edit of a values file (replicas: {{
+		// .Values.replicaCount }}) or of a line the template writes as it
+		// is (privileged: true) carries a suggestion.
+		if strings.Contains(n.Body, "```suggestion") != (n.Position.NewPath == "charts/web/values.yaml" && rule == "replicas-too-few" || rule == "privileged-container") {
 			t.Errorf("%s:%d %s: suggestion %v:\n%s", n.Position.NewPath, line, rule, strings.Contains(n.Body, "```suggestion"), n.Body)
+		}
+		if rule == "privileged-container" && !strings.Contains(n.Body, "\n            privileged: false\n```") {
+			t.Errorf("%s:%d: the template line's fix is not suggested:\n%s", n.Position.NewPath, line, n.Body)
 		}
 		if n.Position.NewPath == "charts/web/values.yaml" && !strings.Contains(n.Body, "\nreplicaCount: 3\n```") {
 			t.Errorf("%s:%d: the values fix is not suggested:\n%s", n.Position.NewPath, line, n.Body)
@@ -94,6 +99,15 @@ func TestRenderedMergeRequest(t *testing.T) {
 		}
 		if !strings.Contains(summary, "overlays/prod, the overlay kustomize/overlays/staging") {
 			t.Errorf("summary does not name both overlays:\n%s", summary)
+		}
+	})
+	t.Run("template line", func(t *testing.T) {
+		base := testrepo.Base(t)
+		base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "privileged-container")...)
+		head := testrepo.Edit(t, base, "charts/web/templates/deployment.yaml", "        - name: web\n", "        - name: web\n          securityContext:\n            privileged: true\n")
+		inline, summary := renderMR(t, base, head)
+		if want := "charts/web/templates/deployment.yaml:20 privileged-container"; strings.Join(inline, ",") != want {
+			t.Errorf("inline discussions %v, want %s\nsummary:\n%s", inline, want, summary)
 		}
 	})
 	t.Run("broken", func(t *testing.T) {
