@@ -4,16 +4,14 @@
 # Build: make docker   (or: docker build --build-arg VERSION=v1.2.3 -t prodready .)
 
 FROM golang:1.26-bookworm AS build
-# The golang images pin GOTOOLCHAIN=local; auto builds with go.mod's toolchain
-# line instead (the Go release scripts/vulncheck.sh scans with), fetched and
-# checksum-verified through the module proxy.
-ENV GOTOOLCHAIN=auto
 WORKDIR /src
-COPY go.mod go.sum ./
-RUN go mod download
+# Built with the Go release .release-toolchain names (the one scripts/vulncheck.sh
+# scans with), fetched and checksum-verified through the module proxy.
+COPY go.mod go.sum .release-toolchain ./
+RUN GOTOOLCHAIN=$(cat .release-toolchain) go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
+RUN GOTOOLCHAIN=$(cat .release-toolchain) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
       -o /out/prodready-bot ./cmd/prodready-bot
 
 # distroless/static: CA certificates and /etc/passwd, no shell, no package manager.

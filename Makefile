@@ -33,12 +33,15 @@ lint: ## vet, formatting, and known vulnerabilities (govulncheck with the releas
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
 	bash scripts/vulncheck.sh
 
-# Fuzzing uses go.mod's toolchain line (the release toolchain) when it can be
-# had: Go 1.26's fuzz coordinator can report its own -fuzztime deadline as a
+# The Go release that release builds and the vulnerability scan use (go.mod
+# names no toolchain, so build and test use the Go you have).
+RELEASE_TOOLCHAIN := $(shell tr -d '[:space:]' < .release-toolchain)
+
+# Fuzzing uses the release toolchain when it can be had: Go 1.26's fuzz coordinator can report its own -fuzztime deadline as a
 # failing target ("context deadline exceeded", no input written), fixed in Go
 # 1.27 (go.dev/issue/75804). Without it, this machine's Go fuzzes.
 fuzz: ## run each fuzz target for FUZZTIME (default 10s); crashers land in the package's testdata/fuzz
-	@set -e; tc=$$($(GO) mod edit -json | sed -n 's/.*"Toolchain": "\(.*\)".*/\1/p'); \
+	@set -e; tc=$(RELEASE_TOOLCHAIN); \
 	if [ -n "$$tc" ] && GOTOOLCHAIN=$$tc $(GO) version >/dev/null 2>&1; then export GOTOOLCHAIN=$$tc; \
 	else echo "fuzz: the release toolchain $$tc cannot be had; fuzzing with $$($(GO) env GOVERSION)"; fi; \
 	echo "fuzz: $$($(GO) env GOVERSION)"; \

@@ -2,8 +2,6 @@ module github.com/prodready/prodready
 
 go 1.26.0
 
-toolchain go1.27.3
-
 require (
 	github.com/VictoriaMetrics/metrics v1.45.0
 	github.com/bradleyfalzon/ghinstallation/v2 v2.19.0

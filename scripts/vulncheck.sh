@@ -5,8 +5,10 @@
 # the module proxy) with the vulndb's own gendb tool, cached per version.
 #
 # The standard library is part of the binary, so the scan uses the Go
-# toolchain releases are built with: go.mod's toolchain line (the Dockerfile
-# and the Action build with it too), whatever Go this machine runs.
+# toolchain releases are built with: the one .release-toolchain names (the
+# release builds, the Dockerfile and the Action's build from source use it
+# too), fetched through the module proxy, whatever Go this machine runs.
+# go.mod has no toolchain line, so building and testing use the Go you have.
 #
 # Exit status: govulncheck's own (3 = reachable vulnerable code), so
 # `make lint` fails on any; VULNCHECK_STRICT=0 prints the report and exits 0
@@ -16,10 +18,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 GOVULNCHECK_VERSION=${GOVULNCHECK_VERSION:-v1.9.0}
 VULNDB_VERSION=${VULNDB_VERSION:-v0.0.0-20261105234957-e22db6528018}
-toolchain=$(go mod edit -json | sed -n 's/.*"Toolchain": "\(.*\)".*/\1/p')
+toolchain=$(tr -d '[:space:]' < .release-toolchain)
 if [ -n "$toolchain" ]; then
   export GOTOOLCHAIN=$toolchain
-  echo "govulncheck: scanning with the release toolchain $toolchain (go.mod)"
+  echo "govulncheck: scanning with the release toolchain $toolchain (.release-toolchain)"
 fi
 # govulncheck type-checks the standard library of that toolchain, so it is
 # built by the same toolchain; one copy per version pair, cached.
@@ -50,7 +52,7 @@ fi
 "$vc" "${db_args[@]}" ./...
 rc=$?
 if [ $rc -eq 3 ]; then
-  echo "govulncheck: vulnerable code is reachable (above): upgrade the module or the toolchain line in go.mod."
+  echo "govulncheck: vulnerable code is reachable (above): upgrade the module, or the release toolchain in .release-toolchain."
 fi
 [ "${VULNCHECK_STRICT:-1}" = 0 ] && exit 0
 exit $rc
