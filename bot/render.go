@@ -3,6 +3,7 @@ package bot
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -81,9 +82,11 @@ func longestRun(s string, c byte) int {
 }
 
 // CommentBody renders one inline comment for findings (all on the same
-// lines): each finding's severity, rule and message, the fix description,
-// the suggestion block when sug is not nil, and one hidden fingerprint
-// marker per finding.
+// lines): each finding's severity, rule and message, the fix description
+// (naming a starting point as one), the suggestion block when sug is not
+// nil, and one hidden fingerprint marker per finding. A suggestion with a
+// starting-point fix in it says so on the comment's first line: its values
+// depend on the app, so it is checked before it is committed.
 func CommentBody(fs []checks.Finding, sug *Suggestion) string {
 	return CommentBodyWith(fs, sug, "suggestion")
 }
@@ -92,13 +95,20 @@ func CommentBody(fs []checks.Finding, sug *Suggestion) string {
 // chosen by the host (see SuggestionBlockWith).
 func CommentBodyWith(fs []checks.Finding, sug *Suggestion, info string) string {
 	var b strings.Builder
+	if sug != nil && slices.ContainsFunc(fs, func(f checks.Finding) bool { return f.Fixable() && !f.ExactFix() }) {
+		b.WriteString(StartingPointLine + "\n\n")
+	}
 	for i, f := range fs {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "%s **%s** `%s`: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, escapeText(f.Message))
 		if f.Fix != nil && f.Fix.Description != "" {
-			fmt.Fprintf(&b, "\nFix: %s\n", escapeText(f.Fix.Description))
+			label := "Fix"
+			if f.Fix.Kind == checks.StartingPoint {
+				label = "Fix (starting point)"
+			}
+			fmt.Fprintf(&b, "\n%s: %s\n", label, escapeText(f.Fix.Description))
 		}
 	}
 	if sug != nil {
@@ -110,6 +120,10 @@ func CommentBodyWith(fs []checks.Finding, sug *Suggestion, info string) string {
 	}
 	return b.String()
 }
+
+// StartingPointLine opens a comment whose suggestion holds a starting-point
+// fix.
+const StartingPointLine = "**Starting point:** this suggestion's values depend on the app (sizes, IDs, counts, what the image writes): check them before you commit it."
 
 func severityIcon(s checks.Severity) string {
 	switch s {

@@ -49,3 +49,26 @@ func TestSummaryStaysUnderLimit(t *testing.T) {
 		t.Errorf("Title = %q", Title(fs))
 	}
 }
+
+// TestCommentBodyNamesStartingPoints: a comment whose suggestion holds a
+// starting-point fix says so on its first line, and names the fix as one;
+// an exact fix's comment does neither.
+func TestCommentBodyNamesStartingPoints(t *testing.T) {
+	sug := &Suggestion{StartLine: 3, EndLine: 3, Text: "  replicas: 3\n"}
+	guess := checks.Finding{RuleID: "replicas-too-few", Severity: checks.Warning, Message: "m"}.WithFix("set replicas: 3", checks.SetOp(nil, "3"))
+	sure := checks.Finding{RuleID: "api-removed", Severity: checks.Error, Message: "m"}.WithExactFix("change apiVersion to policy/v1", checks.SetOp(nil, "policy/v1"))
+	body := CommentBody([]checks.Finding{guess}, sug)
+	if first, _, _ := strings.Cut(body, "\n"); first != StartingPointLine {
+		t.Errorf("first line %q, want the starting-point line", first)
+	}
+	if !strings.Contains(body, "Fix (starting point): set replicas: 3") {
+		t.Errorf("the fix is not named a starting point:\n%s", body)
+	}
+	body = CommentBody([]checks.Finding{sure}, sug)
+	if strings.Contains(body, "Starting point") || strings.Contains(body, "starting point") || !strings.Contains(body, "\nFix: change apiVersion") {
+		t.Errorf("an exact fix's comment:\n%s", body)
+	}
+	if body := CommentBody([]checks.Finding{guess}, nil); strings.HasPrefix(body, StartingPointLine) {
+		t.Errorf("a comment with no suggestion opens with the starting-point line:\n%s", body)
+	}
+}

@@ -44,14 +44,33 @@ type ObjectRef struct {
 // finding's file.
 type Fix struct {
 	// Description says what the fix does, for people.
-	Description string    `json:"description"`
-	Edits       []edit.Op `json:"edits"`
+	Description string `json:"description"`
+	// Kind says whether the fix is certainly right (Exact) or right in
+	// shape with values or effects to check (StartingPoint).
+	Kind  FixKind   `json:"kind"`
+	Edits []edit.Op `json:"edits"`
 	// Lines, when set, is the fix as whole-line changes of the finding's
 	// file, made in place of Edits (which are then empty): how a fix
 	// verified on a rendered chart edits the literal template lines that
 	// rendered what it changes.
 	Lines []edit.Change `json:"lines,omitempty"`
 }
+
+// FixKind says how sure a fix is.
+type FixKind string
+
+const (
+	// Exact is a fix that is certainly right and keeps the workload's
+	// behaviour: an API version migration, a request lowered to its limit,
+	// distinct probe timings, --profiling=false. prodready fix applies these
+	// by default.
+	Exact FixKind = "exact"
+	// StartingPoint is a fix right in shape whose values or effect depend
+	// on the image or the app (resource sizes, runAsUser, a read-only root
+	// filesystem, dropped capabilities, replica counts): its author checks
+	// it. prodready fix applies these only when asked (--all, --rule).
+	StartingPoint FixKind = "starting-point"
+)
 
 // Fixable reports whether f carries a fix that can be applied (edits or
 // line changes), not only its description.
@@ -82,11 +101,22 @@ func At(obj *manifest.Object, path manifest.Path, message string) Finding {
 	}
 }
 
-// WithFix attaches a fix made of ops to the finding.
+// WithFix attaches a fix made of ops to the finding, as a starting point:
+// right in shape, to be checked against the app (see WithExactFix).
 func (f Finding) WithFix(description string, ops ...edit.Op) Finding {
-	f.Fix = &Fix{Description: description, Edits: ops}
+	f.Fix = &Fix{Description: description, Kind: StartingPoint, Edits: ops}
 	return f
 }
+
+// WithExactFix attaches a fix made of ops that is certainly right and
+// keeps the workload's behaviour (see Exact).
+func (f Finding) WithExactFix(description string, ops ...edit.Op) Finding {
+	f.Fix = &Fix{Description: description, Kind: Exact, Edits: ops}
+	return f
+}
+
+// ExactFix reports whether f carries an exact fix.
+func (f Finding) ExactFix() bool { return f.Fix != nil && f.Fix.Kind == Exact }
 
 // WithSeverity overrides the rule's default severity for this finding
 // (for example info instead of warning in a milder case).

@@ -79,6 +79,9 @@ func writeText(b *bufio.Writer, fs []checks.Finding) {
 		b.WriteByte('\n')
 		if f.Fix != nil {
 			b.WriteString("    fix: ")
+			if f.Fix.Kind == checks.StartingPoint {
+				b.WriteString("(starting point) ")
+			}
 			b.WriteString(f.Fix.Description)
 			b.WriteByte('\n')
 			writeEdits(b, f.Fix, "      ")

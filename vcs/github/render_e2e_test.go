@@ -83,9 +83,13 @@ func TestRenderedHelmChange(t *testing.T) {
 	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.Contains(b, "(rendered from the chart charts/web)") || !strings.Contains(b, "```suggestion\nreplicaCount: 3\n```") {
 		t.Errorf("values comment should name the chart and suggest replicaCount: 3:\n%s", b)
 	}
+	// A replica count is a starting point: the comment opens saying so.
+	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.HasPrefix(b, bot.StartingPointLine+"\n") {
+		t.Errorf("the starting-point suggestion does not say so first:\n%s", b)
+	}
 	// The probe's fix edits the template, which is not a values edit: it
 	// is described, not suggested.
-	if b := bodies["charts/web/templates/deployment.yaml:21 readiness-probe-missing"]; !strings.Contains(b, "Fix: ") || strings.Contains(b, "```suggestion") {
+	if b := bodies["charts/web/templates/deployment.yaml:21 readiness-probe-missing"]; !strings.Contains(b, "Fix (starting point): ") || strings.Contains(b, "```suggestion") || strings.Contains(b, bot.StartingPointLine) {
 		t.Errorf("template comment should describe its fix, with no suggestion:\n%s", b)
 	}
 	if run.Conclusion != "success" || run.Title != "2 warnings" {

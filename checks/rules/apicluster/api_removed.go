@@ -75,7 +75,7 @@ func versionFinding(ctx *checks.Context, obj *manifest.Object, removed bool) []c
 	}
 	f := checks.At(obj, manifest.Path{"apiVersion"}, msg)
 	if fixable {
-		f = f.WithFix("change apiVersion to "+newVersion+" (the object is valid under it unchanged)", checks.SetOp(manifest.Path{"apiVersion"}, newVersion))
+		f = f.WithExactFix("change apiVersion to "+newVersion+" (the object is valid under it unchanged)", checks.SetOp(manifest.Path{"apiVersion"}, newVersion))
 	}
 	return []checks.Finding{f}
 }

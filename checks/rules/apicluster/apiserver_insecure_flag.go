@@ -21,14 +21,14 @@ var apiserverInsecureFlag = &checks.Rule{
 		for _, fs := range serverFlagSets(obj) {
 			if f, ok := fs.Flags["profiling"]; !ok || f.Value != "false" {
 				msg := fmt.Sprintf("%s: profiling is on (the default) and exposes /debug/pprof with runtime details; set --profiling=false (CIS 1.2.x)", fs.Label)
-				out = append(out, checks.At(obj, fs.At("profiling"), msg).WithFix("set --profiling=false", fs.Set("profiling", "false")...))
+				out = append(out, checks.At(obj, fs.At("profiling"), msg).WithExactFix("set --profiling=false", fs.Set("profiling", "false")...))
 			}
 			if f, ok := fs.Flags["anonymous-auth"]; ok && f.Value == "true" {
 				out = append(out, checks.At(obj, f.Path, fmt.Sprintf("%s: --anonymous-auth=true lets unauthenticated requests in as system:anonymous; leave it unset or false, and if kubeadm's health probes need it, restrict anonymous access to the health endpoints with an authentication config (kubernetes#100581)", fs.Label)))
 			}
 			if f, ok := fs.Flags["insecure-port"]; ok {
 				out = append(out, checks.At(obj, f.Path, fmt.Sprintf("%s: --insecure-port does nothing since 1.20 and kube-apiserver refuses to start once the flag is removed; delete it", fs.Label)).
-					WithFix("remove --insecure-port", fs.Delete("insecure-port")...))
+					WithExactFix("remove --insecure-port", fs.Delete("insecure-port")...))
 			}
 			plugins, set := fs.Flags["enable-admission-plugins"]
 			if (set || !fs.Kubeadm) && !listHas(plugins.Value, "NodeRestriction") {

@@ -114,7 +114,7 @@ func pdbBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
 		path := manifest.Path{"spec", "maxUnavailable"}
 		return blocking{path: path,
 			message: fmt.Sprintf("maxUnavailable: %s lets no pod be evicted, so node drains and cluster upgrades hang. If this is deliberate (a single-instance stateful app), say so with the annotation %s: \"true\"", spec.MaxUnavailable.String(), allowNoEvictionAnnotation),
-			fix:     &checks.Fix{Description: "allow one pod at a time to be evicted", Edits: []edit.Op{checks.SetOp(path, "1")}}}, true
+			fix:     &checks.Fix{Description: "allow one pod at a time to be evicted", Kind: checks.StartingPoint, Edits: []edit.Op{checks.SetOp(path, "1")}}}, true
 	}
 	if spec.MinAvailable == nil || spec.MaxUnavailable != nil {
 		return blocking{}, false
@@ -145,9 +145,9 @@ func pdbBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
 	b := blocking{path: path,
 		message: fmt.Sprintf("minAvailable: %s is at least %s, so no pod can be evicted and node drains hang", spec.MinAvailable.String(), covers)}
 	if spec.MinAvailable.Type == intstr.Int && known && pods >= 2 {
-		b.fix = &checks.Fix{Description: fmt.Sprintf("lower minAvailable to %d so one pod at a time can be evicted", pods-1), Edits: []edit.Op{checks.SetOp(path, fmt.Sprint(pods-1))}}
+		b.fix = &checks.Fix{Description: fmt.Sprintf("lower minAvailable to %d so one pod at a time can be evicted", pods-1), Kind: checks.StartingPoint, Edits: []edit.Op{checks.SetOp(path, fmt.Sprint(pods-1))}}
 	} else {
-		b.fix = &checks.Fix{Description: "replace minAvailable with maxUnavailable: 1 (one pod at a time can be evicted)",
+		b.fix = &checks.Fix{Description: "replace minAvailable with maxUnavailable: 1 (one pod at a time can be evicted)", Kind: checks.StartingPoint,
 			Edits: []edit.Op{checks.DeleteOp(path), checks.SetOp(manifest.Path{"spec", "maxUnavailable"}, "1", "minAvailable")}}
 	}
 	return b, true

@@ -20,6 +20,6 @@ var pdbUnhealthyEvictionPolicy = &checks.Rule{
 		}
 		path := manifest.Path{"spec", "unhealthyPodEvictionPolicy"}
 		return []checks.Finding{checks.At(obj, path, "PodDisruptionBudget has no unhealthyPodEvictionPolicy: pods that never became ready can block node drains (AlwaysAllow lets drains evict them)").
-			WithFix("set unhealthyPodEvictionPolicy: AlwaysAllow", checks.SetOp(path, "AlwaysAllow", "minAvailable", "maxUnavailable", "selector"))}
+			WithExactFix("set unhealthyPodEvictionPolicy: AlwaysAllow", checks.SetOp(path, "AlwaysAllow", "minAvailable", "maxUnavailable", "selector"))}
 	},
 }

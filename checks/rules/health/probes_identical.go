@@ -28,7 +28,7 @@ var probesIdentical = &checks.Rule{
 			period, failure := 2*periodSeconds(l), failureThreshold(l)+2
 			after := []string{"httpGet", "tcpSocket", "exec", "grpc", "initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold"}
 			f := checks.At(obj, lp, fmt.Sprintf("container %q has identical readiness and liveness probes: when it is busy it is restarted instead of only taken out of the Service", c.Name)).
-				WithFix(fmt.Sprintf("make the livenessProbe slower to give up (periodSeconds %d, failureThreshold %d)", period, failure),
+				WithExactFix(fmt.Sprintf("make the livenessProbe slower to give up (periodSeconds %d, failureThreshold %d)", period, failure),
 					checks.SetOp(lp.Child("periodSeconds"), strconv.Itoa(int(period)), after[:6]...),
 					checks.SetOp(lp.Child("failureThreshold"), strconv.Itoa(int(failure)), after...))
 			out = append(out, f)

@@ -38,12 +38,12 @@ var kyvernoMetricsDisabled = &checks.Rule{
 				if b, ok := v.effBool(at("metricsService", "create")...); ok && !b && v.node(at("metricsService", "create")...) != nil {
 					p := v.p(at("metricsService", "create")...)
 					out = append(out, checks.At(v.o(obj), p, fmt.Sprintf("%s metrics Service is not created (metricsService.create: false): Prometheus cannot scrape admission latency and failures; enable it", who)).
-						WithFix("create the metrics Service", checks.SetOp(p, "true")))
+						WithExactFix("create the metrics Service", checks.SetOp(p, "true")))
 				}
 				if b, ok := v.effBool(at("metering", "disabled")...); ok && b && v.node(at("metering", "disabled")...) != nil {
 					p := v.p(at("metering", "disabled")...)
 					out = append(out, checks.At(v.o(obj), p, fmt.Sprintf("%s metrics are disabled (metering.disabled: true): admission latency and failures go unseen; enable them", who)).
-						WithFix("enable metrics", checks.SetOp(p, "false")))
+						WithExactFix("enable metrics", checks.SetOp(p, "false")))
 				}
 			}
 		}

@@ -32,7 +32,7 @@ var kyvernoValuesMixedGeneration = &checks.Rule{
 				msg := fmt.Sprintf("%s is a chart %d.x key: %s does not read it, so the setting silently does nothing; it reads %s", pathString(from), 5-v.Gen, v.kyvWhere(), pathString(to))
 				f := checks.At(v.o(obj), v.p(from...), msg)
 				if ops := moveOps(v, from, to); ops != nil {
-					f = f.WithFix(fmt.Sprintf("move it to %s", pathString(to)), ops...)
+					f = f.WithExactFix(fmt.Sprintf("move it to %s", pathString(to)), ops...)
 				} else if v.node(to...) != nil {
 					f.Message += " (already set here: delete the ignored key)"
 				}

@@ -42,7 +42,7 @@ var shellWrappedEntrypoint = &checks.Rule{
 			f := checks.At(obj, path, msg)
 			if n := obj.Node(path...); n != nil {
 				if value, ok := scalarYAML(script[:off]+"exec "+script[off:], n.Style); ok {
-					f = f.WithFix(fmt.Sprintf("put `exec ` before %q so it replaces the shell and receives SIGTERM", name), checks.SetOp(path, value))
+					f = f.WithExactFix(fmt.Sprintf("put `exec ` before %q so it replaces the shell and receives SIGTERM", name), checks.SetOp(path, value))
 				}
 			}
 			out = append(out, f)

@@ -46,6 +46,7 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 	fs.Var(rules, "rule", "fix only these rules (comma-separated, repeatable)")
 	showDiff := fs.Bool("diff", false, "print a unified diff instead of writing files")
 	dryRun := fs.Bool("dry-run", false, "say what would be fixed, write nothing")
+	all := fs.Bool("all", false, "apply starting-point fixes too (resource sizes, UIDs, replica counts…: check them against the app); by default only exact fixes are applied, unless --rule names the rules")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: prodready fix [flags] [paths… | -]")
 		fs.PrintDefaults()
@@ -62,9 +63,22 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
-	keep := func(f checks.Finding) bool { return len(rules) == 0 || rules[f.RuleID] }
+	// Exact fixes only, unless --all, or --rule names what to fix. The
+	// starting points left are those of the last round's check.
+	var startingPoints int
+	keep := func(f checks.Finding) bool {
+		if len(rules) > 0 {
+			return rules[f.RuleID]
+		}
+		if !*all && f.Fixable() && !f.ExactFix() {
+			startingPoints++
+			return false
+		}
+		return true
+	}
 	memo := &rendered.FixMemo{} // a chart fix found wrong in one round is not rendered again
 	fixed, outcome := fix.ConvergeWith(inputs, func(cur []checks.Input) []checks.Finding {
+		startingPoints = 0
 		return fixRound(cur, paths, cfg, render, memo)
 	}, keep)
 	files := 0
@@ -111,6 +125,9 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 		verb = "would fix"
 	}
 	fmt.Fprintf(stderr, "%s %d findings in %d files; %d could not be applied; %d findings have no automatic fix (see `prodready check`)\n", verb, len(outcome.Fixed), files, len(outcome.Failed), noFix)
+	if startingPoints > 0 {
+		fmt.Fprintf(stderr, "%d starting-point fixes not applied: their values depend on the app (prodready fix --all applies them; prodready check shows them)\n", startingPoints)
+	}
 	return ExitOK
 }
 

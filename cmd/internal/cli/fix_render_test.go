@@ -54,7 +54,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 		return code, out.String(), errb.String()
 	}
 
-	code, diff, stderr := run("fix", "--diff", dir)
+	code, diff, stderr := run("fix", "--all", "--diff", dir)
 	if code != ExitOK {
 		t.Fatalf("fix --diff: exit %d: %s", code, stderr)
 	}
@@ -85,12 +85,12 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 		t.Fatal("fix --diff wrote values.yaml")
 	}
 
-	code, out, stderr := run("fix", "--dry-run", dir)
+	code, out, stderr := run("fix", "--all", "--dry-run", dir)
 	if code != ExitOK || !strings.Contains(out, "values.yaml:3 would fix replicas-too-few") {
 		t.Errorf("fix --dry-run: exit %d\n%s%s", code, out, stderr)
 	}
 
-	if code, _, stderr := run("fix", dir); code != ExitOK || !strings.Contains(stderr, "fixed 22 findings in 4 files") {
+	if code, _, stderr := run("fix", "--all", dir); code != ExitOK || !strings.Contains(stderr, "fixed 22 findings in 4 files") {
 		t.Fatalf("fix: exit %d: %s", code, stderr)
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
@@ -119,7 +119,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 			t.Errorf("check still finds %s on the web Deployment after fix", f.Rule)
 		}
 	}
-	if code, _, stderr := run("fix", "--diff", dir); code != ExitOK || !strings.Contains(stderr, "would fix 0 findings") {
+	if code, _, stderr := run("fix", "--all", "--diff", dir); code != ExitOK || !strings.Contains(stderr, "would fix 0 findings") {
 		t.Errorf("fix again: exit %d: %s", code, stderr)
 	}
 }
@@ -159,7 +159,7 @@ func TestFixLeavesOverlaysAsWritten(t *testing.T) {
 		return render.InProcess(ctx, files, opts)
 	}}
 	var out, errb bytes.Buffer
-	if code := p.Run([]string{"fix", "--diff", dir}, nil, &out, &errb); code != ExitOK {
+	if code := p.Run([]string{"fix", "--all", "--diff", dir}, nil, &out, &errb); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "+++ b/"+filepath.ToSlash(dir)+"/base/deployment.yaml") {

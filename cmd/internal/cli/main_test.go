@@ -257,3 +257,48 @@ func TestProgramCommands(t *testing.T) {
 		t.Errorf("version: exit %d, %q", code, out.String())
 	}
 }
+
+// TestFixAppliesExactFixesUnlessAll: prodready fix applies exact fixes
+// (an apiVersion migration) and leaves starting points (resources, probes,
+// security context: values that depend on the app), saying how many and
+// how to apply them; --all applies those too.
+func TestFixAppliesExactFixesUnlessAll(t *testing.T) {
+	const pdb = `apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: web:1.0.0
+`
+	dir := writeTree(t, map[string]string{"web.yaml": pdb})
+	code, out, errOut := runCLI(t, "", "fix", "--diff", dir)
+	if code != ExitOK || !strings.Contains(out, "-apiVersion: policy/v1beta1") || !strings.Contains(out, "+apiVersion: policy/v1") {
+		t.Fatalf("the exact apiVersion fix is not applied: %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out, "+          resources:") || strings.Contains(out, "securityContext") {
+		t.Errorf("a starting-point fix applied without --all:\n%s", out)
+	}
+	if !strings.Contains(errOut, "starting-point fixes not applied") || !strings.Contains(errOut, "--all") {
+		t.Errorf("the summary does not say what was left and how to apply it:\n%s", errOut)
+	}
+	code, out, errOut = runCLI(t, "", "fix", "--all", "--diff", dir)
+	if code != ExitOK || !strings.Contains(out, "+apiVersion: policy/v1") || !strings.Contains(out, "+          resources:") {
+		t.Fatalf("--all does not apply the starting points: %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "starting-point fixes not applied") {
+		t.Errorf("--all still leaves starting points:\n%s", errOut)
+	}
+}
