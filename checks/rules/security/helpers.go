@@ -1,6 +1,7 @@
 package security
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -230,4 +231,57 @@ func volume(pt *manifest.PodTemplate, name string) *corev1.Volume {
 // or the pod's securityContext (the rendered object is what gets applied).
 func patched(ctx *checks.Context, obj *manifest.Object, c manifest.Container) bool {
 	return kube.PatchSets(ctx, obj, c.Name, "securityContext") || kube.PatchSets(ctx, obj, "", "securityContext")
+}
+
+// nodeHostPaths are host paths whose mount makes a container a node agent
+// that privileged mode may really serve: devices, kernel interfaces, the
+// kubelet's and the container runtime's state.
+var nodeHostPaths = []string{"/dev", "/sys", "/proc", "/var/lib/kubelet", "/run/containerd", "/var/run/containerd", "/var/lib/containerd", "/var/run/docker.sock", "/run/crio", "/var/run/crio", "/lib/modules"}
+
+// nodeAgentImages are image name parts of CSI drivers, storage and network
+// plugins and device agents, which run privileged by design.
+var nodeAgentImages = []string{"csi", "node-driver-registrar", "livenessprobe", "calico", "cilium", "flannel", "weave", "kube-proxy", "multus", "antrea", "kube-router", "ovn", "ceph", "rook", "longhorn", "portworx", "openebs", "nvidia", "device-plugin", "node-exporter", "falco", "sysdig"}
+
+// nodeAgentNeed says why container c of pt looks like a node agent that
+// needs privileged mode ("" when it does not): a volume mount with
+// Bidirectional propagation (the API server accepts it only for privileged
+// containers), a host path among nodeHostPaths, the host's PID or network
+// namespace, or the image of a CSI, storage or network plugin.
+func nodeAgentNeed(pt *manifest.PodTemplate, c manifest.Container) string {
+	for _, m := range c.VolumeMounts {
+		if m.MountPropagation != nil && *m.MountPropagation == corev1.MountPropagationBidirectional {
+			return fmt.Sprintf("it mounts %q with mountPropagation: Bidirectional, which the API server accepts only for a privileged container", m.MountPath)
+		}
+	}
+	for _, m := range c.VolumeMounts {
+		v := volume(pt, m.Name)
+		if v == nil || v.HostPath == nil {
+			continue
+		}
+		hp := path.Clean(v.HostPath.Path)
+		for _, p := range nodeHostPaths {
+			if hp == p || strings.HasPrefix(hp, p+"/") {
+				return fmt.Sprintf("it mounts the host's %s", hp)
+			}
+		}
+	}
+	switch {
+	case pt.Spec.HostPID:
+		return "the pod shares the host's PID namespace"
+	case pt.Spec.HostNetwork:
+		return "the pod shares the host's network namespace"
+	}
+	name := strings.ToLower(c.Image)
+	name, _, _ = strings.Cut(name, "@")
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		name = name[:i]
+	}
+	for _, part := range strings.Split(name, "/") {
+		for _, a := range nodeAgentImages {
+			if strings.Contains(part, a) {
+				return fmt.Sprintf("its image %s is a CSI, storage, network or device plugin", c.Image)
+			}
+		}
+	}
+	return ""
 }

@@ -34,6 +34,13 @@ func privilegedFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.
 		if device != "" {
 			f = checks.At(obj, p, fmt.Sprintf("container %q is privileged and the pod requests the device resource %s: a device plugin usually makes privileged unnecessary; remove it if the device works without", c.Name, device)).WithSeverity(checks.Info)
 		}
+		if need := nodeAgentNeed(pt, c); need != "" {
+			// Turning privileged off would break it (or be refused): the
+			// finding stays, with what to scope down, and no fix.
+			f.Message = fmt.Sprintf("container %q is privileged, which a node agent like this one needs as written: %s. Setting privileged: false would break it, so no fix is offered; scope it down instead: grant only the capabilities it uses (capabilities.add), mount only the host paths and devices it needs, and keep it off application nodes", c.Name, need)
+			out = append(out, f)
+			continue
+		}
 		out = append(out, f.WithFix("set privileged: false", checks.SetOp(p, "false")))
 	}
 	return out
