@@ -8,6 +8,11 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
+// ignoresSIGTERM are commands with no SIGTERM handler: as PID 1 (after
+// exec) the kernel delivers them no default-action signal, so they still
+// wait out the grace period.
+var ignoresSIGTERM = map[string]bool{"sleep": true, "tail": true, "cat": true, "wait": true, "read": true, "pause": true}
+
 var shellWrappedEntrypoint = &checks.Rule{
 	ID:       "shell-wrapped-entrypoint",
 	Section:  section,
@@ -39,6 +44,13 @@ var shellWrappedEntrypoint = &checks.Rule{
 				path = c.Path.Child("args", manifest.Index(idx-len(c.Command)))
 			}
 			msg := fmt.Sprintf("container %q runs a shell script whose last command %q starts without exec: the shell stays PID 1 and receives SIGTERM, %q does not, so it is killed after the grace period instead of shutting down cleanly", c.Name, name, name)
+			if ignoresSIGTERM[name] {
+				// exec would make it PID 1, where a signal with no handler
+				// is ignored: it still waits out the grace period.
+				msg = fmt.Sprintf("container %q runs a shell script whose last command %q keeps the shell as PID 1, and %q would ignore SIGTERM even as PID 1 (it installs no handler), so exec does not help: run it under an init that forwards signals (tini, or shareProcessNamespace), or end it from a preStop hook, so the pod stops without waiting out its grace period", c.Name, name, name)
+				out = append(out, checks.At(obj, path, msg))
+				continue
+			}
 			f := checks.At(obj, path, msg)
 			if n := obj.Node(path...); n != nil {
 				if value, ok := scalarYAML(script[:off]+"exec "+script[off:], n.Style); ok {
