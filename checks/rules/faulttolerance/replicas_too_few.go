@@ -99,25 +99,61 @@ func leaderElected(obj *manifest.Object) bool {
 // running one is a deliberate singleton (three replicas are three separate
 // databases behind one Service).
 var datastoreImages = []string{"redis", "postgres", "postgresql", "pgvector", "mysql", "mariadb", "mongo", "mongodb", "etcd", "zookeeper",
-	"rabbitmq", "elasticsearch", "cassandra", "influxdb", "neo4j", "couchdb", "minio", "nfs-server", "volume-nfs", "registry"}
+	"rabbitmq", "elasticsearch", "cassandra", "influxdb", "neo4j", "couchdb", "minio", "nfs-server", "volume-nfs", "registry",
+	"bind", "bind9", "named", "memcached", "valkey", "keydb", "clickhouse", "timescaledb", "questdb", "sqlite"}
 
 // datastore reports whether a pod template runs a single-instance
-// datastore image.
+// datastore: an image of datastoreImages, one whose name ends in "-db" or
+// "db" (userdb, cart-db), or an app that keeps its data in its own pod
+// unless configured otherwise: grafana with no external database
+// (GF_DATABASE_TYPE or GF_DATABASE_URL), zipkin with in-memory storage
+// (STORAGE_TYPE unset or mem).
 func datastore(pt *manifest.PodTemplate) bool {
 	for _, c := range pt.Containers() {
-		img := strings.ToLower(c.Image)
-		if i := strings.LastIndex(img, "/"); i >= 0 {
-			img = img[i+1:]
-		}
-		img, _, _ = strings.Cut(img, ":")
-		img, _, _ = strings.Cut(img, "@")
+		img := imageName(c.Image)
 		for _, d := range datastoreImages {
 			if img == d || strings.HasPrefix(img, d+"-") || strings.HasSuffix(img, "-"+d) {
 				return true
 			}
 		}
+		if strings.HasSuffix(img, "-db") || (len(img) > 2 && strings.HasSuffix(img, "db")) {
+			return true
+		}
+		switch img {
+		case "grafana", "grafana-oss", "grafana-enterprise":
+			if env(c, "GF_DATABASE_TYPE") == "" && env(c, "GF_DATABASE_URL") == "" {
+				return true
+			}
+		case "zipkin", "openzipkin", "zipkin-slim":
+			if t := env(c, "STORAGE_TYPE"); t == "" || t == "mem" {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// imageName is the last path component of an image reference, lower case,
+// without tag or digest ("ghcr.io/acme/cart-db:1.2" → "cart-db").
+func imageName(image string) string {
+	img := strings.ToLower(image)
+	img, _, _ = strings.Cut(img, "@")
+	if i := strings.LastIndex(img, "/"); i >= 0 {
+		img = img[i+1:]
+	}
+	img, _, _ = strings.Cut(img, ":")
+	return img
+}
+
+// env returns the literal value of container c's environment variable
+// name, "" when unset or set from a source.
+func env(c manifest.Container, name string) string {
+	for _, e := range c.Env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
 }
 
 // singleNodeClaim returns a PersistentVolumeClaim the pods mount that
