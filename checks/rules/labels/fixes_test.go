@@ -11,25 +11,36 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// TestLblFixes checks what the label fixes write: values from the object
-// (metadata.name, the workload's own labels) where it has them, valid
-// placeholders elsewhere, quoted where YAML would read a number, and no fix
-// for a Job, whose pod template is immutable.
+// TestLblFixes checks what the label fixes write: into the pod template,
+// only values from the object (metadata.name, the workload's own labels);
+// valid placeholders on the workload's own metadata, where changing them
+// restarts no pod, never in the pod template; quoted where YAML would read
+// a number; and no fix for a Job, whose pod template is immutable.
 func TestLblFixes(t *testing.T) {
 	rec := checkstest.Findings(t, sectionCatalog, "recommended-labels-missing")
 	cron := rec["workloads.yaml:50"]
 	if cron.Fix == nil {
 		t.Fatalf("CronJob: no fix: %+v", rec)
 	}
-	values := map[string]string{}
+	template, meta := map[string]string{}, map[string]string{}
 	for _, e := range cron.Fix.Edits {
-		values[e.Path[len(e.Path)-1]] = e.Value
-		if e.Action != "set" || strings.Join(e.Path[:len(e.Path)-1], ".") != "spec.jobTemplate.spec.template.metadata.labels" {
-			t.Errorf("CronJob edit %+v: want a set under the pod template's labels", e)
+		key := e.Path[len(e.Path)-1]
+		switch parent := strings.Join(e.Path[:len(e.Path)-1], "."); {
+		case e.Action != "set":
+			t.Errorf("CronJob edit %+v: want a set", e)
+		case parent == "spec.jobTemplate.spec.template.metadata.labels":
+			template[key] = e.Value
+		case parent == "metadata.labels":
+			meta[key] = e.Value
+		default:
+			t.Errorf("CronJob edit %+v: want the pod template's or the CronJob's labels", e)
 		}
 	}
-	if values["app.kubernetes.io/name"] != "report" || values["app.kubernetes.io/version"] != placeholder || len(values) != 6 {
-		t.Errorf("CronJob fix values %v: want name from metadata.name and placeholders for the rest", values)
+	if len(template) != 1 || template["app.kubernetes.io/name"] != "report" {
+		t.Errorf("CronJob pod-template labels %v: want only name, from metadata.name (never a placeholder)", template)
+	}
+	if len(meta) != 5 || meta["app.kubernetes.io/version"] != placeholder {
+		t.Errorf("CronJob metadata labels %v: want the other five as placeholders", meta)
 	}
 	tpl := checkstest.Findings(t, sectionCatalog, "template-labels-not-propagated")
 	web := tpl["workloads.yaml:16"]

@@ -43,6 +43,9 @@ func templateLabelsCheck(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 		if _, ok := have[key]; ok {
 			continue
 		}
+		if v := obj.Labels[key]; v == placeholder || manifest.IsPlaceholder(v) {
+			continue // not copied into the pod template until it holds the real value
+		}
 		missing = append(missing, key)
 		ops = append(ops, checks.SetOp(pt.MetaPath.Child("labels", key), edit.StringScalar(obj.Labels[key])))
 	}

@@ -2,6 +2,7 @@ package shutdown_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks/catalog"
@@ -13,7 +14,8 @@ import (
 
 // TestSdFixesMakeRulesPass applies every fix of the shutdown, labels and
 // logging/state rules to their fixtures with the edit engine and checks the rule
-// again: an object whose findings all had fixes must not be reported again,
+// again: an object whose findings all had fixes must not be reported again
+// (but for the recommended labels, which wait for the placeholders' values),
 // and the fixed documents must still decode into their Kubernetes types
 // (no schema-invalid finding).
 func TestSdFixesMakeRulesPass(t *testing.T) {
@@ -58,6 +60,12 @@ func TestSdFixesMakeRulesPass(t *testing.T) {
 			}
 			for _, f := range checks.Run(after, cfg, checks.Options{}).Findings {
 				k := objKey{f.File, f.Object.Kind, f.Object.Name}
+				if rule == "recommended-labels-missing" && f.Fix == nil && strings.Contains(f.Message, "metadata.labels, and they can be copied") {
+					// By design: the fix puts placeholders on the workload's
+					// metadata, never in the pod template, and the finding
+					// waits, with no fix, for their real values.
+					continue
+				}
 				if f.RuleID == rule && fixed[k] && !unfixable[k] {
 					t.Errorf("after the fix, %s still fires on %s %s/%s: %s", rule, f.File, f.Object.Kind, f.Object.Name, f.Message)
 				}
