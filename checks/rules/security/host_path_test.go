@@ -7,11 +7,9 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 )
 
-// TestHostPathSeverity: an error only where the mount gives control of the
-// node (a runtime socket, read-only or not; the root, /etc or the
-// kubelet's directory writable); a warning for those read-only and for
-// other writable paths; info for other read-only paths and a DaemonSet's
-// writable ones.
+// TestHostPathSeverity: an error only for a writable mount of the root,
+// /etc, the kubelet's directory or a runtime socket; a warning for those
+// read-only and for other paths; info for read-only mounts in a DaemonSet.
 func TestHostPathSeverity(t *testing.T) {
 	const pod = `apiVersion: v1
 kind: Pod
@@ -44,8 +42,10 @@ spec:
       containers:
         - name: c
           image: ghcr.io/acme/agent:1.0.0
-          volumeMounts: [{name: state, mountPath: /state}]
-      volumes: [{name: state, hostPath: {path: /var/lib/agent}}]
+          volumeMounts: [{name: state, mountPath: /state, readOnly: true}, {name: kubelet, mountPath: /kubelet}]
+      volumes:
+        - {name: state, hostPath: {path: /var/lib/agent}}
+        - {name: kubelet, hostPath: {path: /var/lib/kubelet}}
 `
 	cfg := checks.DefaultConfig(catalog.Default())
 	got := map[int]checks.Severity{}
@@ -59,7 +59,7 @@ spec:
 		}
 		got[line] = f.Severity
 	}
-	want := map[int]checks.Severity{15: checks.Error, 16: checks.Warning, 17: checks.Error, 18: checks.Info, 19: checks.Warning, 113: checks.Info}
+	want := map[int]checks.Severity{15: checks.Error, 16: checks.Warning, 17: checks.Warning, 18: checks.Warning, 19: checks.Warning, 114: checks.Info, 115: checks.Error}
 	for line, sev := range want {
 		if got[line] != sev {
 			t.Errorf("line %d: severity %q, want %q (all: %v)", line%100, got[line], sev, got)
