@@ -13,6 +13,7 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // DefaultMaxComments is how many inline comments one review posts at most;
@@ -602,7 +603,7 @@ func (rv *Reviewer) fold(r *Review) {
 		byFP[f.Fingerprint()] = f
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prodready has %d more findings on changed lines than it comments inline:\n\n", len(extra))
+	fmt.Fprintf(&b, "prodready has %s on changed lines than it comments inline:\n\n", plural.Count(len(extra), "more finding", "more findings"))
 	for _, c := range extra {
 		for _, fp := range c.Fingerprints {
 			f, ok := byFP[fp]

@@ -50,6 +50,20 @@ func TestTextFormat(t *testing.T) {
 	}
 }
 
+// TestTextSummaryAgreesInNumber: the summary line says "1 file", "1
+// object", "1 error", never "1 files".
+func TestTextSummaryAgreesInNumber(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.Text(&b, result(t)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "1 file, 1 object: 1 error, ") {
+		t.Errorf("summary line %q, want it to start with %q", last, "1 file, 1 object: 1 error, ")
+	}
+}
+
 func TestSARIF(t *testing.T) {
 	var b bytes.Buffer
 	if err := report.SARIF(&b, result(t), "test"); err != nil {

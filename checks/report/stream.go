@@ -10,6 +10,7 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // Stream writes a report in one of Formats while the findings arrive, in
@@ -114,7 +115,8 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 		if len(skipped) > 0 {
 			notChecked = fmt.Sprintf(" (%d not checked)", len(skipped))
 		}
-		fmt.Fprintf(s.w, "%d files%s, %d objects: %d errors, %d warnings, %d info\n", files, notChecked, objects, c.Errors, c.Warnings, c.Infos)
+		fmt.Fprintf(s.w, "%s%s, %s: %s, %s, %d info\n", plural.Count(files, "file", "files"), notChecked, plural.Count(objects, "object", "objects"),
+			plural.Count(c.Errors, "error", "errors"), plural.Count(c.Warnings, "warning", "warnings"), c.Infos)
 	case "github":
 		for _, n := range skipped {
 			fmt.Fprintf(s.w, "::notice file=%s,title=%s::%s\n", escapeProperty(n.Path), escapeProperty("prodready: not checked"), EscapeWorkflowMessage(n.Reason))

@@ -17,6 +17,7 @@ import (
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/report"
 	"github.com/prodready/prodready/cmd/internal/cli"
+	"github.com/prodready/prodready/internal/plural"
 	"github.com/prodready/prodready/vcs/ghaction"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -214,7 +215,7 @@ func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.Pull
 			return a.fail(err)
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "prodready: reviewed %s#%d: %d inline comments (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Repo, pr.Number, len(r.Comments), a.opts.checkName, r.Conclusion, r.Title)
+		fmt.Fprintf(a.stdout, "prodready: reviewed %s#%d: %s (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Repo, pr.Number, plural.Count(len(r.Comments), "inline comment", "inline comments"), a.opts.checkName, r.Conclusion, r.Title)
 	}
 	code := cli.ExitOK
 	if r.Conclusion == "failure" {
@@ -251,7 +252,7 @@ func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(wan
 			return a.fail(fmt.Errorf("setting the sarif-file output: %w", err))
 		}
 	}
-	fmt.Fprintf(a.stdout, "prodready: wrote %s: %d findings in %d files (%s)\n", path, len(res.Findings), len(files), bot.Title(res.Findings))
+	fmt.Fprintf(a.stdout, "prodready: wrote %s: %s in %s (%s)\n", path, plural.Count(len(res.Findings), "finding", "findings"), plural.Count(len(files), "file", "files"), bot.Title(res.Findings))
 	code := cli.ExitOK
 	if res.Failed(cfg) {
 		code = cli.ExitFindings

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // defaultMemProfileRate is the runtime's own sampling rate for heap
@@ -137,7 +138,8 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	if res.Kubernetes == 0 && found == 0 && !*allowEmpty {
 		// A typo'd path, an empty folder or only other YAML must not
 		// pass as a clean check.
-		what := fmt.Sprintf("the %d files read hold no Kubernetes object", len(res.Files))
+		n := len(res.Files)
+		what := fmt.Sprintf("the %s read %s no Kubernetes object", plural.Count(n, "file", "files"), plural.Form(n, "holds", "hold"))
 		if len(res.Files) == 0 {
 			what = "no file to check was found (by default *.yaml and *.yml; see include in .prodready.yaml)"
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // ruleList is a repeatable, comma-separated --rule flag.
@@ -106,12 +107,31 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 			noFix++
 		}
 	}
+	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(outcome.Fixed), files, len(outcome.Failed), noFix))
+	return ExitOK
+}
+
+// fixSummary is fix's last line: how many findings were fixed (or, with
+// wouldFix, would be) in how many files, then the fixes that could not be
+// applied and the findings without one, when there are any.
+func fixSummary(wouldFix bool, fixed, files, failed, noFix int) string {
 	verb := "fixed"
-	if *showDiff || *dryRun {
+	if wouldFix {
 		verb = "would fix"
 	}
-	fmt.Fprintf(stderr, "%s %d findings in %d files; %d could not be applied; %d findings have no automatic fix (see `prodready check`)\n", verb, len(outcome.Fixed), files, len(outcome.Failed), noFix)
-	return ExitOK
+	var b strings.Builder
+	if fixed == 0 {
+		b.WriteString("nothing to fix")
+	} else {
+		fmt.Fprintf(&b, "%s %s in %s", verb, plural.Count(fixed, "finding", "findings"), plural.Count(files, "file", "files"))
+	}
+	if failed > 0 {
+		fmt.Fprintf(&b, "; %s could not be applied", plural.Count(failed, "fix", "fixes"))
+	}
+	if noFix > 0 {
+		fmt.Fprintf(&b, "; %s no automatic fix (see `prodready check`)", plural.Count(noFix, "finding has", "findings have"))
+	}
+	return b.String()
 }
 
 func writeKeepingMode(path string, data []byte) error {

@@ -82,10 +82,10 @@ func TestCheckNothingChecked(t *testing.T) {
 	}
 	other := writeTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n"})
 	code, out, errOut := runCLI(t, "", "check", other)
-	if code != ExitUsage || !strings.Contains(errOut, "the 1 files read hold no Kubernetes object") {
+	if code != ExitUsage || !strings.Contains(errOut, "the 1 file read holds no Kubernetes object") {
 		t.Errorf("only other YAML: exit %d, stderr %q; want 2 and a message", code, errOut)
 	}
-	if !strings.Contains(out, "config/app.yaml: not checked: holds no Kubernetes object") || !strings.Contains(out, "1 files (1 not checked), 0 objects") {
+	if !strings.Contains(out, "config/app.yaml: not checked: holds no Kubernetes object") || !strings.Contains(out, "1 file (1 not checked), 0 objects") {
 		t.Errorf("the other YAML is not named as not checked:\n%s", out)
 	}
 	if code, _, errOut := runCLI(t, "", "check", "--allow-empty", other); code != ExitOK || errOut != "" {
@@ -212,7 +212,7 @@ spec:
 	if code, out, _ := runCLI(t, "", "fix", "--dry-run", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(out, "would fix privileged-container") {
 		t.Fatalf("--dry-run: %d\n%s", code, out)
 	}
-	if code, _, errOut := runCLI(t, "", "fix", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(errOut, "fixed 1 findings in 1 files") {
+	if code, _, errOut := runCLI(t, "", "fix", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(errOut, "fixed 1 finding in 1 file") {
 		t.Fatalf("fix: %d %s", code, errOut)
 	}
 	data, _ := os.ReadFile(path)
@@ -255,5 +255,24 @@ func TestProgramCommands(t *testing.T) {
 	out.Reset()
 	if code := p.Run([]string{"version"}, nil, &out, &errb); code != ExitOK || out.String() != "prodready v9\n" {
 		t.Errorf("version: exit %d, %q", code, out.String())
+	}
+}
+
+// TestFixSummaryCounts: fix's last line agrees in number with its counts
+// and leaves out the clauses whose count is 0.
+func TestFixSummaryCounts(t *testing.T) {
+	for _, tc := range []struct {
+		wouldFix                 bool
+		fixed, files, failed, no int
+		want                     string
+	}{
+		{false, 1, 1, 0, 0, "fixed 1 finding in 1 file"},
+		{true, 3, 2, 1, 1, "would fix 3 findings in 2 files; 1 fix could not be applied; 1 finding has no automatic fix (see `prodready check`)"},
+		{false, 0, 0, 2, 5, "nothing to fix; 2 fixes could not be applied; 5 findings have no automatic fix (see `prodready check`)"},
+		{true, 0, 0, 0, 0, "nothing to fix"},
+	} {
+		if got := fixSummary(tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no); got != tc.want {
+			t.Errorf("fixSummary(%v, %d, %d, %d, %d) = %q\nwant %q", tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no, got, tc.want)
+		}
 	}
 }
