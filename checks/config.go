@@ -1,10 +1,8 @@
 package checks
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -137,7 +135,8 @@ func (c *Config) Catalog() *Catalog { return c.catalog }
 
 // LoadConfig reads a config file. A missing file at the default location is
 // not an error (the defaults apply); callers that were given a path
-// explicitly should check for its existence themselves.
+// explicitly should check for its existence themselves. Errors name the
+// file by path, as ParseConfigFile says them.
 func LoadConfig(path string, catalog *Catalog) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -146,42 +145,37 @@ func LoadConfig(path string, catalog *Catalog) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
-	return ParseConfig(data, catalog)
+	return ParseConfigFile(path, data, catalog)
 }
 
-// ParseConfig parses config text and validates it against the rules of
-// catalog. An unknown key anywhere is an error that names it.
+// ParseConfig parses the text of a .prodready.yaml and validates it against
+// the rules of catalog: ParseConfigFile with the file named ConfigFileName.
 func ParseConfig(data []byte, catalog *Catalog) (*Config, error) {
-	c := &Config{catalog: catalog}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("config %s: %s", ConfigFileName, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if err := c.validate(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", ConfigFileName, err)
-	}
-	return c, nil
+	return ParseConfigFile(ConfigFileName, data, catalog)
 }
 
+// validate sets the defaults and checks what the YAML walk does not: the
+// version, failOn, charts, and that rules and parameters exist. Its errors
+// name the field at fault (*fieldError).
 func (c *Config) validate() error {
 	if c.KubernetesVersion == "" {
 		c.KubernetesVersion = DefaultKubernetesVersion
 	}
 	if _, _, err := ParseKubernetesVersion(c.KubernetesVersion); err != nil {
-		return err
+		return &fieldError{"kubernetesVersion", err.Error()}
 	}
 	if c.FailOn == "" {
 		c.FailOn = "error"
 	}
 	sev, err := ParseSeverity(c.FailOn)
 	if err != nil {
-		return fmt.Errorf("failOn: %w", err)
+		return &fieldError{"failOn", fmt.Sprintf("failOn: want info, warning, error or none, not %q%s", c.FailOn, hint(c.FailOn, []string{"info", "warning", "error", "none"}, ""))}
 	}
 	c.failOn = sev
 	for i, ch := range c.Charts {
 		if ch.Path == "" || len(ch.Values) == 0 {
-			return fmt.Errorf("charts[%d]: a chart takes a path and at least one values file", i)
+			at := fmt.Sprintf("charts[%d]", i)
+			return &fieldError{at, at + ": a chart takes a path and at least one values file ({path: charts/web, values: [envs/prod.yaml]})"}
 		}
 	}
 	ids := make([]string, 0, len(c.Rules))
@@ -190,29 +184,40 @@ func (c *Config) validate() error {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		r := c.catalog.Lookup(id)
-		if r == nil {
-			return fmt.Errorf("rules: unknown rule %q (see `prodready rules`)", id)
+		if err := c.catalog.CheckRuleID(id); err != nil {
+			return &fieldError{"rules." + id, "rules: " + err.Error()}
 		}
-		for p := range c.Rules[id].Params {
+		r := c.catalog.Lookup(id)
+		params := sortedParams(r)
+		for _, p := range sortedKeys(c.Rules[id].Params) {
 			if _, ok := r.Params[p]; !ok {
-				return fmt.Errorf("rules.%s: unknown parameter %q%s", id, p, knownParams(r))
+				return &fieldError{"rules." + id + "." + p, fmt.Sprintf("rules.%s: unknown parameter %q%s", id, p, hint(p, params, knownParams(r)))}
 			}
 		}
 	}
 	return nil
 }
 
+// sortedParams are the names of r's parameters, sorted.
+func sortedParams(r *Rule) []string {
+	return sortedKeys(r.Params)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// knownParams says which parameters r takes, for an unknown one's error.
 func knownParams(r *Rule) string {
 	if len(r.Params) == 0 {
-		return " (this rule takes none)"
+		return "this rule takes none"
 	}
-	names := make([]string, 0, len(r.Params))
-	for p := range r.Params {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	return " (it takes " + strings.Join(names, ", ") + ")"
+	return "it takes " + strings.Join(sortedParams(r), ", ")
 }
 
 // FailOnSeverity is the lowest severity that makes a run fail.

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -73,6 +74,25 @@ func (c *Catalog) Lookup(id string) *Rule {
 		return nil
 	}
 	return c.byID[id]
+}
+
+// CheckRuleID returns nil when the catalog has a rule id, else an error
+// that says so and names the closest ID when one is near: `unknown rule
+// "pdb-mising" (did you mean "pdb-missing"? see `prodready rules`)`.
+func (c *Catalog) CheckRuleID(id string) error {
+	if c.Lookup(id) != nil {
+		return nil
+	}
+	var ids []string
+	if c != nil {
+		for _, r := range c.rules {
+			ids = append(ids, r.ID)
+		}
+	}
+	if s := Closest(id, ids); s != "" {
+		return fmt.Errorf("unknown rule %q (did you mean %q? see `prodready rules`)", id, s)
+	}
+	return fmt.Errorf("unknown rule %q (see `prodready rules`)", id)
 }
 
 // sectionOrder sorts "10. …" after "9. …".

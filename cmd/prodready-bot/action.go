@@ -273,12 +273,20 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 	if cfgPath == "" {
 		cfgPath = checks.ConfigFileName
 	}
-	if _, err := os.Stat(filepath.Join(root, cfgPath)); err != nil && a.opts.config != "" {
-		a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
-	}
-	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath), catalog.Default())
-	if err != nil {
-		return a.fail(err)
+	cfg := checks.DefaultConfig(catalog.Default())
+	data, err := os.ReadFile(filepath.Join(root, cfgPath))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if a.opts.config != "" {
+			a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
+		}
+	case err != nil:
+		return a.fail(fmt.Errorf("reading config: %w", err))
+	default:
+		// Named by its path in the repository, as the review's errors name it.
+		if cfg, err = checks.ParseConfigFile(host.ConfigName(), data, catalog.Default()); err != nil {
+			return a.fail(err)
+		}
 	}
 	if failOn != 0 {
 		cfg.SetFailOn(failOn)
