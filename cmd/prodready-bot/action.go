@@ -240,7 +240,7 @@ func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(wan
 	if err != nil {
 		return a.fail(fmt.Errorf("creating the SARIF file: %w", err))
 	}
-	werr := report.SARIF(f, res, version)
+	werr := report.SARIF(f, res, cli.Version(version))
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

@@ -88,7 +88,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	}
 	// The report is written file by file as the rules finish with each,
 	// so the findings of a large run are never all held (report.Stream).
-	stream, err := report.NewStream(out, *format, version)
+	stream, err := report.NewStream(out, *format, report.Options{Version: version})
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
@@ -111,7 +111,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	prep.CheckValuesSets(cfg)
 	// The collector is paced to each step of the run (GOGC in the
 	// environment overrides it): this process runs one check.
-	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, Emit: func(fs []checks.Finding) {
+	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(*format), Emit: func(fs []checks.Finding) {
 		emit(prep.Map(fs))
 	}})
 	emit(prep.Unreported())
