@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,24 @@ type Config struct {
 
 	failOn  Severity
 	catalog *Catalog
+	// root is the absolute folder the include and exclude globs are
+	// relative to (SetRoot); "" matches them from each checked folder.
+	root string
+}
+
+// SetRoot makes the include and exclude globs match the files of a checked
+// folder under dir by their path relative to dir (the folder of the config
+// file, or the repository root), whatever folder is named to check: with
+// `exclude: [deploy/legacy/**]`, checking `.`, `deploy` or `./deploy/`
+// leaves out the same files. Files of folders outside dir match from the
+// folder checked, as they do when no root is set.
+func (c *Config) SetRoot(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("config root: %w", err)
+	}
+	c.root = abs
+	return nil
 }
 
 // LimitsConfig bounds parsing.
@@ -235,6 +254,29 @@ func (c *Config) Fails(fs []Finding) bool {
 
 // SetFailOn overrides failOn (from a command-line flag).
 func (c *Config) SetFailOn(s Severity) { c.failOn = s; c.FailOn = s.String() }
+
+// SetKubernetesVersion overrides kubernetesVersion (from a command-line
+// flag): "1.33", "v1.33" or "v1.33.2".
+func (c *Config) SetKubernetesVersion(v string) error {
+	if _, _, err := ParseKubernetesVersion(v); err != nil {
+		return err
+	}
+	c.KubernetesVersion = v
+	return nil
+}
+
+// SetEnabled turns rule id on or off, over what the config file says (from
+// a command-line flag); its severity and parameters stay as configured.
+func (c *Config) SetEnabled(id string, on bool) {
+	rules := make(map[string]RuleConfig, len(c.Rules)+1)
+	for k, v := range c.Rules {
+		rules[k] = v
+	}
+	rc := rules[id]
+	rc.Enabled = &on
+	rules[id] = rc
+	c.Rules = rules
+}
 
 // Enabled reports whether rule r runs under this config.
 func (c *Config) Enabled(r *Rule) bool {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/rendered"
 
 	"github.com/prodready/prodready/checks"
@@ -17,39 +16,35 @@ import (
 	"github.com/prodready/prodready/internal/plural"
 )
 
-// ruleList is a repeatable, comma-separated --rule flag.
-type ruleList map[string]bool
-
-func (r ruleList) String() string { return "" }
-
-func (r ruleList) Set(v string) error {
-	for _, id := range strings.Split(v, ",") {
-		id = strings.TrimSpace(id)
-		if id == "" {
-			continue
-		}
-		if catalog.Default().Lookup(id) == nil {
-			return fmt.Errorf("unknown rule %q (see `prodready rules`)", id)
-		}
-		r[id] = true
-	}
-	return nil
-}
-
 // runFix is the fix command; render renders the charts and overlays among
 // the paths, so that their findings' fixes are edits of the values files
 // (see fixRound).
 func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder)")
+	configPath := fs.String("config", "", "config file (default: the nearest "+checks.ConfigFileName+" from the current folder up to the repository root)")
 	rules := ruleList{}
 	fs.Var(rules, "rule", "fix only these rules (comma-separated, repeatable)")
 	showDiff := fs.Bool("diff", false, "print a unified diff instead of writing files")
 	dryRun := fs.Bool("dry-run", false, "say what would be fixed, write nothing")
+	over := addOverrides(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready fix [flags] [paths… | -]")
+		fmt.Fprint(stderr, `Usage: prodready fix [flags] [paths… | -]
+
+Applies the fixes of the findings prodready check reports, in place, keeping
+comments and layout; standard input (-) is fixed to standard output. The
+config and the flags that change it are check's.
+
+Flags:
+`)
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, `
+Examples:
+  prodready fix --diff deploy/                       # show the changes, write nothing
+  prodready fix --rule run-as-root,readonly-rootfs-missing deploy/
+  prodready fix --min-severity warning --exclude 'vendor/**' .
+  cat web.yaml | prodready fix --stdin-filename deploy/web.yaml - > fixed.yaml
+`)
 	}
 	paths, err := ParseFlags(fs, args)
 	if err != nil {
@@ -58,12 +53,25 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 		}
 		return ExitUsage
 	}
-	cfg, inputs, err := loadInputs(*configPath, paths, stdin, false)
+	rc, err := loadConfig(*configPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
-	keep := func(f checks.Finding) bool { return len(rules) == 0 || rules[f.RuleID] }
+	cfg := rc.Config
+	if err := over.apply(cfg); err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return ExitUsage
+	}
+	inputs, err := listInputs(cfg, paths, stdin, false)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return ExitUsage
+	}
+	fromStdin := over.nameStdin(inputs)
+	keep := func(f checks.Finding) bool {
+		return (len(rules) == 0 || rules[f.RuleID]) && f.Severity >= over.min
+	}
 	memo := &rendered.FixMemo{} // a chart fix found wrong in one round is not rendered again
 	fixed, outcome := fix.ConvergeWith(inputs, func(cur []checks.Input) []checks.Finding {
 		return fixRound(cur, paths, cfg, render, memo)
@@ -80,7 +88,7 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 			writeDiff(stdout, in.Path, in.Data, out)
 		case *dryRun:
 			// listed below
-		case in.Path == "<stdin>":
+		case k == fromStdin:
 			stdout.Write(out)
 		default:
 			if err := writeKeepingMode(in.Path, out); err != nil {
@@ -103,7 +111,7 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 	}
 	noFix := 0
 	for _, f := range outcome.Remaining {
-		if !f.Fixable() {
+		if !f.Fixable() && f.Severity >= over.min {
 			noFix++
 		}
 	}
