@@ -411,6 +411,9 @@ func (u *evaluationUnit) evaluate(ctx *Context, rules []*Rule) []Finding {
 				findings = append(findings, problemFinding(f, p))
 			}
 		}
+		if u.firstDoc == math.MinInt { // a file's first unit: its comments
+			findings = append(findings, ignoreCommentFindings(f, ctx.Config)...)
+		}
 	}
 	for _, o := range u.objects {
 		o.Hold() // a packed object's tree, inflated while its rules run
@@ -487,6 +490,7 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 		for _, p := range f.Problems {
 			findings = append(findings, problemFinding(f, p))
 		}
+		findings = append(findings, ignoreCommentFindings(f, cfg)...)
 	}
 	ctx := NewContext(cfg, objects)
 	rules := enabledRules(cfg)
@@ -619,6 +623,20 @@ func inListItem(f *Finding, item manifest.Path) {
 		fx.Edits[i].Path = slices.Concat(item, fx.Edits[i].Path)
 	}
 	f.Fix = &fx
+}
+
+// ignoreCommentFindings are the IgnoreInvalid findings of f's ignore
+// comments, when cfg runs that rule.
+func ignoreCommentFindings(f *manifest.File, cfg *Config) []Finding {
+	r := cfg.Catalog().Lookup(IgnoreInvalid)
+	if r == nil || !cfg.Enabled(r) {
+		return nil
+	}
+	fs := invalidIgnoreComments(f, cfg.Catalog())
+	for i := range fs {
+		fs[i].Severity = r.Severity
+	}
+	return fs
 }
 
 func problemFinding(f *manifest.File, p manifest.Problem) Finding {
