@@ -188,7 +188,7 @@ func Summary(r Review, failOn checks.Severity) string {
 			}
 			row := fmt.Sprintf("| %s | `%s` | `%s` | %d | %s | %s |\n", f.Severity, f.RuleID, cell(f.File), f.Line, cell(f.Message), mark)
 			if b.Len()+len(row) > MaxBodyChars-reserve {
-				fmt.Fprintf(&b, "\n…and %s (see the annotations).\n", plural.Count(len(r.Findings)-i, "more finding", "more findings"))
+				fmt.Fprintf(&b, "\n…and %s (`prodready check` lists them all).\n", plural.Count(len(r.Findings)-i, "more finding", "more findings"))
 				break
 			}
 			b.WriteString(row)

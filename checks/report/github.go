@@ -72,7 +72,7 @@ func (g *githubAnnotations) room(level string) bool {
 
 // close writes the files not checked as notices (within the cap too) and,
 // when the cap left annotations out, a last line that says how many.
-func (g *githubAnnotations) close(b *bufio.Writer, skipped []NotChecked, summary bool) {
+func (g *githubAnnotations) close(b *bufio.Writer, skipped []NotChecked, listedIn string) {
 	for _, n := range skipped {
 		if g.room("notice") {
 			fmt.Fprintf(b, "::notice file=%s,title=%s::%s\n", escapeProperty(n.Path), escapeProperty("prodready: not checked"), EscapeWorkflowMessage(n.Reason))
@@ -87,12 +87,8 @@ func (g *githubAnnotations) close(b *bufio.Writer, skipped []NotChecked, summary
 	if len(left) == 0 {
 		return
 	}
-	where := "prodready check --format text lists them all"
-	if summary {
-		where = "the job summary lists them all"
-	}
-	fmt.Fprintf(b, "prodready: GitHub shows %d annotations of each level per step: %s more not annotated (%s)\n",
-		GitHubAnnotationsPerLevel, strings.Join(left, ", "), where)
+	fmt.Fprintf(b, "prodready: GitHub shows %d annotations of each level per step: %s more not annotated (%s lists them all)\n",
+		GitHubAnnotationsPerLevel, strings.Join(left, ", "), listedIn)
 }
 
 func githubLevel(s checks.Severity) string {

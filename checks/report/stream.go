@@ -42,6 +42,11 @@ type Options struct {
 	// every finding, for GitHub's job summary ($GITHUB_STEP_SUMMARY,
 	// which shows what the annotations' cap leaves out); nil writes none.
 	StepSummary io.Writer
+	// UnannotatedIn, in the github format, says where the findings over
+	// GitHub's cap on annotations are listed when the caller lists them
+	// itself ("the job summary"); "" says the job summary when StepSummary
+	// is set, else prodready check --format text.
+	UnannotatedIn string
 }
 
 // ListsObjects reports whether format names the objects without findings
@@ -141,7 +146,7 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 		}
 		s.w.WriteString(summaryLine(files, objects, len(skipped), c) + "\n")
 	case "github":
-		s.github.close(s.w, skipped, s.opts.StepSummary != nil)
+		s.github.close(s.w, skipped, s.unannotatedIn())
 		if s.opts.StepSummary != nil {
 			if err := writeStepSummary(s.opts.StepSummary, s.github.all, skipped, summaryLine(files, objects, len(skipped), c), s.opts.Config); err != nil {
 				return fmt.Errorf("writing the step summary: %w", err)
@@ -181,6 +186,18 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 		s.w.WriteByte('\n')
 	}
 	return s.w.Flush()
+}
+
+// unannotatedIn is where the github format says the findings it does not
+// annotate are listed.
+func (s *Stream) unannotatedIn() string {
+	switch {
+	case s.opts.UnannotatedIn != "":
+		return s.opts.UnannotatedIn
+	case s.opts.StepSummary != nil:
+		return "the job summary"
+	}
+	return "prodready check --format text"
 }
 
 // summaryLine is the text report's last line: "2 files (1 not checked),

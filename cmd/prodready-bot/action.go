@@ -211,7 +211,7 @@ func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.Pull
 		a.warn("prodready could not post a review (" + host.Fallback + "): its findings are shown as annotations of this workflow run and in the job summary instead.")
 	}
 	if a.opts.mode == modeAnnotations || fallback {
-		if err := report.GitHub(a.stdout, &checks.Result{Findings: r.Findings}); err != nil {
+		if err := report.WriteWith(a.stdout, "github", &checks.Result{Findings: r.Findings}, a.annotationOptions()); err != nil {
 			return a.fail(err)
 		}
 	} else {
@@ -300,7 +300,7 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 		return a.fail(err)
 	}
 	res := checkFiles(files, cfg)
-	if err := report.GitHub(a.stdout, res); err != nil {
+	if err := report.WriteWith(a.stdout, "github", res, a.annotationOptions()); err != nil {
 		return a.fail(err)
 	}
 	code := cli.ExitOK
@@ -319,6 +319,16 @@ func orUnknown(s string) string {
 
 // finish appends summary, and the run's notes, to the job summary
 // (GITHUB_STEP_SUMMARY) and returns code.
+// annotationOptions are the github report's options in this step: the
+// findings over GitHub's cap on annotations are in the job summary the
+// step writes, when it writes one.
+func (a *actionRun) annotationOptions() report.Options {
+	if a.env.StepSummary == "" {
+		return report.Options{}
+	}
+	return report.Options{UnannotatedIn: "the job summary"}
+}
+
 func (a *actionRun) finish(summary string, code int) int {
 	path := a.env.StepSummary
 	if path == "" {
