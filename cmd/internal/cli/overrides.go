@@ -28,7 +28,7 @@ type overrides struct {
 func addOverrides(fs *flag.FlagSet) *overrides {
 	o := &overrides{enable: ruleList{}, disable: ruleList{}}
 	fs.StringVar(&o.kubernetesVersion, "kubernetes-version", "", "target Kubernetes version, e.g. 1.33 (overrides the config's kubernetesVersion)")
-	fs.Var(&o.include, "include", "check only the files of the folders walked that match this glob (repeatable; relative to the config's folder, ** for any folders, a glob without / matches the name anywhere; replaces the config's include)")
+	fs.Var(&o.include, "include", "check only the files of the folders walked that match this glob (repeatable; a path from the config's folder, else the repository root, ** for any folders, a glob without / matches the name anywhere; replaces the config's include)")
 	fs.Var(&o.exclude, "exclude", "leave out the files of the folders walked that match this glob (repeatable; as --include; added to the config's exclude)")
 	fs.Var(o.enable, "enable-rule", "run this rule, opt-in or switched off in the config (comma-separated, repeatable)")
 	fs.Var(o.disable, "disable-rule", "do not run this rule (comma-separated, repeatable)")
