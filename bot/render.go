@@ -8,6 +8,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // Suggestion is a replacement for whole lines of a file, the shape of
@@ -201,7 +202,7 @@ func Summary(r Review, failOn checks.Severity) string {
 			}
 			row := fmt.Sprintf("| %s | `%s` | `%s` | %d | %s | %s |\n", f.Severity, f.RuleID, cell(f.File), f.Line, cell(f.Message), mark)
 			if b.Len()+len(row) > MaxBodyChars-reserve {
-				fmt.Fprintf(&b, "\n…and %d more findings (see the annotations).\n", len(r.Findings)-i)
+				fmt.Fprintf(&b, "\n…and %s (`prodready check` lists them all).\n", plural.Count(len(r.Findings)-i, "more finding", "more findings"))
 				break
 			}
 			b.WriteString(row)
@@ -209,7 +210,7 @@ func Summary(r Review, failOn checks.Severity) string {
 		b.WriteString("\n")
 	}
 	if r.Elsewhere > 0 {
-		fmt.Fprintf(&b, "The charts and overlays this pull request changes have %s in files it does not change, not reported here (`prodready check` lists them).\n\n", plural(r.Elsewhere, "more finding", "more findings"))
+		fmt.Fprintf(&b, "The charts and overlays this pull request changes have %s in files it does not change, not reported here (`prodready check` lists them).\n\n", plural.Count(r.Elsewhere, "more finding", "more findings"))
 	}
 	writeNotChecked(&b, r.NotChecked)
 	b.WriteString(`<details><summary>Configure or ignore</summary>
@@ -243,7 +244,7 @@ func writeNotChecked(b *strings.Builder, ns []report.NotChecked) {
 	if len(ns) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "**%s not checked:**\n\n| File | Why |\n|---|---|\n", plural(len(ns), "file", "files"))
+	fmt.Fprintf(b, "**%s not checked:**\n\n| File | Why |\n|---|---|\n", plural.Count(len(ns), "file", "files"))
 	for i, n := range ns {
 		if i == maxNotCheckedRows {
 			fmt.Fprintf(b, "\n…and %d more.\n", len(ns)-i)
@@ -252,13 +253,6 @@ func writeNotChecked(b *strings.Builder, ns []report.NotChecked) {
 		fmt.Fprintf(b, "| `%s` | %s |\n", cell(n.Path), cell(n.Reason))
 	}
 	b.WriteString("\n")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Truncate cuts s to at most n characters (runes), ending with a note when

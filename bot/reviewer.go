@@ -13,6 +13,7 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // DefaultMaxComments is how many inline comments one review posts at most;
@@ -154,21 +155,34 @@ func (rv *Reviewer) safePrepare(ctx context.Context, host Host, pr PullRequest, 
 	return rv.Prepare(ctx, host, pr, cfg)
 }
 
+// configNamer is a Host whose config is another file than .prodready.yaml
+// (the Action's config input): the errors of the config name that file.
+type configNamer interface {
+	// ConfigName is the config file's path in the repository.
+	ConfigName() string
+}
+
 // LoadConfig reads .prodready.yaml at the pull request's base commit (a
 // pull request cannot switch off its own checks); no file means defaults.
+// It parses the config as prodready check does (checks.ParseConfigFile):
+// the errors name the file, the line and the key.
 func LoadConfig(ctx context.Context, host Host, pr PullRequest) (*checks.Config, error) {
 	ref := pr.BaseSHA
 	if ref == "" {
 		ref = pr.BaseRef
 	}
+	name := checks.ConfigFileName
+	if n, ok := host.(configNamer); ok && n.ConfigName() != "" {
+		name = n.ConfigName()
+	}
 	data, err := host.ReadFile(ctx, pr, ref, checks.ConfigFileName)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s at base %s: %w", checks.ConfigFileName, short(ref), err)
+		return nil, fmt.Errorf("reading %s at base %s: %w", name, short(ref), err)
 	}
 	if data == nil {
 		return checks.DefaultConfig(catalog.Default()), nil
 	}
-	cfg, err := checks.ParseConfig(data, catalog.Default())
+	cfg, err := checks.ParseConfigFile(name, data, catalog.Default())
 	if err != nil {
 		return nil, fmt.Errorf("%w (at base %s)", err, short(ref))
 	}
@@ -602,7 +616,7 @@ func (rv *Reviewer) fold(r *Review) {
 		byFP[f.Fingerprint()] = f
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prodready has %d more findings on changed lines than it comments inline:\n\n", len(extra))
+	fmt.Fprintf(&b, "prodready has %s on changed lines than it comments inline:\n\n", plural.Count(len(extra), "more finding", "more findings"))
 	for _, c := range extra {
 		for _, fp := range c.Fingerprints {
 			f, ok := byFP[fp]

@@ -252,3 +252,28 @@ func TestReviewMultiPartFix(t *testing.T) {
 		}
 	}
 }
+
+// namedConfigHost is a memHost whose config is another file, as the
+// Action's config input makes it.
+type namedConfigHost struct {
+	memHost
+	name string
+}
+
+func (h *namedConfigHost) ConfigName() string { return h.name }
+
+// TestLoadConfigErrorsNameTheFile: the config at base is parsed as prodready
+// check parses it, so its errors name the file, the line and the key, and
+// the base commit.
+func TestLoadConfigErrorsNameTheFile(t *testing.T) {
+	pr := PullRequest{BaseSHA: "base"}
+	h := &memHost{refs: map[string]map[string]string{"base": {checks.ConfigFileName: "failOn: error\nrulez: {}\n"}}}
+	_, err := LoadConfig(context.Background(), h, pr)
+	if want := `.prodready.yaml: line 2: unknown key "rulez" (did you mean "rules"?) (at base base)`; err == nil || err.Error() != want {
+		t.Errorf("LoadConfig: %v\nwant %s", err, want)
+	}
+	named := &namedConfigHost{memHost: *h, name: "ci/prodready.yaml"}
+	if _, err := LoadConfig(context.Background(), named, pr); err == nil || !strings.HasPrefix(err.Error(), "ci/prodready.yaml: line 2: ") {
+		t.Errorf("LoadConfig with the Action's config: %v, want it to name ci/prodready.yaml", err)
+	}
+}

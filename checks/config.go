@@ -1,11 +1,10 @@
 package checks
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,6 +47,24 @@ type Config struct {
 
 	failOn  Severity
 	catalog *Catalog
+	// root is the absolute folder the include and exclude globs are
+	// relative to (SetRoot); "" matches them from each checked folder.
+	root string
+}
+
+// SetRoot makes the include and exclude globs match the files of a checked
+// folder under dir by their path relative to dir (the folder of the config
+// file, or the repository root), whatever folder is named to check: with
+// `exclude: [deploy/legacy/**]`, checking `.`, `deploy` or `./deploy/`
+// leaves out the same files. Files of folders outside dir match from the
+// folder checked, as they do when no root is set.
+func (c *Config) SetRoot(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("config root: %w", err)
+	}
+	c.root = abs
+	return nil
 }
 
 // LimitsConfig bounds parsing.
@@ -137,7 +154,8 @@ func (c *Config) Catalog() *Catalog { return c.catalog }
 
 // LoadConfig reads a config file. A missing file at the default location is
 // not an error (the defaults apply); callers that were given a path
-// explicitly should check for its existence themselves.
+// explicitly should check for its existence themselves. Errors name the
+// file by path, as ParseConfigFile says them.
 func LoadConfig(path string, catalog *Catalog) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -146,42 +164,37 @@ func LoadConfig(path string, catalog *Catalog) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
-	return ParseConfig(data, catalog)
+	return ParseConfigFile(path, data, catalog)
 }
 
-// ParseConfig parses config text and validates it against the rules of
-// catalog. An unknown key anywhere is an error that names it.
+// ParseConfig parses the text of a .prodready.yaml and validates it against
+// the rules of catalog: ParseConfigFile with the file named ConfigFileName.
 func ParseConfig(data []byte, catalog *Catalog) (*Config, error) {
-	c := &Config{catalog: catalog}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("config %s: %s", ConfigFileName, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if err := c.validate(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", ConfigFileName, err)
-	}
-	return c, nil
+	return ParseConfigFile(ConfigFileName, data, catalog)
 }
 
+// validate sets the defaults and checks what the YAML walk does not: the
+// version, failOn, charts, and that rules and parameters exist. Its errors
+// name the field at fault (*fieldError).
 func (c *Config) validate() error {
 	if c.KubernetesVersion == "" {
 		c.KubernetesVersion = DefaultKubernetesVersion
 	}
 	if _, _, err := ParseKubernetesVersion(c.KubernetesVersion); err != nil {
-		return err
+		return &fieldError{"kubernetesVersion", err.Error()}
 	}
 	if c.FailOn == "" {
 		c.FailOn = "error"
 	}
 	sev, err := ParseSeverity(c.FailOn)
 	if err != nil {
-		return fmt.Errorf("failOn: %w", err)
+		return &fieldError{"failOn", fmt.Sprintf("failOn: want info, warning, error or none, not %q%s", c.FailOn, hint(c.FailOn, []string{"info", "warning", "error", "none"}, ""))}
 	}
 	c.failOn = sev
 	for i, ch := range c.Charts {
 		if ch.Path == "" || len(ch.Values) == 0 {
-			return fmt.Errorf("charts[%d]: a chart takes a path and at least one values file", i)
+			at := fmt.Sprintf("charts[%d]", i)
+			return &fieldError{at, at + ": a chart takes a path and at least one values file ({path: charts/web, values: [envs/prod.yaml]})"}
 		}
 	}
 	ids := make([]string, 0, len(c.Rules))
@@ -190,29 +203,40 @@ func (c *Config) validate() error {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		r := c.catalog.Lookup(id)
-		if r == nil {
-			return fmt.Errorf("rules: unknown rule %q (see `prodready rules`)", id)
+		if err := c.catalog.CheckRuleID(id); err != nil {
+			return &fieldError{"rules." + id, "rules: " + err.Error()}
 		}
-		for p := range c.Rules[id].Params {
+		r := c.catalog.Lookup(id)
+		params := sortedParams(r)
+		for _, p := range sortedKeys(c.Rules[id].Params) {
 			if _, ok := r.Params[p]; !ok {
-				return fmt.Errorf("rules.%s: unknown parameter %q%s", id, p, knownParams(r))
+				return &fieldError{"rules." + id + "." + p, fmt.Sprintf("rules.%s: unknown parameter %q%s", id, p, hint(p, params, knownParams(r)))}
 			}
 		}
 	}
 	return nil
 }
 
+// sortedParams are the names of r's parameters, sorted.
+func sortedParams(r *Rule) []string {
+	return sortedKeys(r.Params)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// knownParams says which parameters r takes, for an unknown one's error.
 func knownParams(r *Rule) string {
 	if len(r.Params) == 0 {
-		return " (this rule takes none)"
+		return "this rule takes none"
 	}
-	names := make([]string, 0, len(r.Params))
-	for p := range r.Params {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	return " (it takes " + strings.Join(names, ", ") + ")"
+	return "it takes " + strings.Join(sortedParams(r), ", ")
 }
 
 // FailOnSeverity is the lowest severity that makes a run fail.
@@ -230,6 +254,29 @@ func (c *Config) Fails(fs []Finding) bool {
 
 // SetFailOn overrides failOn (from a command-line flag).
 func (c *Config) SetFailOn(s Severity) { c.failOn = s; c.FailOn = s.String() }
+
+// SetKubernetesVersion overrides kubernetesVersion (from a command-line
+// flag): "1.33", "v1.33" or "v1.33.2".
+func (c *Config) SetKubernetesVersion(v string) error {
+	if _, _, err := ParseKubernetesVersion(v); err != nil {
+		return err
+	}
+	c.KubernetesVersion = v
+	return nil
+}
+
+// SetEnabled turns rule id on or off, over what the config file says (from
+// a command-line flag); its severity and parameters stay as configured.
+func (c *Config) SetEnabled(id string, on bool) {
+	rules := make(map[string]RuleConfig, len(c.Rules)+1)
+	for k, v := range c.Rules {
+		rules[k] = v
+	}
+	rc := rules[id]
+	rc.Enabled = &on
+	rules[id] = rc
+	c.Rules = rules
+}
 
 // Enabled reports whether rule r runs under this config.
 func (c *Config) Enabled(r *Rule) bool {

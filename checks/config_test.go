@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -42,20 +43,59 @@ charts:
 	}
 }
 
+// TestConfigErrorsNameTheKey holds config errors to the file's own terms:
+// the file named as given, the line, the YAML key (with the nearest known
+// one when it is close), never a Go type.
 func TestConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"kubernetesVersoin: 1.30\n", "kubernetesVersoin"},
-		{"rules:\n  no-such-rule: {enabled: true}\n", `"no-such-rule"`},
-		{"rules:\n  probe-named-port-undeclared: {minReplicas: 3}\n", `"minReplicas"`},
-		{"failOn: sometimes\n", "sometimes"},
-		{"kubernetesVersion: latest\n", "latest"},
-		{"limits: {maxFileByte: 3}\n", "maxFileByte"},
-		{"charts: [{path: charts/web}]\n", "charts[0]"},
-		{"charts: [{path: web, value: [a.yaml]}]\n", "value"},
+		{"kubernetesVersoin: 1.30\n", `cfg1.yaml: line 1: unknown key "kubernetesVersoin" (did you mean "kubernetesVersion"?)`},
+		{"failOn: error\nrulez: {}\n", `cfg1.yaml: line 2: unknown key "rulez" (did you mean "rules"?)`},
+		{"FailOn: error\n", `cfg1.yaml: line 1: unknown key "FailOn" (did you mean "failOn"?)`},
+		{"colour: red\n", `cfg1.yaml: line 1: unknown key "colour" (it takes kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review)`},
+		{"rules:\n  no-such-rule: {enabled: true}\n", "cfg1.yaml: line 2: rules: unknown rule \"no-such-rule\" (see `prodready rules`)"},
+		{"rules:\n  pdb-mising: false\n", "cfg1.yaml: line 2: rules: unknown rule \"pdb-mising\" (did you mean \"pdb-missing\"? see `prodready rules`)"},
+		{"rules:\n  probe-named-port-undeclared: {minReplicas: 3}\n", `cfg1.yaml: line 2: rules.probe-named-port-undeclared: unknown parameter "minReplicas" (this rule takes none)`},
+		{"rules:\n  replicas-too-few:\n    severity: error\n    minReplica: 3\n", `cfg1.yaml: line 4: rules.replicas-too-few: unknown parameter "minReplica" (did you mean "minReplicas"?)`},
+		{"rules:\n  replicas-too-few: {severity: critical}\n", `cfg1.yaml: line 2: rules.replicas-too-few.severity: want info, warning or error, not "critical"`},
+		{"rules:\n  replicas-too-few: {enabled: maybe}\n", `cfg1.yaml: line 2: rules.replicas-too-few.enabled: want true or false, not "maybe"`},
+		{"rules:\n  replicas-too-few: [1]\n", `cfg1.yaml: line 2: rules.replicas-too-few: want true, false or a mapping (enabled, severity, the rule's parameters), not a list`},
+		{"\nfailOn: sometimes\n", `cfg1.yaml: line 2: failOn: want info, warning, error or none, not "sometimes"`},
+		{"kubernetesVersion: latest\n", `cfg1.yaml: line 1: kubernetesVersion "latest": want a version like 1.33`},
+		{"limits: {maxFileByte: 3}\n", `cfg1.yaml: line 1: unknown key "maxFileByte" in limits (did you mean "maxFileBytes"?)`},
+		{"limits:\n  maxFileBytes: lots\n", `cfg1.yaml: line 2: limits.maxFileBytes: want a whole number, not "lots"`},
+		{"include: '*.yaml'\n", `cfg1.yaml: line 1: include: want a list, not "*.yaml" (write ["*.yaml"])`},
+		{"charts: [{path: charts/web}]\n", "cfg1.yaml: line 1: charts[0]: a chart takes a path and at least one values file ({path: charts/web, values: [envs/prod.yaml]})"},
+		{"charts:\n  - path: web\n    value: [a.yaml]\n", `cfg1.yaml: line 3: unknown key "value" in charts[0] (did you mean "values"?)`},
+		{"failOn: error\nfailOn: info\n", `cfg1.yaml: line 2: key "failOn" is given twice (first at line 1)`},
+		{"- a\n", "cfg1.yaml: line 1: the config: want a mapping with the keys kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, not a list"},
 	} {
-		_, err := checks.ParseConfig([]byte(tc.src), catalog.Default())
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ParseConfig(%q) error = %v, want one naming %s", tc.src, err, tc.want)
+		_, err := checks.ParseConfigFile("cfg1.yaml", []byte(tc.src), catalog.Default())
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseConfigFile(%q) error:\n got %v\nwant %s", tc.src, err, tc.want)
+		}
+		var ce *checks.ConfigError
+		if !errors.As(err, &ce) || ce.File != "cfg1.yaml" {
+			t.Errorf("ParseConfigFile(%q): %T is not a ConfigError of cfg1.yaml", tc.src, err)
+		}
+	}
+	if _, err := checks.ParseConfig([]byte("rulez: {}\n"), catalog.Default()); err == nil || !strings.HasPrefix(err.Error(), checks.ConfigFileName+": line 1: ") {
+		t.Errorf("ParseConfig names %s: %v", checks.ConfigFileName, err)
+	}
+	if _, err := checks.ParseConfigFile("x.yaml", []byte("failOn: [\n"), catalog.Default()); err == nil || !strings.HasPrefix(err.Error(), "x.yaml: line ") || strings.Contains(err.Error(), ": yaml: ") {
+		t.Errorf("a YAML syntax error names the file and line, without go-yaml's prefix: %v", err)
+	}
+	for _, src := range []string{"", "# nothing set\n", "failOn: warn\nrules:\n  replicas-too-few: {severity: warning, minReplicas: 3}\n"} {
+		if _, err := checks.ParseConfigFile("ok.yaml", []byte(src), catalog.Default()); err != nil {
+			t.Errorf("ParseConfigFile(%q): %v", src, err)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	known := []string{"rules", "review", "include", "exclude"}
+	for word, want := range map[string]string{"rulez": "rules", "RULES": "rules", "exclud": "exclude", "reveiw": "review", "x": "", "colour": "", "": ""} {
+		if got := checks.Closest(word, known); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", word, got, want)
 		}
 	}
 }

@@ -2,9 +2,13 @@ package checks
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // IgnoreAnnotation on an object or its pod template lists rule IDs (comma
@@ -15,6 +19,184 @@ const IgnoreAnnotation = "prodready.dev/ignore"
 // optional reason, on a finding's line or the line above it, silences that
 // one finding: `# prodready:ignore run-as-root the image needs root`.
 const IgnoreComment = "prodready:ignore"
+
+// IgnoreInvalid is the rule of an ignore comment or annotation that names
+// no rule, or a rule ID the catalog does not have: it ignores nothing, and
+// says so.
+const IgnoreInvalid = "ignore-invalid"
+
+// ignoreUsage is how an ignore comment is written, for IgnoreInvalid's
+// messages.
+const ignoreUsage = `write "# prodready:ignore <rule-id> <reason>" (IDs comma-separated, or all; ` + "`prodready rules`" + ` lists them)`
+
+// invalidIgnoreComments returns an IgnoreInvalid finding (its rule ID and
+// severity set by the caller's run) for each ignore comment of f that
+// names no rule of catalog: `# prodready:ignore` alone, with only a reason,
+// or with an ID that does not exist. It reads f.Source, which a run keeps
+// for every file with an ignore comment (needsSource).
+func invalidIgnoreComments(f *manifest.File, catalog *Catalog) []Finding {
+	if !bytes.Contains(f.Source, []byte(IgnoreComment)) {
+		return nil
+	}
+	var out []Finding
+	for i, l := range bytes.Split(f.Source, []byte("\n")) {
+		hash, list, ok := ignoreCommentList(string(l))
+		if !ok {
+			continue
+		}
+		msg := ""
+		if list == "" {
+			msg = "this ignore comment names no rule, so it ignores nothing: " + ignoreUsage
+		} else if unknown := unknownRules(list, catalog); unknown != "" {
+			msg = "this ignore comment names " + unknown + ", so nothing is ignored for it: " + ignoreUsage
+		}
+		if msg == "" {
+			continue
+		}
+		line := i + 1
+		fd := Finding{RuleID: IgnoreInvalid, File: f.Path, Line: line, Column: hash + 1, EndLine: line, Message: msg, Object: ObjectRef{Doc: -1}}
+		if o := objectAtLine(f, line); o != nil {
+			// The key the comment is about (on its line, else the next),
+			// so that a finding moved to a template's line (a rendered
+			// chart's) lands on the comment's own line.
+			fd.Object = refOf(o)
+			o.Hold()
+			fd.Path = keyPathAtLine(o.Root(), line).String()
+			o.Release()
+			if o.ListItem != nil {
+				inListItem(&fd, o.ListItem)
+			}
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// ignoreCommentList finds an ignore comment in line l: the 0-based byte
+// offset of its '#', and its list of rule IDs (its first word; "" when it
+// has none). A '#' after the directive starts a note of its own.
+func ignoreCommentList(l string) (hash int, list string, ok bool) {
+	i := strings.Index(l, IgnoreComment)
+	if i < 0 {
+		return 0, "", false
+	}
+	hash = strings.LastIndexByte(l[:i], '#')
+	if hash < 0 {
+		return 0, "", false
+	}
+	rest := l[i+len(IgnoreComment):]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return 0, "", false // prodready:ignored, prodready:ignore-…: another word
+	}
+	if j := strings.Index(rest, "#"); j >= 0 {
+		rest = rest[:j]
+	}
+	if fields := strings.Fields(rest); len(fields) > 0 {
+		list = fields[0]
+	}
+	return hash, list, true
+}
+
+// unknownRules says which entries of a comma-separated list are neither
+// "all" nor a rule of catalog: `"run-as-rot", which is not a rule ID (did
+// you mean "run-as-root"?)`; "" when every entry is known.
+func unknownRules(list string, catalog *Catalog) string {
+	var ids []string
+	for _, r := range catalog.Rules() {
+		ids = append(ids, r.ID)
+	}
+	var unknown []string
+	for _, e := range strings.Split(list, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" || e == "all" || catalog.Lookup(e) != nil {
+			continue
+		}
+		u := fmt.Sprintf("%q", e)
+		if s := Closest(e, ids); s != "" {
+			u += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		unknown = append(unknown, u)
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	return strings.Join(unknown, ", ") + plural.Form(len(unknown), ", which is not a rule ID", ", which are not rule IDs")
+}
+
+// keyPathAtLine is the path of the deepest key on 1-based line n under
+// root, else of the first key after it ("" when there is none).
+func keyPathAtLine(root *yaml.Node, n int) manifest.Path {
+	var at, after manifest.Path
+	afterLine := 0
+	var walk func(node *yaml.Node, path manifest.Path)
+	walk = func(node *yaml.Node, path manifest.Path) {
+		if node == nil {
+			return
+		}
+		switch node.Kind {
+		case yaml.DocumentNode:
+			for _, c := range node.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(node.Content); i += 2 {
+				key, value := node.Content[i], node.Content[i+1]
+				p := path.Child(key.Value)
+				switch {
+				case key.Line == n:
+					at = p
+				case key.Line > n && (afterLine == 0 || key.Line < afterLine):
+					after, afterLine = p, key.Line
+				}
+				walk(value, p)
+			}
+		case yaml.SequenceNode:
+			for i, item := range node.Content {
+				walk(item, path.Child(manifest.Index(i)))
+			}
+		}
+	}
+	walk(root, nil)
+	if at != nil {
+		return at
+	}
+	return after
+}
+
+// objectAtLine is the object of f whose lines hold 1-based line n, or nil.
+func objectAtLine(f *manifest.File, n int) *manifest.Object {
+	for _, o := range f.Objects {
+		if o.StartLine <= n && n <= o.EndLine {
+			return o
+		}
+	}
+	return nil
+}
+
+// checkIgnoreAnnotations is IgnoreInvalid's check of an object: an ignore
+// annotation on it or on its pod template that names no rule, or an ID the
+// catalog does not have.
+func checkIgnoreAnnotations(ctx *Context, obj *manifest.Object) []Finding {
+	var out []Finding
+	check := func(annotations map[string]string, meta manifest.Path) {
+		v, ok := annotations[IgnoreAnnotation]
+		if !ok {
+			return
+		}
+		at := meta.Child("annotations", IgnoreAnnotation)
+		switch unknown := unknownRules(v, ctx.Config.Catalog()); {
+		case strings.Trim(v, " ,") == "":
+			out = append(out, At(obj, at, "the "+IgnoreAnnotation+" annotation names no rule, so it ignores nothing: list rule IDs (comma-separated), or all"))
+		case unknown != "":
+			out = append(out, At(obj, at, "the "+IgnoreAnnotation+" annotation names "+unknown+", so nothing is ignored for it (`prodready rules` lists the IDs)"))
+		}
+	}
+	check(obj.Annotations, manifest.Path{"metadata"})
+	if pt := obj.PodTemplate(); pt != nil && pt.Meta != nil && len(pt.MetaPath) > 1 {
+		check(pt.Meta.Annotations, pt.MetaPath)
+	}
+	return out
+}
 
 // applyIgnores drops findings silenced by annotation or comment.
 func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Object) []Finding {

@@ -15,6 +15,7 @@ import (
 // .yaml and .yml files, skipping hidden folders such as .git) or "-" for
 // standard input. Paths found by walking a folder are filtered by the
 // config's include and exclude globs, matched against the path relative to
+// the config's root (SetRoot) when the folder is under it, else relative to
 // that folder. Files named on the command line are always read.
 func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 	inputs, err := List(paths, cfg, stdin)
@@ -63,6 +64,7 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			out = append(out, lazy(p))
 			continue
 		}
+		prefix, underRoot := cfg.rootPrefix(p)
 		err = filepath.WalkDir(p, func(file string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -77,8 +79,15 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			if !d.Type().IsRegular() {
 				return nil // symlinks and devices are not followed
 			}
+			if name == ConfigFileName {
+				return nil // prodready's own config, not a manifest
+			}
 			rel, _ := filepath.Rel(p, file)
-			if !cfg.wants(filepath.ToSlash(rel)) {
+			rel = filepath.ToSlash(rel)
+			if underRoot {
+				rel = path.Join(prefix, rel)
+			}
+			if !cfg.wants(rel) {
 				return nil
 			}
 			out = append(out, lazy(file))
@@ -129,6 +138,27 @@ func readLimited(r io.Reader, cfg *Config) ([]byte, error) {
 		return nil, errors.New("no standard input")
 	}
 	return io.ReadAll(io.LimitReader(r, int64(cfg.ParseLimits().MaxFileBytes)+1))
+}
+
+// rootPrefix returns folder dir as a slash-separated path relative to the
+// config's root (SetRoot), "" for the root itself, and whether dir is
+// under the root at all (never when no root is set).
+func (c *Config) rootPrefix(dir string) (string, bool) {
+	if c.root == "" {
+		return "", false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(c.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	if rel == "." {
+		return "", true
+	}
+	return filepath.ToSlash(rel), true
 }
 
 // wants reports whether a path relative to a checked folder is checked.

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -75,6 +76,25 @@ func (c *Catalog) Lookup(id string) *Rule {
 	return c.byID[id]
 }
 
+// CheckRuleID returns nil when the catalog has a rule id, else an error
+// that says so and names the closest ID when one is near: `unknown rule
+// "pdb-mising" (did you mean "pdb-missing"? see `prodready rules`)`.
+func (c *Catalog) CheckRuleID(id string) error {
+	if c.Lookup(id) != nil {
+		return nil
+	}
+	var ids []string
+	if c != nil {
+		for _, r := range c.rules {
+			ids = append(ids, r.ID)
+		}
+	}
+	if s := Closest(id, ids); s != "" {
+		return fmt.Errorf("unknown rule %q (did you mean %q? see `prodready rules`)", id, s)
+	}
+	return fmt.Errorf("unknown rule %q (see `prodready rules`)", id)
+}
+
 // sectionOrder sorts "10. …" after "9. …".
 func sectionOrder(s string) int {
 	n := 0
@@ -92,9 +112,11 @@ func sectionOrder(s string) int {
 // quoted, at its Chart.yaml, kustomization or template line.
 const RenderFailed = "render-failed"
 
-// InputRules are the findings the parser and the renderer produce. Their
-// Check does nothing: Run turns parse problems into their findings, and
-// checks/rendered makes the render-failed ones.
+// InputRules are the findings the parser and the renderer produce, and
+// the ignores that ignore nothing. Their Check does nothing, but
+// IgnoreInvalid's, which checks ignore annotations: Run turns parse
+// problems and ignore comments into their findings, and checks/rendered
+// makes the render-failed ones.
 func InputRules() []*Rule {
 	return []*Rule{
 		{ID: manifest.ProblemYAML, Section: "0. Input", Severity: Error,
@@ -105,6 +127,11 @@ func InputRules() []*Rule {
 			Ref:   "https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
 			Why:   "a built-in kind that does not decode strictly into its Kubernetes type (unknown field, wrong type, duplicate key): the API server rejects it",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
+		{ID: IgnoreInvalid, Section: "0. Input", Severity: Warning,
+			Ref:   "https://github.com/prodready/prodready/blob/main/docs/rules.md",
+			Why:   "a `# prodready:ignore` comment or `prodready.dev/ignore` annotation that names no rule, or a rule ID that does not exist: it ignores nothing",
+			Help:  "Name the rule IDs to ignore, comma-separated, or all: `# prodready:ignore run-as-root the image needs root` on the finding's line or the line above, or the annotation `prodready.dev/ignore: run-as-root`. `prodready rules` lists the IDs.",
+			Check: checkIgnoreAnnotations},
 		{ID: RenderFailed, Section: "0. Input", Severity: Error,
 			Ref:   "https://helm.sh/docs/chart_template_guide/debugging/",
 			Why:   "a Helm chart or kustomize overlay that cannot be rendered (a template error, a missing dependency, a refused plugin or remote base, a bound reached): its objects are not checked",

@@ -74,6 +74,10 @@ type Result struct {
 	// are not read as anything else (a chart's Chart.yaml or values, a
 	// kustomization): no rule checked them.
 	NoObject []string
+	// Checked lists, by file path, the Kubernetes objects checked, in file
+	// order, when Options.ListObjects asks for them: for a report that
+	// names the objects without findings too (JUnit).
+	Checked map[string][]ObjectRef
 }
 
 // Memory says what a run keeps of the files it parses.
@@ -109,6 +113,8 @@ type Options struct {
 	// finding before them are done. They are let go after Emit returns:
 	// Result.Findings is empty, and Result.Files keep only paths and counts.
 	Emit func([]Finding)
+	// ListObjects fills Result.Checked.
+	ListObjects bool
 	// PaceGC paces the garbage collector to each phase of the run (unless
 	// GOGC is set in the environment), and restores it after. It sets a
 	// process-wide setting: for a process that runs one check at a time
@@ -153,16 +159,37 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	pace(decodeGCPercent)
 	decodeLean(files)
 	pace(evaluateGCPercent)
+	var checked map[string][]ObjectRef
+	if opts.ListObjects {
+		checked = CheckedObjects(files) // before a lean run lets the objects go
+	}
+	var res *Result
 	switch {
 	case opts.Emit != nil:
-		return evaluateStream(files, cfg, opts.Emit)
+		res = evaluateStream(files, cfg, opts.Emit)
 	case opts.Memory == Lean:
 		var findings []Finding
-		res := evaluateStream(files, cfg, func(fs []Finding) { findings = append(findings, fs...) })
+		res = evaluateStream(files, cfg, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
-		return res
+	default:
+		res = evaluate(files, cfg)
 	}
-	return evaluate(files, cfg)
+	res.Checked = checked
+	return res
+}
+
+// CheckedObjects lists the Kubernetes objects of files by path, in file
+// order: those Result.Kubernetes counts.
+func CheckedObjects(files []*manifest.File) map[string][]ObjectRef {
+	out := map[string][]ObjectRef{}
+	for _, f := range files {
+		for _, o := range f.Objects {
+			if o.Kind != "" && !IsKustomization(o) {
+				out[f.Path] = append(out[f.Path], refOf(o))
+			}
+		}
+	}
+	return out
 }
 
 // runLean is Run for callers that need only the findings (the check
@@ -384,6 +411,9 @@ func (u *evaluationUnit) evaluate(ctx *Context, rules []*Rule) []Finding {
 				findings = append(findings, problemFinding(f, p))
 			}
 		}
+		if u.firstDoc == math.MinInt { // a file's first unit: its comments
+			findings = append(findings, ignoreCommentFindings(f, ctx.Config)...)
+		}
 	}
 	for _, o := range u.objects {
 		o.Hold() // a packed object's tree, inflated while its rules run
@@ -460,6 +490,7 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 		for _, p := range f.Problems {
 			findings = append(findings, problemFinding(f, p))
 		}
+		findings = append(findings, ignoreCommentFindings(f, cfg)...)
 	}
 	ctx := NewContext(cfg, objects)
 	rules := enabledRules(cfg)
@@ -592,6 +623,20 @@ func inListItem(f *Finding, item manifest.Path) {
 		fx.Edits[i].Path = slices.Concat(item, fx.Edits[i].Path)
 	}
 	f.Fix = &fx
+}
+
+// ignoreCommentFindings are the IgnoreInvalid findings of f's ignore
+// comments, when cfg runs that rule.
+func ignoreCommentFindings(f *manifest.File, cfg *Config) []Finding {
+	r := cfg.Catalog().Lookup(IgnoreInvalid)
+	if r == nil || !cfg.Enabled(r) {
+		return nil
+	}
+	fs := invalidIgnoreComments(f, cfg.Catalog())
+	for i := range fs {
+		fs[i].Severity = r.Severity
+	}
+	return fs
 }
 
 func problemFinding(f *manifest.File, p manifest.Problem) Finding {

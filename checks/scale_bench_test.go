@@ -206,7 +206,7 @@ func benchScale(b *testing.B, inputs []checks.Input) {
 // checkToDiscard checks inputs as the check command does and writes the
 // text report to io.Discard; it returns the number of objects checked.
 func checkToDiscard(b *testing.B, inputs []checks.Input) int {
-	stream, err := report.NewStream(io.Discard, "text", "")
+	stream, err := report.NewStream(io.Discard, "text", report.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

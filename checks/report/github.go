@@ -7,15 +7,41 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // GitHub writes GitHub Actions workflow commands, one per finding:
-// `::error file=…,line=…,endLine=…,col=…,title=…::message`.
+// `::error file=…,line=…,endLine=…,col=…,title=…::message`, at most
+// GitHubAnnotationsPerLevel of each level.
 func GitHub(w io.Writer, res *checks.Result) error { return Write(w, "github", res, "") }
 
-// writeGitHub writes GitHub's workflow commands for fs.
-func writeGitHub(b *bufio.Writer, fs []checks.Finding) {
+// GitHubAnnotationsPerLevel is how many annotations of each level (error,
+// warning, notice) GitHub shows for one step; it drops the rest. The
+// github format writes no more, and says how many it left out.
+const GitHubAnnotationsPerLevel = 10
+
+// githubLevels are the annotation levels, most serious first.
+var githubLevels = []string{"error", "warning", "notice"}
+
+// githubAnnotations writes the github format's annotations, up to
+// GitHubAnnotationsPerLevel of each level, and counts the rest.
+type githubAnnotations struct {
+	written, left map[string]int
+	// all holds every finding, for the step summary (kept only when one
+	// is written).
+	all []checks.Finding
+}
+
+// add writes the annotations of fs; keep holds them for the step summary.
+func (g *githubAnnotations) add(b *bufio.Writer, fs []checks.Finding, keep bool) {
+	if keep {
+		g.all = append(g.all, fs...)
+	}
 	for _, f := range fs {
+		level := githubLevel(f.Severity)
+		if !g.room(level) {
+			continue
+		}
 		end := f.EndLine
 		if end < f.Line {
 			end = f.Line
@@ -25,9 +51,44 @@ func writeGitHub(b *bufio.Writer, fs []checks.Finding) {
 			msg += "\nFix: " + f.Fix.Description
 		}
 		fmt.Fprintf(b, "::%s file=%s,line=%d,endLine=%d,col=%d,title=%s::%s\n",
-			githubLevel(f.Severity), escapeProperty(f.File), f.Line, end, f.Column,
+			level, escapeProperty(f.File), f.Line, end, f.Column,
 			escapeProperty("prodready "+f.RuleID), EscapeWorkflowMessage(msg))
 	}
+}
+
+// room counts one more annotation of level and reports whether it is
+// within GitHub's cap.
+func (g *githubAnnotations) room(level string) bool {
+	if g.written == nil {
+		g.written, g.left = map[string]int{}, map[string]int{}
+	}
+	if g.written[level] >= GitHubAnnotationsPerLevel {
+		g.left[level]++
+		return false
+	}
+	g.written[level]++
+	return true
+}
+
+// close writes the files not checked as notices (within the cap too) and,
+// when the cap left annotations out, a last line that says how many.
+func (g *githubAnnotations) close(b *bufio.Writer, skipped []NotChecked, listedIn string) {
+	for _, n := range skipped {
+		if g.room("notice") {
+			fmt.Fprintf(b, "::notice file=%s,title=%s::%s\n", escapeProperty(n.Path), escapeProperty("prodready: not checked"), EscapeWorkflowMessage(n.Reason))
+		}
+	}
+	var left []string
+	for _, level := range githubLevels {
+		if n := g.left[level]; n > 0 {
+			left = append(left, plural.Count(n, level, level+"s"))
+		}
+	}
+	if len(left) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "prodready: GitHub shows %d annotations of each level per step: %s more not annotated (%s lists them all)\n",
+		GitHubAnnotationsPerLevel, strings.Join(left, ", "), listedIn)
 }
 
 func githubLevel(s checks.Severity) string {
@@ -38,6 +99,59 @@ func githubLevel(s checks.Severity) string {
 		return "warning"
 	}
 	return "notice"
+}
+
+// maxStepSummaryBytes bounds the step summary: GitHub refuses one over
+// 1 MiB. Rows past it are counted instead.
+const maxStepSummaryBytes = 1<<20 - 4<<10
+
+// writeStepSummary writes the Markdown job summary of a run: the config,
+// the counts, every finding (one row each, its message on one line) and
+// the files not checked.
+func writeStepSummary(w io.Writer, fs []checks.Finding, skipped []NotChecked, counts, config string) error {
+	var b strings.Builder
+	b.WriteString("## prodready\n\n")
+	if config != "" {
+		fmt.Fprintf(&b, "Config: %s\n\n", markdownCell(config))
+	}
+	fmt.Fprintf(&b, "%s\n\n", counts)
+	if len(fs) > 0 {
+		b.WriteString("| Severity | Rule | Location | Message |\n|---|---|---|---|\n")
+		for i, f := range fs {
+			row := fmt.Sprintf("| %s | `%s` | `%s:%d` | %s |\n", f.Severity, f.RuleID, markdownCode(f.File), f.Line, markdownCell(firstLine(f.Message)))
+			if b.Len()+len(row) > maxStepSummaryBytes {
+				fmt.Fprintf(&b, "\n…and %s (prodready check --format text lists them all).\n", plural.Count(len(fs)-i, "more finding", "more findings"))
+				break
+			}
+			b.WriteString(row)
+		}
+		b.WriteString("\n")
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "**%s not checked:**\n\n", plural.Count(len(skipped), "file", "files"))
+		for i, n := range skipped {
+			row := fmt.Sprintf("- `%s`: %s\n", markdownCode(n.Path), markdownCell(n.Reason))
+			if b.Len()+len(row) > maxStepSummaryBytes {
+				fmt.Fprintf(&b, "- …and %d more\n", len(skipped)-i)
+				break
+			}
+			b.WriteString(row)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// markdownCell makes s safe in a Markdown table cell: one line, its pipes
+// escaped.
+func markdownCell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\r", " ", "\n", " ").Replace(s)
+}
+
+// markdownCode makes s safe inside a code span in a table cell.
+func markdownCode(s string) string {
+	return strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(s)
 }
 
 // The escapes the Actions runner expects in a workflow command's message

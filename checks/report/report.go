@@ -1,6 +1,7 @@
 // Package report writes check results in the formats people and tools read:
-// text for terminals, JSON, SARIF 2.1.0 for code scanning, GitHub workflow
-// commands, and GitLab Code Quality.
+// text for terminals (and compact, one line per finding), JSON, SARIF 2.1.0
+// for code scanning, GitHub workflow commands, GitLab Code Quality, and
+// JUnit XML for CI test reports.
 package report
 
 import (
@@ -13,11 +14,17 @@ import (
 )
 
 // Formats lists the names Write accepts.
-var Formats = []string{"text", "json", "sarif", "github", "codequality"}
+var Formats = []string{"text", "compact", "json", "sarif", "github", "codequality", "junit"}
 
-// Write renders a run's findings in format to w.
+// Write renders a run's findings in format to w; version is prodready's,
+// which SARIF names.
 func Write(w io.Writer, format string, res *checks.Result, version string) error {
-	s, err := NewStream(w, format, version)
+	return WriteWith(w, format, res, Options{Version: version})
+}
+
+// WriteWith is Write with every option of a report.
+func WriteWith(w io.Writer, format string, res *checks.Result, opts Options) error {
+	s, err := NewStream(w, format, opts)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,20 @@ func TestTextFormat(t *testing.T) {
 	}
 }
 
+// TestTextSummaryAgreesInNumber: the summary line says "1 file", "1
+// object", "1 error", never "1 files".
+func TestTextSummaryAgreesInNumber(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.Text(&b, result(t)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "1 file, 1 object: 1 error, ") {
+		t.Errorf("summary line %q, want it to start with %q", last, "1 file, 1 object: 1 error, ")
+	}
+}
+
 func TestSARIF(t *testing.T) {
 	var b bytes.Buffer
 	if err := report.SARIF(&b, result(t), "test"); err != nil {
@@ -84,6 +98,7 @@ func TestSARIF(t *testing.T) {
 					} `json:"physicalLocation"`
 				} `json:"locations"`
 				PartialFingerprints map[string]string `json:"partialFingerprints"`
+				Properties          map[string]string `json:"properties"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
@@ -116,6 +131,19 @@ func TestSARIF(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("finding missing from SARIF")
+	}
+	// A fix's kind is in the result's property bag.
+	kinds := map[string]bool{}
+	for _, r := range run.Results {
+		if k := r.Properties["prodready/fixKind"]; k != "" {
+			kinds[k] = true
+			if r.Properties["prodready/fix"] == "" {
+				t.Errorf("%s: a fix kind without its description", r.RuleID)
+			}
+		}
+	}
+	if !kinds[string(checks.StartingPoint)] {
+		t.Errorf("no result says its fix is a starting point: %v", kinds)
 	}
 }
 

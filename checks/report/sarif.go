@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/prodready/prodready/checks/catalog"
@@ -20,8 +21,11 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool sarifTool `json:"tool"`
+	// OriginalURIBaseIDs declares %SRCROOT%, the folder the artifacts'
+	// relative URIs start from.
+	OriginalURIBaseIDs map[string]sarifBase `json:"originalUriBaseIds"`
+	Results            []sarifResult        `json:"results"`
 	// Invocations, when files were not checked, names them as notes.
 	Invocations []sarifInvocationOf `json:"invocations,omitempty"`
 }
@@ -80,6 +84,14 @@ type sarifDefault struct {
 
 type sarifProps struct {
 	Tags []string `json:"tags"`
+	// SecuritySeverity is GitHub's score of a rule, "0.1" to "10.0": see
+	// SARIFSecuritySeverity.
+	SecuritySeverity string `json:"security-severity"`
+}
+
+// sarifBase is a URI base: where it is when known, and what it is.
+type sarifBase struct {
+	Description sarifText `json:"description"`
 }
 
 type sarifResult struct {
@@ -89,6 +101,15 @@ type sarifResult struct {
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	// Properties carry the fix, when the finding has one: what it does
+	// and its kind (exact or starting-point), which SARIF has no field for.
+	Properties *sarifFixProperties `json:"properties,omitempty"`
+}
+
+// sarifFixProperties is a result's property bag for its fix.
+type sarifFixProperties struct {
+	Fix     string `json:"prodready/fix"`
+	FixKind string `json:"prodready/fixKind"`
 }
 
 type sarifLocation struct {
@@ -101,7 +122,23 @@ type sarifPhysical struct {
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
+}
+
+// srcRoot is the URI base of the files checked. Its absolute URI is left
+// out (SARIF allows it: the base is then the consumer's, as GitHub takes
+// the repository's root), so a log names no path of the machine that
+// wrote it.
+const srcRoot = "%SRCROOT%"
+
+// sarifArtifactOf is a file's location: a relative path from srcRoot,
+// percent-encoded as a URI reference; an absolute path as a file URI.
+func sarifArtifactOf(p string) sarifArtifact {
+	if strings.HasPrefix(p, "/") {
+		return sarifArtifact{URI: (&url.URL{Scheme: "file", Path: p}).String()}
+	}
+	return sarifArtifact{URI: (&url.URL{Path: p}).EscapedPath(), URIBaseID: srcRoot}
 }
 
 type sarifRegion struct {
@@ -119,6 +156,29 @@ func SARIFLevel(s checks.Severity) string {
 		return "warning"
 	}
 	return "note"
+}
+
+// SARIFSecuritySeverity is the security-severity GitHub code scanning
+// ranks a rule by (for rules tagged security: critical from 9.0, high from
+// 7.0, medium from 4.0, low below): a rule's default severity read as
+// error 8.0 (high), warning 5.0 (medium), info 2.0 (low).
+func SARIFSecuritySeverity(s checks.Severity) string {
+	switch s {
+	case checks.Error:
+		return "8.0"
+	case checks.Warning:
+		return "5.0"
+	}
+	return "2.0"
+}
+
+// securitySections are the catalog sections whose rules are tagged
+// security in SARIF, so that GitHub lists their alerts with a security
+// severity: secrets, security context, network and access.
+var securitySections = map[string]bool{
+	"7. Configuration and secrets": true,
+	"8. Security context":          true,
+	"9. Network and access":        true,
 }
 
 // SARIF writes a SARIF 2.1.0 log that GitHub code scanning accepts: every
@@ -140,6 +200,10 @@ func sarifFrame(version string) (head, tail []byte, depth int, err error) {
 			help += "\n\n" + r.Help
 		}
 		help += "\n\nIgnore one finding with a comment `# prodready:ignore " + r.ID + " <reason>` on its line or the line above, or an object with the annotation `prodready.dev/ignore: " + r.ID + "`."
+		tags := []string{"kubernetes", r.Section}
+		if securitySections[r.Section] {
+			tags = append(tags, "security")
+		}
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID: r.ID, Name: r.ID,
 			ShortDescription:     sarifText{Text: r.Why},
@@ -147,13 +211,15 @@ func sarifFrame(version string) (head, tail []byte, depth int, err error) {
 			HelpURI:              r.Ref,
 			Help:                 sarifHelp{Text: help, Markdown: help},
 			DefaultConfiguration: sarifDefault{Level: SARIFLevel(r.Severity)},
-			Properties:           sarifProps{Tags: []string{"kubernetes", r.Section}},
+			Properties:           sarifProps{Tags: tags, SecuritySeverity: SARIFSecuritySeverity(r.Severity)},
 		})
 	}
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}},
+		Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}, OriginalURIBaseIDs: map[string]sarifBase{
+			srcRoot: {Description: sarifText{Text: "The folder prodready ran in, which the paths of the files are relative to (the repository's root in CI)."}},
+		}}},
 	}
 	doc, err := json.MarshalIndent(log, "", jsonIndent)
 	if err != nil {
@@ -176,15 +242,19 @@ func sarifResultOf(f checks.Finding, ruleIndex map[string]int) sarifResult {
 	if end < f.Line {
 		end = f.Line
 	}
-	return sarifResult{
+	r := sarifResult{
 		RuleID: f.RuleID, RuleIndex: ruleIndex[f.RuleID], Level: SARIFLevel(f.Severity),
 		Message: sarifText{Text: f.Message},
 		Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-			ArtifactLocation: sarifArtifact{URI: f.File},
+			ArtifactLocation: sarifArtifactOf(f.File),
 			Region:           sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: end},
 		}}},
 		PartialFingerprints: map[string]string{"prodready/v1": f.Fingerprint()},
 	}
+	if f.Fix != nil && f.Fix.Description != "" {
+		r.Properties = &sarifFixProperties{Fix: f.Fix.Description, FixKind: string(f.Fix.Kind)}
+	}
+	return r
 }
 
 // sarifInvocation is the run's "invocations" member listing the files not
@@ -194,7 +264,7 @@ func sarifInvocation(skipped []NotChecked, depth int) ([]byte, error) {
 	inv := sarifInvocationOf{ExecutionSuccessful: true}
 	for _, n := range skipped {
 		var l sarifArtifactLocation
-		l.PhysicalLocation.ArtifactLocation = sarifArtifact{URI: n.Path}
+		l.PhysicalLocation.ArtifactLocation = sarifArtifactOf(n.Path)
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "note", Message: sarifText{Text: "not checked: " + n.Reason}, Locations: []sarifArtifactLocation{l}})
 	}
 	prefix := strings.Repeat(jsonIndent, depth)

@@ -10,33 +10,64 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // Stream writes a report in one of Formats while the findings arrive, in
 // batches (checks.Run with Options.Emit hands over a file's at a time, a large
-// file's in several), so a long run's findings are never held whole. The
-// bytes are those Write gives for all the findings at once.
+// file's in several), so a long run's findings are never held whole (junit
+// and github's step summary hold what they need of each finding until
+// Close). The bytes are those Write gives for all the findings at once.
 type Stream struct {
 	w      *bufio.Writer
 	format string
+	opts   Options
 	counts Counts
 	array  jsonArray // json, sarif and codequality: the findings array
 	// sarif's rule indexes, and the log's text after its results array.
 	ruleIndex map[string]int
 	sarifTail []byte
+	github    githubAnnotations
+	junit     []checks.Finding
 }
+
+// Options say what a report holds besides the findings.
+type Options struct {
+	// Version is prodready's version, which the SARIF log names.
+	Version string
+	// Config names the config the run used, on the first line of the
+	// text report ("config: .prodready.yaml"); "" writes no such line.
+	Config string
+	// StepSummary, in the github format, receives a Markdown summary of
+	// every finding, for GitHub's job summary ($GITHUB_STEP_SUMMARY,
+	// which shows what the annotations' cap leaves out); nil writes none.
+	StepSummary io.Writer
+	// UnannotatedIn, in the github format, says where the findings over
+	// GitHub's cap on annotations are listed when the caller lists them
+	// itself ("the job summary"); "" says the job summary when StepSummary
+	// is set, else prodready check --format text.
+	UnannotatedIn string
+}
+
+// ListsObjects reports whether format names the objects without findings
+// too, and so needs the run's checks.Result.Checked (checks.Options.ListObjects).
+func ListsObjects(format string) bool { return format == "junit" }
 
 // NewStream starts a report in format on w; Add then writes the findings
 // and Close the rest. It fails only on an unknown format.
-func NewStream(w io.Writer, format, version string) (*Stream, error) {
-	s := &Stream{w: bufio.NewWriterSize(w, 64<<10), format: format}
+func NewStream(w io.Writer, format string, opts Options) (*Stream, error) {
+	s := &Stream{w: bufio.NewWriterSize(w, 64<<10), format: format, opts: opts}
 	switch format {
-	case "", "text", "github":
+	case "", "text":
+		if opts.Config != "" {
+			s.w.WriteString("config: " + opts.Config + "\n")
+		}
+	case "compact", "github", "codequality", "junit":
 	case "json":
 		s.w.WriteString("{\n  \"findings\": ")
 		s.array.depth = 1
 	case "sarif":
-		head, tail, depth, err := sarifFrame(version)
+		head, tail, depth, err := sarifFrame(opts.Version)
 		if err != nil {
 			return nil, err
 		}
@@ -46,7 +77,6 @@ func NewStream(w io.Writer, format, version string) (*Stream, error) {
 		for i, r := range catalog.Default().Rules() {
 			s.ruleIndex[r.ID] = i
 		}
-	case "codequality":
 	default:
 		return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 	}
@@ -59,8 +89,12 @@ func (s *Stream) Add(fs []checks.Finding) error {
 	switch s.format {
 	case "", "text":
 		writeText(s.w, fs)
+	case "compact":
+		writeCompact(s.w, fs)
 	case "github":
-		writeGitHub(s.w, fs)
+		s.github.add(s.w, fs, s.opts.StepSummary != nil)
+	case "junit":
+		s.junit = append(s.junit, fs...)
 	case "json":
 		return s.array.add(s.w, len(fs), func(i int) any { return fs[i] })
 	case "sarif":
@@ -106,18 +140,21 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 	c := s.counts
 	files, objects, skipped := len(res.Files), res.Kubernetes, uniquePaths(append(NotCheckedOf(res), also...))
 	switch s.format {
-	case "", "text":
+	case "", "text", "compact":
 		for _, n := range skipped {
 			fmt.Fprintf(s.w, "%s: not checked: %s\n", n.Path, n.Reason)
 		}
-		notChecked := ""
-		if len(skipped) > 0 {
-			notChecked = fmt.Sprintf(" (%d not checked)", len(skipped))
-		}
-		fmt.Fprintf(s.w, "%d files%s, %d objects: %d errors, %d warnings, %d info\n", files, notChecked, objects, c.Errors, c.Warnings, c.Infos)
+		s.w.WriteString(summaryLine(files, objects, len(skipped), c) + "\n")
 	case "github":
-		for _, n := range skipped {
-			fmt.Fprintf(s.w, "::notice file=%s,title=%s::%s\n", escapeProperty(n.Path), escapeProperty("prodready: not checked"), EscapeWorkflowMessage(n.Reason))
+		s.github.close(s.w, skipped, s.unannotatedIn())
+		if s.opts.StepSummary != nil {
+			if err := writeStepSummary(s.opts.StepSummary, s.github.all, skipped, summaryLine(files, objects, len(skipped), c), s.opts.Config); err != nil {
+				return fmt.Errorf("writing the step summary: %w", err)
+			}
+		}
+	case "junit":
+		if err := writeJUnit(s.w, s.junit, res, skipped); err != nil {
+			return err
 		}
 	case "json":
 		s.array.close(s.w)
@@ -149,6 +186,29 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 		s.w.WriteByte('\n')
 	}
 	return s.w.Flush()
+}
+
+// unannotatedIn is where the github format says the findings it does not
+// annotate are listed.
+func (s *Stream) unannotatedIn() string {
+	switch {
+	case s.opts.UnannotatedIn != "":
+		return s.opts.UnannotatedIn
+	case s.opts.StepSummary != nil:
+		return "the job summary"
+	}
+	return "prodready check --format text"
+}
+
+// summaryLine is the text report's last line: "2 files (1 not checked),
+// 3 objects: 1 error, 2 warnings, 0 info".
+func summaryLine(files, objects, notChecked int, c Counts) string {
+	skipped := ""
+	if notChecked > 0 {
+		skipped = fmt.Sprintf(" (%d not checked)", notChecked)
+	}
+	return fmt.Sprintf("%s%s, %s: %s, %s, %d info", plural.Count(files, "file", "files"), skipped, plural.Count(objects, "object", "objects"),
+		plural.Count(c.Errors, "error", "errors"), plural.Count(c.Warnings, "warning", "warnings"), c.Infos)
 }
 
 // uniquePaths keeps the first entry of each path.

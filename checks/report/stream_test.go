@@ -39,7 +39,7 @@ func TestStreamMatchesWrite(t *testing.T) {
 		if err := Write(&whole, format, res, "test"); err != nil {
 			t.Fatal(err)
 		}
-		s, err := NewStream(&streamed, format, "test")
+		s, err := NewStream(&streamed, format, Options{Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestStreamMatchesWrite(t *testing.T) {
 // error before anything is written.
 func TestNewStreamRefusesUnknownFormat(t *testing.T) {
 	var b bytes.Buffer
-	if _, err := NewStream(&b, "xml", ""); err == nil || b.Len() != 0 {
+	if _, err := NewStream(&b, "xml", Options{}); err == nil || b.Len() != 0 {
 		t.Fatalf("NewStream(xml) = %v, wrote %q; want an error and nothing written", err, b.String())
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/report"
 	"github.com/prodready/prodready/cmd/internal/cli"
+	"github.com/prodready/prodready/internal/plural"
 	"github.com/prodready/prodready/vcs/ghaction"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -210,11 +211,11 @@ func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.Pull
 		a.warn("prodready could not post a review (" + host.Fallback + "): its findings are shown as annotations of this workflow run and in the job summary instead.")
 	}
 	if a.opts.mode == modeAnnotations || fallback {
-		if err := report.GitHub(a.stdout, &checks.Result{Findings: r.Findings}); err != nil {
+		if err := report.WriteWith(a.stdout, "github", &checks.Result{Findings: r.Findings}, a.annotationOptions()); err != nil {
 			return a.fail(err)
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "prodready: reviewed %s#%d: %d inline comments (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Repo, pr.Number, len(r.Comments), a.opts.checkName, r.Conclusion, r.Title)
+		fmt.Fprintf(a.stdout, "prodready: reviewed %s#%d: %s (those already on the pull request are not repeated); check run %q: %s (%s)\n", pr.Repo, pr.Number, plural.Count(len(r.Comments), "inline comment", "inline comments"), a.opts.checkName, r.Conclusion, r.Title)
 	}
 	code := cli.ExitOK
 	if r.Conclusion == "failure" {
@@ -239,7 +240,7 @@ func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(wan
 	if err != nil {
 		return a.fail(fmt.Errorf("creating the SARIF file: %w", err))
 	}
-	werr := report.SARIF(f, res, version)
+	werr := report.SARIF(f, res, cli.Version(version))
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -251,7 +252,7 @@ func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(wan
 			return a.fail(fmt.Errorf("setting the sarif-file output: %w", err))
 		}
 	}
-	fmt.Fprintf(a.stdout, "prodready: wrote %s: %d findings in %d files (%s)\n", path, len(res.Findings), len(files), bot.Title(res.Findings))
+	fmt.Fprintf(a.stdout, "prodready: wrote %s: %s in %s (%s)\n", path, plural.Count(len(res.Findings), "finding", "findings"), plural.Count(len(files), "file", "files"), bot.Title(res.Findings))
 	code := cli.ExitOK
 	if res.Failed(cfg) {
 		code = cli.ExitFindings
@@ -272,12 +273,20 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 	if cfgPath == "" {
 		cfgPath = checks.ConfigFileName
 	}
-	if _, err := os.Stat(filepath.Join(root, cfgPath)); err != nil && a.opts.config != "" {
-		a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
-	}
-	cfg, err := checks.LoadConfig(filepath.Join(root, cfgPath), catalog.Default())
-	if err != nil {
-		return a.fail(err)
+	cfg := checks.DefaultConfig(catalog.Default())
+	data, err := os.ReadFile(filepath.Join(root, cfgPath))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if a.opts.config != "" {
+			a.warn(fmt.Sprintf("the config %s does not exist: the default configuration applies", a.opts.config))
+		}
+	case err != nil:
+		return a.fail(fmt.Errorf("reading config: %w", err))
+	default:
+		// Named by its path in the repository, as the review's errors name it.
+		if cfg, err = checks.ParseConfigFile(host.ConfigName(), data, catalog.Default()); err != nil {
+			return a.fail(err)
+		}
 	}
 	if failOn != 0 {
 		cfg.SetFailOn(failOn)
@@ -291,7 +300,7 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 		return a.fail(err)
 	}
 	res := checkFiles(files, cfg)
-	if err := report.GitHub(a.stdout, res); err != nil {
+	if err := report.WriteWith(a.stdout, "github", res, a.annotationOptions()); err != nil {
 		return a.fail(err)
 	}
 	code := cli.ExitOK
@@ -310,6 +319,16 @@ func orUnknown(s string) string {
 
 // finish appends summary, and the run's notes, to the job summary
 // (GITHUB_STEP_SUMMARY) and returns code.
+// annotationOptions are the github report's options in this step: the
+// findings over GitHub's cap on annotations are in the job summary the
+// step writes, when it writes one.
+func (a *actionRun) annotationOptions() report.Options {
+	if a.env.StepSummary == "" {
+		return report.Options{}
+	}
+	return report.Options{UnannotatedIn: "the job summary"}
+}
+
 func (a *actionRun) finish(summary string, code int) int {
 	path := a.env.StepSummary
 	if path == "" {

@@ -23,7 +23,7 @@ func main() {
 
 // run dispatches a subcommand and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	p := cli.Program{Name: "prodready-bot", Version: version, Render: render.InProcess, Extra: []cli.Extra{
+	p := cli.Program{Name: "prodready-bot", Version: cli.Version(version), Render: render.InProcess, Extra: []cli.Extra{
 		{Name: "serve", Synopsis: "serve [flags]", Summary: "run the GitHub App / GitLab webhook server", Run: runServe},
 		{Name: "action", Synopsis: "action [flags]", Summary: "review a pull request as the GitHub Action step", Run: runActionCommand},
 		{Name: "render", Synopsis: "render", Summary: "render charts and overlays for prodready check (a worker: JSON on stdin and stdout)", Run: runRenderWorker},

@@ -20,7 +20,7 @@ import (
 var version = "dev"
 
 func main() {
-	p := cli.Program{Name: "prodready", Version: version, Elsewhere: map[string]string{
+	p := cli.Program{Name: "prodready", Version: cli.Version(version), Elsewhere: map[string]string{
 		"serve":  "prodready-bot serve (go install github.com/prodready/prodready/cmd/prodready-bot)",
 		"action": "prodready-bot action (the GitHub Action step; see docs/action.md)",
 	}, Render: renderWorker()}

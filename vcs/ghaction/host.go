@@ -194,11 +194,20 @@ func (h *Host) localPR(pr bot.PullRequest) bot.PullRequest {
 	return pr
 }
 
+// ConfigName is the config file's path in the repository: ConfigPath, or
+// checks.ConfigFileName when it is empty. The config's errors name it.
+func (h *Host) ConfigName() string {
+	if h.ConfigPath == "" {
+		return checks.ConfigFileName
+	}
+	return strings.TrimPrefix(path.Clean(filepath.ToSlash(h.ConfigPath)), "./")
+}
+
 // ReadFile reads path at ref with git (the config named by ConfigPath when
 // path is checks.ConfigFileName), or with the API when git cannot.
 func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, p string) ([]byte, error) {
-	if p == checks.ConfigFileName && h.ConfigPath != "" {
-		p = strings.TrimPrefix(path.Clean(filepath.ToSlash(h.ConfigPath)), "./")
+	if p == checks.ConfigFileName {
+		p = h.ConfigName()
 	}
 	err := h.prepare(ctx, pr)
 	if err == nil || h.hasCommit(ctx, ref) {

@@ -12,6 +12,7 @@ import (
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // summaryMarker is the hidden marker of the one summary note per merge
@@ -198,7 +199,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 	}
 	title := r.Title
 	if title == "" {
-		title = fmt.Sprintf("%d findings", len(r.Findings))
+		title = plural.Count(len(r.Findings), "finding", "findings")
 	}
 	return h.setStatus(ctx, pr, state, title)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/prodready/prodready/checks"
 
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 var apiserverAuditLog = &checks.Rule{
@@ -31,7 +32,7 @@ var apiserverAuditLog = &checks.Rule{
 			}
 			if f, ok := fs.Flags["audit-log-maxage"]; ok && logPath {
 				if days, err := strconv.Atoi(f.Value); err == nil && days < 30 {
-					out = append(out, checks.At(obj, f.Path, fmt.Sprintf("%s: audit logs are kept %d days; keep them 30–45 days", fs.Label, days)).
+					out = append(out, checks.At(obj, f.Path, fmt.Sprintf("%s: audit logs are kept %s; keep them 30–45 days", fs.Label, plural.Count(days, "day", "days"))).
 						WithFix("set --audit-log-maxage=30", fs.Set("audit-log-maxage", "30")...))
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 var terminationGraceTooShort = &checks.Rule{
@@ -33,7 +34,7 @@ var terminationGraceTooShort = &checks.Rule{
 		if !set {
 			what = fmt.Sprintf("terminationGracePeriodSeconds is unset (%d seconds)", grace)
 		}
-		msg := fmt.Sprintf("%s but the preStop hook of container %q sleeps %d seconds: the grace period includes the hook, so the app is killed without any time to shut down", what, who, sleep)
+		msg := fmt.Sprintf("%s but the preStop hook of container %q sleeps %s: the grace period includes the hook, so the app is killed without any time to shut down", what, who, plural.Count(int(sleep), "second", "seconds"))
 		want := sleep + 25
 		f := checks.At(obj, path, msg).WithFix(
 			fmt.Sprintf("set terminationGracePeriodSeconds to %d (the preStop sleep plus 25 seconds for the app to drain; a starting point)", want),

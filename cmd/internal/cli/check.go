@@ -11,34 +11,65 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
-	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/rendered"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // defaultMemProfileRate is the runtime's own sampling rate for heap
 // profiles (runtime.MemProfileRate): one sample per 512 KiB allocated.
 const defaultMemProfileRate = 512 << 10
 
+// checkUsage is check's help, above the flags; checkExamples below them.
+const (
+	checkUsage = `Usage: prodready check [flags] [paths… | -]
+
+Checks the Kubernetes YAML of files and folders (default .), or of the
+standard input (-), and prints its findings. The config is --config, else the
+nearest .prodready.yaml from the current folder up to the repository root;
+the flags below that change it do so for this run only.
+
+Exit code: 1 when a finding is at or above --fail-on, 2 on a usage error or
+when nothing was checked (see --allow-empty), else 0.
+
+Flags:
+`
+	checkExamples = `
+Examples:
+  prodready check                                  # the current folder
+  prodready check deploy/ --format compact         # one line per finding
+  prodready check --kubernetes-version 1.29 --min-severity warning charts/
+  prodready check --exclude 'legacy/**' --disable-rule pdb-missing .
+  prodready check --enable-rule image-not-pinned --fail-on warning deploy/
+  helm template web charts/web | prodready check --stdin-filename charts/web/rendered.yaml -
+  prodready check --format sarif -o prodready.sarif .
+  prodready check --format junit -o prodready-junit.xml .
+`
+)
+
 // runCheck is the check command; version goes into the reports that name
 // their tool's version (SARIF).
 func runCheck(version string, render rendered.Renderer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder checked)")
-	format := fs.String("format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	configPath := fs.String("config", "", "config file (default: the nearest "+checks.ConfigFileName+" from the current folder up to the repository root)")
+	format := fs.String("format", "text", "output format: "+strings.Join(report.Formats, ", ")+" (compact: text with one line per finding and no fix)")
+	outputFormat := fs.String("output", "", "the same as --format (kubeconform's and kube-score's name for it); -o names the report's file")
 	failOn := fs.String("fail-on", "", "lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
 	output := fs.String("o", "", "write the report to this file instead of standard output")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the rules have run, to this file (go tool pprof)")
 	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 2, when the input holds no Kubernetes object and nothing was found (an empty folder, only other YAML)")
+	over := addOverrides(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready check [flags] [paths… | -]")
+		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, checkExamples)
 	}
 	paths, err := ParseFlags(fs, args)
 	if err != nil {
@@ -46,6 +77,17 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 			return ExitOK
 		}
 		return ExitUsage
+	}
+	if *outputFormat != "" {
+		if !slices.Contains(report.Formats, *outputFormat) {
+			fmt.Fprintf(stderr, "prodready: --output %s: --output chooses the format (%s), like --format; -o FILE writes the report to a file\n", *outputFormat, strings.Join(report.Formats, ", "))
+			return ExitUsage
+		}
+		if formatSet(fs) && *format != *outputFormat {
+			fmt.Fprintf(stderr, "prodready: --format %s and --output %s ask for two formats\n", *format, *outputFormat)
+			return ExitUsage
+		}
+		*format = *outputFormat
 	}
 	// Heap profiling samples allocations by default in every Go program
 	// that links runtime/pprof: about 1.4 MiB of stack buckets on a corpus
@@ -62,8 +104,13 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		}
 		defer stop()
 	}
-	cfg, inputs, err := loadInputs(*configPath, paths, stdin, true)
+	rc, err := loadConfig(*configPath)
 	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return ExitUsage
+	}
+	cfg := rc.Config
+	if err := over.apply(cfg); err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
@@ -75,6 +122,12 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		}
 		cfg.SetFailOn(sev)
 	}
+	inputs, err := listInputs(cfg, paths, stdin, true)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return ExitUsage
+	}
+	over.nameStdin(inputs)
 	out := stdout
 	if *output != "" {
 		f, err := os.Create(*output)
@@ -85,9 +138,23 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		defer f.Close()
 		out = f
 	}
+	opts := report.Options{Version: version, Config: rc.Describe()}
+	if *format == "github" {
+		// GitHub Actions shows the job summary's Markdown on the run's
+		// page; the runner names the file, appended to by each step.
+		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				fmt.Fprintln(stderr, "prodready: GITHUB_STEP_SUMMARY:", err)
+				return ExitUsage
+			}
+			defer f.Close()
+			opts.StepSummary = f
+		}
+	}
 	// The report is written file by file as the rules finish with each,
 	// so the findings of a large run are never all held (report.Stream).
-	stream, err := report.NewStream(out, *format, version)
+	stream, err := report.NewStream(out, *format, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
@@ -96,6 +163,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	found := 0
 	var writeErr error
 	emit := func(fs []checks.Finding) {
+		fs = over.shown(fs)
 		found += len(fs)
 		failed = failed || cfg.Fails(fs)
 		if writeErr == nil {
@@ -110,7 +178,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	prep.CheckValuesSets(cfg)
 	// The collector is paced to each step of the run (GOGC in the
 	// environment overrides it): this process runs one check.
-	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, Emit: func(fs []checks.Finding) {
+	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(*format), Emit: func(fs []checks.Finding) {
 		emit(prep.Map(fs))
 	}})
 	emit(prep.Unreported())
@@ -137,8 +205,9 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	if res.Kubernetes == 0 && found == 0 && !*allowEmpty {
 		// A typo'd path, an empty folder or only other YAML must not
 		// pass as a clean check.
-		what := fmt.Sprintf("the %d files read hold no Kubernetes object", len(res.Files))
-		if len(res.Files) == 0 {
+		n := len(res.Files)
+		what := fmt.Sprintf("the %s read %s no Kubernetes object", plural.Count(n, "file", "files"), plural.Form(n, "holds", "hold"))
+		if n == 0 {
 			what = "no file to check was found (by default *.yaml and *.yml; see include in .prodready.yaml)"
 		}
 		fmt.Fprintf(stderr, "prodready: nothing was checked: %s; --allow-empty exits 0 on such input\n", what)
@@ -147,44 +216,24 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	return ExitOK
 }
 
-// loadInputs reads the config (see loadConfigFor) and lists the files to
-// check from paths ("." when none is given): read now, or with lazy when
-// each is parsed (checks.List).
-func loadInputs(configPath string, paths []string, stdin io.Reader, lazy bool) (*checks.Config, []checks.Input, error) {
+// formatSet reports whether --format was given on the command line.
+func formatSet(fs *flag.FlagSet) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "format" })
+	return set
+}
+
+// listInputs lists the files to check from paths ("." when none is given)
+// under cfg: read now, or with lazy when each is parsed (checks.List).
+func listInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool) ([]checks.Input, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
-	}
-	cfg, err := loadConfigFor(configPath, paths)
-	if err != nil {
-		return nil, nil, err
 	}
 	load := checks.Load
 	if lazy {
 		load = checks.List
 	}
-	inputs, err := load(paths, cfg, stdin)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, inputs, nil
-}
-
-// loadConfigFor reads the config named by flag, or .prodready.yaml at the
-// root of the first folder checked (the current folder for files and stdin).
-func loadConfigFor(flagPath string, paths []string) (*checks.Config, error) {
-	if flagPath != "" {
-		if _, err := os.Stat(flagPath); err != nil {
-			return nil, fmt.Errorf("config: %w", err)
-		}
-		return checks.LoadConfig(flagPath, catalog.Default())
-	}
-	root := "."
-	if len(paths) > 0 && paths[0] != "-" {
-		if info, err := os.Stat(paths[0]); err == nil && info.IsDir() {
-			root = paths[0]
-		}
-	}
-	return checks.LoadConfig(filepath.Join(root, checks.ConfigFileName), catalog.Default())
+	return load(paths, cfg, stdin)
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {

@@ -9,31 +9,12 @@ import (
 	"os"
 	"strings"
 
-	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/rendered"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
+	"github.com/prodready/prodready/internal/plural"
 )
-
-// ruleList is a repeatable, comma-separated --rule flag.
-type ruleList map[string]bool
-
-func (r ruleList) String() string { return "" }
-
-func (r ruleList) Set(v string) error {
-	for _, id := range strings.Split(v, ",") {
-		id = strings.TrimSpace(id)
-		if id == "" {
-			continue
-		}
-		if catalog.Default().Lookup(id) == nil {
-			return fmt.Errorf("unknown rule %q (see `prodready rules`)", id)
-		}
-		r[id] = true
-	}
-	return nil
-}
 
 // runFix is the fix command; render renders the charts and overlays among
 // the paths, so that their findings' fixes are edits of the values files
@@ -41,15 +22,30 @@ func (r ruleList) Set(v string) error {
 func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: .prodready.yaml at the root of the first folder)")
+	configPath := fs.String("config", "", "config file (default: the nearest "+checks.ConfigFileName+" from the current folder up to the repository root)")
 	rules := ruleList{}
 	fs.Var(rules, "rule", "fix only these rules (comma-separated, repeatable)")
 	showDiff := fs.Bool("diff", false, "print a unified diff instead of writing files")
 	dryRun := fs.Bool("dry-run", false, "say what would be fixed, write nothing")
 	all := fs.Bool("all", false, "apply starting-point fixes too (resource sizes, UIDs, replica counts…: check them against the app); by default only exact fixes are applied, unless --rule names the rules")
+	over := addOverrides(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready fix [flags] [paths… | -]")
+		fmt.Fprint(stderr, `Usage: prodready fix [flags] [paths… | -]
+
+Applies the fixes of the findings prodready check reports, in place, keeping
+comments and layout; standard input (-) is fixed to standard output. The
+config and the flags that change it are check's.
+
+Flags:
+`)
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, `
+Examples:
+  prodready fix --diff deploy/                       # show the changes, write nothing
+  prodready fix --rule run-as-root,readonly-rootfs-missing deploy/
+  prodready fix --min-severity warning --exclude 'vendor/**' .
+  cat web.yaml | prodready fix --stdin-filename deploy/web.yaml - > fixed.yaml
+`)
 	}
 	paths, err := ParseFlags(fs, args)
 	if err != nil {
@@ -58,15 +54,29 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 		}
 		return ExitUsage
 	}
-	cfg, inputs, err := loadInputs(*configPath, paths, stdin, false)
+	rc, err := loadConfig(*configPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
+	cfg := rc.Config
+	if err := over.apply(cfg); err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return ExitUsage
+	}
+	inputs, err := listInputs(cfg, paths, stdin, false)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return ExitUsage
+	}
+	fromStdin := over.nameStdin(inputs)
 	// Exact fixes only, unless --all, or --rule names what to fix. The
 	// starting points left are those of the last round's check.
 	var startingPoints int
 	keep := func(f checks.Finding) bool {
+		if f.Severity < over.min {
+			return false
+		}
 		if len(rules) > 0 {
 			return rules[f.RuleID]
 		}
@@ -85,6 +95,9 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 	for k, in := range inputs {
 		out := fixed[k].Data
 		if string(out) == string(in.Data) {
+			if k == fromStdin && !*showDiff && !*dryRun {
+				stdout.Write(out) // a filter writes its input even when nothing changed
+			}
 			continue
 		}
 		files++
@@ -93,7 +106,7 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 			writeDiff(stdout, in.Path, in.Data, out)
 		case *dryRun:
 			// listed below
-		case in.Path == "<stdin>":
+		case k == fromStdin:
 			stdout.Write(out)
 		default:
 			if err := writeKeepingMode(in.Path, out); err != nil {
@@ -116,19 +129,38 @@ func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, st
 	}
 	noFix := 0
 	for _, f := range outcome.Remaining {
-		if !f.Fixable() {
+		if !f.Fixable() && f.Severity >= over.min {
 			noFix++
 		}
 	}
-	verb := "fixed"
-	if *showDiff || *dryRun {
-		verb = "would fix"
-	}
-	fmt.Fprintf(stderr, "%s %d findings in %d files; %d could not be applied; %d findings have no automatic fix (see `prodready check`)\n", verb, len(outcome.Fixed), files, len(outcome.Failed), noFix)
+	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(outcome.Fixed), files, len(outcome.Failed), noFix))
 	if startingPoints > 0 {
-		fmt.Fprintf(stderr, "%d starting-point fixes not applied: their values depend on the app (prodready fix --all applies them; prodready check shows them)\n", startingPoints)
+		fmt.Fprintf(stderr, "%s not applied: their values depend on the app (prodready fix --all applies them; prodready check shows them)\n", plural.Count(startingPoints, "starting-point fix", "starting-point fixes"))
 	}
 	return ExitOK
+}
+
+// fixSummary is fix's last line: how many findings were fixed (or, with
+// wouldFix, would be) in how many files, then the fixes that could not be
+// applied and the findings without one, when there are any.
+func fixSummary(wouldFix bool, fixed, files, failed, noFix int) string {
+	verb := "fixed"
+	if wouldFix {
+		verb = "would fix"
+	}
+	var b strings.Builder
+	if fixed == 0 {
+		b.WriteString("nothing to fix")
+	} else {
+		fmt.Fprintf(&b, "%s %s in %s", verb, plural.Count(fixed, "finding", "findings"), plural.Count(files, "file", "files"))
+	}
+	if failed > 0 {
+		fmt.Fprintf(&b, "; %s could not be applied", plural.Count(failed, "fix", "fixes"))
+	}
+	if noFix > 0 {
+		fmt.Fprintf(&b, "; %s no automatic fix (see `prodready check`)", plural.Count(noFix, "finding has", "findings have"))
+	}
+	return b.String()
 }
 
 func writeKeepingMode(path string, data []byte) error {

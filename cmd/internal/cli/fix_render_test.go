@@ -78,7 +78,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 			t.Errorf("fix --diff lacks %q (the templates' literal lines' fixes):\n%s", s, diff)
 		}
 	}
-	if !strings.Contains(stderr, "would fix 17 findings in 3 files; 0 could not be applied") {
+	if !strings.Contains(stderr, "would fix 17 findings in 3 files;") || strings.Contains(stderr, "could not be applied") {
 		t.Errorf("fix --diff summary: %s", stderr)
 	}
 	if now, _ := os.ReadFile(filepath.Join(dir, "values.yaml")); !bytes.Equal(now, before) {
@@ -119,7 +119,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 			t.Errorf("check still finds %s on the web Deployment after fix", f.Rule)
 		}
 	}
-	if code, _, stderr := run("fix", "--all", "--diff", dir); code != ExitOK || !strings.Contains(stderr, "would fix 0 findings") {
+	if code, _, stderr := run("fix", "--all", "--diff", dir); code != ExitOK || !strings.HasPrefix(stderr, "nothing to fix;") {
 		t.Errorf("fix again: exit %d: %s", code, stderr)
 	}
 }

@@ -82,10 +82,10 @@ func TestCheckNothingChecked(t *testing.T) {
 	}
 	other := writeTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n"})
 	code, out, errOut := runCLI(t, "", "check", other)
-	if code != ExitUsage || !strings.Contains(errOut, "the 1 files read hold no Kubernetes object") {
+	if code != ExitUsage || !strings.Contains(errOut, "the 1 file read holds no Kubernetes object") {
 		t.Errorf("only other YAML: exit %d, stderr %q; want 2 and a message", code, errOut)
 	}
-	if !strings.Contains(out, "config/app.yaml: not checked: holds no Kubernetes object") || !strings.Contains(out, "1 files (1 not checked), 0 objects") {
+	if !strings.Contains(out, "config/app.yaml: not checked: holds no Kubernetes object") || !strings.Contains(out, "1 file (1 not checked), 0 objects") {
 		t.Errorf("the other YAML is not named as not checked:\n%s", out)
 	}
 	if code, _, errOut := runCLI(t, "", "check", "--allow-empty", other); code != ExitOK || errOut != "" {
@@ -138,18 +138,88 @@ func sampledAllocs() int64 {
 	return total
 }
 
-func TestCheckReadsConfigAtRoot(t *testing.T) {
+// TestCheckFindsTheConfigOneWay: the config is the nearest .prodready.yaml
+// from the current folder up to the repository root, whatever the paths
+// checked look like; --config wins; its first line names it.
+func TestCheckFindsTheConfigOneWay(t *testing.T) {
 	dir := writeTree(t, map[string]string{
-		"web.yaml":        badProbe,
-		".prodready.yaml": "rules:\n  probe-named-port-undeclared: {severity: warning}\n",
+		".git/HEAD":          "ref: refs/heads/main\n",
+		".prodready.yaml":    "rules:\n  probe-named-port-undeclared: {severity: warning}\n",
+		"deploy/web.yaml":    badProbe,
+		"deploy/sub/x.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+		"other/strict.yaml":  "rules:\n  probe-named-port-undeclared: {severity: error}\n",
+		"cfg1.yaml":          "failOn: error\nrulez: {}\n",
+		"nested/.git":        "gitdir: ../.git/worktrees/nested\n",
+		"nested/web.yaml":    badProbe,
+		"outside/README.txt": "",
 	})
-	code, out, _ := runCLI(t, "", "check", dir)
-	if code != ExitOK || !strings.Contains(out, "warning probe-named-port-undeclared") {
-		t.Errorf("the config's severity override must apply (and warning does not fail): %d\n%s", code, out)
+	t.Chdir(dir)
+	for _, path := range []string{".", "deploy", "deploy/", "./deploy", "deploy/web.yaml", "./deploy/web.yaml", dir + "/deploy"} {
+		code, out, errOut := runCLI(t, "", "check", path)
+		if code != ExitOK || !strings.Contains(out, "warning probe-named-port-undeclared") {
+			t.Errorf("check %s: the root config's severity must apply (warning does not fail): exit %d\n%s%s", path, code, out, errOut)
+		}
+		if first, _, _ := strings.Cut(out, "\n"); first != "config: .prodready.yaml" {
+			t.Errorf("check %s: first line %q, want it to name the config", path, first)
+		}
 	}
-	bad := writeTree(t, map[string]string{"web.yaml": badProbe, ".prodready.yaml": "rulez: {}\n"})
-	if code, _, errOut := runCLI(t, "", "check", bad); code != ExitUsage || !strings.Contains(errOut, "rulez") {
-		t.Errorf("an unknown config key must exit 2 naming it: %d %q", code, errOut)
+	code, out, _ := runCLI(t, badProbe, "check", "-")
+	if code != ExitOK || !strings.Contains(out, "warning probe-named-port-undeclared") {
+		t.Errorf("check -: the config applies to the standard input too: exit %d\n%s", code, out)
+	}
+	// From a subfolder, the config above it; named as found from there.
+	t.Chdir(filepath.Join(dir, "deploy", "sub"))
+	code, out, _ = runCLI(t, "", "check", "..")
+	if code != ExitOK || !strings.HasPrefix(out, "config: ../../.prodready.yaml\n") {
+		t.Errorf("check .. from deploy/sub: exit %d\n%s", code, out)
+	}
+	// --config wins, and is named as given.
+	t.Chdir(dir)
+	code, out, _ = runCLI(t, "", "check", "--config", "other/strict.yaml", "deploy")
+	if code != ExitFindings || !strings.HasPrefix(out, "config: other/strict.yaml\n") {
+		t.Errorf("--config other/strict.yaml: exit %d\n%s", code, out)
+	}
+	// The lookup stops at the repository root (a .git file, as in a
+	// worktree): nested/ is a repository of its own, without a config.
+	t.Chdir(filepath.Join(dir, "nested"))
+	code, out, _ = runCLI(t, "", "check", ".")
+	if code != ExitFindings || !strings.HasPrefix(out, "config: built-in defaults (no .prodready.yaml") {
+		t.Errorf("check in a nested repository: exit %d\n%s", code, out)
+	}
+	// Errors name the file that was read and speak YAML.
+	t.Chdir(dir)
+	_, _, errOut := runCLI(t, "", "check", "--config", "cfg1.yaml", "deploy")
+	if want := "prodready: cfg1.yaml: line 2: unknown key \"rulez\" (did you mean \"rules\"?)\n"; errOut != want {
+		t.Errorf("a bad --config: stderr %q, want %q", errOut, want)
+	}
+	bad := writeTree(t, map[string]string{".git/HEAD": "", "web.yaml": badProbe, ".prodready.yaml": "rulez: {}\n"})
+	t.Chdir(bad)
+	if code, _, errOut := runCLI(t, "", "check", "web.yaml"); code != ExitUsage || errOut != "prodready: .prodready.yaml: line 1: unknown key \"rulez\" (did you mean \"rules\"?)\n" {
+		t.Errorf("an unknown config key must exit 2 naming the file, line and key: %d %q", code, errOut)
+	}
+}
+
+// TestConfigGlobsMatchFromTheConfigsFolder: include and exclude match the
+// path from the config's folder, so every spelling of a path checks the
+// same files.
+func TestConfigGlobsMatchFromTheConfigsFolder(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		".git/HEAD":               "",
+		".prodready.yaml":         "exclude: [\"deploy/legacy/**\"]\n",
+		"deploy/web.yaml":         badProbe,
+		"deploy/legacy/old.yaml":  badProbe,
+		"deploy/legacy/more.yaml": badProbe,
+	})
+	t.Chdir(dir)
+	for _, path := range []string{".", "deploy", "./deploy/", filepath.Join(dir, "deploy")} {
+		_, out, _ := runCLI(t, "", "check", "--format", "compact", path)
+		if strings.Contains(out, "legacy/") || !strings.Contains(out, "deploy/web.yaml:") {
+			t.Errorf("check %s: deploy/legacy/ must be excluded, deploy/web.yaml checked:\n%s", path, out)
+		}
+	}
+	t.Chdir(filepath.Join(dir, "deploy"))
+	if _, out, _ := runCLI(t, "", "check", "--format", "compact", "."); strings.Contains(out, "legacy/") || !strings.Contains(out, "web.yaml:") {
+		t.Errorf("check . from deploy/: deploy/legacy/ must be excluded:\n%s", out)
 	}
 }
 
@@ -212,7 +282,7 @@ spec:
 	if code, out, _ := runCLI(t, "", "fix", "--dry-run", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(out, "would fix privileged-container") {
 		t.Fatalf("--dry-run: %d\n%s", code, out)
 	}
-	if code, _, errOut := runCLI(t, "", "fix", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(errOut, "fixed 1 findings in 1 files") {
+	if code, _, errOut := runCLI(t, "", "fix", "--rule", "privileged-container", dir); code != ExitOK || !strings.Contains(errOut, "fixed 1 finding in 1 file") {
 		t.Fatalf("fix: %d %s", code, errOut)
 	}
 	data, _ := os.ReadFile(path)
@@ -300,5 +370,165 @@ spec:
 	}
 	if strings.Contains(errOut, "starting-point fixes not applied") {
 		t.Errorf("--all still leaves starting points:\n%s", errOut)
+	}
+}
+
+// TestFixSummaryCounts: fix's last line agrees in number with its counts
+// and leaves out the clauses whose count is 0.
+func TestFixSummaryCounts(t *testing.T) {
+	for _, tc := range []struct {
+		wouldFix                 bool
+		fixed, files, failed, no int
+		want                     string
+	}{
+		{false, 1, 1, 0, 0, "fixed 1 finding in 1 file"},
+		{true, 3, 2, 1, 1, "would fix 3 findings in 2 files; 1 fix could not be applied; 1 finding has no automatic fix (see `prodready check`)"},
+		{false, 0, 0, 2, 5, "nothing to fix; 2 fixes could not be applied; 5 findings have no automatic fix (see `prodready check`)"},
+		{true, 0, 0, 0, 0, "nothing to fix"},
+	} {
+		if got := fixSummary(tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no); got != tc.want {
+			t.Errorf("fixSummary(%v, %d, %d, %d, %d) = %q\nwant %q", tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no, got, tc.want)
+		}
+	}
+}
+
+// TestCheckFlagsOverrideTheConfig: each flag changes the config for one
+// run, over what the file says.
+func TestCheckFlagsOverrideTheConfig(t *testing.T) {
+	const cronJob = `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "0 1 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+            - name: job
+              image: job:1
+`
+	dir := writeTree(t, map[string]string{
+		".git/HEAD":             "",
+		".prodready.yaml":       "kubernetesVersion: \"1.37\"\nexclude: [\"deploy/skip/**\"]\nrules:\n  probe-named-port-undeclared: false\n",
+		"deploy/web.yaml":       badProbe,
+		"deploy/skip/web.yaml":  badProbe,
+		"deploy/jobs/cron.yaml": strings.Replace(cronJob, "batch/v1", "batch/v1beta1", 1),
+	})
+	t.Chdir(dir)
+	rules := func(args ...string) (int, map[string]int) {
+		t.Helper()
+		code, out, errOut := runCLI(t, "", append([]string{"check", "--format", "json"}, args...)...)
+		var rep struct {
+			Findings []struct {
+				Rule     string `json:"rule"`
+				File     string `json:"file"`
+				Severity string `json:"severity"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("check %v: not JSON (%v): %s%s", args, err, out, errOut)
+		}
+		got := map[string]int{}
+		for _, f := range rep.Findings {
+			got[f.Rule]++
+			got["file "+f.File]++
+			got["severity "+f.Severity]++
+		}
+		return code, got
+	}
+	_, base := rules(".")
+	if base["probe-named-port-undeclared"] != 0 || base["file deploy/skip/web.yaml"] != 0 || base["api-removed"] != 1 {
+		t.Fatalf("the config: %v", base)
+	}
+	if _, got := rules("--enable-rule", "probe-named-port-undeclared", "."); got["probe-named-port-undeclared"] != 1 {
+		t.Errorf("--enable-rule over the config's false: %v", got)
+	}
+	if _, got := rules("--disable-rule", "api-removed,run-as-root", "."); got["api-removed"] != 0 || got["run-as-root"] != 0 || got["readonly-rootfs-missing"] == 0 {
+		t.Errorf("--disable-rule a,b: %v", got)
+	}
+	if _, got := rules("--kubernetes-version", "1.20", "."); got["api-removed"] != 0 {
+		t.Errorf("--kubernetes-version 1.20: batch/v1beta1 CronJob is still served there: %v", got)
+	}
+	if _, got := rules("--exclude", "deploy/jobs/**", "deploy"); got["file deploy/jobs/cron.yaml"] != 0 || got["file deploy/skip/web.yaml"] != 0 || got["file deploy/web.yaml"] == 0 {
+		t.Errorf("--exclude adds to the config's exclude: %v", got)
+	}
+	if _, got := rules("--include", "deploy/jobs/*.yaml", "."); got["file deploy/web.yaml"] != 0 || got["file deploy/jobs/cron.yaml"] == 0 {
+		t.Errorf("--include replaces the config's include: %v", got)
+	}
+	code, got := rules("--min-severity", "warning", "--fail-on", "info", ".")
+	if got["severity info"] != 0 || got["severity warning"] == 0 || code != ExitFindings {
+		t.Errorf("--min-severity warning: exit %d, %v", code, got)
+	}
+	if code, got := rules("--min-severity", "error", "--fail-on", "warning", "--disable-rule", "api-removed", "."); len(got) != 0 || code != ExitOK {
+		t.Errorf("--min-severity error leaves the warnings out of the exit code too: exit %d, %v", code, got)
+	}
+	for _, bad := range [][]string{
+		{"--kubernetes-version", "latest"},
+		{"--min-severity", "none"},
+		{"--enable-rule", "pdb-mising"},
+		{"--enable-rule", "pdb-missing", "--disable-rule", "pdb-missing"},
+		{"--include", ""},
+		{"--output", "report.json"},
+		{"--format", "json", "--output", "sarif"},
+	} {
+		if code, _, errOut := runCLI(t, "", append(append([]string{"check"}, bad...), ".")...); code != ExitUsage || errOut == "" {
+			t.Errorf("check %v: exit %d, stderr %q; want a usage error", bad, code, errOut)
+		}
+	}
+	if _, _, errOut := runCLI(t, "", "check", "--enable-rule", "pdb-mising", "."); !strings.Contains(errOut, `did you mean "pdb-missing"?`) {
+		t.Errorf("an unknown rule names the nearest: %s", errOut)
+	}
+}
+
+// TestCheckOutputAndStdinName: --output is --format's other name, and
+// --stdin-filename is the path the standard input is reported under.
+func TestCheckOutputAndStdinName(t *testing.T) {
+	code, out, _ := runCLI(t, badProbe, "check", "--output", "compact", "--stdin-filename", "./deploy/web.yaml", "-")
+	if code != ExitFindings || !strings.Contains(out, "deploy/web.yaml:12:40: error: ") || strings.Contains(out, "fix:") || strings.Contains(out, "<stdin>") {
+		t.Errorf("--output compact --stdin-filename: exit %d\n%s", code, out)
+	}
+	_, out, _ = runCLI(t, badProbe, "check", "--format", "github", "--stdin-filename", "deploy/web.yaml", "-")
+	if !strings.Contains(out, "::error file=deploy/web.yaml,line=12,") {
+		t.Errorf("--format github on stdin names the file:\n%s", out)
+	}
+	_, out, _ = runCLI(t, badProbe, "fix", "--stdin-filename", "deploy/web.yaml", "-")
+	if !strings.Contains(out, "kind: Deployment") {
+		t.Errorf("fix - writes the fixed standard input:\n%s", out)
+	}
+}
+
+// TestCheckGitHubStepSummary: with $GITHUB_STEP_SUMMARY set, --format
+// github appends the Markdown summary of every finding to that file.
+func TestCheckGitHubStepSummary(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	if err := os.WriteFile(summary, []byte("earlier step\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	if code, _, errOut := runCLI(t, badProbe, "check", "--format", "github", "-"); code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, _ := os.ReadFile(summary)
+	if !strings.HasPrefix(string(data), "earlier step\n## prodready\n") || !strings.Contains(string(data), "| error | `probe-named-port-undeclared` | `<stdin>:12` |") {
+		t.Errorf("step summary:\n%s", data)
+	}
+}
+
+// TestCheckHelpDocumentsTheFlags: check -h shows every flag that changes
+// the config and examples.
+func TestCheckHelpDocumentsTheFlags(t *testing.T) {
+	code, _, help := runCLI(t, "", "check", "-h")
+	if code != ExitOK {
+		t.Fatalf("check -h: exit %d", code)
+	}
+	for _, want := range []string{"-kubernetes-version", "-min-severity", "-include", "-exclude", "-enable-rule", "-disable-rule", "-output", "-stdin-filename", "compact", "junit", "Examples:\n  prodready check"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("check -h lacks %q", want)
+		}
+	}
+	if _, _, help := runCLI(t, "", "fix", "-h"); !strings.Contains(help, "-min-severity") || !strings.Contains(help, "Examples:") {
+		t.Errorf("fix -h lacks the overrides or examples:\n%s", help)
 	}
 }

@@ -1,0 +1,258 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/checks/report"
+)
+
+// TestCompactIsOneLinePerFinding: compact writes each finding on one line,
+// `file:line:col: severity: message [rule]`, with no fix, and a message
+// that quotes YAML cut to its first line.
+func TestCompactIsOneLinePerFinding(t *testing.T) {
+	res := &checks.Result{Findings: []checks.Finding{
+		{RuleID: "pdb-missing", Severity: checks.Warning, File: "a.yaml", Line: 3, Column: 1, Message: "no PodDisruptionBudget selects them. Add this PodDisruptionBudget:\n  apiVersion: policy/v1\n"},
+		{RuleID: "run-as-root", Severity: checks.Error, File: "a.yaml", Line: 9, Column: 11, Message: "container may run as root", Fix: &checks.Fix{Description: "set runAsNonRoot"}},
+	}}
+	var b bytes.Buffer
+	if err := report.Write(&b, "compact", res, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := "a.yaml:3:1: warning: no PodDisruptionBudget selects them. Add this PodDisruptionBudget … [pdb-missing]\n" +
+		"a.yaml:9:11: error: container may run as root [run-as-root]\n" +
+		"0 files, 0 objects: 1 error, 1 warning, 0 info\n"
+	if b.String() != want {
+		t.Errorf("compact:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestTextNamesTheConfigFirst: the text report's first line names the
+// config the run used; compact and the machine formats do not.
+func TestTextNamesTheConfigFirst(t *testing.T) {
+	for _, format := range report.Formats {
+		var b bytes.Buffer
+		if err := report.WriteWith(&b, format, result(t), report.Options{Config: "ci/prodready.yaml"}); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(b.String(), "\n")
+		if got := first == "config: ci/prodready.yaml"; got != (format == "text") {
+			t.Errorf("%s: first line %q", format, first)
+		}
+	}
+}
+
+// manyFindings is a result with n findings of each severity.
+func manyFindings(n int) *checks.Result {
+	res := &checks.Result{}
+	for _, sev := range []checks.Severity{checks.Error, checks.Warning, checks.Info} {
+		for i := range n {
+			res.Findings = append(res.Findings, checks.Finding{RuleID: "run-as-root", Severity: sev, File: fmt.Sprintf("f%02d.yaml", i), Line: i + 1, Column: 1, Message: "m | with a pipe\nand more"})
+		}
+	}
+	return res
+}
+
+// TestGitHubCapsAnnotationsPerLevel: GitHub shows 10 annotations of each
+// level per step, so no more are written, and a last line says how many
+// were left out; the step summary has every finding.
+func TestGitHubCapsAnnotationsPerLevel(t *testing.T) {
+	res := manyFindings(12)
+	res.NoObject = []string{"values/other.yaml"}
+	var b, summary bytes.Buffer
+	if err := report.WriteWith(&b, "github", res, report.Options{StepSummary: &summary, Config: ".prodready.yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	levels := map[string]int{}
+	for _, l := range lines[:len(lines)-1] {
+		level, _, _ := strings.Cut(strings.TrimPrefix(l, "::"), " ")
+		levels[level]++
+	}
+	if levels["error"] != 10 || levels["warning"] != 10 || levels["notice"] != 10 || len(levels) != 3 {
+		t.Errorf("annotations by level: %v, want 10 of each", levels)
+	}
+	want := "prodready: GitHub shows 10 annotations of each level per step: 2 errors, 2 warnings, 3 notices more not annotated (the job summary lists them all)"
+	if last := lines[len(lines)-1]; last != want {
+		t.Errorf("last line %q\nwant %q", last, want)
+	}
+	s := summary.String()
+	if got := strings.Count(s, "| `run-as-root` |"); got != 36 {
+		t.Errorf("step summary has %d rows, want all 36 findings:\n%s", got, s)
+	}
+	for _, want := range []string{"## prodready\n", "Config: .prodready.yaml\n", "0 files (1 not checked), 0 objects: 12 errors, 12 warnings, 12 info\n", "| m \\| with a pipe …", "**1 file not checked:**\n\n- `values/other.yaml`: holds no Kubernetes object"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("step summary lacks %q:\n%s", want, s)
+		}
+	}
+	var few bytes.Buffer
+	if err := report.Write(&few, "github", manyFindings(10), ""); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(few.String(), "not annotated") {
+		t.Errorf("10 of each level fit: no line about the cap\n%s", few.String())
+	}
+}
+
+// TestSARIFRulesAndLocations: rules carry a security-severity by their
+// default severity (and the security tag in the security sections), and
+// locations are relative to %SRCROOT%, which the run declares.
+func TestSARIFRulesAndLocations(t *testing.T) {
+	res := result(t)
+	res.Findings = append(res.Findings, checks.Finding{RuleID: "run-as-root", Severity: checks.Warning, File: "/abs/x y.yaml", Line: 1, Column: 1, Message: "m"})
+	var b bytes.Buffer
+	if err := report.Write(&b, "sarif", res, "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	type location struct {
+		PhysicalLocation struct {
+			ArtifactLocation struct {
+				URI       string `json:"uri"`
+				URIBaseID string `json:"uriBaseId"`
+			} `json:"artifactLocation"`
+		} `json:"physicalLocation"`
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Version string `json:"version"`
+					Rules   []struct {
+						ID         string `json:"id"`
+						HelpURI    string `json:"helpUri"`
+						Properties struct {
+							Tags             []string `json:"tags"`
+							SecuritySeverity string   `json:"security-severity"`
+						} `json:"properties"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			OriginalURIBaseIDs map[string]struct {
+				URI         string `json:"uri"`
+				Description struct {
+					Text string `json:"text"`
+				} `json:"description"`
+			} `json:"originalUriBaseIds"`
+			Results []struct {
+				RuleID    string     `json:"ruleId"`
+				Locations []location `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("not a SARIF log with one run (%v)", err)
+	}
+	run := log.Runs[0]
+	if run.Tool.Driver.Version != "v1.2.3" {
+		t.Errorf("driver version %q", run.Tool.Driver.Version)
+	}
+	want := map[checks.Severity]string{checks.Error: "8.0", checks.Warning: "5.0", checks.Info: "2.0"}
+	for _, r := range run.Tool.Driver.Rules {
+		rule := catalog.Default().Lookup(r.ID)
+		if r.Properties.SecuritySeverity != want[rule.Severity] {
+			t.Errorf("%s (%s): security-severity %q, want %q", r.ID, rule.Severity, r.Properties.SecuritySeverity, want[rule.Severity])
+		}
+		security := strings.Contains(strings.Join(r.Properties.Tags, ","), "security")
+		if security != (rule.Section == "8. Security context" || rule.Section == "7. Configuration and secrets" || rule.Section == "9. Network and access") {
+			t.Errorf("%s in %q: tags %v", r.ID, rule.Section, r.Properties.Tags)
+		}
+		if r.HelpURI != rule.Ref {
+			t.Errorf("%s: helpUri %q, want %q", r.ID, r.HelpURI, rule.Ref)
+		}
+	}
+	base, ok := run.OriginalURIBaseIDs["%SRCROOT%"]
+	if !ok || base.URI != "" || base.Description.Text == "" {
+		t.Errorf("originalUriBaseIds: %+v, want %%SRCROOT%% described, with no machine path", run.OriginalURIBaseIDs)
+	}
+	var got []string
+	for _, r := range run.Results {
+		a := r.Locations[0].PhysicalLocation.ArtifactLocation
+		got = append(got, a.URIBaseID+" "+a.URI)
+	}
+	if strings.Join(got, "\n") != strings.Repeat("%SRCROOT% deploy/web.yaml\n", len(got)-1)+" file:///abs/x%20y.yaml" {
+		t.Errorf("artifact locations:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestJUnit: a test suite per file, a test case per object (passing ones
+// too), a failure per finding, a skipped case per file not checked, and
+// totals that add up.
+func TestJUnit(t *testing.T) {
+	src := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\n" + input + "---\n: [\n"
+	res := checks.Run([]checks.Input{{Path: "deploy/web.yaml", Data: []byte(src)}}, checks.DefaultConfig(catalog.Default()), checks.Options{Memory: checks.Lean, ListObjects: true})
+	res.Files = append(res.Files, &manifest.File{Path: "chart/templates/cm.yaml", Skipped: "Helm chart template: not YAML until rendered"})
+	var b bytes.Buffer
+	if err := report.Write(&b, "junit", res, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), `<?xml version="1.0" encoding="UTF-8"?>`) {
+		t.Errorf("no XML declaration:\n%s", b.String())
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Name  string `xml:"name,attr"`
+			Tests int    `xml:"tests,attr"`
+			Cases []struct {
+				Name     string `xml:"name,attr"`
+				Failures []struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+				} `xml:"failure"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, b.String())
+	}
+	var cases []string
+	failures := 0
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			line := s.Name + " | " + c.Name
+			if c.Skipped != nil {
+				line += " | skipped: " + c.Skipped.Message
+			}
+			if len(c.Failures) > 0 {
+				failures++
+				line += fmt.Sprintf(" | %d failures", len(c.Failures))
+			}
+			cases = append(cases, line)
+		}
+	}
+	want := []string{
+		"chart/templates/cm.yaml | not checked | skipped: not checked: Helm chart template: not YAML until rendered",
+		"deploy/web.yaml | ConfigMap ok",
+		fmt.Sprintf("deploy/web.yaml | Deployment web | %d failures", countOf(res, 1)),
+		"deploy/web.yaml | document 3 | 1 failures",
+	}
+	if strings.Join(cases, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cases:\n%s\nwant:\n%s", strings.Join(cases, "\n"), strings.Join(want, "\n"))
+	}
+	if doc.Tests != 4 || doc.Failures != failures || doc.Skipped != 1 {
+		t.Errorf("totals: %d tests, %d failures, %d skipped; want 4, %d, 1", doc.Tests, doc.Failures, doc.Skipped, failures)
+	}
+}
+
+// countOf counts the findings of res about document doc.
+func countOf(res *checks.Result, doc int) int {
+	n := 0
+	for _, f := range res.Findings {
+		if f.Object.Doc == doc {
+			n++
+		}
+	}
+	return n
+}
