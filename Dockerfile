@@ -15,7 +15,9 @@ RUN GOTOOLCHAIN=$(cat .release-toolchain) CGO_ENABLED=0 go build -trimpath -ldfl
       -o /out/prodready-bot ./cmd/prodready-bot
 
 # distroless/static: CA certificates and /etc/passwd, no shell, no package manager.
-FROM gcr.io/distroless/static-debian12:nonroot
+# Pinned by the digest of its multi-arch index, the same as Dockerfile.release
+# (the release image); to update both: crane digest gcr.io/distroless/static-debian12:nonroot
+FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
 COPY --from=build /out/prodready-bot /usr/local/bin/prodready-bot
 # 65532 is distroless's "nonroot"; numeric so runAsNonRoot can verify it.
 USER 65532:65532

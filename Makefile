@@ -77,3 +77,17 @@ LOAD_WORK     ?= 20ms
 .PHONY: loadtest
 loadtest: ## webhook acknowledgement latency under load (cmd/loadtest)
 	$(GO) run ./cmd/loadtest -rate $(LOAD_RATE) -duration $(LOAD_DURATION) -work $(LOAD_WORK)
+
+# --- releases (.goreleaser.yaml) ---
+# GoReleaser and the SBOM tool run through the Go module proxy at pinned
+# versions (`go run …@version`, cached after the first build): nothing is
+# downloaded as a binary.
+GORELEASER_VERSION ?= v2.15.1
+GORELEASER := $(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+.PHONY: release-snapshot release
+release-snapshot: ## build the release's archives, checksums and SBOMs into dist/ without publishing, signing or the image (needs no Docker)
+	RELEASE_TOOLCHAIN=$(RELEASE_TOOLCHAIN) $(GORELEASER) release --snapshot --clean --skip=publish,sign,docker
+
+release: ## the real release from a vX.Y.Z tag (.github/workflows/release.yml: needs GITHUB_TOKEN, cosign, Docker buildx)
+	RELEASE_TOOLCHAIN=$(RELEASE_TOOLCHAIN) $(GORELEASER) release --clean

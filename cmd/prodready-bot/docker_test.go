@@ -47,6 +47,9 @@ func TestDockerfileBuild(t *testing.T) {
 			t.Errorf("Dockerfile lacks %q", must)
 		}
 	}
+	if runtimeBase(t, string(df)) == "" {
+		t.Error("Dockerfile's runtime base is not pinned by digest")
+	}
 	bin := filepath.Join("..", "..", "bin", "prodready-bot")
 	if _, err := os.Stat(bin); err != nil {
 		t.Skip("bin/prodready-bot not built: `make build` first checks the built binary too (static, version stamped)")
@@ -70,5 +73,67 @@ func TestDockerfileBuild(t *testing.T) {
 	}
 	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
 		t.Errorf("binary links %v", libs)
+	}
+}
+
+// baseRe is a FROM line of distroless static pinned by an index digest.
+var baseRe = regexp.MustCompile(`(?m)^FROM (gcr\.io/distroless/static-debian12:nonroot@sha256:[0-9a-f]{64})\s*$`)
+
+// runtimeBase returns the Dockerfile's digest-pinned distroless FROM, or
+// "" when it has none.
+func runtimeBase(t *testing.T, df string) string {
+	t.Helper()
+	m := baseRe.FindAllStringSubmatch(df, -1)
+	if len(m) != 1 {
+		return ""
+	}
+	return m[0][1]
+}
+
+// TestDockerfileRelease keeps the release image (Dockerfile.release, built
+// by GoReleaser from the released binaries) the same as the Dockerfile's:
+// the same digest-pinned distroless base, non-root 65532, the binary at
+// /usr/local/bin with serve as its default command and port 8080; and it
+// copies the binary GoReleaser lays out per platform, compiling nothing
+// (no RUN: buildx makes the arm64 image without emulation).
+func TestDockerfileRelease(t *testing.T) {
+	df, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := os.ReadFile("../../Dockerfile.release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, relBase := runtimeBase(t, string(df)), runtimeBase(t, string(rel))
+	if relBase == "" || relBase != base {
+		t.Errorf("Dockerfile.release's base %q, the Dockerfile's %q: want the same, pinned by digest", relBase, base)
+	}
+	// The runtime lines, from the distroless FROM on, must match but for
+	// how the binary gets there.
+	tail := func(text string) []string {
+		var out []string
+		on := false
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "FROM gcr.io/distroless/") {
+				on = true
+			}
+			if on && line != "" && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "COPY ") && !strings.HasPrefix(line, "ARG ") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	if a, b := tail(string(df)), tail(string(rel)); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("runtime of the Dockerfile:\n%s\nof Dockerfile.release:\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+	for _, must := range []string{"USER 65532:65532", `ENTRYPOINT ["/usr/local/bin/prodready-bot"]`, `CMD ["serve"]`, "EXPOSE 8080", "COPY ${TARGETPLATFORM}/prodready-bot /usr/local/bin/prodready-bot"} {
+		if !strings.Contains(string(rel), must+"\n") {
+			t.Errorf("Dockerfile.release lacks %q", must)
+		}
+	}
+	if regexp.MustCompile(`(?m)^RUN `).Match(rel) || strings.Count(string(rel), "\nFROM ") != 1 {
+		t.Error("Dockerfile.release builds: it must only copy the released binary onto the one base")
 	}
 }
