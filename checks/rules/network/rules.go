@@ -9,6 +9,7 @@ func Rules() []*checks.Rule {
 	return []*checks.Rule{
 		networkpolicyMissing,
 		serviceSelectsNothing,
+		statefulsetServiceNotHeadless,
 		ingressBackendMissing,
 		rbacWildcard,
 		rbacSecretsAccess,
