@@ -9,6 +9,7 @@ func Rules() []*checks.Rule {
 	return []*checks.Rule{
 		networkpolicyMissing,
 		serviceSelectsNothing,
+		networkpolicySelectsNothing,
 		statefulsetServiceNotHeadless,
 		ingressBackendMissing,
 		rbacWildcard,
