@@ -11,6 +11,7 @@ func Rules() []*checks.Rule {
 		deprecated,
 		prerelease,
 		jobTTLMissing,
+		cronjobStartingDeadlineMissing,
 		apiserverInsecureFlag,
 		apiserverAuditLog,
 		apiserverOIDCMissing,

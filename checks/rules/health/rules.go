@@ -13,6 +13,7 @@ func Rules() []*checks.Rule {
 		readinessProbeMissing,
 		livenessProbeMissing,
 		probesIdentical,
+		probesEquivalent,
 		livenessProbeTooEager,
 		readinessProbeExternalDependency,
 	}

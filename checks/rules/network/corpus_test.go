@@ -19,6 +19,18 @@ func TestCorpusNoFalseAlarmsNetworkAccess(t *testing.T) {
 			Why: "every workload under kube-prometheus/ has its NetworkPolicy; a prometheus-adapter of another repo in a namespace of the same name is not this namespace's"},
 		{File: "radix-flux/components/third-party/istio/namespace.yaml", Kind: "Namespace", Name: "istio-system", Rule: "networkpolicy-missing",
 			Why: "istio is installed by the HelmReleases of the same kustomization"},
+		// networkpolicy-selects-nothing
+		{File: "kube-prometheus/manifests/prometheus-networkPolicy.yaml", Kind: "NetworkPolicy", Name: "prometheus-k8s", Rule: "networkpolicy-selects-nothing",
+			Why: "selects the Prometheus pods the operator creates from the Prometheus resource of the same unit"},
+		{File: "prometheus-operator/example/networkpolicies/alertmanager.yaml", Kind: "NetworkPolicy", Name: "alertmanager-web", Rule: "networkpolicy-selects-nothing",
+			Why: "selects alertmanager: main, a key no pod template of the repository sets (the operator adds it)"},
+		{File: "gke-samples/networking/network-policies/hello-allow-from-foo.yaml", Kind: "NetworkPolicy", Name: "hello-allow-from-foo", Rule: "networkpolicy-selects-nothing",
+			Why: "a folder with no workloads: the tutorial starts its pods with kubectl run"},
+		// statefulset-service-not-headless
+		{File: "gke-samples/databases/gke-stateful-mysql/kubernetes/c1-mysql.yaml", Kind: "StatefulSet", Name: "dbc1", Rule: "statefulset-service-not-headless",
+			Why: "its headless Service mysql is in the same file (other examples' mysql Services have cluster IPs)"},
+		{File: "gke-samples/cost-optimization/gke-shift-left-cost/samples/k8s-cost-estimator-local/app-v1/statefulset.yaml", Kind: "StatefulSet", Name: "my-nginx", Rule: "statefulset-service-not-headless", Fire: true,
+			Why: "no Service named nginx in its folder: the headless one of kubernetes-examples is another example's"},
 		// service-selects-nothing
 		{File: "argo-cd/manifests/ha/namespace-install.yaml", Kind: "Service", Name: "argocd-redis-ha-announce-0", Rule: "service-selects-nothing",
 			Why: "selects statefulset.kubernetes.io/pod-name, which the StatefulSet controller adds to pods at run time"},

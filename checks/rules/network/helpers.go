@@ -2,8 +2,11 @@ package network
 
 import (
 	"encoding/json"
+	"path"
 	"regexp"
 	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks"
 
@@ -324,3 +327,54 @@ func ingressFromExtensions(old *extensionsv1beta1.Ingress) *networkingv1beta1.In
 	}
 	return &out
 }
+
+// builds maps each kustomization's folder to the folders it includes
+// (resources, bases and components that are folders, and the folders of
+// the files it lists), directly or through the kustomizations there.
+type builds map[string]map[string]bool
+
+// includes reports whether the kustomization of folder outer includes
+// folder inner.
+func (b builds) includes(outer, inner string) bool { return b[outer][inner] }
+
+// kustomizeBuilds is the run's builds.
+var kustomizeBuilds = checks.NewIndex(func(ctx *checks.Context) builds {
+	direct := map[string][]string{}
+	for _, k := range ctx.Kustomizations() {
+		dir := path.Dir(k.File.Path)
+		for _, field := range []string{"resources", "bases", "components"} {
+			n := k.Node(field)
+			if n == nil || n.Kind != yaml.SequenceNode {
+				continue
+			}
+			for _, e := range n.Content {
+				if e.Kind != yaml.ScalarNode || e.Value == "" || strings.Contains(e.Value, "://") {
+					continue
+				}
+				p := path.Clean(path.Join(dir, e.Value))
+				if ext := path.Ext(p); ext == ".yaml" || ext == ".yml" || ext == ".json" {
+					p = path.Dir(p)
+				}
+				if p != dir {
+					direct[dir] = append(direct[dir], p)
+				}
+			}
+		}
+	}
+	out := builds{}
+	for dir := range direct {
+		seen := map[string]bool{}
+		queue := append([]string(nil), direct[dir]...)
+		for len(queue) > 0 {
+			d := queue[0]
+			queue = queue[1:]
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			queue = append(queue, direct[d]...)
+		}
+		out[dir] = seen
+	}
+	return out
+})

@@ -66,6 +66,17 @@ func TestPeersNetworkAccess(t *testing.T) {
 				"is not a LabelSelector (schema-invalid reports it). kube-score grades each pod instead",
 		},
 		{
+			peer: "kube-score", check: "NetworkPolicy targets Pod (GradeAllOK)", rule: "networkpolicy-selects-nothing",
+			files: []string{"kube-score/networkpolicy-targets-all-pods.yaml"},
+			want:  map[string]int{},
+		},
+		{
+			// all-ok.yaml is asserted by no kube-score test; presumably every check passes on it.
+			peer: "kube-score", check: "NetworkPolicy targets Pod (all-ok.yaml)", rule: "networkpolicy-selects-nothing",
+			files: []string{"kube-score/all-ok.yaml"},
+			want:  map[string]int{},
+		},
+		{
 			peer: "kube-score", check: "Container Image Tag (GradeAllOK)", rule: "image-tag-mutable",
 			files: []string{"kube-score/pod-image-tag-fixed.yaml"},
 			want:  map[string]int{},

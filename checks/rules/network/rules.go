@@ -9,6 +9,8 @@ func Rules() []*checks.Rule {
 	return []*checks.Rule{
 		networkpolicyMissing,
 		serviceSelectsNothing,
+		networkpolicySelectsNothing,
+		statefulsetServiceNotHeadless,
 		ingressBackendMissing,
 		rbacWildcard,
 		rbacSecretsAccess,
