@@ -22,7 +22,8 @@ build: ## build the static binaries into bin/: prodready (the CLI) and prodready
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/prodready
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BOTBIN) ./cmd/prodready-bot
 
-test: ## run every test (the README's test command)
+test: ## run every test (the README's test command); says when ../shared is absent and what that skips
+	@[ -d ../shared ] || echo "make test: ../shared is absent (it sits beside the repository in development and CI): the tests that replay its corpus, peer fixtures and payloads skip, each saying so under go test -v"
 	$(GO) test ./...
 
 bench: ## run the benchmarks with allocation figures
