@@ -53,13 +53,8 @@ spec:
 // while the same key written by a line a range renders twice gets no edit;
 // and that applying the line changes keeps every template action.
 func TestTemplateLineFixes(t *testing.T) {
-	var inputs []checks.Input
-	for p, data := range lineChart {
-		inputs = append(inputs, checks.Input{Path: p, Data: data})
-	}
-	cfg := checks.DefaultConfig(catalog.Default())
 	var app, sidecars []checks.Finding
-	for _, f := range verifiedRun(t, cfg, inputs, rendered.Folder{Dir: ".", Files: lineChart}, render.InProcess) {
+	for _, f := range verifiedChart(t, lineChart) {
 		if f.RuleID != "privileged-container" {
 			continue
 		}
@@ -205,14 +200,9 @@ spec:
 // every verified fix applied, the chart still renders to valid YAML with
 // values that use each of those actions.
 func TestTemplateLinesNeverInsertNextToActions(t *testing.T) {
-	var inputs []checks.Input
-	for p, data := range actionChart {
-		inputs = append(inputs, checks.Input{Path: p, Data: data})
-	}
-	cfg := checks.DefaultConfig(catalog.Default())
 	tmpl := "c/templates/deployment.yaml"
 	var lineFixes []checks.Finding
-	for _, f := range verifiedRun(t, cfg, inputs, rendered.Folder{Dir: ".", Files: actionChart}, render.InProcess) {
+	for _, f := range verifiedChart(t, actionChart) {
 		if f.RuleID == "prestop-hook-missing" && f.Fixable() {
 			t.Errorf("prestop-hook-missing has a fix, but the template writes lifecycle: itself when values ask: %+v", f.Fix)
 		}
@@ -255,4 +245,15 @@ extraVolumeMounts:
 	if err := yaml.Unmarshal(r.Documents[0].YAML, &obj); err != nil {
 		t.Errorf("the fixed chart renders YAML that does not parse with the other values (%v):\n%s", err, r.Documents[0].YAML)
 	}
+}
+
+// verifiedChart checks the chart of files with the default rules, its fixes
+// verified by rendering again, and returns its findings.
+func verifiedChart(t *testing.T, files rendered.Files) []checks.Finding {
+	t.Helper()
+	var inputs []checks.Input
+	for p, data := range files {
+		inputs = append(inputs, checks.Input{Path: p, Data: data})
+	}
+	return verifiedRun(t, checks.DefaultConfig(catalog.Default()), inputs, rendered.Folder{Dir: ".", Files: files}, render.InProcess)
 }

@@ -104,16 +104,12 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		}
 		defer stop()
 	}
-	rc, err := loadConfig(*configPath)
+	rc, err := loadConfigWith(*configPath, over)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
 	cfg := rc.Config
-	if err := over.apply(cfg); err != nil {
-		fmt.Fprintln(stderr, "prodready:", err)
-		return ExitUsage
-	}
 	if *failOn != "" {
 		sev, err := checks.ParseSeverity(*failOn)
 		if err != nil {

@@ -114,3 +114,12 @@ func isRepositoryRoot(dir string) bool {
 	_, err := os.Lstat(filepath.Join(dir, ".git"))
 	return err == nil
 }
+
+// loadConfigWith is loadConfig with the run's flags (over) applied on top.
+func loadConfigWith(flagPath string, over *overrides) (runConfig, error) {
+	rc, err := loadConfig(flagPath)
+	if err != nil {
+		return rc, err
+	}
+	return rc, over.apply(rc.Config)
+}

@@ -54,16 +54,12 @@ Examples:
 		}
 		return ExitUsage
 	}
-	rc, err := loadConfig(*configPath)
+	rc, err := loadConfigWith(*configPath, over)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
 	cfg := rc.Config
-	if err := over.apply(cfg); err != nil {
-		fmt.Fprintln(stderr, "prodready:", err)
-		return ExitUsage
-	}
 	inputs, err := listInputs(cfg, paths, stdin, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
