@@ -85,10 +85,15 @@ loadtest: ## webhook acknowledgement latency under load (cmd/loadtest)
 # downloaded as a binary.
 GORELEASER_VERSION ?= v2.15.1
 GORELEASER := $(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+# More flags for release-snapshot, e.g. --config of a one-platform copy (.ci/run).
+GORELEASER_FLAGS ?=
 
-.PHONY: release-snapshot release
+.PHONY: release-snapshot release print-goreleaser-version
+print-goreleaser-version:
+	@echo $(GORELEASER_VERSION)
+
 release-snapshot: ## build the release's archives, checksums and SBOMs into dist/ without publishing, signing or the image (needs no Docker)
-	RELEASE_TOOLCHAIN=$(RELEASE_TOOLCHAIN) $(GORELEASER) release --snapshot --clean --skip=publish,sign,docker
+	RELEASE_TOOLCHAIN=$(RELEASE_TOOLCHAIN) $(GORELEASER) release --snapshot --clean --skip=publish,sign,docker $(GORELEASER_FLAGS)
 
 release: ## the real release from a vX.Y.Z tag (.github/workflows/release.yml: needs GITHUB_TOKEN, cosign, Docker buildx)
 	RELEASE_TOOLCHAIN=$(RELEASE_TOOLCHAIN) $(GORELEASER) release --clean
