@@ -19,7 +19,7 @@ var serviceSelectsNothing = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/#does-the-service-have-any-endpointslices",
 	Why:      "a Service whose selector matches no workload has no endpoints: traffic to it fails",
-	Help:     "Workloads are looked for in the Service's deployment unit, then in the whole repository (overlays keep them in a base), in a namespace the Service may share; workloads that do not decode count by the labels written in their template. Skipped: Services without a selector (endpoints managed by hand); selector keys that controllers add to pods at run time (statefulset.kubernetes.io/pod-name, job-name, pod-template-hash, …); deployment units that run operators, Helm releases or GitOps applications (custom resources whose pods are created at run time); and units with no workloads at all (a Service for pods a chart or another repository deploys).",
+	Help:     "Workloads are looked for in the Service's deployment unit, then in the whole repository (overlays keep them in a base), in a namespace the Service may share; workloads that do not decode count by the labels written in their template. Skipped: Services without a selector (endpoints managed by hand); selector keys that controllers add to pods at run time (statefulset.kubernetes.io/pod-name, job-name, pod-template-hash, …), and keys no manifest of the repository sets on any pod template (a controller or operator adds them); deployment units that run operators, Helm releases or GitOps applications (custom resources whose pods are created at run time); and units with no workloads at all (a Service for pods a chart or another repository deploys).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		svc, ok := obj.Typed.(*corev1.Service)
 		if !ok || len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName || obj.Patch {
@@ -38,6 +38,12 @@ var serviceSelectsNothing = &checks.Rule{
 		}
 		if len(sel) == 0 {
 			return nil // only labels that controllers add to pods at run time
+		}
+		known := podLabelKeys.Of(ctx)
+		for k := range sel {
+			if !known.keys[k] {
+				return nil // no manifest sets this key: a controller puts it on the pods at run time
+			}
 		}
 		unit := ctx.Unit(obj)
 		if unitCreatesPodsAtRunTime(ctx, unit) {
