@@ -7,7 +7,6 @@ package report
 import (
 	"bufio"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -68,15 +67,8 @@ func Text(w io.Writer, res *checks.Result) error { return Write(w, "text", res, 
 
 // writeText writes Text's lines for fs.
 func writeText(b *bufio.Writer, fs []checks.Finding) {
-	var num [20]byte
 	for _, f := range fs {
-		// Written piece by piece, not with fmt: a corpus run prints
-		// thousands of findings.
-		b.WriteString(f.File)
-		b.WriteByte(':')
-		b.Write(strconv.AppendInt(num[:0], int64(f.Line), 10))
-		b.WriteByte(':')
-		b.Write(strconv.AppendInt(num[:0], int64(f.Column), 10))
+		writePosition(b, f)
 		b.WriteByte(' ')
 		b.WriteString(f.Severity.String())
 		b.WriteByte(' ')
