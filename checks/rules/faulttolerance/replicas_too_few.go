@@ -110,7 +110,7 @@ var datastoreImages = []string{"redis", "postgres", "postgresql", "pgvector", "m
 // (STORAGE_TYPE unset or mem).
 func datastore(pt *manifest.PodTemplate) bool {
 	for _, c := range pt.Containers() {
-		img := imageName(c.Image)
+		img := kube.ImageBase(c.Image)
 		for _, d := range datastoreImages {
 			if img == d || strings.HasPrefix(img, d+"-") || strings.HasSuffix(img, "-"+d) {
 				return true
@@ -131,18 +131,6 @@ func datastore(pt *manifest.PodTemplate) bool {
 		}
 	}
 	return false
-}
-
-// imageName is the last path component of an image reference, lower case,
-// without tag or digest ("ghcr.io/acme/cart-db:1.2" → "cart-db").
-func imageName(image string) string {
-	img := strings.ToLower(image)
-	img, _, _ = strings.Cut(img, "@")
-	if i := strings.LastIndex(img, "/"); i >= 0 {
-		img = img[i+1:]
-	}
-	img, _, _ = strings.Cut(img, ":")
-	return img
 }
 
 // env returns the literal value of container c's environment variable

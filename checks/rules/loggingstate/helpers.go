@@ -8,28 +8,16 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/prodready/prodready/checks/kube"
 	"github.com/prodready/prodready/checks/manifest"
 )
 
 // shippers are the log shippers logging-sidecar recognises by image name.
 var shippers = []string{"fluentd", "fluent-bit", "fluentbit", "filebeat", "logstash", "promtail", "vector"}
 
-// imageBase returns an image's repository base name: "fluent-bit" for
-// "cr.fluentbit.io/fluent/fluent-bit:3.1@sha256:…".
-func imageBase(image string) string {
-	if i := strings.Index(image, "@"); i >= 0 {
-		image = image[:i]
-	}
-	base := image[strings.LastIndex(image, "/")+1:]
-	if i := strings.Index(base, ":"); i >= 0 {
-		base = base[:i]
-	}
-	return strings.ToLower(base)
-}
-
 // logShipper returns the log shipper an image runs, or "".
 func logShipper(image string) string {
-	base := imageBase(image)
+	base := kube.ImageBase(image)
 	for _, s := range shippers {
 		if base == s || strings.HasPrefix(base, s+"-") || strings.HasPrefix(base, s+"_") {
 			return s

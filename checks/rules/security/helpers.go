@@ -164,15 +164,7 @@ var imageWriters = []string{"nginx", "mysql", "postgres", "postgresql", "redis",
 
 // imageWriter returns the known image family an image belongs to, or "".
 func imageWriter(image string) string {
-	repo := image
-	if i := strings.Index(repo, "@"); i >= 0 {
-		repo = repo[:i]
-	}
-	seg := path.Base(repo)
-	if i := strings.Index(seg, ":"); i >= 0 {
-		seg = seg[:i]
-	}
-	seg = strings.ToLower(seg)
+	seg := kube.ImageBase(image)
 	for _, n := range imageWriters {
 		if seg == n || strings.HasPrefix(seg, n+"-") || strings.HasSuffix(seg, "-"+n) {
 			return n

@@ -2,8 +2,6 @@ package security
 
 import (
 	"fmt"
-	"path"
-	"strings"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/kube"
@@ -106,10 +104,7 @@ var rootImages = map[string]knownRootImage{
 // one whose name (the last path component) is a key of rootImages, from
 // Docker Hub's library or under the same name elsewhere.
 func rootImage(image string) (knownRootImage, bool) {
-	repo, _, _ := strings.Cut(image, "@")
-	name := strings.ToLower(path.Base(repo))
-	name, _, _ = strings.Cut(name, ":")
-	img, ok := rootImages[name]
+	img, ok := rootImages[kube.ImageBase(image)]
 	return img, ok
 }
 
