@@ -257,12 +257,14 @@ func (pl *placed) literalLinesOfRender(files Files) []literalLines {
 	r := pl.render
 	type renderedLine struct{ doc, line int }
 	from := map[templateLine]map[renderedLine]bool{}
+	keys := map[renderedLine]int{} // keys on each rendered line
 	for d := range r.Documents {
 		if d >= len(r.Maps) {
 			break
 		}
 		root := pl.renderedDoc(d)
 		keyLines(root, nil, func(line int, p []Segment) {
+			keys[renderedLine{d, line}]++
 			for _, loc := range r.Maps[d][FormatPath(p)] {
 				if loc.Kind == Template && !loc.Inherited && loc.Line > 0 {
 					t := templateLine{loc.File, loc.Line}
@@ -297,6 +299,9 @@ func (pl *placed) literalLinesOfRender(files Files) []literalLines {
 			continue
 		}
 		for rl := range rs {
+			if keys[rl] > 1 {
+				continue // two keys on one line (a flow mapping)
+			}
 			if docLines[rl.doc] == nil {
 				docLines[rl.doc] = bytes.SplitAfter(r.Documents[rl.doc].YAML, []byte("\n"))
 			}
@@ -308,18 +313,6 @@ func (pl *placed) literalLinesOfRender(files Files) []literalLines {
 				out[rl.doc] = literalLines{}
 			}
 			out[rl.doc][rl.line] = t
-		}
-	}
-	// A rendered line with two keys from different template lines (a
-	// flow mapping) keeps none.
-	for d, lits := range out {
-		seen := map[int]int{}
-		root := pl.renderedDoc(d)
-		keyLines(root, nil, func(line int, _ []Segment) { seen[line]++ })
-		for l := range lits {
-			if seen[l] > 1 {
-				delete(lits, l)
-			}
 		}
 	}
 	return out
