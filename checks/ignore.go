@@ -267,6 +267,25 @@ func ignoreAnnotations(o *manifest.Object) (own, template string) {
 	return own, template
 }
 
+// FindingIgnored reports whether a finding of rule on o at 1-based line
+// (made outside the run's own pass: a rule that asks what another rule
+// finds) is silenced as the run would silence it: by an ignore annotation
+// of o, or an ignore comment on that line or the line above in o's file.
+func FindingIgnored(o *manifest.Object, rule string, line int) bool {
+	if rule == "" {
+		return false
+	}
+	if ObjectIgnores(o, rule) {
+		return true
+	}
+	if o.File == nil || !bytes.Contains(o.File.Source, []byte(IgnoreComment)) {
+		return false
+	}
+	return CommentIgnores(bytes.Split(o.File.Source, []byte("\n")), line, rule)
+}
+
+// ObjectIgnores reports whether an ignore annotation of o, or of its pod
+// template, names rule (or all).
 func ObjectIgnores(o *manifest.Object, rule string) bool {
 	own, template := ignoreAnnotations(o)
 	return listHas(own, rule) || listHas(template, rule)

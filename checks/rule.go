@@ -135,6 +135,7 @@ func InputRules() []*Rule {
 		{ID: RenderFailed, Section: "0. Input", Severity: Error,
 			Ref:   "https://helm.sh/docs/chart_template_guide/debugging/",
 			Why:   "a Helm chart or kustomize overlay that cannot be rendered (a template error, a missing dependency, a refused plugin or remote base, a bound reached): its objects are not checked",
+			Help:  "A warning when it is rendered in part (a dependency that is not vendored, rendered without it): the objects that rendered are checked, the rest are named.",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 	}
 }

@@ -108,7 +108,11 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		}
 		f := failed(dir, pr, about)
 		if len(r.Documents) > 0 {
+			// What rendered is checked; what is missing (a dependency not
+			// vendored, a refused remote base) is prodready's to fetch, not
+			// certain to fail an install: a warning.
 			f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
+			f.Severity = checks.Warning
 		}
 		p.Problems = append(p.Problems, f)
 	}

@@ -222,3 +222,29 @@ func TestIgnoreCommentsAtTheSource(t *testing.T) {
 		t.Errorf("findings the comments do not name are gone: %v", got)
 	}
 }
+
+// TestRenderFailedSeverity checks that a chart rendered in part (a
+// dependency that is not vendored) is a warning, and one that cannot be
+// rendered at all an error.
+func TestRenderFailedSeverity(t *testing.T) {
+	want := map[string]checks.Severity{"partial": checks.Warning, "broken": checks.Error}
+	seen := map[string]bool{}
+	for _, f := range check(t, path.Join("fixtures", "rules", checks.RenderFailed)) {
+		if f.RuleID != checks.RenderFailed {
+			continue
+		}
+		chart := path.Base(path.Dir(f.File))
+		if path.Base(f.File) != "Chart.yaml" {
+			continue
+		}
+		seen[chart] = true
+		if f.Severity != want[chart] {
+			t.Errorf("render-failed on chart %s is %s, want %s: %s", chart, f.Severity, want[chart], f.Message)
+		}
+	}
+	for chart := range want {
+		if !seen[chart] {
+			t.Errorf("no render-failed finding on chart %s's Chart.yaml", chart)
+		}
+	}
+}

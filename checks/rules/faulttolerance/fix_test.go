@@ -75,6 +75,9 @@ func TestFixPresenceHealthFaultTolerance(t *testing.T) {
 		{"replicas-too-few", "app.yaml", 178, false, "a StatefulSet needs the app's clustering"},
 		{"replicas-too-few", "app.yaml", 240, false, "a ReadWriteOnce claim cannot follow more replicas"},
 		{"replicas-too-few", "app.yaml", 280, true, "a ReadWriteMany claim can"},
+		{"replicas-too-few", "app.yaml", 390, false, "data in an emptyDir: each replica would keep its own"},
+		{"replicas-too-few", "app.yaml", 423, true, "scratch emptyDirs (/tmp, a cache) are not data"},
+		{"replicas-too-few", "app.yaml", 456, false, "a claim not in the run: its access modes are unknown"},
 		{"liveness-probe-missing", "app.yaml", 19, false, "the native sidecar has no TCP port"},
 	}
 	for _, tt := range tests {

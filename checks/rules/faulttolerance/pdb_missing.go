@@ -23,23 +23,26 @@ var pdbMissing = &checks.Rule{
 			return nil
 		}
 		n, _ := podCount(ctx, obj)
+		fix := ""
 		if !servingMulti(ctx, obj) {
-			// A serving singleton that replicas-too-few raises to several
+			// A serving singleton that another rule's fix raises to several
 			// replicas needs the PDB too: say so in the same review, not
-			// one push later.
-			target := scaledByReplicasFix(ctx, obj)
+			// one push later. Only for a fix that is offered: none for a
+			// singleton that must stay one (a datastore, data in an
+			// emptyDir or a ReadWriteOnce claim), nor for an ignored finding.
+			target, what := scaledByReplicasFix(ctx, obj)
 			if target < 2 {
 				return nil
 			}
-			n = target
+			n, fix = target, what
 		}
 		count := "more than one pod"
 		if n > 1 {
 			count = fmt.Sprintf("%d pods", n)
 		}
 		msg := fmt.Sprintf("%s %s runs %s behind a Service, but no PodDisruptionBudget selects them: a node drain or cluster upgrade may evict them all at once", obj.Kind, obj.Name, count)
-		if !servingMulti(ctx, obj) {
-			msg = fmt.Sprintf("%s %s will run %s behind a Service once the fix for its replica count is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count)
+		if fix != "" {
+			msg = fmt.Sprintf("%s %s will run %s behind a Service once %s is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count, fix)
 		}
 		if pdb, ok := pdbFor(ctx, obj); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
@@ -69,29 +72,33 @@ func pdbFor(ctx *checks.Context, w *manifest.Object) (string, bool) {
 }
 
 // scaledByReplicasFix returns the replica count that another rule's fix
-// gives w in the same review: replicas-too-few's spec.replicas, or
-// hpa-min-replicas-too-low's minReplicas on an HPA scaling w. 0 when
-// neither fixes it (or the rule is off or ignored).
-func scaledByReplicasFix(ctx *checks.Context, w *manifest.Object) int32 {
+// gives w in the same review, and that fix in words: replicas-too-few's
+// spec.replicas, or hpa-min-replicas-too-low's minReplicas on an HPA
+// scaling w. 0 when neither offers a fix (a finding without one, a rule
+// off or ignored).
+func scaledByReplicasFix(ctx *checks.Context, w *manifest.Object) (int32, string) {
 	if !w.IsLongRunning() {
-		return 0
+		return 0, ""
 	}
 	best := fixedCount(ctx, replicasTooFew, w, "replicas")
+	what := fmt.Sprintf("the replicas-too-few fix (replicas: %d)", best)
 	for _, h := range ctx.HPAsFor(w) {
 		if n := fixedCount(ctx, ctx.Rule("hpa-min-replicas-too-low"), h, "minReplicas"); n > best {
 			best = n
+			what = fmt.Sprintf("the hpa-min-replicas-too-low fix of %s %s (minReplicas: %d)", h.Kind, h.Name, n)
 		}
 	}
-	return best
+	return best, what
 }
 
-// fixedCount returns the number rule r's fix on obj sets at spec.<field>.
+// fixedCount returns the number rule r's fix on obj sets at spec.<field>,
+// 0 when r is off, its finding is ignored or it offers no such fix.
 func fixedCount(ctx *checks.Context, r *checks.Rule, obj *manifest.Object, field string) int32 {
 	if r.Check == nil || !ctx.Config.Enabled(r) || checks.ObjectIgnores(obj, r.ID) {
 		return 0
 	}
 	for _, f := range r.Check(ctx, obj) {
-		if f.Fix == nil {
+		if f.Fix == nil || checks.FindingIgnored(obj, r.ID, f.Line) {
 			continue
 		}
 		for _, op := range f.Fix.Edits {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -16,12 +17,12 @@ var livenessProbeMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#liveness-probe",
 	Why:      "a long-running container without a livenessProbe is never restarted when it hangs",
 	Help: "A livenessProbe should hit a passive endpoint that always answers while the process is alive, and give up later than the readinessProbe. " +
-		"The suggested tcpSocket probe is a starting point.",
+		"The suggested tcpSocket probe is a starting point. A container whose command only waits (sleep, tail -f, as client and toolbox pods run) has nothing to hang and is left alone.",
 	Check: longRunningPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for _, c := range pt.Containers() {
-			if c.LivenessProbe != nil {
-				continue
+			if c.LivenessProbe != nil || kube.IdleContainer(c) {
+				continue // an idle container (sleep, tail -f) has nothing to hang
 			}
 			f := checks.At(obj, c.Path, fmt.Sprintf("container %q has no livenessProbe: if it hangs, nothing restarts it", c.Name))
 			port, ok := firstTCPPort(c)

@@ -27,7 +27,7 @@ var readinessProbeMissing = &checks.Rule{
 		}
 		var out []checks.Finding
 		for _, c := range pt.Containers() {
-			if c.ReadinessProbe != nil || len(c.Ports) == 0 || !servesTraffic(c, svcs) {
+			if c.ReadinessProbe != nil || len(c.Ports) == 0 || !servesTraffic(c, svcs) || kube.IdleContainer(c) {
 				continue
 			}
 			f := checks.At(obj, c.Path, fmt.Sprintf("container %q declares a port and a Service selects its pods, but it has no readinessProbe: it gets traffic before it can answer", c.Name))

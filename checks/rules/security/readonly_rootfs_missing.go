@@ -42,7 +42,7 @@ var readonlyRootfsMissing = &checks.Rule{
 				}
 				desc += " and mount an emptyDir volume at /tmp for scratch files"
 			}
-			out = append(out, checks.At(obj, p, fmt.Sprintf("container %q does not set readOnlyRootFilesystem: true: make the root filesystem read-only and mount a volume where the app writes (an emptyDir at /tmp covers most apps)", c.Name)).
+			out = append(out, checks.At(obj, p, fmt.Sprintf("container %q does not set readOnlyRootFilesystem: true: make the root filesystem read-only and mount a volume where the app writes (an emptyDir at /tmp covers most apps; the fix is a starting point: check that the image writes nowhere else, such as pid files, caches or uploads, and mount those paths too)", c.Name)).
 				WithFix(desc, ops...))
 		}
 		return out

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -18,60 +19,6 @@ import (
 // defaultGrace is the terminationGracePeriodSeconds the API server
 // defaults an unset value to.
 const defaultGrace = 30
-
-// shells are the shells whose `-c` script prodready reads.
-var shells = map[string]syntax.LangVariant{
-	"sh": syntax.LangPOSIX, "ash": syntax.LangPOSIX, "dash": syntax.LangPOSIX,
-	"bash": syntax.LangBash,
-}
-
-// shellScript recognises argv running a shell with -c (`sh -c SCRIPT`,
-// `/bin/bash -ec SCRIPT`) and returns the script, its index in argv and the
-// shell's language. Anything it does not fully understand (options taking
-// arguments such as -o, long options) returns ok false.
-func shellScript(argv []string) (script string, idx int, lang syntax.LangVariant, ok bool) {
-	if len(argv) < 3 {
-		return "", 0, 0, false
-	}
-	lang, ok = shells[path.Base(argv[0])]
-	if !ok {
-		return "", 0, 0, false
-	}
-	sawC := false
-	for i := 1; i < len(argv); i++ {
-		a := argv[i]
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			if !sawC {
-				return "", 0, 0, false // a script file, not -c
-			}
-			return a, i, lang, true
-		}
-		if a == "--" {
-			if sawC && i+1 < len(argv) {
-				return argv[i+1], i + 1, lang, true
-			}
-			return "", 0, 0, false
-		}
-		for _, r := range a[1:] {
-			switch {
-			case r == 'c':
-				sawC = true
-			case r == 'o' || r == 'O' || !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
-				return "", 0, 0, false // takes an argument, or a long option
-			}
-		}
-	}
-	return "", 0, 0, false
-}
-
-// parse parses a shell script; nil when it does not parse.
-func parse(script string, lang syntax.LangVariant) *syntax.File {
-	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), "")
-	if err != nil {
-		return nil
-	}
-	return f
-}
 
 // preStopSleep returns how many seconds a preStop hook sleeps at least:
 // the sleep action, `sleep N` as the command, or a shell script that starts
@@ -90,11 +37,11 @@ func preStopSleep(h *corev1.LifecycleHandler) (secs int64, ok bool) {
 	if len(argv) == 2 && path.Base(argv[0]) == "sleep" {
 		return sleepSeconds(argv[1])
 	}
-	script, _, lang, ok := shellScript(argv)
+	script, _, lang, ok := kube.ShellScript(argv)
 	if !ok {
 		return 0, false
 	}
-	f := parse(script, lang)
+	f := kube.ParseShell(script, lang)
 	if f == nil || len(f.Stmts) == 0 {
 		return 0, false
 	}
@@ -158,7 +105,7 @@ var builtins = map[string]bool{
 // builtin, a command with variable assignments or a command whose name is
 // not a plain word return ok false.
 func execTarget(script string, lang syntax.LangVariant) (offset int, name string, ok bool) {
-	f := parse(script, lang)
+	f := kube.ParseShell(script, lang)
 	if f == nil || len(f.Stmts) == 0 {
 		return 0, "", false
 	}

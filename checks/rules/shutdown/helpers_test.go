@@ -50,32 +50,6 @@ func TestSdExecTarget(t *testing.T) {
 	}
 }
 
-func TestSdShellScript(t *testing.T) {
-	tests := []struct {
-		argv []string
-		want string
-		idx  int
-	}{
-		{[]string{"sh", "-c", "x"}, "x", 2},
-		{[]string{"/bin/bash", "-ec", "x", "arg0"}, "x", 2},
-		{[]string{"/bin/sh", "-e", "-c", "x"}, "x", 3},
-		{[]string{"sh", "-c", "--", "x"}, "x", 3},
-		{[]string{"sh", "/entry.sh"}, "", 0},
-		{[]string{"bash", "-o", "pipefail", "-c", "x"}, "", 0},
-		{[]string{"python", "-c", "x"}, "", 0},
-		{[]string{"sh", "-c"}, "", 0},
-	}
-	for _, tt := range tests {
-		got, idx, _, ok := shellScript(tt.argv)
-		if !ok {
-			got, idx = "", 0
-		}
-		if got != tt.want || idx != tt.idx {
-			t.Errorf("sdShellScript(%q) = %q,%d want %q,%d", tt.argv, got, idx, tt.want, tt.idx)
-		}
-	}
-}
-
 // TestSdPreStopFixByVersion checks that the fix uses the sleep action only
 // where the target version has it, and a shell sleep with the distroless
 // note before 1.30.

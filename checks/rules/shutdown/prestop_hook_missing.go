@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/manifest"
@@ -22,7 +23,7 @@ var prestopHookMissing = &checks.Rule{
 	Why:      "a serving container without a preStop hook gets SIGTERM while Services and load balancers still send it traffic, so in-flight and new requests fail during rollouts",
 	Help:     "A short preStop sleep keeps the container serving until the endpoint removal has propagated. On Kubernetes 1.30+ use the sleep action; older clusters need `sh -c \"sleep 5\"`, which distroless images cannot run.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch || !obj.IsLongRunning() || !ctx.IsSelected(obj) {
+		if obj.Patch || !obj.IsLongRunning() || kube.HelperPod(obj) || !ctx.IsSelected(obj) {
 			return nil
 		}
 		pt := obj.PodTemplate()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -21,7 +22,7 @@ var shellWrappedEntrypoint = &checks.Rule{
 	Why:      "a `sh -c` script whose last command runs without exec keeps the shell as PID 1: SIGTERM reaches the shell, not the app, which is killed after the grace period instead of shutting down cleanly",
 	Help:     "Put `exec ` before the script's last command so the app replaces the shell and receives SIGTERM itself.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch || !obj.IsLongRunning() {
+		if obj.Patch || !obj.IsLongRunning() || kube.HelperPod(obj) {
 			return nil
 		}
 		pt := obj.PodTemplate()
@@ -31,7 +32,7 @@ var shellWrappedEntrypoint = &checks.Rule{
 				continue // native sidecars, and images whose entrypoint we cannot see
 			}
 			argv := append(append([]string{}, c.Command...), c.Args...)
-			script, idx, lang, ok := shellScript(argv)
+			script, idx, lang, ok := kube.ShellScript(argv)
 			if !ok {
 				continue
 			}
