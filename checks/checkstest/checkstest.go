@@ -195,6 +195,8 @@ type CorpusCase struct {
 	// container (`container "x"` in the message).
 	Container string
 	Fire      bool
+	// NoFix, with Fire, asserts that the finding offers no fix.
+	NoFix bool
 	// Why is the reason, shown when the case fails.
 	Why string
 }
@@ -254,6 +256,7 @@ func RunCorpusCases(t *testing.T, catalog *checks.Catalog, cases []CorpusCase) {
 			continue
 		}
 		var hits []string
+		fixed := ""
 		for _, f := range res.Findings {
 			if f.RuleID != c.Rule || !strings.HasSuffix(filepath.ToSlash(f.File), "/"+c.File) || f.Object.Kind != c.Kind || f.Object.Name != c.Name {
 				continue
@@ -262,8 +265,13 @@ func RunCorpusCases(t *testing.T, catalog *checks.Catalog, cases []CorpusCase) {
 				continue
 			}
 			hits = append(hits, f.Message)
+			if f.Fix != nil {
+				fixed = f.Fix.Description
+			}
 		}
 		switch {
+		case c.Fire && c.NoFix && fixed != "":
+			t.Errorf("%s %s/%s: %s offers a fix (%s), but must not (%s)", c.File, c.Kind, c.Name, c.Rule, fixed, c.Why)
 		case c.Fire && len(hits) == 0:
 			t.Errorf("%s %s/%s: %s no longer fires (%s)", c.File, c.Kind, c.Name, c.Rule, c.Why)
 		case !c.Fire && len(hits) > 0:

@@ -3,6 +3,7 @@ package faulttolerance
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,8 +22,8 @@ var replicasTooFew = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "a serving Deployment or StatefulSet with one replica is down whenever its pod restarts, is evicted or its node fails",
-	Help: "Run at least two replicas (or let an HPA scale it). Leader-elected singletons (an arg like --leader-elect), single-instance datastores and workloads no Service selects are left alone. " +
-		"A Deployment that keeps its data in an emptyDir (the directory a data-dir flag or variable names, or its image's known one) or on a ReadWriteOnce claim, or one not in the repository, gets the finding without a fix: more replicas would not be copies of one app. " +
+	Help: "Run at least two replicas (or let an HPA scale it). Leader-elected singletons (an arg like --leader-elect) and workloads no Service selects are left alone. " +
+		"A single-instance datastore (recognised by its image: redis, mysql, postgres, a *-db name, grafana without an external database, zipkin in memory…), a Deployment that keeps its data in an emptyDir (the directory a data-dir flag or variable names, or its image's known one) or on a ReadWriteOnce claim, or one not in the repository, gets the finding without a fix: more replicas would not be copies of one app. " +
 		"Scaling a StatefulSet needs the app's own clustering, so it gets no one-click fix. Parameter minReplicas sets the threshold (default 2).",
 	Params: map[string]any{"minReplicas": 2},
 	Check:  checkReplicasTooFew,
@@ -43,9 +44,6 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	if int(n) >= min || (set && n == 0) { // replicas: 0 is scaled down on purpose
 		return nil
 	}
-	if isDeploy && datastore(pt) {
-		return nil // a single-instance datastore: more replicas are more databases, not HA
-	}
 	if _, ok := hpaMin(ctx, obj); ok || kedaScales(ctx, obj) || replicasOverridden(ctx, obj) || !isServing(ctx, obj) || leaderElected(obj) {
 		return nil
 	}
@@ -57,6 +55,10 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	f := checks.At(obj, path, fmt.Sprintf("%s is selected by a Service but %s: it is down whenever its pod restarts or its node is drained (run at least %d)", obj.Kind, what, min))
 	if isSTS {
 		f.Message += "; a StatefulSet needs the app's own clustering before it can scale, so there is no one-click fix"
+		return []checks.Finding{f}
+	}
+	if image, ok := datastore(pt); ok && isDeploy {
+		f.Message += fmt.Sprintf("; its image %s is a single-instance datastore, so more replicas would be separate databases behind one Service, not copies of one: there is no one-click fix (run it highly available with its own replication, such as an operator or its chart's HA mode, or accept the downtime)", image)
 		return []checks.Finding{f}
 	}
 	// Single-instance stateful apps whose data is in the pod (an emptyDir)
@@ -116,35 +118,46 @@ var datastoreImages = []string{"redis", "postgres", "postgresql", "pgvector", "m
 	"rabbitmq", "elasticsearch", "cassandra", "influxdb", "neo4j", "couchdb", "minio", "nfs-server", "volume-nfs", "registry",
 	"bind", "bind9", "named", "memcached", "valkey", "keydb", "clickhouse", "timescaledb", "questdb", "sqlite"}
 
+// datastoreCompanions are the last words of images that work beside a
+// datastore without being one: redis-exporter, mysqld-exporter,
+// mongo-express, postgres-operator, redis-commander.
+var datastoreCompanions = []string{"exporter", "operator", "proxy", "express", "commander", "ui", "admin", "backup", "client", "cli", "agent", "sidecar"}
+
 // datastore reports whether a pod template runs a single-instance
-// datastore: an image of datastoreImages, one whose name ends in "-db" or
-// "db" (userdb, cart-db), or an app that keeps its data in its own pod
-// unless configured otherwise: grafana with no external database
-// (GF_DATABASE_TYPE or GF_DATABASE_URL), zipkin with in-memory storage
-// (STORAGE_TYPE unset or mem).
-func datastore(pt *manifest.PodTemplate) bool {
+// datastore, and names its image: an image of datastoreImages (also with a
+// variant word such as redis-stack or bitnami's postgresql-repmgr), one
+// whose name ends in "-db" or "db" (userdb, cart-db), or an app that keeps
+// its data in its own pod unless configured otherwise: grafana with no
+// external database (GF_DATABASE_TYPE or GF_DATABASE_URL), zipkin with
+// in-memory storage (STORAGE_TYPE unset or mem). An image whose last word
+// is a companion's (memcached-exporter, mongo-express) is not one.
+func datastore(pt *manifest.PodTemplate) (string, bool) {
 	for _, c := range pt.Containers() {
 		img := kube.ImageBase(c.Image)
+		words := strings.Split(img, "-")
+		if slices.Contains(datastoreCompanions, words[len(words)-1]) {
+			continue
+		}
 		for _, d := range datastoreImages {
 			if img == d || strings.HasPrefix(img, d+"-") || strings.HasSuffix(img, "-"+d) {
-				return true
+				return img, true
 			}
 		}
 		if strings.HasSuffix(img, "-db") || (len(img) > 2 && strings.HasSuffix(img, "db")) {
-			return true
+			return img, true
 		}
 		switch img {
 		case "grafana", "grafana-oss", "grafana-enterprise":
 			if env(c, "GF_DATABASE_TYPE") == "" && env(c, "GF_DATABASE_URL") == "" {
-				return true
+				return img + " (with no external database: no GF_DATABASE_TYPE or GF_DATABASE_URL)", true
 			}
 		case "zipkin", "openzipkin", "zipkin-slim":
 			if t := env(c, "STORAGE_TYPE"); t == "" || t == "mem" {
-				return true
+				return img + " (with in-memory storage)", true
 			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // env returns the literal value of container c's environment variable
