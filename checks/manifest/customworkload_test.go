@@ -131,8 +131,8 @@ func TestCustomWorkloadsDecode(t *testing.T) {
 			if (pt != nil) != tc.template {
 				t.Fatalf("PodTemplate = %v, want one: %v", pt, tc.template)
 			}
-			if !o.IsLongRunning() {
-				t.Errorf("IsLongRunning = false")
+			if o.IsLongRunning() != tc.template {
+				t.Errorf("IsLongRunning = %v", !tc.template)
 			}
 			if pt == nil {
 				return

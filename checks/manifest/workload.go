@@ -41,14 +41,12 @@ func (c Container) LongRunning() bool { return !c.Init || c.Sidecar }
 func (o *Object) IsWorkload() bool { return o.PodTemplate() != nil }
 
 // IsLongRunning reports whether a workload's pods are meant to keep running
-// (not a Job or CronJob). A Rollout is, also when its pod template is the
-// one of the Deployment its workloadRef names.
+// (not a Job or CronJob). A Rollout whose pods come from its workloadRef
+// has no pod template of its own, and is not a workload here.
 func (o *Object) IsLongRunning() bool {
 	switch o.Typed.(type) {
 	case *batchv1.Job, *batchv1.CronJob:
 		return false
-	case *Rollout:
-		return true
 	case *corev1.Pod:
 		p := o.Typed.(*corev1.Pod)
 		return p.Spec.RestartPolicy == "" || p.Spec.RestartPolicy == corev1.RestartPolicyAlways

@@ -8,7 +8,6 @@ import (
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/kube"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -27,16 +26,17 @@ var replicasTooFew = &checks.Rule{
 }
 
 func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-	_, isDeploy := obj.Typed.(*appsv1.Deployment)
-	_, isSTS := obj.Typed.(*appsv1.StatefulSet)
-	if (!isDeploy && !isSTS) || partial(obj) {
-		return nil
+	isDeploy := obj.LikeKind() == manifest.LikeDeployment // a Rollout and a CloneSet too
+	isSTS := obj.LikeKind() == manifest.LikeStatefulSet   // an Advanced StatefulSet too
+	src := kube.PodSource(ctx, obj) // a Rollout's workloadRef Deployment holds its template
+	if (!isDeploy && !isSTS) || src == nil || partial(src) || kube.ReferencingRollout(ctx, obj) != nil {
+		return nil // a Deployment a Rollout's workloadRef names: the Rollout's replicas count
 	}
 	min := ctx.Config.IntParam("replicas-too-few", "minReplicas")
 	if min < 2 {
 		min = 2
 	}
-	pt := obj.PodTemplate()
+	pt := src.PodTemplate()
 	n, set := obj.Replicas()
 	if int(n) >= min || (set && n == 0) { // replicas: 0 is scaled down on purpose
 		return nil
@@ -44,7 +44,7 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	if isDeploy && datastore(pt) {
 		return nil // a single-instance datastore: more replicas are more databases, not HA
 	}
-	if _, ok := hpaMin(ctx, obj); ok || kedaScales(ctx, obj) || replicasOverridden(ctx, obj) || !isServing(ctx, obj) || leaderElected(obj) {
+	if _, ok := hpaMin(ctx, obj); ok || replicasOverridden(ctx, obj) || !isServing(ctx, src) || leaderElected(src) {
 		return nil
 	}
 	path := manifest.Path{"spec", "replicas"}
@@ -57,7 +57,7 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 		f.Message += "; a StatefulSet needs the app's own clustering before it can scale, so there is no one-click fix"
 		return []checks.Finding{f}
 	}
-	if claim, ok := singleNodeClaim(ctx, obj, pt); ok {
+	if claim, ok := singleNodeClaim(ctx, src, pt); ok {
 		f.Message += fmt.Sprintf("; its volume claim %q is not ReadWriteMany or ReadOnlyMany (or not in this run), so more replicas may not start on other nodes: move the state out or use a shared claim, then scale", claim)
 		return []checks.Finding{f}
 	}
