@@ -79,6 +79,9 @@ func TestEveryPodRuleRunsOnEveryCustomWorkload(t *testing.T) {
 			rewritten := false
 			for _, in := range inputs {
 				data := ck.rewrite(in.Data)
+				if strings.Contains(string(in.Data), "workloadRef") {
+					data = in.Data // a Rollout's workloadRef names its Deployment: rewritten, it would name nothing
+				}
 				rewritten = rewritten || string(data) != string(in.Data)
 				variant = append(variant, checks.Input{Path: in.Path, Data: data})
 			}
