@@ -26,7 +26,7 @@ var knativePodRefused = map[string]string{
 	"hostAliases": "kubernetes.podspec-hostaliases", "initContainers": "kubernetes.podspec-init-containers",
 	"dnsPolicy": "kubernetes.podspec-dnspolicy", "dnsConfig": "kubernetes.podspec-dnsconfig",
 	"shareProcessNamespace": "kubernetes.podspec-shareprocessnamespace",
-	"hostNetwork": "kubernetes.podspec-hostnetwork", "hostPID": "kubernetes.podspec-hostpid", "hostIPC": "kubernetes.podspec-hostipc",
+	"hostNetwork":           "kubernetes.podspec-hostnetwork", "hostPID": "kubernetes.podspec-hostpid", "hostIPC": "kubernetes.podspec-hostipc",
 	"terminationGracePeriodSeconds": "", "activeDeadlineSeconds": "", "restartPolicy": "", "nodeName": "",
 	"hostname": "", "subdomain": "", "priority": "", "readinessGates": "",
 }

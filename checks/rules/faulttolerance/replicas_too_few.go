@@ -28,7 +28,7 @@ var replicasTooFew = &checks.Rule{
 func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 	isDeploy := obj.LikeKind() == manifest.LikeDeployment // a Rollout and a CloneSet too
 	isSTS := obj.LikeKind() == manifest.LikeStatefulSet   // an Advanced StatefulSet too
-	src := kube.PodSource(ctx, obj) // a Rollout's workloadRef Deployment holds its template
+	src := kube.PodSource(ctx, obj)                       // a Rollout's workloadRef Deployment holds its template
 	if (!isDeploy && !isSTS) || src == nil || partial(src) || kube.ReferencingRollout(ctx, obj) != nil {
 		return nil // a Deployment a Rollout's workloadRef names: the Rollout's replicas count
 	}
