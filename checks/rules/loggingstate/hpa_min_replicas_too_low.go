@@ -19,12 +19,15 @@ var hpaMinReplicasTooLow = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/horizontal-pod-autoscaler-v2/#HorizontalPodAutoscalerSpec",
 	Why:      "an HPA with minReplicas below 2 scales the workload down to one pod, which is a single point of failure during node drains, rollouts and crashes",
-	Help:     "minReplicas: 0 is an explicit scale-to-zero choice (HPAScaleToZero) and is not reported. A KEDA ScaledObject's minReplicaCount is judged the same way (unset is 0 there: KEDA scales to zero).",
+	Help:     "minReplicas: 0 is an explicit scale-to-zero choice (HPAScaleToZero) and is not reported. A KEDA ScaledObject's minReplicaCount is judged the same way (unset is 0 there: KEDA scales to zero), when it scales a workload the checks know (a Deployment, StatefulSet, Argo Rollout or OpenKruise CloneSet, not an operator's resource).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Patch {
 			return nil
 		}
 		if checks.IsKEDAScaledObject(obj) {
+			if kind, _ := checks.HPATarget(obj); !scalableKinds[kind] {
+				return nil // an operator's resource (a Slurm NodeSet, a Kafka consumer group): its pods are not a workload's replicas
+			}
 			return kedaMinTooLow(obj)
 		}
 		var min *int32
