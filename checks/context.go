@@ -3,6 +3,7 @@ package checks
 import (
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -29,7 +30,8 @@ type Context struct {
 	// kustomizeImages holds image names that a kustomization's images:
 	// overrides (their tags in manifests are placeholders).
 	kustomizeImages map[string]bool
-	// hpaTargets maps a kind and name to the HPAs that scale it.
+	// hpaTargets maps a kind and name to the autoscalers that scale it:
+	// HPAs and KEDA ScaledObjects.
 	hpaTargets map[kindName][]*manifest.Object
 
 	// The indexes below keep cross-resource questions linear in the size
@@ -124,7 +126,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		switch v := o.Typed.(type) {
 		case *corev1.Service:
 			if len(v.Spec.Selector) > 0 { // an empty selector selects nothing
-				c.services.add(o, v.Spec.Selector)
+				c.services.add(o, writtenSelector(v.Spec.Selector))
 			}
 		case *policyv1.PodDisruptionBudget:
 			if v.Spec.Selector != nil { // a nil selector selects nothing
@@ -160,13 +162,40 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		c.unit[o] = u.dir
 		c.namespace[o] = ns
 	}
-	for _, h := range c.byKind["HorizontalPodAutoscaler"] {
+	for _, h := range append(append([]*manifest.Object(nil), c.byKind["HorizontalPodAutoscaler"]...), c.byKind["ScaledObject"]...) {
 		kind, name := hpaTarget(h)
 		if name != "" {
 			c.hpaTargets[kindName{kind, name}] = append(c.hpaTargets[kindName{kind, name}], h)
 		}
 	}
 	return c
+}
+
+// RolloutHashLabel is the pod label Argo Rollouts puts on a Rollout's pods,
+// and adds to the selectors of the Services its strategy names, at run
+// time: no manifest writes it on a pod template.
+const RolloutHashLabel = "rollouts-pod-template-hash"
+
+// writtenSelector returns a Service's selector without RolloutHashLabel:
+// the part that manifests' pod labels can match (the same map when the
+// key is absent).
+func writtenSelector(sel map[string]string) map[string]string {
+	if _, ok := sel[RolloutHashLabel]; !ok {
+		return sel
+	}
+	out := make(map[string]string, len(sel))
+	for k, v := range sel {
+		if k != RolloutHashLabel {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// IsKEDAScaledObject reports whether o is a KEDA ScaledObject, which
+// creates and owns an HPA for the workload its scaleTargetRef names.
+func IsKEDAScaledObject(o *manifest.Object) bool {
+	return o.Kind == "ScaledObject" && strings.HasPrefix(o.APIVersion, "keda.sh/")
 }
 
 func IsKustomization(o *manifest.Object) bool {
@@ -254,7 +283,9 @@ func MapSelectorMatches(sel map[string]string, lbls map[string]string) bool {
 }
 
 // SelectingServices returns every Service of the run whose selector selects
-// a workload's pods, in the workload's namespace: the plain selector match.
+// a workload's pods, in the workload's namespace: the plain selector match,
+// without RolloutHashLabel (Argo Rollouts adds it to the Services a Rollout
+// names, and to its pods, at run time).
 // Whether such a Service makes the workload serving (same deployment unit,
 // not a metrics-only Service) is kube.ServingServices's question.
 func (c *Context) SelectingServices(w *manifest.Object) []*manifest.Object {
@@ -268,7 +299,7 @@ func (c *Context) SelectingServices(w *manifest.Object) []*manifest.Object {
 		if !ok || !c.SameNamespace(s, w) {
 			continue
 		}
-		if MapSelectorMatches(svc.Spec.Selector, pt.Meta.Labels) {
+		if MapSelectorMatches(writtenSelector(svc.Spec.Selector), pt.Meta.Labels) {
 			out = append(out, s)
 		}
 	}
@@ -279,7 +310,8 @@ func (c *Context) SelectingServices(w *manifest.Object) []*manifest.Object {
 // pods (see SelectingServices).
 func (c *Context) IsSelected(w *manifest.Object) bool { return len(c.SelectingServices(w)) > 0 }
 
-// HPAsFor returns the HorizontalPodAutoscalers whose scaleTargetRef names w:
+// HPAsFor returns the autoscalers whose scaleTargetRef names w (HPAs, and
+// KEDA ScaledObjects, which make one):
 // those in w's deployment unit (or a folder above or below it) when there
 // are any; otherwise those elsewhere whose namespace is known and equal to
 // w's. An HPA of the same name in an unrelated project of the repository
@@ -384,7 +416,8 @@ func (c *Context) selectedCandidates(sel *metav1.LabelSelector) []*manifest.Obje
 	return best
 }
 
-// hpaTarget returns the kind and name an HPA scales.
+// hpaTarget returns the kind and name an HPA or a KEDA ScaledObject scales
+// (a ScaledObject's kind defaults to Deployment, as KEDA defaults it).
 func hpaTarget(h *manifest.Object) (kind, name string) {
 	switch v := h.Typed.(type) {
 	case *autoscalingv1.HorizontalPodAutoscaler:
@@ -392,10 +425,19 @@ func hpaTarget(h *manifest.Object) (kind, name string) {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		return v.Spec.ScaleTargetRef.Kind, v.Spec.ScaleTargetRef.Name
 	}
+	if IsKEDAScaledObject(h) {
+		name, _ = h.Scalar("spec", "scaleTargetRef", "name")
+		kind, _ = h.Scalar("spec", "scaleTargetRef", "kind")
+		if kind == "" {
+			kind = "Deployment"
+		}
+		return kind, name
+	}
 	return "", ""
 }
 
-// hpaMin returns an HPA's minReplicas (unset means 1).
+// hpaMin returns an HPA's minReplicas (unset means 1), or a KEDA
+// ScaledObject's minReplicaCount (unset means 0: KEDA scales to zero).
 func hpaMin(h *manifest.Object) int32 {
 	var m *int32
 	switch v := h.Typed.(type) {
@@ -403,6 +445,15 @@ func hpaMin(h *manifest.Object) int32 {
 		m = v.Spec.MinReplicas
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		m = v.Spec.MinReplicas
+	default:
+		if IsKEDAScaledObject(h) {
+			s, _ := h.Scalar("spec", "minReplicaCount")
+			n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+			if err != nil || n < 0 {
+				return 0
+			}
+			return int32(n)
+		}
 	}
 	if m == nil {
 		return 1
@@ -410,11 +461,12 @@ func hpaMin(h *manifest.Object) int32 {
 	return *m
 }
 
-// HPATarget returns the kind and name an HPA object scales ("" when obj is
-// not an HPA).
+// HPATarget returns the kind and name an HPA or a KEDA ScaledObject scales
+// ("" when obj is neither).
 func HPATarget(h *manifest.Object) (kind, name string) { return hpaTarget(h) }
 
-// HPAMin returns an HPA object's minReplicas (unset means 1).
+// HPAMin returns an HPA object's minReplicas (unset means 1), or a KEDA
+// ScaledObject's minReplicaCount (unset means 0).
 func HPAMin(h *manifest.Object) int32 { return hpaMin(h) }
 
 // Rule returns the rule of the run's catalog with id, or nil: a rule that

@@ -599,6 +599,14 @@ func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
 			// (or cannot be made through an alias): report, do not fix.
 			out[i].Fix = nil
 		}
+		if out[i].Fix != nil {
+			if field, flag, refused := refusedByController(obj, out[i].Fix); refused {
+				// The fix would write a field the workload's controller
+				// rejects: report, do not fix, and say why.
+				out[i].Fix = nil
+				out[i].Message += refusedNote(field, flag)
+			}
+		}
 		if obj.ListItem != nil {
 			inListItem(&out[i], obj.ListItem)
 		}

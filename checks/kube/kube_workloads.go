@@ -189,3 +189,60 @@ func PatchSets(ctx *checks.Context, obj *manifest.Object, container, key string)
 	}
 	return false
 }
+
+// rolloutRefs is the run's Argo Rollouts that take their pod template from
+// a Deployment through spec.workloadRef, both ways.
+type rolloutRefs struct {
+	target     map[*manifest.Object]*manifest.Object // Rollout → Deployment
+	referenced map[*manifest.Object]*manifest.Object // Deployment → Rollout
+}
+
+var rolloutRefIndex = checks.NewIndex(func(ctx *checks.Context) *rolloutRefs {
+	out := &rolloutRefs{target: map[*manifest.Object]*manifest.Object{}, referenced: map[*manifest.Object]*manifest.Object{}}
+	for _, o := range ctx.ByKind("Rollout") {
+		r := o.Rollout()
+		if r == nil || r.Spec.Template != nil || r.Spec.WorkloadRef == nil || r.Spec.WorkloadRef.Name == "" {
+			continue
+		}
+		ref := r.Spec.WorkloadRef
+		kind := ref.Kind
+		if kind == "" {
+			kind = "Deployment"
+		}
+		var named []*manifest.Object
+		for _, d := range ctx.ByKindName(kind, ref.Name) {
+			if d.PodTemplate() != nil && !d.Patch && ctx.SameNamespace(o, d) {
+				named = append(named, d)
+			}
+		}
+		if s := Scoped(ctx, o, named); len(s) > 0 {
+			out.target[o] = s[0]
+			if _, taken := out.referenced[s[0]]; !taken {
+				out.referenced[s[0]] = o
+			}
+		}
+	}
+	return out
+})
+
+// PodSource returns the object whose pod template w's pods are made from:
+// for an Argo Rollout with spec.workloadRef, the Deployment it names (in
+// its deployment unit, else its namespace; nil when the run has none), and
+// w itself for every other object.
+func PodSource(ctx *checks.Context, w *manifest.Object) *manifest.Object {
+	if r := w.Rollout(); r == nil || r.Spec.Template != nil || r.Spec.WorkloadRef == nil {
+		return w
+	}
+	return rolloutRefIndex.Of(ctx).target[w]
+}
+
+// ReferencingRollout returns the Argo Rollout whose spec.workloadRef names
+// d, or nil. Such a Deployment's template is the Rollout's, but its pods
+// are the Rollout's to run: its own replicas (0, or scaled down by Argo)
+// do not say how many run.
+func ReferencingRollout(ctx *checks.Context, d *manifest.Object) *manifest.Object {
+	if d.Kind != "Deployment" && d.Kind != "ReplicaSet" {
+		return nil
+	}
+	return rolloutRefIndex.Of(ctx).referenced[d]
+}

@@ -232,12 +232,14 @@ func (o *Object) treeJSON(buf []byte) ([]byte, bool) {
 	return j, ok
 }
 
-// builtinType returns how a built-in kind is decoded, or nil for a kind
-// that is not decoded (not built in, or a SOPS-encrypted Secret).
+// builtinType returns how a built-in kind or a custom-resource workload
+// (customWorkloads) is decoded, or nil for a kind that is not decoded
+// (neither, or a SOPS-encrypted Secret).
 func (o *Object) builtinType() *builtin {
-	bt := builtins[o.APIVersion+"/"+o.Kind]
+	key := o.APIVersion + "/" + o.Kind
+	bt := builtins[key]
 	if bt == nil {
-		return nil
+		return customWorkloads[key]
 	}
 	if o.Kind == "Secret" && o.Node("sops") != nil {
 		return nil // SOPS-encrypted: decrypted by the GitOps controller before it is applied
@@ -250,6 +252,7 @@ func (o *Object) builtinType() *builtin {
 // problem placed on root, the object's node tree).
 func (o *Object) typedResult(v any, err error, root *yaml.Node, text []byte) *Problem {
 	if err == nil {
+		finishCustomWorkload(v)
 		o.Typed = v
 		if cm, ok := v.(*corev1.ConfigMap); ok {
 			o.shareConfigMapData(cm)

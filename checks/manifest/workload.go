@@ -41,7 +41,8 @@ func (c Container) LongRunning() bool { return !c.Init || c.Sidecar }
 func (o *Object) IsWorkload() bool { return o.PodTemplate() != nil }
 
 // IsLongRunning reports whether a workload's pods are meant to keep running
-// (not a Job or CronJob).
+// (not a Job or CronJob). A Rollout whose pods come from its workloadRef
+// has no pod template of its own, and is not a workload here.
 func (o *Object) IsLongRunning() bool {
 	switch o.Typed.(type) {
 	case *batchv1.Job, *batchv1.CronJob:
@@ -101,6 +102,17 @@ func (o *Object) podTemplate() *PodTemplate {
 		return tpl(&v.Spec.Template, templatePath)
 	case *batchv1.CronJob:
 		return tpl(&v.Spec.JobTemplate.Spec.Template, cronJobTemplate)
+	case *Rollout:
+		if v.Spec.Template == nil {
+			return nil // its pods come from spec.workloadRef's template, in another document
+		}
+		return tpl(v.Spec.Template, templatePath)
+	case *CloneSet:
+		return tpl(&v.Spec.Template, templatePath)
+	case *AdvancedStatefulSet:
+		return tpl(&v.Spec.Template, templatePath)
+	case *KnativeService:
+		return tpl(&v.Spec.Template, templatePath)
 	}
 	return nil
 }
@@ -146,9 +158,11 @@ func (p *PodTemplate) buildAllContainers() []Container {
 	return out
 }
 
-// Replicas returns spec.replicas of a Deployment, StatefulSet, ReplicaSet or
-// ReplicationController, and whether it is written in the manifest. An unset
-// count is 1, as the API server defaults it. Other kinds return 0, false.
+// Replicas returns spec.replicas of a Deployment, StatefulSet, ReplicaSet,
+// ReplicationController, Argo Rollout, OpenKruise CloneSet or Advanced
+// StatefulSet, and whether it is written in the manifest. An unset count is
+// 1, as the API server (or the controller) defaults it. Other kinds (a
+// Knative Service among them: its autoscaler decides) return 0, false.
 func (o *Object) Replicas() (n int32, set bool) {
 	var r *int32
 	switch v := o.Typed.(type) {
@@ -159,6 +173,12 @@ func (o *Object) Replicas() (n int32, set bool) {
 	case *appsv1.ReplicaSet:
 		r = v.Spec.Replicas
 	case *corev1.ReplicationController:
+		r = v.Spec.Replicas
+	case *Rollout:
+		r = v.Spec.Replicas
+	case *CloneSet:
+		r = v.Spec.Replicas
+	case *AdvancedStatefulSet:
 		r = v.Spec.Replicas
 	default:
 		return 0, false
@@ -187,6 +207,12 @@ func (o *Object) Selector() *metav1.LabelSelector {
 		}
 		return &metav1.LabelSelector{MatchLabels: v.Spec.Selector}
 	case *batchv1.Job:
+		return v.Spec.Selector
+	case *Rollout:
+		return v.Spec.Selector
+	case *CloneSet:
+		return v.Spec.Selector
+	case *AdvancedStatefulSet:
 		return v.Spec.Selector
 	}
 	return nil

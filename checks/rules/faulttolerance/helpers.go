@@ -10,7 +10,6 @@ import (
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/kube"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -30,7 +29,7 @@ var (
 		"topology.kubernetes.io/region": true, "failure-domain.beta.kubernetes.io/region": true}
 )
 
-// hpasFor returns the HorizontalPodAutoscalers that scale w, scoped like
+// hpasFor returns the autoscalers (HPAs, KEDA ScaledObjects) that scale w, scoped like
 // kube.Scoped (an HPA named "frontend" in another example does not count).
 func hpasFor(ctx *checks.Context, w *manifest.Object) []*manifest.Object {
 	return kube.Scoped(ctx, w, ctx.HPAsFor(w))
@@ -96,10 +95,13 @@ func isServing(ctx *checks.Context, w *manifest.Object) bool {
 	return len(kube.ServingServices(ctx, w)) > 0
 }
 
-// hasReplicas reports whether w's kind has spec.replicas.
+// hasReplicas reports whether w's kind has spec.replicas: the built-in
+// replicated kinds, and the custom-resource workloads that behave like them
+// (an Argo Rollout, an OpenKruise CloneSet or Advanced StatefulSet; not a
+// Knative Service, which Knative's autoscaler scales).
 func hasReplicas(w *manifest.Object) bool {
-	switch w.Typed.(type) {
-	case *appsv1.Deployment, *appsv1.StatefulSet, *appsv1.ReplicaSet, *corev1.ReplicationController:
+	switch w.LikeKind() {
+	case manifest.LikeDeployment, manifest.LikeStatefulSet, manifest.LikeReplicaSet, manifest.LikeReplicationController:
 		return true
 	}
 	return false
@@ -108,8 +110,12 @@ func hasReplicas(w *manifest.Object) bool {
 // podCount returns how many pods w runs at the least: the HPA's
 // minReplicas when an HPA scales it, else spec.replicas (unset = 1); a bare
 // Pod is 1. known is false for kinds whose pod count the manifest does not
-// say (DaemonSet, Job).
+// say (DaemonSet, Job, Knative Service). The pods of a Deployment that an
+// Argo Rollout's workloadRef names are the Rollout's: its count.
 func podCount(ctx *checks.Context, w *manifest.Object) (n int32, known bool) {
+	if r := kube.ReferencingRollout(ctx, w); r != nil {
+		w = r // a Rollout's workloadRef Deployment: the Rollout runs its pods
+	}
 	if m, ok := hpaMin(ctx, w); ok && hasReplicas(w) {
 		return m, true
 	}
@@ -124,25 +130,6 @@ func podCount(ctx *checks.Context, w *manifest.Object) (n int32, known bool) {
 		return 1, true
 	}
 	return 0, false
-}
-
-// kedaScales reports whether a KEDA ScaledObject (which creates and owns
-// an HPA) scales w.
-func kedaScales(ctx *checks.Context, w *manifest.Object) bool {
-	for _, s := range ctx.ByKind("ScaledObject") {
-		if !strings.HasPrefix(s.APIVersion, "keda.sh/") || !ctx.SameNamespace(s, w) {
-			continue
-		}
-		name, _ := s.Scalar("spec", "scaleTargetRef", "name")
-		kind, _ := s.Scalar("spec", "scaleTargetRef", "kind")
-		if kind == "" {
-			kind = "Deployment"
-		}
-		if name == w.Name && kind == w.Kind {
-			return true
-		}
-	}
-	return false
 }
 
 // spread says how a pod template spreads its pods.

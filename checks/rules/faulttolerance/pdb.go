@@ -169,7 +169,10 @@ func boolParam(ctx *checks.Context, id, name string) bool {
 	return false
 }
 
-// servingMulti reports whether a workload is serving and runs more than one pod.
+// servingMulti reports whether a workload is serving and runs more than one
+// pod (an Argo Rollout with a workloadRef: its Deployment's template is
+// what Services select).
 func servingMulti(ctx *checks.Context, w *manifest.Object) bool {
-	return w.IsLongRunning() && multiReplica(ctx, w) && isServing(ctx, w)
+	src := kube.PodSource(ctx, w)
+	return src != nil && src.IsLongRunning() && multiReplica(ctx, w) && isServing(ctx, src)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -19,7 +20,11 @@ var pdbMissing = &checks.Rule{
 	Why:      "a serving workload with several replicas and no PodDisruptionBudget can lose all of them at once in a node drain or cluster upgrade",
 	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if partial(obj) || len(ctx.PDBsFor(obj)) > 0 {
+		// An Argo Rollout with a workloadRef runs the pods of its
+		// Deployment's template: the PDB selects those labels, and the
+		// finding is the Rollout's, not the Deployment's.
+		src := kube.PodSource(ctx, obj)
+		if src == nil || partial(src) || kube.ReferencingRollout(ctx, obj) != nil || len(ctx.PDBsFor(src)) > 0 {
 			return nil
 		}
 		n, _ := podCount(ctx, obj)
@@ -44,16 +49,20 @@ var pdbMissing = &checks.Rule{
 		if fix != "" {
 			msg = fmt.Sprintf("%s %s will run %s behind a Service once %s is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count, fix)
 		}
-		if pdb, ok := pdbFor(ctx, obj); ok {
+		if pdb, ok := pdbFor(ctx, obj, src); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
 		return []checks.Finding{checks.At(obj, kindPath, msg)}
 	},
 }
 
-// pdbFor renders a ready-to-use PodDisruptionBudget for w's pods.
-func pdbFor(ctx *checks.Context, w *manifest.Object) (string, bool) {
+// pdbFor renders a ready-to-use PodDisruptionBudget for w's pods, whose
+// template src holds (w itself, or a Rollout's workloadRef Deployment).
+func pdbFor(ctx *checks.Context, w, src *manifest.Object) (string, bool) {
 	sel, ok := selectorYAML(w)
+	if !ok {
+		sel, ok = selectorYAML(src)
+	}
 	if !ok {
 		return "", false
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/kube"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -30,21 +29,22 @@ var replicasTooFew = &checks.Rule{
 }
 
 func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-	_, isDeploy := obj.Typed.(*appsv1.Deployment)
-	_, isSTS := obj.Typed.(*appsv1.StatefulSet)
-	if (!isDeploy && !isSTS) || partial(obj) {
-		return nil
+	isDeploy := obj.LikeKind() == manifest.LikeDeployment // a Rollout and a CloneSet too
+	isSTS := obj.LikeKind() == manifest.LikeStatefulSet   // an Advanced StatefulSet too
+	src := kube.PodSource(ctx, obj)                       // a Rollout's workloadRef Deployment holds its template
+	if (!isDeploy && !isSTS) || src == nil || partial(src) || kube.ReferencingRollout(ctx, obj) != nil {
+		return nil // a Deployment a Rollout's workloadRef names: the Rollout's replicas count
 	}
 	min := ctx.Config.IntParam("replicas-too-few", "minReplicas")
 	if min < 2 {
 		min = 2
 	}
-	pt := obj.PodTemplate()
+	pt := src.PodTemplate()
 	n, set := obj.Replicas()
 	if int(n) >= min || (set && n == 0) { // replicas: 0 is scaled down on purpose
 		return nil
 	}
-	if _, ok := hpaMin(ctx, obj); ok || kedaScales(ctx, obj) || replicasOverridden(ctx, obj) || !isServing(ctx, obj) || leaderElected(obj) {
+	if _, ok := hpaMin(ctx, obj); ok || replicasOverridden(ctx, obj) || !isServing(ctx, src) || leaderElected(src) {
 		return nil
 	}
 	path := manifest.Path{"spec", "replicas"}
@@ -69,7 +69,7 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 		f.Message += fmt.Sprintf("; its data directory %s is the emptyDir %q, so each replica would keep data of its own (and a restart loses it): there is no one-click fix (move the data to a shared store, then scale)", dir, vol)
 		return []checks.Finding{f}
 	}
-	if claim, known, ok := singleNodeClaim(ctx, obj, pt); ok {
+	if claim, known, ok := singleNodeClaim(ctx, src, pt); ok {
 		if known {
 			f.Message += fmt.Sprintf("; its volume claim %q is ReadWriteOnce (not ReadWriteMany or ReadOnlyMany), so more replicas cannot attach it on other nodes: there is no one-click fix (move the state out or use a shared claim, then scale)", claim)
 		} else {

@@ -14,7 +14,7 @@ var replicasWithHPA = &checks.Rule{
 	Section:  section,
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/workloads/autoscaling/horizontal-pod-autoscale/#migrating-deployments-and-statefulsets-to-horizontal-autoscaling",
-	Why:      "an HPA scales the workload and the manifest also sets replicas, so every apply resets the scale the HPA chose",
+	Why:      "an HPA (or a KEDA ScaledObject, which makes one) scales the workload and the manifest also sets replicas, so every apply resets the scale the HPA chose",
 	Help: "Remove spec.replicas and let the HPA own it. With client-side `kubectl apply`, first remove replicas from the last-applied annotation " +
 		"(`kubectl apply edit-last-applied`), or the next apply scales the workload down to 1.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
@@ -27,14 +27,18 @@ var replicasWithHPA = &checks.Rule{
 			return nil
 		}
 		names := make([]string, 0, len(hpas))
+		what := "HorizontalPodAutoscaler"
 		for _, h := range hpas {
 			names = append(names, h.Name)
+			if checks.IsKEDAScaledObject(h) {
+				what = "KEDA ScaledObject" // it makes the HPA that scales the workload
+			}
 		}
 		ref := strings.ToLower(obj.Kind) + "/" + obj.Name
 		path := manifest.Path{"spec", "replicas"}
-		msg := fmt.Sprintf("HorizontalPodAutoscaler %s scales this %s, but the manifest sets replicas: %d, so every apply resets the scale the HPA chose. "+
+		msg := fmt.Sprintf("%s %s scales this %s, but the manifest sets replicas: %d, so every apply resets the scale the HPA chose. "+
 			"Remove replicas; with client-side kubectl apply, first run `kubectl apply edit-last-applied %s` and delete spec.replicas there, or the next apply scales it down to 1",
-			strings.Join(names, ", "), obj.Kind, n, ref)
+			what, strings.Join(names, ", "), obj.Kind, n, ref)
 		return []checks.Finding{checks.At(obj, path, msg).WithFix("remove replicas (the HPA owns the scale; see the message for the kubectl apply edit-last-applied step)", checks.DeleteOp(path))}
 	},
 }

@@ -22,7 +22,7 @@ var spreadMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/",
 	Why:      "replicas with no podAntiAffinity or topologySpreadConstraint may all land on one node, which takes them all down at once",
 	Help: "Add a topologySpreadConstraint on kubernetes.io/hostname with whenUnsatisfiable: ScheduleAnyway (it spreads when it can and never blocks scheduling). " +
-		"For Deployments on Kubernetes 1.27+, matchLabelKeys: [pod-template-hash] makes it count only the pods of the current rollout.",
+		"For Deployments on Kubernetes 1.27+, matchLabelKeys: [pod-template-hash] makes it count only the pods of the current rollout (for an Argo Rollout, rollouts-pod-template-hash).",
 	Check: spreadablePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		if spreadOf(pt.Spec).nodes {
 			return nil
@@ -74,8 +74,12 @@ func spreadablePods(check kube.PodCheck) func(*checks.Context, *manifest.Object)
 }
 
 // multiReplica reports whether w runs more than one pod: replicas > 1, or
-// an HPA whose minReplicas > 1.
+// an HPA whose minReplicas > 1 (for a Deployment an Argo Rollout's
+// workloadRef names, the Rollout's).
 func multiReplica(ctx *checks.Context, w *manifest.Object) bool {
+	if r := kube.ReferencingRollout(ctx, w); r != nil {
+		w = r // a Rollout's workloadRef Deployment: the Rollout runs its pods
+	}
 	if !hasReplicas(w) {
 		return false
 	}
@@ -119,9 +123,22 @@ func spreadConstraint(ctx *checks.Context, obj *manifest.Object, key, selector s
 			return "", false
 		}
 		selector = "labelSelector:\n" + indent(sel, 2)
-		if _, isDeploy := obj.Typed.(*appsv1.Deployment); isDeploy && ctx.Config.TargetMinor() >= 27 {
-			selector += "matchLabelKeys:\n  - pod-template-hash\n"
+		if key := revisionLabel(obj); key != "" && ctx.Config.TargetMinor() >= 27 {
+			selector += "matchLabelKeys:\n  - " + key + "\n"
 		}
 	}
 	return fmt.Sprintf("maxSkew: 1\ntopologyKey: %s\nwhenUnsatisfiable: ScheduleAnyway\n%s", key, selector), true
+}
+
+// revisionLabel returns the label a workload's controller puts on the pods
+// of one revision, for matchLabelKeys: pod-template-hash on a Deployment's,
+// rollouts-pod-template-hash on an Argo Rollout's; "" for other kinds.
+func revisionLabel(w *manifest.Object) string {
+	switch w.Typed.(type) {
+	case *appsv1.Deployment:
+		return "pod-template-hash"
+	case *manifest.Rollout:
+		return checks.RolloutHashLabel
+	}
+	return ""
 }

@@ -2,6 +2,8 @@ package loggingstate
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/prodready/prodready/checks"
 
@@ -17,10 +19,16 @@ var hpaMinReplicasTooLow = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/horizontal-pod-autoscaler-v2/#HorizontalPodAutoscalerSpec",
 	Why:      "an HPA with minReplicas below 2 scales the workload down to one pod, which is a single point of failure during node drains, rollouts and crashes",
-	Help:     "minReplicas: 0 is an explicit scale-to-zero choice (HPAScaleToZero) and is not reported.",
+	Help:     "minReplicas: 0 is an explicit scale-to-zero choice (HPAScaleToZero) and is not reported. A KEDA ScaledObject's minReplicaCount is judged the same way (unset is 0 there: KEDA scales to zero), when it scales a workload the checks know (a Deployment, StatefulSet, Argo Rollout or OpenKruise CloneSet, not an operator's resource).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if obj.Patch {
 			return nil
+		}
+		if checks.IsKEDAScaledObject(obj) {
+			if kind, _ := checks.HPATarget(obj); !scalableKinds[kind] {
+				return nil // an operator's resource (a Slurm NodeSet, a Kafka consumer group): its pods are not a workload's replicas
+			}
+			return kedaMinTooLow(obj)
 		}
 		var min *int32
 		var max int32
@@ -46,4 +54,22 @@ var hpaMinReplicasTooLow = &checks.Rule{
 		}
 		return []checks.Finding{checks.At(obj, path, msg).WithFix("set minReplicas: 2", checks.SetOp(path, "2", "scaleTargetRef"))}
 	},
+}
+
+// kedaMinTooLow reports a KEDA ScaledObject whose minReplicaCount is 1: at
+// low load the workload runs one pod. Unset or 0 is KEDA's scale to zero,
+// a choice, as minReplicas: 0 is for an HPA.
+func kedaMinTooLow(obj *manifest.Object) []checks.Finding {
+	path := manifest.Path{"spec", "minReplicaCount"}
+	s, _ := obj.Scalar(path...)
+	if strings.TrimSpace(s) != "1" {
+		return nil
+	}
+	msg := "minReplicaCount is 1: at low load the workload runs a single pod, which fails with its node, during rollouts and on crashes"
+	if m, set := obj.Scalar("spec", "maxReplicaCount"); set {
+		if n, err := strconv.Atoi(strings.TrimSpace(m)); err == nil && n < 2 {
+			return []checks.Finding{checks.At(obj, path, msg+" (maxReplicaCount is below 2 too: raise both)")}
+		}
+	}
+	return []checks.Finding{checks.At(obj, path, msg).WithFix("set minReplicaCount: 2", checks.SetOp(path, "2"))}
 }

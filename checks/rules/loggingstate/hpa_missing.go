@@ -2,7 +2,7 @@ package loggingstate
 
 import (
 	"github.com/prodready/prodready/checks"
-	appsv1 "k8s.io/api/apps/v1"
+	"github.com/prodready/prodready/checks/kube"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -15,12 +15,17 @@ var hpaMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/workloads/autoscaling/horizontal-pod-autoscale/",
 	Why:      "a serving Deployment has no HorizontalPodAutoscaler, so it cannot follow load",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if _, ok := obj.Typed.(*appsv1.Deployment); !ok || obj.Patch || !ctx.IsSelected(obj) {
+		// A Rollout and a CloneSet are scaled like a Deployment; a Knative
+		// Service by Knative's own autoscaler, so it is not asked for one.
+		// A Rollout with a workloadRef is selected through its
+		// Deployment's template; that Deployment is the Rollout's to scale.
+		src := kube.PodSource(ctx, obj)
+		if obj.LikeKind() != manifest.LikeDeployment || obj.Patch || src == nil || !ctx.IsSelected(src) || kube.ReferencingRollout(ctx, obj) != nil {
 			return nil
 		}
 		if len(ctx.HPAsFor(obj)) > 0 {
-			return nil
+			return nil // an HPA, or a KEDA ScaledObject (which makes one)
 		}
-		return []checks.Finding{checks.At(obj, nil, "a Service routes traffic to this Deployment but no HorizontalPodAutoscaler scales it, so it cannot follow load (add an HPA on CPU, and then remove spec.replicas)")}
+		return []checks.Finding{checks.At(obj, nil, "a Service routes traffic to this "+obj.Kind+" but no HorizontalPodAutoscaler scales it, so it cannot follow load (add an HPA on CPU, and then remove spec.replicas)")}
 	},
 }

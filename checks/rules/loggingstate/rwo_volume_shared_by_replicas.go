@@ -5,7 +5,6 @@ import (
 
 	"github.com/prodready/prodready/checks"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -19,8 +18,11 @@ var rwoVolumeSharedByReplicas = &checks.Rule{
 	Why:      "a Deployment with several replicas mounts a ReadWriteOnce PersistentVolumeClaim: once two replicas land on different nodes the volume cannot attach (Multi-Attach error) and pods hang in ContainerCreating",
 	Help:     "Use a StatefulSet with volumeClaimTemplates (one volume per replica), a ReadWriteMany volume, or one replica with the Recreate strategy.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		d, ok := obj.Typed.(*appsv1.Deployment)
-		if !ok || obj.Patch {
+		// A Rollout and a CloneSet share a claim among replicas as a
+		// Deployment does (a CloneSet's volumeClaimTemplates give each pod
+		// its own claim, and are not in its template's volumes).
+		pt := obj.PodTemplate()
+		if obj.LikeKind() != manifest.LikeDeployment || pt == nil || obj.Patch {
 			return nil
 		}
 		replicas, _ := obj.Replicas()
@@ -30,9 +32,8 @@ var rwoVolumeSharedByReplicas = &checks.Rule{
 		if replicas <= 1 {
 			return nil
 		}
-		pt := obj.PodTemplate()
 		var out []checks.Finding
-		for i, v := range d.Spec.Template.Spec.Volumes {
+		for i, v := range pt.Spec.Volumes {
 			if v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName == "" || manifest.IsPlaceholder(v.PersistentVolumeClaim.ClaimName) {
 				continue
 			}
@@ -40,14 +41,14 @@ var rwoVolumeSharedByReplicas = &checks.Rule{
 			path := pt.SpecPath.Child("volumes", manifest.Index(i), "persistentVolumeClaim", "claimName")
 			pvc, found := findClaim(ctx, obj, claim)
 			if !found {
-				msg := fmt.Sprintf("the Deployment runs %d replicas and mounts PersistentVolumeClaim %q, which is not in the repository: if its access mode is ReadWriteOnce, replicas on different nodes fail with a Multi-Attach error (use a StatefulSet with volumeClaimTemplates, or a ReadWriteMany volume)", replicas, claim)
+				msg := fmt.Sprintf("the %s runs %d replicas and mounts PersistentVolumeClaim %q, which is not in the repository: if its access mode is ReadWriteOnce, replicas on different nodes fail with a Multi-Attach error (use a StatefulSet with volumeClaimTemplates, or a ReadWriteMany volume)", obj.Kind, replicas, claim)
 				out = append(out, checks.At(obj, path, msg).WithSeverity(checks.Info))
 				continue
 			}
 			if !onlyRWO(pvc.Spec.AccessModes) {
 				continue
 			}
-			msg := fmt.Sprintf("the Deployment runs %d replicas and mounts PersistentVolumeClaim %q, whose access mode is ReadWriteOnce: replicas on different nodes fail with a Multi-Attach error and hang in ContainerCreating (use a StatefulSet with volumeClaimTemplates, a ReadWriteMany volume, or one replica with the Recreate strategy)", replicas, claim)
+			msg := fmt.Sprintf("the %s runs %d replicas and mounts PersistentVolumeClaim %q, whose access mode is ReadWriteOnce: replicas on different nodes fail with a Multi-Attach error and hang in ContainerCreating (use a StatefulSet with volumeClaimTemplates, a ReadWriteMany volume, or one replica with the Recreate strategy)", obj.Kind, replicas, claim)
 			out = append(out, checks.At(obj, path, msg))
 		}
 		return out

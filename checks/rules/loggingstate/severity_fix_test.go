@@ -21,7 +21,7 @@ func TestLsSeverities(t *testing.T) {
 	}{
 		{"vpa-auto-update", map[string]checks.Severity{"vpa.yaml:26": checks.Warning, "vpa.yaml:33": checks.Info}},
 		{"rwo-volume-shared-by-replicas", map[string]checks.Severity{"workloads.yaml:45": checks.Warning, "workloads.yaml:51": checks.Info, "workloads.yaml:92": checks.Warning}},
-		{"hpa-min-replicas-too-low", map[string]checks.Severity{"hpa.yaml:8": checks.Warning, "hpa.yaml:16": checks.Warning, "hpa.yaml:53": checks.Warning}},
+		{"hpa-min-replicas-too-low", map[string]checks.Severity{"hpa.yaml:8": checks.Warning, "hpa.yaml:16": checks.Warning, "hpa.yaml:53": checks.Warning, "keda.yaml:8": checks.Warning, "keda.yaml:33": checks.Warning}},
 	} {
 		got := checkstest.Findings(t, sectionCatalog, tt.rule)
 		if len(got) != len(tt.want) {
@@ -45,6 +45,12 @@ func TestLsFixes(t *testing.T) {
 	}
 	if f := hpa["hpa.yaml:53"]; f.Fix != nil {
 		t.Errorf("maxReplicas 1: want no fix, got %+v", f.Fix)
+	}
+	if f := hpa["keda.yaml:8"]; f.Fix == nil || f.Fix.Edits[0].Value != "2" || f.Fix.Edits[0].Path[1] != "minReplicaCount" {
+		t.Errorf("KEDA minReplicaCount 1: fix %+v, want minReplicaCount: 2", f.Fix)
+	}
+	if f := hpa["keda.yaml:33"]; f.Fix != nil {
+		t.Errorf("KEDA maxReplicaCount 1: want no fix, got %+v", f.Fix)
 	}
 	vpa := checkstest.Findings(t, sectionCatalog, "vpa-auto-update")
 	if f := vpa["vpa.yaml:26"]; f.Fix == nil || f.Fix.Edits[0].Value != `"Off"` {

@@ -60,9 +60,32 @@ var serviceSelectsNothing = &checks.Rule{
 		if !idx.units[unit] {
 			return nil // a Service for pods deployed elsewhere (a Helm chart, another repo)
 		}
-		return []checks.Finding{checks.At(obj, manifest.Path{"spec", "selector"},
-			fmt.Sprintf("Service %q selects %s, which no workload's pod labels match: it has no endpoints (check the labels against the workload's template)", obj.Name, formatSelector(svc.Spec.Selector)))}
+		msg := fmt.Sprintf("Service %q selects %s, which no workload's pod labels match: it has no endpoints (check the labels against the workload's template)", obj.Name, formatSelector(svc.Spec.Selector))
+		if r := namingRollout(ctx, obj); r != nil {
+			msg += fmt.Sprintf("; Rollout %q names it in its strategy, and Argo Rollouts marks the Rollout InvalidSpec while a Service it names has a selector label its pod template lacks", r.Name)
+		}
+		return []checks.Finding{checks.At(obj, manifest.Path{"spec", "selector"}, msg)}
 	},
+}
+
+// namingRollout returns an Argo Rollout of svc's namespace whose strategy
+// names svc (canary, stable, active or preview Service), or nil. Argo adds
+// rollouts-pod-template-hash to such a Service's selector at run time (a
+// key left out of the match, as every run-time label is), and refuses a
+// Rollout whose named Service selects labels its pods do not carry.
+func namingRollout(ctx *checks.Context, svc *manifest.Object) *manifest.Object {
+	for _, o := range ctx.ByKind("Rollout") {
+		r := o.Rollout()
+		if r == nil || !ctx.SameNamespace(o, svc) {
+			continue
+		}
+		for _, name := range r.Services() {
+			if name == svc.Name {
+				return o
+			}
+		}
+	}
+	return nil
 }
 
 // podLabelSet is the run's whole workloads (as podLabels sees them)
@@ -119,7 +142,10 @@ func formatSelector(sel map[string]string) string {
 
 // unitCreatesPodsAtRunTime reports whether a deployment unit holds
 // objects that make pods (and Services) at run time: custom resources of an
-// operator, Helm releases and GitOps applications.
+// operator, Helm releases and GitOps applications. The custom-resource
+// workloads the checks decode (Argo Rollouts, OpenKruise, Knative Services)
+// are not among them: their pods carry their template's labels, which are
+// in the repository.
 func unitCreatesPodsAtRunTime(ctx *checks.Context, unit string) bool {
 	return unitsCreatingPods.Of(ctx)[unit]
 }
@@ -131,7 +157,7 @@ func unitCreatesPodsAtRunTime(ctx *checks.Context, unit string) bool {
 var unitsCreatingPods = checks.NewIndex(func(ctx *checks.Context) map[string]bool {
 	units := map[string]bool{}
 	for _, o := range ctx.Objects {
-		if o.Kind != "" && o.APIVersion != "" && isCustomResource(o) && !passiveKinds[o.Kind] {
+		if o.Kind != "" && o.APIVersion != "" && isCustomResource(o) && !passiveKinds[o.Kind] && !manifest.IsCustomWorkload(o.APIVersion, o.Kind) {
 			units[ctx.Unit(o)] = true
 		}
 	}
@@ -169,7 +195,7 @@ var runtimePodLabels = map[string]bool{
 	"controller-revision-hash": true, "pod-template-hash": true, "pod-template-generation": true,
 	"job-name": true, "batch.kubernetes.io/job-name": true, "controller-uid": true,
 	"batch.kubernetes.io/controller-uid": true, "batch.kubernetes.io/job-completion-index": true,
-	"jobset.sigs.k8s.io/jobset-name": true,
+	"jobset.sigs.k8s.io/jobset-name": true, checks.RolloutHashLabel: true,
 }
 
 // workloadKinds are the kinds with a pod template and where its labels sit.
@@ -178,6 +204,7 @@ var workloadKinds = map[string]manifest.Path{
 	"StatefulSet": {"spec", "template", "metadata", "labels"}, "DaemonSet": {"spec", "template", "metadata", "labels"},
 	"ReplicaSet": {"spec", "template", "metadata", "labels"}, "ReplicationController": {"spec", "template", "metadata", "labels"},
 	"Job": {"spec", "template", "metadata", "labels"}, "CronJob": {"spec", "jobTemplate", "spec", "template", "metadata", "labels"},
+	"Rollout": {"spec", "template", "metadata", "labels"}, "CloneSet": {"spec", "template", "metadata", "labels"},
 }
 
 // podLabels returns the labels a workload gives its pods: from the typed

@@ -61,8 +61,11 @@ func statefulSetServiceName(obj *manifest.Object) (string, bool) {
 	if sts, ok := obj.Typed.(*appsv1.StatefulSet); ok {
 		return sts.Spec.ServiceName, true
 	}
+	if sts, ok := obj.Typed.(*manifest.AdvancedStatefulSet); ok {
+		return sts.Spec.ServiceName, true
+	}
 	if obj.Kind == "StatefulSet" && strings.HasPrefix(obj.APIVersion, "apps.kruise.io/") {
-		name, _ := obj.Scalar("spec", "serviceName")
+		name, _ := obj.Scalar("spec", "serviceName") // a version not decoded, or one that did not decode
 		return name, true
 	}
 	return "", false

@@ -21,10 +21,10 @@ var prestopHookMissing = &checks.Rule{
 	Severity: checks.Info,
 	Ref:      "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination",
 	Why:      "a serving container without a preStop hook gets SIGTERM while Services and load balancers still send it traffic, so in-flight and new requests fail during rollouts",
-	Help:     "A short preStop sleep keeps the container serving until the endpoint removal has propagated. On Kubernetes 1.30+ use the sleep action; older clusters need `sh -c \"sleep 5\"`, which distroless images cannot run.",
+	Help:     "A short preStop sleep keeps the container serving until the endpoint removal has propagated. On Kubernetes 1.30+ use the sleep action; older clusters need `sh -c \"sleep 5\"`, which distroless images cannot run. Knative Services are skipped: Knative's queue-proxy drains their pods, and Knative refuses lifecycle hooks.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if obj.Patch || !obj.IsLongRunning() || kube.HelperPod(obj) || !ctx.IsSelected(obj) {
-			return nil
+		if obj.Patch || !obj.IsLongRunning() || kube.HelperPod(obj) || !ctx.IsSelected(obj) || obj.LikeKind() == manifest.LikeKnativeService {
+			return nil // Knative's queue-proxy drains a Service's pods, and Knative refuses lifecycle hooks
 		}
 		pt := obj.PodTemplate()
 		serving := servingContainers(ctx, obj, pt)
