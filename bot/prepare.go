@@ -30,6 +30,16 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 		}
 		cfg = c
 	}
+	if r, ok := host.(resolver); ok && pr.BaseSHA == "" {
+		// The base to compare with (GitLab's diff_refs when the event
+		// carried none).
+		if resolved, err := r.Resolve(ctx, pr); err == nil {
+			pr.BaseSHA = resolved.BaseSHA
+			if pr.HeadSHA == "" {
+				pr.HeadSHA = resolved.HeadSHA
+			}
+		}
+	}
 	changed, err := host.ChangedFiles(ctx, pr)
 	if err != nil {
 		return Review{}, fmt.Errorf("listing changed files: %w", err)
@@ -94,6 +104,12 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 		src[f.Path] = f.Data
 	}
 	return rv.assemble(ctx, pr, cfg, changed, patches, src, out, base), nil
+}
+
+// resolver is a Host that can look up a pull request's base and head
+// commits when the event did not carry them (GitLab's Resolve).
+type resolver interface {
+	Resolve(ctx context.Context, pr PullRequest) (PullRequest, error)
 }
 
 // IgnoredByPR is a finding an ignore the pull request adds silences.

@@ -314,16 +314,21 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 // resolved threads whose finding is back and resolves those whose findings
 // are gone (bot.PlanComments decides which), and completes the check run
 // with annotations in batches of 50. It reads the posted comments (one
-// page per 100) and the review threads (one GraphQL request per 100).
+// page per 100) and, when there are some, the review threads (one GraphQL
+// request per 100).
 func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
 	log := bot.LoggerFrom(ctx)
 	posted, replied, err := h.postedComments(ctx, pr)
 	if err != nil {
 		return err
 	}
-	threads, terr := h.reviewThreads(ctx, pr)
-	if terr != nil {
-		log.Warn("cannot list review threads; resolved state unknown", "err", terr.Error())
+	var threads map[int64]thread
+	var terr error
+	if len(posted) > 0 { // nothing to reopen or resolve otherwise
+		threads, terr = h.reviewThreads(ctx, pr)
+		if terr != nil {
+			log.Warn("cannot list review threads; resolved state unknown", "err", terr.Error())
+		}
 	}
 	for i := range posted {
 		id, _ := strconv.ParseInt(posted[i].ID, 10, 64)

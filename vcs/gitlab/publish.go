@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -147,6 +148,15 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 			posted = append(posted, p)
 		}
 	}
+	// Threads are compared and posted as GitLab renders them.
+	r.Comments = slices.Clone(r.Comments)
+	for i, c := range r.Comments {
+		start, end := c.StartLine, c.Line
+		if start <= 0 || start > end {
+			start = end
+		}
+		r.Comments[i].Body = gitlabBody(c, end-start)
+	}
 	plan := bot.PlanComments(r, posted)
 
 	var rejected []bot.Comment
@@ -187,12 +197,8 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if err != nil {
 			continue
 		}
-		start, end := e.Comment.StartLine, e.Comment.Line
-		if start <= 0 || start > end {
-			start = end
-		}
 		_, _, err = h.api.Notes.UpdateMergeRequestNote(pid(pr), int64(pr.Number), id,
-			&gl.UpdateMergeRequestNoteOptions{Body: gl.Ptr(gitlabBody(e.Comment, end-start))}, gl.WithContext(ctx))
+			&gl.UpdateMergeRequestNoteOptions{Body: gl.Ptr(e.Comment.Body)}, gl.WithContext(ctx))
 		if err != nil {
 			return fmt.Errorf("editing discussion %s: %w", e.Posted.ID, err)
 		}
