@@ -421,4 +421,3 @@ func groupSuggestions(sugs []Suggestion) [][]Suggestion {
 	}
 	return out
 }
-

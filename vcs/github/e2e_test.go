@@ -22,7 +22,6 @@ import (
 
 	"github.com/prodready/prodready/internal/testconfig"
 
-
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/fakegithub"
