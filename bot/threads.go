@@ -313,12 +313,12 @@ func ThreadBody(c Comment, info string) string {
 	return Truncate(b.String(), MaxBodyChars)
 }
 
-// firstSentence is s up to its first sentence's end (". " or ": " past
-// the first few words), whole when it has one sentence.
+// firstSentence is s up to its first sentence's end (". " past the first
+// few words), whole when it has one sentence.
 func firstSentence(s string) string {
 	s = strings.TrimSpace(s)
 	for i := 0; i+1 < len(s); i++ {
-		if (s[i] == '.' || s[i] == ';') && s[i+1] == ' ' && i > 20 {
+		if s[i] == '.' && s[i+1] == ' ' && i > 20 {
 			return s[:i+1]
 		}
 	}
