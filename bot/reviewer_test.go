@@ -2,7 +2,9 @@ package bot
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +24,9 @@ type memHost struct {
 	publishErr error
 	// allRules runs the whole catalog instead of the one-rule default config.
 	allRules bool
+	// blobSHAs gives every file its content's hash as blob SHA (the parse
+	// cache's key).
+	blobSHAs bool
 }
 
 func (h *memHost) ChangedFiles(ctx context.Context, pr PullRequest) ([]ChangedFile, error) {
@@ -49,7 +54,11 @@ func (h *memHost) Manifests(ctx context.Context, pr PullRequest, ref string, wan
 	var out []File
 	for p, s := range h.refs[ref] {
 		if picked[p] {
-			out = append(out, File{Path: p, Data: []byte(s)})
+			f := File{Path: p, Data: []byte(s)}
+			if h.blobSHAs {
+				f.SHA = fmt.Sprintf("%x", sha256.Sum256([]byte(s)))
+			}
+			out = append(out, f)
 		}
 	}
 	return out, nil
