@@ -85,37 +85,65 @@ type Comment struct {
 	// finding about what is now missing goes. Other comments are on added
 	// lines.
 	Unchanged bool
+	// Key is the thread's identity across pushes (ThreadMarker): the
+	// fingerprint of its one finding, or a hash of the container it is
+	// about.
+	Key string
+	// Container names the container a thread of several findings is
+	// about ("" for a thread about one finding).
+	Container string
+	// Notes are one-line remarks under the findings: a fix another
+	// thread's suggestion carries, a fix not suggested.
+	Notes []string
 }
 
-// Review is what one push gets: inline comments on added lines, and every
-// finding of the changed files for the summary and annotations.
+// Review is what one push gets: threads on added lines, the findings for
+// the summary and annotations, and how they compare with the base.
 type Review struct {
+	// Comments are the threads to have on the pull request, one per
+	// concern (see ThreadBody), at most review.maxComments.
 	Comments []Comment
-	// Findings are all findings in changed files (inline or not).
+	// Findings are the findings the review reports (inline or not): the
+	// new ones, and with review.report touched or all the pre-existing
+	// ones of the changed files (all: of every file). The conclusion and
+	// the title are theirs.
 	Findings []checks.Finding
-	// Outside are the findings that could not be commented inline.
+	// Outside are the reported findings not in a thread: below
+	// review.inline, not on an added line, in a file the pull request does
+	// not change, or beyond the cap. They become annotations.
 	Outside []checks.Finding
-	// Summary is the Markdown summary (counts, table, how to configure).
+	// New are the findings no finding of the base has the identity of,
+	// wherever they are; Fixed the base's findings whose identity is gone
+	// at head; PreExisting the head's findings in changed files that the
+	// base has too.
+	New, Fixed, PreExisting []checks.Finding
+	// Beyond are the findings of the threads over review.maxComments.
+	Beyond []checks.Finding
+	// IgnoredByPR are the findings the ignores the pull request adds
+	// silence.
+	IgnoredByPR []IgnoredByPR
+	// ReportMode is review.report; BaseChecked is false when the base
+	// could not be compared (no base commit): then every finding is new.
+	ReportMode  string
+	BaseChecked bool
+	// PR is the pull request reviewed (for links).
+	PR PullRequest
+	// Summary is the Markdown summary (counts, new findings by file,
+	// fixed ones, ignores the pull request adds, files not checked).
 	Summary string
 	// Conclusion is "success", "failure" or "neutral".
 	Conclusion string
-	// Title is a one-line result, e.g. "2 errors, 3 warnings".
+	// Title is a one-line result, e.g. "2 new errors, 3 new warnings".
 	Title string
-	// Body is the top-level text of the review: findings on changed lines
-	// beyond the inline-comment cap are folded into it. Empty when every
-	// comment fits inline.
+	// Body is the review's top-level text: one line.
 	Body string
-	// Fingerprints holds the fingerprint of every finding in Findings: a
-	// posted comment whose fingerprints are all missing from it is fixed.
+	// Fingerprints holds the fingerprint of every finding at head: a
+	// posted thread none of whose fingerprints is in it is fixed.
 	Fingerprints map[string]bool
 	// NotChecked are the files the pull request changes that were read but
 	// not checked, and the files of the charts and overlays it affects that
 	// rendered to no object or were not loaded, with why.
 	NotChecked []report.NotChecked
-	// Elsewhere counts the findings of the affected charts and overlays
-	// that are in files the pull request does not change (not reported:
-	// without a review of the base, they cannot be told from old ones).
-	Elsewhere int
 }
 
 // Host is what a VCS adapter implements. ctx is first on every call; every

@@ -1,75 +1,172 @@
 package bot
 
-import "slices"
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
 
-// Posted is one of the bot's own comments (or discussions) already on the
+// Posted is one of the bot's own threads (or discussions) already on the
 // pull request, as the host adapter lists it: the adapter reads the
-// fingerprint markers of its body; bot decides what becomes of it.
+// markers of its first comment; bot decides what becomes of it.
 type Posted struct {
 	// ID is the host's id of the comment or thread, as the adapter spells
 	// it (a GitHub review comment id, a GitLab discussion id).
 	ID string
+	// Key is the thread's key (ThreadKey of its first comment).
+	Key string
 	// Fingerprints are the fingerprints in the comment's markers.
 	Fingerprints []string
-	// Resolved is true when the host already shows the thread resolved.
+	// Body is the first comment's text as the host has it ("" when the
+	// adapter did not read it: then it is never edited).
+	Body string
+	// Resolved is true when the host shows the thread resolved.
 	Resolved bool
+	// Path, StartLine and Line are where the thread is anchored now, as
+	// the host says (Line 0: the host no longer places it on the diff, or
+	// the adapter does not know). A thread whose lines moved keeps its
+	// text but loses its suggestion, which would change the wrong lines.
+	Path            string
+	StartLine, Line int
+	// NoteID is the host's id of the first comment when it differs from
+	// ID (a GitLab discussion's first note).
+	NoteID string
 }
 
-// CommentPlan is what publishing a review changes among the bot's comments
-// on the host: the comments to post, the posted ones to keep, and the
-// posted ones whose findings are gone.
+// Edit is a posted thread whose first comment is rewritten in place: its
+// concern is the same, its text is not.
+type Edit struct {
+	Posted  Posted
+	Comment Comment
+}
+
+// CommentPlan is what publishing a review changes among the bot's threads
+// on the host.
 type CommentPlan struct {
-	// Post are the review's comments with a fingerprint no posted comment
-	// has, in review order.
+	// Post are the review's threads no posted thread has the key of, in
+	// review order.
 	Post []Comment
-	// Keep are the review's comments every fingerprint of which is
-	// already posted: not posted again.
+	// Keep are the review's threads already posted with the same text.
 	Keep []Comment
-	// Resolve are the unresolved posted comments none of whose
-	// fingerprints is a finding of the review any more: fixed.
+	// Edit are the posted threads whose text the review changes (a
+	// finding's message or suggestion changed, a finding of a container
+	// came or went): edited in place, never posted again.
+	Edit []Edit
+	// Reopen are the resolved posted threads whose concern is back.
+	Reopen []Posted
+	// Resolve are the unresolved posted threads none of whose findings is
+	// at head any more: fixed.
 	Resolve []Posted
 }
 
-// PlanComments decides, once for every host, which of r's comments are new,
-// which are already posted, and which posted comments are gone (the model
-// is reviewdog's commentutil: a set of posted comments keyed by
-// fingerprint). Posted comments without a fingerprint are never resolved.
+// PlanComments decides, once for every host, which of r's threads are new,
+// which are posted as they are, which are posted with another text (edited
+// in place), which resolved ones are back (reopened), and which posted
+// ones are gone (resolved). A thread is known by its key, so that it
+// follows its concern across pushes; posted threads that share a key
+// (never made by the bot, but possible by hand) count once, the first.
+// Posted threads without markers are left alone.
 func PlanComments(r Review, posted []Posted) CommentPlan {
-	seen := map[string]bool{}
+	byKey := map[string]Posted{}
 	for _, p := range posted {
-		for _, fp := range p.Fingerprints {
-			seen[fp] = true
+		if p.Key == "" {
+			p.Key = ThreadKey(p.Body)
+		}
+		if p.Key == "" {
+			continue
+		}
+		if _, dup := byKey[p.Key]; !dup {
+			byKey[p.Key] = p
 		}
 	}
 	var plan CommentPlan
-	for _, c := range r.Comments {
-		if allIn(c.AllFingerprints(), seen) {
-			plan.Keep = append(plan.Keep, c)
-		} else {
-			plan.Post = append(plan.Post, c)
-		}
-	}
 	current := map[string]bool{}
 	for fp := range r.Fingerprints {
 		current[fp] = true
 	}
-	if r.Fingerprints == nil {
-		for _, f := range r.Findings {
-			current[f.Fingerprint()] = true
-		}
-	}
 	for _, c := range r.Comments {
+		key := c.Key
+		if key == "" {
+			key = c.Fingerprint
+		}
+		current[key] = true
 		for _, fp := range c.AllFingerprints() {
 			current[fp] = true
 		}
+		p, ok := byKey[key]
+		if !ok {
+			plan.Post = append(plan.Post, c)
+			continue
+		}
+		if p.Resolved {
+			plan.Reopen = append(plan.Reopen, p)
+		}
+		if p.Path != "" && c.Suggestion != nil && !sameLines(p, c) {
+			c = movedThread(c)
+		}
+		if p.Body != "" && SameThreadText(p.Body, c.Body) {
+			plan.Keep = append(plan.Keep, c)
+		} else if p.Body != "" {
+			plan.Edit = append(plan.Edit, Edit{Posted: p, Comment: c})
+		} else {
+			plan.Keep = append(plan.Keep, c)
+		}
 	}
+	seen := map[string]bool{}
 	for _, p := range posted {
-		if p.Resolved || len(p.Fingerprints) == 0 || slices.ContainsFunc(p.Fingerprints, func(fp string) bool { return current[fp] }) {
+		key := p.Key
+		if key == "" {
+			key = ThreadKey(p.Body)
+		}
+		if p.Resolved || key == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		if current[key] || slices.ContainsFunc(p.Fingerprints, func(fp string) bool { return current[fp] }) {
 			continue
 		}
 		plan.Resolve = append(plan.Resolve, p)
 	}
 	return plan
+}
+
+// sameLines reports whether posted thread p is on c's lines (a one-line
+// thread has no start line on the host, or the same as its line).
+func sameLines(p Posted, c Comment) bool {
+	start := p.StartLine
+	if start == 0 {
+		start = p.Line
+	}
+	cstart := c.StartLine
+	if cstart == 0 {
+		cstart = c.Line
+	}
+	return p.Path == c.Path && p.Line == c.Line && start == cstart
+}
+
+// movedThread is c for a thread posted on other lines than c's: without
+// its suggestion (it would replace the lines the thread is on, not c's),
+// saying where the lines are now.
+func movedThread(c Comment) Comment {
+	c.Notes = append(append([]string(nil), c.Notes...), fmt.Sprintf("These lines moved since this thread was opened: they are now `%s` line %d, where `prodready fix` applies the fix.", c.Path, c.StartLine))
+	c.Suggestion = nil
+	c.Body = ThreadBody(c, "suggestion")
+	return c
+}
+
+// suggestionInfoRE matches a suggestion fence's info string, which the
+// hosts spell differently (GitLab's counts the lines it spans).
+var suggestionInfoRE = regexp.MustCompile("(?m)^(`{3,})suggestion(:-?\\d+\\+\\d+)?$")
+
+// SameThreadText reports whether two renderings of a thread say the same:
+// equal but for trailing space, and for the host's suggestion info string.
+func SameThreadText(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		return strings.TrimSpace(suggestionInfoRE.ReplaceAllString(s, "${1}suggestion"))
+	}
+	return norm(a) == norm(b)
 }
 
 // AllFingerprints are the fingerprints a comment covers: Fingerprints,
@@ -82,14 +179,4 @@ func (c Comment) AllFingerprints() []string {
 		}
 	}
 	return fps
-}
-
-// allIn reports whether ss is not empty and every one of ss is in set.
-func allIn(ss []string, set map[string]bool) bool {
-	for _, s := range ss {
-		if !set[s] {
-			return false
-		}
-	}
-	return len(ss) > 0
 }

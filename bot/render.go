@@ -172,45 +172,110 @@ func Title(fs []checks.Finding) string {
 	return strings.Join(parts, ", ")
 }
 
-// Summary renders the Markdown summary of a review: counts by severity, a
-// table of the findings (those commented inline marked), and how to
-// configure or ignore a rule. It stays under MaxSummaryChars: rows that do not
-// fit are counted instead.
+// maxSummaryRows is how many findings one list of the summary names.
+const maxSummaryRows = 200
+
+// Summary renders the Markdown summary of a review: the counts of new,
+// fixed and pre-existing findings, the new ones grouped by file with links
+// to their lines (those in threads marked), the fixed ones named, the
+// findings ignores the pull request adds silence, the pre-existing ones of
+// the changed files folded, the files not checked, and how to configure.
+// It stays under MaxSummaryChars: lists that do not fit are counted.
 func Summary(r Review, failOn checks.Severity) string {
 	var b strings.Builder
-	c := report.Count(r.Findings)
 	b.WriteString("## prodready\n\n")
-	if len(r.Findings) == 0 {
-		b.WriteString("No findings in the Kubernetes manifests this pull request changes. :white_check_mark:\n")
+	fmt.Fprintf(&b, "**%d new** · **%d fixed** · **%d pre-existing** in the files this pull request changes.",
+		len(r.New), len(r.Fixed), len(r.PreExisting))
+	if !r.BaseChecked {
+		b.WriteString(" (No base commit to compare with: every finding counts as new.)")
+	}
+	b.WriteString("\n\n")
+	if failOn <= checks.Error {
+		what := "New findings"
+		if r.ReportMode != checks.ReportNew && r.ReportMode != "" {
+			what = "Reported findings"
+		}
+		fmt.Fprintf(&b, "%s at or above **%s** fail this check.\n\n", what, failOn)
+	}
+	inline := map[string]int{}
+	for _, c := range r.Comments {
+		for _, fp := range c.Fingerprints {
+			inline[fp] = c.Line
+		}
+	}
+	link := func(f checks.Finding) string {
+		if u := LineURL(r.PR, f.File, f.Line); u != "" {
+			return fmt.Sprintf("[line %d](%s)", f.Line, u)
+		}
+		return fmt.Sprintf("line %d", f.Line)
+	}
+	list := func(fs []checks.Finding, row func(checks.Finding) string) {
+		for i, f := range fs {
+			if i == maxSummaryRows || b.Len() > MaxSummaryChars-8000 {
+				fmt.Fprintf(&b, "- …and %d more (`prodready check` lists them all).\n", len(fs)-i)
+				return
+			}
+			b.WriteString(row(f))
+		}
+	}
+	reported := r.Findings
+	if len(reported) == 0 {
+		b.WriteString("No new findings. :white_check_mark:\n\n")
 	} else {
-		fmt.Fprintf(&b, "| Severity | Count |\n|---|---:|\n| :x: error | %d |\n| :warning: warning | %d |\n| :information_source: info | %d |\n\n", c.Errors, c.Warnings, c.Infos)
-		if failOn <= checks.Error {
-			fmt.Fprintf(&b, "Findings at or above **%s** fail this check.\n\n", failOn)
+		title := "New in this pull request"
+		if r.ReportMode == checks.ReportTouched || r.ReportMode == checks.ReportAll {
+			title = "Reported (review.report: " + r.ReportMode + ")"
 		}
-		inline := map[string]bool{}
-		for _, cm := range r.Comments {
-			for _, fp := range Fingerprints(cm.Body) {
-				inline[fp] = true
+		fmt.Fprintf(&b, "### %s\n\n", title)
+		file := ""
+		list(reported, func(f checks.Finding) string {
+			var row strings.Builder
+			if f.File != file {
+				file = f.File
+				fmt.Fprintf(&row, "\n**`%s`**\n\n", cell(f.File))
 			}
-		}
-		b.WriteString("| Severity | Rule | File | Line | Message | Inline |\n|---|---|---|---:|---|---|\n")
-		const reserve = 2000 // room for the footer
-		for i, f := range r.Findings {
 			mark := ""
-			if inline[f.Fingerprint()] {
-				mark = ":speech_balloon:"
+			if _, ok := inline[f.Fingerprint()]; ok {
+				mark = " :speech_balloon:"
 			}
-			row := fmt.Sprintf("| %s | `%s` | `%s` | %d | %s | %s |\n", f.Severity, f.RuleID, cell(f.File), f.Line, cell(f.Message), mark)
-			if b.Len()+len(row) > MaxBodyChars-reserve {
-				fmt.Fprintf(&b, "\n…and %s (`prodready check` lists them all).\n", plural.Count(len(r.Findings)-i, "more finding", "more findings"))
+			fmt.Fprintf(&row, "- %s **%s** `%s` %s%s: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, link(f), mark, cell(f.Message))
+			return row.String()
+		})
+		b.WriteString("\n")
+	}
+	if len(r.Beyond) > 0 {
+		fmt.Fprintf(&b, "%s past the limit of inline threads (`review.maxComments`) are listed above without :speech_balloon:.\n\n", plural.Count(len(r.Beyond), "finding", "findings"))
+	}
+	if len(r.Fixed) > 0 {
+		b.WriteString("### Fixed\n\n")
+		list(r.Fixed, func(f checks.Finding) string {
+			return fmt.Sprintf("- `%s` on %s (`%s`)\n", f.RuleID, objectName(f), cell(f.File))
+		})
+		b.WriteString("\n")
+	}
+	if len(r.IgnoredByPR) > 0 {
+		b.WriteString("### Ignored by this pull request\n\n")
+		for i, ig := range r.IgnoredByPR {
+			if i == maxSummaryRows {
+				fmt.Fprintf(&b, "- …and %d more.\n", len(r.IgnoredByPR)-i)
 				break
 			}
-			b.WriteString(row)
+			at := ig.Finding
+			at.File, at.Line = ig.File, ig.Line
+			state := ""
+			if !ig.Honoured {
+				state = " — not honoured (`review.allowIgnoresInPR: false`): reported above"
+			}
+			fmt.Fprintf(&b, "- `%s` on %s, by `%s` (`%s` %s)%s\n", ig.Finding.RuleID, objectName(ig.Finding), cell(ig.By), cell(ig.File), link(at), state)
 		}
 		b.WriteString("\n")
 	}
-	if r.Elsewhere > 0 {
-		fmt.Fprintf(&b, "The charts and overlays this pull request changes have %s in files it does not change, not reported here (`prodready check` lists them).\n\n", plural.Count(r.Elsewhere, "more finding", "more findings"))
+	if len(r.PreExisting) > 0 && r.ReportMode != checks.ReportTouched && r.ReportMode != checks.ReportAll {
+		fmt.Fprintf(&b, "<details><summary>%s already at base in the changed files (not commented)</summary>\n\n", plural.Count(len(r.PreExisting), "finding", "findings"))
+		list(r.PreExisting, func(f checks.Finding) string {
+			return fmt.Sprintf("- %s `%s` `%s` %s: %s\n", f.Severity, f.RuleID, cell(f.File), link(f), cell(f.Message))
+		})
+		b.WriteString("\n</details>\n\n")
 	}
 	writeNotChecked(&b, r.NotChecked)
 	b.WriteString(`<details><summary>Configure or ignore</summary>
@@ -226,6 +291,10 @@ rules:
   other-rule-id: {severity: warning}
 review:
   drafts: false          # review draft pull requests too
+  report: new            # new, touched (also what the changed files had) or all
+  inline: warning        # lowest severity commented inline
+  maxComments: 25        # inline threads per review
+  allowIgnoresInPR: true # false: ignores a pull request adds do not count
 ` + "```" + `
 
 To ignore one finding, add ` + "`# prodready:ignore rule-id reason`" + ` on its line or the line above
@@ -233,6 +302,18 @@ it; to ignore a rule for a whole object, annotate it with ` + "`prodready.dev/ig
 </details>
 `)
 	return Truncate(b.String(), MaxSummaryChars)
+}
+
+// objectName names a finding's object for people: "Deployment shop/web".
+func objectName(f checks.Finding) string {
+	if f.Object.Kind == "" {
+		return "`" + cell(f.File) + "`"
+	}
+	name := f.Object.Name
+	if f.Object.Namespace != "" {
+		name = f.Object.Namespace + "/" + name
+	}
+	return f.Object.Kind + " `" + cell(name) + "`"
 }
 
 // maxNotCheckedRows is how many files not checked a summary names.

@@ -156,11 +156,11 @@ func TestMappedFixWithoutEdits(t *testing.T) {
 		t.Fatalf("suggestions %v, %v; want none", sugs, err)
 	}
 	rv := NewReviewer(nil, nil)
-	cs, outside, err := rv.place(context.Background(), f.File, []byte("replicaCount: 1\n"), "@@ -1 +1 @@\n-replicaCount: 2\n+replicaCount: 1\n", []checks.Finding{f}, map[string]bool{f.Fingerprint(): true})
-	if err != nil || len(cs) != 1 || len(outside) != 0 {
-		t.Fatalf("comments %d, outside %d, err %v", len(cs), len(outside), err)
+	cs, outside := rv.threads(context.Background(), f.File, []byte("replicaCount: 1\n"), "@@ -1 +1 @@\n-replicaCount: 2\n+replicaCount: 1\n", []checks.Finding{f}, map[string]bool{f.Fingerprint(): true})
+	if len(cs) != 1 || len(outside) != 0 {
+		t.Fatalf("comments %d, outside %d", len(cs), len(outside))
 	}
-	if !strings.Contains(cs[0].Body, "Fix: set replicas: 3") || strings.Contains(cs[0].Body, "```suggestion") {
+	if !strings.Contains(cs[0].Body, "Fix: set replicas: 3") || strings.Contains(cs[0].Body, "```suggestion\n") {
 		t.Errorf("body:\n%s", cs[0].Body)
 	}
 }

@@ -13,12 +13,7 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/report"
-	"github.com/prodready/prodready/internal/plural"
 )
-
-// DefaultMaxComments is how many inline comments one review posts at most;
-// the rest are folded into the review body and the annotations.
-const DefaultMaxComments = 40
 
 // failTimeout bounds the call that ends a check run after an error, even
 // when the job's context is already cancelled.
@@ -37,8 +32,6 @@ type Reviewer struct {
 	// sets SuggestFixes (package fix); nil means comments carry no
 	// suggestion.
 	Suggest func(path string, src []byte, fs []checks.Finding) ([]Suggestion, error)
-	// MaxComments caps inline comments per review (DefaultMaxComments when 0).
-	MaxComments int
 	// Logger receives the job's log lines (slog.Default when nil).
 	Logger *slog.Logger
 	// Render renders the Helm charts and kustomize overlays a pull request
@@ -55,7 +48,7 @@ func NewReviewer(cache BlobCache, logger *slog.Logger) *Reviewer {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Reviewer{Cache: cache, Logger: logger, MaxComments: DefaultMaxComments, Suggest: SuggestFixes}
+	return &Reviewer{Cache: cache, Logger: logger, Suggest: SuggestFixes}
 }
 
 type loggerKey struct{}
@@ -196,112 +189,6 @@ func short(sha string) string {
 	return sha
 }
 
-// Prepare computes the review of pr without publishing it. cfg is the
-// config at base, or nil to read it.
-func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg *checks.Config) (Review, error) {
-	if cfg == nil {
-		c, err := LoadConfig(ctx, host, pr)
-		if err != nil {
-			return Review{}, err
-		}
-		cfg = c
-	}
-	changed, err := host.ChangedFiles(ctx, pr)
-	if err != nil {
-		return Review{}, fmt.Errorf("listing changed files: %w", err)
-	}
-	// patches are the changed files at head: findings are kept in them
-	// (a template or values file of a rendered chart as well as a manifest).
-	patches := map[string]string{}
-	relevant := false
-	for _, f := range changed {
-		if f.Path == checks.ConfigFileName {
-			continue
-		}
-		if rv.Render != nil && (mayRender(f.Path) || (f.PreviousPath != "" && mayRender(f.PreviousPath))) {
-			relevant = true
-		}
-		if f.Status == "removed" {
-			continue
-		}
-		if cfg.Wants(f.Path) {
-			relevant = true
-		}
-		patches[f.Path] = f.Patch
-	}
-	if !relevant {
-		return Review{
-			Conclusion:   "neutral",
-			Title:        "No Kubernetes manifests changed",
-			Summary:      "## prodready\n\nThis pull request changes no file prodready checks (by default `*.yaml` and `*.yml`; see `include`/`exclude` in `.prodready.yaml`).\n",
-			Fingerprints: map[string]bool{},
-		}, nil
-	}
-	plan := newRenderPlan(cfg, changed)
-	want := WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) })
-	if rv.Render != nil {
-		want = plan.want
-	}
-	files, err := host.Manifests(ctx, pr, pr.HeadSHA, want, rv.Cache)
-	if err != nil {
-		return Review{}, fmt.Errorf("loading manifests at %s: %w", short(pr.HeadSHA), err)
-	}
-	src := map[string][]byte{}
-	for _, f := range files {
-		src[f.Path] = f.Data
-	}
-	out := rv.run(ctx, plan, files, cfg)
-	byFile := map[string][]checks.Finding{}
-	var kept, elsewhere []checks.Finding
-	for _, f := range out.findings {
-		if _, ok := patches[f.File]; ok {
-			byFile[f.File] = append(byFile[f.File], f)
-			kept = append(kept, f)
-		} else if out.fromRender[f.Fingerprint()] {
-			elsewhere = append(elsewhere, f)
-		}
-	}
-	r := Review{Findings: kept, Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), Elsewhere: len(elsewhere)}
-	// Render-failed findings of the charts and overlays the pull request
-	// affects are kept wherever they are (a chart's Chart.yaml it does
-	// not change): a change that breaks a render must not pass.
-	for _, f := range out.problems {
-		r.Findings = append(r.Findings, f)
-		if _, ok := patches[f.File]; ok {
-			byFile[f.File] = append(byFile[f.File], f)
-			continue
-		}
-		r.Outside = append(r.Outside, f)
-	}
-	checks.SortFindings(r.Findings)
-	for _, f := range r.Findings {
-		r.Fingerprints[f.Fingerprint()] = true
-	}
-	paths := make([]string, 0, len(byFile))
-	for p := range byFile {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		checks.SortFindings(byFile[p])
-		cs, outside, err := rv.place(ctx, p, src[p], patches[p], byFile[p], out.fromRender)
-		if err != nil {
-			return Review{}, err
-		}
-		r.Comments = append(r.Comments, cs...)
-		r.Outside = append(r.Outside, outside...)
-	}
-	rv.fold(&r)
-	checks.SortFindings(r.Outside)
-	r.Conclusion = "success"
-	if cfg.Fails(r.Findings) {
-		r.Conclusion = "failure"
-	}
-	r.Title = Title(r.Findings)
-	r.Summary = Summary(r, cfg.FailOnSeverity())
-	return r, nil
-}
-
 // runOutput is what a review's run found.
 type runOutput struct {
 	// findings are the plain findings and those of affected renders,
@@ -419,17 +306,47 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	marked = mergeRenders(marked)
-	out.fromRender = map[string]bool{}
+	type tagged struct {
+		f        checks.Finding
+		rendered bool
+	}
+	all := make([]tagged, 0, len(marked)+len(mine))
 	for _, f := range marked {
-		out.fromRender[f.Fingerprint()] = true
+		all = append(all, tagged{f, true})
 	}
 	for i := range mine {
 		if !fromRender[i] {
-			marked = append(marked, mine[i])
+			all = append(all, tagged{mine[i], false})
 		}
 	}
-	checks.SortFindings(marked)
-	out.findings = marked
+	// SortFindings' order, keeping which came from a render.
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := &all[i].f, &all[j].f
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.RuleID < b.RuleID
+	})
+	out.findings = make([]checks.Finding, len(all))
+	for i := range all {
+		out.findings[i] = all[i].f
+	}
+	// The file is no part of a finding's identity: the same object in two
+	// files (two renders, two overlays) is told apart across the review.
+	checks.NumberOccurrences(out.findings)
+	checks.NumberOccurrences(out.problems)
+	out.fromRender = map[string]bool{}
+	for i := range all {
+		if all[i].rendered {
+			out.fromRender[out.findings[i].Fingerprint()] = true
+		}
+	}
 	return out
 }
 
@@ -488,87 +405,6 @@ func mergeRenders(fs []checks.Finding) []checks.Finding {
 	return out
 }
 
-// place splits one file's findings into inline comments (on added lines of
-// the diff, with suggestions whose whole range lies in one hunk) and the
-// findings that cannot be commented inline.
-//
-// A finding of a render (in rendered, by fingerprint) on a line the diff
-// does not add, whose block lost lines in the diff (a readinessProbe
-// removed from a container's template), is commented on the line above the
-// removal: the diff shows no added line for what is now missing.
-func (rv *Reviewer) place(ctx context.Context, path string, src []byte, patch string, fs []checks.Finding, rendered map[string]bool) ([]Comment, []checks.Finding, error) {
-	d, err := ParsePatch(patch)
-	if err != nil {
-		LoggerFrom(ctx).Warn("unreadable diff; findings go to the summary", "file", path, "err", err.Error())
-		d = &Diff{}
-	}
-	var sugs []Suggestion
-	if rv.Suggest != nil && len(src) > 0 {
-		sugs, err = rv.Suggest(path, src, fs)
-		if err != nil {
-			// A fix that cannot be rendered must not stop the review.
-			LoggerFrom(ctx).Warn("no suggestions for file", "file", path, "err", err.Error())
-			sugs = nil
-		}
-	}
-	covered := make([]bool, len(fs))
-	creds := credentialLines(src, fs)
-	var out []Comment
-	// A fix may take several separate line ranges: checks/fix returns one
-	// suggestion per range, all naming the same findings. They are commented
-	// together (each range in one hunk) or not at all: half a fix is wrong.
-	for _, part := range groupSuggestions(sugs) {
-		ok, added := true, false
-		var group []checks.Finding
-		for _, k := range part[0].Findings {
-			if k < 0 || k >= len(fs) || covered[k] {
-				ok = false
-				break
-			}
-			group = append(group, fs[k])
-			added = added || d.IsAdded(fs[k].Line)
-		}
-		for _, s := range part {
-			ok = ok && s.StartLine >= 1 && s.EndLine >= s.StartLine && d.InOneHunk(s.StartLine, s.EndLine)
-			added = added || d.AddedIn(s.StartLine, s.EndLine)
-		}
-		if !ok || !added || len(group) == 0 || repeatsCredential(part, creds) {
-			continue
-		}
-		for _, k := range part[0].Findings {
-			covered[k] = true
-		}
-		for i := range part {
-			c := newComment(path, part[i].StartLine, part[i].EndLine, group, &part[i])
-			if len(part) > 1 {
-				c.Body = Truncate(fmt.Sprintf("Part %d of %d of this fix: commit all %d suggestions together (**Add suggestion to batch**).\n\n", i+1, len(part), len(part))+c.Body, MaxBodyChars)
-			}
-			out = append(out, c)
-		}
-	}
-	var outside []checks.Finding
-	for i, f := range fs {
-		if covered[i] {
-			continue
-		}
-		if d.IsAdded(f.Line) {
-			out = append(out, newComment(path, f.Line, f.Line, []checks.Finding{f}, nil))
-			continue
-		}
-		if rendered[f.Fingerprint()] {
-			if at := nearRemoval(d, src, f.Line); at > 0 {
-				c := newComment(path, at, at, []checks.Finding{f}, nil)
-				c.Unchanged = true
-				out = append(out, c)
-				continue
-			}
-		}
-		outside = append(outside, f)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
-	return out, outside, nil
-}
-
 // groupSuggestions puts suggestions naming the same findings together, in
 // the order of their first suggestion.
 func groupSuggestions(sugs []Suggestion) [][]Suggestion {
@@ -584,48 +420,4 @@ func groupSuggestions(sugs []Suggestion) [][]Suggestion {
 		out = append(out, []Suggestion{s})
 	}
 	return out
-}
-
-func newComment(path string, start, end int, fs []checks.Finding, s *Suggestion) Comment {
-	c := Comment{Path: path, StartLine: start, Line: end, Body: Truncate(CommentBody(fs, s), MaxBodyChars), Findings: fs}
-	if s != nil {
-		sc := *s
-		c.Suggestion = &sc
-	}
-	for _, f := range fs {
-		c.Fingerprints = append(c.Fingerprints, f.Fingerprint())
-	}
-	c.Fingerprint = c.Fingerprints[0]
-	return c
-}
-
-// fold moves comments beyond the cap into the review body and the outside
-// findings (annotations).
-func (rv *Reviewer) fold(r *Review) {
-	limit := rv.MaxComments
-	if limit <= 0 {
-		limit = DefaultMaxComments
-	}
-	if len(r.Comments) <= limit {
-		return
-	}
-	extra := r.Comments[limit:]
-	r.Comments = r.Comments[:limit]
-	byFP := map[string]checks.Finding{}
-	for _, f := range r.Findings {
-		byFP[f.Fingerprint()] = f
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "prodready has %s on changed lines than it comments inline:\n\n", plural.Count(len(extra), "more finding", "more findings"))
-	for _, c := range extra {
-		for _, fp := range c.Fingerprints {
-			f, ok := byFP[fp]
-			if !ok {
-				continue
-			}
-			r.Outside = append(r.Outside, f)
-			fmt.Fprintf(&b, "- `%s:%d` **%s** `%s`: %s\n", f.File, f.Line, f.Severity, f.RuleID, cell(f.Message))
-		}
-	}
-	r.Body = Truncate(b.String(), MaxBodyChars)
 }

@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +24,9 @@ type memHost struct {
 	publishErr error
 	// allRules runs the whole catalog instead of the one-rule default config.
 	allRules bool
+	// blobSHAs gives every file its content's hash as blob SHA (the parse
+	// cache's key).
+	blobSHAs bool
 }
 
 func (h *memHost) ChangedFiles(ctx context.Context, pr PullRequest) ([]ChangedFile, error) {
@@ -48,7 +54,11 @@ func (h *memHost) Manifests(ctx context.Context, pr PullRequest, ref string, wan
 	var out []File
 	for p, s := range h.refs[ref] {
 		if picked[p] {
-			out = append(out, File{Path: p, Data: []byte(s)})
+			f := File{Path: p, Data: []byte(s)}
+			if h.blobSHAs {
+				f.SHA = fmt.Sprintf("%x", sha256.Sum256([]byte(s)))
+			}
+			out = append(out, f)
 		}
 	}
 	return out, nil
@@ -106,7 +116,7 @@ func TestReviewPlacesFindingsAndReadsConfigAtBase(t *testing.T) {
 		t.Fatalf("started %d, published %d, failed %v", h.started, len(h.published), h.failed)
 	}
 	r := h.published[0]
-	if len(r.Findings) != 2 || r.Conclusion != "failure" || r.Title != "2 errors" {
+	if len(r.Findings) != 2 || r.Conclusion != "failure" || r.Title != "2 new errors" {
 		t.Fatalf("findings %d, conclusion %q, title %q", len(r.Findings), r.Conclusion, r.Title)
 	}
 	if len(r.Comments) != 1 {
@@ -119,7 +129,7 @@ func TestReviewPlacesFindingsAndReadsConfigAtBase(t *testing.T) {
 	if len(r.Outside) != 1 || r.Outside[0].Line != 20 {
 		t.Errorf("outside = %+v, want the finding on context line 20", r.Outside)
 	}
-	if !strings.Contains(r.Summary, "| 2 |") || !strings.Contains(r.Summary, "probe-named-port-undeclared") {
+	if !strings.Contains(r.Summary, "**2 new**") || !strings.Contains(r.Summary, "probe-named-port-undeclared") {
 		t.Errorf("summary:\n%s", r.Summary)
 	}
 }
@@ -189,17 +199,20 @@ func TestReviewFoldsCommentsBeyondCap(t *testing.T) {
 		refs:    map[string]map[string]string{"head": {"d.yaml": badProbe}},
 		changed: []ChangedFile{{Path: "d.yaml", Status: "added", Patch: "@@ -0,0 +1,20 @@\n" + strings.Repeat("+x\n", 20)}},
 	}
+	h.refs["base"] = map[string]string{".prodready.yaml": "review: {maxComments: 1, inline: error}\n"}
 	rv := NewReviewer(nil, nil)
-	rv.MaxComments = 1
-	r, err := rv.Prepare(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head"}, nil)
+	r, err := rv.Prepare(context.Background(), h, PullRequest{BaseSHA: "base", HeadSHA: "head", URL: "https://github.com/o/r/pull/1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Comments) != 1 || r.Comments[0].Line != 17 {
 		t.Fatalf("comments = %+v, want only the first", r.Comments)
 	}
-	if !strings.Contains(r.Body, "`d.yaml:20`") || len(r.Outside) != 1 || r.Outside[0].Line != 20 {
-		t.Errorf("body %q, outside %+v: the second finding belongs in both", r.Body, r.Outside)
+	if len(r.Beyond) != 1 || r.Beyond[0].Line != 20 || !slices.ContainsFunc(r.Outside, func(f checks.Finding) bool { return f.Line == 20 && f.Severity == checks.Error }) || !strings.Contains(r.Summary, "](https://github.com/o/r/blob/head/d.yaml#L20)") {
+		t.Errorf("beyond %+v, outside %+v, summary:\n%s\nthe second finding belongs in the summary with a link and in the annotations", r.Beyond, r.Outside, r.Summary)
+	}
+	if strings.Contains(r.Body, "\n") {
+		t.Errorf("review body is not one line: %q", r.Body)
 	}
 }
 
@@ -236,8 +249,9 @@ func TestReviewMultiPartFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Finding 0 gets both parts; finding 1 (line 20) a plain comment.
-	if len(r.Comments) != 3 || !strings.Contains(r.Comments[0].Body, "Part 1 of 2") || !strings.Contains(r.Comments[1].Body, "Part 2 of 2") || r.Comments[2].Suggestion != nil {
+	// A fix in two places is not half suggested: finding 0's thread says
+	// prodready fix applies it; finding 1 (line 20) has its own thread.
+	if len(r.Comments) != 2 || r.Comments[0].Suggestion != nil || !strings.Contains(r.Comments[0].Body, "changes 2 separate places") || r.Comments[1].Suggestion != nil {
 		t.Fatalf("comments = %+v", r.Comments)
 	}
 	// One part reaches outside the diff: no part is suggested.

@@ -91,6 +91,91 @@ type ChartConfig struct {
 type ReviewConfig struct {
 	// Drafts makes the bot review draft pull requests too.
 	Drafts bool `yaml:"drafts"`
+	// Report says which findings a review reports: "new" (default: those
+	// the pull request introduces, wherever they are), "touched" (also
+	// those already at base in the files it changes) or "all" (every
+	// finding of the files it changes, and the new ones elsewhere).
+	Report string `yaml:"report"`
+	// Inline is the lowest severity commented inline (default warning):
+	// findings below it appear in the summary and check run only; none
+	// comments nothing inline.
+	Inline string `yaml:"inline"`
+	// MaxComments caps the inline threads of one review (default 25):
+	// beyond it, findings go to the summary with links to their lines.
+	// 0 comments nothing inline.
+	MaxComments *int `yaml:"maxComments"`
+	// AllowIgnoresInPR, true by default, lets ignore comments and
+	// annotations a pull request adds silence findings (the summary lists
+	// them); false reports those findings as if the ignores were not there.
+	AllowIgnoresInPR *bool `yaml:"allowIgnoresInPR"`
+
+	inline Severity
+}
+
+// The values of review.report.
+const (
+	ReportNew     = "new"
+	ReportTouched = "touched"
+	ReportAll     = "all"
+)
+
+// DefaultMaxComments is review.maxComments when the config does not set it.
+const DefaultMaxComments = 25
+
+// maxMaxComments bounds review.maxComments: GitHub's secondary rate limit
+// allows about 80 content-creating requests a minute.
+const maxMaxComments = 100
+
+// ReportMode is review.report: ReportNew, ReportTouched or ReportAll.
+func (r ReviewConfig) ReportMode() string {
+	if r.Report == "" {
+		return ReportNew
+	}
+	return r.Report
+}
+
+// InlineSeverity is the lowest severity commented inline (review.inline,
+// default Warning); above Error when nothing is.
+func (r ReviewConfig) InlineSeverity() Severity {
+	if r.inline == 0 {
+		return Warning
+	}
+	return r.inline
+}
+
+// CommentCap is review.maxComments (DefaultMaxComments when not set).
+func (r ReviewConfig) CommentCap() int {
+	if r.MaxComments == nil {
+		return DefaultMaxComments
+	}
+	return *r.MaxComments
+}
+
+// IgnoresInPR reports whether ignores a pull request adds silence
+// findings (review.allowIgnoresInPR, default true).
+func (r ReviewConfig) IgnoresInPR() bool {
+	return r.AllowIgnoresInPR == nil || *r.AllowIgnoresInPR
+}
+
+// validate checks the review section and keeps its parsed severity.
+func (r *ReviewConfig) validate() error {
+	switch r.Report {
+	case "", ReportNew, ReportTouched, ReportAll:
+	default:
+		return &fieldError{"review.report", fmt.Sprintf("review.report: want new, touched or all, not %q%s", r.Report, hint(r.Report, []string{ReportNew, ReportTouched, ReportAll}, ""))}
+	}
+	r.inline = Warning
+	if r.Inline != "" {
+		sev, err := ParseSeverity(r.Inline)
+		if err != nil {
+			return &fieldError{"review.inline", fmt.Sprintf("review.inline: want info, warning, error or none, not %q%s", r.Inline, hint(r.Inline, []string{"info", "warning", "error", "none"}, ""))}
+		}
+		r.inline = sev
+	}
+	if r.MaxComments != nil && (*r.MaxComments < 0 || *r.MaxComments > maxMaxComments) {
+		return &fieldError{"review.maxComments", fmt.Sprintf("review.maxComments: want 0 to %d, not %d", maxMaxComments, *r.MaxComments)}
+	}
+	return nil
 }
 
 // RuleConfig is one rule's settings. Enabled is a pointer so "not said"
@@ -191,6 +276,9 @@ func (c *Config) validate() error {
 		return &fieldError{"failOn", fmt.Sprintf("failOn: want info, warning, error or none, not %q%s", c.FailOn, hint(c.FailOn, []string{"info", "warning", "error", "none"}, ""))}
 	}
 	c.failOn = sev
+	if err := c.Review.validate(); err != nil {
+		return err
+	}
 	for i, ch := range c.Charts {
 		if ch.Path == "" || len(ch.Values) == 0 {
 			at := fmt.Sprintf("charts[%d]", i)

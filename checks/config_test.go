@@ -67,6 +67,13 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"charts: [{path: charts/web}]\n", "cfg1.yaml: line 1: charts[0]: a chart takes a path and at least one values file ({path: charts/web, values: [envs/prod.yaml]})"},
 		{"charts:\n  - path: web\n    value: [a.yaml]\n", `cfg1.yaml: line 3: unknown key "value" in charts[0] (did you mean "values"?)`},
 		{"failOn: error\nfailOn: info\n", `cfg1.yaml: line 2: key "failOn" is given twice (first at line 1)`},
+		{"review:\n  maxComment: 3\n", `cfg1.yaml: line 2: unknown key "maxComment" in review (did you mean "maxComments"?)`},
+		{"review:\n  report: changed\n", `cfg1.yaml: line 2: review.report: want new, touched or all, not "changed"`},
+		{"review:\n  report: tuched\n", `cfg1.yaml: line 2: review.report: want new, touched or all, not "tuched" (did you mean "touched"?)`},
+		{"review:\n  inline: warnig\n", `cfg1.yaml: line 2: review.inline: want info, warning, error or none, not "warnig" (did you mean "warning"?)`},
+		{"review:\n  maxComments: many\n", `cfg1.yaml: line 2: review.maxComments: want a whole number, not "many"`},
+		{"review:\n  maxComments: 500\n", `cfg1.yaml: line 2: review.maxComments: want 0 to 100, not 500`},
+		{"review:\n  allowIgnoresInPR: no way\n", `cfg1.yaml: line 2: review.allowIgnoresInPR: want true or false, not "no way"`},
 		{"- a\n", "cfg1.yaml: line 1: the config: want a mapping with the keys kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, not a list"},
 	} {
 		_, err := checks.ParseConfigFile("cfg1.yaml", []byte(tc.src), catalog.Default())
@@ -164,5 +171,29 @@ spec:
 	}
 	if len(lines) != 1 || lines[0] != 35 {
 		t.Fatalf("want only the un-ignored liveness finding at line 35, got lines %v", lines)
+	}
+}
+
+// TestReviewConfig reads the review section and its defaults: report new,
+// inline from warning, 25 comments, ignores a pull request adds allowed.
+func TestReviewConfig(t *testing.T) {
+	def := checks.DefaultConfig(catalog.Default()).Review
+	if def.ReportMode() != checks.ReportNew || def.InlineSeverity() != checks.Warning || def.CommentCap() != 25 || !def.IgnoresInPR() {
+		t.Errorf("defaults: report %q inline %s cap %d ignores %v", def.ReportMode(), def.InlineSeverity(), def.CommentCap(), def.IgnoresInPR())
+	}
+	cfg, err := checks.ParseConfigFile("c.yaml", []byte("review:\n  report: touched\n  inline: error\n  maxComments: 0\n  allowIgnoresInPR: false\n"), catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Review
+	if r.ReportMode() != checks.ReportTouched || r.InlineSeverity() != checks.Error || r.CommentCap() != 0 || r.IgnoresInPR() {
+		t.Errorf("parsed: report %q inline %s cap %d ignores %v", r.ReportMode(), r.InlineSeverity(), r.CommentCap(), r.IgnoresInPR())
+	}
+	cfg, err = checks.ParseConfigFile("c.yaml", []byte("review: {inline: none}\n"), catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Review.InlineSeverity() <= checks.Error {
+		t.Errorf("inline none: %s, want above error", cfg.Review.InlineSeverity())
 	}
 }

@@ -117,6 +117,9 @@ func (w *configWalk) walk(n *yaml.Node, t reflect.Type, at string) error {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return nil // not set: the default applies
 	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem() // a setting whose absence differs from its zero value
+	}
 	switch {
 	case t == ruleConfigType:
 		return w.rule(n, at)

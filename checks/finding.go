@@ -26,10 +26,22 @@ type Finding struct {
 	// objects of one kind and name in one file): 0 for the first, 1 for the
 	// second, … It keeps fingerprints unique.
 	Occurrence int `json:"occurrence,omitempty"`
+	// IdentityPath is Path with every container's index replaced by the
+	// container's name (spec.template.spec.containers[name=web].image),
+	// set by Run: what Fingerprint hashes, so that reordering containers
+	// keeps a finding's identity. Empty means Path.
+	IdentityPath string `json:"-"`
+	// ContainerLine is the 1-based line of the "- name:" item of the
+	// container the finding is about, 0 when it is about no container.
+	ContainerLine int `json:"-"`
 }
 
 // ObjectRef identifies the object a finding is about.
 type ObjectRef struct {
+	// Group is the API group of the object's apiVersion ("apps" for
+	// apps/v1, "" for the core group's v1): part of a finding's identity,
+	// not of the reports.
+	Group     string `json:"-"`
 	Kind      string `json:"kind,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
@@ -126,7 +138,7 @@ func (f Finding) WithSeverity(s Severity) Finding {
 }
 
 func refOf(obj *manifest.Object) ObjectRef {
-	return ObjectRef{Kind: obj.Kind, Name: obj.Name, Namespace: obj.Namespace, Doc: obj.Doc}
+	return ObjectRef{Group: apiGroup(obj.APIVersion), Kind: obj.Kind, Name: obj.Name, Namespace: obj.Namespace, Doc: obj.Doc}
 }
 
 // SetOp is a shorthand for an edit that sets value at path.

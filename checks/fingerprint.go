@@ -4,14 +4,26 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/prodready/prodready/checks/manifest"
 )
 
-// Fingerprint identifies a finding across pushes: rule, file, object and
-// message, but not the line, which moves when lines are added above it.
-// It is what keeps the bot from commenting twice on the same finding.
+// Fingerprint identifies a finding across pushes by what it is about: the
+// rule, the object (apiVersion group, kind, namespace, name), the container
+// or other sub-object and the field path (IdentityPath). It depends neither
+// on the message, the fix, the line nor the file: moving an object to
+// another file, reformatting it, or rewording a message keeps it. A finding
+// about no object (a document that does not parse, an ignore comment) is
+// identified by its file instead. Occurrence tells apart findings the rest
+// does not (Run numbers them within a file, NumberOccurrences across
+// files).
 func (f Finding) Fingerprint() string {
 	h := sha256.New()
-	for _, s := range []string{f.RuleID, f.File, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message} {
+	k := f.identity()
+	for _, s := range []string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -19,4 +31,112 @@ func (f Finding) Fingerprint() string {
 		fmt.Fprintf(h, "#%d", f.Occurrence)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// occurrenceKey is what Fingerprint hashes besides the occurrence, without
+// hashing: equal keys are equal fingerprints.
+type occurrenceKey struct{ rule, group, kind, namespace, name, path, file string }
+
+func (f *Finding) identity() occurrenceKey {
+	path := f.IdentityPath
+	if path == "" {
+		path = f.Path
+	}
+	k := occurrenceKey{rule: f.RuleID, group: f.Object.Group, kind: f.Object.Kind, namespace: f.Object.Namespace, name: f.Object.Name, path: path}
+	if f.Object.Kind == "" {
+		k.file = f.File
+	}
+	return k
+}
+
+// NumberOccurrences numbers findings that would share a fingerprint across
+// all of fs (sorted by SortFindings), in order: Run numbers them within
+// each file; a review that sees the same object in two files (two overlays
+// of one Deployment) numbers them across files.
+func NumberOccurrences(fs []Finding) {
+	counter := occurrenceCounter{}
+	for i := range fs {
+		k := fs[i].identity()
+		fs[i].Occurrence = counter[k]
+		counter[k]++
+	}
+}
+
+// Container is the name of the container the finding is about (from
+// IdentityPath), "" when it is about no container.
+func (f Finding) Container() string {
+	m := containerNameRE.FindStringSubmatch(f.IdentityPath)
+	if m == nil {
+		return ""
+	}
+	return m[2]
+}
+
+// containerIndexRE finds a container's index in a rendered path.
+var containerIndexRE = regexp.MustCompile(`(^|\.)(initContainers|containers|ephemeralContainers)\[(\d+)\]`)
+
+// containerNameRE finds a container's name in an IdentityPath.
+var containerNameRE = regexp.MustCompile(`(initContainers|containers|ephemeralContainers)\[name=([^\]]*)\]`)
+
+// identify sets f.IdentityPath and f.ContainerLine from obj, the object
+// the finding is about: the first container index of the path becomes the
+// container's name (its index when it has none).
+func identify(f *Finding, obj *manifest.Object) {
+	if f.IdentityPath != "" || f.Path == "" {
+		return
+	}
+	loc := containerIndexRE.FindStringSubmatchIndex(f.Path)
+	if loc == nil {
+		return
+	}
+	prefix := splitPath(f.Path[:loc[4]])
+	seq := f.Path[loc[4]:loc[5]]
+	idx := f.Path[loc[6]:loc[7]]
+	item := append(append(prefix, seq), idx)
+	name, ok := obj.Scalar(append(item, "name")...)
+	if !ok || name == "" || strings.ContainsAny(name, "[]") {
+		name = idx
+	}
+	f.IdentityPath = f.Path[:loc[4]] + seq + "[name=" + name + "]" + f.Path[loc[1]:]
+	if line, _, exact := obj.Pos(item...); exact {
+		f.ContainerLine = line
+	}
+}
+
+// splitPath reads a path as manifest.Path.String writes it, for the plain
+// keys and indexes that lead to a container ("spec.template.spec",
+// "items[2].spec").
+func splitPath(s string) manifest.Path {
+	var out manifest.Path
+	for _, part := range strings.Split(strings.TrimSuffix(s, "."), ".") {
+		for part != "" {
+			i := strings.IndexByte(part, '[')
+			if i < 0 {
+				out = append(out, part)
+				break
+			}
+			if i > 0 {
+				out = append(out, part[:i])
+			}
+			j := strings.IndexByte(part[i:], ']')
+			if j < 0 {
+				out = append(out, part[i:])
+				break
+			}
+			if _, err := strconv.Atoi(part[i+1 : i+j]); err == nil {
+				out = append(out, part[i+1:i+j])
+			}
+			part = part[i+j+1:]
+		}
+	}
+	return out
+}
+
+// apiGroup is the group of an apiVersion: "apps" for apps/v1, "" for v1.
+func apiGroup(apiVersion string) string {
+	g, _, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		return ""
+	}
+	return g
 }

@@ -198,11 +198,6 @@ func checkIgnoreAnnotations(ctx *Context, obj *manifest.Object) []Finding {
 	return out
 }
 
-// applyIgnores drops findings silenced by annotation or comment.
-func applyIgnores(fs []Finding, files []*manifest.File, objects []*manifest.Object) []Finding {
-	return newIgnores(files, objects).apply(fs)
-}
-
 // ignores is what silences findings in a set of files: the objects that
 // carry an ignore annotation, and the lines of files with ignore comments.
 // Built once, it serves every share of those files' findings.
@@ -255,6 +250,48 @@ func (ig *ignores) apply(fs []Finding) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// split is apply that also returns what it silenced, with the ignore.
+func (ig *ignores) split(fs []Finding) ([]Finding, []Silenced) {
+	if len(ig.byFileObject) == 0 && len(ig.lines) == 0 {
+		return fs, nil
+	}
+	var silenced []Silenced
+	out := fs[:0]
+	for _, f := range fs {
+		if o := ig.byFileObject[f.File][f.Object]; o != nil && ObjectIgnores(o, f.RuleID) {
+			s := Silenced{Finding: f, File: f.File}
+			own, _ := ignoreAnnotations(o)
+			at := manifest.Path{"metadata", "annotations", IgnoreAnnotation}
+			value := own
+			if !listHas(own, f.RuleID) {
+				pt := o.PodTemplate()
+				at, value = pt.MetaPath.Child("annotations", IgnoreAnnotation), pt.Meta.Annotations[IgnoreAnnotation]
+			}
+			s.Line, _, _ = o.Pos(at...)
+			s.By = IgnoreAnnotation + ": " + value
+			silenced = append(silenced, s)
+			continue
+		}
+		if ls := ig.lines[f.File]; ls != nil {
+			n := 0
+			switch {
+			case commentIgnores(ls, f.Line, f.RuleID):
+				n = f.Line
+			case commentIgnores(ls, f.Line-1, f.RuleID):
+				n = f.Line - 1
+			}
+			if n > 0 {
+				l := string(ls[n-1])
+				by := strings.TrimSpace(l[strings.LastIndex(l[:strings.Index(l, IgnoreComment)], "#"):])
+				silenced = append(silenced, Silenced{Finding: f, File: f.File, Line: n, By: by})
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out, silenced
 }
 
 // ignoreAnnotations returns the IgnoreAnnotation values of o and of its

@@ -3,25 +3,69 @@ package checks
 import "testing"
 
 // TestNumberOccurrences checks that findings sharing a fingerprint are
-// numbered in file order, each file from 0, so every fingerprint of a run
-// is unique.
+// numbered in file order: each file from 0 by Run (unique within a file),
+// across files by NumberOccurrences (unique within a review, where the
+// file is not part of the identity).
 func TestNumberOccurrences(t *testing.T) {
 	same := func(file string) Finding {
 		return Finding{RuleID: "replicas-too-few", File: file, Object: ObjectRef{Kind: "Deployment", Name: "web"}, Path: "spec.replicas", Message: "m"}
 	}
 	other := same("a.yaml")
 	other.Object.Name = "api"
-	fs := []Finding{same("a.yaml"), same("a.yaml"), other, same("a.yaml"), same("b.yaml"), same("b.yaml")}
+	fresh := func() []Finding {
+		return []Finding{same("a.yaml"), same("a.yaml"), other, same("a.yaml"), same("b.yaml"), same("b.yaml")}
+	}
+	fs := fresh()
 	numberOccurrences(fs)
-	want := []int{0, 1, 0, 2, 0, 1}
+	for i, want := range []int{0, 1, 0, 2, 0, 1} {
+		if fs[i].Occurrence != want {
+			t.Errorf("per file: finding %d (%s %s): occurrence %d, want %d", i, fs[i].File, fs[i].Object.Name, fs[i].Occurrence, want)
+		}
+	}
+	fs = fresh()
+	NumberOccurrences(fs)
 	seen := map[string]bool{}
-	for i, f := range fs {
-		if f.Occurrence != want[i] {
-			t.Errorf("finding %d (%s %s): occurrence %d, want %d", i, f.File, f.Object.Name, f.Occurrence, want[i])
+	for i, want := range []int{0, 1, 0, 2, 3, 4} {
+		f := fs[i]
+		if f.Occurrence != want {
+			t.Errorf("across files: finding %d (%s %s): occurrence %d, want %d", i, f.File, f.Object.Name, f.Occurrence, want)
 		}
 		if seen[f.Fingerprint()] {
 			t.Errorf("finding %d: fingerprint %s repeats", i, f.Fingerprint())
 		}
 		seen[f.Fingerprint()] = true
+	}
+}
+
+// TestFingerprintIdentity holds the fingerprint to what a finding is
+// about: the message, fix, line and file do not change it; the rule, the
+// object's group, kind, namespace and name, and the container do.
+func TestFingerprintIdentity(t *testing.T) {
+	base := Finding{RuleID: "probe-missing", File: "a.yaml", Line: 9, Message: "m", Object: ObjectRef{Group: "apps", Kind: "Deployment", Name: "web", Namespace: "shop"},
+		Path: "spec.template.spec.containers[0].readinessProbe", IdentityPath: "spec.template.spec.containers[name=app].readinessProbe"}
+	same := base
+	same.File, same.Line, same.Message, same.Fix, same.Path = "b/c.yaml", 40, "other words", &Fix{Description: "x"}, "spec.template.spec.containers[1].readinessProbe"
+	if base.Fingerprint() != same.Fingerprint() {
+		t.Error("fingerprint depends on file, line, message, fix or container index")
+	}
+	for name, change := range map[string]func(*Finding){
+		"rule":      func(f *Finding) { f.RuleID = "other" },
+		"group":     func(f *Finding) { f.Object.Group = "extensions" },
+		"kind":      func(f *Finding) { f.Object.Kind = "StatefulSet" },
+		"namespace": func(f *Finding) { f.Object.Namespace = "" },
+		"name":      func(f *Finding) { f.Object.Name = "api" },
+		"container": func(f *Finding) { f.IdentityPath = "spec.template.spec.containers[name=side].readinessProbe" },
+	} {
+		f := base
+		change(&f)
+		if f.Fingerprint() == base.Fingerprint() {
+			t.Errorf("fingerprint ignores the %s", name)
+		}
+		if f.Container() == "" {
+			t.Errorf("%s: no container", name)
+		}
+	}
+	if base.Container() != "app" {
+		t.Errorf("Container() = %q, want app", base.Container())
 	}
 }

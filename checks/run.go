@@ -78,6 +78,23 @@ type Result struct {
 	// order, when Options.ListObjects asks for them: for a report that
 	// names the objects without findings too (JUnit).
 	Checked map[string][]ObjectRef
+	// Silenced are the findings an ignore comment or annotation silenced,
+	// with the ignore (sorted like Findings; numbered apart from them).
+	// Only a run that keeps its findings (not Options.Emit, not Lean)
+	// lists them.
+	Silenced []Silenced
+}
+
+// Silenced is one finding an ignore silenced, and the ignore.
+type Silenced struct {
+	Finding Finding
+	// File and Line are where the ignore is (1-based): the comment's line,
+	// or the line of the object's or pod template's annotation.
+	File string
+	Line int
+	// By is the ignore as written: "# prodready:ignore rule reason" or
+	// "prodready.dev/ignore: rule".
+	By string
 }
 
 // Memory says what a run keeps of the files it parses.
@@ -445,7 +462,7 @@ func mergeSorted(a, b []Finding) []Finding {
 }
 
 // needsSource reports whether the rules read a file's text besides its
-// node trees: only for ignore comments (applyIgnores).
+// node trees: only for ignore comments (ignores).
 func needsSource(f *manifest.File) bool {
 	return bytes.Contains(f.Source, []byte(IgnoreComment))
 }
@@ -508,7 +525,8 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
 	}
-	res := &Result{Files: files, Findings: finishFindings(findings, files, objects, cfg), Objects: len(objects)}
+	res := &Result{Files: files, Objects: len(objects)}
+	res.Findings, res.Silenced = finishFindings(findings, files, objects, cfg)
 	res.Kubernetes, res.NoObject = countKubernetes(files)
 	return res
 }
@@ -549,15 +567,25 @@ func enabledRules(cfg *Config) []*Rule {
 	return rules
 }
 
-// finishFindings applies the ignore comments and annotations of files and
-// objects to fs, then the config's severities, sorts the rest
-// (SortFindings) and numbers their occurrences.
-func finishFindings(fs []Finding, files []*manifest.File, objects []*manifest.Object, cfg *Config) []Finding {
-	fs = applyIgnores(fs, files, objects)
+// finishFindings splits off the findings of fs that the ignore comments
+// and annotations of files and objects silence, then sets the config's
+// severities on both, sorts them (SortFindings) and numbers their
+// occurrences, each apart.
+func finishFindings(fs []Finding, files []*manifest.File, objects []*manifest.Object, cfg *Config) ([]Finding, []Silenced) {
+	fs, silenced := newIgnores(files, objects).split(fs)
 	setSeverities(fs, cfg)
 	SortFindings(fs)
 	numberOccurrences(fs)
-	return fs
+	sf := make([]Finding, len(silenced))
+	for i := range silenced {
+		sf[i] = silenced[i].Finding
+	}
+	setSeverities(sf, cfg)
+	numberOccurrences(sf) // split keeps SortFindings' order
+	for i := range silenced {
+		silenced[i].Finding = sf[i]
+	}
+	return fs, silenced
 }
 
 // setSeverities applies the config's severity overrides.
@@ -607,6 +635,7 @@ func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
 				out[i].Message += refusedNote(field, flag)
 			}
 		}
+		identify(&out[i], obj) // paths still relative to a List's item
 		if obj.ListItem != nil {
 			inListItem(&out[i], obj.ListItem)
 		}
@@ -621,6 +650,9 @@ func inListItem(f *Finding, item manifest.Path) {
 		f.Path = item.String()
 	} else {
 		f.Path = item.String() + "." + f.Path
+	}
+	if f.IdentityPath != "" {
+		f.IdentityPath = item.String() + "." + f.IdentityPath
 	}
 	if f.Fix == nil {
 		return
@@ -690,9 +722,10 @@ func findingLess(a, b *Finding) bool {
 func (r *Result) Failed(cfg *Config) bool { return cfg.Fails(r.Findings) }
 
 // numberOccurrences sets Occurrence on findings that share a fingerprint,
-// in file order, so every finding's fingerprint is unique. fs is sorted by
-// file (SortFindings) and the file is part of the fingerprint, so each
-// file's findings are numbered apart, with a map of that file's only.
+// in file order, so every finding's fingerprint is unique within its file.
+// fs is sorted by file (SortFindings); each file's findings are numbered
+// apart, with a map of that file's only (NumberOccurrences numbers across
+// files).
 func numberOccurrences(fs []Finding) {
 	counter := streamOccurrences{path: occurrenceCounter{}, batch: occurrenceCounter{}} // no unique objects: every key counts for its file
 	for start := 0; start < len(fs); {
@@ -705,10 +738,6 @@ func numberOccurrences(fs []Finding) {
 		start = end
 	}
 }
-
-// occurrenceKey is what Fingerprint hashes besides the file, without
-// hashing: equal keys are equal fingerprints.
-type occurrenceKey struct{ rule, kind, namespace, name, path, message string }
 
 // occurrenceCounter counts the findings of one file seen so far by key.
 type occurrenceCounter map[occurrenceKey]int
@@ -743,7 +772,7 @@ func uniqueIdentities(objects []*manifest.Object) map[objectIdentity]bool {
 func (c *streamOccurrences) number(fs []Finding) {
 	for i := range fs {
 		f := &fs[i]
-		k := occurrenceKey{f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path, f.Message}
+		k := f.identity()
 		counter := c.path
 		if c.unique[objectIdentity{k.kind, k.namespace, k.name}] {
 			counter = c.batch

@@ -37,10 +37,21 @@ func codeQualityIssueOf(f checks.Finding) codeQualityIssue {
 	return codeQualityIssue{
 		Description: f.Message,
 		CheckName:   f.RuleID,
-		Fingerprint: f.Fingerprint(),
+		Fingerprint: fileFingerprint(f),
 		Severity:    codeQualitySeverity(f.Severity),
 		Location:    codeQualityLocation{Path: f.File, Lines: codeQualityLines{Begin: f.Line, End: f.EndLine}},
 	}
+}
+
+// fileFingerprint is a finding's fingerprint within its file: the
+// finding's identity (checks.Finding.Fingerprint, which no file is part
+// of, so that the bot's threads follow an object that moves) with the file
+// it is in, so that a report of a whole repository, whose objects of the
+// same name in two folders (two overlays) share identities, names each
+// finding apart. It is what Code Quality and SARIF compare between runs.
+func fileFingerprint(f checks.Finding) string {
+	sum := sha256.Sum256([]byte(f.Fingerprint() + "\x00" + f.File))
+	return hex.EncodeToString(sum[:8])
 }
 
 func codeQualitySeverity(s checks.Severity) string {

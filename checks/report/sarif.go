@@ -249,7 +249,7 @@ func sarifResultOf(f checks.Finding, ruleIndex map[string]int) sarifResult {
 			ArtifactLocation: sarifArtifactOf(f.File),
 			Region:           sarifRegion{StartLine: f.Line, StartColumn: f.Column, EndLine: end},
 		}}},
-		PartialFingerprints: map[string]string{"prodready/v1": f.Fingerprint()},
+		PartialFingerprints: map[string]string{"prodready/v1": fileFingerprint(f)},
 	}
 	if f.Fix != nil && f.Fix.Description != "" {
 		r.Properties = &sarifFixProperties{Fix: f.Fix.Description, FixKind: string(f.Fix.Kind)}

@@ -95,6 +95,8 @@ type Comment struct {
 	// Resolved is that thread's state.
 	ThreadID string
 	Resolved bool
+	// Edits counts the PATCH requests that rewrote the body.
+	Edits int
 }
 
 // Review is one posted review.
@@ -162,6 +164,7 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.auth(s.reply))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.reply))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.auth(s.createReview))
+	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.auth(s.editComment))
 	mux.HandleFunc("POST /graphql", s.auth(s.graphql))
 	s.srv = httptest.NewServer(s.record(mux))
 	s.URL = s.srv.URL + "/"
@@ -274,6 +277,18 @@ func (s *Server) Comments(owner, name string) []Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return values(s.repo(owner, name).comments)
+}
+
+// SetResolved resolves or reopens the review thread that comment id
+// starts, as a person would in the web UI.
+func (s *Server) SetResolved(owner, name string, id int64, resolved bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.repo(owner, name).comments {
+		if c.ID == id {
+			c.Resolved = resolved
+		}
+	}
 }
 
 // values copies what ps point to, so callers read a snapshot.
@@ -743,6 +758,40 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, commentJSON(c))
 }
 
+// editComment is PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}:
+// it replaces a review comment's body (required) and answers the comment;
+// 404 for a comment the repository does not have.
+func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Body *string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Body == nil {
+		unprocessable(w, "body is required")
+		return
+	}
+	if utf8.RuneCountInString(*req.Body) > 65536 {
+		unprocessable(w, "Body is too long (maximum is 65536 characters)")
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rp := s.repos[r.PathValue("owner")+"/"+r.PathValue("repo")]
+	if rp == nil {
+		notFound(w)
+		return
+	}
+	for _, c := range rp.comments {
+		if c.ID == id {
+			c.Body = *req.Body
+			c.Edits++
+			writeJSON(w, http.StatusOK, commentJSON(c))
+			return
+		}
+	}
+	notFound(w)
+}
+
 type reviewRequest struct {
 	CommitID string `json:"commit_id"`
 	Body     string `json:"body"`
@@ -868,12 +917,18 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case strings.Contains(req.Query, "resolveReviewThread"):
+		// resolveReviewThread and unresolveReviewThread(input: {threadId})
+		// answer {thread {id isResolved}} under the mutation's name.
 		id, _ := req.Variables["id"].(string)
+		name, resolved := "resolveReviewThread", true
+		if strings.Contains(req.Query, "unresolveReviewThread") {
+			name, resolved = "unresolveReviewThread", false
+		}
 		for _, rp := range s.repos {
 			for _, c := range rp.comments {
 				if c.ThreadID != "" && c.ThreadID == id {
-					c.Resolved = true
-					writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"resolveReviewThread": map[string]any{"thread": map[string]any{"id": id, "isResolved": true}}}})
+					c.Resolved = resolved
+					writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{name: map[string]any{"thread": map[string]any{"id": id, "isResolved": resolved}}}})
 					return
 				}
 			}
@@ -907,6 +962,6 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
 			"nodes":    threads[start:end],
 		}}}}})
 	default:
-		gqlErr("this fake answers only reviewThreads and resolveReviewThread")
+		gqlErr("this fake answers only reviewThreads, resolveReviewThread and unresolveReviewThread")
 	}
 }

@@ -306,6 +306,19 @@ func (s *Server) Discussions(id int64, iid int) []Discussion {
 	return out
 }
 
+// SetResolved resolves or reopens a discussion, as a person would.
+func (s *Server) SetResolved(id int64, iid int, discussion string, resolved bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.projects[id].MRs[iid].Discussions {
+		if d.ID == discussion {
+			for _, n := range d.Notes {
+				n.Resolved = resolved
+			}
+		}
+	}
+}
+
 // AddNote adds a note by author to a merge request, as a person would.
 func (s *Server) AddNote(id int64, iid int, author User, body string, resolvable bool) {
 	s.mu.Lock()

@@ -238,6 +238,17 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		}
 		return want(under)
 	}
+	if ref != "" && ref == pr.BaseSHA && ref != pr.HeadSHA {
+		// The base the review compares with: from the history when the
+		// checkout has it, else through the API.
+		if h.prepare(ctx, pr) == nil {
+			return h.git.Manifests(ctx, pr, ref, wanted, cache)
+		}
+		if h.API != nil {
+			return h.API.Manifests(ctx, pr, ref, wanted, cache)
+		}
+		return nil, fmt.Errorf("reading the base %s: the checkout has no history (fetch-depth: 0) and there is no API token", short(ref))
+	}
 	files, err := h.workingTree(wanted)
 	if err != nil || ref == "" || h.prepare(ctx, pr) != nil {
 		return files, err

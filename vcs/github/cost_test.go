@@ -166,15 +166,26 @@ func TestReviewCost(t *testing.T) {
 					t.Fatal(err)
 				}
 				tally := fake.TallyString()
-				// Reads: config, changed files (one page), tree, listing the
-				// bot's comments, and the manifests not cached: a blob each
-				// when at most ArchiveThreshold, else one tarball.
-				blobs, tarballs := 0, 1
-				if push == 1 && changed <= ghv.ArchiveThreshold {
-					blobs, tarballs = changed, 0
+				// Reads: config, changed files (one page), the trees at head
+				// and at base, listing the bot's comments, and the manifests
+				// not cached: a blob each when at most ArchiveThreshold, else
+				// one tarball, at head and at base. The first push downloads
+				// the head (a tarball) and the base's versions of the changed
+				// files; the second only the head's changed files.
+				blobs, tarballs := 0, 0
+				fetch := func(missing int) {
+					if missing > ghv.ArchiveThreshold {
+						tarballs++
+					} else {
+						blobs += missing
+					}
 				}
+				if push == 0 {
+					fetch(costRepoFiles)
+				}
+				fetch(changed)
 				want := map[string]int{
-					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 1,
+					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 2,
 					"GET /repos/{owner}/{repo}/pulls/{n}/comments": 1,
 					fakegithub.RouteBlob:                           blobs, fakegithub.RouteTarball: tarballs, fakegithub.RouteCodeload: tarballs,
 				}
@@ -184,8 +195,12 @@ func TestReviewCost(t *testing.T) {
 					}
 				}
 				reads := fake.ReadRequests()
-				if want := 4 + max(blobs, tarballs); reads != want {
+				graphql := min(push, 1) // the review threads, once there are some
+				if want := 5 + graphql + blobs + tarballs; reads != want {
 					t.Errorf("push %d: %d read requests, want %d\n%s", push+1, reads, want, tally)
+				}
+				if got := fake.Count("POST /graphql"); got != graphql {
+					t.Errorf("push %d: %d GraphQL requests, want %d (the review threads)", push+1, got, graphql)
 				}
 				// Writes: one check run, at most one review, an update per 50
 				// annotations (at least one).
@@ -211,7 +226,7 @@ func TestReviewCost(t *testing.T) {
 				// The cache: the first push downloads and parses every
 				// manifest, the second only the changed ones.
 				puts, parses := cache.take()
-				wantNew := costRepoFiles
+				wantNew := costRepoFiles + changed // head, and the base's other versions
 				if push == 1 {
 					wantNew = changed
 				}
@@ -229,8 +244,8 @@ func TestReviewCost(t *testing.T) {
 				if d := cmp.Diff(r.Comments, rh.published.Comments); d != "" {
 					t.Errorf("push %d: comments differ without cache (-plain +cached):\n%s", push+1, d)
 				}
-				t.Logf("push %d: %d read requests (%d blobs, %d tarballs), %d findings, %d annotations, %d check-run updates, %d reviews",
-					push+1, reads, blobs, tarballs, len(rh.published.Findings), len(run.Annotations), updates, reviews)
+				t.Logf("push %d: %d read requests (%d blobs, %d tarballs), %d findings, %d annotations, %d check-run updates, %d reviews; all calls:\n%s",
+					push+1, reads, blobs, tarballs, len(rh.published.Findings), len(run.Annotations), updates, reviews, tally)
 			}
 		})
 	}

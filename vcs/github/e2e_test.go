@@ -22,8 +22,6 @@ import (
 
 	"github.com/prodready/prodready/internal/testconfig"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/fakegithub"
@@ -295,15 +293,15 @@ func runEndToEnd(t *testing.T, opened []byte, owner, repo string, number int, ba
 		t.Fatalf("check runs = %d, want 1", len(runs))
 	}
 	run := runs[0]
-	if run.HeadSHA != headSHA || run.Status != "completed" || run.Conclusion != "failure" || run.Title != "3 errors" || run.Name != "prodready" {
+	if run.HeadSHA != headSHA || run.Status != "completed" || run.Conclusion != "failure" || run.Title != "2 new errors" || run.Name != "prodready" {
 		t.Errorf("check run = %+v", run)
 	}
-	wantAnn := []fakegithub.Annotation{{Path: "deploy/app.yaml", StartLine: 21, EndLine: 21, AnnotationLevel: "failure", Title: "probe-named-port-undeclared",
-		Message: `readinessProbe of container "web" targets port "ready", which the container does not declare: the probe always fails (declare it under ports, or use the port number)`}}
-	if diff := cmp.Diff(wantAnn, run.Annotations); diff != "" {
-		t.Errorf("annotations (-want +got):\n%s", diff)
+	// The readiness probe's error is at base already: counted and folded,
+	// never an annotation.
+	if len(run.Annotations) != 0 {
+		t.Errorf("annotations %+v, want none (the new findings are in threads)", run.Annotations)
 	}
-	for _, s := range []string{"| :x: error | 3 |", "`deploy/app.yaml` | 21 |", "`deploy/app.yaml` | 24 |", "`deploy/app.yaml` | 27 |", ".prodready.yaml"} {
+	for _, s := range []string{"**2 new** · **0 fixed** · **1 pre-existing**", "deploy/app.yaml#L24) :speech_balloon:", "deploy/app.yaml#L27) :speech_balloon:", "<details><summary>1 finding already at base", "deploy/app.yaml#L21)", ".prodready.yaml"} {
 		if !strings.Contains(run.Summary, s) {
 			t.Errorf("summary lacks %q:\n%s", s, run.Summary)
 		}
@@ -317,24 +315,38 @@ func runEndToEnd(t *testing.T, opened []byte, owner, repo string, number int, ba
 		t.Fatalf("reviews = %d, want 1", len(reviews))
 	}
 	rev := reviews[0]
-	if rev.Event != "COMMENT" || rev.CommitID != headSHA || !strings.Contains(rev.Body, "3 errors") {
+	if rev.Event != "COMMENT" || rev.CommitID != headSHA || !strings.Contains(rev.Body, "2 new errors") || strings.Contains(rev.Body, "\n") {
 		t.Errorf("review = %+v", rev)
 	}
 	liveMsg := `livenessProbe of container "web" targets port "metrics", which the container does not declare: the probe always fails (declare it under ports, or use the port number)`
 	startMsg := `startupProbe of container "web" targets port "boot", which the container does not declare: the probe always fails (declare it under ports, or use the port number)`
-	live := checks.Finding{RuleID: "probe-named-port-undeclared", File: "deploy/app.yaml", Object: checks.ObjectRef{Kind: "Deployment", Name: "web"}, Path: "spec.template.spec.containers[0].livenessProbe.tcpSocket.port", Message: liveMsg}
+	live := checks.Finding{RuleID: "probe-named-port-undeclared", File: "deploy/app.yaml", Object: checks.ObjectRef{Group: "apps", Kind: "Deployment", Name: "web"}, IdentityPath: "spec.template.spec.containers[name=web].livenessProbe.tcpSocket.port", Message: liveMsg}
 	start := live
-	start.Path, start.Message = "spec.template.spec.containers[0].startupProbe.tcpSocket.port", startMsg
+	start.IdentityPath, start.Message = "spec.template.spec.containers[name=web].startupProbe.tcpSocket.port", startMsg
 	var got []fakegithub.Comment
 	for _, c := range rev.Comments {
 		got = append(got, fakegithub.Comment{Path: c.Path, StartLine: c.StartLine, Line: c.Line, Body: c.Body})
 	}
-	want := []fakegithub.Comment{
-		wantComment("deploy/app.yaml", 0, 24, ":x: **error** `probe-named-port-undeclared`: ", liveMsg, "\n\n```suggestion\n              port: 8080\n```\n\n", bot.FingerprintMarker(live.Fingerprint()), "\n"),
-		wantComment("deploy/app.yaml", 25, 27, ":x: **error** `probe-named-port-undeclared`: ", startMsg, "\n\n```suggestion\n          startupProbe:\n            tcpSocket:\n              port: 8080\n```\n\n", bot.FingerprintMarker(start.Fingerprint()), "\n"),
+	// One thread per error, anchored at its lines, first line severity
+	// and rule, the suggestion, the rest folded, the markers last.
+	wantThreads := []struct {
+		start, line int
+		first, sug  string
+		f           checks.Finding
+	}{
+		{0, 24, ":x: **error** `probe-named-port-undeclared`: " + liveMsg, "```suggestion\n              port: 8080\n```", live},
+		{25, 27, ":x: **error** `probe-named-port-undeclared`: " + startMsg, "```suggestion\n          startupProbe:\n            tcpSocket:\n              port: 8080\n```", start},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("review comments (-want +got):\n%s", diff)
+	if len(got) != len(wantThreads) {
+		t.Fatalf("threads %+v, want %d", got, len(wantThreads))
+	}
+	for i, w := range wantThreads {
+		c := got[i]
+		first, _, _ := strings.Cut(c.Body, "\n")
+		if c.Path != "deploy/app.yaml" || c.StartLine != w.start || c.Line != w.line || first != w.first || !strings.Contains(c.Body, w.sug) ||
+			!strings.Contains(c.Body, "<details>") || !strings.Contains(c.Body, bot.FingerprintMarker(w.f.Fingerprint())) || bot.ThreadKey(c.Body) != w.f.Fingerprint() {
+			t.Errorf("thread %d:\n%+v\nwant lines %d-%d, first line %q, %s", i, c, w.start, w.line, w.first, w.sug)
+		}
 	}
 	for _, c := range st.fake.Calls() {
 		if c.Status >= 400 && !(c.Status == http.StatusNotFound && strings.HasSuffix(c.Path, "/contents/.prodready.yaml")) {
@@ -361,7 +373,7 @@ func runEndToEnd(t *testing.T, opened []byte, owner, repo string, number int, ba
 		t.Errorf("reviews after the second push = %d, want still 1 (no duplicate comment)", n)
 	}
 	runs = st.fake.CheckRuns(owner, repo)
-	if len(runs) != 2 || runs[1].HeadSHA != head2 || runs[1].Conclusion != "failure" || runs[1].Title != "2 errors" {
+	if len(runs) != 2 || runs[1].HeadSHA != head2 || runs[1].Conclusion != "failure" || runs[1].Title != "1 new error" {
 		t.Errorf("second check run = %+v", runs[len(runs)-1])
 	}
 	for _, c := range st.fake.Comments(owner, repo) {

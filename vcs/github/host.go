@@ -309,14 +309,30 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 	return nil
 }
 
-// Publish posts one review with the comments not posted before, resolves
-// the threads of findings that are gone (bot.PlanComments decides which),
-// and completes the check run with annotations in batches of 50.
+// Publish posts one review with the threads not posted before, edits in
+// place the first comment of the threads whose text changed, reopens the
+// resolved threads whose finding is back and resolves those whose findings
+// are gone (bot.PlanComments decides which), and completes the check run
+// with annotations in batches of 50. It reads the posted comments (one
+// page per 100) and, when there are some, the review threads (one GraphQL
+// request per 100).
 func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
 	log := bot.LoggerFrom(ctx)
 	posted, replied, err := h.postedComments(ctx, pr)
 	if err != nil {
 		return err
+	}
+	var threads map[int64]thread
+	var terr error
+	if len(posted) > 0 { // nothing to reopen or resolve otherwise
+		threads, terr = h.reviewThreads(ctx, pr)
+		if terr != nil {
+			log.Warn("cannot list review threads; resolved state unknown", "err", terr.Error())
+		}
+	}
+	for i := range posted {
+		id, _ := strconv.ParseInt(posted[i].ID, 10, 64)
+		posted[i].Resolved = threads[id].resolved
 	}
 	plan := bot.PlanComments(r, posted)
 	if len(plan.Post) > 0 {
@@ -324,16 +340,35 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHan
 			return err
 		}
 	}
-	if len(plan.Resolve) > 0 {
-		h.resolveGone(ctx, pr, plan.Resolve, replied)
+	for _, e := range plan.Edit {
+		id, err := strconv.ParseInt(e.Posted.ID, 10, 64)
+		if err != nil {
+			continue // not an id postedComments wrote
+		}
+		if _, _, err := h.client.PullRequests.EditComment(ctx, repoOwner(pr), repoName(pr), id, &gh.PullRequestComment{Body: gh.Ptr(e.Comment.Body)}); err != nil {
+			return fmt.Errorf("editing review comment %d: %w", id, err)
+		}
 	}
-	log.Info("review published", "comments", len(plan.Post), "already_posted", len(plan.Keep), "fixed", len(plan.Resolve), "conclusion", r.Conclusion)
+	for _, p := range plan.Reopen {
+		id, _ := strconv.ParseInt(p.ID, 10, 64)
+		t, ok := threads[id]
+		if !ok {
+			continue
+		}
+		if err := h.unresolveThread(ctx, t.id); err != nil {
+			log.Warn("cannot reopen review thread", "comment", id, "err", err.Error())
+		}
+	}
+	if len(plan.Resolve) > 0 {
+		h.resolveGone(ctx, pr, plan.Resolve, replied, threads, terr)
+	}
+	log.Info("review published", "threads", len(plan.Post), "kept", len(plan.Keep), "edited", len(plan.Edit), "reopened", len(plan.Reopen), "fixed", len(plan.Resolve), "conclusion", r.Conclusion)
 	return h.completeCheckRun(ctx, pr, rh, r)
 }
 
 // postedComments lists the bot's earlier inline comments that carry
-// fingerprint markers (IDs are review comment ids in decimal), and the ids
-// of those it already replied "fixed" to.
+// markers (IDs are review comment ids in decimal), with where they are
+// now, and the ids of those it already replied "fixed" to.
 func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]bot.Posted, map[int64]bool, error) {
 	var out []bot.Posted
 	replied := map[int64]bool{}
@@ -354,7 +389,8 @@ func (h *Host) postedComments(ctx context.Context, pr bot.PullRequest) ([]bot.Po
 				continue
 			}
 			if fps := bot.Fingerprints(c.GetBody()); len(fps) > 0 {
-				out = append(out, bot.Posted{ID: strconv.FormatInt(c.GetID(), 10), Fingerprints: fps})
+				out = append(out, bot.Posted{ID: strconv.FormatInt(c.GetID(), 10), Key: bot.ThreadKey(c.GetBody()), Fingerprints: fps, Body: c.GetBody(),
+					Path: c.GetPath(), StartLine: c.GetStartLine(), Line: c.GetLine()})
 			}
 		}
 		if resp.NextPage == 0 {
@@ -414,11 +450,10 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 // resolveGone resolves the review threads of fixed findings; where that
 // fails it replies to the comment once, noting the fix. Failures here are
 // logged, not fatal: the review itself is already posted.
-func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []bot.Posted, replied map[int64]bool) {
+func (h *Host) resolveGone(ctx context.Context, pr bot.PullRequest, gone []bot.Posted, replied map[int64]bool, threads map[int64]thread, terr error) {
 	log := bot.LoggerFrom(ctx)
-	threads, err := h.reviewThreads(ctx, pr)
-	if err != nil {
-		log.Warn("cannot list review threads; replying instead", "err", err.Error())
+	if terr != nil {
+		log.Warn("review threads unknown; replying instead of resolving")
 	}
 	for _, p := range gone {
 		id, err := strconv.ParseInt(p.ID, 10, 64)
@@ -513,6 +548,16 @@ func (h *Host) reviewThreads(ctx context.Context, pr bot.PullRequest) (map[int64
 		c := rt.PageInfo.EndCursor
 		cursor = &c
 	}
+}
+
+const unresolveMutation = `mutation($id: ID!) {
+  unresolveReviewThread(input: {threadId: $id}) { thread { id isResolved } }
+}`
+
+// unresolveThread reopens a resolved review thread.
+func (h *Host) unresolveThread(ctx context.Context, id string) error {
+	var data json.RawMessage
+	return h.graphql(ctx, unresolveMutation, map[string]any{"id": id}, &data)
 }
 
 func (h *Host) resolveThread(ctx context.Context, id string) error {

@@ -64,7 +64,7 @@ func TestHugeClaimedSizeIsNotDownloaded(t *testing.T) {
 		}
 	}
 	runs := p.fake.CheckRuns("acme", "deploys")
-	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Title != "3 errors" {
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Title != "2 new errors" {
 		t.Errorf("runs = %+v", runs)
 	}
 	if !strings.Contains(logs.String(), "manifest too large to load") {
@@ -193,7 +193,7 @@ func TestForkPullRequestSameRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := p.fake.CheckRuns("acme", "deploys")
-	if len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].Title != "3 errors" || len(p.fake.Reviews("acme", "deploys")) != 1 {
+	if len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].Title != "2 new errors" || len(p.fake.Reviews("acme", "deploys")) != 1 {
 		t.Errorf("fork review differs: runs %+v", runs)
 	}
 }

@@ -83,8 +83,8 @@ func TestRenderedHelmChange(t *testing.T) {
 	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.Contains(b, "(rendered from the chart charts/web)") || !strings.Contains(b, "```suggestion\nreplicaCount: 3\n```") {
 		t.Errorf("values comment should name the chart and suggest replicaCount: 3:\n%s", b)
 	}
-	// A replica count is a starting point: the comment opens saying so.
-	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.HasPrefix(b, bot.StartingPointLine+"\n") {
+	// A replica count is a starting point: the suggestion says so first.
+	if b := bodies["charts/web/values.yaml:1 replicas-too-few"]; !strings.Contains(b, bot.StartingPointLine+"\n\n```suggestion") {
 		t.Errorf("the starting-point suggestion does not say so first:\n%s", b)
 	}
 	// The probe's fix edits the template, which is not a values edit: it
@@ -92,7 +92,7 @@ func TestRenderedHelmChange(t *testing.T) {
 	if b := bodies["charts/web/templates/deployment.yaml:21 readiness-probe-missing"]; !strings.Contains(b, "Fix (starting point): ") || strings.Contains(b, "```suggestion") || strings.Contains(b, bot.StartingPointLine) {
 		t.Errorf("template comment should describe its fix, with no suggestion:\n%s", b)
 	}
-	if run.Conclusion != "success" || run.Title != "2 warnings" {
+	if run.Conclusion != "success" || run.Title != "2 new warnings" {
 		t.Errorf("check run %s %q, want success \"2 warnings\"", run.Conclusion, run.Title)
 	}
 	if len(run.Annotations) != 0 {
@@ -129,7 +129,7 @@ func TestRenderedBaseChange(t *testing.T) {
 	if b := bodies["kustomize/base/deployment.yaml:19 readiness-probe-missing"]; !strings.Contains(b, "(rendered from the overlay kustomize/overlays/prod, the overlay kustomize/overlays/staging)") {
 		t.Errorf("probe comment should name both overlays:\n%s", b)
 	}
-	if run.Title != "2 warnings" {
+	if run.Title != "2 new warnings" {
 		t.Errorf("title %q, want 2 warnings", run.Title)
 	}
 }
@@ -146,7 +146,7 @@ func TestRenderedBrokenChart(t *testing.T) {
 	if a := annotationsAt(run); strings.Join(a, ",") != "charts/broken/Chart.yaml:1 render-failed" {
 		t.Errorf("annotations %v, want render-failed on charts/broken/Chart.yaml:1", a)
 	}
-	if run.Conclusion != "failure" || run.Title != "1 error" {
+	if run.Conclusion != "failure" || run.Title != "1 new error" {
 		t.Errorf("check run %s %q, want failure \"1 error\"", run.Conclusion, run.Title)
 	}
 	if !strings.Contains(run.Summary, "service.name is required") {
@@ -161,7 +161,7 @@ func TestRenderedChangeOnlyHelper(t *testing.T) {
 	base := testrepo.Base(t)
 	head := testrepo.Edit(t, base, "charts/web/templates/_helpers.tpl", "app.kubernetes.io/instance: {{ .Release.Name }}\n", "app.kubernetes.io/instance: {{ .Release.Name }}\napp.kubernetes.io/part-of: shop\n")
 	run, got, _ := renderReview(t, base, head)
-	if run.Title != "No findings" || run.Conclusion != "success" || len(got) != 0 {
+	if run.Title != "No new findings" || run.Conclusion != "success" || len(got) != 0 {
 		t.Errorf("check run %s %q, comments %v; want success, no findings", run.Conclusion, run.Title, got)
 	}
 	if !strings.Contains(run.Summary, "`charts/web/templates/NOTES.txt`") {

@@ -32,7 +32,7 @@ func TestRetriesOn5xxAndSecondaryLimit(t *testing.T) {
 	}
 	<-st.done
 	runs := st.fake.CheckRuns("acme", "deploys")
-	if len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].Title != "3 errors" {
+	if len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].Title != "2 new errors" {
 		t.Fatalf("check runs = %+v", runs)
 	}
 	if n := len(st.fake.Reviews("acme", "deploys")); n != 1 {
@@ -108,7 +108,7 @@ func TestAnnotationsInBatchesOf50(t *testing.T) {
 		headDocs = append(headDocs, d)
 	}
 	headDocs[0] = strings.Replace(headDocs[0], "image: nginx:1.27", "image: nginx:1.28", 1)
-	st.fake.AddCommit("acme", "deploys", synthBase, map[string]string{"many.yaml": strings.Join(baseDocs, "---\n"), ".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared")})
+	st.fake.AddCommit("acme", "deploys", synthBase, map[string]string{"many.yaml": strings.Join(baseDocs, "---\n"), ".prodready.yaml": testconfig.OnlyRule("probe-named-port-undeclared") + "review: {report: touched}\n"})
 	st.fake.AddCommit("acme", "deploys", synthHead, map[string]string{"many.yaml": strings.Join(headDocs, "---\n")})
 	st.fake.SetPR("acme", "deploys", 7, synthBase, synthHead)
 	st.deliver(t, "pull_request", "a-1", syntheticOpened(t))

@@ -247,7 +247,7 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 	}
 	total := base.proxy.calls()
 	want := base.fake.CheckRuns("acme", "deploys")
-	if total < 8 || len(want) != 1 || want[0].Conclusion != "failure" || want[0].Title != "3 errors" {
+	if total < 8 || len(want) != 1 || want[0].Conclusion != "failure" || want[0].Title != "2 new errors" {
 		t.Fatalf("baseline: %d calls, check runs %+v", total, want)
 	}
 	for _, kind := range []faultKind{fault500, faultTimeout, faultReset, faultSecondary, fault429} {
@@ -349,7 +349,7 @@ func TestShutdownLetsAcknowledgedReviewFinish(t *testing.T) {
 	}
 	<-st.done
 	runs := st.fake.CheckRuns("acme", "deploys")
-	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Title != "3 errors" || len(st.fake.Reviews("acme", "deploys")) != 1 {
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Title != "2 new errors" || len(st.fake.Reviews("acme", "deploys")) != 1 {
 		t.Fatalf("runs %+v, want the review completed", runs)
 	}
 }

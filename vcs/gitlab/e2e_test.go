@@ -253,7 +253,7 @@ func TestEndToEndTwoPushes(t *testing.T) {
 				}
 			}
 			st := fake.Statuses()
-			if len(st) != 2 || st[0].State != "pending" || st[1].State != "failed" || st[1].SHA != head1 || !strings.Contains(st[1].Description, "2 errors") {
+			if len(st) != 2 || st[0].State != "pending" || st[1].State != "failed" || st[1].SHA != head1 || !strings.Contains(st[1].Description, "2 new errors") {
 				t.Errorf("statuses after push 1 = %+v, want pending then failed with \"2 errors\"", st)
 			}
 
@@ -291,7 +291,7 @@ func TestEndToEndTwoPushes(t *testing.T) {
 			}
 			st = fake.Statuses()
 			last := st[len(st)-1]
-			if last.SHA != head2 || last.State != "failed" || !strings.Contains(last.Description, "1 error") {
+			if last.SHA != head2 || last.State != "failed" || !strings.Contains(last.Description, "1 new error") {
 				t.Errorf("last status = %+v, want failed on %s with \"1 error\"", last, head2)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,9 +128,34 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		if strings.Contains(n.Body, summaryMarker) && summary == nil {
 			summary = n
 		}
-		// Only a resolvable discussion can be resolved: the others count
-		// as posted but as resolved already.
-		posted = append(posted, bot.Posted{ID: d.ID, Fingerprints: bot.Fingerprints(n.Body), Resolved: !n.Resolvable || n.Resolved})
+		if strings.Contains(n.Body, summaryMarker) {
+			continue
+		}
+		// Only a resolvable discussion can be resolved or reopened.
+		p := bot.Posted{ID: d.ID, NoteID: strconv.FormatInt(n.ID, 10), Key: bot.ThreadKey(n.Body), Fingerprints: bot.Fingerprints(n.Body), Body: n.Body, Resolved: n.Resolvable && n.Resolved}
+		if !n.Resolvable {
+			p.Resolved = false
+		}
+		if pos := n.Position; pos != nil {
+			// GitLab anchors a thread on its first line (new_line) and
+			// spans the range to its end line.
+			p.Path, p.StartLine, p.Line = pos.NewPath, int(pos.NewLine), int(pos.NewLine)
+			if lr := pos.LineRange; lr != nil && lr.EndRange != nil && lr.EndRange.NewLine > 0 {
+				p.Line = int(lr.EndRange.NewLine)
+			}
+		}
+		if len(p.Fingerprints) > 0 {
+			posted = append(posted, p)
+		}
+	}
+	// Threads are compared and posted as GitLab renders them.
+	r.Comments = slices.Clone(r.Comments)
+	for i, c := range r.Comments {
+		start, end := c.StartLine, c.Line
+		if start <= 0 || start > end {
+			start = end
+		}
+		r.Comments[i].Body = gitlabBody(c, end-start)
 	}
 	plan := bot.PlanComments(r, posted)
 
@@ -166,6 +192,24 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		}
 	}
 
+	for _, e := range plan.Edit {
+		id, err := strconv.ParseInt(e.Posted.NoteID, 10, 64)
+		if err != nil {
+			continue
+		}
+		_, _, err = h.api.Notes.UpdateMergeRequestNote(pid(pr), int64(pr.Number), id,
+			&gl.UpdateMergeRequestNoteOptions{Body: gl.Ptr(e.Comment.Body)}, gl.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("editing discussion %s: %w", e.Posted.ID, err)
+		}
+	}
+	for _, p := range plan.Reopen {
+		_, _, err := h.api.Discussions.ResolveMergeRequestDiscussion(pid(pr), int64(pr.Number), p.ID,
+			&gl.ResolveMergeRequestDiscussionOptions{Resolved: gl.Ptr(false)}, gl.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("reopening discussion %s: %w", p.ID, err)
+		}
+	}
 	for _, p := range plan.Resolve {
 		_, _, err := h.api.Discussions.ResolveMergeRequestDiscussion(pid(pr), int64(pr.Number), p.ID,
 			&gl.ResolveMergeRequestDiscussionOptions{Resolved: gl.Ptr(true)}, gl.WithContext(ctx))
@@ -298,8 +342,7 @@ func gitlabBody(c bot.Comment, below int) string {
 	if len(c.Findings) == 0 {
 		return c.Body
 	}
-	body := bot.CommentBodyWith(c.Findings, c.Suggestion, "suggestion:-0+"+strconv.Itoa(below))
-	return bot.Truncate(body, bot.MaxBodyChars)
+	return bot.ThreadBody(c, "suggestion:-0+"+strconv.Itoa(below))
 }
 
 // summaryBody is the summary note: the marker, the review's summary, the
@@ -313,9 +356,6 @@ func summaryBody(r bot.Review, rejected []bot.Comment) string {
 		b.WriteString(r.Summary)
 	} else {
 		fmt.Fprintf(&b, "## prodready\n\n%s\n", r.Title)
-	}
-	if r.Body != "" {
-		b.WriteString("\n" + r.Body)
 	}
 	if len(rejected) > 0 {
 		b.WriteString("\n\n#### Not commentable on the diff\n\n")

@@ -136,8 +136,10 @@ func TestPublishPostsDiscussionsResolvesAndEditsTheSummary(t *testing.T) {
 	}
 
 	// The replicas finding is fixed: its discussion is resolved, the other
-	// stays open, the summary is edited in place, alice's note untouched.
+	// stays open and, its suggestion gone, is edited in place, the summary
+	// is edited in place, alice's note untouched.
 	r2 := review([]checks.Finding{fSel}, []bot.Comment{comment(fSel, 7, 8, "")})
+	posts = len(s.CallsTo("POST", "/discussions"))
 	r2.Conclusion, r2.Title = "success", "1 warning"
 	if err := h.Publish(ctx, pr, bot.ReviewHandle{}, r2); err != nil {
 		t.Fatal(err)
@@ -146,7 +148,13 @@ func TestPublishPostsDiscussionsResolvesAndEditsTheSummary(t *testing.T) {
 	if len(ds) != 3 || !ds[0].Notes[0].Resolved || ds[1].Notes[0].Resolved {
 		t.Errorf("after the fix: resolved = %v/%v, want the replicas discussion resolved only", ds[0].Notes[0].Resolved, ds[1].Notes[0].Resolved)
 	}
-	if !strings.Contains(ds[2].Notes[0].Body, "1 findings") || len(s.CallsTo("PUT", "/notes/")) != 1 {
+	if n := len(s.CallsTo("POST", "/discussions")) - posts; n != 0 {
+		t.Errorf("the changed thread was posted again (%d discussions)", n)
+	}
+	if strings.Contains(ds[1].Notes[0].Body, "```suggestion") || !strings.Contains(ds[1].Notes[0].Body, "selector message") {
+		t.Errorf("the selector thread was not edited in place:\n%s", ds[1].Notes[0].Body)
+	}
+	if !strings.Contains(ds[2].Notes[0].Body, "1 findings") || len(s.CallsTo("PUT", "/notes/")) != 2 {
 		t.Errorf("summary not edited in place:\n%s", ds[2].Notes[0].Body)
 	}
 	for _, d := range s.Discussions(projectID, 1) {

@@ -115,7 +115,7 @@ func TestRenderedMergeRequest(t *testing.T) {
 		if len(inline) != 0 {
 			t.Errorf("inline discussions %v, want none", inline)
 		}
-		if !strings.Contains(summary, "| error | `render-failed` | `charts/broken/Chart.yaml` | 1 |") || !strings.Contains(summary, "service.name is required") {
+		if !strings.Contains(summary, "**`charts/broken/Chart.yaml`**\n\n- :x: **error** `render-failed` [line 1](") || !strings.Contains(summary, "service.name is required") {
 			t.Errorf("summary lacks render-failed on charts/broken/Chart.yaml:\n%s", summary)
 		}
 	})

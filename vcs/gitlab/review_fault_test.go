@@ -156,7 +156,7 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 	total := proxy.calls()
 	want := fake.Statuses()
 	wantDiscussions := len(fake.Discussions(projectID, 1))
-	if total < 6 || len(want) != 2 || want[1].State != "failed" || !strings.Contains(want[1].Description, "2 errors") || wantDiscussions != 3 {
+	if total < 6 || len(want) != 2 || want[1].State != "failed" || !strings.Contains(want[1].Description, "2 new errors") || wantDiscussions != 3 {
 		t.Fatalf("baseline: %d calls, statuses %+v, %d discussions", total, want, wantDiscussions)
 	}
 	for _, kind := range []faultKind{fault500, fault503, faultTimeout, faultReset, fault429} {

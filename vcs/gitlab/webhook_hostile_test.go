@@ -228,7 +228,7 @@ func TestForkMergeRequestSameRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := e.gl.Statuses()
-	if len(st) == 0 || st[len(st)-1].State != "failed" || !strings.Contains(st[len(st)-1].Description, "2 errors") {
+	if len(st) == 0 || st[len(st)-1].State != "failed" || !strings.Contains(st[len(st)-1].Description, "2 new errors") {
 		t.Errorf("statuses %+v, want failed with 2 errors (the fork's config ignored)", st)
 	}
 }

@@ -56,7 +56,7 @@ func TestReviewCommand(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"Review: 1 error, ",
+		"Review: 1 new error, ",
 		"=== deploy/app.yaml line 17\n",
 		"`probe-named-port-undeclared`",
 		// the privileged line is added, and its fix is a one-click suggestion

@@ -1,0 +1,353 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/plural"
+)
+
+// Prepare computes the review of pr without publishing it. cfg is the
+// config at base, or nil to read it.
+//
+// It checks the repository at head and at base (both through the blob
+// cache: the base shares every blob the pull request does not change, so
+// its parses come from the cache) and compares the findings by identity
+// (checks.Finding.Fingerprint): a finding is new when the base has none
+// with its identity, wherever it is. New findings are what the review
+// reports (review.report says whether the pre-existing ones of the files
+// the pull request changes are too); threads are made on added lines for
+// findings at or above review.inline, at most review.maxComments of them.
+func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg *checks.Config) (Review, error) {
+	if cfg == nil {
+		c, err := LoadConfig(ctx, host, pr)
+		if err != nil {
+			return Review{}, err
+		}
+		cfg = c
+	}
+	if r, ok := host.(resolver); ok && pr.BaseSHA == "" {
+		// The base to compare with (GitLab's diff_refs when the event
+		// carried none).
+		if resolved, err := r.Resolve(ctx, pr); err == nil {
+			pr.BaseSHA = resolved.BaseSHA
+			if pr.HeadSHA == "" {
+				pr.HeadSHA = resolved.HeadSHA
+			}
+		}
+	}
+	changed, err := host.ChangedFiles(ctx, pr)
+	if err != nil {
+		return Review{}, fmt.Errorf("listing changed files: %w", err)
+	}
+	// patches are the changed files at head: findings are kept in them
+	// (a template or values file of a rendered chart as well as a manifest).
+	patches := map[string]string{}
+	relevant := false
+	for _, f := range changed {
+		if f.Path == checks.ConfigFileName {
+			continue
+		}
+		if rv.Render != nil && (mayRender(f.Path) || (f.PreviousPath != "" && mayRender(f.PreviousPath))) {
+			relevant = true
+		}
+		if f.Status != "removed" && cfg.Wants(f.Path) || f.PreviousPath != "" && cfg.Wants(f.PreviousPath) || f.Status == "removed" && cfg.Wants(f.Path) {
+			relevant = true
+		}
+		if f.Status == "removed" {
+			continue
+		}
+		patches[f.Path] = f.Patch
+	}
+	if !relevant {
+		return Review{
+			Conclusion:   "neutral",
+			Title:        "No Kubernetes manifests changed",
+			Summary:      "## prodready\n\nThis pull request changes no file prodready checks (by default `*.yaml` and `*.yml`; see `include`/`exclude` in `.prodready.yaml`).\n",
+			Body:         "prodready: this pull request changes no Kubernetes manifest.",
+			Fingerprints: map[string]bool{},
+			PR:           pr,
+		}, nil
+	}
+	load := func(ref string) (*renderPlan, []File, error) {
+		plan := newRenderPlan(cfg, changed)
+		want := WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) })
+		if rv.Render != nil {
+			want = plan.want
+		}
+		files, err := host.Manifests(ctx, pr, ref, want, rv.Cache)
+		if err != nil {
+			return nil, nil, fmt.Errorf("loading manifests at %s: %w", short(ref), err)
+		}
+		return plan, files, nil
+	}
+	plan, files, err := load(pr.HeadSHA)
+	if err != nil {
+		return Review{}, err
+	}
+	out := rv.run(ctx, plan, files, cfg)
+	var base *runOutput
+	if pr.BaseSHA != "" && pr.BaseSHA != pr.HeadSHA {
+		bplan, bfiles, err := load(pr.BaseSHA)
+		if err != nil {
+			return Review{}, err
+		}
+		b := rv.run(ctx, bplan, bfiles, cfg)
+		base = &b
+	}
+	src := map[string][]byte{}
+	for _, f := range files {
+		src[f.Path] = f.Data
+	}
+	return rv.assemble(ctx, pr, cfg, changed, patches, src, out, base), nil
+}
+
+// resolver is a Host that can look up a pull request's base and head
+// commits when the event did not carry them (GitLab's Resolve).
+type resolver interface {
+	Resolve(ctx context.Context, pr PullRequest) (PullRequest, error)
+}
+
+// IgnoredByPR is a finding an ignore the pull request adds silences.
+type IgnoredByPR struct {
+	Finding checks.Finding
+	// File and Line are where the ignore is; By is the ignore as written.
+	File string
+	Line int
+	By   string
+	// Honoured is false when review.allowIgnoresInPR is false: the finding
+	// is reported as if the ignore were not there.
+	Honoured bool
+}
+
+// assemble classifies the head's findings against the base's, makes the
+// threads and the summary.
+func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Config, changed []ChangedFile, patches map[string]string, src map[string][]byte, out runOutput, base *runOutput) Review {
+	mode := cfg.Review.ReportMode()
+	diffs := map[string]*Diff{}
+	diffOf := func(p string) *Diff {
+		if d, ok := diffs[p]; ok {
+			return d
+		}
+		d, err := ParsePatch(patches[p])
+		if err != nil {
+			d = &Diff{}
+		}
+		diffs[p] = d
+		return d
+	}
+	head := append(append([]checks.Finding(nil), out.findings...), out.problems...)
+	r := Review{Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
+	// Ignores the pull request adds: on an added line of a changed file.
+	if out.res != nil {
+		for _, s := range out.res.Silenced {
+			if _, ok := patches[s.File]; !ok || !diffOf(s.File).IsAdded(s.Line) {
+				continue
+			}
+			ig := IgnoredByPR{Finding: s.Finding, File: s.File, Line: s.Line, By: s.By, Honoured: cfg.Review.IgnoresInPR()}
+			r.IgnoredByPR = append(r.IgnoredByPR, ig)
+			if !ig.Honoured {
+				head = append(head, s.Finding)
+			}
+		}
+	}
+	checks.SortFindings(head)
+	atBase := map[string]checks.Finding{}
+	if base != nil {
+		for _, f := range append(append([]checks.Finding(nil), base.findings...), base.problems...) {
+			atBase[f.Fingerprint()] = f
+		}
+	}
+	headFP := map[string]bool{}
+	for _, f := range head {
+		headFP[f.Fingerprint()] = true
+		r.Fingerprints[f.Fingerprint()] = true
+	}
+	for _, ig := range r.IgnoredByPR {
+		headFP[ig.Finding.Fingerprint()] = true // silenced, not fixed
+	}
+	nsPaths := namespacePaths(&out, base)
+	byFile := map[string][]checks.Finding{}
+	for _, f := range head {
+		_, touched := patches[f.File]
+		_, old := atBase[f.Fingerprint()]
+		isNew := !old
+		switch {
+		case isNew:
+			if !touched {
+				f.Message += causedBy(f, changed, nsPaths)
+			}
+			r.New = append(r.New, f)
+		case touched:
+			r.PreExisting = append(r.PreExisting, f)
+		}
+		report := isNew || mode == checks.ReportAll || mode == checks.ReportTouched && touched
+		if !report {
+			continue
+		}
+		r.Findings = append(r.Findings, f)
+		if touched && f.Severity >= cfg.Review.InlineSeverity() {
+			byFile[f.File] = append(byFile[f.File], f)
+			continue
+		}
+		r.Outside = append(r.Outside, f)
+	}
+	for fp, f := range atBase {
+		if !headFP[fp] {
+			r.Fixed = append(r.Fixed, f)
+		}
+	}
+	checks.SortFindings(r.Fixed)
+	paths := make([]string, 0, len(byFile))
+	for p := range byFile {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		cs, outside := rv.threads(ctx, p, src[p], patches[p], byFile[p], out.fromRender)
+		r.Comments = append(r.Comments, cs...)
+		r.Outside = append(r.Outside, outside...)
+	}
+	// The cap keeps the threads of the worst findings.
+	limit := cfg.Review.CommentCap()
+	if len(r.Comments) > limit {
+		sort.SliceStable(r.Comments, func(i, j int) bool { return worst(r.Comments[i]) > worst(r.Comments[j]) })
+		for _, c := range r.Comments[limit:] {
+			r.Beyond = append(r.Beyond, c.Findings...)
+			r.Outside = append(r.Outside, c.Findings...)
+		}
+		r.Comments = r.Comments[:limit]
+		sort.SliceStable(r.Comments, func(i, j int) bool {
+			if r.Comments[i].Path != r.Comments[j].Path {
+				return r.Comments[i].Path < r.Comments[j].Path
+			}
+			return r.Comments[i].Line < r.Comments[j].Line
+		})
+		checks.SortFindings(r.Beyond)
+	}
+	checks.SortFindings(r.Findings)
+	checks.SortFindings(r.Outside)
+	r.Conclusion = "success"
+	if cfg.Fails(r.Findings) {
+		r.Conclusion = "failure"
+	}
+	r.Title = Title(r.Findings)
+	if mode == checks.ReportNew {
+		r.Title = newTitle(r.Findings)
+	}
+	r.Summary = Summary(r, cfg.FailOnSeverity())
+	r.Body = reviewLine(r)
+	return r
+}
+
+func worst(c Comment) checks.Severity {
+	var s checks.Severity
+	for _, f := range c.Findings {
+		s = max(s, f.Severity)
+	}
+	return s
+}
+
+// newTitle is Title for new findings: "2 new errors, 1 new warning".
+func newTitle(fs []checks.Finding) string {
+	t := Title(fs)
+	if t == "No findings" {
+		return "No new findings"
+	}
+	parts := strings.Split(t, ", ")
+	for i, p := range parts {
+		n, rest, _ := strings.Cut(p, " ")
+		parts[i] = n + " new " + rest
+	}
+	return strings.Join(parts, ", ")
+}
+
+// reviewLine is the review's one-line body.
+func reviewLine(r Review) string {
+	return fmt.Sprintf("prodready: %s (%s inline); the summary has the rest.", strings.ToLower(r.Title), plural.Count(len(r.Comments), "thread", "threads"))
+}
+
+// maxCauses is how many changed files a finding's cause names.
+const maxCauses = 3
+
+// causedBy says which change makes a finding new in a file the pull
+// request does not touch: the changed files that hold (at head or base) an
+// object of the finding's namespace, else every changed file, a few named.
+func causedBy(f checks.Finding, changed []ChangedFile, nsPaths map[string]map[string]bool) string {
+	nsOf := nsPaths[f.Object.Namespace]
+	var named, others []string
+	for _, c := range changed {
+		if c.Path == checks.ConfigFileName {
+			continue
+		}
+		what := "`" + c.Path + "`"
+		switch c.Status {
+		case "removed":
+			what = "removing " + what
+		case "added":
+			what = "adding " + what
+		case "renamed":
+			what = "renaming `" + c.PreviousPath + "` to " + what
+		default:
+			what = "the change to " + what
+		}
+		if nsOf[c.Path] || nsOf[c.PreviousPath] {
+			named = append(named, what)
+		} else {
+			others = append(others, what)
+		}
+	}
+	if len(named) == 0 {
+		named = others
+	}
+	more := ""
+	if len(named) > maxCauses {
+		more = fmt.Sprintf(" and %d more", len(named)-maxCauses)
+		named = named[:maxCauses]
+	}
+	if len(named) == 0 {
+		return " (new in this pull request, though it does not change this file)"
+	}
+	return " (new in this pull request, though it does not change this file: caused by " + strings.Join(named, ", ") + more + ")"
+}
+
+// namespacePaths maps each namespace to the paths that hold an object of
+// it, at head or at base.
+func namespacePaths(runs ...*runOutput) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, r := range runs {
+		if r == nil || r.res == nil {
+			continue
+		}
+		for _, mf := range r.res.Files {
+			for _, o := range mf.Objects {
+				if out[o.Namespace] == nil {
+					out[o.Namespace] = map[string]bool{}
+				}
+				out[o.Namespace][mf.Path] = true
+			}
+		}
+	}
+	return out
+}
+
+// LineURL is the web address of a line of a file at the pull request's
+// head, from its URL (GitHub's …/pull/N, GitLab's …/-/merge_requests/N);
+// "" when the pull request has no URL.
+func LineURL(pr PullRequest, file string, line int) string {
+	u := pr.URL
+	var repo string
+	switch {
+	case strings.Contains(u, "/-/merge_requests/"):
+		repo = u[:strings.Index(u, "/-/merge_requests/")] + "/-/blob/"
+	case strings.Contains(u, "/pull/"):
+		repo = u[:strings.LastIndex(u, "/pull/")] + "/blob/"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s%s/%s#L%d", repo, pr.HeadSHA, path.Clean(file), line)
+}

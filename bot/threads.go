@@ -1,0 +1,326 @@
+package bot
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/internal/plural"
+)
+
+// A review thread is about one concern: one finding, or the findings of one
+// container (below error: an error has a thread of its own). Its key is
+// stable across pushes: a finding's fingerprint, or a hash of the
+// container's object and name, so that a thread is edited in place as its
+// findings change rather than resolved and posted again.
+
+// ThreadMarker is the hidden HTML comment that carries a thread's key in
+// the first comment of every thread the bot posts.
+func ThreadMarker(key string) string { return "<!-- prodready:thread=" + key + " -->" }
+
+var threadRE = regexp.MustCompile(`<!-- prodready:thread=([0-9a-zA-Z_-]+) -->`)
+
+// ThreadKey returns the key of the thread marker in a comment body, "" for
+// a comment without one (the bot's comments before threads had keys: their
+// key is their first fingerprint).
+func ThreadKey(body string) string {
+	if m := threadRE.FindStringSubmatch(body); m != nil {
+		return m[1]
+	}
+	if fps := Fingerprints(body); len(fps) > 0 {
+		return fps[0]
+	}
+	return ""
+}
+
+// concern is the thread a finding belongs to: its key and where it
+// anchors.
+func concern(f checks.Finding) (key string, anchor int, container string) {
+	if c := f.Container(); c != "" && f.ContainerLine > 0 && f.Severity < checks.Error {
+		h := sha256.Sum256([]byte("container\x00" + f.Object.Group + "\x00" + f.Object.Kind + "\x00" + f.Object.Namespace + "\x00" + f.Object.Name + "\x00" + c))
+		return hex.EncodeToString(h[:8]), f.ContainerLine, c
+	}
+	return f.Fingerprint(), f.Line, ""
+}
+
+// draftThread is a thread being built for one file.
+type draftThread struct {
+	key       string
+	anchor    int
+	container string
+	findings  []int // indexes into the file's findings
+	sugs      []Suggestion
+	notes     []string
+}
+
+// threads turns one file's inline-eligible findings into threads: one per
+// concern, anchored at the finding's line or the container's "- name:"
+// line, each carrying the suggestion of the lines it owns. Suggestions of
+// different threads never overlap: a fix that would change lines another
+// thread's suggestion changes is carried by the thread that owns the most
+// of its findings, and the others say so. Findings no thread can anchor on
+// the diff are returned as outside.
+func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch string, fs []checks.Finding, rendered map[string]bool) ([]Comment, []checks.Finding) {
+	d, err := ParsePatch(patch)
+	if err != nil {
+		LoggerFrom(ctx).Warn("unreadable diff; findings go to the summary", "file", path, "err", err.Error())
+		d = &Diff{}
+	}
+	var ts []*draftThread
+	byKey := map[string]*draftThread{}
+	of := make([]*draftThread, len(fs))
+	for i, f := range fs {
+		key, anchor, container := concern(f)
+		t := byKey[key]
+		if t == nil {
+			t = &draftThread{key: key, anchor: anchor, container: container}
+			byKey[key] = t
+			ts = append(ts, t)
+		}
+		t.findings = append(t.findings, i)
+		of[i] = t
+	}
+	var sugs []Suggestion
+	if rv.Suggest != nil && len(src) > 0 {
+		sugs, err = rv.Suggest(path, src, fs)
+		if err != nil {
+			LoggerFrom(ctx).Warn("no suggestions for file", "file", path, "err", err.Error())
+			sugs = nil
+		}
+	}
+	creds := credentialLines(src, fs)
+	for _, part := range groupSuggestions(sugs) {
+		s := part[0]
+		owner := owningThread(s, of, len(fs))
+		if owner == nil {
+			continue
+		}
+		switch {
+		case len(part) > 1:
+			owner.notes = append(owner.notes, fmt.Sprintf("Its fix changes %d separate places: `prodready fix` applies it.", len(part)))
+			continue
+		case s.StartLine < 1 || s.EndLine < s.StartLine || !d.InOneHunk(s.StartLine, s.EndLine) || !d.AddedIn(s.StartLine, s.EndLine) || repeatsCredential(part, creds):
+			continue
+		}
+		owner.sugs = append(owner.sugs, s)
+		for _, k := range s.Findings {
+			if k >= 0 && k < len(fs) && of[k] != owner {
+				of[k].notes = appendOnce(of[k].notes, fmt.Sprintf("The suggestion on line %d (the thread about %s) fixes `%s` too: its lines overlap.", s.StartLine, owner.about(fs), fs[k].RuleID))
+			}
+		}
+	}
+	// A thread with several suggestions carries them as one when the lines
+	// between them are its own and in one hunk; else the first.
+	claimed := func(t *draftThread, start, end int) bool {
+		for _, o := range ts {
+			if o == t {
+				continue
+			}
+			for _, s := range o.sugs {
+				if s.StartLine <= end && s.EndLine >= start {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	for _, t := range ts {
+		if len(t.sugs) < 2 {
+			continue
+		}
+		sort.Slice(t.sugs, func(i, j int) bool { return t.sugs[i].StartLine < t.sugs[j].StartLine })
+		first, last := t.sugs[0], t.sugs[len(t.sugs)-1]
+		if d.InOneHunk(first.StartLine, last.EndLine) && !claimed(t, first.StartLine, last.EndLine) && last.EndLine <= len(lines) {
+			var b strings.Builder
+			var idx []int
+			for i, s := range t.sugs {
+				if i > 0 {
+					for n := t.sugs[i-1].EndLine + 1; n < s.StartLine; n++ {
+						b.WriteString(lines[n-1])
+					}
+				}
+				text := s.Text
+				if text != "" && !strings.HasSuffix(text, "\n") {
+					text += "\n"
+				}
+				b.WriteString(text)
+				idx = append(idx, s.Findings...)
+			}
+			t.sugs = []Suggestion{{StartLine: first.StartLine, EndLine: last.EndLine, Text: b.String(), Findings: idx}}
+			continue
+		}
+		t.notes = append(t.notes, "More of its fixes change lines apart from this suggestion: `prodready fix` applies them.")
+		t.sugs = t.sugs[:1]
+	}
+	var out []Comment
+	var outside []checks.Finding
+	for _, t := range ts {
+		group := make([]checks.Finding, len(t.findings))
+		for i, k := range t.findings {
+			group[i] = fs[k]
+		}
+		c := Comment{Path: path, Key: t.key, Findings: group, Notes: t.notes, Container: t.container}
+		switch {
+		case len(t.sugs) == 1:
+			s := t.sugs[0]
+			c.StartLine, c.Line, c.Suggestion = s.StartLine, s.EndLine, &s
+		case d.IsAdded(t.anchor):
+			c.StartLine, c.Line = t.anchor, t.anchor
+		default:
+			at := 0
+			for _, f := range group {
+				if d.IsAdded(f.Line) {
+					at = f.Line
+					break
+				}
+			}
+			if at == 0 {
+				for _, f := range group {
+					if rendered[f.Fingerprint()] {
+						if n := nearRemoval(d, src, f.Line); n > 0 {
+							at, c.Unchanged = n, true
+							break
+						}
+					}
+				}
+			}
+			if at == 0 {
+				outside = append(outside, group...)
+				continue
+			}
+			c.StartLine, c.Line = at, at
+		}
+		for _, f := range group {
+			c.Fingerprints = append(c.Fingerprints, f.Fingerprint())
+		}
+		c.Fingerprint = c.Fingerprints[0]
+		c.Body = ThreadBody(c, "suggestion")
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out, outside
+}
+
+// owningThread is the thread that holds the most of a suggestion's
+// findings (the first of them on a tie), nil when it names none.
+func owningThread(s Suggestion, of []*draftThread, n int) *draftThread {
+	count := map[*draftThread]int{}
+	var best *draftThread
+	for _, k := range s.Findings {
+		if k < 0 || k >= n {
+			continue
+		}
+		t := of[k]
+		count[t]++
+		if best == nil || count[t] > count[best] {
+			best = t
+		}
+	}
+	return best
+}
+
+// about names what a thread is about, for another thread's note.
+func (t *draftThread) about(fs []checks.Finding) string {
+	if t.container != "" {
+		return "container `" + t.container + "`"
+	}
+	return "`" + fs[t.findings[0]].RuleID + "`"
+}
+
+func appendOnce(ss []string, s string) []string {
+	if slices.Contains(ss, s) {
+		return ss
+	}
+	return append(ss, s)
+}
+
+// ThreadBody renders a thread's first comment, readable at a glance: a
+// first line with the severity and the rule (for a container, one line per
+// finding), one sentence of why each matters, the suggestion when c has
+// one (its block's info string is info: "suggestion" on GitHub,
+// "suggestion:-0+N" on GitLab), the notes of fixes other threads carry,
+// and folded below the whole messages, fix descriptions and rule docs. It
+// ends with the thread's key and one fingerprint marker per finding.
+func ThreadBody(c Comment, info string) string {
+	var b strings.Builder
+	fs := c.Findings
+	if len(fs) == 0 {
+		return c.Body // a thread made by hand, without findings
+	}
+	startingPoint := c.Suggestion != nil && slices.ContainsFunc(fs, func(f checks.Finding) bool { return f.Fixable() && !f.ExactFix() })
+	if len(fs) == 1 {
+		f := fs[0]
+		fmt.Fprintf(&b, "%s **%s** `%s`: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, escapeText(firstSentence(f.Message)))
+	} else {
+		worst := fs[0].Severity
+		for _, f := range fs {
+			worst = max(worst, f.Severity)
+		}
+		what := "these findings"
+		if c.Container != "" {
+			what = "container `" + escapeText(c.Container) + "`"
+			if fs[0].Object.Name != "" {
+				what += " of " + fs[0].Object.Kind + " `" + escapeText(fs[0].Object.Name) + "`"
+			}
+		}
+		fmt.Fprintf(&b, "%s **%s** %s in %s:\n\n", severityIcon(worst), worst, plural.Count(len(fs), "finding", "findings"), what)
+		for _, f := range fs {
+			fmt.Fprintf(&b, "- %s `%s`: %s\n", severityIcon(f.Severity), f.RuleID, escapeText(firstSentence(f.Message)))
+		}
+	}
+	for _, n := range c.Notes {
+		b.WriteString("\n" + n + "\n")
+	}
+	if c.Suggestion != nil {
+		if startingPoint {
+			b.WriteString("\n" + StartingPointLine + "\n")
+		}
+		b.WriteString("\n" + SuggestionBlockWith(c.Suggestion.Text, info) + "\n")
+	}
+	b.WriteString("\n<details><summary>Why and how to fix</summary>\n\n")
+	for _, f := range fs {
+		fmt.Fprintf(&b, "- `%s`: %s", f.RuleID, escapeText(f.Message))
+		if f.Fix != nil && f.Fix.Description != "" {
+			label := "Fix"
+			if f.Fix.Kind == checks.StartingPoint {
+				label = "Fix (starting point)"
+			}
+			fmt.Fprintf(&b, " %s: %s", label, escapeText(f.Fix.Description))
+		}
+		if r := catalog.Default().Lookup(f.RuleID); r != nil {
+			if r.Why != "" {
+				fmt.Fprintf(&b, " Why: %s.", escapeText(strings.TrimSuffix(r.Why, ".")))
+			}
+			if r.Ref != "" {
+				fmt.Fprintf(&b, " [Docs](%s)", r.Ref)
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nTo ignore it, add `# prodready:ignore rule-id reason` on its line or the line above.\n</details>\n\n")
+	b.WriteString(ThreadMarker(c.Key) + "\n")
+	for _, f := range fs {
+		b.WriteString(FingerprintMarker(f.Fingerprint()) + "\n")
+	}
+	return Truncate(b.String(), MaxBodyChars)
+}
+
+// firstSentence is s up to its first sentence's end (". " past the first
+// few words), whole when it has one sentence.
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' && i > 20 {
+			return s[:i+1]
+		}
+	}
+	return s
+}
