@@ -141,6 +141,12 @@ func (a *Applier) Apply(ctx context.Context, host Host, pr PullRequest, req FixR
 	if req.Head == "" {
 		return FixReport{}, errors.New("the fix request names no head commit")
 	}
+	var err error
+	if rs, ok := host.(Resolver); ok {
+		if pr, err = rs.Resolve(ctx, pr); err != nil {
+			return FixReport{}, fmt.Errorf("reading the pull request: %w", err)
+		}
+	}
 	head, err := cm.HeadCommit(ctx, pr)
 	if err != nil {
 		if errors.Is(err, ErrFork) || errors.Is(err, ErrNoPermission) {
@@ -277,9 +283,9 @@ func (a *Applier) compute(ctx context.Context, host Host, pr PullRequest, cfg *c
 	}
 	round := a.round(ctx, plan, files, cfg)
 	first := round(inputs)
-	firstFP := map[string]bool{}
+	firstFP := map[string]bool{} // the rules each object had at head
 	for _, f := range first {
-		firstFP[f.Fingerprint()] = true
+		firstFP[ruleKey(f)] = true
 	}
 	var ap applied
 	excluded := map[string]bool{}    // fingerprints left out
@@ -325,9 +331,11 @@ const newFindingReason = "re-checking the fixed document found"
 
 // unsettled names the fixes that did not settle: a finding in scope still
 // fixable after the rounds (its fix keeps coming back), and, for a finding
-// the fixed files have that the files at head had not, the fixes of its
-// object (or, for a finding of no fixed object, such as a chart that no
-// longer renders, of every file edited in its folder).
+// of a rule the object did not have at head (as a chart's fix verified by
+// rendering again must bring none), the fixes of its object (or, for a
+// finding of no fixed object, such as a chart that no longer renders, of
+// every file edited in its folder). firstFP holds ruleKey of the findings
+// at head.
 func (a *Applier) unsettled(inputs, fixed []checks.Input, out fix.Outcome, final []checks.Finding, firstFP map[string]bool, keep func(checks.Finding) bool) []LeftOut {
 	edited := map[string]bool{}
 	for i := range inputs {
@@ -355,8 +363,8 @@ func (a *Applier) unsettled(inputs, fixed []checks.Input, out fix.Outcome, final
 			bad = append(bad, LeftOut{Finding: f, Reason: fmt.Sprintf("the fix did not settle: its finding came back after %d rounds", max(out.Rounds, 1))})
 			continue
 		}
-		if firstFP[f.Fingerprint()] || keep(f) {
-			continue
+		if firstFP[ruleKey(f)] || keep(f) {
+			continue // a rule the object had already (its message may change with a fix)
 		}
 		why := fmt.Sprintf("%s %s: %s", newFindingReason, f.RuleID, f.Message)
 		if fs := fixedObj[objectKey(f)]; len(fs) > 0 {
@@ -415,6 +423,9 @@ func (ap *applied) patch() string {
 	}
 	return b.String()
 }
+
+// ruleKey names a rule's findings about one object.
+func ruleKey(f checks.Finding) string { return f.RuleID + "\x00" + objectKey(f) }
 
 // objectKey names the object a finding is about within its file.
 func objectKey(f checks.Finding) string {

@@ -64,6 +64,14 @@ type Committer interface {
 	ReportFixes(ctx context.Context, pr PullRequest, req FixRequest, r FixReport) error
 }
 
+// Resolver is a Host that fills in a pull request from the host's own
+// record of it (a requested action's payload names little of it; GitLab's
+// base commit is not in a webhook): Apply resolves the pull request first
+// when its host is one.
+type Resolver interface {
+	Resolve(ctx context.Context, pr PullRequest) (PullRequest, error)
+}
+
 // HeadCommit is the commit a branch points at.
 type HeadCommit struct {
 	SHA     string

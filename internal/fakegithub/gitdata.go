@@ -25,6 +25,7 @@ const (
 	RouteUpdateRef    = "PATCH /repos/{owner}/{repo}/git/refs/{ref...}"
 	RouteGetCheckRun  = "GET /repos/{owner}/{repo}/check-runs/{id}"
 	RouteInstallation = "GET /app/installations/{id}"
+	RouteGetPR        = "GET /repos/{owner}/{repo}/pulls/{n}"
 )
 
 // DefaultPermissions are an installation's permissions until
@@ -45,6 +46,17 @@ type gitState struct {
 	protected map[string]map[string]string      // repo -> branch -> the 422 message
 	perms     map[int64]map[string]string       // installation -> permissions
 	reach     map[int64]map[string]bool         // installation -> repos (nil: all)
+	branches  map[string]*PRBranches            // "owner/name#n" -> branches
+}
+
+// PRBranches are a pull request's branches and head repository.
+type PRBranches struct {
+	BaseRef, HeadRef string
+	// HeadRepo is "owner/name" of the head branch's repository: another
+	// than the pull request's for a fork.
+	HeadRepo string
+	// State is "open" (the default) or "closed".
+	State string
 }
 
 // CommitInfo is what a commit says beside its files.
@@ -60,6 +72,7 @@ func (g *gitState) init() {
 	if g.refs == nil {
 		g.refs, g.meta, g.trees = map[string]map[string]string{}, map[string]map[string]*CommitInfo{}, map[string]map[string]string{}
 		g.protected, g.perms, g.reach = map[string]map[string]string{}, map[int64]map[string]string{}, map[int64]map[string]bool{}
+		g.branches = map[string]*PRBranches{}
 	}
 }
 
@@ -80,6 +93,40 @@ func (s *Server) registerGitData(mux *http.ServeMux) {
 	mux.HandleFunc(RouteUpdateRef, s.auth(s.updateRef))
 	mux.HandleFunc(RouteGetCheckRun, s.auth(s.getRun))
 	mux.HandleFunc(RouteInstallation, s.installation)
+	mux.HandleFunc(RouteGetPR, s.auth(s.getPR))
+}
+
+// SetPRBranches names pull request number's branches (SetPR names its
+// commits). A pull request whose head repository is its own follows its
+// head branch: moving the branch moves the pull request's head.
+func (s *Server) SetPRBranches(owner, name string, number int, b PRBranches) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.git.init()
+	if b.State == "" {
+		b.State = "open"
+	}
+	s.git.branches[fmt.Sprintf("%s/%s#%d", owner, name, number)] = &b
+}
+
+func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.git.init()
+	_, p := s.lookupPR(r)
+	repo := r.PathValue("owner") + "/" + r.PathValue("repo")
+	b := s.git.branches[repo+"#"+r.PathValue("n")]
+	if p == nil || b == nil {
+		notFound(w)
+		return
+	}
+	side := func(ref, sha, full string) map[string]any {
+		owner, name, _ := strings.Cut(full, "/")
+		return map[string]any{"ref": ref, "sha": sha, "repo": map[string]any{"full_name": full, "name": name, "owner": map[string]any{"login": owner}}}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"number": p.number, "state": b.State, "draft": false,
+		"html_url": fmt.Sprintf("%s%s/pull/%d", s.URL, repo, p.number),
+		"base":     side(b.BaseRef, p.base, repo), "head": side(b.HeadRef, p.head, b.HeadRepo)})
 }
 
 // SetBranch points branch at commit sha (added with AddCommit).
@@ -88,6 +135,7 @@ func (s *Server) SetBranch(owner, name, branch, sha string) {
 	defer s.mu.Unlock()
 	s.git.init()
 	sub(s.git.refs, owner+"/"+name)[branch] = sha
+	s.followBranch(owner+"/"+name, branch, sha)
 }
 
 // Branch returns the commit branch points at ("" when there is none).
@@ -104,6 +152,18 @@ func (s *Server) SetParents(owner, name, sha, message string, parents ...string)
 	defer s.mu.Unlock()
 	s.git.init()
 	sub(s.git.meta, owner+"/"+name)[sha] = &CommitInfo{SHA: sha, Message: message, Parents: parents}
+}
+
+// followBranch moves the head of the pull requests of repo whose head is
+// branch of repo itself to sha (under s.mu).
+func (s *Server) followBranch(repo, branch, sha string) {
+	owner, name, _ := strings.Cut(repo, "/")
+	rp := s.repo(owner, name)
+	for n, p := range rp.prs {
+		if b := s.git.branches[fmt.Sprintf("%s#%d", repo, n)]; b != nil && b.HeadRef == branch && strings.EqualFold(b.HeadRepo, repo) {
+			p.head = sha
+		}
+	}
 }
 
 // Push adds a commit of files on branch, its parent the branch's commit,
@@ -475,6 +535,7 @@ func (s *Server) updateRef(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Update is not a fast forward", "documentation_url": doc})
 	default:
 		s.git.refs[repo][branch] = req.SHA
+		s.followBranch(repo, branch, req.SHA)
 		writeJSON(w, http.StatusOK, refJSON(branch, req.SHA))
 	}
 }
