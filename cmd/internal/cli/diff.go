@@ -12,4 +12,3 @@ import (
 func writeDiff(w io.Writer, path string, before, after []byte) {
 	udiff.Write(w, path, before, after)
 }
-
