@@ -79,6 +79,13 @@ func (a *Applier) Run(ctx context.Context, job Job) error {
 	start := time.Now()
 	req := *job.Fix
 	var r FixReport
+	if az, ok := job.Host.(FixAuthorizer); ok && req.Refusal == "" {
+		if err := az.AuthorizeFix(ctx, job.PR, req); errors.Is(err, ErrNotAllowed) {
+			req.Refusal = err.Error()
+		} else if err != nil {
+			return fmt.Errorf("checking who asked for the fixes: %w", err)
+		}
+	}
 	if req.Refusal != "" {
 		r = FixReport{Outcome: FixRefused, Title: "Fixes not committed", Text: req.Refusal}
 	} else {

@@ -34,8 +34,11 @@ type FixRequest struct {
 	// delivery of the same press finding the branch at that commit says so
 	// instead of committing again.
 	Press string
-	// By is who asked (their login), named in the commit message.
-	By string
+	// By is who asked (their login), named in the commit message; ByID is
+	// their user id on the host, when the host checks who may ask
+	// (FixAuthorizer).
+	By   string
+	ByID int64
 	// Thread is where the host answers: the check run id on GitHub, the
 	// discussion id of the note on GitLab.
 	Thread string
@@ -63,6 +66,17 @@ type Committer interface {
 	// check run's output on GitHub, a reply in the note's thread on GitLab.
 	ReportFixes(ctx context.Context, pr PullRequest, req FixRequest, r FixReport) error
 }
+
+// FixAuthorizer is a Host that checks who may ask for fixes (GitLab: at
+// least Developer on the project); Run asks it first. An error wrapping
+// ErrNotAllowed is answered as a refusal with its text.
+type FixAuthorizer interface {
+	AuthorizeFix(ctx context.Context, pr PullRequest, req FixRequest) error
+}
+
+// ErrNotAllowed is what a FixAuthorizer wraps for a user who may not ask
+// for fixes.
+var ErrNotAllowed = errors.New("not allowed to ask for fixes")
 
 // Resolver is a Host that fills in a pull request from the host's own
 // record of it (a requested action's payload names little of it; GitLab's
