@@ -105,7 +105,7 @@ func newFixE2E(t *testing.T, fork bool) *fixE2E {
 		f.AddProject(forkID, "forker/app")
 		f.SetBranch(forkID, "feature", e.base)
 		e.head = f.PushBranch(forkID, "feature", "add web", headFiles)
-		f.CommitAs(fixProject, e.head, headFiles) // GitLab keeps a fork's merge request head in the target
+		f.CommitAs(fixProject, e.head, headFiles)       // GitLab keeps a fork's merge request head in the target
 		f.SetMember(forkID, 900, fakegitlab.Maintainer) // the forker; the bot is none
 	} else {
 		e.head = f.PushBranch(fixProject, "feature", "add web", headFiles)
@@ -149,8 +149,8 @@ func (e *fixE2E) note(t *testing.T, uuid string, user int64, body string, fork b
 	}
 	payload := map[string]any{
 		"object_kind": "note", "event_type": "note",
-		"user":    map[string]any{"id": user, "username": "user"},
-		"project": map[string]any{"id": fixProject, "path_with_namespace": "g/app"},
+		"user":              map[string]any{"id": user, "username": "user"},
+		"project":           map[string]any{"id": fixProject, "path_with_namespace": "g/app"},
 		"object_attributes": map[string]any{"id": d.Notes[0].ID, "note": body, "noteable_type": "MergeRequest", "discussion_id": d.ID, "system": false},
 		"merge_request": map[string]any{"iid": 1, "state": "opened", "source_branch": "feature", "target_branch": "main",
 			"source_project_id": source, "target_project_id": fixProject, "last_commit": map[string]any{"id": e.head}},
