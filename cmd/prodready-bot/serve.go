@@ -131,7 +131,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer logStrayStderr(logger)()
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(*cacheBytes), logger)
-	rv.Render = render.InProcess // the charts and overlays a pull request touches
+	rv.Render = render.InProcess                             // the charts and overlays a pull request touches
 	ap := bot.NewApplier(rv.Cache, render.InProcess, logger) // Apply fixes, /prodready fix
 	pool := bot.NewPool(bot.Dispatch(rv.Run, ap.Run), bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: logger, Metrics: metrics})
 	srv := bot.NewServer(pool, metrics, logger)
