@@ -35,6 +35,10 @@ type PullRequest struct {
 	Draft            bool
 	// Fork is true when the head lives in another repository.
 	Fork bool
+	// HeadRepoID is the host's id of the repository the head branch lives
+	// in when it is another (a fork: GitLab's source_project_id), 0 when
+	// unknown or the same.
+	HeadRepoID int64
 	// URL is the PR's web address, for logs and summaries.
 	URL string
 }

@@ -13,6 +13,9 @@ type Job struct {
 	PR    PullRequest
 	// Host is the adapter that reads and publishes for this job.
 	Host Host
+	// Fix, when set, makes the job commit fixes (Applier.Run, see
+	// Dispatch) instead of reviewing.
+	Fix *FixRequest
 }
 
 // Enqueuer accepts jobs for the worker pool. Webhook handlers of every host

@@ -127,7 +127,9 @@ func (p *Pool) Enqueue(job Job) error {
 	if len(p.latest) > maxLatest {
 		p.latest = map[string]uint64{} // forget old pull requests; at worst a stale review runs
 	}
-	p.latest[prKey(job.PR)] = p.seq
+	if job.Fix == nil { // a fix request neither supersedes a review nor is superseded
+		p.latest[prKey(job.PR)] = p.seq
+	}
 	if id != "" {
 		p.active[id] = true
 	}
@@ -195,7 +197,7 @@ func (p *Pool) runOne(q queued) {
 	unlock := p.lockPR(job.PR)
 	defer unlock()
 	p.mu.Lock()
-	superseded := q.seq < p.latest[prKey(job.PR)] && job.PR.HeadSHA != "" && job.PR.Number != 0
+	superseded := job.Fix == nil && q.seq < p.latest[prKey(job.PR)] && job.PR.HeadSHA != "" && job.PR.Number != 0
 	p.mu.Unlock()
 	if superseded {
 		// A newer delivery for this pull request is queued or ran: reviewing

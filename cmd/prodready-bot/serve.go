@@ -131,8 +131,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer logStrayStderr(logger)()
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(*cacheBytes), logger)
-	rv.Render = render.InProcess // the charts and overlays a pull request touches
-	pool := bot.NewPool(rv.Run, bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: logger, Metrics: metrics})
+	rv.Render = render.InProcess                             // the charts and overlays a pull request touches
+	ap := bot.NewApplier(rv.Cache, render.InProcess, logger) // Apply fixes, /prodready fix
+	pool := bot.NewPool(bot.Dispatch(rv.Run, ap.Run), bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: logger, Metrics: metrics})
 	srv := bot.NewServer(pool, metrics, logger)
 	env := ServeEnv{Server: srv, Queue: pool, Metrics: metrics, Logger: logger}
 	served := 0

@@ -76,6 +76,9 @@ type CheckRun struct {
 	Name, HeadSHA, Status, Conclusion string
 	Title, Summary                    string
 	Annotations                       []Annotation
+	// Text is the output's text; Actions the requested actions offered.
+	Text    string
+	Actions []Action
 	// Requests counts the create and update requests.
 	Requests int
 }
@@ -144,6 +147,9 @@ type Server struct {
 	remain int
 	// archiveTokens are the one-time tokens of archive download links.
 	archiveTokens map[string]string
+	// git holds branches, commit parents, trees, protections and the
+	// installations' permissions (gitdata.go).
+	git gitState
 }
 
 // New starts a fake GitHub for the app appID whose JWTs verify with pub.
@@ -166,6 +172,7 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.auth(s.createReview))
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.auth(s.editComment))
 	mux.HandleFunc("POST /graphql", s.auth(s.graphql))
+	s.registerGitData(mux)
 	s.srv = httptest.NewServer(s.record(mux))
 	s.URL = s.srv.URL + "/"
 	return s
@@ -415,8 +422,9 @@ func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
 	s.nextID++
 	tok := fmt.Sprintf("ghs_fake%d", s.nextID)
 	s.tokens[tok] = id
+	perms := s.permissions(id)
 	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{"token": tok, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	writeJSON(w, http.StatusCreated, map[string]any{"token": tok, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "permissions": perms})
 }
 
 // auth refuses calls without a valid installation token.
@@ -586,6 +594,13 @@ func (s *Server) blob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sha": r.PathValue("sha"), "size": len(c), "encoding": "base64", "content": base64.StdEncoding.EncodeToString([]byte(c))})
 }
 
+// Action is a requested action a check run offers (a button).
+type Action struct {
+	Label       string `json:"label"`
+	Description string `json:"description"`
+	Identifier  string `json:"identifier"`
+}
+
 type checkRunRequest struct {
 	Name       string  `json:"name"`
 	HeadSHA    string  `json:"head_sha"`
@@ -594,8 +609,10 @@ type checkRunRequest struct {
 	Output     *struct {
 		Title       string       `json:"title"`
 		Summary     string       `json:"summary"`
+		Text        string       `json:"text"`
 		Annotations []Annotation `json:"annotations"`
 	} `json:"output"`
+	Actions *[]Action `json:"actions"`
 }
 
 func (s *Server) applyRun(w http.ResponseWriter, run *CheckRun, req checkRunRequest) bool {
@@ -619,6 +636,18 @@ func (s *Server) applyRun(w http.ResponseWriter, run *CheckRun, req checkRunRequ
 			}
 		}
 	}
+	if req.Actions != nil {
+		if len(*req.Actions) > 3 {
+			unprocessable(w, "Only 3 actions allowed per check run")
+			return false
+		}
+		for _, a := range *req.Actions {
+			if a.Label == "" || utf8.RuneCountInString(a.Label) > 20 || utf8.RuneCountInString(a.Description) > 40 || a.Identifier == "" || utf8.RuneCountInString(a.Identifier) > 20 {
+				unprocessable(w, "invalid action: label and identifier up to 20 characters, description up to 40")
+				return false
+			}
+		}
+	}
 	if req.Conclusion != nil && (req.Status == nil || *req.Status != "completed") {
 		// GitHub sets status completed when a conclusion is given.
 		c := "completed"
@@ -638,8 +667,11 @@ func (s *Server) applyRun(w http.ResponseWriter, run *CheckRun, req checkRunRequ
 		run.Conclusion = *req.Conclusion
 	}
 	if req.Output != nil {
-		run.Title, run.Summary = req.Output.Title, req.Output.Summary
+		run.Title, run.Summary, run.Text = req.Output.Title, req.Output.Summary, req.Output.Text
 		run.Annotations = append(run.Annotations, req.Output.Annotations...)
+	}
+	if req.Actions != nil {
+		run.Actions = append([]Action(nil), *req.Actions...)
 	}
 	run.Requests++
 	return true

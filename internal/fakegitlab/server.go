@@ -40,6 +40,9 @@ type Server struct {
 	faults   []*fault
 	statuses []Status
 	nextID   int64
+	// git holds branches, commit parents, protections and members
+	// (commits.go).
+	git map[int64]*gitProject
 }
 
 // User is a GitLab user.
@@ -383,6 +386,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, rawPath string, b
 	}
 	rest := seg[2:]
 	q := r.URL.Query()
+	if status, ok := s.routeCommits(w, r, p, rest, body); ok {
+		return status // commits, branches, members, thread replies (commits.go)
+	}
 	switch {
 	case rest[0] == "statuses" && len(rest) == 2 && r.Method == http.MethodPost:
 		return s.setStatus(w, p, rest[1], params(q, body))

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
+	gh "github.com/google/go-github/v88/github"
 
 	"github.com/prodready/prodready/bot"
 )
@@ -90,9 +92,32 @@ func (a *App) Host(installationID int64) (bot.Host, error) {
 		return nil, err
 	}
 	h.CheckName, h.BotLogin = a.cfg.CheckName, a.cfg.BotLogin
+	h.perms = &installationPerms{get: a.installationPermissions(installationID)}
 	// Tarball downloads retry like API calls but carry no installation
 	// token: the link GitHub answers with holds its own.
 	h.archiveClient = &http.Client{Transport: a.retry, Timeout: 5 * time.Minute}
 	a.hosts[installationID] = h
 	return h, nil
+}
+
+// installationPermissions returns the func that reads installation id's
+// permissions with GET /app/installations/{id}, as the App (its JWT).
+func (a *App) installationPermissions(id int64) func(ctx context.Context) (*gh.InstallationPermissions, error) {
+	return func(ctx context.Context) (*gh.InstallationPermissions, error) {
+		atr, err := ghinstallation.NewAppsTransport(a.retry, a.cfg.AppID, a.cfg.PrivateKey)
+		if err != nil {
+			return nil, err
+		}
+		atr.BaseURL = strings.TrimSuffix(a.cfg.BaseURL, "/")
+		base := a.cfg.BaseURL
+		c, err := gh.NewClient(gh.WithHTTPClient(&http.Client{Transport: atr, Timeout: time.Minute}), gh.WithDisableRateLimitCheck(), gh.WithUserAgent("prodready"), gh.WithURLs(&base, nil))
+		if err != nil {
+			return nil, err
+		}
+		inst, _, err := c.Apps.GetInstallation(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return inst.GetPermissions(), nil
+	}
 }

@@ -2,6 +2,8 @@ package github
 
 // check is the part of a check_suite or check_run payload we read.
 type check struct {
+	ID           int64    `json:"id"`
+	ExternalID   string   `json:"external_id"`
 	HeadSHA      string   `json:"head_sha"`
 	PullRequests []hookPR `json:"pull_requests"`
 }

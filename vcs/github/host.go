@@ -43,6 +43,9 @@ type Host struct {
 	graphqlURL    string
 	// CheckName is the check run's name (DefaultCheckName when empty).
 	CheckName string
+	// perms reads the installation's permissions (FixActions); nil for a
+	// Host not made by an App.
+	perms *installationPerms
 	// BotLogin, when set (e.g. "prodready[bot]"), restricts the comments
 	// treated as the bot's own to that author; otherwise any Bot-type
 	// author's comment carrying a fingerprint marker counts.
@@ -273,10 +276,11 @@ func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.F
 // StartReview creates the check run, in progress.
 func (h *Host) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewHandle, error) {
 	run, _, err := h.client.Checks.CreateCheckRun(ctx, repoOwner(pr), repoName(pr), gh.CreateCheckRunOptions{
-		Name:      h.checkName(),
-		HeadSHA:   pr.HeadSHA,
-		Status:    gh.Ptr("in_progress"),
-		StartedAt: &gh.Timestamp{Time: time.Now()},
+		Name:       h.checkName(),
+		HeadSHA:    pr.HeadSHA,
+		ExternalID: gh.Ptr(externalIDPrefix + strconv.Itoa(pr.Number)), // names the pull request in a fork's requested_action
+		Status:     gh.Ptr("in_progress"),
+		StartedAt:  &gh.Timestamp{Time: time.Now()},
 		Output: &gh.CheckRunOutput{
 			Title:   gh.Ptr("Reviewing Kubernetes manifests…"),
 			Summary: gh.Ptr("prodready is reviewing the manifests this pull request changes."),

@@ -99,6 +99,9 @@ func (Intake) VerifyBody(r *http.Request, secret, body []byte) error {
 // Decode returns the review the delivery starts, if any, keyed by
 // X-GitHub-Delivery.
 func (in Intake) Decode(r *http.Request, body []byte) ([]bot.Job, error) {
+	if jobs, ok, err := in.decodeFix(r, body); ok || err != nil {
+		return jobs, err // a press of a requested action (fix.go)
+	}
 	ev, ok, err := Decode(r.Header.Get("X-GitHub-Event"), body)
 	if err != nil || !ok {
 		return nil, err
@@ -121,6 +124,7 @@ type hookEvent struct {
 	} `json:"installation"`
 	pullRequestFields
 	checkFields
+	fixFields
 }
 
 // Event is a delivery that starts a review.

@@ -36,6 +36,8 @@ func (Intake) Event(r *http.Request) string {
 		return "merge_request"
 	case "System Hook":
 		return "system"
+	case "Note Hook":
+		return "note"
 	}
 	return "other"
 }
@@ -57,6 +59,9 @@ func (in Intake) Decode(r *http.Request, body []byte) ([]bot.Job, error) {
 	event := in.Event(r)
 	if event == "other" {
 		return nil, nil
+	}
+	if event == "note" {
+		return in.decodeNote(r, body) // a /prodready fix command (fix.go)
 	}
 	var ev mergeRequestEvent
 	if err := json.Unmarshal(body, &ev); err != nil {

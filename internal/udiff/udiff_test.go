@@ -1,4 +1,4 @@
-package cli
+package udiff
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // checked; "\ No newline at end of file" drops the line break before it.
 func applyUnified(t *testing.T, before []byte, diff string) []byte {
 	t.Helper()
-	old := diffLines(before)
+	old := Lines(before)
 	var out []string
 	pos := 0
 	lines := strings.SplitAfter(diff, "\n")
@@ -66,12 +66,12 @@ func applyUnified(t *testing.T, before []byte, diff string) []byte {
 	return []byte(strings.Join(out, ""))
 }
 
-// TestWriteDiffApplies checks that the printed diff turns the old text
+// TestWriteApplies checks that the printed diff turns the old text
 // into the new: a change at the very end (go-difflib's own lines add an
 // empty last line there, which patch refuses), a last line without a line
 // break, and a file large enough to be matched document by document, with
 // changes in every document, next to document markers too.
-func TestWriteDiffApplies(t *testing.T) {
+func TestWriteApplies(t *testing.T) {
 	var big, bigFixed strings.Builder
 	for i := range 400 {
 		fmt.Fprintf(&big, "---\nkind: ConfigMap\nmetadata:\n  name: c%d\ndata:\n  a: \"1\"\n", i)
@@ -89,7 +89,7 @@ func TestWriteDiffApplies(t *testing.T) {
 		{"large, every document", big.String(), bigFixed.String()},
 	} {
 		var out bytes.Buffer
-		writeDiff(&out, "f.yaml", []byte(c.before), []byte(c.after))
+		Write(&out, "f.yaml", []byte(c.before), []byte(c.after))
 		if got := applyUnified(t, []byte(c.before), out.String()); string(got) != c.after {
 			t.Errorf("%s: the diff gives %q, want %q\n%s", c.name, got, c.after, out.String())
 		}
@@ -99,10 +99,10 @@ func TestWriteDiffApplies(t *testing.T) {
 	}
 }
 
-// TestWriteDiffIsGoDifflibsDiff checks that where go-difflib's own
-// unified diff is right (no change at the end of the file), writeDiff
+// TestWriteIsGoDifflibsDiff checks that where go-difflib's own
+// unified diff is right (no change at the end of the file), Write
 // prints exactly it.
-func TestWriteDiffIsGoDifflibsDiff(t *testing.T) {
+func TestWriteIsGoDifflibsDiff(t *testing.T) {
 	before := "a: 1\nb: 2\nc: 3\nd: 4\ne: 5\nf: 6\ng: 7\nh: 8\ni: 9\nj: 10\nk: 11\n"
 	after := "a: 1\nb: 20\nc: 3\nd: 4\ne: 5\nf: 6\ng: 7\nh: 8\nx: 0\ni: 9\nj: 10\nk: 11\n"
 	want, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(before), B: difflib.SplitLines(after), FromFile: "a/f.yaml", ToFile: "b/f.yaml", Context: 3})
@@ -110,8 +110,8 @@ func TestWriteDiffIsGoDifflibsDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	writeDiff(&got, "f.yaml", []byte(before), []byte(after))
+	Write(&got, "f.yaml", []byte(before), []byte(after))
 	if got.String() != want {
-		t.Errorf("writeDiff:\n%s\ngo-difflib:\n%s", got.String(), want)
+		t.Errorf("Write:\n%s\ngo-difflib:\n%s", got.String(), want)
 	}
 }

@@ -1,0 +1,106 @@
+package bot
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"path"
+	"sync"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/rendered"
+)
+
+// round returns the check of one fix round (fix.ConvergeWith's check),
+// as prodready fix's: the inputs as fixed so far, with the charts the pull
+// request touches rendered from that text with their values.yaml alone,
+// and a finding of a chart whose fix is an edit of a values file or of
+// literal template lines that rendering again shows right carrying that
+// edit (rendered.VerifyFixes, with one FixMemo across the rounds).
+// Kustomize overlays are not built, so their bases and patches are fixed
+// as written. A round's findings are kept by the inputs' content, so the
+// re-check of a round that changed nothing costs no render.
+func (a *Applier) round(ctx context.Context, plan *renderPlan, files []File, cfg *checks.Config) func([]checks.Input) []checks.Finding {
+	memo := &rendered.FixMemo{}
+	var mu sync.Mutex
+	seen := map[[sha256.Size]byte][]checks.Finding{}
+	return func(cur []checks.Input) []checks.Finding {
+		key := inputsKey(cur)
+		mu.Lock()
+		fs, ok := seen[key]
+		mu.Unlock()
+		if ok {
+			return fs
+		}
+		fs = a.check(ctx, plan, files, cfg, cur, memo)
+		mu.Lock()
+		seen[key] = fs
+		mu.Unlock()
+		return fs
+	}
+}
+
+func (a *Applier) check(ctx context.Context, plan *renderPlan, files []File, cfg *checks.Config, cur []checks.Input, memo *rendered.FixMemo) []checks.Finding {
+	// A lean run consumes its inputs, so it gets a copy.
+	inputs := append([]checks.Input(nil), cur...)
+	lean := checks.Options{Memory: checks.Lean}
+	if a.Render == nil {
+		return checks.Run(inputs, cfg, lean).Findings
+	}
+	text := make(map[string][]byte, len(cur))
+	for _, in := range cur {
+		text[in.Path] = in.Data
+	}
+	now := make([]File, len(files))
+	for i, f := range files {
+		now[i] = f
+		if d, ok := text[f.Path]; ok {
+			now[i].Data = d
+		}
+	}
+	folder, ok := plan.folder(now)
+	if !ok {
+		return checks.Run(inputs, cfg, lean).Findings
+	}
+	for p := range folder.Files {
+		if rendered.IsKustomizationName(path.Base(p)) {
+			delete(folder.Files, p)
+		}
+	}
+	folders := []rendered.Folder{folder}
+	opts := rendered.ConfigOptions(cfg)
+	opts.ValuesYAMLOnly = true
+	prep := rendered.Prepare(ctx, inputs, folders, a.Render, opts)
+	var problems []checks.Finding
+	if r := cfg.Catalog().Lookup(checks.RenderFailed); r != nil && cfg.Enabled(r) {
+		for _, f := range prep.Problems {
+			if f.File == "." || f.File == "" {
+				f.File = plan.firstRoot()
+			}
+			if s := cfg.SeverityOf(f.RuleID); s != 0 {
+				f.Severity = s
+			}
+			problems = append(problems, f)
+		}
+	}
+	prep.VerifyFixes(ctx, cfg, folders, memo)
+	res := checks.Run(prep.Inputs, cfg, lean)
+	return append(problems, prep.Map(res.Findings)...)
+}
+
+// inputsKey identifies a set of inputs by their paths and contents.
+func inputsKey(in []checks.Input) [sha256.Size]byte {
+	h := sha256.New()
+	var n [8]byte
+	for _, i := range in {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(i.Path)))
+		h.Write(n[:])
+		h.Write([]byte(i.Path))
+		binary.LittleEndian.PutUint64(n[:], uint64(len(i.Data)))
+		h.Write(n[:])
+		h.Write(i.Data)
+	}
+	var out [sha256.Size]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
