@@ -125,7 +125,11 @@ type applied struct {
 	before, after map[string][]byte // path -> content, of the files changed
 	order         []string          // their paths, sorted
 	fixed         []checks.Finding  // gone once fixed, one per fingerprint
-	leftOut       []LeftOut
+	// partly are findings whose fix was applied but that stay, with no fix
+	// left: the fix did its part (placeholder labels to fill in) and the
+	// rest is the author's.
+	partly  []checks.Finding
+	leftOut []LeftOut
 	// startingPoints counts the findings in scope whose fix is a starting
 	// point, left out of an exact request.
 	startingPoints int
@@ -200,10 +204,11 @@ func (a *Applier) Apply(ctx context.Context, host Host, pr PullRequest, req FixR
 		return FixReport{}, fmt.Errorf("committing the fixes: %w", err)
 	}
 	r := FixReport{Outcome: FixCommitted, Commit: sha, Patch: patch,
-		Title: fmt.Sprintf("Committed %s in %s", plural.Count(len(ap.fixed), "fix", "fixes"), short(sha))}
+		Title: fmt.Sprintf("Committed %s in %s", plural.Count(ap.count(), "fix", "fixes"), short(sha))}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prodready committed %s (%s) to `%s` as %s:\n\n", plural.Count(len(ap.fixed), "fix", "fixes"), plural.Count(len(ap.order), "file", "files"), pr.HeadRef, sha)
+	fmt.Fprintf(&b, "prodready committed %s (%s) to `%s` as %s:\n\n", plural.Count(ap.count(), "fix", "fixes"), plural.Count(len(ap.order), "file", "files"), pr.HeadRef, sha)
 	writeFixedList(&b, ap.fixed)
+	b.WriteString(partlyText(ap.partly))
 	b.WriteString(leftOutText(ap.leftOut))
 	b.WriteString(startingPointsText(ap, req.Mode))
 	b.WriteString("\nThe new commit gets its own review.\n")
@@ -234,7 +239,7 @@ func refusal(err error, ap *applied) FixReport {
 	fmt.Fprintf(&b, "%s (%s)\n", why, err.Error())
 	if ap != nil && len(ap.order) > 0 {
 		patch := ap.patch()
-		fmt.Fprintf(&b, "\nThe %s, as a patch (`git apply` takes it; `prodready fix` makes the same):\n\n", plural.Count(len(ap.fixed), "fix", "fixes"))
+		fmt.Fprintf(&b, "\nThe %s, as a patch (`git apply` takes it; `prodready fix` makes the same):\n\n", plural.Count(ap.count(), "fix", "fixes"))
 		if len(patch) > MaxPatchChars {
 			fmt.Fprintf(&b, "(The patch is %d bytes, more than a reply holds: run `prodready fix` on the branch.)\n", len(patch))
 		} else {
@@ -242,6 +247,7 @@ func refusal(err error, ap *applied) FixReport {
 			b.WriteString("\n")
 		}
 		writeFixedList(&b, ap.fixed)
+		b.WriteString(partlyText(ap.partly))
 		b.WriteString(leftOutText(ap.leftOut))
 	}
 	r.Text = b.String()
@@ -404,8 +410,10 @@ func (ap *applied) collect(inputs, fixed []checks.Input, out fix.Outcome, final 
 	}
 	sort.Strings(ap.order)
 	still := map[string]bool{}
+	stillFixable := map[string]bool{}
 	for _, f := range final {
 		still[f.Fingerprint()] = true
+		stillFixable[f.Fingerprint()] = stillFixable[f.Fingerprint()] || f.Fixable()
 		if mode == FixExact && scope(f) && f.Fixable() && !f.ExactFix() {
 			ap.startingPoints++
 		}
@@ -413,14 +421,23 @@ func (ap *applied) collect(inputs, fixed []checks.Input, out fix.Outcome, final 
 	seen := map[string]bool{}
 	for _, f := range out.Fixed {
 		fp := f.Fingerprint()
-		if seen[fp] || still[fp] || !keep(f) {
+		if seen[fp] || !keep(f) || stillFixable[fp] {
 			continue
 		}
 		seen[fp] = true
+		if still[fp] {
+			ap.partly = append(ap.partly, f)
+			continue
+		}
 		ap.fixed = append(ap.fixed, f)
 	}
 	checks.SortFindings(ap.fixed)
+	checks.SortFindings(ap.partly)
 }
+
+// count is the number of fixes applied: findings fixed, and those fixed
+// in part.
+func (ap *applied) count() int { return len(ap.fixed) + len(ap.partly) }
 
 // patch is the unified diff of the fixes, file by file.
 func (ap *applied) patch() string {
@@ -473,13 +490,18 @@ func commitMessage(ap applied, req FixRequest) string {
 	if req.Mode == FixAll {
 		kind = "fixes, starting points included"
 	}
-	fmt.Fprintf(&b, "prodready: fix %s\n\n", plural.Count(len(ap.fixed), "finding", "findings"))
-	for i, f := range ap.fixed {
+	fmt.Fprintf(&b, "prodready: fix %s\n\n", plural.Count(ap.count(), "finding", "findings"))
+	listed := append(append([]checks.Finding{}, ap.fixed...), ap.partly...)
+	for i, f := range listed {
 		if i == maxListed {
-			fmt.Fprintf(&b, "- and %d more\n", len(ap.fixed)-maxListed)
+			fmt.Fprintf(&b, "- and %d more\n", len(listed)-maxListed)
 			break
 		}
-		b.WriteString("- " + fixLine(f) + "\n")
+		line := "- " + fixLine(f)
+		if i >= len(ap.fixed) {
+			line += " (in part: to finish by hand)"
+		}
+		b.WriteString(line + "\n")
 	}
 	fmt.Fprintf(&b, "\nThe %s prodready check reports, applied as prodready fix", kind)
 	if req.Mode == FixAll {
@@ -502,6 +524,18 @@ func writeFixedList(b *strings.Builder, fs []checks.Finding) {
 		}
 		fmt.Fprintf(b, "- `%s`\n", escapeText(fixLine(f)))
 	}
+}
+
+// partlyText names the fixes applied whose findings stay, for the author
+// to finish.
+func partlyText(fs []checks.Finding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nApplied in part, to finish by hand (%s):\n\n", plural.Count(len(fs), "finding", "findings"))
+	writeFixedList(&b, fs)
+	return b.String()
 }
 
 func leftOutText(los []LeftOut) string {
