@@ -121,6 +121,10 @@ type Review struct {
 	// at head; PreExisting the head's findings in changed files that the
 	// base has too.
 	New, Fixed, PreExisting []checks.Finding
+	// Fixable are the reported findings in files the pull request changes
+	// that have a fix: what Apply fixes and /prodready fix commit (an
+	// Applier whose Scope is Reviewer.ReportedScope).
+	Fixable []checks.Finding
 	// Beyond are the findings of the threads over review.maxComments.
 	Beyond []checks.Finding
 	// IgnoredByPR are the findings the ignores the pull request adds

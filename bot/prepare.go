@@ -190,6 +190,9 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 			continue
 		}
 		r.Findings = append(r.Findings, f)
+		if touched && f.Fixable() {
+			r.Fixable = append(r.Fixable, f)
+		}
 		if touched && f.Severity >= cfg.Review.InlineSeverity() {
 			byFile[f.File] = append(byFile[f.File], f)
 			continue
@@ -242,6 +245,23 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	r.Summary = Summary(r, cfg.FailOnSeverity())
 	r.Body = reviewLine(r)
 	return r
+}
+
+// ReportedScope is an Applier's Scope: the findings the review of pr
+// reports (by default those new against the base), so that Apply fixes
+// commits the fixes of what the review shows and nothing older. It
+// prepares the review again, reading through the same blob and parse
+// caches.
+func (rv *Reviewer) ReportedScope(ctx context.Context, host Host, pr PullRequest, cfg *checks.Config) (func(checks.Finding) bool, error) {
+	r, err := rv.Prepare(ctx, host, pr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	reported := map[string]bool{}
+	for _, f := range r.Fixable {
+		reported[f.Fingerprint()] = true
+	}
+	return func(f checks.Finding) bool { return reported[f.Fingerprint()] }, nil
 }
 
 func worst(c Comment) checks.Severity {

@@ -133,6 +133,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rv := bot.NewReviewer(bot.NewLRUCache(*cacheBytes), logger)
 	rv.Render = render.InProcess                             // the charts and overlays a pull request touches
 	ap := bot.NewApplier(rv.Cache, render.InProcess, logger) // Apply fixes, /prodready fix
+	ap.Scope = rv.ReportedScope                              // the fixes of what the review reports
 	pool := bot.NewPool(bot.Dispatch(rv.Run, ap.Run), bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: logger, Metrics: metrics})
 	srv := bot.NewServer(pool, metrics, logger)
 	env := ServeEnv{Server: srv, Queue: pool, Metrics: metrics, Logger: logger}

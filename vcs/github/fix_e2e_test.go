@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/internal/fakegithub"
 	ghv "github.com/prodready/prodready/vcs/github"
+	"sigs.k8s.io/yaml"
 )
 
 // webYAML has one finding with an exact fix (probes-identical) and
@@ -111,6 +113,7 @@ func newFixStack(t *testing.T, fork bool) *fixStack {
 	cache := bot.NewLRUCache(1 << 20)
 	rv := bot.NewReviewer(cache, logger)
 	ap := bot.NewApplier(cache, nil, logger)
+	ap.Scope = rv.ReportedScope // as prodready-bot serve does
 	pool := bot.NewPool(func(ctx context.Context, job bot.Job) error {
 		err := bot.Dispatch(rv.Run, ap.Run)(ctx, job)
 		st.done <- job.DeliveryID
@@ -393,5 +396,67 @@ func TestApplyFixesForkGetsAPatch(t *testing.T) {
 	fixed, _ := os.ReadFile(filepath.Join(dir, "deploy/web.yaml"))
 	if hasRule(findingsOf(t, "deploy/web.yaml", string(fixed)), "probes-identical") {
 		t.Errorf("the patched file still has the finding:\n%s", fixed)
+	}
+}
+
+// actionIDs lists the identifiers of a check run's requested actions.
+func actionIDs(run fakegithub.CheckRun) []string {
+	var ids []string
+	for _, a := range run.Actions {
+		ids = append(ids, a.Identifier)
+	}
+	return ids
+}
+
+// TestCheckRunOffersApplyFixes: a review with fixable new findings offers
+// both buttons on its completed check run when the App may write contents,
+// and none when it may not.
+func TestCheckRunOffersApplyFixes(t *testing.T) {
+	st := newFixStack(t, false)
+	run := st.review(t)
+	if got, want := actionIDs(run), []string{ghv.ActionApplyFixes, ghv.ActionApplyAllFixes}; !slices.Equal(got, want) {
+		t.Errorf("actions offered: %v, want %v", got, want)
+	}
+
+	st = newFixStack(t, false)
+	st.fake.SetPermissions(fixInst, map[string]string{"contents": "read", "checks": "write", "pull_requests": "write", "metadata": "read"})
+	if run := st.review(t); len(run.Actions) != 0 {
+		t.Errorf("actions offered without contents: write: %v", actionIDs(run))
+	}
+}
+
+// TestApplyFixesOnlyWhatThePullRequestIntroduced: fixes of findings the
+// base already has are not committed; the new container's are.
+func TestApplyFixesOnlyWhatThePullRequestIntroduced(t *testing.T) {
+	st := newFixStack(t, false)
+	f := st.fake
+	f.AddCommit("o", "r", fixBase, map[string]string{"README.md": "hello\n", "deploy/web.yaml": webYAML})
+	sidecar := strings.Replace(webYAML, "      containers:\n", "      containers:\n        - name: sidecar\n          image: ghcr.io/acme/sidecar:1.0.0\n          resources:\n            requests: {cpu: 10m, memory: 32Mi}\n            limits: {memory: 32Mi}\n", 1)
+	f.AddCommit("o", "r", fixHead, map[string]string{"README.md": "hello\n", "deploy/web.yaml": sidecar})
+	run := st.review(t)
+	st.press(t, "press-new", run, ghv.ActionApplyAllFixes, true)
+	st.wait(t, "press-new")
+	_, files, _ := f.Commit("o", "r", f.Branch("o", "r", "feature"))
+	var fixed struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Name            string         `json:"name"`
+						SecurityContext map[string]any `json:"securityContext"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal([]byte(files["deploy/web.yaml"]), &fixed); err != nil {
+		t.Fatalf("%v\n%s", err, files["deploy/web.yaml"])
+	}
+	cs := fixed.Spec.Template.Spec.Containers
+	if len(cs) != 2 || cs[0].Name != "sidecar" || cs[0].SecurityContext == nil {
+		t.Errorf("the new container's fixes were not committed:\n%s\n%s", files["deploy/web.yaml"], st.logs.String())
+	}
+	if len(cs) == 2 && cs[1].SecurityContext != nil {
+		t.Errorf("a fix of a finding the base already has was committed: %v", cs[1].SecurityContext)
 	}
 }

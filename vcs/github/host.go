@@ -634,6 +634,7 @@ func (h *Host) completeCheckRun(ctx context.Context, pr bot.PullRequest, rh bot.
 			},
 		}
 		if len(anns) == 0 {
+			opt.Actions = h.FixActions(ctx, pr, r.Fixable)
 			opt.Status = gh.Ptr("completed")
 			opt.Conclusion = gh.Ptr(r.Conclusion)
 			opt.CompletedAt = &gh.Timestamp{Time: time.Now()}
