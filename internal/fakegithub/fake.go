@@ -395,12 +395,13 @@ func unprocessable(w http.ResponseWriter, msg string) {
 	writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Unprocessable Entity", "errors": []string{msg}, "documentation_url": "https://docs.github.com/rest"})
 }
 
-// accessToken issues an installation token for a JWT signed by the app.
-func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
+// appJWT reports whether r carries a JWT the app signed, as GitHub
+// requires of the /app endpoints: RS256 with the app's key, issued by the
+// app's id, expiring within 10 minutes (11 with clock drift).
+func (s *Server) appJWT(r *http.Request) bool {
 	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "A JSON web token could not be decoded"})
-		return
+		return false
 	}
 	claims := &jwt.RegisteredClaims{}
 	_, err := jwt.ParseWithClaims(raw, claims, func(t *jwt.Token) (any, error) {
@@ -409,8 +410,13 @@ func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
 		}
 		return s.pub, nil
 	})
-	if err != nil || claims.Issuer != strconv.FormatInt(s.appID, 10) || claims.ExpiresAt == nil || claims.ExpiresAt.Sub(time.Now()) > 11*time.Minute {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "'Issuer' claim ('iss') must be an Integer"})
+	return err == nil && claims.Issuer == strconv.FormatInt(s.appID, 10) && claims.ExpiresAt != nil && claims.ExpiresAt.Sub(time.Now()) <= 11*time.Minute
+}
+
+// accessToken issues an installation token for a JWT signed by the app.
+func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
+	if !s.appJWT(r) {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "A JSON web token could not be decoded"})
 		return
 	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/golang-jwt/jwt/v4"
 )
 
 // Routes of the Git Data API writes and the refs, and of the installation.
@@ -556,18 +554,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 // installation answers GET /app/installations/{id} for a JWT signed by
 // the app, with the installation's permissions.
 func (s *Server) installation(w http.ResponseWriter, r *http.Request) {
-	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	claims := &jwt.RegisteredClaims{}
-	if ok {
-		_, err := jwt.ParseWithClaims(raw, claims, func(t *jwt.Token) (any, error) {
-			if _, ok := t.Method.(*jwt.SigningMethodRSA); !ok {
-				return nil, fmt.Errorf("unexpected signing method %v", t.Header["alg"])
-			}
-			return s.pub, nil
-		})
-		ok = err == nil && claims.Issuer == strconv.FormatInt(s.appID, 10)
-	}
-	if !ok {
+	if !s.appJWT(r) {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "A JSON web token could not be decoded"})
 		return
 	}
