@@ -319,7 +319,7 @@ func (c *Context) IsSelected(w *manifest.Object) bool { return len(c.SelectingSe
 func (c *Context) HPAsFor(w *manifest.Object) []*manifest.Object {
 	var near, far []*manifest.Object
 	for _, h := range c.hpaTargets[kindName{w.Kind, w.Name}] {
-		if !c.SameNamespace(h, w) {
+		if !c.SameNamespace(h, w) || !targetsGroup(h, apiGroup(w.APIVersion)) {
 			continue
 		}
 		if RelatedUnits(c.unit[h], c.unit[w]) {
@@ -434,6 +434,40 @@ func hpaTarget(h *manifest.Object) (kind, name string) {
 		return kind, name
 	}
 	return "", ""
+}
+
+// hpaTargetGroup returns the API group of the workload an HPA or a KEDA
+// ScaledObject scales, and false when its scaleTargetRef names no
+// apiVersion (an HPA's is optional; KEDA's defaults to apps/v1).
+func hpaTargetGroup(h *manifest.Object) (string, bool) {
+	var v string
+	switch t := h.Typed.(type) {
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		v = t.Spec.ScaleTargetRef.APIVersion
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		v = t.Spec.ScaleTargetRef.APIVersion
+	default:
+		if !IsKEDAScaledObject(h) {
+			return "", false
+		}
+		v, _ = h.Scalar("spec", "scaleTargetRef", "apiVersion")
+		if v == "" {
+			v = "apps/v1"
+		}
+	}
+	if v == "" {
+		return "", false
+	}
+	return apiGroup(v), true
+}
+
+// targetsGroup reports whether autoscaler h may scale a workload of API
+// group group: its scaleTargetRef names that group, or none. An OpenKruise
+// StatefulSet (apps.kruise.io) is not the target of an HPA that scales an
+// apps/v1 StatefulSet of the same name.
+func targetsGroup(h *manifest.Object, group string) bool {
+	ref, named := hpaTargetGroup(h)
+	return !named || ref == group
 }
 
 // hpaMin returns an HPA's minReplicas (unset means 1), or a KEDA
