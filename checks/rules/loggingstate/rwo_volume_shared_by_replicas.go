@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/prodready/prodready/checks/kube"
 	"github.com/prodready/prodready/checks/manifest"
 )
 
@@ -25,8 +26,14 @@ var rwoVolumeSharedByReplicas = &checks.Rule{
 		if obj.LikeKind() != manifest.LikeDeployment || pt == nil || obj.Patch {
 			return nil
 		}
-		replicas, _ := obj.Replicas()
-		if min, ok := ctx.HPAMinReplicas(obj); ok && min > replicas {
+		// A Deployment a Rollout's workloadRef names runs the Rollout's
+		// replicas, scaled by the Rollout's autoscalers.
+		scaled := obj
+		if r := kube.ReferencingRollout(ctx, obj); r != nil {
+			scaled = r
+		}
+		replicas, _ := scaled.Replicas()
+		if min, ok := ctx.HPAMinReplicas(scaled); ok && min > replicas {
 			replicas = min
 		}
 		if replicas <= 1 {
