@@ -20,7 +20,7 @@ func TestLsSeverities(t *testing.T) {
 		want map[string]checks.Severity
 	}{
 		{"vpa-auto-update", map[string]checks.Severity{"vpa.yaml:26": checks.Warning, "vpa.yaml:33": checks.Info}},
-		{"rwo-volume-shared-by-replicas", map[string]checks.Severity{"workloads.yaml:45": checks.Warning, "workloads.yaml:51": checks.Info, "workloads.yaml:92": checks.Warning}},
+		{"rwo-volume-shared-by-replicas", map[string]checks.Severity{"workloads.yaml:45": checks.Warning, "workloads.yaml:51": checks.Info, "workloads.yaml:92": checks.Warning, "workloads.yaml:133": checks.Warning}},
 		{"hpa-min-replicas-too-low", map[string]checks.Severity{"hpa.yaml:8": checks.Warning, "hpa.yaml:16": checks.Warning, "hpa.yaml:53": checks.Warning, "keda.yaml:8": checks.Warning, "keda.yaml:33": checks.Warning}},
 	} {
 		got := checkstest.Findings(t, sectionCatalog, tt.rule)
