@@ -74,7 +74,7 @@ func TestWebhookAnswers(t *testing.T) {
 		{"queued", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, nil, 202, "queued", "push"},
 		{"duplicate", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrDuplicate, 200, "duplicate", "push"},
 		{"queue full", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrQueueFull, 503, "queue_full", "push"},
-		{"shutting down", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrShuttingDown, 503, "queue_full", "push"},
+		{"shutting down", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrShuttingDown, 503, "shutting_down", "push"},
 		{"queue broken", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, errors.New("boom"), 500, "error", "push"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -158,6 +158,7 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc(RouteCodeload, s.codeload)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", s.auth(s.createRun))
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.auth(s.updateRun))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.auth(s.getPR))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.listComments))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.auth(s.reply))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.reply))
@@ -496,6 +497,24 @@ func prDiff(rp *repo, p *pr) []fileDiff {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
+}
+
+// getPR answers GET …/pulls/{n} with the pull request's number, state and
+// head and base commits (what SetPR last set).
+func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	_, p := s.lookupPR(r)
+	var out map[string]any
+	if p != nil {
+		out = map[string]any{"number": p.number, "state": "open",
+			"head": map[string]any{"sha": p.head}, "base": map[string]any{"sha": p.base}}
+	}
+	s.mu.Unlock()
+	if out == nil {
+		notFound(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
