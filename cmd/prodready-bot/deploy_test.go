@@ -159,7 +159,7 @@ func TestDeployManifests(t *testing.T) {
 	// the flagged secret files lie in mounted Secret volumes.
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.String("listen", "", "")
+	addServeFlags(fs)
 	envNames := map[string]bool{}
 	for _, h := range serveHosts {
 		h(fs)
@@ -169,9 +169,6 @@ func TestDeployManifests(t *testing.T) {
 			envNames[m[1]] = true
 		}
 	})
-	for _, n := range []string{"PRODREADY_LISTEN", "PRODREADY_WORKERS", "PRODREADY_QUEUE_SIZE", "PRODREADY_SHUTDOWN_GRACE"} {
-		envNames[n] = true // runServe's own flags
-	}
 	for k := range cm.Data {
 		if !envNames[k] {
 			t.Errorf("ConfigMap key %s is no environment variable prodready-bot serve reads", k)
