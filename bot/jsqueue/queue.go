@@ -397,6 +397,7 @@ func (q *Queue) handle(msg jetstream.Msg) {
 	}
 
 	job.Host = g
+	log.Info("review started", "replica", q.opt.Owner)
 	start := time.Now()
 	err = q.safeRun(runCtx, job, log)
 	q.opt.Metrics.Review(time.Since(start), err)
