@@ -69,15 +69,20 @@ bench-charts: ## time prodready on the corpus's Helm charts against helm templat
 
 # --- load test: webhook acknowledgement under load (not part of `make test`) ---
 # Loopback only; sends LOAD_RATE signed deliveries/s for LOAD_DURATION to the
-# real server with the review stubbed, then stops and prints p50/p99 and
-# queued/503/lost counts (fails if any delivery is lost).
+# real server (JetStream embedded in the path) with the review stubbed, waits
+# for the queue to run them, then prints p50/p99 and queued/503/lost counts
+# (fails if any delivery is lost or refused). loadtest-memory sends 40
+# unsigned 24 MiB bodies at once and fails if peak RSS passes deploy/'s 512Mi.
 LOAD_RATE     ?= 500
 LOAD_DURATION ?= 10s
 LOAD_WORK     ?= 20ms
 
-.PHONY: loadtest
-loadtest: ## webhook acknowledgement latency under load (cmd/loadtest)
+.PHONY: loadtest loadtest-memory
+loadtest: ## webhook acknowledgement latency under load, through JetStream (cmd/loadtest)
 	$(GO) run ./cmd/loadtest -rate $(LOAD_RATE) -duration $(LOAD_DURATION) -work $(LOAD_WORK)
+
+loadtest-memory: ## peak RSS under 40 concurrent unsigned 24 MiB bodies, GOMEMLIMIT as in deploy/ (cmd/loadtest)
+	$(GO) run ./cmd/loadtest -mode unsigned -concurrency 40 -size 25165824
 
 # --- releases (.goreleaser.yaml) ---
 # GoReleaser and the SBOM tool run through the Go module proxy at pinned

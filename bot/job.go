@@ -11,12 +11,21 @@ type Job struct {
 	// Event names what started it, e.g. "pull_request.synchronize".
 	Event string
 	PR    PullRequest
-	// Host is the adapter that reads and publishes for this job.
+	// Installation is the GitHub App installation the delivery came to
+	// (0 for hosts without one): with PR.Host it names the Host that acts
+	// for the job, when the job is read back from a durable queue.
+	Installation int64
+	// Host is the adapter that reads and publishes for this job; a durable
+	// queue does not store it, and sets it again from a HostFor.
 	Host Host
 	// Fix, when set, makes the job commit fixes (Applier.Run, see
 	// Dispatch) instead of reviewing.
 	Fix *FixRequest
 }
+
+// HostFor returns the Host that acts for a job read back from a durable
+// queue, from its PR.Host and Installation.
+type HostFor func(job Job) (Host, error)
 
 // Enqueuer accepts jobs for the worker pool. Webhook handlers of every host
 // hand their jobs to it and answer the delivery from its result.

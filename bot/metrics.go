@@ -23,8 +23,12 @@ var reviewBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160}
 // are counted:
 //   - prodready_webhook_deliveries_total{event,host,outcome}: webhook
 //     deliveries by host, event ("unverified" until the credentials
-//     verify) and outcome (queued, ignored, duplicate, queue_full,
-//     bad_signature, too_large, bad_request, disabled, error);
+//     verify) and outcome (queued, ignored, duplicate, queue_full: the
+//     queue refused the job, shutting_down, over_budget: the body budget
+//     was spent, bad_signature, too_large, bad_request, disabled, error);
+//     every 503 is one of queue_full, shutting_down and over_budget;
+//   - prodready_jobs_total{result}: queued jobs by how a worker ended them
+//     (done, superseded, retry, interrupted, dead; Job);
 //   - prodready_review_duration_seconds{result}: time one review took, by
 //     result (ok, error);
 //   - prodready_api_calls_total{endpoint,host,status}: calls to host APIs
@@ -55,6 +59,19 @@ func (m *Metrics) Review(d time.Duration, err error) {
 		result = "error"
 	}
 	m.set.GetOrCreatePrometheusHistogramExt(series("prodready_review_duration_seconds", "result", result), reviewBuckets).Update(d.Seconds())
+}
+
+// Job counts one delivery of a queued job to a worker, by result: done
+// (reviewed and published, or nothing to publish), superseded (the pull
+// request's head moved on: nothing published), retry (failed; delivered
+// again after a backoff), interrupted (the replica stopped; delivered
+// again), dead (failed for good: its check run failed, the job kept in the
+// dead-letter subject).
+func (m *Metrics) Job(result string) {
+	if m == nil {
+		return
+	}
+	m.set.GetOrCreateCounter(series("prodready_jobs_total", "result", result)).Inc()
 }
 
 // APICall counts one call to a host API; endpoint is a route template such

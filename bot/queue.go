@@ -13,6 +13,24 @@ import (
 // remembers to refuse duplicates.
 const DefaultRememberedDeliveries = 10000
 
+// Queue is what the Server runs jobs through: an Enqueuer that starts,
+// tells readiness and depth, and shuts down. Pool is the in-memory one;
+// package jsqueue's is durable, on NATS JetStream, shared by replicas.
+type Queue interface {
+	Enqueuer
+	// Start starts the workers (once).
+	Start()
+	// Running reports whether the workers are started and not shutting
+	// down (readiness).
+	Running() bool
+	// Depth is how many jobs wait for a worker.
+	Depth() int
+	// Shutdown stops taking jobs and gives running ones until ctx ends.
+	Shutdown(ctx context.Context) error
+}
+
+var _ Queue = (*Pool)(nil)
+
 // Pool is the bounded worker pool: an Enqueuer whose jobs run on a fixed
 // number of workers. It never blocks a webhook handler: a full queue is
 // ErrQueueFull, a delivery id already queued, running or completed is

@@ -22,7 +22,7 @@ const MaxWebhookBody = 25 << 20
 // running; never calls a host) and GET /metrics (Prometheus).
 type Server struct {
 	echo    *echo.Echo
-	pool    *Pool
+	pool    Queue
 	metrics *Metrics
 	logger  *slog.Logger
 	ready   atomic.Bool
@@ -49,9 +49,10 @@ type Timeouts struct {
 // DefaultTimeouts are the limits a Server starts with.
 var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: 60 * time.Second, Write: 60 * time.Second, Idle: 120 * time.Second}
 
-// NewServer returns a server whose readiness follows pool and whose
-// /metrics serves metrics (with the queue depth added).
-func NewServer(pool *Pool, metrics *Metrics, logger *slog.Logger) *Server {
+// NewServer returns a server whose readiness follows pool (a Pool or a
+// durable queue; nil for none) and whose /metrics serves metrics (with the
+// queue depth added).
+func NewServer(pool Queue, metrics *Metrics, logger *slog.Logger) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +36,16 @@ type Intake interface {
 	Decode(r *http.Request, body []byte) ([]Job, error)
 }
 
+// A StreamingIntake is an Intake that checks the credentials over the body
+// while the body streams in (an HMAC), instead of over the whole body once
+// read: Webhook uses BodyVerifier in place of VerifyBody.
+type StreamingIntake interface {
+	Intake
+	// BodyVerifier returns the writer the body is copied to as it is read,
+	// and the check to run once all of it is read.
+	BodyVerifier(r *http.Request, secret []byte) (w io.Writer, verify func() error)
+}
+
 // ErrBadDelivery is what an Intake's Decode wraps for a verified delivery
 // whose body is not what its event says (answered 400).
 var ErrBadDelivery = errors.New("malformed delivery")
@@ -47,15 +59,20 @@ var ErrBadDelivery = errors.New("malformed delivery")
 //     never accepted unauthenticated;
 //   - 401 when the credentials in the headers, then those over the body,
 //     do not verify;
+//   - 503 before the body is read when its size does not fit in Budget
+//     (the host delivers again);
 //   - 413 to a body over MaxWebhookBody, 400 to one that cannot be read or
 //     decoded;
 //   - 200 to a delivery that asks for nothing, or whose delivery id is
 //     queued or done already (a redelivery runs once);
-//   - 202 when its jobs are queued; 503 when the queue is full or shutting
-//     down (the host delivers again); 500 when the server fails.
+//   - 202 when its jobs are queued; 503 when the queue refuses them (full,
+//     or shutting down: the host delivers again); 500 when the server
+//     fails.
 //
 // Each delivery is counted in Metrics by host, event and outcome; its event
-// is "unverified" until the credentials verify.
+// is "unverified" until the credentials verify. A delivery id longer than
+// MaxDeliveryID, or holding other than printable ASCII, is replaced by
+// its SHA-256 before it is logged or queued.
 type Webhook struct {
 	// Intake is the host's part.
 	Intake Intake
@@ -63,6 +80,9 @@ type Webhook struct {
 	Secret []byte
 	// Queue receives the jobs.
 	Queue Enqueuer
+	// Budget bounds the bodies held at once, shared by every route (nil:
+	// unbounded but for MaxWebhookBody each).
+	Budget *BodyBudget
 	// Metrics counts deliveries (nil: not counted).
 	Metrics *Metrics
 	// Logger receives one line per refused or queued delivery (nil:
@@ -105,7 +125,30 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusUnauthorized, "bad_signature", "bad credentials", err)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBody))
+	if r.ContentLength > MaxWebhookBody {
+		w.Header().Set("Connection", "close")
+		answer(http.StatusRequestEntityTooLarge, "too_large", "payload too large", fmt.Errorf("Content-Length %d is over %d", r.ContentLength, MaxWebhookBody))
+		return
+	}
+	reserve := int64(MaxWebhookBody)
+	if r.ContentLength >= 0 {
+		reserve = r.ContentLength
+	}
+	if !wh.Budget.Reserve(reserve) {
+		// Refused unread: the connection closes instead of draining it.
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", "5")
+		answer(http.StatusServiceUnavailable, "over_budget", "busy, deliver again later", fmt.Errorf("%d bytes of bodies in flight, the budget is %d", wh.Budget.InUse(), wh.Budget.Limit()))
+		return
+	}
+	defer wh.Budget.Release(reserve)
+	var mac io.Writer
+	verify := func() error { return nil }
+	streaming, isStreaming := wh.Intake.(StreamingIntake)
+	if isStreaming {
+		mac, verify = streaming.BodyVerifier(r, wh.Secret)
+	}
+	body, err := readBody(http.MaxBytesReader(w, r.Body, MaxWebhookBody), r.ContentLength, mac)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -115,7 +158,12 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusBadRequest, "bad_request", "cannot read body", err)
 		return
 	}
-	if err := wh.Intake.VerifyBody(r, wh.Secret, body); err != nil {
+	if isStreaming {
+		err = verify()
+	} else {
+		err = wh.Intake.VerifyBody(r, wh.Secret, body)
+	}
+	if err != nil {
 		answer(http.StatusUnauthorized, "bad_signature", "bad credentials", err)
 		return
 	}
@@ -132,17 +180,22 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(http.StatusOK, "ignored", "ignored: starts no review", nil)
 		return
 	}
+	body = nil // the jobs carry what the review needs
 	queued := 0
 	for _, job := range jobs {
+		job.DeliveryID = BoundDeliveryID(job.DeliveryID)
 		switch err := wh.Queue.Enqueue(job); {
 		case err == nil:
 			queued++
 			JobLogger(logger, job).Info("review queued", "host", host)
 		case errors.Is(err, ErrDuplicate):
-		case errors.Is(err, ErrQueueFull), errors.Is(err, ErrShuttingDown):
+		case errors.Is(err, ErrQueueFull):
 			// The host delivers again; the jobs queued already are
 			// duplicates then.
 			answer(http.StatusServiceUnavailable, "queue_full", "busy, deliver again later", err)
+			return
+		case errors.Is(err, ErrShuttingDown):
+			answer(http.StatusServiceUnavailable, "shutting_down", "shutting down, deliver again later", err)
 			return
 		default:
 			answer(http.StatusInternalServerError, "error", "cannot queue the review", fmt.Errorf("queueing %s: %w", job.DeliveryID, err))
@@ -163,4 +216,57 @@ func writeAnswer(w http.ResponseWriter, code int, msg string) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
 	io.WriteString(w, msg+"\n")
+}
+
+// MaxDeliveryID is the longest delivery id kept as the sender wrote it
+// (GitHub's are 36-character GUIDs).
+const MaxDeliveryID = 128
+
+// BoundDeliveryID returns id when it is at most MaxDeliveryID bytes of
+// printable ASCII, else "sha256:" and its SHA-256 in hex: the same id
+// still names the same delivery, and a log line or queue key never holds
+// a header's arbitrary bytes.
+func BoundDeliveryID(id string) string {
+	ok := len(id) <= MaxDeliveryID
+	for i := 0; ok && i < len(id); i++ {
+		ok = id[i] > ' ' && id[i] < 0x7f
+	}
+	if ok {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// readBody reads a body of length bytes (-1: unknown, then at most
+// MaxWebhookBody, which r enforces) into a buffer of its size, copying it
+// to mac as it goes (nil: none). A known length is allocated once; an
+// unknown one grows by doubling, never past MaxWebhookBody.
+func readBody(r io.Reader, length int64, mac io.Writer) ([]byte, error) {
+	if mac != nil {
+		r = io.TeeReader(r, mac)
+	}
+	if length >= 0 {
+		buf := make([]byte, length)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	buf := make([]byte, 0, 64<<10)
+	for {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(2*cap(buf), MaxWebhookBody+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

@@ -74,7 +74,7 @@ func TestWebhookAnswers(t *testing.T) {
 		{"queued", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, nil, 202, "queued", "push"},
 		{"duplicate", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrDuplicate, 200, "duplicate", "push"},
 		{"queue full", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrQueueFull, 503, "queue_full", "push"},
-		{"shutting down", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrShuttingDown, 503, "queue_full", "push"},
+		{"shutting down", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrShuttingDown, 503, "shutting_down", "push"},
 		{"queue broken", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, errors.New("boom"), 500, "error", "push"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,5 +104,119 @@ func TestWebhookAnswers(t *testing.T) {
 				t.Errorf("metrics lack %s:\n%s", want, out.String())
 			}
 		})
+	}
+}
+
+// recordQueue records the jobs it is given.
+type recordQueue struct{ jobs []Job }
+
+func (q *recordQueue) Enqueue(j Job) error { q.jobs = append(q.jobs, j); return nil }
+
+// TestWebhookBodyBudget: a body that does not fit in what is left of the
+// budget is refused 503 before it is read; a served one gives its share
+// back.
+func TestWebhookBodyBudget(t *testing.T) {
+	budget := NewBodyBudget(0) // raised to MaxWebhookBody
+	if budget.Limit() != MaxWebhookBody {
+		t.Fatalf("budget %d, want at least one largest body", budget.Limit())
+	}
+	q := &recordQueue{}
+	m := NewMetrics()
+	wh := &Webhook{Intake: &fakeIntake{jobs: []Job{{DeliveryID: "d"}}}, Secret: []byte("s"), Queue: q, Budget: budget, Metrics: m, Logger: slog.New(slog.DiscardHandler)}
+	if !budget.Reserve(MaxWebhookBody - 10) {
+		t.Fatal("cannot take the budget")
+	}
+	req := httptest.NewRequest(http.MethodPost, "/", unreadBody{t})
+	req.ContentLength = 11
+	req.Header.Set("X-Token", "ok")
+	rec := httptest.NewRecorder()
+	wh.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Connection") != "close" {
+		t.Errorf("over the budget: %d, Connection %q; want 503 and the connection closed", rec.Code, rec.Header().Get("Connection"))
+	}
+	// A chunked body (no length) reserves the largest body: it does not fit either.
+	req = httptest.NewRequest(http.MethodPost, "/", unreadBody{t})
+	req.ContentLength = -1
+	req.Header.Set("X-Token", "ok")
+	rec = httptest.NewRecorder()
+	wh.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("chunked over the budget: %d, want 503", rec.Code)
+	}
+	budget.Release(MaxWebhookBody - 10)
+
+	req = httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+	req.ContentLength = -1 // read without a length, up to the largest body
+	req.Header.Set("X-Token", "ok")
+	rec = httptest.NewRecorder()
+	wh.ServeHTTP(rec, req)
+	if rec.Code != http.StatusAccepted || len(q.jobs) != 1 || budget.InUse() != 0 {
+		t.Errorf("within the budget: %d, %d jobs, %d bytes still reserved", rec.Code, len(q.jobs), budget.InUse())
+	}
+	var out strings.Builder
+	m.WritePrometheus(&out)
+	if !strings.Contains(out.String(), `outcome="over_budget"} 2`) {
+		t.Errorf("the 503s are not counted:\n%s", out.String())
+	}
+}
+
+// streamIntake checks a body by what streamed through its verifier.
+type streamIntake struct {
+	fakeIntake
+	streamed bytes.Buffer
+}
+
+func (in *streamIntake) VerifyBody(*http.Request, []byte, []byte) error {
+	return errors.New("VerifyBody called on a streaming intake")
+}
+
+func (in *streamIntake) BodyVerifier(*http.Request, []byte) (io.Writer, func() error) {
+	return &in.streamed, func() error {
+		if in.streamed.String() == "forged" {
+			return errors.New("forged")
+		}
+		return nil
+	}
+}
+
+func TestWebhookStreamingVerifier(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		code int
+	}{{`{"ok":1}`, http.StatusAccepted}, {"forged", http.StatusUnauthorized}} {
+		in := &streamIntake{fakeIntake: fakeIntake{jobs: []Job{{DeliveryID: "d"}}}}
+		wh := &Webhook{Intake: in, Secret: []byte("s"), Queue: &recordQueue{}, Logger: slog.New(slog.DiscardHandler)}
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+		req.Header.Set("X-Token", "ok")
+		rec := httptest.NewRecorder()
+		wh.ServeHTTP(rec, req)
+		if rec.Code != tc.code || in.streamed.String() != tc.body {
+			t.Errorf("%q: %d, streamed %q; want %d with the whole body streamed", tc.body, rec.Code, in.streamed.String(), tc.code)
+		}
+	}
+}
+
+func TestBoundDeliveryID(t *testing.T) {
+	guid := "72d3162e-cc78-11e3-81ab-4c9367dc0958"
+	if got := BoundDeliveryID(guid); got != guid {
+		t.Errorf("a GUID changed: %q", got)
+	}
+	long := strings.Repeat("x", MaxDeliveryID+1)
+	for _, id := range []string{long, "evil\nline", "tab\there", "ünïcode"} {
+		got := BoundDeliveryID(id)
+		if !strings.HasPrefix(got, "sha256:") || len(got) != len("sha256:")+64 {
+			t.Errorf("%q bounded to %q", id, got)
+		}
+		if BoundDeliveryID(id) != got || BoundDeliveryID(id+"y") == got {
+			t.Errorf("%q: the bound id is not stable and distinct", id)
+		}
+	}
+	q := &recordQueue{}
+	wh := &Webhook{Intake: &fakeIntake{jobs: []Job{{DeliveryID: long}}}, Secret: []byte("s"), Queue: q, Logger: slog.New(slog.DiscardHandler)}
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+	req.Header.Set("X-Token", "ok")
+	wh.ServeHTTP(httptest.NewRecorder(), req)
+	if len(q.jobs) != 1 || q.jobs[0].DeliveryID != BoundDeliveryID(long) {
+		t.Errorf("queued %+v: the webhook must bound the delivery id", q.jobs)
 	}
 }

@@ -1,13 +1,22 @@
-// Command loadtest measures how fast the webhook server acknowledges
-// deliveries under load. It starts the real server (bot.NewServer, a
-// bot.Pool and the vcs/github webhook handler) on 127.0.0.1 only, with the
-// review itself stubbed by a handler that sleeps, sends signed
-// pull_request deliveries at a fixed rate for a fixed time, then stops by
-// itself and prints the acknowledgement latency (p50/p90/p99/max) and the
-// outcome of every delivery. It fails when a delivery is lost (neither
-// queued nor answered 503) or when the pool did not run every queued one.
+// Command loadtest measures the webhook server under load. It starts the
+// real server (bot.NewServer, the durable queue of package jsqueue on an
+// embedded JetStream server in a temporary directory, and the vcs/github
+// webhook handler) on 127.0.0.1 only, with the review itself stubbed by a
+// handler that sleeps.
+//
+// The default mode sends signed pull_request deliveries at a fixed rate
+// for a fixed time, waits for the queue to run every one, then prints the
+// acknowledgement latency (p50/p90/p99/max) and the outcome of every
+// delivery. It fails when a delivery is lost (no answer, or acknowledged
+// and never run) or refused (503: the stream has room for all of them).
+//
+// -mode unsigned sends -concurrency bodies of -size bytes at once, each
+// with a well-formed but wrong signature, and prints the process's peak
+// resident memory; it fails when that passes -rss-limit (deploy/'s pod
+// limit) with GOMEMLIMIT as in deploy/.
 //
 //	go run ./cmd/loadtest -rate 500 -duration 10s
+//	go run ./cmd/loadtest -mode unsigned -concurrency 40 -size 25165824
 package main
 
 import (
@@ -22,13 +31,16 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/bot/jsqueue"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
@@ -53,14 +65,96 @@ type result struct {
 	latency time.Duration
 }
 
+// server is the server under test, as prodready-bot serve wires it, with
+// the review stubbed.
+type server struct {
+	url     string
+	handled atomic.Int64
+	srv     *bot.Server
+	stop    func()
+}
+
+func startServer(workers int, work time.Duration, budget int64) (*server, error) {
+	dir, err := os.MkdirTemp("", "loadtest-nats-")
+	if err != nil {
+		return nil, fmt.Errorf("creating the JetStream directory: %w", err)
+	}
+	emb, err := jsqueue.StartEmbedded(dir, jsqueue.EmbeddedOptions{})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	nc, err := emb.Connect("loadtest")
+	if err != nil {
+		emb.Shutdown()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &server{}
+	discard := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	metrics := bot.NewMetrics()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q, err := jsqueue.New(ctx, nc, jsqueue.Config{Workers: workers}, jsqueue.Options{
+		Run: func(ctx context.Context, job bot.Job) error {
+			s.handled.Add(1)
+			select {
+			case <-time.After(work):
+			case <-ctx.Done():
+			}
+			return nil
+		},
+		HostFor: func(bot.Job) (bot.Host, error) { return nil, nil },
+		Logger:  discard, Metrics: metrics,
+	})
+	if err != nil {
+		nc.Close()
+		emb.Shutdown()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	q.Start()
+	s.srv = bot.NewServer(q, metrics, discard)
+	s.srv.Handle(http.MethodPost, "/webhooks/github", &bot.Webhook{
+		Intake: ghv.Intake{HostFor: func(int64) (bot.Host, error) { return nil, nil }},
+		Secret: []byte(secret), Queue: q, Budget: bot.NewBodyBudget(budget), Metrics: metrics, Logger: discard,
+	})
+	s.srv.SetReady(true)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening on loopback: %w", err)
+	}
+	go s.srv.Serve(l)
+	s.url = "http://" + l.Addr().String() + "/webhooks/github"
+	s.stop = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s.srv.Shutdown(ctx)
+		nc.Close()
+		emb.Shutdown()
+		os.RemoveAll(dir)
+	}
+	return s, nil
+}
+
 func run() error {
+	mode := flag.String("mode", "rate", "rate: signed deliveries at -rate for -duration; unsigned: -concurrency large bodies at once, peak memory")
 	rate := flag.Int("rate", 500, "deliveries per second")
 	duration := flag.Duration("duration", 10*time.Second, "how long to send")
-	workers := flag.Int("workers", 4, "pool workers (serve's default)")
-	queueSize := flag.Int("queue-size", 100, "pool queue size (serve's default)")
+	workers := flag.Int("workers", jsqueue.DefaultConfig.Workers, "queue workers (serve's default)")
 	work := flag.Duration("work", 20*time.Millisecond, "time the stubbed review takes")
+	budget := flag.Int64("body-budget", bot.DefaultBodyBudget, "in-flight body budget (serve's default)")
+	concurrency := flag.Int("concurrency", 40, "unsigned mode: bodies sent at once")
+	size := flag.Int64("size", 24<<20, "unsigned mode: bytes of each body")
+	rssLimit := flag.Int64("rss-limit", 512<<20, "unsigned mode: the peak resident memory that fails the run (deploy/'s pod limit)")
 	payload := flag.String("payload", "../shared/payloads/github/pull_request_opened.payload.json", "a pull_request delivery to send (a minimal one when absent)")
 	flag.Parse()
+	if *mode == "unsigned" {
+		return unsigned(*workers, *budget, *concurrency, *size, *rssLimit)
+	}
+	if *mode != "rate" {
+		return fmt.Errorf("-mode %q: rate or unsigned", *mode)
+	}
 	if *rate <= 0 || *duration <= 0 {
 		return errors.New("-rate and -duration must be positive")
 	}
@@ -75,33 +169,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-
-	// The server under test, as prodready-bot serve wires it, with the
-	// review stubbed.
-	discard := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	metrics := bot.NewMetrics()
-	var handled atomic.Int64
-	pool := bot.NewPool(func(ctx context.Context, job bot.Job) error {
-		handled.Add(1)
-		select {
-		case <-time.After(*work):
-		case <-ctx.Done():
-		}
-		return nil
-	}, bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: discard, Metrics: metrics})
-	pool.Start()
-	srv := bot.NewServer(pool, metrics, discard)
-	srv.Handle(http.MethodPost, "/webhooks/github", &bot.Webhook{
-		Intake: ghv.Intake{HostFor: func(int64) (bot.Host, error) { return nil, nil }},
-		Secret: []byte(secret), Queue: pool, Metrics: metrics, Logger: discard,
-	})
-	srv.SetReady(true)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := startServer(*workers, *work, *budget)
 	if err != nil {
-		return fmt.Errorf("listening on loopback: %w", err)
+		return err
 	}
-	go srv.Serve(l)
-	url := "http://" + l.Addr().String() + "/webhooks/github"
+	defer s.stop()
 
 	client := &http.Client{
 		Timeout:   10 * time.Second,
@@ -122,18 +194,11 @@ func run() error {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			results[i] = send(client, url, i, bodies[i])
+			results[i] = send(client, s.url, i, bodies[i])
 		}(i)
 	}
 	wg.Wait()
 	sending := time.Since(start)
-
-	// Let the pool finish what it queued, then count.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		return fmt.Errorf("shutting down: %w", err)
-	}
 
 	var queued, busy, other, lost int
 	var lat []time.Duration
@@ -152,6 +217,12 @@ func run() error {
 			lat = append(lat, r.latency)
 		}
 	}
+	// Let the queue run what it stored (bounded), then count.
+	drainStart := time.Now()
+	for int(s.handled.Load()) < queued && time.Since(drainStart) < 2*maxDuration {
+		time.Sleep(50 * time.Millisecond)
+	}
+	drain := time.Since(drainStart)
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration {
 		if len(lat) == 0 {
@@ -161,19 +232,109 @@ func run() error {
 	}
 	fmt.Printf("sent %d deliveries in %s (%d/s asked, %.0f/s sent; sender at most %s behind schedule)\n",
 		n, sending.Round(time.Millisecond), *rate, float64(n)/sending.Seconds(), behind.Round(time.Microsecond))
-	fmt.Printf("pool: %d workers, queue %d, stubbed review %s\n", *workers, *queueSize, *work)
-	fmt.Printf("ack latency: p50 %s  p90 %s  p99 %s  max %s\n", pct(0.50).Round(time.Microsecond), pct(0.90).Round(time.Microsecond), pct(0.99).Round(time.Microsecond), pct(1).Round(time.Microsecond))
+	fmt.Printf("queue: JetStream (embedded, file storage), %d workers, stubbed review %s\n", *workers, *work)
+	fmt.Printf("ack latency (stored in JetStream before the answer): p50 %s  p90 %s  p99 %s  max %s\n", pct(0.50).Round(time.Microsecond), pct(0.90).Round(time.Microsecond), pct(0.99).Round(time.Microsecond), pct(1).Round(time.Microsecond))
 	fmt.Printf("answers: %d queued (202), %d busy (503), %d other, %d lost (no answer)\n", queued, busy, other, lost)
-	fmt.Printf("pool handled %d of %d queued\n", handled.Load(), queued)
+	fmt.Printf("queue ran %d of %d queued (%s after the last send)\n", s.handled.Load(), queued, drain.Round(time.Millisecond))
 	switch {
 	case lost > 0 || other > 0:
 		return fmt.Errorf("%d deliveries lost and %d answered neither 202 nor 503", lost, other)
-	case queued+busy != n:
-		return fmt.Errorf("queued+503 = %d, sent %d", queued+busy, n)
-	case int(handled.Load()) != queued:
-		return fmt.Errorf("pool handled %d deliveries, %d were queued", handled.Load(), queued)
+	case busy > 0:
+		return fmt.Errorf("%d deliveries refused with 503 while the stream had room", busy)
+	case int(s.handled.Load()) != queued:
+		return fmt.Errorf("lost: the queue ran %d deliveries, %d were acknowledged", s.handled.Load(), queued)
 	}
 	return nil
+}
+
+// zeros is an endless body of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// unsigned sends concurrency bodies of size bytes at once, each with a
+// well-formed signature that does not match, and reports the peak
+// resident memory of the process (server and senders; the senders stream
+// their bodies and hold none).
+func unsigned(workers int, budget int64, concurrency int, size, rssLimit int64) error {
+	if concurrency <= 0 || concurrency > 1000 || size <= 0 || size > bot.MaxWebhookBody {
+		return fmt.Errorf("-concurrency 1..1000 and -size 1..%d", bot.MaxWebhookBody)
+	}
+	limit := "GOMEMLIMIT from the environment"
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(460 << 20) // deploy/'s GOMEMLIMIT
+		limit = "GOMEMLIMIT 460MiB as in deploy/"
+	}
+	s, err := startServer(workers, time.Millisecond, budget)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	before := peakRSS()
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: concurrency, DisableKeepAlives: true}}
+	codes := make([]int, concurrency)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range concurrency {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			req, err := http.NewRequest(http.MethodPost, s.url, io.LimitReader(zeros{}, size))
+			if err != nil {
+				return
+			}
+			req.ContentLength = size
+			req.Header.Set("X-GitHub-Event", "pull_request")
+			req.Header.Set("X-GitHub-Delivery", "unsigned-"+strconv.Itoa(i))
+			req.Header.Set("X-Hub-Signature-256", "sha256="+strings.Repeat("0", 64))
+			<-start
+			resp, err := client.Do(req)
+			if err != nil {
+				codes[i] = -1 // refused before the body was sent in full
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			codes[i] = resp.StatusCode
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	peak := peakRSS()
+	count := map[int]int{}
+	for _, c := range codes {
+		count[c]++
+	}
+	fmt.Printf("%d concurrent unsigned bodies of %d MiB, body budget %d MiB, %s\n", concurrency, size>>20, budget>>20, limit)
+	fmt.Printf("answers: %d refused unread (503), %d read and refused (401), %d connection closed by the server, %d other\n",
+		count[http.StatusServiceUnavailable], count[http.StatusUnauthorized], count[-1], concurrency-count[503]-count[401]-count[-1])
+	fmt.Printf("peak RSS: %d MiB (%d MiB before sending), limit %d MiB\n", peak>>20, before>>20, rssLimit>>20)
+	if count[http.StatusAccepted] > 0 {
+		return fmt.Errorf("%d unsigned bodies were queued", count[http.StatusAccepted])
+	}
+	if peak > rssLimit {
+		return fmt.Errorf("peak RSS %d MiB is over the %d MiB limit", peak>>20, rssLimit>>20)
+	}
+	return nil
+}
+
+// peakRSS is the process's peak resident set size (VmHWM), 0 where
+// /proc does not say.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // send posts delivery i and times the answer.

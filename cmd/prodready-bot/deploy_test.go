@@ -17,6 +17,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
 
@@ -159,7 +161,7 @@ func TestDeployManifests(t *testing.T) {
 	// the flagged secret files lie in mounted Secret volumes.
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.String("listen", "", "")
+	addServeFlags(fs)
 	envNames := map[string]bool{}
 	for _, h := range serveHosts {
 		h(fs)
@@ -169,9 +171,6 @@ func TestDeployManifests(t *testing.T) {
 			envNames[m[1]] = true
 		}
 	})
-	for _, n := range []string{"PRODREADY_LISTEN", "PRODREADY_WORKERS", "PRODREADY_QUEUE_SIZE", "PRODREADY_SHUTDOWN_GRACE"} {
-		envNames[n] = true // runServe's own flags
-	}
 	for k := range cm.Data {
 		if !envNames[k] {
 			t.Errorf("ConfigMap key %s is no environment variable prodready-bot serve reads", k)
@@ -219,4 +218,106 @@ func envDurationFrom(t *testing.T, s string) float64 {
 		t.Fatalf("PRODREADY_SHUTDOWN_GRACE %q does not parse", s)
 	}
 	return d.Seconds()
+}
+
+// kustomizeBuild renders the kustomization in dir (under deploy/) into
+// objects by kind and name.
+func kustomizeBuild(t *testing.T, dir string) map[string]map[string]map[string]any {
+	t.Helper()
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	m, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("..", "..", "deploy", dir))
+	if err != nil {
+		t.Fatalf("kustomize build deploy/%s: %v", dir, err)
+	}
+	out := map[string]map[string]map[string]any{}
+	for _, r := range m.Resources() {
+		obj, err := r.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[r.GetKind()] == nil {
+			out[r.GetKind()] = map[string]map[string]any{}
+		}
+		out[r.GetKind()][r.GetName()] = obj
+	}
+	return out
+}
+
+// field walks obj along path (map keys, or list indexes as ints).
+func field(obj any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := obj.(map[string]any)
+			obj = m[k]
+		case int:
+			l, _ := obj.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			obj = l[k]
+		}
+	}
+	return obj
+}
+
+// TestDeployQueue: the base runs 3 replicas on a 3-node NATS JetStream
+// cluster (PDB, spread over nodes, config in a ConfigMap) that every replica
+// reaches; the single overlay runs one replica with the embedded server on
+// a volume and no cluster.
+func TestDeployQueue(t *testing.T) {
+	base := kustomizeBuild(t, "base")
+	sts := base["StatefulSet"]["nats"]
+	if sts == nil {
+		t.Fatal("deploy/base has no NATS StatefulSet")
+	}
+	if r := field(sts, "spec", "replicas"); r != 3 && r != int64(3) && r != float64(3) {
+		t.Errorf("NATS replicas %v, want 3", r)
+	}
+	if field(sts, "spec", "template", "spec", "topologySpreadConstraints", 0, "topologyKey") != "kubernetes.io/hostname" {
+		t.Error("NATS pods are not spread over nodes")
+	}
+	if base["PodDisruptionBudget"]["nats"] == nil || base["ConfigMap"]["nats-config"] == nil || base["Service"]["nats-headless"] == nil {
+		t.Error("NATS needs its PodDisruptionBudget, ConfigMap and headless Service")
+	}
+	if conf, _ := field(base["ConfigMap"]["nats-config"], "data", "nats.conf").(string); !strings.Contains(conf, "jetstream") || strings.Count(conf, "nats-headless") != 3 {
+		t.Errorf("nats.conf does not cluster 3 JetStream nodes:\n%s", conf)
+	}
+	cm := base["ConfigMap"]["prodready"]
+	if field(cm, "data", "PRODREADY_NATS_URL") != "nats://nats:4222" || field(base["Deployment"]["prodready"], "spec", "replicas") == nil {
+		t.Errorf("the replicas are not pointed at the cluster: %v", field(cm, "data"))
+	}
+	egress, _ := field(base["NetworkPolicy"]["prodready"], "spec", "egress").([]any)
+	reaches := false
+	for _, e := range egress {
+		if p := field(e, "ports", 0, "port"); p == 4222 || p == int64(4222) || p == float64(4222) {
+			reaches = true
+		}
+	}
+	if !reaches {
+		t.Error("prodready's NetworkPolicy lets no traffic out to NATS")
+	}
+
+	single := kustomizeBuild(t, "overlays/single")
+	for kind, names := range single {
+		for name := range names {
+			if strings.HasPrefix(name, "nats") {
+				t.Errorf("the single overlay keeps %s %s", kind, name)
+			}
+		}
+	}
+	d := single["Deployment"]["prodready"]
+	if r := field(d, "spec", "replicas"); r != 1 && r != int64(1) && r != float64(1) {
+		t.Errorf("single overlay: replicas %v", r)
+	}
+	if field(d, "spec", "strategy", "type") != "Recreate" {
+		t.Error("single overlay: two pods could share the JetStream volume during a rollout")
+	}
+	data := field(single["ConfigMap"]["prodready"], "data").(map[string]any)
+	if _, ok := data["PRODREADY_NATS_URL"]; ok || data["PRODREADY_DATA_DIR"] != "/var/lib/prodready" {
+		t.Errorf("single overlay: not the embedded server on the volume: %v", data)
+	}
+	if single["PersistentVolumeClaim"]["prodready-data"] == nil {
+		t.Error("single overlay: no volume for the JetStream files")
+	}
 }

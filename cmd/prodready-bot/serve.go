@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/bot/jsqueue"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/cmd/internal/cli"
 	ghv "github.com/prodready/prodready/vcs/github"
@@ -27,6 +28,11 @@ type ServeEnv struct {
 	Queue   bot.Enqueuer
 	Metrics *bot.Metrics
 	Logger  *slog.Logger
+	// Budget bounds the webhook bodies held at once, across routes.
+	Budget *bot.BodyBudget
+	// Hosts is where each setup says which Host acts for a job of its
+	// host, read back from the queue on any replica (by PR.Host).
+	Hosts map[string]bot.HostFor
 }
 
 // serveHosts are the webhook hosts `serve` can run. Each defines its flags
@@ -99,20 +105,44 @@ func githubServeHost(fs *flag.FlagSet) func(env ServeEnv) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		env.Server.Handle("POST", "/webhooks/github", &bot.Webhook{Intake: ghv.Intake{HostFor: app.Host}, Secret: secret, Queue: env.Queue, Metrics: env.Metrics, Logger: env.Logger})
+		env.Server.Handle("POST", "/webhooks/github", &bot.Webhook{Intake: ghv.Intake{HostFor: app.Host}, Secret: secret, Queue: env.Queue, Budget: env.Budget, Metrics: env.Metrics, Logger: env.Logger})
+		env.Hosts["github"] = func(job bot.Job) (bot.Host, error) {
+			if job.Installation == 0 {
+				return nil, fmt.Errorf("job %s names no GitHub App installation", job.DeliveryID)
+			}
+			return app.Host(job.Installation)
+		}
 		env.Logger.Info("serving GitHub webhooks", "path", "/webhooks/github", "app_id", *appID, "api", *baseURL)
 		return true, nil
 	}
 }
 
+// serveFlags are runServe's own flags (the hosts add theirs).
+type serveFlags struct {
+	listen  *string
+	grace   *time.Duration
+	cache   *int
+	budget  *int64
+	queue   queueFlags
+	workers *int
+}
+
+func addServeFlags(fs *flag.FlagSet) *serveFlags {
+	f := &serveFlags{
+		listen:  fs.String("listen", envDefault("PRODREADY_LISTEN", ":8080"), "address to listen on (env PRODREADY_LISTEN)"),
+		workers: fs.Int("workers", envInt("PRODREADY_WORKERS", jsqueue.DefaultConfig.Workers), "reviews this replica runs at once (env PRODREADY_WORKERS)"),
+		grace:   fs.Duration("shutdown-grace", envDuration("PRODREADY_SHUTDOWN_GRACE", 60*time.Second), "time running reviews get to finish on SIGTERM; queued jobs stay in the stream (env PRODREADY_SHUTDOWN_GRACE)"),
+		cache:   fs.Int("cache-bytes", envInt("PRODREADY_CACHE_BYTES", 64<<20), "size of the manifest cache (env PRODREADY_CACHE_BYTES)"),
+		budget:  fs.Int64("body-budget", int64(envInt("PRODREADY_BODY_BUDGET", bot.DefaultBodyBudget)), "bytes of webhook bodies held at once, across routes; beyond it a delivery gets 503 before its body is read; at least 25 MiB (env PRODREADY_BODY_BUDGET)"),
+	}
+	addQueueFlags(fs, &f.queue)
+	return f
+}
+
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	listen := fs.String("listen", envDefault("PRODREADY_LISTEN", ":8080"), "address to listen on (env PRODREADY_LISTEN)")
-	workers := fs.Int("workers", envInt("PRODREADY_WORKERS", 4), "reviews that run at once (env PRODREADY_WORKERS)")
-	queueSize := fs.Int("queue-size", envInt("PRODREADY_QUEUE_SIZE", 100), "reviews that may wait; beyond it deliveries get 503 (env PRODREADY_QUEUE_SIZE)")
-	grace := fs.Duration("shutdown-grace", envDuration("PRODREADY_SHUTDOWN_GRACE", 60*time.Second), "time running reviews get to finish on SIGTERM (env PRODREADY_SHUTDOWN_GRACE)")
-	cacheBytes := fs.Int("cache-bytes", envInt("PRODREADY_CACHE_BYTES", 64<<20), "size of the manifest cache (env PRODREADY_CACHE_BYTES)")
+	flags := addServeFlags(fs)
 	var setups []func(ServeEnv) (bool, error)
 	for _, h := range serveHosts {
 		setups = append(setups, h(fs))
@@ -129,14 +159,29 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewJSONHandler(stdout, nil))
 	defer logStrayStderr(logger)()
+	if *flags.budget < bot.MaxWebhookBody {
+		logger.Error("refusing to start: --body-budget is below the largest webhook body", "body_budget", *flags.budget, "max_body", bot.MaxWebhookBody)
+		return cli.ExitUsage
+	}
 	metrics := bot.NewMetrics()
-	rv := bot.NewReviewer(bot.NewLRUCache(*cacheBytes), logger)
+	rv := bot.NewReviewer(bot.NewLRUCache(*flags.cache), logger)
 	rv.Render = render.InProcess                             // the charts and overlays a pull request touches
 	ap := bot.NewApplier(rv.Cache, render.InProcess, logger) // Apply fixes, /prodready fix
 	ap.Scope = rv.ReportedScope                              // the fixes of what the review reports
-	pool := bot.NewPool(bot.Dispatch(rv.Run, ap.Run), bot.PoolOptions{Workers: *workers, QueueSize: *queueSize, Logger: logger, Metrics: metrics})
-	srv := bot.NewServer(pool, metrics, logger)
-	env := ServeEnv{Server: srv, Queue: pool, Metrics: metrics, Logger: logger}
+
+	hosts := map[string]bot.HostFor{}
+	hostFor := func(job bot.Job) (bot.Host, error) {
+		h := hosts[job.PR.Host]
+		if h == nil {
+			return nil, fmt.Errorf("this replica serves no %q host", job.PR.Host)
+		}
+		return h(job)
+	}
+	// The hosts are set up (and their configuration checked) before the
+	// queue opens: a bad flag starts no NATS server.
+	q := &queueRef{}
+	srv := bot.NewServer(q, metrics, logger)
+	env := ServeEnv{Server: srv, Queue: q, Metrics: metrics, Logger: logger, Budget: bot.NewBodyBudget(*flags.budget), Hosts: hosts}
 	served := 0
 	for _, setup := range setups {
 		ok, err := setup(env)
@@ -152,20 +197,32 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Error("refusing to start: no host configured (set --github-app-id with its key and webhook secret files)")
 		return cli.ExitUsage
 	}
-	l, err := net.Listen("tcp", *listen)
+	flags.queue.workers = *flags.workers
+	opened, closeQueue, err := flags.queue.open(bot.Dispatch(rv.Run, ap.Run), hostFor, metrics, logger)
 	if err != nil {
-		logger.Error("cannot listen", "addr", *listen, "err", err.Error())
+		logger.Error("refusing to start: no queue", "err", err.Error())
 		return cli.ExitUsage
 	}
-	return serveUntilSignal(srv, pool, l, *grace, logger)
+	defer closeQueue()
+	q.Queue = opened
+	l, err := net.Listen("tcp", *flags.listen)
+	if err != nil {
+		logger.Error("cannot listen", "addr", *flags.listen, "err", err.Error())
+		return cli.ExitUsage
+	}
+	return serveUntilSignal(srv, q, l, *flags.grace, logger)
 }
+
+// queueRef is the queue the server and routes are given before it is
+// opened; it is set before the server serves.
+type queueRef struct{ bot.Queue }
 
 // serveUntilSignal serves until SIGTERM or SIGINT, then shuts down within
 // grace and returns 0.
-func serveUntilSignal(srv *bot.Server, pool *bot.Pool, l net.Listener, grace time.Duration, logger *slog.Logger) int {
+func serveUntilSignal(srv *bot.Server, q bot.Queue, l net.Listener, grace time.Duration, logger *slog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	pool.Start()
+	q.Start()
 	srv.SetReady(true)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
@@ -183,7 +240,7 @@ func serveUntilSignal(srv *bot.Server, pool *bot.Pool, l net.Listener, grace tim
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		logger.Warn("grace period over; unfinished reviews were ended with a note to re-run", "err", err.Error())
+		logger.Warn("grace period over; unfinished reviews are back in the queue for another replica", "err", err.Error())
 	}
 	<-errc
 	logger.Info("stopped")

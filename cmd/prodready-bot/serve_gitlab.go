@@ -40,7 +40,9 @@ func addGitLabFlags(fs *flag.FlagSet) *gitlabConfig {
 // gitlabServeHost is GitLab's entry in serveHosts.
 func gitlabServeHost(fs *flag.FlagSet) func(env ServeEnv) (bool, error) {
 	c := addGitLabFlags(fs)
-	return func(env ServeEnv) (bool, error) { return gitlabRoutes(c, env.Server, env.Queue, env.Logger) }
+	return func(env ServeEnv) (bool, error) {
+		return gitlabRoutes(c, env.Server, env.Queue, env.Budget, env.Hosts, env.Logger)
+	}
 }
 
 // routeAdder is what gitlabRoutes needs of the server (*bot.Server has it).
@@ -52,16 +54,17 @@ type routeAdder interface {
 var _ routeAdder = (*bot.Server)(nil)
 
 // gitlabRoutes registers POST /webhooks/gitlab on srv, handing reviews to
-// q, and reports whether GitLab is served. Without a webhook secret GitLab
+// q (its bodies counted against budget, nil for none), sets hosts["gitlab"]
+// (when hosts is not nil), and reports whether GitLab is served. Without a webhook secret GitLab
 // is disabled: it logs so, and the route refuses every delivery (403). With
 // a secret, a token file is required. No secret or token is logged.
-func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.Logger) (bool, error) {
+func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, budget *bot.BodyBudget, hosts map[string]bot.HostFor, logger *slog.Logger) (bool, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	if c.SecretFile == "" {
 		logger.Info("GitLab is disabled: no webhook secret (--gitlab-webhook-secret-file); /webhooks/gitlab refuses every delivery")
-		srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: gitlab.Intake{}, Queue: q, Metrics: srv.Metrics(), Logger: logger})
+		srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: gitlab.Intake{}, Queue: q, Budget: budget, Metrics: srv.Metrics(), Logger: logger})
 		return false, nil
 	}
 	secret, err := readSecretFile("GitLab webhook secret", c.SecretFile)
@@ -76,7 +79,10 @@ func gitlabRoutes(c *gitlabConfig, srv routeAdder, q bot.Enqueuer, logger *slog.
 	if err != nil {
 		return false, err
 	}
-	srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: gitlab.Intake{API: host}, Secret: secret, Queue: q, Metrics: srv.Metrics(), Logger: logger})
+	srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{Intake: gitlab.Intake{API: host}, Secret: secret, Queue: q, Budget: budget, Metrics: srv.Metrics(), Logger: logger})
+	if hosts != nil {
+		hosts["gitlab"] = func(bot.Job) (bot.Host, error) { return host, nil }
+	}
 	logger.Info("serving GitLab webhooks", "path", "/webhooks/gitlab", "url", c.URL)
 	return true, nil
 }

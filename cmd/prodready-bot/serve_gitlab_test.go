@@ -38,7 +38,7 @@ func TestGitLabRoutesDisabledWithoutSecret(t *testing.T) {
 	r := routes{}
 	c := addGitLabFlags(flag.NewFlagSet("serve", flag.ContinueOnError))
 	c.SecretFile, c.TokenFile = "", ""
-	on, err := gitlabRoutes(c, r, &nopQueue{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	on, err := gitlabRoutes(c, r, &nopQueue{}, nil, nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil || on {
 		t.Fatalf("gitlabRoutes without a secret = %v, %v; want disabled, no error", on, err)
 	}
@@ -63,7 +63,7 @@ func TestGitLabRoutesEnabled(t *testing.T) {
 	if err := fs.Parse([]string{"--gitlab-url", "https://gitlab.example.com", "--gitlab-token-file", token, "--gitlab-webhook-secret-file", secret}); err != nil {
 		t.Fatal(err)
 	}
-	on, err := gitlabRoutes(c, r, &nopQueue{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	on, err := gitlabRoutes(c, r, &nopQueue{}, nil, nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil || !on {
 		t.Fatalf("gitlabRoutes = %v, %v; want enabled", on, err)
 	}
@@ -95,7 +95,7 @@ func TestGitLabRoutesMisconfigured(t *testing.T) {
 		{SecretFile: empty, TokenFile: secret},                    // empty secret
 		{SecretFile: filepath.Join(dir, "no"), TokenFile: secret}, // missing secret file
 	} {
-		if on, err := gitlabRoutes(&c, routes{}, &nopQueue{}, slog.New(slog.DiscardHandler)); err == nil || on {
+		if on, err := gitlabRoutes(&c, routes{}, &nopQueue{}, nil, nil, slog.New(slog.DiscardHandler)); err == nil || on {
 			t.Errorf("gitlabRoutes(%+v) = %v, %v; want an error", c, on, err)
 		}
 	}

@@ -75,7 +75,7 @@ func TestServeLogsNoSecrets(t *testing.T) {
 	go func() {
 		done <- run([]string{"serve", "--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", ghSecretFile,
 			"--gitlab-webhook-secret-file", glSecretFile, "--gitlab-token-file", glTokenFile, "--gitlab-url", "http://127.0.0.1:1",
-			"--listen", addr, "--shutdown-grace", "5s"}, nil, &logs, &logs)
+			"--listen", addr, "--data-dir", t.TempDir(), "--shutdown-grace", "5s"}, nil, &logs, &logs)
 	}()
 	for ready := false; !ready; {
 		select {

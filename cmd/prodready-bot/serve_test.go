@@ -75,7 +75,7 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 	var out lockedBuffer
 	done := make(chan int)
 	go func() {
-		done <- run([]string{"serve", "--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile, "--listen", addr, "--shutdown-grace", "5s"}, nil, &out, &out)
+		done <- run([]string{"serve", "--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile, "--listen", addr, "--data-dir", t.TempDir(), "--shutdown-grace", "5s"}, nil, &out, &out)
 	}()
 	// Wait until the server is ready (it registers for SIGTERM before that).
 	for {

@@ -97,6 +97,8 @@ type Comment struct {
 	// ThreadID is the GraphQL id of the thread a top-level comment starts;
 	// Resolved is that thread's state.
 	ThreadID string
+	// PR is the number of the pull request the comment is on.
+	PR       int
 	Resolved bool
 	// Edits counts the PATCH requests that rewrote the body.
 	Edits int
@@ -166,6 +168,7 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc(RouteCodeload, s.codeload)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", s.auth(s.createRun))
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.auth(s.updateRun))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.auth(s.getPR))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.listComments))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.auth(s.reply))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.reply))
@@ -527,6 +530,32 @@ func prDiff(rp *repo, p *pr) []fileDiff {
 	return out
 }
 
+// getPR answers GET …/pulls/{n} with the pull request's number, state and
+// head and base commits (what SetPR last set), with their branches and
+// repositories when SetPRBranches named them.
+func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.git.init()
+	_, p := s.lookupPR(r)
+	if p == nil {
+		notFound(w)
+		return
+	}
+	repo := r.PathValue("owner") + "/" + r.PathValue("repo")
+	side := func(ref, sha, full string) map[string]any {
+		owner, name, _ := strings.Cut(full, "/")
+		return map[string]any{"ref": ref, "sha": sha, "repo": map[string]any{"full_name": full, "name": name, "owner": map[string]any{"login": owner}}}
+	}
+	b := s.git.branches[repo+"#"+r.PathValue("n")]
+	if b == nil {
+		b = &PRBranches{State: "open", HeadRepo: repo}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"number": p.number, "state": b.State, "draft": false,
+		"html_url": fmt.Sprintf("%s%s/pull/%d", s.URL, repo, p.number),
+		"base":     side(b.BaseRef, p.base, repo), "head": side(b.HeadRef, p.head, b.HeadRepo)})
+}
+
 func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -750,7 +779,9 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []map[string]any
 	for _, c := range rp.comments {
-		items = append(items, commentJSON(c))
+		if c.PR == p.number { // GitHub lists the pull request's own comments
+			items = append(items, commentJSON(c))
+		}
 	}
 	writeJSON(w, http.StatusOK, page(s, w, r, items))
 }
@@ -791,7 +822,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.nextID++
-	c := &Comment{ID: s.nextID, Path: parent.Path, Line: parent.Line, Side: parent.Side, Body: req.Body, CommitID: p.head, InReplyTo: id, User: BotLogin}
+	c := &Comment{ID: s.nextID, Path: parent.Path, Line: parent.Line, Side: parent.Side, Body: req.Body, CommitID: p.head, InReplyTo: id, User: BotLogin, PR: p.number}
 	rp.comments = append(rp.comments, c)
 	writeJSON(w, http.StatusCreated, commentJSON(c))
 }
@@ -928,7 +959,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 	rev := &Review{ID: s.nextID, CommitID: req.CommitID, Event: req.Event, Body: req.Body}
 	for _, c := range req.Comments {
 		s.nextID++
-		cm := &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: c.Side, StartSide: c.StartSide, Body: c.Body, CommitID: req.CommitID, User: BotLogin, ReviewID: rev.ID, ThreadID: fmt.Sprintf("PRRT_%d", s.nextID)}
+		cm := &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: c.Side, StartSide: c.StartSide, Body: c.Body, CommitID: req.CommitID, User: BotLogin, ReviewID: rev.ID, ThreadID: fmt.Sprintf("PRRT_%d", s.nextID), PR: p.number}
 		rp.comments = append(rp.comments, cm)
 		rev.Comments = append(rev.Comments, *cm)
 	}
@@ -983,7 +1014,7 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
 		}
 		var threads []map[string]any
 		for _, c := range rp.comments {
-			if c.ThreadID == "" {
+			if c.ThreadID == "" || c.PR != int(num) {
 				continue
 			}
 			threads = append(threads, map[string]any{"id": c.ThreadID, "isResolved": c.Resolved, "comments": map[string]any{"nodes": []map[string]any{{"databaseId": c.ID}}}})

@@ -91,7 +91,6 @@ func (s *Server) registerGitData(mux *http.ServeMux) {
 	mux.HandleFunc(RouteUpdateRef, s.auth(s.updateRef))
 	mux.HandleFunc(RouteGetCheckRun, s.auth(s.getRun))
 	mux.HandleFunc(RouteInstallation, s.installation)
-	mux.HandleFunc(RouteGetPR, s.auth(s.getPR))
 }
 
 // SetPRBranches names pull request number's branches (SetPR names its
@@ -105,26 +104,6 @@ func (s *Server) SetPRBranches(owner, name string, number int, b PRBranches) {
 		b.State = "open"
 	}
 	s.git.branches[fmt.Sprintf("%s/%s#%d", owner, name, number)] = &b
-}
-
-func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.git.init()
-	_, p := s.lookupPR(r)
-	repo := r.PathValue("owner") + "/" + r.PathValue("repo")
-	b := s.git.branches[repo+"#"+r.PathValue("n")]
-	if p == nil || b == nil {
-		notFound(w)
-		return
-	}
-	side := func(ref, sha, full string) map[string]any {
-		owner, name, _ := strings.Cut(full, "/")
-		return map[string]any{"ref": ref, "sha": sha, "repo": map[string]any{"full_name": full, "name": name, "owner": map[string]any{"login": owner}}}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"number": p.number, "state": b.State, "draft": false,
-		"html_url": fmt.Sprintf("%s%s/pull/%d", s.URL, repo, p.number),
-		"base":     side(b.BaseRef, p.base, repo), "head": side(b.HeadRef, p.head, b.HeadRepo)})
 }
 
 // SetBranch points branch at commit sha (added with AddCommit).

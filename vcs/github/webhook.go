@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"net/http"
 	"strings"
 
@@ -61,7 +63,7 @@ type Intake struct {
 	HostFor func(installationID int64) (bot.Host, error)
 }
 
-var _ bot.Intake = Intake{}
+var _ bot.StreamingIntake = Intake{}
 
 // Host is "github".
 func (Intake) Host() string { return "github" }
@@ -96,6 +98,24 @@ func (Intake) VerifyBody(r *http.Request, secret, body []byte) error {
 	return nil
 }
 
+// BodyVerifier returns the HMAC the body streams into, and the check of
+// X-Hub-Signature-256 against it once the body is read: the body is read
+// once, and a body that does not verify is never decoded.
+func (Intake) BodyVerifier(r *http.Request, secret []byte) (io.Writer, func() error) {
+	var mac hash.Hash = hmac.New(sha256.New, secret)
+	header := r.Header.Get("X-Hub-Signature-256")
+	return mac, func() error {
+		got, err := signature(header)
+		if err != nil {
+			return err
+		}
+		if len(secret) == 0 || !hmac.Equal(got, mac.Sum(nil)) {
+			return errors.New("X-Hub-Signature-256 does not match the body")
+		}
+		return nil
+	}
+}
+
 // Decode returns the review the delivery starts, if any, keyed by
 // X-GitHub-Delivery.
 func (in Intake) Decode(r *http.Request, body []byte) ([]bot.Job, error) {
@@ -110,7 +130,7 @@ func (in Intake) Decode(r *http.Request, body []byte) ([]bot.Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acting as installation %d: %w", ev.Installation, err)
 	}
-	return []bot.Job{{DeliveryID: r.Header.Get("X-GitHub-Delivery"), Event: ev.Name, PR: ev.PR, Host: host}}, nil
+	return []bot.Job{{DeliveryID: r.Header.Get("X-GitHub-Delivery"), Event: ev.Name, PR: ev.PR, Installation: ev.Installation, Host: host}}, nil
 }
 
 // hookEvent is the part of every handled payload we read. Decoding only

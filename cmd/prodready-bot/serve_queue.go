@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/bot/jsqueue"
+)
+
+// queueFlags configure the durable queue: where JetStream is (embedded
+// under --data-dir, or --nats-url) and the names and limits of its stream,
+// consumer and buckets (docs/queue.md).
+type queueFlags struct {
+	dataDir, natsURL, natsListen string
+	storeMax                     int64
+	cfg                          jsqueue.Config
+	workers                      int
+}
+
+func envInt64(name string, def int64) int64 {
+	if v, ok := os.LookupEnv(name); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+func addQueueFlags(fs *flag.FlagSet, f *queueFlags) {
+	d := jsqueue.DefaultConfig
+	fs.StringVar(&f.dataDir, "data-dir", envDefault("PRODREADY_DATA_DIR", "prodready-data"), "directory of the embedded NATS server's JetStream files (an emptyDir or volume); unused with --nats-url (env PRODREADY_DATA_DIR)")
+	fs.StringVar(&f.natsURL, "nats-url", envDefault("PRODREADY_NATS_URL", ""), "NATS JetStream cluster to queue jobs in, e.g. nats://nats:4222 (comma-separated for several); empty: an embedded single-node server (env PRODREADY_NATS_URL)")
+	fs.StringVar(&f.natsListen, "nats-listen", envDefault("PRODREADY_NATS_LISTEN", ""), "also serve the embedded NATS server to clients on this address, e.g. 127.0.0.1:4222 for the nats CLI; empty: in-process only (env PRODREADY_NATS_LISTEN)")
+	fs.Int64Var(&f.storeMax, "nats-max-store", envInt64("PRODREADY_NATS_MAX_STORE", 1<<30), "bytes of disk the embedded server's JetStream may use (env PRODREADY_NATS_MAX_STORE)")
+	fs.IntVar(&f.cfg.Replicas, "nats-replicas", envInt("PRODREADY_NATS_REPLICAS", 0), "replicas of the stream, consumer and buckets; 0: 1 embedded, 3 with --nats-url (env PRODREADY_NATS_REPLICAS)")
+	fs.StringVar(&f.cfg.Stream, "queue-stream", envDefault("PRODREADY_QUEUE_STREAM", d.Stream), "work-queue stream of review jobs (env PRODREADY_QUEUE_STREAM)")
+	fs.StringVar(&f.cfg.Subject, "queue-subject", envDefault("PRODREADY_QUEUE_SUBJECT", d.Subject), "subject prefix of review jobs (env PRODREADY_QUEUE_SUBJECT)")
+	fs.StringVar(&f.cfg.Consumer, "queue-consumer", envDefault("PRODREADY_QUEUE_CONSUMER", d.Consumer), "durable consumer every replica pulls jobs from (env PRODREADY_QUEUE_CONSUMER)")
+	fs.StringVar(&f.cfg.DeadStream, "queue-dead-stream", envDefault("PRODREADY_QUEUE_DEAD_STREAM", d.DeadStream), "stream keeping the jobs that failed for good (env PRODREADY_QUEUE_DEAD_STREAM)")
+	fs.StringVar(&f.cfg.DeadSubject, "queue-dead-subject", envDefault("PRODREADY_QUEUE_DEAD_SUBJECT", d.DeadSubject), "subject prefix of dead-lettered jobs (env PRODREADY_QUEUE_DEAD_SUBJECT)")
+	fs.StringVar(&f.cfg.LeaseBucket, "queue-lease-bucket", envDefault("PRODREADY_QUEUE_LEASE_BUCKET", d.LeaseBucket), "key-value bucket of pull request leases (env PRODREADY_QUEUE_LEASE_BUCKET)")
+	fs.StringVar(&f.cfg.RunBucket, "queue-run-bucket", envDefault("PRODREADY_QUEUE_RUN_BUCKET", d.RunBucket), "key-value bucket of the check run each job started (env PRODREADY_QUEUE_RUN_BUCKET)")
+	fs.Int64Var(&f.cfg.MaxMsgs, "queue-size", envInt64("PRODREADY_QUEUE_SIZE", d.MaxMsgs), "jobs the stream holds; beyond it (or --queue-max-bytes) deliveries get 503 (env PRODREADY_QUEUE_SIZE)")
+	fs.Int64Var(&f.cfg.MaxBytes, "queue-max-bytes", envInt64("PRODREADY_QUEUE_MAX_BYTES", d.MaxBytes), "bytes the stream holds (env PRODREADY_QUEUE_MAX_BYTES)")
+	fs.DurationVar(&f.cfg.MaxAge, "queue-max-age", envDuration("PRODREADY_QUEUE_MAX_AGE", d.MaxAge), "a job not done after this is dropped (env PRODREADY_QUEUE_MAX_AGE)")
+	fs.DurationVar(&f.cfg.DuplicateWindow, "queue-duplicate-window", envDuration("PRODREADY_QUEUE_DUPLICATE_WINDOW", d.DuplicateWindow), "how long a delivery id is remembered to drop redeliveries (env PRODREADY_QUEUE_DUPLICATE_WINDOW)")
+	fs.DurationVar(&f.cfg.DeadMaxAge, "queue-dead-max-age", envDuration("PRODREADY_QUEUE_DEAD_MAX_AGE", d.DeadMaxAge), "how long dead-lettered jobs are kept (env PRODREADY_QUEUE_DEAD_MAX_AGE)")
+	fs.DurationVar(&f.cfg.AckWait, "queue-ack-wait", envDuration("PRODREADY_QUEUE_ACK_WAIT", d.AckWait), "a job whose replica is silent this long goes to another replica (env PRODREADY_QUEUE_ACK_WAIT)")
+	fs.IntVar(&f.cfg.MaxAttempts, "queue-max-attempts", envInt("PRODREADY_QUEUE_MAX_ATTEMPTS", d.MaxAttempts), "deliveries of a failing job before its check run fails and it is dead-lettered (env PRODREADY_QUEUE_MAX_ATTEMPTS)")
+	fs.Func("queue-backoff", "comma-separated waits before each retry of a failed job, the last repeating (default 10s,30s,1m,2m; env PRODREADY_QUEUE_BACKOFF)", func(v string) error {
+		b, err := parseBackoff(v)
+		f.cfg.Backoff = b
+		return err
+	})
+	if v, ok := os.LookupEnv("PRODREADY_QUEUE_BACKOFF"); ok {
+		f.cfg.Backoff, _ = parseBackoff(v)
+	}
+	fs.DurationVar(&f.cfg.LeaseTTL, "queue-lease-ttl", envDuration("PRODREADY_QUEUE_LEASE_TTL", d.LeaseTTL), "a pull request's lease outlives its replica's last renewal by this (env PRODREADY_QUEUE_LEASE_TTL)")
+	fs.DurationVar(&f.cfg.LeaseWait, "queue-lease-wait", envDuration("PRODREADY_QUEUE_LEASE_WAIT", d.LeaseWait), "how long a job waits for its pull request's lease before it is put back (env PRODREADY_QUEUE_LEASE_WAIT)")
+}
+
+func parseBackoff(v string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("backoff %q is not a positive duration", s)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// open connects to JetStream (starting the embedded server unless
+// --nats-url is set) and returns the queue and what closes it all once the
+// queue is shut down.
+func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.HostFor, metrics *bot.Metrics, logger *slog.Logger) (bot.Queue, func(), error) {
+	cfg := f.cfg
+	cfg.Workers = f.workers
+	var nc *nats.Conn
+	var emb *jsqueue.Embedded
+	name := "prodready-bot"
+	if h, err := os.Hostname(); err == nil {
+		name += " " + h
+	}
+	switch {
+	case f.natsURL != "":
+		if cfg.Replicas == 0 {
+			cfg.Replicas = 3
+		}
+		c, err := jsqueue.Connect(f.natsURL, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		nc = c
+	case f.dataDir == "":
+		return nil, nil, errors.New("neither --nats-url nor --data-dir is set: the embedded NATS server needs a directory")
+	default:
+		if cfg.Replicas == 0 {
+			cfg.Replicas = 1
+		}
+		e, err := jsqueue.StartEmbedded(f.dataDir, jsqueue.EmbeddedOptions{MaxStore: f.storeMax, Listen: f.natsListen})
+		if err != nil {
+			return nil, nil, err
+		}
+		emb = e
+		c, err := e.Connect(name)
+		if err != nil {
+			e.Shutdown()
+			return nil, nil, err
+		}
+		nc = c
+	}
+	closeAll := func() {
+		nc.Drain()
+		for i := 0; i < 100 && !nc.IsClosed(); i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		nc.Close()
+		if emb != nil {
+			emb.Shutdown()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q, err := jsqueue.New(ctx, nc, cfg, jsqueue.Options{Run: run, HostFor: hostFor, Logger: logger, Metrics: metrics})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	c := q.Config()
+	where := "embedded, " + f.dataDir
+	if f.natsURL != "" {
+		where = f.natsURL
+	}
+	logger.Info("queue ready", "nats", where, "stream", c.Stream, "consumer", c.Consumer, "replicas", c.Replicas, "max_msgs", c.MaxMsgs, "max_bytes", c.MaxBytes, "duplicate_window", c.DuplicateWindow.String(), "ack_wait", c.AckWait.String(), "max_attempts", c.MaxAttempts)
+	return q, closeAll, nil
+}
