@@ -106,6 +106,9 @@ type threadRig struct {
 
 const rigOwner, rigRepo = "acme", "shop"
 
+// editRoute is the fake's route that edits a review comment in place.
+const editRoute = "PATCH /repos/{owner}/{repo}/pulls/comments/{id}"
+
 func newThreadRig(t *testing.T, base map[string]string) *threadRig {
 	keyPEM, pub := testKey(t)
 	fake := fakegithub.New(testAppID, pub)
@@ -242,6 +245,26 @@ func TestThreadsAcrossPushes(t *testing.T) {
 	if n := len(g.fake.Reviews(rigOwner, rigRepo)); n != posted {
 		t.Errorf("break again: %d reviews posted, want none", n-posted)
 	}
+
+	// 3b. Break it another way: the finding keeps its identity (rule,
+	// object, container, field path) but its message names another port.
+	// The thread's first comment is edited in place (PATCH), nothing is
+	// posted, resolved or replied.
+	probe, _ := byRule(g.threads(), "probe-named-port-undeclared")
+	edits := g.fake.Count(editRoute)
+	g.push(with(map[string]string{"deploy/api.yaml": apiApp("admin", false)}))
+	ts = check("break differently", 2, map[string]bool{"probe-named-port-undeclared": false, "container `api`": false})
+	if n := len(g.fake.Reviews(rigOwner, rigRepo)); n != posted {
+		t.Errorf("break differently: %d reviews posted, want none", n-posted)
+	}
+	if n := g.fake.Count(editRoute); n != edits+1 {
+		t.Errorf("break differently: %d PATCH of a review comment, want 1\n%s", n-edits, g.fake.TallyString())
+	}
+	if c, _ := byRule(ts, "probe-named-port-undeclared"); c.ID != probe.ID || c.Edits != probe.Edits+1 || !strings.Contains(c.Body, `port "admin"`) || strings.Contains(c.Body, `port "metrics"`) {
+		t.Errorf("break differently: thread %d (edits %d, was %d %d) not edited in place to name port admin:\n%s", c.ID, c.Edits, probe.ID, probe.Edits, c.Body)
+	}
+	g.push(with(map[string]string{"deploy/api.yaml": apiApp("metrics", false)}))
+	check("back to metrics", 2, map[string]bool{"probe-named-port-undeclared": false, "container `api`": false})
 
 	// A person resolves the container thread; the findings are still
 	// there: the bot reopens it.
