@@ -2,7 +2,8 @@
 // implements the endpoints prodready calls and answers them the way GitLab
 // does: PRIVATE-TOKEN checked (401 otherwise), offset pagination headers
 // (X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, X-Total, X-Total-Pages,
-// Link) and keyset pagination for the tree (page_token, Link), a 400 about line_code for a discussion whose position is outside
+// Link) and keyset pagination for the tree (page_token, Link), the
+// repository archive (archive.tar.gz?sha=), a 400 about line_code for a discussion whose position is outside
 // the diff or has wrong line fields, 400 "Cannot transition status" for a
 // commit status set to the state it has, injected 429/5xx answers, and a
 // record of every call.
@@ -473,6 +474,8 @@ func (s *Server) repository(w http.ResponseWriter, r *http.Request, p *Project, 
 			return writeKeyset(w, r, nodes, func(n node) string { return n.Path })
 		}
 		return writePage(w, r, nodes)
+	case len(rest) == 1 && (rest[0] == "archive" || rest[0] == "archive.tar.gz"):
+		return writeArchive(w, p, q.Get("sha"))
 	case len(rest) == 3 && rest[0] == "blobs" && rest[2] == "raw":
 		for _, tree := range p.Commits {
 			for _, data := range tree {
