@@ -73,6 +73,19 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 			PR:           pr,
 		}, nil
 	}
+	if mb, ok := host.(mergeBaser); ok && pr.BaseSHA != "" && pr.HeadSHA != "" && pr.BaseSHA != pr.HeadSHA {
+		// Findings are compared with the merge base, which the diff is
+		// taken against: the base branch's own changes since are neither
+		// new nor fixed by this pull request. (The config stays the base
+		// branch's; the host's changed files are against the merge base
+		// already, and a pull request that changes no manifest costs no
+		// lookup.)
+		if sha, err := mb.MergeBase(ctx, pr); err != nil {
+			LoggerFrom(ctx).Warn("no merge base; comparing with the base branch's tip, whose own changes since may show as new or fixed", "err", err.Error())
+		} else {
+			pr.BaseSHA = sha
+		}
+	}
 	load := func(ref string) (*renderPlan, []File, error) {
 		plan := newRenderPlan(cfg, changed)
 		want := WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) })
@@ -153,6 +166,13 @@ func (rv *Reviewer) derive(changed []ChangedFile, base []File) {
 // maxDerivedPatch bounds the patch derive applies (a host's patch of one
 // file is at most a few MB).
 const maxDerivedPatch = 8 << 20
+
+// mergeBaser is a Host whose pull requests name the base branch's tip as
+// their base (GitHub's base.sha), which can look up the merge base of base
+// and head. GitLab's diff_refs.base_sha is the merge base already.
+type mergeBaser interface {
+	MergeBase(ctx context.Context, pr PullRequest) (string, error)
+}
 
 // resolver is a Host that can look up a pull request's base and head
 // commits when the event did not carry them (GitLab's Resolve).

@@ -107,6 +107,12 @@ type recordingHost struct {
 	published bot.Review
 }
 
+// MergeBase forwards to the GitHub host, which the review asks for the
+// merge base.
+func (h *recordingHost) MergeBase(ctx context.Context, pr bot.PullRequest) (string, error) {
+	return h.Host.(*ghv.Host).MergeBase(ctx, pr)
+}
+
 func (h *recordingHost) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
 	h.published = r
 	return h.Host.Publish(ctx, pr, rh, r)
@@ -167,7 +173,8 @@ func TestReviewCost(t *testing.T) {
 					t.Fatal(err)
 				}
 				tally := fake.TallyString()
-				// Reads: config, changed files (one page), the trees at base
+				// Reads: config, changed files (one page), the merge base
+				// (compare), the trees at base
 				// and at head, listing the bot's comments, and the manifests
 				// not cached: a blob each when at most ArchiveThreshold, else
 				// one tarball. The base is read first; the head's versions of
@@ -180,7 +187,7 @@ func TestReviewCost(t *testing.T) {
 					tarballs = 1
 				}
 				want := map[string]int{
-					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 2,
+					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 2, fakegithub.RouteCompare: 1,
 					"GET /repos/{owner}/{repo}/pulls/{n}/comments": 1,
 					fakegithub.RouteBlob:                           blobs, fakegithub.RouteTarball: tarballs, fakegithub.RouteCodeload: tarballs,
 				}
@@ -191,7 +198,7 @@ func TestReviewCost(t *testing.T) {
 				}
 				reads := fake.ReadRequests()
 				graphql := min(push, 1) // the review threads, once there are some
-				if want := 5 + graphql + blobs + tarballs; reads != want {
+				if want := 6 + graphql + blobs + tarballs; reads != want {
 					t.Errorf("push %d: %d read requests, want %d\n%s", push+1, reads, want, tally)
 				}
 				if got := fake.Count("POST /graphql"); got != graphql {

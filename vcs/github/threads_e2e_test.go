@@ -342,3 +342,50 @@ func TestIgnoresAddedByThePullRequestAreDisclosed(t *testing.T) {
 		}
 	}
 }
+
+// TestNewAndFixedAgainstTheMergeBase reviews a pull request whose base
+// branch moved on after it branched off: the branch since fixed an error
+// (deploy/old.yaml) and added one (deploy/other.yaml). base.sha is the
+// branch's tip; the review compares with the merge base, so neither shows
+// as new or fixed: only what the pull request adds is new.
+func TestNewAndFixedAgainstTheMergeBase(t *testing.T) {
+	forkPoint := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": threadRules, "deploy/old.yaml": apiApp("metrics", false)}
+	g := newThreadRig(t, forkPoint)
+	mb := strings.Repeat("b", 40)
+	tip, head := strings.Repeat("c", 40), strings.Repeat("d", 40)
+	moved := map[string]string{"deploy/other.yaml": renamed(apiApp("health", false), "other")}
+	for k, v := range forkPoint {
+		moved[k] = v
+	}
+	moved["deploy/old.yaml"] = apiApp("8080", false)
+	added := map[string]string{"deploy/new.yaml": renamed(apiApp("admin", false), "newapp")}
+	for k, v := range forkPoint {
+		added[k] = v
+	}
+	g.fake.AddCommit(rigOwner, rigRepo, tip, moved)
+	g.fake.SetParents(rigOwner, rigRepo, tip, "main moves on", mb)
+	g.fake.AddCommit(rigOwner, rigRepo, head, added)
+	g.fake.SetParents(rigOwner, rigRepo, head, "the pull request", mb)
+	g.fake.SetPR(rigOwner, rigRepo, 1, tip, head)
+	pr := bot.PullRequest{Host: "github", Repo: rigOwner + "/" + rigRepo, Number: 1, BaseSHA: tip, HeadSHA: head, URL: "https://github.com/acme/shop/pull/1"}
+	if err := g.rv.Review(context.Background(), g.host, pr); err != nil {
+		t.Fatal(err)
+	}
+	if n := g.fake.Count(fakegithub.RouteCompare); n != 1 {
+		t.Errorf("%d compare calls, want 1", n)
+	}
+	run := g.run()
+	if !strings.Contains(run.Summary, "**0 fixed**") || strings.Contains(run.Summary, "old.yaml") || strings.Contains(run.Summary, "other.yaml") || !strings.Contains(run.Summary, "deploy/new.yaml") {
+		t.Errorf("the base branch's own changes show as new or fixed, or the pull request's are missing:\n%s", run.Summary)
+	}
+	for _, a := range run.Annotations {
+		if a.Path != "deploy/new.yaml" {
+			t.Errorf("annotation on %s: %s", a.Path, a.Message)
+		}
+	}
+}
+
+// renamed is apiApp's Deployment and container named name.
+func renamed(s, name string) string {
+	return strings.NewReplacer("name: api", "name: "+name, "app: api", "app: "+name).Replace(s)
+}
