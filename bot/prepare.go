@@ -73,6 +73,19 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 			PR:           pr,
 		}, nil
 	}
+	if mb, ok := host.(mergeBaser); ok && pr.BaseSHA != "" && pr.HeadSHA != "" && pr.BaseSHA != pr.HeadSHA {
+		// Findings are compared with the merge base, which the diff is
+		// taken against: the base branch's own changes since are neither
+		// new nor fixed by this pull request. (The config stays the base
+		// branch's; the host's changed files are against the merge base
+		// already, and a pull request that changes no manifest costs no
+		// lookup.)
+		if sha, err := mb.MergeBase(ctx, pr); err != nil {
+			LoggerFrom(ctx).Warn("no merge base; comparing with the base branch's tip, whose own changes since may show as new or fixed", "err", err.Error())
+		} else {
+			pr.BaseSHA = sha
+		}
+	}
 	load := func(ref string) (*renderPlan, []File, error) {
 		plan := newRenderPlan(cfg, changed)
 		want := WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) })
@@ -85,25 +98,80 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 		}
 		return plan, files, nil
 	}
-	plan, files, err := load(pr.HeadSHA)
-	if err != nil {
-		return Review{}, err
-	}
-	out := rv.run(ctx, plan, files, cfg)
+	// The base is read first: the head's versions of the files the pull
+	// request changes are the base's with their patches applied, so they
+	// come from the cache, and the head costs its tree only.
 	var base *runOutput
 	if pr.BaseSHA != "" && pr.BaseSHA != pr.HeadSHA {
 		bplan, bfiles, err := load(pr.BaseSHA)
 		if err != nil {
 			return Review{}, err
 		}
+		rv.derive(changed, bfiles)
 		b := rv.run(ctx, bplan, bfiles, cfg)
 		base = &b
 	}
+	plan, files, err := load(pr.HeadSHA)
+	if err != nil {
+		return Review{}, err
+	}
+	out := rv.run(ctx, plan, files, cfg)
 	src := map[string][]byte{}
 	for _, f := range files {
 		src[f.Path] = f.Data
 	}
 	return rv.assemble(ctx, pr, cfg, changed, patches, src, out, base), nil
+}
+
+// derive puts in the cache the head's version of each changed file it can
+// make from the base's version (in base) and the file's patch, under its
+// git blob SHA: when the result is the head's content, the head's tree
+// names that SHA and the host reads nothing; when it is not (a patch the
+// host cut short), nothing ever asks for that SHA. An added file is its
+// patch applied to nothing.
+func (rv *Reviewer) derive(changed []ChangedFile, base []File) {
+	if rv.Cache == nil {
+		return
+	}
+	at := make(map[string][]byte, len(base))
+	for _, f := range base {
+		at[f.Path] = f.Data
+	}
+	for _, c := range changed {
+		if c.Status == "removed" || c.Patch == "" || len(c.Patch) > maxDerivedPatch {
+			continue
+		}
+		from := c.Path
+		if c.PreviousPath != "" {
+			from = c.PreviousPath
+		}
+		old, ok := at[from]
+		if !ok && c.Status != "added" {
+			continue
+		}
+		data, err := ApplyPatch(old, c.Patch, false)
+		if err != nil {
+			continue
+		}
+		sha := GitBlobSHA(data)
+		if c.SHA != "" && sha != c.SHA {
+			continue // the host names the head's blob: this is not it
+		}
+		if _, cached := rv.Cache.Get(sha); !cached {
+			rv.Cache.Put(sha, data)
+		}
+	}
+}
+
+// maxDerivedPatch bounds the patch derive applies (a host's patch of one
+// file is at most a few MB).
+const maxDerivedPatch = 8 << 20
+
+// mergeBaser is a Host whose pull requests name the base branch's tip as
+// their base (GitHub's base.sha), which can look up the merge base of base
+// and head. GitLab's diff_refs.base_sha is the merge base already.
+type mergeBaser interface {
+	MergeBase(ctx context.Context, pr PullRequest) (string, error)
 }
 
 // resolver is a Host that can look up a pull request's base and head

@@ -96,6 +96,13 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 		}
 	}
 	creds := credentialLines(src, fs)
+	// carried are the findings whose fix another thread's suggestion
+	// carries: their thread says so once the owner's lines are final.
+	type carry struct {
+		owner *draftThread
+		k     int
+	}
+	carried := map[*draftThread][]carry{}
 	for _, part := range groupSuggestions(sugs) {
 		s := part[0]
 		owner := owningThread(s, of, len(fs))
@@ -112,7 +119,7 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 		owner.sugs = append(owner.sugs, s)
 		for _, k := range s.Findings {
 			if k >= 0 && k < len(fs) && of[k] != owner {
-				of[k].notes = appendOnce(of[k].notes, fmt.Sprintf("The suggestion on line %d (the thread about %s) fixes `%s` too: its lines overlap.", s.StartLine, owner.about(fs), fs[k].RuleID))
+				carried[of[k]] = append(carried[of[k]], carry{owner, k})
 			}
 		}
 	}
@@ -159,6 +166,35 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 		}
 		t.notes = append(t.notes, "More of its fixes change lines apart from this suggestion: `prodready fix` applies them.")
 		t.sugs = t.sugs[:1]
+	}
+	// A thread with a suggestion starts at its anchor (the finding's line,
+	// the container's "- name:" line) when the lines between are added,
+	// in the suggestion's hunk and no other thread's: the suggestion then
+	// repeats them unchanged.
+	for _, t := range ts {
+		if len(t.sugs) != 1 || !d.IsAdded(t.anchor) {
+			continue
+		}
+		s := t.sugs[0]
+		lo, hi := min(t.anchor, s.StartLine), max(t.anchor, s.EndLine)
+		if (lo == s.StartLine && hi == s.EndLine) || hi > len(lines) || !d.InOneHunk(lo, hi) || !d.AddedIn(lo, hi) || claimed(t, lo, hi) {
+			continue
+		}
+		text := s.Text
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text = strings.Join(lines[lo-1:s.StartLine-1], "") + text + strings.Join(lines[s.EndLine:hi], "")
+		t.sugs[0] = Suggestion{StartLine: lo, EndLine: hi, Text: text, Findings: s.Findings}
+	}
+	for _, t := range ts {
+		for _, c := range carried[t] {
+			for _, s := range c.owner.sugs {
+				if slices.Contains(s.Findings, c.k) {
+					t.notes = appendOnce(t.notes, fmt.Sprintf("The suggestion on line %d (the thread about %s) fixes `%s` too: its lines overlap.", s.StartLine, c.owner.about(fs), fs[c.k].RuleID))
+				}
+			}
+		}
 	}
 	var out []Comment
 	var outside []checks.Finding

@@ -175,6 +175,7 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.auth(s.createReview))
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.auth(s.editComment))
 	mux.HandleFunc("POST /graphql", s.auth(s.graphql))
+	mux.HandleFunc(RouteCompare, s.auth(s.compare))
 	s.registerGitData(mux)
 	s.srv = httptest.NewServer(s.record(mux))
 	s.URL = s.srv.URL + "/"
@@ -214,10 +215,16 @@ func (s *Server) SetTreeMode(owner, name, sha, path, mode string) {
 }
 
 // SetPR makes pull request number compare head against base (both added
-// with AddCommit); its files and patches are computed from them.
+// with AddCommit); its files and patches are computed from them. A head
+// whose parents are not recorded (SetParents) is taken to branch off base:
+// base becomes its parent, so base is the merge base.
 func (s *Server) SetPR(owner, name string, number int, base, head string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.git.init()
+	if m := sub(s.git.meta, owner+"/"+name); m[head] == nil && head != base {
+		m[head] = &CommitInfo{SHA: head, Message: "commit", Parents: []string{base}}
+	}
 	s.repo(owner, name).prs[number] = &pr{number: number, base: base, head: head}
 }
 
@@ -500,9 +507,16 @@ type fileDiff struct {
 	hunks             []hunk
 }
 
-// prDiff computes the pull request's changed files, in path order.
-func prDiff(rp *repo, p *pr) []fileDiff {
-	base, head := rp.commits[p.base], rp.commits[p.head]
+// prDiff computes the pull request's changed files, in path order, as
+// GitHub does: against the merge base of the base and head commits (a
+// three-dot diff), the base commit itself when the fake knows no common
+// ancestor. Under s.mu.
+func (s *Server) prDiff(repoName string, rp *repo, p *pr) []fileDiff {
+	from := p.base
+	if mb, ok := s.mergeBase(repoName, p.base, p.head); ok {
+		from = mb
+	}
+	base, head := rp.commits[from], rp.commits[p.head]
 	paths := map[string]bool{}
 	for k := range base {
 		paths[k] = true
@@ -565,7 +579,7 @@ func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var items []map[string]any
-	for _, f := range prDiff(rp, p) {
+	for _, f := range s.prDiff(r.PathValue("owner")+"/"+r.PathValue("repo"), rp, p) {
 		items = append(items, map[string]any{"sha": f.sha, "filename": f.path, "status": f.status, "patch": patch(f.hunks)})
 	}
 	writeJSON(w, http.StatusOK, page(s, w, r, items))
@@ -911,7 +925,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	diffs := map[string][]hunk{}
-	for _, f := range prDiff(rp, p) {
+	for _, f := range s.prDiff(r.PathValue("owner")+"/"+r.PathValue("repo"), rp, p) {
 		diffs[f.path] = f.hunks
 	}
 	for _, c := range req.Comments {

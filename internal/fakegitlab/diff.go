@@ -108,3 +108,28 @@ func lcsOps(a, b []string) []lineOp {
 	}
 	return ops
 }
+
+// mapLine is where 1-based line n of old is in new, false when the line
+// was removed or changed.
+func mapLine(old, new string, n int) (int, bool) {
+	ops := lcsOps(splitLines(old), splitLines(new))
+	o, w := 0, 0
+	for _, op := range ops {
+		switch op.kind {
+		case ' ':
+			o++
+			w++
+			if o == n {
+				return w, true
+			}
+		case '-':
+			o++
+			if o == n {
+				return 0, false
+			}
+		case '+':
+			w++
+		}
+	}
+	return 0, false
+}

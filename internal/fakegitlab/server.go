@@ -2,7 +2,8 @@
 // implements the endpoints prodready calls and answers them the way GitLab
 // does: PRIVATE-TOKEN checked (401 otherwise), offset pagination headers
 // (X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, X-Total, X-Total-Pages,
-// Link) and keyset pagination for the tree (page_token, Link), a 400 about line_code for a discussion whose position is outside
+// Link) and keyset pagination for the tree (page_token, Link), the
+// repository archive (archive.tar.gz?sha=), a 400 about line_code for a discussion whose position is outside
 // the diff or has wrong line fields, 400 "Cannot transition status" for a
 // commit status set to the state it has, injected 429/5xx answers, and a
 // record of every call.
@@ -216,9 +217,72 @@ func (s *Server) Push(id int64, iid int, base, head string, pendingRefs int) *Me
 		mr = &MergeRequest{IID: iid, SourceBranch: "feature", TargetBranch: "main"}
 		p.MRs[iid] = mr
 	}
+	oldHead := mr.HeadSHA
 	mr.BaseSHA, mr.StartSHA, mr.HeadSHA, mr.PendingRefs = base, base, head, pendingRefs
 	mr.Diffs = treeDiffs(p.Commits[base], p.Commits[head])
+	if oldHead != "" && oldHead != head {
+		tracePositions(p, mr, oldHead)
+	}
 	return mr
+}
+
+// tracePositions moves the diff notes of mr to the new push, as GitLab
+// does after a push (Discussions::UpdateDiffPositionService): a note whose
+// lines are unchanged between the old head and the new one, in the same
+// file, gets a position on the new diff_refs at the lines they are now on;
+// a note whose lines changed or went away is outdated and keeps its
+// position (on the old diff_refs).
+func tracePositions(p *Project, mr *MergeRequest, oldHead string) {
+	before, after := p.Commits[oldHead], p.Commits[mr.HeadSHA]
+	for _, d := range mr.Discussions {
+		if len(d.Notes) == 0 || d.Notes[0].Position == nil {
+			continue
+		}
+		pos := d.Notes[0].Position
+		if pos.HeadSHA != oldHead || pos.NewLine == nil {
+			continue // outdated already
+		}
+		oldSrc, ok1 := before[pos.NewPath]
+		newSrc, ok2 := after[pos.NewPath]
+		if !ok1 || !ok2 {
+			continue
+		}
+		move := func(n *int) (*int, bool) {
+			if n == nil {
+				return nil, true
+			}
+			m, ok := mapLine(oldSrc, newSrc, *n)
+			return &m, ok
+		}
+		nl, ok := move(pos.NewLine)
+		if !ok {
+			continue
+		}
+		np := *pos
+		np.BaseSHA, np.StartSHA, np.HeadSHA, np.NewLine = mr.BaseSHA, mr.StartSHA, mr.HeadSHA, nl
+		np.OldLine = nil // the fake does not trace the old side
+		if lr := pos.LineRange; lr != nil && lr.Start != nil && lr.End != nil {
+			s, ok1 := move(lr.Start.NewLine)
+			e, ok2 := move(lr.End.NewLine)
+			if !ok1 || !ok2 {
+				continue
+			}
+			np.LineRange = &LineRange{Start: &LinePos{Type: lr.Start.Type, NewLine: s, LineCode: LineCode(np.NewPath, 0, derefInt(s))},
+				End: &LinePos{Type: lr.End.Type, NewLine: e, LineCode: LineCode(np.NewPath, 0, derefInt(e))}}
+		}
+		for _, n := range d.Notes {
+			if n.Position != nil {
+				n.Position = &np
+			}
+		}
+	}
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func treeDiffs(old, new map[string]string) []Diff {
@@ -473,6 +537,8 @@ func (s *Server) repository(w http.ResponseWriter, r *http.Request, p *Project, 
 			return writeKeyset(w, r, nodes, func(n node) string { return n.Path })
 		}
 		return writePage(w, r, nodes)
+	case len(rest) == 1 && (rest[0] == "archive" || rest[0] == "archive.tar.gz"):
+		return writeArchive(w, p, q.Get("sha"))
 	case len(rest) == 3 && rest[0] == "blobs" && rest[2] == "raw":
 		for _, tree := range p.Commits {
 			for _, data := range tree {

@@ -107,6 +107,12 @@ type recordingHost struct {
 	published bot.Review
 }
 
+// MergeBase forwards to the GitHub host, which the review asks for the
+// merge base.
+func (h *recordingHost) MergeBase(ctx context.Context, pr bot.PullRequest) (string, error) {
+	return h.Host.(*ghv.Host).MergeBase(ctx, pr)
+}
+
 func (h *recordingHost) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
 	h.published = r
 	return h.Host.Publish(ctx, pr, rh, r)
@@ -115,7 +121,8 @@ func (h *recordingHost) Publish(ctx context.Context, pr bot.PullRequest, rh bot.
 // TestReviewCost reviews pull requests changing 1, 10 and 100 of 2,000
 // manifests, twice each (a first push with an empty cache, then a push
 // changing the same files again), and checks from the fake's call log that
-// the read requests stay the same whatever the sizes, that the writes are
+// the read requests stay the same whatever the sizes (one tarball on the
+// cold push, no blob at all), that the writes are
 // one check-run create, at most one review and one check-run update per 50
 // annotations, that the second push downloads and parses only the changed
 // blobs, and that the findings equal those of a review without cache.
@@ -166,26 +173,21 @@ func TestReviewCost(t *testing.T) {
 					t.Fatal(err)
 				}
 				tally := fake.TallyString()
-				// Reads: config, changed files (one page), the trees at head
-				// and at base, listing the bot's comments, and the manifests
+				// Reads: config, changed files (one page), the merge base
+				// (compare), the trees at base
+				// and at head, listing the bot's comments, and the manifests
 				// not cached: a blob each when at most ArchiveThreshold, else
-				// one tarball, at head and at base. The first push downloads
-				// the head (a tarball) and the base's versions of the changed
-				// files; the second only the head's changed files.
+				// one tarball. The base is read first; the head's versions of
+				// the changed files are the base's with their patches applied
+				// (checked against the blob SHAs the PR files name), so the
+				// first push downloads the base (a tarball) and nothing of
+				// the head, and the second push downloads nothing.
 				blobs, tarballs := 0, 0
-				fetch := func(missing int) {
-					if missing > ghv.ArchiveThreshold {
-						tarballs++
-					} else {
-						blobs += missing
-					}
-				}
 				if push == 0 {
-					fetch(costRepoFiles)
+					tarballs = 1
 				}
-				fetch(changed)
 				want := map[string]int{
-					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 2,
+					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 2, fakegithub.RouteCompare: 1,
 					"GET /repos/{owner}/{repo}/pulls/{n}/comments": 1,
 					fakegithub.RouteBlob:                           blobs, fakegithub.RouteTarball: tarballs, fakegithub.RouteCodeload: tarballs,
 				}
@@ -196,7 +198,7 @@ func TestReviewCost(t *testing.T) {
 				}
 				reads := fake.ReadRequests()
 				graphql := min(push, 1) // the review threads, once there are some
-				if want := 5 + graphql + blobs + tarballs; reads != want {
+				if want := 6 + graphql + blobs + tarballs; reads != want {
 					t.Errorf("push %d: %d read requests, want %d\n%s", push+1, reads, want, tally)
 				}
 				if got := fake.Count("POST /graphql"); got != graphql {
@@ -226,12 +228,13 @@ func TestReviewCost(t *testing.T) {
 				// The cache: the first push downloads and parses every
 				// manifest, the second only the changed ones.
 				puts, parses := cache.take()
-				wantNew := costRepoFiles + changed // head, and the base's other versions
+				// (Put counts the downloaded blobs and the derived ones.)
+				wantNew := costRepoFiles + changed // the base, and the head's versions of the changed files
 				if push == 1 {
 					wantNew = changed
 				}
 				if puts != wantNew || parses != wantNew {
-					t.Errorf("push %d: %d blobs downloaded, %d parsed; want %d of each", push+1, puts, parses, wantNew)
+					t.Errorf("push %d: %d blobs downloaded or derived, %d parsed; want %d of each", push+1, puts, parses, wantNew)
 				}
 				// The same findings and comments as without the cache.
 				r, err := plain.Prepare(context.Background(), h, pr, nil)

@@ -127,6 +127,23 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 	}
 }
 
+// MergeBase is the merge base of the pull request's base and head commits
+// (GET /repos/{o}/{r}/compare/{base}...{head}, merge_base_commit, one
+// commit per page so the answer stays small): what the pull request's
+// diff is taken against, where base.sha is the base branch's tip, which
+// has moved on when the branch got other changes since.
+func (h *Host) MergeBase(ctx context.Context, pr bot.PullRequest) (string, error) {
+	cmp, _, err := h.client.Repositories.CompareCommits(ctx, repoOwner(pr), repoName(pr), pr.BaseSHA, pr.HeadSHA, &gh.ListOptions{PerPage: 1})
+	if err != nil {
+		return "", fmt.Errorf("comparing %s...%s: %w", short(pr.BaseSHA), short(pr.HeadSHA), err)
+	}
+	sha := cmp.GetMergeBaseCommit().GetSHA()
+	if sha == "" {
+		return "", fmt.Errorf("comparing %s...%s: no merge base in the answer", short(pr.BaseSHA), short(pr.HeadSHA))
+	}
+	return sha, nil
+}
+
 // ReadFile returns one file at ref, or (nil, nil) when it does not exist.
 func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, path string) ([]byte, error) {
 	fc, _, resp, err := h.client.Repositories.GetContents(ctx, repoOwner(pr), repoName(pr), path, &gh.RepositoryContentGetOptions{Ref: ref})

@@ -106,6 +106,9 @@ type threadRig struct {
 
 const rigOwner, rigRepo = "acme", "shop"
 
+// editRoute is the fake's route that edits a review comment in place.
+const editRoute = "PATCH /repos/{owner}/{repo}/pulls/comments/{id}"
+
 func newThreadRig(t *testing.T, base map[string]string) *threadRig {
 	keyPEM, pub := testKey(t)
 	fake := fakegithub.New(testAppID, pub)
@@ -243,6 +246,26 @@ func TestThreadsAcrossPushes(t *testing.T) {
 		t.Errorf("break again: %d reviews posted, want none", n-posted)
 	}
 
+	// 3b. Break it another way: the finding keeps its identity (rule,
+	// object, container, field path) but its message names another port.
+	// The thread's first comment is edited in place (PATCH), nothing is
+	// posted, resolved or replied.
+	probe, _ := byRule(g.threads(), "probe-named-port-undeclared")
+	edits := g.fake.Count(editRoute)
+	g.push(with(map[string]string{"deploy/api.yaml": apiApp("admin", false)}))
+	ts = check("break differently", 2, map[string]bool{"probe-named-port-undeclared": false, "container `api`": false})
+	if n := len(g.fake.Reviews(rigOwner, rigRepo)); n != posted {
+		t.Errorf("break differently: %d reviews posted, want none", n-posted)
+	}
+	if n := g.fake.Count(editRoute); n != edits+1 {
+		t.Errorf("break differently: %d PATCH of a review comment, want 1\n%s", n-edits, g.fake.TallyString())
+	}
+	if c, _ := byRule(ts, "probe-named-port-undeclared"); c.ID != probe.ID || c.Edits != probe.Edits+1 || !strings.Contains(c.Body, `port "admin"`) || strings.Contains(c.Body, `port "metrics"`) {
+		t.Errorf("break differently: thread %d (edits %d, was %d %d) not edited in place to name port admin:\n%s", c.ID, c.Edits, probe.ID, probe.Edits, c.Body)
+	}
+	g.push(with(map[string]string{"deploy/api.yaml": apiApp("metrics", false)}))
+	check("back to metrics", 2, map[string]bool{"probe-named-port-undeclared": false, "container `api`": false})
+
 	// A person resolves the container thread; the findings are still
 	// there: the bot reopens it.
 	c, _ := byRule(g.threads(), "container `api`")
@@ -318,4 +341,51 @@ func TestIgnoresAddedByThePullRequestAreDisclosed(t *testing.T) {
 			t.Errorf("allow %v: thread %v, conclusion %s", allow, inline, run.Conclusion)
 		}
 	}
+}
+
+// TestNewAndFixedAgainstTheMergeBase reviews a pull request whose base
+// branch moved on after it branched off: the branch since fixed an error
+// (deploy/old.yaml) and added one (deploy/other.yaml). base.sha is the
+// branch's tip; the review compares with the merge base, so neither shows
+// as new or fixed: only what the pull request adds is new.
+func TestNewAndFixedAgainstTheMergeBase(t *testing.T) {
+	forkPoint := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": threadRules, "deploy/old.yaml": apiApp("metrics", false)}
+	g := newThreadRig(t, forkPoint)
+	mb := strings.Repeat("b", 40)
+	tip, head := strings.Repeat("c", 40), strings.Repeat("d", 40)
+	moved := map[string]string{"deploy/other.yaml": renamed(apiApp("health", false), "other")}
+	for k, v := range forkPoint {
+		moved[k] = v
+	}
+	moved["deploy/old.yaml"] = apiApp("8080", false)
+	added := map[string]string{"deploy/new.yaml": renamed(apiApp("admin", false), "newapp")}
+	for k, v := range forkPoint {
+		added[k] = v
+	}
+	g.fake.AddCommit(rigOwner, rigRepo, tip, moved)
+	g.fake.SetParents(rigOwner, rigRepo, tip, "main moves on", mb)
+	g.fake.AddCommit(rigOwner, rigRepo, head, added)
+	g.fake.SetParents(rigOwner, rigRepo, head, "the pull request", mb)
+	g.fake.SetPR(rigOwner, rigRepo, 1, tip, head)
+	pr := bot.PullRequest{Host: "github", Repo: rigOwner + "/" + rigRepo, Number: 1, BaseSHA: tip, HeadSHA: head, URL: "https://github.com/acme/shop/pull/1"}
+	if err := g.rv.Review(context.Background(), g.host, pr); err != nil {
+		t.Fatal(err)
+	}
+	if n := g.fake.Count(fakegithub.RouteCompare); n != 1 {
+		t.Errorf("%d compare calls, want 1", n)
+	}
+	run := g.run()
+	if !strings.Contains(run.Summary, "**0 fixed**") || strings.Contains(run.Summary, "old.yaml") || strings.Contains(run.Summary, "other.yaml") || !strings.Contains(run.Summary, "deploy/new.yaml") {
+		t.Errorf("the base branch's own changes show as new or fixed, or the pull request's are missing:\n%s", run.Summary)
+	}
+	for _, a := range run.Annotations {
+		if a.Path != "deploy/new.yaml" {
+			t.Errorf("annotation on %s: %s", a.Path, a.Message)
+		}
+	}
+}
+
+// renamed is apiApp's Deployment and container named name.
+func renamed(s, name string) string {
+	return strings.NewReplacer("name: api", "name: "+name, "app: api", "app: "+name).Replace(s)
 }

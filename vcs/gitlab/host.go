@@ -311,11 +311,12 @@ func (h *Host) readFile(ctx context.Context, pr bot.PullRequest, ref, path strin
 }
 
 // Manifests lists the repository tree at ref (recursive, every page of
-// keyset pagination) and
-// returns the blobs want picks, from cache when their SHA is known,
-// else fetched raw by SHA (a few at a time) and cached. An empty ref means
-// the merge request's head commit. Symbolic links and submodules are
-// skipped.
+// keyset pagination) and returns the blobs want picks, from cache when
+// their SHA is known; the others are read raw by SHA (a few at a time) when
+// at most ArchiveThreshold are missing, else from one archive of the
+// commit, so the number of requests grows neither with the repository nor
+// with the merge request. What is read is cached. An empty ref means the
+// merge request's head commit. Symbolic links and submodules are skipped.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	if ref == "" {
 		var err error
@@ -356,12 +357,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 			files = append(files, f)
 		}
 	}
-	var (
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, 8)
-		errMu    sync.Mutex
-		firstErr error
-	)
+	var missing []*bot.File
 	for i := range files {
 		if cache != nil {
 			if data, ok := cache.Get(files[i].SHA); ok {
@@ -369,6 +365,27 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 				continue
 			}
 		}
+		missing = append(missing, &files[i])
+	}
+	if len(missing) > ArchiveThreshold {
+		missing = h.fromArchive(ctx, pr, ref, missing, cache)
+	}
+	if err := h.readBlobs(ctx, pr, missing, cache); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// readBlobs reads files' contents raw by blob SHA, eight at a time, and
+// caches them.
+func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.File, cache bot.BlobCache) error {
+	var (
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, 8)
+		errMu    sync.Mutex
+		firstErr error
+	)
+	for _, f := range files {
 		wg.Add(1)
 		go func(f *bot.File) {
 			defer wg.Done()
@@ -387,13 +404,10 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 			if cache != nil {
 				cache.Put(f.SHA, data)
 			}
-		}(&files[i])
+		}(f)
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return files, nil
+	return firstErr
 }
 
 // rawDiffs fetches the merge request's whole raw diff and splits it by new

@@ -223,15 +223,52 @@ func TestManifestsWalksTheTreeAndCachesBlobs(t *testing.T) {
 		c[1].Query.Get("page_token") == "" || c[1].Query.Get("recursive") != "true" || c[1].Query.Get("ref") != pr.HeadSHA {
 		t.Errorf("tree listing: %+v, want two recursive keyset pages at head", c)
 	}
+	// 120 missing blobs: one archive of the commit, no blob.
 	blobs := len(s.CallsTo("GET", "/repository/blobs/"))
-	if blobs != 120 {
-		t.Errorf("%d blobs fetched, want 120", blobs)
+	archives := s.CallsTo("GET", "/repository/archive.tar.gz")
+	if blobs != 0 || len(archives) != 1 || archives[0].Query.Get("sha") != pr.HeadSHA {
+		t.Errorf("%d blobs and archives %+v fetched, want one archive at head and no blob", blobs, archives)
 	}
 	if _, err := h.Manifests(context.Background(), pr, pr.HeadSHA, want, cache); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.CallsTo("GET", "/repository/blobs/")); n != blobs {
-		t.Errorf("second walk fetched %d more blobs, want 0 (cached by SHA)", n-blobs)
+	if n := len(s.CallsTo("GET", "/repository/blobs/")) + len(s.CallsTo("GET", "/repository/archive")); n != 1 {
+		t.Errorf("second walk fetched %d more blobs or archives, want 0 (cached by SHA)", n-1)
+	}
+	// A few missing: a blob each, no archive.
+	few := bot.WantEach(func(p string) bool {
+		return strings.HasSuffix(p, ".yaml") && p < fmt.Sprintf("deploy/d%03d.yaml", ArchiveThreshold)
+	})
+	files, err = h.Manifests(context.Background(), pr, pr.HeadSHA, few, &mapCache{m: map[string][]byte{}})
+	if err != nil || len(files) != ArchiveThreshold {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+	if b, a := len(s.CallsTo("GET", "/repository/blobs/")), len(s.CallsTo("GET", "/repository/archive")); b != ArchiveThreshold || a != 1 {
+		t.Errorf("%d blobs and %d archives for %d missing files, want a blob each and no new archive", b, a, ArchiveThreshold)
+	}
+}
+
+// TestManifestsArchiveFallsBackToBlobs makes the archive fail: Manifests
+// reads every missing blob instead, and says so.
+func TestManifestsArchiveFallsBackToBlobs(t *testing.T) {
+	head := map[string]string{}
+	for i := range 20 {
+		head[fmt.Sprintf("d%02d.yaml", i)] = fmt.Sprintf("n: %d\n", i)
+	}
+	s, pr := setup(t, map[string]string{}, head)
+	h, _ := newTestHost(t, s)
+	s.Fail("GET", fmt.Sprintf("/projects/%d/repository/archive", projectID), http.StatusForbidden, 1)
+	files, err := h.Manifests(context.Background(), pr, pr.HeadSHA, bot.WantEach(func(string) bool { return true }), nil)
+	if err != nil || len(files) != 20 {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+	for _, f := range files {
+		if string(f.Data) != head[f.Path] {
+			t.Errorf("%s = %q", f.Path, f.Data)
+		}
+	}
+	if b := len(s.CallsTo("GET", "/repository/blobs/")); b != 20 {
+		t.Errorf("%d blobs read after the archive failed, want 20", b)
 	}
 }
 

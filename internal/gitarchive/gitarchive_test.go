@@ -1,4 +1,4 @@
-package github
+package gitarchive
 
 import (
 	"archive/tar"
@@ -40,7 +40,7 @@ func tarball(t *testing.T, es []entry) []byte {
 // content must match the blob SHA, and that only the top folder counts.
 func TestReadTarballRefuses(t *testing.T) {
 	good := "kind: ConfigMap\n"
-	want := map[string]string{"a.yaml": gitBlobSHA([]byte(good)), "b.yaml": gitBlobSHA([]byte(good)), "../c.yaml": gitBlobSHA([]byte(good))}
+	want := map[string]string{"a.yaml": GitBlobSHA([]byte(good)), "b.yaml": GitBlobSHA([]byte(good)), "../c.yaml": GitBlobSHA([]byte(good))}
 	data := tarball(t, []entry{
 		{name: "top/", typ: tar.TypeDir},
 		{name: "top/a.yaml", typ: tar.TypeSymlink, link: "/etc/passwd"},
@@ -51,7 +51,7 @@ func TestReadTarballRefuses(t *testing.T) {
 		{name: "other/b.yaml", typ: tar.TypeReg, content: good},
 		{name: "top/a.yaml", typ: tar.TypeReg, content: good},
 	})
-	got, refused, err := readTarball(bytes.NewReader(data), want, 1<<20)
+	got, refused, err := Read(bytes.NewReader(data), want, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +71,11 @@ func TestReadTarballBounded(t *testing.T) {
 	if len(data) > 64<<10 {
 		t.Fatalf("test archive not compressed: %d bytes", len(data))
 	}
-	_, _, err := readTarball(bytes.NewReader(data), map[string]string{"big.yaml": gitBlobSHA([]byte(big))}, 256<<10)
+	_, _, err := Read(bytes.NewReader(data), map[string]string{"big.yaml": GitBlobSHA([]byte(big))}, 256<<10)
 	if err == nil || !strings.Contains(err.Error(), "over") {
 		t.Fatalf("err = %v, want the size bound", err)
 	}
-	if _, _, err := readTarball(strings.NewReader("not gzip"), nil, 1<<20); err == nil {
+	if _, _, err := Read(strings.NewReader("not gzip"), nil, 1<<20); err == nil {
 		t.Fatal("a body that is not gzip was read")
 	}
 }
