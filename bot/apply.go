@@ -72,14 +72,14 @@ func (a *Applier) Run(ctx context.Context, job Job) error {
 	}
 	log := JobLogger(a.logger(), job)
 	ctx = WithLogger(ctx, log)
-	cm, ok := job.Host.(Committer)
+	cm, ok := As[Committer](job.Host)
 	if !ok {
 		return fmt.Errorf("the %s host cannot commit fixes", job.PR.Host)
 	}
 	start := time.Now()
 	req := *job.Fix
 	var r FixReport
-	if az, ok := job.Host.(FixAuthorizer); ok && req.Refusal == "" {
+	if az, ok := As[FixAuthorizer](job.Host); ok && req.Refusal == "" {
 		if err := az.AuthorizeFix(ctx, job.PR, req); errors.Is(err, ErrNotAllowed) {
 			req.Refusal = err.Error()
 		} else if err != nil {
@@ -142,7 +142,7 @@ type applied struct {
 // through host, which must be a Committer. Refusals are outcomes, not
 // errors; an error means the request could not be carried out.
 func (a *Applier) Apply(ctx context.Context, host Host, pr PullRequest, req FixRequest) (FixReport, error) {
-	cm, ok := host.(Committer)
+	cm, ok := As[Committer](host)
 	if !ok {
 		return FixReport{}, fmt.Errorf("the %s host cannot commit fixes", pr.Host)
 	}
@@ -153,7 +153,7 @@ func (a *Applier) Apply(ctx context.Context, host Host, pr PullRequest, req FixR
 		return FixReport{}, errors.New("the fix request names no head commit")
 	}
 	var err error
-	if rs, ok := host.(Resolver); ok {
+	if rs, ok := As[Resolver](host); ok {
 		if pr, err = rs.Resolve(ctx, pr); err != nil {
 			return FixReport{}, fmt.Errorf("reading the pull request: %w", err)
 		}

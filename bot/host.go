@@ -179,6 +179,32 @@ type Host interface {
 	Fail(ctx context.Context, pr PullRequest, h ReviewHandle, message string) error
 }
 
+// Wrapper is a Host that wraps another to change some of its calls (a
+// durable queue's guard around publishing). Unwrap returns the host it
+// wraps, so that what the wrapped host can do beyond Host (look up a merge
+// base, resolve a pull request, commit fixes) is still found.
+type Wrapper interface {
+	Unwrap() Host
+}
+
+// As reports whether host, or a host it wraps (Wrapper), is a T, and
+// returns the outermost that is: a wrapper's own methods win over those
+// of the host inside it.
+func As[T any](host Host) (T, bool) {
+	for depth := 0; host != nil && depth < 8; depth++ {
+		if t, ok := host.(T); ok {
+			return t, true
+		}
+		w, ok := host.(Wrapper)
+		if !ok {
+			break
+		}
+		host = w.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
 // Want picks, from the paths of every file of a tree, the files to load: it
 // returns the set of them. A path it does not return is not loaded.
 type Want func(paths []string) map[string]bool

@@ -30,7 +30,7 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 		}
 		cfg = c
 	}
-	if r, ok := host.(resolver); ok && pr.BaseSHA == "" {
+	if r, ok := As[resolver](host); ok && pr.BaseSHA == "" {
 		// The base to compare with (GitLab's diff_refs when the event
 		// carried none).
 		if resolved, err := r.Resolve(ctx, pr); err == nil {
@@ -73,7 +73,7 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 			PR:           pr,
 		}, nil
 	}
-	if mb, ok := host.(mergeBaser); ok && pr.BaseSHA != "" && pr.HeadSHA != "" && pr.BaseSHA != pr.HeadSHA {
+	if mb, ok := As[mergeBaser](host); ok && pr.BaseSHA != "" && pr.HeadSHA != "" && pr.BaseSHA != pr.HeadSHA {
 		// Findings are compared with the merge base, which the diff is
 		// taken against: the base branch's own changes since are neither
 		// new nor fixed by this pull request. (The config stays the base

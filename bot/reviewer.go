@@ -165,7 +165,7 @@ func LoadConfig(ctx context.Context, host Host, pr PullRequest) (*checks.Config,
 		ref = pr.BaseRef
 	}
 	name := checks.ConfigFileName
-	if n, ok := host.(configNamer); ok && n.ConfigName() != "" {
+	if n, ok := As[configNamer](host); ok && n.ConfigName() != "" {
 		name = n.ConfigName()
 	}
 	data, err := host.ReadFile(ctx, pr, ref, checks.ConfigFileName)

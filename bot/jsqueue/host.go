@@ -41,6 +41,11 @@ type guardedHost struct {
 	deferred   string // the failure Fail did not publish
 }
 
+// Unwrap returns the host the guard wraps (bot.Wrapper), so that the
+// review still finds what it can do beyond bot.Host, such as looking up the
+// merge base.
+func (g *guardedHost) Unwrap() bot.Host { return g.Host }
+
 // StartReview returns the check run an earlier attempt of the job
 // started, or starts one and records it.
 func (g *guardedHost) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewHandle, error) {
