@@ -300,6 +300,12 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	marked = prep.Map(marked)
+	// Ignores in templates, values files, bases and patches silence
+	// findings in the render (a template's comment is rendered with its
+	// line) or at the lines they are moved to: the review discloses those
+	// the pull request adds at the lines the author edits, as it does for
+	// plain files.
+	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
 	for _, f := range prep.Unreported() {
 		if plan.owns(f.File) {
 			marked = append(marked, f) // only other values sets of an affected chart have it

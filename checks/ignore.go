@@ -333,7 +333,20 @@ func ObjectIgnores(o *manifest.Object, rule string) bool {
 // line above, as a run's findings are. Findings moved to another file after
 // the run (a rendered chart's, to its template or values lines) use it.
 func CommentIgnores(ls [][]byte, n int, rule string) bool {
-	return commentIgnores(ls, n, rule) || commentIgnores(ls, n-1, rule)
+	_, _, ok := CommentIgnoring(ls, n, rule)
+	return ok
+}
+
+// CommentIgnoring is CommentIgnores, and says which 1-based line holds the
+// ignore comment (n or the line above) and the comment as written.
+func CommentIgnoring(ls [][]byte, n int, rule string) (line int, by string, ok bool) {
+	for _, at := range []int{n, n - 1} {
+		if commentIgnores(ls, at, rule) {
+			l := string(ls[at-1])
+			return at, strings.TrimSpace(l[strings.LastIndex(l[:strings.Index(l, IgnoreComment)], "#"):]), true
+		}
+	}
+	return 0, "", false
 }
 
 // commentIgnores reports whether 1-based line n of ls holds an ignore

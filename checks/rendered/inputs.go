@@ -47,6 +47,8 @@ type Prepared struct {
 	// comment, by path as the inputs spell it: findings mapped to a
 	// template, values or patch line are silenced there as a plain file's.
 	ignoreLines map[string][][]byte
+	// silenced are the findings dropIgnored dropped, with their ignores.
+	silenced []checks.Silenced
 	// renderer and opts are Prepare's, for VerifyFixes, which sets verify.
 	renderer Renderer
 	opts     Options
@@ -455,13 +457,49 @@ func (p *Prepared) dropIgnored(fs []checks.Finding) []checks.Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if ls := p.ignoreLines[f.File]; ls != nil && checks.CommentIgnores(ls, f.Line, f.RuleID) {
-			continue
+		if ls := p.ignoreLines[f.File]; ls != nil {
+			if line, by, ok := checks.CommentIgnoring(ls, f.Line, f.RuleID); ok {
+				p.silenced = append(p.silenced, checks.Silenced{Finding: f, File: f.File, Line: line, By: by})
+				continue
+			}
 		}
 		out = append(out, f)
 	}
 	return out
 }
+
+// MapSilenced moves the findings an ignore silenced in a render's output
+// (a template's ignore comment is rendered with the line it is on) to the
+// template, values, base or patch line they come from, as Map moves
+// findings; the ignore is then the comment at that line, or the line
+// above, when one is there. Entries of plain files are returned as they
+// are.
+func (p *Prepared) MapSilenced(ss []checks.Silenced) []checks.Silenced {
+	out := make([]checks.Silenced, 0, len(ss))
+	for _, s := range ss {
+		pl, ok := p.renders[s.File]
+		if !ok {
+			out = append(out, s)
+			continue
+		}
+		f := s.Finding
+		pl.relocate(&f)
+		s.Finding, s.File, s.Line = f, f.File, f.Line
+		if ls := p.ignoreLines[f.File]; ls != nil {
+			if line, by, ok := checks.CommentIgnoring(ls, f.Line, f.RuleID); ok {
+				s.Line, s.By = line, by
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Silenced returns the findings of renders that an ignore comment silenced
+// at the template, values, base or patch line they were moved to (as
+// checks.Result.Silenced lists those of plain files), so that a review can
+// disclose the ignores a pull request adds.
+func (p *Prepared) Silenced() []checks.Silenced { return p.silenced }
 
 // relocate moves f, a finding on the render's input, to the line its
 // author edits, and drops its fix's edits (they apply to the rendered

@@ -187,3 +187,22 @@ func TestRenderedTemplateLineSuggestion(t *testing.T) {
 		t.Errorf("the template line's comment should suggest it fixed:\n%s", b)
 	}
 }
+
+// TestRenderedIgnoreAddedByThePullRequestIsDisclosed: an ignore comment
+// the pull request adds on a chart template's line silences the finding
+// rendered there, and the summary lists it under "Ignored by this pull
+// request", as for a plain file.
+func TestRenderedIgnoreAddedByThePullRequestIsDisclosed(t *testing.T) {
+	base := testrepo.Base(t)
+	base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "privileged-container")...)
+	head := testrepo.Edit(t, base, "charts/web/templates/deployment.yaml", "        - name: web\n", "        - name: web\n          securityContext:\n            privileged: true # prodready:ignore privileged-container it loads a kernel module\n")
+	run, got, _ := renderReview(t, base, head)
+	for _, k := range got {
+		if strings.HasSuffix(k, " privileged-container") {
+			t.Errorf("the ignored finding was commented: %s", k)
+		}
+	}
+	if !strings.Contains(run.Summary, "Ignored by this pull request") || !strings.Contains(run.Summary, "prodready:ignore privileged-container it loads a kernel module") {
+		t.Errorf("the ignore in the template is not disclosed:\n%s", run.Summary)
+	}
+}
