@@ -460,3 +460,51 @@ func TestApplyFixesOnlyWhatThePullRequestIntroduced(t *testing.T) {
 		t.Errorf("a fix of a finding the base already has was committed: %v", cs[1].SecurityContext)
 	}
 }
+
+// TestNextReviewSeesTheFixCommit: after Apply fixes commits, the push
+// event of that commit is reviewed like any push. The container's thread,
+// which held the fixed probes-identical finding beside its other warnings,
+// is edited in place to drop it (not resolved, not posted again: its other
+// findings stay), and the new head's check run no longer has it.
+func TestNextReviewSeesTheFixCommit(t *testing.T) {
+	st := newFixStack(t, false)
+	run := st.review(t)
+	threads := func() []fakegithub.Comment {
+		var out []fakegithub.Comment
+		for _, c := range st.fake.Comments("o", "r") {
+			if c.InReplyTo == 0 {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	before := threads()
+	if len(before) != 1 || !strings.Contains(before[0].Body, "probes-identical") {
+		t.Fatalf("before the fix: want one container thread holding probes-identical, got %+v", before)
+	}
+	st.press(t, "press-next", run, ghv.ActionApplyFixes, true)
+	st.wait(t, "press-next")
+	fixed := st.fake.Branch("o", "r", "feature")
+	if fixed == fixHead {
+		t.Fatalf("nothing committed; logs:\n%s", st.logs.String())
+	}
+	st.fake.SetPR("o", "r", 1, fixBase, fixed)
+	pr := map[string]any{"number": 1, "head": map[string]any{"ref": "feature", "sha": fixed, "repo": map[string]any{"full_name": "o/r"}}, "base": map[string]any{"ref": "main", "sha": fixBase, "repo": map[string]any{"full_name": "o/r"}}}
+	if code := st.deliver(t, "pull_request", "sync-after-fix", map[string]any{"action": "synchronize", "number": 1, "pull_request": pr, "repository": fixRepo, "installation": map[string]any{"id": fixInst}}); code != http.StatusAccepted {
+		t.Fatalf("synchronize: %d", code)
+	}
+	st.wait(t, "sync-after-fix")
+	after := threads()
+	if len(after) != 1 || after[0].ID != before[0].ID || after[0].Resolved || after[0].Edits == 0 || strings.Contains(after[0].Body, "probes-identical") {
+		t.Errorf("after the fix commit's review: want the same thread, edited, without probes-identical; got %+v", after)
+	}
+	var onFixed *fakegithub.CheckRun
+	for _, r := range st.fake.CheckRuns("o", "r") {
+		if r.HeadSHA == fixed {
+			onFixed = &r
+		}
+	}
+	if onFixed == nil || onFixed.Status != "completed" || strings.Contains(onFixed.Summary, "probes-identical") {
+		t.Errorf("check run of the fix commit: %+v", onFixed)
+	}
+}
