@@ -63,6 +63,11 @@ type File struct {
 	// SHA is the blob SHA (the cache key), when known.
 	SHA  string
 	Data []byte
+	// Unreadable, when set, says why the host could not give the file's
+	// content (its blob is gone, or over the size bound): the file is
+	// named as not checked with that reason, and the review of the rest
+	// goes on.
+	Unreadable string
 }
 
 // Comment is one inline review comment on the new side of the diff.

@@ -239,6 +239,16 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	pc, _ := rv.Cache.(ParsedCache)
 	inputs := make([]checks.Input, 0, len(files))
 	miss := map[string]string{} // path -> blob SHA, parsed by this run
+	var unreadable []report.NotChecked
+	kept := files[:0:0]
+	for _, f := range files {
+		if f.Unreadable != "" {
+			unreadable = append(unreadable, report.NotChecked{Path: f.Path, Reason: "could not be read: " + f.Unreadable})
+			continue
+		}
+		kept = append(kept, f)
+	}
+	files = kept
 	for _, f := range files {
 		if rv.Render != nil && !plan.plain[f.Path] {
 			continue // loaded for a render only
@@ -253,7 +263,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 		inputs = append(inputs, in)
 	}
-	var out runOutput
+	out := runOutput{skipped: unreadable}
 	prep := &rendered.Prepared{Inputs: inputs}
 	if rv.Render != nil {
 		rr := plan.prepare(ctx, inputs, files, rv.Render)
@@ -261,7 +271,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		for _, n := range plan.notLoaded {
 			rr.skipped = append(rr.skipped, report.NotChecked{Path: n, Reason: notLoadedReason})
 		}
-		out.skipped = rr.skipped
+		out.skipped = append(out.skipped, rr.skipped...)
 	}
 	opts := checks.Options{}
 	if pc != nil {

@@ -211,12 +211,16 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		}
 		if e.GetSize() > maxBlobBytes {
 			log.Warn("manifest too large to load", "file", e.GetPath(), "bytes", e.GetSize())
+			files = append(files, bot.File{Path: e.GetPath(), SHA: e.GetSHA(), Unreadable: fmt.Sprintf("%d bytes, over the %d-byte bound a file is read to", e.GetSize(), maxBlobBytes)})
 			continue
 		}
 		files = append(files, bot.File{Path: e.GetPath(), SHA: e.GetSHA()})
 	}
 	var missing []*bot.File
 	for i := range files {
+		if files[i].Unreadable != "" {
+			continue
+		}
 		if cache != nil {
 			if data, ok := cache.Get(files[i].SHA); ok {
 				files[i].Data = data
@@ -257,7 +261,28 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	return files, nil
 }
 
-// readBlobs reads the content of files by blob SHA, four at a time.
+// blobGone reports whether err says that one blob cannot be had at all
+// (GitHub answers 404 for a blob it no longer has, 403 or 422 for one over
+// its API's size limit), as opposed to a failure worth retrying, and says
+// why in words for the summary.
+func blobGone(err error) (string, bool) {
+	var er *gh.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil {
+		return "", false
+	}
+	switch er.Response.StatusCode {
+	case http.StatusNotFound, http.StatusUnprocessableEntity:
+		return fmt.Sprintf("GitHub answered %d %s for its blob", er.Response.StatusCode, strings.TrimSpace(er.Message)), true
+	case http.StatusForbidden:
+		if strings.Contains(strings.ToLower(er.Message), "too large") || strings.Contains(er.Message, "blobs up to") {
+			return "GitHub refused its blob as too large: " + er.Message, true
+		}
+	}
+	return "", false
+}
+
+// readBlobs reads the content of files by blob SHA, four at a time; a file
+// whose blob is gone or too large is marked Unreadable.
 func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.File, cache bot.BlobCache) error {
 	var (
 		wg       sync.WaitGroup
@@ -272,6 +297,12 @@ func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.F
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			data, err := h.blob(ctx, pr, f.SHA)
+			if why, gone := blobGone(err); gone {
+				// One file the host cannot give is named, not the end of
+				// the review.
+				f.Unreadable = why
+				return
+			}
 			if err != nil {
 				mu.Lock()
 				if firstErr == nil {

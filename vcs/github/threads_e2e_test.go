@@ -2,6 +2,7 @@ package github_test
 
 import (
 	"context"
+	"crypto/sha1"
 	"fmt"
 	"strings"
 	"testing"
@@ -388,4 +389,30 @@ func TestNewAndFixedAgainstTheMergeBase(t *testing.T) {
 // renamed is apiApp's Deployment and container named name.
 func renamed(s, name string) string {
 	return strings.NewReplacer("name: api", "name: "+name, "app: api", "app: "+name).Replace(s)
+}
+
+// TestUnreadableBlobIsNamedAndTheReviewGoesOn: GitHub answers 404 for the
+// blob of a file the pull request does not touch. The review still
+// publishes, with the new finding of the changed file, and the summary
+// names the unreadable file with why it was not checked.
+func TestUnreadableBlobIsNamedAndTheReviewGoesOn(t *testing.T) {
+	base := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": threadRules}
+	g := newThreadRig(t, base)
+	gone := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(webPDB), webPDB))))
+	g.fake.Inject(fakegithub.Fault{Method: "GET", PathPrefix: "/repos/" + rigOwner + "/" + rigRepo + "/git/blobs/" + gone, Status: 404, Times: 100})
+	head := map[string]string{"deploy/api.yaml": apiApp("metrics", false)}
+	for k, v := range base {
+		head[k] = v
+	}
+	g.push(head)
+	run := g.run()
+	if run.Status != "completed" {
+		t.Fatalf("check run %s/%s", run.Status, run.Conclusion)
+	}
+	if !strings.Contains(run.Summary, "deploy/pdb.yaml") || !strings.Contains(run.Summary, "could not be read: GitHub answered 404") {
+		t.Errorf("the unreadable file is not named with why:\n%s", run.Summary)
+	}
+	if _, ok := byRule(g.threads(), "probe-named-port-undeclared"); !ok {
+		t.Errorf("the changed file's finding was not reviewed: %v", g.threads())
+	}
 }
