@@ -377,7 +377,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 }
 
 // readBlobs reads files' contents raw by blob SHA, eight at a time, and
-// caches them.
+// caches them; a file whose blob GitLab no longer has is marked Unreadable.
 func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.File, cache bot.BlobCache) error {
 	var (
 		wg       sync.WaitGroup
@@ -391,7 +391,13 @@ func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.F
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			data, _, err := h.api.Repositories.RawBlobContent(pid(pr), f.SHA, gl.WithContext(ctx))
+			data, resp, err := h.api.Repositories.RawBlobContent(pid(pr), f.SHA, gl.WithContext(ctx))
+			if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+				// One file the host cannot give is named, not the end of
+				// the review.
+				f.Unreadable = "GitLab answered 404 for its blob"
+				return
+			}
 			if err != nil {
 				errMu.Lock()
 				if firstErr == nil {

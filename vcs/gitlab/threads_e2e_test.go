@@ -2,7 +2,9 @@ package gitlab_test
 
 import (
 	"context"
+	"crypto/sha1"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -329,4 +331,32 @@ func lineNo(t *testing.T, src, text string) int {
 	}
 	t.Fatalf("no line %q", text)
 	return 0
+}
+
+// TestUnreadableBlobIsNamedAndTheReviewGoesOnGitLab: GitLab answers 404
+// for the blob of a file the merge request does not touch. The review
+// still publishes, and the summary note names the file with why it was
+// not checked.
+func TestUnreadableBlobIsNamedAndTheReviewGoesOnGitLab(t *testing.T) {
+	base := map[string]string{"deploy/web.yaml": seqWeb, "deploy/pdb.yaml": seqPDB}
+	g := newSeqRig(t, base)
+	gone := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(seqPDB), seqPDB))))
+	g.gl.Fail("GET", fmt.Sprintf("/projects/%d/repository/blobs/%s", seqProject, gone), http.StatusNotFound, 100)
+	head := map[string]string{"deploy/api.yaml": seqAPI("metrics", false)}
+	for k, v := range base {
+		head[k] = v
+	}
+	g.push(head)
+	var summary string
+	for _, d := range g.gl.Discussions(seqProject, 1) {
+		if strings.Contains(d.Notes[0].Body, "prodready:summary") {
+			summary = d.Notes[0].Body
+		}
+	}
+	if !strings.Contains(summary, "deploy/pdb.yaml") || !strings.Contains(summary, "could not be read: GitLab answered 404") {
+		t.Errorf("the unreadable file is not named with why:\n%s", summary)
+	}
+	if len(g.threads()) == 0 {
+		t.Error("the changed file was not reviewed")
+	}
 }
