@@ -230,8 +230,25 @@ func WantEach(keep func(path string) bool) Want {
 // ReviewHandle is a host's reference to a started review.
 type ReviewHandle struct {
 	// ID is the host's id of what StartReview created (a GitHub check run
-	// id), 0 when the host keeps none (GitLab's commit status).
+	// id), 0 when the host keeps none (GitLab's commit status) or when it
+	// could not be created (then the review is posted without it).
 	ID int64
+	// Resumed is true when the review goes on in what an earlier attempt
+	// of it started (a check run found in progress on the head): that
+	// attempt may have published part of it, so Publish first looks for
+	// what is already there and adds only what is missing.
+	Resumed bool
+}
+
+// StaleEnder is a Host that can end a review a stopped replica left
+// running: the durable queue's sweep calls it for a job no replica works
+// on any more.
+type StaleEnder interface {
+	// EndStale completes the review h started on pr (h.ID 0: the bot's
+	// own in-progress check runs or pending statuses on pr's head) with
+	// message, unless it is already complete. It reports whether it
+	// ended one.
+	EndStale(ctx context.Context, pr PullRequest, h ReviewHandle, message string) (bool, error)
 }
 
 // BlobCache keeps file contents by blob SHA, bounded in size.

@@ -52,11 +52,17 @@ func (c Call) String() string { return fmt.Sprintf("%s %s %d", c.Method, c.Path,
 // Fault is an injected failure: the next Times requests whose method is
 // Method and whose path starts with PathPrefix are answered Status.
 // Secondary makes it GitHub's secondary-rate-limit 403 (with Retry-After).
+// After carries the request out first and then answers Status: the answer
+// to a create that happened is lost, as behind a proxy that timed out.
+// Delay holds the answer that long first (a slow read); with Status 0 the
+// request is then answered normally.
 type Fault struct {
 	Method, PathPrefix string
 	Status             int
 	Times              int
 	Secondary          bool
+	After              bool
+	Delay              time.Duration
 }
 
 // Annotation is one check-run annotation the fake received.
@@ -74,6 +80,11 @@ type Annotation struct {
 type CheckRun struct {
 	ID                                int64
 	Name, HeadSHA, Status, Conclusion string
+	// ExternalID is the integrator's reference; AppID the app that
+	// created the run; StartedAt when it was created.
+	ExternalID string
+	AppID      int64
+	StartedAt  time.Time
 	Title, Summary                    string
 	Annotations                       []Annotation
 	// Text is the output's text; Actions the requested actions offered.
@@ -109,6 +120,10 @@ type Review struct {
 	ID                    int64
 	CommitID, Event, Body string
 	Comments              []Comment
+	// PR is the number of the pull request the review is on; User its
+	// author's login.
+	PR   int
+	User string
 }
 
 type pr struct {
@@ -173,6 +188,8 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.auth(s.reply))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.auth(s.reply))
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.auth(s.createReview))
+	mux.HandleFunc(RouteListReviews, s.auth(s.listReviews))
+	mux.HandleFunc(RouteRunsForRef, s.auth(s.runsForRef))
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.auth(s.editComment))
 	mux.HandleFunc("POST /graphql", s.auth(s.graphql))
 	mux.HandleFunc(RouteCompare, s.auth(s.compare))
@@ -376,11 +393,21 @@ func (s *Server) record(next *http.ServeMux) http.Handler {
 			held.once.Do(func() { close(held.reached) })
 			<-held.release
 		}
+		if fault != nil && fault.Delay > 0 {
+			select {
+			case <-time.After(fault.Delay):
+			case <-r.Context().Done():
+			}
+		}
 		switch {
+		case fault != nil && fault.After:
+			// Carried out, and its answer replaced by the fault's.
+			next.ServeHTTP(discardWriter{header: http.Header{}}, r)
+			writeJSON(sw, fault.Status, map[string]any{"message": "Bad Gateway"})
 		case fault != nil && fault.Secondary:
 			w.Header().Set("Retry-After", "1")
 			writeJSON(sw, http.StatusForbidden, map[string]any{"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"})
-		case fault != nil:
+		case fault != nil && fault.Status != 0:
 			writeJSON(sw, fault.Status, map[string]any{"message": "Server Error"})
 		default:
 			next.ServeHTTP(sw, r)
@@ -390,6 +417,13 @@ func (s *Server) record(next *http.ServeMux) http.Handler {
 		s.mu.Unlock()
 	})
 }
+
+// discardWriter takes an answer no one reads (a Fault with After).
+type discardWriter struct{ header http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.header }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -653,6 +687,7 @@ type Action struct {
 type checkRunRequest struct {
 	Name       string  `json:"name"`
 	HeadSHA    string  `json:"head_sha"`
+	ExternalID *string `json:"external_id"`
 	Status     *string `json:"status"`
 	Conclusion *string `json:"conclusion"`
 	Output     *struct {
@@ -709,6 +744,9 @@ func (s *Server) applyRun(w http.ResponseWriter, run *CheckRun, req checkRunRequ
 	if req.Name != "" {
 		run.Name = req.Name
 	}
+	if req.ExternalID != nil {
+		run.ExternalID = *req.ExternalID
+	}
 	if req.Status != nil {
 		run.Status = *req.Status
 	}
@@ -740,7 +778,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.nextID++
-	run := &CheckRun{ID: s.nextID, HeadSHA: req.HeadSHA, Status: "queued"}
+	run := &CheckRun{ID: s.nextID, HeadSHA: req.HeadSHA, Status: "queued", AppID: s.appID, StartedAt: time.Now()}
 	if !s.applyRun(w, run, req) {
 		return
 	}
@@ -970,7 +1008,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.nextID++
-	rev := &Review{ID: s.nextID, CommitID: req.CommitID, Event: req.Event, Body: req.Body}
+	rev := &Review{ID: s.nextID, CommitID: req.CommitID, Event: req.Event, Body: req.Body, PR: p.number, User: BotLogin}
 	for _, c := range req.Comments {
 		s.nextID++
 		cm := &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: c.Side, StartSide: c.StartSide, Body: c.Body, CommitID: req.CommitID, User: BotLogin, ReviewID: rev.ID, ThreadID: fmt.Sprintf("PRRT_%d", s.nextID), PR: p.number}

@@ -526,8 +526,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": run.ID, "name": run.Name, "head_sha": run.HeadSHA, "status": run.Status, "conclusion": run.Conclusion,
-		"output": map[string]any{"title": run.Title, "summary": run.Summary, "text": run.Text}})
+	writeJSON(w, http.StatusOK, runJSON(run))
 }
 
 // installation answers GET /app/installations/{id} for a JWT signed by

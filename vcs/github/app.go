@@ -91,7 +91,7 @@ func (a *App) Host(installationID int64) (bot.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.CheckName, h.BotLogin = a.cfg.CheckName, a.cfg.BotLogin
+	h.CheckName, h.BotLogin, h.AppID = a.cfg.CheckName, a.cfg.BotLogin, a.cfg.AppID
 	h.perms = &installationPerms{get: a.installationPermissions(installationID)}
 	// Tarball downloads retry like API calls but carry no installation
 	// token: the link GitHub answers with holds its own.

@@ -198,20 +198,20 @@ func TestReviewCost(t *testing.T) {
 				}
 				reads := fake.ReadRequests()
 				graphql := min(push, 1) // the review threads, once there are some
-				if want := 6 + graphql + blobs + tarballs; reads != want {
+				if want := 7 + graphql + blobs + tarballs; reads != want {
 					t.Errorf("push %d: %d read requests, want %d\n%s", push+1, reads, want, tally)
 				}
 				if got := fake.Count("POST /graphql"); got != graphql {
 					t.Errorf("push %d: %d GraphQL requests, want %d (the review threads)", push+1, got, graphql)
 				}
 				// Writes: one check run, at most one review, an update per 50
-				// annotations (at least one).
+				// annotations and one that completes the run.
 				runs := fake.CheckRuns(owner, name)
 				run := runs[len(runs)-1]
 				if run.Status != "completed" || run.Conclusion == "" {
 					t.Errorf("push %d: check run %s/%s", push+1, run.Status, run.Conclusion)
 				}
-				updates := max(1, (len(run.Annotations)+49)/50)
+				updates := 1 + (len(run.Annotations)+49)/50
 				if got := fake.Count("POST /repos/{owner}/{repo}/check-runs"); got != 1 {
 					t.Errorf("push %d: %d check runs created, want 1", push+1, got)
 				}

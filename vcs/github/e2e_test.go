@@ -315,7 +315,9 @@ func runEndToEnd(t *testing.T, opened []byte, owner, repo string, number int, ba
 		t.Fatalf("reviews = %d, want 1", len(reviews))
 	}
 	rev := reviews[0]
-	if rev.Event != "COMMENT" || rev.CommitID != headSHA || !strings.Contains(rev.Body, "2 new errors") || strings.Contains(rev.Body, "\n") {
+	// One line of text, then the hidden marker naming the head.
+	text, marker, found := strings.Cut(rev.Body, "\n\n<!-- prodready:review="+headSHA+"/")
+	if rev.Event != "COMMENT" || rev.CommitID != headSHA || !strings.Contains(text, "2 new errors") || strings.Contains(text, "\n") || !found || !strings.HasSuffix(marker, " -->") {
 		t.Errorf("review = %+v", rev)
 	}
 	liveMsg := `livenessProbe of container "web" targets port "metrics", which the container does not declare: the probe always fails (declare it under ports, or use the port number)`

@@ -46,6 +46,9 @@ type Host struct {
 	// perms reads the installation's permissions (FixActions); nil for a
 	// Host not made by an App.
 	perms *installationPerms
+	// AppID, when set, is the App's id: the check runs the bot looks for
+	// as its own are that App's.
+	AppID int64
 	// BotLogin, when set (e.g. "prodready[bot]"), restricts the comments
 	// treated as the bot's own to that author; otherwise any Bot-type
 	// author's comment carrying a fingerprint marker counts.
@@ -321,23 +324,47 @@ func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.F
 	return firstErr
 }
 
-// StartReview creates the check run, in progress.
+// StartReview returns the check run the review is shown in: the bot's own
+// run on the head that is still in progress (an earlier attempt's, whose
+// create answer may have been lost), or a new one. A create whose answer
+// was lost (a 5xx, a timeout) is not sent again: the run is looked for on
+// the head, and the create fails only when it is not there.
 func (h *Host) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewHandle, error) {
-	run, _, err := h.client.Checks.CreateCheckRun(ctx, repoOwner(pr), repoName(pr), gh.CreateCheckRunOptions{
+	if run, err := h.runningRun(ctx, pr); err != nil {
+		bot.LoggerFrom(ctx).Warn("cannot look for an earlier check run; creating one", "err", err.Error())
+	} else if run != nil {
+		bot.LoggerFrom(ctx).Info("review resumed in the check run found in progress on the head", "check_run", run.GetID())
+		return bot.ReviewHandle{ID: run.GetID(), Resumed: true}, nil
+	}
+	opt := gh.CreateCheckRunOptions{
 		Name:       h.checkName(),
 		HeadSHA:    pr.HeadSHA,
-		ExternalID: gh.Ptr(externalIDPrefix + strconv.Itoa(pr.Number)), // names the pull request in a fork's requested_action
+		ExternalID: gh.Ptr(externalID(pr)), // names the pull request in a fork's requested_action
 		Status:     gh.Ptr("in_progress"),
 		StartedAt:  &gh.Timestamp{Time: time.Now()},
 		Output: &gh.CheckRunOutput{
 			Title:   gh.Ptr("Reviewing Kubernetes manifests…"),
 			Summary: gh.Ptr("prodready is reviewing the manifests this pull request changes."),
 		},
-	})
-	if err != nil {
-		return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w", err)
 	}
-	return bot.ReviewHandle{ID: run.GetID()}, nil
+	for try := 1; ; try++ {
+		run, _, err := h.client.Checks.CreateCheckRun(ctx, repoOwner(pr), repoName(pr), opt)
+		if err == nil {
+			return bot.ReviewHandle{ID: run.GetID()}, nil
+		}
+		if !lostAnswer(err) || try == maxCreateTries || ctx.Err() != nil {
+			return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w", err)
+		}
+		found, ferr := h.runningRun(ctx, pr)
+		if ferr != nil {
+			return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w (and looking for it: %w)", err, ferr)
+		}
+		if found != nil {
+			bot.LoggerFrom(ctx).Warn("check run created though its answer was lost", "check_run", found.GetID(), "err", err.Error())
+			return bot.ReviewHandle{ID: found.GetID()}, nil
+		}
+		bot.LoggerFrom(ctx).Warn("check run not created: sent again", "err", err.Error())
+	}
 }
 
 // Fail completes the check run with conclusion failure and message.
@@ -387,6 +414,15 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHan
 		posted[i].Resolved = threads[id].resolved
 	}
 	plan := bot.PlanComments(r, posted)
+	if len(plan.Post) > 0 && rh.Resumed {
+		// An earlier attempt may have posted a review whose inline
+		// comments GitHub refused (its threads are in its body).
+		bodies, err := h.ownReviewBodies(ctx, pr)
+		if err != nil {
+			return err
+		}
+		plan.Post = notInReviews(plan.Post, bodies)
+	}
 	if len(plan.Post) > 0 {
 		if err := h.postReview(ctx, pr, r, plan.Post); err != nil {
 			return err
@@ -464,10 +500,11 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 	if body == "" {
 		body = fmt.Sprintf("prodready: %s in the changed Kubernetes manifests. The **%s** check has the summary.", strings.ToLower(r.Title), h.checkName())
 	}
+	marker := reviewMarker(pr.HeadSHA, cs)
 	req := &gh.PullRequestReviewRequest{
 		CommitID: gh.Ptr(pr.HeadSHA),
 		Event:    gh.Ptr("COMMENT"),
-		Body:     gh.Ptr(bot.Truncate(body, bot.MaxBodyChars)),
+		Body:     gh.Ptr(bot.Truncate(body, bot.MaxBodyChars-len(marker)-2) + "\n\n" + marker),
 	}
 	for _, c := range cs {
 		dc := &gh.DraftReviewComment{Path: gh.Ptr(c.Path), Body: gh.Ptr(c.Body), Side: gh.Ptr("RIGHT"), Line: gh.Ptr(c.Line)}
@@ -476,7 +513,7 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 		}
 		req.Comments = append(req.Comments, dc)
 	}
-	_, resp, err := h.client.PullRequests.CreateReview(ctx, repoOwner(pr), repoName(pr), pr.Number, req)
+	resp, err := h.createReview(ctx, pr, req, marker)
 	if err == nil {
 		return nil
 	}
@@ -492,8 +529,8 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 		fmt.Fprintf(&b, "---\n**`%s` line %d**\n\n%s\n", c.Path, c.Line, c.Body)
 	}
 	req.Comments = nil
-	req.Body = gh.Ptr(bot.Truncate(b.String(), bot.MaxBodyChars))
-	if _, _, err := h.client.PullRequests.CreateReview(ctx, repoOwner(pr), repoName(pr), pr.Number, req); err != nil {
+	req.Body = gh.Ptr(bot.Truncate(b.String(), bot.MaxBodyChars-len(marker)-2) + "\n\n" + marker)
+	if _, err := h.createReview(ctx, pr, req, marker); err != nil {
 		return fmt.Errorf("posting review without inline comments: %w", err)
 	}
 	return nil
@@ -662,34 +699,49 @@ func (h *Host) graphql(ctx context.Context, query string, vars map[string]any, o
 }
 
 // completeCheckRun sends the annotations in batches of 50 (each update
-// appends) and completes the run with the last batch.
+// appends; a batch whose answer was lost is checked on the run before it
+// is sent again), then completes the run with an update that carries none,
+// which may be repeated. A resumed run's annotations are counted first, so
+// that those an earlier attempt sent are not sent twice. A review whose
+// check run could not be created (rh.ID 0) has none to complete.
 func (h *Host) completeCheckRun(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle, r bot.Review) error {
+	if rh.ID == 0 {
+		bot.LoggerFrom(ctx).Warn("review posted without a check run: it could not be created")
+		return nil
+	}
 	anns := annotations(r.Outside)
 	title := r.Title
 	if title == "" {
 		title = "Review done"
 	}
-	for first := true; first || len(anns) > 0; first = false {
-		n := min(len(anns), maxAnnotationsPerRequest)
-		batch := anns[:n]
-		anns = anns[n:]
-		opt := gh.UpdateCheckRunOptions{
-			Name: h.checkName(),
-			Output: &gh.CheckRunOutput{
-				Title:       gh.Ptr(title),
-				Summary:     gh.Ptr(bot.Truncate(r.Summary, bot.MaxSummaryChars)),
-				Annotations: batch,
-			},
+	output := func(batch []*gh.CheckRunAnnotation) *gh.CheckRunOutput {
+		return &gh.CheckRunOutput{Title: gh.Ptr(title), Summary: gh.Ptr(bot.Truncate(r.Summary, bot.MaxSummaryChars)), Annotations: batch}
+	}
+	sent := 0
+	if rh.Resumed && len(anns) > 0 {
+		n, err := h.annotationsOn(ctx, pr, rh.ID)
+		if err != nil {
+			return err
 		}
-		if len(anns) == 0 {
-			opt.Actions = h.FixActions(ctx, pr, r.Fixable)
-			opt.Status = gh.Ptr("completed")
-			opt.Conclusion = gh.Ptr(r.Conclusion)
-			opt.CompletedAt = &gh.Timestamp{Time: time.Now()}
+		sent = min(n, len(anns))
+	}
+	for sent < len(anns) {
+		batch := anns[sent:min(len(anns), sent+maxAnnotationsPerRequest)]
+		if err := h.sendAnnotations(ctx, pr, rh.ID, gh.UpdateCheckRunOptions{Name: h.checkName(), Output: output(batch)}, sent+len(batch)); err != nil {
+			return err
 		}
-		if _, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), rh.ID, opt); err != nil {
-			return fmt.Errorf("updating check run %d: %w", rh.ID, err)
-		}
+		sent += len(batch)
+	}
+	opt := gh.UpdateCheckRunOptions{
+		Name:        h.checkName(),
+		Output:      output(nil),
+		Actions:     h.FixActions(ctx, pr, r.Fixable),
+		Status:      gh.Ptr("completed"),
+		Conclusion:  gh.Ptr(r.Conclusion),
+		CompletedAt: &gh.Timestamp{Time: time.Now()},
+	}
+	if _, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), rh.ID, opt); err != nil {
+		return fmt.Errorf("updating check run %d: %w", rh.ID, err)
 	}
 	return nil
 }

@@ -26,8 +26,10 @@ const secondaryLimitWait = time.Minute
 // with Retry-After or an "exceeded a secondary rate limit" body, a minute
 // at least), waits for the primary limit's reset when
 // x-ratelimit-remaining reaches 0, and gives up when the next wait would
-// exceed Budget. Every request may be repeated (GitHub's POSTs the bot
-// sends create a review or check run, which a later push supersedes). It
+// exceed Budget. A create of a check run, review or comment, and a
+// check-run update that appends annotations, is repeated only after a
+// rate limit (GitHub did nothing), never after a 5xx or a lost answer: the
+// Host looks for what the first attempt created instead (repeatable). It
 // counts every call in Metrics.
 type RetryTransport struct {
 	// Base sends the requests (http.DefaultTransport when nil).
@@ -64,6 +66,7 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			Endpoint:    func(r *http.Request) string { return Endpoint(r.Method, r.URL.Path) },
 			Budget:      t.Budget,
 			MaxAttempts: attempts,
+			Repeatable:  repeatable,
 			FirstWait:   time.Second,
 			LimitWait:   secondaryLimitWait,
 			Now:         t.Now, Sleep: t.Sleep, MaxAnswerBytes: t.MaxAnswerBytes,
