@@ -82,11 +82,11 @@ type CheckRun struct {
 	Name, HeadSHA, Status, Conclusion string
 	// ExternalID is the integrator's reference; AppID the app that
 	// created the run; StartedAt when it was created.
-	ExternalID string
-	AppID      int64
-	StartedAt  time.Time
-	Title, Summary                    string
-	Annotations                       []Annotation
+	ExternalID     string
+	AppID          int64
+	StartedAt      time.Time
+	Title, Summary string
+	Annotations    []Annotation
 	// Text is the output's text; Actions the requested actions offered.
 	Text    string
 	Actions []Action
@@ -250,6 +250,13 @@ func (s *Server) Inject(f Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, &f)
+}
+
+// ClearFaults drops the faults not used up yet: GitHub answers again.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = nil
 }
 
 type hold struct {
