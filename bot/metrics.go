@@ -74,6 +74,25 @@ func (m *Metrics) Job(result string) {
 	m.set.GetOrCreateCounter(series("prodready_jobs_total", "result", result)).Inc()
 }
 
+// ReviewStartFailure counts a review whose check run (or pending status)
+// could not be created: the job is retried, and on its last attempt the
+// review is posted without it.
+func (m *Metrics) ReviewStartFailure(host string) {
+	if m == nil {
+		return
+	}
+	m.set.GetOrCreateCounter(series("prodready_review_start_failures_total", "host", host)).Inc()
+}
+
+// StaleRunCompleted counts a check run a stopped replica left in progress
+// that the queue's sweep completed (timed out, with a note to re-run).
+func (m *Metrics) StaleRunCompleted(host string) {
+	if m == nil {
+		return
+	}
+	m.set.GetOrCreateCounter(series("prodready_stale_runs_completed_total", "host", host)).Inc()
+}
+
 // APICall counts one call to a host API; endpoint is a route template such
 // as "GET /repos/{owner}/{repo}/pulls/{n}/files"; status 0 means no answer.
 func (m *Metrics) APICall(host, endpoint string, status int) {

@@ -75,6 +75,15 @@ type Config struct {
 	LeaseWait time.Duration
 	// Workers is the number of reviews this replica runs at once (4).
 	Workers int
+
+	// ReviewTimeout bounds one attempt of a review (30m): then it fails
+	// and is retried like any failure.
+	ReviewTimeout time.Duration
+	// StaleAfter is the age past which a check run recorded in RunBucket
+	// whose job is no longer in the stream is completed by the sweep as
+	// timed out (1h, at least ReviewTimeout); SweepEvery is how often
+	// each replica sweeps, besides once at start (10m).
+	StaleAfter, SweepEvery time.Duration
 }
 
 // DefaultConfig is the configuration a zero Config stands for.
@@ -99,6 +108,9 @@ var DefaultConfig = Config{
 	LeaseTTL:        60 * time.Second,
 	LeaseWait:       15 * time.Minute,
 	Workers:         4,
+	ReviewTimeout:   30 * time.Minute,
+	StaleAfter:      time.Hour,
+	SweepEvery:      10 * time.Minute,
 }
 
 // MaxJobBytes is the largest job message: a job holds a pull request's
@@ -131,6 +143,9 @@ func (c Config) withDefaults() (Config, error) {
 	dur(&c.AckWait, d.AckWait)
 	dur(&c.LeaseTTL, d.LeaseTTL)
 	dur(&c.LeaseWait, d.LeaseWait)
+	dur(&c.ReviewTimeout, d.ReviewTimeout)
+	dur(&c.StaleAfter, d.StaleAfter)
+	dur(&c.SweepEvery, d.SweepEvery)
 	num := func(v *int, def int) {
 		if *v <= 0 {
 			*v = def
@@ -152,6 +167,9 @@ func (c Config) withDefaults() (Config, error) {
 	var errs []error
 	if c.DuplicateWindow > c.MaxAge {
 		errs = append(errs, fmt.Errorf("the duplicate window (%s) is longer than the stream's max age (%s)", c.DuplicateWindow, c.MaxAge))
+	}
+	if c.StaleAfter < c.ReviewTimeout {
+		errs = append(errs, fmt.Errorf("stale after %s is shorter than the review timeout %s: running reviews would be ended", c.StaleAfter, c.ReviewTimeout))
 	}
 	if c.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("%d replicas: JetStream allows at most 5", c.Replicas))

@@ -6,16 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/prodready/prodready/bot"
 )
 
-// runRecord is what the run bucket keeps of the check run a job started.
+// runRecord is what the run bucket keeps of the check run a job started:
+// written before the run is created (ID 0) and again with its id, so that
+// the sweep finds the run of a job no replica works on any more.
 type runRecord struct {
-	ID   int64  `json:"id"`
-	Head string `json:"head"`
+	ID      int64     `json:"id"`
+	Head    string    `json:"head"`
+	Started time.Time `json:"started"`
+	// Seq is the job's sequence in the stream: while the stream holds it,
+	// the job is in flight.
+	Seq uint64 `json:"seq"`
+	// Job is the job's message, to act for it again.
+	Job json.RawMessage `json:"job"`
 }
 
 // guardedHost is the Host a queued review runs with. It adds to the
@@ -36,6 +45,10 @@ type guardedHost struct {
 	final  bool        // the job's last attempt
 	ending func() bool // the replica's grace period is over
 	log    *slog.Logger
+	// seq and job are the job's stream sequence and message (runRecord).
+	seq     uint64
+	job     []byte
+	metrics *bot.Metrics
 
 	superseded string // the head that superseded the review, when one did
 	deferred   string // the failure Fail did not publish
@@ -47,22 +60,39 @@ type guardedHost struct {
 func (g *guardedHost) Unwrap() bot.Host { return g.Host }
 
 // StartReview returns the check run an earlier attempt of the job
-// started, or starts one and records it.
+// started, or starts one and records it. A start that fails is counted;
+// before the last attempt the job is retried, on the last the review goes
+// on without a check run, so that it is still posted.
 func (g *guardedHost) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewHandle, error) {
-	if rec, ok := g.record(ctx); ok {
+	if rec, ok := g.record(ctx); ok && rec.ID != 0 {
 		g.log.Info("review resumed in the check run an earlier attempt started", "check_run", rec.ID)
-		return bot.ReviewHandle{ID: rec.ID}, nil
+		return bot.ReviewHandle{ID: rec.ID, Resumed: true}, nil
 	}
+	g.put(ctx, runRecord{Head: pr.HeadSHA})
 	h, err := g.Host.StartReview(ctx, pr)
-	if err != nil || h.ID == 0 {
+	if err != nil {
+		g.metrics.ReviewStartFailure(pr.Host)
+		if g.final && !g.ending() {
+			g.log.Error("check run not created on the last attempt: the review is posted without it", "err", err.Error())
+			return bot.ReviewHandle{}, nil
+		}
 		return h, err
 	}
-	data, _ := json.Marshal(runRecord{ID: h.ID, Head: pr.HeadSHA})
-	if _, perr := g.runs.Put(ctx, g.key, data); perr != nil {
-		// The review goes on; a retry would start a second run.
-		g.log.Warn("cannot record the check run for a retry", "check_run", h.ID, "err", perr.Error())
+	if h.ID != 0 {
+		g.put(ctx, runRecord{ID: h.ID, Head: pr.HeadSHA})
 	}
 	return h, nil
+}
+
+// put records rec for the job (its start time, stream sequence and
+// message are the guard's).
+func (g *guardedHost) put(ctx context.Context, rec runRecord) {
+	rec.Started, rec.Seq, rec.Job = time.Now().UTC(), g.seq, g.job
+	data, _ := json.Marshal(rec)
+	if _, err := g.runs.Put(ctx, g.key, data); err != nil {
+		// The review goes on; a retry finds the run on the head by name.
+		g.log.Warn("cannot record the check run for a retry", "check_run", rec.ID, "err", err.Error())
+	}
 }
 
 // record is the check run an earlier attempt recorded, if any.
@@ -79,7 +109,7 @@ func lookupRun(ctx context.Context, runs jetstream.KeyValue, key string, log *sl
 		return runRecord{}, false
 	}
 	var rec runRecord
-	if err := json.Unmarshal(e.Value(), &rec); err != nil || rec.ID == 0 {
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
 		return runRecord{}, false
 	}
 	return rec, true

@@ -163,9 +163,11 @@ func (q *Queue) setup(ctx context.Context) error {
 	}
 	q.runs, err = q.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      c.RunBucket,
-		Description: "prodready check runs by job, so that a retry completes the run it started",
+		Description: "prodready check runs by job, so that a retry completes the run it started and the sweep the run of a lost job",
 		History:     1,
-		TTL:         c.MaxAge,
+		// Past the job's own life (it may leave the stream at MaxAge
+		// unfinished), long enough for the sweep to see it stale.
+		TTL: c.MaxAge + c.StaleAfter + 2*c.SweepEvery,
 		Storage:     jetstream.FileStorage,
 		Replicas:    c.Replicas,
 	})
@@ -236,6 +238,8 @@ func (q *Queue) Start() {
 		q.wg.Add(1)
 		go q.work()
 	}
+	q.wg.Add(1)
+	go q.sweepEvery()
 }
 
 // Running reports whether the workers run, the queue is not shutting down
@@ -381,7 +385,9 @@ func (q *Queue) handle(msg jetstream.Msg) {
 		q.opt.Metrics.Job("retry")
 		return
 	}
-	runCtx, cancelRun := context.WithCancelCause(q.runCtx)
+	timedCtx, cancelTimeout := context.WithTimeoutCause(q.runCtx, q.cfg.ReviewTimeout, fmt.Errorf("the review ran longer than %s", q.cfg.ReviewTimeout))
+	defer cancelTimeout()
+	runCtx, cancelRun := context.WithCancelCause(timedCtx)
 	defer cancelRun(nil)
 	keepCtx, stopKeep := context.WithCancel(runCtx)
 	go l.keep(keepCtx, func(err error) {
@@ -398,7 +404,8 @@ func (q *Queue) handle(msg jetstream.Msg) {
 	}()
 
 	g := &guardedHost{Host: job.Host, runs: q.runs, key: runKey(msgID(job)), lease: l,
-		final: attempt >= q.cfg.MaxAttempts, ending: func() bool { return q.runCtx.Err() != nil }, log: log}
+		final: attempt >= q.cfg.MaxAttempts, ending: func() bool { return q.runCtx.Err() != nil }, log: log,
+		seq: meta.Sequence.Stream, job: msg.Data(), metrics: q.opt.Metrics}
 
 	if job.Fix != nil {
 		// A request to commit fixes runs on the host itself, holding the
@@ -421,13 +428,14 @@ func (q *Queue) handle(msg jetstream.Msg) {
 	if hc, ok := job.Host.(bot.HeadChecker); ok && job.PR.HeadSHA != "" && job.PR.Number != 0 {
 		head, err := hc.HeadSHA(runCtx, job.PR)
 		if err == nil && head != "" && head != job.PR.HeadSHA {
-			if rec, ok := g.record(runCtx); ok {
+			if rec, ok := g.record(runCtx); ok && rec.ID != 0 {
 				if err := hc.Supersede(runCtx, job.PR, bot.ReviewHandle{ID: rec.ID}, head); err != nil {
 					q.failed(msg, job, attempt, err, log)
 					return
 				}
 			}
 			log.Info("review skipped: the pull request's head moved on", "head", head, "queued", queued)
+			q.forgetRun(job, log)
 			q.ack(msg, log, "superseded")
 			return
 		}
@@ -440,8 +448,10 @@ func (q *Queue) handle(msg jetstream.Msg) {
 	q.opt.Metrics.Review(time.Since(start), err)
 	switch {
 	case err == nil && g.superseded != "":
+		q.forgetRun(job, log)
 		q.ack(msg, log, "superseded")
 	case err == nil:
+		q.forgetRun(job, log)
 		q.ack(msg, log, "done")
 	case q.runCtx.Err() != nil:
 		q.interrupted(msg, log)
@@ -507,7 +517,7 @@ func (q *Queue) giveUp(msg jetstream.Msg, job bot.Job, attempt int, reason strin
 		log.Error("fix request given up: nothing committed", "reason", reason)
 	} else if job.Host != nil {
 		h := bot.ReviewHandle{}
-		if rec, ok := lookupRun(ctx, q.runs, runKey(msgID(job)), log); ok {
+		if rec, ok := lookupRun(ctx, q.runs, runKey(msgID(job)), log); ok && rec.ID != 0 {
 			h.ID = rec.ID
 		} else if started, err := job.Host.StartReview(ctx, job.PR); err == nil {
 			h = started // so that the failure is seen on the pull request
@@ -541,6 +551,7 @@ func (q *Queue) deadLetter(msg jetstream.Msg, job bot.Job, attempt int, reason s
 		msg.NakWithDelay(q.cfg.backoff(attempt))
 		return
 	}
+	q.forgetRun(job, log)
 	log.Error("review failed for good: job kept in the dead-letter stream", "stream", q.cfg.DeadStream, "reason", reason, "attempts", attempt)
 	if err := msg.DoubleAck(ctx); err != nil {
 		log.Warn("dead-lettered job's acknowledgement not confirmed", "err", err.Error())

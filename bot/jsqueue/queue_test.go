@@ -27,6 +27,17 @@ type fakeHost struct {
 	failed     []string // messages
 	superseded []string
 	nextID     int64
+	// startErr, when set, is what StartReview answers; ended are the
+	// runs EndStale completed.
+	startErr error
+	ended    []int64
+}
+
+func (h *fakeHost) EndStale(_ context.Context, _ bot.PullRequest, rh bot.ReviewHandle, _ string) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ended = append(h.ended, rh.ID)
+	return true, nil
 }
 
 func (h *fakeHost) ChangedFiles(context.Context, bot.PullRequest) ([]bot.ChangedFile, error) {
@@ -41,6 +52,9 @@ func (h *fakeHost) Manifests(context.Context, bot.PullRequest, string, bot.Want,
 func (h *fakeHost) StartReview(context.Context, bot.PullRequest) (bot.ReviewHandle, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.startErr != nil {
+		return bot.ReviewHandle{}, h.startErr
+	}
 	h.started++
 	h.nextID++
 	return bot.ReviewHandle{ID: h.nextID}, nil
@@ -75,7 +89,7 @@ func (h *fakeHost) Supersede(_ context.Context, _ bot.PullRequest, _ bot.ReviewH
 func (h *fakeHost) snapshot() fakeHost {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return fakeHost{started: h.started, published: append([]string(nil), h.published...), failed: append([]string(nil), h.failed...), superseded: append([]string(nil), h.superseded...)}
+	return fakeHost{started: h.started, published: append([]string(nil), h.published...), failed: append([]string(nil), h.failed...), superseded: append([]string(nil), h.superseded...), ended: append([]int64(nil), h.ended...)}
 }
 
 // review is what bot.Reviewer.Review does with a host, less the work:

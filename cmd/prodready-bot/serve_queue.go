@@ -67,6 +67,9 @@ func addQueueFlags(fs *flag.FlagSet, f *queueFlags) {
 	}
 	fs.DurationVar(&f.cfg.LeaseTTL, "queue-lease-ttl", envDuration("PRODREADY_QUEUE_LEASE_TTL", d.LeaseTTL), "a pull request's lease outlives its replica's last renewal by this (env PRODREADY_QUEUE_LEASE_TTL)")
 	fs.DurationVar(&f.cfg.LeaseWait, "queue-lease-wait", envDuration("PRODREADY_QUEUE_LEASE_WAIT", d.LeaseWait), "how long a job waits for its pull request's lease before it is put back (env PRODREADY_QUEUE_LEASE_WAIT)")
+	fs.DurationVar(&f.cfg.ReviewTimeout, "queue-review-timeout", envDuration("PRODREADY_QUEUE_REVIEW_TIMEOUT", d.ReviewTimeout), "longest one attempt of a review may run before it fails and is retried (env PRODREADY_QUEUE_REVIEW_TIMEOUT)")
+	fs.DurationVar(&f.cfg.StaleAfter, "queue-stale-after", envDuration("PRODREADY_QUEUE_STALE_AFTER", d.StaleAfter), "age past which the sweep completes, as timed out, a check run whose job is no longer queued; at least the review timeout (env PRODREADY_QUEUE_STALE_AFTER)")
+	fs.DurationVar(&f.cfg.SweepEvery, "queue-sweep-every", envDuration("PRODREADY_QUEUE_SWEEP_EVERY", d.SweepEvery), "how often each replica sweeps for stale check runs, besides once at start (env PRODREADY_QUEUE_SWEEP_EVERY)")
 }
 
 func parseBackoff(v string) ([]time.Duration, error) {
