@@ -167,9 +167,9 @@ func (q *Queue) setup(ctx context.Context) error {
 		History:     1,
 		// Past the job's own life (it may leave the stream at MaxAge
 		// unfinished), long enough for the sweep to see it stale.
-		TTL: c.MaxAge + c.StaleAfter + 2*c.SweepEvery,
-		Storage:     jetstream.FileStorage,
-		Replicas:    c.Replicas,
+		TTL:      c.MaxAge + c.StaleAfter + 2*c.SweepEvery,
+		Storage:  jetstream.FileStorage,
+		Replicas: c.Replicas,
 	})
 	if err != nil {
 		return fmt.Errorf("creating bucket %s: %w", c.RunBucket, err)
