@@ -3,9 +3,6 @@ package github
 import (
 	"context"
 	"fmt"
-	"time"
-
-	gh "github.com/google/go-github/v88/github"
 
 	"github.com/prodready/prodready/bot"
 )
@@ -28,16 +25,8 @@ func (h *Host) Supersede(ctx context.Context, pr bot.PullRequest, rh bot.ReviewH
 	if rh.ID == 0 {
 		return nil
 	}
-	_, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), rh.ID, gh.UpdateCheckRunOptions{
-		Name:        h.checkName(),
-		Status:      gh.Ptr("completed"),
-		Conclusion:  gh.Ptr("skipped"),
-		CompletedAt: &gh.Timestamp{Time: time.Now()},
-		Output: &gh.CheckRunOutput{
-			Title:   gh.Ptr("Superseded by a newer push"),
-			Summary: gh.Ptr(fmt.Sprintf("The pull request's head moved on to %s while %s was reviewed: nothing was published for %s, and the newer head is reviewed instead.", short(head), short(pr.HeadSHA), short(pr.HeadSHA))),
-		},
-	})
+	err := h.completeRun(ctx, pr, rh.ID, "skipped", "Superseded by a newer push",
+		fmt.Sprintf("The pull request's head moved on to %s while %s was reviewed: nothing was published for %s, and the newer head is reviewed instead.", short(head), short(pr.HeadSHA), short(pr.HeadSHA)))
 	if err != nil {
 		return fmt.Errorf("completing check run %d as superseded: %w", rh.ID, err)
 	}

@@ -372,20 +372,23 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 	if rh.ID == 0 {
 		return nil
 	}
-	_, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), rh.ID, gh.UpdateCheckRunOptions{
-		Name:        h.checkName(),
-		Status:      gh.Ptr("completed"),
-		Conclusion:  gh.Ptr("failure"),
-		CompletedAt: &gh.Timestamp{Time: time.Now()},
-		Output: &gh.CheckRunOutput{
-			Title:   gh.Ptr("prodready could not finish the review"),
-			Summary: gh.Ptr(bot.Truncate(message, bot.MaxSummaryChars)),
-		},
-	})
-	if err != nil {
+	if err := h.completeRun(ctx, pr, rh.ID, "failure", "prodready could not finish the review", message); err != nil {
 		return fmt.Errorf("completing check run %d: %w", rh.ID, err)
 	}
 	return nil
+}
+
+// completeRun completes check run id with conclusion, title and summary
+// (an update that sets fields, so it may be repeated).
+func (h *Host) completeRun(ctx context.Context, pr bot.PullRequest, id int64, conclusion, title, summary string) error {
+	_, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), id, gh.UpdateCheckRunOptions{
+		Name:        h.checkName(),
+		Status:      gh.Ptr("completed"),
+		Conclusion:  gh.Ptr(conclusion),
+		CompletedAt: &gh.Timestamp{Time: time.Now()},
+		Output:      &gh.CheckRunOutput{Title: gh.Ptr(title), Summary: gh.Ptr(bot.Truncate(summary, bot.MaxSummaryChars))},
+	})
+	return err
 }
 
 // Publish posts one review with the threads not posted before, edits in

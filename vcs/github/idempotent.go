@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	gh "github.com/google/go-github/v88/github"
 
@@ -287,17 +286,7 @@ func (h *Host) EndStale(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHa
 		}
 	}
 	for _, id := range ids {
-		_, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), id, gh.UpdateCheckRunOptions{
-			Name:        h.checkName(),
-			Status:      gh.Ptr("completed"),
-			Conclusion:  gh.Ptr("timed_out"),
-			CompletedAt: &gh.Timestamp{Time: time.Now()},
-			Output: &gh.CheckRunOutput{
-				Title:   gh.Ptr("prodready did not finish this review"),
-				Summary: gh.Ptr(bot.Truncate(message, bot.MaxSummaryChars)),
-			},
-		})
-		if err != nil {
+		if err := h.completeRun(ctx, pr, id, "timed_out", "prodready did not finish this review", message); err != nil {
 			return false, fmt.Errorf("completing stale check run %d: %w", id, err)
 		}
 	}
