@@ -456,6 +456,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, rawPath string, b
 	switch {
 	case rest[0] == "statuses" && len(rest) == 2 && r.Method == http.MethodPost:
 		return s.setStatus(w, p, rest[1], params(q, body))
+	case rest[0] == "repository" && len(rest) == 4 && rest[1] == "commits" && rest[3] == "statuses" && r.Method == http.MethodGet:
+		return s.commitStatuses(w, rest[2], q)
 	case rest[0] == "repository":
 		return s.repository(w, r, p, rest[1:], q)
 	case rest[0] == "merge_requests" && len(rest) >= 2:
@@ -594,6 +596,22 @@ func (s *Server) setStatus(w http.ResponseWriter, p *Project, sha string, in map
 	s.statuses = append(s.statuses, Status{SHA: sha, Name: name, State: state, Description: desc, TargetURL: target})
 	s.nextID++
 	return writeJSON(w, http.StatusCreated, map[string]any{"id": s.nextID, "sha": sha, "status": state, "name": name, "description": desc})
+}
+
+// commitStatuses lists a commit's statuses, newest first: the latest of
+// each name unless all=true; name filters by name.
+func (s *Server) commitStatuses(w http.ResponseWriter, sha string, q url.Values) int {
+	out := []map[string]any{}
+	seen := map[string]bool{}
+	for i := len(s.statuses) - 1; i >= 0; i-- {
+		st := s.statuses[i]
+		if st.SHA != sha || (q.Get("name") != "" && st.Name != q.Get("name")) || (seen[st.Name] && q.Get("all") != "true") {
+			continue
+		}
+		seen[st.Name] = true
+		out = append(out, map[string]any{"sha": st.SHA, "name": st.Name, "status": st.State, "description": st.Description, "target_url": st.TargetURL})
+	}
+	return writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) mergeRequest(w http.ResponseWriter, r *http.Request, p *Project, mr *MergeRequest, rest []string, q url.Values, body []byte) int {

@@ -41,6 +41,26 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, _ bot.ReviewHandle,
 	return h.setStatus(ctx, pr, gl.Failed, message)
 }
 
+// EndStale ends the bot's commit status on pr's head failed with message
+// when it is still pending or running (bot.StaleEnder): the replica that
+// set it stopped, and the job is no longer queued.
+func (h *Host) EndStale(ctx context.Context, pr bot.PullRequest, _ bot.ReviewHandle, message string) (bool, error) {
+	sts, _, err := h.api.Commits.GetCommitStatuses(pid(pr), pr.HeadSHA, &gl.GetCommitStatusesOptions{Name: gl.Ptr(StatusName)}, gl.WithContext(ctx))
+	if err != nil {
+		return false, fmt.Errorf("listing the commit statuses of %.12s: %w", pr.HeadSHA, err)
+	}
+	for _, st := range sts {
+		if st.Name != StatusName || (st.Status != string(gl.Pending) && st.Status != string(gl.Running)) {
+			continue
+		}
+		if err := h.setStatus(ctx, pr, gl.Failed, message); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 func superseded(head string) string {
 	return fmt.Sprintf("Superseded by a newer push (%.12s), which is reviewed instead.", head)
 }

@@ -241,3 +241,28 @@ func TestPublishAnchorsASuggestionStartingOnAContextLine(t *testing.T) {
 		t.Errorf("body:\n%s", ds[0].Notes[0].Body)
 	}
 }
+
+// TestEndStaleEndsARunningStatusOnce: a status a stopped replica left
+// pending is ended failed with the note; one already ended is left alone.
+func TestEndStaleEndsARunningStatusOnce(t *testing.T) {
+	s, pr := setup(t, map[string]string{"a.yaml": "a: 1\n"}, map[string]string{"a.yaml": "a: 2\n"})
+	h, _ := newTestHost(t, s)
+	ctx := context.Background()
+	if _, err := h.StartReview(ctx, pr); err != nil {
+		t.Fatal(err)
+	}
+	var ender bot.StaleEnder = h
+	ended, err := ender.EndStale(ctx, pr, bot.ReviewHandle{}, "prodready did not finish this review. Re-run the pipeline to review again.")
+	if err != nil || !ended {
+		t.Fatalf("EndStale = %v, %v", ended, err)
+	}
+	st := s.Statuses()
+	if last := st[len(st)-1]; last.State != "failed" || !strings.Contains(last.Description, "Re-run") {
+		t.Fatalf("statuses %+v, want the last failed with the note", st)
+	}
+	n := len(st)
+	ended, err = ender.EndStale(ctx, pr, bot.ReviewHandle{}, "again")
+	if err != nil || ended || len(s.Statuses()) != n {
+		t.Errorf("EndStale of an ended status = %v, %v, %d statuses (was %d); want nothing done", ended, err, len(s.Statuses()), n)
+	}
+}
