@@ -344,20 +344,7 @@ func TestOneReviewPerPullRequestAcrossReplicas(t *testing.T) {
 func TestDeadReplicaJobDoneByAnother(t *testing.T) {
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
-	hung := make(chan struct{})
-	q1, nc1 := newQueue(t, e, testConfig(), host, func(ctx context.Context, job bot.Job) error {
-		return review(func(bot.Job) error {
-			close(hung)
-			<-ctx.Done() // the replica hangs, then dies
-			return ctx.Err()
-		})(ctx, job)
-	})
-	q1.Start()
-	if err := q1.Enqueue(job("d-6", 6, "h6")); err != nil {
-		t.Fatal(err)
-	}
-	<-hung
-	nc1.Close() // dead: no acknowledgement, no progress, no lease renewal
+	hangThenDie(t, e, testConfig(), host, job("d-6", 6, "h6")) // no acknowledgement, no progress, no lease renewal
 	q2, _ := newQueue(t, e, testConfig(), host, review(func(bot.Job) error { return nil }))
 	q2.Start()
 	eventually(t, "the other replica published", func() bool { return len(host.snapshot().published) == 1 })

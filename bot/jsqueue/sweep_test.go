@@ -10,8 +10,9 @@ import (
 	"github.com/prodready/prodready/bot"
 )
 
-// hangThenDie starts a review that hangs; the returned func kills the
-// replica (its connection closes: no acknowledgement, no progress).
+// hangThenDie starts a review of j on a replica that hangs in it, then
+// kills that replica (its connection closes: no acknowledgement, no
+// progress, no lease renewal).
 func hangThenDie(t *testing.T, e *Embedded, cfg Config, host *fakeHost, j bot.Job) {
 	t.Helper()
 	hung := make(chan struct{})
