@@ -347,24 +347,20 @@ func (h *Host) StartReview(ctx context.Context, pr bot.PullRequest) (bot.ReviewH
 			Summary: gh.Ptr("prodready is reviewing the manifests this pull request changes."),
 		},
 	}
-	for try := 1; ; try++ {
+	var started bot.ReviewHandle
+	err := sendChecked(ctx, "check run create", func() error {
 		run, _, err := h.client.Checks.CreateCheckRun(ctx, repoOwner(pr), repoName(pr), opt)
-		if err == nil {
-			return bot.ReviewHandle{ID: run.GetID()}, nil
-		}
-		if !lostAnswer(err) || try == maxCreateTries || ctx.Err() != nil {
-			return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w", err)
-		}
-		found, ferr := h.runningRun(ctx, pr)
-		if ferr != nil {
-			return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w (and looking for it: %w)", err, ferr)
-		}
-		if found != nil {
-			bot.LoggerFrom(ctx).Warn("check run created though its answer was lost", "check_run", found.GetID(), "err", err.Error())
-			return bot.ReviewHandle{ID: found.GetID()}, nil
-		}
-		bot.LoggerFrom(ctx).Warn("check run not created: sent again", "err", err.Error())
+		started.ID = run.GetID()
+		return err
+	}, func() (bool, error) {
+		found, err := h.runningRun(ctx, pr)
+		started.ID = found.GetID()
+		return found != nil, err
+	})
+	if err != nil {
+		return bot.ReviewHandle{}, fmt.Errorf("creating check run: %w", err)
 	}
+	return started, nil
 }
 
 // Fail completes the check run with conclusion failure and message.
@@ -507,7 +503,7 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 	req := &gh.PullRequestReviewRequest{
 		CommitID: gh.Ptr(pr.HeadSHA),
 		Event:    gh.Ptr("COMMENT"),
-		Body:     gh.Ptr(bot.Truncate(body, bot.MaxBodyChars-len(marker)-2) + "\n\n" + marker),
+		Body:     gh.Ptr(withMarker(body, marker)),
 	}
 	for _, c := range cs {
 		dc := &gh.DraftReviewComment{Path: gh.Ptr(c.Path), Body: gh.Ptr(c.Body), Side: gh.Ptr("RIGHT"), Line: gh.Ptr(c.Line)}
@@ -532,7 +528,7 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 		fmt.Fprintf(&b, "---\n**`%s` line %d**\n\n%s\n", c.Path, c.Line, c.Body)
 	}
 	req.Comments = nil
-	req.Body = gh.Ptr(bot.Truncate(b.String(), bot.MaxBodyChars-len(marker)-2) + "\n\n" + marker)
+	req.Body = gh.Ptr(withMarker(b.String(), marker))
 	if _, err := h.createReview(ctx, pr, req, marker); err != nil {
 		return fmt.Errorf("posting review without inline comments: %w", err)
 	}

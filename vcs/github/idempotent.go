@@ -206,29 +206,49 @@ func (h *Host) reviewLanded(ctx context.Context, pr bot.PullRequest, marker stri
 	return false, nil
 }
 
-// maxCreateTries bounds the creates of one check run or review whose
-// answers were lost and which were then not found.
-const maxCreateTries = 3
+// maxSendTries bounds the sends of one write whose answers were lost and
+// which was then not found.
+const maxSendTries = 3
+
+// sendChecked sends a write whose answer may be lost without sending it
+// twice: after a lost answer it asks landed whether the write is there,
+// and sends it again only when it is not, maxSendTries times in all. It
+// returns nil once the write is done, or send's last error.
+func sendChecked(ctx context.Context, what string, send func() error, landed func() (bool, error)) error {
+	log := bot.LoggerFrom(ctx)
+	for try := 1; ; try++ {
+		err := send()
+		if err == nil || !lostAnswer(err) || try == maxSendTries || ctx.Err() != nil {
+			return err
+		}
+		ok, ferr := landed()
+		if ferr != nil {
+			return fmt.Errorf("%w (and looking for it: %w)", err, ferr)
+		}
+		if ok {
+			log.Warn(what+" done though its answer was lost", "err", err.Error())
+			return nil
+		}
+		log.Warn(what+" not done after a lost answer: sent again", "err", err.Error())
+	}
+}
+
+// withMarker is body, cut to GitHub's limit, with marker on its last line.
+func withMarker(body, marker string) string {
+	return bot.Truncate(body, bot.MaxBodyChars-len(marker)-2) + "\n\n" + marker
+}
 
 // createReview posts req, whose body ends with marker. A lost answer is
 // checked on the pull request: the review is sent again only when it is
-// not there.
+// not there. The answer is the last one GitHub sent.
 func (h *Host) createReview(ctx context.Context, pr bot.PullRequest, req *gh.PullRequestReviewRequest, marker string) (*gh.Response, error) {
-	for try := 1; ; try++ {
-		_, resp, err := h.client.PullRequests.CreateReview(ctx, repoOwner(pr), repoName(pr), pr.Number, req)
-		if err == nil || !lostAnswer(err) || try == maxCreateTries || ctx.Err() != nil {
-			return resp, err
-		}
-		landed, ferr := h.reviewLanded(ctx, pr, marker)
-		if ferr != nil {
-			return resp, fmt.Errorf("%w (and looking for it: %w)", err, ferr)
-		}
-		if landed {
-			bot.LoggerFrom(ctx).Warn("review posted though its answer was lost", "err", err.Error())
-			return nil, nil
-		}
-		bot.LoggerFrom(ctx).Warn("review not posted: sent again", "err", err.Error())
-	}
+	var resp *gh.Response
+	err := sendChecked(ctx, "review", func() error {
+		var err error
+		_, resp, err = h.client.PullRequests.CreateReview(ctx, repoOwner(pr), repoName(pr), pr.Number, req)
+		return err
+	}, func() (bool, error) { return h.reviewLanded(ctx, pr, marker) })
+	return resp, err
 }
 
 // annotationsOn is the number of annotations check run id has.
@@ -244,23 +264,17 @@ func (h *Host) annotationsOn(ctx context.Context, pr bot.PullRequest, id int64) 
 // annotations before it. A lost answer is checked on the run: the batch
 // is sent again only when it did not land.
 func (h *Host) sendAnnotations(ctx context.Context, pr bot.PullRequest, id int64, opt gh.UpdateCheckRunOptions, want int) error {
-	for try := 1; ; try++ {
+	err := sendChecked(ctx, "annotation batch", func() error {
 		_, _, err := h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), id, opt)
-		if err == nil {
-			return nil
-		}
-		if !lostAnswer(err) || try == 3 {
-			return fmt.Errorf("updating check run %d: %w", id, err)
-		}
-		n, cerr := h.annotationsOn(ctx, pr, id)
-		if cerr != nil {
-			return fmt.Errorf("updating check run %d: %w (and %w)", id, err, cerr)
-		}
-		if n >= want {
-			return nil // it landed
-		}
-		bot.LoggerFrom(ctx).Warn("annotations not on the check run after a lost answer: sent again", "check_run", id, "err", err.Error())
+		return err
+	}, func() (bool, error) {
+		n, err := h.annotationsOn(ctx, pr, id)
+		return n >= want, err
+	})
+	if err != nil {
+		return fmt.Errorf("updating check run %d: %w", id, err)
 	}
+	return nil
 }
 
 // EndStale completes a check run a stopped replica left in progress
