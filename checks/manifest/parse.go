@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/prodready/prodready/internal/parallel"
 
@@ -156,6 +157,10 @@ func parse(path string, src []byte, lim Limits, deferTyped, pack bool) *File {
 			RuleID: ProblemYAML, Doc: -1, Line: 1, Column: 1,
 			Message: fmt.Sprintf("file is %s, over the %s limit; it was not checked (raise limits.maxFileBytes in .prodready.yaml to check it)", humanBytes(len(src)), humanBytes(lim.MaxFileBytes)),
 		})
+		return f
+	}
+	if p, bad := encodingProblem(src); bad {
+		f.Problems = append(f.Problems, p)
 		return f
 	}
 	if bytes.IndexByte(src, 0) >= 0 {
@@ -451,6 +456,44 @@ func humanBytes(n int) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// encodingProblem reports a file that is not UTF-8: UTF-16 or UTF-32 (told
+// by its byte-order mark), which the parser would misread as binary, or a
+// byte that is no UTF-8 (a Latin-1 "é"), named at its line and column
+// rather than where the YAML parser gives up.
+func encodingProblem(src []byte) (Problem, bool) {
+	for _, bom := range []struct {
+		mark []byte
+		name string
+	}{
+		{[]byte{0xFF, 0xFE, 0, 0}, "UTF-32"}, {[]byte{0, 0, 0xFE, 0xFF}, "UTF-32"},
+		{[]byte{0xFF, 0xFE}, "UTF-16"}, {[]byte{0xFE, 0xFF}, "UTF-16"},
+	} {
+		if bytes.HasPrefix(src, bom.mark) {
+			return Problem{
+				RuleID: ProblemYAML, Doc: -1, Line: 1, Column: 1,
+				Message: fmt.Sprintf("file is %s (it starts with a %s byte-order mark); only UTF-8 is read, so it was not checked: convert it, e.g. `iconv -f %s -t UTF-8`", bom.name, bom.name, bom.name),
+			}, true
+		}
+	}
+	if utf8.Valid(src) {
+		return Problem{}, false
+	}
+	off := 0
+	for off < len(src) {
+		r, w := utf8.DecodeRune(src[off:])
+		if r == utf8.RuneError && w == 1 {
+			break
+		}
+		off += w
+	}
+	line := lineOfByte(src, off)
+	col := utf8.RuneCount(src[bytes.LastIndexByte(src[:off], '\n')+1:off]) + 1
+	return Problem{
+		RuleID: ProblemYAML, Doc: -1, Line: line, Column: col,
+		Message: fmt.Sprintf("file is not UTF-8: byte 0x%02X at line %d, column %d is no UTF-8 character (a file saved as Latin-1 or another legacy encoding?); YAML is read as UTF-8, so it was not checked", src[off], line, col),
+	}, true
 }
 
 func lineOfByte(src []byte, off int) int {

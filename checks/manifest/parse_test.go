@@ -226,6 +226,38 @@ func TestLineEndingsAndBOM(t *testing.T) {
 	}
 }
 
+// A file in another encoding is one problem that names the encoding and,
+// for a byte that is no UTF-8, the place of that byte: not the parser's
+// "invalid trailing UTF-8 octet" at 1:1, nor "a NUL byte" for UTF-16.
+func TestOtherEncodingsAreNamed(t *testing.T) {
+	utf16 := []byte{0xFF, 0xFE}
+	for _, c := range "kind: ConfigMap\n" {
+		utf16 = append(utf16, byte(c), 0)
+	}
+	for _, tc := range []struct {
+		name      string
+		src       []byte
+		line, col int
+		want      string
+	}{
+		{"Latin-1 after two-byte characters", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ün-caf\xe9\n"), 4, 15, "byte 0xE9 at line 4, column 15"},
+		{"UTF-16 with its byte-order mark", utf16, 1, 1, "file is UTF-16"},
+		{"UTF-32 big-endian", []byte{0, 0, 0xFE, 0xFF, 0, 0, 0, 'a'}, 1, 1, "file is UTF-32"},
+		{"cut multi-byte character at the end", []byte("a: b\nc: \xc3"), 2, 4, "byte 0xC3 at line 2, column 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Parse("x.yaml", tc.src, Limits{})
+			if len(f.Problems) != 1 || len(f.Objects) != 0 {
+				t.Fatalf("want one problem and no object, got %+v and %d objects", f.Problems, len(f.Objects))
+			}
+			p := f.Problems[0]
+			if p.RuleID != ProblemYAML || p.Line != tc.line || p.Column != tc.col || !strings.Contains(p.Message, tc.want) {
+				t.Fatalf("got %s at %d:%d %q, want %s at %d:%d containing %q", p.RuleID, p.Line, p.Column, p.Message, ProblemYAML, tc.line, tc.col, tc.want)
+			}
+		})
+	}
+}
+
 func TestSplitKeepsMarkerLineContent(t *testing.T) {
 	f := Parse("x.yaml", []byte("--- {apiVersion: v1, kind: Namespace, metadata: {name: first}}\n...\n--- \napiVersion: v1\nkind: Namespace\nmetadata: {name: second}\n"), Limits{})
 	if len(f.Problems) != 0 || len(f.Objects) != 2 || f.Objects[0].Name != "first" || f.Objects[1].Name != "second" {
