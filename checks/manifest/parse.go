@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/prodready/prodready/internal/parallel"
+	"github.com/prodready/prodready/internal/plural"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -155,7 +156,7 @@ func parse(path string, src []byte, lim Limits, deferTyped, pack bool) *File {
 	if len(src) > lim.MaxFileBytes {
 		f.Problems = append(f.Problems, Problem{
 			RuleID: ProblemYAML, Doc: -1, Line: 1, Column: 1,
-			Message: fmt.Sprintf("file is %s, over the %s limit; it was not checked (raise limits.maxFileBytes in .prodready.yaml to check it)", humanBytes(len(src)), humanBytes(lim.MaxFileBytes)),
+			Message: fmt.Sprintf("file is %s, over the %s limit; it was not checked (raise limits.maxFileBytes in .prodready.yaml to check it)", plural.Bytes(int64(len(src))), plural.Bytes(int64(lim.MaxFileBytes))),
 		})
 		return f
 	}
@@ -446,16 +447,6 @@ func shiftLines(n *yaml.Node, by int) {
 	for _, c := range n.Content {
 		shiftLines(c, by)
 	}
-}
-
-func humanBytes(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // encodingProblem reports a file that is not UTF-8: UTF-16 or UTF-32 (told

@@ -12,6 +12,7 @@
 package fakegithub
 
 import (
+	"cmp"
 	"crypto/rsa"
 	"crypto/sha1"
 	"encoding/base64"
@@ -55,7 +56,9 @@ func (c Call) String() string { return fmt.Sprintf("%s %s %d", c.Method, c.Path,
 // After carries the request out first and then answers Status: the answer
 // to a create that happened is lost, as behind a proxy that timed out.
 // Delay holds the answer that long first (a slow read); with Status 0 the
-// request is then answered normally.
+// request is then answered normally. Answer, when set, is the JSON body
+// of the fault's answer, with Status or 200: an answer that arrives whole
+// but holds what GitHub would not send.
 type Fault struct {
 	Method, PathPrefix string
 	Status             int
@@ -63,6 +66,7 @@ type Fault struct {
 	Secondary          bool
 	After              bool
 	Delay              time.Duration
+	Answer             any
 }
 
 // Annotation is one check-run annotation the fake received.
@@ -411,6 +415,8 @@ func (s *Server) record(next *http.ServeMux) http.Handler {
 			// Carried out, and its answer replaced by the fault's.
 			next.ServeHTTP(discardWriter{header: http.Header{}}, r)
 			writeJSON(sw, fault.Status, map[string]any{"message": "Bad Gateway"})
+		case fault != nil && fault.Answer != nil:
+			writeJSON(sw, cmp.Or(fault.Status, http.StatusOK), fault.Answer)
 		case fault != nil && fault.Secondary:
 			w.Header().Set("Retry-After", "1")
 			writeJSON(sw, http.StatusForbidden, map[string]any{"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"})
@@ -546,6 +552,32 @@ func (s *Server) lookupPR(r *http.Request) (*repo, *pr) {
 type fileDiff struct {
 	path, status, sha string
 	hunks             []hunk
+	// tooLarge is a diff GitHub gives no patch for: a binary file, or a
+	// file's diff over the documented per-file limit (3,000 lines or
+	// 100 KB of raw diff). Its lines take no review comment.
+	tooLarge bool
+}
+
+// GitHub's documented per-file diff limits, past which the files listing
+// has no patch for the file.
+const (
+	maxPatchLines = 3000
+	maxPatchBytes = 100 << 10
+)
+
+// omitsPatch reports whether GitHub gives no patch for the diff of b.
+func omitsPatch(b string, hs []hunk) bool {
+	if strings.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	lines, size := 0, 0
+	for _, h := range hs {
+		lines += len(h.lines)
+		for _, l := range h.lines {
+			size += len(l) + 1
+		}
+	}
+	return lines > maxPatchLines || size > maxPatchBytes
 }
 
 // prDiff computes the pull request's changed files, in path order, as
@@ -579,7 +611,8 @@ func (s *Server) prDiff(repoName string, rp *repo, p *pr) []fileDiff {
 		case !inB:
 			status = "removed"
 		}
-		out = append(out, fileDiff{path: path, status: status, sha: blobSHA(b), hunks: diff(a, b)})
+		hs := diff(a, b)
+		out = append(out, fileDiff{path: path, status: status, sha: blobSHA(b), hunks: hs, tooLarge: omitsPatch(b, hs)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
@@ -621,7 +654,11 @@ func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []map[string]any
 	for _, f := range s.prDiff(r.PathValue("owner")+"/"+r.PathValue("repo"), rp, p) {
-		items = append(items, map[string]any{"sha": f.sha, "filename": f.path, "status": f.status, "patch": patch(f.hunks)})
+		item := map[string]any{"sha": f.sha, "filename": f.path, "status": f.status}
+		if !f.tooLarge {
+			item["patch"] = patch(f.hunks)
+		}
+		items = append(items, item)
 	}
 	writeJSON(w, http.StatusOK, page(s, w, r, items))
 }
@@ -971,7 +1008,9 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 	}
 	diffs := map[string][]hunk{}
 	for _, f := range s.prDiff(r.PathValue("owner")+"/"+r.PathValue("repo"), rp, p) {
-		diffs[f.path] = f.hunks
+		if !f.tooLarge {
+			diffs[f.path] = f.hunks
+		}
 	}
 	for _, c := range req.Comments {
 		hs, ok := diffs[c.Path]

@@ -1,9 +1,12 @@
 // Package plural writes counts as English reads them: "1 file", "2 files",
-// "0 files". Every count a report, a summary or the command line prints goes
-// through it.
+// "0 files", "5.0 MiB". Every count a report, a summary or the command line
+// prints goes through it.
 package plural
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Count is n followed by one when n is 1, else by many: Count(1, "finding",
 // "findings") is "1 finding", Count(0, "finding", "findings") "0 findings".
@@ -21,4 +24,15 @@ func Form(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Bytes is a size as people read it: "812 bytes", "4.0 KiB", "10.0 MiB".
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return Count(int(n), "byte", "bytes")
 }

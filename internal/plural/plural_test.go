@@ -15,3 +15,11 @@ func TestCount(t *testing.T) {
 		t.Error("Form picks the wrong form")
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{1: "1 byte", 812: "812 bytes", 4 << 10: "4.0 KiB", 10 << 20: "10.0 MiB", 5<<20 + 1<<19: "5.5 MiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
