@@ -64,9 +64,10 @@ type File struct {
 	SHA  string
 	Data []byte
 	// Unreadable, when set, says why the host could not give the file's
-	// content (its blob is gone, or over the size bound): the file is
-	// named as not checked with that reason, and the review of the rest
-	// goes on.
+	// content (its blob is gone, over MaxFileBytes, or does not decode):
+	// a file the pull request changes gets a yaml-invalid finding with
+	// that reason, another is named as not checked, and the review of the
+	// rest goes on.
 	Unreadable string
 }
 

@@ -208,7 +208,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		diffs[p] = d
 		return d
 	}
-	head := append(append([]checks.Finding(nil), out.findings...), out.problems...)
+	head := append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
 	r := Review{Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
 	// Ignores the pull request adds: on an added line of a changed file.
 	if out.res != nil {

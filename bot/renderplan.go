@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,6 +65,13 @@ func newRenderPlan(cfg *checks.Config, changed []ChangedFile) *renderPlan {
 	}
 	sort.Strings(p.touched)
 	return p
+}
+
+// changes reports whether the pull request changes the file at path (at
+// head, or as the path it removes or renames away from).
+func (p *renderPlan) changes(file string) bool {
+	_, ok := slices.BinarySearch(p.touched, file)
+	return ok
 }
 
 // mayRender reports whether a changed path could be an input of a chart

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/report"
 )
@@ -199,8 +201,13 @@ type runOutput struct {
 	// problems are the render-failed findings of the affected charts and
 	// overlays.
 	problems []checks.Finding
-	res      *checks.Result
-	skipped  []report.NotChecked
+	// unreadable are the yaml-invalid findings of changed files the host
+	// could not give (unreadableFinding). At head they are always new: a
+	// base that could not be read either does not make the head's content
+	// checked.
+	unreadable []checks.Finding
+	res        *checks.Result
+	skipped    []report.NotChecked
 }
 
 // notChecked lists the files the pull request changes that were read but
@@ -240,13 +247,18 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	inputs := make([]checks.Input, 0, len(files))
 	miss := map[string]string{} // path -> blob SHA, parsed by this run
 	var unreadable []report.NotChecked
+	var unreadFindings []checks.Finding
 	kept := files[:0:0]
 	for _, f := range files {
-		if f.Unreadable != "" {
-			unreadable = append(unreadable, report.NotChecked{Path: f.Path, Reason: "could not be read: " + f.Unreadable})
+		if f.Unreadable == "" {
+			kept = append(kept, f)
 			continue
 		}
-		kept = append(kept, f)
+		if fd, ok := unreadableFinding(cfg, plan, f); ok {
+			unreadFindings = append(unreadFindings, fd)
+			continue
+		}
+		unreadable = append(unreadable, report.NotChecked{Path: f.Path, Reason: "could not be read: " + f.Unreadable})
 	}
 	files = kept
 	for _, f := range files {
@@ -273,6 +285,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 		out.skipped = append(out.skipped, rr.skipped...)
 	}
+	out.unreadable = unreadFindings
 	opts := checks.Options{}
 	if pc != nil {
 		// Packed (pointer-free node arrays, a tree inflated only while
@@ -364,6 +377,38 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	return out
+}
+
+// unreadableFinding is the yaml-invalid finding of a file the pull request
+// changes whose content the host could not give (its blob is gone, over
+// the size bound, or does not decode): the author's file went unchecked,
+// which the review says where findings are said, at the file's first line.
+// A file the pull request does not touch, one read only as a chart's or
+// overlay's data (not YAML), or a config that turns the rule off keeps
+// the file a NotChecked entry of the summary instead.
+func unreadableFinding(cfg *checks.Config, plan *renderPlan, f File) (checks.Finding, bool) {
+	if !plan.changes(f.Path) {
+		return checks.Finding{}, false
+	}
+	switch strings.ToLower(path.Ext(f.Path)) {
+	case ".yaml", ".yml", ".json", ".tpl":
+	default:
+		return checks.Finding{}, false
+	}
+	r := cfg.Catalog().Lookup(manifest.ProblemYAML)
+	if r == nil || !cfg.Enabled(r) {
+		return checks.Finding{}, false
+	}
+	sev := cfg.SeverityOf(r.ID)
+	if sev == 0 {
+		sev = r.Severity
+	}
+	return checks.Finding{
+		RuleID: r.ID, Severity: sev, File: f.Path,
+		Line: 1, Column: 1, EndLine: 1,
+		Message: "file could not be read, so it was not checked: " + f.Unreadable,
+		Object:  checks.ObjectRef{Doc: -1},
+	}, true
 }
 
 // maxNamedRenders is how many renders a merged finding names.

@@ -121,7 +121,7 @@ func InputRules() []*Rule {
 	return []*Rule{
 		{ID: manifest.ProblemYAML, Section: "0. Input", Severity: Error,
 			Ref:   "https://yaml.org/spec/1.2.2/",
-			Why:   "the file or document is not YAML that can be read (syntax error, NUL byte, over the size limit, alias bomb, absurd nesting, duplicate key)",
+			Why:   "the file or document is not YAML that can be read (syntax error, not UTF-8, NUL byte, over the size limit, alias bomb, absurd nesting, duplicate key), or a changed file the code host could not give: it is not checked",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 		{ID: manifest.ProblemSchema, Section: "10. API versions and cluster configuration", Severity: Error,
 			Ref:   "https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",

@@ -136,7 +136,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		wait, retry := t.retryAfter(req, resp, err, t.backoff(backoff))
 		if !retry || !replayable || (t.MaxAttempts > 0 && attempt >= t.MaxAttempts) || waited+wait > budget {
-			return t.limited(resp), err
+			return t.limited(ctx, resp), err
 		}
 		if resp != nil {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
@@ -234,12 +234,16 @@ func (t *Transport) noteLimits(resp *http.Response) {
 	t.mu.Unlock()
 }
 
-// limited bounds resp's body to MaxAnswerBytes.
-func (t *Transport) limited(resp *http.Response) *http.Response {
+// limited bounds resp's body to MaxAnswerBytes, or to the request's own
+// tighter bot.AnswerLimit.
+func (t *Transport) limited(ctx context.Context, resp *http.Response) *http.Response {
 	if resp != nil {
 		n := t.MaxAnswerBytes
 		if n <= 0 {
 			n = bot.MaxAnswerBytes
+		}
+		if own, ok := bot.AnswerLimit(ctx); ok && own > 0 {
+			n = min(n, own)
 		}
 		resp.Body = bot.LimitBody(resp.Body, n)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // DefaultCheckName is the name of the check run the bot creates.
@@ -25,9 +26,6 @@ const DefaultCheckName = "prodready"
 
 // maxAnnotationsPerRequest is GitHub's limit per check-run request.
 const maxAnnotationsPerRequest = 50
-
-// maxBlobBytes skips blobs larger than this when loading manifests.
-const maxBlobBytes = 10 << 20
 
 // fixedMarker marks the reply that notes a thread's finding is fixed.
 const fixedMarker = "<!-- prodready:fixed -->"
@@ -180,10 +178,14 @@ func (h *Host) blob(ctx context.Context, pr bot.PullRequest, sha string) ([]byte
 	}
 	data, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(b.GetContent(), "\n", ""))
 	if err != nil {
-		return nil, fmt.Errorf("decoding blob %s: %w", sha, err)
+		return nil, fmt.Errorf("decoding blob %s: %w: %w", sha, errUndecodable, err)
 	}
 	return data, nil
 }
+
+// errUndecodable marks a blob whose answer arrived whole but whose base64
+// content does not decode: asking again would get the same.
+var errUndecodable = errors.New("its base64 content does not decode")
 
 // Manifests returns the files at ref that want picks: one recursive tree
 // request, then the files not already in cache: one blob request each (four
@@ -212,9 +214,9 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		if e.GetType() != "blob" || e.GetMode() == "120000" || !picked[e.GetPath()] {
 			continue
 		}
-		if e.GetSize() > maxBlobBytes {
+		if e.GetSize() > bot.MaxFileBytes {
 			log.Warn("manifest too large to load", "file", e.GetPath(), "bytes", e.GetSize())
-			files = append(files, bot.File{Path: e.GetPath(), SHA: e.GetSHA(), Unreadable: fmt.Sprintf("%d bytes, over the %d-byte bound a file is read to", e.GetSize(), maxBlobBytes)})
+			files = append(files, bot.File{Path: e.GetPath(), SHA: e.GetSHA(), Unreadable: fmt.Sprintf("%s, over the %s a file is read to", plural.Bytes(int64(e.GetSize())), plural.Bytes(bot.MaxFileBytes))})
 			continue
 		}
 		files = append(files, bot.File{Path: e.GetPath(), SHA: e.GetSHA()})
@@ -266,9 +268,17 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 
 // blobGone reports whether err says that one blob cannot be had at all
 // (GitHub answers 404 for a blob it no longer has, 403 or 422 for one over
-// its API's size limit), as opposed to a failure worth retrying, and says
-// why in words for the summary.
+// its API's size limit; an answer over the bound or whose content does not
+// decode), as opposed to a failure worth retrying, and says why in words
+// for the finding.
 func blobGone(err error) (string, bool) {
+	if errors.Is(err, errUndecodable) {
+		return "GitHub sent its blob, but " + errUndecodable.Error(), true
+	}
+	if limit, ok := bot.AnswerTooLarge(err); ok {
+		// The tree said it was within the bound; the answer was not.
+		return fmt.Sprintf("GitHub's answer for its blob was over the %s an answer is read to", plural.Bytes(limit)), true
+	}
 	var er *gh.ErrorResponse
 	if !errors.As(err, &er) || er.Response == nil {
 		return "", false

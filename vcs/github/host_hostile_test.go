@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/testconfig"
 )
 
 // claimHugeSize rewrites tree listings so that path claims a 5 GiB size.
@@ -80,13 +81,20 @@ func blobOf(content string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TestEndlessBlobFailsCleanly: a blob answer that never ends (a tree entry
-// that understates its size, or a hostile proxy) is read up to the limit,
-// then the review ends its check run with the reason.
-func TestEndlessBlobFailsCleanly(t *testing.T) {
+// TestEndlessBlobIsOneFinding: a blob answer that never ends (a tree
+// entry that understates its size, or a hostile proxy) is read up to the
+// limit and no further; the file the pull request changes becomes one
+// yaml-invalid finding naming the bound, the untouched one a not-checked
+// entry, and the review completes.
+func TestEndlessBlobIsOneFinding(t *testing.T) {
 	p := newProxied(t, nil, &lockedLog{}, testSuggest)
 	p.app.Retry().MaxAnswerBytes = 1 << 20
 	setupRepo(p.fake, "acme", "deploys", 7, synthBase, synthHead)
+	p.fake.AddCommit("acme", "deploys", synthBase, map[string]string{
+		"deploy/app.yaml":   deployment("ready", "8080", "8080"),
+		"deploy/other.yaml": untouched,
+		".prodready.yaml":   testconfig.OnlyRules("probe-named-port-undeclared", "yaml-invalid"),
+	})
 	var sent atomic.Int64
 	p.proxy.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if !strings.Contains(r.URL.Path, "/git/blobs/") {
@@ -104,13 +112,24 @@ func TestEndlessBlobFailsCleanly(t *testing.T) {
 		}
 		return true
 	})
-	err := p.review(t, "endless-1", syntheticOpened(t))
-	if err == nil || !strings.Contains(err.Error(), "larger than") {
-		t.Fatalf("review error %v, want the answer-size limit", err)
+	if err := p.review(t, "endless-1", syntheticOpened(t)); err != nil {
+		t.Fatalf("review: %v", err)
 	}
 	runs := p.fake.CheckRuns("acme", "deploys")
-	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "failure" || !strings.Contains(runs[0].Summary, "larger than") {
-		t.Errorf("runs = %+v", runs)
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "failure" {
+		t.Fatalf("runs = %+v", runs)
+	}
+	found := false
+	for _, a := range runs[0].Annotations {
+		if a.Path == "deploy/app.yaml" && a.Title == "yaml-invalid" && strings.Contains(a.Message, "over the 1.0 MiB an answer is read to") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no yaml-invalid finding naming the bound on the changed file: %+v", runs[0].Annotations)
+	}
+	if !strings.Contains(runs[0].Summary, "deploy/other.yaml") || !strings.Contains(runs[0].Summary, "could not be read: GitHub's answer for its blob was over the 1.0 MiB") {
+		t.Errorf("the untouched file is not named as not checked:\n%s", runs[0].Summary)
 	}
 	if sent.Load() >= 1<<30 {
 		t.Errorf("the client read the whole endless answer")

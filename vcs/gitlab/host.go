@@ -17,6 +17,7 @@ import (
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // StatusName is the name of the commit status the Host sets.
@@ -247,7 +248,13 @@ func (h *Host) changedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 				cf.Patch = ""
 				switch {
 				case d.NewFile:
-					data, err := h.readFile(ctx, pr, pr.HeadSHA, d.NewPath)
+					data, err := h.readFile(bot.WithAnswerLimit(ctx, bot.MaxFileBytes), pr, pr.HeadSHA, d.NewPath)
+					if _, tooLarge := bot.AnswerTooLarge(err); tooLarge {
+						// Not commented inline; its blob read stops at the
+						// same bound, which makes its finding.
+						bot.LoggerFrom(ctx).Warn("gitlab: added file too large to read, not commented inline", "path", d.NewPath, "err", err)
+						break
+					}
 					if err != nil {
 						return nil, nil, err
 					}
@@ -377,7 +384,8 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 }
 
 // readBlobs reads files' contents raw by blob SHA, eight at a time, and
-// caches them; a file whose blob GitLab no longer has is marked Unreadable.
+// caches them; a file whose blob GitLab no longer has, or that is over
+// bot.MaxFileBytes, is marked Unreadable.
 func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.File, cache bot.BlobCache) error {
 	var (
 		wg       sync.WaitGroup
@@ -391,11 +399,17 @@ func (h *Host) readBlobs(ctx context.Context, pr bot.PullRequest, files []*bot.F
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			data, resp, err := h.api.Repositories.RawBlobContent(pid(pr), f.SHA, gl.WithContext(ctx))
+			data, resp, err := h.api.Repositories.RawBlobContent(pid(pr), f.SHA, gl.WithContext(bot.WithAnswerLimit(ctx, bot.MaxFileBytes)))
+			// One file the host cannot give is named, not the end of the
+			// review.
 			if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
-				// One file the host cannot give is named, not the end of
-				// the review.
 				f.Unreadable = "GitLab answered 404 for its blob"
+				return
+			}
+			if limit, ok := bot.AnswerTooLarge(err); ok {
+				// GitLab's tree does not give sizes: the read stops at the
+				// bound.
+				f.Unreadable = fmt.Sprintf("over the %s a file is read to", plural.Bytes(limit))
 				return
 			}
 			if err != nil {

@@ -2,6 +2,7 @@ package gitlab
 
 import (
 	"context"
+	"crypto/sha1"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -208,11 +209,11 @@ func TestFaultOnEveryCallOfAReview(t *testing.T) {
 	}
 }
 
-// TestEndlessRawFileFailsCleanly: GitLab marks a new file's diff
-// too_large (its listing gives no size to trust), so the Host reads the
-// file raw; that answer never ends. The read stops at the limit and the
-// review ends its status failed.
-func TestEndlessRawFileFailsCleanly(t *testing.T) {
+// TestEndlessBlobIsOneFindingGitLab: a blob answer that never ends is
+// read up to the bound and no further; the file the merge request adds
+// becomes one yaml-invalid finding naming the bound (in the summary note:
+// GitLab gave no diff to comment on), and the review completes.
+func TestEndlessBlobIsOneFindingGitLab(t *testing.T) {
 	fake, pr := setup(t,
 		map[string]string{"README.md": "# app\n"},
 		map[string]string{"README.md": "# app\n", "deploy/web.yaml": faultWeb})
@@ -238,15 +239,89 @@ func TestEndlessRawFileFailsCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	rv := bot.NewReviewer(nil, nil)
-	err = rv.Review(context.Background(), h, pr)
-	if err == nil || !strings.Contains(err.Error(), "larger than") {
-		t.Fatalf("review error %v, want the answer-size limit", err)
+	if err := rv.Review(context.Background(), h, pr); err != nil {
+		t.Fatalf("review: %v", err)
 	}
 	st := fake.Statuses()
-	if len(st) == 0 || st[len(st)-1].State != "failed" || !strings.Contains(st[len(st)-1].Description, "larger than") {
-		t.Errorf("statuses %+v", st)
+	if len(st) == 0 || st[len(st)-1].State != "failed" {
+		t.Errorf("statuses %+v, want the last failed (an error finding)", st)
+	}
+	var summary string
+	for _, d := range fake.Discussions(projectID, 1) {
+		if strings.Contains(d.Notes[0].Body, "prodready:summary") {
+			summary = d.Notes[0].Body
+		}
+	}
+	if !strings.Contains(summary, "deploy/web.yaml") || !strings.Contains(summary, "yaml-invalid") || !strings.Contains(summary, "over the 1.0 MiB a file is read to") {
+		t.Errorf("the summary does not give the file's yaml-invalid finding with the bound:\n%s", summary)
 	}
 	if sent.Load() >= 1<<30 {
 		t.Error("the whole endless answer was read")
 	}
+}
+
+// TestChangedFileThatCannotBeReadIsOneFindingGitLab: a file the merge
+// request adds whose blob GitLab no longer has (its diff too large, so
+// the head version cannot be derived from a patch), and one not in UTF-8,
+// are each one yaml-invalid finding on that file saying why; the other
+// added file is still reviewed.
+func TestChangedFileThatCannotBeReadIsOneFindingGitLab(t *testing.T) {
+	const big = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n"
+	const latin1 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caf\xe9\n"
+	fake, pr := setup(t,
+		map[string]string{"README.md": "# app\n"},
+		map[string]string{"README.md": "# app\n", "deploy/web.yaml": faultWeb, "deploy/big.yaml": big, "deploy/latin1.yaml": latin1})
+	for i, d := range fake.MR(projectID, 1).Diffs {
+		if d.NewPath == "deploy/big.yaml" {
+			fake.MR(projectID, 1).Diffs[i].TooLarge = true
+		}
+	}
+	fake.Fail("GET", fmt.Sprintf("/projects/%d/repository/blobs/%s", projectID, fakeBlobSHA(big)), http.StatusNotFound, 100)
+	fake.Fail("GET", fmt.Sprintf("/projects/%d/repository/files/deploy/big.yaml", projectID), http.StatusNotFound, 100)
+	h, _ := newTestHost(t, fake)
+	if err := bot.NewReviewer(bot.NewLRUCache(1<<20), nil).Review(context.Background(), h, pr); err != nil {
+		t.Fatalf("review: %v", err)
+	}
+	var summary string
+	inline := map[string]string{}
+	for _, d := range fake.Discussions(projectID, 1) {
+		n := d.Notes[0]
+		if strings.Contains(n.Body, "prodready:summary") {
+			summary = n.Body
+			continue
+		}
+		if n.Position != nil && n.Position.NewLine != nil {
+			inline[fmt.Sprintf("%s:%d", n.Position.NewPath, *n.Position.NewLine)] = n.Body
+		}
+	}
+	if !strings.Contains(summary, "deploy/big.yaml") || !strings.Contains(summary, "could not be read, so it was not checked: GitLab answered 404") {
+		t.Errorf("the summary does not give the unreadable file's finding:\n%s", summary)
+	}
+	if body := inline["deploy/latin1.yaml:4"]; !strings.Contains(body, "yaml-invalid") || !strings.Contains(body, "not UTF-8: byte 0xE9 at line 4, column 12") {
+		t.Errorf("no yaml-invalid discussion at deploy/latin1.yaml:4 (%q); discussions at %v", body, keysOf(inline))
+	}
+	reviewed := false
+	for k := range inline {
+		reviewed = reviewed || strings.HasPrefix(k, "deploy/web.yaml:")
+	}
+	if !reviewed {
+		t.Errorf("the other added file was not reviewed: discussions at %v", keysOf(inline))
+	}
+	if st := fake.Statuses(); len(st) == 0 || st[len(st)-1].State != "failed" {
+		t.Errorf("statuses %+v, want the last failed (error findings)", st)
+	}
+}
+
+// fakeBlobSHA is git's blob SHA of content, as GitLab and its fake name
+// blobs.
+func fakeBlobSHA(content string) string {
+	return fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content))))
+}
+
+func keysOf(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
