@@ -383,9 +383,10 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 // changes whose content the host could not give (its blob is gone, over
 // the size bound, or does not decode): the author's file went unchecked,
 // which the review says where findings are said, at the file's first line.
-// A file the pull request does not touch, one read only as a chart's or
-// overlay's data (not YAML), or a config that turns the rule off keeps
-// the file a NotChecked entry of the summary instead.
+// A file the pull request does not touch, or one read only as a chart's
+// or overlay's data (not YAML), stays a NotChecked entry of the summary
+// instead. Like the checks' own yaml-invalid findings, it is reported
+// whatever the config says of the rule but its severity.
 func unreadableFinding(cfg *checks.Config, plan *renderPlan, f File) (checks.Finding, bool) {
 	if !plan.changes(f.Path) {
 		return checks.Finding{}, false
@@ -395,16 +396,12 @@ func unreadableFinding(cfg *checks.Config, plan *renderPlan, f File) (checks.Fin
 	default:
 		return checks.Finding{}, false
 	}
-	r := cfg.Catalog().Lookup(manifest.ProblemYAML)
-	if r == nil || !cfg.Enabled(r) {
-		return checks.Finding{}, false
-	}
-	sev := cfg.SeverityOf(r.ID)
+	sev := cfg.SeverityOf(manifest.ProblemYAML)
 	if sev == 0 {
-		sev = r.Severity
+		sev = checks.Error
 	}
 	return checks.Finding{
-		RuleID: r.ID, Severity: sev, File: f.Path,
+		RuleID: manifest.ProblemYAML, Severity: sev, File: f.Path,
 		Line: 1, Column: 1, EndLine: 1,
 		Message: "file could not be read, so it was not checked: " + f.Unreadable,
 		Object:  checks.ObjectRef{Doc: -1},
