@@ -24,6 +24,10 @@ import (
 // DefaultCheckName is the name of the check run the bot creates.
 const DefaultCheckName = "prodready"
 
+// maxReviewBodyChars keeps a review body, with its marker, under GitHub's
+// 65,536 characters.
+const maxReviewBodyChars = 65536 - 200
+
 // maxAnnotationsPerRequest is GitHub's limit per check-run request.
 const maxAnnotationsPerRequest = 50
 
@@ -432,7 +436,13 @@ func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHan
 		}
 		plan.Post = notInReviews(plan.Post, bodies)
 	}
-	if len(plan.Post) > 0 {
+	if rh.ID == 0 {
+		// No check run carries the summary (its create failed on the
+		// job's last attempt): the review does, so the author is told the
+		// outcome even when there is no new thread.
+		r.Body = bot.Truncate(fmt.Sprintf("prodready could not create its **%s** check run, so this review carries its summary.\n\n%s", h.checkName(), r.Summary), maxReviewBodyChars)
+	}
+	if len(plan.Post) > 0 || rh.ID == 0 {
 		if err := h.postReview(ctx, pr, r, plan.Post); err != nil {
 			return err
 		}

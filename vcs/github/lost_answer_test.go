@@ -141,3 +141,59 @@ func TestPersistent500OnUpdateLeavesNoRunInProgress(t *testing.T) {
 		t.Errorf("EndStale of a complete run = %v, %v; want nothing done", ended, err)
 	}
 }
+
+// noRunHost is a Host whose check run could not be created, as the queue
+// hands the review on a job's last attempt after every create failed.
+type noRunHost struct{ bot.Host }
+
+func (n noRunHost) StartReview(context.Context, bot.PullRequest) (bot.ReviewHandle, error) {
+	return bot.ReviewHandle{}, nil
+}
+
+func (n noRunHost) Unwrap() bot.Host { return n.Host }
+
+// TestWithoutACheckRunTheReviewCarriesTheSummary: when no check run could
+// be created, the review is still posted, with the summary in its body,
+// even for a push that adds no thread: the author is told the outcome.
+func TestWithoutACheckRunTheReviewCarriesTheSummary(t *testing.T) {
+	base := map[string]string{"deploy/web.yaml": webApp, ".prodready.yaml": threadRules}
+	for _, tc := range []struct {
+		name    string
+		head    map[string]string
+		threads bool
+	}{
+		{"a push with a new finding", map[string]string{"deploy/api.yaml": apiApp("metrics", false)}, true},
+		{"a clean push", map[string]string{"deploy/web.yaml": strings.Replace(webApp, "name: web\n", "name: web\n  annotations: {team: shop}\n", 1)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newThreadRig(t, base)
+			head := map[string]string{}
+			for k, v := range base {
+				head[k] = v
+			}
+			for k, v := range tc.head {
+				head[k] = v
+			}
+			g.fake.AddCommit(rigOwner, rigRepo, strings.Repeat("1", 40), head)
+			g.fake.SetPR(rigOwner, rigRepo, 1, strings.Repeat("b", 40), strings.Repeat("1", 40))
+			pr := bot.PullRequest{Host: "github", Repo: rigOwner + "/" + rigRepo, Number: 1, BaseSHA: strings.Repeat("b", 40), HeadSHA: strings.Repeat("1", 40)}
+			if err := g.rv.Review(context.Background(), noRunHost{g.host}, pr); err != nil {
+				t.Fatal(err)
+			}
+			if runs := g.fake.CheckRuns(rigOwner, rigRepo); len(runs) != 0 {
+				t.Fatalf("check runs %+v, want none", runs)
+			}
+			reviews := g.fake.Reviews(rigOwner, rigRepo)
+			if len(reviews) != 1 {
+				t.Fatalf("%d reviews, want 1", len(reviews))
+			}
+			body := reviews[0].Body
+			if !strings.Contains(body, "could not create its **prodready** check run") || !strings.Contains(body, "## prodready") {
+				t.Errorf("the review does not carry the summary:\n%s", body)
+			}
+			if got := len(g.threads()) > 0; got != tc.threads {
+				t.Errorf("threads posted: %v, want %v", got, tc.threads)
+			}
+		})
+	}
+}
