@@ -256,6 +256,23 @@ spec:
 `
 }
 
+// fakeApp starts the fake GitHub for App 1 and writes the App's private key
+// and webhook secret to files, as serve reads them.
+func fakeApp(t *testing.T, secret string) (fake *fakegithub.Server, keyFile, secretFile string) {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake = fakegithub.New(1, &k.PublicKey)
+	t.Cleanup(fake.Close)
+	dir := t.TempDir()
+	keyFile, secretFile = filepath.Join(dir, "key.pem"), filepath.Join(dir, "secret")
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), 0o600)
+	os.WriteFile(secretFile, []byte(secret), 0o600)
+	return fake, keyFile, secretFile
+}
+
 // TestReplicasShareOneQueue runs three `serve` processes on a real 3-node
 // NATS JetStream cluster against the fake GitHub: the same delivery sent
 // to all three, pushes superseding each other across replicas, and a
@@ -268,17 +285,8 @@ func TestReplicasShareOneQueue(t *testing.T) {
 	}
 	urls := natsCluster(t)
 
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := fakegithub.New(1, &k.PublicKey)
-	defer fake.Close()
-	dir := t.TempDir()
-	keyFile, secretFile := filepath.Join(dir, "key.pem"), filepath.Join(dir, "secret")
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), 0o600)
 	const secret = "replicas-secret"
-	os.WriteFile(secretFile, []byte(secret), 0o600)
+	fake, keyFile, secretFile := fakeApp(t, secret)
 
 	config := testconfig.OnlyRule("probe-named-port-undeclared")
 	fake.AddCommit("acme", "web", replicaBase, map[string]string{"deploy/app.yaml": replicaManifest("8080"), ".prodready.yaml": config})

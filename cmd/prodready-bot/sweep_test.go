@@ -1,13 +1,8 @@
 package main
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -29,17 +24,8 @@ func TestRestartedReplicaEndsTheRunOfAJobThatAgedOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two serve processes one after the other; skipped with -short")
 	}
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := fakegithub.New(1, &k.PublicKey)
-	defer fake.Close()
-	dir := t.TempDir()
-	keyFile, secretFile := filepath.Join(dir, "key.pem"), filepath.Join(dir, "secret")
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), 0o600)
 	const secret = "sweep-secret"
-	os.WriteFile(secretFile, []byte(secret), 0o600)
+	fake, keyFile, secretFile := fakeApp(t, secret)
 	config := testconfig.OnlyRule("probe-named-port-undeclared")
 	fake.AddCommit("acme", "web", replicaBase, map[string]string{"deploy/app.yaml": replicaManifest("8080"), ".prodready.yaml": config})
 	fake.AddCommit("acme", "web", headSHA(0), map[string]string{"deploy/app.yaml": replicaManifest("metrics"), ".prodready.yaml": config})
@@ -50,7 +36,7 @@ func TestRestartedReplicaEndsTheRunOfAJobThatAgedOut(t *testing.T) {
 	// max age + stale after + two sweeps (16s here).
 	args := []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
 		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-		"--data-dir", filepath.Join(dir, "nats"),
+		"--data-dir", filepath.Join(t.TempDir(), "nats"),
 		"--queue-max-age", "4s", "--queue-duplicate-window", "2s", "--queue-ack-wait", "60s",
 		"--queue-review-timeout", "1s", "--queue-stale-after", "2s", "--queue-sweep-every", "5s"}
 
