@@ -72,16 +72,14 @@ func (a *Applier) check(ctx context.Context, plan *renderPlan, files []File, cfg
 	opts.ValuesYAMLOnly = true
 	prep := rendered.Prepare(ctx, inputs, folders, a.Render, opts)
 	var problems []checks.Finding
-	if r := cfg.Catalog().Lookup(checks.RenderFailed); r != nil && cfg.Enabled(r) {
-		for _, f := range prep.Problems {
-			if f.File == "." || f.File == "" {
-				f.File = plan.firstRoot()
-			}
-			if s := cfg.SeverityOf(f.RuleID); s != 0 {
-				f.Severity = s
-			}
-			problems = append(problems, f)
+	for _, f := range prep.Problems {
+		if f.File == "." || f.File == "" {
+			f.File = plan.firstRoot()
 		}
+		if s := cfg.SeverityOf(f.RuleID); s != 0 {
+			f.Severity = s
+		}
+		problems = append(problems, f)
 	}
 	prep.VerifyFixes(ctx, cfg, folders, memo)
 	res := checks.Run(prep.Inputs, cfg, lean)

@@ -318,21 +318,19 @@ func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files [
 	// have them when not all do.
 	prep.CheckValuesSets(p.cfg)
 	run := renderedRun{prep: prep}
-	if r := p.cfg.Catalog().Lookup(checks.RenderFailed); r != nil && p.cfg.Enabled(r) {
-		for _, f := range prep.Problems {
-			if f.File == "." || f.File == "" {
-				// A problem of the run as a whole (the render cap): put
-				// on the first affected root, so it has a file.
-				f.File = p.firstRoot()
-			}
-			if !p.owns(f.File) {
-				continue
-			}
-			if s := p.cfg.SeverityOf(f.RuleID); s != 0 {
-				f.Severity = s
-			}
-			run.problems = append(run.problems, f)
+	for _, f := range prep.Problems {
+		if f.File == "." || f.File == "" {
+			// A problem of the run as a whole (the render cap): put
+			// on the first affected root, so it has a file.
+			f.File = p.firstRoot()
 		}
+		if !p.owns(f.File) {
+			continue
+		}
+		if s := p.cfg.SeverityOf(f.RuleID); s != 0 {
+			f.Severity = s
+		}
+		run.problems = append(run.problems, f)
 	}
 	for _, s := range prep.Skipped {
 		if p.owns(s.File) {

@@ -385,8 +385,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 // which the review says where findings are said, at the file's first line.
 // A file the pull request does not touch, or one read only as a chart's
 // or overlay's data (not YAML), stays a NotChecked entry of the summary
-// instead. Like the checks' own yaml-invalid findings, it is reported
-// whatever the config says of the rule but its severity.
+// instead. yaml-invalid is always on: only its severity is the config's.
 func unreadableFinding(cfg *checks.Config, plan *renderPlan, f File) (checks.Finding, bool) {
 	if !plan.changes(f.Path) {
 		return checks.Finding{}, false

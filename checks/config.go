@@ -295,6 +295,9 @@ func (c *Config) validate() error {
 			return &fieldError{"rules." + id, "rules: " + err.Error()}
 		}
 		r := c.catalog.Lookup(id)
+		if rc := c.Rules[id]; r.AlwaysOn && rc.Enabled != nil && !*rc.Enabled {
+			return &fieldError{"rules." + id, "rules." + errAlwaysOn(id).Error()}
+		}
 		params := sortedParams(r)
 		for _, p := range sortedKeys(c.Rules[id].Params) {
 			if _, ok := r.Params[p]; !ok {
@@ -355,7 +358,11 @@ func (c *Config) SetKubernetesVersion(v string) error {
 
 // SetEnabled turns rule id on or off, over what the config file says (from
 // a command-line flag); its severity and parameters stay as configured.
-func (c *Config) SetEnabled(id string, on bool) {
+// An always-on rule cannot be switched off: the error says why.
+func (c *Config) SetEnabled(id string, on bool) error {
+	if r := c.catalog.Lookup(id); r != nil && r.AlwaysOn && !on {
+		return errAlwaysOn(id)
+	}
 	rules := make(map[string]RuleConfig, len(c.Rules)+1)
 	for k, v := range c.Rules {
 		rules[k] = v
@@ -364,10 +371,20 @@ func (c *Config) SetEnabled(id string, on bool) {
 	rc.Enabled = &on
 	rules[id] = rc
 	c.Rules = rules
+	return nil
 }
 
-// Enabled reports whether rule r runs under this config.
+// errAlwaysOn is the refusal to switch off always-on rule id.
+func errAlwaysOn(id string) error {
+	return fmt.Errorf("%s cannot be switched off: its findings say what was not checked, which would otherwise pass in silence; set its severity instead ({severity: info}) and failOn decides whether it fails the run", id)
+}
+
+// Enabled reports whether rule r runs under this config (an always-on
+// rule always does).
 func (c *Config) Enabled(r *Rule) bool {
+	if r.AlwaysOn {
+		return true
+	}
 	if rc, ok := c.Rules[r.ID]; ok && rc.Enabled != nil {
 		return *rc.Enabled
 	}

@@ -19,7 +19,7 @@ exclude: ["**/test/**"]
 limits: {maxFileBytes: 1024}
 rules:
   probe-named-port-undeclared: {severity: warning}
-  yaml-invalid: false
+  schema-invalid: false
 charts:
   - {path: charts/web, values: [envs/prod.yaml, envs/eu.yaml]}
 `), catalog.Default())
@@ -35,8 +35,8 @@ charts:
 	if cfg.SeverityOf("probe-named-port-undeclared") != checks.Warning {
 		t.Error("severity override lost")
 	}
-	if cfg.Enabled(catalog.Default().Lookup("yaml-invalid")) {
-		t.Error("rule disabled by `yaml-invalid: false` is still enabled")
+	if cfg.Enabled(catalog.Default().Lookup("schema-invalid")) {
+		t.Error("rule disabled by `schema-invalid: false` is still enabled")
 	}
 	if !cfg.Wants("deploy/app/web.yaml") || cfg.Wants("deploy/app/test/web.yaml") || cfg.Wants("other/web.yaml") {
 		t.Error("include/exclude globs")
@@ -59,6 +59,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"rules:\n  replicas-too-few: {severity: critical}\n", `cfg1.yaml: line 2: rules.replicas-too-few.severity: want info, warning or error, not "critical"`},
 		{"rules:\n  replicas-too-few: {enabled: maybe}\n", `cfg1.yaml: line 2: rules.replicas-too-few.enabled: want true or false, not "maybe"`},
 		{"rules:\n  replicas-too-few: [1]\n", `cfg1.yaml: line 2: rules.replicas-too-few: want true, false or a mapping (enabled, severity, the rule's parameters), not a list`},
+		{"rules:\n  yaml-invalid: false\n", "cfg1.yaml: line 2: rules.yaml-invalid cannot be switched off: its findings say what was not checked, which would otherwise pass in silence; set its severity instead ({severity: info}) and failOn decides whether it fails the run"},
+		{"rules:\n  render-failed: {enabled: false, severity: info}\n", "cfg1.yaml: line 2: rules.render-failed cannot be switched off: its findings say what was not checked, which would otherwise pass in silence; set its severity instead ({severity: info}) and failOn decides whether it fails the run"},
 		{"\nfailOn: sometimes\n", `cfg1.yaml: line 2: failOn: want info, warning, error or none, not "sometimes"`},
 		{"kubernetesVersion: latest\n", `cfg1.yaml: line 1: kubernetesVersion "latest": want a version like 1.33`},
 		{"limits: {maxFileByte: 3}\n", `cfg1.yaml: line 1: unknown key "maxFileByte" in limits (did you mean "maxFileBytes"?)`},
@@ -195,5 +197,45 @@ func TestReviewConfig(t *testing.T) {
 	}
 	if cfg.Review.InlineSeverity() <= checks.Error {
 		t.Errorf("inline none: %s, want above error", cfg.Review.InlineSeverity())
+	}
+}
+
+// TestOnlyTheAlwaysOnInputRulesIgnoreSwitchingOff: schema-invalid is a
+// check like the others and a config switches it off; yaml-invalid says a
+// file was not checked, and stays whatever a config set in code says
+// (ParseConfig refuses to switch it off) — in both kinds of run.
+func TestOnlyTheAlwaysOnInputRulesIgnoreSwitchingOff(t *testing.T) {
+	cfg, err := checks.ParseConfig([]byte("rules:\n  schema-invalid: false\n"), catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := func() []checks.Input { // afresh for each run: a lean run lets its inputs' bytes go
+		return []checks.Input{
+			{Path: "dup.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  a: b\n  a: c\n")},
+			{Path: "bad.yaml", Data: []byte("a: [\n")},
+		}
+	}
+	for _, mem := range []checks.Memory{checks.KeepTrees, checks.Lean} {
+		for _, c := range []struct {
+			cfg        *checks.Config
+			wantSchema bool
+		}{{checks.DefaultConfig(catalog.Default()), true}, {cfg, false}} {
+			got := map[string]bool{}
+			for _, f := range checks.Run(inputs(), c.cfg, checks.Options{Memory: mem}).Findings {
+				got[f.RuleID+" "+f.File] = true
+			}
+			if got["schema-invalid dup.yaml"] != c.wantSchema {
+				t.Errorf("memory %d: schema-invalid reported = %v, want %v: %v", mem, got["schema-invalid dup.yaml"], c.wantSchema, got)
+			}
+			if !got["yaml-invalid bad.yaml"] {
+				t.Errorf("memory %d: yaml-invalid not reported: %v", mem, got)
+			}
+		}
+	}
+	if err := cfg.SetEnabled("yaml-invalid", false); err == nil || !strings.Contains(err.Error(), "cannot be switched off") {
+		t.Errorf("SetEnabled(yaml-invalid, false) = %v, want a refusal", err)
+	}
+	if !cfg.Enabled(catalog.Default().Lookup("yaml-invalid")) {
+		t.Error("yaml-invalid is not enabled")
 	}
 }

@@ -17,6 +17,11 @@ type Rule struct {
 	Severity Severity
 	// OptIn rules run only when the config enables them.
 	OptIn bool
+	// AlwaysOn rules cannot be switched off, only their severity set: their
+	// findings say that a file, chart or overlay was not checked, and
+	// without them it would pass in silence. The config and the
+	// --disable-rule flag refuse to switch one off.
+	AlwaysOn bool
 	// Ref is the authoritative upstream documentation for the rule (the
 	// Kubernetes, Kyverno or checklist page that states the practice), an
 	// https URL shown in `prodready rules`, docs/rules.md and SARIF helpUri.
@@ -119,7 +124,7 @@ const RenderFailed = "render-failed"
 // makes the render-failed ones.
 func InputRules() []*Rule {
 	return []*Rule{
-		{ID: manifest.ProblemYAML, Section: "0. Input", Severity: Error,
+		{ID: manifest.ProblemYAML, Section: "0. Input", Severity: Error, AlwaysOn: true,
 			Ref:   "https://yaml.org/spec/1.2.2/",
 			Why:   "the file or document is not YAML that can be read (syntax error, not UTF-8, NUL byte, over the size limit, alias bomb, absurd nesting, duplicate key), or a changed file the code host could not give: it is not checked",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
@@ -132,7 +137,7 @@ func InputRules() []*Rule {
 			Why:   "a `# prodready:ignore` comment or `prodready.dev/ignore` annotation that names no rule, or a rule ID that does not exist: it ignores nothing",
 			Help:  "Name the rule IDs to ignore, comma-separated, or all: `# prodready:ignore run-as-root the image needs root` on the finding's line or the line above, or the annotation `prodready.dev/ignore: run-as-root`. `prodready rules` lists the IDs.",
 			Check: checkIgnoreAnnotations},
-		{ID: RenderFailed, Section: "0. Input", Severity: Error,
+		{ID: RenderFailed, Section: "0. Input", Severity: Error, AlwaysOn: true,
 			Ref:   "https://helm.sh/docs/chart_template_guide/debugging/",
 			Why:   "a Helm chart or kustomize overlay that cannot be rendered (a template error, a missing dependency, a refused plugin or remote base, a bound reached): its objects are not checked",
 			Help:  "A warning when it is rendered in part (a dependency that is not vendored, rendered without it): the objects that rendered are checked, the rest are named.",

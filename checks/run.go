@@ -424,7 +424,7 @@ func (u *evaluationUnit) evaluate(ctx *Context, rules []*Rule) []Finding {
 	var findings []Finding
 	for _, f := range u.files {
 		for _, p := range f.Problems {
-			if p.Doc >= u.firstDoc && p.Doc < u.endDoc {
+			if p.Doc >= u.firstDoc && p.Doc < u.endDoc && problemReported(ctx.Config, p) {
 				findings = append(findings, problemFinding(f, p))
 			}
 		}
@@ -505,7 +505,9 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 	for _, f := range files {
 		objects = append(objects, f.Objects...)
 		for _, p := range f.Problems {
-			findings = append(findings, problemFinding(f, p))
+			if problemReported(cfg, p) {
+				findings = append(findings, problemFinding(f, p))
+			}
 		}
 		findings = append(findings, ignoreCommentFindings(f, cfg)...)
 	}
@@ -677,6 +679,14 @@ func ignoreCommentFindings(f *manifest.File, cfg *Config) []Finding {
 		fs[i].Severity = r.Severity
 	}
 	return fs
+}
+
+// problemReported says whether parse problem p is reported under cfg: a
+// yaml-invalid one always (the rule is always on), a schema-invalid one
+// unless the config switches the rule off.
+func problemReported(cfg *Config, p manifest.Problem) bool {
+	r := cfg.Catalog().Lookup(p.RuleID)
+	return r == nil || cfg.Enabled(r)
 }
 
 func problemFinding(f *manifest.File, p manifest.Problem) Finding {

@@ -8,14 +8,14 @@ import (
 	"github.com/prodready/prodready/checks/catalog"
 )
 
-// OnlyRule returns a config that switches off every rule but id (failOn
-// stays at its default, error), so a test can state the exact review while
-// the rule catalog grows.
+// OnlyRule returns a config that switches off every rule but id and the
+// always-on ones, which cannot be (failOn stays at its default, error), so
+// a test can state the exact review while the rule catalog grows.
 func OnlyRule(id string) string {
 	var b strings.Builder
 	b.WriteString("failOn: error\nrules:\n")
 	for _, r := range catalog.Default().Rules() {
-		if r.ID != id {
+		if r.ID != id && !r.AlwaysOn {
 			b.WriteString("  " + r.ID + ": false\n")
 		}
 	}
@@ -31,7 +31,7 @@ func OnlyRules(ids ...string) string {
 	var b strings.Builder
 	b.WriteString("failOn: error\nrules:\n")
 	for _, r := range catalog.Default().Rules() {
-		if !on[r.ID] {
+		if !on[r.ID] && !r.AlwaysOn {
 			b.WriteString("  " + r.ID + ": false\n")
 		}
 	}

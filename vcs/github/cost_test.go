@@ -4,18 +4,16 @@ import (
 	"archive/tar"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/prodready/prodready/checks/catalog"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/testconfig"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
@@ -57,18 +55,6 @@ spec:
       targetPort: 8080
 # %[3]s
 `, i, tag, rev, i%7)
-}
-
-// rulesOnly is a .prodready.yaml enabling only the rules ids.
-func rulesOnly(ids ...string) string {
-	var b strings.Builder
-	b.WriteString("rules:\n")
-	for _, r := range catalog.Default().Rules() {
-		if !slices.Contains(ids, r.ID) {
-			fmt.Fprintf(&b, "  %s: false\n", r.ID)
-		}
-	}
-	return b.String()
 }
 
 // countingCache counts what a review stores in the cache: Put is a blob
@@ -148,7 +134,7 @@ func TestReviewCost(t *testing.T) {
 			}
 			// Two rules keep the test fast
 			// (the engine's speed has its own benchmarks).
-			cfg := rulesOnly("image-tag-mutable", "cpu-requests-missing")
+			cfg := testconfig.OnlyRules("image-tag-mutable", "cpu-requests-missing")
 			base[".prodready.yaml"], head1[".prodready.yaml"], head2[".prodready.yaml"] = cfg, cfg, cfg
 			fake.AddCommit(owner, name, strings.Repeat("b", 40), base)
 			fake.AddCommit(owner, name, strings.Repeat("1", 40), head1)

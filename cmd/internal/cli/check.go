@@ -340,9 +340,6 @@ func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, r
 		}
 	}
 	prep := rendered.Prepare(context.Background(), inputs, folders, render, opts)
-	if r := cfg.Catalog().Lookup(checks.RenderFailed); r == nil || !cfg.Enabled(r) {
-		prep.Problems = nil
-	}
 	for i := range prep.Problems {
 		if s := cfg.SeverityOf(prep.Problems[i].RuleID); s != 0 {
 			prep.Problems[i].Severity = s

@@ -469,6 +469,7 @@ spec:
 		{"--min-severity", "none"},
 		{"--enable-rule", "pdb-mising"},
 		{"--enable-rule", "pdb-missing", "--disable-rule", "pdb-missing"},
+		{"--disable-rule", "yaml-invalid"},
 		{"--include", ""},
 		{"--output", "report.json"},
 		{"--format", "json", "--output", "sarif"},
@@ -476,6 +477,9 @@ spec:
 		if code, _, errOut := runCLI(t, "", append(append([]string{"check"}, bad...), ".")...); code != ExitUsage || errOut == "" {
 			t.Errorf("check %v: exit %d, stderr %q; want a usage error", bad, code, errOut)
 		}
+	}
+	if _, _, errOut := runCLI(t, "", "check", "--disable-rule", "render-failed", "."); !strings.Contains(errOut, "--disable-rule: render-failed cannot be switched off") {
+		t.Errorf("an always-on rule says it cannot be switched off: %s", errOut)
 	}
 	if _, _, errOut := runCLI(t, "", "check", "--enable-rule", "pdb-mising", "."); !strings.Contains(errOut, `did you mean "pdb-missing"?`) {
 		t.Errorf("an unknown rule names the nearest: %s", errOut)

@@ -53,10 +53,14 @@ func (o *overrides) apply(cfg *checks.Config) error {
 		if o.disable[id] {
 			return fmt.Errorf("--enable-rule and --disable-rule both name %s", id)
 		}
-		cfg.SetEnabled(id, true)
+		if err := cfg.SetEnabled(id, true); err != nil {
+			return fmt.Errorf("--enable-rule: %w", err)
+		}
 	}
 	for id := range o.disable {
-		cfg.SetEnabled(id, false)
+		if err := cfg.SetEnabled(id, false); err != nil {
+			return fmt.Errorf("--disable-rule: %w", err)
+		}
 	}
 	sev, err := checks.ParseSeverity(o.minSeverity)
 	if err != nil || sev > checks.Error {
