@@ -72,7 +72,8 @@ bench-charts: ## time prodready on the corpus's Helm charts against helm templat
 # real server (JetStream embedded in the path) with the review stubbed, waits
 # for the queue to run them, then prints p50/p99 and queued/503/lost counts
 # (fails if any delivery is lost or refused). loadtest-memory sends 40
-# unsigned 24 MiB bodies at once and fails if peak RSS passes deploy/'s 512Mi.
+# unsigned 24 MiB bodies at once and fails if peak RSS passes deploy/'s 512Mi
+# or a sender reads no answer.
 LOAD_RATE     ?= 500
 LOAD_DURATION ?= 10s
 LOAD_WORK     ?= 20ms

@@ -3,12 +3,15 @@ package bot
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // fakeIntake accepts the header "X-Token: ok" and a body that is not
@@ -218,5 +221,66 @@ func TestBoundDeliveryID(t *testing.T) {
 	wh.ServeHTTP(httptest.NewRecorder(), req)
 	if len(q.jobs) != 1 || q.jobs[0].DeliveryID != BoundDeliveryID(long) {
 		t.Errorf("queued %+v: the webhook must bound the delivery id", q.jobs)
+	}
+}
+
+// zeros is an endless body of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestRefusalBeforeTheBodyReachesTheSender: over a real connection, senders
+// still writing large bodies read the answer they were refused with before
+// the body was read (503 with its Retry-After over the budget, 401 on the
+// headers), not a reset connection: the server reads and discards the
+// rest of the body once it has answered. Closing at once lost most of
+// these answers.
+func TestRefusalBeforeTheBodyReachesTheSender(t *testing.T) {
+	budget := NewBodyBudget(0)
+	if !budget.Reserve(MaxWebhookBody) {
+		t.Fatal("cannot take the budget")
+	}
+	srv := NewServer(nil, NewMetrics(), slog.New(slog.DiscardHandler))
+	srv.Handle(http.MethodPost, "/hook", &Webhook{Intake: &fakeIntake{}, Secret: []byte("s"), Queue: &recordQueue{}, Budget: budget, Logger: slog.New(slog.DiscardHandler)})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+	for _, tc := range []struct {
+		token      string
+		want       int
+		retryAfter string
+	}{{"ok", http.StatusServiceUnavailable, "5"}, {"forged", http.StatusUnauthorized, ""}} {
+		const senders = 8
+		answers := make([]string, senders)
+		var wg sync.WaitGroup
+		for i := range senders {
+			wg.Go(func() {
+				req, err := http.NewRequest(http.MethodPost, ts.URL+"/hook", io.LimitReader(zeros{}, MaxWebhookBody-1))
+				if err != nil {
+					answers[i] = err.Error()
+					return
+				}
+				req.ContentLength = MaxWebhookBody - 1
+				req.Header.Set("X-Token", tc.token)
+				resp, err := client.Do(req)
+				if err != nil {
+					answers[i] = err.Error()
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				answers[i] = fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("Retry-After"))
+			})
+		}
+		wg.Wait()
+		want := strings.TrimSpace(fmt.Sprintf("%d %s", tc.want, tc.retryAfter))
+		for i, got := range answers {
+			if strings.TrimSpace(got) != want {
+				t.Errorf("X-Token %s, sender %d: %s; want %s", tc.token, i, got, want)
+			}
+		}
 	}
 }

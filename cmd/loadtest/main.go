@@ -293,7 +293,7 @@ func unsigned(workers int, budget int64, concurrency int, size, rssLimit int64) 
 			<-start
 			resp, err := client.Do(req)
 			if err != nil {
-				codes[i] = -1 // refused before the body was sent in full
+				codes[i] = -1 // no answer: the connection was reset mid-body
 				return
 			}
 			io.Copy(io.Discard, resp.Body)
@@ -309,11 +309,14 @@ func unsigned(workers int, budget int64, concurrency int, size, rssLimit int64) 
 		count[c]++
 	}
 	fmt.Printf("%d concurrent unsigned bodies of %d MiB, body budget %d MiB, %s\n", concurrency, size>>20, budget>>20, limit)
-	fmt.Printf("answers: %d refused unread (503), %d read and refused (401), %d connection closed by the server, %d other\n",
+	fmt.Printf("answers: %d refused unread (503), %d read and refused (401), %d no answer (connection reset), %d other\n",
 		count[http.StatusServiceUnavailable], count[http.StatusUnauthorized], count[-1], concurrency-count[503]-count[401]-count[-1])
 	fmt.Printf("peak RSS: %d MiB (%d MiB before sending), limit %d MiB\n", peak>>20, before>>20, rssLimit>>20)
 	if count[http.StatusAccepted] > 0 {
 		return fmt.Errorf("%d unsigned bodies were queued", count[http.StatusAccepted])
+	}
+	if count[-1] > 0 {
+		return fmt.Errorf("%d senders read no answer (the connection was reset while they wrote their body)", count[-1])
 	}
 	if peak > rssLimit {
 		return fmt.Errorf("peak RSS %d MiB is over the %d MiB limit", peak>>20, rssLimit>>20)
