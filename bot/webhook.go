@@ -234,8 +234,8 @@ const (
 // sends of that body, within lingerFor and lingerBytes. Closing a
 // connection with unread bytes makes the kernel reset it, and a client
 // still writing its body then loses the answer it was sent: Go's client
-// lost 38 of 40 such 503s on loopback, so a sender saw a reset where it
-// should have seen a 503 with its Retry-After. The body goes through a
+// lost 35 to 37 of 38 such 503s in `make loadtest-memory`, so a sender saw
+// a reset where it should have seen a 503 with its Retry-After. The body goes through a
 // small buffer, so the body budget's bound on memory holds. Without the
 // means to read after answering (HTTP/2, a test recorder), or for a body
 // declared over lingerBytes, the answer is sent alone.
