@@ -14,9 +14,10 @@ import (
 // TestDockerfileBuild checks that the Dockerfile builds the binary as
 // `make build` does (the same flags, read from both files) with the release
 // toolchain, and what the image relies on: a non-root distroless base.
-// Then, on the binary `make build` left in bin/ (.ci/run builds it before
-// the tests; building it here would compile every package once more, with
-// -trimpath and without cgo, minutes on a cold cache), the stamped version
+// Then, on the binary in bin/ (`make build`'s, or the release snapshot's,
+// which .ci/run puts there before the tests; building it here would compile
+// every package once more, with -trimpath and without cgo, minutes on a
+// cold cache), the stamped version
 // and a static binary (no ELF interpreter, no dynamic section), since
 // distroless/static has no libc.
 func TestDockerfileBuild(t *testing.T) {
