@@ -220,7 +220,6 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer(http.StatusAccepted, "queued", "review queued", nil)
 }
 
-// writeAnswer writes msg as a plain-text answer with code.
 // lingerFor and lingerBytes bound how long, and how much of a body, a
 // refusal sent before the body was read goes on reading it (nginx's
 // lingering_close does the same, for up to 30 s).
@@ -235,10 +234,10 @@ const (
 // connection with unread bytes makes the kernel reset it, and a client
 // still writing its body then loses the answer it was sent: Go's client
 // lost 35 to 37 of 38 such 503s in `make loadtest-memory`, so a sender saw
-// a reset where it should have seen a 503 with its Retry-After. The body goes through a
-// small buffer, so the body budget's bound on memory holds. Without the
-// means to read after answering (HTTP/2, a test recorder), or for a body
-// declared over lingerBytes, the answer is sent alone.
+// a reset where it should have seen a 503 with its Retry-After. The body
+// goes through a small buffer, so the body budget's bound on memory holds.
+// Without the means to read after answering (HTTP/2, a test recorder), or
+// for a body declared over lingerBytes, the answer is sent alone.
 func lingerOnUnreadBody(w http.ResponseWriter, r *http.Request, answer func()) {
 	rc := http.NewResponseController(w)
 	if r.Body == nil || r.ContentLength == 0 || r.ContentLength > lingerBytes || rc.EnableFullDuplex() != nil {
@@ -253,6 +252,7 @@ func lingerOnUnreadBody(w http.ResponseWriter, r *http.Request, answer func()) {
 	_, _ = io.CopyN(io.Discard, r.Body, lingerBytes)
 }
 
+// writeAnswer writes msg as a plain-text answer with code.
 func writeAnswer(w http.ResponseWriter, code int, msg string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")

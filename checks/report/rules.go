@@ -21,14 +21,15 @@ func RulesText(w io.Writer) error {
 			section = r.Section
 			fmt.Fprintf(&b, "\n%s\n", section)
 		}
-		fmt.Fprintf(&b, "  %-40s %-8s %s%s\n", r.ID, r.Severity, optInMark(r), r.Why)
+		fmt.Fprintf(&b, "  %-40s %-8s %s%s\n", r.ID, r.Severity, ruleMark(r), r.Why)
 		fmt.Fprintf(&b, "  %-40s %-8s ref: %s\n", "", "", r.Ref)
 	}
 	_, err := io.WriteString(w, strings.TrimPrefix(b.String(), "\n"))
 	return err
 }
 
-func optInMark(r *checks.Rule) string {
+// ruleMark is the mark of an opt-in or always-on rule in the rule list.
+func ruleMark(r *checks.Rule) string {
 	switch {
 	case r.OptIn:
 		return "(opt-in) "
