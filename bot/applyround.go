@@ -71,16 +71,7 @@ func (a *Applier) check(ctx context.Context, plan *renderPlan, files []File, cfg
 	opts := rendered.ConfigOptions(cfg)
 	opts.ValuesYAMLOnly = true
 	prep := rendered.Prepare(ctx, inputs, folders, a.Render, opts)
-	var problems []checks.Finding
-	for _, f := range prep.Problems {
-		if f.File == "." || f.File == "" {
-			f.File = plan.firstRoot()
-		}
-		if s := cfg.SeverityOf(f.RuleID); s != 0 {
-			f.Severity = s
-		}
-		problems = append(problems, f)
-	}
+	problems := plan.renderProblems(prep, cfg)
 	prep.VerifyFixes(ctx, cfg, folders, memo)
 	res := checks.Run(prep.Inputs, cfg, lean)
 	return append(problems, prep.Map(res.Findings)...)

@@ -296,7 +296,7 @@ func (p *renderPlan) owns(file string) bool {
 type renderedRun struct {
 	prep *rendered.Prepared
 	// problems are the render-failed findings of the affected charts and
-	// overlays, the config's severity applied (none when the rule is off).
+	// overlays, the config's severity applied.
 	problems []checks.Finding
 	// skipped are the files of affected renders that became no object.
 	skipped []report.NotChecked
@@ -318,19 +318,10 @@ func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files [
 	// have them when not all do.
 	prep.CheckValuesSets(p.cfg)
 	run := renderedRun{prep: prep}
-	for _, f := range prep.Problems {
-		if f.File == "." || f.File == "" {
-			// A problem of the run as a whole (the render cap): put
-			// on the first affected root, so it has a file.
-			f.File = p.firstRoot()
+	for _, f := range p.renderProblems(prep, p.cfg) {
+		if p.owns(f.File) {
+			run.problems = append(run.problems, f)
 		}
-		if !p.owns(f.File) {
-			continue
-		}
-		if s := p.cfg.SeverityOf(f.RuleID); s != 0 {
-			f.Severity = s
-		}
-		run.problems = append(run.problems, f)
 	}
 	for _, s := range prep.Skipped {
 		if p.owns(s.File) {
@@ -338,6 +329,23 @@ func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files [
 		}
 	}
 	return run
+}
+
+// renderProblems are prep's render-failed findings as a review reports
+// them: the config's severity applied, and a problem of the run as a whole
+// (the render cap) put on the first affected root, so it has a file.
+func (p *renderPlan) renderProblems(prep *rendered.Prepared, cfg *checks.Config) []checks.Finding {
+	var problems []checks.Finding
+	for _, f := range prep.Problems {
+		if f.File == "." || f.File == "" {
+			f.File = p.firstRoot()
+		}
+		if s := cfg.SeverityOf(f.RuleID); s != 0 {
+			f.Severity = s
+		}
+		problems = append(problems, f)
+	}
+	return problems
 }
 
 func (p *renderPlan) firstRoot() string {
