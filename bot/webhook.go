@@ -240,12 +240,9 @@ const (
 // for a body declared over lingerBytes, the answer is sent alone.
 func lingerOnUnreadBody(w http.ResponseWriter, r *http.Request, answer func()) {
 	rc := http.NewResponseController(w)
-	if r.Body == nil || r.ContentLength == 0 || r.ContentLength > lingerBytes || rc.EnableFullDuplex() != nil {
-		answer()
-		return
-	}
+	linger := r.Body != nil && r.ContentLength != 0 && r.ContentLength <= lingerBytes && rc.EnableFullDuplex() == nil
 	answer()
-	if rc.Flush() != nil {
+	if !linger || rc.Flush() != nil {
 		return
 	}
 	_ = rc.SetReadDeadline(time.Now().Add(lingerFor))
