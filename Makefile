@@ -5,7 +5,6 @@ GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 BIN       := bin/prodready
-BOTBIN    := bin/prodready-bot
 BENCHTIME ?= 1x
 FUZZTIME  ?= 10s
 # Runs spent shrinking each new input: the default (60s) stalls targets
@@ -18,9 +17,8 @@ FUZZ_TARGETS := ./checks/manifest:FuzzParse ./checks/manifest:FuzzOnlyComments .
 
 .PHONY: build test bench bench-peers bench-charts lint fuzz docs docker clean
 
-build: ## build the static binaries into bin/: prodready (the CLI) and prodready-bot (server and Action)
+build: ## build the one static binary into bin/prodready (CLI, server and Action)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/prodready
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BOTBIN) ./cmd/prodready-bot
 
 test: ## run every test (the README's test command); says when ../shared is absent and what that skips
 	@[ -d ../shared ] || echo "make test: ../shared is absent (it sits beside the repository in development and CI): the tests that replay its corpus, peer fixtures and payloads skip, each saying so under go test -v"

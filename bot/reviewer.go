@@ -37,7 +37,7 @@ type Reviewer struct {
 	// Logger receives the job's log lines (slog.Default when nil).
 	Logger *slog.Logger
 	// Render renders the Helm charts and kustomize overlays a pull request
-	// touches, at head (render.InProcess in prodready-bot). Nil: nothing is
+	// touches, at head (a render worker in a child process in serve). Nil: nothing is
 	// rendered, and templates are not checked. A func, not an import of
 	// checks/render, so the lean CLI that links this package carries no
 	// Helm or kustomize.

@@ -5,13 +5,9 @@
 # another chart's charts/ folder are rendered with that chart, not on their
 # own), each with its values.yaml and once more with each ci/*-values.yaml
 # and values-*.yaml beside it. prodready is one process that makes every
-# render in-process (bin/prodready hands rendering to prodready-bot beside
-# it) and checks the result; the peer is one bash loop running
+# render in-process and checks the result; the peer is one bash loop running
 # `helm template [-f <set>] <chart> | kube-score score --output-format ci -`
 # per render.
-# `prodready-bot check`, which renders in its own process (the Action's and
-# the bot's path), is timed too: the difference is the lean CLI's hand-off
-# of the files and the renders to the worker.
 # Both render offline: a chart whose dependencies are not in the repository
 # fails in helm (it does not fetch them here) and is counted, as are the
 # charts prodready cannot render. prodready is also timed on
@@ -46,9 +42,8 @@ if [ ! -x "$helm" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# As `make build`: prodready finds prodready-bot beside it.
+# As `make build`.
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/prodready" ./cmd/prodready
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/prodready-bot" ./cmd/prodready-bot
 
 # The Kubernetes version both render for: prodready's default. A helm built
 # by `go install` lacks the release build's -ldflags and would otherwise
@@ -128,7 +123,6 @@ measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/tim
 for _ in $(seq "$rounds"); do
   measure prodready "$work/prodready" check --format text -o /dev/null "$charts_dir"
   measure peer bash "$work/peer.sh"
-  measure inprocess "$work/prodready-bot" check --format text -o /dev/null "$charts_dir"
   measure kustomize "$work/prodready" check --format text -o /dev/null "$kustomize_dir"
 done
 
@@ -136,15 +130,11 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 col() { cut -d' ' -f"$2" "$work/times-$1" | median; }
 pw=$(col prodready 1); pm=$(col prodready 2); pc=$(col prodready 3)
 hw=$(col peer 1); hm=$(col peer 2); hc=$(col peer 3)
-iw=$(col inprocess 1); im=$(col inprocess 2); ic=$(col inprocess 3)
 kw=$(col kustomize 1); km=$(col kustomize 2); kc=$(col kustomize 3)
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-40s %8s %8s %14s\n' run "wall s" "CPU s" "peak RSS MiB"
 printf '%-40s %8s %8s %14.1f\n' "prodready check helm-charts/" "$pw" "$pc" "$(echo "$pm/1024" | bc -l)"
 printf '%-40s %8s %8s %14.1f\n' "helm template | kube-score, per render" "$hw" "$hc" "$(echo "$hm/1024" | bc -l)"
-printf '%-40s %8s %8s %14.1f\n' "prodready-bot check helm-charts/" "$iw" "$ic" "$(echo "$im/1024" | bc -l)"
 printf '%-40s %8s %8s %14.1f\n' "prodready check kustomize-examples/" "$kw" "$kc" "$(echo "$km/1024" | bc -l)"
 printf 'on the charts prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx that of the largest peer process (medians of %d rounds)\n' \
   "$(echo "$hw/$pw" | bc -l)" "$(echo "$hc/$pc" | bc -l)" "$(echo "$pm/$hm" | bc -l)" "$rounds"
-printf 'rendering in-process (prodready-bot check, the Action and bot path) it is %.2fx faster by wall time, %.2fx by CPU time\n' \
-  "$(echo "$hw/$iw" | bc -l)" "$(echo "$hc/$ic" | bc -l)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-release.sh: installs prodready-bot and prodready from a GitHub
+# install-release.sh: installs prodready from a GitHub
 # release, as the GitHub Action (action.yml) does before it reviews.
 #
 # It finds the release for a ref (a release tag vX.Y.Z as is; a major or
@@ -23,7 +23,7 @@
 #                      contexts; the runner keeps actions in _actions/OWNER/REPO/REF)
 #   --os OS            linux, darwin or windows (or runner.os: Linux, macOS, Windows)
 #   --arch ARCH        amd64 or arm64 (or runner.arch: X64, ARM64)
-#   --dir DIR          where prodready-bot and prodready are put
+#   --dir DIR          where prodready is put
 #                      (--os, --arch and --dir are not needed with --resolve-only)
 #   --repo OWNER/NAME  the repository whose releases these are (github.action_repository;
 #                      default: from the action path, else prodready/prodready)
@@ -34,7 +34,7 @@
 #   --resolve-only     print the release version for REF and exit (no download)
 #
 # Standard output: with --resolve-only the version (v1.2.3); otherwise the
-# path of the installed prodready-bot. On exit 3, the reason instead, one
+# path of the installed prodready. On exit 3, the reason instead, one
 # line, for the action's notice. Progress goes to standard error.
 #
 # Exit codes:
@@ -251,14 +251,10 @@ zip)
 	fi
 	;;
 esac
-for b in prodready-bot prodready; do
-	[ -f "$tmp/x/$b$exe" ] || fail "$archive has no $b$exe: nothing installed"
-	chmod +x "$tmp/x/$b$exe"
-done
+[ -f "$tmp/x/prodready$exe" ] || fail "$archive has no prodready$exe: nothing installed"
+chmod +x "$tmp/x/prodready$exe"
 
 mkdir -p "$dir"
-for b in prodready prodready-bot; do
-	mv -f "$tmp/x/$b$exe" "$dir/$b$exe"
-done
+mv -f "$tmp/x/prodready$exe" "$dir/prodready$exe"
 log "installed prodready $version ($os/$arch) in $dir"
-echo "$dir/prodready-bot$exe"
+echo "$dir/prodready$exe"

@@ -54,19 +54,17 @@ port=$(cat "$tmp/port")
 
 bin=$(bash scripts/install-release.sh --version "v$version" --os Linux --arch X64 \
 	--dir "$tmp/bin" --base-url "http://127.0.0.1:$port")
-if [ "$bin" != "$tmp/bin/prodready-bot" ]; then
-	echo "smoke-release-install: install-release.sh printed $bin, want $tmp/bin/prodready-bot" >&2
+if [ "$bin" != "$tmp/bin/prodready" ]; then
+	echo "smoke-release-install: install-release.sh printed $bin, want $tmp/bin/prodready" >&2
 	exit 1
 fi
 if [ "$(uname -s)/$(uname -m)" != Linux/x86_64 ]; then
 	echo "smoke-release-install: installed; not run here ($(uname -s)/$(uname -m) is not linux/amd64)"
 	exit 0
 fi
-for b in prodready-bot prodready; do
-	got=$("$tmp/bin/$b" version)
-	if [ "$got" != "prodready $version" ]; then
-		echo "smoke-release-install: $b version says '$got', want 'prodready $version'" >&2
-		exit 1
-	fi
-done
+got=$("$tmp/bin/prodready" version)
+if [ "$got" != "prodready $version" ]; then
+	echo "smoke-release-install: prodready version says '$got', want 'prodready $version'" >&2
+	exit 1
+fi
 echo "smoke-release-install: installed prodready $version for linux/amd64 from the snapshot, and it runs"

@@ -65,7 +65,7 @@ type result struct {
 	latency time.Duration
 }
 
-// server is the server under test, as prodready-bot serve wires it, with
+// server is the server under test, as prodready serve wires it, with
 // the review stubbed.
 type server struct {
 	url     string

@@ -113,7 +113,7 @@ func newFixStack(t *testing.T, fork bool) *fixStack {
 	cache := bot.NewLRUCache(1 << 20)
 	rv := bot.NewReviewer(cache, logger)
 	ap := bot.NewApplier(cache, nil, logger)
-	ap.Scope = rv.ReportedScope // as prodready-bot serve does
+	ap.Scope = rv.ReportedScope // as prodready serve does
 	pool := bot.NewPool(func(ctx context.Context, job bot.Job) error {
 		err := bot.Dispatch(rv.Run, ap.Run)(ctx, job)
 		st.done <- job.DeliveryID

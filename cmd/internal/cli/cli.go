@@ -1,10 +1,6 @@
 // Package cli is the prodready command line: check, fix, rules, review
-// (of a local git range) and version. Two binaries serve it: the CLI
-// (cmd/prodready) and the bot (cmd/prodready-bot), which adds the webhook
-// server and the GitHub Action step. They are apart so that the CLI does
-// not link the GitHub and GitLab API clients: their types are most of the
-// bot binary's type data, which the Go runtime maps at every start (3 MiB
-// of resident memory and a sixth of a one-file check's time).
+// (of a local git range) and version. The one binary, cmd/prodready, adds
+// the webhook server and the GitHub Action step as extra commands.
 package cli
 
 import (
@@ -33,6 +29,9 @@ type Extra struct {
 	// [flags]"); Summary says what it does.
 	Synopsis, Summary string
 	Run               Command
+	// Hidden leaves the command out of the usage text: one prodready
+	// starts itself, not one for people.
+	Hidden bool
 }
 
 // Program is one binary: its name and version (stamped at build time) and
@@ -40,14 +39,10 @@ type Extra struct {
 type Program struct {
 	Name, Version string
 	Extra         []Extra
-	// Elsewhere names, for a command this binary does not have, where it
-	// is ("serve": "prodready-bot serve"), so an old script gets told.
-	Elsewhere map[string]string
 	// Render renders the Helm charts and kustomize overlays that check
-	// finds (in process in prodready-bot; through prodready-bot as a worker
-	// process in the lean prodready), and that fix renders to edit the
-	// values files that feed them. Nil: they are reported as not
-	// rendered.
+	// finds, and that fix renders to edit the values files that feed them
+	// (in process: the command line renders what its user gave it). Nil:
+	// they are reported as not rendered.
 	Render rendered.Renderer
 }
 
@@ -79,10 +74,6 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 			return e.Run(rest, stdin, stdout, stderr)
 		}
 	}
-	if where, ok := p.Elsewhere[cmd]; ok {
-		fmt.Fprintf(stderr, "%s: %q is not a command of this binary: run %s\n", p.Name, cmd, where)
-		return ExitUsage
-	}
 	fmt.Fprintf(stderr, "%s: unknown command %q\n\n", p.Name, cmd)
 	p.usage(stderr)
 	return ExitUsage
@@ -96,6 +87,9 @@ func (p Program) usage(w io.Writer) {
 		{"review --base <ref>", "print the review of a local git range"},
 	}
 	for _, e := range p.Extra {
+		if e.Hidden {
+			continue
+		}
 		lines = append(lines, [2]string{e.Synopsis, e.Summary})
 	}
 	lines = append(lines, [2]string{"version", ""})

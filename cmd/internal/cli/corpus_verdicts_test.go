@@ -39,7 +39,7 @@ type verdictRow struct {
 }
 
 // TestCorpusVerdicts runs `prodready check` (charts and overlays rendered,
-// as prodready-bot does) over the shared corpus and holds its counts, per
+// as prodready does) over the shared corpus and holds its counts, per
 // rule and severity, to testdata/corpus-verdicts.tsv. A rule that starts or
 // stops firing, or whose fixes change kind, fails the test until the table
 // says why: `go test ./cmd/internal/cli -run TestCorpusVerdicts -update`
@@ -80,7 +80,7 @@ func corpusVerdicts(t *testing.T, dir string) map[verdictKey]verdict {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	p := Program{Name: "prodready-bot", Version: "test", Render: render.InProcess}
+	p := Program{Name: "prodready", Version: "test", Render: render.InProcess}
 	if code := p.Run([]string{"check", "--config", config, "--format", "json", "--fail-on", "none", dir}, nil, &out, &errb); code != ExitOK {
 		t.Fatalf("check exited %d: %s", code, errb.String())
 	}

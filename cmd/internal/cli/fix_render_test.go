@@ -46,7 +46,7 @@ func copyTree(t *testing.T, src string) string {
 // stays as written.
 func TestFixEditsValuesOfCharts(t *testing.T) {
 	dir := copyTree(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix"))
-	p := Program{Name: "prodready-bot", Version: "test", Render: render.InProcess}
+	p := Program{Name: "prodready", Version: "test", Render: render.InProcess}
 	before, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
 	run := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
@@ -130,7 +130,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 func TestCheckDoesNotVerify(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix")
 	calls := 0
-	p := Program{Name: "prodready-bot", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+	p := Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
 		calls++
 		return render.InProcess(ctx, files, opts)
 	}}
@@ -154,7 +154,7 @@ func TestCheckDoesNotVerify(t *testing.T) {
 func TestFixLeavesOverlaysAsWritten(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "fixtures", "render", "kustomize")
 	calls := 0
-	p := Program{Name: "prodready-bot", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+	p := Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
 		calls++
 		return render.InProcess(ctx, files, opts)
 	}}

@@ -294,22 +294,20 @@ spec:
 	}
 }
 
-// TestProgramCommands: the CLI knows its own commands and not the bot's;
-// a program's extra commands run and are in its usage.
+// TestProgramCommands: a program's extra commands run and are in its
+// usage, except hidden ones, which run all the same.
 func TestProgramCommands(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "serve")
 	if code != ExitUsage || !strings.Contains(stderr, `unknown command "serve"`) {
-		t.Errorf("prodready serve: exit %d, stderr %q", code, stderr)
-	}
-	moved := Program{Name: "prodready", Elsewhere: map[string]string{"serve": "prodready-bot serve"}}
-	var errMoved bytes.Buffer
-	if code := moved.Run([]string{"serve"}, nil, &bytes.Buffer{}, &errMoved); code != ExitUsage || !strings.Contains(errMoved.String(), "run prodready-bot serve") {
-		t.Errorf("a moved command: exit %d, stderr %q", code, errMoved.String())
+		t.Errorf("serve without the extra command: exit %d, stderr %q", code, stderr)
 	}
 	var ran []string
-	p := Program{Name: "prodready-bot", Version: "v9", Extra: []Extra{{
+	p := Program{Name: "prodready", Version: "v9", Extra: []Extra{{
 		Name: "serve", Synopsis: "serve [flags]", Summary: "run the server",
 		Run: func(args []string, _ io.Reader, _, _ io.Writer) int { ran = args; return 7 },
+	}, {
+		Name: "worker", Hidden: true,
+		Run: func([]string, io.Reader, io.Writer, io.Writer) int { return 9 },
 	}}}
 	var out, errb bytes.Buffer
 	if code := p.Run([]string{"serve", "--x"}, nil, &out, &errb); code != 7 || len(ran) != 1 || ran[0] != "--x" {
@@ -317,10 +315,16 @@ func TestProgramCommands(t *testing.T) {
 	}
 	out.Reset()
 	p.Run([]string{"help"}, nil, &out, &errb)
-	for _, want := range []string{"  prodready-bot serve [flags]", "run the server\n", "  prodready-bot check ", "  prodready-bot version\n"} {
+	for _, want := range []string{"  prodready serve [flags]", "run the server\n", "  prodready check ", "  prodready version\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, out.String())
 		}
+	}
+	if strings.Contains(out.String(), "worker") {
+		t.Errorf("usage shows the hidden command:\n%s", out.String())
+	}
+	if code := p.Run([]string{"worker"}, nil, &out, &errb); code != 9 {
+		t.Errorf("hidden command: exit %d, want 9", code)
 	}
 	out.Reset()
 	if code := p.Run([]string{"version"}, nil, &out, &errb); code != ExitOK || out.String() != "prodready v9\n" {

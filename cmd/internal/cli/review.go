@@ -22,7 +22,7 @@ func runReview(render rendered.Renderer, args []string, stdout, stderr io.Writer
 	base := fs.String("base", "", "the branch or commit the pull request goes into (required); the review covers base...HEAD")
 	dir := fs.String("C", "", "run in this folder instead of the current one")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready review --base <ref> [-C dir]\n\nPrints the review prodready would post for the commits base...HEAD of a git checkout: inline comments with suggestions, then the summary. No network.\nThe GitHub Action step is prodready-bot action (see docs/action.md).")
+		fmt.Fprintln(stderr, "Usage: prodready review --base <ref> [-C dir]\n\nPrints the review prodready would post for the commits base...HEAD of a git checkout: inline comments with suggestions, then the summary. No network.\nThe GitHub Action step is prodready action (see docs/action.md).")
 		fs.PrintDefaults()
 	}
 	rest, err := ParseFlags(fs, args)

@@ -22,14 +22,14 @@ import (
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
-// Action modes of `prodready-bot action`.
+// Action modes of `prodready action`.
 const (
 	modeReview      = "review"
 	modeAnnotations = "annotations"
 	modeSARIF       = "sarif"
 )
 
-// actionOptions are the flags of `prodready-bot action` (the inputs of
+// actionOptions are the flags of `prodready action` (the inputs of
 // action.yml).
 type actionOptions struct {
 	mode      string
@@ -77,7 +77,7 @@ func (a *actionRun) warn(msg string) {
 
 func (a *actionRun) fail(err error) int {
 	fmt.Fprintf(a.stdout, "::error title=prodready::%s\n", report.EscapeWorkflowMessage(err.Error()))
-	fmt.Fprintln(a.stderr, "prodready-bot action:", err)
+	fmt.Fprintln(a.stderr, "prodready action:", err)
 	return cli.ExitUsage
 }
 
@@ -86,7 +86,7 @@ func splitPaths(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
 }
 
-// runActionCommand is `prodready-bot action`: it reviews the pull request
+// runActionCommand is `prodready action`: it reviews the pull request
 // of GITHUB_EVENT_PATH in the checkout and publishes with the token in
 // GITHUB_TOKEN.
 func runActionCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -95,7 +95,7 @@ func runActionCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int 
 	dir := fs.String("C", "", "the checkout (default: GITHUB_WORKSPACE)")
 	o := addActionFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready-bot action [--mode review|annotations|sarif] [flags]\n\nRuns as the GitHub Action step: reviews the pull request of GITHUB_EVENT_PATH in the checkout and publishes with the token in GITHUB_TOKEN (see docs/action.md).")
+		fmt.Fprintln(stderr, "Usage: prodready action [--mode review|annotations|sarif] [flags]\n\nRuns as the GitHub Action step: reviews the pull request of GITHUB_EVENT_PATH in the checkout and publishes with the token in GITHUB_TOKEN (see docs/action.md).")
 		fs.PrintDefaults()
 	}
 	rest, err := cli.ParseFlags(fs, args)
@@ -119,14 +119,14 @@ func runAction(o *actionOptions, dir string, stdout, stderr io.Writer) int {
 	switch o.mode {
 	case modeReview, modeAnnotations, modeSARIF:
 	default:
-		fmt.Fprintf(stderr, "prodready-bot action: unknown --mode %q (review, annotations or sarif)\n", o.mode)
+		fmt.Fprintf(stderr, "prodready action: unknown --mode %q (review, annotations or sarif)\n", o.mode)
 		return cli.ExitUsage
 	}
 	var failOn checks.Severity
 	if o.failOn != "" {
 		sev, err := checks.ParseSeverity(o.failOn)
 		if err != nil {
-			fmt.Fprintln(stderr, "prodready-bot action: --fail-on:", err)
+			fmt.Fprintln(stderr, "prodready action: --fail-on:", err)
 			return cli.ExitUsage
 		}
 		failOn = sev

@@ -148,7 +148,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		setups = append(setups, h(fs))
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready-bot serve [flags]\n\nRuns the webhook server. Secrets are read from files named by flags or environment, never from the command line.")
+		fmt.Fprintln(stderr, "Usage: prodready serve [flags]\n\nRuns the webhook server. Secrets are read from files named by flags or environment, never from the command line.")
 		fs.PrintDefaults()
 	}
 	if _, err := cli.ParseFlags(fs, args); err != nil {

@@ -12,7 +12,7 @@ import (
 
 func init() { serveHosts = append(serveHosts, gitlabServeHost) }
 
-// gitlabConfig is GitLab's part of `prodready-bot serve`: where the instance
+// gitlabConfig is GitLab's part of `prodready serve`: where the instance
 // is and which files hold the secrets (secrets are never flag values, so
 // they stay out of process listings and shell history).
 type gitlabConfig struct {

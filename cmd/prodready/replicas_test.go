@@ -31,10 +31,10 @@ import (
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
-// asMain makes the test binary run prodready-bot itself when it is started
+// asMain makes the test binary run prodready itself when it is started
 // with this variable set: the multi-replica test starts `serve` processes
 // from it without building the binary.
-const asMain = "PRODREADY_BOT_TEST_AS_MAIN"
+const asMain = "PRODREADY_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
@@ -121,7 +121,7 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// replica is one `prodready-bot serve` process.
+// replica is one `prodready serve` process.
 type replica struct {
 	name string
 	cmd  *exec.Cmd

@@ -63,7 +63,7 @@ func (a actionYAML) step(t *testing.T, id string) actionStep {
 
 // TestActionYAML keeps action.yml in step with the command: a composite
 // action whose inputs have the documented defaults, are all passed to the
-// step, and whose flags `prodready-bot action` knows; and keeps its shape:
+// step, and whose flags `prodready action` knows; and keeps its shape:
 // the release found, restored from the cache or downloaded and cached, a
 // build from source only as the fallback, and the action step running the
 // binary that one of them produced.
@@ -83,7 +83,7 @@ func TestActionYAML(t *testing.T) {
 		t.Errorf("inputs %v, want exactly %v", a.Inputs, defaults)
 	}
 	const fallback = "steps.release.outputs.build == 'true' || steps.install.outputs.build == 'true'"
-	const cacheKey = "prodready-bot-${{ steps.release.outputs.version }}-${{ runner.os }}-${{ runner.arch }}"
+	const cacheKey = "prodready-${{ steps.release.outputs.version }}-${{ runner.os }}-${{ runner.arch }}"
 	var setupGo, built, restore, save bool
 	fs := flag.NewFlagSet("action", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -100,7 +100,7 @@ func TestActionYAML(t *testing.T) {
 		case strings.HasPrefix(s.Uses, "actions/setup-go@"):
 			setupGo = s.If == fallback && s.With["cache"] == "true" && strings.Contains(s.With["go-version-file"], "github.action_path")
 		case strings.Contains(s.Run, "go build "):
-			built = s.If == fallback && strings.Contains(s.Run, " ./cmd/prodready-bot\n") && strings.Contains(s.Env["PRODREADY_BIN"], "prodready-source")
+			built = s.If == fallback && strings.Contains(s.Run, " ./cmd/prodready\n") && strings.Contains(s.Env["PRODREADY_BIN"], "prodready-source")
 		case strings.HasPrefix(s.Uses, "actions/cache/restore@"):
 			restore = s.ID == "cache" && s.With["key"] == cacheKey && s.With["path"] == "${{ runner.temp }}/prodready-release"
 		case strings.HasPrefix(s.Uses, "actions/cache/save@"):
@@ -110,7 +110,7 @@ func TestActionYAML(t *testing.T) {
 		}
 	}
 	if !setupGo || !built {
-		t.Errorf("steps: setup-go with cache from the action's go.mod only as the fallback %v, build of cmd/prodready-bot only as the fallback %v", setupGo, built)
+		t.Errorf("steps: setup-go with cache from the action's go.mod only as the fallback %v, build of cmd/prodready only as the fallback %v", setupGo, built)
 	}
 	if !restore || !save {
 		t.Errorf("steps: cache restore keyed %s %v, cache save of a download only %v", cacheKey, restore, save)
@@ -139,7 +139,7 @@ func TestActionYAML(t *testing.T) {
 	}
 	for _, m := range regexp.MustCompile(`--([a-z-]+)`).FindAllStringSubmatch(action.Run, -1) {
 		if fs.Lookup(m[1]) == nil {
-			t.Errorf("action.yml passes --%s, which prodready-bot action does not know", m[1])
+			t.Errorf("action.yml passes --%s, which prodready action does not know", m[1])
 		}
 	}
 	if !strings.Contains(a.Outputs["sarif-file"].Value, "steps.prodready.outputs.sarif-file") {

@@ -88,7 +88,7 @@ func deployObjects(t *testing.T) map[string][]any {
 }
 
 // TestDeployManifests checks what the rules do not: that the Deployment
-// runs prodready-bot serve with flags and environment it really has, secrets
+// runs prodready serve with flags and environment it really has, secrets
 // as mounted files, and the hardening the namespace's restricted level and
 // the docs promise.
 func TestDeployManifests(t *testing.T) {
@@ -157,7 +157,7 @@ func TestDeployManifests(t *testing.T) {
 		}
 	}
 
-	// The flags and environment variables exist in `prodready-bot serve`, and
+	// The flags and environment variables exist in `prodready serve`, and
 	// the flagged secret files lie in mounted Secret volumes.
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -173,7 +173,7 @@ func TestDeployManifests(t *testing.T) {
 	})
 	for k := range cm.Data {
 		if !envNames[k] {
-			t.Errorf("ConfigMap key %s is no environment variable prodready-bot serve reads", k)
+			t.Errorf("ConfigMap key %s is no environment variable prodready serve reads", k)
 		}
 	}
 	secretDirs := map[string]bool{}
@@ -193,7 +193,7 @@ func TestDeployManifests(t *testing.T) {
 	for _, a := range c.Args[1:] {
 		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		if !ok || fs.Lookup(name) == nil {
-			t.Errorf("arg %q is not a --flag=value of prodready-bot serve", a)
+			t.Errorf("arg %q is not a --flag=value of prodready serve", a)
 			continue
 		}
 		if strings.HasSuffix(name, "-file") && !secretDirs[filepath.Dir(value)] {

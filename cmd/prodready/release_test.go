@@ -147,11 +147,11 @@ func TestGoreleaserConfig(t *testing.T) {
 			t.Errorf("build %s: goos %v, goarch %v", b.ID, b.Goos, b.Goarch)
 		}
 	}
-	if builds["prodready"] != "./cmd/prodready" || builds["prodready-bot"] != "./cmd/prodready-bot" || len(builds) != 2 {
-		t.Errorf("builds %v, want prodready and prodready-bot from ./cmd", builds)
+	if builds["prodready"] != "./cmd/prodready" || len(builds) != 1 {
+		t.Errorf("builds %v, want the one binary, prodready, from ./cmd/prodready", builds)
 	}
-	if len(c.Archives) != 1 || !slices.Equal(c.Archives[0].IDs, []string{"prodready", "prodready-bot"}) || !slices.Contains(c.Archives[0].Files, "LICENSE") {
-		t.Fatalf("archives %+v: want one, of both builds, with LICENSE", c.Archives)
+	if len(c.Archives) != 1 || !slices.Equal(c.Archives[0].IDs, []string{"prodready"}) || !slices.Contains(c.Archives[0].Files, "LICENSE") {
+		t.Fatalf("archives %+v: want one, of the one build, with LICENSE", c.Archives)
 	}
 	for _, p := range [][2]string{{"linux", "amd64"}, {"darwin", "arm64"}, {"windows", "arm64"}} {
 		archive, checksums := releaseNames(t, c, "1.2.3", p[0], p[1])
@@ -172,41 +172,8 @@ func TestGoreleaserConfig(t *testing.T) {
 	if len(c.Signs) != 1 || c.Signs[0].Cmd != "cosign" || c.Signs[0].Artifacts != "checksum" || slices.ContainsFunc(c.Signs[0].Args, func(a string) bool { return strings.HasPrefix(a, "--key") }) {
 		t.Errorf("signs %+v: want the checksums signed by cosign, keyless", c.Signs)
 	}
-	if len(c.DockersV2) != 1 || c.DockersV2[0].Dockerfile != "Dockerfile.release" || !slices.Equal(c.DockersV2[0].IDs, []string{"prodready-bot"}) || !slices.Equal(c.DockersV2[0].Platforms, []string{"linux/amd64", "linux/arm64"}) {
+	if len(c.DockersV2) != 1 || c.DockersV2[0].Dockerfile != "Dockerfile.release" || !slices.Equal(c.DockersV2[0].IDs, []string{"prodready"}) || !slices.Equal(c.DockersV2[0].Platforms, []string{"linux/amd64", "linux/arm64"}) {
 		t.Errorf("dockers_v2 %+v", c.DockersV2)
-	}
-}
-
-// TestReleaseSBOMCoversBothBinaries checks what the SBOM of an archive
-// relies on: it lists prodready-bot's modules, and prodready (the other
-// binary in the archive) links no module prodready-bot does not, on any
-// platform released.
-func TestReleaseSBOMCoversBothBinaries(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list for six platforms; skipped with -short")
-	}
-	modules := func(goos, goarch, pkg string) []string {
-		cmd := exec.Command("go", "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", pkg)
-		cmd.Dir = "../.."
-		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list %s (%s/%s): %v", pkg, goos, goarch, err)
-		}
-		return strings.Fields(string(out))
-	}
-	for _, goos := range []string{"linux", "darwin", "windows"} {
-		for _, goarch := range []string{"amd64", "arm64"} {
-			bot := modules(goos, goarch, "./cmd/prodready-bot")
-			if len(bot) < 10 {
-				t.Fatalf("%s/%s: prodready-bot links only %v", goos, goarch, bot)
-			}
-			for _, m := range modules(goos, goarch, "./cmd/prodready") {
-				if !slices.Contains(bot, m) {
-					t.Errorf("%s/%s: prodready links %s, which prodready-bot does not: the archive's SBOM (of prodready-bot) would miss it", goos, goarch, m)
-				}
-			}
-		}
 	}
 }
 
@@ -292,7 +259,7 @@ func sha256Hex(data []byte) string {
 }
 
 // stubBinary is a prodready binary that runs anywhere bash does and says
-// its name and version, as `prodready-bot version` does.
+// its name and version, as `prodready version` does.
 func stubBinary(name, version string) string {
 	return fmt.Sprintf("#!/bin/sh\necho %q\n", name+" "+version)
 }
@@ -361,10 +328,9 @@ func TestInstallRelease(t *testing.T) {
 			var archive string
 			archive, checksums = releaseNames(t, c, strings.TrimPrefix(tag, "v"), p[0], p[1])
 			data := packArchive(t, archive, map[string]string{
-				"prodready-bot" + exe: stubBinary("prodready", strings.TrimPrefix(tag, "v")),
-				"prodready" + exe:     stubBinary("prodready", strings.TrimPrefix(tag, "v")),
-				"LICENSE":             "Apache License 2.0\n",
-				"README.md":           "# prodready\n",
+				"prodready" + exe: stubBinary("prodready", strings.TrimPrefix(tag, "v")),
+				"LICENSE":         "Apache License 2.0\n",
+				"README.md":       "# prodready\n",
 			})
 			files[archive] = data
 			sum := sha256Hex(data)
@@ -392,21 +358,19 @@ func TestInstallRelease(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
-		bin := filepath.Join(dir, "prodready-bot")
+		bin := filepath.Join(dir, "prodready")
 		if strings.TrimSpace(r.stdout) != bin {
 			t.Errorf("stdout %q, want the installed path %s", r.stdout, bin)
 		}
-		for _, b := range []string{"prodready-bot", "prodready"} {
-			out, err := exec.Command(filepath.Join(dir, b), "version").CombinedOutput()
-			if err != nil || strings.TrimSpace(string(out)) != "prodready 1.2.3" {
-				t.Errorf("%s version: %q, %v", b, out, err)
-			}
+		out, err := exec.Command(bin, "version").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "prodready 1.2.3" {
+			t.Errorf("prodready version: %q, %v", out, err)
 		}
 		if !strings.Contains(r.stderr, "SHA-256") || !strings.Contains(r.stderr, "matches") {
 			t.Errorf("the log does not say the checksum was verified:\n%s", r.stderr)
 		}
-		if entries, _ := os.ReadDir(dir); len(entries) != 2 {
-			t.Errorf("%s holds %v, want the two binaries only", dir, entries)
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%s holds %v, want the one binary only", dir, entries)
 		}
 	})
 
@@ -416,7 +380,7 @@ func TestInstallRelease(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
-		if got, want := strings.TrimSpace(r.stdout), filepath.Join(dir, "prodready-bot.exe"); got != want {
+		if got, want := strings.TrimSpace(r.stdout), filepath.Join(dir, "prodready.exe"); got != want {
 			t.Errorf("stdout %q, want %s", got, want)
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "prodready.exe"))
@@ -577,7 +541,7 @@ func TestActionReleaseSteps(t *testing.T) {
 		{step: "release", stdout: "v1.10.0", code: 0, wantOutput: "version=v1.10.0\n", wantArgs: []string{"--resolve-only", "--version", "v1", "--repo", "prodready/prodready"}},
 		{step: "release", stdout: "the action's ref main is not a release tag", code: 3, wantOutput: "build=true\n", wantNotice: true},
 		{step: "release", code: 1, wantExit: 1},
-		{step: "install", stdout: "/tmp/x/prodready-bot", code: 0, wantOutput: "installed=true\n", wantArgs: []string{"--version", "v1.10.0", "--os", "Linux", "--arch", "X64", "--dir"}},
+		{step: "install", stdout: "/tmp/x/prodready", code: 0, wantOutput: "installed=true\n", wantArgs: []string{"--version", "v1.10.0", "--os", "Linux", "--arch", "X64", "--dir"}},
 		{step: "install", stdout: "release v1.10.0 has no prodready_1.10.0_linux_amd64.tar.gz (404)", code: 3, wantOutput: "build=true\n", wantNotice: true},
 		{step: "install", code: 1, wantExit: 1},
 	} {
@@ -604,7 +568,7 @@ func TestActionReleaseSteps(t *testing.T) {
 			if output != tc.wantOutput {
 				t.Errorf("GITHUB_OUTPUT %q, want %q", output, tc.wantOutput)
 			}
-			notice := "::notice title=prodready::" + tc.stdout + ": building prodready-bot from the action's source"
+			notice := "::notice title=prodready::" + tc.stdout + ": building prodready from the action's source"
 			if strings.Contains(stdout, notice) != tc.wantNotice {
 				t.Errorf("stdout %q: notice %q %v, want %v", stdout, notice, !tc.wantNotice, tc.wantNotice)
 			}
@@ -624,14 +588,14 @@ func TestActionReleaseSteps(t *testing.T) {
 		temp := t.TempDir()
 		for _, d := range []string{"prodready-source", "prodready-release"} {
 			os.MkdirAll(filepath.Join(temp, d), 0o755)
-			os.WriteFile(filepath.Join(temp, d, "prodready-bot"), []byte(stubBinary("prodready", d)), 0o755)
+			os.WriteFile(filepath.Join(temp, d, "prodready"), []byte(stubBinary("prodready", d)), 0o755)
 		}
 		step := a.step(t, "bin")
 		code, stdout, output := runActionStep(t, step, map[string]string{
 			"runner.temp": temp,
 			"steps.release.outputs.build == 'true' || steps.install.outputs.build == 'true'": fromSource,
 		})
-		if want := "path=" + filepath.Join(temp, dir, "prodready-bot") + "\n"; code != 0 || output != want || !strings.Contains(stdout, "prodready "+dir) {
+		if want := "path=" + filepath.Join(temp, dir, "prodready") + "\n"; code != 0 || output != want || !strings.Contains(stdout, "prodready "+dir) {
 			t.Errorf("from source %s: exit %d, output %q, stdout %q; want %q", fromSource, code, output, stdout, want)
 		}
 	}

@@ -35,15 +35,15 @@ func TestDockerfileBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mm := regexp.MustCompile(`(?m)^\t(CGO_ENABLED=0 \$\(GO\) build .*-o \$\(BOTBIN\) ./cmd/prodready-bot)$`).FindStringSubmatch(string(mk))
+	mm := regexp.MustCompile(`(?m)^\t(CGO_ENABLED=0 \$\(GO\) build .*-o \$\(BIN\) ./cmd/prodready)$`).FindStringSubmatch(string(mk))
 	if mm == nil {
-		t.Fatal("Makefile's build target has no prodready-bot line")
+		t.Fatal("Makefile's build target has no prodready line")
 	}
-	make := strings.NewReplacer("$(GO)", "go", "'$(LDFLAGS)'", `"-s -w -X main.version=${VERSION}"`, "$(BOTBIN)", "/out/prodready-bot").Replace(mm[1])
+	make := strings.NewReplacer("$(GO)", "go", "'$(LDFLAGS)'", `"-s -w -X main.version=${VERSION}"`, "$(BIN)", "/out/prodready").Replace(mm[1])
 	if docker != make {
 		t.Errorf("Dockerfile builds with\n  %s\nmake build with\n  %s\nkeep them the same", docker, make)
 	}
-	for _, must := range []string{"USER 65532:65532", `ENTRYPOINT ["/usr/local/bin/prodready-bot"]`, "FROM gcr.io/distroless/static", "COPY go.mod go.sum .release-toolchain ./"} {
+	for _, must := range []string{"USER 65532:65532", `ENTRYPOINT ["/usr/local/bin/prodready"]`, "FROM gcr.io/distroless/static", "COPY go.mod go.sum .release-toolchain ./"} {
 		if !strings.Contains(string(df), must) {
 			t.Errorf("Dockerfile lacks %q", must)
 		}
@@ -51,13 +51,13 @@ func TestDockerfileBuild(t *testing.T) {
 	if runtimeBase(t, string(df)) == "" {
 		t.Error("Dockerfile's runtime base is not pinned by digest")
 	}
-	bin := filepath.Join("..", "..", "bin", "prodready-bot")
+	bin := filepath.Join("..", "..", "bin", "prodready")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("bin/prodready-bot not built: `make build` first checks the built binary too (static, version stamped)")
+		t.Skip("bin/prodready not built: `make build` first checks the built binary too (static, version stamped)")
 	}
 	out, err := exec.Command(bin, "version").CombinedOutput()
 	if v := strings.TrimSpace(string(out)); err != nil || !strings.HasPrefix(v, "prodready ") || v == "prodready dev" {
-		t.Errorf("bin/prodready-bot version = %q (%v), want a version make build stamped", out, err)
+		t.Errorf("bin/prodready version = %q (%v), want a version make build stamped", out, err)
 	}
 	if runtime.GOOS != "linux" {
 		return
@@ -129,7 +129,7 @@ func TestDockerfileRelease(t *testing.T) {
 	if a, b := tail(string(df)), tail(string(rel)); strings.Join(a, "\n") != strings.Join(b, "\n") {
 		t.Errorf("runtime of the Dockerfile:\n%s\nof Dockerfile.release:\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
 	}
-	for _, must := range []string{"USER 65532:65532", `ENTRYPOINT ["/usr/local/bin/prodready-bot"]`, `CMD ["serve"]`, "EXPOSE 8080", "COPY ${TARGETPLATFORM}/prodready-bot /usr/local/bin/prodready-bot"} {
+	for _, must := range []string{"USER 65532:65532", `ENTRYPOINT ["/usr/local/bin/prodready"]`, `CMD ["serve"]`, "EXPOSE 8080", "COPY ${TARGETPLATFORM}/prodready /usr/local/bin/prodready"} {
 		if !strings.Contains(string(rel), must+"\n") {
 			t.Errorf("Dockerfile.release lacks %q", must)
 		}

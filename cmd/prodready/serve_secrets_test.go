@@ -39,7 +39,7 @@ func TestServeFlagsTakeNoSecretValues(t *testing.T) {
 	}
 }
 
-// TestServeLogsNoSecrets runs `prodready-bot serve` with GitHub and GitLab
+// TestServeLogsNoSecrets runs `prodready serve` with GitHub and GitLab
 // configured from files holding known secrets, sends it good and bad
 // deliveries, stops it with SIGTERM and checks that no secret, token or
 // key line appears in its output. A key file that does not parse is

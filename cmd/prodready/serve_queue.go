@@ -93,7 +93,7 @@ func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.
 	cfg.Workers = f.workers
 	var nc *nats.Conn
 	var emb *jsqueue.Embedded
-	name := "prodready-bot"
+	name := "prodready serve"
 	if h, err := os.Hostname(); err == nil {
 		name += " " + h
 	}
