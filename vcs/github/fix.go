@@ -187,7 +187,9 @@ func (in Intake) decodeFix(r *http.Request, body []byte) (jobs []bot.Job, ok boo
 	if e.Sender != nil {
 		req.By = e.Sender.Login
 	}
-	return []bot.Job{{DeliveryID: r.Header.Get("X-GitHub-Delivery"), Event: "check_run.requested_action", PR: pr, Host: host, Fix: req}}, true, nil
+	// The installation goes with the job: a queued job is run by whichever
+	// replica takes it, which finds its host by that id (serve's hostFor).
+	return []bot.Job{{DeliveryID: r.Header.Get("X-GitHub-Delivery"), Event: "check_run.requested_action", PR: pr, Installation: e.Installation.ID, Host: host, Fix: req}}, true, nil
 }
 
 // externalIDPrefix starts the external id StartReview gives a check run:
