@@ -2,13 +2,17 @@ package rendered
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
 
 // Request is what a render worker reads on its standard input: the files
@@ -25,16 +29,27 @@ const MaxRequestBytes = 512 << 20
 // A Renderer renders the charts and overlays among files.
 type Renderer func(ctx context.Context, files Files, opts Options) (Result, error)
 
-// Worker returns a Renderer that runs program with args (prodready-bot
-// render) as a separate process: it sends the Request on its standard input
-// and reads the Result from its standard output, in the protocol of
-// WriteRequest and WriteResult (a JSON header, then the raw bytes of the
-// files or of the rendered streams). Only the files a render can read are
-// sent (Needed). The lean prodready CLI renders this way, so a run without
-// charts or overlays does not carry the Helm and kustomize libraries.
-func Worker(program string, args ...string) Renderer {
+// Worker returns a Renderer that runs program with args (the same binary's
+// hidden render-worker command) as a separate process under lim: it sends
+// the Request on its standard input and reads the Result from its standard
+// output, in the protocol of WriteRequest and WriteResult (a JSON header,
+// then the raw bytes of the files or of the rendered streams). Only the
+// files a render can read are sent (Needed). The worker gets lim as flags
+// (Limits.Args) and applies them to itself; the parent kills its process
+// group at lim.Deadline or when ctx ends, and nothing of it outlives the
+// call. A worker that dies is an error naming why: its memory or CPU-time
+// limit, its deadline, or its last words.
+func Worker(program string, args []string, lim Limits) Renderer {
 	return func(ctx context.Context, files Files, opts Options) (Result, error) {
-		cmd := exec.CommandContext(ctx, program, args...)
+		if lim.Deadline > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, lim.Deadline)
+			defer cancel()
+		}
+		cmd := exec.CommandContext(ctx, program, append(append([]string(nil), args...), lim.Args()...)...)
+		cmd.SysProcAttr = newSysProcAttr()
+		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+		cmd.WaitDelay = 2 * time.Second
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			return Result{}, fmt.Errorf("render worker: %w", err)
@@ -43,11 +58,12 @@ func Worker(program string, args ...string) Renderer {
 		if err != nil {
 			return Result{}, fmt.Errorf("render worker: %w", err)
 		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		stderr := &tailBuffer{max: 4 << 10}
+		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
-			return Result{}, fmt.Errorf("render worker %s: %w", program, err)
+			return Result{}, fmt.Errorf("starting the render worker %s: %w", program, err)
 		}
+		defer killGroup(cmd.Process.Pid) // whatever it started dies with it
 		sent := make(chan error, 1)
 		go func() {
 			w := bufio.NewWriterSize(stdin, 256<<10)
@@ -66,21 +82,73 @@ func Worker(program string, args ...string) Renderer {
 		}
 		waitErr := cmd.Wait()
 		sendErr := <-sent
-		if waitErr != nil {
-			msg := bytes.TrimSpace(stderr.Bytes())
-			if len(msg) > 500 {
-				msg = msg[:500]
-			}
-			return Result{}, fmt.Errorf("render worker %s: %w: %s", program, waitErr, msg)
-		}
-		if sendErr != nil {
-			return Result{}, fmt.Errorf("render worker %s: sending the request: %w", program, sendErr)
-		}
-		if readErr != nil {
-			return Result{}, fmt.Errorf("render worker %s: reading its answer: %w", program, readErr)
+		if waitErr != nil || readErr != nil {
+			return Result{}, workerError(ctx, cmd.ProcessState, lim, stderr.String(), waitErr, readErr, sendErr)
 		}
 		return res, nil
 	}
+}
+
+// workerError says why a worker ended without a whole answer, in the
+// terms of its limits where one of them ended it.
+func workerError(ctx context.Context, st *os.ProcessState, lim Limits, stderr string, waitErr, readErr, sendErr error) error {
+	last := strings.TrimSpace(stderr)
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 && !memoryLimitError(last) {
+		last = last[i+1:]
+	}
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && lim.Deadline > 0:
+		return fmt.Errorf("render stopped at its deadline of %s (wall time)", lim.Deadline)
+	case ctx.Err() != nil:
+		return fmt.Errorf("render stopped: %w", ctx.Err())
+	case strings.Contains(last, cpuLimitMessage) || signalled(st, "cpu time limit exceeded"):
+		return fmt.Errorf("render stopped at its CPU-time limit of %s", lim.CPU)
+	case memoryLimitError(stderr):
+		return fmt.Errorf("render stopped at its memory limit of %d MiB", lim.Memory>>20)
+	}
+	if len(last) > 500 {
+		last = last[:500]
+	}
+	switch {
+	case waitErr != nil:
+		return fmt.Errorf("render worker failed: %w: %s", waitErr, last)
+	case sendErr != nil:
+		return fmt.Errorf("render worker: sending the request: %w", sendErr)
+	}
+	return fmt.Errorf("render worker: reading its answer: %w", readErr)
+}
+
+// signalled reports whether st ended by a signal whose name contains name.
+func signalled(st *os.ProcessState, name string) bool {
+	if st == nil {
+		return false
+	}
+	ws, ok := st.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && strings.Contains(strings.ToLower(ws.Signal().String()), name)
+}
+
+// tailBuffer keeps the last max bytes written to it: a worker's last words,
+// however much it wrote.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
 
 // WorkerMemoryBase is the part of a render worker's soft memory limit that

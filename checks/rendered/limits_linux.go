@@ -1,0 +1,5 @@
+package rendered
+
+import "syscall"
+
+func setPdeathsig(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }

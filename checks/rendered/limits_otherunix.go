@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package rendered
+
+import "syscall"
+
+func setPdeathsig(*syscall.SysProcAttr) {}
