@@ -138,7 +138,7 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 		if ref.kind == refResource {
 			what = "is a remote resource"
 		}
-		ov.refuse(kfile, ref.value, fmt.Sprintf("%s: %q %s: renders are offline, nothing is fetched", ref.field, ref.value, what))
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q %s: renders are offline, nothing is fetched", ref.field, ref.value, what))
 		return
 	}
 	inline := strings.Contains(ref.value, "\n") || len(decodeAll([]byte(ref.value))) > 0
@@ -150,12 +150,12 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 		return
 	}
 	if strings.HasPrefix(ref.value, "/") {
-		ov.refuse(kfile, ref.value, fmt.Sprintf("%s: %q is an absolute path: only paths relative to the kustomization are read", ref.field, ref.value))
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q is an absolute path: only paths relative to the kustomization are read", ref.field, ref.value))
 		return
 	}
 	target, ok := join(dir, ref.value)
 	if !ok {
-		ov.refuse(kfile, ref.value, fmt.Sprintf("%s: %q leads outside the repository", ref.field, ref.value))
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q leads outside the repository", ref.field, ref.value))
 		return
 	}
 	if ref.kind == refResource || ref.kind == refPlugin {
@@ -165,16 +165,15 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 		}
 	}
 	data, isFile := ov.files[target]
-	if !isFile && ref.kind == refFileOrDir {
-		if under := ov.files.Under(target); target != "" && len(under) > 0 {
-			for _, f := range under {
-				ov.inputs[f] = true
-			}
-			return
-		}
-	}
 	if !isFile {
-		ov.refuse(kfile, ref.value, fmt.Sprintf("%s: %q is not in the repository", ref.field, ref.value))
+		what := "is not in the repository"
+		if target == "" || len(ov.files.Under(target)) > 0 {
+			what = "is a folder, not a file"
+			if ref.kind == refResource || ref.kind == refPlugin {
+				what = "is a folder without a kustomization"
+			}
+		}
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q %s", ref.field, ref.value, what))
 		return
 	}
 	ov.inputs[target] = true
@@ -185,6 +184,17 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 		ov.patches = append(ov.patches, smpTargets(target, data)...)
 	case strings.HasPrefix(ref.field, "patches"):
 		ov.addPatch(target, data, ref)
+	}
+}
+
+// refuseRef refuses an entry at the line of kfile that holds it or, when
+// kfile does not (a path in a file of plugin configurations), at the line
+// of the entry it was found through.
+func (ov *overlay) refuseRef(kfile string, ref pathRef, msg string) {
+	ov.refuse(kfile, ref.value, msg)
+	if p := &ov.problems[len(ov.problems)-1]; p.Line == 0 && ref.at != "" {
+		ov.problems = ov.problems[:len(ov.problems)-1]
+		ov.refuse(kfile, ref.at, msg)
 	}
 }
 
@@ -228,7 +238,7 @@ func (ov *overlay) checkPlugin(kfile, dir, field, entry string, data []byte, dep
 			ov.refuse(kfile, entry, fmt.Sprintf("%s entry %s is not run: it downloads charts and runs helm; render the chart as a chart instead", field, kind))
 			continue
 		}
-		refs, err := pluginPaths(field, d)
+		refs, err := pluginPaths(field, entry, d)
 		if err != nil {
 			ov.refuse(kfile, entry, fmt.Sprintf("%s entry %s: reading its configuration: %v", field, kind, err))
 			continue

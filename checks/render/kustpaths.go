@@ -22,8 +22,6 @@ const (
 	refPlugin
 	// refFile is a file read with the loader, which fetches a URL.
 	refFile
-	// refFileOrDir is a file or a folder of files: generator files.
-	refFileOrDir
 	// refInlineOrFile is an inline strategic merge patch or, failing that,
 	// a file: patchesStrategicMerge.
 	refInlineOrFile
@@ -36,6 +34,10 @@ type pathRef struct {
 	value string
 	kind  refKind
 	patch *types.Patch // the patches or patchesJson6902 entry of a path
+	// at is the kustomization's entry the value was found through (a
+	// transformers entry naming a file of plugin configurations), for the
+	// line of a problem when the value is not in the kustomization itself.
+	at string
 }
 
 // kustomizationPaths lists every entry of k that kustomize's loader reads as
@@ -54,8 +56,9 @@ type pathRef struct {
 //     one, a file.
 //   - patches[].path, patchesJson6902[].path: a file (patch is inline).
 //   - replacements[].path: a file of replacements.
-//   - configMapGenerator and secretGenerator: files ([key=]path, a file or
-//     a folder), envs and env (folded into envs).
+//   - configMapGenerator and secretGenerator: files ([key=]path; the type's
+//     comment allows a folder, kustomize v0.21.2 requires a file), envs and
+//     env (folded into envs).
 //   - openapi.path: a schema file (openapi.version names a builtin schema).
 //   - generators, transformers, validators: an inline plugin configuration
 //     or a path read like a resource; the builtin plugins' own path fields
@@ -135,7 +138,7 @@ func kustomizationPaths(k *types.Kustomization) []pathRef {
 	}
 	generator := func(name string, i int, g types.GeneratorArgs, shape envShape) {
 		for j, f := range g.FileSources {
-			add(fmt.Sprintf("%s[%d].files[%d]", name, i, j), fileSourcePath(f), refFileOrDir)
+			add(fmt.Sprintf("%s[%d].files[%d]", name, i, j), fileSourcePath(f), refFile)
 		}
 		for j, e := range g.EnvSources {
 			if j >= shape.n && shape.env {
@@ -189,7 +192,7 @@ type pluginConfig struct {
 
 // pluginPaths lists the path entries of a builtin plugin's configuration
 // doc, named after prefix (transformers[0]).
-func pluginPaths(prefix string, doc map[string]any) ([]pathRef, error) {
+func pluginPaths(prefix, entry string, doc map[string]any) ([]pathRef, error) {
 	data, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
@@ -201,7 +204,7 @@ func pluginPaths(prefix string, doc map[string]any) ([]pathRef, error) {
 	var out []pathRef
 	add := func(field, value string, kind refKind) {
 		if value != "" {
-			out = append(out, pathRef{field: prefix + "." + field, value: value, kind: kind})
+			out = append(out, pathRef{field: prefix + "." + field, value: value, kind: kind, at: entry})
 		}
 	}
 	add("path", c.Path, refFile)
@@ -212,7 +215,7 @@ func pluginPaths(prefix string, doc map[string]any) ([]pathRef, error) {
 		add(fmt.Sprintf("replacements[%d].path", i), r.Path, refFile)
 	}
 	for i, f := range c.Files {
-		add(fmt.Sprintf("files[%d]", i), fileSourcePath(f), refFileOrDir)
+		add(fmt.Sprintf("files[%d]", i), fileSourcePath(f), refFile)
 	}
 	for i, e := range c.Envs {
 		add(fmt.Sprintf("envs[%d]", i), e, refFile)
