@@ -49,6 +49,13 @@ type Program struct {
 	// values files that feed them. Nil: they are reported as not
 	// rendered.
 	Render rendered.Renderer
+	// Offline, when set, is called before check, fix and review, which
+	// render pull-request content and send no request of their own: it
+	// makes the process refuse network requests (render.DenyNetwork in
+	// prodready-bot, whose renders run in process; the lean prodready
+	// renders in a prodready-bot render worker, which refuses them
+	// itself).
+	Offline func()
 }
 
 // Run dispatches a subcommand and returns the process exit code.
@@ -58,6 +65,12 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		return ExitUsage
 	}
 	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "check", "fix", "review":
+		if p.Offline != nil {
+			p.Offline()
+		}
+	}
 	switch cmd {
 	case "check":
 		return runCheck(p.Version, p.Render, rest, stdin, stdout, stderr)
