@@ -184,3 +184,42 @@ func TestDenyNetwork(t *testing.T) {
 		t.Errorf("http.Get after DenyNetwork: err %v", err)
 	}
 }
+
+// TestHelmReachesNoNetwork renders charts that ask for the network: a
+// dependency in an HTTP repository (on a loopback server, which must
+// receive nothing: dependencies come from the chart's own charts/ folder
+// or are reported missing), getHostByName (Helm's engine has DNS off, see
+// runEngine: it answers "" without a lookup), lookup (no cluster client:
+// an empty map) and env (removed from Helm's function map).
+func TestHelmReachesNoNetwork(t *testing.T) {
+	srv, hits := loopback(t)
+	chartYAML := "apiVersion: v2\nname: c\nversion: 0.1.0\n"
+	files := rendered.Files{
+		"dep/Chart.yaml":        []byte(chartYAML + "dependencies:\n- name: redis\n  version: 1.0.0\n  repository: " + srv.URL + "/charts\n"),
+		"dep/values.yaml":       []byte("{}\n"),
+		"dep/templates/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
+		"dns/Chart.yaml":        []byte(chartYAML),
+		"dns/values.yaml":       []byte("{}\n"),
+		"dns/templates/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n" +
+			"  host: \"{{ getHostByName \"localhost\" }}\"\n" +
+			"  lookup: \"{{ lookup \"v1\" \"Secret\" \"default\" \"token\" | toJson }}\"\n"),
+		"env/Chart.yaml":        []byte(chartYAML),
+		"env/values.yaml":       []byte("{}\n"),
+		"env/templates/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {home: \"{{ env \"HOME\" }}\"}\n"),
+	}
+	dep := RenderChart(context.Background(), files, "dep", nil, rendered.Options{})
+	if len(dep.Problems) == 0 || !strings.Contains(dep.Problems[0].Message, "redis") {
+		t.Errorf("dependency in an HTTP repository: problems %+v, want the missing redis named", dep.Problems)
+	}
+	dns := RenderChart(context.Background(), files, "dns", nil, rendered.Options{})
+	if s := string(dns.Stream); !strings.Contains(s, `host: ""`) || !strings.Contains(s, `lookup: '{}'`) && !strings.Contains(s, `lookup: "{}"`) {
+		t.Errorf("getHostByName and lookup rendered:\n%s\nproblems %+v", s, dns.Problems)
+	}
+	env := RenderChart(context.Background(), files, "env", nil, rendered.Options{})
+	if len(env.Problems) == 0 || !strings.Contains(env.Problems[0].Message, `function "env" not defined`) {
+		t.Errorf("env: problems %+v, want the function undefined", env.Problems)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the loopback server received %d requests", n)
+	}
+}
