@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"sort"
 	"strings"
@@ -14,43 +15,6 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
-
-// kustomization is the part of a kustomization file this package reads.
-type kustomization struct {
-	Resources             []string         `yaml:"resources"`
-	Bases                 []string         `yaml:"bases"`
-	Components            []string         `yaml:"components"`
-	PatchesStrategicMerge []string         `yaml:"patchesStrategicMerge"`
-	PatchesJSON6902       []patchRef       `yaml:"patchesJson6902"`
-	Patches               []patchRef       `yaml:"patches"`
-	Generators            []string         `yaml:"generators"`
-	Transformers          []string         `yaml:"transformers"`
-	Validators            []string         `yaml:"validators"`
-	HelmCharts            []map[string]any `yaml:"helmCharts"`
-	HelmGlobals           map[string]any   `yaml:"helmGlobals"`
-	BuildMetadata         []string         `yaml:"buildMetadata"`
-	ConfigMapGenerator    []generatorRef   `yaml:"configMapGenerator"`
-	SecretGenerator       []generatorRef   `yaml:"secretGenerator"`
-	Configurations        []string         `yaml:"configurations"`
-	Crds                  []string         `yaml:"crds"`
-	OpenAPI               map[string]any   `yaml:"openapi"`
-}
-
-type patchRef struct {
-	Path   string `yaml:"path"`
-	Patch  string `yaml:"patch"`
-	Target *struct {
-		Kind string `yaml:"kind"`
-		Name string `yaml:"name"`
-	} `yaml:"target"`
-}
-
-type generatorRef struct {
-	Name  string   `yaml:"name"`
-	Files []string `yaml:"files"`
-	Envs  []string `yaml:"envs"`
-	Env   string   `yaml:"env"`
-}
 
 // overlay is what the pre-build walk learns about a kustomization tree.
 type overlay struct {
@@ -139,7 +103,11 @@ func runKrusty(ctx context.Context, fs filesys.FileSystem, dir string) (resmap.R
 const maxOverlayDepth = 20
 
 // walk reads a kustomization and everything it references, refusing what
-// this package does not run.
+// this package does not run. Every entry of a path-taking field (see
+// kustomizationPaths) must be a file or folder of the repository: a URL or
+// git reference is refused before krusty runs, so that its loader, which
+// gets URLs with an HTTP client of its own and clones with the git command,
+// never reaches past the in-memory file system.
 func (ov *overlay) walk(kfile string, depth int) {
 	dir := cleanDir(path.Dir(kfile))
 	if ov.dirs[dir] || depth > maxOverlayDepth {
@@ -147,124 +115,109 @@ func (ov *overlay) walk(kfile string, depth int) {
 	}
 	ov.dirs[dir] = true
 	ov.inputs[kfile] = true
-	var k kustomization
-	if err := yaml.Unmarshal(ov.files[kfile], &k); err != nil {
+	var k types.Kustomization
+	if err := k.Unmarshal(ov.files[kfile]); err != nil {
 		ov.refuse(kfile, "", fmt.Sprintf("reading kustomization: %v", err))
 		return
 	}
-	if len(k.HelmCharts) > 0 || k.HelmGlobals != nil {
-		ov.refuse(kfile, "helmCharts", "helmCharts inflation is not run: it downloads charts and runs helm; render the chart as a chart instead")
+	if len(k.HelmCharts) > 0 || k.HelmGlobals != nil || len(k.HelmChartInflationGenerator) > 0 {
+		ov.refuse(kfile, "helm", "helmCharts inflation is not run: it downloads charts and runs helm; render the chart as a chart instead")
 	}
-	for _, field := range []struct {
-		name    string
-		entries []string
-	}{{"generators", k.Generators}, {"transformers", k.Transformers}, {"validators", k.Validators}} {
-		for _, e := range field.entries {
-			ov.checkPlugin(kfile, dir, field.name, e, depth)
-		}
+	for _, ref := range kustomizationPaths(&k) {
+		ov.checkRef(kfile, dir, ref, depth)
 	}
-	refs := append(append(append([]string(nil), k.Resources...), k.Bases...), k.Components...)
-	for _, ref := range refs {
-		if remote(ref) {
-			ov.refuse(kfile, ref, fmt.Sprintf("remote resource %q is not fetched", ref))
-			continue
+}
+
+// checkRef checks one entry of a path-taking field of kfile, a
+// kustomization in folder dir: it refuses a URL, a git reference, a path
+// outside the repository or missing from it, walks a kustomization it
+// leads to, and records the files it reads.
+func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
+	if remoteRef(ref.value) {
+		what := "is a URL"
+		if ref.kind == refResource {
+			what = "is a remote resource"
 		}
-		target, ok := join(dir, ref)
-		if !ok {
-			ov.refuse(kfile, ref, fmt.Sprintf("resource %q leads outside the repository", ref))
-			continue
-		}
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q %s: renders are offline, nothing is fetched", ref.field, ref.value, what))
+		return
+	}
+	inline := strings.Contains(ref.value, "\n") || len(decodeAll([]byte(ref.value))) > 0
+	switch {
+	case ref.kind == refPlugin && inline:
+		ov.checkPlugin(kfile, dir, ref.field, ref.value, []byte(ref.value), depth)
+		return
+	case ref.kind == refInlineOrFile && inline:
+		return
+	}
+	if strings.HasPrefix(ref.value, "/") {
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q is an absolute path: only paths relative to the kustomization are read", ref.field, ref.value))
+		return
+	}
+	target, ok := join(dir, ref.value)
+	if !ok {
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q leads outside the repository", ref.field, ref.value))
+		return
+	}
+	if ref.kind == refResource || ref.kind == refPlugin {
 		if kf := ov.kustomizationIn(target); kf != "" {
 			ov.walk(kf, depth+1)
-			continue
-		}
-		if _, ok := ov.files[target]; !ok {
-			ov.refuse(kfile, ref, fmt.Sprintf("resource %q is not in the repository", ref))
-			continue
-		}
-		ov.inputs[target] = true
-	}
-	for _, p := range k.PatchesStrategicMerge {
-		if target, ok := join(dir, p); ok {
-			if _, ok := ov.files[target]; ok {
-				ov.inputs[target] = true
-				ov.patches = append(ov.patches, smpTargets(target, ov.files[target])...)
-			}
+			return
 		}
 	}
-	for _, group := range [][]patchRef{k.PatchesJSON6902, k.Patches} {
-		for _, p := range group {
-			if p.Path == "" {
-				continue
-			}
-			target, ok := join(dir, p.Path)
-			if !ok {
-				continue
-			}
-			data, ok := ov.files[target]
-			if !ok {
-				continue
-			}
-			ov.inputs[target] = true
-			isJSON := isJSONPatch(data)
-			if p.Target != nil {
-				ov.patches = append(ov.patches, patchFile{file: target, json6902: isJSON, kind: p.Target.Kind, name: p.Target.Name})
-			} else if !isJSON {
-				ov.patches = append(ov.patches, smpTargets(target, data)...)
+	data, isFile := ov.files[target]
+	if !isFile {
+		what := "is not in the repository"
+		if target == "" || len(ov.files.Under(target)) > 0 {
+			what = "is a folder, not a file"
+			if ref.kind == refResource || ref.kind == refPlugin {
+				what = "is a folder without a kustomization"
 			}
 		}
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q %s", ref.field, ref.value, what))
+		return
 	}
-	for _, g := range append(append([]generatorRef(nil), k.ConfigMapGenerator...), k.SecretGenerator...) {
-		for _, f := range append(append(append([]string(nil), g.Files...), g.Envs...), g.Env) {
-			if f == "" {
-				continue
-			}
-			if _, rel, ok := strings.Cut(f, "="); ok {
-				f = rel
-			}
-			if target, ok := join(dir, f); ok {
-				ov.inputs[target] = true
-			}
-		}
+	ov.inputs[target] = true
+	switch {
+	case ref.kind == refPlugin:
+		ov.checkPlugin(kfile, dir, ref.field, ref.value, data, depth)
+	case ref.kind == refInlineOrFile:
+		ov.patches = append(ov.patches, smpTargets(target, data)...)
+	case strings.HasPrefix(ref.field, "patches"):
+		ov.addPatch(target, data, ref)
 	}
-	// kustomize fails on a missing configurations or crds file; krusty on
-	// an in-memory filesystem builds without it, so it is refused here.
-	for _, field := range []struct {
-		name    string
-		entries []string
-	}{{"configurations", k.Configurations}, {"crds", k.Crds}} {
-		for _, f := range field.entries {
-			target, ok := join(dir, f)
-			if _, there := ov.files[target]; !ok || !there {
-				ov.refuse(kfile, f, fmt.Sprintf("%s entry %q is not in the repository", field.name, f))
-				continue
-			}
-			ov.inputs[target] = true
-		}
+}
+
+// refuseRef refuses an entry at the line of kfile that holds it or, when
+// kfile does not (a path in a file of plugin configurations), at the line
+// of the entry it was found through.
+func (ov *overlay) refuseRef(kfile string, ref pathRef, msg string) {
+	ov.refuse(kfile, ref.value, msg)
+	if p := &ov.problems[len(ov.problems)-1]; p.Line == 0 && ref.at != "" {
+		ov.problems = ov.problems[:len(ov.problems)-1]
+		ov.refuse(kfile, ref.at, msg)
+	}
+}
+
+// addPatch records a patches or patchesJson6902 file with its target.
+func (ov *overlay) addPatch(target string, data []byte, ref pathRef) {
+	p := ref.patch
+	isJSON := isJSONPatch(data)
+	if p != nil && p.Target != nil {
+		ov.patches = append(ov.patches, patchFile{file: target, json6902: isJSON, kind: p.Target.Kind, name: p.Target.Name})
+	} else if !isJSON {
+		ov.patches = append(ov.patches, smpTargets(target, data)...)
 	}
 }
 
 // checkPlugin refuses generator, transformer and validator entries that are
-// not builtin: exec and containerized plugins and KRM functions.
-func (ov *overlay) checkPlugin(kfile, dir, field, entry string, depth int) {
-	var docs []map[string]any
-	if strings.Contains(entry, "\n") || strings.Contains(entry, ":") && !remote(entry) {
-		docs = decodeAll([]byte(entry))
-	} else if remote(entry) {
-		ov.refuse(kfile, entry, fmt.Sprintf("remote %s entry %q is not fetched", field, entry))
+// not builtin: exec and containerized plugins and KRM functions, and helm
+// inflation. The path fields of a builtin's configuration are checked like
+// the kustomization's own: kustomize reads them relative to kfile's folder.
+func (ov *overlay) checkPlugin(kfile, dir, field, entry string, data []byte, depth int) {
+	docs, err := decodeStrict(data)
+	if err != nil {
+		ov.refuse(kfile, entry, fmt.Sprintf("%s: reading the plugin configuration: %v", field, err))
 		return
-	} else if target, ok := join(dir, entry); ok {
-		if kf := ov.kustomizationIn(target); kf != "" {
-			ov.walk(kf, depth+1)
-			return
-		}
-		data, ok := ov.files[target]
-		if !ok {
-			ov.refuse(kfile, entry, fmt.Sprintf("%s entry %q is not in the repository", field, entry))
-			return
-		}
-		ov.inputs[target] = true
-		docs = decodeAll(data)
 	}
 	builtin := map[string]bool{}
 	for _, n := range krusty.GetBuiltinPluginNames() {
@@ -279,12 +232,26 @@ func (ov *overlay) checkPlugin(kfile, dir, field, entry string, depth int) {
 		_, fn2 := ann["config.k8s.io/function"]
 		if fn1 || fn2 || api != "builtin" || !builtin[kind] {
 			ov.refuse(kfile, entry, fmt.Sprintf("%s entry %s (apiVersion %q) is a plugin or KRM function; only builtin generators and transformers run", field, kind, api))
+			continue
+		}
+		if kind == "HelmChartInflationGenerator" {
+			ov.refuse(kfile, entry, fmt.Sprintf("%s entry %s is not run: it downloads charts and runs helm; render the chart as a chart instead", field, kind))
+			continue
+		}
+		refs, err := pluginPaths(field, entry, d)
+		if err != nil {
+			ov.refuse(kfile, entry, fmt.Sprintf("%s entry %s: reading its configuration: %v", field, kind, err))
+			continue
+		}
+		for _, r := range refs {
+			ov.checkRef(kfile, dir, r, depth)
 		}
 	}
 }
 
 func (ov *overlay) refuse(kfile, needle, msg string) {
 	line := 0
+	needle, _, _ = strings.Cut(strings.TrimSpace(needle), "\n")
 	if needle != "" {
 		for i, l := range strings.Split(string(ov.files[kfile]), "\n") {
 			if strings.Contains(l, needle) {
@@ -309,14 +276,24 @@ func (ov *overlay) kustomizationIn(dir string) string {
 	return ""
 }
 
-// remote reports whether a kustomization entry names something to download.
-func remote(ref string) bool {
-	for _, p := range []string{"http://", "https://", "git@", "ssh://", "git::", "github.com/", "gitlab.com/", "bitbucket.org/", "oci://"} {
-		if strings.HasPrefix(ref, p) {
-			return true
+// decodeStrict decodes every document of data, failing on the first that
+// does not decode, so that no plugin configuration goes unchecked.
+func decodeStrict(data []byte) ([]map[string]any, error) {
+	var out []map[string]any
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	for {
+		var m map[string]any
+		err := dec.Decode(&m)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			out = append(out, m)
 		}
 	}
-	return strings.Contains(ref, "?ref=") || strings.Contains(ref, ".git//") || strings.Contains(ref, "://")
 }
 
 func decodeAll(data []byte) []map[string]any {

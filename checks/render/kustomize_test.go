@@ -93,7 +93,7 @@ func TestKustomizeMissingConfigurationsRefused(t *testing.T) {
 		"app/cm.yaml":            []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
 	}
 	r := RenderKustomization(context.Background(), files, "app/kustomization.yaml", rendered.Options{})
-	if len(r.Problems) != 1 || r.Problems[0].Line != 4 || !strings.Contains(r.Problems[0].Message, `configurations entry "kustomizeconfig/mykind.yaml" is not in the repository`) {
+	if len(r.Problems) != 1 || r.Problems[0].Line != 4 || !strings.Contains(r.Problems[0].Message, `configurations[0]: "kustomizeconfig/mykind.yaml" is not in the repository`) {
 		t.Errorf("problems = %+v, want one at line 4 naming the missing file", r.Problems)
 	}
 }

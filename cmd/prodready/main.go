@@ -11,6 +11,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +28,17 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// denyNetwork makes the process refuse network requests: render.DenyNetwork,
+// for check, fix, review and render-worker, which send none of their own
+// (serve and action talk to GitHub and GitLab through the default
+// transport). The package's tests, which run those commands in the test
+// process beside servers they reach through the default transport, replace
+// it unless the test binary runs as prodready.
+var denyNetwork = render.DenyNetwork
+
 // run dispatches a subcommand and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	p := cli.Program{Name: "prodready", Version: cli.Version(version), Render: render.InProcess, Extra: []cli.Extra{
+	p := cli.Program{Name: "prodready", Version: cli.Version(version), Render: render.InProcess, Offline: func() { denyNetwork() }, Extra: []cli.Extra{
 		{Name: "serve", Synopsis: "serve [flags]", Summary: "run the GitHub App / GitLab webhook server", Run: runServe},
 		{Name: "action", Synopsis: "action [flags]", Summary: "review a pull request as the GitHub Action step", Run: runActionCommand},
 		{Name: renderWorkerCommand, Hidden: true, Run: runRenderWorker},
@@ -41,14 +50,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // binary, so the request and answer formats cannot drift between versions.
 const renderWorkerCommand = "render-worker"
 
-// runRenderWorker is the render-worker command: it reads one folder's files
-// on standard input and writes the renders on standard output
-// (rendered.Serve), then exits.
+// runRenderWorker is the render-worker command: it sets the limits its
+// flags carry on itself (rendered.Limits.Args), refuses every network
+// request, reads one request on standard input and writes the renders on
+// standard output (rendered.Serve), then exits.
 func runRenderWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "prodready render-worker: takes no arguments (a request on standard input); it is started by prodready itself")
+	fs := flag.NewFlagSet(renderWorkerCommand, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	memory := fs.Int64("memory", 0, "data segment limit in bytes (0: none)")
+	cpu := fs.Duration("cpu", 0, "CPU-time limit (0: none)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "prodready render-worker: takes --memory and --cpu, and a request on standard input; it is started by prodready itself")
 		return cli.ExitUsage
 	}
+	if err := rendered.ApplyLimits(rendered.Limits{Memory: *memory, CPU: *cpu}); err != nil {
+		fmt.Fprintln(stderr, "prodready render-worker:", err)
+		return cli.ExitUsage
+	}
+	denyNetwork()
 	if err := rendered.Serve(stdin, stdout, render.Streaming); err != nil {
 		fmt.Fprintln(stderr, "prodready render-worker:", err)
 		return cli.ExitUsage

@@ -44,6 +44,11 @@ type Program struct {
 	// (in process: the command line renders what its user gave it). Nil:
 	// they are reported as not rendered.
 	Render rendered.Renderer
+	// Offline, when set, is called before check, fix and review, which
+	// render what they are given in this process and send no request of
+	// their own: it makes the process refuse network requests
+	// (render.DenyNetwork).
+	Offline func()
 }
 
 // Run dispatches a subcommand and returns the process exit code.
@@ -53,6 +58,12 @@ func (p Program) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		return ExitUsage
 	}
 	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "check", "fix", "review":
+		if p.Offline != nil {
+			p.Offline()
+		}
+	}
 	switch cmd {
 	case "check":
 		return runCheck(p.Version, p.Render, rest, stdin, stdout, stderr)
