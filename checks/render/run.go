@@ -26,11 +26,35 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 // RunEach renders as Run does, but hands each render to emit, in Run's
 // order, as soon as it and those before it are made, and returns the Result
 // without its Renders: a caller that writes each render out holds few at a
-// time. Charts are rendered on up to GOMAXPROCS goroutines, with no more
-// renders made or waiting to be emitted than that; overlays one after
-// another, between the charts' values.yaml renders and their other sets.
+// time. Renders are made on up to GOMAXPROCS goroutines, with no more
+// renders made or waiting to be emitted than that. With opts.Only set it
+// makes that one render alone.
 func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, emit func(*rendered.Render)) rendered.Result {
 	opts = opts.WithDefaults()
+	if opts.Only != nil {
+		emit(renderJob(ctx, files, *opts.Only, opts))
+		return rendered.Result{}
+	}
+	jobs, res := plan(files, opts)
+	inOrder(len(jobs), runtime.GOMAXPROCS(0), func(i int) *rendered.Render {
+		return renderJob(ctx, files, jobs[i], opts)
+	}, emit)
+	return res
+}
+
+// renderJob makes one render in this process.
+func renderJob(ctx context.Context, files rendered.Files, j rendered.Job, opts rendered.Options) *rendered.Render {
+	if j.Kustomization != "" {
+		return RenderKustomization(ctx, files, j.Kustomization, opts)
+	}
+	return RenderChart(ctx, files, j.Chart, j.Values, opts)
+}
+
+// plan lists the renders of a run in Run's order: every chart's values.yaml
+// render, by folder, then every overlay, then the charts' other values sets.
+// The cap of opts.MaxRenders leaves out values sets before it leaves out a
+// chart or an overlay; what it left out is in the Result, with a problem.
+func plan(files rendered.Files, opts rendered.Options) ([]rendered.Job, rendered.Result) {
 	roots := rendered.Discover(files)
 	var res rendered.Result
 	budget := opts.MaxRenders
@@ -47,37 +71,25 @@ func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, e
 		capped[root]++
 		return false
 	}
-	type chartJob struct {
-		dir string
-		set []string
-	}
-	renderCharts := func(jobs []chartJob) {
-		inOrder(len(jobs), runtime.GOMAXPROCS(0), func(i int) *rendered.Render {
-			return RenderChart(ctx, files, jobs[i].dir, jobs[i].set, opts)
-		}, emit)
-	}
-	var bases []chartJob
+	var jobs []rendered.Job
 	for _, dir := range roots.Charts {
 		if within(chartYAML(dir)) {
-			bases = append(bases, chartJob{dir: dir})
+			jobs = append(jobs, rendered.Job{Chart: dir})
 		}
 	}
-	renderCharts(bases)
 	for _, k := range roots.Kustomizations {
 		if within(k) {
-			emit(RenderKustomization(ctx, files, k, opts))
+			jobs = append(jobs, rendered.Job{Kustomization: k})
 		}
 	}
 	if !opts.ValuesYAMLOnly {
-		var sets []chartJob
 		for _, dir := range roots.Charts {
 			for _, set := range valuesSets(files, dir, opts.ExtraValues[dir])[1:] {
 				if within(chartYAML(dir)) {
-					sets = append(sets, chartJob{dir, set})
+					jobs = append(jobs, rendered.Job{Chart: dir, Values: set})
 				}
 			}
 		}
-		renderCharts(sets)
 	}
 	for _, root := range cappedOrder {
 		res.NotRendered = append(res.NotRendered, rendered.Skipped{File: root, Reason: fmt.Sprintf("render cap of %d reached (%d renders of it left out)", opts.MaxRenders, capped[root])})
@@ -85,7 +97,7 @@ func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, e
 	if len(res.NotRendered) > 0 {
 		res.Problems = append(res.Problems, rendered.Problem{Message: fmt.Sprintf("render cap of %d reached; %d renders left out", opts.MaxRenders, len(res.NotRendered))})
 	}
-	return res
+	return jobs, res
 }
 
 // inOrder makes n renders with mk on up to workers goroutines and hands

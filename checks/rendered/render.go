@@ -137,6 +137,21 @@ type Options struct {
 	MaxObjects int
 	// MaxRenders bounds the renders of a run; DefaultMaxRenders when zero.
 	MaxRenders int
+	// Only, when set, makes the one render it names and nothing else: an
+	// isolated renderer gives each render a worker process of its own this
+	// way.
+	Only *Job `json:",omitempty"`
+}
+
+// Job is one render: a chart with a values set layered on its values.yaml,
+// or a root kustomization.
+type Job struct {
+	// Chart is the chart's folder; Values the values files of the set
+	// (empty: values.yaml alone).
+	Chart  string   `json:",omitempty"`
+	Values []string `json:",omitempty"`
+	// Kustomization is the kustomization file of an overlay.
+	Kustomization string `json:",omitempty"`
 }
 
 // ConfigOptions are the render options a config asks for: its Kubernetes

@@ -127,28 +127,40 @@ func signalled(st *os.ProcessState, name string) bool {
 	return ok && ws.Signaled() && strings.Contains(strings.ToLower(ws.Signal().String()), name)
 }
 
-// tailBuffer keeps the last max bytes written to it: a worker's last words,
-// however much it wrote.
+// tailBuffer keeps the first and the last max/2 bytes written to it: a
+// worker's first words (the runtime's "fatal error: out of memory" comes
+// before its goroutine dump) and its last, however much it wrote.
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
+	mu         sync.Mutex
+	max        int
+	head, tail []byte
+	cut        bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	n := len(p)
+	if room := t.max/2 - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	t.tail = append(t.tail, p...)
+	if len(t.tail) > t.max/2 {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-t.max/2:]...)
+		t.cut = true
+	}
+	return n, nil
 }
 
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.b)
+	if t.cut {
+		return string(t.head) + "\n…\n" + string(t.tail)
+	}
+	return string(t.head) + string(t.tail)
 }
 
 // WorkerMemoryBase is the part of a render worker's soft memory limit that

@@ -14,7 +14,8 @@ import (
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
-	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/checks/scan"
 	"github.com/prodready/prodready/checks/report"
 	"github.com/prodready/prodready/cmd/internal/cli"
 	"github.com/prodready/prodready/internal/plural"
@@ -38,6 +39,10 @@ type actionOptions struct {
 	paths     string
 	sarifFile string
 	checkName string
+	render    *renderFlags
+	// renderer renders the pull request's charts and overlays in child
+	// processes under the render flags' limits (set by runAction).
+	renderer rendered.Renderer
 }
 
 // addActionFlags registers the flags of the action command on fs.
@@ -49,6 +54,7 @@ func addActionFlags(fs *flag.FlagSet) *actionOptions {
 	fs.StringVar(&o.paths, "paths", ".", "folders or files to review, relative to the repository root, separated by spaces, commas or newlines")
 	fs.StringVar(&o.sarifFile, "sarif-file", "prodready.sarif", "with --mode sarif: the SARIF file to write")
 	fs.StringVar(&o.checkName, "check-name", ghv.DefaultCheckName, "name of the check run")
+	o.render = addRenderFlags(fs)
 	return o
 }
 
@@ -122,6 +128,14 @@ func runAction(o *actionOptions, dir string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prodready action: unknown --mode %q (review, annotations or sarif)\n", o.mode)
 		return cli.ExitUsage
 	}
+	if o.renderer == nil {
+		r, err := o.render.renderer()
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready action:", err)
+			return cli.ExitUsage
+		}
+		o.renderer = r
+	}
 	var failOn checks.Severity
 	if o.failOn != "" {
 		sev, err := checks.ParseSeverity(o.failOn)
@@ -190,7 +204,7 @@ func (a *actionRun) connect(host *ghaction.Host, pr bot.PullRequest) {
 // fallback and in annotations mode, prints it as annotations).
 func (a *actionRun) review(ctx context.Context, host *ghaction.Host, pr bot.PullRequest, cfg *checks.Config) int {
 	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	rv.Render = render.InProcess
+	rv.Render = a.opts.renderer
 	ctx = bot.WithLogger(ctx, slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	rh, err := host.StartReview(ctx, pr)
 	if err != nil {
@@ -231,7 +245,7 @@ func (a *actionRun) sarif(host *ghaction.Host, cfg *checks.Config, load func(wan
 	if err != nil {
 		return a.fail(err)
 	}
-	res := checkFiles(files, cfg)
+	res := a.checkFiles(host, files, cfg)
 	path := a.opts.sarifFile
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return a.fail(fmt.Errorf("creating the SARIF file's folder: %w", err))
@@ -299,7 +313,7 @@ func (a *actionRun) tree(host *ghaction.Host, failOn checks.Severity) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	res := checkFiles(files, cfg)
+	res := a.checkFiles(host, files, cfg)
 	if err := report.WriteWith(a.stdout, "github", res, a.annotationOptions()); err != nil {
 		return a.fail(err)
 	}
@@ -373,13 +387,32 @@ func manifestsWanted(host *ghaction.Host, cfg *checks.Config) func(string) bool 
 	return func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) && host.Under(p) }
 }
 
-// checkFiles checks files with cfg the way the check command does (the
-// lean run: packed trees, the same findings in about half the memory), for
-// a whole checkout can be large.
-func checkFiles(files []bot.File, cfg *checks.Config) *checks.Result {
+// checkFiles scans files with cfg as the check command does (scan.Run),
+// rendering the charts and overlays of the checkout in child processes,
+// in the lean mode (packed trees, the same findings in about half the
+// memory), for a whole checkout can be large. It returns every finding.
+func (a *actionRun) checkFiles(host *ghaction.Host, files []bot.File, cfg *checks.Config) *checks.Result {
 	inputs := make([]checks.Input, 0, len(files))
 	for _, f := range files {
 		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
 	}
-	return checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean})
+	var folders []rendered.Folder
+	if rendered.HasRoots(inputs) {
+		root := host.Dir
+		if root == "" {
+			root = "."
+		}
+		tree, err := rendered.ReadDir(root)
+		folders = []rendered.Folder{{Dir: ".", Files: tree, Err: err}}
+	}
+	var found []checks.Finding
+	out := scan.Run(context.Background(), inputs, folders, cfg, scan.Options{Render: a.opts.renderer, Check: checks.Options{Memory: checks.Lean}}, func(fs []checks.Finding) {
+		found = append(found, fs...)
+	})
+	res := out.Result
+	res.Findings = found
+	for _, sk := range out.NotRendered {
+		a.note(fmt.Sprintf("not checked: %s: %s", sk.File, sk.Reason))
+	}
+	return res
 }

@@ -37,7 +37,9 @@ import (
 const asMain = "PRODREADY_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(asMain) == "1" {
+	// serve and action start this same binary as their render workers: the
+	// test binary started with the worker's command is the worker.
+	if os.Getenv(asMain) == "1" || len(os.Args) > 1 && os.Args[1] == renderWorkerCommand {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -146,9 +148,17 @@ func (r *replica) logs() string {
 // startReplica starts serve against the fake GitHub and the cluster.
 func startReplica(t *testing.T, name string, args []string) *replica {
 	t.Helper()
+	return startReplicaUnder(t, name, nil, args)
+}
+
+// startReplicaUnder starts serve as startReplica does, through the command
+// wrap (prlimit with its flags, say) when it is not empty.
+func startReplicaUnder(t *testing.T, name string, wrap []string, args []string) *replica {
+	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePorts(t, 1)[0])
 	r := &replica{name: name, addr: addr, done: make(chan struct{})}
-	r.cmd = exec.Command(os.Args[0], append([]string{"serve", "--listen", addr}, args...)...)
+	argv := append(append(append([]string(nil), wrap...), os.Args[0], "serve", "--listen", addr), args...)
+	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Env = append(os.Environ(), asMain+"=1")
 	r.cmd.Stdout, r.cmd.Stderr = r, r
 	if err := r.cmd.Start(); err != nil {

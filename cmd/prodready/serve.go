@@ -17,7 +17,6 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/bot/jsqueue"
-	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/cmd/internal/cli"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -125,6 +124,7 @@ type serveFlags struct {
 	budget  *int64
 	queue   queueFlags
 	workers *int
+	render  *renderFlags
 }
 
 func addServeFlags(fs *flag.FlagSet) *serveFlags {
@@ -136,6 +136,7 @@ func addServeFlags(fs *flag.FlagSet) *serveFlags {
 		budget:  fs.Int64("body-budget", int64(envInt("PRODREADY_BODY_BUDGET", bot.DefaultBodyBudget)), "bytes of webhook bodies held at once, across routes; beyond it a delivery gets 503 before its body is read; at least 25 MiB (env PRODREADY_BODY_BUDGET)"),
 	}
 	addQueueFlags(fs, &f.queue)
+	f.render = addRenderFlags(fs)
 	return f
 }
 
@@ -163,11 +164,19 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Error("refusing to start: --body-budget is below the largest webhook body", "body_budget", *flags.budget, "max_body", bot.MaxWebhookBody)
 		return cli.ExitUsage
 	}
+	// Pull-request content renders in child processes of this binary,
+	// under limits: a chart that runs away is a finding, not the end of
+	// the replica.
+	isolated, err := flags.render.renderer()
+	if err != nil {
+		logger.Error("refusing to start", "err", err.Error())
+		return cli.ExitUsage
+	}
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(*flags.cache), logger)
-	rv.Render = render.InProcess                             // the charts and overlays a pull request touches
-	ap := bot.NewApplier(rv.Cache, render.InProcess, logger) // Apply fixes, /prodready fix
-	ap.Scope = rv.ReportedScope                              // the fixes of what the review reports
+	rv.Render = isolated                             // the charts and overlays a pull request touches
+	ap := bot.NewApplier(rv.Cache, isolated, logger) // Apply fixes, /prodready fix
+	ap.Scope = rv.ReportedScope                      // the fixes of what the review reports
 
 	hosts := map[string]bot.HostFor{}
 	hostFor := func(job bot.Job) (bot.Host, error) {

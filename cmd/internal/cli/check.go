@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/checks/scan"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
@@ -166,18 +167,13 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 			writeErr = stream.Add(fs)
 		}
 	}
-	prep := renderInputs(inputs, paths, cfg, render)
-	inputs = prep.Inputs
-	emit(prep.Problems)
-	// Before the run: its findings of a chart name the values sets that
-	// have them when not all do.
-	prep.CheckValuesSets(cfg)
 	// The collector is paced to each step of the run (GOGC in the
 	// environment overrides it): this process runs one check.
-	res := checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(*format), Emit: func(fs []checks.Finding) {
-		emit(prep.Map(fs))
-	}})
-	emit(prep.Unreported())
+	scanned := scan.Run(context.Background(), inputs, readFolders(inputs, paths), cfg, scan.Options{
+		Render: render,
+		Check:  checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(*format)},
+	}, emit)
+	res := scanned.Result
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
@@ -186,7 +182,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	}
 	if writeErr == nil {
 		var rendersSkipped []report.NotChecked
-		for _, sk := range prep.Skipped {
+		for _, sk := range scanned.NotRendered {
 			rendersSkipped = append(rendersSkipped, report.NotChecked{Path: sk.File, Reason: sk.Reason})
 		}
 		writeErr = stream.Close(res, rendersSkipped...)
@@ -288,31 +284,14 @@ func writeHeapProfile(file string) error {
 	return nil
 }
 
-// renderInputs renders the charts and root kustomizations under the folders
-// among paths (none when the inputs hold no Chart.yaml or kustomization, so
-// a plain run never starts a renderer) and returns the inputs to check.
-// render-failed findings get the config's severity for the rule.
-func renderInputs(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer) *rendered.Prepared {
-	prep, _ := prepareRenders(inputs, paths, cfg, render, rendered.ConfigOptions(cfg), false)
-	if prep.Renders > 0 {
-		// The folders' files and the renderer's buffers are garbage now:
-		// collecting them before the run starts its own pacing keeps them
-		// from setting the heap's first goal (29 MB of files on the
-		// corpus's charts, 35 MiB less at the peak).
-		runtime.GC()
-	}
-	return prep
-}
-
-// prepareRenders is renderInputs with the render options given, and with
-// chartsOnly, the charts only (kustomizations are left out of the files
-// the renderer reads, so overlays' files are checked as written). The
-// folders are read from disk, except the files among inputs that hold
-// their text (fix's rounds: the text as fixed so far); they are returned
-// with what Prepare made of them.
-func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options, chartsOnly bool) (*rendered.Prepared, []rendered.Folder) {
+// readFolders reads from disk the folders among paths whose inputs hold a
+// chart or a kustomization (none when the inputs hold no Chart.yaml or
+// kustomization, so a plain run never starts a renderer), with the text of
+// the inputs that hold it in place of what is on disk (fix's rounds: the
+// text as fixed so far).
+func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
 	if !rendered.HasRoots(inputs) {
-		return &rendered.Prepared{Inputs: inputs}, nil
+		return nil
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -323,13 +302,17 @@ func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, r
 			dirs = append(dirs, filepath.ToSlash(filepath.Clean(p)))
 		}
 	}
-	if render == nil {
-		render = func(context.Context, rendered.Files, rendered.Options) (rendered.Result, error) {
-			return rendered.Result{}, errors.New("this binary does not render charts or overlays")
-		}
-	}
 	folders := rendered.ReadFolders(inputs, dirs)
 	overlay(folders, inputs)
+	return folders
+}
+
+// prepareRenders renders as a check does, with the render options given,
+// and with chartsOnly, the charts only (kustomizations are left out of the
+// files the renderer reads, so overlays' files are checked as written). It
+// returns the folders with what Prepare made of them.
+func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options, chartsOnly bool) (*rendered.Prepared, []rendered.Folder) {
+	folders := readFolders(inputs, paths)
 	if chartsOnly {
 		for _, folder := range folders {
 			for p := range folder.Files {
@@ -339,13 +322,7 @@ func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, r
 			}
 		}
 	}
-	prep := rendered.Prepare(context.Background(), inputs, folders, render, opts)
-	for i := range prep.Problems {
-		if s := cfg.SeverityOf(prep.Problems[i].RuleID); s != 0 {
-			prep.Problems[i].Severity = s
-		}
-	}
-	return prep, folders
+	return scan.Prepare(context.Background(), inputs, folders, cfg, scan.Options{Render: render, RenderOptions: &opts}), folders
 }
 
 // overlay puts the text of the inputs that hold it in place of the files

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendered"
+)
+
+// renderFlags bound the renders of pull-request content in serve and
+// action: each render runs in a child process of this binary (the hidden
+// render-worker command) under these limits.
+type renderFlags struct {
+	memory    *int64
+	cpu       *time.Duration
+	deadline  *time.Duration
+	processes *int
+}
+
+// addRenderFlags registers the render limits on fs, with environment
+// variables for serve's deployment.
+func addRenderFlags(fs *flag.FlagSet) *renderFlags {
+	return &renderFlags{
+		memory:    fs.Int64("render-memory", envInt64("PRODREADY_RENDER_MEMORY", rendered.DefaultWorkerMemory), "bytes of memory each render's child process may take (its data segment); over it the render is a render-failed finding (env PRODREADY_RENDER_MEMORY)"),
+		cpu:       fs.Duration("render-cpu", envDuration("PRODREADY_RENDER_CPU", rendered.DefaultWorkerCPU), "CPU time each render's child process may use (env PRODREADY_RENDER_CPU)"),
+		deadline:  fs.Duration("render-deadline", envDuration("PRODREADY_RENDER_DEADLINE", rendered.DefaultWorkerDeadline), "wall time after which a render's child process is killed (env PRODREADY_RENDER_DEADLINE)"),
+		processes: fs.Int("render-processes", envInt("PRODREADY_RENDER_PROCESSES", 1), "render child processes at once, across every review of this process: their memory limits added up must fit beside the server in its memory (env PRODREADY_RENDER_PROCESSES)"),
+	}
+}
+
+// renderer is the isolated renderer the flags describe: this binary's
+// render-worker command, one child per render.
+func (f *renderFlags) renderer() (rendered.Renderer, error) {
+	if *f.memory < 64<<20 {
+		return nil, fmt.Errorf("--render-memory %d is under 64 MiB, in which no render worker starts", *f.memory)
+	}
+	if *f.cpu <= 0 || *f.deadline <= 0 || *f.processes < 1 {
+		return nil, fmt.Errorf("--render-cpu, --render-deadline and --render-processes must be positive")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this binary to start render workers: %w", err)
+	}
+	lim := rendered.Limits{Memory: *f.memory, CPU: *f.cpu, Deadline: *f.deadline}
+	return render.Isolated(rendered.Worker(self, []string{renderWorkerCommand}, lim), *f.processes), nil
+}
