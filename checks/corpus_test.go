@@ -71,9 +71,15 @@ func TestCorpusEveryDocumentAccountedFor(t *testing.T) {
 		}
 	}
 	// The eleventh is kustomize's validationTransformer example, a
-	// ConfigMap made invalid on purpose.
-	if invalid > 11 {
-		t.Errorf("%d yaml-invalid/schema-invalid findings outside helm-templates; the corpus has 11 genuine ones", invalid)
+	// ConfigMap made invalid on purpose. The realworld/ repositories add
+	// four, each a duplicate key upstream: local-path-provisioner's
+	// examples/quota/local-path-storage.yaml lacks the "---" between its
+	// two ConfigMaps (kind, apiVersion, metadata and data twice in
+	// document 8), and spring-petclinic-cloud's customers-, vets- and
+	// visits-service-deployment.yaml give their container "resources"
+	// twice (the limits, then {}).
+	if invalid > 15 {
+		t.Errorf("%d yaml-invalid/schema-invalid findings outside helm-templates; the corpus has 15 genuine ones", invalid)
 	}
 }
 
