@@ -256,3 +256,31 @@ metadata:
 		t.Errorf("rendered %s:\n%s", d.APIVersion, d.YAML)
 	}
 }
+
+// TestHelmSeparatorGluedToText renders a template whose {{- if -}} trims the
+// newline after a "---", as cert-manager's rbac.yaml does, so the output
+// holds "---# comment": Helm splits there, so the comment opens the next
+// document and the three objects are three documents, none of them
+// reported as output that is not YAML.
+func TestHelmSeparatorGluedToText(t *testing.T) {
+	files, err := rendered.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RenderChart(context.Background(), files, "glued-separator", nil, rendered.Options{})
+	if len(r.Problems) != 0 {
+		t.Errorf("problems = %+v, want none", r.Problems)
+	}
+	var got []string
+	for _, d := range r.Documents {
+		got = append(got, d.Kind+"/"+d.Name)
+	}
+	want := []string{"ClusterRole/edit", "ClusterRole/approve", "ClusterRoleBinding/approve"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("documents (-want +got):\n%s", diff)
+	}
+	approve := docIndex(t, r, "ClusterRoleBinding") - 1
+	checkLocations(t, r, approve, []locCase{
+		{"metadata.name", rendered.Location{File: "glued-separator/templates/rbac.yaml", Line: 18, Kind: Template}},
+	})
+}

@@ -143,12 +143,34 @@ func (b *helmDocs) file(info tplInfo, lines []string, marks [][]tmplmark.Mark) {
 		}
 		b.doc(info, lines, start, i, firstTpl, occs)
 		start = i + 1
+		if i == len(lines) {
+			break
+		}
+		if rest := afterSeparator(lines[i]); rest != "" {
+			// Text glued to the marker ("---# comment", left when a
+			// template's {{- trims the newline after "---") opens the
+			// next document, as Helm splits it. A comment keeps its
+			// column; content starts the line, where Helm puts it.
+			if strings.HasPrefix(rest, "#") {
+				rest = strings.Repeat(" ", len(lines[i])-len(rest)) + rest
+			}
+			lines[i] = rest
+			start = i
+		}
 	}
 }
 
+// isSeparator reports whether a line of template output ends a document as
+// Helm splits a manifest (releaseutil.SplitManifests): any line that starts
+// with "---", whatever follows it.
 func isSeparator(line string) bool {
-	t := strings.TrimRight(line, " \t\r")
-	return t == "---" || strings.HasPrefix(t, "--- ")
+	return strings.HasPrefix(line, "---")
+}
+
+// afterSeparator returns what follows a separator line's "---" and the
+// white space after it: Helm keeps it as the start of the next document.
+func afterSeparator(line string) string {
+	return strings.TrimRight(strings.TrimLeft(strings.TrimPrefix(line, "---"), " \t"), " \t\r")
 }
 
 // doc adds lines[from:to] as a document when it holds an object.
