@@ -14,15 +14,15 @@ import (
 // hostileCharts are charts whose render would take the machine: each must
 // end as one finding on its chart, and nothing else.
 var hostileCharts = map[string]string{
-	"charts/mem/Chart.yaml":            "apiVersion: v2\nname: mem\nversion: 0.1.0\n",
-	"charts/mem/templates/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mem\ndata:\n  a: {{ repeat 200000 (repeat 100000 \"A\") | quote }}\n",
-	"charts/cpu/Chart.yaml":            "apiVersion: v2\nname: cpu\nversion: 0.1.0\n",
-	"charts/cpu/templates/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cpu\ndata:\n{{- range $i := until 100000 }}{{ range $j := until 100000 }}{{ end }}{{ end }}\n  a: b\n",
-	"charts/loop/Chart.yaml":           "apiVersion: v2\nname: loop\nversion: 0.1.0\n",
-	"charts/loop/templates/_h.tpl":     "{{ define \"loop\" }}{{ include \"loop\" . }}{{ end }}\n",
-	"charts/loop/templates/cm.yaml":    "{{ include \"loop\" . }}\n",
-	"deploy/alias/kustomization.yaml":  "resources:\n- laughs.yaml\n",
-	"deploy/alias/laughs.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: laughs}\ndata:\n  a: &a [x,x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n  f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n  g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n  h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\n  i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]\n",
+	"charts/mem/Chart.yaml":           "apiVersion: v2\nname: mem\nversion: 0.1.0\n",
+	"charts/mem/templates/cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mem\ndata:\n  a: {{ repeat 200000 (repeat 100000 \"A\") | quote }}\n",
+	"charts/cpu/Chart.yaml":           "apiVersion: v2\nname: cpu\nversion: 0.1.0\n",
+	"charts/cpu/templates/cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cpu\ndata:\n{{- range $i := until 100000 }}{{ range $j := until 100000 }}{{ end }}{{ end }}\n  a: b\n",
+	"charts/loop/Chart.yaml":          "apiVersion: v2\nname: loop\nversion: 0.1.0\n",
+	"charts/loop/templates/_h.tpl":    "{{ define \"loop\" }}{{ include \"loop\" . }}{{ end }}\n",
+	"charts/loop/templates/cm.yaml":   "{{ include \"loop\" . }}\n",
+	"deploy/alias/kustomization.yaml": "resources:\n- laughs.yaml\n",
+	"deploy/alias/laughs.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: laughs}\ndata:\n  a: &a [x,x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n  f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n  g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n  h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\n  i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]\n",
 }
 
 // TestServeSurvivesHostileRenders runs `prodready serve` as a process under
