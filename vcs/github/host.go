@@ -19,6 +19,8 @@ import (
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/plural"
+
+	"github.com/prodready/prodready/internal/inert"
 )
 
 // DefaultCheckName is the name of the check run the bot creates.
@@ -382,7 +384,7 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 	if rh.ID == 0 {
 		return nil
 	}
-	if err := h.completeRun(ctx, pr, rh.ID, "failure", "prodready could not finish the review", message); err != nil {
+	if err := h.completeRun(ctx, pr, rh.ID, "failure", "prodready could not finish the review", inert.Text(message)); err != nil {
 		return fmt.Errorf("completing check run %d: %w", rh.ID, err)
 	}
 	return nil
@@ -545,7 +547,7 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 	var b strings.Builder
 	b.WriteString(body + "\n\n")
 	for _, c := range cs {
-		fmt.Fprintf(&b, "---\n**`%s` line %d**\n\n%s\n", c.Path, c.Line, c.Body)
+		fmt.Fprintf(&b, "---\n**%s line %d**\n\n%s\n", inert.Code(c.Path), c.Line, c.Body)
 	}
 	req.Comments = nil
 	req.Body = gh.Ptr(withMarker(b.String(), marker))
