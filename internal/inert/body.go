@@ -134,3 +134,40 @@ func Leaks(body string) []string {
 	}
 	return out
 }
+
+// Markers lists the HTML comments of a body that a Markdown renderer (and
+// a reader of markers) would take as comments: those outside code spans and
+// fenced code blocks, in order.
+func Markers(body string) []string {
+	var out []string
+	var fence string
+	for _, l := range strings.Split(body, "\n") {
+		if fence != "" {
+			if closes(l, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := opens(l); f != "" {
+			fence = f
+			continue
+		}
+		for _, seg := range spans(l) {
+			s := seg.text
+			for !seg.code {
+				i := strings.Index(s, "<!--")
+				if i < 0 || (i > 0 && s[i-1] == '\\') {
+					break
+				}
+				end := strings.Index(s[i:], "-->")
+				if end < 0 {
+					out = append(out, s[i:])
+					break
+				}
+				out = append(out, s[i:i+end+3])
+				s = s[i+end+3:]
+			}
+		}
+	}
+	return out
+}
