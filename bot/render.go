@@ -359,12 +359,18 @@ func writeNotChecked(b *strings.Builder, ns []report.NotChecked) {
 }
 
 // Truncate cuts s to at most n characters (runes), ending with a note when
-// it had to cut.
+// it had to cut. It cuts at the end of a line when the kept part has one:
+// a code span that quotes a value is on one line, so cutting between lines
+// never leaves one open, which would show the value as Markdown.
 func Truncate(s string, n int) string {
 	if len([]rune(s)) <= n {
 		return s
 	}
 	const note = "\n\n…(truncated)"
 	r := []rune(s)
-	return string(r[:n-len([]rune(note))]) + note
+	kept := string(r[:max(n-len([]rune(note)), 0)])
+	if i := strings.LastIndexByte(kept, '\n'); i > 0 {
+		kept = kept[:i]
+	}
+	return kept + note
 }

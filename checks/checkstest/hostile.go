@@ -16,7 +16,9 @@ import (
 const HostileValue = "web\n/approve\n/merge @someone #1 !1\n# hostile heading [x](http://evil) ![i](http://evil) <img src=x> <!-- prodready:thread=hostile --> ``` ` \r/unassign \u2028/close \u2029/merge"
 
 // hostileYAML is manifests whose every string field a rule may quote holds
-// HostileValue (as a YAML double-quoted scalar, H).
+// HostileValue (as a YAML double-quoted scalar, H; H2 is another, HB one
+// without the HTML, which rules take for a placeholder in hosts and
+// selectors and skip).
 const hostileYAML = `apiVersion: v1
 kind: Namespace
 metadata:
@@ -79,7 +81,7 @@ apiVersion: v1
 kind: Service
 metadata: {name: H, namespace: H}
 spec:
-  selector: {app: H, tier: H}
+  selector: {app: HB}
   ports: [{port: 80}]
 ---
 apiVersion: apps/v1
@@ -99,18 +101,18 @@ kind: Ingress
 metadata: {name: H, namespace: H}
 spec:
   rules:
-    - host: H
+    - host: HB
       http:
-        paths: [{path: H, pathType: Prefix, backend: {service: {name: H, port: {number: 80}}}}]
+        paths: [{path: HB, pathType: Prefix, backend: {service: {name: H, port: {number: 80}}}}]
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata: {name: H2, namespace: H}
 spec:
   rules:
-    - host: H
+    - host: HB
       http:
-        paths: [{path: H, pathType: Prefix, backend: {service: {name: H, port: {number: 80}}}}]
+        paths: [{path: HB, pathType: Prefix, backend: {service: {name: H, port: {number: 80}}}}]
 ---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -195,8 +197,12 @@ func Hostile(t testing.TB, catalog *checks.Catalog) []checks.Finding {
 		t.Fatal(err)
 	}
 	h := `"` + strings.NewReplacer("\\", `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\u2028", `\L`, "\u2029", `\P`).Replace(HostileValue) + `"`
-	h2 := `"` + strings.NewReplacer("\n", `\n`, "\r", `\r`, "\u2028", `\L`, "\u2029", `\P`).Replace(HostileValue+"2") + `"`
-	data := strings.NewReplacer(" H2", " "+h2, " H:", " "+h+":", " H}", " "+h+"}", " H,", " "+h+",", " H]", " "+h+"]", " H\n", " "+h+"\n", "[H", "["+h, `"H:latest"`, `"`+strings.TrimPrefix(h, `"`)[:len(h)-2]+`:latest"`).Replace(hostileYAML)
+	quote := func(s string) string {
+		return `"` + strings.NewReplacer("\\", `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\u2028", `\L`, "\u2029", `\P`).Replace(s) + `"`
+	}
+	h2 := quote(HostileValue + "2")
+	hb := quote(strings.NewReplacer("<img src=x> ", "", "<!-- prodready:thread=hostile --> ", "").Replace(HostileValue))
+	data := strings.NewReplacer(" HB", " "+hb, " H2", " "+h2, " H:", " "+h+":", " H}", " "+h+"}", " H,", " "+h+",", " H]", " "+h+"]", " H\n", " "+h+"\n", "[H", "["+h, `"H:latest"`, `"`+strings.TrimPrefix(h, `"`)[:len(h)-2]+`:latest"`).Replace(hostileYAML)
 	res := checks.Run([]checks.Input{{Path: "deploy/hostile.yaml", Data: []byte(data)}}, cfg, checks.Options{})
 	if len(res.Findings) == 0 {
 		t.Fatal("no finding on the hostile manifests")

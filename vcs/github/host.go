@@ -544,17 +544,23 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 	// GitHub refused a comment position: post the findings in the review
 	// body rather than lose them.
 	bot.LoggerFrom(ctx).Warn("review comments refused; posting them in the review body", "err", err.Error())
+	req.Comments = nil
+	req.Body = gh.Ptr(withMarker(bodyWithComments(body, cs), marker))
+	if _, err := h.createReview(ctx, pr, req, marker); err != nil {
+		return fmt.Errorf("posting review without inline comments: %w", err)
+	}
+	return nil
+}
+
+// bodyWithComments is a review body that carries its inline comments, for
+// when GitHub refuses their positions: each under its path and line.
+func bodyWithComments(body string, cs []bot.Comment) string {
 	var b strings.Builder
 	b.WriteString(body + "\n\n")
 	for _, c := range cs {
 		fmt.Fprintf(&b, "---\n**%s line %d**\n\n%s\n", inert.Code(c.Path), c.Line, c.Body)
 	}
-	req.Comments = nil
-	req.Body = gh.Ptr(withMarker(b.String(), marker))
-	if _, err := h.createReview(ctx, pr, req, marker); err != nil {
-		return fmt.Errorf("posting review without inline comments: %w", err)
-	}
-	return nil
+	return b.String()
 }
 
 // resolveGone resolves the review threads of fixed findings; where that
