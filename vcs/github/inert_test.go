@@ -45,3 +45,18 @@ func TestHostileValuesStayInertInReviews(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedMarkerInReviewBodyIsNotTheThread: a review body that quotes a
+// thread's marker in a value (a container named after it) does not count
+// as carrying that thread, so its comment is still posted; the marker on
+// a line of its own does.
+func TestQuotedMarkerInReviewBodyIsNotTheThread(t *testing.T) {
+	c := bot.Comment{Path: "a.yaml", Line: 1, Key: "k1"}
+	quoted := "container " + inert.Code("api "+bot.ThreadMarker("k1")) + " runs as root\n"
+	if got := notInReviews([]bot.Comment{c}, []string{quoted}); len(got) != 1 {
+		t.Errorf("a quoted marker hid the thread: %v", got)
+	}
+	if got := notInReviews([]bot.Comment{c}, []string{quoted + "\n" + bot.ThreadMarker("k1") + "\n"}); len(got) != 0 {
+		t.Errorf("the bot's own marker was not found: %v", got)
+	}
+}
