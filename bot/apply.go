@@ -16,6 +16,8 @@ import (
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/internal/plural"
 	"github.com/prodready/prodready/internal/udiff"
+
+	"github.com/prodready/prodready/internal/inert"
 )
 
 // maxFixAttempts bounds how many times Apply computes the fixes again
@@ -170,7 +172,7 @@ func (a *Applier) Apply(ctx context.Context, host Host, pr PullRequest, req FixR
 			return FixReport{Outcome: FixDuplicate, Commit: head.SHA, Title: "Fixes already committed"}, nil
 		}
 		return FixReport{Outcome: FixRefused, Title: "Fixes not committed: the branch moved",
-			Text: fmt.Sprintf("The fixes were asked for at %s, but the branch `%s` is now at %s: nothing was committed. The new push gets its own review; ask for the fixes there.", short(req.Head), pr.HeadRef, short(head.SHA))}, nil
+			Text: fmt.Sprintf("The fixes were asked for at %s, but the branch %s is now at %s: nothing was committed. The new push gets its own review; ask for the fixes there.", short(req.Head), inert.Code(pr.HeadRef), short(head.SHA))}, nil
 	}
 	// The head the fixes are computed at is the one the request names.
 	pr.HeadSHA = req.Head
@@ -206,7 +208,7 @@ func (a *Applier) Apply(ctx context.Context, host Host, pr PullRequest, req FixR
 	r := FixReport{Outcome: FixCommitted, Commit: sha, Patch: patch,
 		Title: fmt.Sprintf("Committed %s in %s", plural.Count(ap.count(), "fix", "fixes"), short(sha))}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prodready committed %s (%s) to `%s` as %s:\n\n", plural.Count(ap.count(), "fix", "fixes"), plural.Count(len(ap.order), "file", "files"), pr.HeadRef, sha)
+	fmt.Fprintf(&b, "prodready committed %s (%s) to %s as %s:\n\n", plural.Count(ap.count(), "fix", "fixes"), plural.Count(len(ap.order), "file", "files"), inert.Code(pr.HeadRef), sha)
 	writeFixedList(&b, ap.fixed)
 	b.WriteString(partlyText(ap.partly))
 	b.WriteString(leftOutText(ap.leftOut))
@@ -236,7 +238,7 @@ func refusal(err error, ap *applied) FixReport {
 		why = "The head branch is in a fork prodready cannot push to."
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s)\n", why, err.Error())
+	fmt.Fprintf(&b, "%s (%s)\n", why, inert.Text(err.Error()))
 	if ap != nil && len(ap.order) > 0 {
 		patch := ap.patch()
 		fmt.Fprintf(&b, "\nThe %s, as a patch (`git apply` takes it; `prodready fix` makes the same):\n\n", plural.Count(ap.count(), "fix", "fixes"))
@@ -522,7 +524,7 @@ func writeFixedList(b *strings.Builder, fs []checks.Finding) {
 			fmt.Fprintf(b, "- and %d more\n", len(fs)-maxListed)
 			break
 		}
-		fmt.Fprintf(b, "- `%s`\n", escapeText(fixLine(f)))
+		fmt.Fprintf(b, "- %s\n", inert.Code(fixLine(f)))
 	}
 }
 
@@ -549,7 +551,7 @@ func leftOutText(los []LeftOut) string {
 			fmt.Fprintf(&b, "- and %d more\n", len(los)-maxListed)
 			break
 		}
-		fmt.Fprintf(&b, "- `%s:%d` %s: %s\n", lo.Finding.File, lo.Finding.Line, lo.Finding.RuleID, cell(lo.Reason))
+		fmt.Fprintf(&b, "- %s %s: %s\n", inert.Code(fmt.Sprintf("%s:%d", lo.Finding.File, lo.Finding.Line)), lo.Finding.RuleID, cell(lo.Reason))
 	}
 	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/prodready/prodready/internal/inert"
 )
 
 // Posted is one of the bot's own threads (or discussions) already on the
@@ -149,7 +151,7 @@ func sameLines(p Posted, c Comment) bool {
 // its suggestion (it would replace the lines the thread is on, not c's),
 // saying where the lines are now.
 func movedThread(c Comment) Comment {
-	c.Notes = append(append([]string(nil), c.Notes...), fmt.Sprintf("These lines moved since this thread was opened: they are now `%s` line %d, where `prodready fix` applies the fix.", c.Path, c.StartLine))
+	c.Notes = append(append([]string(nil), c.Notes...), fmt.Sprintf("These lines moved since this thread was opened: they are now %s line %d, where `prodready fix` applies the fix.", inert.Code(c.Path), c.StartLine))
 	c.Suggestion = nil
 	c.Body = ThreadBody(c, "suggestion")
 	return c

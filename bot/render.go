@@ -8,6 +8,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/inert"
 	"github.com/prodready/prodready/internal/plural"
 )
 
@@ -37,14 +38,36 @@ const (
 // fingerprint in every inline comment the bot posts.
 func FingerprintMarker(fp string) string { return "<!-- prodready:fp=" + fp + " -->" }
 
-var markerRE = regexp.MustCompile(`<!-- prodready:fp=([0-9a-zA-Z_-]+) -->`)
+var (
+	markerRE  = regexp.MustCompile(`^<!-- prodready:fp=([0-9a-zA-Z_-]+) -->$`)
+	trailerRE = regexp.MustCompile(`<!-- prodready:(?:fp|thread)=[0-9a-zA-Z_-]+ -->\s*$`)
+)
 
-// Fingerprints returns the fingerprints of the markers in a comment body, in
-// order; none for a comment the bot did not write.
+// trailer returns the markers of a comment's trailer, in order: the run of
+// markers that ends the body, where the bot writes them. A marker anywhere
+// else (in a message quoted from a file) is not the bot's and is not read.
+func trailer(body string) []string {
+	var out []string
+	for {
+		loc := trailerRE.FindStringIndex(body)
+		if loc == nil {
+			break
+		}
+		out = append(out, strings.TrimSpace(body[loc[0]:]))
+		body = body[:loc[0]]
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// Fingerprints returns the fingerprints of the markers in a comment's
+// trailer, in order; none for a comment the bot did not write.
 func Fingerprints(body string) []string {
 	var out []string
-	for _, m := range markerRE.FindAllStringSubmatch(body, -1) {
-		out = append(out, m[1])
+	for _, m := range trailer(body) {
+		if sm := markerRE.FindStringSubmatch(m); sm != nil {
+			out = append(out, sm[1])
+		}
 	}
 	return out
 }
@@ -103,13 +126,13 @@ func CommentBodyWith(fs []checks.Finding, sug *Suggestion, info string) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s **%s** `%s`: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, escapeText(f.Message))
+		fmt.Fprintf(&b, "%s **%s** `%s`: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, inert.Text(f.Message))
 		if f.Fix != nil && f.Fix.Description != "" {
 			label := "Fix"
 			if f.Fix.Kind == checks.StartingPoint {
 				label = "Fix (starting point)"
 			}
-			fmt.Fprintf(&b, "\n%s: %s\n", label, escapeText(f.Fix.Description))
+			fmt.Fprintf(&b, "\n%s: %s\n", label, inert.Text(f.Fix.Description))
 		}
 	}
 	if sug != nil {
@@ -136,18 +159,17 @@ func severityIcon(s checks.Severity) string {
 	return ":information_source:"
 }
 
-// escapeText keeps a message from opening HTML comments (which could fake a
-// fingerprint marker) or breaking table cells.
-func escapeText(s string) string {
-	s = strings.ReplaceAll(s, "<!--", "&lt;!--")
-	return s
+// cell is text from the files (a message, a reason) made inert (see
+// inert.Text: one line, no mention, reference, HTML, link or marker) for a
+// list item or a table cell, its pipes escaped.
+func cell(s string) string {
+	return strings.ReplaceAll(inert.Text(s), "|", "\\|")
 }
 
-func cell(s string) string {
-	s = escapeText(s)
-	s = strings.ReplaceAll(s, "|", "\\|")
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", " ")
+// codeCell is a value from the files (a path, a name) as an inline code
+// span (see inert.Code) for a list item or a table cell, its pipes escaped.
+func codeCell(s string) string {
+	return strings.ReplaceAll(inert.Code(s), "|", "\\|")
 }
 
 // Title is the one-line result of a review: "2 errors, 1 warning" or
@@ -232,7 +254,7 @@ func Summary(r Review, failOn checks.Severity) string {
 			var row strings.Builder
 			if f.File != file {
 				file = f.File
-				fmt.Fprintf(&row, "\n**`%s`**\n\n", cell(f.File))
+				fmt.Fprintf(&row, "\n**%s**\n\n", codeCell(f.File))
 			}
 			mark := ""
 			if _, ok := inline[f.Fingerprint()]; ok {
@@ -249,7 +271,7 @@ func Summary(r Review, failOn checks.Severity) string {
 	if len(r.Fixed) > 0 {
 		b.WriteString("### Fixed\n\n")
 		list(r.Fixed, func(f checks.Finding) string {
-			return fmt.Sprintf("- `%s` on %s (`%s`)\n", f.RuleID, objectName(f), cell(f.File))
+			return fmt.Sprintf("- `%s` on %s (%s)\n", f.RuleID, objectName(f), codeCell(f.File))
 		})
 		b.WriteString("\n")
 	}
@@ -266,14 +288,14 @@ func Summary(r Review, failOn checks.Severity) string {
 			if !ig.Honoured {
 				state = " — not honoured (`review.allowIgnoresInPR: false`): reported above"
 			}
-			fmt.Fprintf(&b, "- `%s` on %s, by `%s` (`%s` %s)%s\n", ig.Finding.RuleID, objectName(ig.Finding), cell(ig.By), cell(ig.File), link(at), state)
+			fmt.Fprintf(&b, "- `%s` on %s, by %s (%s %s)%s\n", ig.Finding.RuleID, objectName(ig.Finding), codeCell(ig.By), codeCell(ig.File), link(at), state)
 		}
 		b.WriteString("\n")
 	}
 	if len(r.PreExisting) > 0 && r.ReportMode != checks.ReportTouched && r.ReportMode != checks.ReportAll {
 		fmt.Fprintf(&b, "<details><summary>%s already at base in the changed files (not commented)</summary>\n\n", plural.Count(len(r.PreExisting), "finding", "findings"))
 		list(r.PreExisting, func(f checks.Finding) string {
-			return fmt.Sprintf("- %s `%s` `%s` %s: %s\n", f.Severity, f.RuleID, cell(f.File), link(f), cell(f.Message))
+			return fmt.Sprintf("- %s `%s` %s %s: %s\n", f.Severity, f.RuleID, codeCell(f.File), link(f), cell(f.Message))
 		})
 		b.WriteString("\n</details>\n\n")
 	}
@@ -307,13 +329,13 @@ it; to ignore a rule for a whole object, annotate it with ` + "`prodready.dev/ig
 // objectName names a finding's object for people: "Deployment shop/web".
 func objectName(f checks.Finding) string {
 	if f.Object.Kind == "" {
-		return "`" + cell(f.File) + "`"
+		return codeCell(f.File)
 	}
 	name := f.Object.Name
 	if f.Object.Namespace != "" {
 		name = f.Object.Namespace + "/" + name
 	}
-	return f.Object.Kind + " `" + cell(name) + "`"
+	return cell(f.Object.Kind) + " " + codeCell(name)
 }
 
 // maxNotCheckedRows is how many files not checked a summary names.
@@ -331,18 +353,24 @@ func writeNotChecked(b *strings.Builder, ns []report.NotChecked) {
 			fmt.Fprintf(b, "\n…and %d more.\n", len(ns)-i)
 			break
 		}
-		fmt.Fprintf(b, "| `%s` | %s |\n", cell(n.Path), cell(n.Reason))
+		fmt.Fprintf(b, "| %s | %s |\n", codeCell(n.Path), cell(n.Reason))
 	}
 	b.WriteString("\n")
 }
 
 // Truncate cuts s to at most n characters (runes), ending with a note when
-// it had to cut.
+// it had to cut. It cuts at the end of a line when the kept part has one:
+// a code span that quotes a value is on one line, so cutting between lines
+// never leaves one open, which would show the value as Markdown.
 func Truncate(s string, n int) string {
 	if len([]rune(s)) <= n {
 		return s
 	}
 	const note = "\n\n…(truncated)"
 	r := []rune(s)
-	return string(r[:n-len([]rune(note))]) + note
+	kept := string(r[:max(n-len([]rune(note)), 0)])
+	if i := strings.LastIndexByte(kept, '\n'); i > 0 {
+		kept = kept[:i]
+	}
+	return kept + note
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/internal/inert"
 	"github.com/prodready/prodready/internal/plural"
 )
 
@@ -25,14 +26,18 @@ import (
 // the first comment of every thread the bot posts.
 func ThreadMarker(key string) string { return "<!-- prodready:thread=" + key + " -->" }
 
-var threadRE = regexp.MustCompile(`<!-- prodready:thread=([0-9a-zA-Z_-]+) -->`)
+var threadRE = regexp.MustCompile(`^<!-- prodready:thread=([0-9a-zA-Z_-]+) -->$`)
 
-// ThreadKey returns the key of the thread marker in a comment body, "" for
-// a comment without one (the bot's comments before threads had keys: their
-// key is their first fingerprint).
+// ThreadKey returns the key of the thread marker in a comment's trailer
+// (the markers that end it, where the bot writes them; a marker elsewhere
+// is text quoted from a file, not the bot's), "" for a comment without
+// one (the bot's comments before threads had keys: their key is their
+// first fingerprint).
 func ThreadKey(body string) string {
-	if m := threadRE.FindStringSubmatch(body); m != nil {
-		return m[1]
+	for _, m := range trailer(body) {
+		if sm := threadRE.FindStringSubmatch(m); sm != nil {
+			return sm[1]
+		}
 	}
 	if fps := Fingerprints(body); len(fps) > 0 {
 		return fps[0]
@@ -266,7 +271,7 @@ func owningThread(s Suggestion, of []*draftThread, n int) *draftThread {
 // about names what a thread is about, for another thread's note.
 func (t *draftThread) about(fs []checks.Finding) string {
 	if t.container != "" {
-		return "container `" + t.container + "`"
+		return "container " + inert.Code(t.container)
 	}
 	return "`" + fs[t.findings[0]].RuleID + "`"
 }
@@ -294,7 +299,7 @@ func ThreadBody(c Comment, info string) string {
 	startingPoint := c.Suggestion != nil && slices.ContainsFunc(fs, func(f checks.Finding) bool { return f.Fixable() && !f.ExactFix() })
 	if len(fs) == 1 {
 		f := fs[0]
-		fmt.Fprintf(&b, "%s **%s** `%s`: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, escapeText(firstSentence(f.Message)))
+		fmt.Fprintf(&b, "%s **%s** `%s`: %s\n", severityIcon(f.Severity), f.Severity, f.RuleID, inert.Text(firstSentence(f.Message)))
 	} else {
 		worst := fs[0].Severity
 		for _, f := range fs {
@@ -302,14 +307,14 @@ func ThreadBody(c Comment, info string) string {
 		}
 		what := "these findings"
 		if c.Container != "" {
-			what = "container `" + escapeText(c.Container) + "`"
+			what = "container " + inert.Code(c.Container)
 			if fs[0].Object.Name != "" {
-				what += " of " + fs[0].Object.Kind + " `" + escapeText(fs[0].Object.Name) + "`"
+				what += " of " + inert.Text(fs[0].Object.Kind) + " " + inert.Code(fs[0].Object.Name)
 			}
 		}
 		fmt.Fprintf(&b, "%s **%s** %s in %s:\n\n", severityIcon(worst), worst, plural.Count(len(fs), "finding", "findings"), what)
 		for _, f := range fs {
-			fmt.Fprintf(&b, "- %s `%s`: %s\n", severityIcon(f.Severity), f.RuleID, escapeText(firstSentence(f.Message)))
+			fmt.Fprintf(&b, "- %s `%s`: %s\n", severityIcon(f.Severity), f.RuleID, inert.Text(firstSentence(f.Message)))
 		}
 	}
 	for _, n := range c.Notes {
@@ -323,17 +328,17 @@ func ThreadBody(c Comment, info string) string {
 	}
 	b.WriteString("\n<details><summary>Why and how to fix</summary>\n\n")
 	for _, f := range fs {
-		fmt.Fprintf(&b, "- `%s`: %s", f.RuleID, escapeText(f.Message))
+		fmt.Fprintf(&b, "- `%s`: %s", f.RuleID, inert.Text(f.Message))
 		if f.Fix != nil && f.Fix.Description != "" {
 			label := "Fix"
 			if f.Fix.Kind == checks.StartingPoint {
 				label = "Fix (starting point)"
 			}
-			fmt.Fprintf(&b, " %s: %s", label, escapeText(f.Fix.Description))
+			fmt.Fprintf(&b, " %s: %s", label, inert.Text(f.Fix.Description))
 		}
 		if r := catalog.Default().Lookup(f.RuleID); r != nil {
 			if r.Why != "" {
-				fmt.Fprintf(&b, " Why: %s.", escapeText(strings.TrimSuffix(r.Why, ".")))
+				fmt.Fprintf(&b, " Why: %s.", inert.Text(strings.TrimSuffix(r.Why, ".")))
 			}
 			if r.Ref != "" {
 				fmt.Fprintf(&b, " [Docs](%s)", r.Ref)
@@ -342,11 +347,14 @@ func ThreadBody(c Comment, info string) string {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nTo ignore it, add `# prodready:ignore rule-id reason` on its line or the line above.\n</details>\n\n")
-	b.WriteString(ThreadMarker(c.Key) + "\n")
+	var t strings.Builder
+	t.WriteString(ThreadMarker(c.Key) + "\n")
 	for _, f := range fs {
-		b.WriteString(FingerprintMarker(f.Fingerprint()) + "\n")
+		t.WriteString(FingerprintMarker(f.Fingerprint()) + "\n")
 	}
-	return Truncate(b.String(), MaxBodyChars)
+	// The trailer is kept whole when the text is cut: it is what the bot
+	// finds its thread by.
+	return Truncate(b.String(), MaxBodyChars-len([]rune(t.String()))) + t.String()
 }
 
 // firstSentence is s up to its first sentence's end (". " past the first

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/plural"
+
+	"github.com/prodready/prodready/internal/inert"
 )
 
 // GitHub writes GitHub Actions workflow commands, one per finding:
@@ -118,7 +120,7 @@ func writeStepSummary(w io.Writer, fs []checks.Finding, skipped []NotChecked, co
 	if len(fs) > 0 {
 		b.WriteString("| Severity | Rule | Location | Message |\n|---|---|---|---|\n")
 		for i, f := range fs {
-			row := fmt.Sprintf("| %s | `%s` | `%s:%d` | %s |\n", f.Severity, f.RuleID, markdownCode(f.File), f.Line, markdownCell(firstLine(f.Message)))
+			row := fmt.Sprintf("| %s | `%s` | %s | %s |\n", f.Severity, f.RuleID, markdownCode(fmt.Sprintf("%s:%d", f.File, f.Line)), markdownCell(firstLine(f.Message)))
 			if b.Len()+len(row) > maxStepSummaryBytes {
 				fmt.Fprintf(&b, "\n…and %s (prodready check --format text lists them all).\n", plural.Count(len(fs)-i, "more finding", "more findings"))
 				break
@@ -130,7 +132,7 @@ func writeStepSummary(w io.Writer, fs []checks.Finding, skipped []NotChecked, co
 	if len(skipped) > 0 {
 		fmt.Fprintf(&b, "**%s not checked:**\n\n", plural.Count(len(skipped), "file", "files"))
 		for i, n := range skipped {
-			row := fmt.Sprintf("- `%s`: %s\n", markdownCode(n.Path), markdownCell(n.Reason))
+			row := fmt.Sprintf("- %s: %s\n", markdownCode(n.Path), markdownCell(n.Reason))
 			if b.Len()+len(row) > maxStepSummaryBytes {
 				fmt.Fprintf(&b, "- …and %d more\n", len(skipped)-i)
 				break
@@ -143,15 +145,17 @@ func writeStepSummary(w io.Writer, fs []checks.Finding, skipped []NotChecked, co
 	return err
 }
 
-// markdownCell makes s safe in a Markdown table cell: one line, its pipes
+// markdownCell makes s, text from the files, inert (see inert.Text: one
+// line, no mention, reference, HTML or link) in a table cell, its pipes
 // escaped.
 func markdownCell(s string) string {
-	return strings.NewReplacer("|", "\\|", "\r", " ", "\n", " ").Replace(s)
+	return strings.ReplaceAll(inert.Text(s), "|", "\\|")
 }
 
-// markdownCode makes s safe inside a code span in a table cell.
+// markdownCode renders s as an inert code span (see inert.Code) for a
+// table cell.
 func markdownCode(s string) string {
-	return strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(s)
+	return strings.ReplaceAll(inert.Code(s), "|", "\\|")
 }
 
 // The escapes the Actions runner expects in a workflow command's message

@@ -338,7 +338,7 @@ func (h *Host) ReportFixes(ctx context.Context, pr bot.PullRequest, req bot.FixR
 	if summary == "" {
 		summary = r.Title
 	}
-	text := fmt.Sprintf("## Apply fixes\n\n**%s**\n\n%s", r.Title, r.Text)
+	text := fixesText(r)
 	_, _, err = h.client.Checks.UpdateCheckRun(ctx, repoOwner(pr), repoName(pr), id, gh.UpdateCheckRunOptions{
 		Name:   h.checkName(),
 		Output: &gh.CheckRunOutput{Title: gh.Ptr(title), Summary: gh.Ptr(summary), Text: gh.Ptr(bot.Truncate(text, bot.MaxSummaryChars))},
@@ -347,6 +347,12 @@ func (h *Host) ReportFixes(ctx context.Context, pr bot.PullRequest, req bot.FixR
 		return fmt.Errorf("updating check run %d with the fixes: %w", id, err)
 	}
 	return nil
+}
+
+// fixesText is the check run's text about a fix request: its title and
+// what was committed, left out or refused.
+func fixesText(r bot.FixReport) string {
+	return fmt.Sprintf("## Apply fixes\n\n**%s**\n\n%s", r.Title, r.Text)
 }
 
 var _ bot.Committer = (*Host)(nil)

@@ -19,6 +19,8 @@ import (
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/plural"
+
+	"github.com/prodready/prodready/internal/inert"
 )
 
 // DefaultCheckName is the name of the check run the bot creates.
@@ -382,7 +384,7 @@ func (h *Host) Fail(ctx context.Context, pr bot.PullRequest, rh bot.ReviewHandle
 	if rh.ID == 0 {
 		return nil
 	}
-	if err := h.completeRun(ctx, pr, rh.ID, "failure", "prodready could not finish the review", message); err != nil {
+	if err := h.completeRun(ctx, pr, rh.ID, "failure", "prodready could not finish the review", inert.Text(message)); err != nil {
 		return fmt.Errorf("completing check run %d: %w", rh.ID, err)
 	}
 	return nil
@@ -542,17 +544,23 @@ func (h *Host) postReview(ctx context.Context, pr bot.PullRequest, r bot.Review,
 	// GitHub refused a comment position: post the findings in the review
 	// body rather than lose them.
 	bot.LoggerFrom(ctx).Warn("review comments refused; posting them in the review body", "err", err.Error())
-	var b strings.Builder
-	b.WriteString(body + "\n\n")
-	for _, c := range cs {
-		fmt.Fprintf(&b, "---\n**`%s` line %d**\n\n%s\n", c.Path, c.Line, c.Body)
-	}
 	req.Comments = nil
-	req.Body = gh.Ptr(withMarker(b.String(), marker))
+	req.Body = gh.Ptr(withMarker(bodyWithComments(body, cs), marker))
 	if _, err := h.createReview(ctx, pr, req, marker); err != nil {
 		return fmt.Errorf("posting review without inline comments: %w", err)
 	}
 	return nil
+}
+
+// bodyWithComments is a review body that carries its inline comments, for
+// when GitHub refuses their positions: each under its path and line.
+func bodyWithComments(body string, cs []bot.Comment) string {
+	var b strings.Builder
+	b.WriteString(body + "\n\n")
+	for _, c := range cs {
+		fmt.Fprintf(&b, "---\n**%s line %d**\n\n%s\n", inert.Code(c.Path), c.Line, c.Body)
+	}
+	return b.String()
 }
 
 // resolveGone resolves the review threads of fixed findings; where that

@@ -179,7 +179,7 @@ func notInReviews(cs []bot.Comment, bodies []string) []bot.Comment {
 	for _, c := range cs {
 		found := false
 		for _, b := range bodies {
-			if (c.Key != "" && strings.Contains(b, bot.ThreadMarker(c.Key))) || (c.Key == "" && c.Fingerprint != "" && strings.Contains(b, bot.FingerprintMarker(c.Fingerprint))) {
+			if (c.Key != "" && hasLine(b, bot.ThreadMarker(c.Key))) || (c.Key == "" && c.Fingerprint != "" && hasLine(b, bot.FingerprintMarker(c.Fingerprint))) {
 				found = true
 				break
 			}
@@ -189,6 +189,18 @@ func notInReviews(cs []bot.Comment, bodies []string) []bot.Comment {
 		}
 	}
 	return out
+}
+
+// hasLine reports whether a line of body is marker, as the bot writes its
+// markers: a marker inside a line is text quoted from a file (in a code
+// span), which could name any thread's key.
+func hasLine(body, marker string) bool {
+	for l := range strings.Lines(body) {
+		if strings.TrimSpace(l) == marker {
+			return true
+		}
+	}
+	return false
 }
 
 // reviewLanded reports whether the review whose marker is marker is on

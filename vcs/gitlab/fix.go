@@ -12,6 +12,8 @@ import (
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/prodready/prodready/bot"
+
+	"github.com/prodready/prodready/internal/inert"
 )
 
 // The note commands that ask for fixes, alone on a note's first line.
@@ -201,7 +203,7 @@ func (h *Host) CommitFixes(ctx context.Context, pr bot.PullRequest, c bot.FixCom
 // ReportFixes replies in the thread of the note that asked (a new note
 // when it names none).
 func (h *Host) ReportFixes(ctx context.Context, pr bot.PullRequest, req bot.FixRequest, r bot.FixReport) error {
-	body := truncate(fmt.Sprintf("**%s**\n\n%s", r.Title, r.Text), maxNoteChars)
+	body := fixNoteBody(r)
 	var err error
 	if req.Thread != "" {
 		_, _, err = h.api.Discussions.AddMergeRequestDiscussionNote(pid(pr), int64(pr.Number), req.Thread, &gl.AddMergeRequestDiscussionNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
@@ -222,3 +224,10 @@ var (
 	_ bot.FixAuthorizer = (*Host)(nil)
 	_ bot.Resolver      = (*Host)(nil)
 )
+
+// fixNoteBody is the note answering a fix request: its title and what was
+// committed, left out or refused, with no line GitLab could run as a quick
+// action.
+func fixNoteBody(r bot.FixReport) string {
+	return inert.Commands(bot.Truncate(fmt.Sprintf("**%s**\n\n%s", r.Title, r.Text), maxNoteChars))
+}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/internal/plural"
+
+	"github.com/prodready/prodready/internal/inert"
 )
 
 // summaryMarker is the hidden marker of the one summary note per merge
@@ -145,10 +147,10 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 			continue
 		}
 		n := d.Notes[0]
-		if strings.Contains(n.Body, summaryMarker) && summary == nil {
+		if strings.HasPrefix(n.Body, summaryMarker) && summary == nil {
 			summary = n
 		}
-		if strings.Contains(n.Body, summaryMarker) {
+		if strings.HasPrefix(n.Body, summaryMarker) {
 			continue
 		}
 		// Only a resolvable discussion can be resolved or reopened.
@@ -250,7 +252,7 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 				_, _, err := h.api.Notes.CreateMergeRequestNote(pid(pr), int64(pr.Number),
 					&gl.CreateMergeRequestNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
 				return err
-			}, func(n *gl.Note) bool { return n.Author.ID == me && strings.Contains(n.Body, summaryMarker) })
+			}, func(n *gl.Note) bool { return n.Author.ID == me && strings.HasPrefix(n.Body, summaryMarker) })
 		}
 		if err != nil {
 			return fmt.Errorf("writing the summary note: %w", err)
@@ -360,9 +362,26 @@ func (h *Host) discussions(ctx context.Context, pr bot.PullRequest) ([]*gl.Discu
 // anchor it replaces. A comment without findings keeps its body.
 func gitlabBody(c bot.Comment, below int) string {
 	if len(c.Findings) == 0 {
-		return c.Body
+		return inert.Commands(c.Body)
 	}
-	return bot.ThreadBody(c, "suggestion:-0+"+strconv.Itoa(below))
+	if c.Suggestion != nil && commandLine(c.Suggestion.Text) {
+		// GitLab's quick-action reader may not take every fence for one
+		// (it looks for three backticks): a suggestion with a line that
+		// could read as a quick action is left to prodready fix.
+		c.Suggestion = nil
+	}
+	return inert.Commands(bot.ThreadBody(c, "suggestion:-0+"+strconv.Itoa(below)))
+}
+
+// commandLine reports whether a line of s starts with "/" after optional
+// white space: what GitLab could run as a quick action.
+func commandLine(s string) bool {
+	for l := range strings.Lines(s) {
+		if strings.HasPrefix(strings.TrimLeft(l, " \t"), "/") {
+			return true
+		}
+	}
+	return false
 }
 
 // summaryBody is the summary note: the marker, the review's summary, the
@@ -380,10 +399,10 @@ func summaryBody(r bot.Review, rejected []bot.Comment) string {
 	if len(rejected) > 0 {
 		b.WriteString("\n\n#### Not commentable on the diff\n\n")
 		for _, c := range rejected {
-			fmt.Fprintf(&b, "- `%s:%d`: %s\n", c.Path, c.Line, firstLine(markerRE.ReplaceAllString(c.Body, "")))
+			fmt.Fprintf(&b, "- %s: %s\n", inert.Code(fmt.Sprintf("%s:%d", c.Path, c.Line)), firstLine(markerRE.ReplaceAllString(c.Body, "")))
 		}
 	}
-	return bot.Truncate(b.String(), bot.MaxBodyChars)
+	return inert.Commands(bot.Truncate(b.String(), bot.MaxBodyChars))
 }
 
 // markerRE matches a fingerprint marker (see bot.FingerprintMarker).

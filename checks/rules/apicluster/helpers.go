@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -144,7 +145,7 @@ func migration(obj *manifest.Object, to schema.GroupVersionKind) (newAPIVersion 
 	if err := sigsyaml.UnmarshalStrict(data, target); err != nil {
 		msg := err.Error()
 		msg = strings.TrimPrefix(msg, "error unmarshaling JSON: while decoding JSON: ")
-		return newAPIVersion, false, fmt.Sprintf("under %s the object does not decode as written (%s): update those fields too", newAPIVersion, msg)
+		return newAPIVersion, false, fmt.Sprintf("under %s the object does not decode as written (%q): update those fields too", newAPIVersion, msg)
 	}
 	return newAPIVersion, true, ""
 }
@@ -236,7 +237,7 @@ func serverFlagSets(obj *manifest.Object) []*serverFlags {
 		if !isAPIServer {
 			continue
 		}
-		fs := &serverFlags{Form: "args", Flags: map[string]flag{}, Anchor: c.Path, Label: "container " + c.Name}
+		fs := &serverFlags{Form: "args", Flags: map[string]flag{}, Anchor: c.Path, Label: "container " + strconv.Quote(c.Name)}
 		read := func(list []string, key string) int {
 			n := 0
 			for i, a := range list {

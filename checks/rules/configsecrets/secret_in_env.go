@@ -6,6 +6,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/kube"
+	"github.com/prodready/prodready/internal/inert"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -62,7 +63,7 @@ var secretInEnv = &checks.Rule{
 				if len(u.keys) > 0 {
 					file = u.keys[0]
 				}
-				msg := fmt.Sprintf("container %q reads Secret %q as %s: environment variables leak through debug shells, crash dumps and child processes and do not update when the Secret changes. Mount it instead: add to the pod `volumes: [{name: %s, secret: {secretName: %s}}]` and to the container `volumeMounts: [{name: %s, mountPath: /etc/secrets/%s, readOnly: true}]`, then read /etc/secrets/%s/%s", c.Name, secret, how, vol, secret, vol, vol, vol, file)
+				msg := fmt.Sprintf("container %q reads Secret %q as %s: environment variables leak through debug shells, crash dumps and child processes and do not update when the Secret changes. Mount it instead: add to the pod %s and to the container %s, then read %q", c.Name, secret, how, inert.Code(fmt.Sprintf("volumes: [{name: %s, secret: {secretName: %s}}]", vol, secret)), inert.Code(fmt.Sprintf("volumeMounts: [{name: %s, mountPath: /etc/secrets/%s, readOnly: true}]", vol, vol)), "/etc/secrets/"+vol+"/"+file)
 				out = append(out, checks.At(obj, u.path, msg))
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/prodready/prodready/checks/kube"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -237,4 +238,14 @@ var kindPath = manifest.Path{"kind"}
 func partial(w *manifest.Object) bool {
 	pt := w.PodTemplate()
 	return pt == nil || len(pt.Spec.Containers) == 0
+}
+
+// intOrString shows a PodDisruptionBudget's minAvailable or maxUnavailable
+// as written: a number as is, a string (a percentage, or anything else the
+// file holds) quoted.
+func intOrString(v *intstr.IntOrString) string {
+	if v.Type == intstr.Int {
+		return v.String()
+	}
+	return strconv.Quote(v.StrVal)
 }

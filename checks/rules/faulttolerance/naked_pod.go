@@ -1,6 +1,7 @@
 package faulttolerance
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -22,7 +23,7 @@ var nakedPod = &checks.Rule{
 		if !ok || len(pod.OwnerReferences) > 0 || staticPod(ctx, obj, pod) || helmHook(obj) {
 			return nil
 		}
-		return []checks.Finding{checks.At(obj, kindPath, "bare Pod "+obj.Name+" has no controller: it is not recreated when its node fails or is drained (run it from a Deployment, StatefulSet, DaemonSet or Job)")}
+		return []checks.Finding{checks.At(obj, kindPath, "bare Pod "+strconv.Quote(obj.Name)+" has no controller: it is not recreated when its node fails or is drained (run it from a Deployment, StatefulSet, DaemonSet or Job)")}
 	},
 }
 

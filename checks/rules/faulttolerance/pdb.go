@@ -113,7 +113,7 @@ func pdbBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
 		}
 		path := manifest.Path{"spec", "maxUnavailable"}
 		return blocking{path: path,
-			message: fmt.Sprintf("maxUnavailable: %s lets no pod be evicted, so node drains and cluster upgrades hang. If this is deliberate (a single-instance stateful app), say so with the annotation %s: \"true\"", spec.MaxUnavailable.String(), allowNoEvictionAnnotation),
+			message: fmt.Sprintf("maxUnavailable: %s lets no pod be evicted, so node drains and cluster upgrades hang. If this is deliberate (a single-instance stateful app), say so with the annotation %s: \"true\"", intOrString(spec.MaxUnavailable), allowNoEvictionAnnotation),
 			fix:     &checks.Fix{Description: "allow one pod at a time to be evicted", Kind: checks.StartingPoint, Edits: []edit.Op{checks.SetOp(path, "1")}}}, true
 	}
 	if spec.MinAvailable == nil || spec.MaxUnavailable != nil {
@@ -135,7 +135,7 @@ func pdbBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
 		covers = fmt.Sprintf("the %d pod(s) it covers", pods)
 		if len(ws) == 1 {
 			if m, ok := hpaMin(ctx, ws[0]); ok {
-				covers = fmt.Sprintf("the %d pod(s) it covers (the minReplicas of the HPA scaling %s %s)", m, ws[0].Kind, ws[0].Name)
+				covers = fmt.Sprintf("the %d pod(s) it covers (the minReplicas of the HPA scaling %s %q)", m, ws[0].Kind, ws[0].Name)
 			}
 		}
 	}
@@ -143,7 +143,7 @@ func pdbBlocks(ctx *checks.Context, o *manifest.Object) (blocking, bool) {
 		covers += " (a percentage rounds up)"
 	}
 	b := blocking{path: path,
-		message: fmt.Sprintf("minAvailable: %s is at least %s, so no pod can be evicted and node drains hang", spec.MinAvailable.String(), covers)}
+		message: fmt.Sprintf("minAvailable: %s is at least %s, so no pod can be evicted and node drains hang", intOrString(spec.MinAvailable), covers)}
 	if spec.MinAvailable.Type == intstr.Int && known && pods >= 2 {
 		b.fix = &checks.Fix{Description: fmt.Sprintf("lower minAvailable to %d so one pod at a time can be evicted", pods-1), Kind: checks.StartingPoint, Edits: []edit.Op{checks.SetOp(path, fmt.Sprint(pods-1))}}
 	} else {

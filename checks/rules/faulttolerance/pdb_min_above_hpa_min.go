@@ -36,7 +36,7 @@ var pdbMinAboveHPAMin = &checks.Rule{
 				return nil // pods not scaled by an HPA: pdb-blocks-eviction's business
 			}
 			total += int(m)
-			hpas = append(hpas, fmt.Sprintf("%s %s: %d", w.Kind, w.Name, m))
+			hpas = append(hpas, fmt.Sprintf("%s %q: %d", w.Kind, w.Name, m))
 		}
 		need, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MinAvailable, total, true)
 		if err != nil || need < total {
@@ -46,7 +46,7 @@ var pdbMinAboveHPAMin = &checks.Rule{
 			return nil // one finding per problem: pdb-blocks-eviction reports it on the same line
 		}
 		return []checks.Finding{checks.At(obj, manifest.Path{"spec", "minAvailable"}, fmt.Sprintf("minAvailable: %s is at least the HPA's minReplicas (%s): when the HPA scales down, no pod can be evicted and node drains hang",
-			pdb.Spec.MinAvailable.String(), strings.Join(hpas, ", ")))}
+			intOrString(pdb.Spec.MinAvailable), strings.Join(hpas, ", ")))}
 	},
 }
 

@@ -45,9 +45,9 @@ var pdbMissing = &checks.Rule{
 		if n > 1 {
 			count = fmt.Sprintf("%d pods", n)
 		}
-		msg := fmt.Sprintf("%s %s runs %s behind a Service, but no PodDisruptionBudget selects them: a node drain or cluster upgrade may evict them all at once", obj.Kind, obj.Name, count)
+		msg := fmt.Sprintf("%s %q runs %s behind a Service, but no PodDisruptionBudget selects them: a node drain or cluster upgrade may evict them all at once", obj.Kind, obj.Name, count)
 		if fix != "" {
-			msg = fmt.Sprintf("%s %s will run %s behind a Service once %s is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count, fix)
+			msg = fmt.Sprintf("%s %q will run %s behind a Service once %s is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count, fix)
 		}
 		if pdb, ok := pdbFor(ctx, obj, src); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
@@ -94,7 +94,7 @@ func scaledByReplicasFix(ctx *checks.Context, w *manifest.Object) (int32, string
 	for _, h := range ctx.HPAsFor(w) {
 		if n := fixedCount(ctx, ctx.Rule("hpa-min-replicas-too-low"), h, "minReplicas"); n > best {
 			best = n
-			what = fmt.Sprintf("the hpa-min-replicas-too-low fix of %s %s (minReplicas: %d)", h.Kind, h.Name, n)
+			what = fmt.Sprintf("the hpa-min-replicas-too-low fix of %s %q (minReplicas: %d)", h.Kind, h.Name, n)
 		}
 	}
 	return best, what

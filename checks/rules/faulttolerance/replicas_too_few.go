@@ -58,7 +58,7 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 		return []checks.Finding{f}
 	}
 	if image, ok := datastore(pt); ok && isDeploy {
-		f.Message += fmt.Sprintf("; its image %s is a single-instance datastore, so more replicas would be separate databases behind one Service, not copies of one: there is no one-click fix (run it highly available with its own replication, such as an operator or its chart's HA mode, or accept the downtime)", image)
+		f.Message += fmt.Sprintf("; its image %q is a single-instance datastore, so more replicas would be separate databases behind one Service, not copies of one: there is no one-click fix (run it highly available with its own replication, such as an operator or its chart's HA mode, or accept the downtime)", image)
 		return []checks.Finding{f}
 	}
 	// Single-instance stateful apps whose data is in the pod (an emptyDir)
@@ -66,7 +66,7 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	// copies of one app, so the finding has no fix (and pdb-missing asks
 	// no PDB ahead of it).
 	if dir, vol, ok := emptyDirData(pt); ok {
-		f.Message += fmt.Sprintf("; its data directory %s is the emptyDir %q, so each replica would keep data of its own (and a restart loses it): there is no one-click fix (move the data to a shared store, then scale)", dir, vol)
+		f.Message += fmt.Sprintf("; its data directory %q is the emptyDir %q, so each replica would keep data of its own (and a restart loses it): there is no one-click fix (move the data to a shared store, then scale)", dir, vol)
 		return []checks.Finding{f}
 	}
 	if claim, known, ok := singleNodeClaim(ctx, src, pt); ok {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/inert"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -37,8 +38,8 @@ var replicasWithHPA = &checks.Rule{
 		ref := strings.ToLower(obj.Kind) + "/" + obj.Name
 		path := manifest.Path{"spec", "replicas"}
 		msg := fmt.Sprintf("%s %s scales this %s, but the manifest sets replicas: %d, so every apply resets the scale the HPA chose. "+
-			"Remove replicas; with client-side kubectl apply, first run `kubectl apply edit-last-applied %s` and delete spec.replicas there, or the next apply scales it down to 1",
-			what, strings.Join(names, ", "), obj.Kind, n, ref)
+			"Remove replicas; with client-side kubectl apply, first run %s and delete spec.replicas there, or the next apply scales it down to 1",
+			what, strings.Join(names, ", "), obj.Kind, n, inert.Code("kubectl apply edit-last-applied "+ref))
 		return []checks.Finding{checks.At(obj, path, msg).WithFix("remove replicas (the HPA owns the scale; see the message for the kubectl apply edit-last-applied step)", checks.DeleteOp(path))}
 	},
 }

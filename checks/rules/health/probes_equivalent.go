@@ -79,7 +79,7 @@ func sameProbeTarget(c manifest.Container, r, l *corev1.Probe) (string, bool) {
 		if httpScheme(a.Scheme) == corev1.URISchemeHTTPS {
 			scheme = " over HTTPS"
 		}
-		return fmt.Sprintf("GET %s on port %s%s", httpPath(a.Path), port, scheme), true
+		return fmt.Sprintf("GET %q on port %s%s", httpPath(a.Path), port, scheme), true
 	case r.TCPSocket != nil && l.TCPSocket != nil:
 		port, ok := samePort(c, r.TCPSocket.Port, l.TCPSocket.Port)
 		if !ok || !strings.EqualFold(r.TCPSocket.Host, l.TCPSocket.Host) {

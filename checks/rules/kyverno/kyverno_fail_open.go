@@ -32,7 +32,7 @@ var kyvernoFailOpen = &checks.Rule{
 		}
 		for _, p := range []manifest.Path{{"spec", "failurePolicy"}, {"spec", "webhookConfiguration", "failurePolicy"}} {
 			if s, ok := obj.Scalar(p...); ok && s == "Ignore" {
-				out = append(out, checks.At(obj, p, fmt.Sprintf("%s %s fails open (failurePolicy: Ignore): while Kyverno is unreachable, the resources it guards are admitted unchecked", obj.Kind, obj.Name)))
+				out = append(out, checks.At(obj, p, fmt.Sprintf("%s %q fails open (failurePolicy: Ignore): while Kyverno is unreachable, the resources it guards are admitted unchecked", obj.Kind, obj.Name)))
 			}
 		}
 		return out

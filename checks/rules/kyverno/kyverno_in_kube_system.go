@@ -29,7 +29,7 @@ var kyvernoInKubeSystem = &checks.Rule{
 			out = append(out, checks.At(v.o(obj), p, fmt.Sprintf("Kyverno is installed into kube-system (%s): the chart refuses to install there, and Kyverno's webhooks must not gate the cluster's own components; use its own namespace, e.g. kyverno", v.kyvWhere())))
 		}
 		if isInstallDeployment(obj) && ctx.Namespace(obj) == "kube-system" {
-			out = append(out, checks.At(obj, manifest.Path{"metadata", "namespace"}, fmt.Sprintf("%s %s (Kyverno) runs in kube-system: Kyverno's webhooks must not gate the cluster's own components; install it into its own namespace, e.g. kyverno", obj.Kind, obj.Name)))
+			out = append(out, checks.At(obj, manifest.Path{"metadata", "namespace"}, fmt.Sprintf("%s %q (Kyverno) runs in kube-system: Kyverno's webhooks must not gate the cluster's own components; install it into its own namespace, e.g. kyverno", obj.Kind, obj.Name)))
 		}
 		return out
 	},

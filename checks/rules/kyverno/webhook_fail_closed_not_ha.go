@@ -36,7 +36,7 @@ var webhookFailClosedNotHA = &checks.Rule{
 				if !obj.Has(p...) {
 					p = h.Path
 				}
-				f := checks.At(obj, p, fmt.Sprintf("webhook %q fails closed, but %s %s behind Service %s %s: while it is down, every request the webhook intercepts is rejected; run 3 replicas with a PodDisruptionBudget and a topology spread", h.Name, w.Kind, w.Name, h.Service.Name, strings.Join(problems, ", ")))
+				f := checks.At(obj, p, fmt.Sprintf("webhook %q fails closed, but %s %q behind Service %q %s: while it is down, every request the webhook intercepts is rejected; run 3 replicas with a PodDisruptionBudget and a topology spread", h.Name, w.Kind, w.Name, h.Service.Name, strings.Join(problems, ", ")))
 				if interceptsWorkloads(h) {
 					f = f.WithSeverity(checks.Error)
 				}

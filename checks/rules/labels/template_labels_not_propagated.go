@@ -2,6 +2,7 @@ package labels
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -52,10 +53,20 @@ func templateLabelsCheck(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	if len(missing) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("the workload's labels %s are not on its pod template, so its pods are not labelled with them (copying them changes the pod template, which restarts the pods)", strings.Join(missing, ", "))
+	msg := fmt.Sprintf("the workload's labels %s are not on its pod template, so its pods are not labelled with them (copying them changes the pod template, which restarts the pods)", quoted(missing))
 	if templateImmutable(obj) {
 		msg += " (a Job's pod template cannot be changed: add them when the Job is next created)"
 		return []checks.Finding{checks.At(obj, pt.MetaPath.Child("labels"), msg)}
 	}
 	return []checks.Finding{checks.At(obj, pt.MetaPath.Child("labels"), msg).WithFix("copy the labels to the pod template (this restarts the pods in a rolling update)", ops...)}
+}
+
+// quoted quotes each label key (strconv.Quote: keys come from the file)
+// and joins them with ", ".
+func quoted(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, ", ")
 }

@@ -45,7 +45,7 @@ var hpaTargetMissing = &checks.Rule{
 		if releaseInUnit(ctx, obj) {
 			return nil // a Helm release or GitOps application of its unit deploys workloads at run time
 		}
-		msg := fmt.Sprintf("scaleTargetRef names %s %q, which is not in the repository: %s scales nothing (check the name, or add the workload)", kind, name, what)
+		msg := fmt.Sprintf("scaleTargetRef names %q %q, which is not in the repository: %s scales nothing (check the name, or add the workload)", kind, name, what)
 		return []checks.Finding{checks.At(obj, manifest.Path{"spec", "scaleTargetRef", "name"}, msg)}
 	},
 }

@@ -43,7 +43,7 @@ var vpaAutoUpdate = &checks.Rule{
 				}
 			}
 		}
-		what := fmt.Sprintf("updateMode is %s", mode)
+		what := fmt.Sprintf("updateMode is %q", mode)
 		if !set {
 			what = "updateMode is unset (Auto)"
 		}

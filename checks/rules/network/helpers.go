@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -378,3 +379,13 @@ var kustomizeBuilds = checks.NewIndex(func(ctx *checks.Context) builds {
 	}
 	return out
 })
+
+// quoteAll quotes each of ss (strconv.Quote) and joins them with ", ":
+// values from the files, shown inert.
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}

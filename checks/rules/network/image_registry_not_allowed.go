@@ -28,7 +28,7 @@ var imageRegistryNotAllowed = &checks.Rule{
 				return // a kustomization's images: may point it at another registry (newName)
 			}
 			ref := parseImage(c.Image)
-			out = append(out, checks.At(obj, c.Path.Child("image"), fmt.Sprintf("container %q pulls %q from %s, which is not among the allowed registries (%s)", c.Name, c.Image, ref.Registry, strings.Join(allowed, ", "))))
+			out = append(out, checks.At(obj, c.Path.Child("image"), fmt.Sprintf("container %q pulls %q from %q, which is not among the allowed registries (%s)", c.Name, c.Image, ref.Registry, strings.Join(allowed, ", "))))
 		})
 		return out
 	},

@@ -48,7 +48,7 @@ var imageNotPinned = &checks.Rule{
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		unpinnedImages(ctx, obj, func(c manifest.Container, ref imageRef) {
-			out = append(out, checks.At(obj, c.Path.Child("image"), fmt.Sprintf("container %q uses %q, not pinned by digest: append @sha256:… (the tag may stay for readers)", c.Name, c.Image)))
+			out = append(out, checks.At(obj, c.Path.Child("image"), fmt.Sprintf("container %q uses %q, not pinned by digest: append its digest, `@sha256:…` (the tag may stay for readers)", c.Name, c.Image)))
 		})
 		return out
 	},

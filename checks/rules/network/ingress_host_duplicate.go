@@ -48,7 +48,7 @@ var ingressHostDuplicate = &checks.Rule{
 				}
 				if reported[key] {
 					line, _, _ := other.Pos("kind")
-					out = append(out, checks.At(obj, p.PathPath, fmt.Sprintf("host %s path %s is also claimed by Ingress %q (%s:%d): the controller picks one of them; keep the route in one Ingress", p.Host, normPath(p.Path), other.Name, other.File.Path, line)))
+					out = append(out, checks.At(obj, p.PathPath, fmt.Sprintf("host %q path %q is also claimed by Ingress %q (%q line %d): the controller picks one of them; keep the route in one Ingress", p.Host, normPath(p.Path), other.Name, other.File.Path, line)))
 					break
 				}
 			}

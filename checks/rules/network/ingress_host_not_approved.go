@@ -28,7 +28,7 @@ var ingressHostNotApproved = &checks.Rule{
 			if imagePlaceholder(h.Host) || hostApproved(h.Host, domains) {
 				continue
 			}
-			out = append(out, checks.At(obj, h.HostPath, fmt.Sprintf("host %s is not in an approved domain (%s)", h.Host, strings.Join(domains, ", "))))
+			out = append(out, checks.At(obj, h.HostPath, fmt.Sprintf("host %q is not in an approved domain (%s)", h.Host, strings.Join(domains, ", "))))
 		}
 		return out
 	},

@@ -28,7 +28,7 @@ var ingressTLSMissing = &checks.Rule{
 				continue
 			}
 			seen[h.Host] = true
-			out = append(out, checks.At(obj, h.HostPath, fmt.Sprintf("host %s has no TLS: add it to spec.tls with a certificate Secret (cert-manager can issue one)", h.Host)))
+			out = append(out, checks.At(obj, h.HostPath, fmt.Sprintf("host %q has no TLS: add it to spec.tls with a certificate Secret (cert-manager can issue one)", h.Host)))
 		}
 		return out
 	},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -54,7 +55,7 @@ var networkpolicyMissing = &checks.Rule{
 					break
 				}
 			}
-			if id := w.Kind + " " + w.Name; !covered && !seen[id] {
+			if id := w.Kind + " " + strconv.Quote(w.Name); !covered && !seen[id] {
 				seen[id] = true
 				uncovered = append(uncovered, id)
 			}
@@ -71,7 +72,7 @@ var networkpolicyMissing = &checks.Rule{
 			uncovered = append(uncovered[:5], fmt.Sprintf("and %d more", len(uncovered)-5))
 		}
 		msg := fmt.Sprintf("namespace %q has workloads with %s (%s): every pod may reach them. Start with a default-deny and allow what each app needs:\n"+
-			"apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: default-deny\n  namespace: %s\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]",
+			"apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: default-deny\n  namespace: %q\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]",
 			ns, what, strings.Join(uncovered, ", "), ns)
 		return []checks.Finding{checks.At(obj, nil, msg)} // nothing to point at inside the Namespace: its kind line
 	},

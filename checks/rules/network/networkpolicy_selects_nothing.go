@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -121,11 +122,11 @@ func formatLabelSelector(sel metav1.LabelSelector) string {
 	for _, e := range sel.MatchExpressions {
 		switch e.Operator {
 		case metav1.LabelSelectorOpExists:
-			parts = append(parts, e.Key)
+			parts = append(parts, strconv.Quote(e.Key))
 		case metav1.LabelSelectorOpDoesNotExist:
-			parts = append(parts, "!"+e.Key)
+			parts = append(parts, "!"+strconv.Quote(e.Key))
 		default:
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", e.Key, strings.ToLower(string(e.Operator)), strings.Join(e.Values, ", ")))
+			parts = append(parts, fmt.Sprintf("%q %s (%s)", e.Key, strings.ToLower(string(e.Operator)), quoteAll(e.Values)))
 		}
 	}
 	return strings.Join(parts, ", ")

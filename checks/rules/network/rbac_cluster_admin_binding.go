@@ -2,6 +2,8 @@ package network
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/prodready/prodready/checks"
 
@@ -53,7 +55,7 @@ var rbacClusterAdminBinding = &checks.Rule{
 			if allowed[s.Name] || allowed[id] {
 				continue
 			}
-			names = append(names, s.Kind+" "+id)
+			names = append(names, s.Kind+" "+strconv.Quote(id))
 		}
 		if len(subjects) > 0 && len(names) == 0 {
 			return nil
@@ -63,7 +65,7 @@ var rbacClusterAdminBinding = &checks.Rule{
 			scope = "every permission in namespace " + or(ctx.Namespace(obj), "of the binding")
 		}
 		return []checks.Finding{checks.At(obj, manifest.Path{"roleRef", "name"},
-			fmt.Sprintf("%s %q binds cluster-admin to %v: they get %s; grant a role with only what they need, or list a known controller under rules.rbac-cluster-admin-binding.allowedSubjects", obj.Kind, obj.Name, names, scope)).WithSeverity(sev)}
+			fmt.Sprintf("%s %q binds cluster-admin to %s: they get %s; grant a role with only what they need, or list a known controller under rules.rbac-cluster-admin-binding.allowedSubjects", obj.Kind, obj.Name, "["+strings.Join(names, " ")+"]", scope)).WithSeverity(sev)}
 	},
 }
 

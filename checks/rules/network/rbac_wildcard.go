@@ -2,6 +2,7 @@ package network
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -39,9 +40,10 @@ var rbacWildcard = &checks.Rule{
 		groups := make([]string, len(r.APIGroups))
 		for j, g := range r.APIGroups {
 			if g == "" {
-				g = `"" (core)`
+				groups[j] = `"" (core)`
+				continue
 			}
-			groups[j] = g
+			groups[j] = strconv.Quote(g)
 		}
 		path := manifest.Path{"rules", manifest.Index(i), where[0]}
 		msg := fmt.Sprintf("%s %q rule %d uses `*` in %s (groups %s): it grants every present and future %s; list what the subject needs",

@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -135,7 +136,7 @@ func formatSelector(sel map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, k+"="+sel[k])
+		parts = append(parts, strconv.Quote(k+"="+sel[k]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -33,7 +34,7 @@ var serviceaccountShared = &checks.Rule{
 			if w == obj || sameApp(obj, w) {
 				continue
 			}
-			if id := w.Kind + " " + w.Name; id != self {
+			if id := w.Kind + " " + strconv.Quote(w.Name); id != self {
 				others[id] = true
 			}
 		}

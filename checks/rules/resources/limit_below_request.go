@@ -34,7 +34,7 @@ var limitBelowRequest = &checks.Rule{
 				}
 				rp, lp := res.Child("requests", n), res.Child("limits", n)
 				lv, rv := qtyText(obj, lp, lim), qtyText(obj, rp, req)
-				f := checks.At(obj, rp, fmt.Sprintf("%s requests %s of %s but limits it to %s: the API server rejects a limit below its request", who, rv, n, lv))
+				f := checks.At(obj, rp, fmt.Sprintf("%s requests %s of %q but limits it to %s: the API server rejects a limit below its request", who, rv, n, lv))
 				out = append(out, f.WithExactFix("set the "+n+" request equal to the limit ("+lv+")", kube.Set(obj, rp, lv, "")))
 			}
 		}

@@ -34,7 +34,7 @@ var priorityClassMissing = &checks.Rule{
 		if why == "" {
 			return nil
 		}
-		return []checks.Finding{checks.At(obj, pt.SpecPath.Child("priorityClassName"), fmt.Sprintf("%s is marked critical (%s) but sets no priorityClassName: give it a PriorityClass so the scheduler evicts and preempts other pods first", obj.String(), why))}
+		return []checks.Finding{checks.At(obj, pt.SpecPath.Child("priorityClassName"), fmt.Sprintf("%s %q is marked critical (%s) but sets no priorityClassName: give it a PriorityClass so the scheduler evicts and preempts other pods first", obj.Kind, obj.Name, why))}
 	},
 }
 

@@ -35,7 +35,7 @@ var capabilitiesDangerous = &checks.Rule{
 					continue
 				}
 				p := c.Path.Child("securityContext", "capabilities", "add", manifest.Index(i))
-				out = append(out, checks.At(obj, p, fmt.Sprintf("container %q adds the capability %s, which gives a compromised container power over the node or its network: remove it unless the container's job needs it", c.Name, n)))
+				out = append(out, checks.At(obj, p, fmt.Sprintf("container %q adds the capability %q, which gives a compromised container power over the node or its network: remove it unless the container's job needs it", c.Name, n)))
 			}
 		}
 		return out

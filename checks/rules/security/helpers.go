@@ -253,7 +253,7 @@ func nodeAgentNeed(pt *manifest.PodTemplate, c manifest.Container) string {
 		hp := path.Clean(v.HostPath.Path)
 		for _, p := range nodeHostPaths {
 			if hp == p || strings.HasPrefix(hp, p+"/") {
-				return fmt.Sprintf("it mounts the host's %s", hp)
+				return fmt.Sprintf("it mounts the host's %q", hp)
 			}
 		}
 	}
@@ -271,7 +271,7 @@ func nodeAgentNeed(pt *manifest.PodTemplate, c manifest.Container) string {
 	for _, part := range strings.Split(name, "/") {
 		for _, a := range nodeAgentImages {
 			if strings.Contains(part, a) {
-				return fmt.Sprintf("its image %s is a CSI, storage, network or device plugin", c.Image)
+				return fmt.Sprintf("its image %q is a CSI, storage, network or device plugin", c.Image)
 			}
 		}
 	}

@@ -39,13 +39,13 @@ var hostPathVolume = &checks.Rule{
 			writable := mountedWritable(pt, v.Name)
 			switch {
 			case hostPathCritical[hp] && writable:
-				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %s writable, which gives the container control of the node: remove it, or mount only the paths it needs with readOnly: true", v.Name, hp)).WithSeverity(checks.Error))
+				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %q writable, which gives the container control of the node: remove it, or mount only the paths it needs with readOnly: true", v.Name, hp)).WithSeverity(checks.Error))
 			case !writable && obj.Kind == "DaemonSet":
-				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %s read-only in a DaemonSet, as node agents do to read what their job needs: make sure it needs all of it", v.Name, hp)).WithSeverity(checks.Info))
+				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %q read-only in a DaemonSet, as node agents do to read what their job needs: make sure it needs all of it", v.Name, hp)).WithSeverity(checks.Info))
 			case !writable:
-				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %s read-only: the container cannot change the node's files there but can read them; use a ConfigMap or projected volume unless it is a node agent that needs them", v.Name, hp)))
+				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %q read-only: the container cannot change the node's files there but can read them; use a ConfigMap or projected volume unless it is a node agent that needs them", v.Name, hp)))
 			default:
-				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %s: use a PersistentVolumeClaim, emptyDir, ConfigMap or projected volume unless the pod is a node agent that needs it", v.Name, v.HostPath.Path)))
+				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %q: use a PersistentVolumeClaim, emptyDir, ConfigMap or projected volume unless the pod is a node agent that needs it", v.Name, v.HostPath.Path)))
 			}
 		}
 		return out

@@ -30,7 +30,7 @@ var podSecurityLevelViolation = &checks.Rule{
 			if len(failed) == 0 {
 				continue
 			}
-			f := checks.At(obj, nil, fmt.Sprintf("namespace %q enforces the %s Pod Security level, which this %s violates, so admission rejects its pods: %s", ns, lv.Level, obj.Kind, reasons(failed)))
+			f := checks.At(obj, nil, fmt.Sprintf("namespace %q enforces the %q Pod Security level, which this %s violates, so admission rejects its pods: %s", ns, lv.Level, obj.Kind, reasons(failed)))
 			if ops := pssFix(ctx, obj, pt, failed); len(ops) > 0 {
 				f = f.WithFix(fmt.Sprintf("apply the fixes that make the pod meet the %s level (UID/GID %d is a starting point)", lv.Level, placeholderID), ops...)
 			}

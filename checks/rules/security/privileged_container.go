@@ -32,7 +32,7 @@ func privilegedFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.
 		msg := fmt.Sprintf("container %q is privileged: it has every capability and all host devices; add only the capabilities it needs instead", c.Name)
 		f := checks.At(obj, p, msg)
 		if device != "" {
-			f = checks.At(obj, p, fmt.Sprintf("container %q is privileged and the pod requests the device resource %s: a device plugin usually makes privileged unnecessary; remove it if the device works without", c.Name, device)).WithSeverity(checks.Info)
+			f = checks.At(obj, p, fmt.Sprintf("container %q is privileged and the pod requests the device resource %q: a device plugin usually makes privileged unnecessary; remove it if the device works without", c.Name, device)).WithSeverity(checks.Info)
 		}
 		if need := nodeAgentNeed(pt, c); need != "" {
 			// Turning privileged off would break it (or be refused): the

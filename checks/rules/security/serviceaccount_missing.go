@@ -22,7 +22,7 @@ var serviceaccountMissing = &checks.Rule{
 			p := pt.SpecPath.Child("serviceAccount")
 			switch {
 			case spec.ServiceAccountName == "":
-				out = append(out, checks.At(obj, p, fmt.Sprintf("serviceAccount is deprecated: use serviceAccountName: %s", old)).
+				out = append(out, checks.At(obj, p, fmt.Sprintf("serviceAccount is deprecated: use serviceAccountName: %q", old)).
 					WithFix("rename serviceAccount to serviceAccountName",
 						kube.Set(obj, pt.SpecPath.Child("serviceAccountName"), old, ""), checks.DeleteOp(p)))
 			case spec.ServiceAccountName == old:

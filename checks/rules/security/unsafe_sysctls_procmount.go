@@ -54,7 +54,7 @@ var unsafeSysctlsProcmount = &checks.Rule{
 				continue
 			}
 			p := pt.SpecPath.Child("securityContext", "sysctls", manifest.Index(i), "name")
-			out = append(out, checks.At(obj, p, fmt.Sprintf("the pod sets the unsafe sysctl %s: it affects other pods on the node and the kubelet rejects the pod unless allowed; set it on dedicated nodes or with a node-level tool instead", s.Name)))
+			out = append(out, checks.At(obj, p, fmt.Sprintf("the pod sets the unsafe sysctl %q: it affects other pods on the node and the kubelet rejects the pod unless allowed; set it on dedicated nodes or with a node-level tool instead", s.Name)))
 		}
 		for _, c := range pt.AllContainers() {
 			if pm := containerSecurityContext(c).ProcMount; pm != nil && *pm == corev1.UnmaskedProcMount {
