@@ -131,7 +131,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts []string, dir 
 		size += len(s)
 	}
 	if size > opts.MaxOutputBytes {
-		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Bound: true, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
 		skipAll(r, "render output over the bound")
 		return finish(r)
 	}

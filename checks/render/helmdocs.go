@@ -210,9 +210,12 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 		b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: fmt.Sprintf("helm test hook %s/%s dropped: test pods are short-lived", d.Kind, d.Name)})
 		return
 	}
+	if b.full {
+		return // one problem per render, not one per dropped document
+	}
 	if len(b.r.Documents) >= b.opts.MaxObjects || b.stream.Len()+len(text) > b.opts.MaxOutputBytes {
 		b.full = true
-		b.r.Problems = append(b.r.Problems, rendered.Problem{File: path.Join(b.r.Root, "Chart.yaml"), Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", b.opts.MaxObjects, b.opts.MaxOutputBytes)})
+		b.r.Problems = append(b.r.Problems, rendered.Problem{File: path.Join(b.r.Root, "Chart.yaml"), Bound: true, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", b.opts.MaxObjects, b.opts.MaxOutputBytes)})
 		return
 	}
 	fmt.Fprintf(&b.stream, "---\n# Source: %s\n", info.file)

@@ -30,7 +30,7 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 			continue
 		}
 		if len(r.Documents) >= opts.MaxObjects || stream.Len()+len(data) > opts.MaxOutputBytes {
-			r.Problems = append(r.Problems, rendered.Problem{File: r.Root, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", opts.MaxObjects, opts.MaxOutputBytes)})
+			r.Problems = append(r.Problems, rendered.Problem{File: r.Root, Bound: true, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", opts.MaxObjects, opts.MaxOutputBytes)})
 			break
 		}
 		d := rendered.Document{APIVersion: res.GetApiVersion(), Kind: res.GetKind(), Name: res.GetName(), Namespace: res.GetNamespace(), YAML: data}

@@ -109,7 +109,13 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 			continue // said once, for the values.yaml render
 		}
 		f := failed(dir, pr, about)
-		if len(r.Documents) > 0 {
+		switch {
+		case pr.Bound:
+			// A render cut at a bound cannot pass: what lies past it (a
+			// privileged Pod after 2,000 padding ConfigMaps) is not
+			// checked.
+			f.Message = fmt.Sprintf("the %s is rendered only in part: %s; the objects past the bound are not checked", about, pr.Message)
+		case len(r.Documents) > 0:
 			// What rendered is checked; what is missing (a dependency not
 			// vendored, a refused remote base) is prodready's to fetch, not
 			// certain to fail an install: a warning.

@@ -102,6 +102,10 @@ type Problem struct {
 	Line int
 	// Message quotes the error.
 	Message string
+	// Bound marks the problem of a render cut at a bound (objects or
+	// bytes): what rendered within it is checked, the rest is not, so the
+	// problem is an error whatever else rendered.
+	Bound bool `json:",omitempty"`
 }
 
 // Skipped is an input file that did not become part of any rendered object.
