@@ -225,3 +225,34 @@ func TestHelmFetchesNothing(t *testing.T) {
 		t.Errorf("problems = %+v, want the missing remote dependency", r.Problems)
 	}
 }
+
+// TestHelmErrorOnOneLine checks that an error raised through include,
+// which Helm v4 writes as a trace of several lines, is one line naming each
+// template it passed through and the cause, and that a template's own fail
+// message is kept as written.
+func TestHelmErrorOnOneLine(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":          []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+		"c/templates/_help.tpl": []byte("{{- define \"c.name\" -}}\n{{ include \"missing.name\" . }}\n{{- end -}}\n"),
+		"c/templates/cm.yaml":   []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"c.name\" . }}\n"),
+	}
+	r := renderOne(t, files, rendered.Options{})
+	if len(r.Problems) != 1 {
+		t.Fatalf("problems = %+v", r.Problems)
+	}
+	msg := r.Problems[0].Message
+	for _, want := range []string{"rendering: c/templates/cm.yaml:4:", "c/templates/_help.tpl:2:", `no template "missing.name"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %q", want, msg)
+		}
+	}
+	if strings.Contains(msg, "\n") || strings.Contains(msg, "  ") {
+		t.Errorf("message is not on one line: %q", msg)
+	}
+
+	files["c/templates/cm.yaml"] = []byte("{{ fail \"first\\nsecond\" }}\n")
+	r = renderOne(t, files, rendered.Options{})
+	if len(r.Problems) != 1 || r.Problems[0].Message != "rendering: execution error at (c/templates/cm.yaml:1:3): first\nsecond" {
+		t.Errorf("fail message: problems = %+v", r.Problems)
+	}
+}
