@@ -256,3 +256,36 @@ func TestHelmErrorOnOneLine(t *testing.T) {
 		t.Errorf("fail message: problems = %+v", r.Problems)
 	}
 }
+
+// TestHelmNullValues checks how nulls reach templates under Helm v4: a null
+// in the chart's own values.yaml is dropped from .Values (v3 kept it as
+// null), and a null in a values set deletes the chart's default, as
+// `helm template -f` does.
+func TestHelmNullValues(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":        []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+		"c/values.yaml":       []byte("resources:\n  limits:\n  requests:\n    cpu: 1m\n    memory: 16Mi\n"),
+		"c/values-nomem.yaml": []byte("resources:\n  requests:\n    memory: null\n"),
+		"c/templates/cm.yaml": []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+data:
+  resources: {{ toYaml .Values.resources | quote }}
+`),
+	}
+	res := Run(context.Background(), files, rendered.Options{})
+	if len(res.Renders) != 2 {
+		t.Fatalf("renders = %d, want 2", len(res.Renders))
+	}
+	want := map[string]string{
+		"":                    `resources: "requests:\n  cpu: 1m\n  memory: 16Mi"`,
+		"c/values-nomem.yaml": `resources: "requests:\n  cpu: 1m"`,
+	}
+	for _, r := range res.Renders {
+		set := strings.Join(r.ValuesFiles, ",")
+		if got := configMapData(t, r); !strings.Contains(got, want[set]) {
+			t.Errorf("with %q: want %s in:\n%s", set, want[set], got)
+		}
+	}
+}
