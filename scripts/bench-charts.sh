@@ -37,18 +37,18 @@ if [ ! -x "$kubescore" ]; then
   GOFLAGS= go install github.com/zegl/kube-score/cmd/kube-score@v1.20.0
 fi
 if [ ! -x "$helm" ]; then
-  echo "installing helm v3.22.0 from the Go module proxy (many modules: minutes)…"
-  GOFLAGS= go install helm.sh/helm/v3/cmd/helm@v3.22.0
+  echo "installing helm v4.3.2 from the Go module proxy (many modules: minutes)…"
+  GOFLAGS= go install helm.sh/helm/v4/cmd/helm@v4.3.2
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # As `make build`.
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$work/prodready" ./cmd/prodready
 
-# The Kubernetes version both render for: prodready's default. A helm built
-# by `go install` lacks the release build's -ldflags and would otherwise
-# take Kubernetes v1.20.0, which charts with a kubeVersion constraint refuse;
-# the release binary of v3.22.0 takes 1.37, as prodready does.
+# The Kubernetes version both render for: prodready's default, passed to
+# helm as --kube-version whatever its build takes by default (a helm v3
+# built by `go install` took v1.20.0, which charts with a kubeVersion
+# constraint refuse; v4 takes its client-go's version).
 kubever=$(sed -n 's/^const DefaultKubernetesVersion = "\(.*\)"/\1/p' checks/config.go)
 [ -n "$kubever" ] || { echo "bench-charts: no DefaultKubernetesVersion in checks/config.go"; exit 1; }
 

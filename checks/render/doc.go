@@ -10,12 +10,17 @@
 // [Render.Locate] answers "which file and line does the author edit" for any
 // key path of any rendered document.
 //
-// Helm: the library is helm.sh/helm/v3 (v3.22.0). Helm v4 splits the chart
-// API into versioned packages still settling (chart/v2, chartutil moved to
-// chart/common) and pulls the same Kubernetes client libraries, so it brings
-// no rendering feature prodready needs while v3's loader.LoadFiles, chartutil
-// and engine are the stable, widely documented API; v3.22 builds against the
-// k8s.io v0.37 libraries the module already uses.
+// Helm: the library is helm.sh/helm/v4 (v4.3.2), the approved line; v3 is
+// not. Only public packages are used: pkg/chart/v2 and its loader and util
+// (chart API v2 charts, as Helm 3 wrote them), pkg/chart/common and its util
+// (values, capabilities, render values), pkg/chart/loader/archive (in-memory
+// files), pkg/engine and pkg/ignore. The engine has no cluster client
+// (lookup answers nothing) and DNS off (getHostByName answers ""); values
+// schemas are not validated (their $ref may name a URL). Two Helm v4 changes
+// show in renders: a null in a chart's own values.yaml is dropped from
+// .Values, as helm template v4 drops it, and an error raised through include
+// is a trace of several lines, which [engineMessage] joins into one. v4.3.2
+// builds against the k8s.io v0.37 libraries the module already uses.
 //
 // Kustomize: sigs.k8s.io/kustomize/api (krusty) v0.21.2 on an in-memory
 // file system, builtin generators and transformers only.

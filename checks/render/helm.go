@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v4/pkg/chart/common"
+	commonutil "helm.sh/helm/v4/pkg/chart/common/util"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
 
 	"github.com/prodready/prodready/checks/render/internal/tmplmark"
 	"github.com/prodready/prodready/checks/rendered"
@@ -72,7 +74,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts []string, dir 
 			r.Problems = append(r.Problems, rendered.Problem{File: vf, Message: "values file not in the repository"})
 			continue
 		}
-		v, err := chartutil.ReadValues(data)
+		v, err := common.ReadValues(data)
 		if err != nil {
 			r.Problems = append(r.Problems, rendered.Problem{File: vf, Message: fmt.Sprintf("reading values: %v", err)})
 			continue
@@ -99,19 +101,19 @@ func helmRender(ctx context.Context, files rendered.Files, charts []string, dir 
 	}
 	r.Problems = append(r.Problems, missingDependencies(l, c, files)...)
 
-	kv, err := chartutil.ParseKubeVersion(opts.KubeVersion)
+	kv, err := common.ParseKubeVersion(opts.KubeVersion)
 	if err != nil {
 		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("kubernetes version %q: %v", opts.KubeVersion, err)})
 		skipAll(r, "render not attempted")
 		return finish(r)
 	}
-	caps := chartutil.DefaultCapabilities.Copy()
+	caps := common.DefaultCapabilities.Copy()
 	caps.KubeVersion = *kv
 	caps.APIVersions = append(caps.APIVersions, aggregatedAPIs...)
-	relOpts := chartutil.ReleaseOptions{Name: opts.ReleaseName, Namespace: opts.Namespace, Revision: 1, IsInstall: true}
+	relOpts := common.ReleaseOptions{Name: opts.ReleaseName, Namespace: opts.Namespace, Revision: 1, IsInstall: true}
 	// Schema validation is skipped: Helm's validator resolves $ref over HTTP
 	// and from local disk, both out of bounds here.
-	vals, err := chartutil.ToRenderValuesWithSchemaValidation(c, user, relOpts, caps, true)
+	vals, err := commonutil.ToRenderValuesWithSchemaValidation(c, user, relOpts, caps, true)
 	if err != nil {
 		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("preparing values: %v", err)})
 		skipAll(r, "render failed")
@@ -122,7 +124,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts []string, dir 
 	defer cancel()
 	out, err := runEngine(ctx, c, vals)
 	if err != nil {
-		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("rendering: %v", err)})
+		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
 		skipAll(r, "render failed")
 		return finish(r)
 	}
@@ -148,21 +150,22 @@ func helmRender(ctx context.Context, files rendered.Files, charts []string, dir 
 	return finish(r)
 }
 
-// processDependencies is chartutil.ProcessDependenciesWithMerge with panics
-// turned into errors.
+// processDependencies is chartutil.ProcessDependencies (which merges import
+// values as v3's ProcessDependenciesWithMerge did) with panics turned into
+// errors.
 func processDependencies(c *chart.Chart, vals map[string]any) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return chartutil.ProcessDependenciesWithMerge(c, vals)
+	return chartutil.ProcessDependencies(c, vals)
 }
 
 // runEngine renders a chart with Helm's engine: no cluster client (lookup
 // returns nothing), DNS functions off. The engine cannot be interrupted, so a
 // render that outlives ctx is abandoned; panics become errors.
-func runEngine(ctx context.Context, c *chart.Chart, vals chartutil.Values) (map[string]string, error) {
+func runEngine(ctx context.Context, c *chart.Chart, vals common.Values) (map[string]string, error) {
 	type result struct {
 		out map[string]string
 		err error
@@ -175,7 +178,7 @@ func runEngine(ctx context.Context, c *chart.Chart, vals chartutil.Values) (map[
 			}
 		}()
 		e := engine.Engine{EnableDNS: false}
-		out, err := e.Render(c, vals)
+		out, err := e.RenderWithContext(ctx, c, vals)
 		done <- result{out, err}
 	}()
 	select {
@@ -184,6 +187,25 @@ func runEngine(ctx context.Context, c *chart.Chart, vals chartutil.Values) (map[
 	case <-ctx.Done():
 		return nil, fmt.Errorf("render stopped: %w", ctx.Err())
 	}
+}
+
+// engineMessage is the engine's error on one line. Helm v4 writes an error
+// raised through include or tpl as a trace of several lines, one block per
+// template it passed through (location, call, then the cause, indented);
+// joined, it reads as Helm v3's message did, so a finding's message and the
+// compact format's one line keep the cause. A template's own fail or
+// required message ("execution error at (…): …") stays as the chart wrote
+// it.
+func engineMessage(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "execution error at (") || !strings.Contains(msg, "\n") {
+		return msg
+	}
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, " ")
 }
 
 // chartTree maps every chart of a loaded tree to its source.
@@ -298,14 +320,14 @@ type templateIndex struct {
 	root   *chart.Chart
 	byKey  map[string]int // engine output key -> index
 	infos  []tplInfo
-	byFile map[*chart.File]int
+	byFile map[*common.File]int
 	srcs   []*chartSource // root first, then each chart in chain order
 	chains map[*chartSource][]string
 	l      *chartLoader
 }
 
 func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
-	idx := &templateIndex{root: root, byKey: map[string]int{}, byFile: map[*chart.File]int{}, chains: map[*chartSource][]string{}, l: l}
+	idx := &templateIndex{root: root, byKey: map[string]int{}, byFile: map[*common.File]int{}, chains: map[*chartSource][]string{}, l: l}
 	var rec func(c *chart.Chart, chain []string)
 	rec = func(c *chart.Chart, chain []string) {
 		src := l.sourceOf(c)
@@ -339,17 +361,17 @@ func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
 
 // annotated returns a copy of the chart tree whose templates carry marks.
 func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
-	done := map[*chart.File]*chart.File{}
+	done := map[*common.File]*common.File{}
 	var clone func(c *chart.Chart) *chart.Chart
 	clone = func(c *chart.Chart) *chart.Chart {
 		out := *c
-		out.Templates = make([]*chart.File, len(c.Templates))
+		out.Templates = make([]*common.File, len(c.Templates))
 		for i, t := range c.Templates {
 			if m, ok := done[t]; ok {
 				out.Templates[i] = m
 				continue
 			}
-			m := &chart.File{Name: t.Name, Data: []byte(tbl.Annotate(idx.byFile[t], string(t.Data)))}
+			m := &common.File{Name: t.Name, Data: []byte(tbl.Annotate(idx.byFile[t], string(t.Data)))}
 			done[t] = m
 			out.Templates[i] = m
 		}

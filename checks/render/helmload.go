@@ -11,10 +11,12 @@ import (
 
 	"github.com/prodready/prodready/checks/rendered"
 	"go.yaml.in/yaml/v3"
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/ignore"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/ignore"
 )
 
 // chartSource records where a loaded chart's files live in the repository.
@@ -30,13 +32,13 @@ type chartSource struct {
 type chartLoader struct {
 	files    rendered.Files
 	byName   map[string][]string // chart name -> chart folders in the set
-	sources  map[*chart.File]*chartSource
+	sources  map[*common.File]*chartSource
 	problems []rendered.Problem
 	skipped  []rendered.Skipped
 }
 
 func newChartLoader(files rendered.Files, charts []string) *chartLoader {
-	l := &chartLoader{files: files, byName: map[string][]string{}, sources: map[*chart.File]*chartSource{}}
+	l := &chartLoader{files: files, byName: map[string][]string{}, sources: map[*common.File]*chartSource{}}
 	for _, dir := range charts {
 		var md struct {
 			Name string `yaml:"name"`
@@ -69,7 +71,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 	defer delete(visiting, dir)
 
 	rules := l.helmignore(dir)
-	var bufs []*loader.BufferedFile
+	var bufs []*archive.BufferedFile
 	src := &chartSource{dir: dir, templates: map[string]string{}}
 	subDirs := map[string]bool{}
 	var archives []string
@@ -90,7 +92,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 			}
 			continue
 		}
-		bufs = append(bufs, &loader.BufferedFile{Name: rel, Data: l.files[p]})
+		bufs = append(bufs, &archive.BufferedFile{Name: rel, Data: l.files[p]})
 		src.files = append(src.files, p)
 		if strings.HasPrefix(rel, "templates/") {
 			src.templates[rel] = p
@@ -137,7 +139,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 }
 
 // loadFiles is loader.LoadFiles with panics turned into errors.
-func loadFiles(bufs []*loader.BufferedFile) (c *chart.Chart, err error) {
+func loadFiles(bufs []*archive.BufferedFile) (c *chart.Chart, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("chart loader panicked: %v", r)
