@@ -133,6 +133,9 @@ func CommentBodyWith(fs []checks.Finding, sug *Suggestion, info string) string {
 				label = "Fix (starting point)"
 			}
 			fmt.Fprintf(&b, "\n%s: %s\n", label, inert.Text(f.Fix.Description))
+			if f.Fix.Withheld != "" {
+				fmt.Fprintf(&b, "\nWithheld: %s\n", inert.Text(f.Fix.Withheld))
+			}
 		}
 	}
 	if sug != nil {

@@ -335,6 +335,9 @@ func ThreadBody(c Comment, info string) string {
 				label = "Fix (starting point)"
 			}
 			fmt.Fprintf(&b, " %s: %s", label, inert.Text(f.Fix.Description))
+			if f.Fix.Withheld != "" {
+				fmt.Fprintf(&b, " (withheld: %s)", inert.Text(f.Fix.Withheld))
+			}
 		}
 		if r := catalog.Default().Lookup(f.RuleID); r != nil {
 			if r.Why != "" {

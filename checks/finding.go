@@ -66,6 +66,15 @@ type Fix struct {
 	// verified on a rendered chart edits the literal template lines that
 	// rendered what it changes.
 	Lines []edit.Change `json:"lines,omitempty"`
+	// FollowUps are the rules whose findings on the same object the fix
+	// brings on by design, and which are reported after it (spreading and
+	// a PodDisruptionBudget once replicas rise): verifying the fix by
+	// rendering again does not count them against it.
+	FollowUps []string `json:"followUps,omitempty"`
+	// Withheld, when set, says why a fix that was offered is not applied:
+	// rendering again with it showed the finding it brings, or that its
+	// own finding stays. Every output shows it in place of the edits.
+	Withheld string `json:"withheld,omitempty"`
 }
 
 // FixKind says how sure a fix is.

@@ -417,7 +417,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	if len(p.renders) == 0 {
 		return fs // a plain run: every batch passes as it is
 	}
-	fixed := p.verified(fs)
+	fixed, withheld := p.verified(fs)
 	mapped := false
 	var more []checks.Finding
 	for i := range fs {
@@ -431,6 +431,10 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		f.Message += renderedNote(pl.about, p.only[onlyKey(pl, *f)])
 		if pc, ok := fixed[i]; ok {
 			pc.place(pl.dir, f) // after the key above, which CheckValuesSets made without it
+		} else if why, ok := withheld[i]; ok && f.Fix != nil {
+			fx := *f.Fix
+			fx.Withheld = why
+			f.Fix = &fx
 		}
 		more = append(more, p.reportWith(pl)...)
 	}

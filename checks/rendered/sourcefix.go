@@ -67,6 +67,9 @@ type verifier struct {
 	ctx  context.Context
 	cfg  *checks.Config
 	memo *FixMemo
+	// withheld says, by candidate id, why a fix rendered alone was
+	// found wrong.
+	withheld map[string]string
 }
 
 // id names a candidate fix of pl for a FixMemo: its chart, finding and
@@ -80,8 +83,12 @@ func (v *verifier) known(pl *placed, c candidate) bool {
 	return v.memo != nil && v.memo.wrong[pl.id(c)]
 }
 
-// learn records c, rendered alone, as wrong.
-func (v *verifier) learn(pl *placed, c candidate) {
+// learn records c, rendered alone, as wrong, and why.
+func (v *verifier) learn(pl *placed, c candidate, why string) {
+	if v.withheld == nil {
+		v.withheld = map[string]string{}
+	}
+	v.withheld[pl.id(c)] = why
 	if v.memo == nil {
 		return
 	}
@@ -137,13 +144,24 @@ type candidate struct {
 	finding int    // index into the findings Map was given
 	key     string // the finding's key in a check of the render alone
 	place   placement
+	// followUps are the rule-and-object keys (followUpKey) of the findings
+	// the fix brings on by design, which do not count against it.
+	followUps map[string]bool
+}
+
+// followUpKey is a finding's rule and object: the part of its aloneKey a
+// fix's follow-ups name.
+func followUpKey(rule string, obj checks.ObjectRef) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00", rule, obj.Kind, obj.Namespace, obj.Name)
 }
 
 // verified returns, by index into fs, where the verified fixes of fs put
-// their findings.
-func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
+// their findings, and why the fixes rendering again showed wrong are
+// withheld.
+func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]string) {
+	withheld := map[int]string{}
 	if p.verify == nil {
-		return nil
+		return nil, withheld
 	}
 	byRender := map[*placed][]int{}
 	var order []*placed
@@ -173,7 +191,14 @@ func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
 				pc, ok = pl.templateLines(src.files, fs[i])
 			}
 			if ok {
-				cands = append(cands, candidate{finding: i, key: aloneKey(fs[i]), place: pc})
+				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc}
+				for _, rule := range fs[i].Fix.FollowUps {
+					if c.followUps == nil {
+						c.followUps = map[string]bool{}
+					}
+					c.followUps[followUpKey(rule, fs[i].Object)] = true
+				}
+				cands = append(cands, c)
 			}
 		}
 		kept := pl.verify(p.verify, src, cands)
@@ -181,8 +206,16 @@ func (p *Prepared) verified(fs []checks.Finding) map[int]placement {
 		for _, c := range kept {
 			out[c.finding] = c.place
 		}
+		for _, c := range cands {
+			if _, ok := out[c.finding]; ok {
+				continue
+			}
+			if why := p.verify.withheld[pl.id(c)]; why != "" {
+				withheld[c.finding] = why
+			}
+		}
 	}
-	return out
+	return out, withheld
 }
 
 // aloneKey identifies a finding of a render across two checks of it on its
@@ -531,16 +564,17 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 // candidate. It stops at the bound of renders.
 func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[string]bool) []candidate {
 	keys, ok := pl.rerender(v, src, cands)
-	if ok && !adds(keys, old) {
+	added := adds(keys, old, cands)
+	if ok && added == "" {
 		out := gone(cands, keys)
 		if len(cands) == 1 && len(out) == 0 {
-			v.learn(pl, cands[0]) // its finding stayed
+			v.learn(pl, cands[0], "rendering the chart again with it, its finding stays")
 		}
 		return out
 	}
 	if len(cands) == 1 {
 		if ok {
-			v.learn(pl, cands[0]) // it brought a finding
+			v.learn(pl, cands[0], "rendering the chart again with it brings "+describeKey(added))
 		}
 		return nil
 	}
@@ -551,14 +585,43 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 	return append(pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old)...)
 }
 
-// adds reports whether keys holds one that old does not.
-func adds(keys, old map[string]bool) bool {
+// adds returns a key that keys holds and old does not, other than the
+// follow-ups the candidates bring on by design ("" when there is none),
+// the least of them so that the reason given is stable.
+func adds(keys, old map[string]bool, cands []candidate) string {
+	first := ""
 	for k := range keys {
-		if !old[k] {
-			return true
+		if old[k] || followUp(k, cands) {
+			continue
+		}
+		if first == "" || k < first {
+			first = k
+		}
+	}
+	return first
+}
+
+// followUp reports whether the finding of key k is a follow-up one of
+// cands brings on by design.
+func followUp(k string, cands []candidate) bool {
+	for _, c := range cands {
+		for f := range c.followUps {
+			if strings.HasPrefix(k, f) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// describeKey names the finding of an aloneKey for people: its rule, and
+// the object it is about.
+func describeKey(k string) string {
+	parts := strings.SplitN(k, "\x00", 5)
+	if len(parts) < 4 {
+		return "a new finding"
+	}
+	return fmt.Sprintf("%s on %s %q", parts[0], parts[1], parts[3])
 }
 
 // gone returns the candidates whose finding keys does not hold.

@@ -125,7 +125,7 @@ func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Fin
 		old := pl.aloneKeys(v.cfg)
 		pl.combines++
 		keys, ok := pl.renderWith(v, src, trial[:1])
-		if !ok || adds(keys, old) || len(gone(trial, keys)) != len(trial) {
+		if !ok || adds(keys, old, trial) != "" || len(gone(trial, keys)) != len(trial) {
 			continue
 		}
 		for _, i := range idx {

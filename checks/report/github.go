@@ -51,6 +51,9 @@ func (g *githubAnnotations) add(b *bufio.Writer, fs []checks.Finding, keep bool)
 		msg := f.Message
 		if f.Fix != nil {
 			msg += "\nFix: " + f.Fix.Description
+			if f.Fix.Withheld != "" {
+				msg += "\nWithheld: " + f.Fix.Withheld
+			}
 		}
 		fmt.Fprintf(b, "::%s file=%s,line=%d,endLine=%d,col=%d,title=%s::%s\n",
 			level, escapeProperty(f.File), f.Line, end, f.Column,

@@ -83,6 +83,9 @@ func writeText(b *bufio.Writer, fs []checks.Finding) {
 			}
 			b.WriteString(f.Fix.Description)
 			b.WriteByte('\n')
+			if f.Fix.Withheld != "" {
+				b.WriteString("    withheld: " + f.Fix.Withheld + "\n")
+			}
 			writeEdits(b, f.Fix, "      ")
 		}
 	}

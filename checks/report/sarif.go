@@ -108,8 +108,9 @@ type sarifResult struct {
 
 // sarifFixProperties is a result's property bag for its fix.
 type sarifFixProperties struct {
-	Fix     string `json:"prodready/fix"`
-	FixKind string `json:"prodready/fixKind"`
+	Fix      string `json:"prodready/fix"`
+	FixKind  string `json:"prodready/fixKind"`
+	Withheld string `json:"prodready/fixWithheld,omitempty"`
 }
 
 type sarifLocation struct {
@@ -252,7 +253,7 @@ func sarifResultOf(f checks.Finding, ruleIndex map[string]int) sarifResult {
 		PartialFingerprints: map[string]string{"prodready/v1": fileFingerprint(f)},
 	}
 	if f.Fix != nil && f.Fix.Description != "" {
-		r.Properties = &sarifFixProperties{Fix: f.Fix.Description, FixKind: string(f.Fix.Kind)}
+		r.Properties = &sarifFixProperties{Fix: f.Fix.Description, FixKind: string(f.Fix.Kind), Withheld: f.Fix.Withheld}
 	}
 	return r
 }

@@ -81,7 +81,11 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	if min > want {
 		want = min
 	}
-	return []checks.Finding{f.WithFix(fmt.Sprintf("set replicas: %d", want), checks.SetOp(path, strconv.Itoa(want)))}
+	f = f.WithFix(fmt.Sprintf("set replicas: %d", want), checks.SetOp(path, strconv.Itoa(want)))
+	// More replicas are what makes spreading and a disruption budget
+	// matter: those findings come after this fix, as its message says.
+	f.Fix.FollowUps = []string{"spread-missing", "spread-zone-missing", "pdb-missing"}
+	return []checks.Finding{f}
 }
 
 // leaderElected reports whether a workload runs a leader-elected

@@ -125,9 +125,15 @@ Examples:
 	}
 	noFix := 0
 	for _, f := range outcome.Remaining {
-		if !f.Fixable() && f.Severity >= over.min {
-			noFix++
+		if f.Fixable() || f.Severity < over.min {
+			continue
 		}
+		if f.Fix != nil && f.Fix.Withheld != "" && keep(f) {
+			// Offered by check, stopped by rendering again: say so.
+			fmt.Fprintf(stderr, "%s:%d %s: withheld: %s (%s)\n", f.File, f.Line, f.RuleID, f.Fix.Withheld, f.Fix.Description)
+			continue
+		}
+		noFix++
 	}
 	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(outcome.Fixed), files, len(outcome.Failed), noFix))
 	if startingPoints > 0 {

@@ -181,3 +181,24 @@ func templateActions(src []byte) string {
 	}
 	return strings.Join(out, "")
 }
+
+// TestFixRaisesReplicasDespiteItsFollowUps: on a chart like podinfo (one
+// replica behind a Service, no spreading, no PodDisruptionBudget), check
+// offers replicas: 3 as replicaCount in values.yaml, and fix --rule
+// replicas-too-few applies it: the spread-missing and pdb-missing findings
+// that three replicas bring are the fix's announced follow-ups, not a
+// reason to withhold it.
+func TestFixRaisesReplicasDespiteItsFollowUps(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-replicas"))
+	p := Program{Name: "prodready", Version: "test", Render: render.InProcess}
+	var out, errb bytes.Buffer
+	if code := p.Run([]string{"fix", "--rule", "replicas-too-few", "--diff", dir}, nil, &out, &errb); code != ExitOK {
+		t.Fatalf("fix: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "-replicaCount: 1\n") || !strings.Contains(out.String(), "+replicaCount: 3\n") {
+		t.Errorf("fix --rule replicas-too-few --diff:\n%s\nstderr:\n%s", out.String(), errb.String())
+	}
+	if strings.Contains(errb.String(), "no automatic fix") {
+		t.Errorf("fix says the finding has no fix:\n%s", errb.String())
+	}
+}
