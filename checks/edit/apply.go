@@ -19,10 +19,14 @@ import (
 // missing final newline — unless text added at the very end needs one, as a
 // block scalar does). New text follows the document's indentation width and
 // list style; keys and items carry ops' Comments as line comments; a
-// replaced value takes its own line comment with it. Flow collections are
-// edited as a whole and stay flow, except an empty {} or [] that receives
-// content, which becomes block. An op that would not change the data (a Set to an equal
-// value, a Delete of something absent) changes no byte.
+// replaced value's end-of-line comment stays on the line (after the key,
+// when a block value takes the place of a scalar; an aligned comment keeps
+// its column while the new value leaves room) unless the op's Comment takes
+// its place, and the comments on the old value's other lines go with it.
+// Flow collections are edited as a whole and stay flow, except an empty {}
+// or [] that receives content, which becomes block. An op that would not
+// change the data (a Set to an equal value, a Delete of something absent)
+// changes no byte.
 //
 // Errors name the op ("edit: set spec.replicas: ..."). Apply fails, and never
 // panics, on a bad path, a document index out of range, a document that does

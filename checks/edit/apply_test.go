@@ -116,10 +116,10 @@ var applyCases = []applyCase{
 		data: "{spec: {replicas: 3, x: y}}",
 	},
 	{
-		name: "replaced value's line comment goes with it, others stay",
+		name: "replaced value's line comment stays, and the others",
 		src:  "# head\nspec: # spec comment\n  # about replicas\n  replicas: 1 # one is too few\n  x: y # keep\n",
 		ops:  []Op{set("spec.replicas", "3")},
-		want: "# head\nspec: # spec comment\n  # about replicas\n  replicas: 3\n  x: y # keep\n",
+		want: "# head\nspec: # spec comment\n  # about replicas\n  replicas: 3 # one is too few\n  x: y # keep\n",
 	},
 	{
 		name: "comment option on a replaced key",
@@ -200,7 +200,7 @@ var applyCases = []applyCase{
 		name: "set inside a non-empty flow mapping stays flow",
 		src:  "limits: {cpu: 1, memory: \"1Gi\"} # c\n",
 		ops:  []Op{set("limits.cpu", "2")},
-		want: "limits: {cpu: 2, memory: \"1Gi\"}\n",
+		want: "limits: {cpu: 2, memory: \"1Gi\"} # c\n",
 	},
 	{
 		name: "append to flow list",
@@ -230,7 +230,7 @@ var applyCases = []applyCase{
 		name: "quoted key by path element",
 		src:  "m:\n  \"a b\": x # old\n  'c': y\n",
 		ops:  []Op{{Action: Set, Path: []string{"m", "a b"}, Value: "z"}, {Action: Set, Path: []string{"m", "c"}, Value: "w"}},
-		want: "m:\n  \"a b\": z\n  'c': w\n",
+		want: "m:\n  \"a b\": z # old\n  'c': w\n",
 	},
 	{
 		name: "nested path needs three new parent maps",
@@ -318,13 +318,13 @@ var applyCases = []applyCase{
 		name: "replace a block with a scalar and a scalar with a block",
 		src:  "a:\n  b: 1\n  c: 2\nd: x # old\ne: 1\n",
 		ops:  []Op{set("a", "5"), set("d", "k: v")},
-		want: "a: 5\nd:\n  k: v\ne: 1\n",
+		want: "a: 5\nd: # old\n  k: v\ne: 1\n",
 	},
 	{
 		name: "set a sequence item",
 		src:  "l:\n- a # old a\n- b\n",
 		ops:  []Op{set("l.0", "z")},
-		want: "l:\n- z\n- b\n",
+		want: "l:\n- z # old a\n- b\n",
 	},
 	{
 		name: "set an item to a mapping",
@@ -367,7 +367,7 @@ var applyCases = []applyCase{
 		name: "non-ascii before the value",
 		src:  "名前: x # c\nb: 1\n",
 		ops:  []Op{set("名前", "y")},
-		want: "名前: y\nb: 1\n",
+		want: "名前: y # c\nb: 1\n",
 	},
 	{
 		name: "comment on inserted leaf key and on appended item",

@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// FuzzApply applies a random op to seed documents: the result must be an
+// FuzzApply applies a random op (with a Comment or without, when the line
+// comment it replaces stays) to seed documents: the result must be an
 // error or valid YAML with the same number of documents, the other
 // documents byte-identical, and suggestions that reproduce it, the same
 // whether the whole files or the edited document alone (File.Changes) are
@@ -29,15 +31,22 @@ func FuzzApply(f *testing.F) {
 			f.Add(b, uint8(0), uint8((i+j)%3), p, values[(i+j)%len(values)], uint16(i*7+j))
 		}
 	}
-	for _, c := range applyCases {
+	for _, c := range slices.Concat(applyCases, commentCases) {
 		if len(c.ops) > 0 {
 			o := c.ops[0]
-			f.Add([]byte(c.src), uint8(c.doc), actionIndex(o.Action), strings.Join(o.Path, "."), o.Value, uint16(1))
+			a := actionIndex(o.Action)
+			if o.Comment == "" {
+				a += 3 // an op without a Comment: the old line comment stays
+			}
+			f.Add([]byte(c.src), uint8(c.doc), a, strings.Join(o.Path, "."), o.Value, uint16(1))
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte, doc, action uint8, path, value string, pick uint16) {
 		op := Op{Action: []Action{Set, Append, Delete}[action%3], Path: split(path), Value: value,
-			After: []string{"name", "image"}, Comment: "c"}
+			After: []string{"name", "image"}}
+		if action/3%2 == 0 {
+			op.Comment = "c"
+		}
 		// Half the time, aim at a node that exists (plus the fuzzed path).
 		if ps := allPaths(src, int(doc%4)); len(ps) > 0 && pick%2 == 0 {
 			op.Path = append(ps[int(pick/2)%len(ps)], op.Path...)

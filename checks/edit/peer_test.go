@@ -83,7 +83,8 @@ func oneBlankLine(s string) string {
 // (a yaml.v3 re-encode of the whole document) differ from the author's text
 // do not happen with Apply: list style, trailing spaces, a missing final
 // newline, a leading "---" and unrelated lines all stay; a replaced value's
-// stale comment goes; a Set of the value already there changes no byte.
+// line comment stays on its line; a Set of the value already there changes
+// no byte.
 func TestPolarisFailuresDoNotHappen(t *testing.T) {
 	const dir = "peer-fixtures/polaris/"
 	t.Run("cpuLimitsMissing", func(t *testing.T) {
@@ -131,11 +132,11 @@ func TestPolarisFailuresDoNotHappen(t *testing.T) {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
-	t.Run("runAsRootAllowed with leading --- and a stale comment", func(t *testing.T) {
+	t.Run("runAsRootAllowed with leading --- and a line comment", func(t *testing.T) {
 		in := readShared(t, dir+"runAsRootAllowed/failure.yaml")
 		in = "---\n" + strings.Replace(in, "runAsNonRoot: false", "runAsNonRoot: false # root is fine here", 1)
 		got := mustApply(t, in, set("spec.template.spec.containers.0.securityContext.runAsNonRoot", "true"))
-		want := strings.Replace(in, "runAsNonRoot: false # root is fine here", "runAsNonRoot: true", 1)
+		want := strings.Replace(in, "runAsNonRoot: false # root is fine here", "runAsNonRoot: true # root is fine here", 1)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}

@@ -3,6 +3,7 @@ package edit
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -96,28 +97,36 @@ func marshalLines(n *yaml.Node) (ls []string, err error) {
 	return strings.Split(s, "\n"), nil
 }
 
+// withComment returns line s with comment cm (if any) at its end: at rune
+// column col when s is short enough to leave a blank before it there (an
+// aligned comment stays aligned), else after one space.
+func withComment(s, cm string, col int) string {
+	if cm == "" {
+		return s
+	}
+	if pad := col - utf8.RuneCountInString(s); pad >= 1 {
+		return s + spaces(pad) + cm
+	}
+	return s + " " + cm
+}
+
 // valueLines writes head (the text up to and including ":" or "-") followed
 // by value v. ind is the indentation of the key or "-" that head ends with;
-// item says head ends with "-". cm is a comment for the head line.
-func (ed *editor) valueLines(head string, ind int, item bool, v *yaml.Node, cm string) ([]string, error) {
+// item says head ends with "-". cm is a comment for the head line, at rune
+// column col when it fits there (0: after one space).
+func (ed *editor) valueLines(head string, ind int, item bool, v *yaml.Node, cm string, col int) ([]string, error) {
 	child := ind + ed.st.indent
 	seqChild := ind + ed.st.seqIndent
 	if item {
 		child = ind + ed.st.itemIndent
 		seqChild = child
 	}
-	withComment := func(s string) string {
-		if cm != "" {
-			return s + " " + cm
-		}
-		return s
-	}
 	if isInline(v) {
 		ls, err := ed.inlineText(v)
 		if err != nil {
 			return nil, err
 		}
-		out := []string{withComment(head + " " + ls[0])}
+		out := []string{withComment(head+" "+ls[0], cm, col)}
 		for _, l := range ls[1:] {
 			if l == "" {
 				out = append(out, "")
@@ -144,9 +153,9 @@ func (ed *editor) valueLines(head string, ind int, item bool, v *yaml.Node, cm s
 	if item && props == "" && len(body) > 0 {
 		// The first line of the item's content shares the "-" line.
 		first := head + spaces(ed.st.itemIndent-1) + body[0][min(child, len(body[0])):]
-		return append([]string{withComment(first)}, body[1:]...), nil
+		return append([]string{withComment(first, cm, col)}, body[1:]...), nil
 	}
-	return append([]string{withComment(head + props)}, body...), nil
+	return append([]string{withComment(head+props, cm, col)}, body...), nil
 }
 
 // commentLines turns a yaml.v3 head or foot comment into lines at ind.
@@ -189,7 +198,7 @@ func (ed *editor) mapLines(m *yaml.Node, ind int) ([]string, error) {
 		if cm == "" && isInline(v) {
 			cm = v.LineComment
 		}
-		ls, err := ed.valueLines(spaces(ind)+kt[0]+":", ind, false, v, cm)
+		ls, err := ed.valueLines(spaces(ind)+kt[0]+":", ind, false, v, cm, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +213,7 @@ func (ed *editor) seqLines(s *yaml.Node, ind int) ([]string, error) {
 	var out []string
 	for _, it := range s.Content {
 		out = append(out, commentLines(it.HeadComment, ind)...)
-		ls, err := ed.valueLines(spaces(ind)+"-", ind, true, it, it.LineComment)
+		ls, err := ed.valueLines(spaces(ind)+"-", ind, true, it, it.LineComment, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -49,9 +50,10 @@ func (ed *editor) colon(k *yaml.Node) (int, error) {
 }
 
 // replace writes nv as the new value of entry e (a pair of a block mapping,
-// an item of a block sequence, or the root). The old value goes with its
-// line comment and the comment lines indented under it; a comment on the key line above a block value stays unless
-// cm replaces it.
+// an item of a block sequence, or the root). The entry's own end-of-line
+// comment (see ownComment) stays on its first line unless cm replaces it;
+// the comments on the old value's other lines, and the comment lines
+// indented under it, go with it.
 func (ed *editor) replace(e entry, nv *yaml.Node, cm string) error {
 	if e.parent == nil {
 		return ed.replaceRoot(nv)
@@ -62,7 +64,6 @@ func (ed *editor) replace(e entry, nv *yaml.Node, cm string) error {
 	}
 	end := ed.extendedEnd(e) // commented-out lines of the old value go too
 	t := ed.lines[st.line-1].text
-	v := e.value(ed.root)
 	var head string
 	ind := st.col - 1
 	item := e.key() == nil
@@ -75,10 +76,11 @@ func (ed *editor) replace(e entry, nv *yaml.Node, cm string) error {
 	} else {
 		head = t[:min(byteCol(t, st.col)+1, len(t))]
 	}
-	if rest := strings.TrimSpace(t[len(head):]); cm == "" && v.Line > st.line && isComment(rest) {
-		cm = rest
+	col := 0
+	if cm == "" {
+		cm, col = ed.ownComment(e, st.line, head)
 	}
-	ls, err := ed.valueLines(head, ind, item, nv, cm)
+	ls, err := ed.valueLines(head, ind, item, nv, cm, col)
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,82 @@ func (ed *editor) replaceRoot(nv *yaml.Node) error {
 			ls = append([]string{prefix}, ls...)
 		}
 	}
+	if isInline(r) && isInline(nv) && len(ls) == 1 {
+		// An inline root ({a: 1} # c) keeps its comment as a value does.
+		if cm, col := ed.inlineComment(r, nil, r.Line, end); cm != "" {
+			ls[0] = withComment(ls[0], cm, col)
+		}
+	}
 	return ed.splice(r.Line, end, ls)
+}
+
+// ownComment returns the end-of-line comment of entry e that a replace
+// keeps (its text, and the rune column it starts at when it is aligned:
+// see trailingComment): the comment after the key or "-" of a block value
+// that starts on a later line (line is the entry's first line, head its
+// text up to and including the ":" or "-"), or the comment after an inline
+// value (a scalar, alias, flow collection, or nothing: null). A block
+// collection that starts on the "-" line has no comment of its own there:
+// the one at the end of that line is its first entry's.
+func (ed *editor) ownComment(e entry, line int, head string) (string, int) {
+	v := e.value(ed.root)
+	if v.Line > line {
+		t := ed.lines[line-1].text
+		if rest := strings.TrimSpace(t[len(head):]); isComment(rest) {
+			return rest, 0
+		}
+		return "", 0
+	}
+	if !isInline(v) {
+		return "", 0
+	}
+	return ed.inlineComment(v, e.key(), line, ed.contentEnd(e))
+}
+
+// inlineComment returns the line comment yaml.v3 gave inline value v (or
+// its key k, which holds it when v is null), when it ends line first (the
+// value's first line: a block scalar's header) or line last (a value
+// written over several lines ends there), and the column as
+// trailingComment reports it.
+func (ed *editor) inlineComment(v, k *yaml.Node, first, last int) (string, int) {
+	cands := []string{v.LineComment}
+	if k != nil {
+		cands = append(cands, k.LineComment)
+	}
+	for _, l := range []int{first, last} {
+		if l < 1 || l > len(ed.lines) {
+			continue
+		}
+		for _, c := range cands {
+			if cm, col, ok := trailingComment(ed.lines[l-1].text, c); ok {
+				return cm, col
+			}
+		}
+	}
+	return "", 0
+}
+
+// trailingComment reports whether line t ends with comment c (a line
+// comment as yaml.v3 reads it: from "#" to the end of the line) after a
+// blank, and returns c without trailing blanks and the rune column where
+// it starts when two spaces or more separate it from the text before it
+// (an aligned comment), else 0. The column is a count of runes, as an
+// editor shows a line without tabs.
+func trailingComment(t, c string) (string, int, bool) {
+	if !strings.HasPrefix(c, "#") || strings.ContainsAny(c, "\r\n") || !strings.HasSuffix(t, c) {
+		return "", 0, false
+	}
+	before := t[:len(t)-len(c)]
+	text := strings.TrimRight(before, " \t")
+	gap := before[len(text):]
+	if gap == "" || text == "" {
+		return "", 0, false
+	}
+	col := 0
+	if len(gap) > 1 && strings.Trim(gap, " ") == "" {
+		col = utf8.RuneCountInString(before)
+	}
+	return strings.TrimRight(c, " \t"), col, true
 }
 
 // insert adds the missing key path[0] (with any missing parents of the
