@@ -23,17 +23,21 @@ var reviewBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160}
 // are counted:
 //   - prodready_webhook_deliveries_total{event,host,outcome}: webhook
 //     deliveries by host, event ("unverified" until the credentials
-//     verify) and outcome (queued, ignored, duplicate, queue_full: the
+//     verify) and outcome (queued, ignored, duplicate, coalesced: the
+//     review it asks for is pending or done, queue_full: the
 //     queue refused the job, shutting_down, over_budget: the body budget
 //     was spent, bad_signature, too_large, bad_request, disabled, error);
 //     every 503 is one of queue_full, shutting_down and over_budget;
 //   - prodready_jobs_total{result}: queued jobs by how a worker ended them
-//     (done, superseded, retry, interrupted, dead; Job);
+//     (done, coalesced, superseded, retry, interrupted, dead; Job);
 //   - prodready_review_duration_seconds{result}: time one review took, by
 //     result (ok, error);
 //   - prodready_api_calls_total{endpoint,host,status}: calls to host APIs
 //     by endpoint, host and HTTP status;
-//   - prodready_queue_depth: reviews waiting for a worker (QueueDepth).
+//   - prodready_queue_depth: reviews waiting for a worker (QueueDepth);
+//   - prodready_deliveries_coalesced_total{host,reason}: deliveries (or
+//     jobs) absorbed into a review of the same head that is pending or
+//     done, so that they start no review and no check run (Coalesced).
 func NewMetrics() *Metrics {
 	// TYPE lines let Prometheus tell the histogram from its parts; the
 	// setting is the process's, and these are its only metrics.
@@ -62,7 +66,9 @@ func (m *Metrics) Review(d time.Duration, err error) {
 }
 
 // Job counts one delivery of a queued job to a worker, by result: done
-// (reviewed and published, or nothing to publish), superseded (the pull
+// (reviewed and published, or nothing to publish), coalesced (the same
+// head was reviewed against the same base already: nothing done, no API
+// call), superseded (the pull
 // request's head moved on: nothing published), retry (failed; delivered
 // again after a backoff), interrupted (the replica stopped; delivered
 // again), dead (failed for good: its check run failed, the job kept in the
@@ -72,6 +78,16 @@ func (m *Metrics) Job(result string) {
 		return
 	}
 	m.set.GetOrCreateCounter(series("prodready_jobs_total", "result", result)).Inc()
+}
+
+// Coalesced counts one delivery, or one queued job, absorbed into a review
+// of the same head: reason is CoalescedPending (one is queued or running)
+// or CoalescedReviewed (one was completed against the same base).
+func (m *Metrics) Coalesced(host, reason string) {
+	if m == nil {
+		return
+	}
+	m.set.GetOrCreateCounter(series("prodready_deliveries_coalesced_total", "host", host, "reason", reason)).Inc()
 }
 
 // ReviewStartFailure counts a review whose check run (or pending status)

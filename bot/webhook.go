@@ -69,7 +69,10 @@ var ErrBadDelivery = errors.New("malformed delivery")
 //   - 413 to a body over MaxWebhookBody, 400 to one that cannot be read or
 //     decoded;
 //   - 200 to a delivery that asks for nothing, or whose delivery id is
-//     queued or done already (a redelivery runs once);
+//     queued or done already (a redelivery runs once), or whose review is
+//     (outcome coalesced: a review of the same head is queued, running or
+//     done against the same base; counted in
+//     prodready_deliveries_coalesced_total and logged at info);
 //   - 202 when its jobs are queued; 503 when the queue refuses them (full,
 //     or shutting down: the host delivers again); 500 when the server
 //     fails.
@@ -192,7 +195,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body = nil // the jobs carry what the review needs
-	queued := 0
+	queued, coalesced := 0, 0
 	for _, job := range jobs {
 		job.DeliveryID = BoundDeliveryID(job.DeliveryID)
 		switch err := wh.Queue.Enqueue(job); {
@@ -200,6 +203,15 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			queued++
 			JobLogger(logger, job).Info("review queued", "host", host)
 		case errors.Is(err, ErrDuplicate):
+		case errors.Is(err, ErrCoalesced):
+			coalesced++
+			reason := CoalescedPending
+			var ce *CoalescedError
+			if errors.As(err, &ce) {
+				reason = ce.Reason
+			}
+			wh.Metrics.Coalesced(host, reason)
+			JobLogger(logger, job).Info("delivery absorbed: starts no review", "host", host, "head", job.PR.HeadSHA, "base", job.PR.BaseSHA, "reason", reason, "why", err.Error())
 		case errors.Is(err, ErrQueueFull):
 			// The host delivers again; the jobs queued already are
 			// duplicates then.
@@ -212,6 +224,10 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			answer(http.StatusInternalServerError, "error", "cannot queue the review", fmt.Errorf("queueing %s: %w", job.DeliveryID, err))
 			return
 		}
+	}
+	if queued == 0 && coalesced > 0 {
+		answer(http.StatusOK, "coalesced", "already reviewed, or a review of this head is queued", nil)
+		return
 	}
 	if queued == 0 {
 		answer(http.StatusOK, "duplicate", "already handled", nil)

@@ -76,6 +76,7 @@ func TestWebhookAnswers(t *testing.T) {
 		{"ignored", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{}, nil, 200, "ignored", "push"},
 		{"queued", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, nil, 202, "queued", "push"},
 		{"duplicate", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrDuplicate, 200, "duplicate", "push"},
+		{"coalesced", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, &CoalescedError{Reason: CoalescedReviewed}, 200, "coalesced", "push"},
 		{"queue full", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrQueueFull, 503, "queue_full", "push"},
 		{"shutting down", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrShuttingDown, 503, "shutting_down", "push"},
 		{"queue broken", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, errors.New("boom"), 500, "error", "push"},
@@ -105,6 +106,12 @@ func TestWebhookAnswers(t *testing.T) {
 			want := `prodready_webhook_deliveries_total{event="` + tc.event + `",host="fake",outcome="` + tc.outcome + `"} 1`
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("metrics lack %s:\n%s", want, out.String())
+			}
+			if tc.outcome == "coalesced" {
+				want := `prodready_deliveries_coalesced_total{host="fake",reason="reviewed"} 1`
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("metrics lack %s:\n%s", want, out.String())
+				}
 			}
 		})
 	}

@@ -37,6 +37,14 @@ type Config struct {
 	// started, so that a retry or another replica completes that one
 	// ("prodready-runs").
 	LeaseBucket, RunBucket string
+	// ReviewedBucket holds, per pull request, the review completed last
+	// (its head, base and config hash) and the job queued or running for
+	// it, so that a delivery that would only repeat one is absorbed
+	// ("prodready-reviewed").
+	ReviewedBucket string
+	// ReviewedTTL is how long a completed review is remembered (7 days):
+	// after it, a delivery for the same head reviews it again.
+	ReviewedTTL time.Duration
 
 	// Replicas is the stream's, consumer's and buckets' replica count (1
 	// for the embedded server; 3 on a 3-node cluster).
@@ -95,6 +103,8 @@ var DefaultConfig = Config{
 	DeadSubject:     "prodready.dead",
 	LeaseBucket:     "prodready-leases",
 	RunBucket:       "prodready-runs",
+	ReviewedBucket:  "prodready-reviewed",
+	ReviewedTTL:     7 * 24 * time.Hour,
 	Replicas:        1,
 	MaxAge:          72 * time.Hour,
 	MaxMsgs:         100000,
@@ -132,6 +142,7 @@ func (c Config) withDefaults() (Config, error) {
 	str(&c.DeadSubject, d.DeadSubject)
 	str(&c.LeaseBucket, d.LeaseBucket)
 	str(&c.RunBucket, d.RunBucket)
+	str(&c.ReviewedBucket, d.ReviewedBucket)
 	dur := func(v *time.Duration, def time.Duration) {
 		if *v <= 0 {
 			*v = def
@@ -146,6 +157,7 @@ func (c Config) withDefaults() (Config, error) {
 	dur(&c.ReviewTimeout, d.ReviewTimeout)
 	dur(&c.StaleAfter, d.StaleAfter)
 	dur(&c.SweepEvery, d.SweepEvery)
+	dur(&c.ReviewedTTL, d.ReviewedTTL)
 	num := func(v *int, def int) {
 		if *v <= 0 {
 			*v = def

@@ -52,6 +52,8 @@ type guardedHost struct {
 
 	superseded string // the head that superseded the review, when one did
 	deferred   string // the failure Fail did not publish
+	published  bool   // the review was published
+	config     string // configHash of the config read at base, when read
 }
 
 // Unwrap returns the host the guard wraps (bot.Wrapper), so that the
@@ -135,7 +137,11 @@ func (g *guardedHost) Publish(ctx context.Context, pr bot.PullRequest, h bot.Rev
 			return nil
 		}
 	}
-	return g.Host.Publish(ctx, pr, h, r)
+	if err := g.Host.Publish(ctx, pr, h, r); err != nil {
+		return err
+	}
+	g.published = true
+	return nil
 }
 
 // Fail ends the check run on the job's last attempt; before it, or when

@@ -25,6 +25,8 @@ type message struct {
 	PR           prJSON    `json:"pr"`
 	// Fix is set for a request to commit fixes (bot.Job.Fix).
 	Fix *fixJSON `json:"fix,omitempty"`
+	// Rerun is set for a review asked for again (bot.Job.Rerun).
+	Rerun bool `json:"rerun,omitempty"`
 }
 
 type fixJSON struct {
@@ -56,7 +58,7 @@ type prJSON struct {
 
 func encodeJob(job bot.Job, now time.Time) ([]byte, error) {
 	pr := job.PR
-	m := message{Version: 1, DeliveryID: job.DeliveryID, Event: job.Event, Installation: job.Installation, Queued: now.UTC(),
+	m := message{Version: 1, DeliveryID: job.DeliveryID, Event: job.Event, Installation: job.Installation, Queued: now.UTC(), Rerun: job.Rerun,
 		PR: prJSON{Host: pr.Host, Repo: pr.Repo, RepoID: pr.RepoID, HeadRepoID: pr.HeadRepoID, Number: pr.Number, BaseSHA: pr.BaseSHA, HeadSHA: pr.HeadSHA,
 			BaseRef: pr.BaseRef, HeadRef: pr.HeadRef, Draft: pr.Draft, Fork: pr.Fork, URL: pr.URL}}
 	if f := job.Fix; f != nil {
@@ -84,7 +86,7 @@ func decodeJob(data []byte) (bot.Job, time.Time, error) {
 	if p.Host == "" || p.Repo == "" {
 		return bot.Job{}, time.Time{}, fmt.Errorf("job %s names no host or repository", m.DeliveryID)
 	}
-	job := bot.Job{DeliveryID: m.DeliveryID, Event: m.Event, Installation: m.Installation, PR: bot.PullRequest{
+	job := bot.Job{DeliveryID: m.DeliveryID, Event: m.Event, Installation: m.Installation, Rerun: m.Rerun, PR: bot.PullRequest{
 		Host: p.Host, Repo: p.Repo, RepoID: p.RepoID, HeadRepoID: p.HeadRepoID, Number: p.Number, BaseSHA: p.BaseSHA, HeadSHA: p.HeadSHA,
 		BaseRef: p.BaseRef, HeadRef: p.HeadRef, Draft: p.Draft, Fork: p.Fork, URL: p.URL}}
 	if f := m.Fix; f != nil {

@@ -43,6 +43,8 @@ type Queue struct {
 	consumer jetstream.Consumer
 	leases   jetstream.KeyValue
 	runs     jetstream.KeyValue
+	reviewed jetstream.KeyValue // done and pending reviews (coalesce.go)
+	stream   jetstream.Stream
 	log      *slog.Logger
 
 	started  atomic.Bool
@@ -104,7 +106,8 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opt Options) (*Queue, e
 
 func (q *Queue) setup(ctx context.Context) error {
 	c := q.cfg
-	_, err := q.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	var err error
+	q.stream, err = q.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        c.Stream,
 		Description: "prodready review jobs, one per verified webhook delivery",
 		Subjects:    []string{c.Subject + ".>"},
@@ -174,6 +177,17 @@ func (q *Queue) setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating bucket %s: %w", c.RunBucket, err)
 	}
+	q.reviewed, err = q.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      c.ReviewedBucket,
+		Description: "prodready reviews done and pending by pull request, so that a delivery that would only repeat one is absorbed",
+		History:     1,
+		TTL:         c.ReviewedTTL,
+		Storage:     jetstream.FileStorage,
+		Replicas:    c.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("creating bucket %s: %w", c.ReviewedBucket, err)
+	}
 	return nil
 }
 
@@ -183,8 +197,10 @@ func (q *Queue) Config() Config { return q.cfg }
 // publishTimeout bounds storing one job (a webhook is answered within it).
 const publishTimeout = 5 * time.Second
 
-// Enqueue stores job in the stream. It returns bot.ErrDuplicate for a
-// delivery id the stream saw within the duplicate window,
+// Enqueue stores job in the stream. It returns a *bot.CoalescedError for
+// a review that would only repeat one done or pending (coalesce.go),
+// bot.ErrDuplicate for a delivery id the stream saw within the duplicate
+// window,
 // bot.ErrShuttingDown once Shutdown began, and an error wrapping
 // bot.ErrQueueFull when the stream refuses the job (its limits, or no
 // JetStream answering): the webhook answers 503 and the host delivers
@@ -199,6 +215,11 @@ func (q *Queue) Enqueue(job bot.Job) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 	defer cancel()
+	if coalescible(job) {
+		if reason, ok := q.absorbAtIntake(ctx, job); ok {
+			return &bot.CoalescedError{Reason: reason}
+		}
+	}
 	subject := q.cfg.Subject + "." + token(job.PR.Host)
 	ack, err := q.js.Publish(ctx, subject, data, jetstream.WithMsgID(msgID(job)), jetstream.WithExpectStream(q.cfg.Stream))
 	// The same delivery arriving at two replicas at once: the stream is
@@ -213,6 +234,9 @@ func (q *Queue) Enqueue(job bot.Job) error {
 	}
 	if ack.Duplicate {
 		return bot.ErrDuplicate
+	}
+	if coalescible(job) {
+		q.markPending(ctx, job, ack.Sequence)
 	}
 	return nil
 }
@@ -424,6 +448,16 @@ func (q *Queue) handle(msg jetstream.Msg) {
 		return
 	}
 
+	// A job asking for the review its pull request had last is not
+	// reviewed again: no API call, no check run.
+	if d, ok := q.alreadyReviewed(runCtx, job); ok {
+		log.Info("delivery absorbed: this head was reviewed against this base already", "head", job.PR.HeadSHA, "base", d.Base, "config", d.Config, "reviewed", d.Reviewed, "reviewed_delivery", d.Delivery, "reason", bot.CoalescedReviewed)
+		q.opt.Metrics.Coalesced(job.PR.Host, bot.CoalescedReviewed)
+		q.forgetRun(job, log)
+		q.ack(msg, log, "coalesced")
+		return
+	}
+
 	// A job whose pull request moved on before it started is not reviewed.
 	if hc, ok := job.Host.(bot.HeadChecker); ok && job.PR.HeadSHA != "" && job.PR.Number != 0 {
 		head, err := hc.HeadSHA(runCtx, job.PR)
@@ -436,6 +470,7 @@ func (q *Queue) handle(msg jetstream.Msg) {
 			}
 			log.Info("review skipped: the pull request's head moved on", "head", head, "queued", queued)
 			q.forgetRun(job, log)
+			q.clearPending(job, log)
 			q.ack(msg, log, "superseded")
 			return
 		}
@@ -449,9 +484,16 @@ func (q *Queue) handle(msg jetstream.Msg) {
 	switch {
 	case err == nil && g.superseded != "":
 		q.forgetRun(job, log)
+		q.clearPending(job, log)
 		q.ack(msg, log, "superseded")
 	case err == nil:
 		q.forgetRun(job, log)
+		if g.published {
+			// Before the pending record goes, so that a delivery for the
+			// head always finds one or the other.
+			q.recordReviewed(job, g.config, log)
+		}
+		q.clearPending(job, log)
 		q.ack(msg, log, "done")
 	case q.runCtx.Err() != nil:
 		q.interrupted(msg, log)
@@ -552,6 +594,7 @@ func (q *Queue) deadLetter(msg jetstream.Msg, job bot.Job, attempt int, reason s
 		return
 	}
 	q.forgetRun(job, log)
+	q.clearPending(job, log)
 	log.Error("review failed for good: job kept in the dead-letter stream", "stream", q.cfg.DeadStream, "reason", reason, "attempts", attempt)
 	if err := msg.DoubleAck(ctx); err != nil {
 		log.Warn("dead-lettered job's acknowledgement not confirmed", "err", err.Error())

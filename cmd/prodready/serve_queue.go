@@ -50,6 +50,8 @@ func addQueueFlags(fs *flag.FlagSet, f *queueFlags) {
 	fs.StringVar(&f.cfg.DeadSubject, "queue-dead-subject", envDefault("PRODREADY_QUEUE_DEAD_SUBJECT", d.DeadSubject), "subject prefix of dead-lettered jobs (env PRODREADY_QUEUE_DEAD_SUBJECT)")
 	fs.StringVar(&f.cfg.LeaseBucket, "queue-lease-bucket", envDefault("PRODREADY_QUEUE_LEASE_BUCKET", d.LeaseBucket), "key-value bucket of pull request leases (env PRODREADY_QUEUE_LEASE_BUCKET)")
 	fs.StringVar(&f.cfg.RunBucket, "queue-run-bucket", envDefault("PRODREADY_QUEUE_RUN_BUCKET", d.RunBucket), "key-value bucket of the check run each job started (env PRODREADY_QUEUE_RUN_BUCKET)")
+	fs.StringVar(&f.cfg.ReviewedBucket, "queue-reviewed-bucket", envDefault("PRODREADY_QUEUE_REVIEWED_BUCKET", d.ReviewedBucket), "key-value bucket of the reviews done and pending per pull request, which absorb deliveries that would repeat one (env PRODREADY_QUEUE_REVIEWED_BUCKET)")
+	fs.DurationVar(&f.cfg.ReviewedTTL, "queue-reviewed-ttl", envDuration("PRODREADY_QUEUE_REVIEWED_TTL", d.ReviewedTTL), "how long a completed review of a head is remembered; until then a delivery for the same head and base starts no review (env PRODREADY_QUEUE_REVIEWED_TTL)")
 	fs.Int64Var(&f.cfg.MaxMsgs, "queue-size", envInt64("PRODREADY_QUEUE_SIZE", d.MaxMsgs), "jobs the stream holds; beyond it (or --queue-max-bytes) deliveries get 503 (env PRODREADY_QUEUE_SIZE)")
 	fs.Int64Var(&f.cfg.MaxBytes, "queue-max-bytes", envInt64("PRODREADY_QUEUE_MAX_BYTES", d.MaxBytes), "bytes the stream holds (env PRODREADY_QUEUE_MAX_BYTES)")
 	fs.DurationVar(&f.cfg.MaxAge, "queue-max-age", envDuration("PRODREADY_QUEUE_MAX_AGE", d.MaxAge), "a job not done after this is dropped (env PRODREADY_QUEUE_MAX_AGE)")

@@ -130,7 +130,8 @@ func (in Intake) Decode(r *http.Request, body []byte) ([]bot.Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acting as installation %d: %w", ev.Installation, err)
 	}
-	return []bot.Job{{DeliveryID: r.Header.Get("X-GitHub-Delivery"), Event: ev.Name, PR: ev.PR, Installation: ev.Installation, Host: host}}, nil
+	return []bot.Job{{DeliveryID: r.Header.Get("X-GitHub-Delivery"), Event: ev.Name, PR: ev.PR, Installation: ev.Installation, Host: host,
+		Rerun: ev.Rerun}}, nil
 }
 
 // hookEvent is the part of every handled payload we read. Decoding only
@@ -156,6 +157,10 @@ type Event struct {
 	Installation int64
 	// Name is the event and action, e.g. "pull_request.synchronize".
 	Name string
+	// Rerun is set for a check_run or check_suite "rerequested" (someone
+	// pressed Re-run): the review runs again even when the same head and
+	// base were reviewed (bot.Job.Rerun).
+	Rerun bool
 }
 
 // Decode turns a delivery into the review it starts. ok is false for
@@ -196,5 +201,5 @@ func Decode(event string, body []byte) (ev Event, ok bool, err error) {
 	if !ok || e.Installation.ID == 0 {
 		return Event{}, false, nil
 	}
-	return Event{PR: pr, Installation: e.Installation.ID, Name: event + "." + e.Action}, true, nil
+	return Event{PR: pr, Installation: e.Installation.ID, Name: event + "." + e.Action, Rerun: event != "pull_request"}, true, nil
 }

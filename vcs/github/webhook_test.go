@@ -44,6 +44,8 @@ func TestDecode(t *testing.T) {
 		wantName    string
 	}{
 		{"pull_request", `{"action":"closed","pull_request":{"number":1}}`, false, ""},
+		// Asking for a reviewer brings no code: it starts no review.
+		{"pull_request", `{"action":"review_requested","number":1,"pull_request":{"number":1,"head":{"sha":"h"},"base":{"sha":"b"}},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`, false, ""},
 		{"pull_request", `{"action":"edited","changes":{"title":{"from":"x"}},"number":1,"pull_request":{"number":1,"head":{"sha":"h"}},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`, false, ""},
 		{"pull_request", `{"action":"edited","changes":{"base":{"ref":{"from":"dev"}}},"number":1,"pull_request":{"number":1,"head":{"sha":"h"},"base":{"sha":"b"}},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`, true, "pull_request.edited"},
 		{"pull_request", `{"action":"synchronize","number":1,"pull_request":{"number":1,"head":{"sha":"h"}},"repository":{"name":"r","owner":{"login":"o"}}}`, false, ""}, // no installation
@@ -67,6 +69,9 @@ func TestDecodeSharedCheckSuitePayload(t *testing.T) {
 	ev, ok, err := ghv.Decode("check_suite", data)
 	if err != nil || !ok || ev.Name != "check_suite.rerequested" {
 		t.Fatalf("ok %v name %q err %v", ok, ev.Name, err)
+	}
+	if !ev.Rerun {
+		t.Error("a rerequested check suite is not marked a re-run: a head reviewed already would not be reviewed again")
 	}
 	if pr := ev.PR; pr.Repo != "Codertocat/Hello-World" || pr.Number != 2 || pr.HeadSHA != head1 || pr.BaseSHA != base || ev.Installation != 957387 {
 		t.Errorf("pr = %+v", pr)
