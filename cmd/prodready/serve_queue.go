@@ -113,7 +113,7 @@ func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.
 		if cfg.Replicas == 0 {
 			cfg.Replicas = 1
 		}
-		e, err := jsqueue.StartEmbedded(f.dataDir, jsqueue.EmbeddedOptions{MaxStore: f.storeMax, Listen: f.natsListen})
+		e, err := jsqueue.StartEmbedded(f.dataDir, jsqueue.EmbeddedOptions{MaxStore: f.storeMax, Listen: f.natsListen, Logger: logger})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -137,7 +137,7 @@ func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	q, err := jsqueue.New(ctx, nc, cfg, jsqueue.Options{Run: run, HostFor: hostFor, Logger: logger, Metrics: metrics})
+	q, err := jsqueue.New(ctx, nc, cfg, jsqueue.Options{Run: run, HostFor: hostFor, Logger: logger, Metrics: metrics, Embedded: emb})
 	if err != nil {
 		closeAll()
 		return nil, nil, err
