@@ -150,3 +150,13 @@ func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.
 	logger.Info("queue ready", "nats", where, "stream", c.Stream, "consumer", c.Consumer, "replicas", c.Replicas, "max_msgs", c.MaxMsgs, "max_bytes", c.MaxBytes, "duplicate_window", c.DuplicateWindow.String(), "ack_wait", c.AckWait.String(), "max_attempts", c.MaxAttempts)
 	return q, closeAll, nil
 }
+
+// Health is the opened queue's health when it reports one
+// (bot.HealthReporter: the durable queue), so that /readyz, which is given
+// the queueRef, answers 503 while JetStream cannot store jobs.
+func (r queueRef) Health() error {
+	if hr, ok := r.Queue.(bot.HealthReporter); ok {
+		return hr.Health()
+	}
+	return nil
+}
