@@ -49,6 +49,15 @@ var (
 	ErrDuplicate = errors.New("delivery already handled")
 	// ErrCoalesced is what a *CoalescedError matches (errors.Is).
 	ErrCoalesced = errors.New("review already queued or done")
+	// ErrStorageFull is a durable queue whose store cannot take a job
+	// because its disk, or the storage JetStream may use, is full (answer
+	// 503: the host redelivers, and the replica reports itself not ready
+	// until the store has room again).
+	ErrStorageFull = errors.New("queue storage is full")
+	// ErrQueueUnavailable is a durable queue that cannot store a job
+	// because its store does not answer (JetStream disabled, down or
+	// unreachable); answer 503 like ErrStorageFull.
+	ErrQueueUnavailable = errors.New("queue storage (JetStream) is unavailable")
 )
 
 // Reasons a delivery is absorbed into a review it would only repeat

@@ -24,10 +24,13 @@ var reviewBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160}
 //   - prodready_webhook_deliveries_total{event,host,outcome}: webhook
 //     deliveries by host, event ("unverified" until the credentials
 //     verify) and outcome (queued, ignored, duplicate, coalesced: the
-//     review it asks for is pending or done, queue_full: the
-//     queue refused the job, shutting_down, over_budget: the body budget
+//     review it asks for is pending or done, queue_full: the stream's own
+//     limits refused the job, storage_full: the disk or JetStream's storage
+//     is full, queue_unavailable: JetStream does not answer or cannot
+//     write, shutting_down, over_budget: the body budget
 //     was spent, bad_signature, too_large, bad_request, disabled, error);
-//     every 503 is one of queue_full, shutting_down and over_budget;
+//     every 503 is one of queue_full, storage_full, queue_unavailable,
+//     shutting_down and over_budget;
 //   - prodready_jobs_total{result}: queued jobs by how a worker ended them
 //     (done, coalesced, superseded, retry, interrupted, dead; Job);
 //   - prodready_review_duration_seconds{result}: time one review took, by

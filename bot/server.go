@@ -18,8 +18,9 @@ import (
 const MaxWebhookBody = 25 << 20
 
 // Server is the HTTP server: webhook routes registered by each host adapter,
-// GET /healthz (liveness), GET /readyz (configuration loaded and workers
-// running; never calls a host) and GET /metrics (Prometheus).
+// GET /healthz (liveness), GET /readyz (configuration loaded, workers
+// running and, for a queue that reports its health, its store able to take
+// jobs; never calls a host) and GET /metrics (Prometheus).
 type Server struct {
 	echo    *echo.Echo
 	pool    Queue
@@ -69,8 +70,8 @@ func NewServer(pool Queue, metrics *Metrics, logger *slog.Logger) *Server {
 	})
 	e.GET("/healthz", func(c *echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	e.GET("/readyz", func(c *echo.Context) error {
-		if !s.ready.Load() || pool == nil || !pool.Running() {
-			return c.String(http.StatusServiceUnavailable, "not ready\n")
+		if err := s.notReady(); err != "" {
+			return c.String(http.StatusServiceUnavailable, "not ready: "+err+"\n")
 		}
 		return c.String(http.StatusOK, "ready\n")
 	})
@@ -80,6 +81,31 @@ func NewServer(pool Queue, metrics *Metrics, logger *slog.Logger) *Server {
 		return nil
 	})
 	return s
+}
+
+// HealthReporter is a queue that can tell why it cannot store a job now
+// (a durable queue whose store is full or does not answer). While Health
+// returns an error, /readyz answers 503 with it, so that the replica
+// leaves the Service's endpoints until the store can take jobs again.
+// Health must be cheap: readiness probes call it.
+type HealthReporter interface {
+	Health() error
+}
+
+// notReady is why /readyz answers 503, or "" when the server is ready.
+func (s *Server) notReady() string {
+	switch {
+	case !s.ready.Load():
+		return "not started, or shutting down"
+	case s.pool == nil || !s.pool.Running():
+		return "the review queue is not running"
+	}
+	if hr, ok := s.pool.(HealthReporter); ok {
+		if err := hr.Health(); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 // Handle registers a route: each host's webhook is a Webhook with the

@@ -151,7 +151,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Refused unread: the connection closes instead of draining it.
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "5")
-		answer(http.StatusServiceUnavailable, "over_budget", "busy, deliver again later", fmt.Errorf("%d bytes of bodies in flight, the budget is %d", wh.Budget.InUse(), wh.Budget.Limit()))
+		answer(http.StatusServiceUnavailable, "over_budget", "too many deliveries in flight, deliver again later", fmt.Errorf("%d bytes of bodies in flight, the budget is %d", wh.Budget.InUse(), wh.Budget.Limit()))
 		return
 	}
 	defer wh.Budget.Release(reserve)
@@ -212,10 +212,16 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			wh.Metrics.Coalesced(host, reason)
 			JobLogger(logger, job).Info("delivery absorbed: starts no review", "host", host, "head", job.PR.HeadSHA, "base", job.PR.BaseSHA, "reason", reason, "why", err.Error())
-		case errors.Is(err, ErrQueueFull):
+		case errors.Is(err, ErrStorageFull):
 			// The host delivers again; the jobs queued already are
-			// duplicates then.
-			answer(http.StatusServiceUnavailable, "queue_full", "busy, deliver again later", err)
+			// duplicates then. Same for the next two.
+			answer(http.StatusServiceUnavailable, "storage_full", "queue storage full, deliver again later", err)
+			return
+		case errors.Is(err, ErrQueueUnavailable):
+			answer(http.StatusServiceUnavailable, "queue_unavailable", "queue storage unavailable, deliver again later", err)
+			return
+		case errors.Is(err, ErrQueueFull):
+			answer(http.StatusServiceUnavailable, "queue_full", "queue full, deliver again later", err)
 			return
 		case errors.Is(err, ErrShuttingDown):
 			answer(http.StatusServiceUnavailable, "shutting_down", "shutting down, deliver again later", err)

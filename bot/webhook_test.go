@@ -79,6 +79,8 @@ func TestWebhookAnswers(t *testing.T) {
 		{"coalesced", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, &CoalescedError{Reason: CoalescedReviewed}, 200, "coalesced", "push"},
 		{"queue full", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrQueueFull, 503, "queue_full", "push"},
 		{"shutting down", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, ErrShuttingDown, 503, "shutting_down", "push"},
+		{"storage full", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, fmt.Errorf("stream S refused the job: %w: no space left on device", ErrStorageFull), 503, "storage_full", "push"},
+		{"store unavailable", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, fmt.Errorf("%w: not connected to NATS", ErrQueueUnavailable), 503, "queue_unavailable", "push"},
 		{"queue broken", http.MethodPost, "ok", "s", strings.NewReader("{}"), &fakeIntake{jobs: job}, errors.New("boom"), 500, "error", "push"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -86,11 +86,19 @@ func (g *guardedHost) StartReview(ctx context.Context, pr bot.PullRequest) (bot.
 	return h, nil
 }
 
+// requestTimeout bounds one request to JetStream made within a review,
+// whose own context lasts as long as the review may: a request JetStream
+// never answers (its store failed to write, or it restarted and lost the
+// request) fails after it instead of holding the worker.
+const requestTimeout = 5 * time.Second
+
 // put records rec for the job (its start time, stream sequence and
 // message are the guard's).
 func (g *guardedHost) put(ctx context.Context, rec runRecord) {
 	rec.Started, rec.Seq, rec.Job = time.Now().UTC(), g.seq, g.job
 	data, _ := json.Marshal(rec)
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
 	if _, err := g.runs.Put(ctx, g.key, data); err != nil {
 		// The review goes on; a retry finds the run on the head by name.
 		g.log.Warn("cannot record the check run for a retry", "check_run", rec.ID, "err", err.Error())
@@ -103,6 +111,8 @@ func (g *guardedHost) record(ctx context.Context) (runRecord, bool) {
 }
 
 func lookupRun(ctx context.Context, runs jetstream.KeyValue, key string, log *slog.Logger) (runRecord, bool) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
 	e, err := runs.Get(ctx, key)
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -120,7 +130,10 @@ func lookupRun(ctx context.Context, runs jetstream.KeyValue, key string, log *sl
 // Publish publishes r unless the lease is lost or the pull request's head
 // moved on.
 func (g *guardedHost) Publish(ctx context.Context, pr bot.PullRequest, h bot.ReviewHandle, r bot.Review) error {
-	if err := g.lease.renew(ctx); err != nil {
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	err := g.lease.renew(rctx)
+	cancel()
+	if err != nil {
 		return fmt.Errorf("not publishing: %w", err)
 	}
 	if hc, ok := g.Host.(bot.HeadChecker); ok {

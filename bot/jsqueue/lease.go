@@ -37,7 +37,9 @@ type lease struct {
 func acquireLease(ctx context.Context, kv jetstream.KeyValue, key string, value []byte, ttl time.Duration, beat func()) (*lease, error) {
 	wait := 200 * time.Millisecond
 	for {
-		rev, err := kv.Create(ctx, key, value)
+		cctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		rev, err := kv.Create(cctx, key, value)
+		cancel()
 		if err == nil {
 			return &lease{kv: kv, key: key, value: value, ttl: ttl, rev: rev, renewed: time.Now()}, nil
 		}

@@ -30,6 +30,10 @@ type Options struct {
 	// Owner names this replica in the leases it holds (host name and
 	// process id when empty).
 	Owner string
+	// Embedded is the embedded server nc is connected to, if it is: its
+	// JetStream's health is part of Health, whose checks restart its
+	// JetStream when its store failed to write (nil: a remote cluster).
+	Embedded *Embedded
 }
 
 // Queue is the durable bot.Queue. Enqueue stores a job in the stream and
@@ -58,6 +62,8 @@ type Queue struct {
 	depthMu   sync.Mutex
 	depth     int
 	depthTime time.Time
+
+	health health
 }
 
 var _ bot.Queue = (*Queue)(nil)
@@ -200,14 +206,19 @@ const publishTimeout = 5 * time.Second
 // Enqueue stores job in the stream. It returns a *bot.CoalescedError for
 // a review that would only repeat one done or pending (coalesce.go),
 // bot.ErrDuplicate for a delivery id the stream saw within the duplicate
-// window,
-// bot.ErrShuttingDown once Shutdown began, and an error wrapping
-// bot.ErrQueueFull when the stream refuses the job (its limits, or no
-// JetStream answering): the webhook answers 503 and the host delivers
-// again.
+// window, bot.ErrShuttingDown once Shutdown began, and when the job is not
+// stored an error wrapping why: bot.ErrQueueFull (the stream's own limits),
+// bot.ErrStorageFull (the disk or JetStream's storage is full) or
+// bot.ErrQueueUnavailable (JetStream not answering or unable to write).
+// The webhook answers 503 naming the reason. While the last health check
+// (Health) failed, Enqueue answers its error at once instead of waiting
+// for a publish that gets no answer.
 func (q *Queue) Enqueue(job bot.Job) error {
 	if q.closing.Load() {
 		return bot.ErrShuttingDown
+	}
+	if err := q.Health(); err != nil {
+		return fmt.Errorf("stream %s cannot take the job: %w", q.cfg.Stream, err)
 	}
 	data, err := encodeJob(job, time.Now())
 	if err != nil {
@@ -230,7 +241,15 @@ func (q *Queue) Enqueue(job bot.Job) error {
 		ack, err = q.js.Publish(ctx, subject, data, jetstream.WithMsgID(msgID(job)), jetstream.WithExpectStream(q.cfg.Stream))
 	}
 	if err != nil {
-		return fmt.Errorf("%w: stream %s refused the job: %w", bot.ErrQueueFull, q.cfg.Stream, err)
+		err = classify(err)
+		if errors.Is(err, bot.ErrQueueUnavailable) {
+			// No answer: the health check says why when it can (a
+			// stream that failed to write answers no publish).
+			if cause := q.check(); cause != nil {
+				err = cause
+			}
+		}
+		return fmt.Errorf("stream %s refused the job: %w", q.cfg.Stream, err)
 	}
 	if ack.Duplicate {
 		return bot.ErrDuplicate
@@ -264,6 +283,8 @@ func (q *Queue) Start() {
 	}
 	q.wg.Add(1)
 	go q.sweepEvery()
+	q.wg.Add(1)
+	go q.watchHealth()
 }
 
 // Running reports whether the workers run, the queue is not shutting down

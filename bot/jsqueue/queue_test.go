@@ -140,7 +140,7 @@ func newQueue(t *testing.T, e *Embedded, cfg Config, host bot.Host, run func(con
 	t.Cleanup(nc.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	q, err := New(ctx, nc, cfg, Options{Run: run, HostFor: func(bot.Job) (bot.Host, error) { return host, nil }, Logger: quiet(), Metrics: bot.NewMetrics()})
+	q, err := New(ctx, nc, cfg, Options{Run: run, HostFor: func(bot.Job) (bot.Host, error) { return host, nil }, Logger: quiet(), Metrics: bot.NewMetrics(), Embedded: e})
 	if err != nil {
 		t.Fatal(err)
 	}

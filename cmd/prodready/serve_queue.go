@@ -115,7 +115,7 @@ func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.
 		if cfg.Replicas == 0 {
 			cfg.Replicas = 1
 		}
-		e, err := jsqueue.StartEmbedded(f.dataDir, jsqueue.EmbeddedOptions{MaxStore: f.storeMax, Listen: f.natsListen})
+		e, err := jsqueue.StartEmbedded(f.dataDir, jsqueue.EmbeddedOptions{MaxStore: f.storeMax, Listen: f.natsListen, Logger: logger})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -139,7 +139,7 @@ func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	q, err := jsqueue.New(ctx, nc, cfg, jsqueue.Options{Run: run, HostFor: hostFor, Logger: logger, Metrics: metrics})
+	q, err := jsqueue.New(ctx, nc, cfg, jsqueue.Options{Run: run, HostFor: hostFor, Logger: logger, Metrics: metrics, Embedded: emb})
 	if err != nil {
 		closeAll()
 		return nil, nil, err
@@ -151,4 +151,14 @@ func (f *queueFlags) open(run func(context.Context, bot.Job) error, hostFor bot.
 	}
 	logger.Info("queue ready", "nats", where, "stream", c.Stream, "consumer", c.Consumer, "replicas", c.Replicas, "max_msgs", c.MaxMsgs, "max_bytes", c.MaxBytes, "duplicate_window", c.DuplicateWindow.String(), "ack_wait", c.AckWait.String(), "max_attempts", c.MaxAttempts)
 	return q, closeAll, nil
+}
+
+// Health is the opened queue's health when it reports one
+// (bot.HealthReporter: the durable queue), so that /readyz, which is given
+// the queueRef, answers 503 while JetStream cannot store jobs.
+func (r queueRef) Health() error {
+	if hr, ok := r.Queue.(bot.HealthReporter); ok {
+		return hr.Health()
+	}
+	return nil
 }
