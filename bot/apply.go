@@ -89,6 +89,7 @@ func (a *Applier) Run(ctx context.Context, job Job) error {
 		}
 	}
 	if req.Refusal != "" {
+		log.Warn("fix request refused", "by", req.By, "press", req.Press, "reason", req.Refusal)
 		r = FixReport{Outcome: FixRefused, Title: "Fixes not committed", Text: req.Refusal}
 	} else {
 		var err error

@@ -67,9 +67,13 @@ type Committer interface {
 	ReportFixes(ctx context.Context, pr PullRequest, req FixRequest, r FixReport) error
 }
 
-// FixAuthorizer is a Host that checks who may ask for fixes (GitLab: at
-// least Developer on the project); Run asks it first. An error wrapping
-// ErrNotAllowed is answered as a refusal with its text.
+// FixAuthorizer is a Host that checks a fix request before anything is
+// computed or committed (GitLab: who asked is at least Developer on the
+// project; GitHub: the check run pressed is the bot's, offered the action
+// pressed, and who pressed has write access); Run asks it first. An error
+// wrapping ErrNotAllowed is logged and answered as a refusal with its text
+// (where the host has a place of the bot's to say it); any other error
+// fails the job, which is tried again.
 type FixAuthorizer interface {
 	AuthorizeFix(ctx context.Context, pr PullRequest, req FixRequest) error
 }

@@ -180,15 +180,24 @@ type resolver interface {
 	Resolve(ctx context.Context, pr PullRequest) (PullRequest, error)
 }
 
-// IgnoredByPR is a finding an ignore the pull request adds silences.
+// IgnoredByPR is a finding an ignore of the pull request's silences: an
+// ignore in a file it changes that silences a finding the base did not
+// silence (a finding new in the pull request, one the base reported, or
+// one moved under an ignore the base had), or, with no base checked, an
+// ignore on a line the pull request adds.
 type IgnoredByPR struct {
 	Finding checks.Finding
 	// File and Line are where the ignore is; By is the ignore as written.
 	File string
 	Line int
 	By   string
-	// Honoured is false when review.allowIgnoresInPR is false: the finding
-	// is reported as if the ignore were not there.
+	// Added is true when the ignore's line is one the pull request adds
+	// (false: an ignore the base has reaches a finding it did not
+	// silence there).
+	Added bool
+	// Honoured is true only when review.allowIgnoresInPR is true in the
+	// config at base; otherwise the finding is counted (graded and
+	// reported) as if the ignore were not there.
 	Honoured bool
 }
 
@@ -210,13 +219,26 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	}
 	head := append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
 	r := Review{Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
-	// Ignores the pull request adds: on an added line of a changed file.
+	// Ignores of the pull request's: in a changed file, silencing what the
+	// base did not silence (with no base, on a line the pull request adds).
+	// Unless the config at base trusts them they do not count: the finding
+	// is graded as if the ignore were not there, and listed either way.
 	if out.res != nil {
+		silencedAtBase := map[string]bool{}
+		if base != nil && base.res != nil {
+			for _, s := range base.res.Silenced {
+				silencedAtBase[s.Finding.Fingerprint()] = true
+			}
+		}
 		for _, s := range out.res.Silenced {
-			if _, ok := patches[s.File]; !ok || !diffOf(s.File).IsAdded(s.Line) {
+			if _, ok := patches[s.File]; !ok {
 				continue
 			}
-			ig := IgnoredByPR{Finding: s.Finding, File: s.File, Line: s.Line, By: s.By, Honoured: cfg.Review.IgnoresInPR()}
+			added := diffOf(s.File).IsAdded(s.Line)
+			if base != nil && silencedAtBase[s.Finding.Fingerprint()] || base == nil && !added {
+				continue // the base silenced it already, or no base to tell
+			}
+			ig := IgnoredByPR{Finding: s.Finding, File: s.File, Line: s.Line, By: s.By, Added: added, Honoured: cfg.Review.IgnoresInPR()}
 			r.IgnoredByPR = append(r.IgnoredByPR, ig)
 			if !ig.Honoured {
 				head = append(head, s.Finding)

@@ -279,7 +279,19 @@ func Summary(r Review, failOn checks.Severity) string {
 		b.WriteString("\n")
 	}
 	if len(r.IgnoredByPR) > 0 {
+		counted := 0
+		for _, ig := range r.IgnoredByPR {
+			if !ig.Honoured {
+				counted++
+			}
+		}
 		b.WriteString("### Ignored by this pull request\n\n")
+		switch {
+		case counted == len(r.IgnoredByPR):
+			b.WriteString("These findings are counted, as if their ignores were not there: an ignore a pull request adds does not silence its own review unless `.prodready.yaml` at base says `review.allowIgnoresInPR: true`.\n\n")
+		case counted == 0:
+			b.WriteString("These findings are silenced: `.prodready.yaml` at base says `review.allowIgnoresInPR: true`.\n\n")
+		}
 		for i, ig := range r.IgnoredByPR {
 			if i == maxSummaryRows {
 				fmt.Fprintf(&b, "- …and %d more.\n", len(r.IgnoredByPR)-i)
@@ -287,11 +299,15 @@ func Summary(r Review, failOn checks.Severity) string {
 			}
 			at := ig.Finding
 			at.File, at.Line = ig.File, ig.Line
-			state := ""
-			if !ig.Honoured {
-				state = " — not honoured (`review.allowIgnoresInPR: false`): reported above"
+			where := "an ignore this pull request adds"
+			if !ig.Added {
+				where = "an ignore the base has, which did not silence it there"
 			}
-			fmt.Fprintf(&b, "- `%s` on %s, by %s (%s %s)%s\n", ig.Finding.RuleID, objectName(ig.Finding), codeCell(ig.By), codeCell(ig.File), link(at), state)
+			state := "silenced (`review.allowIgnoresInPR: true` at base)"
+			if !ig.Honoured {
+				state = "counted because " + where + " and `review.allowIgnoresInPR` is not true at base"
+			}
+			fmt.Fprintf(&b, "- `%s` on %s, ignored by this pull request: %s (%s %s), %s\n", ig.Finding.RuleID, objectName(ig.Finding), codeCell(ig.By), codeCell(ig.File), link(at), state)
 		}
 		b.WriteString("\n")
 	}
@@ -319,7 +335,7 @@ review:
   report: new            # new, touched (also what the changed files had) or all
   inline: warning        # lowest severity commented inline
   maxComments: 25        # inline threads per review
-  allowIgnoresInPR: true # false: ignores a pull request adds do not count
+  allowIgnoresInPR: false # true: ignores a pull request adds silence its findings
 ` + "```" + `
 
 To ignore one finding, add ` + "`# prodready:ignore rule-id reason`" + ` on its line or the line above

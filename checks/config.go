@@ -104,9 +104,13 @@ type ReviewConfig struct {
 	// beyond it, findings go to the summary with links to their lines.
 	// 0 comments nothing inline.
 	MaxComments *int `yaml:"maxComments"`
-	// AllowIgnoresInPR, true by default, lets ignore comments and
-	// annotations a pull request adds silence findings (the summary lists
-	// them); false reports those findings as if the ignores were not there.
+	// AllowIgnoresInPR, false by default, lets ignore comments and
+	// annotations a pull request adds silence findings in its own review
+	// (the summary lists them either way). Unset or false, a finding
+	// silenced by an ignore of the pull request's (one that silences a
+	// finding the base did not) is reported and graded as if the ignore
+	// were not there: a pull request cannot turn its own check green by
+	// ignoring what it is failed for. Only the config at base sets it.
 	AllowIgnoresInPR *bool `yaml:"allowIgnoresInPR"`
 
 	inline Severity
@@ -152,9 +156,10 @@ func (r ReviewConfig) CommentCap() int {
 }
 
 // IgnoresInPR reports whether ignores a pull request adds silence
-// findings (review.allowIgnoresInPR, default true).
+// findings in its review (review.allowIgnoresInPR, default false: they do
+// not, and the findings they silence are counted).
 func (r ReviewConfig) IgnoresInPR() bool {
-	return r.AllowIgnoresInPR == nil || *r.AllowIgnoresInPR
+	return r.AllowIgnoresInPR != nil && *r.AllowIgnoresInPR
 }
 
 // validate checks the review section and keeps its parsed severity.

@@ -177,18 +177,19 @@ spec:
 }
 
 // TestReviewConfig reads the review section and its defaults: report new,
-// inline from warning, 25 comments, ignores a pull request adds allowed.
+// inline from warning, 25 comments, ignores a pull request adds not
+// trusted (review.allowIgnoresInPR must say true at base).
 func TestReviewConfig(t *testing.T) {
 	def := checks.DefaultConfig(catalog.Default()).Review
-	if def.ReportMode() != checks.ReportNew || def.InlineSeverity() != checks.Warning || def.CommentCap() != 25 || !def.IgnoresInPR() {
+	if def.ReportMode() != checks.ReportNew || def.InlineSeverity() != checks.Warning || def.CommentCap() != 25 || def.IgnoresInPR() {
 		t.Errorf("defaults: report %q inline %s cap %d ignores %v", def.ReportMode(), def.InlineSeverity(), def.CommentCap(), def.IgnoresInPR())
 	}
-	cfg, err := checks.ParseConfigFile("c.yaml", []byte("review:\n  report: touched\n  inline: error\n  maxComments: 0\n  allowIgnoresInPR: false\n"), catalog.Default())
+	cfg, err := checks.ParseConfigFile("c.yaml", []byte("review:\n  report: touched\n  inline: error\n  maxComments: 0\n  allowIgnoresInPR: true\n"), catalog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := cfg.Review
-	if r.ReportMode() != checks.ReportTouched || r.InlineSeverity() != checks.Error || r.CommentCap() != 0 || r.IgnoresInPR() {
+	if r.ReportMode() != checks.ReportTouched || r.InlineSeverity() != checks.Error || r.CommentCap() != 0 || !r.IgnoresInPR() {
 		t.Errorf("parsed: report %q inline %s cap %d ignores %v", r.ReportMode(), r.InlineSeverity(), r.CommentCap(), r.IgnoresInPR())
 	}
 	cfg, err = checks.ParseConfigFile("c.yaml", []byte("review: {inline: none}\n"), catalog.Default())

@@ -84,6 +84,7 @@ func TestServeApplyFixesPressCommitsOnce(t *testing.T) {
 	fake.SetPR("acme", "web", 1, replicaBase, head)
 	fake.SetPRBranches("acme", "web", 1, fakegithub.PRBranches{BaseRef: "main", HeadRef: "feature", HeadRepo: "acme/web"})
 	fake.SetPermissions(1, map[string]string{"contents": "write", "checks": "write", "pull_requests": "write", "metadata": "read"})
+	fake.SetCollaborator("acme", "web", "alice", "write") // the author, who presses
 
 	r := startReplica(t, "press", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
 		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,

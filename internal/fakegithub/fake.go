@@ -171,6 +171,9 @@ type Server struct {
 	// git holds branches, commit parents, trees, protections and the
 	// installations' permissions (gitdata.go).
 	git gitState
+	// collaborators are users' roles by "owner/name/login", lower case
+	// (SetCollaborator).
+	collaborators map[string]string
 }
 
 // New starts a fake GitHub for the app appID whose JWTs verify with pub.
@@ -197,6 +200,7 @@ func New(appID int64, pub *rsa.PublicKey) *Server {
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", s.auth(s.editComment))
 	mux.HandleFunc("POST /graphql", s.auth(s.graphql))
 	mux.HandleFunc(RouteCompare, s.auth(s.compare))
+	mux.HandleFunc(RouteCollaboratorPermission, s.auth(s.collaboratorPermission))
 	s.registerGitData(mux)
 	s.srv = httptest.NewServer(s.record(mux))
 	s.URL = s.srv.URL + "/"

@@ -165,3 +165,38 @@ func TestFakeAnnotationsAndPaging(t *testing.T) {
 		t.Errorf("last call recorded as %s", last)
 	}
 }
+
+// TestFakeCollaboratorPermission answers as GitHub documents: the legacy
+// permission (maintain as write, triage as read) beside the role's name,
+// read for a user who is no collaborator of a public repository, 404 for
+// a login that is no user, and nothing without a token.
+func TestFakeCollaboratorPermission(t *testing.T) {
+	s, k := newFake(t)
+	_, tok := token(t, s, k, "7")
+	s.SetCollaborator("o", "r", "Ann", "maintain")
+	s.SetCollaborator("o", "r", "tri", "triage")
+	s.SetCollaborator("o", "r", "passer", "")
+	for _, tc := range []struct {
+		login      string
+		code       int
+		perm, role string
+	}{
+		{"ann", 200, "write", "maintain"},
+		{"tri", 200, "read", "triage"},
+		{"passer", 200, "read", "read"},
+		{"ghost", 404, "", ""},
+	} {
+		code, _, body := call(t, s, "GET", "/repos/o/r/collaborators/"+tc.login+"/permission", "token "+tok, nil)
+		var m struct {
+			Permission string `json:"permission"`
+			RoleName   string `json:"role_name"`
+		}
+		json.Unmarshal([]byte(body), &m)
+		if code != tc.code || m.Permission != tc.perm || m.RoleName != tc.role {
+			t.Errorf("%s: %d %+v, want %d %s/%s", tc.login, code, m, tc.code, tc.perm, tc.role)
+		}
+	}
+	if code, _, _ := call(t, s, "GET", "/repos/o/r/collaborators/ann/permission", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("without a token: %d", code)
+	}
+}

@@ -321,15 +321,26 @@ func commitError(step string, err error) error {
 
 // ReportFixes writes r into the output of the check run the button was
 // pressed on (req.Thread), keeping the review's title and summary: its
-// text says what was committed, left out or refused, with the patch.
+// text says what was committed, left out or refused, with the patch. A
+// check run that is not the bot's review of pr (another App's, one GitHub
+// does not have: a press refused for that) gets nothing; the refusal is
+// only logged.
 func (h *Host) ReportFixes(ctx context.Context, pr bot.PullRequest, req bot.FixRequest, r bot.FixReport) error {
 	id, err := strconv.ParseInt(req.Thread, 10, 64)
 	if err != nil || id <= 0 {
-		return fmt.Errorf("no check run to report the fixes on (%q)", req.Thread)
+		bot.LoggerFrom(ctx).Warn("fix outcome not posted: the request names no check run", "thread", req.Thread, "outcome", string(r.Outcome))
+		return nil
 	}
-	run, _, err := h.client.Checks.GetCheckRun(ctx, repoOwner(pr), repoName(pr), id)
+	run, err := h.checkRun(ctx, pr, id)
+	if err == nil {
+		err = h.ownRun(pr, run)
+	}
+	if errors.Is(err, bot.ErrNotAllowed) {
+		bot.LoggerFrom(ctx).Warn("fix outcome not posted: nowhere of the bot's to say it", "check_run", id, "outcome", string(r.Outcome), "why", err.Error())
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("reading check run %d: %w", id, err)
+		return err
 	}
 	title, summary := run.GetOutput().GetTitle(), run.GetOutput().GetSummary()
 	if title == "" {

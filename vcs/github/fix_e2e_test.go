@@ -79,6 +79,8 @@ type fixStack struct {
 	app  *ghv.App
 	done chan string
 	logs *bytes.Buffer
+	// headRepo is the head branch's repository ("forker/r" for a fork).
+	headRepo string
 }
 
 func newFixStack(t *testing.T, fork bool) *fixStack {
@@ -103,13 +105,14 @@ func newFixStack(t *testing.T, fork bool) *fixStack {
 	f.SetPR("o", "r", 1, fixBase, fixHead)
 	f.SetPRBranches("o", "r", 1, fakegithub.PRBranches{BaseRef: "main", HeadRef: "feature", HeadRepo: headRepo})
 	f.SetPermissions(fixInst, map[string]string{"contents": "write", "checks": "write", "pull_requests": "write", "metadata": "read"})
+	f.SetCollaborator("o", "r", "alice", "write") // who presses (press)
 	logger := slog.New(slog.NewJSONHandler(&syncBuffer{b: st.logs}, nil))
 	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: f.URL, BotLogin: fakegithub.BotLogin})
 	if err != nil {
 		t.Fatal(err)
 	}
 	app.Retry().Sleep = func(context.Context, time.Duration) error { return nil }
-	st.app = app
+	st.app, st.headRepo = app, headRepo
 	cache := bot.NewLRUCache(1 << 20)
 	rv := bot.NewReviewer(cache, logger)
 	ap := bot.NewApplier(cache, nil, logger)
@@ -161,7 +164,7 @@ var fixRepo = map[string]any{"id": 1, "name": "r", "full_name": "o/r", "owner": 
 // review runs the review of the pull request and returns its check run.
 func (st *fixStack) review(t *testing.T) fakegithub.CheckRun {
 	t.Helper()
-	pr := map[string]any{"number": 1, "head": map[string]any{"ref": "feature", "sha": fixHead, "repo": map[string]any{"full_name": "o/r"}}, "base": map[string]any{"ref": "main", "sha": fixBase, "repo": map[string]any{"full_name": "o/r"}}}
+	pr := map[string]any{"number": 1, "head": map[string]any{"ref": "feature", "sha": fixHead, "repo": map[string]any{"full_name": st.headRepo}}, "base": map[string]any{"ref": "main", "sha": fixBase, "repo": map[string]any{"full_name": "o/r"}}}
 	if code := st.deliver(t, "pull_request", "review-1", map[string]any{"action": "opened", "number": 1, "pull_request": pr, "repository": fixRepo, "installation": map[string]any{"id": fixInst}}); code != http.StatusAccepted {
 		t.Fatalf("pull_request: %d", code)
 	}
@@ -347,10 +350,12 @@ func TestApplyFixesProtectedBranch(t *testing.T) {
 	}
 }
 
+// TestApplyFixesWithoutContentsWrite: the App loses Contents: write after
+// the review offered the button; the press is refused by GitHub's 403.
 func TestApplyFixesWithoutContentsWrite(t *testing.T) {
 	st := newFixStack(t, false)
-	st.fake.SetPermissions(fixInst, fakegithub.DefaultPermissions)
 	run := st.review(t)
+	st.fake.SetPermissions(fixInst, fakegithub.DefaultPermissions)
 	st.press(t, "press-read", run, ghv.ActionApplyFixes, true)
 	st.wait(t, "press-read")
 	text := st.fake.CheckRuns("o", "r")[0].Text

@@ -741,8 +741,12 @@ func (h *Host) completeCheckRun(ctx context.Context, pr bot.PullRequest, rh bot.
 	if title == "" {
 		title = "Review done"
 	}
+	// The actions offered are named in the summary's last line (the API
+	// does not give them back): a press is checked against them.
+	actions := h.FixActions(ctx, pr, r.Fixable)
+	summary := summaryOffering(r.Summary, actions)
 	output := func(batch []*gh.CheckRunAnnotation) *gh.CheckRunOutput {
-		return &gh.CheckRunOutput{Title: gh.Ptr(title), Summary: gh.Ptr(bot.Truncate(r.Summary, bot.MaxSummaryChars)), Annotations: batch}
+		return &gh.CheckRunOutput{Title: gh.Ptr(title), Summary: gh.Ptr(summary), Annotations: batch}
 	}
 	sent := 0
 	if rh.Resumed && len(anns) > 0 {
@@ -762,7 +766,7 @@ func (h *Host) completeCheckRun(ctx context.Context, pr bot.PullRequest, rh bot.
 	opt := gh.UpdateCheckRunOptions{
 		Name:        h.checkName(),
 		Output:      output(nil),
-		Actions:     h.FixActions(ctx, pr, r.Fixable),
+		Actions:     actions,
 		Status:      gh.Ptr("completed"),
 		Conclusion:  gh.Ptr(r.Conclusion),
 		CompletedAt: &gh.Timestamp{Time: time.Now()},

@@ -189,20 +189,31 @@ func TestRenderedTemplateLineSuggestion(t *testing.T) {
 }
 
 // TestRenderedIgnoreAddedByThePullRequestIsDisclosed: an ignore comment
-// the pull request adds on a chart template's line silences the finding
-// rendered there, and the summary lists it under "Ignored by this pull
-// request", as for a plain file.
+// the pull request adds on a chart template's line is listed under
+// "Ignored by this pull request", as for a plain file. By default the
+// finding rendered there is still commented (a pull request's ignores do
+// not silence its own review); with review.allowIgnoresInPR: true at base
+// it is silenced.
 func TestRenderedIgnoreAddedByThePullRequestIsDisclosed(t *testing.T) {
-	base := testrepo.Base(t)
-	base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "privileged-container")...)
-	head := testrepo.Edit(t, base, "charts/web/templates/deployment.yaml", "        - name: web\n", "        - name: web\n          securityContext:\n            privileged: true # prodready:ignore privileged-container it loads a kernel module\n")
-	run, got, _ := renderReview(t, base, head)
-	for _, k := range got {
-		if strings.HasSuffix(k, " privileged-container") {
-			t.Errorf("the ignored finding was commented: %s", k)
+	for _, allow := range []bool{false, true} {
+		base := testrepo.Base(t)
+		base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "privileged-container")...)
+		if allow {
+			base[".prodready.yaml"] += "review: {allowIgnoresInPR: true}\n"
 		}
-	}
-	if !strings.Contains(run.Summary, "Ignored by this pull request") || !strings.Contains(run.Summary, "prodready:ignore privileged-container it loads a kernel module") {
-		t.Errorf("the ignore in the template is not disclosed:\n%s", run.Summary)
+		head := testrepo.Edit(t, base, "charts/web/templates/deployment.yaml", "        - name: web\n", "        - name: web\n          securityContext:\n            privileged: true # prodready:ignore privileged-container it loads a kernel module\n")
+		run, got, _ := renderReview(t, base, head)
+		commented := false
+		for _, k := range got {
+			if strings.HasSuffix(k, " privileged-container") {
+				commented = true
+			}
+		}
+		if commented == allow {
+			t.Errorf("allow %v: the ignored finding commented: %v (%v)", allow, commented, got)
+		}
+		if !strings.Contains(run.Summary, "Ignored by this pull request") || !strings.Contains(run.Summary, "prodready:ignore privileged-container it loads a kernel module") {
+			t.Errorf("allow %v: the ignore in the template is not disclosed:\n%s", allow, run.Summary)
+		}
 	}
 }

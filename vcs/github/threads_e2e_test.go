@@ -318,13 +318,14 @@ func TestDeletedPDBReportsTheUnchangedDeployment(t *testing.T) {
 
 // TestIgnoresAddedByThePullRequestAreDisclosed adds an ignore comment in
 // the pull request: the finding is listed under "Ignored by this pull
-// request"; with review.allowIgnoresInPR: false it is reported anyway.
+// request"; unless review.allowIgnoresInPR: true at base it is reported
+// anyway.
 func TestIgnoresAddedByThePullRequestAreDisclosed(t *testing.T) {
 	ignored := strings.Replace(apiApp("metrics", false), "              port: metrics\n", "              port: metrics # prodready:ignore probe-named-port-undeclared the sidecar serves it\n", 1)
 	for _, allow := range []bool{true, false} {
 		cfg := threadRules
-		if !allow {
-			cfg += "review: {allowIgnoresInPR: false}\n"
+		if allow {
+			cfg += "review: {allowIgnoresInPR: true}\n"
 		}
 		base := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": cfg}
 		g := newThreadRig(t, base)
@@ -341,6 +342,75 @@ func TestIgnoresAddedByThePullRequestAreDisclosed(t *testing.T) {
 		if inline == allow || (run.Conclusion == "failure") == allow {
 			t.Errorf("allow %v: thread %v, conclusion %s", allow, inline, run.Conclusion)
 		}
+	}
+}
+
+// ignoreAll is apiApp's Deployment annotated to ignore every rule.
+func ignoreAll(s string) string {
+	return strings.Replace(s, "metadata:\n  name: api\n", "metadata:\n  name: api\n  annotations:\n    prodready.dev/ignore: all\n", 1)
+}
+
+// TestIgnoreAllAddedByThePullRequestDoesNotPass: a pull request adds a
+// Deployment with an error (its probe names a port the container does not
+// declare) and annotates it prodready.dev/ignore: all. By default the
+// check fails, the finding has its thread, and the summary lists the
+// ignore with why it counts; with review.allowIgnoresInPR: true at base
+// the check passes and the ignore is still listed. A pull request's own
+// .prodready.yaml saying true changes nothing.
+func TestIgnoreAllAddedByThePullRequestDoesNotPass(t *testing.T) {
+	for _, tc := range []struct {
+		name, baseCfg, headCfg, conclusion string
+	}{
+		{"default", threadRules, threadRules, "failure"},
+		{"the pull request's own config", threadRules, threadRules + "review: {allowIgnoresInPR: true}\n", "failure"},
+		{"allowed at base", threadRules + "review: {allowIgnoresInPR: true}\n", threadRules + "review: {allowIgnoresInPR: true}\n", "success"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": tc.baseCfg}
+			g := newThreadRig(t, base)
+			head := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": tc.headCfg, "deploy/api.yaml": ignoreAll(apiApp("metrics", false))}
+			g.push(head)
+			run := g.run()
+			if run.Conclusion != tc.conclusion {
+				t.Errorf("conclusion %s, want %s:\n%s", run.Conclusion, tc.conclusion, run.Summary)
+			}
+			if !strings.Contains(run.Summary, "### Ignored by this pull request") || !strings.Contains(run.Summary, "`probe-named-port-undeclared` on Deployment `shop/api`, ignored by this pull request: `prodready.dev/ignore: all`") {
+				t.Errorf("the ignore is not listed:\n%s", run.Summary)
+			}
+			counted := strings.Contains(run.Summary, "counted because an ignore this pull request adds and `review.allowIgnoresInPR` is not true at base")
+			if counted != (tc.conclusion == "failure") {
+				t.Errorf("counted %v for conclusion %s:\n%s", counted, run.Conclusion, run.Summary)
+			}
+			if _, inline := byRule(g.threads(), "probe-named-port-undeclared"); inline != (tc.conclusion == "failure") {
+				t.Errorf("thread of the ignored finding: %v", inline)
+			}
+		})
+	}
+}
+
+// TestIgnoreAtBaseReachingANewFindingCounts: the base annotates a passing
+// Deployment prodready.dev/ignore: all; the pull request, without touching
+// the annotation, makes its probe name an undeclared port. The base's
+// ignore never silenced that finding, so it counts. A finding the base
+// already silenced stays silenced when the pull request only rewrites the
+// ignore's line.
+func TestIgnoreAtBaseReachingANewFindingCounts(t *testing.T) {
+	base := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": threadRules, "deploy/api.yaml": ignoreAll(apiApp("8080", false))}
+	g := newThreadRig(t, base)
+	head := map[string]string{"deploy/web.yaml": webApp, "deploy/pdb.yaml": webPDB, ".prodready.yaml": threadRules, "deploy/api.yaml": ignoreAll(apiApp("metrics", false))}
+	g.push(head)
+	run := g.run()
+	if run.Conclusion != "failure" || !strings.Contains(run.Summary, "counted because an ignore the base has, which did not silence it there") {
+		t.Errorf("conclusion %s:\n%s", run.Conclusion, run.Summary)
+	}
+
+	base["deploy/api.yaml"] = ignoreAll(apiApp("metrics", false))
+	g = newThreadRig(t, base)
+	head["deploy/api.yaml"] = "# moved down a line\n" + strings.Replace(ignoreAll(apiApp("metrics", false)), "ignore: all", `ignore: "all"`, 1)
+	g.push(head)
+	run = g.run()
+	if run.Conclusion != "success" || strings.Contains(run.Summary, "Ignored by this pull request") {
+		t.Errorf("an ignore the base had, moved: conclusion %s:\n%s", run.Conclusion, run.Summary)
 	}
 }
 
