@@ -97,3 +97,24 @@ func TestKustomizeMissingConfigurationsRefused(t *testing.T) {
 		t.Errorf("problems = %+v, want one at line 4 naming the missing file", r.Problems)
 	}
 }
+
+// TestDiscoverLeavesComponentsToTheirUsers: a kustomize Component is no
+// root, even when no kustomization of the run names it (microservices-demo
+// keeps its components beside a root that names none): built alone, its
+// patches have no target and it reports errors no install meets.
+func TestDiscoverLeavesComponentsToTheirUsers(t *testing.T) {
+	files := rendered.Files{
+		"app/kustomization.yaml":               []byte("resources:\n- deploy.yaml\ncomponents:\n- ../components/used\n"),
+		"app/deploy.yaml":                      []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"),
+		"components/used/kustomization.yaml":   []byte("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- path: p.yaml\n"),
+		"components/used/p.yaml":               []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: y}\n"),
+		"components/unused/kustomization.yaml": []byte("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- path: p.yaml\n"),
+		"components/unused/p.yaml":             []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {x: y}\n"),
+		"standalone/kustomization.yaml":        []byte("resources:\n- cm.yaml\n"),
+		"standalone/cm.yaml":                   []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
+	}
+	got := rendered.Discover(files).Kustomizations
+	if diff := cmp.Diff([]string{"app/kustomization.yaml", "standalone/kustomization.yaml"}, got); diff != "" {
+		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+}

@@ -51,7 +51,10 @@ func Discover(files Files) Roots {
 		}
 	}
 	for dir, file := range kusts {
-		if !referenced[dir] {
+		// A Component (kind: Component) is built only as part of the
+		// kustomizations that name it: on its own its patches have no
+		// target, and building it reports errors no install would meet.
+		if !referenced[dir] && !isComponent(files[file]) {
 			r.Kustomizations = append(r.Kustomizations, file)
 		}
 	}
@@ -86,6 +89,15 @@ func vendored(files Files, dir string) bool {
 		}
 	}
 	return false
+}
+
+// isComponent reports whether a kustomization file is a kustomize
+// Component (apiVersion kustomize.config.k8s.io/v1alpha1, kind Component).
+func isComponent(data []byte) bool {
+	var k struct {
+		Kind string `yaml:"kind"`
+	}
+	return yaml.Unmarshal(data, &k) == nil && k.Kind == "Component"
 }
 
 // kustomizationRefs returns the resources, bases and components entries of a

@@ -21,6 +21,8 @@ var hostileCharts = map[string]string{
 	"charts/loop/Chart.yaml":          "apiVersion: v2\nname: loop\nversion: 0.1.0\n",
 	"charts/loop/templates/_h.tpl":    "{{ define \"loop\" }}{{ include \"loop\" . }}{{ end }}\n",
 	"charts/loop/templates/cm.yaml":   "{{ include \"loop\" . }}\n",
+	"charts/many/Chart.yaml":          "apiVersion: v2\nname: many\nversion: 0.1.0\n",
+	"charts/many/templates/cm.yaml":   "{{- range $i := until 100000 }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad-{{ $i }}\n{{- end }}\n",
 	"deploy/alias/kustomization.yaml": "resources:\n- laughs.yaml\n",
 	"deploy/alias/laughs.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: laughs}\ndata:\n  a: &a [x,x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n  f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n  g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n  h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\n  i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]\n",
 }
@@ -29,7 +31,7 @@ var hostileCharts = map[string]string{
 // a 512 MiB data limit (deploy/'s pod), with the render limits its flags
 // set, on a pull request that adds charts and an overlay built to take the
 // machine: a 20 GB string, ten billion loop turns, endless include, a YAML
-// alias bomb. Each is a render-failed finding on its own chart or overlay;
+// alias bomb, 100,000 documents. Each is a render-failed finding on its own chart or overlay;
 // the plain manifest's finding is still posted inline; the server stays
 // ready, and reviews the next pull request.
 func TestServeSurvivesHostileRenders(t *testing.T) {
@@ -88,10 +90,15 @@ func TestServeSurvivesHostileRenders(t *testing.T) {
 		}
 	}
 	text := posted.String()
-	for _, want := range []string{"charts/mem/Chart.yaml", "memory limit of 256 MiB", "charts/cpu/Chart.yaml", "CPU-time limit of 4s", "charts/loop", "deploy/alias/kustomization.yaml"} {
+	for _, want := range []string{"charts/mem/Chart.yaml", "memory limit of 256 MiB", "charts/cpu/Chart.yaml", "CPU-time limit of 4s", "charts/loop", "deploy/alias/kustomization.yaml", "charts/many/Chart.yaml"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the check run and review do not name %q:\n%s", want, text)
 		}
+	}
+	// 100,000 documents are one problem on their chart (its bound, or the
+	// CPU limit this test sets low), not one per document dropped.
+	if n := strings.Count(text, "the chart charts/many "); n < 1 || n > 4 {
+		t.Errorf("charts/many is reported %d times, want one finding (in the comment, its details and the annotation):\n%s", n, text)
 	}
 	if inline != 1 {
 		t.Errorf("%d inline comments on deploy/app.yaml, want its one finding", inline)
