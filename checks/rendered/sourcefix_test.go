@@ -18,7 +18,6 @@ import (
 	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
-	"github.com/prodready/prodready/internal/testconfig"
 )
 
 // verifiedRun renders the charts of folder with VerifyFixes on and returns
@@ -72,10 +71,10 @@ func withEdits(fs []checks.Finding, dir string) []string {
 
 // TestFixesBecomeValuesEdits checks that a fix of a key a values file feeds
 // becomes an edit of that file, on its line, once rendering again shows the
-// finding gone and nothing new; that a value the template computes, or a
-// fix that would bring a new finding (the worker's replicas without a
-// spread constraint), keeps no edits; and that applying the edits to the
-// values file does fix the findings.
+// finding gone and nothing new; that a value the template computes keeps
+// no edits, while the findings a fix announces as its follow-ups (the
+// worker's spreading once it runs 3 replicas) do not stop it; and that
+// applying the edits to the values file does fix the findings.
 func TestFixesBecomeValuesEdits(t *testing.T) {
 	cfg, inputs, folder, dir := loadFixChart(t, "")
 	fs := verifiedRun(t, cfg, inputs, folder, render.InProcess)
@@ -87,9 +86,9 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 		"memory-requests-missing cache templates/cache.yaml:19 [set spec.template.spec.containers.0.resources.requests.memory=256Mi, set spec.template.spec.containers.0.resources.limits.memory=256Mi]",
 		"memory-requests-missing web values.yaml:4 [set resources.requests.memory=256Mi, set resources.limits.memory=256Mi]",
 		"memory-requests-missing worker templates/worker.yaml:19",
-		"replicas-too-few batch templates/worker.yaml:31",         // div .Values.batch.slots 2: computed
-		"replicas-too-few web values.yaml:3 [set replicaCount=3]", // replicas: {{ .Values.replicaCount }}
-		"replicas-too-few worker values.yaml:10",                  // 3 replicas would need a spread constraint
+		"replicas-too-few batch templates/worker.yaml:31",                // div .Values.batch.slots 2: computed
+		"replicas-too-few web values.yaml:3 [set replicaCount=3]",        // replicas: {{ .Values.replicaCount }}
+		"replicas-too-few worker values.yaml:10 [set worker.replicas=3]", // spread-missing follows, as announced
 		"run-as-root cache templates/cache.yaml:21 [set spec.template.spec.containers.0.securityContext.runAsNonRoot=true, set spec.template.spec.containers.0.securityContext.runAsUser=999, set spec.template.spec.containers.0.securityContext.runAsGroup=999, set spec.template.spec.securityContext.fsGroup=999]",
 		"seccomp-profile-missing cache templates/cache.yaml:17 [set spec.template.spec.securityContext.seccompProfile.type=RuntimeDefault]",
 		"service-account-token-automount cache templates/cache.yaml:17 [set spec.template.spec.automountServiceAccountToken=false]",
@@ -106,7 +105,7 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 			onValues = append(onValues, f)
 			// The description names the rendered field; it also says
 			// which values key the edit sets.
-			if f.RuleID == "replicas-too-few" && !strings.HasSuffix(f.Fix.Description, " (as replicaCount in values.yaml)") {
+			if f.RuleID == "replicas-too-few" && !strings.HasSuffix(f.Fix.Description, " (as replicaCount in values.yaml)") && !strings.HasSuffix(f.Fix.Description, " (as worker.replicas in values.yaml)") {
 				t.Errorf("fix description %q does not name the values key", f.Fix.Description)
 			}
 		}
@@ -225,16 +224,17 @@ func TestVerifyFixesBounded(t *testing.T) {
 	}
 }
 
-// TestVerifyFixesManyCandidates checks the bound on a chart with more
-// candidate fixes than MaxVerifyRenders, each of which adds a finding: one
-// render for them all, then one each until the bound, and no edits.
-func TestVerifyFixesManyCandidates(t *testing.T) {
+// spoiledChart is a chart of n Deployments behind one Service, each at
+// replicas 1 from its own values key, each of which renders a
+// PodDisruptionBudget that allows no eviction once its replicas rise: every
+// replicas-too-few fix brings a finding no follow-up names.
+func spoiledChart(n int) (rendered.Files, []checks.Input) {
 	files := rendered.Files{
 		"chart/Chart.yaml":  []byte("apiVersion: v2\nname: many\nversion: 0.1.0\n"),
 		"chart/values.yaml": nil,
 	}
 	var values strings.Builder
-	for i := range 2 * rendered.MaxVerifyRenders {
+	for i := range n {
 		fmt.Fprintf(&values, "r%d: 1\n", i)
 		files[fmt.Sprintf("chart/templates/d%d.yaml", i)] = []byte(fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
@@ -252,6 +252,17 @@ spec:
         - name: c
           image: nginx:1.27
           ports: [{containerPort: 8080}]
+{{- if gt (int .Values.r%[1]d) 1 }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: d%[1]d
+spec:
+  maxUnavailable: 0
+  selector:
+    matchLabels: {app: d%[1]d}
+{{- end }}
 `, i))
 	}
 	files["chart/values.yaml"] = []byte(values.String())
@@ -261,6 +272,16 @@ spec:
 		inputs = append(inputs, checks.Input{Path: p, Data: data})
 	}
 	sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+	return files, inputs
+}
+
+// TestVerifyFixesManyCandidates checks the bound on a chart with more
+// candidate fixes than MaxVerifyRenders, each of which adds a finding (a
+// PodDisruptionBudget that allows no eviction, which the chart renders once
+// replicas rise: no follow-up replicas-too-few announces): one render for
+// them all, then one each until the bound, and no edits.
+func TestVerifyFixesManyCandidates(t *testing.T) {
+	files, inputs := spoiledChart(2 * rendered.MaxVerifyRenders)
 	calls := 0
 	renderer := func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
 		calls++
@@ -274,7 +295,7 @@ spec:
 		}
 		replicas++
 		if f.Fix != nil && len(f.Fix.Edits) > 0 {
-			t.Errorf("%s:%d kept edits %v, though 3 replicas need a spread constraint", f.File, f.Line, f.Fix.Edits)
+			t.Errorf("%s:%d kept edits %v, though 3 replicas bring a PodDisruptionBudget that blocks eviction", f.File, f.Line, f.Fix.Edits)
 		}
 	}
 	if replicas != 2*rendered.MaxVerifyRenders {
@@ -403,10 +424,11 @@ func TestSubchartsNotEdited(t *testing.T) {
 // chart (two rounds of prodready fix) spares the second the renders the
 // first spent on the fix it found wrong, with the same outcome.
 func TestFixMemo(t *testing.T) {
-	// The rules of the values fixes and of what the worker's replicas
-	// spoil: with every rule, the bound of renders is reached in both
-	// rounds, whatever the memo spares.
-	cfg, inputs, folder, dir := loadFixChart(t, testconfig.OnlyRules("replicas-too-few", "memory-requests-missing", "pdb-missing", "spread-missing", "render-failed"))
+	// Every replicas fix of the chart brings a PodDisruptionBudget that
+	// blocks eviction: the first round learns each is wrong.
+	files, inputs := spoiledChart(3)
+	cfg := checks.DefaultConfig(catalog.Default())
+	folder, dir := rendered.Folder{Dir: ".", Files: files}, "chart"
 	calls := 0
 	renderer := func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
 		calls++
@@ -425,9 +447,8 @@ func TestFixMemo(t *testing.T) {
 	if d := cmp.Diff(got[0], got[1]); d != "" {
 		t.Errorf("the second round differs (-first +second):\n%s", d)
 	}
-	// The first: its render, the batch (which the worker's replicas spoil)
-	// and its halves; the second spends none on the fixes the first found
-	// wrong.
+	// The first: its render, the batch (which the replicas spoil) and its
+	// halves; the second spends none on the fixes the first found wrong.
 	if renders[1] >= renders[0] {
 		t.Errorf("renders %v, want fewer in the second round", renders)
 	}
