@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"path"
 	"sync"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/checks/scan"
 )
 
 // round returns the check of one fix round (fix.ConvergeWith's check),
@@ -62,19 +62,11 @@ func (a *Applier) check(ctx context.Context, plan *renderPlan, files []File, cfg
 	if !ok {
 		return checks.Run(inputs, cfg, lean).Findings
 	}
-	for p := range folder.Files {
-		if rendered.IsKustomizationName(path.Base(p)) {
-			delete(folder.Files, p)
-		}
+	fs := scan.FixRound(ctx, inputs, []rendered.Folder{folder}, cfg, a.Render, memo)
+	for i := range fs {
+		fs[i].File = plan.problemFile(fs[i].File)
 	}
-	folders := []rendered.Folder{folder}
-	opts := rendered.ConfigOptions(cfg)
-	opts.ValuesYAMLOnly = true
-	prep := rendered.Prepare(ctx, inputs, folders, a.Render, opts)
-	problems := plan.renderProblems(prep, cfg)
-	prep.VerifyFixes(ctx, cfg, folders, memo)
-	res := checks.Run(prep.Inputs, cfg, lean)
-	return append(problems, prep.Map(res.Findings)...)
+	return fs
 }
 
 // inputsKey identifies a set of inputs by their paths and contents.

@@ -11,6 +11,7 @@ import (
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/checks/scan"
 )
 
 // Bounds on the files a review loads only because a chart or overlay it
@@ -310,16 +311,15 @@ func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files [
 	if !ok || render == nil {
 		return renderedRun{prep: &rendered.Prepared{Inputs: inputs}}
 	}
-	prep := rendered.Prepare(ctx, inputs, []rendered.Folder{folder}, render, rendered.ConfigOptions(p.cfg))
 	// A fix of a key a values file feeds becomes a suggestion on the
 	// values line once rendering again shows it right.
-	prep.VerifyFixes(ctx, p.cfg, []rendered.Folder{folder}, nil)
+	prep := scan.Prepare(ctx, inputs, []rendered.Folder{folder}, p.cfg, scan.Options{Render: render, VerifyFixes: true})
 	// Before the run: its findings of a chart name the values sets that
 	// have them when not all do.
 	prep.CheckValuesSets(p.cfg)
 	run := renderedRun{prep: prep}
-	for _, f := range p.renderProblems(prep, p.cfg) {
-		if p.owns(f.File) {
+	for _, f := range prep.Problems {
+		if f.File = p.problemFile(f.File); p.owns(f.File) {
 			run.problems = append(run.problems, f)
 		}
 	}
@@ -331,21 +331,14 @@ func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files [
 	return run
 }
 
-// renderProblems are prep's render-failed findings as a review reports
-// them: the config's severity applied, and a problem of the run as a whole
-// (the render cap) put on the first affected root, so it has a file.
-func (p *renderPlan) renderProblems(prep *rendered.Prepared, cfg *checks.Config) []checks.Finding {
-	var problems []checks.Finding
-	for _, f := range prep.Problems {
-		if f.File == "." || f.File == "" {
-			f.File = p.firstRoot()
-		}
-		if s := cfg.SeverityOf(f.RuleID); s != 0 {
-			f.Severity = s
-		}
-		problems = append(problems, f)
+// problemFile is where a review reports a render problem of the run as a
+// whole (no file of its own, such as the render cap): the first chart or
+// overlay the plan renders.
+func (p *renderPlan) problemFile(file string) string {
+	if file == "." || file == "" {
+		return p.firstRoot()
 	}
-	return problems
+	return file
 }
 
 func (p *renderPlan) firstRoot() string {

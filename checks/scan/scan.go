@@ -9,6 +9,7 @@ package scan
 
 import (
 	"context"
+	"path"
 	"runtime"
 
 	"github.com/prodready/prodready/checks"
@@ -25,6 +26,13 @@ type Options struct {
 	RenderOptions *rendered.Options
 	// Check are the options of the rules' run; its Emit is set by Run.
 	Check checks.Options
+	// VerifyFixes makes a chart finding whose fix is an edit of a values
+	// file (or of a template's literal lines) carry that edit once
+	// rendering the chart again with it shows it right
+	// (rendered.Prepared.VerifyFixes); Memo carries what one round learnt
+	// to the next.
+	VerifyFixes bool
+	Memo        *rendered.FixMemo
 }
 
 // Outcome is what a scan found besides the findings it emitted.
@@ -79,6 +87,9 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 			prep.Problems[i].Severity = s
 		}
 	}
+	if o.VerifyFixes {
+		prep.VerifyFixes(ctx, cfg, folders, o.Memo)
+	}
 	if prep.Renders > 0 {
 		// The folders' files and the renderer's buffers are garbage now:
 		// collecting them before the run starts its own pacing keeps them
@@ -87,6 +98,36 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 		runtime.GC()
 	}
 	return prep
+}
+
+// FixRound checks inputs, the text as fixed so far, for one round of
+// fixes: the charts of folders are rendered from that text with their
+// values.yaml alone (the fixes edit it), kustomizations are left out (an
+// overlay's bases and patches are fixed as written, since a finding mapped
+// to them carries no edit), and a chart finding whose fix rendering again
+// shows right carries it as an edit of the values file or of the
+// template's literal lines (memo carries what earlier rounds learnt). The
+// render problems come first, graded by cfg. prodready fix and the bot's
+// fix commits run their rounds through it.
+func FixRound(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo) []checks.Finding {
+	// A lean run consumes its inputs, so it gets a copy.
+	inputs = append([]checks.Input(nil), inputs...)
+	charts := make([]rendered.Folder, 0, len(folders))
+	for _, folder := range folders {
+		files := make(rendered.Files, len(folder.Files))
+		for p, data := range folder.Files {
+			if !rendered.IsKustomizationName(path.Base(p)) {
+				files[p] = data
+			}
+		}
+		folder.Files = files
+		charts = append(charts, folder)
+	}
+	ropts := rendered.ConfigOptions(cfg)
+	ropts.ValuesYAMLOnly = true
+	prep := Prepare(ctx, inputs, charts, cfg, Options{Render: render, RenderOptions: &ropts, VerifyFixes: true, Memo: memo})
+	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
+	return append(prep.Problems, prep.Map(res.Findings)...)
 }
 
 type noRenderer struct{}

@@ -307,24 +307,6 @@ func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
 	return folders
 }
 
-// prepareRenders renders as a check does, with the render options given,
-// and with chartsOnly, the charts only (kustomizations are left out of the
-// files the renderer reads, so overlays' files are checked as written). It
-// returns the folders with what Prepare made of them.
-func prepareRenders(inputs []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, opts rendered.Options, chartsOnly bool) (*rendered.Prepared, []rendered.Folder) {
-	folders := readFolders(inputs, paths)
-	if chartsOnly {
-		for _, folder := range folders {
-			for p := range folder.Files {
-				if rendered.IsKustomizationName(path.Base(p)) {
-					delete(folder.Files, p)
-				}
-			}
-		}
-	}
-	return scan.Prepare(context.Background(), inputs, folders, cfg, scan.Options{Render: render, RenderOptions: &opts}), folders
-}
-
 // overlay puts the text of the inputs that hold it in place of the files
 // read from disk.
 func overlay(folders []rendered.Folder, inputs []checks.Input) {

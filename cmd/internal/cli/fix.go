@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/checks/scan"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/fix"
@@ -182,12 +183,5 @@ func writeKeepingMode(path string, data []byte) error {
 // patches are fixed as written, as before charts were rendered, since a
 // finding mapped to them would carry no edit.
 func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo) []checks.Finding {
-	// A lean run consumes its inputs, so it gets a copy.
-	inputs := append([]checks.Input(nil), cur...)
-	opts := rendered.ConfigOptions(cfg)
-	opts.ValuesYAMLOnly = true
-	prep, folders := prepareRenders(inputs, paths, cfg, render, opts, true)
-	prep.VerifyFixes(context.Background(), cfg, folders, memo)
-	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
-	return append(prep.Problems, prep.Map(res.Findings)...)
+	return scan.FixRound(context.Background(), cur, readFolders(cur, paths), cfg, render, memo)
 }
