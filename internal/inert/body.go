@@ -13,25 +13,14 @@ import (
 // left as they are: they are code, and GitLab runs no quick action there.
 func Commands(body string) string {
 	lines := strings.SplitAfter(body, "\n")
-	var fence string
 	changed := false
-	for i, l := range lines {
-		if fence != "" {
-			if closes(l, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if f := opens(l); f != "" {
-			fence = f
-			continue
-		}
+	outsideFences(lines, func(i int, l string) {
 		t := strings.TrimLeft(l, " \t")
 		if strings.HasPrefix(t, "/") {
 			lines[i] = l[:len(l)-len(t)] + `\` + t
 			changed = true
 		}
-	}
+	})
 	if !changed {
 		return body
 	}
@@ -83,18 +72,7 @@ var (
 // means the body is inert.
 func Leaks(body string) []string {
 	var out []string
-	var fence string
-	for n, l := range strings.Split(body, "\n") {
-		if fence != "" {
-			if closes(l, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if f := opens(l); f != "" {
-			fence = f
-			continue
-		}
+	outsideFences(strings.Split(body, "\n"), func(n int, l string) {
 		at := func(what string) { out = append(out, fmt.Sprintf("line %d: %s: %q", n+1, what, l)) }
 		t := strings.TrimLeft(l, " \t")
 		switch {
@@ -131,7 +109,7 @@ func Leaks(body string) []string {
 				at("mention or reference")
 			}
 		}
-	}
+	})
 	return out
 }
 
@@ -140,18 +118,7 @@ func Leaks(body string) []string {
 // fenced code blocks, in order.
 func Markers(body string) []string {
 	var out []string
-	var fence string
-	for _, l := range strings.Split(body, "\n") {
-		if fence != "" {
-			if closes(l, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if f := opens(l); f != "" {
-			fence = f
-			continue
-		}
+	outsideFences(strings.Split(body, "\n"), func(_ int, l string) {
 		for _, seg := range spans(l) {
 			s := seg.text
 			for !seg.code {
@@ -168,6 +135,26 @@ func Markers(body string) []string {
 				s = s[i+end+3:]
 			}
 		}
-	}
+	})
 	return out
+}
+
+// outsideFences calls f with each line of lines (and its index) that is
+// neither inside a fenced code block nor one of its fences, reading fences
+// the way CommonMark does.
+func outsideFences(lines []string, f func(i int, line string)) {
+	var fence string
+	for i, l := range lines {
+		if fence != "" {
+			if closes(l, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if open := opens(l); open != "" {
+			fence = open
+			continue
+		}
+		f(i, l)
+	}
 }
