@@ -1,0 +1,112 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/internal/fakegitlab"
+	"github.com/prodready/prodready/internal/inert"
+	"github.com/prodready/prodready/internal/testconfig"
+)
+
+// hostileSelector is a Service whose selector value carries GitLab quick
+// actions and a mention on lines of their own: quoted raw, the bot's note
+// would approve and merge the merge request in its own name.
+const hostileSelector = `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector:
+    app: "web\n/approve\n/merge\n@maintainer [x](http://evil)"
+  ports:
+    - port: 80
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+`
+
+// TestServeGitLabHostileValuesDoNotAct runs `prodready serve` with GitLab
+// only, on a merge request whose Service selector value holds quick
+// actions, a mention and a link: the bot's notes name the finding, and no
+// line of them outside a code block starts with "/", nor does any mention,
+// link or HTML from the value survive outside a code span.
+func TestServeGitLabHostileValuesDoNotAct(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	const (
+		token, secret = "glpat-hostile", "gitlab-hostile-secret"
+		project       = 9
+	)
+	gl := fakegitlab.New(token)
+	t.Cleanup(gl.Close)
+	gl.AddProject(project, "g/app")
+	config := testconfig.OnlyRule("service-selects-nothing")
+	base := gl.PushBranch(project, "main", "init", map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
+	gl.SetBranch(project, "feature", base)
+	head := gl.PushBranch(project, "feature", "add a service", map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/svc.yaml": hostileSelector})
+	gl.Push(project, 1, base, head, 0)
+	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer)
+
+	dir := t.TempDir()
+	tokenFile, secretFile := filepath.Join(dir, "token"), filepath.Join(dir, "secret")
+	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
+	os.WriteFile(secretFile, []byte(secret+"\n"), 0o600)
+	r := startReplica(t, "gitlab", []string{"--gitlab-url", gl.URL, "--gitlab-token-file", tokenFile, "--gitlab-webhook-secret-file", secretFile,
+		"--data-dir", filepath.Join(dir, "nats")})
+	opened := map[string]any{
+		"object_kind": "merge_request", "event_type": "merge_request",
+		"user":    map[string]any{"id": 501, "username": "dev"},
+		"project": map[string]any{"id": project, "path_with_namespace": "g/app"},
+		"object_attributes": map[string]any{"iid": 1, "action": "open", "state": "opened", "source_branch": "feature", "target_branch": "main",
+			"source_project_id": project, "target_project_id": project, "url": "https://gitlab.example.com/g/app/-/merge_requests/1",
+			"last_commit": map[string]any{"id": head}},
+	}
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-hostile", opened); code != http.StatusAccepted {
+		t.Fatalf("Merge Request Hook: %d", code)
+	}
+	waitFor(t, "the review's commit status", func() bool {
+		for _, s := range gl.Statuses() {
+			if s.SHA == head && (s.State == "failed" || s.State == "success") {
+				return true
+			}
+		}
+		return false
+	})
+	named := false
+	for _, d := range gl.Discussions(project, 1) {
+		for _, n := range d.Notes {
+			if n.Author.ID != gl.User.ID {
+				continue
+			}
+			if strings.Contains(n.Body, "service-selects-nothing") && strings.Contains(n.Body, "approve") {
+				named = true
+			}
+			if got := inert.Commands(n.Body); got != n.Body {
+				t.Errorf("a line of the bot's note starts with / outside a code block:\n%s", n.Body)
+			}
+			if leaks := inert.Leaks(n.Body); len(leaks) > 0 {
+				t.Errorf("the bot's note lets text from the file act: %v\n%s", leaks, n.Body)
+			}
+		}
+	}
+	if !named {
+		t.Errorf("no note of the bot names service-selects-nothing: %+v", gl.Discussions(project, 1))
+	}
+}
