@@ -303,8 +303,81 @@ func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
 		}
 	}
 	folders := rendered.ReadFolders(inputs, dirs)
+	for i := range folders {
+		folders[i] = widen(folders[i])
+	}
 	overlay(folders, inputs)
 	return folders
+}
+
+// widen reads, in place of folder, the repository it lies in when one of
+// its kustomizations names a path outside it (`check overlays/prod`, whose
+// base is ../../base): the overlay is then built as from the repository
+// root, where its bases are. Only the charts and kustomizations under
+// folder are kept as roots, so the run renders what was named and no
+// more. A folder in no repository, or whose kustomizations stay inside
+// it, is returned as it is.
+func widen(folder rendered.Folder) rendered.Folder {
+	if folder.Err != nil || !reachesOutside(folder.Files) {
+		return folder
+	}
+	absDir, err := filepath.Abs(filepath.FromSlash(folder.Dir))
+	if err != nil {
+		return folder
+	}
+	root := repositoryRoot(absDir)
+	if root == "" || root == absDir {
+		return folder
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return folder
+	}
+	relRoot, err1 := filepath.Rel(cwd, root)
+	under, err2 := filepath.Rel(root, absDir)
+	if err1 != nil || err2 != nil {
+		return folder
+	}
+	files, err := rendered.ReadDir(relRoot)
+	if err != nil {
+		return folder
+	}
+	under = filepath.ToSlash(under)
+	roots := rendered.Discover(files)
+	for _, dir := range roots.Charts {
+		if dir != under && !strings.HasPrefix(dir, under+"/") {
+			delete(files, path.Join(dir, "Chart.yaml")) // a root outside what was named: not rendered
+		}
+	}
+	for _, k := range roots.Kustomizations {
+		if !strings.HasPrefix(k, under+"/") {
+			delete(files, k)
+		}
+	}
+	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files}
+}
+
+// reachesOutside reports whether a kustomization among files names a
+// resource, base, component or patch path that leaves the folder.
+func reachesOutside(files rendered.Files) bool {
+	for p, data := range files {
+		if !rendered.IsKustomizationName(path.Base(p)) {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "../") {
+				dir := path.Dir(p)
+				for _, field := range strings.Fields(strings.NewReplacer("-", " ", ":", " ", "\"", " ", "'", " ").Replace(line)) {
+					if strings.HasPrefix(field, "..") {
+						if _, ok := rendered.JoinWithin(dir, field); !ok {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // overlay puts the text of the inputs that hold it in place of the files
