@@ -62,6 +62,53 @@ func (r *replica) deliverEvent(t *testing.T, secret, event, delivery string, pay
 	return resp.StatusCode
 }
 
+// fixPullRequest sets the fake GitHub up with acme/web#1, whose head
+// (headSHA(0), branch feature) adds fixManifest under the base's config of
+// probes-identical alone, and an installation that may write; the given
+// logins get their collaborator permission. It starts serve against it,
+// has the pull request reviewed, and returns the replica, the head and the
+// review's completed check run.
+func fixPullRequest(t *testing.T, fake *fakegithub.Server, keyFile, secretFile, secret string, collaborators map[string]string) (*replica, string, fakegithub.CheckRun) {
+	t.Helper()
+	config := testconfig.OnlyRule("probes-identical")
+	fake.AddCommit("acme", "web", replicaBase, map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
+	fake.SetBranch("acme", "web", "main", replicaBase)
+	fake.SetBranch("acme", "web", "feature", replicaBase)
+	head := headSHA(0)
+	fake.Push("acme", "web", "feature", head, map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/web.yaml": fixManifest})
+	fake.SetPR("acme", "web", 1, replicaBase, head)
+	fake.SetPRBranches("acme", "web", 1, fakegithub.PRBranches{BaseRef: "main", HeadRef: "feature", HeadRepo: "acme/web"})
+	fake.SetPermissions(1, map[string]string{"contents": "write", "checks": "write", "pull_requests": "write", "metadata": "read"})
+	for login, permission := range collaborators {
+		fake.SetCollaborator("acme", "web", login, permission)
+	}
+	r := startReplica(t, "press", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
+		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
+		"--data-dir", filepath.Join(t.TempDir(), "nats"), "--queue-backoff", "100ms"})
+	if code := r.deliver(t, secret, "review-1", prBody(1, "opened", head)); code != http.StatusAccepted {
+		t.Fatalf("pull_request delivery: %d", code)
+	}
+	waitFor(t, "the review's check run completed", func() bool {
+		runs := fake.CheckRuns("acme", "web")
+		return len(runs) == 1 && runs[0].Status == "completed"
+	})
+	return r, head, fake.CheckRuns("acme", "web")[0]
+}
+
+// pressPayload is the check_run requested_action delivery of sender
+// pressing identifier on check run runID (named name) of acme/web#1 at
+// head, as GitHub sends it for a pull request of the same repository.
+func pressPayload(runID int64, name, head, identifier, sender string) map[string]any {
+	return map[string]any{
+		"action":           "requested_action",
+		"check_run":        map[string]any{"id": runID, "name": name, "head_sha": head, "external_id": "pr:1", "app": map[string]any{"id": 1}, "pull_requests": []any{map[string]any{"number": 1, "head": map[string]any{"ref": "feature", "sha": head, "repo": map[string]any{"id": 77, "name": "web"}}, "base": map[string]any{"ref": "main", "sha": replicaBase, "repo": map[string]any{"id": 77, "name": "web"}}}}},
+		"requested_action": map[string]any{"identifier": identifier},
+		"repository":       map[string]any{"id": 77, "name": "web", "full_name": "acme/web", "owner": map[string]any{"login": "acme"}},
+		"installation":     map[string]any{"id": 1},
+		"sender":           map[string]any{"login": sender, "type": "User"},
+	}
+}
+
 // TestServeApplyFixesPressCommitsOnce runs `prodready serve` as a process,
 // with the embedded queue deploy/'s single overlay uses, against the fake
 // GitHub: a pull request is reviewed, then the author presses Apply fixes on
@@ -75,36 +122,9 @@ func TestServeApplyFixesPressCommitsOnce(t *testing.T) {
 	}
 	const secret = "press-secret"
 	fake, keyFile, secretFile := fakeApp(t, secret)
-	config := testconfig.OnlyRule("probes-identical")
-	fake.AddCommit("acme", "web", replicaBase, map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
-	fake.SetBranch("acme", "web", "main", replicaBase)
-	fake.SetBranch("acme", "web", "feature", replicaBase)
-	head := headSHA(0)
-	fake.Push("acme", "web", "feature", head, map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/web.yaml": fixManifest})
-	fake.SetPR("acme", "web", 1, replicaBase, head)
-	fake.SetPRBranches("acme", "web", 1, fakegithub.PRBranches{BaseRef: "main", HeadRef: "feature", HeadRepo: "acme/web"})
-	fake.SetPermissions(1, map[string]string{"contents": "write", "checks": "write", "pull_requests": "write", "metadata": "read"})
-	fake.SetCollaborator("acme", "web", "alice", "write") // the author, who presses
-
-	r := startReplica(t, "press", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
-		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-		"--data-dir", filepath.Join(t.TempDir(), "nats"), "--queue-backoff", "100ms"})
-	if code := r.deliver(t, secret, "review-1", prBody(1, "opened", head)); code != http.StatusAccepted {
-		t.Fatalf("pull_request delivery: %d", code)
-	}
-	waitFor(t, "the review's check run completed", func() bool {
-		runs := fake.CheckRuns("acme", "web")
-		return len(runs) == 1 && runs[0].Status == "completed"
-	})
-	run := fake.CheckRuns("acme", "web")[0]
-	press := map[string]any{
-		"action":           "requested_action",
-		"check_run":        map[string]any{"id": run.ID, "name": run.Name, "head_sha": run.HeadSHA, "external_id": "pr:1", "pull_requests": []any{map[string]any{"number": 1, "head": map[string]any{"ref": "feature", "sha": head, "repo": map[string]any{"id": 77, "name": "web"}}, "base": map[string]any{"ref": "main", "sha": replicaBase, "repo": map[string]any{"id": 77, "name": "web"}}}}},
-		"requested_action": map[string]any{"identifier": ghv.ActionApplyFixes},
-		"repository":       map[string]any{"id": 77, "name": "web", "full_name": "acme/web", "owner": map[string]any{"login": "acme"}},
-		"installation":     map[string]any{"id": 1},
-		"sender":           map[string]any{"login": "alice", "type": "User"},
-	}
+	// alice is the author, who presses.
+	r, head, run := fixPullRequest(t, fake, keyFile, secretFile, secret, map[string]string{"alice": "write"})
+	press := pressPayload(run.ID, run.Name, run.HeadSHA, ghv.ActionApplyFixes, "alice")
 	if code := r.deliverEvent(t, secret, "check_run", "press-1", press); code != http.StatusAccepted {
 		t.Fatalf("check_run delivery: %d", code)
 	}

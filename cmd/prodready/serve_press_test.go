@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/internal/fakegithub"
-	"github.com/prodready/prodready/internal/testconfig"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
@@ -40,43 +38,13 @@ func TestServePressIsChecked(t *testing.T) {
 	}
 	const secret = "press-checked-secret"
 	fake, keyFile, secretFile := fakeApp(t, secret)
-	config := testconfig.OnlyRule("probes-identical")
-	fake.AddCommit("acme", "web", replicaBase, map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
-	fake.SetBranch("acme", "web", "main", replicaBase)
-	fake.SetBranch("acme", "web", "feature", replicaBase)
-	head := headSHA(0)
-	fake.Push("acme", "web", "feature", head, map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/web.yaml": fixManifest})
-	fake.SetPR("acme", "web", 1, replicaBase, head)
-	fake.SetPRBranches("acme", "web", 1, fakegithub.PRBranches{BaseRef: "main", HeadRef: "feature", HeadRepo: "acme/web"})
-	fake.SetPermissions(1, map[string]string{"contents": "write", "checks": "write", "pull_requests": "write", "metadata": "read"})
-	fake.SetCollaborator("acme", "web", "alice", "write")
-	fake.SetCollaborator("acme", "web", "rita", "read")
-
-	r := startReplica(t, "press-checked", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
-		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-		"--data-dir", filepath.Join(t.TempDir(), "nats"), "--queue-backoff", "100ms"})
-	if code := r.deliver(t, secret, "review-1", prBody(1, "opened", head)); code != http.StatusAccepted {
-		t.Fatalf("pull_request delivery: %d", code)
-	}
-	waitFor(t, "the review's check run completed", func() bool {
-		runs := fake.CheckRuns("acme", "web")
-		return len(runs) == 1 && runs[0].Status == "completed"
-	})
-	run := fake.CheckRuns("acme", "web")[0]
+	r, head, run := fixPullRequest(t, fake, keyFile, secretFile, secret, map[string]string{"alice": "write", "rita": "read"})
 	foreign := fake.AddCheckRun("acme", "web", fakegithub.CheckRun{Name: run.Name, HeadSHA: head, ExternalID: "pr:1", AppID: 999,
 		Status: "completed", Conclusion: "failure", Title: run.Title, Summary: run.Summary})
 
 	press := func(delivery string, runID int64, identifier, sender string) {
 		t.Helper()
-		payload := map[string]any{
-			"action":           "requested_action",
-			"check_run":        map[string]any{"id": runID, "name": run.Name, "head_sha": head, "external_id": "pr:1", "app": map[string]any{"id": 1}, "pull_requests": []any{map[string]any{"number": 1, "head": map[string]any{"ref": "feature", "sha": head, "repo": map[string]any{"id": 77, "name": "web"}}, "base": map[string]any{"ref": "main", "sha": replicaBase, "repo": map[string]any{"id": 77, "name": "web"}}}}},
-			"requested_action": map[string]any{"identifier": identifier},
-			"repository":       map[string]any{"id": 77, "name": "web", "full_name": "acme/web", "owner": map[string]any{"login": "acme"}},
-			"installation":     map[string]any{"id": 1},
-			"sender":           map[string]any{"login": sender, "type": "User"},
-		}
-		if code := r.deliverEvent(t, secret, "check_run", delivery, payload); code != http.StatusAccepted {
+		if code := r.deliverEvent(t, secret, "check_run", delivery, pressPayload(runID, run.Name, head, identifier, sender)); code != http.StatusAccepted {
 			t.Fatalf("check_run delivery %s: %d", delivery, code)
 		}
 	}
