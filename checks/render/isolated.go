@@ -21,9 +21,12 @@ func Isolated(worker rendered.Renderer, procs int) rendered.Renderer {
 	slots := make(chan struct{}, procs)
 	return func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
 		opts = opts.WithDefaults()
-		jobs, res := plan(files, opts)
+		var jobs []rendered.Job
+		var res rendered.Result
 		if opts.Only != nil {
-			jobs = []rendered.Job{*opts.Only}
+			jobs = []rendered.Job{*opts.Only} // the one render asked for: no plan, no cap
+		} else {
+			jobs, res = plan(files, opts)
 		}
 		inOrder(len(jobs), procs, func(i int) *rendered.Render {
 			select {

@@ -91,6 +91,25 @@ func vendored(files Files, dir string) bool {
 	return false
 }
 
+// ReachesOutside reports whether a kustomization among files names a
+// resource, base or component outside the folder files were read from
+// (an overlay whose base is ../../base): the only entries that may leave a
+// kustomization's folder under kustomize's default load restrictions.
+func ReachesOutside(files Files) bool {
+	for p, data := range files {
+		if !IsKustomizationName(path.Base(p)) {
+			continue
+		}
+		dir := CleanDir(path.Dir(p))
+		for _, ref := range kustomizationRefs(data) {
+			if _, ok := JoinWithin(dir, ref); !ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // isComponent reports whether a kustomization file is a kustomize
 // Component (apiVersion kustomize.config.k8s.io/v1alpha1, kind Component).
 func isComponent(data []byte) bool {

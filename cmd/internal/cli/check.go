@@ -318,7 +318,7 @@ func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
 // more. A folder in no repository, or whose kustomizations stay inside
 // it, is returned as it is.
 func widen(folder rendered.Folder) rendered.Folder {
-	if folder.Err != nil || !reachesOutside(folder.Files) {
+	if folder.Err != nil || !rendered.ReachesOutside(folder.Files) {
 		return folder
 	}
 	absDir, err := filepath.Abs(filepath.FromSlash(folder.Dir))
@@ -355,29 +355,6 @@ func widen(folder rendered.Folder) rendered.Folder {
 		}
 	}
 	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files}
-}
-
-// reachesOutside reports whether a kustomization among files names a
-// resource, base, component or patch path that leaves the folder.
-func reachesOutside(files rendered.Files) bool {
-	for p, data := range files {
-		if !rendered.IsKustomizationName(path.Base(p)) {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if strings.Contains(line, "../") {
-				dir := path.Dir(p)
-				for _, field := range strings.Fields(strings.NewReplacer("-", " ", ":", " ", "\"", " ", "'", " ").Replace(line)) {
-					if strings.HasPrefix(field, "..") {
-						if _, ok := rendered.JoinWithin(dir, field); !ok {
-							return true
-						}
-					}
-				}
-			}
-		}
-	}
-	return false
 }
 
 // overlay puts the text of the inputs that hold it in place of the files
