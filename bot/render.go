@@ -81,7 +81,7 @@ func SuggestionBlock(text string) string { return SuggestionBlockWith(text, "sug
 // info: "suggestion" for GitHub, "suggestion:-2+0" for GitLab (which
 // anchors the block on one line and counts the lines above and below it).
 func SuggestionBlockWith(text, info string) string {
-	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	fence := inert.Fence(text)
 	text = strings.TrimSuffix(text, "\n")
 	var b strings.Builder
 	b.WriteString(fence + info + "\n")
@@ -90,19 +90,6 @@ func SuggestionBlockWith(text, info string) string {
 	}
 	b.WriteString(fence)
 	return b.String()
-}
-
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
 }
 
 // CommentBody renders one inline comment for findings (all on the same

@@ -72,6 +72,14 @@ func needsEscape(r rune) bool {
 	return r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r))
 }
 
+// Fence returns the backtick fence of a fenced code block holding text:
+// three backticks, or one more than the longest run of backticks in text,
+// so that nothing in text can end the block early.
+func Fence(text string) string {
+	return strings.Repeat("`", max(3, longestRun(text, '`')+1))
+}
+
+// longestRun is the length of the longest run of c in s.
 func longestRun(s string, c byte) int {
 	best, n := 0, 0
 	for i := 0; i < len(s); i++ {
