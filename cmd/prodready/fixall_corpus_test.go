@@ -13,8 +13,8 @@ import (
 	"github.com/prodready/prodready/checks/kube"
 	"github.com/prodready/prodready/checks/manifest"
 
-	corev1 "k8s.io/api/core/v1"
 	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
