@@ -168,3 +168,17 @@ func UnitCovers(outer, inner string) bool {
 	}
 	return checks.UnderDir(inner, strings.TrimSuffix(outer, "/"))
 }
+
+// ShareNamespace reports whether a and b will share a namespace: both
+// effective namespaces are known and equal, or one is unknown and the two
+// sit in related deployment units (one folder, kustomization or chart, or
+// one above the other). Objects of unrelated applications of a run that
+// name no namespace are not related: each may be applied to a namespace
+// of its own.
+func ShareNamespace(ctx *checks.Context, a, b *manifest.Object) bool {
+	na, nb := ctx.Namespace(a), ctx.Namespace(b)
+	if na != "" && nb != "" {
+		return na == nb
+	}
+	return checks.RelatedUnits(ctx.Unit(a), ctx.Unit(b))
+}

@@ -8,7 +8,10 @@ import (
 
 // The credential-like names (sensitive-env-literal), and the names it excludes.
 var (
-	credName        = regexp.MustCompile(`(^|_)(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|SECRET_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)$`)
+	// A credential word at the end of the name (RABBITMQ_DEFAULT_PASS,
+	// MYSQL_PWD, DB_PASSWD, GITHUB_TOKEN, GOOGLE_API_KEY), or PASSWORD
+	// run into a prefix (PGPASSWORD).
+	credName        = regexp.MustCompile(`(^|_)(PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|API_?KEY|SECRET_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)$|[A-Z]PASSWORD$`)
 	credNameExclude = regexp.MustCompile(`(^|_)(ALLOW_EMPTY|MAX|MIN|NUM|ENABLE|DISABLE)_`)
 	// The same, case-insensitive, for ConfigMap keys.
 	credNameI        = regexp.MustCompile(`(?i)` + credName.String())
@@ -85,6 +88,28 @@ func inertValue(v string) bool {
 	}
 	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../")
 }
+
+// placeholderValue reports whether an env value is a placeholder to be
+// replaced before deploying, not a credential: a whole ${VAR}, <value> or
+// {{ template }}, or an upper-case identifier that spells the variable's
+// own name (GOOGLE_API_KEY_VAL for GOOGLE_API_KEY) or asks for a value
+// (YOUR_API_KEY, REPLACE_ME, CHANGE_ME).
+func placeholderValue(name, v string) bool {
+	v = strings.TrimSpace(v)
+	for _, p := range [][2]string{{"${", "}"}, {"<", ">"}, {"{{", "}}"}} {
+		if strings.HasPrefix(v, p[0]) && strings.HasSuffix(v, p[1]) {
+			return true
+		}
+	}
+	if !placeholderIdent.MatchString(v) {
+		return false
+	}
+	return strings.Contains(v, name) || strings.HasPrefix(v, "YOUR_") || strings.HasPrefix(v, "REPLACE") || strings.HasPrefix(v, "CHANGE_ME") || strings.HasPrefix(v, "CHANGEME")
+}
+
+// placeholderIdent is an upper-case identifier with at least one
+// underscore: a credential is not spelt that way.
+var placeholderIdent = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$|^CHANGEME$`)
 
 // varRef finds a Kubernetes dependent variable reference, $(VAR), in an
 // env value: the value is built from another variable, not a literal.

@@ -30,3 +30,28 @@ func TestCredentialFormatLiterals(t *testing.T) {
 		}
 	}
 }
+
+func TestPlaceholderValue(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        bool
+	}{
+		{"GOOGLE_API_KEY", "GOOGLE_API_KEY_VAL", true},
+		{"API_TOKEN", "${API_TOKEN}", true},
+		{"DB_PASSWORD", "<your password>", true},
+		{"STRIPE_API_KEY", "YOUR_STRIPE_KEY", true},
+		{"DB_PASSWORD", "password", false},
+		{"DB_PASSWORD", "S3CR3T_PASSWORD_2024", false}, // upper case, but not its name
+		{"GITHUB_TOKEN", "ghp_FixtureFixtureFixtureFixture12345678", false},
+	} {
+		if got := placeholderValue(tc.name, tc.value); got != tc.want {
+			t.Errorf("placeholderValue(%q, %q) = %v, want %v", tc.name, tc.value, got, tc.want)
+		}
+	}
+	for name, want := range map[string]bool{"RABBITMQ_DEFAULT_PASS": true, "PGPASSWORD": true, "DB_PASS": true, "MYSQL_PWD": true, "DB_PASSWD": true,
+		"PASSPORT_ID": false, "COMPASS": false, "MAX_TOTAL_TOKENS": false, "PASSWORD_FILE": false} {
+		if got := credentialEnvName(name); got != want {
+			t.Errorf("credentialEnvName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

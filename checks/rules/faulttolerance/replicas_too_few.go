@@ -3,7 +3,6 @@ package faulttolerance
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -22,7 +21,7 @@ var replicasTooFew = &checks.Rule{
 	Ref:      "https://learnk8s.io/production-best-practices#application-development",
 	Why:      "a serving Deployment or StatefulSet with one replica is down whenever its pod restarts, is evicted or its node fails",
 	Help: "Run at least two replicas (or let an HPA scale it). Leader-elected singletons (an arg like --leader-elect) and workloads no Service selects are left alone. " +
-		"A single-instance datastore (recognised by its image: redis, mysql, postgres, a *-db name, grafana without an external database, zipkin in memory…), a Deployment that keeps its data in an emptyDir (the directory a data-dir flag or variable names, or its image's known one) or on a ReadWriteOnce claim, or one not in the repository, gets the finding without a fix: more replicas would not be copies of one app. " +
+		"A workload that cannot run twice gets the finding without a fix: a single-instance datastore (recognised by its image: redis, mysql, postgres, a *-db name, grafana without an external database, zipkin in memory…, or by the variables of its server, such as PGDATA), an app whose image is known to keep its state in memory or to need to be alone (Alertmanager without --cluster.peer), one that needs sticky sessions no Service gives (socket.io), a Deployment with strategy: Recreate, an operator without leader election, a Deployment that keeps its data in an emptyDir (the directory a data-dir flag or variable names, or its image's known one) or on a ReadWriteOnce claim, or one not in the repository, gets the finding without a fix: more replicas would not be copies of one app. " +
 		"Scaling a StatefulSet needs the app's own clustering, so it gets no one-click fix. Parameter minReplicas sets the threshold (default 2).",
 	Params: map[string]any{"minReplicas": 2},
 	Check:  checkReplicasTooFew,
@@ -44,7 +43,7 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	if int(n) >= min || (set && n == 0) { // replicas: 0 is scaled down on purpose
 		return nil
 	}
-	if _, ok := hpaMin(ctx, obj); ok || replicasOverridden(ctx, obj) || !isServing(ctx, src) || leaderElected(src) {
+	if _, ok := hpaMin(ctx, obj); ok || replicasOverridden(ctx, obj) || !isServing(ctx, src) || kube.LeaderElected(src) {
 		return nil
 	}
 	path := manifest.Path{"spec", "replicas"}
@@ -57,8 +56,8 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 		f.Message += "; a StatefulSet needs the app's own clustering before it can scale, so there is no one-click fix"
 		return []checks.Finding{f}
 	}
-	if image, ok := datastore(pt); ok && isDeploy {
-		f.Message += fmt.Sprintf("; its image %q is a single-instance datastore, so more replicas would be separate databases behind one Service, not copies of one: there is no one-click fix (run it highly available with its own replication, such as an operator or its chart's HA mode, or accept the downtime)", image)
+	if why := kube.SingleReason(ctx, src, pt); why != "" {
+		f.Message += "; " + why + ": there is no one-click fix (make it run as several first, with its own replication or clustering, leader election, shared state or sticky sessions, or accept the downtime)"
 		return []checks.Finding{f}
 	}
 	// Single-instance stateful apps whose data is in the pod (an emptyDir)
@@ -86,93 +85,6 @@ func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Fin
 	// matter: those findings come after this fix, as its message says.
 	f.Fix.FollowUps = []string{"spread-missing", "spread-zone-missing", "pdb-missing"}
 	return []checks.Finding{f}
-}
-
-// leaderElected reports whether a workload runs a leader-elected
-// singleton: a container arg or command like --leader-elect (not =false).
-func leaderElected(obj *manifest.Object) bool {
-	pt := obj.PodTemplate()
-	if pt == nil {
-		return false
-	}
-	for _, c := range pt.Containers() {
-		for _, e := range c.Env {
-			if strings.Contains(strings.ToUpper(e.Name), "LEADER_ELECT") && !strings.EqualFold(e.Value, "false") {
-				return true
-			}
-		}
-		for _, a := range append(append([]string{}, c.Command...), c.Args...) {
-			for _, word := range strings.Fields(a) {
-				w := strings.ToLower(word)
-				if strings.Contains(w, "leader-elect") || strings.Contains(w, "leader_elect") || strings.Contains(w, "leaderelect") {
-					if !strings.HasSuffix(w, "=false") {
-						return true
-					}
-				}
-			}
-		}
-	}
-	return false
-}
-
-// datastoreImages are images of single-instance datastores: a Deployment
-// running one is a deliberate singleton (three replicas are three separate
-// databases behind one Service).
-var datastoreImages = []string{"redis", "postgres", "postgresql", "pgvector", "mysql", "mariadb", "mongo", "mongodb", "etcd", "zookeeper",
-	"rabbitmq", "elasticsearch", "cassandra", "influxdb", "neo4j", "couchdb", "minio", "nfs-server", "volume-nfs", "registry",
-	"bind", "bind9", "named", "memcached", "valkey", "keydb", "clickhouse", "timescaledb", "questdb", "sqlite"}
-
-// datastoreCompanions are the last words of images that work beside a
-// datastore without being one: redis-exporter, mysqld-exporter,
-// mongo-express, postgres-operator, redis-commander.
-var datastoreCompanions = []string{"exporter", "operator", "proxy", "express", "commander", "ui", "admin", "backup", "client", "cli", "agent", "sidecar"}
-
-// datastore reports whether a pod template runs a single-instance
-// datastore, and names its image: an image of datastoreImages (also with a
-// variant word such as redis-stack or bitnami's postgresql-repmgr), one
-// whose name ends in "-db" or "db" (userdb, cart-db), or an app that keeps
-// its data in its own pod unless configured otherwise: grafana with no
-// external database (GF_DATABASE_TYPE or GF_DATABASE_URL), zipkin with
-// in-memory storage (STORAGE_TYPE unset or mem). An image whose last word
-// is a companion's (memcached-exporter, mongo-express) is not one.
-func datastore(pt *manifest.PodTemplate) (string, bool) {
-	for _, c := range pt.Containers() {
-		img := kube.ImageBase(c.Image)
-		words := strings.Split(img, "-")
-		if slices.Contains(datastoreCompanions, words[len(words)-1]) {
-			continue
-		}
-		for _, d := range datastoreImages {
-			if img == d || strings.HasPrefix(img, d+"-") || strings.HasSuffix(img, "-"+d) {
-				return img, true
-			}
-		}
-		if strings.HasSuffix(img, "-db") || (len(img) > 2 && strings.HasSuffix(img, "db")) {
-			return img, true
-		}
-		switch img {
-		case "grafana", "grafana-oss", "grafana-enterprise":
-			if env(c, "GF_DATABASE_TYPE") == "" && env(c, "GF_DATABASE_URL") == "" {
-				return img + " (with no external database: no GF_DATABASE_TYPE or GF_DATABASE_URL)", true
-			}
-		case "zipkin", "openzipkin", "zipkin-slim":
-			if t := env(c, "STORAGE_TYPE"); t == "" || t == "mem" {
-				return img + " (with in-memory storage)", true
-			}
-		}
-	}
-	return "", false
-}
-
-// env returns the literal value of container c's environment variable
-// name, "" when unset or set from a source.
-func env(c manifest.Container, name string) string {
-	for _, e := range c.Env {
-		if e.Name == name {
-			return e.Value
-		}
-	}
-	return ""
 }
 
 // singleNodeClaim returns a PersistentVolumeClaim the pods mount that

@@ -26,12 +26,33 @@ var readinessProbeMissing = &checks.Rule{
 			return nil
 		}
 		var out []checks.Finding
+		mains := 0
 		for _, c := range pt.Containers() {
-			if c.ReadinessProbe != nil || len(c.Ports) == 0 || !servesTraffic(c, svcs) || kube.IdleContainer(c) {
+			if !c.Init {
+				mains++
+			}
+		}
+		for _, c := range pt.Containers() {
+			if c.ReadinessProbe != nil || kube.IdleContainer(c) {
 				continue
 			}
-			f := checks.At(obj, c.Path, fmt.Sprintf("container %q declares a port and a Service selects its pods, but it has no readinessProbe: it gets traffic before it can answer", c.Name))
-			if port, ok := firstTCPPort(c); ok {
+			msg := fmt.Sprintf("container %q declares a port and a Service selects its pods, but it has no readinessProbe: it gets traffic before it can answer", c.Name)
+			port, ok := firstTCPPort(c)
+			switch {
+			case len(c.Ports) > 0 && servesTraffic(c, svcs):
+			case len(c.Ports) == 0 && !c.Init && mains == 1:
+				// Declaring ports is informational: a Service's number
+				// reaches the pod's one container whether it declares
+				// the port or not.
+				if port, ok = targetNumber(svcs); !ok {
+					continue
+				}
+				msg = fmt.Sprintf("container %q declares no port, but a Service selecting its pods sends traffic to its port %d, and it has no readinessProbe: it gets traffic before it can answer", c.Name, port)
+			default:
+				continue
+			}
+			f := checks.At(obj, c.Path, msg)
+			if ok {
 				op := checks.SetOp(c.Path.Child("readinessProbe"), fmt.Sprintf("tcpSocket:\n  port: %d\n", port), probeAfterFor(c)...)
 				op.Comment = "starting point: prefer an HTTP endpoint that answers when the app can serve"
 				f = f.WithFix(fmt.Sprintf("add a tcpSocket readinessProbe on port %d", port), op)
@@ -42,6 +63,30 @@ var readinessProbeMissing = &checks.Rule{
 		}
 		return out
 	}),
+}
+
+// targetNumber returns the first port number the Services send traffic to
+// (a numeric targetPort, or the Service port when targetPort is unset).
+func targetNumber(svcs []*manifest.Object) (int32, bool) {
+	for _, s := range svcs {
+		svc, ok := s.Typed.(*corev1.Service)
+		if !ok {
+			continue
+		}
+		for _, sp := range svc.Spec.Ports {
+			if sp.Protocol != "" && sp.Protocol != corev1.ProtocolTCP {
+				continue
+			}
+			switch t := sp.TargetPort; {
+			case t.Type == intstr.Int && t.IntVal != 0:
+				return t.IntVal, true
+			case t.Type == intstr.String && t.StrVal != "":
+			default:
+				return sp.Port, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // servesTraffic reports whether one of the Services sends traffic to a

@@ -21,11 +21,11 @@ var webhookKubeSystemNotExcluded = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#webhook-limit-scope",
 	Why:      "a fail-closed webhook on core or apps resources also intercepts kube-system, so when it is down the cluster's own components cannot be repaired or rescheduled",
-	Help:     "The namespaceSelector is evaluated against a namespace labelled only kubernetes.io/metadata.name: kube-system (an absent selector matches every namespace). Exclude it, e.g. matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]. Webhooks whose rules are cluster-scoped only, whose objectSelector only matches labelled (opted-in) objects, or whose matchConditions mention kube-system, are not judged.",
+	Help:     "The namespaceSelector is evaluated against a namespace labelled only kubernetes.io/metadata.name: kube-system (an absent selector matches every namespace). Exclude it, e.g. matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]. Webhooks whose rules match only cluster-scoped objects (scope Cluster, or resources such as namespaces and nodes), whose objectSelector only matches labelled (opted-in) objects, or whose matchConditions mention kube-system, are not judged.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		var out []checks.Finding
 		for _, h := range hooks(obj) {
-			if !h.FailClosed || !matchesCoreGroups(h) || !namespaced(h) {
+			if !h.FailClosed || !interceptsNamespacedCore(h) {
 				continue
 			}
 			sel := h.NamespaceSel

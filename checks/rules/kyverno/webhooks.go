@@ -106,25 +106,32 @@ func interceptsWorkloads(h hook) bool {
 	return false
 }
 
-// matchesCoreGroups reports whether any rule matches the core or apps
-// API group, or every group.
-func matchesCoreGroups(h hook) bool {
+// clusterScopedCore are the cluster-scoped resources of the core group
+// (apps has none): a webhook on them alone intercepts no namespace's
+// pods or workloads.
+var clusterScopedCore = map[string]bool{"namespaces": true, "nodes": true, "persistentvolumes": true, "componentstatuses": true}
+
+// interceptsNamespacedCore reports whether one rule of the webhook matches
+// a namespaced resource of the core or apps group (or every group): its
+// scope is not Cluster and one of its resources is neither cluster-scoped
+// (namespaces, nodes, persistentvolumes) nor a subresource of one.
+func interceptsNamespacedCore(h hook) bool {
 	for _, r := range h.Rules {
+		if r.Scope != nil && *r.Scope == admissionv1.ClusterScope {
+			continue
+		}
+		core := false
 		for _, g := range r.APIGroups {
-			if g == "" || g == "apps" || g == "*" {
+			core = core || g == "" || g == "apps" || g == "*"
+		}
+		if !core {
+			continue
+		}
+		for _, res := range r.Resources {
+			base, _, _ := strings.Cut(res, "/")
+			if !clusterScopedCore[base] {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-// namespaced reports whether some rule can match namespaced objects
-// (scope Namespaced or * or unset).
-func namespaced(h hook) bool {
-	for _, r := range h.Rules {
-		if r.Scope == nil || *r.Scope != admissionv1.ClusterScope {
-			return true
 		}
 	}
 	return false

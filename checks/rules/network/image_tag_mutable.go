@@ -16,8 +16,11 @@ var imageTagMutable = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/containers/images/#updating-images",
 	Why:      "an image with no tag or `:latest` changes under the same name: rollouts and rollbacks are not reproducible and nodes run different code",
-	Help:     "Images pinned by digest, placeholders (`${TAG}`, `PROJECT_ID`) and images whose tag a kustomization's `images:` sets do not fire.",
+	Help:     "Images pinned by digest, placeholders (`${TAG}`, `PROJECT_ID`) and images whose tag a kustomization's `images:` sets do not fire; the tag an `images:` entry sets is checked as a written one is (`newTag: latest` fires at that line).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
+		if checks.IsKustomization(obj) {
+			return kustomizeImageTags(obj)
+		}
 		var out []checks.Finding
 		unpinnedImages(ctx, obj, func(c manifest.Container, ref imageRef) {
 			if ref.Tag == "" && !strings.Contains(ref.Name, "/") && (inKustomizeTree(ctx, obj) || !dockerOfficialImages[ref.Name]) {
@@ -36,6 +39,32 @@ var imageTagMutable = &checks.Rule{
 		})
 		return out
 	},
+}
+
+// kustomizeImageTags checks the tags a kustomization's images: entries set,
+// as image-tag-mutable checks a written tag: the written image they
+// replace is not reported (its tag is not the one applied), so a newTag
+// of latest is reported here.
+func kustomizeImageTags(k *manifest.Object) []checks.Finding {
+	imgs := k.Node("images")
+	if imgs == nil {
+		return nil
+	}
+	var out []checks.Finding
+	for i, item := range imgs.Content {
+		_, name := manifest.MapEntry(item, "name")
+		_, tag := manifest.MapEntry(item, "newTag")
+		_, digest := manifest.MapEntry(item, "digest")
+		if name == nil || tag == nil || digest != nil || tag.Value != "latest" {
+			continue
+		}
+		image := name.Value
+		if _, nn := manifest.MapEntry(item, "newName"); nn != nil && nn.Value != "" {
+			image = nn.Value
+		}
+		out = append(out, checks.At(k, manifest.Path{"images", manifest.Index(i), "newTag"}, fmt.Sprintf("the kustomization sets image %q to %q: :latest changes under the same name; pin a version tag (or a digest)", name.Value, image+":latest")))
+	}
+	return out
 }
 
 var imageNotPinned = &checks.Rule{

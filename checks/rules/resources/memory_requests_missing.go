@@ -28,11 +28,16 @@ var memoryRequestsMissing = &checks.Rule{
 				continue
 			}
 			res := c.Path.Child("resources")
-			f := checks.At(obj, res.Child("requests", "memory"), fmt.Sprintf("container %q has no memory request: set requests.memory and the limit equal to it (the fix's %s is a starting point: measure the app's real usage)", c.Name, memoryPlaceholder))
+			qty, why := memoryPlaceholder, ""
+			if floor, family := kube.MemoryFloor(ctx, obj, c); floor != "" {
+				// 256Mi would OOM-kill a JVM or a database before it serves.
+				qty, why = floor, fmt.Sprintf(", the least the %s image works with", family)
+			}
+			f := checks.At(obj, res.Child("requests", "memory"), fmt.Sprintf("container %q has no memory request: set requests.memory and the limit equal to it (the fix's %s is a starting point%s: measure the app's real usage)", c.Name, qty, why))
 			comment := "starting point: set from the app's measured usage"
-			out = append(out, f.WithFix(fmt.Sprintf("set memory request and limit to %s (a starting point: measure the app's real usage)", memoryPlaceholder),
-				kube.Set(obj, res.Child("requests", "memory"), memoryPlaceholder, comment),
-				kube.Set(obj, res.Child("limits", "memory"), memoryPlaceholder, comment)))
+			out = append(out, f.WithFix(fmt.Sprintf("set memory request and limit to %s%s (a starting point: measure the app's real usage)", qty, why),
+				kube.Set(obj, res.Child("requests", "memory"), qty, comment),
+				kube.Set(obj, res.Child("limits", "memory"), qty, comment)))
 		}
 		return out
 	},

@@ -154,23 +154,16 @@ func staticControlPlane(obj *manifest.Object) bool {
 	return false
 }
 
-// imageWriters are images known to write outside /tmp (caches, pid
-// files, data directories), so a read-only root filesystem needs more than
-// an emptyDir at /tmp.
-var imageWriters = []string{"nginx", "mysql", "postgres", "postgresql", "redis", "mariadb", "mongo", "mongodb",
-	"rabbitmq", "elasticsearch", "opensearch", "httpd", "apache", "wordpress", "jenkins", "tomcat", "kafka",
-	"zookeeper", "cassandra", "php", "drupal", "ghost", "nextcloud", "sonarqube", "gitlab", "influxdb", "clickhouse",
-	"couchdb", "solr", "keycloak", "grafana", "openresty", "haproxy", "varnish", "squid"}
-
-// imageWriter returns the known image family an image belongs to, or "".
-func imageWriter(image string) string {
-	seg := kube.ImageBase(image)
-	for _, n := range imageWriters {
-		if seg == n || strings.HasPrefix(seg, n+"-") || strings.HasSuffix(seg, "-"+n) {
-			return n
-		}
+// quoteList quotes each of dirs and joins them: "/a", "/b" and "/c".
+func quoteList(dirs []string) string {
+	q := make([]string, len(dirs))
+	for i, d := range dirs {
+		q[i] = strconv.Quote(d)
 	}
-	return ""
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // serviceAccount returns the ServiceAccount the pod runs as.

@@ -27,7 +27,7 @@ var hostPathVolume = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/storage/volumes/#hostpath",
 	Why:      "a hostPath volume exposes the node's files to the container; the root, /etc, the kubelet's directory or a container runtime socket, mounted writable, hand it the node",
-	Help:     "An error only for a writable mount of the root, /etc, /var/lib/kubelet or a container runtime socket, which gives the container control of the node. Other host paths, and those mounted read-only, are a warning; read-only mounts in a DaemonSet (a node agent reading what its job needs) are info.",
+	Help:     "An error only for a writable mount of the root, /etc, /var/lib/kubelet or a container runtime socket, which gives the container control of the node. Other host paths, and those mounted read-only, are a warning; read-only mounts in a DaemonSet (a node agent reading what its job needs) are info, and so is a hostPath volume no container mounts.",
 	Check: kube.OnWholePods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		var out []checks.Finding
 		for i, v := range pt.Spec.Volumes {
@@ -36,8 +36,10 @@ var hostPathVolume = &checks.Rule{
 			}
 			p := pt.SpecPath.Child("volumes", manifest.Index(i), "hostPath", "path")
 			hp := path.Clean(v.HostPath.Path)
-			writable := mountedWritable(pt, v.Name)
+			mounted, writable := hostMounts(pt, v.Name)
 			switch {
+			case !mounted:
+				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q names the host path %q but no container mounts it (the kubelet still sets it up, creating it when its type says so): remove it if nothing needs it", v.Name, hp)).WithSeverity(checks.Info))
 			case hostPathCritical[hp] && writable:
 				out = append(out, checks.At(obj, p, fmt.Sprintf("volume %q mounts the host path %q writable, which gives the container control of the node: remove it, or mount only the paths it needs with readOnly: true", v.Name, hp)).WithSeverity(checks.Error))
 			case !writable && obj.Kind == "DaemonSet":
@@ -52,15 +54,16 @@ var hostPathVolume = &checks.Rule{
 	}),
 }
 
-// mountedWritable reports whether any container of pt mounts the volume
-// name without readOnly: true (a volume no container mounts is not).
-func mountedWritable(pt *manifest.PodTemplate, name string) bool {
+// hostMounts reports whether any container of pt mounts the volume name,
+// and whether one mounts it without readOnly: true.
+func hostMounts(pt *manifest.PodTemplate, name string) (mounted, writable bool) {
 	for _, c := range pt.AllContainers() {
 		for _, m := range c.VolumeMounts {
-			if m.Name == name && !m.ReadOnly {
-				return true
+			if m.Name == name {
+				mounted = true
+				writable = writable || !m.ReadOnly
 			}
 		}
 	}
-	return false
+	return mounted, writable
 }

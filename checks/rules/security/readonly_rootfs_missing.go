@@ -28,9 +28,15 @@ var readonlyRootfsMissing = &checks.Rule{
 				continue
 			}
 			p := c.Path.Child("securityContext", "readOnlyRootFilesystem")
-			if w := imageWriter(c.Image); w != "" {
-				out = append(out, checks.At(obj, p, fmt.Sprintf("container %q does not set readOnlyRootFilesystem: true; %s images write outside /tmp (cache, run and data directories), so set it together with emptyDir or persistent volumes at each path the image writes", c.Name, w)))
-				continue
+			if family, dirs := kube.Writer(ctx, obj, c); family != "" {
+				if len(dirs) == 0 {
+					out = append(out, checks.At(obj, p, fmt.Sprintf("container %q does not set readOnlyRootFilesystem: true; %s images write outside /tmp (cache, run and data directories), so set it together with emptyDir or persistent volumes at each path the image writes", c.Name, family)))
+					continue
+				}
+				if missing := kube.Unmounted(c, dirs); len(missing) > 0 {
+					out = append(out, checks.At(obj, p, fmt.Sprintf("container %q does not set readOnlyRootFilesystem: true; the %s image writes %s, which no writable volume of it covers, so set it together with emptyDir or persistent volumes at each of those paths (and /tmp)", c.Name, family, quoteList(missing))))
+					continue
+				}
 			}
 			ops := []edit.Op{kube.Set(obj, p, "true", "")}
 			desc := "set readOnlyRootFilesystem: true"

@@ -40,12 +40,14 @@ func runAsRootFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.P
 		default:
 			at, msg = c.Path.Child("securityContext", "runAsNonRoot"), fmt.Sprintf("container %q may run as root: neither it nor the pod sets runAsNonRoot: true or a non-zero runAsUser", c.Name)
 		}
-		if img, ok := rootImage(c.Image); ok {
-			f := checks.At(obj, at, msg+"; "+img.note)
-			if img.uid > 0 {
-				f = f.WithFix(fmt.Sprintf("run it as UID/GID %d, the user its entrypoint switches to, with fsGroup %d so its volumes stay writable (a starting point: check the image's tag)", img.uid, img.uid), rootImageFix(obj, pt, c, img.uid)...)
-			}
-			out = append(out, f)
+		if need := keepsRoot(ctx, obj, c); need != "" {
+			out = append(out, checks.At(obj, at, msg+"; "+need))
+			continue
+		}
+		if f, ok := kube.Facts(ctx, obj, c); ok && f.User > 0 && !f.ByEnv {
+			note := fmt.Sprintf("the %s image runs as UID %d", f.Family, f.User)
+			out = append(out, checks.At(obj, at, msg+"; "+note).
+				WithFix(fmt.Sprintf("run it as UID/GID %d, the user the %s image runs as, with fsGroup %d so its volumes stay writable (a starting point: check the image's tag)", f.User, f.Family, f.User), rootImageFix(obj, pt, c, f.User)...))
 			continue
 		}
 		out = append(out, checks.At(obj, at, msg+"; set runAsNonRoot: true with the numeric UID/GID the image runs as").
@@ -74,38 +76,23 @@ func runAsRootFix(obj *manifest.Object, pt *manifest.PodTemplate, c manifest.Con
 	return ops
 }
 
-// knownRootImage is a stock image known to start as root, and what running
-// it as non-root takes.
-type knownRootImage struct {
-	// uid is the user its entrypoint switches to once it has set up its
-	// data directory (0: it needs root to start, so no fix is offered).
-	uid  int64
-	note string
-}
-
-// rootImages are stock images that start as root. Databases' entrypoints
-// take ownership of their data directory as root, then run as a fixed
-// user: running as that user from the start works when the volume is
-// writable to it (fsGroup). Web servers bind port 80 and write their cache
-// and pid files as root: a non-root UID breaks them, so they get no fix.
-var rootImages = map[string]knownRootImage{
-	"nginx":    {0, "the stock nginx image starts as root (it binds port 80 and writes /var/cache/nginx and its pid file), so setting a non-root user breaks it: run nginxinc/nginx-unprivileged (UID 101, port 8080) or an image built for a non-root user, then set runAsNonRoot: true"},
-	"httpd":    {0, "the stock httpd image starts as root (it binds port 80, then drops to daemon), so setting a non-root user breaks it: listen on a port above 1024 in an image built for a non-root user, then set runAsNonRoot: true"},
-	"kong":     {0, "the kong image needs its prefix directory writable and ports below 1024 only as root: set KONG_PREFIX to a mounted emptyDir and listen above 1024 before setting runAsNonRoot: true with the kong user (UID 1000)"},
-	"mongo":    {999, "the mongo image's entrypoint starts as root to take ownership of /data/db, then runs mongod as UID 999"},
-	"mysql":    {999, "the mysql image's entrypoint starts as root to take ownership of /var/lib/mysql, then runs mysqld as UID 999"},
-	"mariadb":  {999, "the mariadb image's entrypoint starts as root to take ownership of /var/lib/mysql, then runs as UID 999"},
-	"postgres": {999, "the postgres image's entrypoint starts as root to take ownership of PGDATA, then runs postgres as UID 999 (70 in the alpine variants)"},
-	"redis":    {999, "the redis image's entrypoint starts as root to take ownership of /data, then runs redis-server as UID 999"},
-	"rabbitmq": {999, "the rabbitmq image's entrypoint starts as root to take ownership of /var/lib/rabbitmq, then runs as UID 999"},
-}
-
-// rootImage returns what is known of a stock image that starts as root:
-// one whose name (the last path component) is a key of rootImages, from
-// Docker Hub's library or under the same name elsewhere.
-func rootImage(image string) (knownRootImage, bool) {
-	img, ok := rootImages[kube.ImageBase(image)]
-	return img, ok
+// keepsRoot says why no rule's fix may make container c non-root ("" when
+// nothing says so): its image must start as root (the image facts), it is
+// a server recognised by its variables in an image whose user is not
+// known, or it is privileged (a node agent's mode, whose work on the
+// node's files and devices needs root).
+func keepsRoot(ctx *checks.Context, obj *manifest.Object, c manifest.Container) string {
+	f, ok := kube.Facts(ctx, obj, c)
+	if ok && f.RootOnly != "" {
+		return f.RootOnly
+	}
+	if ok && f.ByEnv && f.User > 0 {
+		return fmt.Sprintf("its variables make it a %s server in an image of its own, which runs as that image's own user (UID %d in the stock %s image, other builds differ), so a generic UID would leave it unable to write its data: set runAsNonRoot: true with the UID its image's %s user has", f.Family, f.User, f.Family, f.Family)
+	}
+	if privileged(c) {
+		return "it is privileged, a node agent's mode that comes with root's work on the node (devices, mounts, the host's files): a generic UID would break it; check what it does as root before making it non-root"
+	}
+	return ""
 }
 
 // rootImageFix runs container c as uid (the user the image's entrypoint

@@ -57,22 +57,31 @@ var serviceAccountTokenAutomount = &checks.Rule{
 }
 
 // serviceAccountBound reports whether a RoleBinding or ClusterRoleBinding
-// of the repo grants anything to ServiceAccount sa of obj's namespace.
+// of the repo grants anything to ServiceAccount sa of obj's namespace. A
+// subject whose namespace and obj's are both known must name the same;
+// when either is unknown the binding must share obj's deployment unit
+// (kube.ShareNamespace): a RoleBinding in one application's folder that
+// names ServiceAccount default binds no pod of another application.
 func serviceAccountBound(ctx *checks.Context, obj *manifest.Object, sa string) bool {
 	ns := ctx.Namespace(obj)
+	related := func(b *manifest.Object, sns string) bool {
+		if ns != "" && sns != "" {
+			return sns == ns
+		}
+		return checks.RelatedUnits(ctx.Unit(b), ctx.Unit(obj))
+	}
 	matches := func(b *manifest.Object, subjects []rbacv1.Subject) bool {
 		for _, s := range subjects {
 			sns := s.Namespace
 			if sns == "" && b.Kind == "RoleBinding" {
 				sns = ctx.Namespace(b)
 			}
-			nsOK := ns == "" || sns == "" || sns == ns
 			switch {
-			case s.Kind == "ServiceAccount" && s.Name == sa && nsOK:
+			case s.Kind == "ServiceAccount" && s.Name == sa && related(b, sns):
 				return true
 			case s.Kind == "Group" && s.Name == "system:serviceaccounts":
 				return true
-			case s.Kind == "Group" && strings.HasPrefix(s.Name, "system:serviceaccounts:") && (ns == "" || s.Name == "system:serviceaccounts:"+ns):
+			case s.Kind == "Group" && strings.HasPrefix(s.Name, "system:serviceaccounts:") && related(b, strings.TrimPrefix(s.Name, "system:serviceaccounts:")):
 				return true
 			case s.Kind == "User" && s.Name == "system:serviceaccount:"+ns+":"+sa:
 				return true
@@ -81,7 +90,7 @@ func serviceAccountBound(ctx *checks.Context, obj *manifest.Object, sa string) b
 		return false
 	}
 	for _, b := range ctx.ByKind("RoleBinding") {
-		if rb, ok := b.Typed.(*rbacv1.RoleBinding); ok && ctx.SameNamespace(b, obj) && matches(b, rb.Subjects) {
+		if rb, ok := b.Typed.(*rbacv1.RoleBinding); ok && kube.ShareNamespace(ctx, b, obj) && matches(b, rb.Subjects) {
 			return true
 		}
 	}
