@@ -228,7 +228,7 @@ func TestJUnit(t *testing.T) {
 			Name    string `xml:"name,attr"`
 			Tests   int    `xml:"tests,attr"`
 			Skipped int    `xml:"skipped,attr"`
-			Cases []struct {
+			Cases   []struct {
 				Name     string `xml:"name,attr"`
 				Failures []struct {
 					Message string `xml:"message,attr"`
