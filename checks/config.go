@@ -315,8 +315,31 @@ func (c *Config) validate() []*fieldError {
 				errs = append(errs, &fieldError{"rules." + id + "." + p, fmt.Sprintf("rules.%s: unknown parameter %q%s", id, p, hint(p, params, knownParams(r)))})
 			}
 		}
+		if e := c.minAboveMax(r); e != nil {
+			errs = append(errs, e)
+		}
 	}
 	return errs
+}
+
+// minAboveMax is the problem of rule r's whole-number parameters min and
+// max when the config sets either and min is above max (nil otherwise),
+// at the one it sets (min when both).
+func (c *Config) minAboveMax(r *Rule) *fieldError {
+	_, minInt := r.Params["min"].(int)
+	_, maxInt := r.Params["max"].(int)
+	if !minInt || !maxInt {
+		return nil
+	}
+	lo, hi := c.IntParam(r.ID, "min"), c.IntParam(r.ID, "max")
+	if lo <= hi {
+		return nil
+	}
+	at := "rules." + r.ID + ".min"
+	if _, set := c.Rules[r.ID].Params["min"]; !set {
+		at = "rules." + r.ID + ".max"
+	}
+	return &fieldError{at, fmt.Sprintf("rules.%s: min (%d) is above max (%d): nothing would be in range", r.ID, lo, hi)}
 }
 
 // sortedParams are the names of r's parameters, sorted.

@@ -93,6 +93,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"rules:\n  pdb-blocks-eviction: {allowMaxUnavailableZero: sometimes}\n", `cfg1.yaml: line 2: rules.pdb-blocks-eviction.allowMaxUnavailableZero: want true or false, not "sometimes"`},
 		{"rules:\n  required-labels-missing: {labels: team}\n", `cfg1.yaml: line 2: rules.required-labels-missing.labels: want a list of text values (write ["team"]), not "team"`},
 		{"rules:\n  required-labels-missing:\n    labels:\n      - team\n      - {a: b}\n", `cfg1.yaml: line 5: rules.required-labels-missing.labels[1]: want a text value, not a mapping`},
+		{"rules:\n  webhook-timeout: {min: 20, max: 10}\n", `cfg1.yaml: line 2: rules.webhook-timeout: min (20) is above max (10): nothing would be in range`},
+		{"rules:\n  webhook-timeout:\n    max: 3\n", `cfg1.yaml: line 3: rules.webhook-timeout: min (5) is above max (3): nothing would be in range`},
 		{"- a\n", "cfg1.yaml: line 1: the config: want a mapping with the keys kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, not a list"},
 	} {
 		_, err := checks.ParseConfigFile("cfg1.yaml", []byte(tc.src), catalog.Default())

@@ -154,8 +154,10 @@ func schemaOf(t reflect.Type, key string, catalog *Catalog) schema {
 	case t.Kind() == reflect.String && spec.pattern != "":
 		// A version may be written unquoted (1.33): the parser reads its
 		// text, where other YAML readers see a number.
+		// A number is 1.x: 2.0 is not a release.
 		s["type"] = []string{"string", "number"}
 		s["pattern"] = spec.pattern
+		s["minimum"], s["exclusiveMaximum"] = 1, 2
 	case t.Kind() == reflect.String:
 		s["type"] = "string"
 		if spec.enum != nil {

@@ -105,6 +105,7 @@ review: {drafts: true, report: touched, inline: none, maxComments: 0, allowIgnor
 	}
 	bad := []string{
 		"kubernetesVersion: \"2.0\"\n",
+		"kubernetesVersion: 2.0\n",
 		"kubernetesVersion: latest\n",
 		"failOn: sometimes\n",
 		"rulez: {}\n",

@@ -37,7 +37,8 @@ type Rule struct {
 	// ParamRanges bound the rule's whole-number parameters, both ends
 	// included: the config refuses a value outside, and the config's JSON
 	// Schema says the same. A whole-number parameter not named here takes
-	// any value from 0.
+	// any value from 0. Whole-number parameters named min and max bound a
+	// range: the config refuses a min above the max.
 	ParamRanges map[string]IntRange
 	// Check returns the rule's findings for one object. It sees every object
 	// of the run through ctx. It must not panic on any input.
