@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,6 +33,7 @@ func TestHelmChartPassesItsOwnCheck(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--format junit: exit %d\n%s%s", code, junit, errOut)
 	}
+	validJenkinsJUnit(t, junit)
 	var doc struct {
 		Suites []struct {
 			Cases []struct {
@@ -125,4 +129,22 @@ func withValues(files rendered.Files, name, text string) rendered.Files {
 		out[k] = v
 	}
 	return out
+}
+
+// validJenkinsJUnit validates a JUnit report of the binary against Jenkins'
+// junit-10.xsd (checks/report/testdata) with xmllint, when it is installed.
+func validJenkinsJUnit(t *testing.T, report string) {
+	t.Helper()
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Log("xmllint is not installed (apt-get install libxml2-utils): the JUnit report is not validated against junit-10.xsd")
+		return
+	}
+	f := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(f, []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(xmllint, "--noout", "--schema", "../../checks/report/testdata/junit-10.xsd", f).CombinedOutput(); err != nil {
+		t.Errorf("the binary's JUnit report is not valid under junit-10.xsd: %v\n%s", err, out)
+	}
 }
