@@ -353,3 +353,37 @@ func TestRuleParamsTakeTheirValues(t *testing.T) {
 		t.Error("bool param lost")
 	}
 }
+
+// TestRuleParamItems: list parameters whose items are label keys, label
+// pairs or namespace names refuse an item that cannot be one, naming it
+// and its line in the API server's words; each rule's defaults pass their
+// own checks.
+func TestRuleParamItems(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"rules:\n  required-labels-missing:\n    labels: [team, \"team name\"]\n", `c.yaml: line 3: rules.required-labels-missing.labels[1]: "team name" is not a label key: `},
+		{"rules:\n  template-labels-not-propagated:\n    labels:\n      - -team\n", `c.yaml: line 4: rules.template-labels-not-propagated.labels[0]: "-team" is not a label key: `},
+		{"rules:\n  priority-class-missing: {criticalLabels: [\"tier=front end\"]}\n", `c.yaml: line 2: rules.priority-class-missing.criticalLabels[0]: "front end" is not a label value: `},
+		{"rules:\n  priority-class-missing: {criticalNamespaces: [Payments]}\n", `c.yaml: line 2: rules.priority-class-missing.criticalNamespaces[0]: "Payments" is not a namespace name: `},
+	} {
+		_, err := checks.ParseConfigFile("c.yaml", []byte(tc.src), catalog.Default())
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ParseConfigFile(%q):\n got %v\nwant %s…", tc.src, err, tc.want)
+		}
+	}
+	if _, err := checks.ParseConfig([]byte("rules:\n  priority-class-missing: {enabled: true, criticalLabels: [tier=frontend, prodready.io/critical], criticalNamespaces: [payments]}\n  required-labels-missing: {labels: [app.kubernetes.io/name, team]}\n"), catalog.Default()); err != nil {
+		t.Errorf("valid items refused: %v", err)
+	}
+	for _, r := range catalog.Default().Rules() {
+		for name, check := range r.ParamItems {
+			defaults, ok := r.Params[name].([]string)
+			if !ok {
+				t.Errorf("%s: ParamItems names %s, which is not a list parameter", r.ID, name)
+			}
+			for _, item := range defaults {
+				if err := check(item); err != nil {
+					t.Errorf("%s.%s: its default %q fails its own check: %v", r.ID, name, item, err)
+				}
+			}
+		}
+	}
+}

@@ -304,6 +304,13 @@ func (w *configWalk) rule(n *yaml.Node, at string) bool {
 				if bad, at, want := paramProblem(value, p, def, r.ParamRanges[key.Value]); want != "" {
 					return w.refuse(bad, at, "%s: want %s, not %s", at, want, describe(bad))
 				}
+				if check := r.ParamItems[key.Value]; check != nil {
+					for i, item := range value.Content {
+						if err := check(item.Value); err != nil {
+							return w.refuse(item, fmt.Sprintf("%s[%d]", p, i), "%s[%d]: %v", p, i, err)
+						}
+					}
+				}
 			}
 			return true
 		})

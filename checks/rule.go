@@ -40,6 +40,10 @@ type Rule struct {
 	// any value from 0. Whole-number parameters named min and max bound a
 	// range: the config refuses a min above the max.
 	ParamRanges map[string]IntRange
+	// ParamItems check the items of the rule's list parameters, by name
+	// (LabelKey, NamespaceName…): the config refuses an item whose check
+	// fails, with its error.
+	ParamItems map[string]func(item string) error
 	// Check returns the rule's findings for one object. It sees every object
 	// of the run through ctx. It must not panic on any input.
 	Check func(ctx *Context, obj *manifest.Object) []Finding
