@@ -2,6 +2,7 @@ package checks_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -385,5 +386,23 @@ func TestRuleParamItems(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestConfigErrorsBounded: a file of thousands of mistakes says the first
+// 50 and how many more, not thousands of lines.
+func TestConfigErrorsBounded(t *testing.T) {
+	var src strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&src, "key%d: 1\n", i)
+	}
+	_, err := checks.ParseConfigFile("big.yaml", []byte(src.String()), catalog.Default())
+	var ces checks.ConfigErrors
+	if !errors.As(err, &ces) || len(ces) != 3000 {
+		t.Fatalf("%T with %d problems, want 3000", err, len(ces))
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 51 || lines[50] != "big.yaml: … and 2950 more problems" || !strings.HasPrefix(lines[0], "big.yaml: line 1: unknown key \"key0\"") {
+		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -39,11 +39,21 @@ func (e *ConfigError) Error() string {
 // it. Error is one problem a line.
 type ConfigErrors []*ConfigError
 
-// Error is each problem as ConfigError says it, one a line.
+// maxSaidConfigErrors bounds the lines of a ConfigErrors' message: a file
+// with more problems is not a config with a few mistakes, and its first
+// ones say so.
+const maxSaidConfigErrors = 50
+
+// Error is each problem as ConfigError says it, one a line, at most
+// maxSaidConfigErrors of them and then how many more there are.
 func (es ConfigErrors) Error() string {
-	lines := make([]string, len(es))
+	lines := make([]string, 0, min(len(es), maxSaidConfigErrors+1))
 	for i, e := range es {
-		lines[i] = e.Error()
+		if i == maxSaidConfigErrors {
+			lines = append(lines, fmt.Sprintf("%s: … and %d more problems", e.File, len(es)-i))
+			break
+		}
+		lines = append(lines, e.Error())
 	}
 	return strings.Join(lines, "\n")
 }
