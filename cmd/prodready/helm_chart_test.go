@@ -90,6 +90,7 @@ func TestHelmChartObjects(t *testing.T) {
 		`(?m)^kind: PodDisruptionBudget$`, `(?m)^kind: NetworkPolicy$`, `(?m)^kind: StatefulSet$`,
 		`PRODREADY_NATS_URL: nats://release-nats:4222`, `nats://release-nats-2\.release-nats-headless\.default\.svc\.cluster\.local:6222`,
 		`(?m)^        - port: 4222$`,
+		`values: \["release", "release-nats"\]`, // the default deny covers both
 	} {
 		if !has(def, re) {
 			t.Errorf("values.yaml render lacks %s", re)
