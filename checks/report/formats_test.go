@@ -286,13 +286,15 @@ func countOf(res *checks.Result, doc int) int {
 }
 
 // validateJUnit validates a JUnit report against Jenkins' junit-10.xsd
-// (testdata/junit-10.xsd) with xmllint (Debian's libxml2-utils), skipping
-// the test, saying so, when xmllint is not installed.
+// (testdata/junit-10.xsd) with xmllint (Debian's libxml2-utils); when
+// xmllint is not installed it says so in one line and the test's other
+// assertions stand.
 func validateJUnit(t *testing.T, report []byte) {
 	t.Helper()
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {
-		t.Skip("xmllint is not installed (apt-get install libxml2-utils): the JUnit report is not validated against Jenkins' junit-10.xsd")
+		t.Log("xmllint is not installed (apt-get install libxml2-utils): the JUnit report is not validated against Jenkins' junit-10.xsd")
+		return
 	}
 	f := filepath.Join(t.TempDir(), "junit.xml")
 	if err := os.WriteFile(f, report, 0o644); err != nil {
