@@ -152,9 +152,9 @@ func schemaOf(t reflect.Type, key string, catalog *Catalog) schema {
 			s["minimum"], s["maximum"] = spec.ints.Min, spec.ints.Max
 		}
 	case t.Kind() == reflect.String && spec.pattern != "":
-		// A version may be written unquoted (1.33): the parser reads its
-		// text, where other YAML readers see a number.
-		// A number is 1.x: 2.0 is not a release.
+		// The one patterned setting is the version, which may be written
+		// unquoted (1.33): the parser reads its text where other YAML
+		// readers see a number, which must then be 1.x (2.0 is no release).
 		s["type"] = []string{"string", "number"}
 		s["pattern"] = spec.pattern
 		s["minimum"], s["exclusiveMaximum"] = 1, 2
