@@ -50,8 +50,9 @@ fuzz: ## run each fuzz target for FUZZTIME (default 10s); crashers land in the p
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
 	done
 
-docs: ## regenerate the rule reference
+docs: ## regenerate the rule reference and the config schema
 	$(GO) run ./cmd/prodready rules --markdown -o docs/rules.md
+	$(GO) test ./checks -run TestConfigSchemaIsCurrent -update
 
 docker: ## build the container image (needs a Docker engine)
 	docker build --build-arg VERSION=$(VERSION) -t prodready:$(VERSION) .

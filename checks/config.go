@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -163,24 +164,34 @@ func (r ReviewConfig) IgnoresInPR() bool {
 }
 
 // validate checks the review section and keeps its parsed severity.
-func (r *ReviewConfig) validate() error {
+func (r *ReviewConfig) validate() []*fieldError {
+	var errs []*fieldError
+	modes := configFields["review.report"].enum
 	switch r.Report {
 	case "", ReportNew, ReportTouched, ReportAll:
 	default:
-		return &fieldError{"review.report", fmt.Sprintf("review.report: want new, touched or all, not %q%s", r.Report, hint(r.Report, []string{ReportNew, ReportTouched, ReportAll}, ""))}
+		errs = append(errs, &fieldError{"review.report", fmt.Sprintf("review.report: want %s, not %q%s", orList(modes), r.Report, hint(r.Report, modes, ""))})
 	}
 	r.inline = Warning
 	if r.Inline != "" {
 		sev, err := ParseSeverity(r.Inline)
 		if err != nil {
-			return &fieldError{"review.inline", fmt.Sprintf("review.inline: want info, warning, error or none, not %q%s", r.Inline, hint(r.Inline, []string{"info", "warning", "error", "none"}, ""))}
+			errs = append(errs, &fieldError{"review.inline", fmt.Sprintf("review.inline: want %s, not %q%s", orList(failOnNames), r.Inline, hint(r.Inline, failOnNames, ""))})
 		}
 		r.inline = sev
 	}
 	if r.MaxComments != nil && (*r.MaxComments < 0 || *r.MaxComments > maxMaxComments) {
-		return &fieldError{"review.maxComments", fmt.Sprintf("review.maxComments: want 0 to %d, not %d", maxMaxComments, *r.MaxComments)}
+		errs = append(errs, &fieldError{"review.maxComments", fmt.Sprintf("review.maxComments: want 0 to %d, not %d", maxMaxComments, *r.MaxComments)})
 	}
-	return nil
+	return errs
+}
+
+// orList says names as a choice: "new, touched or all".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // RuleConfig is one rule's settings. Enabled is a pointer so "not said"
@@ -235,7 +246,7 @@ func (rc *RuleConfig) UnmarshalYAML(n *yaml.Node) error {
 // for the rules of catalog.
 func DefaultConfig(catalog *Catalog) *Config {
 	c := &Config{catalog: catalog}
-	_ = c.validate()
+	c.validate() // nothing set: no problem to say
 	return c
 }
 
@@ -264,53 +275,71 @@ func ParseConfig(data []byte, catalog *Catalog) (*Config, error) {
 }
 
 // validate sets the defaults and checks what the YAML walk does not: the
-// version, failOn, charts, and that rules and parameters exist. Its errors
-// name the field at fault (*fieldError).
-func (c *Config) validate() error {
+// version, failOn, charts, and that rules and parameters exist. It returns
+// every problem, each naming the field at fault.
+func (c *Config) validate() []*fieldError {
+	var errs []*fieldError
 	if c.KubernetesVersion == "" {
 		c.KubernetesVersion = DefaultKubernetesVersion
 	}
 	if _, _, err := ParseKubernetesVersion(c.KubernetesVersion); err != nil {
-		return &fieldError{"kubernetesVersion", err.Error()}
+		errs = append(errs, &fieldError{"kubernetesVersion", "kubernetesVersion: " + err.Error()})
 	}
 	if c.FailOn == "" {
 		c.FailOn = "error"
 	}
 	sev, err := ParseSeverity(c.FailOn)
 	if err != nil {
-		return &fieldError{"failOn", fmt.Sprintf("failOn: want info, warning, error or none, not %q%s", c.FailOn, hint(c.FailOn, []string{"info", "warning", "error", "none"}, ""))}
+		errs = append(errs, &fieldError{"failOn", fmt.Sprintf("failOn: want %s, not %q%s", orList(failOnNames), c.FailOn, hint(c.FailOn, failOnNames, ""))})
 	}
 	c.failOn = sev
-	if err := c.Review.validate(); err != nil {
-		return err
-	}
+	errs = append(errs, c.Review.validate()...)
 	for i, ch := range c.Charts {
 		if ch.Path == "" || len(ch.Values) == 0 {
 			at := fmt.Sprintf("charts[%d]", i)
-			return &fieldError{at, at + ": a chart takes a path and at least one values file ({path: charts/web, values: [envs/prod.yaml]})"}
+			errs = append(errs, &fieldError{at, at + ": a chart takes a path and at least one values file ({path: charts/web, values: [envs/prod.yaml]})"})
 		}
 	}
-	ids := make([]string, 0, len(c.Rules))
-	for id := range c.Rules {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range sortedKeys(c.Rules) {
 		if err := c.catalog.CheckRuleID(id); err != nil {
-			return &fieldError{"rules." + id, "rules: " + err.Error()}
+			errs = append(errs, &fieldError{"rules." + id, "rules: " + err.Error()})
+			continue
 		}
 		r := c.catalog.Lookup(id)
 		if rc := c.Rules[id]; r.AlwaysOn && rc.Enabled != nil && !*rc.Enabled {
-			return &fieldError{"rules." + id, "rules." + errAlwaysOn(id).Error()}
+			errs = append(errs, &fieldError{"rules." + id, "rules." + errAlwaysOn(id).Error()})
 		}
 		params := sortedParams(r)
 		for _, p := range sortedKeys(c.Rules[id].Params) {
 			if _, ok := r.Params[p]; !ok {
-				return &fieldError{"rules." + id + "." + p, fmt.Sprintf("rules.%s: unknown parameter %q%s", id, p, hint(p, params, knownParams(r)))}
+				errs = append(errs, &fieldError{"rules." + id + "." + p, fmt.Sprintf("rules.%s: unknown parameter %q%s", id, p, hint(p, params, knownParams(r)))})
 			}
 		}
+		if e := c.minAboveMax(r); e != nil {
+			errs = append(errs, e)
+		}
 	}
-	return nil
+	return errs
+}
+
+// minAboveMax is the problem of rule r's whole-number parameters min and
+// max when the config sets either and min is above max (nil otherwise),
+// at the one it sets (min when both).
+func (c *Config) minAboveMax(r *Rule) *fieldError {
+	_, minInt := r.Params["min"].(int)
+	_, maxInt := r.Params["max"].(int)
+	if !minInt || !maxInt {
+		return nil
+	}
+	lo, hi := c.IntParam(r.ID, "min"), c.IntParam(r.ID, "max")
+	if lo <= hi {
+		return nil
+	}
+	at := "rules." + r.ID + ".min"
+	if _, set := c.Rules[r.ID].Params["min"]; !set {
+		at = "rules." + r.ID + ".max"
+	}
+	return &fieldError{at, fmt.Sprintf("rules.%s: min (%d) is above max (%d): nothing would be in range", r.ID, lo, hi)}
 }
 
 // sortedParams are the names of r's parameters, sorted.
@@ -352,7 +381,8 @@ func (c *Config) Fails(fs []Finding) bool {
 func (c *Config) SetFailOn(s Severity) { c.failOn = s; c.FailOn = s.String() }
 
 // SetKubernetesVersion overrides kubernetesVersion (from a command-line
-// flag): "1.33", "v1.33" or "v1.33.2".
+// flag): "1.33", "v1.33" or "v1.33.2", refused as ParseKubernetesVersion
+// refuses it.
 func (c *Config) SetKubernetesVersion(v string) error {
 	if _, _, err := ParseKubernetesVersion(v); err != nil {
 		return err
@@ -456,19 +486,30 @@ func (c *Config) ParseLimits() manifest.Limits {
 	return l
 }
 
-// ParseKubernetesVersion reads "1.33", "v1.33" or "v1.33.2" into 1, 33.
+// maxMinorAhead bounds a target's minor version: up to this many releases
+// (three years) past DefaultKubernetesVersion, so that a typo (1.330) is
+// refused rather than read as a release no one runs.
+const maxMinorAhead = 12
+
+// ParseKubernetesVersion reads a Kubernetes release, "1.33", "v1.33",
+// "v1.33.2" or a vendor's "1.33.2-gke.1000" (k8s.io/apimachinery's
+// version.ParseGeneric), into its major and minor. Kubernetes releases are
+// 1.x: "2.0" is refused, not read as minor 0. Its errors quote s and say
+// what is wanted, without naming the setting (the config's key or a flag).
 func ParseKubernetesVersion(s string) (major, minor int, err error) {
-	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	parts := strings.Split(t, ".")
-	if len(parts) < 2 {
-		return 0, 0, fmt.Errorf("kubernetesVersion %q: want a version like 1.33", s)
+	v, perr := version.ParseGeneric(s)
+	if perr != nil {
+		return 0, 0, fmt.Errorf("%q is not a Kubernetes release: want one like 1.33 or v1.33.2", s)
 	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil || major < 1 {
-		return 0, 0, fmt.Errorf("kubernetesVersion %q: want a version like 1.33", s)
+	_, latest, _ := strings.Cut(DefaultKubernetesVersion, ".")
+	known, _ := strconv.Atoi(latest)
+	switch {
+	case v.Major() != 1:
+		return 0, 0, fmt.Errorf("%q is not a Kubernetes release: they are 1.x (1.33, v1.33.2)", s)
+	case v.Minor() > uint(known+maxMinorAhead):
+		return 0, 0, fmt.Errorf("%q is not a Kubernetes release yet: want one like 1.33 (prodready knows up to %s)", s, DefaultKubernetesVersion)
 	}
-	return major, minor, nil
+	return 1, int(v.Minor()), nil
 }
 
 // TargetMinor returns the minor version of the target Kubernetes release

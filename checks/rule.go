@@ -34,10 +34,23 @@ type Rule struct {
 	// Params are the rule's parameters with their defaults; the config may
 	// override them under rules.<id>.<param>.
 	Params map[string]any
+	// ParamRanges bound the rule's whole-number parameters, both ends
+	// included: the config refuses a value outside, and the config's JSON
+	// Schema says the same. A whole-number parameter not named here takes
+	// any value from 0. Whole-number parameters named min and max bound a
+	// range: the config refuses a min above the max.
+	ParamRanges map[string]IntRange
+	// ParamItems check the items of the rule's list parameters, by name
+	// (LabelKey, NamespaceName…): the config refuses an item whose check
+	// fails, with its error.
+	ParamItems map[string]func(item string) error
 	// Check returns the rule's findings for one object. It sees every object
 	// of the run through ctx. It must not panic on any input.
 	Check func(ctx *Context, obj *manifest.Object) []Finding
 }
+
+// IntRange is an inclusive range of whole numbers.
+type IntRange struct{ Min, Max int }
 
 // Catalog is a set of rules with unique IDs: the rules a run may use.
 // A Config is made for one catalog, and a run uses its config's.

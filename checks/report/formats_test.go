@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,8 +104,9 @@ func TestGitHubCapsAnnotationsPerLevel(t *testing.T) {
 	}
 }
 
-// TestSARIFRulesAndLocations: rules carry a security-severity by their
-// default severity (and the security tag in the security sections), and
+// TestSARIFRulesAndLocations: the security rules (and no other) carry the
+// security tag and a security-severity by their default severity, every
+// rule a readable name of its own, and
 // locations are relative to %SRCROOT%, which the run declares.
 func TestSARIFRulesAndLocations(t *testing.T) {
 	res := result(t)
@@ -126,6 +130,7 @@ func TestSARIFRulesAndLocations(t *testing.T) {
 					Version string `json:"version"`
 					Rules   []struct {
 						ID         string `json:"id"`
+						Name       string `json:"name"`
 						HelpURI    string `json:"helpUri"`
 						Properties struct {
 							Tags             []string `json:"tags"`
@@ -154,18 +159,39 @@ func TestSARIFRulesAndLocations(t *testing.T) {
 		t.Errorf("driver version %q", run.Tool.Driver.Version)
 	}
 	want := map[checks.Severity]string{checks.Error: "8.0", checks.Warning: "5.0", checks.Info: "2.0"}
+	names := map[string]string{}
+	securityRules := 0
 	for _, r := range run.Tool.Driver.Rules {
 		rule := catalog.Default().Lookup(r.ID)
-		if r.Properties.SecuritySeverity != want[rule.Severity] {
-			t.Errorf("%s (%s): security-severity %q, want %q", r.ID, rule.Severity, r.Properties.SecuritySeverity, want[rule.Severity])
+		isSecurity := rule.Section == "8. Security context" || rule.Section == "7. Configuration and secrets" || rule.Section == "9. Network and access" || r.ID == "kyverno-fail-open"
+		wantSeverity := ""
+		if isSecurity {
+			wantSeverity = want[rule.Severity]
+			securityRules++
+		}
+		if r.Properties.SecuritySeverity != wantSeverity {
+			t.Errorf("%s (%s, %s): security-severity %q, want %q", r.ID, rule.Section, rule.Severity, r.Properties.SecuritySeverity, wantSeverity)
 		}
 		security := strings.Contains(strings.Join(r.Properties.Tags, ","), "security")
-		if security != (rule.Section == "8. Security context" || rule.Section == "7. Configuration and secrets" || rule.Section == "9. Network and access") {
+		if security != isSecurity {
 			t.Errorf("%s in %q: tags %v", r.ID, rule.Section, r.Properties.Tags)
 		}
+		if r.Name == "" || r.Name == r.ID || strings.ContainsAny(r.Name, "- ") {
+			t.Errorf("%s: name %q, want a readable identifier distinct from the id", r.ID, r.Name)
+		}
+		if other, dup := names[r.Name]; dup {
+			t.Errorf("%s and %s share the name %q", r.ID, other, r.Name)
+		}
+		names[r.Name] = r.ID
 		if r.HelpURI != rule.Ref {
 			t.Errorf("%s: helpUri %q, want %q", r.ID, r.HelpURI, rule.Ref)
 		}
+	}
+	if securityRules < 30 || securityRules > len(run.Tool.Driver.Rules)/2 {
+		t.Errorf("%d of %d rules have a security-severity", securityRules, len(run.Tool.Driver.Rules))
+	}
+	if got := report.SARIFRuleName("replicas-too-few"); got != "ReplicasTooFew" {
+		t.Errorf("SARIFRuleName(replicas-too-few) = %q", got)
 	}
 	base, ok := run.OriginalURIBaseIDs["%SRCROOT%"]
 	if !ok || base.URI != "" || base.Description.Text == "" {
@@ -198,11 +224,11 @@ func TestJUnit(t *testing.T) {
 	var doc struct {
 		Tests    int `xml:"tests,attr"`
 		Failures int `xml:"failures,attr"`
-		Skipped  int `xml:"skipped,attr"`
 		Suites   []struct {
-			Name  string `xml:"name,attr"`
-			Tests int    `xml:"tests,attr"`
-			Cases []struct {
+			Name    string `xml:"name,attr"`
+			Tests   int    `xml:"tests,attr"`
+			Skipped int    `xml:"skipped,attr"`
+			Cases   []struct {
 				Name     string `xml:"name,attr"`
 				Failures []struct {
 					Message string `xml:"message,attr"`
@@ -218,8 +244,9 @@ func TestJUnit(t *testing.T) {
 		t.Fatalf("not XML: %v\n%s", err, b.String())
 	}
 	var cases []string
-	failures := 0
+	failures, skipped := 0, 0
 	for _, s := range doc.Suites {
+		skipped += s.Skipped
 		for _, c := range s.Cases {
 			line := s.Name + " | " + c.Name
 			if c.Skipped != nil {
@@ -241,9 +268,10 @@ func TestJUnit(t *testing.T) {
 	if strings.Join(cases, "\n") != strings.Join(want, "\n") {
 		t.Errorf("cases:\n%s\nwant:\n%s", strings.Join(cases, "\n"), strings.Join(want, "\n"))
 	}
-	if doc.Tests != 4 || doc.Failures != failures || doc.Skipped != 1 {
-		t.Errorf("totals: %d tests, %d failures, %d skipped; want 4, %d, 1", doc.Tests, doc.Failures, doc.Skipped, failures)
+	if doc.Tests != 4 || doc.Failures != failures || skipped != 1 {
+		t.Errorf("totals: %d tests, %d failures, %d skipped in the suites; want 4, %d, 1", doc.Tests, doc.Failures, skipped, failures)
 	}
+	validateJUnit(t, b.Bytes())
 }
 
 // countOf counts the findings of res about document doc.
@@ -255,4 +283,48 @@ func countOf(res *checks.Result, doc int) int {
 		}
 	}
 	return n
+}
+
+// validateJUnit validates a JUnit report against Jenkins' junit-10.xsd
+// (testdata/junit-10.xsd) with xmllint (Debian's libxml2-utils); when
+// xmllint is not installed it says so in one line and the test's other
+// assertions stand.
+func validateJUnit(t *testing.T, report []byte) {
+	t.Helper()
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Log("xmllint is not installed (apt-get install libxml2-utils): the JUnit report is not validated against Jenkins' junit-10.xsd")
+		return
+	}
+	f := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(f, report, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit-10.xsd", f).CombinedOutput()
+	if err != nil {
+		t.Errorf("the JUnit report is not valid under Jenkins' junit-10.xsd: %v\n%s", err, out)
+	}
+}
+
+// TestJUnitSchemaRefusesWhatJenkinsRefuses: the schema copy and the
+// validator catch what the issue found (a skipped count on the root) and
+// a file on a case, so a pass of validateJUnit means something.
+func TestJUnitSchemaRefusesWhatJenkinsRefuses(t *testing.T) {
+	for _, bad := range []string{
+		`<testsuites name="p" tests="0" failures="0" errors="0" skipped="0"></testsuites>`,
+		`<testsuites><testsuite name="a" tests="1" failures="0" errors="0"><testcase name="x" file="a"/></testsuite></testsuites>`,
+		`<testsuites><testsuite name="a" tests="1" failures="0"><testcase name="x"/></testsuite></testsuites>`,
+	} {
+		xmllint, err := exec.LookPath("xmllint")
+		if err != nil {
+			t.Skip("xmllint is not installed (apt-get install libxml2-utils): the junit-10.xsd copy is not exercised")
+		}
+		f := filepath.Join(t.TempDir(), "bad.xml")
+		if err := os.WriteFile(f, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit-10.xsd", f).CombinedOutput(); err == nil {
+			t.Errorf("junit-10.xsd accepts %s\n%s", bad, out)
+		}
+	}
 }

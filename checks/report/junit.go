@@ -11,14 +11,16 @@ import (
 
 // The JUnit XML that GitLab's test reports and Jenkins' JUnit plugin read,
 // shaped as kubeconform's and kube-score's: a test suite per file, a test
-// case per object, a failure per finding.
+// case per object, a failure per finding. It is valid under Jenkins'
+// junit-10.xsd, which allows a skipped count on a suite but not on the
+// root, and a file on a suite but not on a case (the case's classname is
+// its file).
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -28,13 +30,13 @@ type junitSuite struct {
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	File     string      `xml:"file,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string         `xml:"name,attr"`
 	Classname string         `xml:"classname,attr"`
-	File      string         `xml:"file,attr"`
 	Failures  []junitFailure `xml:"failure"`
 	Skipped   *junitSkipped  `xml:"skipped"`
 	doc       int            // the object's document, for the order of the cases
@@ -75,7 +77,7 @@ func writeJUnit(b *bufio.Writer, fs []checks.Finding, res *checks.Result, skippe
 		if !ok {
 			i = len(fc.cases)
 			fc.index[ref] = i
-			fc.cases = append(fc.cases, junitCase{Name: junitCaseName(ref), Classname: p, File: p, doc: ref.Doc})
+			fc.cases = append(fc.cases, junitCase{Name: junitCaseName(ref), Classname: p, doc: ref.Doc})
 		}
 		return &fc.cases[i]
 	}
@@ -98,13 +100,13 @@ func writeJUnit(b *bufio.Writer, fs []checks.Finding, res *checks.Result, skippe
 	}
 	for _, n := range skipped {
 		fc := file(n.Path)
-		fc.cases = append(fc.cases, junitCase{Name: "not checked", Classname: n.Path, File: n.Path, Skipped: &junitSkipped{Message: "not checked: " + n.Reason}, doc: -2})
+		fc.cases = append(fc.cases, junitCase{Name: "not checked", Classname: n.Path, Skipped: &junitSkipped{Message: "not checked: " + n.Reason}, doc: -2})
 	}
 	doc := junitSuites{Name: "prodready"}
 	for _, p := range sortedKeys(files) {
 		cases := files[p].cases
 		sort.SliceStable(cases, func(i, j int) bool { return cases[i].doc < cases[j].doc })
-		suite := junitSuite{Name: p, Cases: cases, Tests: len(cases)}
+		suite := junitSuite{Name: p, File: p, Cases: cases, Tests: len(cases)}
 		for _, c := range cases {
 			switch {
 			case c.Skipped != nil:
@@ -115,7 +117,6 @@ func writeJUnit(b *bufio.Writer, fs []checks.Finding, res *checks.Result, skippe
 		}
 		doc.Tests += suite.Tests
 		doc.Failures += suite.Failures
-		doc.Skipped += suite.Skipped
 		doc.Suites = append(doc.Suites, suite)
 	}
 	out, err := xml.MarshalIndent(doc, "", "  ")

@@ -85,8 +85,9 @@ type sarifDefault struct {
 type sarifProps struct {
 	Tags []string `json:"tags"`
 	// SecuritySeverity is GitHub's score of a rule, "0.1" to "10.0": see
-	// SARIFSecuritySeverity.
-	SecuritySeverity string `json:"security-severity"`
+	// SARIFSecuritySeverity. Only security rules have one: GitHub lists a
+	// rule that has one as a security alert.
+	SecuritySeverity string `json:"security-severity,omitempty"`
 }
 
 // sarifBase is a URI base: where it is when known, and what it is.
@@ -160,8 +161,8 @@ func SARIFLevel(s checks.Severity) string {
 }
 
 // SARIFSecuritySeverity is the security-severity GitHub code scanning
-// ranks a rule by (for rules tagged security: critical from 9.0, high from
-// 7.0, medium from 4.0, low below): a rule's default severity read as
+// ranks a security rule by (critical from 9.0, high from 7.0, medium from
+// 4.0, low below): a rule's default severity read as
 // error 8.0 (high), warning 5.0 (medium), info 2.0 (low).
 func SARIFSecuritySeverity(s checks.Severity) string {
 	switch s {
@@ -173,13 +174,37 @@ func SARIFSecuritySeverity(s checks.Severity) string {
 	return "2.0"
 }
 
-// securitySections are the catalog sections whose rules are tagged
-// security in SARIF, so that GitHub lists their alerts with a security
-// severity: secrets, security context, network and access.
+// securitySections are the catalog sections whose rules are about
+// security: secrets (7), pod security (8), network and RBAC (9). In SARIF
+// their rules are tagged security and carry a security-severity, so that
+// GitHub code scanning lists their findings as security alerts, and no
+// other rule's: a missing label or replica is not one.
 var securitySections = map[string]bool{
 	"7. Configuration and secrets": true,
 	"8. Security context":          true,
 	"9. Network and access":        true,
+}
+
+// securityWebhookRules are the rules of the webhooks section (11, mostly
+// about keeping admission webhooks available) whose finding is a gap in
+// security: a policy engine that fails open admits what it should check.
+var securityWebhookRules = map[string]bool{"kyverno-fail-open": true}
+
+// SARIFSecurityRule reports whether rule r is about security: in SARIF it
+// is tagged security and has a security-severity.
+func SARIFSecurityRule(r *checks.Rule) bool {
+	return securitySections[r.Section] || securityWebhookRules[r.ID]
+}
+
+// SARIFRuleName is rule id's SARIF name: readable and distinct from the
+// id, as SARIF asks, in the Pascal case its examples use
+// ("replicas-too-few" is ReplicasTooFew).
+func SARIFRuleName(id string) string {
+	var b strings.Builder
+	for _, word := range strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		b.WriteString(strings.ToUpper(word[:1]) + word[1:])
+	}
+	return b.String()
 }
 
 // SARIF writes a SARIF 2.1.0 log that GitHub code scanning accepts: every
@@ -202,17 +227,18 @@ func sarifFrame(version string) (head, tail []byte, depth int, err error) {
 		}
 		help += "\n\nIgnore one finding with a comment `# prodready:ignore " + r.ID + " <reason>` on its line or the line above, or an object with the annotation `prodready.dev/ignore: " + r.ID + "`."
 		tags := []string{"kubernetes", r.Section}
-		if securitySections[r.Section] {
-			tags = append(tags, "security")
+		props := sarifProps{Tags: tags}
+		if SARIFSecurityRule(r) {
+			props = sarifProps{Tags: append(tags, "security"), SecuritySeverity: SARIFSecuritySeverity(r.Severity)}
 		}
 		driver.Rules = append(driver.Rules, sarifRule{
-			ID: r.ID, Name: r.ID,
+			ID: r.ID, Name: SARIFRuleName(r.ID),
 			ShortDescription:     sarifText{Text: r.Why},
 			FullDescription:      sarifText{Text: r.Why},
 			HelpURI:              r.Ref,
 			Help:                 sarifHelp{Text: help, Markdown: help},
 			DefaultConfiguration: sarifDefault{Level: SARIFLevel(r.Severity)},
-			Properties:           sarifProps{Tags: tags, SecuritySeverity: SARIFSecuritySeverity(r.Severity)},
+			Properties:           props,
 		})
 	}
 	log := sarifLog{

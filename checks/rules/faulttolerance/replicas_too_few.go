@@ -2,6 +2,7 @@ package faulttolerance
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -23,8 +24,9 @@ var replicasTooFew = &checks.Rule{
 	Help: "Run at least two replicas (or let an HPA scale it). Leader-elected singletons (an arg like --leader-elect) and workloads no Service selects are left alone. " +
 		"A workload that cannot run twice gets the finding without a fix: a single-instance datastore (recognised by its image: redis, mysql, postgres, a *-db name, grafana without an external database, zipkin in memory…, or by the variables of its server, such as PGDATA), an app whose image is known to keep its state in memory or to need to be alone (Alertmanager without --cluster.peer), one that needs sticky sessions no Service gives (socket.io), a Deployment with strategy: Recreate, an operator without leader election, a Deployment that keeps its data in an emptyDir (the directory a data-dir flag or variable names, or its image's known one) or on a ReadWriteOnce claim, or one not in the repository, gets the finding without a fix: more replicas would not be copies of one app. " +
 		"Scaling a StatefulSet needs the app's own clustering, so it gets no one-click fix. Parameter minReplicas sets the threshold (default 2).",
-	Params: map[string]any{"minReplicas": 2},
-	Check:  checkReplicasTooFew,
+	Params:      map[string]any{"minReplicas": 2},
+	ParamRanges: map[string]checks.IntRange{"minReplicas": {Min: 2, Max: math.MaxInt32}}, // replicas is an int32
+	Check:       checkReplicasTooFew,
 }
 
 func checkReplicasTooFew(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -20,6 +20,8 @@ var webhookTimeout = &checks.Rule{
 	Why:      "an admission webhook's timeout is above 15s or below 5s (about 15s is the compromise between rejecting requests on a slow network and stalling the whole API when the webhook hangs)",
 	Help:     "Checks webhooks' timeoutSeconds (API default 10, maximum 30), Kyverno policies' spec.webhookConfiguration.timeoutSeconds (Kyverno ≥ 1.15) or spec.webhookTimeoutSeconds (older), and the Kyverno chart's webhookTimeout flag. Webhooks that only intercept their own (custom) API groups get info; image-verification policies are exempt because signature checks need longer.",
 	Params:   map[string]any{"min": 5, "max": 15},
+	// The API's own range of a webhook's timeoutSeconds.
+	ParamRanges: map[string]checks.IntRange{"min": {Min: 1, Max: 30}, "max": {Min: 1, Max: 30}},
 }
 
 // The check reads its parameters through the registry, so it is attached

@@ -10,15 +10,16 @@ import (
 )
 
 var requiredLabelsMissing = &checks.Rule{
-	ID:       "required-labels-missing",
-	Section:  section,
-	Severity: checks.Error,
-	OptIn:    true,
-	Ref:      "https://learnk8s.io/production-best-practices#governance",
-	Why:      "an object lacks a label the organisation requires (owner, project, business-unit, confidentiality, compliance…), so ownership, cost and data handling cannot be traced",
-	Help:     "Configure the list: `required-labels-missing: {enabled: true, labels: [owner, project]}`. Labels a kustomization adds (commonLabels, labels) count.",
-	Params:   map[string]any{"labels": []string{}},
-	Check:    requiredLabelsCheck,
+	ID:         "required-labels-missing",
+	Section:    section,
+	Severity:   checks.Error,
+	OptIn:      true,
+	Ref:        "https://learnk8s.io/production-best-practices#governance",
+	Why:        "an object lacks a label the organisation requires (owner, project, business-unit, confidentiality, compliance…), so ownership, cost and data handling cannot be traced",
+	Help:       "Configure the list: `required-labels-missing: {enabled: true, labels: [owner, project]}`. Labels a kustomization adds (commonLabels, labels) count.",
+	Params:     map[string]any{"labels": []string{}},
+	ParamItems: map[string]func(string) error{"labels": checks.LabelKey},
+	Check:      requiredLabelsCheck,
 }
 
 func requiredLabelsCheck(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

@@ -12,14 +12,15 @@ import (
 )
 
 var templateLabelsNotPropagated = &checks.Rule{
-	ID:       "template-labels-not-propagated",
-	Section:  section,
-	Severity: checks.Info,
-	Ref:      "https://kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/",
-	Why:      "an app.kubernetes.io (or configured) label on the workload is missing on its pod template, so the pods, which is what monitoring and cost tools see, are not labelled",
-	Help:     "Copy the label into the pod template. That changes the template, so the pods restart in a rolling update. More keys can be configured: `template-labels-not-propagated: {labels: [team]}`.",
-	Params:   map[string]any{"labels": []string{}},
-	Check:    templateLabelsCheck,
+	ID:         "template-labels-not-propagated",
+	Section:    section,
+	Severity:   checks.Info,
+	Ref:        "https://kubernetes.io/docs/concepts/overview/working-with-objects/common-labels/",
+	Why:        "an app.kubernetes.io (or configured) label on the workload is missing on its pod template, so the pods, which is what monitoring and cost tools see, are not labelled",
+	Help:       "Copy the label into the pod template. That changes the template, so the pods restart in a rolling update. More keys can be configured: `template-labels-not-propagated: {labels: [team]}`.",
+	Params:     map[string]any{"labels": []string{}},
+	ParamItems: map[string]func(string) error{"labels": checks.LabelKey},
+	Check:      templateLabelsCheck,
 }
 
 func templateLabelsCheck(ctx *checks.Context, obj *manifest.Object) []checks.Finding {

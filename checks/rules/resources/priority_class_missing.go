@@ -25,6 +25,7 @@ var priorityClassMissing = &checks.Rule{
 		"criticalLabels":     defaultCriticalLabels,
 		"criticalNamespaces": []string{},
 	},
+	ParamItems: map[string]func(string) error{"criticalLabels": checks.LabelKeyOrPair, "criticalNamespaces": checks.NamespaceName},
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		pt := kube.WholePodTemplate(ctx, obj)
 		if pt == nil || pt.Spec.PriorityClassName != "" {
