@@ -755,7 +755,7 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 // plain template) line its verified fix edits, with those edits as its
 // fix.
 func (pc placement) place(dir string, f *checks.Finding) {
-	f.File = path.Join(dir, pc.file)
+	f.File = joinDir(dir, pc.file)
 	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
 	f.Object.Doc = pc.doc
 	fx := *f.Fix
