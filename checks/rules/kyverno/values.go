@@ -204,20 +204,9 @@ func isValuesDoc(o *manifest.Object) bool {
 	return base != "Chart.yaml" && base != "Chart.yml" && !checks.IsKustomization(o)
 }
 
-// pathMatches reports whether a configured values path (relative to the
-// repository root, globs allowed) names file, which may carry a prefix
-// (the folder the check was started on).
-func pathMatches(pattern, file string) bool {
-	pattern = strings.TrimPrefix(path.Clean(pattern), "./")
-	parts := strings.Split(file, "/")
-	for i := range parts {
-		suffix := strings.Join(parts[i:], "/")
-		if suffix == pattern || checks.MatchGlob(pattern, suffix) {
-			return true
-		}
-	}
-	return false
-}
+// pathMatches reports whether a configured values path names file
+// (checks.MatchValuesPath, as the run counts the file checked).
+func pathMatches(pattern, file string) bool { return checks.MatchValuesPath(pattern, file) }
 
 func buildIndex(ctx *checks.Context) *index {
 	idx := &index{byObj: map[*manifest.Object][]*values{}}

@@ -194,7 +194,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	if failed {
 		return ExitFindings
 	}
-	if res.Kubernetes == 0 && found == 0 && !*allowEmpty {
+	if res.Kubernetes == 0 && res.ValuesFiles == 0 && found == 0 && !*allowEmpty {
 		// A typo'd path, an empty folder or only other YAML must not
 		// pass as a clean check.
 		n := len(res.Files)
