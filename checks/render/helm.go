@@ -120,7 +120,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		return finish(r)
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	ctx, cancel := withBudget(ctx, opts.Timeout)
 	defer cancel()
 	out, err := runEngine(ctx, c, vals)
 	if err != nil {
@@ -185,7 +185,7 @@ func runEngine(ctx context.Context, c *chart.Chart, vals common.Values) (map[str
 	case res := <-done:
 		return res.out, res.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("render stopped: %w", ctx.Err())
+		return nil, stopCause(ctx)
 	}
 }
 

@@ -136,7 +136,9 @@ type Options struct {
 	// ValuesYAMLOnly renders each chart once, with its values.yaml alone:
 	// no ci/*-values.yaml, values-*.yaml or ExtraValues sets.
 	ValuesYAMLOnly bool
-	// Timeout bounds each render; DefaultTimeout when zero.
+	// Timeout bounds the CPU time of each render (its share of the
+	// process's while it runs, so a busy machine does not stop it), and ten
+	// times it its wall time; DefaultTimeout when zero.
 	Timeout time.Duration
 	// MaxOutputBytes bounds the stream of each render; DefaultMaxOutputBytes
 	// when zero.
