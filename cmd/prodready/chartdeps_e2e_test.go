@@ -61,6 +61,28 @@ func TestCheckResolvesSiblingChartDependency(t *testing.T) {
 	}
 }
 
+// TestCheckResolvesFileDependencyOutsideFolder: `check apps/redis` on a
+// chart whose dependency is a file:// path leading out of the folder named
+// (../../libs/common) renders it with that chart, as `helm dependency
+// build` would vendor it.
+func TestCheckResolvesFileDependencyOutsideFolder(t *testing.T) {
+	files := map[string]string{}
+	for p, data := range bitnamiShaped("1") {
+		p = strings.Replace(strings.Replace(p, "bitnami/common/", "libs/common/", 1), "bitnami/redis/", "apps/redis/", 1)
+		files[p] = strings.Replace(data, "oci://registry-1.docker.io/bitnamicharts", "file://../../libs/common", 1)
+	}
+	repo := writeRepo(t, files)
+	fs, code := checkJSON(t, repo, "apps/redis")
+	if _, ok := byKey(fs)["apps/redis/values.yaml:2 replicas-too-few"]; !ok || code != 0 {
+		t.Errorf("exit %d, findings %v; want replicas-too-few at apps/redis/values.yaml:2 and exit 0", code, keysOf(byKey(fs)))
+	}
+	for _, f := range fs {
+		if f.Rule == "render-failed" {
+			t.Errorf("%s:%d %s", f.File, f.Line, f.Message)
+		}
+	}
+}
+
 // TestCheckCorpusBitnamiRedisAlone is TestCheckResolvesSiblingChartDependency
 // on the real bitnami charts: `check bitnami/redis` finds common beside it.
 func TestCheckCorpusBitnamiRedisAlone(t *testing.T) {
