@@ -348,6 +348,21 @@ func widen(folder rendered.Folder) rendered.Folder {
 	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files, Roots: []string{filepath.ToSlash(under)}}
 }
 
+// relTo is the slash path of file (relative to the current folder) from
+// folder dir; false when it is not under dir.
+func relTo(dir, file string) (string, bool) {
+	absDir, err1 := filepath.Abs(filepath.FromSlash(dir))
+	absFile, err2 := filepath.Abs(file)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(absDir, absFile)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
 // overlay puts the text of the inputs that hold it in place of the files
 // read from disk.
 func overlay(folders []rendered.Folder, inputs []checks.Input) {
@@ -359,7 +374,12 @@ func overlay(folders []rendered.Folder, inputs []checks.Input) {
 			rel := path.Clean(filepath.ToSlash(in.Path))
 			if folder.Dir != "." {
 				var ok bool
-				if rel, ok = strings.CutPrefix(rel, folder.Dir+"/"); !ok {
+				if rel, ok = strings.CutPrefix(rel, folder.Dir+"/"); !ok && strings.HasPrefix(folder.Dir, "..") {
+					// The repository around the current folder (widen):
+					// the input's path from there.
+					rel, ok = relTo(folder.Dir, in.Path)
+				}
+				if !ok {
 					continue
 				}
 			}

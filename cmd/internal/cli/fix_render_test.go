@@ -221,3 +221,16 @@ func TestFixRaisesReplicasDespiteItsFollowUps(t *testing.T) {
 		t.Errorf("fix says the finding has no fix:\n%s", errb.String())
 	}
 }
+
+// TestRelToWidenedFolder: an input of a run started inside a chart or
+// overlay (values.yaml) is found in the repository read around it (Dir
+// "../..") by its path from there, so fix's rounds render the text fixed
+// so far; a path outside the folder is not.
+func TestRelToWidenedFolder(t *testing.T) {
+	if got, ok := relTo("../..", "testdata/x.yaml"); !ok || got != "internal/cli/testdata/x.yaml" {
+		t.Errorf("relTo(../.., testdata/x.yaml) = %q %v, want cli/testdata/x.yaml", got, ok)
+	}
+	if _, ok := relTo("testdata", "../x.yaml"); ok {
+		t.Error("a path outside the folder was taken as inside it")
+	}
+}
