@@ -282,11 +282,7 @@ func (a *Applier) compute(ctx context.Context, host Host, pr PullRequest, cfg *c
 		scope = func(f checks.Finding) bool { return wide(f) && narrow(f) }
 	}
 	plan := newRenderPlan(cfg, changed)
-	want := WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) })
-	if a.Render != nil {
-		want = plan.want
-	}
-	files, err := host.Manifests(ctx, pr, pr.HeadSHA, want, a.Cache)
+	files, err := loadFiles(ctx, host, pr, pr.HeadSHA, cfg, plan, a.Render != nil, a.Cache)
 	if err != nil {
 		return applied{}, fmt.Errorf("loading manifests at %s: %w", short(pr.HeadSHA), err)
 	}

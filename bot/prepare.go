@@ -88,11 +88,7 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	}
 	load := func(ref string) (*renderPlan, []File, error) {
 		plan := newRenderPlan(cfg, changed)
-		want := WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) })
-		if rv.Render != nil {
-			want = plan.want
-		}
-		files, err := host.Manifests(ctx, pr, ref, want, rv.Cache)
+		files, err := loadFiles(ctx, host, pr, ref, cfg, plan, rv.Render != nil, rv.Cache)
 		if err != nil {
 			return nil, nil, fmt.Errorf("loading manifests at %s: %w", short(ref), err)
 		}

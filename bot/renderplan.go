@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -42,6 +43,11 @@ type renderPlan struct {
 	// notLoaded are files a render may read that were left out by
 	// MaxRenderFiles or MaxRenderBytes.
 	notLoaded []string
+
+	// deps are the chart folders, outside the affected charts, that their
+	// dependencies resolve to (bitnami's common beside redis): loaded and
+	// read by the renders, not rendered themselves.
+	deps []string
 
 	// Set by prepare: the affected root overlays and the folders and
 	// files each reaches.
@@ -146,7 +152,10 @@ func (p *renderPlan) want(paths []string) map[string]bool {
 		if out[q] || q == checks.ConfigFileName {
 			continue
 		}
-		if underAny(q, p.charts) || (p.kustomize && underAny(q, kustDirs)) {
+		// Every Chart.yaml too when a chart is affected: which charts its
+		// dependencies resolve to, and which charts depend on it, is
+		// known only from them (see needs).
+		if underAny(q, p.charts) || (p.kustomize && underAny(q, kustDirs)) || len(p.charts) > 0 && path.Base(q) == "Chart.yaml" {
 			extra = append(extra, q)
 		}
 	}
@@ -207,7 +216,7 @@ func (p *renderPlan) folder(files []File) (rendered.Folder, bool) {
 		all[f.Path] = f.Data
 	}
 	set := rendered.Files{}
-	for _, dir := range p.charts {
+	for _, dir := range append(append([]string(nil), p.charts...), p.deps...) {
 		for _, q := range all.Under(dir) {
 			set[q] = all[q]
 		}
@@ -237,7 +246,120 @@ func (p *renderPlan) folder(files []File) (rendered.Folder, bool) {
 	if len(p.charts) == 0 && len(p.overlays) == 0 {
 		return rendered.Folder{}, false
 	}
-	return rendered.Folder{Dir: ".", Files: set}, true
+	folder := rendered.Folder{Dir: ".", Files: set}
+	if len(p.deps) > 0 {
+		// The dependencies' charts are there to be read, not rendered.
+		folder.Roots = append(folder.Roots, p.charts...)
+		for k := range p.overlays {
+			folder.Roots = append(folder.Roots, rendered.CleanDir(path.Dir(k)))
+		}
+		sort.Strings(folder.Roots)
+	}
+	return folder, true
+}
+
+// needs returns, once want's files are loaded, a Want for what the
+// affected charts' renders need beyond them, resolved as the renderer
+// resolves dependencies (rendered.ChartDeps over the Chart.yaml files
+// want loaded): the files of the charts their dependencies come from
+// outside their folders (bitnami's common beside redis), and of the
+// charts that depend on an affected chart, which become affected too (a
+// change to common changes redis's render). It returns nil when nothing
+// more is needed.
+func (p *renderPlan) needs(files []File) Want {
+	if len(p.charts) == 0 {
+		return nil
+	}
+	all := make(rendered.Files, len(files))
+	for _, f := range files {
+		all[f.Path] = f.Data
+	}
+	ix := rendered.IndexCharts(all)
+	deps := map[string][]string{}
+	for _, c := range rendered.Discover(all).Charts {
+		deps[c] = rendered.ChartDeps(all, ix, c)
+	}
+	affected := map[string]bool{}
+	for _, c := range p.charts {
+		affected[c] = true
+	}
+	var added []string
+	for c, ds := range deps {
+		if affected[c] || !p.cfg.Wants(path.Join(c, "Chart.yaml")) {
+			continue
+		}
+		for _, d := range ds {
+			if affected[d] {
+				added = append(added, c)
+				break
+			}
+		}
+	}
+	p.charts = append(p.charts, added...)
+	sort.Strings(p.charts)
+	for _, c := range added {
+		affected[c] = true
+	}
+	seen := map[string]bool{}
+	for _, c := range p.charts {
+		for _, d := range deps[c] {
+			if !affected[d] && !underAny(d, p.charts) && !seen[d] {
+				seen[d] = true
+				p.deps = append(p.deps, d)
+			}
+		}
+	}
+	sort.Strings(p.deps)
+	if len(added) == 0 && len(p.deps) == 0 {
+		return nil
+	}
+	dirs := append(append([]string(nil), added...), p.deps...)
+	return func(paths []string) map[string]bool {
+		out := map[string]bool{}
+		var extra []string
+		for _, q := range paths {
+			if _, loaded := all[q]; loaded || q == checks.ConfigFileName || !underAny(q, dirs) {
+				continue
+			}
+			extra = append(extra, q)
+		}
+		sort.Strings(extra)
+		if room := MaxRenderFiles - len(p.extra); len(extra) > room {
+			p.notLoaded = append(p.notLoaded, extra[max(room, 0):]...)
+			extra = extra[:max(room, 0)]
+		}
+		for _, q := range extra {
+			out[q] = true
+			if p.cfg.Wants(q) {
+				p.plain[q] = true // a manifest of a chart that became affected
+			} else {
+				p.extra[q] = true
+			}
+		}
+		return out
+	}
+}
+
+// loadFiles loads through host the files of a review at ref: want's
+// pick, then, when the affected charts' renders need more (needs), those
+// too, with one more listing of the tree. Without a renderer it loads the
+// manifests the config checks.
+func loadFiles(ctx context.Context, host Host, pr PullRequest, ref string, cfg *checks.Config, plan *renderPlan, render bool, cache BlobCache) ([]File, error) {
+	if !render {
+		return host.Manifests(ctx, pr, ref, WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) }), cache)
+	}
+	files, err := host.Manifests(ctx, pr, ref, plan.want, cache)
+	if err != nil {
+		return nil, err
+	}
+	if more := plan.needs(files); more != nil {
+		extra, err := host.Manifests(ctx, pr, ref, more, cache)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, extra...)
+	}
+	return files, nil
 }
 
 // reaches reports whether a changed path lies under dirs or is one of refs.

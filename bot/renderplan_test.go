@@ -214,3 +214,62 @@ func TestMergeRendersKeepsEdits(t *testing.T) {
 		t.Errorf("merged: %+v", got)
 	}
 }
+
+// TestRenderPlanNeedsChartDependencies: once the first load is in, the
+// plan asks for the files of the sibling chart an affected chart depends
+// on by name (read, not rendered), and a change to that sibling makes the
+// charts depending on it affected, with their files asked for.
+func TestRenderPlanNeedsChartDependencies(t *testing.T) {
+	cfg, err := checks.ParseConfig(nil, catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := []string{
+		"bitnami/common/Chart.yaml", "bitnami/common/templates/_names.tpl",
+		"bitnami/redis/Chart.yaml", "bitnami/redis/values.yaml", "bitnami/redis/templates/_helpers.tpl",
+		"bitnami/nginx/Chart.yaml", "bitnami/nginx/templates/_helpers.tpl",
+	}
+	content := map[string]string{
+		"bitnami/common/Chart.yaml": "apiVersion: v2\nname: common\ntype: library\nversion: 2.0.0\n",
+		"bitnami/redis/Chart.yaml":  "apiVersion: v2\nname: redis\nversion: 1.0.0\ndependencies:\n- name: common\n  repository: oci://registry-1.docker.io/bitnamicharts\n  version: 2.x.x\n",
+		"bitnami/nginx/Chart.yaml":  "apiVersion: v2\nname: nginx\nversion: 1.0.0\n",
+	}
+	load := func(picked map[string]bool) []File {
+		var out []File
+		for _, p := range tree {
+			if picked[p] {
+				out = append(out, File{Path: p, Data: []byte(content[p])})
+			}
+		}
+		return out
+	}
+
+	plan := newRenderPlan(cfg, []ChangedFile{{Path: "bitnami/redis/values.yaml", Status: "modified"}})
+	first := load(plan.want(tree))
+	more := plan.needs(first)
+	if more == nil {
+		t.Fatal("a change to redis asks for nothing more; want common's files")
+	}
+	if got := strings.Join(keys(more(tree)), " "); got != "bitnami/common/templates/_names.tpl" {
+		t.Errorf("asked for %q, want common's template", got)
+	}
+	if strings.Join(plan.charts, " ") != "bitnami/redis" || strings.Join(plan.deps, " ") != "bitnami/common" {
+		t.Errorf("charts %v, deps %v; want redis rendered, common read", plan.charts, plan.deps)
+	}
+	folder, ok := plan.folder(append(first, load(more(tree))...))
+	if !ok || strings.Join(folder.Roots, " ") != "bitnami/redis" || folder.Files["bitnami/common/templates/_names.tpl"] == nil {
+		t.Errorf("folder roots %v (ok %v); want redis as the only root, with common's files", folder.Roots, ok)
+	}
+
+	plan = newRenderPlan(cfg, []ChangedFile{{Path: "bitnami/common/templates/_names.tpl", Status: "modified"}})
+	more = plan.needs(load(plan.want(tree)))
+	if more == nil {
+		t.Fatal("a change to common asks for nothing more; want redis's files")
+	}
+	if got := strings.Join(keys(more(tree)), " "); got != "bitnami/redis/templates/_helpers.tpl" {
+		t.Errorf("asked for %q, want redis's template (its values.yaml and Chart.yaml are loaded already)", got)
+	}
+	if strings.Join(plan.charts, " ") != "bitnami/common bitnami/redis" || len(plan.deps) != 0 {
+		t.Errorf("charts %v, deps %v; want common and redis affected (nginx does not depend on common)", plan.charts, plan.deps)
+	}
+}

@@ -74,6 +74,10 @@ type Result struct {
 	// are not read as anything else (a chart's Chart.yaml or values, a
 	// kustomization): no rule checked them.
 	NoObject []string
+	// ValuesFiles counts the files that hold no Kubernetes object but that
+	// the config's helmValues names: the rules that read chart values
+	// checked them, so a run of them alone checked something.
+	ValuesFiles int
 	// Checked lists, by file path, the Kubernetes objects checked, in file
 	// order, when Options.ListObjects asks for them: for a report that
 	// names the objects without findings too (JUnit).
@@ -342,7 +346,7 @@ func evaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *
 		lean[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
 	}
 	res := &Result{Files: lean, Objects: len(objects)}
-	res.Kubernetes, res.NoObject = countKubernetes(files)
+	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res
 }
 
@@ -529,7 +533,7 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 	}
 	res := &Result{Files: files, Objects: len(objects)}
 	res.Findings, res.Silenced = finishFindings(findings, files, objects, cfg)
-	res.Kubernetes, res.NoObject = countKubernetes(files)
+	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res
 }
 
@@ -537,7 +541,7 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 // kind) and lists the files that parsed, hold none, and are not read as a
 // chart's Chart.yaml or values file (a name with "values" in it) or as a
 // kustomization.
-func countKubernetes(files []*manifest.File) (n int, none []string) {
+func countKubernetes(files []*manifest.File, cfg *Config) (n int, none []string, values int) {
 	for _, f := range files {
 		kube := 0
 		other := len(f.Problems) > 0 || f.Skipped != "" || len(f.Objects) == 0
@@ -551,11 +555,15 @@ func countKubernetes(files []*manifest.File) (n int, none []string) {
 		}
 		n += kube
 		base := strings.ToLower(path.Base(f.Path))
-		if kube == 0 && !other && !strings.HasPrefix(base, "chart.") && !strings.Contains(base, "values") {
+		named := kube == 0 && len(f.Objects) > 0 && cfg.NamesValues(f.Path)
+		if named {
+			values++
+		}
+		if kube == 0 && !other && !named && !strings.HasPrefix(base, "chart.") && !strings.Contains(base, "values") {
 			none = append(none, f.Path)
 		}
 	}
-	return n, none
+	return n, none, values
 }
 
 // enabledRules returns the rules cfg turns on.

@@ -51,7 +51,7 @@ func valuesSets(files rendered.Files, dir string, extra [][]string) [][]string {
 
 // helmRender renders the chart in dir with the values files given (applied
 // on top of its values.yaml, in order).
-func helmRender(ctx context.Context, files rendered.Files, charts []string, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
+func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
 	chartFile := path.Join(dir, "Chart.yaml")
 	r := &rendered.Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
 	l := newChartLoader(files, charts)
@@ -120,7 +120,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts []string, dir 
 		return finish(r)
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	ctx, cancel := withBudget(ctx, opts.Timeout)
 	defer cancel()
 	out, err := runEngine(ctx, c, vals)
 	if err != nil {
@@ -185,7 +185,7 @@ func runEngine(ctx context.Context, c *chart.Chart, vals common.Values) (map[str
 	case res := <-done:
 		return res.out, res.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("render stopped: %w", ctx.Err())
+		return nil, stopCause(ctx)
 	}
 }
 
@@ -248,7 +248,7 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) [
 				name = req.Alias
 			}
 			msg := fmt.Sprintf("dependency %s (version %q from %q) is needed with these values but is neither in charts/, nor a file:// chart in the repository, nor a chart of that name in the repository; rendered without it", name, req.Version, req.Repository)
-			out = append(out, rendered.Problem{File: chartFile, Line: dependencyLine(files[chartFile], req.Name), Message: msg})
+			out = append(out, rendered.Problem{File: chartFile, Line: dependencyLine(files[chartFile], req.Name), Message: msg, Missing: true})
 		}
 	}
 	rec(c)

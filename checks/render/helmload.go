@@ -31,23 +31,14 @@ type chartSource struct {
 // chartLoader loads charts and their dependencies from a [Files] set.
 type chartLoader struct {
 	files    rendered.Files
-	byName   map[string][]string // chart name -> chart folders in the set
+	charts   rendered.ChartIndex // the set's charts by name
 	sources  map[*common.File]*chartSource
 	problems []rendered.Problem
 	skipped  []rendered.Skipped
 }
 
-func newChartLoader(files rendered.Files, charts []string) *chartLoader {
-	l := &chartLoader{files: files, byName: map[string][]string{}, sources: map[*common.File]*chartSource{}}
-	for _, dir := range charts {
-		var md struct {
-			Name string `yaml:"name"`
-		}
-		if yaml.Unmarshal(files[path.Join(dir, "Chart.yaml")], &md) == nil && md.Name != "" {
-			l.byName[md.Name] = append(l.byName[md.Name], dir)
-		}
-	}
-	return l
+func newChartLoader(files rendered.Files, charts rendered.ChartIndex) *chartLoader {
+	return &chartLoader{files: files, charts: charts, sources: map[*common.File]*chartSource{}}
 }
 
 // sourceOf returns the source recorded for a chart (or an alias copy of it).
@@ -155,15 +146,7 @@ func (l *chartLoader) resolveLocal(c *chart.Chart, dir string, depth int, visiti
 		if req == nil || hasDependency(c, req) {
 			continue
 		}
-		var candidates []string
-		if rel, ok := strings.CutPrefix(req.Repository, "file://"); ok {
-			if target, ok := join(dir, rel); ok {
-				candidates = append(candidates, target)
-			}
-		} else {
-			candidates = append(candidates, l.byName[req.Name]...)
-		}
-		for _, cand := range candidates {
+		for _, cand := range l.charts.Candidates(dir, req.Name, req.Repository) {
 			if visiting[cand] {
 				continue
 			}

@@ -55,7 +55,7 @@ func RenderKustomization(ctx context.Context, files rendered.Files, kfile string
 		r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: err.Error()})
 		return finish(r)
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	ctx, cancel := withBudget(ctx, opts.Timeout)
 	defer cancel()
 	m, err := runKrusty(ctx, fs, path.Dir(kfile))
 	if err != nil {
@@ -96,7 +96,7 @@ func runKrusty(ctx context.Context, fs filesys.FileSystem, dir string) (resmap.R
 	case res := <-done:
 		return res.m, res.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("build stopped: %w", ctx.Err())
+		return nil, stopCause(ctx)
 	}
 }
 

@@ -55,7 +55,7 @@ func renderJob(ctx context.Context, files rendered.Files, j rendered.Job, opts r
 // The cap of opts.MaxRenders leaves out values sets before it leaves out a
 // chart or an overlay; what it left out is in the Result, with a problem.
 func plan(files rendered.Files, opts rendered.Options) ([]rendered.Job, rendered.Result) {
-	roots := rendered.Discover(files)
+	roots := rendered.Discover(files).Under(opts.Roots)
 	var res rendered.Result
 	budget := opts.MaxRenders
 	capped := map[string]int{} // renders left out, by root file (Chart.yaml or kustomization)
@@ -141,7 +141,7 @@ func inOrder(n, workers int, mk func(i int) *rendered.Render, emit func(*rendere
 // and then valuesFiles (repository paths) layered on top, in order.
 func RenderChart(ctx context.Context, files rendered.Files, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
 	opts = opts.WithDefaults()
-	return helmRender(ctx, files, rendered.Discover(files).Charts, cleanDir(dir), valuesFiles, opts)
+	return helmRender(ctx, files, rendered.IndexCharts(files), cleanDir(dir), valuesFiles, opts)
 }
 
 func chartYAML(dir string) string {

@@ -63,6 +63,35 @@ func Discover(files Files) Roots {
 	return r
 }
 
+// Under returns the roots that lie in one of dirs (all of them when dirs
+// is empty): a chart whose folder is, or is under, one of dirs, and a
+// kustomization file under one of dirs.
+func (r Roots) Under(dirs []string) Roots {
+	if len(dirs) == 0 {
+		return r
+	}
+	in := func(p string) bool {
+		for _, d := range dirs {
+			if d = CleanDir(d); inFolder(d, p) {
+				return true
+			}
+		}
+		return false
+	}
+	var out Roots
+	for _, c := range r.Charts {
+		if in(c) {
+			out.Charts = append(out.Charts, c)
+		}
+	}
+	for _, k := range r.Kustomizations {
+		if in(k) {
+			out.Kustomizations = append(out.Kustomizations, k)
+		}
+	}
+	return out
+}
+
 // IsKustomizationName reports whether a file name is one kustomize reads
 // as a kustomization.
 func IsKustomizationName(base string) bool { return kustRank(base) >= 0 }

@@ -115,6 +115,11 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 			// privileged Pod after 2,000 padding ConfigMaps) is not
 			// checked.
 			f.Message = fmt.Sprintf("the %s is rendered only in part: %s; the objects past the bound are not checked", about, pr.Message)
+		case pr.Missing:
+			// A dependency prodready cannot fetch: the chart is checked
+			// without it (its values too), and an install would fetch it.
+			f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
+			f.Severity = checks.Warning
 		case len(r.Documents) > 0:
 			// What rendered is checked; what is missing (a dependency not
 			// vendored, a refused remote base) is prodready's to fetch, not
@@ -131,7 +136,7 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 	if r.Kind == Kustomize {
 		root = path.Dir(root)
 	}
-	in := checks.Input{Path: path.Join(dir, root, fmt.Sprintf(".prodready-render-%d.yaml", i)), Data: r.Stream}
+	in := checks.Input{Path: joinDir(dir, path.Join(root, fmt.Sprintf(".prodready-render-%d.yaml", i))), Data: r.Stream}
 	pl := &placed{render: r, dir: dir, about: about, input: in}
 	p.renders[in.Path] = pl
 	if variant {
@@ -145,7 +150,7 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		p.Renders++
 	}
 	for _, f := range standsFor(r) {
-		drop[path.Join(dir, f)] = true
+		drop[joinDir(dir, f)] = true
 	}
 	sk.add(dir, r, about)
 }
@@ -154,9 +159,9 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 // charts/web", "overlay overlays/prod".
 func rootAbout(dir string, r *Render) string {
 	if r.Kind == Helm {
-		return "chart " + path.Join(dir, r.Root)
+		return "chart " + joinDir(dir, r.Root)
 	}
-	return "overlay " + path.Join(dir, path.Dir(r.Root))
+	return "overlay " + joinDir(dir, path.Dir(r.Root))
 }
 
 // RenderedFrom begins the note a mapped finding's message ends with:
@@ -210,7 +215,7 @@ func (sk *skips) add(dir string, r *Render, about string) {
 		own := root == "." || root == "" || strings.HasPrefix(s.File, root+"/")
 		e, ok := sk.files[s.File]
 		if !ok {
-			e = &skipped{file: path.Join(dir, s.File)}
+			e = &skipped{file: joinDir(dir, s.File)}
 			sk.files[s.File] = e
 		}
 		e.renders++
@@ -255,6 +260,10 @@ type Folder struct {
 	// Err says why the folder could not be read; its charts and overlays
 	// then get a render-failed finding.
 	Err error
+	// Roots, when set, are the folders (relative to Dir) whose charts and
+	// root kustomizations are rendered (Options.Roots); the other files
+	// are read by those renders.
+	Roots []string
 }
 
 // ReadFolders reads from disk (ReadDir) each folder of dirs whose inputs
@@ -302,18 +311,20 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 			continue
 		}
 		p.keepIgnores(dir, files)
-		res, err := render(ctx, files, opts)
+		o := opts
+		o.Roots = folder.Roots
+		res, err := render(ctx, files, o)
 		if err != nil {
 			// The renderer itself failed (or is not installed): no fault of
 			// the charts', so a warning; their files are checked as written.
-			roots := Discover(files)
+			roots := Discover(files).Under(folder.Roots)
 			for _, c := range roots.Charts {
-				f := failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+path.Join(dir, c))
+				f := failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+joinDir(dir, c))
 				f.Severity = checks.Warning
 				p.Problems = append(p.Problems, f)
 			}
 			for _, k := range roots.Kustomizations {
-				f := failed(dir, Problem{File: k, Line: 1, Message: err.Error()}, "overlay "+path.Join(dir, path.Dir(k)))
+				f := failed(dir, Problem{File: k, Line: 1, Message: err.Error()}, "overlay "+joinDir(dir, path.Dir(k)))
 				f.Severity = checks.Warning
 				p.Problems = append(p.Problems, f)
 			}
@@ -325,9 +336,9 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 			p.Problems = append(p.Problems, f)
 		}
 		for _, s := range res.NotRendered {
-			about := "overlay " + path.Join(dir, path.Dir(s.File))
+			about := "overlay " + joinDir(dir, path.Dir(s.File))
 			if path.Base(s.File) == "Chart.yaml" {
-				about = "chart " + path.Join(dir, path.Dir(s.File))
+				about = "chart " + joinDir(dir, path.Dir(s.File))
 			}
 			f := failed(dir, Problem{File: s.File, Line: 1}, about)
 			f.Message = fmt.Sprintf("the %s is not rendered in full, so what is left out is not checked: %s", about, s.Reason)
@@ -392,7 +403,7 @@ func under(inputs []checks.Input, dir string) []checks.Input {
 func failed(dir string, pr Problem, about string) checks.Finding {
 	file := dir
 	if pr.File != "" {
-		file = path.Join(dir, pr.File)
+		file = joinDir(dir, pr.File)
 	}
 	line := max(pr.Line, 1)
 	return checks.Finding{
@@ -455,7 +466,7 @@ func (p *Prepared) keepIgnores(dir string, files Files) {
 		if p.ignoreLines == nil {
 			p.ignoreLines = map[string][][]byte{}
 		}
-		p.ignoreLines[path.Join(dir, name)] = bytes.Split(data, []byte("\n"))
+		p.ignoreLines[joinDir(dir, name)] = bytes.Split(data, []byte("\n"))
 	}
 }
 
@@ -527,7 +538,7 @@ func (pl *placed) relocate(f *checks.Finding) {
 	if file == "" {
 		file = pl.render.Root
 	}
-	f.File = path.Join(pl.dir, file)
+	f.File = joinDir(pl.dir, file)
 	f.Line, f.EndLine, f.Column = line, line, 1
 	if f.Fix != nil {
 		fx := *f.Fix

@@ -18,8 +18,10 @@ type Limits struct {
 	// CPU bounds the worker's CPU time (RLIMIT_CPU): work done, whatever
 	// else the machine is doing.
 	CPU time.Duration
-	// Deadline is the wall time after which the parent kills the worker
-	// and its process group.
+	// Deadline is the wall time the worker may spend using no CPU before
+	// the parent kills it and its process group; wall time in which it
+	// works counts only toward ten times Deadline, so a busy machine does
+	// not stop a render its CPU-time limit allows.
 	Deadline time.Duration
 }
 

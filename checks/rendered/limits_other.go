@@ -2,7 +2,10 @@
 
 package rendered
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // ApplyLimits sets l on this process where the system allows. This system
 // has no resource limits a process can set on itself: only the parent's
@@ -16,3 +19,6 @@ func setProcessGroup(*syscall.SysProcAttr) {}
 func killGroup(int) error { return nil }
 
 func newSysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
+
+// workerCPU cannot be read here: a worker's deadline is wall time.
+func workerCPU(int) (time.Duration, bool) { return 0, false }

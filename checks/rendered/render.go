@@ -106,6 +106,11 @@ type Problem struct {
 	// bytes): what rendered within it is checked, the rest is not, so the
 	// problem is an error whatever else rendered.
 	Bound bool `json:",omitempty"`
+	// Missing marks a dependency the render could not have (a chart from
+	// a chart repository, not vendored, not in the repository): the chart
+	// is rendered without it and what rendered is checked, so the problem
+	// is a warning however little rendered.
+	Missing bool `json:",omitempty"`
 }
 
 // Skipped is an input file that did not become part of any rendered object.
@@ -131,7 +136,9 @@ type Options struct {
 	// ValuesYAMLOnly renders each chart once, with its values.yaml alone:
 	// no ci/*-values.yaml, values-*.yaml or ExtraValues sets.
 	ValuesYAMLOnly bool
-	// Timeout bounds each render; DefaultTimeout when zero.
+	// Timeout bounds the CPU time of each render (its share of the
+	// process's while it runs, so a busy machine does not stop it), and ten
+	// times it its wall time; DefaultTimeout when zero.
 	Timeout time.Duration
 	// MaxOutputBytes bounds the stream of each render; DefaultMaxOutputBytes
 	// when zero.
@@ -141,6 +148,12 @@ type Options struct {
 	MaxObjects int
 	// MaxRenders bounds the renders of a run; DefaultMaxRenders when zero.
 	MaxRenders int
+	// Roots, when set, are the folders whose charts and root
+	// kustomizations a run renders; the set's other files are there for
+	// those renders to read (the sibling chart a dependency resolves to,
+	// an overlay's base): `check bitnami/redis` reads the repository and
+	// renders redis. Empty: every chart and root kustomization.
+	Roots []string `json:",omitempty"`
 	// Only, when set, makes the one render it names and nothing else: an
 	// isolated renderer gives each render a worker process of its own this
 	// way.

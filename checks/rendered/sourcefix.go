@@ -111,7 +111,7 @@ type source struct {
 // dir, what it was made from.
 func (p *Prepared) keepSources(dir string, files Files, render Renderer, opts Options) {
 	for _, pl := range p.renders {
-		if pl.dir != dir || pl.src != nil || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 {
+		if pl.dir != dir || pl.src != nil || len(pl.render.ValuesFiles) > 0 {
 			continue
 		}
 		own := make(Files, len(pl.render.Inputs))
@@ -137,6 +137,10 @@ type placement struct {
 	// keys are the values keys the edits set, for the fix's description
 	// (which names the rendered field); none for a template's edits.
 	keys []string
+	// from are the rendered paths of the edits of a kustomize patch or
+	// base (kustomizeEdits), and note what the description adds.
+	from [][]string
+	note string
 }
 
 // candidate is a finding whose fix was translated to values edits.
@@ -147,6 +151,8 @@ type candidate struct {
 	// followUps are the rule-and-object keys (followUpKey) of the findings
 	// the fix brings on by design, which do not count against it.
 	followUps map[string]bool
+	// doc is the rendered document of the finding.
+	doc int
 }
 
 // followUpKey is a finding's rule and object: the part of its aloneKey a
@@ -167,7 +173,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 	var order []*placed
 	for i, f := range fs {
 		pl, ok := p.renders[f.File]
-		if !ok || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 || f.Fix == nil || len(f.Fix.Edits) == 0 {
+		if !ok || len(pl.render.ValuesFiles) > 0 || f.Fix == nil || len(f.Fix.Edits) == 0 {
 			continue
 		}
 		if _, ok := byRender[pl]; !ok {
@@ -183,15 +189,21 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		}
 		var cands []candidate
 		for _, i := range byRender[pl] {
-			pc, ok := pl.translate(src.files, fs[i])
-			if !ok {
-				pc, ok = pl.literal(src.files, fs[i])
-			}
-			if !ok {
-				pc, ok = pl.templateLines(src.files, fs[i])
+			var pc placement
+			var ok bool
+			if pl.render.Kind == Kustomize {
+				pc, ok = pl.kustomizeEdits(src.files, fs[i])
+			} else {
+				pc, ok = pl.translate(src.files, fs[i])
+				if !ok {
+					pc, ok = pl.literal(src.files, fs[i])
+				}
+				if !ok {
+					pc, ok = pl.templateLines(src.files, fs[i])
+				}
 			}
 			if ok {
-				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc}
+				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc}
 				for _, rule := range fs[i].Fix.FollowUps {
 					if c.followUps == nil {
 						c.followUps = map[string]bool{}
@@ -568,13 +580,13 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 	if ok && added == "" {
 		out := gone(cands, keys)
 		if len(cands) == 1 && len(out) == 0 {
-			v.learn(pl, cands[0], "rendering the chart again with it, its finding stays")
+			v.learn(pl, cands[0], pl.again()+" with it, its finding stays")
 		}
 		return out
 	}
 	if len(cands) == 1 {
 		if ok {
-			v.learn(pl, cands[0], "rendering the chart again with it brings "+describeKey(added))
+			v.learn(pl, cands[0], pl.again()+" with it brings "+describeKey(added))
 		}
 		return nil
 	}
@@ -583,6 +595,15 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 	}
 	mid := len(cands) / 2
 	return append(pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old)...)
+}
+
+// again says how the render is made again, for the reasons a fix is
+// withheld.
+func (pl *placed) again() string {
+	if pl.render.Kind == Kustomize {
+		return "building the overlay again"
+	}
+	return "rendering the chart again"
 }
 
 // adds returns a key that keys holds and old does not, other than the
@@ -726,17 +747,23 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 	}
 	opts := src.opts
 	opts.ValuesYAMLOnly, opts.ExtraValues = true, nil
+	if pl.render.Kind == Kustomize {
+		opts.Only = &Job{Kustomization: pl.render.Root} // the one overlay, built again
+	}
 	res, err := src.render(v.ctx, files, opts)
 	if err != nil {
 		return nil, false
 	}
 	var r *Render
 	for _, x := range res.Renders {
-		if x.Kind == Helm && x.Root == pl.render.Root && len(x.ValuesFiles) == 0 {
+		if x.Kind == pl.render.Kind && x.Root == pl.render.Root && len(x.ValuesFiles) == 0 {
 			r = x
 		}
 	}
 	if r == nil || len(res.Problems) > 0 || len(r.Documents) == 0 {
+		return nil, false
+	}
+	if pl.render.Kind == Kustomize && overrides(pl.render, r, cands, func(c candidate) int { return c.doc }) != "" {
 		return nil, false
 	}
 	had := map[string]bool{}
@@ -755,7 +782,7 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 // plain template) line its verified fix edits, with those edits as its
 // fix.
 func (pc placement) place(dir string, f *checks.Finding) {
-	f.File = path.Join(dir, pc.file)
+	f.File = joinDir(dir, pc.file)
 	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
 	f.Object.Doc = pc.doc
 	fx := *f.Fix
@@ -763,5 +790,6 @@ func (pc placement) place(dir string, f *checks.Finding) {
 	if len(pc.keys) > 0 {
 		fx.Description += fmt.Sprintf(" (as %s in %s)", strings.Join(pc.keys, ", "), path.Base(pc.file))
 	}
+	fx.Description += pc.note
 	f.Fix = &fx
 }

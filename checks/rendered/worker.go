@@ -36,16 +36,14 @@ type Renderer func(ctx context.Context, files Files, opts Options) (Result, erro
 // then the raw bytes of the files or of the rendered streams). Only the
 // files a render can read are sent (Needed). The worker gets lim as flags
 // (Limits.Args) and applies them to itself; the parent kills its process
-// group at lim.Deadline or when ctx ends, and nothing of it outlives the
-// call. A worker that dies is an error naming why: its memory or CPU-time
-// limit, its deadline, or its last words.
+// group at its deadline or when ctx ends, and nothing of it outlives the
+// call (see watchDeadline: wall time in which the worker does work does
+// not count). A worker that dies is an error naming why: its memory or
+// CPU-time limit, its deadline, or its last words.
 func Worker(program string, args []string, lim Limits) Renderer {
 	return func(ctx context.Context, files Files, opts Options) (Result, error) {
-		if lim.Deadline > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, lim.Deadline)
-			defer cancel()
-		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
 		cmd := exec.CommandContext(ctx, program, append(append([]string(nil), args...), lim.Args()...)...)
 		cmd.SysProcAttr = newSysProcAttr()
 		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
@@ -64,6 +62,10 @@ func Worker(program string, args []string, lim Limits) Renderer {
 			return Result{}, fmt.Errorf("starting the render worker %s: %w", program, err)
 		}
 		defer killGroup(cmd.Process.Pid) // whatever it started dies with it
+		if lim.Deadline > 0 {
+			stop := watchDeadline(ctx, cancel, cmd.Process.Pid, lim.Deadline)
+			defer stop()
+		}
 		sent := make(chan error, 1)
 		go func() {
 			w := bufio.NewWriterSize(stdin, 256<<10)
@@ -89,6 +91,61 @@ func Worker(program string, args []string, lim Limits) Renderer {
 	}
 }
 
+// deadlineError is why a worker was stopped at its deadline.
+type deadlineError struct{ msg string }
+
+func (e deadlineError) Error() string { return e.msg }
+
+// deadlineFactor is how many times its deadline of wall time a worker
+// that keeps using CPU may run: the CPU-time limit stops it first unless
+// the machine is that busy.
+const deadlineFactor = 10
+
+// watchDeadline stops the worker pid (through cancel) when it has spent
+// deadline of wall time using no CPU (waiting on something, never
+// ending), or deadlineFactor times deadline in all. Wall time in which it
+// used CPU does not count toward deadline: on a machine busy with other
+// work a worker gets a fraction of a core, and its CPU-time limit is what
+// bounds its work. Where a worker's CPU time cannot be read, deadline is
+// wall time. The returned func ends the watch.
+func watchDeadline(ctx context.Context, cancel context.CancelCauseFunc, pid int, deadline time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		const tick = 250 * time.Millisecond
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		start := time.Now()
+		last, readable := workerCPU(pid)
+		var idle time.Duration
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			now, ok := workerCPU(pid)
+			switch {
+			case !readable || !ok:
+				idle = time.Since(start)
+			case now == last:
+				idle += tick
+			}
+			last = now
+			switch {
+			case idle >= deadline:
+				cancel(deadlineError{fmt.Sprintf("render stopped at its deadline of %s (wall time using no CPU)", deadline)})
+				return
+			case time.Since(start) >= deadlineFactor*deadline:
+				cancel(deadlineError{fmt.Sprintf("render stopped after %s of wall time (%d times its deadline of %s)", deadlineFactor*deadline, deadlineFactor, deadline)})
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
 // workerError says why a worker ended without a whole answer, in the
 // terms of its limits where one of them ended it.
 func workerError(ctx context.Context, st *os.ProcessState, lim Limits, stderr string, waitErr, readErr, sendErr error) error {
@@ -97,8 +154,8 @@ func workerError(ctx context.Context, st *os.ProcessState, lim Limits, stderr st
 		last = last[i+1:]
 	}
 	switch {
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && lim.Deadline > 0:
-		return fmt.Errorf("render stopped at its deadline of %s (wall time)", lim.Deadline)
+	case ctx.Err() != nil && errors.As(context.Cause(ctx), new(deadlineError)):
+		return context.Cause(ctx)
 	case ctx.Err() != nil:
 		return fmt.Errorf("render stopped: %w", ctx.Err())
 	case strings.Contains(last, cpuLimitMessage) || signalled(st, "cpu time limit exceeded"):

@@ -12,7 +12,6 @@ package scan
 
 import (
 	"context"
-	"path"
 	"runtime"
 
 	"github.com/prodready/prodready/checks"
@@ -158,30 +157,19 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 
 // FixRound checks inputs, the text as fixed so far, for one round of
 // fixes: the charts of folders are rendered from that text with their
-// values.yaml alone (the fixes edit it), kustomizations are left out (an
-// overlay's bases and patches are fixed as written, since a finding mapped
-// to them carries no edit), and a chart finding whose fix rendering again
-// shows right carries it as an edit of the values file or of the
-// template's literal lines (memo carries what earlier rounds learnt). The
+// values.yaml alone (the fixes edit it) and the overlays built; a chart
+// finding whose fix rendering again shows right carries it as an edit of
+// the values file or of the template's literal lines, an overlay's as an
+// edit of the patch or base that sets the field (memo carries what earlier
+// rounds learnt). The
 // render problems come first, graded by cfg. prodready fix and the bot's
 // fix commits run their rounds through it.
 func FixRound(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo) []checks.Finding {
 	// A lean run consumes its inputs, so it gets a copy.
 	inputs = append([]checks.Input(nil), inputs...)
-	charts := make([]rendered.Folder, 0, len(folders))
-	for _, folder := range folders {
-		files := make(rendered.Files, len(folder.Files))
-		for p, data := range folder.Files {
-			if !rendered.IsKustomizationName(path.Base(p)) {
-				files[p] = data
-			}
-		}
-		folder.Files = files
-		charts = append(charts, folder)
-	}
 	ropts := rendered.ConfigOptions(cfg)
 	ropts.ValuesYAMLOnly = true
-	prep := Prepare(ctx, inputs, charts, cfg, Options{Render: render, RenderOptions: &ropts, VerifyFixes: true, Memo: memo})
+	prep := Prepare(ctx, inputs, folders, cfg, Options{Render: render, RenderOptions: &ropts, VerifyFixes: true, Memo: memo})
 	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
 	return append(prep.Problems, prep.Map(res.Findings)...)
 }

@@ -26,7 +26,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	return &renderFlags{
 		memory:    fs.Int64("render-memory", envInt64("PRODREADY_RENDER_MEMORY", rendered.DefaultWorkerMemory), "bytes of memory each render's child process may take (its data segment); over it the render is a render-failed finding (env PRODREADY_RENDER_MEMORY)"),
 		cpu:       fs.Duration("render-cpu", envDuration("PRODREADY_RENDER_CPU", rendered.DefaultWorkerCPU), "CPU time each render's child process may use (env PRODREADY_RENDER_CPU)"),
-		deadline:  fs.Duration("render-deadline", envDuration("PRODREADY_RENDER_DEADLINE", rendered.DefaultWorkerDeadline), "wall time after which a render's child process is killed (env PRODREADY_RENDER_DEADLINE)"),
+		deadline:  fs.Duration("render-deadline", envDuration("PRODREADY_RENDER_DEADLINE", rendered.DefaultWorkerDeadline), "wall time a render's child process may spend using no CPU before it is killed; time it works counts toward ten times this (env PRODREADY_RENDER_DEADLINE)"),
 		processes: fs.Int("render-processes", envInt("PRODREADY_RENDER_PROCESSES", 1), "render child processes at once, across every review of this process: their memory limits added up must fit beside the server in its memory (env PRODREADY_RENDER_PROCESSES)"),
 	}
 }

@@ -45,9 +45,16 @@ type values struct {
 	// every version when the generation is unknown.
 	Defaults []kyvernovalues.Chart
 
-	// ChartOwn is true for the kyverno chart's own values.yaml (its
-	// defaults, not a deployment's choice): HA rules skip it.
+	// ChartOwn is true for the kyverno chart's own values.yaml. Its keys
+	// define the chart, so the rules about unknown keys, generations and
+	// the chart's flags skip it; the HA rules judge it (a repository that
+	// vendors the chart installs it with that file, as its author edits
+	// it) unless Overridden.
 	ChartOwn bool
+	// Overridden is true for the chart's own values.yaml when values files
+	// beside it (values-prod.yaml) are judged merged over it: those are
+	// what is installed, so the HA rules judge them and not the file alone.
+	Overridden bool
 	// Namespace is the namespace Kyverno is installed into, when known.
 	Namespace string
 	// NamespacePath is where Obj says so (nil: the kind line).
@@ -197,20 +204,9 @@ func isValuesDoc(o *manifest.Object) bool {
 	return base != "Chart.yaml" && base != "Chart.yml" && !checks.IsKustomization(o)
 }
 
-// pathMatches reports whether a configured values path (relative to the
-// repository root, globs allowed) names file, which may carry a prefix
-// (the folder the check was started on).
-func pathMatches(pattern, file string) bool {
-	pattern = strings.TrimPrefix(path.Clean(pattern), "./")
-	parts := strings.Split(file, "/")
-	for i := range parts {
-		suffix := strings.Join(parts[i:], "/")
-		if suffix == pattern || checks.MatchGlob(pattern, suffix) {
-			return true
-		}
-	}
-	return false
-}
+// pathMatches reports whether a configured values path names file
+// (checks.MatchValuesPath, as the run counts the file checked).
+func pathMatches(pattern, file string) bool { return checks.MatchValuesPath(pattern, file) }
 
 func buildIndex(ctx *checks.Context) *index {
 	idx := &index{byObj: map[*manifest.Object][]*values{}}
@@ -266,7 +262,7 @@ func buildIndex(ctx *checks.Context) *index {
 			if isChart(name) {
 				ver, _ := chart.Scalar("version")
 				for _, d := range docs {
-					v := &values{Obj: d, Root: d.Root(), Source: "Chart.yaml", ChartOwn: d == base}
+					v := &values{Obj: d, Root: d.Root(), Source: "Chart.yaml", ChartOwn: d == base, Overridden: d == base && len(docs) > 1}
 					v.Version, v.VersionExact = kyvernovalues.ParseVersion(ver)
 					if base != nil && d != base {
 						v.Lower = []*yaml.Node{base.Root()}
@@ -687,11 +683,13 @@ func mapKeys(n *yaml.Node) []string {
 }
 
 // haValues returns the values of obj that HA rules judge: generation
-// known and not the chart's own defaults.
+// known and every layer read, the chart's own values.yaml included (a
+// vendored chart is installed with it) unless values files beside it are
+// judged over it.
 func haValues(ctx *checks.Context, obj *manifest.Object) []*values {
 	var out []*values
 	for _, v := range valuesOf(ctx, obj) {
-		if v.Gen != 0 && !v.ChartOwn && !v.Partial {
+		if v.Gen != 0 && !v.Partial && !v.Overridden {
 			out = append(out, v)
 		}
 	}

@@ -194,7 +194,7 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	if failed {
 		return ExitFindings
 	}
-	if res.Kubernetes == 0 && found == 0 && !*allowEmpty {
+	if res.Kubernetes == 0 && res.ValuesFiles == 0 && found == 0 && !*allowEmpty {
 		// A typo'd path, an empty folder or only other YAML must not
 		// pass as a clean check.
 		n := len(res.Files)
@@ -310,15 +310,18 @@ func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
 	return folders
 }
 
-// widen reads, in place of folder, the repository it lies in when one of
-// its kustomizations names a path outside it (`check overlays/prod`, whose
-// base is ../../base): the overlay is then built as from the repository
-// root, where its bases are. Only the charts and kustomizations under
-// folder are kept as roots, so the run renders what was named and no
-// more. A folder in no repository, or whose kustomizations stay inside
-// it, is returned as it is.
+// widen reads, in place of folder, the repository it lies in when what
+// it holds names a path outside it: a kustomization whose base is
+// ../../base (`check overlays/prod`), or a chart whose dependency is a
+// file:// path outside it or a chart that neither its charts/ nor the
+// folder holds (`check bitnami/redis`, whose common lies beside it). The
+// overlay is then built, and the chart's dependencies resolved, as from
+// the repository root. Only the charts and kustomizations under folder
+// are rendered (Folder.Roots), so the run renders what was named and no
+// more. A folder in no repository, or that reaches nothing outside it, is
+// returned as it is.
 func widen(folder rendered.Folder) rendered.Folder {
-	if folder.Err != nil || !rendered.ReachesOutside(folder.Files) {
+	if folder.Err != nil || !rendered.ReachesOutside(folder.Files) && !rendered.ChartsReachOutside(folder.Files) {
 		return folder
 	}
 	absDir, err := filepath.Abs(filepath.FromSlash(folder.Dir))
@@ -342,19 +345,22 @@ func widen(folder rendered.Folder) rendered.Folder {
 	if err != nil {
 		return folder
 	}
-	under = filepath.ToSlash(under)
-	roots := rendered.Discover(files)
-	for _, dir := range roots.Charts {
-		if dir != under && !strings.HasPrefix(dir, under+"/") {
-			delete(files, path.Join(dir, "Chart.yaml")) // a root outside what was named: not rendered
-		}
+	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files, Roots: []string{filepath.ToSlash(under)}}
+}
+
+// relTo is the slash path of file (relative to the current folder) from
+// folder dir; false when it is not under dir.
+func relTo(dir, file string) (string, bool) {
+	absDir, err1 := filepath.Abs(filepath.FromSlash(dir))
+	absFile, err2 := filepath.Abs(file)
+	if err1 != nil || err2 != nil {
+		return "", false
 	}
-	for _, k := range roots.Kustomizations {
-		if !strings.HasPrefix(k, under+"/") {
-			delete(files, k)
-		}
+	rel, err := filepath.Rel(absDir, absFile)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
 	}
-	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files}
+	return filepath.ToSlash(rel), true
 }
 
 // overlay puts the text of the inputs that hold it in place of the files
@@ -368,7 +374,12 @@ func overlay(folders []rendered.Folder, inputs []checks.Input) {
 			rel := path.Clean(filepath.ToSlash(in.Path))
 			if folder.Dir != "." {
 				var ok bool
-				if rel, ok = strings.CutPrefix(rel, folder.Dir+"/"); !ok {
+				if rel, ok = strings.CutPrefix(rel, folder.Dir+"/"); !ok && strings.HasPrefix(folder.Dir, "..") {
+					// The repository around the current folder (widen):
+					// the input's path from there.
+					rel, ok = relTo(folder.Dir, in.Path)
+				}
+				if !ok {
 					continue
 				}
 			}

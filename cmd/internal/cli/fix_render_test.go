@@ -147,11 +147,12 @@ func TestCheckDoesNotVerify(t *testing.T) {
 	}
 }
 
-// TestFixLeavesOverlaysAsWritten checks that fix, which renders charts,
-// does not build kustomize overlays: their bases and patches are fixed as
-// written, as they were before charts were rendered (a finding mapped to
-// them would carry no edit).
-func TestFixLeavesOverlaysAsWritten(t *testing.T) {
+// TestFixBuildsOverlays checks that fix builds kustomize overlays as check
+// does and fixes their findings where the fields are set: the base as
+// written, and the patch that sets a container's resources in place, as
+// the partial object it is (only the missing request is added, under the
+// resources it sets).
+func TestFixBuildsOverlays(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "fixtures", "render", "kustomize")
 	calls := 0
 	p := Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
@@ -162,11 +163,29 @@ func TestFixLeavesOverlaysAsWritten(t *testing.T) {
 	if code := p.Run([]string{"fix", "--all", "--diff", dir}, nil, &out, &errb); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "+++ b/"+filepath.ToSlash(dir)+"/base/deployment.yaml") {
-		t.Errorf("the base is not fixed as written:\n%s%s", out.String(), errb.String())
+	diff := out.String()
+	if !strings.Contains(diff, "+++ b/"+filepath.ToSlash(dir)+"/base/deployment.yaml") {
+		t.Errorf("the base is not fixed:\n%s%s", diff, errb.String())
 	}
-	if calls != 0 {
-		t.Errorf("%d renders of a folder with overlays only, want none", calls)
+	patch := "+++ b/" + filepath.ToSlash(dir) + "/overlays/prod/replicas-patch.yaml"
+	i := strings.Index(diff, patch)
+	if i < 0 {
+		t.Fatalf("the patch that sets the container's resources is not fixed:\n%s%s", diff, errb.String())
+	}
+	var added []string
+	for _, l := range strings.Split(diff[i+len(patch):], "\n") {
+		if strings.HasPrefix(l, "--- ") {
+			break
+		}
+		if strings.HasPrefix(l, "+") {
+			added = append(added, strings.TrimSpace(strings.SplitN(l[1:], "#", 2)[0]))
+		}
+	}
+	if strings.Join(added, "|") != "requests:|cpu: 100m" {
+		t.Errorf("lines added to the patch: %q, want the CPU request under its resources only", added)
+	}
+	if calls == 0 {
+		t.Error("fix built no overlay")
 	}
 }
 
@@ -200,5 +219,18 @@ func TestFixRaisesReplicasDespiteItsFollowUps(t *testing.T) {
 	}
 	if strings.Contains(errb.String(), "no automatic fix") {
 		t.Errorf("fix says the finding has no fix:\n%s", errb.String())
+	}
+}
+
+// TestRelToWidenedFolder: an input of a run started inside a chart or
+// overlay (values.yaml) is found in the repository read around it (Dir
+// "../..") by its path from there, so fix's rounds render the text fixed
+// so far; a path outside the folder is not.
+func TestRelToWidenedFolder(t *testing.T) {
+	if got, ok := relTo("../..", "testdata/x.yaml"); !ok || got != "internal/cli/testdata/x.yaml" {
+		t.Errorf("relTo(../.., testdata/x.yaml) = %q %v, want cli/testdata/x.yaml", got, ok)
+	}
+	if _, ok := relTo("testdata", "../x.yaml"); ok {
+		t.Error("a path outside the folder was taken as inside it")
 	}
 }

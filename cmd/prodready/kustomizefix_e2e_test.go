@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kustomizeShaped is an overlay laid out as argo-cd's HA one is: a base
+// Deployment and Service, and an overlay whose strategic-merge patch sets
+// replicas and an env var of the base's container (a partial object).
+var kustomizeShaped = map[string]string{
+	"base/kustomization.yaml": "resources:\n- deploy.yaml\n",
+	"base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    app.kubernetes.io/name: web\n" +
+		"    app.kubernetes.io/component: server\n    app.kubernetes.io/part-of: shop\nspec:\n  replicas: 1\n" +
+		"  selector:\n    matchLabels: {app.kubernetes.io/name: web}\n  template:\n    metadata:\n      labels:\n" +
+		"        app.kubernetes.io/name: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n" +
+		"        ports:\n        - containerPort: 8080\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n" +
+		"  selector: {app.kubernetes.io/name: web}\n  ports:\n  - port: 80\n    targetPort: 8080\n",
+	"overlays/prod/kustomization.yaml": "resources:\n- ../../base\npatches:\n- path: patch.yaml\n",
+	"overlays/prod/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n" +
+		"  template:\n    spec:\n      containers:\n      - name: web\n        env:\n        - name: MODE\n          value: prod\n",
+}
+
+// TestFixThroughKustomize runs `prodready fix --all` as a process on an
+// overlay and its base: the overlay is built as check builds it, the
+// replicas finding that the patch sets is fixed in the patch, in place
+// (the patch stays the partial object it is: no labels or fields of a
+// whole Deployment added), the base's findings are fixed in the base, and
+// each fix was verified by building again: after it, check builds the
+// overlay and no longer has those findings.
+func TestFixThroughKustomize(t *testing.T) {
+	repo := writeRepo(t, kustomizeShaped)
+	before, _ := checkJSON(t, repo, ".")
+	if _, ok := byKey(before)["overlays/prod/patch.yaml:6 replicas-too-few"]; !ok {
+		t.Fatalf("check does not map replicas-too-few to the patch's replicas line: %v", keysOf(byKey(before)))
+	}
+	out, errOut, code := runCLI(t, repo, "fix", "--all", ".")
+	if code != 0 {
+		t.Fatalf("fix --all exited %d:\n%s\n%s", code, out, errOut)
+	}
+	patch, _ := os.ReadFile(filepath.Join(repo, "overlays/prod/patch.yaml"))
+	want := strings.Replace(kustomizeShaped["overlays/prod/patch.yaml"], "replicas: 1", "replicas: 3", 1)
+	if string(patch) != want {
+		t.Errorf("the patch after fix --all:\n%s\nwant only its replicas changed:\n%s", patch, want)
+	}
+	base, _ := os.ReadFile(filepath.Join(repo, "base/deploy.yaml"))
+	for _, s := range []string{"allowPrivilegeEscalation: false", "readinessProbe:"} {
+		if !strings.Contains(string(base), s) {
+			t.Errorf("the base was not fixed (no %q):\n%s", s, base)
+		}
+	}
+	if strings.Contains(string(base), "app.kubernetes.io/component: change-me") || strings.Contains(string(base), "app.kubernetes.io/part-of: change-me") {
+		t.Errorf("a placeholder replaced a real label:\n%s", base)
+	}
+	after, _ := checkJSON(t, repo, ".")
+	for _, f := range after {
+		switch f.Rule {
+		case "render-failed", "replicas-too-few", "privilege-escalation-allowed", "readiness-probe-missing":
+			t.Errorf("after fix --all: %s:%d %s %s", f.File, f.Line, f.Rule, f.Message)
+		}
+	}
+}
+
+// TestFixArgoCDHAOverlay runs `prodready fix --all` as a process on
+// argo-cd's HA manifests: no patch file of the HA overlay is edited as a
+// whole object, no placeholder lands on the component or part-of labels
+// the bases set, and every overlay still builds.
+func TestFixArgoCDHAOverlay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds argo-cd's overlays with every fix; skipped with -short")
+	}
+	src := filepath.Join("..", "..", "..", "shared", "corpus", "charts-more", "kustomize", "argo-cd-manifests")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("../shared/corpus/charts-more/kustomize/argo-cd-manifests is absent")
+	}
+	repo := writeRepo(t, nil)
+	copyTree(t, src, filepath.Join(repo, "manifests"))
+	patches := []string{"manifests/ha/base/overlays/argocd-server-deployment.yaml", "manifests/ha/base/overlays/argocd-repo-server-deployment.yaml",
+		"manifests/ha/base/overlays/argocd-application-controller-statefulset.yaml", "manifests/ha/base/controller-deployment/argocd-server-deployment.yaml"}
+	was := map[string]string{}
+	for _, p := range patches {
+		data, _ := os.ReadFile(filepath.Join(repo, p))
+		was[p] = string(data)
+	}
+	if out, errOut, code := runCLI(t, repo, "fix", "--all", "manifests/ha"); code != 0 {
+		t.Fatalf("fix --all manifests/ha exited %d:\n%s\n%s", code, out, errOut)
+	}
+	for _, p := range patches {
+		data, _ := os.ReadFile(filepath.Join(repo, p))
+		if now := string(data); strings.Contains(now, "change-me") || strings.Count(now, "labels:") > strings.Count(was[p], "labels:") {
+			t.Errorf("%s was edited as a whole object:\n%s", p, now)
+		}
+	}
+	fs, _ := checkJSON(t, repo, "manifests/ha")
+	for _, f := range fs {
+		if f.Rule == "render-failed" && !strings.Contains(f.Message, "dependency redis-ha") {
+			t.Errorf("after fix --all: %s:%d %s", f.File, f.Line, f.Message)
+		}
+	}
+}
