@@ -113,3 +113,76 @@ func BenchmarkCorpusCharts(b *testing.B) {
 		Run(context.Background(), files, rendered.Options{MaxRenders: 1000})
 	}
 }
+
+// TestCorpusChartsAsWritten renders every chart (with each of its values
+// sets) and every root overlay of the shared corpus's charts-more/ and
+// helm-charts/: real charts and overlays as platform teams run them
+// (kyverno's label merges through fromYaml, traefik's pod template through
+// fromYaml | toYaml, bitnami's tplvalues). Every template that becomes an
+// object must keep its line map (no Unmapped: the render that traces
+// template lines matches the render line for line), and no key of a
+// template may be placed at its line 1 unless that line is where it is
+// written. It logs the renders that fail, which are point 4 of the
+// corpus's own checks.
+func TestCorpusChartsAsWritten(t *testing.T) {
+	for _, sub := range []string{"charts-more", "helm-charts"} {
+		t.Run(sub, func(t *testing.T) {
+			files := corpus(t, sub)
+			res := Run(context.Background(), files, rendered.Options{MaxRenders: 1000})
+			var renders, failed, docs, keys, atLine1 int
+			for _, r := range res.Renders {
+				renders++
+				if len(r.Documents) == 0 && len(r.Problems) > 0 {
+					failed++
+					t.Logf("%s %s %v: %s", r.Kind, r.Root, r.ValuesFiles, firstLine(r.Problems[len(r.Problems)-1].Message, 160))
+					continue
+				}
+				for _, u := range r.Unmapped {
+					t.Errorf("%s %v: the line map of %s is lost: %s", r.Root, r.ValuesFiles, u.File, u.Reason)
+				}
+				if r.Kind != Helm {
+					continue
+				}
+				for i, d := range r.Documents {
+					docs++
+					n, err := parseYAML(d.YAML)
+					if err != nil || len(n.Content) == 0 {
+						continue
+					}
+					for _, e := range walk(n.Content[0])[1:] {
+						keys++
+						loc, ok := r.Locate(i, formatPath(e.path))
+						if !ok || loc.Kind == Template && loc.Line <= 1 && !writesAtLine1(files, loc.File, e.path) {
+							atLine1++
+							if atLine1 <= 10 {
+								t.Errorf("%s %v: %s key %s is placed at %s:%d", r.Root, r.ValuesFiles, d.Source, formatPath(e.path), loc.File, loc.Line)
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%s: %d renders (%d failed), %d documents, %d keys, %d at a template's line 1 that does not write them", sub, renders, failed, docs, keys, atLine1)
+		})
+	}
+}
+
+// writesAtLine1 reports whether line 1 of file writes the last key of p:
+// a template that starts with "apiVersion:" places apiVersion there
+// rightly.
+func writesAtLine1(files rendered.Files, file string, p []seg) bool {
+	if len(p) == 0 {
+		return true
+	}
+	first, _, _ := strings.Cut(string(files[file]), "\n")
+	last := p[len(p)-1]
+	return last.Index < 0 && strings.HasPrefix(strings.TrimLeft(first, " -"), last.Key+":")
+}
+
+// firstLine is msg's first line, cut at n bytes.
+func firstLine(msg string, n int) string {
+	msg, _, _ = strings.Cut(msg, "\n")
+	if len(msg) > n {
+		msg = msg[:n]
+	}
+	return msg
+}

@@ -428,6 +428,9 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		mapped = true
 		f := &fs[i]
 		pl.relocate(f)
+		if why := pl.unmapped(f.Object.Doc); why != "" {
+			f.Message += UnmappedNote + why + ")"
+		}
 		f.Message += renderedNote(pl.about, p.only[onlyKey(pl, *f)])
 		if pc, ok := fixed[i]; ok {
 			pc.place(pl.dir, f) // after the key above, which CheckValuesSets made without it
@@ -510,6 +513,26 @@ func (p *Prepared) MapSilenced(ss []checks.Silenced) []checks.Silenced {
 // checks.Result.Silenced lists those of plain files), so that a review can
 // disclose the ignores a pull request adds.
 func (p *Prepared) Silenced() []checks.Silenced { return p.silenced }
+
+// UnmappedNote begins the note a finding's message gets when the template
+// of its object is one of its render's Unmapped: its line may be the
+// nearest one traced rather than its own, and the note says why.
+const UnmappedNote = " (its line may be the nearest one traced, not its own: "
+
+// unmapped returns why the template of document doc is among the render's
+// Unmapped, or "".
+func (pl *placed) unmapped(doc int) string {
+	r := pl.render
+	if doc < 0 || doc >= len(r.Documents) {
+		return ""
+	}
+	for _, u := range r.Unmapped {
+		if u.File == r.Documents[doc].Source {
+			return u.Reason
+		}
+	}
+	return ""
+}
 
 // relocate moves f, a finding on the render's input, to the line its
 // author edits, and drops its fix's edits (they apply to the rendered
