@@ -122,8 +122,9 @@ func BenchmarkCorpusCharts(b *testing.B) {
 // object must keep its line map (no Unmapped: the render that traces
 // template lines matches the render line for line), and no key of a
 // template may be placed at its line 1 unless that line is where it is
-// written. It logs the renders that fail, which are point 4 of the
-// corpus's own checks.
+// written. Every chart and overlay must render, except those of
+// knownRenderFailures (and a render over its wall-clock deadline on a
+// busy machine, which is logged).
 func TestCorpusChartsAsWritten(t *testing.T) {
 	for _, sub := range []string{"charts-more", "helm-charts"} {
 		t.Run(sub, func(t *testing.T) {
@@ -134,7 +135,18 @@ func TestCorpusChartsAsWritten(t *testing.T) {
 				renders++
 				if len(r.Documents) == 0 && len(r.Problems) > 0 {
 					failed++
-					t.Logf("%s %s %v: %s", r.Kind, r.Root, r.ValuesFiles, firstLine(r.Problems[len(r.Problems)-1].Message, 160))
+					msg := r.Problems[len(r.Problems)-1].Message
+					why, known := knownRenderFailures[strings.Join(append([]string{r.Root}, r.ValuesFiles...), " ")]
+					switch {
+					case known:
+						t.Logf("%s %s %v fails, as known (%s): %s", r.Kind, r.Root, r.ValuesFiles, why, firstLine(msg, 160))
+					case strings.Contains(msg, "context deadline exceeded"):
+						// A wall-clock limit on a busy machine, not a
+						// fault of the chart's or the renderer's.
+						t.Logf("%s %s %v: over the render deadline on this machine: %s", r.Kind, r.Root, r.ValuesFiles, firstLine(msg, 160))
+					default:
+						t.Errorf("%s %s %v does not render: %s", r.Kind, r.Root, r.ValuesFiles, firstLine(msg, 300))
+					}
 					continue
 				}
 				for _, u := range r.Unmapped {
@@ -164,6 +176,21 @@ func TestCorpusChartsAsWritten(t *testing.T) {
 			t.Logf("%s: %d renders (%d failed), %d documents, %d keys, %d at a template's line 1 that does not write them", sub, renders, failed, docs, keys, atLine1)
 		})
 	}
+}
+
+// knownRenderFailures are the corpus's charts and overlays that do not
+// render yet, by root and values files (space-separated), with why; any other that fails fails the test.
+var knownRenderFailures = map[string]string{
+	// helm template fails the same way: its values.yaml leaves a required
+	// password unset.
+	"prometheus-community/prometheus-postgres-exporter": "a required value is unset in its values.yaml",
+	// Its dependency comes from a chart repository the corpus does not
+	// vendor (dependency resolution is issue 36's point 3).
+	"kustomize/argo-cd-manifests/ha/base/redis-ha/chart": "dependency from a chart repository not vendored",
+	// The HA values sets fail in an include of argocd-cm (issue 36's
+	// point 4, false render failures).
+	"argo-helm/argo-cd argo-helm/argo-cd/ci/ha-autoscaling-values.yaml": "fails in an include",
+	"argo-helm/argo-cd argo-helm/argo-cd/ci/ha-static-values.yaml":      "fails in an include",
 }
 
 // writesAtLine1 reports whether line 1 of file writes the last key of p:
