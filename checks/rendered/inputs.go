@@ -53,6 +53,9 @@ type Prepared struct {
 	renderer Renderer
 	opts     Options
 	verify   *verifier
+	// claims renders a chart with the fixes whose follow-ups it reports
+	// (see VerifyClaims); nil when claims are not checked.
+	claims *verifier
 }
 
 // placed is one render whose objects a run checks.
@@ -74,6 +77,10 @@ type placed struct {
 	rerenders int
 	combines  int            // renders spent by combineTemplateLines
 	lits      []literalLines // by document, see literalOf
+	// claimed says the render of VerifyClaims was made; claimKeys are
+	// the keys of its findings (nil when it failed).
+	claimed   bool
+	claimKeys map[string]bool
 
 	// alone are the findings of the render checked on its own, made once
 	// for CheckValuesSets and VerifyFixes (see aloneFindings).
@@ -417,6 +424,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	if len(p.renders) == 0 {
 		return fs // a plain run: every batch passes as it is
 	}
+	fs = p.dropDisproved(fs)
 	fixed, withheld := p.verified(fs)
 	mapped := false
 	var more []checks.Finding
