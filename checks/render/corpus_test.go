@@ -113,3 +113,103 @@ func BenchmarkCorpusCharts(b *testing.B) {
 		Run(context.Background(), files, rendered.Options{MaxRenders: 1000})
 	}
 }
+
+// TestCorpusChartsAsWritten renders every chart (with each of its values
+// sets) and every root overlay of the shared corpus's charts-more/ and
+// helm-charts/: real charts and overlays as platform teams run them
+// (kyverno's label merges through fromYaml, traefik's pod template through
+// fromYaml | toYaml, bitnami's tplvalues). Every template that becomes an
+// object must keep its line map (no Unmapped: the render that traces
+// template lines matches the render line for line), and no key of a
+// template may be placed at its line 1 unless that line is where it is
+// written. Every chart and overlay must render, except those of
+// knownRenderFailures (and a render over its wall-clock deadline on a
+// busy machine, which is logged).
+func TestCorpusChartsAsWritten(t *testing.T) {
+	for _, sub := range []string{"charts-more", "helm-charts"} {
+		t.Run(sub, func(t *testing.T) {
+			files := corpus(t, sub)
+			res := Run(context.Background(), files, rendered.Options{MaxRenders: 1000})
+			var renders, failed, docs, keys, atLine1 int
+			for _, r := range res.Renders {
+				renders++
+				if len(r.Documents) == 0 && len(r.Problems) > 0 {
+					failed++
+					msg := r.Problems[len(r.Problems)-1].Message
+					why, known := knownRenderFailures[strings.Join(append([]string{r.Root}, r.ValuesFiles...), " ")]
+					switch {
+					case known:
+						t.Logf("%s %s %v fails, as known (%s): %s", r.Kind, r.Root, r.ValuesFiles, why, firstLine(msg, 160))
+					case strings.Contains(msg, "context deadline exceeded"):
+						// A wall-clock limit on a busy machine, not a
+						// fault of the chart's or the renderer's.
+						t.Logf("%s %s %v: over the render deadline on this machine: %s", r.Kind, r.Root, r.ValuesFiles, firstLine(msg, 160))
+					default:
+						t.Errorf("%s %s %v does not render: %s", r.Kind, r.Root, r.ValuesFiles, firstLine(msg, 300))
+					}
+					continue
+				}
+				for _, u := range r.Unmapped {
+					t.Errorf("%s %v: the line map of %s is lost: %s", r.Root, r.ValuesFiles, u.File, u.Reason)
+				}
+				if r.Kind != Helm {
+					continue
+				}
+				for i, d := range r.Documents {
+					docs++
+					n, err := parseYAML(d.YAML)
+					if err != nil || len(n.Content) == 0 {
+						continue
+					}
+					for _, e := range walk(n.Content[0])[1:] {
+						keys++
+						loc, ok := r.Locate(i, formatPath(e.path))
+						if !ok || loc.Kind == Template && loc.Line <= 1 && !writesAtLine1(files, loc.File, e.path) {
+							atLine1++
+							if atLine1 <= 10 {
+								t.Errorf("%s %v: %s key %s is placed at %s:%d", r.Root, r.ValuesFiles, d.Source, formatPath(e.path), loc.File, loc.Line)
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%s: %d renders (%d failed), %d documents, %d keys, %d at a template's line 1 that does not write them", sub, renders, failed, docs, keys, atLine1)
+		})
+	}
+}
+
+// knownRenderFailures are the corpus's charts and overlays that do not
+// render yet, by root and values files (space-separated), with why; any other that fails fails the test.
+var knownRenderFailures = map[string]string{
+	// helm template fails the same way: its values.yaml leaves a required
+	// password unset.
+	"prometheus-community/prometheus-postgres-exporter": "a required value is unset in its values.yaml",
+	// Its dependency comes from a chart repository the corpus does not
+	// vendor (dependency resolution is issue 36's point 3).
+	"kustomize/argo-cd-manifests/ha/base/redis-ha/chart": "dependency from a chart repository not vendored",
+	// The HA values sets fail in an include of argocd-cm (issue 36's
+	// point 4, false render failures).
+	"argo-helm/argo-cd argo-helm/argo-cd/ci/ha-autoscaling-values.yaml": "fails in an include",
+	"argo-helm/argo-cd argo-helm/argo-cd/ci/ha-static-values.yaml":      "fails in an include",
+}
+
+// writesAtLine1 reports whether line 1 of file writes the last key of p:
+// a template that starts with "apiVersion:" places apiVersion there
+// rightly.
+func writesAtLine1(files rendered.Files, file string, p []seg) bool {
+	if len(p) == 0 {
+		return true
+	}
+	first, _, _ := strings.Cut(string(files[file]), "\n")
+	last := p[len(p)-1]
+	return last.Index < 0 && strings.HasPrefix(strings.TrimLeft(first, " -"), last.Key+":")
+}
+
+// firstLine is msg's first line, cut at n bytes.
+func firstLine(msg string, n int) string {
+	msg, _, _ = strings.Cut(msg, "\n")
+	if len(msg) > n {
+		msg = msg[:n]
+	}
+	return msg
+}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"text/template"
 
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -122,7 +123,11 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 
 	ctx, cancel := withBudget(ctx, opts.Timeout)
 	defer cancel()
-	out, err := runEngine(ctx, c, vals)
+	// A template can change the values it is given (prometheus's cm.yaml
+	// unsets a key once written): the render that traces lines gets them
+	// as they were before the first render.
+	markedVals := copyValues(vals, 0)
+	out, err := runEngine(ctx, c, vals, nil)
 	if err != nil {
 		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
 		skipAll(r, "render failed")
@@ -140,15 +145,52 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 
 	idx := indexTemplates(l, c)
 	var tbl tmplmark.Table
-	marked, err := runEngine(ctx, idx.annotated(&tbl), vals)
+	var carry tmplmark.Carry
+	marked, err := runEngine(ctx, idx.annotated(&tbl), markedVals, carry.Funcs())
+	lost := ""
 	if err != nil {
-		marked = nil // the source map degrades to files; the output stands
+		// The source map degrades to each document's first line; the
+		// output stands, and every finding placed so says why.
+		marked, lost = nil, "the render that traces template lines failed: "+engineMessage(err)
 	}
 	vm := &valuesMap{user: userTrees}
-	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm}
+	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, lost: lost}
 	b.build(out, marked)
 	return finish(r)
 }
+
+// copyValues returns a copy of render values v whose maps and lists are
+// copies too, to the depth Helm's values can have (deeper ones are
+// shared).
+func copyValues(v common.Values, depth int) common.Values {
+	out := make(common.Values, len(v))
+	for k, x := range v {
+		out[k] = copyValue(x, depth+1)
+	}
+	return out
+}
+
+func copyValue(x any, depth int) any {
+	if depth > maxValuesDepth {
+		return x
+	}
+	switch x := x.(type) {
+	case common.Values:
+		return copyValues(x, depth)
+	case map[string]any:
+		return map[string]any(copyValues(x, depth))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyValue(e, depth+1)
+		}
+		return out
+	}
+	return x
+}
+
+// maxValuesDepth bounds copyValues.
+const maxValuesDepth = 1000
 
 // processDependencies is chartutil.ProcessDependencies (which merges import
 // values as v3's ProcessDependenciesWithMerge did) with panics turned into
@@ -163,9 +205,10 @@ func processDependencies(c *chart.Chart, vals map[string]any) (err error) {
 }
 
 // runEngine renders a chart with Helm's engine: no cluster client (lookup
-// returns nothing), DNS functions off. The engine cannot be interrupted, so a
+// returns nothing), DNS functions off, funcs (when not nil) in place of
+// Helm's functions of the same names. The engine cannot be interrupted, so a
 // render that outlives ctx is abandoned; panics become errors.
-func runEngine(ctx context.Context, c *chart.Chart, vals common.Values) (map[string]string, error) {
+func runEngine(ctx context.Context, c *chart.Chart, vals common.Values, funcs template.FuncMap) (map[string]string, error) {
 	type result struct {
 		out map[string]string
 		err error
@@ -177,7 +220,7 @@ func runEngine(ctx context.Context, c *chart.Chart, vals common.Values) (map[str
 				done <- result{err: fmt.Errorf("template engine panicked: %v", p)}
 			}
 		}()
-		e := engine.Engine{EnableDNS: false}
+		e := engine.Engine{EnableDNS: false, CustomTemplateFuncs: funcs}
 		out, err := e.RenderWithContext(ctx, c, vals)
 		done <- result{out, err}
 	}()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prodready/prodready/checks/render/internal/tmplmark"
 	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // helmDocs turns the engine's output into documents and source maps.
@@ -23,6 +24,9 @@ type helmDocs struct {
 	lines  int   // lines written to stream
 	at     []int // per document, the offset of its text in stream
 	full   bool
+	// lost says why no template's lines can be traced in this render
+	// (the marked render failed); empty when they can.
+	lost string
 }
 
 // occurrence is one binding's emitted region in a template's output, in
@@ -56,16 +60,21 @@ func (b *helmDocs) build(out, marked map[string]string) {
 		}
 		lines := strings.Split(text, "\n")
 		var lineMarks [][]tmplmark.Mark
+		lost := b.lost
 		if m, ok := marked[key]; ok {
-			mlines := strings.Split(m, "\n")
-			if len(mlines) == len(lines) {
-				lineMarks = make([][]tmplmark.Mark, len(mlines))
-				for i, ml := range mlines {
-					_, lineMarks[i] = tmplmark.ReadLine(ml)
-				}
+			var missed int
+			lineMarks, missed = alignMarks(lines, strings.Split(m, "\n"))
+			if missed > 0 {
+				lost = fmt.Sprintf("%s of its rendered lines came out otherwise in the render that traces template lines, so their keys are placed at the nearest line traced", plural.Count(missed, "line", "lines"))
 			}
+		} else if lost == "" && marked != nil {
+			lost = "the render that traces template lines has no output for it"
 		}
+		n := len(b.r.Documents)
 		b.file(info, lines, lineMarks)
+		if lost != "" && len(b.r.Documents) > n {
+			b.r.Unmapped = append(b.r.Unmapped, rendered.Skipped{File: info.file, Reason: lost})
+		}
 	}
 	for src := range b.idx.chains {
 		for name, p := range src.templates {
@@ -268,16 +277,20 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 			break
 		}
 	}
-	m[""] = []rendered.Location{docLoc}
 
 	type region struct {
 		occ    occurrence
 		anchor *entry
 	}
 	var regions []region
+	var calls []occurrence // include and template actions, in output order
 	for _, o := range occs {
 		begin, end := pos{o.bLine, o.bCol}, pos{o.eLine, o.eCol}
 		if end.line < from {
+			continue
+		}
+		if b.tbl.Bindings[o.binding].Call {
+			calls = append(calls, o)
 			continue
 		}
 		var anchor *entry
@@ -319,17 +332,57 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 			chain := b.idx.infos[bind.File].chain
 			if loc, ok := b.vm.locate(b.idx, chain, vp); ok {
 				locs = append(locs, loc)
+			} else if !(kp.line < len(firstTpl) && firstTpl[kp.line] != nil) {
+				// No values line holds it (a default of the template's
+				// own): the action that wrote it is the line to edit.
+				locs = append(locs, b.bindingLoc(bind))
 			}
 			break
 		}
-		if kp.line < len(firstTpl) && firstTpl[kp.line] != nil {
+		switch {
+		case kp.line < len(firstTpl) && firstTpl[kp.line] != nil:
 			locs = append(locs, b.templateLoc(firstTpl[kp.line]))
+		case len(locs) == 0:
+			// A key a helper wrote whose own line is not known (its
+			// output went through fromYaml and a merge): the include
+			// that called the helper is where the author changes it.
+			if c, ok := innermost(calls, kp); ok {
+				locs = append(locs, b.bindingLoc(b.tbl.Bindings[c.binding]))
+			}
 		}
 		if len(locs) > 0 {
 			m[formatPath(e.path)] = locs
+			if docLoc.Line == 0 && locs[len(locs)-1].Kind == Template && locs[len(locs)-1].File == info.file {
+				docLoc.Line = locs[len(locs)-1].Line
+			}
 		}
 	}
+	m[""] = []rendered.Location{docLoc}
 	return m
+}
+
+// innermost returns the last-opened of calls whose output holds position
+// p.
+func innermost(calls []occurrence, p pos) (occurrence, bool) {
+	var best occurrence
+	found := false
+	for _, c := range calls {
+		if (pos{c.bLine, c.bCol}).less(p) && !(pos{c.eLine, c.eCol}).less(p) {
+			if !found || (pos{best.bLine, best.bCol}).less(pos{c.bLine, c.bCol}) {
+				best, found = c, true
+			}
+		}
+	}
+	return best, found
+}
+
+// bindingLoc is the template line of a binding's action.
+func (b *helmDocs) bindingLoc(bind tmplmark.Binding) rendered.Location {
+	file := ""
+	if bind.File >= 0 && bind.File < len(b.idx.infos) {
+		file = b.idx.infos[bind.File].file
+	}
+	return rendered.Location{File: file, Line: bind.Line, Kind: Template}
 }
 
 func (b *helmDocs) templateLoc(mk *tmplmark.Mark) rendered.Location {

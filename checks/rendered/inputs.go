@@ -53,6 +53,9 @@ type Prepared struct {
 	renderer Renderer
 	opts     Options
 	verify   *verifier
+	// claims renders a chart with the fixes whose follow-ups it reports
+	// (see VerifyClaims); nil when claims are not checked.
+	claims *verifier
 }
 
 // placed is one render whose objects a run checks.
@@ -74,6 +77,10 @@ type placed struct {
 	rerenders int
 	combines  int            // renders spent by combineTemplateLines
 	lits      []literalLines // by document, see literalOf
+	// claimed says the render of VerifyClaims was made; claimKeys are
+	// the keys of its findings (nil when it failed).
+	claimed   bool
+	claimKeys map[string]bool
 
 	// alone are the findings of the render checked on its own, made once
 	// for CheckValuesSets and VerifyFixes (see aloneFindings).
@@ -428,6 +435,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	if len(p.renders) == 0 {
 		return fs // a plain run: every batch passes as it is
 	}
+	fs = p.dropDisproved(fs)
 	fixed, withheld := p.verified(fs)
 	mapped := false
 	var more []checks.Finding
@@ -439,6 +447,9 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		mapped = true
 		f := &fs[i]
 		pl.relocate(f)
+		if why := pl.unmapped(f.Object.Doc); why != "" {
+			f.Message += UnmappedNote + why + ")"
+		}
 		f.Message += renderedNote(pl.about, p.only[onlyKey(pl, *f)])
 		if pc, ok := fixed[i]; ok {
 			pc.place(pl.dir, f) // after the key above, which CheckValuesSets made without it
@@ -521,6 +532,26 @@ func (p *Prepared) MapSilenced(ss []checks.Silenced) []checks.Silenced {
 // checks.Result.Silenced lists those of plain files), so that a review can
 // disclose the ignores a pull request adds.
 func (p *Prepared) Silenced() []checks.Silenced { return p.silenced }
+
+// UnmappedNote begins the note a finding's message gets when the template
+// of its object is one of its render's Unmapped: its line may be the
+// nearest one traced rather than its own, and the note says why.
+const UnmappedNote = " (its line may be the nearest one traced, not its own: "
+
+// unmapped returns why the template of document doc is among the render's
+// Unmapped, or "".
+func (pl *placed) unmapped(doc int) string {
+	r := pl.render
+	if doc < 0 || doc >= len(r.Documents) {
+		return ""
+	}
+	for _, u := range r.Unmapped {
+		if u.File == r.Documents[doc].Source {
+			return u.Reason
+		}
+	}
+	return ""
+}
 
 // relocate moves f, a finding on the render's input, to the line its
 // author edits, and drops its fix's edits (they apply to the rendered

@@ -248,3 +248,37 @@ func TestRenderFailedSeverity(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmappedTemplateIsSaid checks that a finding on a template whose
+// render lost its line map (Render.Unmapped) says so, with the reason, in
+// its message, which every output carries.
+func TestUnmappedTemplateIsSaid(t *testing.T) {
+	dir := filepath.ToSlash(filepath.Join(checkstest.Root(t), "fixtures/render/helm"))
+	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
+	const why = "a reason of the test's"
+	lose := func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		res, err := render.InProcess(ctx, files, opts)
+		for _, r := range res.Renders {
+			for _, d := range r.Documents {
+				if d.Kind == "Deployment" {
+					r.Unmapped = append(r.Unmapped, rendered.Skipped{File: d.Source, Reason: why})
+				}
+			}
+		}
+		return res, err
+	}
+	p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), lose, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	said := 0
+	for _, f := range p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings) {
+		if f.Object.Kind != "Deployment" {
+			continue
+		}
+		if !strings.Contains(f.Message, rendered.UnmappedNote+why+")") {
+			t.Errorf("%s %s:%d: message does not say the map is lost: %s", f.RuleID, f.File, f.Line, f.Message)
+		}
+		said++
+	}
+	if said == 0 {
+		t.Fatal("no finding on the fixture's Deployment")
+	}
+}

@@ -39,6 +39,12 @@ type Render struct {
 	Inputs []string
 	// Skipped are input files that contributed no rendered object, with why.
 	Skipped []Skipped
+	// Unmapped are the templates some of whose rendered keys could not be
+	// traced to their own line, with why (the tracing render failed, or a
+	// chart computed a line of its output otherwise from the traced text):
+	// those keys are placed at the nearest line known (the include that
+	// called the helper, the key's parent), and findings placed so say why.
+	Unmapped []Skipped
 	// Problems are errors met while rendering; a render with problems may
 	// still have documents.
 	Problems []Problem

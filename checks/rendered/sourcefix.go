@@ -43,14 +43,7 @@ func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config, folders 
 		ctx = context.Background()
 	}
 	p.verify = &verifier{ctx: ctx, cfg: cfg, memo: memo}
-	if p.renderer == nil {
-		return // not made by Prepare: nothing rendered
-	}
-	for _, folder := range folders {
-		if folder.Err == nil {
-			p.keepSources(path.Clean(folder.Dir), folder.Files, p.renderer, p.opts)
-		}
-	}
+	p.VerifyClaims(ctx, cfg, folders)
 }
 
 // FixMemo carries, across the Prepares of one prodready fix (each round

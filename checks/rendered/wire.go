@@ -137,6 +137,7 @@ type wireRender struct {
 	Documents   []wireDocument `json:"documents"`
 	Inputs      []string       `json:"inputs"`
 	Skipped     []Skipped      `json:"skipped"`
+	Unmapped    []Skipped      `json:"unmapped"`
 	Problems    []Problem      `json:"problems"`
 	Files       []string       `json:"files"`
 	Kinds       []LocationKind `json:"kinds"`
@@ -199,7 +200,7 @@ func WriteEnd(w io.Writer, res Result) error {
 
 func encodeRender(r *Render) (*wireRender, [][]byte) {
 	wr := &wireRender{Kind: r.Kind, Root: r.Root, ValuesFiles: r.ValuesFiles, Stream: size(r.Stream),
-		Inputs: r.Inputs, Skipped: r.Skipped, Problems: r.Problems}
+		Inputs: r.Inputs, Skipped: r.Skipped, Unmapped: r.Unmapped, Problems: r.Problems}
 	blob := len(r.Stream)
 	var extras [][]byte
 	if r.Documents != nil {
@@ -318,7 +319,7 @@ func decodeRender(br io.Reader, wr *wireRender) (*Render, error) {
 		return nil, fmt.Errorf("reading its stream: %w", err)
 	}
 	r := &Render{Kind: wr.Kind, Root: wr.Root, ValuesFiles: wr.ValuesFiles, Stream: sub(blob, 0, wr.Stream),
-		Inputs: wr.Inputs, Skipped: wr.Skipped, Problems: wr.Problems}
+		Inputs: wr.Inputs, Skipped: wr.Skipped, Unmapped: wr.Unmapped, Problems: wr.Problems}
 	if wr.Documents != nil {
 		r.Documents = make([]Document, len(wr.Documents))
 	}

@@ -64,6 +64,7 @@ func TestResultRoundTrip(t *testing.T) {
 			},
 			Inputs:   []string{"web/Chart.yaml", "web/templates/a.yaml"},
 			Skipped:  []rendered.Skipped{{File: "web/templates/NOTES.txt", Reason: "notes"}},
+			Unmapped: []rendered.Skipped{{File: "web/templates/b.yaml", Reason: "lost"}},
 			Problems: []rendered.Problem{{File: "web/Chart.yaml", Line: 2, Message: "m"}},
 			Maps: []rendered.DocMap{
 				{"": {{File: "web/templates/a.yaml", Line: 1, Kind: rendered.Template}},

@@ -151,6 +151,10 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	}
 	if o.VerifyFixes {
 		prep.VerifyFixes(ctx, cfg, folders, o.Memo)
+	} else {
+		// A claim about what a chart renders once a fix is applied is
+		// checked by rendering it with the fix, in every scan.
+		prep.VerifyClaims(ctx, cfg, folders)
 	}
 	return prep
 }

@@ -11,10 +11,18 @@ import (
 // Binding is one template action that emits a value read from the chart's
 // values, such as {{ .Values.image.tag | quote }} or
 // {{- toYaml .Values.resources | nindent 12 }}.
+//
+// A Call is a binding of another sort: an action of a template file
+// (outside define blocks) that writes output other than one values path,
+// such as {{- include "app.labels" . | nindent 4 }} or a range's
+// {{ tpl (toYaml .) $ }}. It has no values path; its Line is where an
+// author changes what it writes, for a key whose own line cannot be known
+// (a helper whose output went through fromYaml and a merge).
 type Binding struct {
 	File int      // index of the template file, as passed to [Table.Annotate]
 	Line int      // 1-based line of the action in the template file
-	Path []string // values path, e.g. ["image", "tag"]
+	Path []string // values path, e.g. ["image", "tag"]; nil for a Call
+	Call bool     // an include or template action, not a values reference
 }
 
 // Table collects the bindings found while annotating the templates of one
@@ -47,7 +55,11 @@ func (t *Table) Annotate(file int, src string) string {
 			t.literal(&out, file, src, tk, st.inDefine(), &lc)
 			continue
 		}
-		if id, ok := t.binding(file, src, tk, &st, &lc); ok {
+		id, ok := t.binding(file, src, tk, &st, &lc)
+		if !ok {
+			id, ok = t.call(file, src, tk, &st, &lc)
+		}
+		if ok {
 			open, close := "{{ ", " }}"
 			if tk.leftTrim {
 				open = "{{- "
@@ -122,6 +134,22 @@ func (t *Table) binding(file int, src string, tk token, st *stack, lc *lineCount
 	return len(t.Bindings) - 1, true
 }
 
+// call reports whether the action, outside any define and on one line,
+// writes output that is not one values path (an include or template of a
+// helper, a tpl or toYaml of a range's element, a printf) and, if so,
+// records it as a Call and returns its number.
+func (t *Table) call(file int, src string, tk token, st *stack, lc *lineCounter) (int, bool) {
+	if st.inDefine() || tk.inner == "" || strings.Contains(src[tk.start:tk.end], "\n") || strings.HasPrefix(tk.inner, "/*") {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(tk.inner, "("), " ")
+	if control[first] || strings.Contains(stringLit.ReplaceAllString(tk.inner, " "), "=") {
+		return 0, false // control, or an assignment: no output
+	}
+	t.Bindings = append(t.Bindings, Binding{File: file, Line: lc.at(tk.start), Call: true})
+	return len(t.Bindings) - 1, true
+}
+
 // emitFuncs are the functions a values-emitting action may pipe through
 // without the emitted text ceasing to be "the value of that key".
 var emitFuncs = map[string]bool{
@@ -191,6 +219,10 @@ func split(s string) ([]string, bool) {
 	}
 	return parts, true
 }
+
+// control are the actions that write no output of their own.
+var control = map[string]bool{"if": true, "else": true, "end": true, "with": true, "range": true,
+	"define": true, "block": true, "break": true, "continue": true}
 
 var keywords = map[string]bool{"if": true, "else": true, "end": true, "with": true, "range": true,
 	"define": true, "block": true, "template": true, "break": true, "continue": true, "include": true, "tpl": true}

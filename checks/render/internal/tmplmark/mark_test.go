@@ -42,15 +42,27 @@ true
 		t.Errorf("literal inside a define that is not a key was marked:\n%s", got)
 	}
 	var paths []string
+	var calls []int
+	var values []Binding
 	for _, b := range tbl.Bindings {
+		if b.Call {
+			calls = append(calls, b.Line)
+			continue
+		}
 		paths = append(paths, strings.Join(b.Path, "."))
+		values = append(values, b)
 	}
 	want := []string{"replicaCount", "podAnnotations", "image.repo", "image.tag", "a"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("bindings (-want +got):\n%s", diff)
 	}
-	if tbl.Bindings[0].Line != 8 {
-		t.Errorf("replicaCount binding line = %d, want 8", tbl.Bindings[0].Line)
+	if values[0].Line != 8 {
+		t.Errorf("replicaCount binding line = %d, want 8", values[0].Line)
+	}
+	// The two includes outside the define write output of a helper: each
+	// is a call at its line; the with, end and comment are not.
+	if diff := cmp.Diff([]int{4, 6}, calls); diff != "" {
+		t.Errorf("call lines (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,0 +1,152 @@
+package rendered
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// VerifyClaims makes Map check the findings whose message is about what a
+// chart will render once another finding's fix is applied against a
+// render of the chart with that fix: the follow-ups the fix names
+// (replicas-too-few's pdb-missing, "no PodDisruptionBudget selects them
+// once replicas: 3 is applied", and its spreads). A chart that renders its
+// own PodDisruptionBudget or spread when replicas rise (ingress-nginx,
+// kyverno) makes the claim false: the render with the fixes of one chart
+// (one render more per chart that has such a pair, made from the files
+// its values.yaml render read, kept from folders) decides, and a
+// follow-up it does not have is not reported. A fix that is no values
+// edit cannot be rendered, and its follow-ups stay as they are. Call it
+// before Map; VerifyFixes does it too.
+func (p *Prepared) VerifyClaims(ctx context.Context, cfg *checks.Config, folders []Folder) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if p.claims == nil {
+		p.claims = &verifier{ctx: ctx, cfg: cfg}
+	}
+	if p.renderer == nil {
+		return
+	}
+	for _, folder := range folders {
+		if folder.Err == nil {
+			p.keepSources(path.Clean(folder.Dir), folder.Files, p.renderer, p.opts)
+		}
+	}
+}
+
+// dropDisproved returns fs without the follow-up findings that a render
+// of their chart with the fix that names them does not have (see
+// VerifyClaims).
+func (p *Prepared) dropDisproved(fs []checks.Finding) []checks.Finding {
+	if p.claims == nil {
+		return fs
+	}
+	byRender := map[*placed][]int{}
+	var order []*placed
+	for i, f := range fs {
+		pl, ok := p.renders[f.File]
+		if !ok || pl.src == nil || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 {
+			continue
+		}
+		if _, ok := byRender[pl]; !ok {
+			order = append(order, pl)
+		}
+		byRender[pl] = append(byRender[pl], i)
+	}
+	drop := map[int]bool{}
+	for _, pl := range order {
+		for _, i := range pl.disproved(p.claims, fs, byRender[pl]) {
+			drop[i] = true
+		}
+	}
+	if len(drop) == 0 {
+		return fs
+	}
+	out := make([]checks.Finding, 0, len(fs)-len(drop))
+	for i, f := range fs {
+		if !drop[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// disproved returns the indexes (among idx, findings of pl's render) of
+// the follow-up findings a render of the chart with the fixes that name
+// them does not have. The render is made once per chart and run.
+func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
+	type claim struct {
+		finding int
+		key     string // followUpKey of the claim's rule and object
+	}
+	var claims []claim
+	var cands []candidate
+	for _, i := range idx {
+		f := fs[i]
+		if f.Fix == nil || len(f.Fix.Edits) == 0 || len(f.Fix.FollowUps) == 0 {
+			continue
+		}
+		var mine []claim
+		for _, j := range idx {
+			g := fs[j]
+			if j != i && sameObject(f.Object, g.Object) && slicesContains(f.Fix.FollowUps, g.RuleID) {
+				mine = append(mine, claim{j, followUpKey(g.RuleID, g.Object)})
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		pc, ok := pl.translate(pl.src.files, f)
+		if !ok {
+			continue // not a values edit: the chart cannot be rendered with it
+		}
+		claims = append(claims, mine...)
+		cands = append(cands, candidate{finding: i, key: aloneKey(f), place: pc})
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	if !pl.claimed {
+		pl.claimed = true
+		if v.ctx.Err() == nil {
+			pl.claimKeys, _ = pl.renderWith(v, pl.src, cands)
+		}
+	}
+	if pl.claimKeys == nil {
+		return nil // the render with the fixes failed: nothing is known
+	}
+	var out []int
+	for _, c := range claims {
+		if !hasPrefixKey(pl.claimKeys, c.key) {
+			out = append(out, c.finding)
+		}
+	}
+	return out
+}
+
+// sameObject reports whether two findings are about the same object.
+func sameObject(a, b checks.ObjectRef) bool {
+	return a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixKey reports whether keys holds a key that starts with prefix.
+func hasPrefixKey(keys map[string]bool, prefix string) bool {
+	for k := range keys {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
