@@ -56,7 +56,7 @@ type textState struct {
 	// a blank line.
 	started bool
 	file    string
-	rules map[string]*Counts
+	rules   map[string]*Counts
 	// exact and startingPoints count the findings with a fix that
 	// prodready fix applies, and those it applies with --all.
 	exact, startingPoints int
@@ -198,4 +198,3 @@ func writeNotCheckedLines(b *bufio.Writer, skipped []NotChecked) {
 		fmt.Fprintf(b, "%s: not checked: %s\n", n.Path, n.Reason)
 	}
 }
-

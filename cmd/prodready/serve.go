@@ -116,11 +116,11 @@ type serveFlags struct {
 func addServeFlags(fs *pflag.FlagSet) *serveFlags {
 	f := &serveFlags{
 		logLevel: &logLevel{level: slog.LevelInfo},
-		listen:  fs.String("listen", ":8080", "address to listen on"),
-		workers: fs.Int("workers", jsqueue.DefaultConfig.Workers, "reviews this replica runs at once"),
-		grace:   fs.Duration("shutdown-grace", 60*time.Second, "time running reviews get to finish on SIGTERM; queued jobs stay in the stream"),
-		cache:   fs.Int("cache-bytes", 64<<20, "size of the manifest cache"),
-		budget:  fs.Int64("body-budget", bot.DefaultBodyBudget, "bytes of webhook bodies held at once, across routes; beyond it a delivery gets 503 before its body is read; at least 25 MiB"),
+		listen:   fs.String("listen", ":8080", "address to listen on"),
+		workers:  fs.Int("workers", jsqueue.DefaultConfig.Workers, "reviews this replica runs at once"),
+		grace:    fs.Duration("shutdown-grace", 60*time.Second, "time running reviews get to finish on SIGTERM; queued jobs stay in the stream"),
+		cache:    fs.Int("cache-bytes", 64<<20, "size of the manifest cache"),
+		budget:   fs.Int64("body-budget", bot.DefaultBodyBudget, "bytes of webhook bodies held at once, across routes; beyond it a delivery gets 503 before its body is read; at least 25 MiB"),
 	}
 	fs.Var(f.logLevel, "log-level", "lowest level of the JSON log lines written: debug, info, warn or error")
 	bindEnv(fs, "log-level", "PRODREADY_LOG_LEVEL", "listen", "PRODREADY_LISTEN", "workers", "PRODREADY_WORKERS", "shutdown-grace", "PRODREADY_SHUTDOWN_GRACE", "cache-bytes", "PRODREADY_CACHE_BYTES", "body-budget", "PRODREADY_BODY_BUDGET")

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/spf13/pflag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"log/slog"
 	"net/http"
 

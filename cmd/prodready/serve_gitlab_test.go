@@ -106,9 +106,9 @@ func TestServeHelpListsGitLabFlags(t *testing.T) {
 	if code := run([]string{"serve", "-h"}, strings.NewReader(""), &stdout, &stderr); code != cli.ExitOK {
 		t.Fatalf("serve -h exited %d: %s", code, stderr.String())
 	}
-	for _, f := range []string{"-gitlab-url", "-gitlab-token-file", "-gitlab-webhook-secret-file", "GITLAB_WEBHOOK_SECRET_FILE"} {
-		if !strings.Contains(stderr.String(), f) {
-			t.Errorf("serve -h does not list %s:\n%s", f, stderr.String())
+	for _, f := range []string{"--gitlab-url", "--gitlab-token-file", "--gitlab-webhook-secret-file", "GITLAB_WEBHOOK_SECRET_FILE"} {
+		if !strings.Contains(stdout.String(), f) {
+			t.Errorf("serve -h does not list %s:\n%s", f, stdout.String())
 		}
 	}
 }

@@ -18,10 +18,10 @@ import (
 
 // fixFlags are fix's own flags.
 type fixFlags struct {
-	config                string
-	rules                 ruleList
-	diff, dryRun, all     bool
-	over                  *overrides
+	config            string
+	rules             ruleList
+	diff, dryRun, all bool
+	over              *overrides
 }
 
 func (p Program) fixCommand(std IO) *cobra.Command {

@@ -98,18 +98,29 @@ func ruleExample(id string) (example, checks.Finding, bool) {
 	return example{}, checks.Finding{}, false
 }
 
-// documentAt is the YAML document of text that holds line (1-based), and
-// the line it starts on.
+// maxExampleLines bounds an example: beyond it, the documents before the
+// one reported are left out.
+const maxExampleLines = 60
+
+// documentAt is the text of the documents of text up to and including
+// the one that holds line (1-based), or only that one when they are
+// longer than maxExampleLines (a rule that needs the Service beside a
+// Deployment finds it in the documents before it), and the line it
+// starts on.
 func documentAt(text string, line int) (string, int) {
 	lines := strings.Split(text, "\n")
-	start := 0
+	start, end := 0, len(lines)
 	for i := range lines {
 		if strings.HasPrefix(lines[i], "---") {
 			if i+1 >= line {
-				return strings.Join(lines[start:i], "\n"), start + 1
+				end = i
+				break
 			}
 			start = i + 1
 		}
 	}
-	return strings.Join(lines[start:], "\n"), start + 1
+	if end <= maxExampleLines {
+		return strings.TrimRight(strings.Join(lines[:end], "\n"), "\n"), 1
+	}
+	return strings.Join(lines[start:end], "\n"), start + 1
 }
