@@ -41,28 +41,24 @@ func (a *Applier) round(ctx context.Context, plan *renderPlan, files []File, cfg
 }
 
 func (a *Applier) check(ctx context.Context, plan *renderPlan, files []File, cfg *checks.Config, cur []checks.Input, memo *rendered.FixMemo) []checks.Finding {
-	// A lean run consumes its inputs, so it gets a copy.
-	inputs := append([]checks.Input(nil), cur...)
-	lean := checks.Options{Memory: checks.Lean}
-	if a.Render == nil {
-		return checks.Run(inputs, cfg, lean).Findings
-	}
-	text := make(map[string][]byte, len(cur))
-	for _, in := range cur {
-		text[in.Path] = in.Data
-	}
-	now := make([]File, len(files))
-	for i, f := range files {
-		now[i] = f
-		if d, ok := text[f.Path]; ok {
-			now[i].Data = d
+	var folders []rendered.Folder
+	if a.Render != nil {
+		text := make(map[string][]byte, len(cur))
+		for _, in := range cur {
+			text[in.Path] = in.Data
+		}
+		now := make([]File, len(files))
+		for i, f := range files {
+			now[i] = f
+			if d, ok := text[f.Path]; ok {
+				now[i].Data = d
+			}
+		}
+		if folder, ok := plan.folder(now); ok {
+			folders = []rendered.Folder{folder}
 		}
 	}
-	folder, ok := plan.folder(now)
-	if !ok {
-		return checks.Run(inputs, cfg, lean).Findings
-	}
-	fs := scan.FixRound(ctx, inputs, []rendered.Folder{folder}, cfg, a.Render, memo)
+	fs := scan.FixRound(ctx, cur, folders, cfg, a.Render, memo)
 	for i := range fs {
 		fs[i].File = plan.problemFile(fs[i].File)
 	}

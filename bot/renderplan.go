@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/rendered"
-	"github.com/prodready/prodready/checks/report"
-	"github.com/prodready/prodready/checks/scan"
 )
 
 // Bounds on the files a review loads only because a chart or overlay it
@@ -290,45 +287,6 @@ func (p *renderPlan) owns(file string) bool {
 		}
 	}
 	return false
-}
-
-// rendered is a review's inputs once the affected charts and overlays are
-// rendered, and what it reports of them.
-type renderedRun struct {
-	prep *rendered.Prepared
-	// problems are the render-failed findings of the affected charts and
-	// overlays, the config's severity applied.
-	problems []checks.Finding
-	// skipped are the files of affected renders that became no object.
-	skipped []report.NotChecked
-}
-
-// prepare renders the affected charts and overlays among files with
-// render, and returns the inputs to check: the plain manifests, less the
-// templates, bases and patches a render stands for, plus the renders.
-func (p *renderPlan) prepare(ctx context.Context, inputs []checks.Input, files []File, render rendered.Renderer) renderedRun {
-	folder, ok := p.folder(files)
-	if !ok || render == nil {
-		return renderedRun{prep: &rendered.Prepared{Inputs: inputs}}
-	}
-	// A fix of a key a values file feeds becomes a suggestion on the
-	// values line once rendering again shows it right.
-	prep := scan.Prepare(ctx, inputs, []rendered.Folder{folder}, p.cfg, scan.Options{Render: render, VerifyFixes: true})
-	// Before the run: its findings of a chart name the values sets that
-	// have them when not all do.
-	prep.CheckValuesSets(p.cfg)
-	run := renderedRun{prep: prep}
-	for _, f := range prep.Problems {
-		if f.File = p.problemFile(f.File); p.owns(f.File) {
-			run.problems = append(run.problems, f)
-		}
-	}
-	for _, s := range prep.Skipped {
-		if p.owns(s.File) {
-			run.skipped = append(run.skipped, report.NotChecked{Path: s.File, Reason: s.Reason})
-		}
-	}
-	return run
 }
 
 // problemFile is where a review reports a render problem of the run as a

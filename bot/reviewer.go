@@ -15,6 +15,7 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/checks/scan"
 )
 
 // failTimeout bounds the call that ends a check run after an error, even
@@ -275,61 +276,52 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 		inputs = append(inputs, in)
 	}
-	out := runOutput{skipped: unreadable}
-	prep := &rendered.Prepared{Inputs: inputs}
-	if rv.Render != nil {
-		rr := plan.prepare(ctx, inputs, files, rv.Render)
-		prep, out.problems = rr.prep, rr.problems
-		for _, n := range plan.notLoaded {
-			rr.skipped = append(rr.skipped, report.NotChecked{Path: n, Reason: notLoadedReason})
-		}
-		out.skipped = append(out.skipped, rr.skipped...)
-	}
-	out.unreadable = unreadFindings
-	opts := checks.Options{}
+	out := runOutput{skipped: unreadable, unreadable: unreadFindings}
+	opts := scan.Options{}
 	if pc != nil {
 		// Packed (pointer-free node arrays, a tree inflated only while
 		// its rules run), a cached file holds about half the memory, so
 		// the cache keeps about twice as many files; the rules run as fast
 		// on them (BenchmarkRulesCorpus, within noise). Each document is
 		// packed as soon as it is parsed.
-		opts.Memory = checks.PackTrees
+		opts.Check.Memory = checks.PackTrees
 	}
-	res := checks.Run(prep.Inputs, cfg, opts)
+	var folders []rendered.Folder
+	if rv.Render != nil {
+		if folder, ok := plan.folder(files); ok {
+			folders = []rendered.Folder{folder}
+			// A fix of a key a values file feeds becomes a suggestion on
+			// the values line once rendering again shows it right.
+			opts.Render, opts.VerifyFixes, opts.Renders = rv.Render, true, plan.affected
+		}
+		for _, n := range plan.notLoaded {
+			out.skipped = append(out.skipped, report.NotChecked{Path: n, Reason: notLoadedReason})
+		}
+	}
+	scanned := scan.Collect(ctx, inputs, folders, cfg, opts)
+	res := scanned.Result
 	out.res = res
+	// Render problems and files that became no object are the review's
+	// when they belong to an affected chart or overlay.
+	for _, f := range scanned.Problems {
+		if f.File = plan.problemFile(f.File); plan.owns(f.File) {
+			out.problems = append(out.problems, f)
+		}
+	}
+	for _, s := range scanned.NotRendered {
+		if plan.owns(s.File) {
+			out.skipped = append(out.skipped, report.NotChecked{Path: s.File, Reason: s.Reason})
+		}
+	}
 	if pc != nil {
-		for i, in := range prep.Inputs {
-			if sha, ok := miss[in.Path]; ok && i < len(res.Files) {
-				pc.PutParsed(sha, res.Files[i], lim)
+		for _, mf := range res.Files {
+			if sha, ok := miss[mf.Path]; ok {
+				pc.PutParsed(sha, mf, lim)
 			}
 		}
 	}
-	var mine []checks.Finding
-	var fromRender []bool
-	for _, f := range res.Findings {
-		r, ok := prep.RenderOf(f.File)
-		if ok && !plan.affected(r) {
-			continue
-		}
-		mine = append(mine, f)
-		fromRender = append(fromRender, ok)
-	}
-	// Map sorts the findings it moves; keep which came from a render by
-	// fingerprint once mapped.
-	marked := make([]checks.Finding, 0, len(mine))
-	for i := range mine {
-		if fromRender[i] {
-			marked = append(marked, mine[i])
-		}
-	}
-	marked = prep.Map(marked)
-	// Ignores in templates, values files, bases and patches silence
-	// findings in the render (a template's comment is rendered with its
-	// line) or at the lines they are moved to: the review discloses those
-	// the pull request adds at the lines the author edits, as it does for
-	// plain files.
-	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
-	for _, f := range prep.Unreported() {
+	marked := scanned.Rendered
+	for _, f := range scanned.Unreported {
 		if plan.owns(f.File) {
 			marked = append(marked, f) // only other values sets of an affected chart have it
 		}
@@ -339,14 +331,12 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		f        checks.Finding
 		rendered bool
 	}
-	all := make([]tagged, 0, len(marked)+len(mine))
+	all := make([]tagged, 0, len(marked)+len(scanned.Plain))
 	for _, f := range marked {
 		all = append(all, tagged{f, true})
 	}
-	for i := range mine {
-		if !fromRender[i] {
-			all = append(all, tagged{mine[i], false})
-		}
+	for _, f := range scanned.Plain {
+		all = append(all, tagged{f, false})
 	}
 	// SortFindings' order, keeping which came from a render.
 	sort.SliceStable(all, func(i, j int) bool {

@@ -18,7 +18,8 @@ import (
 const MaxWebhookBody = 25 << 20
 
 // Server is the HTTP server: webhook routes registered by each host adapter,
-// GET /healthz (liveness), GET /readyz (configuration loaded, workers
+// GET /healthz (liveness: 503 when a queue that reports it says a restart
+// is due, LivenessReporter), GET /readyz (configuration loaded, workers
 // running and, for a queue that reports its health, its store able to take
 // jobs; never calls a host) and GET /metrics (Prometheus).
 type Server struct {
@@ -68,7 +69,14 @@ func NewServer(pool Queue, metrics *Metrics, logger *slog.Logger) *Server {
 		}
 		return float64(pool.Depth())
 	})
-	e.GET("/healthz", func(c *echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	e.GET("/healthz", func(c *echo.Context) error {
+		if lr, ok := pool.(LivenessReporter); ok {
+			if err := lr.Live(); err != nil {
+				return c.String(http.StatusServiceUnavailable, "not live: "+err.Error()+"\n")
+			}
+		}
+		return c.String(http.StatusOK, "ok\n")
+	})
 	e.GET("/readyz", func(c *echo.Context) error {
 		if err := s.notReady(); err != "" {
 			return c.String(http.StatusServiceUnavailable, "not ready: "+err+"\n")
@@ -90,6 +98,14 @@ func NewServer(pool Queue, metrics *Metrics, logger *slog.Logger) *Server {
 // Health must be cheap: readiness probes call it.
 type HealthReporter interface {
 	Health() error
+}
+
+// LivenessReporter is a queue that can tell when the process should be
+// restarted (its store has not come back by itself): while Live returns an
+// error, /healthz answers 503 with it. Live must be cheap: liveness probes
+// call it.
+type LivenessReporter interface {
+	Live() error
 }
 
 // notReady is why /readyz answers 503, or "" when the server is ready.

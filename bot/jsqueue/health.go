@@ -25,11 +25,56 @@ const healthTimeout = 2 * time.Second
 // not started yet, or its checks stuck).
 const healthStale = 3 * healthEvery
 
+// stuckAfter is how long the embedded server's JetStream may stay unable
+// to store jobs (ErrQueueUnavailable, not a full disk) before Live fails:
+// its own restarts (Embedded.Health) have had that long to bring it back,
+// and a restart of the process is the next remedy.
+const stuckAfter = 5 * time.Minute
+
 // health is the last check's result.
 type health struct {
 	mu  sync.Mutex
 	err error
 	at  time.Time
+	// unavailableSince is when the checks began to find the queue
+	// unavailable (zero while it stores jobs, or is only full).
+	unavailableSince time.Time
+}
+
+// record keeps a check's result made at now.
+func (h *health) record(err error, now time.Time) {
+	h.err, h.at = err, now
+	switch {
+	case err == nil || !errors.Is(err, bot.ErrQueueUnavailable) || errors.Is(err, bot.ErrStorageFull):
+		h.unavailableSince = time.Time{}
+	case h.unavailableSince.IsZero():
+		h.unavailableSince = now
+	}
+}
+
+// stuck returns why the queue counts as stuck at now: unavailable for
+// longer than after.
+func (h *health) stuck(now time.Time, after time.Duration) error {
+	if h.unavailableSince.IsZero() || now.Sub(h.unavailableSince) < after {
+		return nil
+	}
+	return fmt.Errorf("the queue has not been able to store jobs for %s: %w", now.Sub(h.unavailableSince).Round(time.Second), h.err)
+}
+
+// Live reports whether the process is worth keeping: an error when the
+// embedded server's JetStream has been unable to store jobs for five
+// minutes although the checks restart it (a full disk does not count: a
+// new process would find it as full). /healthz answers 503 with it, so
+// that the kubelet restarts the container. With an external NATS it is
+// always nil: every replica would restart at once, and none would bring
+// the cluster back.
+func (q *Queue) Live() error {
+	if q.opt.Embedded == nil {
+		return nil
+	}
+	q.health.mu.Lock()
+	defer q.health.mu.Unlock()
+	return q.health.stuck(time.Now(), stuckAfter)
 }
 
 // Health reports whether JetStream can store a job now: nil, or an error
@@ -44,7 +89,7 @@ func (q *Queue) Health() error {
 	q.health.mu.Lock()
 	defer q.health.mu.Unlock()
 	if time.Since(q.health.at) > healthStale {
-		q.health.err, q.health.at = q.check(), time.Now()
+		q.health.record(q.check(), time.Now())
 	}
 	return q.health.err
 }
@@ -64,7 +109,7 @@ func (q *Queue) watchHealth() {
 		}
 		err := q.check()
 		q.health.mu.Lock()
-		q.health.err, q.health.at = err, time.Now()
+		q.health.record(err, time.Now())
 		q.health.mu.Unlock()
 		switch {
 		case err != nil && (was == nil || err.Error() != was.Error()):

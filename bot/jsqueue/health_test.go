@@ -192,3 +192,33 @@ func TestNoJetStreamIsUnavailable(t *testing.T) {
 	}
 	eventually(t, "JetStream is re-enabled and jobs are stored again", func() bool { return q.Enqueue(job("u-2", 2, "h")) == nil })
 }
+
+// TestUnavailableForFiveMinutesIsStuck: the queue counts as stuck (Live
+// fails, /healthz answers 503) only after JetStream has been unavailable
+// without a break for stuckAfter; a full disk never counts (a new process
+// would find it as full), and one good check starts the count again.
+func TestUnavailableForFiveMinutesIsStuck(t *testing.T) {
+	var h health
+	t0 := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	off := fmt.Errorf("%w: the embedded NATS server's JetStream is disabled", bot.ErrQueueUnavailable)
+	full := fmt.Errorf("%w: no space left on device", bot.ErrStorageFull)
+	h.record(off, t0)
+	h.record(off, t0.Add(4*time.Minute))
+	if err := h.stuck(t0.Add(4*time.Minute), stuckAfter); err != nil {
+		t.Fatalf("stuck after 4 minutes: %v", err)
+	}
+	h.record(off, t0.Add(6*time.Minute))
+	err := h.stuck(t0.Add(6*time.Minute), stuckAfter)
+	if err == nil || !strings.Contains(err.Error(), "for 6m0s") || !strings.Contains(err.Error(), "JetStream is disabled") {
+		t.Fatalf("after 6 minutes unavailable: %v, want stuck for 6m0s with the cause", err)
+	}
+	h.record(nil, t0.Add(7*time.Minute))
+	h.record(off, t0.Add(8*time.Minute))
+	if err := h.stuck(t0.Add(12*time.Minute), stuckAfter); err != nil {
+		t.Fatalf("a good check at 7m did not start the count again: %v", err)
+	}
+	h.record(full, t0.Add(13*time.Minute))
+	if err := h.stuck(t0.Add(30*time.Minute), stuckAfter); err != nil {
+		t.Fatalf("a full disk counts as stuck: %v", err)
+	}
+}

@@ -4,7 +4,10 @@
 // the line its author edits, gives render findings the config's
 // severities, and says which files went unchecked and why. The check
 // command and the GitHub Action's whole-tree modes (SARIF, annotations of
-// a push) scan this way.
+// a push) scan with Run, streaming; a review (in serve, in the Action's
+// pull-request mode and in prodready review) scans head and base with
+// Collect; prodready fix and the bot's fix commits scan each round with
+// FixRound.
 package scan
 
 import (
@@ -33,6 +36,10 @@ type Options struct {
 	// to the next.
 	VerifyFixes bool
 	Memo        *rendered.FixMemo
+	// Renders, for Collect, says which renders' findings are kept (a
+	// review keeps those of the charts and overlays its pull request
+	// affects); nil keeps all.
+	Renders func(*rendered.Render) bool
 }
 
 // Outcome is what a scan found besides the findings it emitted.
@@ -69,6 +76,55 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 	res := checks.Run(prep.Inputs, cfg, co)
 	emit(prep.Unreported())
 	return Outcome{Result: res, NotRendered: prep.Skipped, Renders: prep.Renders}
+}
+
+// Collected is what Collect found.
+type Collected struct {
+	// Plain are the findings of the files checked as written.
+	Plain []checks.Finding
+	// Rendered are the findings of the renders Options.Renders keeps,
+	// mapped to the lines their authors edit.
+	Rendered []checks.Finding
+	// Problems are the render problems, graded by the config.
+	Problems []checks.Finding
+	// Unreported are findings of a chart that only some of its values
+	// sets have, reported at no render's line (Prepared.Unreported).
+	Unreported []checks.Finding
+	// Result is the rules' run; its Silenced are moved to the lines the
+	// ignores were written on (a template, values file, base or patch),
+	// with the findings ignores in sources silenced before the run.
+	Result *checks.Result
+	// NotRendered are the files of charts and overlays that became no
+	// object, with why.
+	NotRendered []rendered.Skipped
+}
+
+// Collect scans like Run for a caller that needs every finding at once and
+// which of them a render made: a review, which compares two scans. It does
+// not stream (o.Check.Emit is ignored), so Result.Files keep their objects
+// (a review caches their parses). Findings of renders o.Renders does not
+// keep are dropped before they are mapped.
+func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, o Options) Collected {
+	prep := Prepare(ctx, inputs, folders, cfg, o)
+	prep.CheckValuesSets(cfg)
+	co := o.Check
+	co.Emit = nil
+	res := checks.Run(prep.Inputs, cfg, co)
+	out := Collected{Problems: prep.Problems, NotRendered: prep.Skipped, Result: res}
+	var fromRenders []checks.Finding
+	for _, f := range res.Findings {
+		r, ok := prep.RenderOf(f.File)
+		switch {
+		case !ok:
+			out.Plain = append(out.Plain, f)
+		case o.Renders == nil || o.Renders(r):
+			fromRenders = append(fromRenders, f)
+		}
+	}
+	out.Rendered = prep.Map(fromRenders)
+	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
+	out.Unreported = prep.Unreported()
+	return out
 }
 
 // Prepare renders the charts and root kustomizations of folders and

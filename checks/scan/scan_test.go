@@ -2,6 +2,9 @@ package scan_test
 
 import (
 	"context"
+	"fmt"
+	"path"
+	"sort"
 	"strings"
 	"testing"
 
@@ -52,4 +55,48 @@ func TestRenderCutAtItsBoundFails(t *testing.T) {
 	if !withinChecked || out.Result == nil {
 		t.Errorf("the objects within the bound were not checked (configmap-sensitive-data missing on the first ConfigMap)")
 	}
+}
+
+// TestCollectFindsWhatRunFinds: a review's scan (Collect) and check's
+// (Run) are one pipeline: on a chart with values sets, an overlay and plain
+// files, they find the same findings, problems included, at the same lines.
+func TestCollectFindsWhatRunFinds(t *testing.T) {
+	for _, dir := range []string{"helm-sets", "kustomize", "helm-fix", "."} {
+		t.Run(dir, func(t *testing.T) {
+			var inputs []checks.Input
+			for _, root := range []string{"../../fixtures/render/" + dir, "../../fixtures/demo"} {
+				files, err := rendered.ReadDir(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for p, data := range files {
+					inputs = append(inputs, checks.Input{Path: path.Join(root, p), Data: data})
+				}
+			}
+			folders := rendered.ReadFolders(inputs, []string{"../../fixtures/render/" + dir})
+			sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+			cfg := checks.DefaultConfig(catalog.Default())
+			o := scan.Options{Render: render.InProcess}
+			var streamed []checks.Finding
+			scan.Run(context.Background(), inputs, folders, cfg, o, func(fs []checks.Finding) { streamed = append(streamed, fs...) })
+			c := scan.Collect(context.Background(), inputs, folders, cfg, o)
+			collected := append(append(append(append([]checks.Finding(nil), c.Problems...), c.Plain...), c.Rendered...), c.Unreported...)
+			if len(c.Rendered) == 0 {
+				t.Fatalf("no finding of a render in %s: the fixture no longer renders", dir)
+			}
+			if got, want := lines(collected), lines(streamed); got != want {
+				t.Errorf("Collect found\n%s\nRun found\n%s", got, want)
+			}
+		})
+	}
+}
+
+// lines is findings as sorted "file:line rule" lines.
+func lines(fs []checks.Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.RuleID))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }

@@ -150,3 +150,14 @@ func (r queueRef) Health() error {
 	}
 	return nil
 }
+
+// Live is the opened queue's liveness when it reports one
+// (bot.LivenessReporter: the durable queue on the embedded server), so that
+// /healthz, which is given the queueRef, answers 503 once JetStream has not
+// come back by itself.
+func (r queueRef) Live() error {
+	if lr, ok := r.Queue.(bot.LivenessReporter); ok {
+		return lr.Live()
+	}
+	return nil
+}
