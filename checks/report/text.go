@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/plural"
@@ -60,7 +61,49 @@ type textState struct {
 	// exact and startingPoints count the findings with a fix that
 	// prodready fix applies, and those it applies with --all.
 	exact, startingPoints int
+	// cut counts the messages and fix descriptions shortened to
+	// maxTextMessage.
+	cut int
 }
+
+// maxTextMessage bounds a message in the text format, in characters: a
+// finding stays one line that a terminal can show. The whole message is
+// in every other format (-o wide for people).
+const maxTextMessage = 140
+
+// shortMessage is msg on one line (firstLine) and at most maxTextMessage
+// characters, cut at a word with an ellipsis; cut reports whether any of
+// it was left out.
+func shortMessage(msg string) (short string, cut bool) {
+	one := firstLine(msg)
+	r := []rune(one)
+	if len(r) <= maxTextMessage {
+		return one, one != msg
+	}
+	end := maxTextMessage
+	for i := maxTextMessage; i > maxTextMessage/2; i-- {
+		if r[i] == ' ' {
+			end = i
+			break
+		}
+	}
+	return strings.TrimRight(string(r[:end]), " ,;:(") + " …", true
+}
+
+// inputRules are the rules whose findings say what could not be read,
+// rendered or decoded, and why (checks.InputRules): the why comes last,
+// so the text format never cuts their messages.
+var inputRules = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range checks.InputRules() {
+		m[r.ID] = true
+	}
+	return m
+}()
+
+// maxNamesPerReason is how many files not checked the text format names
+// under each reason without -v.
+const maxNamesPerReason = 3
 
 // add writes the text format's lines for fs: each file's name
 // once, then one line a finding, `  line:col  severity  message  rule-id`,
@@ -96,14 +139,26 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 		pos := strconv.AppendInt(num[:0], int64(f.Line), 10)
 		pos = append(pos, ':')
 		pos = strconv.AppendInt(pos, int64(f.Column), 10)
-		fmt.Fprintf(b, "  %-8s %s  %s  %s\n", pos, p.severity(f.Severity, fmt.Sprintf("%-7s", f.Severity.String())), firstLine(f.Message), p.paint(ansiDim, f.RuleID))
+		msg, cut := firstLine(f.Message), false
+		if !inputRules[f.RuleID] {
+			msg, cut = shortMessage(f.Message)
+		}
+		if cut {
+			t.cut++
+		}
+		fmt.Fprintf(b, "  %-8s %s  %s  %s\n", pos, p.severity(f.Severity, fmt.Sprintf("%-7s", f.Severity.String())), msg, p.paint(ansiDim, f.RuleID))
 		if f.Fix != nil && (f.Fixable() || f.Fix.Withheld != "") {
 			b.WriteString("           ")
 			b.WriteString(p.paint(ansiGreen, fixLabel(f.Fix)))
-			b.WriteString(f.Fix.Description)
+			desc := f.Fix.Description
 			if f.Fix.Withheld != "" {
-				b.WriteString(" (withheld: " + f.Fix.Withheld + ")")
+				desc += " (withheld: " + f.Fix.Withheld + ")"
 			}
+			desc, cut := shortMessage(desc)
+			if cut {
+				t.cut++
+			}
+			b.WriteString(desc)
 			b.WriteByte('\n')
 		}
 	}
@@ -147,16 +202,23 @@ func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string,
 			g.paths = append(g.paths, n.Path)
 		}
 		slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(len(b.paths), len(a.paths)) })
+		hidden := 0
 		for _, g := range groups {
 			fmt.Fprintf(b, "  %5d  %s\n", len(g.paths), g.reason)
-			if verbose {
-				for _, path := range g.paths {
-					fmt.Fprintf(b, "         %s\n", path)
-				}
+			names := g.paths
+			if !verbose && len(names) > maxNamesPerReason {
+				names = names[:maxNamesPerReason]
+			}
+			for _, path := range names {
+				fmt.Fprintf(b, "         %s\n", path)
+			}
+			if more := len(g.paths) - len(names); more > 0 {
+				fmt.Fprintf(b, "         %s\n", p.paint(ansiDim, fmt.Sprintf("and %d more", more)))
+				hidden += more
 			}
 		}
-		if !verbose {
-			b.WriteString(p.paint(ansiDim, "  (-v names them)") + "\n")
+		if hidden > 0 {
+			b.WriteString(p.paint(ansiDim, "  (-v names them all)") + "\n")
 		}
 	}
 	if len(t.rules) > 0 {
@@ -177,10 +239,13 @@ func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string,
 		fmt.Fprintf(b, "  %-*s  %7d  %7d  %7d\n", width, "total", c.Errors, c.Warnings, c.Infos)
 	}
 	b.WriteByte('\n')
-	b.WriteString(p.paint(ansiBold, summary) + "\n")
+	if t.cut > 0 {
+		fmt.Fprintf(b, "%s cut short (…): -o wide shows them whole with each fix's edits; `prodready rules ID` explains a rule\n", plural.Count(t.cut, "line", "lines"))
+	}
 	if t.exact > 0 || t.startingPoints > 0 {
 		fmt.Fprintf(b, "%d fixable (exact) with `prodready fix`, %d more with `prodready fix --all` (starting points: check their values against the app)\n", t.exact, t.startingPoints)
 	}
+	b.WriteString(p.paint(ansiBold, summary) + "\n")
 }
 
 // count is a table cell: empty for 0, so the counts stand out.
