@@ -66,7 +66,7 @@ func addOutputFlags(cmd *cobra.Command, o *outputFlags) {
 	fs := cmd.Flags()
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", ")+" (text: for people, one line a finding; wide: every fix's edits; compact: file:line:col: severity: message [rule])")
 	fs.StringVar(&o.format, "format", "", "the same as --output (kept for the scripts that use it)")
-	fs.MarkHidden("format")
+	hideAlias(cmd, "format", "-o/--output")
 	fs.StringVar(&o.file, "output-file", "", "write the report to this file instead of standard output")
 	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
@@ -329,7 +329,7 @@ reference docs/rules.md is; -o json the catalog for tools.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or markdown")
 	cmd.Flags().StringVar(&file, "output-file", "", "write to this file (e.g. docs/rules.md) instead of standard output")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "the same as -o markdown")
-	cmd.Flags().MarkHidden("markdown")
+	hideAlias(cmd, "markdown", "-o markdown")
 	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

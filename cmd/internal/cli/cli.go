@@ -129,7 +129,7 @@ pre-commit hook, or as a GitHub App / GitLab bot on pull requests.`,
 	root.SetErr(std.Err)
 	root.SetVersionTemplate(p.Name + " {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
-	root.PersistentFlags().Bool("no-color", false, "print no colour, even on a terminal (NO_COLOR in the environment does the same)")
+	root.PersistentFlags().Bool("no-color", false, "print no colour, even on a terminal (NO_COLOR in the environment does the same; FORCE_COLOR=1 colours what is not a terminal)")
 	root.AddGroup(&cobra.Group{ID: "repo", Title: "Check a repository:"}, &cobra.Group{ID: "bot", Title: "Run the bot:"})
 	offline := func(*cobra.Command, []string) {
 		if p.Offline != nil {
@@ -187,20 +187,41 @@ func flagError(cmd *cobra.Command, err error) error {
 		var known []string
 		cmd.Flags().VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
 		if s := checks.Closest(name, known); s != "" {
-			msg += fmt.Sprintf(" (did you mean --%s?)", s)
+			suggest := "--" + s
+			// A hidden old spelling suggests the flag that replaced it.
+			if f := cmd.Flags().Lookup(s); f != nil && f.Hidden && len(f.Annotations[aliasAnnotation]) == 1 {
+				suggest = f.Annotations[aliasAnnotation][0]
+			}
+			msg += fmt.Sprintf(" (did you mean %s?)", suggest)
 		}
 	}
 	return usageError{errors.New(msg)}
 }
 
+// aliasAnnotation is the annotation of a hidden flag kept for an old
+// spelling (--format): the flag to suggest in its place ("-o/--output").
+const aliasAnnotation = "prodready_alias"
+
+// hideAlias hides the flag name of cmd, kept for an old spelling, and
+// names the flag a suggestion offers in its place.
+func hideAlias(cmd *cobra.Command, name, instead string) {
+	cmd.Flags().MarkHidden(name)
+	cmd.Flags().SetAnnotation(name, aliasAnnotation, []string{instead})
+}
+
 // colorOn reports whether w gets colour: a terminal, unless --no-color or
-// NO_COLOR (any value but empty) says otherwise.
+// NO_COLOR (any value but empty) says otherwise; FORCE_COLOR (any value
+// but empty or 0) colours what is not a terminal (a CI log that shows
+// colour), unless --no-color or NO_COLOR says otherwise.
 func colorOn(cmd *cobra.Command, w io.Writer) bool {
 	if no, _ := cmd.Flags().GetBool("no-color"); no {
 		return false
 	}
 	if os.Getenv("NO_COLOR") != "" {
 		return false
+	}
+	if f := os.Getenv("FORCE_COLOR"); f != "" && f != "0" {
+		return true
 	}
 	return isTerminal(w)
 }

@@ -27,8 +27,14 @@ type progress struct {
 // startProgress starts the progress line on w; nothing is ever written
 // when w is not a terminal.
 func startProgress(w io.Writer) *progress {
-	p := &progress{w: w, start: time.Now(), done: make(chan struct{})}
-	if !isTerminal(w) {
+	return newProgress(w, isTerminal(w), time.Now())
+}
+
+// newProgress is startProgress with whether w is a terminal and when the
+// run started given.
+func newProgress(w io.Writer, terminal bool, start time.Time) *progress {
+	p := &progress{w: w, start: start, done: make(chan struct{})}
+	if !terminal {
 		return p
 	}
 	p.wg.Go(func() {

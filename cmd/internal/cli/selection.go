@@ -212,14 +212,21 @@ func (s *selection) shown(fs []checks.Finding) []checks.Finding {
 	return out
 }
 
-// result is res with only the files shown (its counts of objects stay
-// those of the whole run).
+// result is res with only the files shown, and the renders of the charts
+// and overlays they are part of (files no input was read from), which
+// hold their objects (its counts of objects stay those of the whole run).
 func (s *selection) result(res *checks.Result) *checks.Result {
 	if len(s.partial) == 0 {
 		return res
 	}
+	read := map[string]bool{}
+	for _, in := range s.inputs {
+		read[slashClean(in.Path)] = true
+	}
 	out := *res
-	out.Files = slices.DeleteFunc(slices.Clone(res.Files), func(f *manifest.File) bool { return !s.wantsPath(f.Path) })
+	out.Files = slices.DeleteFunc(slices.Clone(res.Files), func(f *manifest.File) bool {
+		return read[slashClean(f.Path)] && !s.wantsPath(f.Path)
+	})
 	out.NoObject = slices.DeleteFunc(slices.Clone(res.NoObject), func(p string) bool { return !s.wantsPath(p) })
 	return &out
 }
