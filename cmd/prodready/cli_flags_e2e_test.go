@@ -205,3 +205,52 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestPreCommitFileLists runs the hooks of .pre-commit-hooks.yaml as
+// pre-commit does: its entry with the changed files appended. A template
+// and a values file of a chart are checked as part of the chart (rendered
+// whole) and only their findings are shown; a YAML file with no object
+// passes with --allow-empty.
+func TestPreCommitFileLists(t *testing.T) {
+	hooks, err := os.ReadFile("../../.pre-commit-hooks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, entry := range []string{"entry: prodready check --allow-empty", "entry: prodready fix", "id: prodready\n", "id: prodready-fix\n"} {
+		if !strings.Contains(string(hooks), entry) {
+			t.Fatalf(".pre-commit-hooks.yaml lacks %q", entry)
+		}
+	}
+	dir := t.TempDir()
+	copyTree(t, "../../fixtures/render/helm/web", filepath.Join(dir, "web"))
+	if err := os.WriteFile(filepath.Join(dir, "notes.yaml"), []byte("owner: team\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := checkJSON(t, dir, "web")
+	out, errOut, code := runCLI(t, dir, "check", "--allow-empty", "-o", "json", "web/templates/deployment.yaml", "notes.yaml")
+	var rep struct{ Findings []cliFinding }
+	if code != 1 && code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("check of a template alone: exit %d\n%s%s", code, out, errOut)
+	}
+	// The chart's render-failed findings stay (what of it was not
+	// rendered), wherever they are.
+	want := map[string]bool{}
+	for _, f := range all {
+		if f.File == "web/templates/deployment.yaml" || f.Rule == "render-failed" {
+			want[f.key()] = true
+		}
+	}
+	got := map[string]bool{}
+	for _, f := range rep.Findings {
+		got[f.key()] = true
+		if !want[f.key()] {
+			t.Errorf("a finding of a file not named: %s", f.key())
+		}
+	}
+	if len(want) < 2 || len(got) != len(want) {
+		t.Errorf("check of the template alone: %d findings, want the %d the whole chart's run has in it", len(got), len(want))
+	}
+	if out, errOut, code := runCLI(t, dir, "check", "--allow-empty", "notes.yaml"); code != 0 {
+		t.Errorf("check --allow-empty of a file with no object: exit %d\n%s%s", code, out, errOut)
+	}
+}
