@@ -108,7 +108,8 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 
 // renderRootOf is the folder of the outermost chart, else of the nearest
 // kustomization, that file lies in, from its own folder up to the
-// repository root (or the current folder outside a repository); "" when
+// repository root (outside a repository: the current folder, or the
+// filesystem root for a file not under it); "" when
 // it lies in none. The folder is spelled as file is (relative stays
 // relative).
 func renderRootOf(file string) string {
@@ -119,7 +120,12 @@ func renderRootOf(file string) string {
 	cwd, _ := os.Getwd()
 	stop := repositoryRoot(filepath.Dir(abs))
 	if stop == "" {
+		// Outside a repository: up to the current folder when the file
+		// is under it, else up to the filesystem root.
 		stop = cwd
+		if cwd == "" || !within(filepath.ToSlash(abs), filepath.ToSlash(cwd)) {
+			stop = filepath.VolumeName(abs) + string(filepath.Separator)
+		}
 	}
 	chart, kustomize := "", ""
 	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
