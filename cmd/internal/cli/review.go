@@ -113,8 +113,17 @@ func (p Program) runReview(cmd *cobra.Command, f *reviewFlags, std IO) int {
 	if format == "text" {
 		writeReview(out, r)
 	} else {
+		// The review's findings, and the changed files it read but did
+		// not check, with why: every format names them.
 		opts := report.Options{Version: p.Version, Color: colorOn(cmd, out)}
-		if err := report.WriteWith(out, format, &checks.Result{Findings: r.Findings}, opts); err != nil {
+		stream, err := report.NewStream(out, format, opts)
+		if err == nil {
+			err = stream.Add(r.Findings)
+		}
+		if err == nil {
+			err = stream.Close(&checks.Result{}, r.NotChecked...)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "prodready review:", err)
 			return ExitUsage
 		}

@@ -117,3 +117,27 @@ func TestReviewTakesChecksFlags(t *testing.T) {
 		t.Errorf("--config switched privileged-container off, yet it is reported:\n%s", out.String())
 	}
 }
+
+// TestReviewFormatsNameFilesNotChecked: in check's formats, review names
+// the changed files it read but did not check, with why, as its text
+// summary does.
+func TestReviewFormatsNameFilesNotChecked(t *testing.T) {
+	dir := gitRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, "deploy", "notes.yaml"), []byte("owner: team\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "notes"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, format := range []string{"json", "compact", "sarif"} {
+		var out, errb bytes.Buffer
+		Program{Name: "prodready", Version: "test"}.Run([]string{"review", "--base", "main", "-C", dir, "-o", format}, nil, &out, &errb)
+		if !strings.Contains(out.String(), "deploy/notes.yaml") || !strings.Contains(out.String(), "no Kubernetes object") {
+			t.Errorf("review -o %s does not name deploy/notes.yaml as not checked:\n%s%s", format, out.String(), errb.String())
+		}
+	}
+}
