@@ -50,8 +50,9 @@ fuzz: ## run each fuzz target for FUZZTIME (default 10s); crashers land in the p
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
 	done
 
-docs: ## regenerate the rule reference and the config schema
-	$(GO) run ./cmd/prodready rules --markdown -o docs/rules.md
+docs: ## regenerate the rule reference, the config schema and the table of flags and environment variables
+	$(GO) run ./cmd/prodready rules -o markdown --output-file docs/rules.md
+	$(GO) run ./cmd/prodready docs flags --output-file docs/flags.md
 	$(GO) test ./checks -run TestConfigSchemaIsCurrent -update
 
 docker: ## build the container image (needs a Docker engine)

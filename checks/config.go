@@ -51,6 +51,9 @@ type Config struct {
 	// root is the absolute folder the include and exclude globs are
 	// relative to (SetRoot); "" matches them from each checked folder.
 	root string
+	// globState holds the --include and --exclude globs and what every
+	// glob matched in a run (glob.go).
+	globState *globState
 }
 
 // SetRoot makes the include and exclude globs match the files of a checked

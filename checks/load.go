@@ -65,6 +65,12 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			continue
 		}
 		prefix, underRoot := cfg.rootPrefix(p)
+		globs := cfg.keepGlobs()
+		globs.walked = true
+		if underRoot && prefix == "" {
+			globs.walkedRoot = true
+		}
+		absDir, _ := filepath.Abs(p)
 		err = filepath.WalkDir(p, func(file string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -82,12 +88,16 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			if name == ConfigFileName {
 				return nil // prodready's own config, not a manifest
 			}
-			rel, _ := filepath.Rel(p, file)
-			rel = filepath.ToSlash(rel)
+			relP, _ := filepath.Rel(p, file)
+			rel := filepath.ToSlash(relP)
 			if underRoot {
 				rel = path.Join(prefix, rel)
 			}
-			if !cfg.wants(rel) {
+			abs := ""
+			if absDir != "" {
+				abs = filepath.Join(absDir, relP)
+			}
+			if !cfg.wantsFile(rel, abs) {
 				return nil
 			}
 			out = append(out, lazy(file))
@@ -161,35 +171,15 @@ func (c *Config) rootPrefix(dir string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// wants reports whether a path relative to a checked folder is checked.
-func (c *Config) wants(rel string) bool {
-	ext := path.Ext(rel)
-	if len(c.Include) == 0 {
-		if ext != ".yaml" && ext != ".yml" {
-			return false
-		}
-	} else if !matchAny(c.Include, rel) {
-		return false
-	}
-	return !matchAny(c.Exclude, rel)
-}
-
 // Wants reports whether the config checks a slash-separated path relative
-// to the repository root (include and exclude globs, .yaml/.yml by default).
-func (c *Config) Wants(rel string) bool { return c.wants(rel) }
-
-func matchAny(globs []string, p string) bool {
-	for _, g := range globs {
-		if MatchGlob(g, p) {
-			return true
-		}
-	}
-	return false
-}
+// to the repository root (include and exclude globs, .yaml/.yml by
+// default; see glob.go).
+func (c *Config) Wants(rel string) bool { return c.wantsFile(rel, "") }
 
 // MatchGlob matches a slash-separated path against a glob in which "**"
 // stands for any number of folders (zero included) and the other elements
 // follow path.Match. A glob without a slash matches the file name anywhere.
+// (The config's include and exclude match as glob.go says.)
 func MatchGlob(glob, p string) bool {
 	if !strings.Contains(glob, "/") {
 		ok, _ := path.Match(glob, path.Base(p))

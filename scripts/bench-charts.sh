@@ -71,8 +71,8 @@ done < "$work/charts" > "$work/renders"
 nrender=$(wc -l < "$work/renders")
 
 # One untimed pass of each to count what it renders.
-"$work/prodready" check --format text -o "$work/prodready-charts.txt" "$charts_dir" || true
-"$work/prodready" check --format text -o "$work/prodready-kustomize.txt" "$kustomize_dir" || true
+"$work/prodready" check -o text --output-file "$work/prodready-charts.txt" "$charts_dir" || true
+"$work/prodready" check -o text --output-file "$work/prodready-kustomize.txt" "$kustomize_dir" || true
 failed_by() { # failed_by REPORT KIND: the charts or overlays REPORT says cannot be rendered
   grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) cannot be rendered, .*|\1|p" | sort -u || true
 }
@@ -132,9 +132,9 @@ measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/tim
   tail -n 1 "$work/t" | awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' >> "$work/times-$name"
 }
 for _ in $(seq "$rounds"); do
-  measure prodready "$work/prodready" check --format text -o /dev/null "$charts_dir"
+  measure prodready "$work/prodready" check -o text --output-file /dev/null "$charts_dir"
   measure peer bash "$work/peer.sh"
-  measure kustomize "$work/prodready" check --format text -o /dev/null "$kustomize_dir"
+  measure kustomize "$work/prodready" check -o text --output-file /dev/null "$kustomize_dir"
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }

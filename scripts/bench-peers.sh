@@ -51,7 +51,7 @@ measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/tim
   tail -n 1 "$work/t" | awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' >> "$work/times-$name"
 }
 for _ in $(seq "$rounds"); do
-  measure prodready "$work/prodready" check --format text -o /dev/null
+  measure prodready "$work/prodready" check -o text --output-file /dev/null
   measure kubescore "$kubescore" score --output-format ci
 done
 

@@ -125,7 +125,7 @@ func writeStepSummary(w io.Writer, fs []checks.Finding, skipped []NotChecked, co
 		for i, f := range fs {
 			row := fmt.Sprintf("| %s | `%s` | %s | %s |\n", f.Severity, f.RuleID, markdownCode(fmt.Sprintf("%s:%d", f.File, f.Line)), markdownCell(firstLine(f.Message)))
 			if b.Len()+len(row) > maxStepSummaryBytes {
-				fmt.Fprintf(&b, "\n…and %s (prodready check --format text lists them all).\n", plural.Count(len(fs)-i, "more finding", "more findings"))
+				fmt.Fprintf(&b, "\n…and %s (prodready check lists them all).\n", plural.Count(len(fs)-i, "more finding", "more findings"))
 				break
 			}
 			b.WriteString(row)

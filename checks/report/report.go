@@ -13,7 +13,7 @@ import (
 )
 
 // Formats lists the names Write accepts.
-var Formats = []string{"text", "compact", "json", "sarif", "github", "codequality", "junit"}
+var Formats = []string{"text", "wide", "compact", "json", "sarif", "github", "codequality", "junit"}
 
 // Write renders a run's findings in format to w; version is prodready's,
 // which SARIF names.
@@ -61,11 +61,22 @@ func (c *Counts) add(fs []checks.Finding) {
 	}
 }
 
-// Text writes one line per finding, `file:line:col severity rule-id message`,
-// followed by the fix indented under it, and a summary line.
+// Text writes the text format: each file's findings under its name, one
+// line a finding and its fix on a second line, then the files not
+// checked, the counts per rule and the summary.
 func Text(w io.Writer, res *checks.Result) error { return Write(w, "text", res, "") }
 
-// writeText writes Text's lines for fs.
+// WriteWide writes fs as the wide format writes them (no summary): each
+// finding's whole message, its fix and the fix's edits.
+func WriteWide(w io.Writer, fs []checks.Finding) error {
+	b := bufio.NewWriter(w)
+	writeText(b, fs)
+	return b.Flush()
+}
+
+// writeText writes the wide format's lines for fs: one a finding,
+// `file:line:col severity rule-id message` with the whole message, then
+// the fix and each of its edits indented under it.
 func writeText(b *bufio.Writer, fs []checks.Finding) {
 	for _, f := range fs {
 		writePosition(b, f)

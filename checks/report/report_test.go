@@ -40,13 +40,30 @@ func result(t *testing.T) *checks.Result {
 	return nil
 }
 
+// TestTextFormat: text names each file once, then one line a finding,
+// `  line:col  severity  message  rule-id`, with every line of the report
+// bounded; wide keeps `file:line:col severity rule-id message`.
 func TestTextFormat(t *testing.T) {
 	var b bytes.Buffer
 	if err := report.Text(&b, result(t)); err != nil {
 		t.Fatal(err)
 	}
+	out := b.String()
+	if strings.Count(out, "deploy/web.yaml") != 1 || !strings.HasPrefix(out, "deploy/web.yaml\n  ") || !strings.Contains(out, "\n  13:40    error    readinessProbe of container \"web\" targets port \"http\"") ||
+		!strings.Contains(out, "  probe-named-port-undeclared\n") {
+		t.Fatalf("text output does not name the file once above `line:col severity message rule-id`:\n%s", out)
+	}
+	for line := range strings.SplitSeq(out, "\n") {
+		if n := len([]rune(line)); n > 200 {
+			t.Errorf("text line of %d characters, want at most 200: %s", n, line)
+		}
+	}
+	b.Reset()
+	if err := report.Write(&b, "wide", result(t), ""); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(b.String(), "deploy/web.yaml:13:40 error probe-named-port-undeclared ") {
-		t.Fatalf("text output lacks file:line:col severity rule-id:\n%s", b.String())
+		t.Fatalf("wide output lacks file:line:col severity rule-id:\n%s", b.String())
 	}
 }
 
@@ -193,6 +210,6 @@ func TestRulesMarkdownIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != report.RulesMarkdown() {
-		t.Fatal("docs/rules.md is stale: run `make docs` (prodready rules --markdown -o docs/rules.md)")
+		t.Fatal("docs/rules.md is stale: run `make docs` (prodready rules -o markdown --output-file docs/rules.md)")
 	}
 }

@@ -29,6 +29,7 @@ type Stream struct {
 	sarifTail []byte
 	github    githubAnnotations
 	junit     []checks.Finding
+	text      textState
 }
 
 // Options say what a report holds besides the findings.
@@ -42,10 +43,16 @@ type Options struct {
 	// every finding, for GitHub's job summary ($GITHUB_STEP_SUMMARY,
 	// which shows what the annotations' cap leaves out); nil writes none.
 	StepSummary io.Writer
+	// Color colours the text formats (a terminal; NO_COLOR and --no-color
+	// say otherwise).
+	Color bool
+	// Verbose, in the text format, names each file not checked under its
+	// reason (otherwise they are counted by reason).
+	Verbose bool
 	// UnannotatedIn, in the github format, says where the findings over
 	// GitHub's cap on annotations are listed when the caller lists them
 	// itself ("the job summary"); "" says the job summary when StepSummary
-	// is set, else prodready check --format text.
+	// is set, else prodready check -o text.
 	UnannotatedIn string
 }
 
@@ -58,9 +65,10 @@ func ListsObjects(format string) bool { return format == "junit" }
 func NewStream(w io.Writer, format string, opts Options) (*Stream, error) {
 	s := &Stream{w: bufio.NewWriterSize(w, 64<<10), format: format, opts: opts}
 	switch format {
-	case "", "text":
+	case "", "text", "wide":
 		if opts.Config != "" {
-			s.w.WriteString("config: " + opts.Config + "\n")
+			s.w.WriteString(painter{opts.Color}.paint(ansiDim, "config: "+opts.Config) + "\n")
+			s.text.started = true
 		}
 	case "compact", "github", "codequality", "junit":
 	case "json":
@@ -88,6 +96,8 @@ func (s *Stream) Add(fs []checks.Finding) error {
 	s.counts.add(fs)
 	switch s.format {
 	case "", "text":
+		s.text.add(s.w, fs, painter{s.opts.Color})
+	case "wide":
 		writeText(s.w, fs)
 	case "compact":
 		writeCompact(s.w, fs)
@@ -140,10 +150,10 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 	c := s.counts
 	files, objects, skipped := len(res.Files), res.Kubernetes, uniquePaths(append(NotCheckedOf(res), also...))
 	switch s.format {
-	case "", "text", "compact":
-		for _, n := range skipped {
-			fmt.Fprintf(s.w, "%s: not checked: %s\n", n.Path, n.Reason)
-		}
+	case "", "text":
+		s.text.close(s.w, skipped, summaryLine(files, objects, len(skipped), c), c, s.opts.Verbose, painter{s.opts.Color})
+	case "wide", "compact":
+		writeNotCheckedLines(s.w, skipped)
 		s.w.WriteString(summaryLine(files, objects, len(skipped), c) + "\n")
 	case "github":
 		s.github.close(s.w, skipped, s.unannotatedIn())
@@ -188,6 +198,15 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 	return s.w.Flush()
 }
 
+// Counts are the findings' counts so far.
+func (s *Stream) Counts() Counts { return s.counts }
+
+// SummaryOf is the text report's summary line for res with counts c:
+// "2 files (1 not checked), 3 objects: 1 error, 2 warnings, 0 info".
+func SummaryOf(res *checks.Result, c Counts) string {
+	return summaryLine(len(res.Files), res.Kubernetes, len(uniquePaths(NotCheckedOf(res))), c)
+}
+
 // unannotatedIn is where the github format says the findings it does not
 // annotate are listed.
 func (s *Stream) unannotatedIn() string {
@@ -197,7 +216,7 @@ func (s *Stream) unannotatedIn() string {
 	case s.opts.StepSummary != nil:
 		return "the job summary"
 	}
-	return "prodready check --format text"
+	return "prodready check -o text"
 }
 
 // summaryLine is the text report's last line: "2 files (1 not checked),

@@ -3,13 +3,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
@@ -46,7 +48,7 @@ type actionOptions struct {
 }
 
 // addActionFlags registers the flags of the action command on fs.
-func addActionFlags(fs *flag.FlagSet) *actionOptions {
+func addActionFlags(fs *pflag.FlagSet) *actionOptions {
 	o := &actionOptions{}
 	fs.StringVar(&o.mode, "mode", modeReview, "review (inline comments, check run, job summary), annotations (workflow-command annotations and job summary) or sarif (a SARIF file for code scanning)")
 	fs.StringVar(&o.failOn, "fail-on", "", "lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
@@ -92,30 +94,26 @@ func splitPaths(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
 }
 
-// runActionCommand is `prodready action`: it reviews the pull request
-// of GITHUB_EVENT_PATH in the checkout and publishes with the token in
+// actionCommand is `prodready action`: it reviews the pull request of
+// GITHUB_EVENT_PATH in the checkout and publishes with the token in
 // GITHUB_TOKEN.
-func runActionCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("action", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("C", "", "the checkout (default: GITHUB_WORKSPACE)")
-	o := addActionFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready action [--mode review|annotations|sarif] [flags]\n\nRuns as the GitHub Action step: reviews the pull request of GITHUB_EVENT_PATH in the checkout and publishes with the token in GITHUB_TOKEN (see docs/action.md).")
-		fs.PrintDefaults()
+func actionCommand(std cli.IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "action [flags]",
+		Short: "Review a pull request as the GitHub Action step",
+		Long: `Runs as the GitHub Action step: reviews the pull request of GITHUB_EVENT_PATH
+in the checkout and publishes with the token in GITHUB_TOKEN (see
+docs/action.md). action.yml passes its inputs as these flags.`,
+		Args: cobra.NoArgs,
 	}
-	rest, err := cli.ParseFlags(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		return cli.ExitUsage
+	var dir string
+	cmd.Flags().StringVarP(&dir, "directory", "C", "", "the checkout (default: GITHUB_WORKSPACE)")
+	o := addActionFlags(cmd.Flags())
+	cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{modeReview, modeAnnotations, modeSARIF}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return cli.Exit(runAction(o, dir, std.Out, std.Err))
 	}
-	if len(rest) > 0 {
-		fs.Usage()
-		return cli.ExitUsage
-	}
-	return runAction(o, *dir, stdout, stderr)
+	return cmd
 }
 
 // runAction is the action command with its flags read. dir is the

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"regexp"
@@ -85,7 +85,7 @@ func TestActionYAML(t *testing.T) {
 	const fallback = "steps.release.outputs.build == 'true' || steps.install.outputs.build == 'true'"
 	const cacheKey = "prodready-${{ steps.release.outputs.version }}-${{ runner.os }}-${{ runner.arch }}"
 	var setupGo, built, restore, save bool
-	fs := flag.NewFlagSet("action", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("action", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.String("C", "", "")
 	addActionFlags(fs)

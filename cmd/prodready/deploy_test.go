@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"flag"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prodready/prodready/cmd/internal/cli"
 	appsv1 "k8s.io/api/apps/v1"
@@ -159,14 +160,14 @@ func TestDeployManifests(t *testing.T) {
 
 	// The flags and environment variables exist in `prodready serve`, and
 	// the flagged secret files lie in mounted Secret volumes.
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	addServeFlags(fs)
 	envNames := map[string]bool{}
 	for _, h := range serveHosts {
 		h(fs)
 	}
-	fs.VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		if m := regexp.MustCompile(`env ([A-Z_]+)`).FindStringSubmatch(f.Usage); m != nil {
 			envNames[m[1]] = true
 		}
@@ -212,9 +213,8 @@ func TestDeployManifests(t *testing.T) {
 
 func envDurationFrom(t *testing.T, s string) float64 {
 	t.Helper()
-	t.Setenv("PRODREADY_SHUTDOWN_GRACE", s)
-	d := envDuration("PRODREADY_SHUTDOWN_GRACE", -1)
-	if d < 0 {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
 		t.Fatalf("PRODREADY_SHUTDOWN_GRACE %q does not parse", s)
 	}
 	return d.Seconds()

@@ -253,3 +253,38 @@ func headingAnchors(md string) map[string]bool {
 	}
 	return anchors
 }
+
+// TestFlagTableIsCurrent runs `prodready docs flags` as a process and
+// fails when docs/flags.md, the one table of every command's flags, their
+// environment variables and defaults, says something else: a flag added,
+// renamed or given a new default without `make docs`.
+func TestFlagTableIsCurrent(t *testing.T) {
+	want, err := os.ReadFile("../../docs/flags.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, errOut, code := runCLI(t, ".", "docs", "flags")
+	if code != 0 {
+		t.Fatalf("prodready docs flags exited %d:\n%s", code, errOut)
+	}
+	for _, name := range []string{"`--output`", "`--no-color`", "`--log-level`", "`PRODREADY_LOG_LEVEL`", "`GITHUB_APP_ID`", "`--queue-size`"} {
+		if !strings.Contains(got, name) {
+			t.Errorf("prodready docs flags does not name %s", name)
+		}
+	}
+	if got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := range max(len(gl), len(wl)) {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("docs/flags.md differs from the binary at line %d: run `make docs`\n  file:   %s\n  binary: %s", i+1, w, g)
+			}
+		}
+	}
+}

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"os"
 	"time"
 
@@ -22,13 +22,15 @@ type renderFlags struct {
 
 // addRenderFlags registers the render limits on fs, with environment
 // variables for serve's deployment.
-func addRenderFlags(fs *flag.FlagSet) *renderFlags {
-	return &renderFlags{
-		memory:    fs.Int64("render-memory", envInt64("PRODREADY_RENDER_MEMORY", rendered.DefaultWorkerMemory), "bytes of memory each render's child process may take (its data segment); over it the render is a render-failed finding (env PRODREADY_RENDER_MEMORY)"),
-		cpu:       fs.Duration("render-cpu", envDuration("PRODREADY_RENDER_CPU", rendered.DefaultWorkerCPU), "CPU time each render's child process may use (env PRODREADY_RENDER_CPU)"),
-		deadline:  fs.Duration("render-deadline", envDuration("PRODREADY_RENDER_DEADLINE", rendered.DefaultWorkerDeadline), "wall time a render's child process may spend using no CPU before it is killed; time it works counts toward ten times this (env PRODREADY_RENDER_DEADLINE)"),
-		processes: fs.Int("render-processes", envInt("PRODREADY_RENDER_PROCESSES", 1), "render child processes at once, across every review of this process: their memory limits added up must fit beside the server in its memory (env PRODREADY_RENDER_PROCESSES)"),
+func addRenderFlags(fs *pflag.FlagSet) *renderFlags {
+	f := &renderFlags{
+		memory:    fs.Int64("render-memory", rendered.DefaultWorkerMemory, "bytes of memory each render's child process may take (its data segment); over it the render is a render-failed finding"),
+		cpu:       fs.Duration("render-cpu", rendered.DefaultWorkerCPU, "CPU time each render's child process may use"),
+		deadline:  fs.Duration("render-deadline", rendered.DefaultWorkerDeadline, "wall time a render's child process may spend using no CPU before it is killed; time it works counts toward ten times this"),
+		processes: fs.Int("render-processes", 1, "render child processes at once, across every review of this process: their memory limits added up must fit beside the server in its memory"),
 	}
+	bindEnv(fs, "render-memory", "PRODREADY_RENDER_MEMORY", "render-cpu", "PRODREADY_RENDER_CPU", "render-deadline", "PRODREADY_RENDER_DEADLINE", "render-processes", "PRODREADY_RENDER_PROCESSES")
+	return f
 }
 
 // renderer is the isolated renderer the flags describe: this binary's
@@ -45,5 +47,5 @@ func (f *renderFlags) renderer() (rendered.Renderer, error) {
 		return nil, fmt.Errorf("finding this binary to start render workers: %w", err)
 	}
 	lim := rendered.Limits{Memory: *f.memory, CPU: *f.cpu, Deadline: *f.deadline}
-	return render.Isolated(rendered.Worker(self, []string{renderWorkerCommand}, lim), *f.processes), nil
+	return render.Isolated(rendered.Worker(self, []string{renderWorkerName}, lim), *f.processes), nil
 }

@@ -11,10 +11,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
@@ -36,41 +37,47 @@ func main() {
 // it unless the test binary runs as prodready.
 var denyNetwork = render.DenyNetwork
 
-// run dispatches a subcommand and returns the process exit code.
+// run runs the command args name and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	p := cli.Program{Name: "prodready", Version: cli.Version(version), Render: render.InProcess, Offline: func() { denyNetwork() }, Extra: []cli.Extra{
-		{Name: "serve", Synopsis: "serve [flags]", Summary: "run the GitHub App / GitLab webhook server", Run: runServe},
-		{Name: "action", Synopsis: "action [flags]", Summary: "review a pull request as the GitHub Action step", Run: runActionCommand},
-		{Name: renderWorkerCommand, Hidden: true, Run: runRenderWorker},
-	}}
-	return p.Run(args, stdin, stdout, stderr)
+	return program().Run(args, stdin, stdout, stderr)
 }
 
-// renderWorkerCommand is the hidden command a render child runs: this same
-// binary, so the request and answer formats cannot drift between versions.
-const renderWorkerCommand = "render-worker"
+// program is the one prodready: the command line's commands, and serve,
+// action and the hidden render-worker.
+func program() cli.Program {
+	return cli.Program{Name: "prodready", Version: cli.Version(version), Render: render.InProcess, Offline: func() { denyNetwork() },
+		Extra: []cli.Extra{serveCommand, actionCommand, renderWorkerCommand}}
+}
 
-// runRenderWorker is the render-worker command: it sets the limits its
+// renderWorkerName is the hidden command a render child runs: this same
+// binary, so the request and answer formats cannot drift between versions.
+const renderWorkerName = "render-worker"
+
+// renderWorkerCommand is the render-worker command: it sets the limits its
 // flags carry on itself (rendered.Limits.Args), refuses every network
 // request, reads one request on standard input and writes the renders on
 // standard output (rendered.Serve), then exits.
-func runRenderWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet(renderWorkerCommand, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	memory := fs.Int64("memory", 0, "data segment limit in bytes (0: none)")
-	cpu := fs.Duration("cpu", 0, "CPU-time limit (0: none)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "prodready render-worker: takes --memory and --cpu, and a request on standard input; it is started by prodready itself")
-		return cli.ExitUsage
+func renderWorkerCommand(std cli.IO) *cobra.Command {
+	var lim rendered.Limits
+	cmd := &cobra.Command{
+		Use:    renderWorkerName,
+		Short:  "Render one request of charts and overlays (started by prodready itself)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := rendered.ApplyLimits(lim); err != nil {
+				fmt.Fprintln(std.Err, "prodready render-worker:", err)
+				return cli.Exit(cli.ExitUsage)
+			}
+			denyNetwork()
+			if err := rendered.Serve(std.In, std.Out, render.Streaming); err != nil {
+				fmt.Fprintln(std.Err, "prodready render-worker:", err)
+				return cli.Exit(cli.ExitUsage)
+			}
+			return nil
+		},
 	}
-	if err := rendered.ApplyLimits(rendered.Limits{Memory: *memory, CPU: *cpu}); err != nil {
-		fmt.Fprintln(stderr, "prodready render-worker:", err)
-		return cli.ExitUsage
-	}
-	denyNetwork()
-	if err := rendered.Serve(stdin, stdout, render.Streaming); err != nil {
-		fmt.Fprintln(stderr, "prodready render-worker:", err)
-		return cli.ExitUsage
-	}
-	return cli.ExitOK
+	cmd.Flags().Int64Var(&lim.Memory, "memory", 0, "data segment limit in bytes (0: none)")
+	cmd.Flags().DurationVar(&lim.CPU, "cpu", 0, "CPU-time limit (0: none)")
+	return cmd
 }

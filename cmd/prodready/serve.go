@@ -2,18 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/bot/jsqueue"
@@ -37,32 +37,14 @@ type ServeEnv struct {
 // serveHosts are the webhook hosts `serve` can run. Each defines its flags
 // on fs and returns a setup that registers its route (false when the host
 // is not configured). Other files add theirs in init, e.g. GitLab.
-var serveHosts = []func(fs *flag.FlagSet) func(env ServeEnv) (bool, error){githubServeHost}
+var serveHosts = []func(fs *pflag.FlagSet) func(env ServeEnv) (bool, error){githubServeHost}
 
-// envDefault returns the environment variable's value, or def.
-func envDefault(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok {
-		return v
+// bindEnv gives each flag of fs named in pairs (flag, variable, flag,
+// variable…) its environment variable (cli.BindEnv).
+func bindEnv(fs *pflag.FlagSet, pairs ...string) {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		cli.BindEnv(fs, pairs[i], pairs[i+1])
 	}
-	return def
-}
-
-func envInt(name string, def int) int {
-	if v, ok := os.LookupEnv(name); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-	}
-	return def
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if v, ok := os.LookupEnv(name); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
-	}
-	return def
 }
 
 // readSecretFile reads a secret from a file, trimming surrounding space.
@@ -81,13 +63,15 @@ func readSecretFile(what, path string) ([]byte, error) {
 	return data, nil
 }
 
-func githubServeHost(fs *flag.FlagSet) func(env ServeEnv) (bool, error) {
-	appID := fs.Int64("github-app-id", int64(envInt("GITHUB_APP_ID", 0)), "GitHub App id (env GITHUB_APP_ID); GitHub is served when set")
-	keyFile := fs.String("github-private-key-file", envDefault("GITHUB_PRIVATE_KEY_FILE", ""), "file holding the GitHub App's PEM private key (env GITHUB_PRIVATE_KEY_FILE)")
-	secretFile := fs.String("github-webhook-secret-file", envDefault("GITHUB_WEBHOOK_SECRET_FILE", ""), "file holding the webhook secret (env GITHUB_WEBHOOK_SECRET_FILE); required")
-	baseURL := fs.String("github-base-url", envDefault("GITHUB_BASE_URL", ghv.DefaultBaseURL), "GitHub REST API root; for GitHub Enterprise Server https://HOST/api/v3/ (env GITHUB_BASE_URL)")
-	botLogin := fs.String("github-bot-login", envDefault("GITHUB_BOT_LOGIN", ""), "the app's bot user, e.g. prodready[bot], to recognise its own comments (env GITHUB_BOT_LOGIN)")
-	checkName := fs.String("github-check-name", envDefault("GITHUB_CHECK_NAME", ghv.DefaultCheckName), "name of the check run (env GITHUB_CHECK_NAME)")
+func githubServeHost(fs *pflag.FlagSet) func(env ServeEnv) (bool, error) {
+	appID := fs.Int64("github-app-id", 0, "GitHub App id; GitHub is served when set")
+	keyFile := fs.String("github-private-key-file", "", "file holding the GitHub App's PEM private key")
+	secretFile := fs.String("github-webhook-secret-file", "", "file holding the webhook secret; required")
+	baseURL := fs.String("github-base-url", ghv.DefaultBaseURL, "GitHub REST API root; for GitHub Enterprise Server https://HOST/api/v3/")
+	botLogin := fs.String("github-bot-login", "", "the app's bot user, e.g. prodready[bot], to recognise its own comments")
+	checkName := fs.String("github-check-name", ghv.DefaultCheckName, "name of the check run")
+	bindEnv(fs, "github-app-id", "GITHUB_APP_ID", "github-private-key-file", "GITHUB_PRIVATE_KEY_FILE", "github-webhook-secret-file", "GITHUB_WEBHOOK_SECRET_FILE",
+		"github-base-url", "GITHUB_BASE_URL", "github-bot-login", "GITHUB_BOT_LOGIN", "github-check-name", "GITHUB_CHECK_NAME")
 	return func(env ServeEnv) (bool, error) {
 		if *appID == 0 {
 			return false, nil
@@ -125,40 +109,77 @@ type serveFlags struct {
 	queue   queueFlags
 	workers *int
 	render  *renderFlags
+	// logLevel is the lowest level logged.
+	logLevel *logLevel
 }
 
-func addServeFlags(fs *flag.FlagSet) *serveFlags {
+func addServeFlags(fs *pflag.FlagSet) *serveFlags {
 	f := &serveFlags{
-		listen:  fs.String("listen", envDefault("PRODREADY_LISTEN", ":8080"), "address to listen on (env PRODREADY_LISTEN)"),
-		workers: fs.Int("workers", envInt("PRODREADY_WORKERS", jsqueue.DefaultConfig.Workers), "reviews this replica runs at once (env PRODREADY_WORKERS)"),
-		grace:   fs.Duration("shutdown-grace", envDuration("PRODREADY_SHUTDOWN_GRACE", 60*time.Second), "time running reviews get to finish on SIGTERM; queued jobs stay in the stream (env PRODREADY_SHUTDOWN_GRACE)"),
-		cache:   fs.Int("cache-bytes", envInt("PRODREADY_CACHE_BYTES", 64<<20), "size of the manifest cache (env PRODREADY_CACHE_BYTES)"),
-		budget:  fs.Int64("body-budget", int64(envInt("PRODREADY_BODY_BUDGET", bot.DefaultBodyBudget)), "bytes of webhook bodies held at once, across routes; beyond it a delivery gets 503 before its body is read; at least 25 MiB (env PRODREADY_BODY_BUDGET)"),
+		logLevel: &logLevel{level: slog.LevelInfo},
+		listen:   fs.String("listen", ":8080", "address to listen on"),
+		workers:  fs.Int("workers", jsqueue.DefaultConfig.Workers, "reviews this replica runs at once"),
+		grace:    fs.Duration("shutdown-grace", 60*time.Second, "time running reviews get to finish on SIGTERM; queued jobs stay in the stream"),
+		cache:    fs.Int("cache-bytes", 64<<20, "size of the manifest cache"),
+		budget:   fs.Int64("body-budget", bot.DefaultBodyBudget, "bytes of webhook bodies held at once, across routes; beyond it a delivery gets 503 before its body is read; at least 25 MiB"),
 	}
+	fs.Var(f.logLevel, "log-level", "lowest level of the JSON log lines written: debug, info, warn or error")
+	bindEnv(fs, "log-level", "PRODREADY_LOG_LEVEL", "listen", "PRODREADY_LISTEN", "workers", "PRODREADY_WORKERS", "shutdown-grace", "PRODREADY_SHUTDOWN_GRACE", "cache-bytes", "PRODREADY_CACHE_BYTES", "body-budget", "PRODREADY_BODY_BUDGET")
 	addQueueFlags(fs, &f.queue)
 	f.render = addRenderFlags(fs)
 	return f
 }
 
-func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// serveCommand is `prodready serve`.
+func serveCommand(std cli.IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run the GitHub App / GitLab webhook server",
+		Long: `Runs the webhook server of the GitHub App and the GitLab integration. Secrets
+are read from files named by flags or environment variables, never from the
+command line. Every flag has an environment variable (docs/flags.md).`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	flags := addServeFlags(fs)
 	var setups []func(ServeEnv) (bool, error)
 	for _, h := range serveHosts {
 		setups = append(setups, h(fs))
 	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready serve [flags]\n\nRuns the webhook server. Secrets are read from files named by flags or environment, never from the command line.")
-		fs.PrintDefaults()
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return cli.Exit(runServe(flags, setups, std.Out))
 	}
-	if _, err := cli.ParseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
+	return cmd
+}
+
+// logLevels are the values of --log-level.
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+// logLevel is the --log-level flag: debug, info, warn or error.
+type logLevel struct{ level slog.Level }
+
+func (l *logLevel) String() string {
+	for name, v := range logLevels {
+		if v == l.level {
+			return name
 		}
-		return cli.ExitUsage
 	}
-	logger := slog.New(slog.NewJSONHandler(stdout, nil))
+	return l.level.String()
+}
+
+func (l *logLevel) Set(v string) error {
+	lv, ok := logLevels[strings.ToLower(v)]
+	if !ok {
+		return fmt.Errorf("want debug, info, warn or error, not %q", v)
+	}
+	l.level = lv
+	return nil
+}
+
+// Type is the word help shows for the flag's value.
+func (l *logLevel) Type() string { return "level" }
+
+func runServe(flags *serveFlags, setups []func(ServeEnv) (bool, error), stdout io.Writer) int {
+	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: flags.logLevel.level}))
 	defer logStrayStderr(logger)()
 	if *flags.budget < bot.MaxWebhookBody {
 		logger.Error("refusing to start: --body-budget is below the largest webhook body", "body_budget", *flags.budget, "max_body", bot.MaxWebhookBody)

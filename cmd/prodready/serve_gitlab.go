@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"log/slog"
 	"net/http"
 
@@ -29,16 +29,17 @@ type gitlabConfig struct {
 // addGitLabFlags registers --gitlab-url, --gitlab-token-file and
 // --gitlab-webhook-secret-file on fs, defaulting to the environment
 // variables GITLAB_URL, GITLAB_TOKEN_FILE and GITLAB_WEBHOOK_SECRET_FILE.
-func addGitLabFlags(fs *flag.FlagSet) *gitlabConfig {
+func addGitLabFlags(fs *pflag.FlagSet) *gitlabConfig {
 	c := &gitlabConfig{}
-	fs.StringVar(&c.URL, "gitlab-url", envDefault("GITLAB_URL", "https://gitlab.com"), "GitLab instance, gitlab.com or self-managed (env GITLAB_URL)")
-	fs.StringVar(&c.TokenFile, "gitlab-token-file", envDefault("GITLAB_TOKEN_FILE", ""), "file holding a GitLab access token with the api scope (env GITLAB_TOKEN_FILE)")
-	fs.StringVar(&c.SecretFile, "gitlab-webhook-secret-file", envDefault("GITLAB_WEBHOOK_SECRET_FILE", ""), "file holding the GitLab webhook secret token (env GITLAB_WEBHOOK_SECRET_FILE); GitLab is disabled without it")
+	fs.StringVar(&c.URL, "gitlab-url", "https://gitlab.com", "GitLab instance, gitlab.com or self-managed")
+	fs.StringVar(&c.TokenFile, "gitlab-token-file", "", "file holding a GitLab access token with the api scope")
+	fs.StringVar(&c.SecretFile, "gitlab-webhook-secret-file", "", "file holding the GitLab webhook secret token; GitLab is disabled without it")
+	bindEnv(fs, "gitlab-url", "GITLAB_URL", "gitlab-token-file", "GITLAB_TOKEN_FILE", "gitlab-webhook-secret-file", "GITLAB_WEBHOOK_SECRET_FILE")
 	return c
 }
 
 // gitlabServeHost is GitLab's entry in serveHosts.
-func gitlabServeHost(fs *flag.FlagSet) func(env ServeEnv) (bool, error) {
+func gitlabServeHost(fs *pflag.FlagSet) func(env ServeEnv) (bool, error) {
 	c := addGitLabFlags(fs)
 	return func(env ServeEnv) (bool, error) {
 		return gitlabRoutes(c, env.Server, env.Queue, env.Budget, env.Hosts, env.Logger)

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"flag"
+	"github.com/spf13/pflag"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -36,7 +36,7 @@ func post(h http.Handler, token string) int {
 func TestGitLabRoutesDisabledWithoutSecret(t *testing.T) {
 	var logs bytes.Buffer
 	r := routes{}
-	c := addGitLabFlags(flag.NewFlagSet("serve", flag.ContinueOnError))
+	c := addGitLabFlags(pflag.NewFlagSet("serve", pflag.ContinueOnError))
 	c.SecretFile, c.TokenFile = "", ""
 	on, err := gitlabRoutes(c, r, &nopQueue{}, nil, nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil || on {
@@ -58,7 +58,7 @@ func TestGitLabRoutesEnabled(t *testing.T) {
 	os.WriteFile(token, []byte("glpat-token-value\n"), 0o600)
 	var logs bytes.Buffer
 	r := routes{}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	c := addGitLabFlags(fs)
 	if err := fs.Parse([]string{"--gitlab-url", "https://gitlab.example.com", "--gitlab-token-file", token, "--gitlab-webhook-secret-file", secret}); err != nil {
 		t.Fatal(err)
@@ -106,9 +106,9 @@ func TestServeHelpListsGitLabFlags(t *testing.T) {
 	if code := run([]string{"serve", "-h"}, strings.NewReader(""), &stdout, &stderr); code != cli.ExitOK {
 		t.Fatalf("serve -h exited %d: %s", code, stderr.String())
 	}
-	for _, f := range []string{"-gitlab-url", "-gitlab-token-file", "-gitlab-webhook-secret-file", "GITLAB_WEBHOOK_SECRET_FILE"} {
-		if !strings.Contains(stderr.String(), f) {
-			t.Errorf("serve -h does not list %s:\n%s", f, stderr.String())
+	for _, f := range []string{"--gitlab-url", "--gitlab-token-file", "--gitlab-webhook-secret-file", "GITLAB_WEBHOOK_SECRET_FILE"} {
+		if !strings.Contains(stdout.String(), f) {
+			t.Errorf("serve -h does not list %s:\n%s", f, stdout.String())
 		}
 	}
 }

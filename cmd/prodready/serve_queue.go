@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/spf13/pflag"
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/bot/jsqueue"
@@ -27,51 +26,40 @@ type queueFlags struct {
 	workers                      int
 }
 
-func envInt64(name string, def int64) int64 {
-	if v, ok := os.LookupEnv(name); ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return n
-		}
-	}
-	return def
-}
-
-func addQueueFlags(fs *flag.FlagSet, f *queueFlags) {
+func addQueueFlags(fs *pflag.FlagSet, f *queueFlags) {
 	d := jsqueue.DefaultConfig
-	fs.StringVar(&f.dataDir, "data-dir", envDefault("PRODREADY_DATA_DIR", "prodready-data"), "directory of the embedded NATS server's JetStream files (an emptyDir or volume); unused with --nats-url (env PRODREADY_DATA_DIR)")
-	fs.StringVar(&f.natsURL, "nats-url", envDefault("PRODREADY_NATS_URL", ""), "NATS JetStream cluster to queue jobs in, e.g. nats://nats:4222 (comma-separated for several); empty: an embedded single-node server (env PRODREADY_NATS_URL)")
-	fs.StringVar(&f.natsListen, "nats-listen", envDefault("PRODREADY_NATS_LISTEN", ""), "also serve the embedded NATS server to clients on this address, e.g. 127.0.0.1:4222 for the nats CLI; empty: in-process only (env PRODREADY_NATS_LISTEN)")
-	fs.Int64Var(&f.storeMax, "nats-max-store", envInt64("PRODREADY_NATS_MAX_STORE", 1<<30), "bytes of disk the embedded server's JetStream may use (env PRODREADY_NATS_MAX_STORE)")
-	fs.IntVar(&f.cfg.Replicas, "nats-replicas", envInt("PRODREADY_NATS_REPLICAS", 0), "replicas of the stream, consumer and buckets; 0: 1 embedded, 3 with --nats-url (env PRODREADY_NATS_REPLICAS)")
-	fs.StringVar(&f.cfg.Stream, "queue-stream", envDefault("PRODREADY_QUEUE_STREAM", d.Stream), "work-queue stream of review jobs (env PRODREADY_QUEUE_STREAM)")
-	fs.StringVar(&f.cfg.Subject, "queue-subject", envDefault("PRODREADY_QUEUE_SUBJECT", d.Subject), "subject prefix of review jobs (env PRODREADY_QUEUE_SUBJECT)")
-	fs.StringVar(&f.cfg.Consumer, "queue-consumer", envDefault("PRODREADY_QUEUE_CONSUMER", d.Consumer), "durable consumer every replica pulls jobs from (env PRODREADY_QUEUE_CONSUMER)")
-	fs.StringVar(&f.cfg.DeadStream, "queue-dead-stream", envDefault("PRODREADY_QUEUE_DEAD_STREAM", d.DeadStream), "stream keeping the jobs that failed for good (env PRODREADY_QUEUE_DEAD_STREAM)")
-	fs.StringVar(&f.cfg.DeadSubject, "queue-dead-subject", envDefault("PRODREADY_QUEUE_DEAD_SUBJECT", d.DeadSubject), "subject prefix of dead-lettered jobs (env PRODREADY_QUEUE_DEAD_SUBJECT)")
-	fs.StringVar(&f.cfg.LeaseBucket, "queue-lease-bucket", envDefault("PRODREADY_QUEUE_LEASE_BUCKET", d.LeaseBucket), "key-value bucket of pull request leases (env PRODREADY_QUEUE_LEASE_BUCKET)")
-	fs.StringVar(&f.cfg.RunBucket, "queue-run-bucket", envDefault("PRODREADY_QUEUE_RUN_BUCKET", d.RunBucket), "key-value bucket of the check run each job started (env PRODREADY_QUEUE_RUN_BUCKET)")
-	fs.StringVar(&f.cfg.ReviewedBucket, "queue-reviewed-bucket", envDefault("PRODREADY_QUEUE_REVIEWED_BUCKET", d.ReviewedBucket), "key-value bucket of the reviews done and pending per pull request, which absorb deliveries that would repeat one (env PRODREADY_QUEUE_REVIEWED_BUCKET)")
-	fs.DurationVar(&f.cfg.ReviewedTTL, "queue-reviewed-ttl", envDuration("PRODREADY_QUEUE_REVIEWED_TTL", d.ReviewedTTL), "how long a completed review of a head is remembered; until then a delivery for the same head and base starts no review (env PRODREADY_QUEUE_REVIEWED_TTL)")
-	fs.Int64Var(&f.cfg.MaxMsgs, "queue-size", envInt64("PRODREADY_QUEUE_SIZE", d.MaxMsgs), "jobs the stream holds; beyond it (or --queue-max-bytes) deliveries get 503 (env PRODREADY_QUEUE_SIZE)")
-	fs.Int64Var(&f.cfg.MaxBytes, "queue-max-bytes", envInt64("PRODREADY_QUEUE_MAX_BYTES", d.MaxBytes), "bytes the stream holds (env PRODREADY_QUEUE_MAX_BYTES)")
-	fs.DurationVar(&f.cfg.MaxAge, "queue-max-age", envDuration("PRODREADY_QUEUE_MAX_AGE", d.MaxAge), "a job not done after this is dropped (env PRODREADY_QUEUE_MAX_AGE)")
-	fs.DurationVar(&f.cfg.DuplicateWindow, "queue-duplicate-window", envDuration("PRODREADY_QUEUE_DUPLICATE_WINDOW", d.DuplicateWindow), "how long a delivery id is remembered to drop redeliveries (env PRODREADY_QUEUE_DUPLICATE_WINDOW)")
-	fs.DurationVar(&f.cfg.DeadMaxAge, "queue-dead-max-age", envDuration("PRODREADY_QUEUE_DEAD_MAX_AGE", d.DeadMaxAge), "how long dead-lettered jobs are kept (env PRODREADY_QUEUE_DEAD_MAX_AGE)")
-	fs.DurationVar(&f.cfg.AckWait, "queue-ack-wait", envDuration("PRODREADY_QUEUE_ACK_WAIT", d.AckWait), "a job whose replica is silent this long goes to another replica (env PRODREADY_QUEUE_ACK_WAIT)")
-	fs.IntVar(&f.cfg.MaxAttempts, "queue-max-attempts", envInt("PRODREADY_QUEUE_MAX_ATTEMPTS", d.MaxAttempts), "deliveries of a failing job before its check run fails and it is dead-lettered (env PRODREADY_QUEUE_MAX_ATTEMPTS)")
-	fs.Func("queue-backoff", "comma-separated waits before each retry of a failed job, the last repeating (default 10s,30s,1m,2m; env PRODREADY_QUEUE_BACKOFF)", func(v string) error {
+	fs.StringVar(&f.dataDir, "data-dir", "prodready-data", "directory of the embedded NATS server's JetStream files (an emptyDir or volume); unused with --nats-url")
+	fs.StringVar(&f.natsURL, "nats-url", "", "NATS JetStream cluster to queue jobs in, e.g. nats://nats:4222 (comma-separated for several); empty: an embedded single-node server")
+	fs.StringVar(&f.natsListen, "nats-listen", "", "also serve the embedded NATS server to clients on this address, e.g. 127.0.0.1:4222 for the nats CLI; empty: in-process only")
+	fs.Int64Var(&f.storeMax, "nats-max-store", 1<<30, "bytes of disk the embedded server's JetStream may use")
+	fs.IntVar(&f.cfg.Replicas, "nats-replicas", 0, "replicas of the stream, consumer and buckets; 0: 1 embedded, 3 with --nats-url")
+	fs.StringVar(&f.cfg.Stream, "queue-stream", d.Stream, "work-queue stream of review jobs")
+	fs.StringVar(&f.cfg.Subject, "queue-subject", d.Subject, "subject prefix of review jobs")
+	fs.StringVar(&f.cfg.Consumer, "queue-consumer", d.Consumer, "durable consumer every replica pulls jobs from")
+	fs.StringVar(&f.cfg.DeadStream, "queue-dead-stream", d.DeadStream, "stream keeping the jobs that failed for good")
+	fs.StringVar(&f.cfg.DeadSubject, "queue-dead-subject", d.DeadSubject, "subject prefix of dead-lettered jobs")
+	fs.StringVar(&f.cfg.LeaseBucket, "queue-lease-bucket", d.LeaseBucket, "key-value bucket of pull request leases")
+	fs.StringVar(&f.cfg.RunBucket, "queue-run-bucket", d.RunBucket, "key-value bucket of the check run each job started")
+	fs.StringVar(&f.cfg.ReviewedBucket, "queue-reviewed-bucket", d.ReviewedBucket, "key-value bucket of the reviews done and pending per pull request, which absorb deliveries that would repeat one")
+	fs.DurationVar(&f.cfg.ReviewedTTL, "queue-reviewed-ttl", d.ReviewedTTL, "how long a completed review of a head is remembered; until then a delivery for the same head and base starts no review")
+	fs.Int64Var(&f.cfg.MaxMsgs, "queue-size", d.MaxMsgs, "jobs the stream holds; beyond it (or --queue-max-bytes) deliveries get 503")
+	fs.Int64Var(&f.cfg.MaxBytes, "queue-max-bytes", d.MaxBytes, "bytes the stream holds")
+	fs.DurationVar(&f.cfg.MaxAge, "queue-max-age", d.MaxAge, "a job not done after this is dropped")
+	fs.DurationVar(&f.cfg.DuplicateWindow, "queue-duplicate-window", d.DuplicateWindow, "how long a delivery id is remembered to drop redeliveries")
+	fs.DurationVar(&f.cfg.DeadMaxAge, "queue-dead-max-age", d.DeadMaxAge, "how long dead-lettered jobs are kept")
+	fs.DurationVar(&f.cfg.AckWait, "queue-ack-wait", d.AckWait, "a job whose replica is silent this long goes to another replica")
+	fs.IntVar(&f.cfg.MaxAttempts, "queue-max-attempts", d.MaxAttempts, "deliveries of a failing job before its check run fails and it is dead-lettered")
+	fs.Func("queue-backoff", "comma-separated waits before each retry of a failed job, the last repeating (default 10s,30s,1m,2m)", func(v string) error {
 		b, err := parseBackoff(v)
 		f.cfg.Backoff = b
 		return err
 	})
-	if v, ok := os.LookupEnv("PRODREADY_QUEUE_BACKOFF"); ok {
-		f.cfg.Backoff, _ = parseBackoff(v)
-	}
-	fs.DurationVar(&f.cfg.LeaseTTL, "queue-lease-ttl", envDuration("PRODREADY_QUEUE_LEASE_TTL", d.LeaseTTL), "a pull request's lease outlives its replica's last renewal by this (env PRODREADY_QUEUE_LEASE_TTL)")
-	fs.DurationVar(&f.cfg.LeaseWait, "queue-lease-wait", envDuration("PRODREADY_QUEUE_LEASE_WAIT", d.LeaseWait), "how long a job waits for its pull request's lease before it is put back (env PRODREADY_QUEUE_LEASE_WAIT)")
-	fs.DurationVar(&f.cfg.ReviewTimeout, "queue-review-timeout", envDuration("PRODREADY_QUEUE_REVIEW_TIMEOUT", d.ReviewTimeout), "longest one attempt of a review may run before it fails and is retried (env PRODREADY_QUEUE_REVIEW_TIMEOUT)")
-	fs.DurationVar(&f.cfg.StaleAfter, "queue-stale-after", envDuration("PRODREADY_QUEUE_STALE_AFTER", d.StaleAfter), "age past which the sweep completes, as timed out, a check run whose job is no longer queued; at least the review timeout (env PRODREADY_QUEUE_STALE_AFTER)")
-	fs.DurationVar(&f.cfg.SweepEvery, "queue-sweep-every", envDuration("PRODREADY_QUEUE_SWEEP_EVERY", d.SweepEvery), "how often each replica sweeps for stale check runs, besides once at start (env PRODREADY_QUEUE_SWEEP_EVERY)")
+	fs.DurationVar(&f.cfg.LeaseTTL, "queue-lease-ttl", d.LeaseTTL, "a pull request's lease outlives its replica's last renewal by this")
+	fs.DurationVar(&f.cfg.LeaseWait, "queue-lease-wait", d.LeaseWait, "how long a job waits for its pull request's lease before it is put back")
+	fs.DurationVar(&f.cfg.ReviewTimeout, "queue-review-timeout", d.ReviewTimeout, "longest one attempt of a review may run before it fails and is retried")
+	fs.DurationVar(&f.cfg.StaleAfter, "queue-stale-after", d.StaleAfter, "age past which the sweep completes, as timed out, a check run whose job is no longer queued; at least the review timeout")
+	fs.DurationVar(&f.cfg.SweepEvery, "queue-sweep-every", d.SweepEvery, "how often each replica sweeps for stale check runs, besides once at start")
+	bindEnv(fs, "data-dir", "PRODREADY_DATA_DIR", "nats-url", "PRODREADY_NATS_URL", "nats-listen", "PRODREADY_NATS_LISTEN", "nats-max-store", "PRODREADY_NATS_MAX_STORE", "nats-replicas", "PRODREADY_NATS_REPLICAS", "queue-stream", "PRODREADY_QUEUE_STREAM", "queue-subject", "PRODREADY_QUEUE_SUBJECT", "queue-consumer", "PRODREADY_QUEUE_CONSUMER", "queue-dead-stream", "PRODREADY_QUEUE_DEAD_STREAM", "queue-dead-subject", "PRODREADY_QUEUE_DEAD_SUBJECT", "queue-lease-bucket", "PRODREADY_QUEUE_LEASE_BUCKET", "queue-run-bucket", "PRODREADY_QUEUE_RUN_BUCKET", "queue-reviewed-bucket", "PRODREADY_QUEUE_REVIEWED_BUCKET", "queue-reviewed-ttl", "PRODREADY_QUEUE_REVIEWED_TTL", "queue-size", "PRODREADY_QUEUE_SIZE", "queue-max-bytes", "PRODREADY_QUEUE_MAX_BYTES", "queue-max-age", "PRODREADY_QUEUE_MAX_AGE", "queue-duplicate-window", "PRODREADY_QUEUE_DUPLICATE_WINDOW", "queue-dead-max-age", "PRODREADY_QUEUE_DEAD_MAX_AGE", "queue-ack-wait", "PRODREADY_QUEUE_ACK_WAIT", "queue-max-attempts", "PRODREADY_QUEUE_MAX_ATTEMPTS", "queue-lease-ttl", "PRODREADY_QUEUE_LEASE_TTL", "queue-lease-wait", "PRODREADY_QUEUE_LEASE_WAIT", "queue-review-timeout", "PRODREADY_QUEUE_REVIEW_TIMEOUT", "queue-stale-after", "PRODREADY_QUEUE_STALE_AFTER", "queue-sweep-every", "PRODREADY_QUEUE_SWEEP_EVERY", "queue-backoff", "PRODREADY_QUEUE_BACKOFF")
 }
 
 func parseBackoff(v string) ([]time.Duration, error) {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"flag"
+	"github.com/spf13/pflag"
 	"io"
 	"net"
 	"net/http"
@@ -22,13 +22,13 @@ import (
 // a value on the command line is visible to every local user (ps,
 // /proc/PID/cmdline) and kept in shell history.
 func TestServeFlagsTakeNoSecretValues(t *testing.T) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	for _, h := range serveHosts {
 		h(fs)
 	}
 	secretish := regexp.MustCompile(`(?i)secret|key|token|passw`)
 	n := 0
-	fs.VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		n++
 		if secretish.MatchString(f.Name) && !strings.HasSuffix(f.Name, "-file") {
 			t.Errorf("flag --%s takes a secret's value; it must name a file", f.Name)

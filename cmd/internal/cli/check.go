@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +12,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/scan"
 
@@ -26,133 +28,207 @@ import (
 // profiles (runtime.MemProfileRate): one sample per 512 KiB allocated.
 const defaultMemProfileRate = 512 << 10
 
-// checkUsage is check's help, above the flags; checkExamples below them.
+// checkLong is check's help, above the flags; checkExamples below them.
 const (
-	checkUsage = `Usage: prodready check [flags] [paths… | -]
-
-Checks the Kubernetes YAML of files and folders (default .), or of the
+	checkLong = `Checks the Kubernetes YAML of files and folders (default .), or of the
 standard input (-), and prints its findings. The config is --config, else the
 nearest .prodready.yaml from the current folder up to the repository root;
 the flags below that change it do so for this run only.
 
-Exit code: 1 when a finding is at or above --fail-on, 2 on a usage error or
-when nothing was checked (see --allow-empty), else 0.
+A file inside a Helm chart or a kustomize folder, named alone (as pre-commit
+names the files it hands to a hook), is checked as part of its chart or
+overlay: the whole chart is rendered, and only the findings of the files
+named are shown.
 
-Flags:
-`
-	checkExamples = `
-Examples:
-  prodready check                                  # the current folder
-  prodready check deploy/ --format compact         # one line per finding
+Exit code: 1 when a finding is at or above --fail-on, 2 on a usage error or
+when nothing was checked (see --allow-empty), else 0.`
+	checkExamples = `  prodready check                                  # the current folder
+  prodready check deploy/ -o compact               # one line per finding, no fix
+  prodready check -o wide charts/web               # every fix's edits, and full messages
   prodready check --kubernetes-version 1.29 --min-severity warning charts/
   prodready check --exclude 'legacy/**' --disable-rule pdb-missing .
   prodready check --enable-rule image-not-pinned --fail-on warning deploy/
   helm template web charts/web | prodready check --stdin-filename charts/web/rendered.yaml -
-  prodready check --format sarif -o prodready.sarif .
-  prodready check --format junit -o prodready-junit.xml .
-`
+  prodready check -o sarif --output-file prodready.sarif .
+  prodready check -o junit --output-file prodready-junit.xml .`
 )
 
-// runCheck is the check command; version goes into the reports that name
-// their tool's version (SARIF).
-func runCheck(version string, render rendered.Renderer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: the nearest "+checks.ConfigFileName+" from the current folder up to the repository root)")
-	format := fs.String("format", "text", "output format: "+strings.Join(report.Formats, ", ")+" (compact: text with one line per finding and no fix)")
-	outputFormat := fs.String("output", "", "the same as --format (kubeconform's and kube-score's name for it); -o names the report's file")
-	failOn := fs.String("fail-on", "", "lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
-	output := fs.String("o", "", "write the report to this file instead of standard output")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
-	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the rules have run, to this file (go tool pprof)")
-	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 2, when the input holds no Kubernetes object and nothing was found (an empty folder, only other YAML)")
-	over := addOverrides(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, checkUsage)
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, checkExamples)
+// outputFlags are check's and review's flags that choose the report:
+// -o/--output names the format (as kubectl, kube-score, conftest and
+// checkov do), --output-file the file.
+type outputFlags struct {
+	output, format, file string
+}
+
+// addOutputFlags defines the report flags on fs, with format as the
+// default format.
+func addOutputFlags(cmd *cobra.Command, o *outputFlags) {
+	fs := cmd.Flags()
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", ")+" (text: for people, one line a finding; wide: every fix's edits; compact: file:line:col: severity: message [rule])")
+	fs.StringVar(&o.format, "format", "", "the same as --output (kept for the scripts that use it)")
+	hideAlias(cmd, "format", "-o/--output")
+	fs.StringVar(&o.file, "output-file", "", "write the report to this file instead of standard output")
+	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// resolve is the format and file the flags ask for. Before -o named the
+// format, `--format sarif -o prodready.sarif` wrote a file: that spelling
+// still does, with a note on stderr; -o with a name that is no format and
+// no --format is refused, saying to use --output-file.
+func (o *outputFlags) resolve(fs *pflag.FlagSet, stderr io.Writer) (format, file string, err error) {
+	format, file = o.output, o.file
+	outSet, formatSet := fs.Changed("output"), fs.Changed("format")
+	known := func(f string) bool { return slices.Contains(report.Formats, f) }
+	switch {
+	case formatSet && outSet && !known(o.output):
+		if o.file != "" {
+			return "", "", UsageErrorf("-o %s and --output-file %s: -o is the output format (%s)", o.output, o.file, strings.Join(report.Formats, ", "))
+		}
+		fmt.Fprintf(stderr, "prodready: note: -o now names the format, as in kubectl; writing %s as --output-file %s would (use -o %s --output-file %s)\n", o.output, o.output, o.format, o.output)
+		format, file = o.format, o.output
+	case formatSet && outSet && o.format != o.output:
+		return "", "", UsageErrorf("--format %s and --output %s ask for two formats", o.format, o.output)
+	case formatSet:
+		format = o.format
 	}
-	paths, err := ParseFlags(fs, args)
+	if !known(format) {
+		flag := "-o"
+		if formatSet && !outSet {
+			flag = "--format"
+		}
+		if format == "" || strings.ContainsAny(format, "./\\") {
+			return "", "", UsageErrorf("%s %s: %s is the output format (%s), as in kubectl; write the report to a file with --output-file %s", flag, format, flag, strings.Join(report.Formats, ", "), format)
+		}
+		hint := ""
+		if s := checks.Closest(format, report.Formats); s != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		return "", "", UsageErrorf("%s %s: unknown format%s; want %s", flag, format, hint, strings.Join(report.Formats, ", "))
+	}
+	return format, file, nil
+}
+
+// checkFlags are check's own flags.
+type checkFlags struct {
+	config, failOn         string
+	out                    outputFlags
+	cpuProfile, memProfile string
+	allowEmpty, verbose    bool
+	over                   *overrides
+}
+
+func (p Program) checkCommand(std IO) *cobra.Command {
+	f := &checkFlags{}
+	cmd := &cobra.Command{
+		Use:     "check [flags] [paths… | -]",
+		Short:   "Check files and folders (default .)",
+		Long:    checkLong,
+		Example: checkExamples,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return Exit(p.runCheck(cmd, f, paths, std))
+		},
+	}
+	fs := cmd.Flags()
+	addConfigFlag(cmd, &f.config)
+	addOutputFlags(cmd, &f.out)
+	addFailOnFlag(cmd, &f.failOn)
+	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "exit 0, not 2, when the input holds no Kubernetes object and nothing was found (an empty folder, only other YAML)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text: name each file not checked, not only how many and why")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile, taken when the rules have run, to this file (go tool pprof)")
+	f.over = addOverrides(cmd)
+	return cmd
+}
+
+// addConfigFlag defines --config/-c.
+func addConfigFlag(cmd *cobra.Command, config *string) {
+	cmd.Flags().StringVarP(config, "config", "c", "", "config file (default: the nearest "+checks.ConfigFileName+" from the current folder up to the repository root)")
+	cmd.MarkFlagFilename("config", "yaml", "yml")
+}
+
+// addFailOnFlag defines --fail-on.
+func addFailOnFlag(cmd *cobra.Command, failOn *string) {
+	cmd.Flags().StringVar(failOn, "fail-on", "", "lowest severity that makes the exit code 1: info, warning, error or none (default: the config's failOn, else error)")
+	cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"info", "warning", "error", "none"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// runCheck is the check command; the program's version goes into the
+// reports that name their tool's version (SARIF).
+func (p Program) runCheck(cmd *cobra.Command, f *checkFlags, paths []string, std IO) int {
+	stdout, stderr := std.Out, std.Err
+	format, outFile, err := f.out.resolve(cmd.Flags(), stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
+		fmt.Fprintf(stderr, "prodready check: %v\n", err)
 		return ExitUsage
-	}
-	if *outputFormat != "" {
-		if !slices.Contains(report.Formats, *outputFormat) {
-			fmt.Fprintf(stderr, "prodready: --output %s: --output chooses the format (%s), like --format; -o FILE writes the report to a file\n", *outputFormat, strings.Join(report.Formats, ", "))
-			return ExitUsage
-		}
-		if formatSet(fs) && *format != *outputFormat {
-			fmt.Fprintf(stderr, "prodready: --format %s and --output %s ask for two formats\n", *format, *outputFormat)
-			return ExitUsage
-		}
-		*format = *outputFormat
 	}
 	// Heap profiling samples allocations by default in every Go program
 	// that links runtime/pprof: about 1.4 MiB of stack buckets on a corpus
 	// run that no one reads. Only --memprofile needs it.
 	runtime.MemProfileRate = 0
-	if *memProfile != "" {
+	if f.memProfile != "" {
 		runtime.MemProfileRate = defaultMemProfileRate
 	}
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
 			return ExitUsage
 		}
 		defer stop()
 	}
-	rc, err := loadConfigWith(*configPath, over)
+	rc, err := loadConfigWith(f.config, f.over)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
 	cfg := rc.Config
-	if *failOn != "" {
-		sev, err := checks.ParseSeverity(*failOn)
+	if f.failOn != "" {
+		sev, err := checks.ParseSeverity(f.failOn)
 		if err != nil {
 			fmt.Fprintln(stderr, "prodready: --fail-on:", err)
 			return ExitUsage
 		}
 		cfg.SetFailOn(sev)
 	}
-	inputs, err := listInputs(cfg, paths, stdin, true)
+	sel, err := selectInputs(cfg, paths, std.In, true)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
-	over.nameStdin(inputs)
+	inputs := sel.inputs
+	warnGlobs(stderr, cfg)
+	f.over.nameStdin(inputs)
 	out := stdout
-	if *output != "" {
-		f, err := os.Create(*output)
+	if outFile != "" {
+		file, err := os.Create(outFile)
 		if err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
 			return ExitUsage
 		}
-		defer f.Close()
-		out = f
+		defer file.Close()
+		out = file
 	}
-	opts := report.Options{Version: version, Config: rc.Describe()}
-	if *format == "github" {
+	opts := report.Options{Version: p.Version, Config: rc.Describe(), Color: colorOn(cmd, out), Verbose: f.verbose}
+	if format == "github" {
 		// GitHub Actions shows the job summary's Markdown on the run's
 		// page; the runner names the file, appended to by each step.
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			file, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err != nil {
 				fmt.Fprintln(stderr, "prodready: GITHUB_STEP_SUMMARY:", err)
 				return ExitUsage
 			}
-			defer f.Close()
-			opts.StepSummary = f
+			defer file.Close()
+			opts.StepSummary = file
 		}
 	}
+	prog := startProgress(stderr)
 	// The report is written file by file as the rules finish with each,
 	// so the findings of a large run are never all held (report.Stream).
-	stream, err := report.NewStream(out, *format, opts)
+	stream, err := report.NewStream(prog.writer(out), format, opts)
 	if err != nil {
+		prog.stop()
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
@@ -160,8 +236,9 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	found := 0
 	var writeErr error
 	emit := func(fs []checks.Finding) {
-		fs = over.shown(fs)
+		fs = sel.shown(f.over.shown(fs))
 		found += len(fs)
+		prog.add(len(fs))
 		failed = failed || cfg.Fails(fs)
 		if writeErr == nil {
 			writeErr = stream.Add(fs)
@@ -169,13 +246,14 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	}
 	// The collector is paced to each step of the run (GOGC in the
 	// environment overrides it): this process runs one check.
-	scanned := scan.Run(context.Background(), inputs, readFolders(inputs, paths), cfg, scan.Options{
-		Render: render,
-		Check:  checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(*format)},
+	scanned := scan.Run(context.Background(), inputs, readFolders(inputs, sel.folders), cfg, scan.Options{
+		Render: p.Render,
+		Check:  checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(format)},
 	}, emit)
-	res := scanned.Result
-	if *memProfile != "" {
-		if err := writeHeapProfile(*memProfile); err != nil {
+	prog.stop()
+	res := sel.result(scanned.Result)
+	if f.memProfile != "" {
+		if err := writeHeapProfile(f.memProfile); err != nil {
 			fmt.Fprintln(stderr, "prodready:", err)
 			return ExitUsage
 		}
@@ -183,7 +261,9 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	if writeErr == nil {
 		var rendersSkipped []report.NotChecked
 		for _, sk := range scanned.NotRendered {
-			rendersSkipped = append(rendersSkipped, report.NotChecked{Path: sk.File, Reason: sk.Reason})
+			if sel.wantsPath(sk.File) {
+				rendersSkipped = append(rendersSkipped, report.NotChecked{Path: sk.File, Reason: sk.Reason})
+			}
 		}
 		writeErr = stream.Close(res, rendersSkipped...)
 	}
@@ -191,10 +271,13 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 		fmt.Fprintln(stderr, "prodready:", writeErr)
 		return ExitUsage
 	}
+	if outFile != "" {
+		fmt.Fprintf(stderr, "prodready: wrote %s (%s): %s\n", outFile, format, report.SummaryOf(res, stream.Counts()))
+	}
 	if failed {
 		return ExitFindings
 	}
-	if res.Kubernetes == 0 && res.ValuesFiles == 0 && found == 0 && !*allowEmpty {
+	if res.Kubernetes == 0 && res.ValuesFiles == 0 && found == 0 && !f.allowEmpty {
 		// A typo'd path, an empty folder or only other YAML must not
 		// pass as a clean check.
 		n := len(res.Files)
@@ -208,11 +291,99 @@ func runCheck(version string, render rendered.Renderer, args []string, stdin io.
 	return ExitOK
 }
 
-// formatSet reports whether --format was given on the command line.
-func formatSet(fs *flag.FlagSet) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "format" })
-	return set
+// warnGlobs says on stderr which include and exclude globs matched no
+// file or folder of the run: a typo, or a folder that has moved.
+func warnGlobs(stderr io.Writer, cfg *checks.Config) {
+	for _, g := range cfg.UnmatchedGlobs() {
+		fmt.Fprintf(stderr, "prodready: warning: %s matches nothing\n", g)
+	}
+}
+
+// rulesCommand is `prodready rules [ID…]`.
+func rulesCommand(std IO) *cobra.Command {
+	var output, file string
+	var markdown bool
+	cmd := &cobra.Command{
+		Use:   "rules [rule-id…]",
+		Short: "List every rule, or show the rules named with an example and the fix",
+		Long: `Lists every rule, one line each, or shows the rules named: what each finds, why
+it matters, an example that it reports and its fix. -o markdown writes the
+reference docs/rules.md is; -o json the catalog for tools.`,
+		Example: `  prodready rules
+  prodready rules replicas-too-few
+  prodready rules -o json
+  prodready rules -o markdown --output-file docs/rules.md`,
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return ruleIDs(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			if markdown {
+				if cmd.Flags().Changed("output") && output != "markdown" {
+					return UsageErrorf("--markdown and -o %s ask for two formats", output)
+				}
+				output = "markdown"
+			}
+			return Exit(runRules(ids, output, file, std))
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or markdown")
+	cmd.Flags().StringVar(&file, "output-file", "", "write to this file (e.g. docs/rules.md) instead of standard output")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "the same as -o markdown")
+	hideAlias(cmd, "markdown", "-o markdown")
+	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// ruleIDs are the catalog's rule ids, for completion.
+func ruleIDs() []string {
+	var ids []string
+	for _, r := range catalog.Default().Rules() {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+func runRules(ids []string, output, file string, std IO) int {
+	for _, id := range ids {
+		if err := catalog.Default().CheckRuleID(id); err != nil {
+			fmt.Fprintln(std.Err, "prodready rules:", err)
+			return ExitUsage
+		}
+	}
+	var b strings.Builder
+	var err error
+	switch output {
+	case "text":
+		if len(ids) == 0 {
+			err = report.RulesText(&b)
+		} else {
+			err = writeRuleDetail(&b, ids)
+		}
+	case "json":
+		err = report.RulesJSON(&b, ids)
+	case "markdown":
+		if len(ids) > 0 {
+			fmt.Fprintln(std.Err, "prodready rules: -o markdown writes the whole reference; name no rule")
+			return ExitUsage
+		}
+		b.WriteString(report.RulesMarkdown())
+	default:
+		fmt.Fprintf(std.Err, "prodready rules: -o %s: want text, json or markdown\n", output)
+		return ExitUsage
+	}
+	if err != nil {
+		fmt.Fprintln(std.Err, "prodready rules:", err)
+		return ExitUsage
+	}
+	if file == "" {
+		fmt.Fprint(std.Out, b.String())
+		return ExitOK
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintln(std.Err, "prodready:", err)
+		return ExitUsage
+	}
+	return ExitOK
 }
 
 // listInputs lists the files to check from paths ("." when none is given)
@@ -226,35 +397,6 @@ func listInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool) 
 		load = checks.List
 	}
 	return load(paths, cfg, stdin)
-}
-
-func runRules(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	markdown := fs.Bool("markdown", false, "write the Markdown rule reference instead of the list")
-	output := fs.String("o", "", "with --markdown: write to this file (e.g. docs/rules.md) instead of standard output")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if !*markdown {
-		if err := report.RulesText(stdout); err != nil {
-			return ExitUsage
-		}
-		return ExitOK
-	}
-	md := report.RulesMarkdown()
-	if *output == "" {
-		fmt.Fprint(stdout, md)
-		return ExitOK
-	}
-	if err := os.WriteFile(*output, []byte(md), 0o644); err != nil {
-		fmt.Fprintln(stderr, "prodready:", err)
-		return ExitUsage
-	}
-	return ExitOK
 }
 
 // startCPUProfile profiles the process into file until stop is called.

@@ -32,9 +32,8 @@ func (c runConfig) Describe() string {
 // nearest folder with a .git entry) or the filesystem root, as
 // .golangci.yml and .kube-linter.yaml are found: the same file whatever
 // paths are checked and however they are spelled. Its include and exclude
-// globs match paths from the folder of the file found, or, for --config
-// and the defaults, from the repository root (the current folder outside
-// a repository).
+// globs match paths from the config file's folder (the defaults have
+// none).
 func loadConfig(flagPath string) (runConfig, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -56,6 +55,7 @@ func loadConfig(flagPath string) (runConfig, error) {
 			return runConfig{}, err
 		}
 		rc = runConfig{Config: cfg, File: flagPath}
+		root = filepath.Dir(flagPath)
 	case found != "":
 		name := found
 		if rel, err := filepath.Rel(cwd, found); err == nil {

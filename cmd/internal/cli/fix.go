@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/scan"
@@ -17,60 +16,71 @@ import (
 	"github.com/prodready/prodready/internal/plural"
 )
 
+// fixFlags are fix's own flags.
+type fixFlags struct {
+	config            string
+	rules             ruleList
+	diff, dryRun, all bool
+	over              *overrides
+}
+
+func (p Program) fixCommand(std IO) *cobra.Command {
+	f := &fixFlags{rules: ruleList{}}
+	cmd := &cobra.Command{
+		Use:   "fix [flags] [paths… | -]",
+		Short: "Apply suggested fixes in place",
+		Long: `Applies the fixes of the findings prodready check reports, in place, keeping
+comments and layout; standard input (-) is fixed to standard output. The
+config and the flags that change it are check's. A file inside a Helm chart
+or kustomize folder, named alone, is fixed as part of its chart or overlay.`,
+		Example: `  prodready fix --diff deploy/                       # show the changes, write nothing
+  prodready fix --rule run-as-root,readonly-rootfs-missing deploy/
+  prodready fix --min-severity warning --exclude 'vendor/**' .
+  cat web.yaml | prodready fix --stdin-filename deploy/web.yaml - > fixed.yaml`,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return Exit(runFix(p.Render, f, paths, std))
+		},
+	}
+	fs := cmd.Flags()
+	addConfigFlag(cmd, &f.config)
+	fs.Var(f.rules, "rule", "fix only these rules (comma-separated, repeatable)")
+	cmd.RegisterFlagCompletionFunc("rule", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return ruleIDs(), cobra.ShellCompDirectiveNoFileComp
+	})
+	fs.BoolVar(&f.diff, "diff", false, "print a unified diff instead of writing files")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "say what would be fixed, write nothing")
+	fs.BoolVar(&f.all, "all", false, "apply starting-point fixes too (resource sizes, UIDs, replica counts…: check them against the app); by default only exact fixes are applied, unless --rule names the rules")
+	f.over = addOverrides(cmd)
+	return cmd
+}
+
 // runFix is the fix command; render renders the charts and overlays among
 // the paths, so that their findings' fixes are edits of the values files
 // (see fixRound).
-func runFix(render rendered.Renderer, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fix", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "config file (default: the nearest "+checks.ConfigFileName+" from the current folder up to the repository root)")
-	rules := ruleList{}
-	fs.Var(rules, "rule", "fix only these rules (comma-separated, repeatable)")
-	showDiff := fs.Bool("diff", false, "print a unified diff instead of writing files")
-	dryRun := fs.Bool("dry-run", false, "say what would be fixed, write nothing")
-	all := fs.Bool("all", false, "apply starting-point fixes too (resource sizes, UIDs, replica counts…: check them against the app); by default only exact fixes are applied, unless --rule names the rules")
-	over := addOverrides(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: prodready fix [flags] [paths… | -]
-
-Applies the fixes of the findings prodready check reports, in place, keeping
-comments and layout; standard input (-) is fixed to standard output. The
-config and the flags that change it are check's.
-
-Flags:
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, `
-Examples:
-  prodready fix --diff deploy/                       # show the changes, write nothing
-  prodready fix --rule run-as-root,readonly-rootfs-missing deploy/
-  prodready fix --min-severity warning --exclude 'vendor/**' .
-  cat web.yaml | prodready fix --stdin-filename deploy/web.yaml - > fixed.yaml
-`)
-	}
-	paths, err := ParseFlags(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	rc, err := loadConfigWith(*configPath, over)
+func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
+	stdin, stdout, stderr := std.In, std.Out, std.Err
+	over, rules, all, showDiff, dryRun := f.over, f.rules, &f.all, &f.diff, &f.dryRun
+	rc, err := loadConfigWith(f.config, over)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
 	cfg := rc.Config
-	inputs, err := listInputs(cfg, paths, stdin, false)
+	sel, err := selectInputs(cfg, paths, stdin, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
+	inputs := sel.inputs
+	warnGlobs(stderr, cfg)
 	fromStdin := over.nameStdin(inputs)
 	// Exact fixes only, unless --all, or --rule names what to fix. The
 	// starting points left are those of the last round's check.
 	var startingPoints int
 	keep := func(f checks.Finding) bool {
+		if !sel.wantsPath(f.File) {
+			return false // in a chart named through other files
+		}
 		if f.Severity < over.min {
 			return false
 		}
@@ -86,7 +96,7 @@ Examples:
 	memo := &rendered.FixMemo{} // a chart fix found wrong in one round is not rendered again
 	fixed, outcome := fix.ConvergeWith(inputs, func(cur []checks.Input) []checks.Finding {
 		startingPoints = 0
-		return fixRound(cur, paths, cfg, render, memo)
+		return fixRound(cur, sel.folders, cfg, render, memo)
 	}, keep)
 	files := 0
 	for k, in := range inputs {
@@ -126,7 +136,7 @@ Examples:
 	}
 	noFix := 0
 	for _, f := range outcome.Remaining {
-		if f.Fixable() || f.Severity < over.min {
+		if f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) {
 			continue
 		}
 		if f.Fix != nil && f.Fix.Withheld != "" && keep(f) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/report"
 )
 
@@ -132,4 +133,82 @@ func sarifWithRulesUsed(t *testing.T, log string) string {
 		t.Fatal(err)
 	}
 	return string(out) + "\n"
+}
+
+// TestTextVariantsMatchGolden holds the text report's variants to their
+// golden files in testdata/text (-update rewrites them): files not
+// checked summarised by reason, three names each and a count of the rest
+// (not-checked.golden), every name with -v (verbose.golden), colour when
+// asked for (color.golden: FORCE_COLOR, as on a terminal), and a
+// pre-commit file list inside an overlay, whose other files' findings are
+// left out (pre-commit.golden).
+func TestTextVariantsMatchGolden(t *testing.T) {
+	demo := filepath.Join("..", "..", "..", "fixtures", "demo")
+	golden, err := filepath.Abs(filepath.Join("testdata", "text"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n"}
+	for _, name := range []string{"deployment.yaml", "service.yaml"} {
+		data, err := os.ReadFile(filepath.Join(demo, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["demo/"+name] = string(data)
+	}
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		files["demo/notes/"+n+".yaml"] = "owner: shop-team\n"
+	}
+	files["demo/empty.yaml"] = "# nothing yet\n"
+	files["overlay/kustomization.yaml"] = "resources:\n- web.yaml\n- worker.yaml\n"
+	files["overlay/web.yaml"] = badProbe
+	files["overlay/worker.yaml"] = strings.ReplaceAll(badProbe, "web", "worker")
+	t.Chdir(writeTree(t, files))
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("FORCE_COLOR", "")
+
+	runs := []struct {
+		name  string
+		args  []string
+		color bool
+	}{
+		{"not-checked.golden", []string{"check", "demo"}, false},
+		{"verbose.golden", []string{"check", "-v", "demo"}, false},
+		{"color.golden", []string{"check", "demo"}, true},
+		{"pre-commit.golden", []string{"check", "overlay/web.yaml"}, false},
+	}
+	for _, r := range runs {
+		if r.color {
+			t.Setenv("FORCE_COLOR", "1")
+		} else {
+			t.Setenv("FORCE_COLOR", "")
+		}
+		var out, errb bytes.Buffer
+		p := Program{Name: "prodready", Version: "v1.2.3-golden", Render: render.InProcess}
+		if code := p.Run(r.args, strings.NewReader(""), &out, &errb); code != ExitFindings {
+			t.Fatalf("%v: exit %d, want %d: %s", r.args, code, ExitFindings, errb.String())
+		}
+		got := out.String()
+		if has := strings.Contains(got, "\033["); has != r.color {
+			t.Errorf("%s: colour %v, want %v", r.name, has, r.color)
+		}
+		path := filepath.Join(golden, r.name)
+		if *update {
+			if err := os.MkdirAll(golden, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%v (go test ./cmd/internal/cli -run TestTextVariantsMatchGolden -update writes it)", err)
+			continue
+		}
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("%s differs from the golden report (-want +got; -update rewrites it if the change is meant):\n%s", r.name, diff)
+		}
+	}
 }

@@ -3,12 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 const badProbe = `apiVersion: apps/v1
@@ -81,7 +82,7 @@ func TestCheckNothingChecked(t *testing.T) {
 		t.Errorf("an empty folder: exit %d, stderr %q; want 2 and a message", code, errOut)
 	}
 	other := writeTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n"})
-	code, out, errOut := runCLI(t, "", "check", other)
+	code, out, errOut := runCLI(t, "", "check", "-o", "wide", other)
 	if code != ExitUsage || !strings.Contains(errOut, "the 1 file read holds no Kubernetes object") {
 		t.Errorf("only other YAML: exit %d, stderr %q; want 2 and a message", code, errOut)
 	}
@@ -155,7 +156,7 @@ func TestCheckFindsTheConfigOneWay(t *testing.T) {
 	})
 	t.Chdir(dir)
 	for _, path := range []string{".", "deploy", "deploy/", "./deploy", "deploy/web.yaml", "./deploy/web.yaml", dir + "/deploy"} {
-		code, out, errOut := runCLI(t, "", "check", path)
+		code, out, errOut := runCLI(t, "", "check", "-o", "wide", path)
 		if code != ExitOK || !strings.Contains(out, "warning probe-named-port-undeclared") {
 			t.Errorf("check %s: the root config's severity must apply (warning does not fail): exit %d\n%s%s", path, code, out, errOut)
 		}
@@ -163,26 +164,26 @@ func TestCheckFindsTheConfigOneWay(t *testing.T) {
 			t.Errorf("check %s: first line %q, want it to name the config", path, first)
 		}
 	}
-	code, out, _ := runCLI(t, badProbe, "check", "-")
+	code, out, _ := runCLI(t, badProbe, "check", "-o", "wide", "-")
 	if code != ExitOK || !strings.Contains(out, "warning probe-named-port-undeclared") {
 		t.Errorf("check -: the config applies to the standard input too: exit %d\n%s", code, out)
 	}
 	// From a subfolder, the config above it; named as found from there.
 	t.Chdir(filepath.Join(dir, "deploy", "sub"))
-	code, out, _ = runCLI(t, "", "check", "..")
+	code, out, _ = runCLI(t, "", "check", "-o", "wide", "..")
 	if code != ExitOK || !strings.HasPrefix(out, "config: ../../.prodready.yaml\n") {
 		t.Errorf("check .. from deploy/sub: exit %d\n%s", code, out)
 	}
 	// --config wins, and is named as given.
 	t.Chdir(dir)
-	code, out, _ = runCLI(t, "", "check", "--config", "other/strict.yaml", "deploy")
+	code, out, _ = runCLI(t, "", "check", "-o", "wide", "--config", "other/strict.yaml", "deploy")
 	if code != ExitFindings || !strings.HasPrefix(out, "config: other/strict.yaml\n") {
 		t.Errorf("--config other/strict.yaml: exit %d\n%s", code, out)
 	}
 	// The lookup stops at the repository root (a .git file, as in a
 	// worktree): nested/ is a repository of its own, without a config.
 	t.Chdir(filepath.Join(dir, "nested"))
-	code, out, _ = runCLI(t, "", "check", ".")
+	code, out, _ = runCLI(t, "", "check", "-o", "wide", ".")
 	if code != ExitFindings || !strings.HasPrefix(out, "config: built-in defaults (no .prodready.yaml") {
 		t.Errorf("check in a nested repository: exit %d\n%s", code, out)
 	}
@@ -302,20 +303,20 @@ func TestProgramCommands(t *testing.T) {
 		t.Errorf("serve without the extra command: exit %d, stderr %q", code, stderr)
 	}
 	var ran []string
-	p := Program{Name: "prodready", Version: "v9", Extra: []Extra{{
-		Name: "serve", Synopsis: "serve [flags]", Summary: "run the server",
-		Run: func(args []string, _ io.Reader, _, _ io.Writer) int { ran = args; return 7 },
-	}, {
-		Name: "worker", Hidden: true,
-		Run: func([]string, io.Reader, io.Writer, io.Writer) int { return 9 },
+	p := Program{Name: "prodready", Version: "v9", Extra: []Extra{func(IO) *cobra.Command {
+		c := &cobra.Command{Use: "serve [flags]", Short: "run the server", RunE: func(_ *cobra.Command, args []string) error { ran = args; return Exit(7) }}
+		c.Flags().Bool("x", false, "")
+		return c
+	}, func(IO) *cobra.Command {
+		return &cobra.Command{Use: "worker", Hidden: true, RunE: func(*cobra.Command, []string) error { return Exit(9) }}
 	}}}
 	var out, errb bytes.Buffer
-	if code := p.Run([]string{"serve", "--x"}, nil, &out, &errb); code != 7 || len(ran) != 1 || ran[0] != "--x" {
+	if code := p.Run([]string{"serve", "--x", "arg"}, nil, &out, &errb); code != 7 || len(ran) != 1 || ran[0] != "arg" {
 		t.Errorf("serve: exit %d, args %q", code, ran)
 	}
 	out.Reset()
 	p.Run([]string{"help"}, nil, &out, &errb)
-	for _, want := range []string{"  prodready serve [flags]", "run the server\n", "  prodready check ", "  prodready version\n"} {
+	for _, want := range []string{"  serve ", "run the server\n", "  check ", "  version "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, out.String())
 		}
@@ -490,7 +491,8 @@ spec:
 	}
 }
 
-// TestCheckOutputAndStdinName: --output is --format's other name, and
+// TestCheckOutputAndStdinName: --output is the format (--format its old
+// name), and
 // --stdin-filename is the path the standard input is reported under.
 func TestCheckOutputAndStdinName(t *testing.T) {
 	code, out, _ := runCLI(t, badProbe, "check", "--output", "compact", "--stdin-filename", "./deploy/web.yaml", "-")
@@ -527,16 +529,16 @@ func TestCheckGitHubStepSummary(t *testing.T) {
 // TestCheckHelpDocumentsTheFlags: check -h shows every flag that changes
 // the config and examples.
 func TestCheckHelpDocumentsTheFlags(t *testing.T) {
-	code, _, help := runCLI(t, "", "check", "-h")
+	code, help, _ := runCLI(t, "", "check", "-h")
 	if code != ExitOK {
 		t.Fatalf("check -h: exit %d", code)
 	}
-	for _, want := range []string{"-kubernetes-version", "-min-severity", "-include", "-exclude", "-enable-rule", "-disable-rule", "-output", "-stdin-filename", "compact", "junit", "Examples:\n  prodready check"} {
+	for _, want := range []string{"--kubernetes-version", "--min-severity", "--include", "--exclude", "--enable-rule", "--disable-rule", "-o, --output", "--output-file", "--stdin-filename", "compact", "junit", "wide", "Examples:\n  prodready check"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("check -h lacks %q", want)
 		}
 	}
-	if _, _, help := runCLI(t, "", "fix", "-h"); !strings.Contains(help, "-min-severity") || !strings.Contains(help, "Examples:") {
+	if _, help, _ := runCLI(t, "", "fix", "-h"); !strings.Contains(help, "-min-severity") || !strings.Contains(help, "Examples:") {
 		t.Errorf("fix -h lacks the overrides or examples:\n%s", help)
 	}
 }

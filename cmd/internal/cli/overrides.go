@@ -2,10 +2,12 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
@@ -24,16 +26,23 @@ type overrides struct {
 	min checks.Severity // minSeverity, parsed by apply
 }
 
-// addOverrides defines the overrides' flags on fs.
-func addOverrides(fs *flag.FlagSet) *overrides {
+// addOverrides defines the overrides' flags on cmd.
+func addOverrides(cmd *cobra.Command) *overrides {
 	o := &overrides{enable: ruleList{}, disable: ruleList{}}
+	fs := cmd.Flags()
 	fs.StringVar(&o.kubernetesVersion, "kubernetes-version", "", "target Kubernetes version, e.g. 1.33 (overrides the config's kubernetesVersion)")
-	fs.Var(&o.include, "include", "check only the files of the folders walked that match this glob (repeatable; a path from the config's folder, else the repository root, ** for any folders, a glob without / matches the name anywhere; replaces the config's include)")
-	fs.Var(&o.exclude, "exclude", "leave out the files of the folders walked that match this glob (repeatable; as --include; added to the config's exclude)")
+	fs.Var(&o.include, "include", "check only the files of the folders walked that match this glob (repeatable; from the current folder; ** for any folders, {a,b} for either; a name without / matches a file or folder anywhere, and a folder matched keeps its .yaml and .yml files; replaces the config's include)")
+	fs.Var(&o.exclude, "exclude", "leave out the files of the folders walked that match this glob (repeatable; as --include: --exclude _archived leaves out every folder so named; added to the config's exclude)")
 	fs.Var(o.enable, "enable-rule", "run this rule, opt-in or switched off in the config (comma-separated, repeatable)")
 	fs.Var(o.disable, "disable-rule", "do not run this rule (comma-separated, repeatable)")
 	fs.StringVar(&o.minSeverity, "min-severity", "info", "lowest severity of the findings shown: info, warning or error (those below are left out of the report, its counts and the exit code)")
 	fs.StringVar(&o.stdinFilename, "stdin-filename", "", "the path the standard input (-) is reported under, e.g. deploy/web.yaml (default <stdin>)")
+	rules := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return ruleIDs(), cobra.ShellCompDirectiveNoFileComp
+	}
+	cmd.RegisterFlagCompletionFunc("enable-rule", rules)
+	cmd.RegisterFlagCompletionFunc("disable-rule", rules)
+	cmd.RegisterFlagCompletionFunc("min-severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	return o
 }
 
@@ -45,10 +54,15 @@ func (o *overrides) apply(cfg *checks.Config) error {
 			return fmt.Errorf("--kubernetes-version: %w", err)
 		}
 	}
-	if len(o.include) > 0 {
-		cfg.Include = append([]string(nil), o.include...)
+	if len(o.include) > 0 || len(o.exclude) > 0 {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if err := cfg.SetFlagGlobs(cwd, o.include, o.exclude); err != nil {
+			return err
+		}
 	}
-	cfg.Exclude = append(append([]string(nil), cfg.Exclude...), o.exclude...)
 	for id := range o.enable {
 		if o.disable[id] {
 			return fmt.Errorf("--enable-rule and --disable-rule both name %s", id)
@@ -107,6 +121,9 @@ type globList []string
 
 func (g *globList) String() string { return strings.Join(*g, ",") }
 
+// Type is the word help shows for the flag's value.
+func (g *globList) Type() string { return "glob" }
+
 func (g *globList) Set(v string) error {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -121,6 +138,9 @@ func (g *globList) Set(v string) error {
 type ruleList map[string]bool
 
 func (r ruleList) String() string { return "" }
+
+// Type is the word help shows for the flag's value.
+func (r ruleList) Type() string { return "rule-ids" }
 
 func (r ruleList) Set(v string) error {
 	for _, id := range strings.Split(v, ",") {

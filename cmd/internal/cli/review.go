@@ -2,63 +2,133 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/prodready/prodready/bot"
-	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/report"
 	"github.com/prodready/prodready/vcs/local"
 )
 
+// reviewFlags are review's flags.
+type reviewFlags struct {
+	base, dir, config, failOn string
+	out                       outputFlags
+}
+
+func (p Program) reviewCommand(std IO) *cobra.Command {
+	f := &reviewFlags{}
+	cmd := &cobra.Command{
+		Use:   "review --base <ref> [flags]",
+		Short: "Print the review of a local git range",
+		Long: `Prints the review prodready would post for the commits base...HEAD of a git
+checkout: inline comments with suggestions, then the summary (-o text), or
+the findings the review reports in another format. No network. The config is
+.prodready.yaml at the base commit, as the bot reads it, unless --config
+names a file. The GitHub Action step is prodready action (see docs/action.md).
+
+Exit code: 1 when the review fails (a finding the pull request brings is at
+or above --fail-on), 2 on a usage error, else 0.`,
+		Example: `  prodready review --base main
+  prodready review --base origin/main -C ~/src/app -o json
+  prodready review --base main --fail-on warning`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return Exit(p.runReview(cmd, f, std))
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.base, "base", "", "the branch or commit the pull request goes into (required); the review covers base...HEAD")
+	cmd.MarkFlagRequired("base")
+	fs.StringVarP(&f.dir, "directory", "C", "", "run in this folder instead of the current one")
+	cmd.MarkFlagDirname("directory")
+	fs.StringVarP(&f.config, "config", "c", "", "config file in the working tree (default: "+checks.ConfigFileName+" at the base commit, as the bot reads it)")
+	addFailOnFlag(cmd, &f.failOn)
+	addOutputFlags(cmd, &f.out)
+	return cmd
+}
+
 // runReview is the review command; render renders the charts and overlays
 // the commits touch (nil: none is rendered).
-func runReview(render rendered.Renderer, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("review", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	base := fs.String("base", "", "the branch or commit the pull request goes into (required); the review covers base...HEAD")
-	dir := fs.String("C", "", "run in this folder instead of the current one")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: prodready review --base <ref> [-C dir]\n\nPrints the review prodready would post for the commits base...HEAD of a git checkout: inline comments with suggestions, then the summary. No network.\nThe GitHub Action step is prodready action (see docs/action.md).")
-		fs.PrintDefaults()
-	}
-	rest, err := ParseFlags(fs, args)
+func (p Program) runReview(cmd *cobra.Command, f *reviewFlags, std IO) int {
+	stdout, stderr := std.Out, std.Err
+	format, outFile, err := f.out.resolve(cmd.Flags(), stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if *base == "" || len(rest) > 0 {
-		fs.Usage()
+		fmt.Fprintln(stderr, "prodready review:", err)
 		return ExitUsage
 	}
 	ctx := context.Background()
-	h := &local.Host{Dir: *dir}
+	h := &local.Host{Dir: f.dir}
 	if err := h.Check(ctx); err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
 		return ExitUsage
 	}
-	pr, err := h.PullRequest(ctx, *base)
+	pr, err := h.PullRequest(ctx, f.base)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
 		return ExitUsage
 	}
-	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	rv.Render = render
-	if err := rv.Review(ctx, h, pr); err != nil {
+	var cfg *checks.Config
+	if f.config != "" {
+		if cfg, err = checks.LoadConfig(f.config, catalog.Default()); err != nil {
+			fmt.Fprintln(stderr, "prodready review:", err)
+			return ExitUsage
+		}
+	} else if cfg, err = bot.LoadConfig(ctx, h, pr); err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
 		return ExitUsage
 	}
-	if h.Published == nil {
-		fmt.Fprintln(stdout, "Nothing to review (a draft, or no change).")
-		return ExitOK
+	if f.failOn != "" {
+		sev, err := checks.ParseSeverity(f.failOn)
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready review: --fail-on:", err)
+			return ExitUsage
+		}
+		cfg.SetFailOn(sev)
 	}
-	writeReview(stdout, *h.Published)
-	if h.Published.Conclusion == "failure" {
+	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	rv.Render = p.Render
+	r, err := rv.Prepare(ctx, h, pr, cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready review:", err)
+		return ExitUsage
+	}
+	out := stdout
+	if outFile != "" {
+		file, err := os.Create(outFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready review:", err)
+			return ExitUsage
+		}
+		defer file.Close()
+		out = file
+	}
+	if format == "text" {
+		writeReview(out, r)
+	} else {
+		// The review's findings, and the changed files it read but did
+		// not check, with why: every format names them.
+		opts := report.Options{Version: p.Version, Color: colorOn(cmd, out)}
+		stream, err := report.NewStream(out, format, opts)
+		if err == nil {
+			err = stream.Add(r.Findings)
+		}
+		if err == nil {
+			err = stream.Close(&checks.Result{}, r.NotChecked...)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "prodready review:", err)
+			return ExitUsage
+		}
+	}
+	if r.Conclusion == "failure" {
 		return ExitFindings
 	}
 	return ExitOK

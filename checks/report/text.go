@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/internal/plural"
+)
+
+// ANSI colours of the text formats on a terminal (Options.Color).
+const (
+	ansiReset  = "\033[0m"
+	ansiBold   = "\033[1m"
+	ansiDim    = "\033[2m"
+	ansiRed    = "\033[31m"
+	ansiYellow = "\033[33m"
+	ansiCyan   = "\033[36m"
+	ansiGreen  = "\033[32m"
+)
+
+// painter colours text when on is set, and leaves it alone otherwise.
+type painter struct{ on bool }
+
+func (p painter) paint(code, s string) string {
+	if !p.on || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (p painter) severity(s checks.Severity, text string) string {
+	switch s {
+	case checks.Error:
+		return p.paint(ansiBold+ansiRed, text)
+	case checks.Warning:
+		return p.paint(ansiYellow, text)
+	}
+	return p.paint(ansiCyan, text)
+}
+
+// ruleTally counts one rule's findings by severity.
+type ruleTally struct {
+	id     string
+	counts Counts
+}
+
+// textState is what the text format keeps between batches: the file whose
+// findings came last (a file's findings go under its name, given once)
+// and the counts of the closing table.
+type textState struct {
+	// started is set once anything is written: a file's name then follows
+	// a blank line.
+	started bool
+	file    string
+	rules   map[string]*Counts
+	// exact and startingPoints count the findings with a fix that
+	// prodready fix applies, and those it applies with --all.
+	exact, startingPoints int
+	// cut counts the messages and fix descriptions shortened to
+	// maxTextMessage.
+	cut int
+}
+
+// maxTextMessage bounds a message in the text format, in characters: a
+// finding stays one line that a terminal can show. The whole message is
+// in every other format (-o wide for people).
+const maxTextMessage = 140
+
+// shortMessage is msg on one line (firstLine) and at most maxTextMessage
+// characters, cut at a word with an ellipsis; cut reports whether any of
+// it was left out.
+func shortMessage(msg string) (short string, cut bool) {
+	one := firstLine(msg)
+	r := []rune(one)
+	if len(r) <= maxTextMessage {
+		return one, one != msg
+	}
+	end := maxTextMessage
+	for i := maxTextMessage; i > maxTextMessage/2; i-- {
+		if r[i] == ' ' {
+			end = i
+			break
+		}
+	}
+	return strings.TrimRight(string(r[:end]), " ,;:(") + " …", true
+}
+
+// inputRules are the rules whose findings say what could not be read,
+// rendered or decoded, and why (checks.InputRules): the why comes last,
+// so the text format never cuts their messages.
+var inputRules = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range checks.InputRules() {
+		m[r.ID] = true
+	}
+	return m
+}()
+
+// maxNamesPerReason is how many files not checked the text format names
+// under each reason without -v.
+const maxNamesPerReason = 3
+
+// add writes the text format's lines for fs: each file's name
+// once, then one line a finding, `  line:col  severity  message  rule-id`,
+// and its fix on a second line when it has one.
+func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
+	if t.rules == nil {
+		t.rules = map[string]*Counts{}
+	}
+	var num [20]byte
+	for _, f := range fs {
+		c := t.rules[f.RuleID]
+		if c == nil {
+			c = &Counts{}
+			t.rules[f.RuleID] = c
+		}
+		c.add([]checks.Finding{f})
+		if f.Fixable() {
+			if f.ExactFix() {
+				t.exact++
+			} else {
+				t.startingPoints++
+			}
+		}
+		if f.File != t.file || t.file == "" {
+			if t.started {
+				b.WriteByte('\n')
+			}
+			t.started = true
+			t.file = f.File
+			b.WriteString(p.paint(ansiBold, f.File))
+			b.WriteByte('\n')
+		}
+		pos := strconv.AppendInt(num[:0], int64(f.Line), 10)
+		pos = append(pos, ':')
+		pos = strconv.AppendInt(pos, int64(f.Column), 10)
+		msg, cut := firstLine(f.Message), false
+		if !inputRules[f.RuleID] {
+			msg, cut = shortMessage(f.Message)
+		}
+		if cut {
+			t.cut++
+		}
+		fmt.Fprintf(b, "  %-8s %s  %s  %s\n", pos, p.severity(f.Severity, fmt.Sprintf("%-7s", f.Severity.String())), msg, p.paint(ansiDim, f.RuleID))
+		if f.Fix != nil && (f.Fixable() || f.Fix.Withheld != "") {
+			b.WriteString("           ")
+			b.WriteString(p.paint(ansiGreen, fixLabel(f.Fix)))
+			desc := f.Fix.Description
+			if f.Fix.Withheld != "" {
+				desc += " (withheld: " + f.Fix.Withheld + ")"
+			}
+			desc, cut := shortMessage(desc)
+			if cut {
+				t.cut++
+			}
+			b.WriteString(desc)
+			b.WriteByte('\n')
+		}
+	}
+}
+
+// fixLabel starts a fix's line: "fix: " for an exact fix, which prodready
+// fix applies, "fix (--all): " for a starting point, applied only when
+// asked.
+func fixLabel(fx *checks.Fix) string {
+	if fx.Withheld != "" {
+		return "no fix: "
+	}
+	if fx.Kind == checks.StartingPoint {
+		return "fix (starting point, --all): "
+	}
+	return "fix: "
+}
+
+// close writes the text format's end: the files not checked by reason
+// (with their names when verbose), the table of counts per rule and
+// severity, the summary line and what prodready fix would fix.
+func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string, c Counts, verbose bool, p painter) {
+	if len(skipped) > 0 {
+		if t.started {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(b, "%s\n", p.paint(ansiBold, "Not checked: "+plural.Count(len(skipped), "file", "files")))
+		type group struct {
+			reason string
+			paths  []string
+		}
+		var groups []*group
+		byReason := map[string]*group{}
+		for _, n := range skipped {
+			g := byReason[n.Reason]
+			if g == nil {
+				g = &group{reason: n.Reason}
+				byReason[n.Reason] = g
+				groups = append(groups, g)
+			}
+			g.paths = append(g.paths, n.Path)
+		}
+		slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(len(b.paths), len(a.paths)) })
+		hidden := 0
+		for _, g := range groups {
+			fmt.Fprintf(b, "  %5d  %s\n", len(g.paths), g.reason)
+			names := g.paths
+			if !verbose && len(names) > maxNamesPerReason {
+				names = names[:maxNamesPerReason]
+			}
+			for _, path := range names {
+				fmt.Fprintf(b, "         %s\n", path)
+			}
+			if more := len(g.paths) - len(names); more > 0 {
+				fmt.Fprintf(b, "         %s\n", p.paint(ansiDim, fmt.Sprintf("and %d more", more)))
+				hidden += more
+			}
+		}
+		if hidden > 0 {
+			b.WriteString(p.paint(ansiDim, "  (-v names them all)") + "\n")
+		}
+	}
+	if len(t.rules) > 0 {
+		var rows []ruleTally
+		width := len("total")
+		for id, rc := range t.rules {
+			rows = append(rows, ruleTally{id, *rc})
+			width = max(width, len(id))
+		}
+		slices.SortFunc(rows, func(a, b ruleTally) int {
+			return cmp.Or(cmp.Compare(b.counts.Errors, a.counts.Errors), cmp.Compare(b.counts.Warnings, a.counts.Warnings), cmp.Compare(b.counts.Infos, a.counts.Infos), cmp.Compare(a.id, b.id))
+		})
+		b.WriteByte('\n')
+		fmt.Fprintf(b, "  %-*s  %7s  %7s  %7s\n", width, "rule", p.severity(checks.Error, "  error"), p.severity(checks.Warning, "warning"), p.severity(checks.Info, "   info"))
+		for _, r := range rows {
+			fmt.Fprintf(b, "  %-*s  %7s  %7s  %7s\n", width, r.id, count(r.counts.Errors), count(r.counts.Warnings), count(r.counts.Infos))
+		}
+		fmt.Fprintf(b, "  %-*s  %7d  %7d  %7d\n", width, "total", c.Errors, c.Warnings, c.Infos)
+	}
+	b.WriteByte('\n')
+	if t.cut > 0 {
+		fmt.Fprintf(b, "%s cut short (…): -o wide shows them whole with each fix's edits; `prodready rules ID` explains a rule\n", plural.Count(t.cut, "line", "lines"))
+	}
+	if t.exact > 0 || t.startingPoints > 0 {
+		fmt.Fprintf(b, "%d fixable (exact) with `prodready fix`, %d more with `prodready fix --all` (starting points: check their values against the app)\n", t.exact, t.startingPoints)
+	}
+	b.WriteString(p.paint(ansiBold, summary) + "\n")
+}
+
+// count is a table cell: empty for 0, so the counts stand out.
+func count(n int) string {
+	if n == 0 {
+		return "·"
+	}
+	return strconv.Itoa(n)
+}
+
+// writeNotCheckedLines writes each file not checked on a line of its own,
+// `path: not checked: reason` (the wide and compact formats).
+func writeNotCheckedLines(b *bufio.Writer, skipped []NotChecked) {
+	for _, n := range skipped {
+		fmt.Fprintf(b, "%s: not checked: %s\n", n.Path, n.Reason)
+	}
+}

@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// selection is what check and fix read for the paths given. A file inside
+// a Helm chart or a kustomize folder, named alone (pre-commit names the
+// changed files, not their chart), is read as part of that chart or
+// folder, which is rendered whole; only the findings of the files named
+// are shown, with the chart's render-failed findings, which say nothing
+// of it was checked.
+type selection struct {
+	inputs []checks.Input
+	// folders are the paths whose charts and overlays are rendered: the
+	// folders named, and the chart or kustomize folder of each file named
+	// inside one.
+	folders []string
+	// partial maps each such chart or kustomize folder (slash-separated,
+	// as the inputs spell it) to the files named in it.
+	partial map[string]map[string]bool
+}
+
+// renderRootFiles are the files that make a folder a chart or a
+// kustomization.
+var renderRootFiles = []string{"Chart.yaml", "kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// selectInputs lists the inputs of paths ("." when none is given) under
+// cfg, read now or (lazy) when each is parsed (checks.List).
+func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool) (*selection, error) {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	sel := &selection{partial: map[string]map[string]bool{}}
+	var list []string
+	for _, p := range paths {
+		root := ""
+		if p != "-" {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				root = renderRootOf(p)
+			}
+		}
+		if root == "" {
+			list = append(list, p)
+			continue
+		}
+		key := slashClean(root)
+		if sel.partial[key] == nil {
+			sel.partial[key] = map[string]bool{}
+			list = append(list, root)
+		}
+		sel.partial[key][slashClean(p)] = true
+	}
+	// A folder also named whole, or under one named whole, shows all.
+	for key := range sel.partial {
+		for _, p := range paths {
+			if st, err := os.Stat(p); err == nil && st.IsDir() && within(key, slashClean(p)) {
+				delete(sel.partial, key)
+				list = slices.DeleteFunc(list, func(s string) bool { return slashClean(s) == key })
+				break
+			}
+		}
+	}
+	load := checks.Load
+	if lazy {
+		load = checks.List
+	}
+	inputs, err := load(list, cfg, stdin)
+	if err != nil {
+		return nil, err
+	}
+	// A file named is read whatever the include and exclude globs say, as
+	// it is when it is named outside a chart.
+	have := map[string]bool{}
+	for _, in := range inputs {
+		have[in.Path] = true
+	}
+	var missing []string
+	for _, files := range sel.partial {
+		for f := range files {
+			if !have[f] {
+				missing = append(missing, f)
+			}
+		}
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 {
+		more, err := load(missing, cfg, nil)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, more...)
+	}
+	sel.inputs = inputs
+	for _, p := range list {
+		sel.folders = append(sel.folders, p)
+	}
+	return sel, nil
+}
+
+// renderRootOf is the folder of the outermost chart, else of the nearest
+// kustomization, that file lies in, from its own folder up to the
+// repository root (outside a repository: the current folder, or the
+// filesystem root for a file not under it); "" when
+// it lies in none. The folder is spelled as file is (relative stays
+// relative).
+func renderRootOf(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return ""
+	}
+	cwd, _ := os.Getwd()
+	stop := repositoryRoot(filepath.Dir(abs))
+	if stop == "" {
+		// Outside a repository: up to the current folder when the file
+		// is under it, else up to the filesystem root.
+		stop = cwd
+		if cwd == "" || !within(filepath.ToSlash(abs), filepath.ToSlash(cwd)) {
+			stop = filepath.VolumeName(abs) + string(filepath.Separator)
+		}
+	}
+	chart, kustomize := "", ""
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if !within(filepath.ToSlash(dir), filepath.ToSlash(stop)) {
+			break
+		}
+		if isFile(filepath.Join(dir, "Chart.yaml")) {
+			chart = dir // keep going: a subchart renders with its parent
+		} else if kustomize == "" && chart == "" {
+			for _, k := range renderRootFiles[1:] {
+				if isFile(filepath.Join(dir, k)) {
+					kustomize = dir
+					break
+				}
+			}
+		}
+		if dir == stop || filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	found := chart
+	if found == "" {
+		found = kustomize
+	}
+	if found == "" {
+		return ""
+	}
+	// Spelled from the file as given: file's folder, up as many levels.
+	up, err := filepath.Rel(found, filepath.Dir(abs))
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Dir(file)
+	if up != "." {
+		for range strings.Split(up, string(filepath.Separator)) {
+			dir = filepath.Join(dir, "..")
+		}
+	}
+	return filepath.Clean(dir)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// within reports whether slash path p is dir or under it ("." holds
+// every relative path).
+func within(p, dir string) bool {
+	if dir == "." && !strings.HasPrefix(p, "../") && p != ".." && !path.IsAbs(p) {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+func slashClean(p string) string { return path.Clean(filepath.ToSlash(p)) }
+
+// partialOf is the chart or kustomize folder named through some of its
+// files that holds p, or "".
+func (s *selection) partialOf(p string) string {
+	p = slashClean(p)
+	for key := range s.partial {
+		if within(p, key) {
+			return key
+		}
+	}
+	return ""
+}
+
+// wantsPath reports whether what the run says of path p is shown: p is
+// outside every folder named through some of its files, or is one of
+// those files.
+func (s *selection) wantsPath(p string) bool {
+	key := s.partialOf(p)
+	return key == "" || s.partial[key][slashClean(p)]
+}
+
+// shown keeps the findings of the files named, in place, and the
+// render-failed findings of their charts and overlays.
+func (s *selection) shown(fs []checks.Finding) []checks.Finding {
+	if len(s.partial) == 0 {
+		return fs
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if f.RuleID == checks.RenderFailed || s.wantsPath(f.File) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// result is res with only the files shown, and the renders of the charts
+// and overlays they are part of (files no input was read from), which
+// hold their objects (its counts of objects stay those of the whole run).
+func (s *selection) result(res *checks.Result) *checks.Result {
+	if len(s.partial) == 0 {
+		return res
+	}
+	read := map[string]bool{}
+	for _, in := range s.inputs {
+		read[slashClean(in.Path)] = true
+	}
+	out := *res
+	out.Files = slices.DeleteFunc(slices.Clone(res.Files), func(f *manifest.File) bool {
+		return read[slashClean(f.Path)] && !s.wantsPath(f.Path)
+	})
+	out.NoObject = slices.DeleteFunc(slices.Clone(res.NoObject), func(p string) bool { return !s.wantsPath(p) })
+	return &out
+}
