@@ -397,7 +397,17 @@ func (c *Config) Enabled(r *Rule) bool {
 }
 
 // SeverityOf returns the configured severity override for rule id, or 0.
-func (c *Config) SeverityOf(id string) Severity { return c.Rules[id].Severity }
+// A family's rule (policy/require-team) takes its own override, else the
+// family's (policy).
+func (c *Config) SeverityOf(id string) Severity {
+	if s := c.Rules[id].Severity; s != 0 {
+		return s
+	}
+	if family, _, ok := strings.Cut(id, "/"); ok {
+		return c.Rules[family].Severity
+	}
+	return 0
+}
 
 // Param returns rule id's parameter name: the configured value, else the
 // rule's default.

@@ -78,6 +78,9 @@ type Result struct {
 	// order, when Options.ListObjects asks for them: for a report that
 	// names the objects without findings too (JUnit).
 	Checked map[string][]ObjectRef
+	// Unchecked are what the rules could not check, with why (Rule.Unchecked),
+	// in catalog order.
+	Unchecked []Unchecked
 	// Silenced are the findings an ignore comment or annotation silenced,
 	// with the ignore (sorted like Findings; numbered apart from them).
 	// Only a run that keeps its findings (not Options.Emit, not Lean)
@@ -341,9 +344,29 @@ func evaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *
 	for i, f := range files {
 		lean[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
 	}
-	res := &Result{Files: lean, Objects: len(objects)}
+	res := &Result{Files: lean, Objects: len(objects), Unchecked: unchecked(ctx, rules)}
 	res.Kubernetes, res.NoObject = countKubernetes(files)
 	return res
+}
+
+// unchecked gathers what rules could not check in ctx's run. A rule that
+// panics is a bug in prodready: it is said as something not checked.
+func unchecked(ctx *Context, rules []*Rule) []Unchecked {
+	var out []Unchecked
+	for _, r := range rules {
+		if r.Unchecked == nil {
+			continue
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					out = append(out, Unchecked{At: Finding{RuleID: r.ID, Line: 1, Column: 1, EndLine: 1, Object: ObjectRef{Doc: -1}}, Reason: fmt.Sprintf("internal error in rule %s (please report it): %v", r.ID, p)})
+				}
+			}()
+			out = append(out, r.Unchecked(ctx)...)
+		}()
+	}
+	return out
 }
 
 // groupByPath returns the files ordered by path (input order among equal
@@ -527,7 +550,7 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
 	}
-	res := &Result{Files: files, Objects: len(objects)}
+	res := &Result{Files: files, Objects: len(objects), Unchecked: unchecked(ctx, rules)}
 	res.Findings, res.Silenced = finishFindings(findings, files, objects, cfg)
 	res.Kubernetes, res.NoObject = countKubernetes(files)
 	return res
@@ -620,7 +643,9 @@ func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
 	}()
 	out = r.Check(ctx, obj)
 	for i := range out {
-		out[i].RuleID = r.ID
+		if !r.Family || !strings.HasPrefix(out[i].RuleID, r.ID+"/") {
+			out[i].RuleID = r.ID
+		}
 		if out[i].Severity == 0 {
 			out[i].Severity = r.Severity
 		}
