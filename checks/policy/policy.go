@@ -93,14 +93,14 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 	return append(out, s.kyverno...)
 }
 
-// located names where a policy is written, for the messages: its file and
-// kind line, or the render it comes from.
+// located names where a policy is written, for the messages: "at" its
+// file and kind line, or the chart or overlay it is rendered from.
 func located(o *manifest.Object) string {
 	line, _ := o.KindPos()
 	if strings.HasPrefix(path.Base(o.File.Path), ".prodready-render-") {
 		return "rendered from " + path.Dir(o.File.Path)
 	}
-	return fmt.Sprintf("%s:%d", o.File.Path, line)
+	return fmt.Sprintf("at %s:%d", o.File.Path, line)
 }
 
 // sortedKeys returns a set's keys, sorted.
