@@ -44,6 +44,11 @@ type Config struct {
 	Charts []ChartConfig `yaml:"charts"`
 	// Review configures the bot.
 	Review ReviewConfig `yaml:"review"`
+	// CRDs names more files or folders of CustomResourceDefinitions
+	// (vendored, or outside the checked paths), relative to the config's
+	// folder: custom resources are validated against them too (crd-schema,
+	// and a policy's resource names). They are read, never checked.
+	CRDs []string `yaml:"crds"`
 
 	failOn  Severity
 	catalog *Catalog
