@@ -51,7 +51,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"kubernetesVersoin: 1.30\n", `cfg1.yaml: line 1: unknown key "kubernetesVersoin" (did you mean "kubernetesVersion"?)`},
 		{"failOn: error\nrulez: {}\n", `cfg1.yaml: line 2: unknown key "rulez" (did you mean "rules"?)`},
 		{"FailOn: error\n", `cfg1.yaml: line 1: unknown key "FailOn" (did you mean "failOn"?)`},
-		{"colour: red\n", `cfg1.yaml: line 1: unknown key "colour" (it takes kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review)`},
+		{"colour: red\n", `cfg1.yaml: line 1: unknown key "colour" (it takes kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, crds)`},
 		{"rules:\n  no-such-rule: {enabled: true}\n", "cfg1.yaml: line 2: rules: unknown rule \"no-such-rule\" (see `prodready rules`)"},
 		{"rules:\n  pdb-mising: false\n", "cfg1.yaml: line 2: rules: unknown rule \"pdb-mising\" (did you mean \"pdb-missing\"? see `prodready rules`)"},
 		{"rules:\n  probe-named-port-undeclared: {minReplicas: 3}\n", `cfg1.yaml: line 2: rules.probe-named-port-undeclared: unknown parameter "minReplicas" (this rule takes none)`},
@@ -76,7 +76,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"review:\n  maxComments: many\n", `cfg1.yaml: line 2: review.maxComments: want a whole number, not "many"`},
 		{"review:\n  maxComments: 500\n", `cfg1.yaml: line 2: review.maxComments: want 0 to 100, not 500`},
 		{"review:\n  allowIgnoresInPR: no way\n", `cfg1.yaml: line 2: review.allowIgnoresInPR: want true or false, not "no way"`},
-		{"- a\n", "cfg1.yaml: line 1: the config: want a mapping with the keys kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, not a list"},
+		{"- a\n", "cfg1.yaml: line 1: the config: want a mapping with the keys kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, crds, not a list"},
 	} {
 		_, err := checks.ParseConfigFile("cfg1.yaml", []byte(tc.src), catalog.Default())
 		if err == nil || err.Error() != tc.want {
