@@ -128,3 +128,64 @@ func TestAdmissionPoliciesAsProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestCRDsFromTheConfigAsProcess checks one folder whose custom resource's
+// CRD lies elsewhere: without crds in .prodready.yaml it is listed as not
+// validated; with crds naming the CRD's folder it is validated, and the
+// CRD's file is read but neither checked nor counted.
+func TestCRDsFromTheConfigAsProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs prodready check as a process; skipped with -short")
+	}
+	repo := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, "../../fixtures/admission", repo)
+	if err := os.WriteFile(filepath.Join(repo, ".prodready.yaml"), []byte("rules:\n  policy: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary := func() (map[string]cliFinding, int, string) {
+		out, errOut, _ := runCLI(t, repo, "check", "--format", "json", "apps")
+		var rep struct {
+			Findings []cliFinding
+			Summary  struct {
+				Files      int
+				NotChecked []struct{ Path, Reason string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("check --format json apps: %v\n%s\n%s", err, out, errOut)
+		}
+		var reasons []string
+		for _, n := range rep.Summary.NotChecked {
+			reasons = append(reasons, n.Path+": "+n.Reason)
+		}
+		return byKey(rep.Findings), rep.Summary.Files, strings.Join(reasons, "\n")
+	}
+	got, files, notChecked := summary()
+	if _, ok := got["apps/web.yaml:26 crd-schema"]; ok {
+		t.Error("a CRD outside the checked folder was used without crds in the config")
+	}
+	if !strings.Contains(notChecked, "apps/web.yaml: line 21: custom resources not validated: no CRD in the repository: 1 Database (example.com/v1)") {
+		t.Errorf("the Database with no CRD is not listed as not validated:\n%s", notChecked)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".prodready.yaml"), []byte("rules:\n  policy: false\ncrds: [charts/guard/crds]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, filesWith, notChecked := summary()
+	if f, ok := got["apps/web.yaml:26 crd-schema"]; !ok || !strings.Contains(f.Message, "oracle is not offered") {
+		t.Errorf("with crds: [charts/guard/crds] the Database is not validated: %+v", got)
+	}
+	if strings.Contains(notChecked, "no CRD") || filesWith != files {
+		t.Errorf("with crds: %d files (want %d), not checked:\n%s", filesWith, files, notChecked)
+	}
+	for k := range got {
+		if strings.HasPrefix(k, "charts/") {
+			t.Errorf("a finding in a file crds names: %s", k)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".prodready.yaml"), []byte("crds: [vendor/missing]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI(t, repo, "check", "apps"); code == 0 || code == 1 || !strings.Contains(errOut, `crds: "vendor/missing"`) {
+		t.Errorf("crds naming a missing folder: exit %d, %s", code, errOut)
+	}
+}
