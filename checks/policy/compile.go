@@ -47,6 +47,8 @@ type policy struct {
 	// fieldPaths are the validations' fieldPath, which a custom check of
 	// .prodready.yaml may write (a ValidatingAdmissionPolicy has none).
 	fieldPaths []string
+	// kinds, when set, are the kinds a custom check matches.
+	kinds map[string]bool
 }
 
 // id is the policy's findings' rule ID.
@@ -153,6 +155,9 @@ func build(ctx *checks.Context) *set {
 			s.policies = append(s.policies, kyvernoValidatingPolicy(o))
 		}
 	}
+	for i := range ctx.Config.Checks {
+		s.policies = append(s.policies, customCheck(&ctx.Config.Checks[i]))
+	}
 	for _, p := range s.policies {
 		if p.reason == "" && len(p.bindings) == 0 {
 			continue // unbound: the cluster evaluates it on nothing
@@ -195,6 +200,50 @@ func kyvernoValidatingPolicy(o *manifest.Object) *policy {
 	if o.Kind == "NamespacedValidatingPolicy" && o.Namespace != "" {
 		p.bindings[0].spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: nil}
 	}
+	return p
+}
+
+// customCheck makes a policy of a custom check of the config: its match
+// as resource rules on CREATE (kinds match every resource, then the kind),
+// its severity as its binding's.
+func customCheck(c *checks.CheckConfig) *policy {
+	p := &policy{kind: "custom check", name: c.Name}
+	create := []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
+	mc := &admissionregistrationv1.MatchResources{}
+	for _, r := range c.Match.ResourceRules {
+		mc.ResourceRules = append(mc.ResourceRules, admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: create, Rule: admissionregistrationv1.Rule{APIGroups: r.APIGroups, APIVersions: r.APIVersions, Resources: r.Resources},
+		}})
+	}
+	if len(c.Match.Kinds) > 0 {
+		p.kinds = map[string]bool{}
+		for _, k := range c.Match.Kinds {
+			p.kinds[k] = true
+		}
+		if len(mc.ResourceRules) == 0 {
+			all := []string{"*"}
+			mc.ResourceRules = []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+				Operations: create, Rule: admissionregistrationv1.Rule{APIGroups: all, APIVersions: all, Resources: all},
+			}}}
+		}
+	}
+	p.spec.MatchConstraints = mc
+	for _, v := range c.Variables {
+		p.spec.Variables = append(p.spec.Variables, admissionregistrationv1.Variable{Name: v.Name, Expression: v.Expression})
+	}
+	for i, m := range c.MatchConditions {
+		name := m.Name
+		if name == "" {
+			name = fmt.Sprintf("condition-%d", i)
+		}
+		p.spec.MatchConditions = append(p.spec.MatchConditions, admissionregistrationv1.MatchCondition{Name: name, Expression: m.Expression})
+	}
+	for _, v := range c.Validations {
+		p.spec.Validations = append(p.spec.Validations, admissionregistrationv1.Validation{Expression: v.Expression, Message: v.Message, MessageExpression: v.MessageExpression})
+		p.fieldPaths = append(p.fieldPaths, v.FieldPath)
+	}
+	sev := c.SeverityOf()
+	p.bindings = []*binding{{name: c.Name, severity: sev, actions: "severity " + sev.String()}}
 	return p
 }
 

@@ -69,7 +69,7 @@ func newTarget(ctx *checks.Context, s *set, obj *manifest.Object) *target {
 // and returns the refusals, one per failed validation at the highest
 // severity of the bindings that refuse it.
 func (p *policy) evaluate(ctx *checks.Context, s *set, t *target) []checks.Finding {
-	if t.err != nil || !p.matches(s, t, p.spec.MatchConstraints, true) {
+	if t.err != nil || p.kinds != nil && !p.kinds[t.obj.Kind] || !p.matches(s, t, p.spec.MatchConstraints, true) {
 		return nil
 	}
 	type refusal struct {

@@ -82,7 +82,10 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 			more = fmt.Sprintf("; and %d more", len(reasons)-shown)
 			reasons = reasons[:shown]
 		}
-		at := checks.At(p.obj, nil, "")
+		at := checks.Finding{File: checks.ConfigFileName, Object: checks.ObjectRef{Doc: -1}}
+		if p.obj != nil {
+			at = checks.At(p.obj, nil, "")
+		}
 		at.RuleID = p.id()
 		what := "is not evaluated"
 		if p.reason == "" {
@@ -96,6 +99,9 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 // located names where a policy is written, for the messages: "at" its
 // file and kind line, or the chart or overlay it is rendered from.
 func located(o *manifest.Object) string {
+	if o == nil {
+		return "in " + checks.ConfigFileName
+	}
 	line, _ := o.KindPos()
 	if strings.HasPrefix(path.Base(o.File.Path), ".prodready-render-") {
 		return "rendered from " + path.Dir(o.File.Path)
