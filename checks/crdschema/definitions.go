@@ -186,6 +186,15 @@ func (v *Version) compile() {
 	v.cel = schemacel.NewValidator(st, true, celconfig.PerCallLimit)
 }
 
+// ApplyDefaults sets the schema's defaults in u, a custom resource of this
+// version, as the API server does when it decodes one (admission policies
+// see it defaulted). Nothing happens when the version has no usable schema.
+func (v *Version) ApplyDefaults(u map[string]any) {
+	if v != nil && v.Structural != nil {
+		structuraldefaulting.Default(u, v.Structural)
+	}
+}
+
 // Violation is one thing the API server refuses in a custom resource.
 type Violation struct {
 	// Field is the path of the field at fault, as the API server writes it

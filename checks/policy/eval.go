@@ -44,7 +44,8 @@ func newTarget(ctx *checks.Context, s *set, obj *manifest.Object) *target {
 	t := &target{obj: obj, gvk: gv.WithKind(obj.Kind)}
 	t.gvr = kube.GuessResource(t.gvk)
 	t.namespaced = !kube.ClusterScoped(gv.Group, obj.Kind)
-	if d := s.crds.LookupKind(gv.Group, obj.Kind); d != nil && d.Plural != "" {
+	d := s.crds.LookupKind(gv.Group, obj.Kind)
+	if d != nil && d.Plural != "" {
 		t.gvr.Resource, t.namespaced = d.Plural, d.Namespaced
 	}
 	if t.namespaced {
@@ -54,6 +55,9 @@ func newTarget(ctx *checks.Context, s *set, obj *manifest.Object) *target {
 	if err != nil {
 		t.err = err
 		return t
+	}
+	if d != nil && d.Err == nil {
+		d.Version(gv.Version).ApplyDefaults(u) // the API server defaults a custom resource as it decodes it
 	}
 	o := &unstructured.Unstructured{Object: u}
 	attrNamespace := t.namespace
@@ -94,7 +98,7 @@ func (p *policy) evaluate(ctx *checks.Context, s *set, t *target) []checks.Findi
 			continue
 		}
 		for _, param := range params {
-			for _, f := range p.validate(t, b, param, ns) {
+			for _, f := range p.validate(s, t, b, param, ns) {
 				if i, dup := seen[f.Message]; dup {
 					refusals[i].finding.Severity = max(refusals[i].finding.Severity, f.Severity)
 					continue
@@ -297,7 +301,7 @@ func clusterParams(pk *admissionregistrationv1.ParamKind) bool {
 
 // validate evaluates the policy's match conditions and validations on t
 // with one binding's params and returns its refusals as findings.
-func (p *policy) validate(t *target, b *binding, param runtime.Object, ns *corev1.Namespace) []checks.Finding {
+func (p *policy) validate(s *set, t *target, b *binding, param runtime.Object, ns *corev1.Namespace) []checks.Finding {
 	ctx := context.Background()
 	request := celplugin.CreateAdmissionRequest(t.attrs, metav1.GroupVersionResource(t.gvr), metav1.GroupVersionKind(t.gvk))
 	vars := celplugin.OptionalVariableBindings{VersionedParams: param}
@@ -305,11 +309,11 @@ func (p *policy) validate(t *target, b *binding, param runtime.Object, ns *corev
 	if p.matchConditions != nil {
 		results, _, err := p.matchConditions.ForInput(ctx, t.versioned, request, vars, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
 		if err != nil {
-			return p.evalError(t, b, err, failClosed)
+			return p.evalError(s, t, b, err, failClosed)
 		}
 		for _, r := range results {
 			if r.Error != nil {
-				return p.evalError(t, b, r.Error, failClosed)
+				return p.evalError(s, t, b, r.Error, failClosed)
 			}
 			if r.EvalResult != celtypes.True {
 				return nil // a match condition excludes it
@@ -319,7 +323,7 @@ func (p *policy) validate(t *target, b *binding, param runtime.Object, ns *corev
 	nsObj := celplugin.CreateNamespaceObject(ns)
 	results, remaining, err := p.validations.ForInput(ctx, t.versioned, request, vars, nsObj, celconfig.RuntimeCELCostBudget)
 	if err != nil {
-		return p.evalError(t, b, err, failClosed)
+		return p.evalError(s, t, b, err, failClosed)
 	}
 	messages, _, _ := p.messages.ForInput(ctx, t.versioned, request, vars, nsObj, remaining)
 	var out []checks.Finding
@@ -329,7 +333,7 @@ func (p *policy) validate(t *target, b *binding, param runtime.Object, ns *corev
 		}
 		v := p.spec.Validations[i]
 		if r.Error != nil {
-			out = append(out, p.evalError(t, b, r.Error, failClosed)...)
+			out = append(out, p.evalError(s, t, b, r.Error, failClosed)...)
 			continue
 		}
 		if r.EvalResult == celtypes.True {
@@ -374,8 +378,17 @@ func (p *policy) refusal(msg string, b *binding, reason *metav1.StatusReason) st
 
 // evalError is what the cluster does when an expression fails at run
 // time: refuse when failurePolicy is Fail (the default), admit otherwise.
-func (p *policy) evalError(t *target, b *binding, err error, failClosed bool) []checks.Finding {
+// A field missing from a built-in kind is the exception: the API server
+// sets defaults (replicas, a pod's default tolerations, …) and runs the
+// mutating admission plugins before any policy sees the object, which no
+// file shows, so the policy is noted as not evaluated there instead.
+func (p *policy) evalError(s *set, t *target, b *binding, err error, failClosed bool) []checks.Finding {
 	if !failClosed {
+		return nil
+	}
+	if strings.Contains(err.Error(), "no such key") && kube.BuiltinGroups[t.gvk.Group] {
+		key := err.Error()[strings.LastIndex(err.Error(), "no such key"):]
+		s.notes.add(p, "an expression reads a field the "+t.obj.Kind+" omits ("+strings.TrimSpace(key)+"), which the API server's defaults or mutating admission may set before the policy runs")
 		return nil
 	}
 	f := checks.At(t.obj, nil, p.refusal("an expression fails on this object, and failurePolicy Fail refuses it: "+err.Error(), b, nil))
