@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -73,29 +74,42 @@ func (s *set) enabled(cfg *checks.Config, p *policy) bool {
 	return true
 }
 
-// notes gathers, per policy, why it was not evaluated on some objects;
-// the rule's Check writes them from every CPU.
+// notes gathers, per policy, why it was not evaluated on some objects, and
+// on which; the rule's Check writes them from every CPU.
 type notes struct {
 	mu  sync.Mutex
-	why map[*policy]map[string]bool
+	why map[*policy]map[string][]string // reason → the objects, "Kind name"
 }
 
-func (n *notes) add(p *policy, reason string) {
+func (n *notes) add(p *policy, reason string, o *manifest.Object) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.why == nil {
-		n.why = map[*policy]map[string]bool{}
+		n.why = map[*policy]map[string][]string{}
 	}
 	if n.why[p] == nil {
-		n.why[p] = map[string]bool{}
+		n.why[p] = map[string][]string{}
 	}
-	n.why[p][reason] = true
+	n.why[p][reason] = append(n.why[p][reason], o.Kind+" "+o.Name)
 }
 
+// of returns the reasons policy p was not evaluated on some objects, each
+// with how many and the first few.
 func (n *notes) of(p *policy) []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return sortedKeys(n.why[p])
+	var out []string
+	for reason, objs := range n.why[p] {
+		sort.Strings(objs)
+		const shown = 3
+		list := strings.Join(objs[:min(len(objs), shown)], ", ")
+		if len(objs) > shown {
+			list += fmt.Sprintf(" and %d more", len(objs)-shown)
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", reason, list))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // baseEnv is the API server's CEL environment for stored admission

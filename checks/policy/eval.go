@@ -187,7 +187,7 @@ func (p *policy) namespaceLabels(s *set, t *target, sel *metav1.LabelSelector) (
 		return withName(t.obj.Labels, t.obj.Name), true
 	}
 	if t.namespace == "" {
-		s.notes.add(p, "its namespaceSelector needs the namespace of objects whose namespace no file says ("+t.obj.Kind+" "+t.obj.Name+")")
+		s.notes.add(p, "its namespaceSelector needs the namespace of objects whose namespace no file says", t.obj)
 		return nil, false
 	}
 	if ns := s.namespaces[t.namespace]; ns != nil {
@@ -203,7 +203,7 @@ func (p *policy) namespaceLabels(s *set, t *target, sel *metav1.LabelSelector) (
 	if onlyName {
 		return map[string]string{metadataName: t.namespace}, true
 	}
-	s.notes.add(p, "its namespaceSelector reads the labels of Namespace "+t.namespace+", which is not in the repository")
+	s.notes.add(p, "its namespaceSelector reads the labels of Namespace "+t.namespace+", which is not in the repository", t.obj)
 	return nil, false
 }
 
@@ -227,7 +227,7 @@ func (p *policy) namespaceObject(s *set, t *target) (*corev1.Namespace, bool) {
 	}
 	o := s.namespaces[t.namespace]
 	if o == nil {
-		s.notes.add(p, "an expression reads namespaceObject, and Namespace "+orUnknown(t.namespace)+" is not in the repository")
+		s.notes.add(p, "an expression reads namespaceObject, and Namespace "+orUnknown(t.namespace)+" is not in the repository", t.obj)
 		return nil, false
 	}
 	var ns corev1.Namespace
@@ -287,7 +287,7 @@ func (p *policy) params(ctx *checks.Context, s *set, t *target, b *binding) ([]r
 		if ref.Name == "" {
 			what = pk.Kind + " objects matching its paramRef selector"
 		}
-		s.notes.add(p, fmt.Sprintf("binding %s takes params (%s), which are not in the repository", b.name, what))
+		s.notes.add(p, fmt.Sprintf("binding %s takes params (%s), which are not in the repository", b.name, what), t.obj)
 		return nil, false
 	}
 	return found, true
@@ -388,7 +388,7 @@ func (p *policy) evalError(s *set, t *target, b *binding, err error, failClosed 
 	}
 	if strings.Contains(err.Error(), "no such key") && kube.BuiltinGroups[t.gvk.Group] {
 		key := err.Error()[strings.LastIndex(err.Error(), "no such key"):]
-		s.notes.add(p, "an expression reads a field the "+t.obj.Kind+" omits ("+strings.TrimSpace(key)+"), which the API server's defaults or mutating admission may set before the policy runs")
+		s.notes.add(p, "an expression reads a field the "+t.obj.Kind+" omits ("+strings.TrimSpace(key)+"), which the API server's defaults or mutating admission may set before the policy runs", t.obj)
 		return nil
 	}
 	f := checks.At(t.obj, nil, p.refusal("an expression fails on this object, and failurePolicy Fail refuses it: "+err.Error(), b, nil))

@@ -15,7 +15,6 @@ package policy
 import (
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -107,14 +106,4 @@ func located(o *manifest.Object) string {
 		return "rendered from " + path.Dir(o.File.Path)
 	}
 	return fmt.Sprintf("at %s:%d", o.File.Path, line)
-}
-
-// sortedKeys returns a set's keys, sorted.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
