@@ -46,7 +46,7 @@ func check(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 	if def == nil {
 		return nil // unchecked lists it
 	}
-	about := fmt.Sprintf("CustomResourceDefinition %s, %s:%d", def.Object.Name, def.Object.File.Path, kindLine(def.Object))
+	about := fmt.Sprintf("CustomResourceDefinition %s %s", def.Object.Name, kube.WrittenAt(def.Object))
 	if def.Err != nil {
 		f := checks.At(obj, nil, fmt.Sprintf("%s is not validated: its CRD cannot be read: %v (%s)", obj.Kind, def.Err, about))
 		return []checks.Finding{f.WithSeverity(checks.Info)}
@@ -73,12 +73,6 @@ func check(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		out = append(out, checks.At(obj, fieldPath(e.Field), e.Message+" ("+about+")"))
 	}
 	return out
-}
-
-// kindLine is the line of an object's kind: key.
-func kindLine(o *manifest.Object) int {
-	line, _ := o.KindPos()
-	return line
 }
 
 // unchecked lists, by file, the custom resources the run has no CRD for.

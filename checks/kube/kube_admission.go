@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -66,6 +68,18 @@ func ParseFieldPath(p string) manifest.Path {
 		}
 	}
 	return out
+}
+
+// WrittenAt names where an object that other objects are judged by (a
+// policy, a CRD) is written, for their findings' messages: "at" its file
+// and kind line, or the chart or overlay it is rendered from (a render's
+// own path means nothing to its author).
+func WrittenAt(o *manifest.Object) string {
+	if strings.HasPrefix(path.Base(o.File.Path), ".prodready-render-") {
+		return "rendered from " + path.Dir(o.File.Path)
+	}
+	line, _ := o.KindPos()
+	return fmt.Sprintf("at %s:%d", o.File.Path, line)
 }
 
 // clusterScoped are the built-in kinds that live in no namespace, by

@@ -14,10 +14,10 @@ package policy
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/kube"
 	"github.com/prodready/prodready/checks/manifest"
 )
 
@@ -95,15 +95,10 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 	return append(out, s.kyverno...)
 }
 
-// located names where a policy is written, for the messages: "at" its
-// file and kind line, or the chart or overlay it is rendered from.
+// located names where a policy is written, for the messages.
 func located(o *manifest.Object) string {
 	if o == nil {
 		return "in " + checks.ConfigFileName
 	}
-	line, _ := o.KindPos()
-	if strings.HasPrefix(path.Base(o.File.Path), ".prodready-render-") {
-		return "rendered from " + path.Dir(o.File.Path)
-	}
-	return fmt.Sprintf("at %s:%d", o.File.Path, line)
+	return kube.WrittenAt(o)
 }
