@@ -85,7 +85,8 @@ metadata:
 // process against the fake GitHub: a pull request that adds a Deployment
 // the repository's own admission policy refuses gets an inline comment at
 // the line and a failing check run; one that tightens a policy so an
-// object already in the repository is refused gets that refusal too.
+// object already in the repository is refused gets that refusal too; one
+// that loosens it so that object is admitted again counts it fixed.
 func TestServeReviewsWithTheRepositorysPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
@@ -108,12 +109,15 @@ func TestServeReviewsWithTheRepositorysPolicies(t *testing.T) {
 		}
 		return out
 	}
-	adds, tightens := headSHA(0), headSHA(1)
+	adds, tightens, strictBase, loosens := headSHA(0), headSHA(1), headSHA(2), headSHA(3)
 	fake.AddCommit("acme", "web", replicaBase, base)
 	fake.AddCommit("acme", "web", adds, with(map[string]string{"deploy/new.yaml": deployment("new", "2", "")}))
 	fake.AddCommit("acme", "web", tightens, with(map[string]string{"policies/policy.yaml": policyFiles("4")}))
 	fake.SetPR("acme", "web", 1, replicaBase, adds)
 	fake.SetPR("acme", "web", 2, replicaBase, tightens)
+	fake.AddCommit("acme", "web", strictBase, with(map[string]string{"policies/policy.yaml": policyFiles("4")}))
+	fake.AddCommit("acme", "web", loosens, base)
+	fake.SetPR("acme", "web", 3, strictBase, loosens)
 
 	r := startReplica(t, "policy", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
 		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
@@ -172,5 +176,23 @@ func TestServeReviewsWithTheRepositorysPolicies(t *testing.T) {
 	}
 	if !strings.Contains(all, "replicas 6 exceed the ceiling of 4") || !strings.Contains(all, "deploy/existing.yaml") {
 		t.Errorf("the tightening review does not name the existing Deployment it refuses now:\n%s", all)
+	}
+
+	// 3. A pull request loosens the ceiling the base set below what the
+	// existing Deployment runs: the base's refusal is fixed.
+	loosening := strings.ReplaceAll(string(prBody(3, "opened", loosens)), replicaBase, strictBase) // based on the strict ceiling
+	if code := r.deliver(t, secret, "loosens", []byte(loosening)); code != http.StatusAccepted {
+		t.Fatalf("pull_request opened: %d", code)
+	}
+	waitFor(t, "the loosening head's check run", func() bool { return runOf(loosens) != nil })
+	if c := runOf(loosens).Conclusion; c != "success" {
+		t.Errorf("the loosening head's check run concluded %q, want success", c)
+	}
+	summary := runOf(loosens).Summary + runOf(loosens).Text
+	if rv := reviewOf(3); rv != nil {
+		summary += rv.Body
+	}
+	if !strings.Contains(summary, "**1 fixed**") || !strings.Contains(summary, "`policy/replica-ceiling` on Deployment `existing` (`deploy/existing.yaml`)") {
+		t.Errorf("the loosening review does not count the existing Deployment admitted again as fixed:\n%s", summary)
 	}
 }
