@@ -24,14 +24,21 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// Definitions are the CustomResourceDefinitions of a run, read once per
-// run; a version's schema is compiled the first time a custom resource of
-// it is validated.
+// Definitions are the CustomResourceDefinitions of a run. A CRD is read
+// only when an object of its API group is looked up (an install bundle's
+// hundred CRDs cost nothing when the run has none of their resources), and
+// a version's schema is compiled the first time a custom resource of it is
+// validated.
 var Definitions = checks.NewIndex(build)
 
 // Set is a run's CRDs by API group and kind.
 type Set struct {
-	byGroupKind map[string]*Definition
+	// byGroup are the CRD documents by the group their name says (a CRD
+	// is named <plural>.<group>, which the API server enforces).
+	byGroup map[string][]*manifest.Object
+
+	mu     sync.Mutex
+	groups map[string]map[string]*Definition // group → kind → CRD, read on first lookup
 }
 
 // Definition is one CRD of the run.
@@ -66,12 +73,30 @@ type Version struct {
 // Lookup returns the CRD of o's group and kind, nil when the run has none.
 func (s *Set) Lookup(o *manifest.Object) *Definition {
 	group, _, _ := strings.Cut(o.APIVersion, "/")
-	return s.byGroupKind[group+"/"+o.Kind]
+	return s.LookupKind(group, o.Kind)
 }
 
 // LookupKind returns the CRD of group and kind, nil when the run has none.
+// The first lookup of a group reads its CRDs; a kind that two documents
+// define keeps the first (an overlay and its base render the same one).
 func (s *Set) LookupKind(group, kind string) *Definition {
-	return s.byGroupKind[group+"/"+kind]
+	if len(s.byGroup[group]) == 0 {
+		return nil // a built-in group, or no CRD of it: no lock
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kinds, ok := s.groups[group]
+	if !ok {
+		kinds = map[string]*Definition{}
+		for _, o := range s.byGroup[group] {
+			d := read(o)
+			if _, dup := kinds[d.Kind]; d.Group == group && d.Kind != "" && !dup {
+				kinds[d.Kind] = d
+			}
+		}
+		s.groups[group] = kinds
+	}
+	return kinds[kind]
 }
 
 // Version returns the CRD's version v, nil when it has none.
@@ -93,20 +118,15 @@ func (d *Definition) Versions() []string {
 	return out
 }
 
-// build reads every CRD of the run. A CRD that two documents define keeps
-// the first (an overlay and its base render the same one).
+// build files the run's CRDs by the group their names say, unread.
 func build(ctx *checks.Context) *Set {
-	s := &Set{byGroupKind: map[string]*Definition{}}
+	s := &Set{byGroup: map[string][]*manifest.Object{}, groups: map[string]map[string]*Definition{}}
 	for _, o := range ctx.ByKind("CustomResourceDefinition") {
 		if !strings.HasPrefix(o.APIVersion, "apiextensions.k8s.io/") {
 			continue
 		}
-		d := read(o)
-		if d.Group == "" || d.Kind == "" {
-			continue
-		}
-		if _, dup := s.byGroupKind[d.Group+"/"+d.Kind]; !dup {
-			s.byGroupKind[d.Group+"/"+d.Kind] = d
+		if _, group, ok := strings.Cut(o.Name, "."); ok && group != "" {
+			s.byGroup[group] = append(s.byGroup[group], o)
 		}
 	}
 	return s
