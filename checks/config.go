@@ -45,6 +45,15 @@ type Config struct {
 	Charts []ChartConfig `yaml:"charts"`
 	// Review configures the bot.
 	Review ReviewConfig `yaml:"review"`
+	// CRDs names more files or folders of CustomResourceDefinitions
+	// (vendored, or outside the checked paths), relative to the config's
+	// folder: custom resources are validated against them too (crd-schema,
+	// and a policy's resource names). They are read, never checked.
+	CRDs []string `yaml:"crds"`
+	// Checks are the repository's own checks, written as admission
+	// policies are (CEL on the object), evaluated on the same engine as
+	// its ValidatingAdmissionPolicies: findings policy/<name>.
+	Checks []CheckConfig `yaml:"checks"`
 
 	failOn  Severity
 	catalog *Catalog
@@ -89,6 +98,94 @@ type HelmValuesConfig struct {
 type ChartConfig struct {
 	Path   string   `yaml:"path"`
 	Values []string `yaml:"values"`
+}
+
+// CheckConfig is one custom check: what it matches, and the CEL
+// validations an object it matches must pass, as a
+// ValidatingAdmissionPolicy writes them (object, params-less).
+type CheckConfig struct {
+	// Name makes the findings' rule ID policy/<name>.
+	Name string `yaml:"name"`
+	// Severity is info, warning or error (default error).
+	Severity string `yaml:"severity"`
+	// Match says which objects it checks: kinds, or resource rules.
+	Match CheckMatch `yaml:"match"`
+	// Variables, MatchConditions and Validations are a
+	// ValidatingAdmissionPolicy's, with fieldPath for the finding's line.
+	Variables       []CheckExpression `yaml:"variables"`
+	MatchConditions []CheckExpression `yaml:"matchConditions"`
+	Validations     []CheckValidation `yaml:"validations"`
+
+	severity Severity
+}
+
+// CheckMatch says which objects a custom check matches: any of kinds
+// (Deployment), or any of the resource rules.
+type CheckMatch struct {
+	Kinds         []string            `yaml:"kinds"`
+	ResourceRules []CheckResourceRule `yaml:"resourceRules"`
+}
+
+// CheckResourceRule is an admission resource rule (CREATE implied).
+type CheckResourceRule struct {
+	APIGroups   []string `yaml:"apiGroups"`
+	APIVersions []string `yaml:"apiVersions"`
+	Resources   []string `yaml:"resources"`
+}
+
+// CheckExpression is a named CEL expression: a variable or a match
+// condition.
+type CheckExpression struct {
+	Name       string `yaml:"name"`
+	Expression string `yaml:"expression"`
+}
+
+// CheckValidation is one CEL validation of a custom check.
+type CheckValidation struct {
+	Expression        string `yaml:"expression"`
+	Message           string `yaml:"message"`
+	MessageExpression string `yaml:"messageExpression"`
+	// FieldPath is where the finding goes (.spec.replicas); default the
+	// field the expression reads first.
+	FieldPath string `yaml:"fieldPath"`
+}
+
+// SeverityOf is the check's severity (Error when it sets none).
+func (c CheckConfig) SeverityOf() Severity {
+	if c.severity == 0 {
+		return Error
+	}
+	return c.severity
+}
+
+// validate checks one custom check: a unique name, a severity, what it
+// matches, and at least one validation with an expression.
+func (c *CheckConfig) validate(at string, seen map[string]bool) *fieldError {
+	switch {
+	case c.Name == "" || strings.ContainsAny(c.Name, " /,#"):
+		return &fieldError{at, at + ": a check takes a name of letters, digits and dashes (its findings are policy/<name>)"}
+	case seen[c.Name]:
+		return &fieldError{at + ".name", fmt.Sprintf("%s: a second check named %q", at, c.Name)}
+	case len(c.Match.Kinds) == 0 && len(c.Match.ResourceRules) == 0:
+		return &fieldError{at, at + ": a check matches kinds ({kinds: [Deployment]}) or resourceRules"}
+	case len(c.Validations) == 0:
+		return &fieldError{at, at + ": a check takes at least one validation ({expression: ..., message: ...})"}
+	}
+	seen[c.Name] = true
+	for i, v := range c.Validations {
+		if strings.TrimSpace(v.Expression) == "" {
+			where := fmt.Sprintf("%s.validations[%d]", at, i)
+			return &fieldError{where, where + ": a validation takes an expression"}
+		}
+	}
+	if c.Severity != "" {
+		sev, err := ParseSeverity(c.Severity)
+		if err != nil || sev > Error {
+			return &fieldError{at + ".severity", fmt.Sprintf("%s.severity: want info, warning or error, not %q", at, c.Severity)}
+		}
+		c.severity = sev
+	}
+	return nil
 }
 
 // ReviewConfig configures pull-request reviews.
@@ -303,6 +400,12 @@ func (c *Config) validate() []*fieldError {
 			errs = append(errs, &fieldError{at, at + ": a chart takes a path and at least one values file ({path: charts/web, values: [envs/prod.yaml]})"})
 		}
 	}
+	seen := map[string]bool{}
+	for i := range c.Checks {
+		if e := c.Checks[i].validate(fmt.Sprintf("checks[%d]", i), seen); e != nil {
+			errs = append(errs, e)
+		}
+	}
 	for _, id := range sortedKeys(c.Rules) {
 		if err := c.catalog.CheckRuleID(id); err != nil {
 			errs = append(errs, &fieldError{"rules." + id, "rules: " + err.Error()})
@@ -430,7 +533,17 @@ func (c *Config) Enabled(r *Rule) bool {
 }
 
 // SeverityOf returns the configured severity override for rule id, or 0.
-func (c *Config) SeverityOf(id string) Severity { return c.Rules[id].Severity }
+// A family's rule (policy/require-team) takes its own override, else the
+// family's (policy).
+func (c *Config) SeverityOf(id string) Severity {
+	if s := c.Rules[id].Severity; s != 0 {
+		return s
+	}
+	if family, _, ok := strings.Cut(id, "/"); ok {
+		return c.Rules[family].Severity
+	}
+	return 0
+}
 
 // Param returns rule id's parameter name: the configured value, else the
 // rule's default.

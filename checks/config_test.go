@@ -52,7 +52,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"kubernetesVersoin: 1.30\n", `cfg1.yaml: line 1: unknown key "kubernetesVersoin" (did you mean "kubernetesVersion"?)`},
 		{"failOn: error\nrulez: {}\n", `cfg1.yaml: line 2: unknown key "rulez" (did you mean "rules"?)`},
 		{"FailOn: error\n", `cfg1.yaml: line 1: unknown key "FailOn" (did you mean "failOn"?)`},
-		{"colour: red\n", `cfg1.yaml: line 1: unknown key "colour" (it takes kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review)`},
+		{"colour: red\n", `cfg1.yaml: line 1: unknown key "colour" (it takes kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, crds, checks)`},
 		{"rules:\n  no-such-rule: {enabled: true}\n", "cfg1.yaml: line 2: rules: unknown rule \"no-such-rule\" (see `prodready rules`)"},
 		{"rules:\n  pdb-mising: false\n", "cfg1.yaml: line 2: rules: unknown rule \"pdb-mising\" (did you mean \"pdb-missing\"? see `prodready rules`)"},
 		{"rules:\n  probe-named-port-undeclared: {minReplicas: 3}\n", `cfg1.yaml: line 2: rules.probe-named-port-undeclared: unknown parameter "minReplicas" (this rule takes none)`},
@@ -96,7 +96,11 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"rules:\n  required-labels-missing:\n    labels:\n      - team\n      - {a: b}\n", `cfg1.yaml: line 5: rules.required-labels-missing.labels[1]: want a text value, not a mapping`},
 		{"rules:\n  webhook-timeout: {min: 20, max: 10}\n", `cfg1.yaml: line 2: rules.webhook-timeout: min (20) is above max (10): nothing would be in range`},
 		{"rules:\n  webhook-timeout:\n    max: 3\n", `cfg1.yaml: line 3: rules.webhook-timeout: min (5) is above max (3): nothing would be in range`},
-		{"- a\n", "cfg1.yaml: line 1: the config: want a mapping with the keys kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, not a list"},
+		{"- a\n", "cfg1.yaml: line 1: the config: want a mapping with the keys kubernetesVersion, failOn, include, exclude, limits, rules, helmValues, charts, review, crds, checks, not a list"},
+		{"checks:\n  - name: registries\n    match: {kinds: [Deployment]}\n", "cfg1.yaml: line 2: checks[0]: a check takes at least one validation ({expression: ..., message: ...})"},
+		{"checks:\n  - name: a b\n", "cfg1.yaml: line 2: checks[0]: a check takes a name of letters, digits and dashes (its findings are policy/<name>)"},
+		{"checks:\n  - name: x\n    severity: fatal\n    match: {kinds: [Pod]}\n    validations: [{expression: 'true'}]\n", `cfg1.yaml: line 3: checks[0].severity: want info, warning or error, not "fatal"`},
+		{"checks:\n  - name: x\n    validations: [{expresion: 'true'}]\n", `cfg1.yaml: line 3: unknown key "expresion" in checks[0].validations[0] (did you mean "expression"?)`},
 	} {
 		_, err := checks.ParseConfigFile("cfg1.yaml", []byte(tc.src), catalog.Default())
 		if err == nil || err.Error() != tc.want {

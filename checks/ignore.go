@@ -364,11 +364,12 @@ func commentIgnores(ls [][]byte, n int, rule string) bool {
 	return len(fields) > 0 && listHas(fields[0], rule)
 }
 
-// listHas reports whether a comma-separated list names rule or "all".
+// listHas reports whether a comma-separated list names rule or "all"; a
+// family's ID names each of its rules (policy names policy/require-team).
 func listHas(list, rule string) bool {
 	for _, e := range strings.Split(list, ",") {
 		e = strings.TrimSpace(e)
-		if e == rule || e == "all" {
+		if e == rule || e == "all" || strings.HasPrefix(rule, e+"/") {
 			return true
 		}
 	}

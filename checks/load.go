@@ -107,6 +107,59 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			return nil, err
 		}
 	}
+	crds, err := crdInputs(cfg, lazy)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, crds...), nil
+}
+
+// crdInputs lists the files of the config's crds (relative to its root,
+// else the current folder) as context inputs: read, never checked, named
+// by their path from the root. A name that does not exist is an error that
+// names it.
+func crdInputs(cfg *Config, read func(string) Input) ([]Input, error) {
+	var out []Input
+	lazy := func(file string) Input {
+		in := read(file)
+		if rel, err := filepath.Rel(cfg.root, file); cfg.root != "" && err == nil {
+			in.Path = filepath.ToSlash(rel)
+		}
+		return in
+	}
+	for _, c := range cfg.CRDs {
+		p := filepath.FromSlash(c)
+		if !filepath.IsAbs(p) && cfg.root != "" {
+			p = filepath.Join(cfg.root, p)
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("crds: %q: %w", c, err)
+		}
+		if !info.IsDir() {
+			in := lazy(p)
+			in.Context = true
+			out = append(out, in)
+			continue
+		}
+		err = filepath.WalkDir(p, func(file string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && file != p && strings.HasPrefix(d.Name(), "."):
+				return filepath.SkipDir
+			case !d.Type().IsRegular() || !strings.HasSuffix(file, ".yaml") && !strings.HasSuffix(file, ".yml"):
+				return nil
+			}
+			in := lazy(file)
+			in.Context = true
+			out = append(out, in)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("crds: %q: %w", c, err)
+		}
+	}
 	return out, nil
 }
 

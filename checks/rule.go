@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -47,6 +48,26 @@ type Rule struct {
 	// Check returns the rule's findings for one object. It sees every object
 	// of the run through ctx. It must not panic on any input.
 	Check func(ctx *Context, obj *manifest.Object) []Finding
+	// Family rules stand for rules the repository writes itself (its
+	// admission policies): their findings carry IDs "<ID>/<name>"
+	// (policy/require-team), which the config, ignores and reports take
+	// as this rule's; a finding whose ID lacks the prefix gets the rule's.
+	Family bool
+	// Unchecked, when set, says once per run what the rule could not
+	// check, with why (a policy that cannot be evaluated offline, custom
+	// resources with no CRD): every output lists it with the files not
+	// checked. It must not panic on any input.
+	Unchecked func(ctx *Context) []Unchecked
+}
+
+// Unchecked is one thing a rule could not check in a run, and why.
+type Unchecked struct {
+	// At is where it is: File, Line, Object and Path as a finding's (a
+	// scan moves a rendered object's to its template line as it moves
+	// findings).
+	At Finding
+	// Reason says what was not checked and why, for people.
+	Reason string
 }
 
 // IntRange is an inclusive range of whole numbers.
@@ -87,11 +108,21 @@ func NewCatalog(sections ...[]*Rule) *Catalog {
 func (c *Catalog) Rules() []*Rule { return c.rules }
 
 // Lookup returns the rule with id, or nil (always nil in a nil catalog).
+// An ID "<family>/<name>" is the Family rule's (policy/require-team is
+// policy's).
 func (c *Catalog) Lookup(id string) *Rule {
 	if c == nil {
 		return nil
 	}
-	return c.byID[id]
+	if r := c.byID[id]; r != nil {
+		return r
+	}
+	if family, name, ok := strings.Cut(id, "/"); ok && name != "" {
+		if r := c.byID[family]; r != nil && r.Family {
+			return r
+		}
+	}
+	return nil
 }
 
 // CheckRuleID returns nil when the catalog has a rule id, else an error

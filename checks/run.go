@@ -27,6 +27,10 @@ type Input struct {
 	// Parsed, when set, is the input already parsed (a cache's copy, made
 	// with the same limits): the run takes it as it is.
 	Parsed *manifest.File
+	// Context marks a file read for what its objects tell the rules about
+	// the others (the CRDs the config's crds names), never checked: the run
+	// reports nothing in it and does not count it.
+	Context bool
 }
 
 // parseInput parses one input, reading it first when it is lazy; a file
@@ -82,6 +86,9 @@ type Result struct {
 	// order, when Options.ListObjects asks for them: for a report that
 	// names the objects without findings too (JUnit).
 	Checked map[string][]ObjectRef
+	// Unchecked are what the rules could not check, with why (Rule.Unchecked),
+	// in catalog order.
+	Unchecked []Unchecked
 	// Silenced are the findings an ignore comment or annotation silenced,
 	// with the ignore (sorted like Findings; numbered apart from them).
 	// Only a run that keeps its findings (not Options.Emit, not Lean)
@@ -177,8 +184,10 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	default:
 		files = parseAll(inputs, cfg.ParseLimits())
 	}
+	files, extra := splitContext(inputs, files)
 	pace(decodeGCPercent)
 	decodeLean(files)
+	decodeLean(extra)
 	pace(evaluateGCPercent)
 	var checked map[string][]ObjectRef
 	if opts.ListObjects {
@@ -187,16 +196,41 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	var res *Result
 	switch {
 	case opts.Emit != nil:
-		res = evaluateStream(files, cfg, opts.Emit)
+		res = evaluateStream(files, extra, cfg, opts.Emit)
 	case opts.Memory == Lean:
 		var findings []Finding
-		res = evaluateStream(files, cfg, func(fs []Finding) { findings = append(findings, fs...) })
+		res = evaluateStream(files, extra, cfg, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
-		res = evaluate(files, cfg)
+		res = evaluate(files, extra, cfg)
 	}
 	res.Checked = checked
 	return res
+}
+
+// splitContext splits the parsed files of inputs into those the run
+// checks and those it only reads (Input.Context).
+func splitContext(inputs []Input, files []*manifest.File) (checked, context []*manifest.File) {
+	for i, f := range files {
+		if i < len(inputs) && inputs[i].Context {
+			context = append(context, f)
+		} else {
+			checked = append(checked, f)
+		}
+	}
+	if context == nil {
+		return files, nil
+	}
+	return checked, context
+}
+
+// objectsOf lists the objects of files, in order.
+func objectsOf(files []*manifest.File) []*manifest.Object {
+	var out []*manifest.Object
+	for _, f := range files {
+		out = append(out, f.Objects...)
+	}
+	return out
 }
 
 // CheckedObjects lists the Kubernetes objects of files by path, in file
@@ -222,9 +256,9 @@ func CheckedObjects(files []*manifest.File) map[string][]ObjectRef {
 // counts. It is parseLean, then evaluateStream (which runs decodeLean) with
 // the findings collected.
 func runLean(inputs []Input, cfg *Config) *Result {
-	files := parseLean(inputs, cfg)
+	files, extra := splitContext(inputs, parseLean(inputs, cfg))
 	var findings []Finding
-	res := evaluateStream(files, cfg, func(fs []Finding) { findings = append(findings, fs...) })
+	res := evaluateStream(files, extra, cfg, func(fs []Finding) { findings = append(findings, fs...) })
 	res.Findings = findings
 	return res
 }
@@ -297,13 +331,11 @@ func decodeLean(files []*manifest.File) {
 // is neither evaluated on one CPU nor held whole. emit is called on the
 // calling goroutine, one batch at a time. The returned Result has no
 // Findings, and its Files keep only their paths and counts.
-func evaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *Result {
+func evaluateStream(files, extra []*manifest.File, cfg *Config, emit func([]Finding)) *Result {
 	decodeLean(files)
-	var objects []*manifest.Object
-	for _, f := range files {
-		objects = append(objects, f.Objects...)
-	}
-	ctx := NewContext(cfg, objects)
+	decodeLean(extra)
+	objects := objectsOf(files)
+	ctx := NewContext(cfg, append(objectsOf(files), objectsOf(extra)...))
 	rules := enabledRules(cfg)
 	units := evaluationUnits(groupByPath(files))
 	findings := make([][]Finding, len(units))
@@ -345,9 +377,29 @@ func evaluateStream(files []*manifest.File, cfg *Config, emit func([]Finding)) *
 	for i, f := range files {
 		lean[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
 	}
-	res := &Result{Files: lean, Objects: len(objects)}
+	res := &Result{Files: lean, Objects: len(objects), Unchecked: unchecked(ctx, rules)}
 	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res
+}
+
+// unchecked gathers what rules could not check in ctx's run. A rule that
+// panics is a bug in prodready: it is said as something not checked.
+func unchecked(ctx *Context, rules []*Rule) []Unchecked {
+	var out []Unchecked
+	for _, r := range rules {
+		if r.Unchecked == nil {
+			continue
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					out = append(out, Unchecked{At: Finding{RuleID: r.ID, Line: 1, Column: 1, EndLine: 1, Object: ObjectRef{Doc: -1}}, Reason: fmt.Sprintf("internal error in rule %s (please report it): %v", r.ID, p)})
+				}
+			}()
+			out = append(out, r.Unchecked(ctx)...)
+		}()
+	}
+	return out
 }
 
 // groupByPath returns the files ordered by path (input order among equal
@@ -502,8 +554,9 @@ func parseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
 	return files
 }
 
-// evaluate runs the enabled rules over already-parsed files.
-func evaluate(files []*manifest.File, cfg *Config) *Result {
+// evaluate runs the enabled rules over already-parsed files, with the
+// objects of extra (Input.Context) in their context.
+func evaluate(files, extra []*manifest.File, cfg *Config) *Result {
 	var objects []*manifest.Object
 	var findings []Finding
 	for _, f := range files {
@@ -515,7 +568,7 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 		}
 		findings = append(findings, ignoreCommentFindings(f, cfg)...)
 	}
-	ctx := NewContext(cfg, objects)
+	ctx := NewContext(cfg, append(slices.Clone(objects), objectsOf(extra)...))
 	rules := enabledRules(cfg)
 	perObject := make([][]Finding, len(objects))
 	parallel.For(len(objects), func(i int) {
@@ -531,7 +584,7 @@ func evaluate(files []*manifest.File, cfg *Config) *Result {
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
 	}
-	res := &Result{Files: files, Objects: len(objects)}
+	res := &Result{Files: files, Objects: len(objects), Unchecked: unchecked(ctx, rules)}
 	res.Findings, res.Silenced = finishFindings(findings, files, objects, cfg)
 	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res
@@ -628,7 +681,9 @@ func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
 	}()
 	out = r.Check(ctx, obj)
 	for i := range out {
-		out[i].RuleID = r.ID
+		if !r.Family || !strings.HasPrefix(out[i].RuleID, r.ID+"/") {
+			out[i].RuleID = r.ID
+		}
 		if out[i].Severity == 0 {
 			out[i].Severity = r.Severity
 		}

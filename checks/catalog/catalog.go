@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/crdschema"
+	"github.com/prodready/prodready/checks/policy"
 	"github.com/prodready/prodready/checks/rules/apicluster"
 	"github.com/prodready/prodready/checks/rules/configsecrets"
 	"github.com/prodready/prodready/checks/rules/faulttolerance"
@@ -38,6 +40,8 @@ var sections = []func() []*checks.Rule{
 	network.Rules,
 	apicluster.Rules,
 	kyverno.Rules,
+	crdschema.Rules,
+	policy.Rules,
 }
 
 // Default returns every rule prodready has, built once.

@@ -76,7 +76,7 @@ type Marker struct {
 func (m Marker) String() string { return fmt.Sprintf("%s:%d %s", m.File, m.Line, m.Rule) }
 
 // wantRE finds expectation markers at the end of a line.
-var wantRE = regexp.MustCompile(`#\s*want:\s*([a-z0-9, -]+)`)
+var wantRE = regexp.MustCompile(`#\s*want:\s*([a-z0-9, /-]+)`)
 
 // Load reads the config of folder dir (its .prodready.yaml, or the
 // defaults) for the rules of catalog, and lists dir's YAML files with
@@ -139,14 +139,14 @@ func Run(t *testing.T, catalog *checks.Catalog, rules []*checks.Rule) {
 			self := false
 			for _, w := range want {
 				ids[w.Rule] = true
-				self = self || w.Rule == r.ID
+				self = self || w.Rule == r.ID || r.Family && strings.HasPrefix(w.Rule, r.ID+"/")
 			}
 			if !self {
 				t.Errorf("fixture folder %s has no `# want: %s` marker", dir, r.ID)
 			}
 			var got []Marker
 			for _, f := range res.Findings {
-				if ids[f.RuleID] {
+				if ids[f.RuleID] || r.Family && strings.HasPrefix(f.RuleID, r.ID+"/") {
 					got = append(got, Marker{File: filepath.Base(f.File), Line: f.Line, Rule: f.RuleID})
 				}
 			}

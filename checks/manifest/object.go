@@ -48,6 +48,10 @@ type Object struct {
 	// schema, often megabytes) was not parsed: no rule reads it, and skipping
 	// it halves the time and memory of checking a typical install bundle.
 	SpecSkipped bool
+	// CRDText is the document's text when SpecSkipped (a copy, pointer-free):
+	// a custom resource of the run is validated against the schema read
+	// from it (checks/crdschema), only when the run holds one.
+	CRDText []byte
 	// Patch is true for a kustomize patch (a partial object): rules do not
 	// judge it as a whole object.
 	Patch bool

@@ -273,6 +273,9 @@ func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool)
 		root:        root,
 		SpecSkipped: skippedSpec,
 	}
+	if skippedSpec {
+		obj.CRDText = bytes.Clone(c.text)
+	}
 	if root.Kind != yaml.MappingNode {
 		return []*Object{obj}, nil // a scalar or list document: not an object, nothing to check
 	}

@@ -232,6 +232,25 @@ func (o *Object) treeJSON(buf []byte) ([]byte, bool) {
 	return j, ok
 }
 
+// JSON returns the object's document as the JSON text sigs.k8s.io/yaml
+// makes of it (YAML 1.1 scalars): decoded with apimachinery's JSON decoder,
+// integers stay int64, as the API server sees them (CEL rules on integer
+// fields fail on float64).
+func (o *Object) JSON() ([]byte, error) {
+	if j, ok := o.treeJSON(nil); ok {
+		return j, nil
+	}
+	root := o.Root()
+	if root == nil {
+		return nil, errors.New("the document has no content")
+	}
+	text, err := yaml.Marshal(root)
+	if err != nil {
+		return nil, err
+	}
+	return sigsyaml.YAMLToJSON(text)
+}
+
 // builtinType returns how a built-in kind or a custom-resource workload
 // (customWorkloads) is decoded, or nil for a kind that is not decoded
 // (neither, or a SOPS-encrypted Secret).

@@ -467,6 +467,21 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	return fs
 }
 
+// MapUnchecked moves what the rules could not check about a rendered
+// object (checks.Unchecked) to the template, values or patch line it comes
+// from, as Map moves findings, naming the render it is about.
+func (p *Prepared) MapUnchecked(us []checks.Unchecked) []checks.Unchecked {
+	out := make([]checks.Unchecked, len(us))
+	for i, u := range us {
+		if pl, ok := p.renders[u.At.File]; ok {
+			pl.relocate(&u.At)
+			u.Reason += " (" + pl.about + ")"
+		}
+		out[i] = u
+	}
+	return out
+}
+
 // keepIgnores keeps the lines of the files of a folder that hold an ignore
 // comment.
 func (p *Prepared) keepIgnores(dir string, files Files) {

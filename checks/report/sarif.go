@@ -262,6 +262,17 @@ func sarifFrame(version string) (head, tail []byte, depth int, err error) {
 	return doc[:at+len(empty)-2], doc[at+len(empty):], depth, nil
 }
 
+// sarifRuleIndex is the index of rule id's descriptor; a family's rule
+// (policy/require-team) is its family's, as SARIF's hierarchical rule IDs
+// ("policy/require-team" under the descriptor "policy") are.
+func sarifRuleIndex(ruleIndex map[string]int, id string) int {
+	if i, ok := ruleIndex[id]; ok {
+		return i
+	}
+	family, _, _ := strings.Cut(id, "/")
+	return ruleIndex[family]
+}
+
 // sarifResultOf is f as a SARIF result; ruleIndex gives each rule's index in
 // the log's rules.
 func sarifResultOf(f checks.Finding, ruleIndex map[string]int) sarifResult {
@@ -270,7 +281,7 @@ func sarifResultOf(f checks.Finding, ruleIndex map[string]int) sarifResult {
 		end = f.Line
 	}
 	r := sarifResult{
-		RuleID: f.RuleID, RuleIndex: ruleIndex[f.RuleID], Level: SARIFLevel(f.Severity),
+		RuleID: f.RuleID, RuleIndex: sarifRuleIndex(ruleIndex, f.RuleID), Level: SARIFLevel(f.Severity),
 		Message: sarifText{Text: f.Message},
 		Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
 			ArtifactLocation: sarifArtifactOf(f.File),

@@ -137,6 +137,28 @@ func NotCheckedOf(res *checks.Result) []NotChecked {
 	for _, p := range res.NoObject {
 		out = append(out, NotChecked{Path: p, Reason: NoObjectReason})
 	}
+	return append(out, uncheckedOf(res.Unchecked)...)
+}
+
+// uncheckedOf lists what the rules could not check (a policy not evaluated,
+// custom resources with no CRD) by file, one entry a file in first-seen
+// order, its reasons each with its line and joined with "; ", so that a
+// reader that keeps one entry a path loses none.
+func uncheckedOf(us []checks.Unchecked) []NotChecked {
+	var out []NotChecked
+	at := map[string]int{}
+	for _, u := range us {
+		reason := u.Reason
+		if u.At.Line > 0 {
+			reason = fmt.Sprintf("line %d: %s", u.At.Line, reason)
+		}
+		if i, ok := at[u.At.File]; ok {
+			out[i].Reason += "; " + reason
+			continue
+		}
+		at[u.At.File] = len(out)
+		out = append(out, NotChecked{Path: u.At.File, Reason: reason})
+	}
 	return out
 }
 

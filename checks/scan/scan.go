@@ -73,6 +73,7 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 	co := o.Check
 	co.Emit = func(fs []checks.Finding) { emit(prep.Map(fs)) }
 	res := checks.Run(prep.Inputs, cfg, co)
+	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	emit(prep.Unreported())
 	return Outcome{Result: res, NotRendered: prep.Skipped, Renders: prep.Renders}
 }

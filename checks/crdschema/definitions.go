@@ -1,0 +1,250 @@
+package crdschema
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	schemacel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	sigsjson "sigs.k8s.io/json"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// Definitions are the CustomResourceDefinitions of a run. A CRD is read
+// only when an object of its API group is looked up (an install bundle's
+// hundred CRDs cost nothing when the run has none of their resources), and
+// a version's schema is compiled the first time a custom resource of it is
+// validated.
+var Definitions = checks.NewIndex(build)
+
+// Set is a run's CRDs by API group and kind.
+type Set struct {
+	// byGroup are the CRD documents by the group their name says (a CRD
+	// is named <plural>.<group>, which the API server enforces).
+	byGroup map[string][]*manifest.Object
+
+	mu     sync.Mutex
+	groups map[string]map[string]*Definition // group → kind → CRD, read on first lookup
+}
+
+// Definition is one CRD of the run.
+type Definition struct {
+	// Object is the CRD's document.
+	Object *manifest.Object
+	// Group, Kind and Plural are spec.group, spec.names.kind and
+	// spec.names.plural; Namespaced is spec.scope.
+	Group, Kind, Plural string
+	Namespaced          bool
+	// Err says why the CRD could not be read (nil when it was).
+	Err error
+
+	versions map[string]*Version
+}
+
+// Version is one version of a CRD, its schema compiled on first use.
+type Version struct {
+	// Served is the version's served.
+	Served bool
+	// Structural is the version's schema (nil: the version has none).
+	Structural *structuralschema.Structural
+	// Err says why the schema cannot be used (not structural, say).
+	Err error
+
+	props     *apiextensions.JSONSchemaProps
+	once      sync.Once
+	validator apiservervalidation.SchemaValidator
+	cel       *schemacel.Validator
+}
+
+// Lookup returns the CRD of o's group and kind, nil when the run has none.
+func (s *Set) Lookup(o *manifest.Object) *Definition {
+	group, _, _ := strings.Cut(o.APIVersion, "/")
+	return s.LookupKind(group, o.Kind)
+}
+
+// LookupKind returns the CRD of group and kind, nil when the run has none.
+// The first lookup of a group reads its CRDs; a kind that two documents
+// define keeps the first (an overlay and its base render the same one).
+func (s *Set) LookupKind(group, kind string) *Definition {
+	if len(s.byGroup[group]) == 0 {
+		return nil // a built-in group, or no CRD of it: no lock
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kinds, ok := s.groups[group]
+	if !ok {
+		kinds = map[string]*Definition{}
+		for _, o := range s.byGroup[group] {
+			d := read(o)
+			if _, dup := kinds[d.Kind]; d.Group == group && d.Kind != "" && !dup {
+				kinds[d.Kind] = d
+			}
+		}
+		s.groups[group] = kinds
+	}
+	return kinds[kind]
+}
+
+// Version returns the CRD's version v, nil when it has none.
+func (d *Definition) Version(v string) *Version {
+	ver := d.versions[v]
+	if ver != nil {
+		ver.once.Do(ver.compile)
+	}
+	return ver
+}
+
+// Versions lists the CRD's versions, sorted.
+func (d *Definition) Versions() []string {
+	out := make([]string, 0, len(d.versions))
+	for v := range d.versions {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// build files the run's CRDs by the group their names say, unread.
+func build(ctx *checks.Context) *Set {
+	s := &Set{byGroup: map[string][]*manifest.Object{}, groups: map[string]map[string]*Definition{}}
+	for _, o := range ctx.ByKind("CustomResourceDefinition") {
+		if !strings.HasPrefix(o.APIVersion, "apiextensions.k8s.io/") {
+			continue
+		}
+		if _, group, ok := strings.Cut(o.Name, "."); ok && group != "" {
+			s.byGroup[group] = append(s.byGroup[group], o)
+		}
+	}
+	return s
+}
+
+// read decodes a CRD document, from the text the parser kept when it
+// skipped the spec.
+func read(o *manifest.Object) *Definition {
+	d := &Definition{Object: o, versions: map[string]*Version{}}
+	var j []byte
+	var err error
+	if o.CRDText != nil {
+		j, err = sigsyaml.YAMLToJSON(o.CRDText)
+	} else {
+		j, err = o.JSON()
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	var beta struct { // v1beta1's one schema and version for every version
+		Spec struct {
+			Validation *apiextensionsv1.CustomResourceValidation `json:"validation"`
+			Version    string                                    `json:"version"`
+		} `json:"spec"`
+	}
+	if err == nil {
+		err = sigsjson.UnmarshalCaseSensitivePreserveInts(j, &crd)
+	}
+	if err == nil {
+		err = sigsjson.UnmarshalCaseSensitivePreserveInts(j, &beta)
+	}
+	if len(crd.Spec.Versions) == 0 && beta.Spec.Version != "" {
+		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: beta.Spec.Version, Served: true}}
+	}
+	if err != nil {
+		d.Err = err
+		return d
+	}
+	d.Group, d.Kind, d.Plural = crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.Names.Plural
+	d.Namespaced = crd.Spec.Scope != apiextensionsv1.ClusterScoped
+	for i := range crd.Spec.Versions {
+		v := &crd.Spec.Versions[i]
+		ver := &Version{Served: v.Served}
+		schema := v.Schema
+		if schema == nil {
+			schema = beta.Spec.Validation
+		}
+		if schema != nil && schema.OpenAPIV3Schema != nil {
+			ver.props = &apiextensions.JSONSchemaProps{}
+			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(schema.OpenAPIV3Schema, ver.props, nil); err != nil {
+				ver.Err = err
+			}
+		}
+		d.versions[v.Name] = ver
+	}
+	return d
+}
+
+// compile builds the version's structural schema and validators.
+func (v *Version) compile() {
+	if v.props == nil || v.Err != nil {
+		return
+	}
+	st, err := structuralschema.NewStructural(v.props)
+	if err != nil {
+		v.Err = err
+		return
+	}
+	if errs := structuralschema.ValidateStructural(nil, st); len(errs) > 0 {
+		v.Err = errors.New("the schema is not structural: " + errs.ToAggregate().Error())
+		return
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(v.props)
+	if err != nil {
+		v.Err = err
+		return
+	}
+	v.Structural, v.validator = st, validator
+	v.cel = schemacel.NewValidator(st, true, celconfig.PerCallLimit)
+}
+
+// ApplyDefaults sets the schema's defaults in u, a custom resource of this
+// version, as the API server does when it decodes one (admission policies
+// see it defaulted). Nothing happens when the version has no usable schema.
+func (v *Version) ApplyDefaults(u map[string]any) {
+	if v != nil && v.Structural != nil {
+		structuraldefaulting.Default(u, v.Structural)
+	}
+}
+
+// Violation is one thing the API server refuses in a custom resource.
+type Violation struct {
+	// Field is the path of the field at fault, as the API server writes it
+	// ("spec.items[0].name"); "" for the object.
+	Field string
+	// Message is the API server's message, the field first.
+	Message string
+}
+
+// Validate returns what the API server refuses in u, a custom resource of
+// this version, on create: unknown fields (as kubectl's strict field
+// validation reports them), then, with defaults applied, the schema, the
+// list types and the x-kubernetes-validations rules.
+func (v *Version) Validate(ctx context.Context, u map[string]any) []Violation {
+	var out []Violation
+	unknown := pruning.PruneWithOptions(u, v.Structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	sort.Strings(unknown)
+	for _, p := range unknown {
+		out = append(out, Violation{Field: p, Message: "unknown field \"" + p + "\": the CRD's schema has no such field (kubectl's strict field validation refuses it)"})
+	}
+	structuraldefaulting.Default(u, v.Structural)
+	var errs field.ErrorList
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, v.validator)...)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.Structural, u)...)
+	if v.cel != nil {
+		celErrs, _ := v.cel.Validate(ctx, nil, v.Structural, u, nil, costBudget)
+		errs = append(errs, celErrs...)
+	}
+	for _, e := range errs {
+		out = append(out, Violation{Field: e.Field, Message: e.Error()})
+	}
+	return out
+}
