@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -50,6 +51,9 @@ type policy struct {
 	fieldPaths []string
 	// kinds, when set, are the kinds a custom check matches.
 	kinds map[string]bool
+	// overBudget is set once an expression ran over the cost budget: the
+	// policy is not evaluated on the run's other objects.
+	overBudget atomic.Bool
 }
 
 // id is the policy's findings' rule ID.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/authentication/user"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/kube"
@@ -73,7 +75,7 @@ func newTarget(ctx *checks.Context, s *set, obj *manifest.Object) *target {
 // and returns the refusals, one per failed validation at the highest
 // severity of the bindings that refuse it.
 func (p *policy) evaluate(ctx *checks.Context, s *set, t *target) []checks.Finding {
-	if t.err != nil || p.kinds != nil && !p.kinds[t.obj.Kind] || !p.matches(s, t, p.spec.MatchConstraints, true) {
+	if t.err != nil || p.overBudget.Load() || p.kinds != nil && !p.kinds[t.obj.Kind] || !p.matches(s, t, p.spec.MatchConstraints, true) {
 		return nil
 	}
 	type refusal struct {
@@ -383,6 +385,15 @@ func (p *policy) refusal(msg string, b *binding, reason *metav1.StatusReason) st
 // mutating admission plugins before any policy sees the object, which no
 // file shows, so the policy is noted as not evaluated there instead.
 func (p *policy) evalError(s *set, t *target, b *binding, err error, failClosed bool) []checks.Finding {
+	if errors.Is(err, apiservercel.ErrOutOfBudget) || strings.Contains(err.Error(), "cost limit exceeded") {
+		// The API server refuses to store a policy whose cost it estimates
+		// over the budget; one that runs over it here is not evaluated
+		// further (a hostile policy would cost the budget per object).
+		if !p.overBudget.Swap(true) {
+			s.notes.add(p, "an expression runs over the API server's CEL cost budget", t.obj)
+		}
+		return nil
+	}
 	if !failClosed {
 		return nil
 	}

@@ -1,10 +1,12 @@
 package policy_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/checkstest"
 	"github.com/prodready/prodready/checks/policy"
@@ -46,5 +48,47 @@ func TestNotEvaluatedAreSaid(t *testing.T) {
 		if f.RuleID == "policy/only-ci-deploys" || f.RuleID == "policy/require-requests" || f.RuleID == "policy/rolling-updates" {
 			t.Errorf("a policy not evaluated made a finding: %+v", f)
 		}
+	}
+}
+
+// TestOverBudgetIsNotEvaluated holds a policy whose expression runs over
+// the API server's CEL cost budget to being said once, not evaluated on the
+// other objects (a hostile policy would cost the budget on each), and to
+// no finding.
+func TestOverBudgetIsNotEvaluated(t *testing.T) {
+	expr := "true"
+	for _, v := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		expr = "[1,2,3,4,5,6,7,8,9,10].all(" + v + ", " + expr + ")"
+	}
+	text := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: expensive}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: ["*"], apiVersions: ["*"], operations: [CREATE], resources: ["*"]}]
+  validations: [{expression: "` + expr + `"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: expensive}
+spec: {policyName: expensive, validationActions: [Deny]}
+`
+	for i := range 20 {
+		text += fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d, namespace: a}\n", i)
+	}
+	res := checks.Run([]checks.Input{{Path: "p.yaml", Data: []byte(text)}}, checks.DefaultConfig(catalog.Default()), checks.Options{})
+	for _, f := range res.Findings {
+		if f.RuleID == "policy/expensive" {
+			t.Errorf("a finding of the policy over budget: %s", f.Message)
+		}
+	}
+	said := 0
+	for _, u := range res.Unchecked {
+		if u.At.RuleID == "policy/expensive" && strings.Contains(u.Reason, "runs over the API server's CEL cost budget") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("the policy over budget is said %d times, want once: %+v", said, res.Unchecked)
 	}
 }
