@@ -92,7 +92,8 @@ type Collected struct {
 	Unreported []checks.Finding
 	// Result is the rules' run; its Silenced are moved to the lines the
 	// ignores were written on (a template, values file, base or patch),
-	// with the findings ignores in sources silenced before the run.
+	// with the findings ignores in sources silenced before the run, and
+	// what its rules could not check (Unchecked) to the lines authors edit.
 	Result *checks.Result
 	// NotRendered are the files of charts and overlays that became no
 	// object, with why.
@@ -123,6 +124,7 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	}
 	out.Rendered = prep.Map(fromRenders)
 	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
+	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	out.Unreported = prep.Unreported()
 	return out
 }
