@@ -28,11 +28,7 @@ import (
 // their name, as strategic merge matches them).
 func (pl *placed) kustomizeEdits(files Files, f checks.Finding) (placement, bool) {
 	r := pl.render
-	doc := f.Object.Doc
-	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
-		return placement{}, false
-	}
-	root := pl.renderedDoc(doc)
+	doc, root := pl.findingDoc(f)
 	if root == nil {
 		return placement{}, false
 	}

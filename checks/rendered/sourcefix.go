@@ -229,6 +229,16 @@ func aloneKey(f checks.Finding) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path)
 }
 
+// findingDoc is the index of the rendered document f is about and its
+// parsed node, or a nil node when the render has no such document or map.
+func (pl *placed) findingDoc(f checks.Finding) (int, *yaml.Node) {
+	doc := f.Object.Doc
+	if doc < 0 || doc >= len(pl.render.Documents) || doc >= len(pl.render.Maps) {
+		return doc, nil
+	}
+	return doc, pl.renderedDoc(doc)
+}
+
 // translate returns the values edits that make f's fix: for each edit, the
 // longest prefix of its path that has a location of its own must have one
 // in a values file, at a key whose value is what the template renders
@@ -236,11 +246,7 @@ func aloneKey(f checks.Finding) string {
 // must land in the same values file.
 func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 	r := pl.render
-	doc := f.Object.Doc
-	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
-		return placement{}, false
-	}
-	root := pl.renderedDoc(doc)
+	doc, root := pl.findingDoc(f)
 	if root == nil {
 		return placement{}, false
 	}
