@@ -143,13 +143,18 @@ func (in Intake) decodeFix(r *http.Request, body []byte) (jobs []bot.Job, ok boo
 	if e.Action != "requested_action" {
 		return nil, false, nil
 	}
-	if e.RequestedAction == nil || e.CheckRun == nil || e.Repository == nil || e.Installation == nil || e.Installation.ID == 0 || e.CheckRun.ID == 0 || e.CheckRun.HeadSHA == "" {
-		return nil, true, fmt.Errorf("%w: requested_action without its action, check run, repository or installation", bot.ErrBadDelivery)
+	if e.RequestedAction == nil {
+		return nil, true, fmt.Errorf("%w: requested_action without its action", bot.ErrBadDelivery)
 	}
 	id := e.RequestedAction.Identifier
 	mode, known := fixActions[id]
 	if !known {
-		return nil, true, nil // not an action the bot offers
+		// Not an action the bot offers (another App's button on a check
+		// run of the same commit): acknowledged, whatever else it lacks.
+		return nil, true, nil
+	}
+	if e.CheckRun == nil || e.Repository == nil || e.Installation == nil || e.Installation.ID == 0 || e.CheckRun.ID == 0 || e.CheckRun.HeadSHA == "" {
+		return nil, true, fmt.Errorf("%w: requested_action without its check run, repository or installation", bot.ErrBadDelivery)
 	}
 	var pr bot.PullRequest
 	if len(e.CheckRun.PullRequests) > 0 {

@@ -130,20 +130,28 @@ func FuzzWebhook(f *testing.F) {
 		rec := httptest.NewRecorder()
 		wh.ServeHTTP(rec, req)
 		io.Copy(io.Discard, rec.Body)
+		// What the intake makes of it: a review (Decode above) or a press
+		// of one of the bot's requested actions (a fix job).
+		in := ghv.Intake{HostFor: func(int64) (bot.Host, error) { return nil, nil }}
+		jobs, ierr := in.Decode(req, body)
 		switch code := rec.Code; {
 		case !valid && code != http.StatusUnauthorized:
 			t.Fatalf("unverified delivery answered %d, want 401", code)
-		case valid && err != nil && code != http.StatusBadRequest:
+		case valid && ierr != nil && code != http.StatusBadRequest:
 			t.Fatalf("undecodable delivery answered %d, want 400", code)
-		case valid && err == nil && ok && code != http.StatusAccepted:
+		case valid && ierr == nil && len(jobs) > 0 && code != http.StatusAccepted:
 			t.Fatalf("reviewable delivery answered %d, want 202", code)
-		case valid && err == nil && !ok && code != http.StatusOK:
+		case valid && ierr == nil && len(jobs) == 0 && code != http.StatusOK:
 			t.Fatalf("ignored delivery answered %d, want 200", code)
 		}
 		if want := 0; ok && valid {
 			want = 1
 			if len(q.jobs) != want || q.jobs[0].PR != ev.PR || q.jobs[0].DeliveryID != "fuzz-1" {
 				t.Fatalf("queued %+v, want one job for %+v", q.jobs, ev.PR)
+			}
+		} else if valid && ierr == nil && len(jobs) > 0 {
+			if len(q.jobs) != 1 || q.jobs[0].Fix == nil || q.jobs[0].Installation == 0 {
+				t.Fatalf("queued %+v, want the one fix job of a press", q.jobs)
 			}
 		} else if len(q.jobs) != 0 {
 			t.Fatalf("queued %d jobs for a delivery that starts no review", len(q.jobs))
