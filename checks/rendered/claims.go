@@ -44,18 +44,9 @@ func (p *Prepared) dropDisproved(fs []checks.Finding) []checks.Finding {
 	if p.claims == nil {
 		return fs
 	}
-	byRender := map[*placed][]int{}
-	var order []*placed
-	for i, f := range fs {
-		pl, ok := p.renders[f.File]
-		if !ok || pl.src == nil || pl.render.Kind != Helm || len(pl.render.ValuesFiles) > 0 {
-			continue
-		}
-		if _, ok := byRender[pl]; !ok {
-			order = append(order, pl)
-		}
-		byRender[pl] = append(byRender[pl], i)
-	}
+	order, byRender := p.byRender(fs, func(pl *placed, _ checks.Finding) bool {
+		return pl.src != nil && pl.render.Kind == Helm
+	})
 	drop := map[int]bool{}
 	for _, pl := range order {
 		for _, i := range pl.disproved(p.claims, fs, byRender[pl]) {

@@ -162,18 +162,9 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 	if p.verify == nil {
 		return nil, withheld
 	}
-	byRender := map[*placed][]int{}
-	var order []*placed
-	for i, f := range fs {
-		pl, ok := p.renders[f.File]
-		if !ok || len(pl.render.ValuesFiles) > 0 || f.Fix == nil || len(f.Fix.Edits) == 0 {
-			continue
-		}
-		if _, ok := byRender[pl]; !ok {
-			order = append(order, pl)
-		}
-		byRender[pl] = append(byRender[pl], i)
-	}
+	order, byRender := p.byRender(fs, func(_ *placed, f checks.Finding) bool {
+		return f.Fix != nil && len(f.Fix.Edits) > 0
+	})
 	out := map[int]placement{}
 	for _, pl := range order {
 		src := pl.src
@@ -227,6 +218,25 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 // own: rule, object and key path (the lines move with the edits).
 func aloneKey(f checks.Finding) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", f.RuleID, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Path)
+}
+
+// byRender groups the indexes of fs by the checked render (a chart's
+// values.yaml render or an overlay, not another values set) each finding
+// is of, for those keep accepts, in the order the renders first appear.
+func (p *Prepared) byRender(fs []checks.Finding, keep func(*placed, checks.Finding) bool) ([]*placed, map[*placed][]int) {
+	by := map[*placed][]int{}
+	var order []*placed
+	for i, f := range fs {
+		pl, ok := p.renders[f.File]
+		if !ok || len(pl.render.ValuesFiles) > 0 || !keep(pl, f) {
+			continue
+		}
+		if _, ok := by[pl]; !ok {
+			order = append(order, pl)
+		}
+		by[pl] = append(by[pl], i)
+	}
+	return order, by
 }
 
 // findingDoc is the index of the rendered document f is about and its
