@@ -40,12 +40,15 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 		paths = []string{"."}
 	}
 	sel := &selection{partial: map[string]map[string]bool{}}
-	var list []string
+	var list, dirs []string
+	roots := newRootFinder()
 	for _, p := range paths {
 		root := ""
 		if p != "-" {
 			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				root = renderRootOf(p)
+				root = roots.renderRootOf(p)
+			} else if err == nil && st.IsDir() {
+				dirs = append(dirs, slashClean(p))
 			}
 		}
 		if root == "" {
@@ -61,8 +64,8 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 	}
 	// A folder also named whole, or under one named whole, shows all.
 	for key := range sel.partial {
-		for _, p := range paths {
-			if st, err := os.Stat(p); err == nil && st.IsDir() && within(key, slashClean(p)) {
+		for _, p := range dirs {
+			if within(key, p) {
 				delete(sel.partial, key)
 				list = slices.DeleteFunc(list, func(s string) bool { return slashClean(s) == key })
 				break
@@ -106,19 +109,89 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 	return sel, nil
 }
 
+// rootFinder answers renderRootOf for many files (pre-commit names every
+// changed file), asking the file system once per folder: what each folder
+// holds and which repository it is in are remembered.
+type rootFinder struct {
+	cwd   string
+	kinds map[string]folderKind // absolute folder → what makes it a root
+	repos map[string]string     // absolute folder → its repository root ("" for none)
+}
+
+// folderKind says whether a folder is a chart, a kustomization, or neither.
+type folderKind uint8
+
+const (
+	plainFolder folderKind = iota
+	chartFolder
+	kustomizeFolder
+)
+
+func newRootFinder() *rootFinder {
+	cwd, _ := os.Getwd()
+	return &rootFinder{cwd: cwd, kinds: map[string]folderKind{}, repos: map[string]string{}}
+}
+
+// kind is what dir holds: Chart.yaml, else a kustomization, else neither.
+func (f *rootFinder) kind(dir string) folderKind {
+	k, ok := f.kinds[dir]
+	if !ok {
+		k = plainFolder
+		if isFile(filepath.Join(dir, renderRootFiles[0])) {
+			k = chartFolder
+		} else {
+			for _, name := range renderRootFiles[1:] {
+				if isFile(filepath.Join(dir, name)) {
+					k = kustomizeFolder
+					break
+				}
+			}
+		}
+		f.kinds[dir] = k
+	}
+	return k
+}
+
+// repositoryRoot is repositoryRoot(dir), remembered for dir and every
+// folder the search passed through.
+func (f *rootFinder) repositoryRoot(dir string) string {
+	var passed []string
+	root := ""
+	for {
+		if r, ok := f.repos[dir]; ok {
+			root = r
+			break
+		}
+		passed = append(passed, dir)
+		if isRepositoryRoot(dir) {
+			root = dir
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	for _, d := range passed {
+		f.repos[d] = root
+	}
+	return root
+}
+
 // renderRootOf is the folder of the outermost chart, else of the nearest
 // kustomization, that file lies in, from its own folder up to the
 // repository root (outside a repository: the current folder, or the
 // filesystem root for a file not under it); "" when
 // it lies in none. The folder is spelled as file is (relative stays
 // relative).
-func renderRootOf(file string) string {
+func (f *rootFinder) renderRootOf(file string) string {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return ""
 	}
-	cwd, _ := os.Getwd()
-	stop := repositoryRoot(filepath.Dir(abs))
+	cwd := f.cwd
+	stop := f.repositoryRoot(filepath.Dir(abs))
 	if stop == "" {
 		// Outside a repository: up to the current folder when the file
 		// is under it, else up to the filesystem root.
@@ -132,14 +205,12 @@ func renderRootOf(file string) string {
 		if !within(filepath.ToSlash(dir), filepath.ToSlash(stop)) {
 			break
 		}
-		if isFile(filepath.Join(dir, "Chart.yaml")) {
+		switch f.kind(dir) {
+		case chartFolder:
 			chart = dir // keep going: a subchart renders with its parent
-		} else if kustomize == "" && chart == "" {
-			for _, k := range renderRootFiles[1:] {
-				if isFile(filepath.Join(dir, k)) {
-					kustomize = dir
-					break
-				}
+		case kustomizeFolder:
+			if kustomize == "" && chart == "" {
+				kustomize = dir
 			}
 		}
 		if dir == stop || filepath.Dir(dir) == dir {
