@@ -3,6 +3,7 @@ package crdschema
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,10 +26,11 @@ import (
 )
 
 // Definitions are the CustomResourceDefinitions of a run. A CRD is read
-// only when an object of its API group is looked up (an install bundle's
-// hundred CRDs cost nothing when the run has none of their resources), and
-// a version's schema is compiled the first time a custom resource of it is
-// validated.
+// only when an object of its kind is looked up (an install bundle's
+// hundred CRDs cost nothing when the run has none of their resources, and
+// a lookup of one kind reads the CRDs whose plural can be that kind's
+// first), and a version's schema is converted and compiled the first time
+// a custom resource of it is validated.
 var Definitions = checks.NewIndex(build)
 
 // Set is a run's CRDs by API group and kind.
@@ -38,7 +40,14 @@ type Set struct {
 	byGroup map[string][]*manifest.Object
 
 	mu     sync.Mutex
-	groups map[string]map[string]*Definition // group → kind → CRD, read on first lookup
+	groups map[string]*groupCRDs // read as kinds are looked up
+}
+
+// groupCRDs are one API group's CRDs: those read so far, by kind, and the
+// documents not read yet, in the run's order.
+type groupCRDs struct {
+	kinds  map[string]*Definition
+	unread []*manifest.Object
 }
 
 // Definition is one CRD of the run.
@@ -64,7 +73,7 @@ type Version struct {
 	// Err says why the schema cannot be used (not structural, say).
 	Err error
 
-	props     *apiextensions.JSONSchemaProps
+	schema    *apiextensionsv1.JSONSchemaProps // the CRD's, converted when compiled
 	once      sync.Once
 	validator apiservervalidation.SchemaValidator
 	cel       *schemacel.Validator
@@ -77,26 +86,59 @@ func (s *Set) Lookup(o *manifest.Object) *Definition {
 }
 
 // LookupKind returns the CRD of group and kind, nil when the run has none.
-// The first lookup of a group reads its CRDs; a kind that two documents
-// define keeps the first (an overlay and its base render the same one).
+// A lookup reads the group's unread CRDs whose names' plurals are the
+// kind's usual plurals first, then the others, and stops at the first that
+// defines the kind; a kind that two documents define keeps the first read
+// (an overlay and its base render the same one).
 func (s *Set) LookupKind(group, kind string) *Definition {
 	if len(s.byGroup[group]) == 0 {
 		return nil // a built-in group, or no CRD of it: no lock
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	kinds, ok := s.groups[group]
-	if !ok {
-		kinds = map[string]*Definition{}
-		for _, o := range s.byGroup[group] {
+	g := s.groups[group]
+	if g == nil {
+		g = &groupCRDs{kinds: map[string]*Definition{}, unread: slices.Clone(s.byGroup[group])}
+		s.groups[group] = g
+	}
+	if d, ok := g.kinds[kind]; ok || len(g.unread) == 0 {
+		return d
+	}
+	plurals := usualPlurals(kind)
+	likely := func(o *manifest.Object) bool {
+		plural, _, _ := strings.Cut(o.Name, ".")
+		return slices.Contains(plurals, plural)
+	}
+	for _, first := range []bool{true, false} {
+		for i := 0; i < len(g.unread); {
+			o := g.unread[i]
+			if first && !likely(o) {
+				i++
+				continue
+			}
+			g.unread = slices.Delete(g.unread, i, i+1)
 			d := read(o)
-			if _, dup := kinds[d.Kind]; d.Group == group && d.Kind != "" && !dup {
-				kinds[d.Kind] = d
+			if _, dup := g.kinds[d.Kind]; d.Group == group && d.Kind != "" && !dup {
+				g.kinds[d.Kind] = d
+			}
+			if d, ok := g.kinds[kind]; ok {
+				return d
 			}
 		}
-		s.groups[group] = kinds
 	}
-	return kinds[kind]
+	return nil
+}
+
+// usualPlurals are the plurals a CRD most likely gives kind (Prometheus:
+// prometheuses; NetworkPolicy: networkpolicies): lower case, with "s",
+// "es", or "y" made "ies". Only the order of reading depends on them.
+func usualPlurals(kind string) []string {
+	k := strings.ToLower(kind)
+	out := []string{k + "s", k + "es", k}
+	if strings.HasSuffix(k, "y") {
+		out = append(out, strings.TrimSuffix(k, "y")+"ies")
+	}
+	return out
 }
 
 // Version returns the CRD's version v, nil when it has none.
@@ -120,7 +162,7 @@ func (d *Definition) Versions() []string {
 
 // build files the run's CRDs by the group their names say, unread.
 func build(ctx *checks.Context) *Set {
-	s := &Set{byGroup: map[string][]*manifest.Object{}, groups: map[string]map[string]*Definition{}}
+	s := &Set{byGroup: map[string][]*manifest.Object{}, groups: map[string]*groupCRDs{}}
 	for _, o := range ctx.ByKind("CustomResourceDefinition") {
 		if !strings.HasPrefix(o.APIVersion, "apiextensions.k8s.io/") {
 			continue
@@ -153,7 +195,7 @@ func read(o *manifest.Object) *Definition {
 	if err == nil {
 		err = sigsjson.UnmarshalCaseSensitivePreserveInts(j, &crd)
 	}
-	if err == nil {
+	if err == nil && o.APIVersion != "apiextensions.k8s.io/v1" {
 		err = sigsjson.UnmarshalCaseSensitivePreserveInts(j, &beta)
 	}
 	if len(crd.Spec.Versions) == 0 && beta.Spec.Version != "" {
@@ -172,11 +214,8 @@ func read(o *manifest.Object) *Definition {
 		if schema == nil {
 			schema = beta.Spec.Validation
 		}
-		if schema != nil && schema.OpenAPIV3Schema != nil {
-			ver.props = &apiextensions.JSONSchemaProps{}
-			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(schema.OpenAPIV3Schema, ver.props, nil); err != nil {
-				ver.Err = err
-			}
+		if schema != nil {
+			ver.schema = schema.OpenAPIV3Schema
 		}
 		d.versions[v.Name] = ver
 	}
@@ -185,10 +224,17 @@ func read(o *manifest.Object) *Definition {
 
 // compile builds the version's structural schema and validators.
 func (v *Version) compile() {
-	if v.props == nil || v.Err != nil {
+	if v.schema == nil {
 		return
 	}
-	st, err := structuralschema.NewStructural(v.props)
+	props := &apiextensions.JSONSchemaProps{}
+	err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.schema, props, nil)
+	v.schema = nil // the converted copy is what is kept
+	if err != nil {
+		v.Err = err
+		return
+	}
+	st, err := structuralschema.NewStructural(props)
 	if err != nil {
 		v.Err = err
 		return
@@ -197,7 +243,7 @@ func (v *Version) compile() {
 		v.Err = errors.New("the schema is not structural: " + errs.ToAggregate().Error())
 		return
 	}
-	validator, _, err := apiservervalidation.NewSchemaValidator(v.props)
+	validator, _, err := apiservervalidation.NewSchemaValidator(props)
 	if err != nil {
 		v.Err = err
 		return

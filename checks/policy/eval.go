@@ -22,21 +22,27 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/crdschema"
 	"github.com/prodready/prodready/checks/kube"
 	"github.com/prodready/prodready/checks/manifest"
 )
 
 // target is one object as admission sees it on create, made once for
-// every policy.
+// every policy. Its content (the object as JSON, defaulted) is made only
+// when a policy matches it: most objects of a run match no policy.
 type target struct {
 	obj        *manifest.Object
 	gvk        schema.GroupVersionKind
 	gvr        schema.GroupVersionResource
 	namespaced bool
 	namespace  string // "" for a cluster-scoped object, or one whose namespace no file says
-	attrs      admission.Attributes
-	versioned  *admission.VersionedAttributes
-	err        error // the object cannot be read as JSON
+	crd        *crdschema.Definition
+	// attrs name the request; until load they carry no object, which
+	// matching by resource and operation does not read.
+	attrs     admission.Attributes
+	versioned *admission.VersionedAttributes
+	loaded    bool
+	err       error // the object cannot be read as JSON
 }
 
 // newTarget describes obj for admission: its kind, resource (a CRD of the
@@ -46,36 +52,54 @@ func newTarget(ctx *checks.Context, s *set, obj *manifest.Object) *target {
 	t := &target{obj: obj, gvk: gv.WithKind(obj.Kind)}
 	t.gvr = kube.GuessResource(t.gvk)
 	t.namespaced = !kube.ClusterScoped(gv.Group, obj.Kind)
-	d := s.crds.LookupKind(gv.Group, obj.Kind)
-	if d != nil && d.Plural != "" {
-		t.gvr.Resource, t.namespaced = d.Plural, d.Namespaced
+	t.crd = s.crds.LookupKind(gv.Group, obj.Kind)
+	if t.crd != nil && t.crd.Plural != "" {
+		t.gvr.Resource, t.namespaced = t.crd.Plural, t.crd.Namespaced
 	}
 	if t.namespaced {
 		t.namespace = ctx.Namespace(obj)
 	}
-	u, err := kube.Unstructured(obj)
+	t.attrs = t.attributes(nil)
+	return t
+}
+
+// attributes are the admission attributes of a create of o (nil: an
+// object not made yet).
+func (t *target) attributes(o runtime.Object) admission.Attributes {
+	attrNamespace := t.namespace
+	if t.obj.Kind == "Namespace" && t.gvk.Group == "" {
+		attrNamespace = t.obj.Name // admission names a Namespace's own namespace so
+	}
+	return admission.NewAttributesRecord(o, nil, t.gvk, attrNamespace, t.obj.Name, t.gvr, "", admission.Create, &metav1.CreateOptions{}, false, &user.DefaultInfo{})
+}
+
+// load makes t's content, once: the object as JSON, with its CRD's
+// defaults applied as the API server applies them when it decodes a custom
+// resource. It reports whether the content could be made.
+func (t *target) load() bool {
+	if t.loaded {
+		return t.err == nil
+	}
+	t.loaded = true
+	u, err := kube.Unstructured(t.obj)
 	if err != nil {
 		t.err = err
-		return t
+		return false
 	}
-	if d != nil && d.Err == nil {
-		d.Version(gv.Version).ApplyDefaults(u) // the API server defaults a custom resource as it decodes it
+	if t.crd != nil && t.crd.Err == nil {
+		t.crd.Version(t.gvk.Version).ApplyDefaults(u)
 	}
 	o := &unstructured.Unstructured{Object: u}
-	attrNamespace := t.namespace
-	if obj.Kind == "Namespace" && gv.Group == "" {
-		attrNamespace = obj.Name // admission names a Namespace's own namespace so
-	}
-	t.attrs = admission.NewAttributesRecord(o, nil, t.gvk, attrNamespace, obj.Name, t.gvr, "", admission.Create, &metav1.CreateOptions{}, false, &user.DefaultInfo{})
+	t.attrs = t.attributes(o)
 	t.versioned = &admission.VersionedAttributes{Attributes: t.attrs, VersionedKind: t.gvk, VersionedObject: admission.NewLazyObject(o)}
-	return t
+	return true
 }
 
 // evaluate runs policy p on t through each of its bindings that matches,
 // and returns the refusals, one per failed validation at the highest
 // severity of the bindings that refuse it.
 func (p *policy) evaluate(ctx *checks.Context, s *set, t *target) []checks.Finding {
-	if t.err != nil || p.overBudget.Load() || p.kinds != nil && !p.kinds[t.obj.Kind] || !p.matches(s, t, p.spec.MatchConstraints, true) {
+	if p.overBudget.Load() || p.kinds != nil && !p.kinds[t.obj.Kind] || !p.matches(s, t, p.spec.MatchConstraints, true) || !t.load() {
 		return nil
 	}
 	type refusal struct {
