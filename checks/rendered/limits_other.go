@@ -22,3 +22,5 @@ func newSysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
 
 // workerCPU cannot be read here: a worker's deadline is wall time.
 func workerCPU(int) (time.Duration, bool) { return 0, false }
+
+func waitExited(int) {}

@@ -61,7 +61,6 @@ func Worker(program string, args []string, lim Limits) Renderer {
 		if err := cmd.Start(); err != nil {
 			return Result{}, fmt.Errorf("starting the render worker %s: %w", program, err)
 		}
-		defer killGroup(cmd.Process.Pid) // whatever it started dies with it
 		if lim.Deadline > 0 {
 			stop := watchDeadline(ctx, cancel, cmd.Process.Pid, lim.Deadline)
 			defer stop()
@@ -82,6 +81,11 @@ func Worker(program string, args []string, lim Limits) Renderer {
 		if readErr != nil {
 			_, _ = io.Copy(io.Discard, stdout) // let the worker finish writing
 		}
+		// Whatever the worker started dies with it. Its group is killed
+		// once it has exited but before it is reaped: until then its pid,
+		// which names the group, cannot be given to another process.
+		waitExited(cmd.Process.Pid)
+		_ = killGroup(cmd.Process.Pid)
 		waitErr := cmd.Wait()
 		sendErr := <-sent
 		if waitErr != nil || readErr != nil {
