@@ -33,7 +33,9 @@ func ApplyLimits(l Limits) error {
 		signal.Notify(xcpu, syscall.SIGXCPU)
 		go func() {
 			<-xcpu
-			fmt.Fprintf(os.Stderr, "render worker: %s\n", cpuLimitMessage)
+			// Straight to file descriptor 2: os.Stderr may be a pipe
+			// that would not be read before the exit.
+			fmt.Fprintf(os.NewFile(uintptr(syscall.Stderr), "stderr"), "render worker: %s\n", cpuLimitMessage)
 			os.Exit(3)
 		}()
 	}

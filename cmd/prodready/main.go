@@ -26,7 +26,11 @@ import (
 var version = "dev"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stderr := os.Stderr
+	restore := dedupeStrayStderr(stderr)
+	code := run(os.Args[1:], os.Stdin, os.Stdout, stderr)
+	restore()
+	os.Exit(code)
 }
 
 // denyNetwork makes the process refuse network requests: render.DenyNetwork,

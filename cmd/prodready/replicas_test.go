@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	// serve and action start this same binary as their render workers: the
 	// test binary started with the worker's command is the worker.
 	if os.Getenv(asMain) == "1" || len(os.Args) > 1 && os.Args[1] == renderWorkerName {
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		main() // as the binary starts, and exits
 	}
 	os.Exit(m.Run())
 }
