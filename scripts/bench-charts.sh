@@ -77,16 +77,17 @@ while IFS= read -r d; do
 done < "$work/charts" > "$work/renders"
 nrender=$(wc -l < "$work/renders")
 
-# One untimed pass of each to count what it renders.
-"$work/prodready" check -o text --output-file "$work/prodready-charts.txt" "$charts_dir" || true
-"$work/prodready" check -o text --output-file "$work/prodready-kustomize.txt" "$kustomize_dir" || true
+# One untimed pass of each to count what it renders (-o wide: one line a
+# finding, file:line:col first, nothing cut short).
+"$work/prodready" check -o wide --output-file "$work/prodready-charts.txt" "$charts_dir" || true
+"$work/prodready" check -o wide --output-file "$work/prodready-kustomize.txt" "$kustomize_dir" || true
 failed_by() { # failed_by REPORT KIND: the charts or overlays REPORT says cannot be rendered
   grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) cannot be rendered, .*|\1|p" | sort -u || true
 }
 partial_by() {
   grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) is rendered only in part: .*|\1|p" | sort -u || true
 }
-"$work/prodready" check -o text --output-file "$work/prodready-charts-more.txt" "$corpus/charts-more" || true
+"$work/prodready" check -o wide --output-file "$work/prodready-charts-more.txt" "$corpus/charts-more" || true
 # The share of findings on a chart's template placed at its line 1: a
 # template line map lost, or a key whose source was not traced (goal 0).
 line1() { # line1 REPORT: "<at line 1> of <on templates>"
