@@ -43,6 +43,11 @@ type Config struct {
 	// Charts names more values sets for charts of the repository: each
 	// makes one more render of its chart.
 	Charts []ChartConfig `yaml:"charts"`
+	// ChartValues says which values sets a chart is rendered with:
+	// ChartValuesAll (the default) renders it with its values.yaml and
+	// once more per values set (ci/*-values.yaml, values-*.yaml, charts:);
+	// ChartValuesDefault with its values.yaml only.
+	ChartValues string `yaml:"chartValues"`
 	// Review configures the bot.
 	Review ReviewConfig `yaml:"review"`
 	// CRDs names more files or folders of CustomResourceDefinitions
@@ -394,6 +399,9 @@ func (c *Config) validate() []*fieldError {
 	}
 	c.failOn = sev
 	errs = append(errs, c.Review.validate()...)
+	if e := c.validateChartValues(); e != nil {
+		errs = append(errs, e)
+	}
 	for i, ch := range c.Charts {
 		if ch.Path == "" || len(ch.Values) == 0 {
 			at := fmt.Sprintf("charts[%d]", i)
@@ -426,6 +434,41 @@ func (c *Config) validate() []*fieldError {
 		}
 	}
 	return errs
+}
+
+// The values of chartValues.
+const (
+	// ChartValuesAll renders a chart with its values.yaml and once more per
+	// values set.
+	ChartValuesAll = "all"
+	// ChartValuesDefault renders a chart with its values.yaml only.
+	ChartValuesDefault = "default"
+)
+
+// validateChartValues checks chartValues (empty is ChartValuesAll).
+func (c *Config) validateChartValues() *fieldError {
+	modes := configFields["chartValues"].enum
+	switch c.ChartValues {
+	case "", ChartValuesAll, ChartValuesDefault:
+		return nil
+	}
+	return &fieldError{"chartValues", fmt.Sprintf("chartValues: want %s, not %q%s", orList(modes), c.ChartValues, hint(c.ChartValues, modes, ""))}
+}
+
+// ChartValuesOnlyDefault reports whether charts are rendered with their
+// values.yaml only (chartValues: default, or --chart-values default).
+func (c *Config) ChartValuesOnlyDefault() bool { return c.ChartValues == ChartValuesDefault }
+
+// SetChartValues overrides chartValues (from a command-line flag):
+// ChartValuesAll or ChartValuesDefault.
+func (c *Config) SetChartValues(v string) error {
+	switch v {
+	case ChartValuesAll, ChartValuesDefault:
+		c.ChartValues = v
+		return nil
+	}
+	modes := configFields["chartValues"].enum
+	return fmt.Errorf("want %s, not %q%s", orList(modes), v, hint(v, modes, ""))
 }
 
 // minAboveMax is the problem of rule r's whole-number parameters min and

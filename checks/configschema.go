@@ -63,6 +63,10 @@ var configFields = map[string]fieldSpec{
 		doc:  "Larger files are refused with a finding. Default 5242880 (5 MiB).",
 		ints: &IntRange{Min: 1, Max: maxMaxFileBytes},
 	},
+	"chartValues": {
+		doc:  "Which values sets a chart is rendered with: all (its values.yaml, and once more with each ci/*-values.yaml, values-*.yaml and charts: entry) or default (its values.yaml only: one render a chart, the other sets are named as not rendered). Default all.",
+		enum: []string{ChartValuesAll, ChartValuesDefault},
+	},
 	"rules":                                  {doc: "Rules by ID: true or false to switch one on or off, or a mapping of enabled, severity and the rule's parameters."},
 	"helmValues":                             {doc: "Values files the checks cannot recognise on their own, each with the chart it configures."},
 	"helmValues.path":                        {doc: "The values file, from the config file's folder."},

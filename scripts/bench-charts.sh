@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Times `prodready check` on whole chart repositories against `helm template`
-# piped into kube-score, chart by chart: every chart of the shared corpus's
-# helm-charts/ (prometheus-community and argo-helm; charts vendored in
-# another chart's charts/ folder are rendered with that chart, not on their
-# own), each with its values.yaml and once more with each ci/*-values.yaml
-# and values-*.yaml beside it. prodready is one process that makes every
-# render in-process and checks the result; the peer is one bash loop running
-# `helm template [-f <set>] <chart> | kube-score score --output-format ci -`
-# per render.
+# piped into kube-score, chart by chart, and against kube-linter: every
+# chart of the shared corpus's helm-charts/ (prometheus-community and
+# argo-helm; charts vendored in another chart's charts/ folder are rendered
+# with that chart, not on their own).
+#
+# Like for like, with each chart's values.yaml only: `prodready check
+# --chart-values default`, a loop of `helm template <chart> | kube-score
+# score -` (one render a chart), and `kube-linter lint helm-charts/` (which
+# renders each chart once, with its values.yaml). With every values set:
+# `prodready check` (its default: every ci/*-values.yaml and values-*.yaml
+# beside a chart is rendered too) against the same loop over those renders.
+# kube-linter is timed when it is on PATH (it is not served by the Go module
+# proxy, so this script cannot install it); otherwise the script says it was
+# skipped, and docs/performance.md compares with recorded figures.
+#
 # Both render offline: a chart whose dependencies are not in the repository
 # fails in helm (it does not fetch them here) and is counted, as are the
 # charts prodready cannot render. prodready is also timed on
@@ -70,16 +77,17 @@ while IFS= read -r d; do
 done < "$work/charts" > "$work/renders"
 nrender=$(wc -l < "$work/renders")
 
-# One untimed pass of each to count what it renders.
-"$work/prodready" check -o text --output-file "$work/prodready-charts.txt" "$charts_dir" || true
-"$work/prodready" check -o text --output-file "$work/prodready-kustomize.txt" "$kustomize_dir" || true
+# One untimed pass of each to count what it renders (-o wide: one line a
+# finding, file:line:col first, nothing cut short).
+"$work/prodready" check -o wide --output-file "$work/prodready-charts.txt" "$charts_dir" || true
+"$work/prodready" check -o wide --output-file "$work/prodready-kustomize.txt" "$kustomize_dir" || true
 failed_by() { # failed_by REPORT KIND: the charts or overlays REPORT says cannot be rendered
   grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) cannot be rendered, .*|\1|p" | sort -u || true
 }
 partial_by() {
   grep ' render-failed ' "$1" | sed -n "s|.* the $2 \(.*\) is rendered only in part: .*|\1|p" | sort -u || true
 }
-"$work/prodready" check --format text -o "$work/prodready-charts-more.txt" "$corpus/charts-more" || true
+"$work/prodready" check -o wide --output-file "$work/prodready-charts-more.txt" "$corpus/charts-more" || true
 # The share of findings on a chart's template placed at its line 1: a
 # template line map lost, or a key whose source was not traced (goal 0).
 line1() { # line1 REPORT: "<at line 1> of <on templates>"
@@ -117,14 +125,17 @@ kok=$(grep -o '(rendered from the overlay [^)]*)' "$work/prodready-kustomize.txt
 echo "overlays in $kustomize_dir: prodready reports findings on $(count "$kok") rendered, $(count "$kfail") cannot be rendered (of $(find "$kustomize_dir" \( -name kustomization.yaml -o -name kustomization.yml -o -name Kustomization \) | wc -l) kustomization folders, bases included)"
 [ -z "$kfail" ] || printf '%s\n' "$kfail" | short | sed 's/^/  cannot be rendered: /'
 
-# The peer, one process a round: a loop over the renders.
+# The peer, one process a round: a loop over the renders (peer.sh RENDERS).
 cat > "$work/peer.sh" <<'EOF'
 while IFS=$'\t' read -r d v; do
   if [ -n "$v" ]; then set -- -f "$v"; else set --; fi
   "$HELM" template --kube-version "$KUBEVER" "$@" "$d" 2>/dev/null | "$KUBESCORE" score --output-format ci - || true
-done < "$RENDERS"
+done < "$1"
 EOF
-export HELM=$helm KUBESCORE=$kubescore KUBEVER=$kubever RENDERS=$work/renders
+export HELM=$helm KUBESCORE=$kubescore KUBEVER=$kubever
+# The renders with values.yaml only: one a chart.
+awk -F'\t' '$2 == ""' "$work/renders" > "$work/renders-default"
+kubelinter=$(command -v kube-linter || true)
 
 measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/times-NAME
   local name=$1; shift
@@ -132,20 +143,39 @@ measure() { # measure NAME CMD… : appends "wall_s peak_kib cpu_s" to $work/tim
   tail -n 1 "$work/t" | awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' >> "$work/times-$name"
 }
 for _ in $(seq "$rounds"); do
+  measure prodready-default "$work/prodready" check --chart-values default -o text --output-file /dev/null "$charts_dir"
+  if [ -n "$kubelinter" ]; then measure kubelinter "$kubelinter" lint "$charts_dir"; fi
+  measure peer-default bash "$work/peer.sh" "$work/renders-default"
   measure prodready "$work/prodready" check -o text --output-file /dev/null "$charts_dir"
-  measure peer bash "$work/peer.sh"
+  measure peer bash "$work/peer.sh" "$work/renders"
   measure kustomize "$work/prodready" check -o text --output-file /dev/null "$kustomize_dir"
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 col() { cut -d' ' -f"$2" "$work/times-$1" | median; }
-pw=$(col prodready 1); pm=$(col prodready 2); pc=$(col prodready 3)
-hw=$(col peer 1); hm=$(col peer 2); hc=$(col peer 3)
-kw=$(col kustomize 1); km=$(col kustomize 2); kc=$(col kustomize 3)
+row() { # row NAME LABEL: the medians of NAME's rounds
+  printf '%-58s %8s %8s %14.1f\n' "$2" "$(col "$1" 1)" "$(col "$1" 3)" "$(echo "$(col "$1" 2)/1024" | bc -l)"
+}
+ratio() { # ratio A B COLUMN: A's median over B's
+  echo "$(col "$1" "$3")/$(col "$2" "$3")" | bc -l
+}
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-40s %8s %8s %14s\n' run "wall s" "CPU s" "peak RSS MiB"
-printf '%-40s %8s %8s %14.1f\n' "prodready check helm-charts/" "$pw" "$pc" "$(echo "$pm/1024" | bc -l)"
-printf '%-40s %8s %8s %14.1f\n' "helm template | kube-score, per render" "$hw" "$hc" "$(echo "$hm/1024" | bc -l)"
-printf '%-40s %8s %8s %14.1f\n' "prodready check kustomize-examples/" "$kw" "$kc" "$(echo "$km/1024" | bc -l)"
-printf 'on the charts prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx that of the largest peer process (medians of %d rounds)\n' \
-  "$(echo "$hw/$pw" | bc -l)" "$(echo "$hc/$pc" | bc -l)" "$(echo "$pm/$hm" | bc -l)" "$rounds"
+printf '%-58s %8s %8s %14s\n' run "wall s" "CPU s" "peak RSS MiB"
+row prodready-default "prodready check --chart-values default helm-charts/"
+if [ -n "$kubelinter" ]; then row kubelinter "kube-linter lint helm-charts/"; fi
+row peer-default "helm template | kube-score, values.yaml only ($nchart)"
+row prodready "prodready check helm-charts/ (every values set)"
+row peer "helm template | kube-score, every values set ($nrender)"
+row kustomize "prodready check kustomize-examples/"
+if [ -n "$kubelinter" ]; then
+  printf 'values.yaml only: prodready takes %.2fx the wall time and %.2fx the CPU time of kube-linter; its peak RSS is %.2fx\n' \
+    "$(ratio prodready-default kubelinter 1)" "$(ratio prodready-default kubelinter 3)" "$(ratio prodready-default kubelinter 2)"
+  printf 'every values set: prodready takes %.2fx the CPU time of kube-linter (on values.yaml only) for %.2fx the renders\n' \
+    "$(ratio prodready kubelinter 3)" "$(echo "$nrender/$nchart" | bc -l)"
+else
+  echo "kube-linter: skipped (not on PATH; golang.stackrox.io/kube-linter is not served by the Go module proxy, so this script cannot install it): docs/performance.md compares with recorded figures"
+fi
+printf 'values.yaml only: prodready is %.2fx faster than helm template | kube-score by wall time, %.2fx by CPU time; its peak RSS is %.2fx that of the largest peer process\n' \
+  "$(ratio peer-default prodready-default 1)" "$(ratio peer-default prodready-default 3)" "$(ratio prodready-default peer-default 2)"
+printf 'every values set: prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx (medians of %d rounds)\n' \
+  "$(ratio peer prodready 1)" "$(ratio peer prodready 3)" "$(ratio prodready peer 2)" "$rounds"

@@ -23,10 +23,11 @@ func Isolated(worker rendered.Renderer, procs int) rendered.Renderer {
 		opts = opts.WithDefaults()
 		var jobs []rendered.Job
 		var res rendered.Result
+		var leftOut map[string][]rendered.Skipped
 		if opts.Only != nil {
 			jobs = []rendered.Job{*opts.Only} // the one render asked for: no plan, no cap
 		} else {
-			jobs, res = plan(files, opts)
+			jobs, res, leftOut = plan(files, opts)
 		}
 		inOrder(len(jobs), procs, func(i int) *rendered.Render {
 			select {
@@ -44,7 +45,7 @@ func Isolated(worker rendered.Renderer, procs int) rendered.Renderer {
 			if len(got.Renders) != 1 {
 				return failedJob(files, jobs[i], "the render worker answered with no render")
 			}
-			return got.Renders[0]
+			return withLeftOut(got.Renders[0], jobs[i], leftOut)
 		}, func(r *rendered.Render) { res.Renders = append(res.Renders, r) })
 		return res, nil
 	}

@@ -178,9 +178,10 @@ type Job struct {
 }
 
 // ConfigOptions are the render options a config asks for: its Kubernetes
-// version, and one more render of a chart per values set under charts:.
+// version, one more render of a chart per values set under charts:, and
+// each chart's values.yaml alone under chartValues: default.
 func ConfigOptions(cfg *checks.Config) Options {
-	opts := Options{KubeVersion: cfg.KubernetesVersion}
+	opts := Options{KubeVersion: cfg.KubernetesVersion, ValuesYAMLOnly: cfg.ChartValuesOnlyDefault()}
 	for _, ch := range cfg.Charts {
 		if opts.ExtraValues == nil {
 			opts.ExtraValues = map[string][][]string{}

@@ -112,6 +112,7 @@ func (o *outputFlags) resolve(fs *pflag.FlagSet, stderr io.Writer) (format, file
 // checkFlags are check's own flags.
 type checkFlags struct {
 	config, failOn         string
+	chartValues            string
 	out                    outputFlags
 	cpuProfile, memProfile string
 	allowEmpty, verbose    bool
@@ -137,6 +138,8 @@ func (p Program) checkCommand(std IO) *cobra.Command {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "text: name each file not checked, not only how many and why")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile, taken when the rules have run, to this file (go tool pprof)")
+	fs.StringVar(&f.chartValues, "chart-values", "", "which values sets a chart is rendered with: all (its values.yaml, then each ci/*-values.yaml, values-*.yaml and config charts: set) or default (its values.yaml only); overrides the config's chartValues (default all)")
+	cmd.RegisterFlagCompletionFunc("chart-values", cobra.FixedCompletions([]string{checks.ChartValuesAll, checks.ChartValuesDefault}, cobra.ShellCompDirectiveNoFileComp))
 	f.over = addOverrides(cmd)
 	return cmd
 }
@@ -190,6 +193,12 @@ func (p Program) runCheck(cmd *cobra.Command, f *checkFlags, paths []string, std
 			return ExitUsage
 		}
 		cfg.SetFailOn(sev)
+	}
+	if f.chartValues != "" {
+		if err := cfg.SetChartValues(f.chartValues); err != nil {
+			fmt.Fprintln(stderr, "prodready: --chart-values:", err)
+			return ExitUsage
+		}
 	}
 	sel, err := selectInputs(cfg, paths, std.In, true)
 	if err != nil {
