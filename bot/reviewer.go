@@ -369,6 +369,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	if reuse && lc != nil && config != "" {
 		key = rv.resultKey(config, plan, files, len(folders) > 0)
 		if kept, ok := lc.GetResult(key); ok {
+			LoggerFrom(ctx).Info("base run reused from the cache", "files", len(files))
 			return *kept
 		}
 	}
