@@ -44,6 +44,11 @@ type Reviewer struct {
 	// checks/render, so the lean CLI that links this package carries no
 	// Helm or kustomize.
 	Render rendered.Renderer
+	// RememberFindings keeps, when Cache is an LRUCache, the rules'
+	// findings on each cached object beside its parse (checks.Memo), so a
+	// later run recalls those of the rules that read only that object.
+	// NewReviewer sets it.
+	RememberFindings bool
 }
 
 // NewReviewer returns a Reviewer that caches blobs in cache (which may be
@@ -52,7 +57,7 @@ func NewReviewer(cache BlobCache, logger *slog.Logger) *Reviewer {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Reviewer{Cache: cache, Logger: logger, Suggest: SuggestFixes}
+	return &Reviewer{Cache: cache, Logger: logger, Suggest: SuggestFixes, RememberFindings: true}
 }
 
 type loggerKey struct{}
@@ -304,7 +309,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	lc, _ := rv.Cache.(*LRUCache)
 	var memo *runMemo
 	config := configKey(cfg)
-	if lc != nil && config != "" {
+	if lc != nil && config != "" && rv.RememberFindings {
 		memo = newRunMemo(lc, config)
 	}
 	inputs := make([]checks.Input, 0, len(files))

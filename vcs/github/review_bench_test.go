@@ -162,6 +162,9 @@ func benchHost(b *testing.B, repo benchRepo) (bot.Host, func(i int) bot.PullRequ
 	return host, pr
 }
 
+// quiet is the context the benchmarks review in: their log lines go nowhere.
+var quiet = bot.WithLogger(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+
 func benchHead(i int) string { return fmt.Sprintf("%040x", i+1) }
 
 // heapPeak samples the live heap while f runs and returns its peak.
@@ -220,8 +223,12 @@ func benchSizes() []int {
 // around it, whose cost does not grow with the repository): "first" is the
 // pull request's first review (every cache empty), "push" a later push
 // that changes one more file, with the caches the earlier reviews filled
-// (the cache as serve sizes it by default, --cache-bytes). peak-heap-MiB
-// is the live heap's peak during the review, fake GitHub included.
+// (the cache as serve sizes it by default, --cache-bytes, or
+// PRODREADY_BENCH_CACHE_MIB; PRODREADY_BENCH_NO_MEMO=1 keeps no findings
+// beside the parses). cpu-s/op is the process's CPU time per review,
+// fake GitHub included (on a shared machine, compare it rather than wall
+// time); peak-heap-MiB the live heap's peak during the review, fake
+// GitHub and cache included.
 func BenchmarkReviewPush(b *testing.B) {
 	for _, n := range benchSizes() {
 		repo := newBenchRepo(n, 4)
@@ -231,10 +238,11 @@ func BenchmarkReviewPush(b *testing.B) {
 			var cpu time.Duration
 			for b.Loop() {
 				rv := bot.NewReviewer(bot.NewLRUCache(benchCacheBytes()), slog.New(slog.NewTextHandler(io.Discard, nil)))
+				rv.RememberFindings = os.Getenv("PRODREADY_BENCH_NO_MEMO") == ""
 				runtime.GC()
 				start := cpuTime()
 				peak = max(peak, heapPeak(func() {
-					if _, err := rv.Prepare(context.Background(), host, pr(0), nil); err != nil {
+					if _, err := rv.Prepare(quiet, host, pr(0), nil); err != nil {
 						b.Fatal(err)
 					}
 				}))
@@ -247,7 +255,8 @@ func BenchmarkReviewPush(b *testing.B) {
 			host, pr := benchHost(b, repo)
 			cache := bot.NewLRUCache(benchCacheBytes())
 			rv := bot.NewReviewer(cache, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			if _, err := rv.Prepare(context.Background(), host, pr(0), nil); err != nil {
+			rv.RememberFindings = os.Getenv("PRODREADY_BENCH_NO_MEMO") == ""
+			if _, err := rv.Prepare(quiet, host, pr(0), nil); err != nil {
 				b.Fatal(err)
 			}
 			b.Logf("after the first review the cache holds %d entries, %d MiB counted", cache.Len(), cache.Bytes()>>20)
@@ -267,7 +276,7 @@ func BenchmarkReviewPush(b *testing.B) {
 				runtime.GC()
 				start := cpuTime()
 				peak = max(peak, heapPeak(func() {
-					if _, err := rv.Prepare(context.Background(), host, pr(i), nil); err != nil {
+					if _, err := rv.Prepare(quiet, host, pr(i), nil); err != nil {
 						b.Fatal(err)
 					}
 				}))
