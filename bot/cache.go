@@ -24,14 +24,27 @@ type lruEntry struct {
 	// parsed are parses of data: one per path the blob sits at and parser
 	// limits (usually one).
 	parsed []parsedEntry
+	// result, in an entry keyed by a run's inputs (resultKey) instead of
+	// a blob, is a review's run of a base commit (see GetResult).
+	result     *runOutput
+	resultCost int
 }
 
-// cost is what an entry counts against maxBytes: its content, and the
-// estimated memory of each parse of it (parsedCost).
+// entryOverhead is what an entry costs besides its contents: the list
+// element, the map's slot and key, the entry itself. It bounds the number
+// of entries as well as their bytes.
+const entryOverhead = 160
+
+// cost is what an entry counts against maxBytes: its content, the
+// estimated memory of each parse of it (parsedCost) and of the findings
+// remembered for its objects, or of the run it holds, and entryOverhead.
 func (e *lruEntry) cost() int {
-	n := len(e.data)
+	n := entryOverhead + len(e.sha) + len(e.data) + e.resultCost
 	for _, p := range e.parsed {
 		n += p.cost
+		for _, m := range p.memos {
+			n += m.cost
+		}
 	}
 	return n
 }
@@ -67,9 +80,19 @@ func (c *LRUCache) Put(sha string, data []byte) {
 		return
 	}
 	ent := &lruEntry{sha: sha, data: data}
+	if ent.cost() > c.maxBytes {
+		return
+	}
 	c.items[sha] = c.order.PushFront(ent)
 	c.size += ent.cost()
 	c.evict()
+}
+
+// Bytes returns what the cache's entries count against its bound.
+func (c *LRUCache) Bytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size
 }
 
 // evict drops least recently used entries until the cache fits.

@@ -94,6 +94,9 @@ type parsedEntry struct {
 	file *manifest.File
 	lim  manifest.Limits
 	cost int // parsedCost(file)
+	// memos are what the rules found on file's objects under a config
+	// (checks.Memo), at most maxMemosPerParse configs.
+	memos []memoEntry
 }
 
 // GetParsed returns blob sha parsed as path under lim, if cached.
@@ -121,7 +124,7 @@ func (c *LRUCache) PutParsed(sha string, f *manifest.File, lim manifest.Limits) 
 		return
 	}
 	cost := parsedCost(f)
-	if len(f.Source)+cost > c.maxBytes {
+	if entryOverhead+len(f.Source)+cost > c.maxBytes {
 		return
 	}
 	c.mu.Lock()

@@ -43,7 +43,7 @@ func TestParsedCacheKeysByPathAndLimits(t *testing.T) {
 func TestParsedCacheBoundedBySize(t *testing.T) {
 	src := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n") // 51 bytes
 	lim := manifest.DefaultLimits
-	perFile := len(src) + parsedCost(manifest.Parse("a.yaml", src, lim))
+	perFile := entryOverhead + len("sha0") + len(src) + parsedCost(manifest.Parse("a.yaml", src, lim))
 	c := NewLRUCache(3 * perFile)
 	for i := range 10 {
 		c.PutParsed(fmt.Sprint("sha", i), manifest.Parse("a.yaml", src, lim), lim)
@@ -123,7 +123,7 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 	}
 	rv := NewReviewer(NewLRUCache(1<<20), nil)
 	files := []File{{Path: "a.yaml", SHA: "sa", Data: inputs[0].Data}, {Path: "b.yaml", SHA: "sb", Data: inputs[1].Data}}
-	first := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg).res.Files
+	first := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false).res.Files
 	for _, f := range first {
 		for _, o := range f.Objects {
 			if !o.Packed() {
@@ -137,7 +137,7 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg)
+			out := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false)
 			if out.res.Files[0] != first[0] || out.res.Files[1] != first[1] {
 				t.Error("cached parse not reused")
 			}

@@ -104,14 +104,14 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 			return Review{}, err
 		}
 		rv.derive(changed, bfiles)
-		b := rv.run(ctx, bplan, bfiles, cfg)
+		b := rv.run(ctx, bplan, bfiles, cfg, true)
 		base = &b
 	}
 	plan, files, err := load(pr.HeadSHA)
 	if err != nil {
 		return Review{}, err
 	}
-	out := rv.run(ctx, plan, files, cfg)
+	out := rv.run(ctx, plan, files, cfg, false)
 	src := map[string][]byte{}
 	for _, f := range files {
 		src[f.Path] = f.Data
@@ -220,11 +220,9 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	// Unless the config at base trusts them they do not count: the finding
 	// is graded as if the ignore were not there, and listed either way.
 	if out.res != nil {
-		silencedAtBase := map[string]bool{}
-		if base != nil && base.res != nil {
-			for _, s := range base.res.Silenced {
-				silencedAtBase[s.Finding.Fingerprint()] = true
-			}
+		var silencedAtBase map[string]bool
+		if base != nil {
+			silencedAtBase = base.identities().silenced
 		}
 		for _, s := range out.res.Silenced {
 			if _, ok := patches[s.File]; !ok {
@@ -242,25 +240,28 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		}
 	}
 	checks.SortFindings(head)
-	atBase := map[string]checks.Finding{}
+	var atBase map[string]int // fingerprint -> index in base.findings, then base.problems
 	if base != nil {
-		for _, f := range append(append([]checks.Finding(nil), base.findings...), base.problems...) {
-			atBase[f.Fingerprint()] = f
-		}
+		atBase = base.identities().found
 	}
-	headFP := map[string]bool{}
-	for _, f := range head {
-		headFP[f.Fingerprint()] = true
-		r.Fingerprints[f.Fingerprint()] = true
+	headFPs := make([]string, len(head))
+	headFP := make(map[string]bool, len(head))
+	for i, f := range head {
+		headFPs[i] = f.Fingerprint()
+		headFP[headFPs[i]] = true
+		r.Fingerprints[headFPs[i]] = true
 	}
 	for _, ig := range r.IgnoredByPR {
 		headFP[ig.Finding.Fingerprint()] = true // silenced, not fixed
 	}
-	nsPaths := namespacePaths(&out, base)
+	nsPaths := out.namespaces
+	if base != nil {
+		nsPaths = mergeNamespaces(out.namespaces, base.namespaces)
+	}
 	byFile := map[string][]checks.Finding{}
-	for _, f := range head {
+	for i, f := range head {
 		_, touched := patches[f.File]
-		_, old := atBase[f.Fingerprint()]
+		_, old := atBase[headFPs[i]]
 		isNew := !old
 		switch {
 		case isNew:
@@ -285,9 +286,11 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		}
 		r.Outside = append(r.Outside, f)
 	}
-	for fp, f := range atBase {
-		if !headFP[fp] {
-			r.Fixed = append(r.Fixed, f)
+	if base != nil {
+		for fp, i := range atBase {
+			if !headFP[fp] {
+				r.Fixed = append(r.Fixed, base.nth(i))
+			}
 		}
 	}
 	checks.SortFindings(r.Fixed)
@@ -422,19 +425,33 @@ func causedBy(f checks.Finding, changed []ChangedFile, nsPaths map[string]map[st
 }
 
 // namespacePaths maps each namespace to the paths that hold an object of
-// it, at head or at base.
-func namespacePaths(runs ...*runOutput) map[string]map[string]bool {
+// it in a run.
+func namespacePaths(res *checks.Result) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
-	for _, r := range runs {
-		if r == nil || r.res == nil {
-			continue
+	if res == nil {
+		return out
+	}
+	for _, mf := range res.Files {
+		for _, o := range mf.Objects {
+			if out[o.Namespace] == nil {
+				out[o.Namespace] = map[string]bool{}
+			}
+			out[o.Namespace][mf.Path] = true
 		}
-		for _, mf := range r.res.Files {
-			for _, o := range mf.Objects {
-				if out[o.Namespace] == nil {
-					out[o.Namespace] = map[string]bool{}
-				}
-				out[o.Namespace][mf.Path] = true
+	}
+	return out
+}
+
+// mergeNamespaces is namespacePaths of two runs, head and base.
+func mergeNamespaces(a, b map[string]map[string]bool) map[string]map[string]bool {
+	out := make(map[string]map[string]bool, len(a))
+	for _, m := range []map[string]map[string]bool{a, b} {
+		for ns, paths := range m {
+			if out[ns] == nil {
+				out[ns] = map[string]bool{}
+			}
+			for p := range paths {
+				out[ns][p] = true
 			}
 		}
 	}

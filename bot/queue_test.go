@@ -92,7 +92,8 @@ func TestPoolGraceCancelsRunningJobs(t *testing.T) {
 }
 
 func TestLRUCacheEvictsBySize(t *testing.T) {
-	c := NewLRUCache(10)
+	perBlob := entryOverhead + len("a") + len("aaaa") // what a blob counts
+	c := NewLRUCache(2*perBlob + perBlob/2)
 	c.Put("a", []byte("aaaa"))
 	c.Put("b", []byte("bbbb"))
 	c.Get("a") // a is now the most recent
@@ -103,7 +104,7 @@ func TestLRUCacheEvictsBySize(t *testing.T) {
 	if _, ok := c.Get("a"); !ok {
 		t.Error("a should be kept")
 	}
-	c.Put("huge", make([]byte, 11))
+	c.Put("huge", make([]byte, 2*perBlob))
 	if _, ok := c.Get("huge"); ok || c.Len() != 2 {
 		t.Errorf("a blob larger than the cache must not be kept (len %d)", c.Len())
 	}

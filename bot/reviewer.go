@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prodready/prodready/checks"
@@ -43,6 +44,11 @@ type Reviewer struct {
 	// checks/render, so the lean CLI that links this package carries no
 	// Helm or kustomize.
 	Render rendered.Renderer
+	// RememberFindings keeps, when Cache is an LRUCache, the rules'
+	// findings on each cached object beside its parse (checks.Memo), so a
+	// later run recalls those of the rules that read only that object.
+	// NewReviewer sets it.
+	RememberFindings bool
 }
 
 // NewReviewer returns a Reviewer that caches blobs in cache (which may be
@@ -51,7 +57,7 @@ func NewReviewer(cache BlobCache, logger *slog.Logger) *Reviewer {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Reviewer{Cache: cache, Logger: logger, Suggest: SuggestFixes}
+	return &Reviewer{Cache: cache, Logger: logger, Suggest: SuggestFixes, RememberFindings: true}
 }
 
 type loggerKey struct{}
@@ -209,6 +215,55 @@ type runOutput struct {
 	unreadable []checks.Finding
 	res        *checks.Result
 	skipped    []report.NotChecked
+	// namespaces maps each namespace to the paths holding an object of it
+	// (namespacePaths).
+	namespaces map[string]map[string]bool
+	// ids are the identities of a base's findings, made once (a kept run
+	// is shared by the reviews that compare with it).
+	ids *runIdentities
+}
+
+// runIdentities are the identities of a run's findings, made once.
+type runIdentities struct {
+	once sync.Once
+	// found maps the fingerprint of each finding and problem to its index
+	// in findings, then problems (nth); silenced holds those of the
+	// findings ignores silenced.
+	found    map[string]int
+	silenced map[string]bool
+}
+
+// identities returns the identities of o's findings.
+func (o *runOutput) identities() *runIdentities {
+	ids := o.ids
+	if ids == nil {
+		ids = &runIdentities{} // not kept: made for this review alone
+		o.ids = ids
+	}
+	ids.once.Do(func() {
+		ids.found = make(map[string]int, len(o.findings)+len(o.problems))
+		for i := range o.findings {
+			ids.found[o.findings[i].Fingerprint()] = i
+		}
+		for i := range o.problems {
+			ids.found[o.problems[i].Fingerprint()] = len(o.findings) + i
+		}
+		ids.silenced = map[string]bool{}
+		if o.res != nil {
+			for _, s := range o.res.Silenced {
+				ids.silenced[s.Finding.Fingerprint()] = true
+			}
+		}
+	})
+	return ids
+}
+
+// nth is the finding identities().found indexes by i.
+func (o *runOutput) nth(i int) checks.Finding {
+	if i < len(o.findings) {
+		return o.findings[i]
+	}
+	return o.problems[i-len(o.findings)]
 }
 
 // notChecked lists the files the pull request changes that were read but
@@ -242,9 +297,21 @@ func (o runOutput) notChecked(changed map[string]string) []report.NotChecked {
 // findings of other renders are dropped. It takes from the cache, when it
 // is a ParsedCache, every file whose blob was parsed before with the same
 // limits, and keeps there the ones the run parses.
-func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg *checks.Config) runOutput {
+//
+// With reuse, and a cache that keeps results (LRUCache), a run of the same
+// inputs (the same files, by blob, read the same way, with the same config
+// and renders) is the one the cache holds from before, if any, and this
+// run is kept there: a review keeps its base's run, which every push of a
+// pull request, and every pull request on that base, shares.
+func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg *checks.Config, reuse bool) runOutput {
 	lim := cfg.ParseLimits()
 	pc, _ := rv.Cache.(ParsedCache)
+	lc, _ := rv.Cache.(*LRUCache)
+	var memo *runMemo
+	config := configKey(cfg)
+	if lc != nil && config != "" && rv.RememberFindings {
+		memo = newRunMemo(lc, config)
+	}
 	inputs := make([]checks.Input, 0, len(files))
 	miss := map[string]string{} // path -> blob SHA, parsed by this run
 	var unreadable []report.NotChecked
@@ -262,14 +329,19 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		unreadable = append(unreadable, report.NotChecked{Path: f.Path, Reason: "could not be read: " + f.Unreadable})
 	}
 	files = kept
+	shas := map[string]string{} // path -> blob SHA, of the files the cache keeps
 	for _, f := range files {
 		if rv.Render != nil && !plan.plain[f.Path] {
 			continue // loaded for a render only
 		}
 		in := checks.Input{Path: f.Path, Data: f.Data}
 		if pc != nil && f.SHA != "" {
+			shas[f.Path] = f.SHA
 			if pf, ok := pc.GetParsed(f.Path, f.SHA, lim); ok {
 				in.Parsed = pf
+				if memo != nil {
+					memo.recall(pf, f.SHA, lim)
+				}
 			} else {
 				miss[f.Path] = f.SHA
 			}
@@ -298,6 +370,17 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 			out.skipped = append(out.skipped, report.NotChecked{Path: n, Reason: notLoadedReason})
 		}
 	}
+	var key string
+	if reuse && lc != nil && config != "" {
+		key = rv.resultKey(config, plan, files, len(folders) > 0)
+		if kept, ok := lc.GetResult(key); ok {
+			LoggerFrom(ctx).Info("base run reused from the cache", "files", len(files))
+			return *kept
+		}
+	}
+	if memo != nil {
+		opts.Check.Memo = memo
+	}
 	scanned := scan.Collect(ctx, inputs, folders, cfg, opts)
 	res := scanned.Result
 	out.res = res
@@ -318,8 +401,12 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 			if sha, ok := miss[mf.Path]; ok {
 				pc.PutParsed(sha, mf, lim)
 			}
+			if sha, ok := shas[mf.Path]; ok && memo != nil {
+				memo.keep(mf, sha, lim)
+			}
 		}
 	}
+	out.namespaces = namespacePaths(res)
 	marked := scanned.Rendered
 	for _, f := range scanned.Unreported {
 		if plan.owns(f.File) {
@@ -365,6 +452,9 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		if all[i].rendered {
 			out.fromRender[out.findings[i].Fingerprint()] = true
 		}
+	}
+	if key != "" {
+		lc.PutResult(key, out.kept())
 	}
 	return out
 }

@@ -21,8 +21,9 @@ import (
 // run (all files given, so a PDB in another file counts), indexes built once,
 // and the configuration.
 type Context struct {
-	Config  *Config
-	Objects []*manifest.Object
+	Config *Config
+	// objects are every object of the run, in run order (Objects).
+	objects []*manifest.Object
 
 	byKind    map[string][]*manifest.Object
 	namespace map[*manifest.Object]string
@@ -44,7 +45,14 @@ type Context struct {
 	services       anchorIndex                      // Services by selector
 	pdbs           anchorIndex                      // PDBs by selector
 
-	indexes sync.Map // *Index[T] → *built
+	indexes *sync.Map // *Index[T] → *built
+
+	// memo, when set, keeps what rules found on objects across runs
+	// (Options.Memo); track, set on the copy of the Context one rule sees
+	// for one object while a memo is kept, records what the rule read
+	// besides that object and the config (see memo.go).
+	memo  Memo
+	track *tracking
 }
 
 // kindName keys objects by kind and name.
@@ -83,6 +91,7 @@ func (x *anchorIndex) add(o *manifest.Object, pairs map[string]string) {
 // candidates returns the objects whose selector may select lbls, in run
 // order.
 func (c *Context) candidates(x *anchorIndex, lbls map[string]string) []*manifest.Object {
+	c.readOthers()
 	out := append([]*manifest.Object(nil), x.always...)
 	for k, v := range lbls {
 		out = append(out, x.byPair[labelPair{k, v}]...)
@@ -97,7 +106,8 @@ func (c *Context) candidates(x *anchorIndex, lbls map[string]string) []*manifest
 func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 	c := &Context{
 		Config:          cfg,
-		Objects:         objects,
+		objects:         objects,
+		indexes:         &sync.Map{},
 		byKind:          map[string][]*manifest.Object{},
 		namespace:       map[*manifest.Object]string{},
 		unit:            map[*manifest.Object]string{},
@@ -218,38 +228,64 @@ func (c *Context) collectKustomizeImages(k *manifest.Object) {
 }
 
 // ByKind returns every object of kind, in run order.
-func (c *Context) ByKind(kind string) []*manifest.Object { return c.byKind[kind] }
+func (c *Context) ByKind(kind string) []*manifest.Object {
+	c.readOthers()
+	return c.byKind[kind]
+}
+
+// Objects returns every object of the run, in run order.
+func (c *Context) Objects() []*manifest.Object {
+	c.readOthers()
+	return c.objects
+}
 
 // ByKindName returns every object of kind named name, in run order.
 func (c *Context) ByKindName(kind, name string) []*manifest.Object {
+	c.readOthers()
 	return c.byKindName[kindName{kind, name}]
 }
 
 // Workloads returns every object with a pod template, in run order.
-func (c *Context) Workloads() []*manifest.Object { return c.workloads }
+func (c *Context) Workloads() []*manifest.Object {
+	c.readOthers()
+	return c.workloads
+}
 
 // Kustomizations returns every kustomization document, in run order.
-func (c *Context) Kustomizations() []*manifest.Object { return c.kustomizations }
+func (c *Context) Kustomizations() []*manifest.Object {
+	c.readOthers()
+	return c.kustomizations
+}
 
 // Namespace returns the object's effective namespace: metadata.namespace,
 // else the enclosing kustomization's namespace, else "" (unknown: it
 // matches any namespace).
-func (c *Context) Namespace(o *manifest.Object) string { return c.namespace[o] }
+func (c *Context) Namespace(o *manifest.Object) string {
+	c.readFact(namespaceFact, o)
+	return c.namespace[o]
+}
 
 // SameNamespace reports whether a and b may live in one namespace: equal,
 // or either unknown.
 func (c *Context) SameNamespace(a, b *manifest.Object) bool {
+	c.readOthers()
 	na, nb := c.namespace[a], c.namespace[b]
 	return na == "" || nb == "" || na == nb
 }
 
 // Unit returns the object's deployment unit: the folder of the nearest
 // enclosing kustomization, else the object's own folder.
-func (c *Context) Unit(o *manifest.Object) string { return c.unit[o] }
+func (c *Context) Unit(o *manifest.Object) string {
+	c.readFact(unitFact, o)
+	return c.unit[o]
+}
 
 // KustomizeOverridesImage reports whether a kustomization in the run
 // rewrites image name (so its tag in a manifest is a placeholder).
-func (c *Context) KustomizeOverridesImage(name string) bool { return c.kustomizeImages[name] }
+func (c *Context) KustomizeOverridesImage(name string) bool {
+	c.readOthers()
+	return c.kustomizeImages[name]
+}
 
 // SelectorMatches reports whether a label selector selects labels, with
 // Kubernetes's own semantics (matchLabels and matchExpressions). A nil
@@ -289,6 +325,7 @@ func MapSelectorMatches(sel map[string]string, lbls map[string]string) bool {
 // Whether such a Service makes the workload serving (same deployment unit,
 // not a metrics-only Service) is kube.ServingServices's question.
 func (c *Context) SelectingServices(w *manifest.Object) []*manifest.Object {
+	c.readOthers()
 	pt := w.PodTemplate()
 	if pt == nil {
 		return nil
@@ -317,6 +354,7 @@ func (c *Context) IsSelected(w *manifest.Object) bool { return len(c.SelectingSe
 // w's. An HPA of the same name in an unrelated project of the repository
 // does not count.
 func (c *Context) HPAsFor(w *manifest.Object) []*manifest.Object {
+	c.readOthers()
 	var near, far []*manifest.Object
 	for _, h := range c.hpaTargets[kindName{w.Kind, w.Name}] {
 		if !c.SameNamespace(h, w) || !targetsGroup(h, apiGroup(w.APIVersion)) {
@@ -402,6 +440,7 @@ func (c *Context) WorkloadsSelectedBy(o *manifest.Object, sel *metav1.LabelSelec
 // selectedCandidates returns the workloads sel may select: those carrying
 // the rarest of its matchLabels pairs, or every workload when it has none.
 func (c *Context) selectedCandidates(sel *metav1.LabelSelector) []*manifest.Object {
+	c.readOthers()
 	if sel == nil || len(sel.MatchLabels) == 0 {
 		return c.workloads
 	}

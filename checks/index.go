@@ -31,6 +31,7 @@ type built struct {
 // It is safe for concurrent use, and lock-free once built: rules ask for
 // indexes per container.
 func (x *Index[T]) Of(ctx *Context) T {
+	ctx.readOthers() // built from the run's objects
 	v, ok := ctx.indexes.Load(x)
 	if !ok {
 		v, _ = ctx.indexes.LoadOrStore(x, &built{})

@@ -16,7 +16,7 @@ func TestIndexBuiltOncePerRun(t *testing.T) {
 	var builds atomic.Int32
 	objectCount := NewIndex(func(ctx *Context) int {
 		builds.Add(1)
-		return len(ctx.Objects)
+		return len(ctx.Objects())
 	})
 	one := NewContext(DefaultConfig(nil), parseObjects(t, "kind: Pod\n"))
 	two := NewContext(DefaultConfig(nil), parseObjects(t, "kind: Pod\n---\nkind: Service\n"))
@@ -40,7 +40,7 @@ func TestIndexBuiltOncePerRun(t *testing.T) {
 // TestIndexLetGoWithItsRun checks that an index's value does not outlive
 // its run's Context: the bot serves many runs in one process.
 func TestIndexLetGoWithItsRun(t *testing.T) {
-	objectsOf := NewIndex(func(ctx *Context) []*manifest.Object { return ctx.Objects })
+	objectsOf := NewIndex(func(ctx *Context) []*manifest.Object { return ctx.Objects() })
 	var objRef weak.Pointer[manifest.Object]
 	var ctxRef weak.Pointer[Context]
 	func() {

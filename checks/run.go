@@ -148,6 +148,10 @@ type Options struct {
 	// process-wide setting: for a process that runs one check at a time
 	// (the CLI), never for a server running several.
 	PaceGC bool
+	// Memo, when set, keeps the findings of rules that read only their
+	// object across runs, and recalls them for an object it has seen
+	// (see Memo): a server's reviews of one repository, push after push.
+	Memo Memo
 }
 
 // The collector's percentages per phase when Options.PaceGC is set.
@@ -196,13 +200,13 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	var res *Result
 	switch {
 	case opts.Emit != nil:
-		res = evaluateStream(files, extra, cfg, opts.Emit)
+		res = evaluateStream(files, extra, cfg, opts.Memo, opts.Emit)
 	case opts.Memory == Lean:
 		var findings []Finding
-		res = evaluateStream(files, extra, cfg, func(fs []Finding) { findings = append(findings, fs...) })
+		res = evaluateStream(files, extra, cfg, opts.Memo, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
-		res = evaluate(files, extra, cfg)
+		res = evaluate(files, extra, cfg, opts.Memo)
 	}
 	res.Checked = checked
 	return res
@@ -258,7 +262,7 @@ func CheckedObjects(files []*manifest.File) map[string][]ObjectRef {
 func runLean(inputs []Input, cfg *Config) *Result {
 	files, extra := splitContext(inputs, parseLean(inputs, cfg))
 	var findings []Finding
-	res := evaluateStream(files, extra, cfg, func(fs []Finding) { findings = append(findings, fs...) })
+	res := evaluateStream(files, extra, cfg, nil, func(fs []Finding) { findings = append(findings, fs...) })
 	res.Findings = findings
 	return res
 }
@@ -331,11 +335,12 @@ func decodeLean(files []*manifest.File) {
 // is neither evaluated on one CPU nor held whole. emit is called on the
 // calling goroutine, one batch at a time. The returned Result has no
 // Findings, and its Files keep only their paths and counts.
-func evaluateStream(files, extra []*manifest.File, cfg *Config, emit func([]Finding)) *Result {
+func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, emit func([]Finding)) *Result {
 	decodeLean(files)
 	decodeLean(extra)
 	objects := objectsOf(files)
 	ctx := NewContext(cfg, append(objectsOf(files), objectsOf(extra)...))
+	ctx.memo = memo
 	rules := enabledRules(cfg)
 	units := evaluationUnits(groupByPath(files))
 	findings := make([][]Finding, len(units))
@@ -489,6 +494,10 @@ func (u *evaluationUnit) evaluate(ctx *Context, rules []*Rule) []Finding {
 		}
 	}
 	for _, o := range u.objects {
+		if ctx.memo != nil {
+			findings = evaluateMemo(findings, ctx, rules, o)
+			continue
+		}
 		o.Hold() // a packed object's tree, inflated while its rules run
 		findings = evaluateObject(findings, ctx, rules, o)
 		o.Release()
@@ -556,7 +565,7 @@ func parseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
 
 // evaluate runs the enabled rules over already-parsed files, with the
 // objects of extra (Input.Context) in their context.
-func evaluate(files, extra []*manifest.File, cfg *Config) *Result {
+func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 	var objects []*manifest.Object
 	var findings []Finding
 	for _, f := range files {
@@ -569,9 +578,14 @@ func evaluate(files, extra []*manifest.File, cfg *Config) *Result {
 		findings = append(findings, ignoreCommentFindings(f, cfg)...)
 	}
 	ctx := NewContext(cfg, append(slices.Clone(objects), objectsOf(extra)...))
+	ctx.memo = memo
 	rules := enabledRules(cfg)
 	perObject := make([][]Finding, len(objects))
 	parallel.For(len(objects), func(i int) {
+		if memo != nil {
+			perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
+			return
+		}
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
 		perObject[i] = evaluateObject(nil, ctx, rules, objects[i])
 		objects[i].Release()

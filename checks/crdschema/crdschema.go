@@ -84,7 +84,7 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 	}
 	var order []string
 	byFile := map[string]*fileKinds{}
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		if !IsCustomResource(o) || defs.Lookup(o) != nil {
 			continue
 		}

@@ -76,12 +76,23 @@ func isPatchFile(ctx *checks.Context, obj *manifest.Object) bool {
 	if ctx == nil || obj.File == nil {
 		return false
 	}
-	idx := patchFiles.Of(ctx)
-	if patch, ok := idx.files[obj.File]; ok {
-		return patch
-	}
-	return idx.paths[path.Clean(obj.File.Path)]
+	return ctx.Fact(patchFileFact, obj) == "patch"
 }
+
+// patchFileFact is isPatchFile's answer as a fact about the object: a
+// rule that asks it of the object it checks still reads only that object
+// (checks.Memo), as long as the answer stays the same.
+var patchFileFact = checks.NewObjectFact(func(ctx *checks.Context, obj *manifest.Object) string {
+	idx := patchFiles.Of(ctx)
+	patch, ok := idx.files[obj.File]
+	if !ok {
+		patch = idx.paths[path.Clean(obj.File.Path)]
+	}
+	if patch {
+		return "patch"
+	}
+	return ""
+})
 
 // patchFiles is the run's patchIndex.
 var patchFiles = checks.NewIndex(buildPatchIndex)
@@ -96,7 +107,7 @@ type patchIndex struct {
 
 func buildPatchIndex(ctx *checks.Context) *patchIndex {
 	out := map[string]bool{}
-	for _, k := range ctx.Objects {
+	for _, k := range ctx.Objects() {
 		base := path.Base(k.File.Path)
 		named := base == "kustomization.yaml" || base == "kustomization.yml" || base == "Kustomization"
 		if !checks.IsKustomization(k) && !named {
@@ -125,7 +136,7 @@ func buildPatchIndex(ctx *checks.Context) *patchIndex {
 		}
 	}
 	idx := &patchIndex{paths: out, files: map[*manifest.File]bool{}}
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		if o.File != nil {
 			idx.files[o.File] = out[path.Clean(o.File.Path)]
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/bot/jsqueue"
+	"github.com/prodready/prodready/checks/rendercache"
 	"github.com/prodready/prodready/cmd/internal/cli"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -105,6 +106,7 @@ type serveFlags struct {
 	listen  *string
 	grace   *time.Duration
 	cache   *int
+	renders *int
 	budget  *int64
 	queue   queueFlags
 	workers *int
@@ -119,11 +121,12 @@ func addServeFlags(fs *pflag.FlagSet) *serveFlags {
 		listen:   fs.String("listen", ":8080", "address to listen on"),
 		workers:  fs.Int("workers", jsqueue.DefaultConfig.Workers, "reviews this replica runs at once"),
 		grace:    fs.Duration("shutdown-grace", 60*time.Second, "time running reviews get to finish on SIGTERM; queued jobs stay in the stream"),
-		cache:    fs.Int("cache-bytes", 64<<20, "size of the manifest cache"),
+		cache:    fs.Int("cache-bytes", 64<<20, "size of the review cache: blobs, their parses, the rules' findings on them, and base commits' runs"),
+		renders:  fs.Int("render-cache-bytes", 32<<20, "size of the cache of rendered charts and built overlays, kept by the hash of their inputs"),
 		budget:   fs.Int64("body-budget", bot.DefaultBodyBudget, "bytes of webhook bodies held at once, across routes; beyond it a delivery gets 503 before its body is read; at least 25 MiB"),
 	}
 	fs.Var(f.logLevel, "log-level", "lowest level of the JSON log lines written: debug, info, warn or error")
-	bindEnv(fs, "log-level", "PRODREADY_LOG_LEVEL", "listen", "PRODREADY_LISTEN", "workers", "PRODREADY_WORKERS", "shutdown-grace", "PRODREADY_SHUTDOWN_GRACE", "cache-bytes", "PRODREADY_CACHE_BYTES", "body-budget", "PRODREADY_BODY_BUDGET")
+	bindEnv(fs, "log-level", "PRODREADY_LOG_LEVEL", "listen", "PRODREADY_LISTEN", "workers", "PRODREADY_WORKERS", "shutdown-grace", "PRODREADY_SHUTDOWN_GRACE", "cache-bytes", "PRODREADY_CACHE_BYTES", "render-cache-bytes", "PRODREADY_RENDER_CACHE_BYTES", "body-budget", "PRODREADY_BODY_BUDGET")
 	addQueueFlags(fs, &f.queue)
 	f.render = addRenderFlags(fs)
 	return f
@@ -193,6 +196,9 @@ func runServe(flags *serveFlags, setups []func(ServeEnv) (bool, error), stdout i
 		logger.Error("refusing to start", "err", err.Error())
 		return cli.ExitUsage
 	}
+	// A chart or overlay whose inputs did not change since a push (or
+	// another pull request) rendered it is not rendered again.
+	isolated = rendercache.New(*flags.renders).Wrap(isolated)
 	metrics := bot.NewMetrics()
 	rv := bot.NewReviewer(bot.NewLRUCache(*flags.cache), logger)
 	rv.Render = isolated                             // the charts and overlays a pull request touches

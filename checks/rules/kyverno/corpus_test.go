@@ -142,7 +142,7 @@ func TestKyvCorpusValuesGeneration(t *testing.T) {
 	ctx, _ := load(t, corpusConfig, "kyverno-helm-values")
 	got := map[string]int{}
 	docs := map[string]bool{}
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		rel := rel(o.File.Path)
 		if !isValuesDoc(o) {
 			continue
@@ -187,7 +187,7 @@ func TestKyvCorpusValuesGeneration(t *testing.T) {
 
 	// Without a version, the generation is inferred from the keys.
 	ctx, _ = load(t, "helmValues:\n  - {path: \"kyverno-helm-values/main-*/**\", chart: kyverno}\n", "kyverno-helm-values")
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		rel := rel(o.File.Path)
 		if !strings.HasPrefix(rel, "main-") || !isValuesDoc(o) || o.Doc != 0 {
 			continue

@@ -222,7 +222,7 @@ func buildIndex(ctx *checks.Context) *index {
 		if !isChart(hv.Chart) || hv.Path == "" {
 			continue
 		}
-		for _, o := range ctx.Objects {
+		for _, o := range ctx.Objects() {
 			if seen[o] || !isValuesDoc(o) || !pathMatches(hv.Path, o.File.Path) {
 				continue
 			}
@@ -235,14 +235,14 @@ func buildIndex(ctx *checks.Context) *index {
 
 	// 2. Values files beside a Chart.yaml that is, or depends on, kyverno.
 	charts := map[string]*manifest.Object{}
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		if b := path.Base(o.File.Path); (b == "Chart.yaml" || b == "Chart.yml") && o.Kind == "" {
 			charts[path.Dir(o.File.Path)] = o
 		}
 	}
 	if len(charts) > 0 {
 		byDir := map[string][]*manifest.Object{}
-		for _, o := range ctx.Objects {
+		for _, o := range ctx.Objects() {
 			if !seen[o] && isValuesDoc(o) && strings.Contains(strings.ToLower(path.Base(o.File.Path)), "values") {
 				byDir[path.Dir(o.File.Path)] = append(byDir[path.Dir(o.File.Path)], o)
 			}

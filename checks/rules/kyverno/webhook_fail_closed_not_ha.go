@@ -67,7 +67,7 @@ func backingWorkloads(ctx *checks.Context, obj *manifest.Object, h hook) []*mani
 	services = sameUnit(ctx, obj, services)
 	for _, s := range services {
 		svc := s.Typed.(*corev1.Service)
-		for _, w := range sameUnit(ctx, s, ctx.Objects) {
+		for _, w := range sameUnit(ctx, s, ctx.Objects()) {
 			pt := w.PodTemplate()
 			if pt == nil || !w.IsLongRunning() || seen[w] || !ctx.SameNamespace(s, w) {
 				continue

@@ -37,7 +37,7 @@ type kust struct {
 func buildKustomize(ctx *checks.Context) *kustomize {
 	var ks []*kust
 	byDir := map[string][]*kust{}
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		if !checks.IsKustomization(o) {
 			continue
 		}

@@ -31,7 +31,7 @@ var networkpolicyMissing = &checks.Rule{
 			return nil
 		}
 		var policies []*networkingv1.NetworkPolicy
-		for _, p := range ctx.Objects {
+		for _, p := range ctx.Objects() {
 			if !policyInNamespace(ctx, p, obj, ns) {
 				continue
 			}

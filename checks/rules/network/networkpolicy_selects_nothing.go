@@ -159,7 +159,7 @@ func (l *labelKeys) addedTo(ctx *checks.Context, unit string) map[labelPair]bool
 // podLabelKeys is the run's labelKeys.
 var podLabelKeys = checks.NewIndex(func(ctx *checks.Context) *labelKeys {
 	out := &labelKeys{keys: map[string]bool{}, added: map[string]map[labelPair]bool{}}
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		if lbls, ok := podLabels(o); ok {
 			for k := range lbls {
 				out.keys[k] = true
@@ -207,7 +207,7 @@ var builtPodLabels = checks.NewIndex(func(ctx *checks.Context) *podLabelSet {
 	}
 	s := &podLabelSet{labels: map[*manifest.Object]map[string]string{}, byPair: map[labelPair][]*manifest.Object{}, units: raw.units}
 	byUnit := map[string]map[labelPair]bool{}
-	for _, w := range ctx.Objects {
+	for _, w := range ctx.Objects() {
 		lbls, ok := raw.labels[w]
 		if !ok {
 			continue

@@ -113,7 +113,7 @@ func (s *podLabelSet) candidates(sel map[string]string) []*manifest.Object {
 // by label.
 var podLabelIndex = checks.NewIndex(func(ctx *checks.Context) *podLabelSet {
 	s := &podLabelSet{labels: map[*manifest.Object]map[string]string{}, byPair: map[labelPair][]*manifest.Object{}, units: map[string]bool{}}
-	for _, w := range ctx.Objects {
+	for _, w := range ctx.Objects() {
 		lbls, ok := podLabels(w)
 		if !ok || w.Patch {
 			continue
@@ -157,7 +157,7 @@ func unitCreatesPodsAtRunTime(ctx *checks.Context, unit string) bool {
 // one unit).
 var unitsCreatingPods = checks.NewIndex(func(ctx *checks.Context) map[string]bool {
 	units := map[string]bool{}
-	for _, o := range ctx.Objects {
+	for _, o := range ctx.Objects() {
 		if o.Kind != "" && o.APIVersion != "" && isCustomResource(o) && !passiveKinds[o.Kind] && !manifest.IsCustomWorkload(o.APIVersion, o.Kind) {
 			units[ctx.Unit(o)] = true
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/prodready/prodready/checks/rendercache"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/scan"
 
@@ -58,6 +59,10 @@ or kustomize folder, named alone, is fixed as part of its chart or overlay.`,
 // the paths, so that their findings' fixes are edits of the values files
 // (see fixRound).
 func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
+	// Each round renders the charts and builds the overlays again, and
+	// verifying a fix renders again with it: a chart or overlay whose
+	// inputs a fix did not change renders as before.
+	render = rendercache.New(fixRenderCacheBytes).Wrap(render)
 	stdin, stdout, stderr := std.In, std.Out, std.Err
 	over, rules, all, showDiff, dryRun := f.over, f.rules, &f.all, &f.diff, &f.dryRun
 	rc, err := loadConfigWith(f.config, over)
@@ -175,6 +180,10 @@ func fixSummary(wouldFix bool, fixed, files, failed, noFix int) string {
 	}
 	return b.String()
 }
+
+// fixRenderCacheBytes bounds the renders fix keeps (encoded): argo-cd's HA
+// overlays encode to a few MiB each.
+const fixRenderCacheBytes = 128 << 20
 
 func writeKeepingMode(path string, data []byte) error {
 	info, err := os.Stat(path)

@@ -1,0 +1,124 @@
+package bot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"sort"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// resultKey identifies a run by everything it reads: the config, whether
+// it renders, every file loaded (path, blob, whether it is checked as
+// written or loaded for a render, why it could not be read), and, when it
+// renders, the plan's charts, dependencies and overlays with what each
+// reaches (which renders' findings are kept), the files not loaded, and
+// the changed paths when a file could not be read (its finding depends on
+// whether the pull request changes it). Two runs with one key find the
+// same: the key stands for the run's inputs, not for a commit.
+func (rv *Reviewer) resultKey(config string, plan *renderPlan, files []File, renders bool) string {
+	h := sha256.New()
+	field := func(h hash.Hash, parts ...any) {
+		for _, p := range parts {
+			fmt.Fprintf(h, "%v\x00", p)
+		}
+		h.Write([]byte{'\n'})
+	}
+	field(h, "config", config, "render", rv.Render != nil)
+	sorted := append([]File(nil), files...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	unreadable := false
+	for _, f := range sorted {
+		sha := f.SHA
+		if sha == "" && f.Unreadable == "" {
+			sha = GitBlobSHA(f.Data)
+		}
+		unreadable = unreadable || f.Unreadable != ""
+		field(h, "file", f.Path, sha, plan.plain[f.Path], f.Unreadable)
+	}
+	if renders {
+		field(h, "charts", plan.charts, "deps", plan.deps, "kustomize", plan.kustomize)
+		overlays := make([]string, 0, len(plan.overlays))
+		for k := range plan.overlays {
+			overlays = append(overlays, k)
+		}
+		sort.Strings(overlays)
+		for _, k := range overlays {
+			field(h, "overlay", k, plan.overlays[k].dirs, plan.overlays[k].refs)
+		}
+	}
+	field(h, "notLoaded", plan.notLoaded)
+	if unreadable {
+		field(h, "touched", plan.touched)
+	}
+	return "run:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// kept is what a cache keeps of a run: what a later review reads of its
+// base (findings, render problems, silenced findings, namespaces), not the
+// parsed files.
+func (o runOutput) kept() *runOutput {
+	k := o
+	k.res = &checks.Result{Silenced: o.res.Silenced}
+	k.ids = &runIdentities{}
+	return &k
+}
+
+// runCost estimates the memory a kept run holds.
+func runCost(o *runOutput) int {
+	const findingSize, fixSize = 320, 256
+	n := 256
+	for _, fs := range [][]checks.Finding{o.findings, o.problems, o.unreadable} {
+		for i := range fs {
+			f := &fs[i]
+			n += findingSize + len(f.Message) + len(f.Path) + len(f.IdentityPath) + 96 // and its identity, once made
+			if f.Fix != nil {
+				n += fixSize + len(f.Fix.Description) + 128*len(f.Fix.Edits)
+			}
+		}
+	}
+	n += (findingSize + 64) * len(o.res.Silenced)
+	n += 80 * len(o.fromRender)
+	for ns, paths := range o.namespaces {
+		n += 64 + len(ns) + 16*len(paths)
+	}
+	for _, s := range o.skipped {
+		n += 64 + len(s.Reason)
+	}
+	return n
+}
+
+// GetResult returns the run kept under key, if any. It is shared: the
+// caller must only read it.
+func (c *LRUCache) GetResult(key string) (*runOutput, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[key]
+	if !ok || e.Value.(*lruEntry).result == nil {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*lruEntry).result, true
+}
+
+// PutResult keeps run o under key, counted at runCost; a run larger than
+// a quarter of the cache is not kept (it would push out most of the
+// parses its next run needs).
+func (c *LRUCache) PutResult(key string, o *runOutput) {
+	cost := runCost(o)
+	if cost > c.maxBytes/4 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.order.MoveToFront(e)
+		return
+	}
+	ent := &lruEntry{sha: key, result: o, resultCost: cost}
+	c.items[key] = c.order.PushFront(ent)
+	c.size += ent.cost()
+	c.evict()
+}

@@ -1,0 +1,173 @@
+package checks_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/manifest"
+)
+
+// mapMemo is a checks.Memo in a map, counting what it recalls.
+type mapMemo struct {
+	mu       sync.Mutex
+	m        map[*manifest.Object]*checks.Remembered
+	recalled int
+}
+
+func (m *mapMemo) Recall(o *manifest.Object) *checks.Remembered {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.m[o]
+	if r != nil {
+		m.recalled++
+	}
+	return r
+}
+
+func (m *mapMemo) Remember(o *manifest.Object, r *checks.Remembered) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m[o] = r
+}
+
+// TestMemoRunEqualsRun holds a run that recalls findings from a memo to the
+// findings, silenced findings and unchecked notes of a run without one: on
+// the repository's fixtures and on the corpus, run again on the same files,
+// and on the files less every fifth one (what the others' cross-object
+// rules see changes: Services, PDBs, HPAs and kustomizations go, and with a
+// kustomization the namespace and deployment unit of the objects under it),
+// and with those files back. The parsed files are reused between the runs
+// as the bot's parse cache reuses them, so the memo recalls.
+func TestMemoRunEqualsRun(t *testing.T) {
+	sets := map[string]string{"fixtures": filepath.Join("..", "fixtures")}
+	if dir := filepath.Join(sharedDir, "corpus"); exists(dir) {
+		sets["corpus"] = dir
+	} else {
+		t.Log("../shared/corpus is absent: the memo is checked on the fixtures only")
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	for name, dir := range sets {
+		t.Run(name, func(t *testing.T) {
+			inputs, err := checks.Load([]string{dir}, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}}
+			first := checks.Run(inputs, cfg, checks.Options{Memory: checks.PackTrees, Memo: memo})
+			parsed := make([]checks.Input, len(inputs))
+			for i, f := range first.Files {
+				parsed[i] = checks.Input{Path: f.Path, Parsed: f}
+			}
+			var fewer []checks.Input
+			for i, in := range parsed {
+				if i%5 != 2 {
+					fewer = append(fewer, in)
+				}
+			}
+			for _, step := range []struct {
+				name   string
+				inputs []checks.Input
+			}{{"same files", parsed}, {"a fifth of the files gone", fewer}, {"back", parsed}} {
+				before := memo.recalled
+				got := checks.Run(step.inputs, cfg, checks.Options{Memory: checks.PackTrees, Memo: memo})
+				want := checks.Run(step.inputs, cfg, checks.Options{Memory: checks.PackTrees})
+				if memo.recalled == before {
+					t.Errorf("%s: the memo recalled nothing", step.name)
+				}
+				sameResults(t, step.name, got, want)
+			}
+			t.Logf("%d objects' findings recalled", memo.recalled)
+		})
+	}
+}
+
+// sameResults reports where got and want differ in findings, silenced
+// findings or unchecked notes.
+func sameResults(t *testing.T, name string, got, want *checks.Result) {
+	t.Helper()
+	if len(got.Findings) != len(want.Findings) {
+		t.Errorf("%s: %d findings with the memo, %d without", name, len(got.Findings), len(want.Findings))
+	}
+	for i := range min(len(got.Findings), len(want.Findings)) {
+		if !reflect.DeepEqual(got.Findings[i], want.Findings[i]) {
+			t.Errorf("%s: finding %d differs:\nwith the memo: %s\nwithout:       %s", name, i, describe(got.Findings[i]), describe(want.Findings[i]))
+			return
+		}
+	}
+	if !reflect.DeepEqual(got.Silenced, want.Silenced) {
+		t.Errorf("%s: silenced findings differ: %d with the memo, %d without", name, len(got.Silenced), len(want.Silenced))
+	}
+	if !reflect.DeepEqual(got.Unchecked, want.Unchecked) {
+		t.Errorf("%s: unchecked notes differ: %d with the memo, %d without", name, len(got.Unchecked), len(want.Unchecked))
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func describe(f checks.Finding) string {
+	return fmt.Sprintf("%s:%d:%d %s %s (%+v)", f.File, f.Line, f.Column, f.RuleID, f.Message, f.Fix)
+}
+
+// TestMemoRecallsOnlyWhatStillHolds runs rules that read the object they
+// check (its name), a fact about it from the others (its effective
+// namespace, from a kustomization), and other objects (how many Services
+// there are) on one parsed Deployment, three times: with its
+// kustomization; without it and with a Service (the namespace changed:
+// nothing is recalled); with one more Service (the first two rules'
+// findings are recalled, the third is found again).
+func TestMemoRecallsOnlyWhatStillHolds(t *testing.T) {
+	report := func(id string, msg func(*checks.Context, *manifest.Object) string) *checks.Rule {
+		return &checks.Rule{ID: id, Section: "test", Severity: checks.Warning, Check: func(ctx *checks.Context, o *manifest.Object) []checks.Finding {
+			if o.Kind != "Deployment" {
+				return nil
+			}
+			return []checks.Finding{checks.At(o, nil, msg(ctx, o))}
+		}}
+	}
+	calls := 0
+	cat := checks.NewCatalog([]*checks.Rule{
+		report("name", func(_ *checks.Context, o *manifest.Object) string { calls++; return "name " + o.Name }),
+		report("namespace", func(ctx *checks.Context, o *manifest.Object) string { return "namespace " + ctx.Namespace(o) }),
+		report("services", func(ctx *checks.Context, o *manifest.Object) string {
+			return fmt.Sprintf("%d services", len(ctx.ByKind("Service")))
+		}),
+	})
+	cfg := checks.DefaultConfig(cat)
+	deploy := checks.Input{Path: "app/deploy.yaml", Data: []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n")}
+	kust := checks.Input{Path: "app/kustomization.yaml", Data: []byte("namespace: shop\nresources: [deploy.yaml]\n")}
+	svc := checks.Input{Path: "app/svc.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n")}
+	memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}}
+	first := checks.Run([]checks.Input{deploy, kust}, cfg, checks.Options{Memo: memo})
+	deploy.Parsed = first.Files[0]
+	messages := func(res *checks.Result) []string {
+		var out []string
+		for _, f := range res.Findings {
+			out = append(out, f.Message)
+		}
+		return out
+	}
+	second := checks.Run([]checks.Input{deploy, svc}, cfg, checks.Options{Memo: memo})
+	if got, want := messages(second), []string{"name web", "namespace ", "1 services"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("second run's findings: %q, want %q", got, want)
+	}
+	if calls != 2 {
+		t.Errorf("after the namespace changed, the rule that reads only its object ran %d times in all, want 2", calls)
+	}
+	svc2 := checks.Input{Path: "app/svc2.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: api\n")}
+	third := checks.Run([]checks.Input{deploy, svc, svc2}, cfg, checks.Options{Memo: memo})
+	if got, want := messages(third), []string{"name web", "namespace ", "2 services"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("third run's findings: %q, want %q", got, want)
+	}
+	if calls != 2 {
+		t.Errorf("the rule that reads only its object ran %d times in all, want 2 (recalled the third time)", calls)
+	}
+}

@@ -1,0 +1,298 @@
+package github_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/fakegithub"
+	ghv "github.com/prodready/prodready/vcs/github"
+)
+
+// benchRepo is a generated repository of about n objects for the review
+// benchmarks: apps of four objects (a Deployment, the Service and
+// PodDisruptionBudget that select its pods, the HPA that scales it), one
+// app per file, 50 apps per namespace; and heads that each change one
+// file of it (app i's image tag).
+type benchRepo struct {
+	base  map[string]string
+	heads []map[string]string
+}
+
+func newBenchRepo(n, heads int) benchRepo {
+	r := benchRepo{base: map[string]string{}}
+	apps := (n + 3) / 4
+	for i := 0; i < apps; i++ {
+		r.base[benchAppPath(i)] = benchApp(i, "1.4.2")
+	}
+	for h := 0; h < heads; h++ {
+		files := make(map[string]string, len(r.base))
+		for p, c := range r.base {
+			files[p] = c
+		}
+		i := (h * 7919) % apps
+		files[benchAppPath(i)] = benchApp(i, "1.4."+strconv.Itoa(3+h))
+		r.heads = append(r.heads, files)
+	}
+	return r
+}
+
+func benchAppPath(i int) string {
+	return fmt.Sprintf("apps/team-%d/app-%d.yaml", i/50, i)
+}
+
+func benchApp(i int, tag string) string {
+	return strings.NewReplacer("APP", fmt.Sprintf("app-%d", i), "NS", fmt.Sprintf("team-%d", i/50), "TAG", tag).Replace(benchAppText)
+}
+
+const benchAppText = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: APP
+  namespace: NS
+  labels:
+    app.kubernetes.io/name: APP
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: APP
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: APP
+    spec:
+      containers:
+        - name: web
+          image: registry.example.com/shop/APP:TAG
+          ports:
+            - name: http
+              containerPort: 8080
+          resources:
+            requests:
+              cpu: 100m
+              memory: 128Mi
+            limits:
+              memory: 256Mi
+          readinessProbe:
+            httpGet:
+              path: /ready
+              port: http
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: APP
+  namespace: NS
+spec:
+  selector:
+    app.kubernetes.io/name: APP
+  ports:
+    - name: http
+      port: 80
+      targetPort: http
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: APP
+  namespace: NS
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: APP
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: APP
+  namespace: NS
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: APP
+  minReplicas: 3
+  maxReplicas: 10
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: 70
+`
+
+// benchHost serves repo from a fake GitHub (base, and head i as commit
+// headN) through the GitHub adapter, as serve does.
+func benchHost(b *testing.B, repo benchRepo) (bot.Host, func(i int) bot.PullRequest) {
+	b.Helper()
+	keyPEM, pub := testKey(nil)
+	fake := fakegithub.New(testAppID, pub)
+	b.Cleanup(fake.Close)
+	const baseSHA = "b000000000000000000000000000000000000000"
+	fake.AddCommit("acme", "big", baseSHA, repo.base)
+	for i, files := range repo.heads {
+		fake.AddCommit("acme", "big", benchHead(i), files)
+	}
+	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL, BotLogin: fakegithub.BotLogin})
+	if err != nil {
+		b.Fatal(err)
+	}
+	host, err := app.Host(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr := func(i int) bot.PullRequest { // pull request 1 pushed to head i
+		fake.SetPR("acme", "big", 1, baseSHA, benchHead(i))
+		return bot.PullRequest{Host: "github", Repo: "acme/big", Number: 1, BaseSHA: baseSHA, HeadSHA: benchHead(i), BaseRef: "main", HeadRef: "topic"}
+	}
+	return host, pr
+}
+
+// quiet is the context the benchmarks review in: their log lines go nowhere.
+var quiet = bot.WithLogger(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+
+func benchHead(i int) string { return fmt.Sprintf("%040x", i+1) }
+
+// heapPeak samples the live heap while f runs and returns its peak.
+func heapPeak(f func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	<-done
+	return peak
+}
+
+// cpuTime is the CPU time the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchSizes are the repository sizes the review benchmarks run, in
+// objects: PRODREADY_BENCH_OBJECTS (comma-separated) or 1k, 10k and 50k.
+func benchSizes() []int {
+	sizes := []int{1000, 10000, 50000}
+	if s := os.Getenv("PRODREADY_BENCH_OBJECTS"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			if n, err := strconv.Atoi(f); err == nil && n > 0 {
+				sizes = append(sizes, n)
+			}
+		}
+	}
+	return sizes
+}
+
+// BenchmarkReviewPush reviews a pull request that changes one file of a
+// generated repository, read through the GitHub adapter from the fake
+// GitHub in-process (the bot's review path, without the webhook and queue
+// around it, whose cost does not grow with the repository): "first" is the
+// pull request's first review (every cache empty), "push" a later push
+// that changes one more file, with the caches the earlier reviews filled
+// (the cache as serve sizes it by default, --cache-bytes, or
+// PRODREADY_BENCH_CACHE_MIB; PRODREADY_BENCH_NO_MEMO=1 keeps no findings
+// beside the parses). cpu-s/op is the process's CPU time per review,
+// fake GitHub included (on a shared machine, compare it rather than wall
+// time); peak-heap-MiB the live heap's peak during the review, fake
+// GitHub and cache included.
+func BenchmarkReviewPush(b *testing.B) {
+	for _, n := range benchSizes() {
+		repo := newBenchRepo(n, 4)
+		b.Run(fmt.Sprintf("objects=%d/first", n), func(b *testing.B) {
+			host, pr := benchHost(b, repo)
+			var peak uint64
+			var cpu time.Duration
+			for b.Loop() {
+				rv := bot.NewReviewer(bot.NewLRUCache(benchCacheBytes()), slog.New(slog.NewTextHandler(io.Discard, nil)))
+				rv.RememberFindings = os.Getenv("PRODREADY_BENCH_NO_MEMO") == ""
+				runtime.GC()
+				start := cpuTime()
+				peak = max(peak, heapPeak(func() {
+					if _, err := rv.Prepare(quiet, host, pr(0), nil); err != nil {
+						b.Fatal(err)
+					}
+				}))
+				cpu += cpuTime() - start
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+		})
+		b.Run(fmt.Sprintf("objects=%d/push", n), func(b *testing.B) {
+			host, pr := benchHost(b, repo)
+			cache := bot.NewLRUCache(benchCacheBytes())
+			rv := bot.NewReviewer(cache, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			rv.RememberFindings = os.Getenv("PRODREADY_BENCH_NO_MEMO") == ""
+			if _, err := rv.Prepare(quiet, host, pr(0), nil); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("after the first review the cache holds %d entries, %d MiB counted", cache.Len(), cache.Bytes()>>20)
+			var peak uint64
+			i := 0
+			if p := os.Getenv("PRODREADY_BENCH_PUSH_PROFILE"); p != "" {
+				f, err := os.Create(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pprof.StartCPUProfile(f)
+				defer pprof.StopCPUProfile()
+			}
+			var cpu time.Duration
+			for b.Loop() {
+				i = i%(len(repo.heads)-1) + 1
+				runtime.GC()
+				start := cpuTime()
+				peak = max(peak, heapPeak(func() {
+					if _, err := rv.Prepare(quiet, host, pr(i), nil); err != nil {
+						b.Fatal(err)
+					}
+				}))
+				cpu += cpuTime() - start
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
+// benchCacheBytes is the cache's size: PRODREADY_BENCH_CACHE_MIB, else
+// serve's default --cache-bytes.
+func benchCacheBytes() int {
+	if n, err := strconv.Atoi(os.Getenv("PRODREADY_BENCH_CACHE_MIB")); err == nil && n > 0 {
+		return n << 20
+	}
+	return 64 << 20
+}
