@@ -15,7 +15,7 @@ GOVULNCHECK_VERSION ?= v1.9.0
 FUZZ_TARGETS := ./checks/manifest:FuzzParse ./checks/manifest:FuzzOnlyComments ./checks/manifest:FuzzIsPlaceholder ./checks/edit:FuzzApply ./checks/edit:FuzzChanges \
 	./checks/rendered:FuzzSourceFixHelpers ./bot:FuzzParsePatch ./vcs/github:FuzzWebhook ./vcs/gitlab:FuzzWebhook ./checks/rules/apicluster:FuzzParseCron
 
-.PHONY: build test bench bench-peers bench-charts lint fuzz docs docker clean
+.PHONY: build test bench bench-scale bench-peers bench-charts lint fuzz docs docker clean
 
 build: ## build the one static binary into bin/prodready (CLI, server and Action)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/prodready
@@ -60,6 +60,9 @@ docker: ## build the container image (needs a Docker engine)
 
 clean:
 	rm -rf bin
+
+bench-scale: ## peak RSS and time of check (text, json, sarif) and fix on generated repositories of 1,000, 10,000 and 50,000 objects (SIZES to choose)
+	bash scripts/bench-scale.sh $(SIZES)
 
 bench-peers: ## time prodready against kube-score v1.20.0 on the shared corpus
 	bash scripts/bench-peers.sh

@@ -1,12 +1,14 @@
 package checks_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prodready/prodready/checks/catalog"
@@ -347,5 +349,41 @@ func TestLeanRunKeepsFewInflatedTrees(t *testing.T) {
 			t.Errorf("%s: %d of %d objects with a kind keep an inflated tree after the run (by kind: %v)", dir, total, objects, kept)
 		}
 		t.Logf("%s: %d of %d objects with a kind keep an inflated tree", dir, total, objects)
+	}
+}
+
+// TestStreamedRunWaitsForItsReader checks that the rules do not run ahead
+// of a reader slower than they are (a JSON or SARIF report) by more than
+// a few units a CPU: otherwise every finding done early would wait in
+// memory for it, and a long run's findings would all be held by its end.
+func TestStreamedRunWaitsForItsReader(t *testing.T) {
+	var evaluated atomic.Int64
+	rule := &checks.Rule{ID: "every-object", Section: "test", Severity: checks.Info, Check: func(_ *checks.Context, o *manifest.Object) []checks.Finding {
+		evaluated.Add(1)
+		return []checks.Finding{checks.At(o, nil, "seen")}
+	}}
+	cfg := checks.DefaultConfig(checks.NewCatalog([]*checks.Rule{rule}))
+	const files = 400
+	var inputs []checks.Input
+	for i := range files {
+		inputs = append(inputs, checks.Input{Path: fmt.Sprintf("f%03d.yaml", i), Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")})
+	}
+	ahead := 4 * runtime.GOMAXPROCS(0) // checks' unitsAhead a CPU: one file a unit here
+	batches, most := 0, int64(0)
+	checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, Emit: func(fs []checks.Finding) {
+		batches++
+		// A slow reader: the other units get every chance to run ahead.
+		for range 50 {
+			runtime.Gosched()
+		}
+		if n := evaluated.Load() - int64(batches); n > most {
+			most = n
+		}
+	}})
+	if batches != files || evaluated.Load() != files {
+		t.Fatalf("%d batches and %d objects evaluated, want %d of each", batches, evaluated.Load(), files)
+	}
+	if most > int64(ahead) {
+		t.Errorf("the rules ran %d files ahead of the reader, want at most %d", most, ahead)
 	}
 }

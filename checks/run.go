@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -345,8 +346,10 @@ func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, emit 
 	units := evaluationUnits(groupByPath(files))
 	findings := make([][]Finding, len(units))
 	done := make(chan int, len(units))
+	ahead := newWindow(unitsAhead * runtime.GOMAXPROCS(0))
 	go func() {
 		parallel.For(len(units), func(u int) {
+			ahead.wait(u)
 			findings[u] = units[u].evaluate(ctx, rules)
 			done <- u
 		})
@@ -377,6 +380,7 @@ func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, emit 
 				clear(occurrences.path)
 			}
 		}
+		ahead.handedOver(next)
 	}
 	lean := make([]*manifest.File, len(files))
 	for i, f := range files {
@@ -385,6 +389,45 @@ func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, emit 
 	res := &Result{Files: lean, Objects: len(objects), Unchecked: unchecked(ctx, rules)}
 	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res
+}
+
+// unitsAhead is how many units per CPU the rules may run ahead of the
+// report: a report slower than the rules (JSON and SARIF encode every
+// finding) would otherwise leave every finding done early waiting in
+// memory for it, the run's findings all held by its end.
+const unitsAhead = 4
+
+// window lets unit u start only once every unit before u less its size is
+// handed over. Units are taken in order, so the next unit to hand over
+// never waits, whatever the others hold.
+type window struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	size   int
+	handed int // units handed over so far
+}
+
+func newWindow(size int) *window {
+	w := &window{size: size}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+// wait blocks until unit u may start.
+func (w *window) wait(u int) {
+	w.mu.Lock()
+	for u >= w.handed+w.size {
+		w.cond.Wait()
+	}
+	w.mu.Unlock()
+}
+
+// handedOver records that the units before n are handed over.
+func (w *window) handedOver(n int) {
+	w.mu.Lock()
+	w.handed = n
+	w.mu.Unlock()
+	w.cond.Broadcast()
 }
 
 // unchecked gathers what rules could not check in ctx's run. A rule that

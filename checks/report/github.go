@@ -29,15 +29,38 @@ var githubLevels = []string{"error", "warning", "notice"}
 // GitHubAnnotationsPerLevel of each level, and counts the rest.
 type githubAnnotations struct {
 	written, left map[string]int
-	// all holds every finding, for the step summary (kept only when one
-	// is written).
-	all []checks.Finding
+	// summary holds the step summary's rows (kept only when one is
+	// written).
+	summary summaryRows
 }
 
-// add writes the annotations of fs; keep holds them for the step summary.
+// summaryRows are the step summary's table rows, made as the findings
+// arrive: only as many as fit in the summary are held, the rest counted.
+type summaryRows struct {
+	rows  []string
+	bytes int // of rows
+	more  int // findings past the rows held
+}
+
+// add makes the rows of fs, or counts them once the rows held fill the
+// summary whatever its head.
+func (s *summaryRows) add(fs []checks.Finding) {
+	for _, f := range fs {
+		if s.bytes > maxStepSummaryBytes {
+			s.more++
+			continue
+		}
+		row := fmt.Sprintf("| %s | `%s` | %s | %s |\n", f.Severity, f.RuleID, markdownCode(fmt.Sprintf("%s:%d", f.File, f.Line)), markdownCell(firstLine(f.Message)))
+		s.rows = append(s.rows, row)
+		s.bytes += len(row)
+	}
+}
+
+// add writes the annotations of fs; keep holds their rows for the step
+// summary.
 func (g *githubAnnotations) add(b *bufio.Writer, fs []checks.Finding, keep bool) {
 	if keep {
-		g.all = append(g.all, fs...)
+		g.summary.add(fs)
 	}
 	for _, f := range fs {
 		level := githubLevel(f.Severity)
@@ -113,19 +136,18 @@ const maxStepSummaryBytes = 1<<20 - 4<<10
 // writeStepSummary writes the Markdown job summary of a run: the config,
 // the counts, every finding (one row each, its message on one line) and
 // the files not checked.
-func writeStepSummary(w io.Writer, fs []checks.Finding, skipped []NotChecked, counts, config string) error {
+func writeStepSummary(w io.Writer, rows summaryRows, skipped []NotChecked, counts, config string) error {
 	var b strings.Builder
 	b.WriteString("## prodready\n\n")
 	if config != "" {
 		fmt.Fprintf(&b, "Config: %s\n\n", markdownCell(config))
 	}
 	fmt.Fprintf(&b, "%s\n\n", counts)
-	if len(fs) > 0 {
+	if len(rows.rows) > 0 {
 		b.WriteString("| Severity | Rule | Location | Message |\n|---|---|---|---|\n")
-		for i, f := range fs {
-			row := fmt.Sprintf("| %s | `%s` | %s | %s |\n", f.Severity, f.RuleID, markdownCode(fmt.Sprintf("%s:%d", f.File, f.Line)), markdownCell(firstLine(f.Message)))
+		for i, row := range rows.rows {
 			if b.Len()+len(row) > maxStepSummaryBytes {
-				fmt.Fprintf(&b, "\n…and %s (prodready check lists them all).\n", plural.Count(len(fs)-i, "more finding", "more findings"))
+				fmt.Fprintf(&b, "\n…and %s (prodready check lists them all).\n", plural.Count(len(rows.rows)-i+rows.more, "more finding", "more findings"))
 				break
 			}
 			b.WriteString(row)

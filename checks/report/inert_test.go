@@ -17,7 +17,9 @@ func TestStepSummaryStaysInert(t *testing.T) {
 	fs := checkstest.Hostile(t, catalog.Default())
 	var b strings.Builder
 	skipped := []NotChecked{{Path: checkstest.HostileValue, Reason: checkstest.HostileValue}}
-	if err := writeStepSummary(&b, fs, skipped, "2 errors", checkstest.HostileValue); err != nil {
+	var rows summaryRows
+	rows.add(fs)
+	if err := writeStepSummary(&b, rows, skipped, "2 errors", checkstest.HostileValue); err != nil {
 		t.Fatal(err)
 	}
 	if leaks := inert.Leaks(b.String()); leaks != nil {

@@ -52,12 +52,32 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
+// junitFinding is what the JUnit report needs of a finding, held until
+// the report is written: its strings are the finding's, and its fix's
+// edits, paths and identity are let go.
+type junitFinding struct {
+	File, RuleID, Message, Fix string
+	Line, Column               int
+	Severity                   checks.Severity
+	Object                     checks.ObjectRef
+	fixed                      bool // the finding has a fix (Fix may be "")
+}
+
+// holdForJUnit keeps what the JUnit report needs of f.
+func holdForJUnit(f checks.Finding) junitFinding {
+	h := junitFinding{File: f.File, RuleID: f.RuleID, Message: f.Message, Line: f.Line, Column: f.Column, Severity: f.Severity, Object: f.Object}
+	if f.Fix != nil {
+		h.Fix, h.fixed = f.Fix.Description, true
+	}
+	return h
+}
+
 // writeJUnit writes the JUnit report of a run: for each file (by path),
 // a test case per Kubernetes object checked (res.Checked), in document
 // order, failing with one failure per finding about it; a finding about
 // no object listed (a document that is not YAML, a whole file) makes a
 // case of its own; a file not checked is a skipped case.
-func writeJUnit(b *bufio.Writer, fs []checks.Finding, res *checks.Result, skipped []NotChecked) error {
+func writeJUnit(b *bufio.Writer, fs []junitFinding, res *checks.Result, skipped []NotChecked) error {
 	type fileCases struct {
 		cases []junitCase
 		index map[checks.ObjectRef]int
@@ -93,8 +113,8 @@ func writeJUnit(b *bufio.Writer, fs []checks.Finding, res *checks.Result, skippe
 	for _, f := range fs {
 		c := caseOf(f.File, f.Object)
 		text := fmt.Sprintf("%s:%d:%d %s %s\n%s", f.File, f.Line, f.Column, f.Severity, f.RuleID, f.Message)
-		if f.Fix != nil {
-			text += "\nfix: " + f.Fix.Description
+		if f.fixed {
+			text += "\nfix: " + f.Fix
 		}
 		c.Failures = append(c.Failures, junitFailure{Message: f.RuleID + ": " + firstLine(f.Message), Type: f.Severity.String(), Text: text})
 	}

@@ -16,8 +16,9 @@ import (
 // Stream writes a report in one of Formats while the findings arrive, in
 // batches (checks.Run with Options.Emit hands over a file's at a time, a large
 // file's in several), so a long run's findings are never held whole (junit
-// and github's step summary hold what they need of each finding until
-// Close). The bytes are those Write gives for all the findings at once.
+// holds what it needs of each finding until Close, github's step summary
+// the rows that fit in it). The bytes are those Write gives for all the
+// findings at once.
 type Stream struct {
 	w      *bufio.Writer
 	format string
@@ -28,7 +29,7 @@ type Stream struct {
 	ruleIndex map[string]int
 	sarifTail []byte
 	github    githubAnnotations
-	junit     []checks.Finding
+	junit     []junitFinding
 	text      textState
 }
 
@@ -104,7 +105,9 @@ func (s *Stream) Add(fs []checks.Finding) error {
 	case "github":
 		s.github.add(s.w, fs, s.opts.StepSummary != nil)
 	case "junit":
-		s.junit = append(s.junit, fs...)
+		for _, f := range fs {
+			s.junit = append(s.junit, holdForJUnit(f))
+		}
 	case "json":
 		return s.array.add(s.w, len(fs), func(i int) any { return fs[i] })
 	case "sarif":
@@ -180,7 +183,7 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 	case "github":
 		s.github.close(s.w, skipped, s.unannotatedIn())
 		if s.opts.StepSummary != nil {
-			if err := writeStepSummary(s.opts.StepSummary, s.github.all, skipped, summaryLine(files, objects, len(skipped), c), s.opts.Config); err != nil {
+			if err := writeStepSummary(s.opts.StepSummary, s.github.summary, skipped, summaryLine(files, objects, len(skipped), c), s.opts.Config); err != nil {
 				return fmt.Errorf("writing the step summary: %w", err)
 			}
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,43 @@ func TestEveryFormatNamesTheFilesNotChecked(t *testing.T) {
 		if strings.Contains(out, "app/pod.yaml") {
 			t.Errorf("%s names a file that was checked as not checked:\n%s", format, out)
 		}
+	}
+}
+
+// TestStepSummaryHoldsOnlyWhatFits checks the github format's job summary
+// on more findings than GitHub shows: the stream holds only the rows that
+// fit (not every finding until the end), and the summary lists them and
+// counts every one left out.
+func TestStepSummaryHoldsOnlyWhatFits(t *testing.T) {
+	const total = 20_000
+	fs := make([]checks.Finding, total)
+	for i := range fs {
+		fs[i] = checks.Finding{RuleID: "image-tag-mutable", Severity: checks.Warning, File: "apps/app.yaml", Line: i + 1, Column: 1,
+			Message: "container web runs registry.example.com/shop/web:1.4, a tag that can be moved to another image: pin it by digest " + strings.Repeat("x", 40)}
+	}
+	var summary, out bytes.Buffer
+	s, err := NewStream(&out, "github", Options{StepSummary: &summary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := 0; start < total; start += 100 {
+		if err := s.Add(fs[start : start+100]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := len(s.github.summary.rows)
+	if err := s.Close(&checks.Result{}); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Count(summary.String(), "\n| warning |")
+	var more int
+	if _, err := fmt.Sscanf(summary.String()[strings.Index(summary.String(), "…and ")+len("…and "):], "%d more findings", &more); err != nil {
+		t.Fatalf("no count of the findings left out: %v\n%s", err, summary.String()[summary.Len()-300:])
+	}
+	if rows+more != total || summary.Len() > 1<<20 { // GitHub's limit
+		t.Errorf("%d rows and %d more in %d bytes; want %d in all, within 1 MiB", rows, more, summary.Len(), total)
+	}
+	if held > rows+1 {
+		t.Errorf("the stream held %d rows for a summary that shows %d", held, rows)
 	}
 }

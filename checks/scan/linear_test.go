@@ -1,0 +1,112 @@
+package scan_test
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/checks/scan"
+	"github.com/prodready/prodready/internal/synthrepo"
+)
+
+// TestCheckCostIsLinear checks generated repositories of 1,000 and 10,000
+// objects (internal/synthrepo) through the pipeline prodready check runs —
+// scan.Run, lean, streaming into a JSON report — and fails when the
+// tenfold repository costs more than fifteen times the smaller one, in
+// bytes allocated or in peak live heap. Both are counted, not timed: the
+// bytes by the runtime, the live heap after a collection forced at the
+// first batch of findings, when every object is decoded, and at every
+// tenth of the batches after it. Time is measured by make bench-scale.
+func TestCheckCostIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks 11,000 generated objects (about 3 s of CPU)")
+	}
+	small := measureCheck(t, 1_000)
+	large := measureCheck(t, 10_000)
+	t.Logf("1,000 objects: %d findings, %.1f MiB allocated, %.1f MiB peak live heap above the base", small.findings, mib(small.allocated), mib(small.peakLive))
+	t.Logf("10,000 objects: %d findings, %.1f MiB allocated, %.1f MiB peak live heap above the base", large.findings, mib(large.allocated), mib(large.peakLive))
+	if large.findings < 9*small.findings {
+		t.Fatalf("%d findings at 10,000 objects and %d at 1,000: the repositories are not what the test is about", large.findings, small.findings)
+	}
+	for _, c := range []struct {
+		what         string
+		small, large uint64
+	}{
+		{"bytes allocated", small.allocated, large.allocated},
+		{"peak live heap", small.peakLive, large.peakLive},
+	} {
+		if ratio := float64(c.large) / float64(c.small); ratio > 15 {
+			t.Errorf("%s: %.1f MiB at 10,000 objects, %.1f× the %.1f MiB at 1,000 (at most 15×)", c.what, mib(c.large), ratio, mib(c.small))
+		}
+	}
+}
+
+// checkCost is what one check of a generated repository cost.
+type checkCost struct {
+	findings  int
+	allocated uint64 // bytes, during the run
+	peakLive  uint64 // bytes above the live heap before the repository was made
+}
+
+// measureCheck checks a generated repository of n objects as prodready
+// check does, into a JSON report that is thrown away.
+func measureCheck(t *testing.T, n int) checkCost {
+	t.Helper()
+	runtime.GC()
+	base := liveHeap()
+	var inputs []checks.Input
+	for _, f := range synthrepo.Apps(n) {
+		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
+	}
+	stream, err := report.NewStream(io.Discard, "json", report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cost checkCost
+	batches, every := 0, max(1, len(inputs)/10) // a batch a file here
+	sample := func() {
+		runtime.GC()
+		if live := liveHeap() - min(base, liveHeap()); live > cost.peakLive {
+			cost.peakLive = live
+		}
+	}
+	allocated := allocatedBytes()
+	cfg := checks.DefaultConfig(catalog.Default())
+	out := scan.Run(context.Background(), inputs, nil, cfg, scan.Options{Check: checks.Options{Memory: checks.Lean}}, func(fs []checks.Finding) {
+		if batches%every == 0 {
+			sample()
+		}
+		batches++
+		cost.findings += len(fs)
+		if err := stream.Add(fs); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := stream.Close(out.Result); err != nil {
+		t.Fatal(err)
+	}
+	cost.allocated = allocatedBytes() - allocated
+	if out.Result.Kubernetes != len(inputs)*synthrepo.ObjectsPerApp || batches < len(inputs) {
+		t.Fatalf("%d objects checked in %d batches, want %d in at least %d", out.Result.Kubernetes, batches, len(inputs)*synthrepo.ObjectsPerApp, len(inputs))
+	}
+	return cost
+}
+
+// liveHeap is the live heap as of the last collection.
+func liveHeap() uint64 { return readMetric("/gc/heap/live:bytes") }
+
+// allocatedBytes is every byte the heap has allocated so far.
+func allocatedBytes() uint64 { return readMetric("/gc/heap/allocs:bytes") }
+
+func readMetric(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
