@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/prodready/prodready/checks/manifest"
+	"go.yaml.in/yaml/v3"
 )
 
 // Context is what a rule sees besides its own object: every object of the
@@ -28,9 +29,14 @@ type Context struct {
 	byKind    map[string][]*manifest.Object
 	namespace map[*manifest.Object]string
 	unit      map[*manifest.Object]string
-	// kustomizeImages holds image names that a kustomization's images:
-	// overrides (their tags in manifests are placeholders).
-	kustomizeImages map[string]bool
+	// kustomizeImages holds, by image name, the folders of the
+	// kustomizations whose images: entry rewrites it; kustDirs the
+	// kustomization of each folder, and reached what each builds from
+	// (see reach).
+	kustomizeImages map[string][]string
+	kustDirs        map[string]*manifest.Object
+	reached         map[string]kustReach
+	reachMu         *sync.Mutex // rules run in parallel; a pointer, as a rule may see a copy of the Context (Memo)
 	// hpaTargets maps a kind and name to the autoscalers that scale it:
 	// HPAs and KEDA ScaledObjects.
 	hpaTargets map[kindName][]*manifest.Object
@@ -111,7 +117,9 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		byKind:          map[string][]*manifest.Object{},
 		namespace:       map[*manifest.Object]string{},
 		unit:            map[*manifest.Object]string{},
-		kustomizeImages: map[string]bool{},
+		kustomizeImages: map[string][]string{},
+		reached:         map[string]kustReach{},
+		reachMu:         &sync.Mutex{},
 		hpaTargets:      map[kindName][]*manifest.Object{},
 		order:           make(map[*manifest.Object]int, len(objects)),
 		byKindName:      map[kindName][]*manifest.Object{},
@@ -178,6 +186,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 			c.hpaTargets[kindName{kind, name}] = append(c.hpaTargets[kindName{kind, name}], h)
 		}
 	}
+	c.kustDirs = kustomizations
 	return c
 }
 
@@ -222,7 +231,7 @@ func (c *Context) collectKustomizeImages(k *manifest.Object) {
 	}
 	for _, item := range imgs.Content {
 		if _, v := manifest.MapEntry(item, "name"); v != nil {
-			c.kustomizeImages[v.Value] = true
+			c.kustomizeImages[v.Value] = append(c.kustomizeImages[v.Value], path.Dir(k.File.Path))
 		}
 	}
 }
@@ -280,11 +289,98 @@ func (c *Context) Unit(o *manifest.Object) string {
 	return c.unit[o]
 }
 
-// KustomizeOverridesImage reports whether a kustomization in the run
-// rewrites image name (so its tag in a manifest is a placeholder).
-func (c *Context) KustomizeOverridesImage(name string) bool {
+// KustomizeOverridesImage reports whether a kustomization that builds o
+// rewrites image name in it (so its tag as written is a placeholder, and
+// the tag the kustomization sets is checked at its own line): o's file is
+// one that kustomization's resources, bases or components reach, or o is
+// of a render of an overlay that reaches that kustomization (the build
+// applied its images:). A kustomization elsewhere in the run that does
+// not build o says nothing about o's image.
+func (c *Context) KustomizeOverridesImage(o *manifest.Object, name string) bool {
 	c.readOthers()
-	return c.kustomizeImages[name]
+	dirs := c.kustomizeImages[name]
+	if len(dirs) == 0 {
+		return false
+	}
+	for _, d := range dirs {
+		// A file named, or one in a folder named that holds no
+		// kustomization of the run.
+		if r := c.reach(d); r.files[o.File.Path] || r.files[path.Dir(o.File.Path)] {
+			return true
+		}
+	}
+	if !strings.HasPrefix(path.Base(o.File.Path), renderInputPrefix) {
+		return false
+	}
+	for d := path.Dir(o.File.Path); ; d = path.Dir(d) {
+		if _, ok := c.kustDirs[d]; ok {
+			r := c.reach(d)
+			for _, k := range dirs {
+				if r.dirs[k] {
+					return true
+				}
+			}
+			return false
+		}
+		if d == "." || d == "/" || d == path.Dir(d) {
+			return false
+		}
+	}
+}
+
+// renderInputPrefix begins the name of the input that holds a render's
+// objects (package rendered names it so, in the folder of the chart or
+// under the overlay's kustomization).
+const renderInputPrefix = ".prodready-render-"
+
+// kustReach is what a kustomization builds from: the files its
+// resources, bases and components name, and the kustomization folders
+// (its own too) whose entries it takes, through every level.
+type kustReach struct {
+	files, dirs map[string]bool
+}
+
+// maxKustReach bounds the kustomization folders one reach walks.
+const maxKustReach = 1000
+
+// reach returns what the kustomization of folder dir builds from,
+// computed once per folder.
+func (c *Context) reach(dir string) kustReach {
+	c.reachMu.Lock()
+	defer c.reachMu.Unlock()
+	if r, ok := c.reached[dir]; ok {
+		return r
+	}
+	r := kustReach{files: map[string]bool{}, dirs: map[string]bool{}}
+	todo := []string{dir}
+	for len(todo) > 0 && len(r.dirs) < maxKustReach {
+		d := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		k, ok := c.kustDirs[d]
+		if !ok || r.dirs[d] {
+			continue
+		}
+		r.dirs[d] = true
+		for _, field := range []string{"resources", "bases", "components"} {
+			list := k.Node(field)
+			if list == nil || list.Kind != yaml.SequenceNode {
+				continue
+			}
+			for _, it := range list.Content {
+				if it.Kind != yaml.ScalarNode || strings.Contains(it.Value, "://") {
+					continue
+				}
+				p := path.Join(d, it.Value)
+				if _, isKust := c.kustDirs[p]; isKust {
+					todo = append(todo, p)
+				} else {
+					r.files[p] = true
+				}
+			}
+		}
+	}
+	c.reached[dir] = r
+	return r
 }
 
 // SelectorMatches reports whether a label selector selects labels, with

@@ -296,7 +296,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 		var anchor *entry
 		for _, e := range entries[1:] {
 			kp, vp := at(e.key), at(e.value)
-			if kp.less(begin) && !vp.less(begin) && !end.less(vp) {
+			if kp.less(begin) && !vp.less(begin) && !end.less(vp) || emptyAfter(e, kp, begin, end) {
 				anchor = e // later entries are deeper or later; keep the last
 			}
 		}
@@ -359,6 +359,17 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 	}
 	m[""] = []rendered.Location{docLoc}
 	return m
+}
+
+// emptyAfter reports whether the key of e, at kp, has an empty value
+// that an action writing nothing wrote on its line (begin to end): kyverno's
+// `replicas: {{ template "kyverno.deployment.replicas" .Values.….replicas }}`
+// with `replicas: ~`. Such a null has no text of its own to hold a position,
+// yet that values key is what sets it.
+func emptyAfter(e *entry, kp, begin, end pos) bool {
+	v := e.value
+	return v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "" &&
+		begin == end && begin.line == kp.line && kp.less(begin)
 }
 
 // innermost returns the last-opened of calls whose output holds position

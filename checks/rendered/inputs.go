@@ -479,6 +479,28 @@ func (p *Prepared) MapUnchecked(us []checks.Unchecked) []checks.Unchecked {
 		}
 		out[i] = u
 	}
+	return append(out, p.unmappedNotes()...)
+}
+
+// unmappedNotes says, once per template, which templates of the renders
+// have keys whose line could not be traced (Render.Unmapped), so that
+// every output lists them on a line of their own with why, beside the
+// note in the messages of their findings.
+func (p *Prepared) unmappedNotes() []checks.Unchecked {
+	seen := map[string]bool{}
+	var out []checks.Unchecked
+	for _, pl := range p.renders {
+		for _, u := range pl.render.Unmapped {
+			file := joinDir(pl.dir, u.File)
+			if seen[file] {
+				continue
+			}
+			seen[file] = true
+			out = append(out, checks.Unchecked{At: checks.Finding{File: file},
+				Reason: fmt.Sprintf("its findings are checked, but some of its keys' lines could not be traced and sit at the nearest line known: %s (%s)", u.Reason, pl.about)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].At.File < out[j].At.File })
 	return out
 }
 

@@ -281,4 +281,15 @@ func TestUnmappedTemplateIsSaid(t *testing.T) {
 	if said == 0 {
 		t.Fatal("no finding on the fixture's Deployment")
 	}
+	// And on a line of its own, once, which every output lists with the
+	// files not checked (report.NotCheckedOf reads Result.Unchecked).
+	lines := 0
+	for _, u := range p.MapUnchecked(nil) {
+		if strings.HasSuffix(u.At.File, "templates/deployment.yaml") && strings.Contains(u.Reason, why) {
+			lines++
+		}
+	}
+	if lines != 1 {
+		t.Errorf("the template whose map is lost is said on %d lines of its own, want 1: %+v", lines, p.MapUnchecked(nil))
+	}
 }

@@ -165,6 +165,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 	order, byRender := p.byRender(fs, func(_ *placed, f checks.Finding) bool {
 		return f.Fix != nil && len(f.Fix.Edits) > 0
 	})
+	shared := p.sharedEdits(order, byRender, fs)
 	out := map[int]placement{}
 	for _, pl := range order {
 		src := pl.src
@@ -176,7 +177,12 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 			var pc placement
 			var ok bool
 			if pl.render.Kind == Kustomize {
-				pc, ok = pl.kustomizeEdits(src.files, fs[i])
+				if !shared[i] {
+					pc, ok = pl.kustomizeEdits(src.files, fs[i])
+				}
+				if !ok {
+					pc, ok = pl.overlayPatch(src.files, fs[i])
+				}
 			} else {
 				pc, ok = pl.translate(src.files, fs[i])
 				if !ok {

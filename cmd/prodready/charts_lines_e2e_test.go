@@ -30,7 +30,10 @@ func TestChartLinesThroughPostProcessingHelpers(t *testing.T) {
 		{"kyverno", []string{
 			// The container's image line: {{ include "kyverno.image" … }}.
 			"templates/admission-controller/deployment.yaml:155 image-tag-mutable",
-			"templates/cleanup-controller/deployment.yaml:19 replicas-too-few",
+			// replicas: {{ template "kyverno.deployment.replicas"
+			// .Values.cleanupController.replicas }}: the values key the
+			// helper is given (cleanupController.replicas: ~).
+			"values.yaml:1982 replicas-too-few",
 		}, nil},
 		{"traefik", []string{
 			// The container's resources, in the helper the pod template

@@ -110,3 +110,51 @@ func TestClaimsAreRenderedFirst(t *testing.T) {
 		t.Errorf("ingress-nginx: no replicas-too-few finding, so the claim was not exercised")
 	}
 }
+
+// TestKyvernoClaimsAreRenderedFirst runs prodready check as a process on
+// the real kyverno chart, whose replicas go through a helper given one
+// values key (`{{ template "kyverno.deployment.replicas"
+// .Values.admissionController.replicas }}`): that key is where the
+// replicas finding sits (`replicas: ~` in values.yaml), so its fix is a
+// values edit the chart can be rendered with, and since the chart renders
+// a PodDisruptionBudget once replicas exceed 1, no pdb-missing claim is
+// made about it.
+func TestKyvernoClaimsAreRenderedFirst(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(chartsMore, "kyverno"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	values, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if err != nil {
+		t.Skip("../shared corpus absent: charts-more/kyverno")
+	}
+	// The line of admissionController's own replicas key.
+	want := 0
+	in := false
+	for i, l := range strings.Split(string(values), "\n") {
+		if strings.HasPrefix(l, "admissionController:") {
+			in = true
+		} else if in && l != "" && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "#") {
+			in = false
+		}
+		if in && strings.HasPrefix(l, "  replicas:") {
+			want = i + 1
+		}
+	}
+	fs, _ := checkJSON(t, dir, ".")
+	found := false
+	for _, f := range fs {
+		if f.Rule == "replicas-too-few" && f.Object.Name == "kyverno-admission-controller" && f.File == "values.yaml" {
+			found = f.Line == want
+			if !found {
+				t.Errorf("replicas-too-few on the admission controller at values.yaml:%d, want :%d (admissionController.replicas)", f.Line, want)
+			}
+		}
+		if f.Rule == "pdb-missing" && strings.Contains(f.Message, "once") {
+			t.Errorf("kyverno renders a PDB when replicas > 1, yet: %s %s", f.key(), f.Message)
+		}
+	}
+	if !found && want > 0 {
+		t.Errorf("no replicas-too-few on the admission controller at values.yaml:%d: %v", want, keysOf(byKey(fs)))
+	}
+}

@@ -23,7 +23,8 @@ import (
 // never do: change an image, a command, a port or a selector, remove an
 // object, a container or a field, or take from a container what its image
 // is known to need (kube.Facts: its user, the directories it writes, its
-// capabilities, its memory, whether it can run twice).
+// capabilities, its memory, whether it can run twice), or override a
+// runAsUser: 0 set on purpose.
 func TestFixAllKeepsCorpusWorkloads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: fixes the whole real-world corpus")
@@ -230,6 +231,10 @@ func needsKept(ctx *checks.Context, w string, n *manifest.Object, opt, npt *mani
 			out = append(out, fmt.Sprintf("%s: made to run as UID %d, but it is a %s server in an image of its own, whose user is not known", w, nu, facts.Family))
 		case known && facts.User > 0 && nu != facts.User:
 			out = append(out, fmt.Sprintf("%s: made to run as UID %d, but the %s image runs as %d", w, nu, facts.Family, facts.User))
+		case ou == 0:
+			out = append(out, fmt.Sprintf("%s: asked for root explicitly (runAsUser: 0), made to run as UID %d", w, nu))
+		case known && facts.User == 0 && len(kube.Unmounted(nc, facts.Writes)) > 0:
+			out = append(out, fmt.Sprintf("%s: made to run as UID %d, but the %s image runs as root and writes %q, not mounted", w, nu, facts.Family, kube.Unmounted(nc, facts.Writes)))
 		}
 	}
 	if readOnly(oc) != readOnly(nc) && readOnly(nc) {

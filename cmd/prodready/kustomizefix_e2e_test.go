@@ -100,3 +100,79 @@ func TestFixArgoCDHAOverlay(t *testing.T) {
 		}
 	}
 }
+
+// sharedBase is a base two overlays build from: dev's patch already sets
+// allowPrivilegeEscalation and a CPU request for the container, prod's
+// sets neither, so prod's findings on the base's container line are its
+// own. prodJSON, when set, makes prod's patch a JSON 6902 one.
+func sharedBase(prodJSON bool) map[string]string {
+	files := map[string]string{
+		"base/kustomization.yaml": "resources:\n- deploy.yaml\n",
+		"base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    app.kubernetes.io/name: web\nspec:\n" +
+			"  replicas: 3\n  selector:\n    matchLabels: {app.kubernetes.io/name: web}\n  template:\n    metadata:\n      labels:\n" +
+			"        app.kubernetes.io/name: web\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/example/web:1.0\n" +
+			"        ports:\n        - containerPort: 8080\n",
+		"overlays/dev/kustomization.yaml": "resources:\n- ../../base\npatches:\n- path: patch.yaml\n",
+		"overlays/dev/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n" +
+			"      containers:\n      - name: web\n        securityContext:\n          allowPrivilegeEscalation: false\n" +
+			"        resources:\n          requests:\n            cpu: 100m\n",
+		"overlays/prod/kustomization.yaml": "resources:\n- ../../base\nnamePrefix: prod-\npatches:\n- path: patch.yaml\n",
+		"overlays/prod/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n" +
+			"      containers:\n      - name: web\n        env:\n        - name: MODE\n          value: prod\n",
+	}
+	if prodJSON {
+		files["overlays/prod/kustomization.yaml"] = "resources:\n- ../../base\nnamePrefix: prod-\npatches:\n- path: patch.yaml\n  target:\n    kind: Deployment\n    name: web\n"
+		files["overlays/prod/patch.yaml"] = "- op: add\n  path: /spec/template/spec/containers/0/env\n  value:\n  - name: MODE\n    value: prod\n"
+	}
+	return files
+}
+
+// TestFixAddsAPatchToTheOverlay runs `prodready fix --all` as a process on
+// two overlays of one base. Prod's findings on the base's container line
+// (no line of prod sets allowPrivilegeEscalation or the CPU request, and
+// editing the base would change what dev builds) are fixed by patches
+// added to prod's kustomization.yaml, strategic-merge ones beside its
+// strategic-merge patch and JSON 6902 ones beside its JSON 6902 patch;
+// the base is not given them; after it both overlays build, prod's
+// findings are gone and dev has none it did not have.
+func TestFixAddsAPatchToTheOverlay(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		json bool
+		want string // in the entry the fix adds
+	}{{"strategic-merge", false, "patch: |-\n    apiVersion: apps/v1\n"}, {"json6902", true, "patch: |-\n    - op: add\n      path: /spec/template/spec/containers/0/"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := sharedBase(tc.json)
+			repo := writeRepo(t, files)
+			before, _ := checkJSON(t, repo, ".")
+			had := map[string]bool{}
+			for _, f := range before {
+				if strings.HasPrefix(f.File, "overlays/dev/") || strings.Contains(f.Message, "overlays/dev") {
+					had[f.Rule] = true
+				}
+			}
+			if out, errOut, code := runCLI(t, repo, "fix", "--all", "."); code != 0 {
+				t.Fatalf("fix --all exited %d:\n%s\n%s", code, out, errOut)
+			}
+			kust, _ := os.ReadFile(filepath.Join(repo, "overlays/prod/kustomization.yaml"))
+			if !strings.HasPrefix(string(kust), files["overlays/prod/kustomization.yaml"]) || !strings.Contains(string(kust), tc.want) ||
+				!strings.Contains(string(kust), "allowPrivilegeEscalation") || !strings.Contains(string(kust), "100m") {
+				t.Errorf("prod's kustomization.yaml after fix --all:\n%s\nwant its entries kept and patches added with %q", kust, tc.want)
+			}
+			if base, _ := os.ReadFile(filepath.Join(repo, "base/deploy.yaml")); strings.Contains(string(base), "allowPrivilegeEscalation") {
+				t.Errorf("prod's fix edited the base dev builds from:\n%s", base)
+			}
+			after, _ := checkJSON(t, repo, ".")
+			for _, f := range after {
+				switch {
+				case f.Rule == "render-failed":
+					t.Errorf("after fix --all: %s:%d %s", f.File, f.Line, f.Message)
+				case f.Rule == "privilege-escalation-allowed" || f.Rule == "cpu-requests-missing":
+					t.Errorf("after fix --all, still: %s:%d %s %s", f.File, f.Line, f.Rule, f.Message)
+				case (strings.HasPrefix(f.File, "overlays/dev/") || strings.Contains(f.Message, "overlays/dev")) && !had[f.Rule]:
+					t.Errorf("after fix --all, dev has a new finding: %s:%d %s %s", f.File, f.Line, f.Rule, f.Message)
+				}
+			}
+		})
+	}
+}

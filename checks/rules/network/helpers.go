@@ -252,7 +252,7 @@ func unpinnedImages(ctx *checks.Context, obj *manifest.Object, fn func(c manifes
 			return
 		}
 		ref := parseImage(c.Image)
-		if ref.Digest != "" || ctx.KustomizeOverridesImage(ref.Name) {
+		if ref.Digest != "" || ctx.KustomizeOverridesImage(obj, ref.Name) {
 			return
 		}
 		fn(c, ref)

@@ -24,7 +24,7 @@ var imageRegistryNotAllowed = &checks.Rule{
 		}
 		var out []checks.Finding
 		containerImages(obj, func(c manifest.Container) {
-			if imagePlaceholder(c.Image) || registryAllowed(c.Image, allowed) || ctx.KustomizeOverridesImage(parseImage(c.Image).Name) {
+			if imagePlaceholder(c.Image) || registryAllowed(c.Image, allowed) || ctx.KustomizeOverridesImage(obj, parseImage(c.Image).Name) {
 				return // a kustomization's images: may point it at another registry (newName)
 			}
 			ref := parseImage(c.Image)

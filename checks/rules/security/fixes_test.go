@@ -21,6 +21,9 @@ type secFixCase struct {
 	// ops lists "action path=value" edits that must all be in the fix.
 	ops []string
 	why string
+	// withheld, when set, is what the fix's Withheld must say (it then
+	// has no edits).
+	withheld string
 }
 
 func secFixOps(f checks.Finding) []string {
@@ -56,12 +59,10 @@ func TestResSecFixes(t *testing.T) {
 			why: "beside privileged: true the API server rejects allowPrivilegeEscalation: false"},
 		{folder: "privilege-escalation-allowed", file: "workloads.yaml", line: 33, rule: "privilege-escalation-allowed", wantFix: false,
 			why: "beside an added SYS_ADMIN the API server rejects allowPrivilegeEscalation: false"},
-		{folder: "run-as-root", file: "workloads.yaml", line: 38, rule: "run-as-root", wantFix: true,
-			ops: []string{"set spec.template.spec.initContainers.0.securityContext.runAsNonRoot=true", "set spec.template.spec.initContainers.0.securityContext.runAsUser=10001", "set spec.template.spec.initContainers.0.securityContext.runAsGroup=10001"},
-			why: "the explicit 0 is replaced, numeric placeholders beside runAsNonRoot"},
-		{folder: "run-as-root", file: "workloads.yaml", line: 13, rule: "run-as-root", wantFix: true,
-			ops: []string{"set " + c0 + "securityContext.runAsNonRoot=true", "set " + c0 + "securityContext.runAsGroup=1000"},
-			why: "the pod's runAsGroup: 0 is overridden with the pod's own non-zero UID as a starting point"},
+		{folder: "run-as-root", file: "workloads.yaml", line: 38, rule: "run-as-root", wantFix: true, withheld: "runAsUser: 0 asks for root explicitly",
+			why: "an init container that asks for root explicitly (a chown) keeps it: the generic UID is withheld"},
+		{folder: "run-as-root", file: "workloads.yaml", line: 13, rule: "run-as-root", wantFix: true, withheld: "runAsGroup: 0 asks for the root group explicitly",
+			why: "the pod's runAsGroup: 0 is a choice made on purpose: the generic GID is withheld"},
 		{folder: "readonly-rootfs-missing", file: "workloads.yaml", line: 13, rule: "readonly-rootfs-missing", wantFix: true,
 			ops: []string{"set " + c0 + "securityContext.readOnlyRootFilesystem=true", "append " + c0 + "volumeMounts=name: app-tmp\nmountPath: /tmp", "append spec.template.spec.volumes=name: app-tmp\nemptyDir: {}"}},
 		{folder: "readonly-rootfs-missing", file: "workloads.yaml", line: 18, rule: "readonly-rootfs-missing", wantFix: false,
@@ -107,6 +108,9 @@ func TestResSecFixes(t *testing.T) {
 			}
 			if (found.Fix != nil) != tc.wantFix {
 				t.Fatalf("%s:%d %s: fix present = %v, want %v (%s): %v", tc.file, tc.line, tc.rule, found.Fix != nil, tc.wantFix, tc.why, secFixOps(*found))
+			}
+			if tc.withheld != "" && (!strings.Contains(found.Fix.Withheld, tc.withheld) || len(found.Fix.Edits) > 0) {
+				t.Errorf("%s:%d %s: fix withheld %q with %d edits, want withheld saying %q and no edits (%s)", tc.file, tc.line, tc.rule, found.Fix.Withheld, len(found.Fix.Edits), tc.withheld, tc.why)
 			}
 			got := strings.Join(secFixOps(*found), "\n")
 			for _, want := range tc.ops {

@@ -50,10 +50,52 @@ func runAsRootFindings(ctx *checks.Context, obj *manifest.Object, pt *manifest.P
 				WithFix(fmt.Sprintf("run it as UID/GID %d, the user the %s image runs as, with fsGroup %d so its volumes stay writable (a starting point: check the image's tag)", f.User, f.Family, f.User), rootImageFix(obj, pt, c, f.User)...))
 			continue
 		}
-		out = append(out, checks.At(obj, at, msg+"; set runAsNonRoot: true with the numeric UID/GID the image runs as").
-			WithFix(fmt.Sprintf("set runAsNonRoot: true with runAsUser/runAsGroup (%d is a starting point: use the UID/GID the image runs as)", placeholderID), runAsRootFix(obj, pt, c)...))
+		f := checks.At(obj, at, msg+"; set runAsNonRoot: true with the numeric UID/GID the image runs as")
+		desc := fmt.Sprintf("set runAsNonRoot: true with runAsUser/runAsGroup (%d is a starting point: use the UID/GID the image runs as)", placeholderID)
+		if why := genericUIDBreaks(ctx, obj, c, user, group); why != "" {
+			f = f.WithFix(desc)
+			f.Fix.Withheld = why
+			out = append(out, f)
+			continue
+		}
+		ops := runAsRootFix(obj, pt, c)
+		if psc := podSecurityContext(pt); writesVolumes(ctx, obj, c) && (psc == nil || psc.FSGroup == nil) {
+			desc += fmt.Sprintf(", and fsGroup %d so the volumes its image writes stay writable", placeholderID)
+			ops = append(ops, kube.Set(obj, pt.SpecPath.Child("securityContext", "fsGroup"), itoa(placeholderID), "starting point: the group that owns the image's data volumes"))
+		}
+		out = append(out, f.WithFix(desc, ops...))
 	}
 	return out
+}
+
+// genericUIDBreaks says why the generic UID fix is withheld from
+// container c ("" when nothing says so): its pod or container asks for
+// root explicitly (runAsUser or runAsGroup 0, a choice made on purpose,
+// as longhorn's driver deployer does), or the image facts say its image
+// runs as root and writes directories a generic UID cannot write (a root
+// image's data folder, as heapster-influxdb's /var/lib/influxdb).
+func genericUIDBreaks(ctx *checks.Context, obj *manifest.Object, c manifest.Container, user, group setting[int64]) string {
+	switch {
+	case user.val != nil && *user.val == 0:
+		return "runAsUser: 0 asks for root explicitly, a choice made on purpose that a generic UID would override: find out what it needs root for, then run it as the UID its image runs as"
+	case group.val != nil && *group.val == 0:
+		return "runAsGroup: 0 asks for the root group explicitly, a choice made on purpose that a generic GID would override: find out what it needs it for, then run it as the UID/GID its image runs as"
+	}
+	if f, ok := kube.Facts(ctx, obj, c); ok && f.User == 0 {
+		if dirs := kube.Unmounted(c, f.Writes); len(dirs) > 0 {
+			return fmt.Sprintf("the %s image runs as root and writes %s, owned by root in the image and not a mounted volume, which a generic UID cannot write: mount a volume at each (the fix then sets fsGroup so it is writable) or run an image built for a non-root user", f.Family, quoteList(dirs))
+		}
+	}
+	return ""
+}
+
+// writesVolumes reports whether the image facts say container c's image
+// runs as root and writes directories (all of them mounted volumes, else
+// genericUIDBreaks withholds the fix): the generic UID then needs the
+// pod's fsGroup to write them.
+func writesVolumes(ctx *checks.Context, obj *manifest.Object, c manifest.Container) bool {
+	f, ok := kube.Facts(ctx, obj, c)
+	return ok && f.User == 0 && len(f.Writes) > 0
 }
 
 // runAsRootFix sets runAsNonRoot: true on the container and numeric

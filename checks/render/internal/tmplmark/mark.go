@@ -167,6 +167,7 @@ func valuesExpr(inner string, d dot) ([]string, bool) {
 	if inner == "" || strings.HasPrefix(inner, "/*") {
 		return nil, false
 	}
+	inner = helperArg(inner)
 	if first, _, _ := strings.Cut(inner, " "); keywords[first] {
 		return nil, false
 	}
@@ -192,6 +193,25 @@ func valuesExpr(inner string, d dot) ([]string, bool) {
 		path = p
 	}
 	return path, refs == 1 && len(path) > 0
+}
+
+// helperArg returns, for a template or include of a named helper given
+// one argument (`template "kyverno.deployment.replicas"
+// .Values.admissionController.replicas`), the argument and what follows
+// it: a helper given one values key writes what that key's value makes,
+// so the key is where its output is edited. Anything else is returned as
+// it is.
+func helperArg(inner string) string {
+	first, rest, _ := strings.Cut(inner, " ")
+	if first != "template" && first != "include" {
+		return inner
+	}
+	rest = strings.TrimLeft(rest, " ")
+	lit := stringLit.FindStringIndex(rest)
+	if lit == nil || lit[0] != 0 {
+		return inner
+	}
+	return strings.TrimLeft(rest[lit[1]:], " ")
 }
 
 // ref resolves a field reference against the current dot.

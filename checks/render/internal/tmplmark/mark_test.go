@@ -87,3 +87,26 @@ func TestTokenizeQuotedBraces(t *testing.T) {
 		t.Fatalf("tokens = %+v", toks)
 	}
 }
+
+// TestHelperOfOneValuesKeyIsABinding: a template or include of a helper
+// given one values key (kyverno's `template "kyverno.deployment.replicas"
+// .Values.admissionController.replicas`) binds that key, as the key
+// written directly does; a helper given the root context or a dict of
+// several things stays a call.
+func TestHelperOfOneValuesKeyIsABinding(t *testing.T) {
+	for _, tc := range []struct {
+		inner, want string
+		ok          bool
+	}{
+		{`template "kyverno.deployment.replicas" .Values.admissionController.replicas`, "admissionController.replicas", true},
+		{`include "x.image" .Values.image | quote`, "image", true},
+		{`include "x.labels" . | nindent 4`, "", false},
+		{`include "x.image" (dict "image" .Values.image "root" $)`, "", false},
+		{`template "x"`, "", false},
+	} {
+		p, ok := valuesExpr(tc.inner, dot{root: true})
+		if ok != tc.ok || strings.Join(p, ".") != tc.want {
+			t.Errorf("%s: %q %v, want %q %v", tc.inner, strings.Join(p, "."), ok, tc.want, tc.ok)
+		}
+	}
+}

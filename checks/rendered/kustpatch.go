@@ -1,0 +1,377 @@
+package rendered
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+)
+
+// When no patch or base line an overlay builds from can take a fix (the
+// object comes from a generator or from outside the repository), or the
+// base line it would edit is built by other overlays that do not share
+// the finding (editing it would change what they build, which building
+// this overlay again does not check), the fix is a patch added to the
+// overlay: one entry appended to the `patches:` of its kustomization
+// file, inline, so that the fix stays an edit of one file as every output
+// shows and applies fixes. The patch follows what the overlay already
+// uses: a JSON 6902 patch when its patches are all JSON 6902 (or when a
+// list item on the way has no name to merge by), else a strategic-merge
+// patch. It is verified as the other kustomize fixes are.
+
+// baseTarget is where a kustomize fix would go as an edit of a patch or
+// base line: the location of the first edit's longest prefix that has a
+// patch or base line; nil when none has.
+func (pl *placed) baseTarget(f checks.Finding) *Location {
+	doc, root := pl.findingDoc(f)
+	if root == nil || len(f.Fix.Edits) == 0 {
+		return nil
+	}
+	segs, _ := walkOp(root, f.Fix.Edits[0].Path)
+	for n := len(segs); n >= 0; n-- {
+		for _, loc := range pl.render.Maps[doc][FormatPath(segs[:n])] {
+			if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
+				return &loc
+			}
+		}
+	}
+	return nil
+}
+
+// builds reports whether the overlay read file (relative to its folder).
+func (pl *placed) builds(file string) bool {
+	for _, in := range pl.render.Inputs {
+		if in == file {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedEdits returns, for the kustomize findings of fs grouped by render,
+// the indexes whose base or patch line is built by another overlay that
+// does not have the same finding (rule) at that line: their fixes become
+// patches of their own overlay.
+func (p *Prepared) sharedEdits(order []*placed, byRender map[*placed][]int, fs []checks.Finding) map[int]bool {
+	type at struct {
+		file, rule string
+		line       int
+	}
+	alike := map[at]map[*placed]bool{}
+	where := map[int]at{}
+	for _, pl := range order {
+		if pl.render.Kind != Kustomize {
+			continue
+		}
+		for _, i := range byRender[pl] {
+			loc := pl.baseTarget(fs[i])
+			if loc == nil {
+				continue
+			}
+			k := at{joinDir(pl.dir, loc.File), fs[i].RuleID, loc.Line}
+			where[i] = k
+			if alike[k] == nil {
+				alike[k] = map[*placed]bool{}
+			}
+			alike[k][pl] = true
+		}
+	}
+	out := map[int]bool{}
+	for i, k := range where {
+		for _, other := range p.renders {
+			if other.render.Kind != Kustomize || len(other.render.ValuesFiles) > 0 || alike[k][other] {
+				continue
+			}
+			rel := strings.TrimPrefix(k.file, other.dir+"/")
+			if other.dir == "." || other.dir == "" {
+				rel = k.file
+			}
+			if other.builds(rel) {
+				out[i] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// overlayPatch returns f's fix as a patch appended to the overlay's
+// kustomization file (see above); false when the edits cannot be written
+// as one (a deletion, an object without a kind or name).
+func (pl *placed) overlayPatch(files Files, f checks.Finding) (placement, bool) {
+	r := pl.render
+	doc, root := pl.findingDoc(f)
+	if root == nil || doc >= len(r.Documents) {
+		return placement{}, false
+	}
+	d := r.Documents[doc]
+	kdata, ok := files[r.Root]
+	if !ok || d.Kind == "" || d.Name == "" {
+		return placement{}, false
+	}
+	kust := parseDoc(kdata)
+	if kust == nil || kust.Kind != yaml.MappingNode {
+		return placement{}, false
+	}
+	for _, op := range f.Fix.Edits {
+		if op.Action == edit.Delete {
+			return placement{}, false
+		}
+	}
+	name := pl.originalName(doc, d.Name)
+	var entry string
+	var err error
+	if pl.usesJSONPatches(files, kust) {
+		entry, err = jsonPatchEntry(root, d, name, f.Fix.Edits)
+	} else if entry, err = smpEntry(root, d, name, f.Fix.Edits); err != nil {
+		entry, err = jsonPatchEntry(root, d, name, f.Fix.Edits)
+	}
+	if err != nil {
+		return placement{}, false
+	}
+	out := placement{file: r.Root, doc: 0, edits: []edit.Op{{Action: edit.Append, Path: []string{"patches"}, Value: entry}}}
+	for _, op := range f.Fix.Edits {
+		out.from = append(out.from, op.Path)
+	}
+	out.line = nearestLine(kust, []string{"patches"})
+	out.note = fmt.Sprintf(" (as a patch added to %s)", path.Base(r.Root))
+	return out, true
+}
+
+// originalName is the name the overlay's base gives object doc (before a
+// namePrefix or nameSuffix), which a patch names it by: the base
+// document's metadata.name when the object maps to one, else rendered.
+func (pl *placed) originalName(doc int, rendered string) string {
+	for _, loc := range pl.render.Maps[doc]["metadata.name"] {
+		if loc.Kind == Base && loc.Line > 0 && pl.src != nil {
+			for _, n := range parseDocs(pl.src.files[loc.File], 1000) {
+				if md := mapValue(n, "metadata"); md != nil && mapValue(md, "name") != nil && mapValue(md, "name").Line == loc.Line {
+					return mapValue(md, "name").Value
+				}
+			}
+		}
+	}
+	return rendered
+}
+
+// usesJSONPatches reports whether the kustomization's patches are all
+// JSON 6902 ones (inline or in files): then the added patch is one too.
+func (pl *placed) usesJSONPatches(files Files, kust *yaml.Node) bool {
+	seen := false
+	for _, key := range []string{"patches", "patchesJson6902", "patchesStrategicMerge"} {
+		list := mapValue(kust, key)
+		if list == nil || list.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, it := range list.Content {
+			var text []byte
+			switch {
+			case it.Kind == yaml.ScalarNode:
+				text = []byte(it.Value)
+				if data, ok := files[path.Join(path.Dir(pl.render.Root), it.Value)]; ok {
+					text = data
+				}
+			case mapValue(it, "patch") != nil:
+				text = []byte(mapValue(it, "patch").Value)
+			case mapValue(it, "path") != nil:
+				text = files[path.Join(path.Dir(pl.render.Root), mapValue(it, "path").Value)]
+			}
+			n := parseDoc(text)
+			if n == nil || n.Kind != yaml.SequenceNode {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
+}
+
+// smpEntry writes the edits as a strategic-merge patch of the object:
+// its apiVersion, kind and name, and along each edit's path the keys, and
+// the list items by their name (a list a value is appended to keeps its
+// rendered items, as a strategic merge replaces a list of scalars).
+func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, error) {
+	skel := &yaml.Node{Kind: yaml.MappingNode}
+	set := func(m *yaml.Node, k string, v *yaml.Node) *yaml.Node {
+		if got := mapValue(m, k); got != nil {
+			return got
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+		return v
+	}
+	scalar := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
+	set(skel, "apiVersion", scalar(d.APIVersion))
+	set(skel, "kind", scalar(d.Kind))
+	set(set(skel, "metadata", &yaml.Node{Kind: yaml.MappingNode}), "name", scalar(name))
+	var eds []edit.Op
+	for _, op := range ops {
+		segs, nodes := walkOp(root, op.Path)
+		lastIdx := -1
+		for i, sg := range segs {
+			if sg.Index >= 0 {
+				lastIdx = i
+			}
+		}
+		s, p := skel, []string{}
+		for i, sg := range segs {
+			if i > lastIdx {
+				p = append(p, sg.Key) // the edit makes what is missing past the last list item
+				continue
+			}
+			if sg.Index >= 0 {
+				item := nodes[i+1]
+				nm := mapValue(item, "name")
+				if item == nil || nm == nil || s.Kind != yaml.SequenceNode {
+					return "", fmt.Errorf("item %d has no name to merge by", sg.Index)
+				}
+				found := -1
+				for j, it := range s.Content {
+					if mapValue(it, "name").Value == nm.Value {
+						found = j
+					}
+				}
+				if found < 0 {
+					s.Content = append(s.Content, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("name"), scalar(nm.Value)}})
+					found = len(s.Content) - 1
+				}
+				p = append(p, strconv.Itoa(found))
+				s = s.Content[found]
+				continue
+			}
+			kind := yaml.MappingNode
+			if segs[i+1].Index >= 0 {
+				kind = yaml.SequenceNode
+			}
+			p = append(p, sg.Key)
+			s = set(s, sg.Key, &yaml.Node{Kind: kind})
+		}
+		t := op
+		t.Path, t.Comment = p, ""
+		if had := nodes[len(segs)]; op.Action == edit.Append && had != nil && had.Kind == yaml.SequenceNode && len(had.Content) > 0 {
+			// A strategic merge replaces a list of scalars: the patch
+			// holds the rendered items and the appended one.
+			var v yaml.Node
+			if err := yaml.Unmarshal([]byte(op.Value), &v); err != nil || len(v.Content) == 0 {
+				return "", fmt.Errorf("value of %s does not parse", strings.Join(op.Path, "."))
+			}
+			list := &yaml.Node{Kind: yaml.SequenceNode, Content: append(append([]*yaml.Node(nil), had.Content...), v.Content[0])}
+			text, err := marshal2(list)
+			if err != nil {
+				return "", err
+			}
+			t.Action, t.Value = edit.Set, string(text)
+		}
+		eds = append(eds, t)
+	}
+	text, err := marshal2(skel)
+	if err != nil {
+		return "", err
+	}
+	patched, err := edit.Apply(text, 0, eds)
+	if err != nil {
+		return "", err
+	}
+	return entryText("", strings.TrimRight(string(patched), "\n")), nil
+}
+
+// jsonPatchEntry writes the edits as a JSON 6902 patch of the object,
+// targeted by its kind and name: a value set where the object has one is
+// a replace, else an add at the first path the object lacks, holding the
+// rest; an append adds to the list's end (or adds the list).
+func jsonPatchEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, error) {
+	var list []any
+	for i, op := range ops {
+		if i > 0 {
+			// Later operations see what earlier ones added.
+			var err error
+			if root, err = applied(root, ops[i-1]); err != nil {
+				return "", err
+			}
+		}
+		segs, nodes := walkOp(root, op.Path)
+		var v any
+		if err := yaml.Unmarshal([]byte(op.Value), &v); err != nil {
+			return "", err
+		}
+		if op.Action == edit.Append {
+			if nodes[len(segs)] != nil {
+				list = append(list, map[string]any{"op": "add", "path": pointer(op.Path) + "/-", "value": v})
+				continue
+			}
+			v = []any{v}
+		}
+		if nodes[len(segs)] != nil {
+			list = append(list, map[string]any{"op": "replace", "path": pointer(op.Path), "value": v})
+			continue
+		}
+		n := len(segs)
+		for n > 0 && nodes[n] == nil {
+			n--
+		}
+		// nodes[n] exists; add op.Path[:n+1] holding the rest.
+		for k := len(op.Path) - 1; k > n; k-- {
+			if segs[k].Index >= 0 {
+				return "", fmt.Errorf("%s indexes a list the object lacks", strings.Join(op.Path, "."))
+			}
+			v = map[string]any{op.Path[k]: v}
+		}
+		list = append(list, map[string]any{"op": "add", "path": pointer(op.Path[:n+1]), "value": v})
+	}
+	text, err := marshal2(list)
+	if err != nil {
+		return "", err
+	}
+	target := fmt.Sprintf("target:\n  kind: %s\n  name: %s\n", d.Kind, edit.StringScalar(name))
+	return entryText(target, strings.TrimRight(string(text), "\n")), nil
+}
+
+// pointer is a JSON pointer to path p.
+func pointer(p []string) string {
+	var b strings.Builder
+	for _, s := range p {
+		b.WriteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+	}
+	return b.String()
+}
+
+// entryText is a patches: item holding patch inline, after target (its
+// lines, or "").
+func entryText(target, patch string) string {
+	return target + "patch: |-\n  " + strings.ReplaceAll(patch, "\n", "\n  ") + "\n"
+}
+
+// marshal2 writes v as YAML indented by two spaces, as kustomizations
+// usually are.
+func marshal2(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// applied returns the document root with op made.
+func applied(root *yaml.Node, op edit.Op) (*yaml.Node, error) {
+	text, err := marshal2(root)
+	if err != nil {
+		return nil, err
+	}
+	if text, err = edit.Apply(text, 0, []edit.Op{op}); err != nil {
+		return nil, err
+	}
+	if n := parseDoc(text); n != nil {
+		return n, nil
+	}
+	return nil, fmt.Errorf("the edited object does not parse")
+}
