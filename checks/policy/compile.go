@@ -54,6 +54,11 @@ type policy struct {
 	// overBudget is set once an expression ran over the cost budget: the
 	// policy is not evaluated on the run's other objects.
 	overBudget atomic.Bool
+	// parent, when set, is the Kyverno ValidatingPolicy this policy is the
+	// pod-controller autogen of (autogen.go), and autogen says so for the
+	// messages: its findings and notes are the parent's.
+	parent  *policy
+	autogen string
 }
 
 // id is the policy's findings' rule ID.
@@ -86,6 +91,9 @@ type notes struct {
 }
 
 func (n *notes) add(p *policy, reason string, o *manifest.Object) {
+	if p.parent != nil {
+		p = p.parent // an autogen's notes are its policy's
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.why == nil {
@@ -170,7 +178,9 @@ func build(ctx *checks.Context) *set {
 			if !strings.HasPrefix(o.APIVersion, "policies.kyverno.io/") || o.Name == "" {
 				continue
 			}
-			s.policies = append(s.policies, kyvernoValidatingPolicy(o))
+			p, cfg := kyvernoValidatingPolicy(o)
+			s.policies = append(s.policies, p)
+			s.policies = append(s.policies, autogen(p, cfg)...)
 		}
 	}
 	for i := range ctx.Config.Checks {
@@ -189,8 +199,9 @@ func build(ctx *checks.Context) *set {
 }
 
 // kyvernoValidatingPolicy reads a Kyverno ValidatingPolicy: a VAP's spec
-// with its validationActions in the policy, its own binding.
-func kyvernoValidatingPolicy(o *manifest.Object) *policy {
+// with its validationActions in the policy, its own binding, and its
+// autogen config.
+func kyvernoValidatingPolicy(o *manifest.Object) (*policy, *autogenConfig) {
 	p := &policy{obj: o, kind: o.Kind, name: o.Name}
 	var vp struct {
 		Spec struct {
@@ -199,11 +210,12 @@ func kyvernoValidatingPolicy(o *manifest.Object) *policy {
 			Evaluation                                            *struct {
 				Mode string `json:"mode"`
 			} `json:"evaluation"`
+			Autogen *autogenConfig `json:"autogen"`
 		} `json:"spec"`
 	}
 	if err := decodeInto(o, &vp); err != nil {
 		p.reason = "it cannot be read: " + err.Error()
-		return p
+		return p, nil
 	}
 	p.spec = vp.Spec.ValidatingAdmissionPolicySpec
 	if vp.Spec.Evaluation != nil && vp.Spec.Evaluation.Mode == "JSON" {
@@ -218,7 +230,7 @@ func kyvernoValidatingPolicy(o *manifest.Object) *policy {
 	if o.Kind == "NamespacedValidatingPolicy" && o.Namespace != "" {
 		p.bindings[0].spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: nil}
 	}
-	return p
+	return p, vp.Spec.Autogen
 }
 
 // customCheck makes a policy of a custom check of the config: its match

@@ -2,7 +2,8 @@
 // every object of a run, offline, as the API server would on create:
 // ValidatingAdmissionPolicies with their bindings, params and the
 // Namespaces of the run, and Kyverno ValidatingPolicies (the same CEL
-// shape, their validationActions in the policy). Each refusal is a finding
+// shape, their validationActions in the policy, a policy on Pods also on
+// the pod templates of their controllers as Kyverno's autogen does). Each refusal is a finding
 // policy/<policy name> at the line of the field it is about, graded by
 // the binding's validationActions (Deny error, Warn warning, Audit info).
 // What cannot be known offline (the authorizer, the user, the old object,
@@ -68,6 +69,9 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 	s := Compiled.Of(ctx)
 	var out []checks.Unchecked
 	for _, p := range s.policies {
+		if p.parent != nil && (p.reason == "" || p.parent.reason != "") {
+			continue // an autogen's notes are its policy's
+		}
 		reasons := s.notes.of(p)
 		if p.reason != "" {
 			reasons = []string{p.reason}
@@ -87,6 +91,9 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 		}
 		at.RuleID = p.id()
 		what := "is not evaluated"
+		if p.parent != nil {
+			what = "is not evaluated in " + p.autogen
+		}
 		if p.reason == "" {
 			what = "is not evaluated on every object"
 		}
