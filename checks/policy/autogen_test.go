@@ -17,7 +17,7 @@ func TestAutogenRewritesAsKyverno(t *testing.T) {
 			Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
 		}}}},
 		MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "labelled", Expression: "has(object.metadata.labels)"}},
-		Validations: []admissionregistrationv1.Validation{{Expression: "object.metadata.name != 'x' && object.metadata.namespaceFoo == 1 && object.spec.containers.size() > 0"}},
+		Validations:     []admissionregistrationv1.Validation{{Expression: "object.metadata.name != 'x' && object.metadata.namespaceFoo == 1 && object.spec.containers.size() > 0"}},
 	}
 	p := &policy{kind: "ValidatingPolicy", name: "p", spec: spec}
 	gen := autogen(p, nil)
