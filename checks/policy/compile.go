@@ -30,6 +30,8 @@ type set struct {
 	crds       *crdschema.Set
 	notes      notes
 	kyverno    []checks.Unchecked // Kyverno ClusterPolicy and Policy rules not evaluated
+	exceptions []*exception       // the run's Kyverno PolicyExceptions for CEL policies
+	exempted   exemptions
 }
 
 // policy is one admission policy of the run, compiled.
@@ -195,6 +197,7 @@ func build(ctx *checks.Context) *set {
 		}
 	}
 	s.kyverno = kyvernoPatternRules(ctx)
+	s.exceptions = exceptions(ctx)
 	return s
 }
 

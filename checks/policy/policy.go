@@ -14,7 +14,9 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -37,6 +39,7 @@ var rule = &checks.Rule{
 		"A policy that needs what only the cluster knows (authorizer, request.userInfo, oldObject, labels of a Namespace not in the repository, params not in the repository) is listed as not evaluated, with why.",
 	Check:     check,
 	Unchecked: unchecked,
+	Exempted:  exempted,
 }
 
 // check evaluates every policy of the run on obj.
@@ -51,8 +54,23 @@ func check(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if p.reason != "" || !s.enabled(ctx.Config, p) {
 			continue
 		}
-		out = append(out, p.evaluate(ctx, s, t)...)
+		if fs := p.evaluate(ctx, s, t); len(fs) > 0 {
+			out = append(out, s.exempt(p, t, fs)...)
+		}
 	}
+	return out
+}
+
+// exempted returns the refusals a Kyverno PolicyException of the run
+// exempted, in file and line order.
+func exempted(ctx *checks.Context) []checks.Exempted {
+	s := Compiled.Of(ctx)
+	s.exempted.mu.Lock()
+	defer s.exempted.mu.Unlock()
+	out := slices.Clone(s.exempted.out)
+	slices.SortFunc(out, func(a, b checks.Exempted) int {
+		return cmp.Or(cmp.Compare(a.Finding.File, b.Finding.File), cmp.Compare(a.Finding.Line, b.Finding.Line), cmp.Compare(a.Finding.RuleID, b.Finding.RuleID), cmp.Compare(a.Finding.Message, b.Finding.Message))
+	})
 	return out
 }
 
@@ -99,6 +117,7 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 		}
 		out = append(out, checks.Unchecked{At: at, Reason: fmt.Sprintf("%s %s %s: %s%s", p.kind, p.name, what, strings.Join(reasons, "; "), more)})
 	}
+	out = append(out, s.unusable()...)
 	return append(out, s.kyverno...)
 }
 

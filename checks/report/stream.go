@@ -173,9 +173,10 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 	files, objects, skipped := len(res.Files), res.Kubernetes, uniquePaths(append(NotCheckedOf(res), also...))
 	switch s.format {
 	case "", "text":
-		s.text.close(s.w, skipped, summaryLine(files, objects, len(skipped), c), c, s.opts.Verbose, painter{s.opts.Color})
+		s.text.close(s.w, skipped, res.Exempted, summaryLine(files, objects, len(skipped), c), c, s.opts.Verbose, painter{s.opts.Color})
 	case "wide", "compact":
 		writeNotCheckedLines(s.w, skipped)
+		writeExemptedLines(s.w, res.Exempted)
 		s.w.WriteString(summaryLine(files, objects, len(skipped), c) + "\n")
 	case "github":
 		s.github.close(s.w, skipped, s.unannotatedIn())
@@ -190,7 +191,7 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 		}
 	case "json":
 		s.array.close(s.w)
-		summary, err := json.MarshalIndent(jsonSummary{Files: files, Objects: objects, Counts: c, NotChecked: skipped}, jsonIndent, jsonIndent)
+		summary, err := json.MarshalIndent(jsonSummary{Files: files, Objects: objects, Counts: c, NotChecked: skipped, Exempted: exemptedOf(res)}, jsonIndent, jsonIndent)
 		if err != nil {
 			return err
 		}

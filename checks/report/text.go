@@ -180,7 +180,7 @@ func fixLabel(fx *checks.Fix) string {
 // close writes the text format's end: the files not checked by reason
 // (with their names when verbose), the table of counts per rule and
 // severity, the summary line and what prodready fix would fix.
-func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string, c Counts, verbose bool, p painter) {
+func (t *textState) close(b *bufio.Writer, skipped []NotChecked, exempted []checks.Exempted, summary string, c Counts, verbose bool, p painter) {
 	if len(skipped) > 0 {
 		if t.started {
 			b.WriteByte('\n')
@@ -221,6 +221,23 @@ func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string,
 			b.WriteString(p.paint(ansiDim, "  (-v names them all)") + "\n")
 		}
 	}
+	if len(exempted) > 0 {
+		if t.started || len(skipped) > 0 {
+			b.WriteByte('\n')
+		}
+		t.started = true
+		fmt.Fprintf(b, "%s\n", p.paint(ansiBold, "Exempted by the repository's exceptions (the cluster admits them): "+plural.Count(len(exempted), "finding", "findings")))
+		shown := exempted
+		if !verbose && len(shown) > maxNamesPerReason {
+			shown = shown[:maxNamesPerReason]
+		}
+		for _, e := range shown {
+			fmt.Fprintf(b, "  %s:%d  %s %s  %s, by %s at %s\n", e.Finding.File, e.Finding.Line, e.Finding.Object.Kind, e.Finding.Object.Name, e.Finding.RuleID, e.By, exceptionAt(e))
+		}
+		if more := len(exempted) - len(shown); more > 0 {
+			fmt.Fprintf(b, "  %s\n", p.paint(ansiDim, fmt.Sprintf("and %d more (-v names them all)", more)))
+		}
+	}
 	if len(t.rules) > 0 {
 		var rows []ruleTally
 		width := len("total")
@@ -254,6 +271,15 @@ func count(n int) string {
 		return "·"
 	}
 	return strconv.Itoa(n)
+}
+
+// writeExemptedLines writes each exempted finding on a line of its own,
+// `path:line: exempted: rule message (by exception at path:line)` (the
+// wide and compact formats).
+func writeExemptedLines(b *bufio.Writer, exempted []checks.Exempted) {
+	for _, e := range exempted {
+		fmt.Fprintf(b, "%s:%d: exempted: %s %s (by %s at %s)\n", e.Finding.File, e.Finding.Line, e.Finding.RuleID, firstLine(e.Finding.Message), e.By, exceptionAt(e))
+	}
 }
 
 // writeNotCheckedLines writes each file not checked on a line of its own,
