@@ -70,7 +70,7 @@ spec:
         - name: legacy
           image: docker.io/acme/legacy:1.0.0
 `,
-	"charts/db/Chart.yaml": "apiVersion: v2\nname: db\nversion: 1.0.0\n",
+	"charts/db/Chart.yaml":  "apiVersion: v2\nname: db\nversion: 1.0.0\n",
 	"charts/db/values.yaml": "image: quay.io/acme/db:1.0.0\n",
 	"charts/db/templates/sts.yaml": `apiVersion: apps/v1
 kind: StatefulSet
