@@ -158,6 +158,10 @@ type Review struct {
 	// not checked, and the files of the charts and overlays it affects that
 	// rendered to no object or were not loaded, with why.
 	NotChecked []report.NotChecked
+	// Files and Objects count what the review's run at head read and
+	// checked (the whole repository's manifests and the affected renders'
+	// documents, as check counts them), for a report's summary line.
+	Files, Objects int
 }
 
 // Host is what a VCS adapter implements. ctx is first on every call; every

@@ -215,6 +215,9 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	}
 	head := append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
 	r := Review{Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
+	if out.res != nil {
+		r.Files, r.Objects = len(out.res.Files), out.res.Kubernetes
+	}
 	// Ignores of the pull request's: in a changed file, silencing what the
 	// base did not silence (with no base, on a line the pull request adds).
 	// Unless the config at base trusts them they do not count: the finding
