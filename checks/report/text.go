@@ -80,14 +80,63 @@ func shortMessage(msg string) (short string, cut bool) {
 	if len(r) <= maxTextMessage {
 		return one, one != msg
 	}
-	end := maxTextMessage
-	for i := maxTextMessage; i > maxTextMessage/2; i-- {
+	return cutAt(r, maxTextMessage) + " …", true
+}
+
+// cutAt is r cut to at most n runes, at a word when one ends past n/2.
+func cutAt(r []rune, n int) string {
+	end := n
+	for i := n; i > n/2; i-- {
 		if r[i] == ' ' {
 			end = i
 			break
 		}
 	}
-	return strings.TrimRight(string(r[:end]), " ,;:(") + " …", true
+	return strings.TrimRight(string(r[:end]), " ,;:(")
+}
+
+// shortKeepingEnd is shortMessage for a finding that another would print
+// the same: it keeps the message's end, where what tells them apart is
+// (the values sets of a render, "not with ci/a-values.yaml)"): the
+// closing parenthesis whole when it is short, else its last words.
+func shortKeepingEnd(msg string) (short string, cut bool) {
+	one := firstLine(msg)
+	r := []rune(one)
+	if len(r) <= maxTextMessage {
+		return one, one != msg
+	}
+	tail := []rune(closingGroup(one))
+	if len(tail) == 0 || len(tail) > maxTail {
+		tail = r[len(r)-maxTail:]
+		if i := slices.Index(tail, ' '); i >= 0 {
+			tail = tail[i+1:]
+		}
+	}
+	return cutAt(r, maxTextMessage-len(tail)-3) + " … " + string(tail), true
+}
+
+// maxTail bounds the closing parenthesis shortMessage keeps.
+const maxTail = 60
+
+// closingGroup is the parenthesised group msg ends with ("(rendered from
+// the chart x; only with values set y)"), "" when it ends otherwise.
+func closingGroup(msg string) string {
+	if !strings.HasSuffix(msg, ")") {
+		return ""
+	}
+	depth := 0
+	for i := len(msg) - 1; i >= 0; i-- {
+		switch msg[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return msg[i:]
+			}
+		}
+	}
+	return ""
 }
 
 // inputRules are the rules whose findings say what could not be read,
@@ -113,7 +162,8 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 		t.rules = map[string]*Counts{}
 	}
 	var num [20]byte
-	for _, f := range fs {
+	apart := distinguish(fs)
+	for i, f := range fs {
 		c := t.rules[f.RuleID]
 		if c == nil {
 			c = &Counts{}
@@ -140,8 +190,15 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 		pos = append(pos, ':')
 		pos = strconv.AppendInt(pos, int64(f.Column), 10)
 		msg, cut := firstLine(f.Message), false
-		if !inputRules[f.RuleID] {
-			msg, cut = shortMessage(f.Message)
+		if apart[i] != same {
+			msg = withObject(f, msg)
+		}
+		switch {
+		case inputRules[f.RuleID]:
+		case apart[i] == byEnd:
+			msg, cut = shortKeepingEnd(msg)
+		default:
+			msg, cut = shortMessage(msg)
 		}
 		if cut {
 			t.cut++
@@ -162,6 +219,53 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 			b.WriteByte('\n')
 		}
 	}
+}
+
+// How a text line is told apart from another that would print the same.
+const (
+	same     = iota // no other line prints the same
+	byObject        // it names its object
+	byEnd           // it names its object and keeps its message's end
+)
+
+// distinguish says how each finding of fs is told apart from another of
+// fs that would print the same, at the same line and column and of the
+// same rule: by its object (objects that one template or values line
+// renders, each pod a chart's values.yaml line makes), else by its
+// message's end too (one object of several renders that differ in their
+// values sets).
+func distinguish(fs []checks.Finding) []int {
+	type key struct {
+		file, rule, msg string
+		line, col       int
+	}
+	out := make([]int, len(fs))
+	count := func(level int, text func(checks.Finding) string) {
+		n := map[key]int{}
+		keys := make([]key, len(fs))
+		for i, f := range fs {
+			if out[i] == level-1 {
+				keys[i] = key{f.File, f.RuleID, text(f), f.Line, f.Column}
+				n[keys[i]]++
+			}
+		}
+		for i := range fs {
+			if out[i] == level-1 && n[keys[i]] > 1 {
+				out[i] = level
+			}
+		}
+	}
+	count(byObject, func(f checks.Finding) string { s, _ := shortMessage(f.Message); return s })
+	count(byEnd, func(f checks.Finding) string { s, _ := shortMessage(withObject(f, firstLine(f.Message))); return s })
+	return out
+}
+
+// withObject is msg after the kind and name of f's object.
+func withObject(f checks.Finding, msg string) string {
+	if f.Object.Name == "" {
+		return msg
+	}
+	return f.Object.Kind + " " + f.Object.Name + ": " + msg
 }
 
 // fixLabel starts a fix's line: "fix: " for an exact fix, which prodready
