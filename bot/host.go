@@ -127,6 +127,10 @@ type Review struct {
 	// at head; PreExisting the head's findings in changed files that the
 	// base has too.
 	New, Fixed, PreExisting []checks.Finding
+	// Elsewhere is set when some New or Fixed findings are in files the
+	// pull request does not change: objects its change to a policy, a
+	// binding, params, a CRD or another object reaches.
+	Elsewhere bool
 	// Fixable are the reported findings in files the pull request changes
 	// that have a fix: what Apply fixes and /prodready fix commit (an
 	// Applier whose Scope is Reviewer.ReportedScope).

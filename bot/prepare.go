@@ -269,6 +269,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		case isNew:
 			if !touched {
 				f.Message += causedBy(f, changed, nsPaths)
+				r.Elsewhere = true
 			}
 			r.New = append(r.New, f)
 		case touched:
@@ -291,6 +292,9 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	for fp, f := range atBase {
 		if !headFP[fp] {
 			r.Fixed = append(r.Fixed, f)
+			if _, touched := patches[f.File]; !touched {
+				r.Elsewhere = true
+			}
 		}
 	}
 	checks.SortFindings(r.Fixed)
@@ -448,6 +452,12 @@ func namespacePaths(runs ...*runOutput) map[string]map[string]bool {
 // head, from its URL (GitHub's …/pull/N, GitLab's …/-/merge_requests/N);
 // "" when the pull request has no URL.
 func LineURL(pr PullRequest, file string, line int) string {
+	return lineURLAt(pr, pr.HeadSHA, file, line)
+}
+
+// lineURLAt is LineURL at commit sha (the base's, for a finding the pull
+// request fixes).
+func lineURLAt(pr PullRequest, sha, file string, line int) string {
 	u := pr.URL
 	var repo string
 	switch {
@@ -458,5 +468,5 @@ func LineURL(pr PullRequest, file string, line int) string {
 	default:
 		return ""
 	}
-	return fmt.Sprintf("%s%s/%s#L%d", repo, pr.HeadSHA, path.Clean(file), line)
+	return fmt.Sprintf("%s%s/%s#L%d", repo, sha, path.Clean(file), line)
 }
