@@ -308,7 +308,17 @@ func (t *textState) close(b *bufio.Writer, skipped []NotChecked, exempted []chec
 		slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(len(b.paths), len(a.paths)) })
 		hidden := 0
 		for _, g := range groups {
-			fmt.Fprintf(b, "  %5d  %s\n", len(g.paths), g.reason)
+			reason := g.reason
+			if !verbose {
+				// A file's reasons are joined (a policy file whose
+				// policies are not evaluated on some objects each):
+				// one line, whole with -v or in -o wide.
+				var cut bool
+				if reason, cut = shortMessage(reason); cut {
+					t.cut++
+				}
+			}
+			fmt.Fprintf(b, "  %5d  %s\n", len(g.paths), reason)
 			names := g.paths
 			if !verbose && len(names) > maxNamesPerReason {
 				names = names[:maxNamesPerReason]
