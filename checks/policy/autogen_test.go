@@ -48,3 +48,27 @@ func TestAutogenRewritesAsKyverno(t *testing.T) {
 		t.Errorf("a policy matching more than pods made %d autogen policies", len(gen))
 	}
 }
+
+// TestRefusalThroughAVariableIsAtItsField holds a validation that reads
+// the object through a variable (cert-manager's Kyverno policies do) to
+// the field the variable reads: the template's containers once autogen
+// rewrote it, not the kind line.
+func TestRefusalThroughAVariableIsAtItsField(t *testing.T) {
+	spec := admissionregistrationv1.ValidatingAdmissionPolicySpec{
+		MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+		}}}},
+		Variables:   []admissionregistrationv1.Variable{{Name: "allContainers", Expression: "object.spec.containers + object.spec.?initContainers.orValue([])"}},
+		Validations: []admissionregistrationv1.Validation{{Expression: "variables.allContainers.all(c, has(c.securityContext))"}},
+	}
+	p := &policy{kind: "ValidatingPolicy", name: "p", spec: spec, bindings: []*binding{{}}}
+	gen := autogen(p, nil)
+	gen[0].compile()
+	if gen[0].reason != "" {
+		t.Fatalf("not compiled: %s", gen[0].reason)
+	}
+	if got := gen[0].expressionPaths[0].String(); got != "spec.template.spec.containers" {
+		t.Errorf("the refusal is at %q, want spec.template.spec.containers", got)
+	}
+}

@@ -317,7 +317,8 @@ var (
 	readsNamespace  = regexp.MustCompile(`\bnamespaceObject\b`)
 	// objectField is the first field chain an expression reads of the
 	// object: object.spec.replicas, with the method a chain ends on left out.
-	objectField = regexp.MustCompile(`\bobject((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)+)(\s*\()?`)
+	readsVariable = regexp.MustCompile(`\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)`)
+	objectField   = regexp.MustCompile(`\bobject((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)+)(\s*\()?`)
 )
 
 // compile compiles the policy's expressions in the API server's CEL
@@ -374,6 +375,9 @@ func (p *policy) compile() {
 			messages[i] = &message{expression: v.MessageExpression}
 		}
 		p.expressionPaths[i] = fieldOf(v.Expression)
+		if p.expressionPaths[i] == nil {
+			p.expressionPaths[i] = p.variableField(v.Expression)
+		}
 	}
 	p.validations = comp.CompileCondition(validations, withAuthz, environment.StoredExpressions)
 	p.messages = comp.CompileCondition(messages, plain, environment.StoredExpressions)
@@ -394,6 +398,22 @@ func (p *policy) compile() {
 		p.reason = why
 		p.validations, p.messages, p.matchConditions = nil, nil, nil
 	}
+}
+
+// variableField returns the field of the object that the first variable
+// expr reads (variables.allContainers.all(…)) reads first, nil when none
+// does: where a refusal that reads the object through a variable is.
+func (p *policy) variableField(expr string) manifest.Path {
+	m := readsVariable.FindStringSubmatch(expr)
+	if m == nil {
+		return nil
+	}
+	for _, v := range p.spec.Variables {
+		if v.Name == m[1] {
+			return fieldOf(v.Expression)
+		}
+	}
+	return nil
 }
 
 // fieldOf returns the field an expression reads first of the object
