@@ -127,6 +127,10 @@ type Review struct {
 	// at head; PreExisting the head's findings in changed files that the
 	// base has too.
 	New, Fixed, PreExisting []checks.Finding
+	// Elsewhere is set when some New or Fixed findings are in files the
+	// pull request does not change: objects its change to a policy, a
+	// binding, params, a CRD or another object reaches.
+	Elsewhere bool
 	// Fixable are the reported findings in files the pull request changes
 	// that have a fix: what Apply fixes and /prodready fix commit (an
 	// Applier whose Scope is Reviewer.ReportedScope).
@@ -158,6 +162,10 @@ type Review struct {
 	// not checked, and the files of the charts and overlays it affects that
 	// rendered to no object or were not loaded, with why.
 	NotChecked []report.NotChecked
+	// Files and Objects count what the review's run at head read and
+	// checked (the whole repository's manifests and the affected renders'
+	// documents, as check counts them), for a report's summary line.
+	Files, Objects int
 }
 
 // Host is what a VCS adapter implements. ctx is first on every call; every

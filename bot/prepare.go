@@ -215,6 +215,9 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	}
 	head := append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
 	r := Review{Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
+	if out.res != nil {
+		r.Files, r.Objects = len(out.res.Files), out.res.Kubernetes
+	}
 	// Ignores of the pull request's: in a changed file, silencing what the
 	// base did not silence (with no base, on a line the pull request adds).
 	// Unless the config at base trusts them they do not count: the finding
@@ -267,6 +270,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		case isNew:
 			if !touched {
 				f.Message += causedBy(f, changed, nsPaths)
+				r.Elsewhere = true
 			}
 			r.New = append(r.New, f)
 		case touched:
@@ -289,7 +293,11 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	if base != nil {
 		for fp, i := range atBase {
 			if !headFP[fp] {
-				r.Fixed = append(r.Fixed, base.nth(i))
+				f := base.nth(i)
+				r.Fixed = append(r.Fixed, f)
+				if _, touched := patches[f.File]; !touched {
+					r.Elsewhere = true
+				}
 			}
 		}
 	}
@@ -462,6 +470,12 @@ func mergeNamespaces(a, b map[string]map[string]bool) map[string]map[string]bool
 // head, from its URL (GitHub's …/pull/N, GitLab's …/-/merge_requests/N);
 // "" when the pull request has no URL.
 func LineURL(pr PullRequest, file string, line int) string {
+	return lineURLAt(pr, pr.HeadSHA, file, line)
+}
+
+// lineURLAt is LineURL at commit sha (the base's, for a finding the pull
+// request fixes).
+func lineURLAt(pr PullRequest, sha, file string, line int) string {
 	u := pr.URL
 	var repo string
 	switch {
@@ -472,5 +486,5 @@ func LineURL(pr PullRequest, file string, line int) string {
 	default:
 		return ""
 	}
-	return fmt.Sprintf("%s%s/%s#L%d", repo, pr.HeadSHA, path.Clean(file), line)
+	return fmt.Sprintf("%s%s/%s#L%d", repo, sha, path.Clean(file), line)
 }

@@ -196,8 +196,12 @@ const maxSummaryRows = 200
 func Summary(r Review, failOn checks.Severity) string {
 	var b strings.Builder
 	b.WriteString("## prodready\n\n")
-	fmt.Fprintf(&b, "**%d new** · **%d fixed** · **%d pre-existing** in the files this pull request changes.",
-		len(r.New), len(r.Fixed), len(r.PreExisting))
+	where := "in the files this pull request changes."
+	if r.Elsewhere {
+		where = "in the files this pull request changes and in other files its changes reach (a policy, a CRD or an object they depend on)."
+	}
+	fmt.Fprintf(&b, "**%d new** · **%d fixed** · **%d pre-existing** %s",
+		len(r.New), len(r.Fixed), len(r.PreExisting), where)
 	if !r.BaseChecked {
 		b.WriteString(" (No base commit to compare with: every finding counts as new.)")
 	}
@@ -261,7 +265,11 @@ func Summary(r Review, failOn checks.Severity) string {
 	if len(r.Fixed) > 0 {
 		b.WriteString("### Fixed\n\n")
 		list(r.Fixed, func(f checks.Finding) string {
-			return fmt.Sprintf("- `%s` on %s (%s)\n", f.RuleID, objectName(f), codeCell(f.File))
+			at := fmt.Sprintf("line %d at base", f.Line)
+			if u := lineURLAt(r.PR, r.PR.BaseSHA, f.File, f.Line); u != "" && r.PR.BaseSHA != "" {
+				at = fmt.Sprintf("[line %d](%s) at base", f.Line, u)
+			}
+			return fmt.Sprintf("- `%s` on %s (%s %s)\n", f.RuleID, objectName(f), codeCell(f.File), at)
 		})
 		b.WriteString("\n")
 	}

@@ -345,21 +345,32 @@ func (p *renderPlan) needs(files []File) Want {
 // too, with one more listing of the tree. Without a renderer it loads the
 // manifests the config checks.
 func loadFiles(ctx context.Context, host Host, pr PullRequest, ref string, cfg *checks.Config, plan *renderPlan, render bool, cache BlobCache) ([]File, error) {
+	var files []File
+	var err error
 	if !render {
-		return host.Manifests(ctx, pr, ref, WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) }), cache)
+		files, err = host.Manifests(ctx, pr, ref, WantEach(func(p string) bool { return p != checks.ConfigFileName && cfg.Wants(p) }), cache)
+	} else if files, err = host.Manifests(ctx, pr, ref, plan.want, cache); err == nil {
+		if more := plan.needs(files); more != nil {
+			var extra []File
+			if extra, err = host.Manifests(ctx, pr, ref, more, cache); err == nil {
+				files = append(files, extra...)
+			}
+		}
 	}
-	files, err := host.Manifests(ctx, pr, ref, plan.want, cache)
+	if err != nil || len(cfg.CRDs) == 0 {
+		return files, err
+	}
+	// The CRDs the config's crds names, read for what they tell the
+	// rules of custom resources (as check reads them), never checked.
+	have := make(map[string]bool, len(files))
+	for _, f := range files {
+		have[f.Path] = true
+	}
+	crds, err := host.Manifests(ctx, pr, ref, WantEach(func(p string) bool { return !have[p] && cfg.CRDFile(p) }), cache)
 	if err != nil {
 		return nil, err
 	}
-	if more := plan.needs(files); more != nil {
-		extra, err := host.Manifests(ctx, pr, ref, more, cache)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, extra...)
-	}
-	return files, nil
+	return append(files, crds...), nil
 }
 
 // reaches reports whether a changed path lies under dirs or is one of refs.

@@ -331,10 +331,12 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	files = kept
 	shas := map[string]string{} // path -> blob SHA, of the files the cache keeps
 	for _, f := range files {
-		if rv.Render != nil && !plan.plain[f.Path] {
+		checked := rv.Render == nil && cfg.Wants(f.Path) || rv.Render != nil && plan.plain[f.Path]
+		crd := !checked && cfg.CRDFile(f.Path) // read for its CRDs only
+		if !checked && !crd {
 			continue // loaded for a render only
 		}
-		in := checks.Input{Path: f.Path, Data: f.Data}
+		in := checks.Input{Path: f.Path, Data: f.Data, Context: crd}
 		if pc != nil && f.SHA != "" {
 			shas[f.Path] = f.SHA
 			if pf, ok := pc.GetParsed(f.Path, f.SHA, lim); ok {

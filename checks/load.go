@@ -229,6 +229,36 @@ func (c *Config) rootPrefix(dir string) (string, bool) {
 // default; see glob.go).
 func (c *Config) Wants(rel string) bool { return c.wantsFile(rel, "") }
 
+// CRDFile reports whether a slash-separated path relative to the
+// repository root is a file of the config's crds, as Load reads them: a
+// file crds names, or a .yaml or .yml file under a folder it names, not
+// under a hidden folder. For a caller that lists a repository's paths
+// instead of walking a folder (the bot).
+func (c *Config) CRDFile(rel string) bool {
+	rel = path.Clean(rel)
+	for _, name := range c.CRDs {
+		dir := path.Clean(filepath.ToSlash(name))
+		if rel == dir {
+			return true
+		}
+		under, ok := strings.CutPrefix(rel, dir+"/")
+		if dir == "." {
+			under, ok = rel, true
+		}
+		if !ok || !strings.HasSuffix(under, ".yaml") && !strings.HasSuffix(under, ".yml") {
+			continue
+		}
+		hidden := false
+		for _, part := range strings.Split(path.Dir(under), "/") {
+			hidden = hidden || strings.HasPrefix(part, ".") && part != "."
+		}
+		if !hidden {
+			return true
+		}
+	}
+	return false
+}
+
 // MatchGlob matches a slash-separated path against a glob in which "**"
 // stands for any number of folders (zero included) and the other elements
 // follow path.Match. A glob without a slash matches the file name anywhere.

@@ -58,6 +58,24 @@ type Rule struct {
 	// resources with no CRD): every output lists it with the files not
 	// checked. It must not panic on any input.
 	Unchecked func(ctx *Context) []Unchecked
+	// Exempted, when set, returns once per run the findings the rule made
+	// and an exception in the repository exempts (a Kyverno
+	// PolicyException): the cluster admits those objects, so they are not
+	// findings, and every output that lists more than findings says them.
+	// It must not panic on any input.
+	Exempted func(ctx *Context) []Exempted
+}
+
+// Exempted is a finding an exception written in the repository exempts,
+// with the exception.
+type Exempted struct {
+	// Finding is what the rule would have reported.
+	Finding Finding
+	// Exception is where the exception is written (its File, Line and
+	// Object; a scan moves a rendered one's to its template line).
+	Exception Finding
+	// By names the exception: "Kyverno PolicyException team/allow-legacy".
+	By string
 }
 
 // Unchecked is one thing a rule could not check in a run, and why.

@@ -90,6 +90,9 @@ type Result struct {
 	// Unchecked are what the rules could not check, with why (Rule.Unchecked),
 	// in catalog order.
 	Unchecked []Unchecked
+	// Exempted are the findings an exception of the repository exempts
+	// (Rule.Exempted), in catalog order: the cluster admits those objects.
+	Exempted []Exempted
 	// Silenced are the findings an ignore comment or annotation silenced,
 	// with the ignore (sorted like Findings; numbered apart from them).
 	// Only a run that keeps its findings (not Options.Emit, not Lean)
@@ -386,7 +389,7 @@ func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, emit 
 	for i, f := range files {
 		lean[i] = &manifest.File{Path: f.Path, Docs: f.Docs, Skipped: f.Skipped}
 	}
-	res := &Result{Files: lean, Objects: len(objects), Unchecked: unchecked(ctx, rules)}
+	res := &Result{Files: lean, Objects: len(objects), Unchecked: unchecked(ctx, rules), Exempted: exempted(ctx, rules)}
 	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res
 }
@@ -446,6 +449,18 @@ func unchecked(ctx *Context, rules []*Rule) []Unchecked {
 			}()
 			out = append(out, r.Unchecked(ctx)...)
 		}()
+	}
+	return out
+}
+
+// exempted asks each rule that can say so which of its findings an
+// exception in the repository exempts.
+func exempted(ctx *Context, rules []*Rule) []Exempted {
+	var out []Exempted
+	for _, r := range rules {
+		if r.Exempted != nil {
+			out = append(out, r.Exempted(ctx)...)
+		}
 	}
 	return out
 }
@@ -641,7 +656,7 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 	for _, fs := range perObject {
 		findings = append(findings, fs...)
 	}
-	res := &Result{Files: files, Objects: len(objects), Unchecked: unchecked(ctx, rules)}
+	res := &Result{Files: files, Objects: len(objects), Unchecked: unchecked(ctx, rules), Exempted: exempted(ctx, rules)}
 	res.Findings, res.Silenced = finishFindings(findings, files, objects, cfg)
 	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res

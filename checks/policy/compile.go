@@ -30,6 +30,8 @@ type set struct {
 	crds       *crdschema.Set
 	notes      notes
 	kyverno    []checks.Unchecked // Kyverno ClusterPolicy and Policy rules not evaluated
+	exceptions []*exception       // the run's Kyverno PolicyExceptions for CEL policies
+	exempted   exemptions
 }
 
 // policy is one admission policy of the run, compiled.
@@ -54,6 +56,11 @@ type policy struct {
 	// overBudget is set once an expression ran over the cost budget: the
 	// policy is not evaluated on the run's other objects.
 	overBudget atomic.Bool
+	// parent, when set, is the Kyverno ValidatingPolicy this policy is the
+	// pod-controller autogen of (autogen.go), and autogen says so for the
+	// messages: its findings and notes are the parent's.
+	parent  *policy
+	autogen string
 }
 
 // id is the policy's findings' rule ID.
@@ -86,6 +93,9 @@ type notes struct {
 }
 
 func (n *notes) add(p *policy, reason string, o *manifest.Object) {
+	if p.parent != nil {
+		p = p.parent // an autogen's notes are its policy's
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.why == nil {
@@ -170,7 +180,9 @@ func build(ctx *checks.Context) *set {
 			if !strings.HasPrefix(o.APIVersion, "policies.kyverno.io/") || o.Name == "" {
 				continue
 			}
-			s.policies = append(s.policies, kyvernoValidatingPolicy(o))
+			p, cfg := kyvernoValidatingPolicy(o)
+			s.policies = append(s.policies, p)
+			s.policies = append(s.policies, autogen(p, cfg)...)
 		}
 	}
 	for i := range ctx.Config.Checks {
@@ -185,12 +197,14 @@ func build(ctx *checks.Context) *set {
 		}
 	}
 	s.kyverno = kyvernoPatternRules(ctx)
+	s.exceptions = exceptions(ctx)
 	return s
 }
 
 // kyvernoValidatingPolicy reads a Kyverno ValidatingPolicy: a VAP's spec
-// with its validationActions in the policy, its own binding.
-func kyvernoValidatingPolicy(o *manifest.Object) *policy {
+// with its validationActions in the policy, its own binding, and its
+// autogen config.
+func kyvernoValidatingPolicy(o *manifest.Object) (*policy, *autogenConfig) {
 	p := &policy{obj: o, kind: o.Kind, name: o.Name}
 	var vp struct {
 		Spec struct {
@@ -199,11 +213,12 @@ func kyvernoValidatingPolicy(o *manifest.Object) *policy {
 			Evaluation                                            *struct {
 				Mode string `json:"mode"`
 			} `json:"evaluation"`
+			Autogen *autogenConfig `json:"autogen"`
 		} `json:"spec"`
 	}
 	if err := decodeInto(o, &vp); err != nil {
 		p.reason = "it cannot be read: " + err.Error()
-		return p
+		return p, nil
 	}
 	p.spec = vp.Spec.ValidatingAdmissionPolicySpec
 	if vp.Spec.Evaluation != nil && vp.Spec.Evaluation.Mode == "JSON" {
@@ -218,7 +233,7 @@ func kyvernoValidatingPolicy(o *manifest.Object) *policy {
 	if o.Kind == "NamespacedValidatingPolicy" && o.Namespace != "" {
 		p.bindings[0].spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: nil}
 	}
-	return p
+	return p, vp.Spec.Autogen
 }
 
 // customCheck makes a policy of a custom check of the config: its match
@@ -302,7 +317,8 @@ var (
 	readsNamespace  = regexp.MustCompile(`\bnamespaceObject\b`)
 	// objectField is the first field chain an expression reads of the
 	// object: object.spec.replicas, with the method a chain ends on left out.
-	objectField = regexp.MustCompile(`\bobject((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)+)(\s*\()?`)
+	readsVariable = regexp.MustCompile(`\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)`)
+	objectField   = regexp.MustCompile(`\bobject((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)+)(\s*\()?`)
 )
 
 // compile compiles the policy's expressions in the API server's CEL
@@ -359,6 +375,9 @@ func (p *policy) compile() {
 			messages[i] = &message{expression: v.MessageExpression}
 		}
 		p.expressionPaths[i] = fieldOf(v.Expression)
+		if p.expressionPaths[i] == nil {
+			p.expressionPaths[i] = p.variableField(v.Expression)
+		}
 	}
 	p.validations = comp.CompileCondition(validations, withAuthz, environment.StoredExpressions)
 	p.messages = comp.CompileCondition(messages, plain, environment.StoredExpressions)
@@ -379,6 +398,22 @@ func (p *policy) compile() {
 		p.reason = why
 		p.validations, p.messages, p.matchConditions = nil, nil, nil
 	}
+}
+
+// variableField returns the field of the object that the first variable
+// expr reads (variables.allContainers.all(…)) reads first, nil when none
+// does: where a refusal that reads the object through a variable is.
+func (p *policy) variableField(expr string) manifest.Path {
+	m := readsVariable.FindStringSubmatch(expr)
+	if m == nil {
+		return nil
+	}
+	for _, v := range p.spec.Variables {
+		if v.Name == m[1] {
+			return fieldOf(v.Expression)
+		}
+	}
+	return nil
 }
 
 // fieldOf returns the field an expression reads first of the object

@@ -399,7 +399,11 @@ func (p *policy) refusal(msg string, b *binding, reason *metav1.StatusReason) st
 	if reason != nil && *reason != "" {
 		r = ", reason " + string(*reason)
 	}
-	return fmt.Sprintf("%s (%s %s %s%s: %s%s)", msg, p.kind, p.name, located(p.obj), via, b.actions, r)
+	gen := ""
+	if p.autogen != "" {
+		gen = ", " + p.autogen
+	}
+	return fmt.Sprintf("%s (%s %s %s%s%s: %s%s)", msg, p.kind, p.name, located(p.obj), gen, via, b.actions, r)
 }
 
 // evalError is what the cluster does when an expression fails at run

@@ -2,7 +2,8 @@
 // every object of a run, offline, as the API server would on create:
 // ValidatingAdmissionPolicies with their bindings, params and the
 // Namespaces of the run, and Kyverno ValidatingPolicies (the same CEL
-// shape, their validationActions in the policy). Each refusal is a finding
+// shape, their validationActions in the policy, a policy on Pods also on
+// the pod templates of their controllers as Kyverno's autogen does). Each refusal is a finding
 // policy/<policy name> at the line of the field it is about, graded by
 // the binding's validationActions (Deny error, Warn warning, Audit info).
 // What cannot be known offline (the authorizer, the user, the old object,
@@ -13,7 +14,9 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -36,6 +39,7 @@ var rule = &checks.Rule{
 		"A policy that needs what only the cluster knows (authorizer, request.userInfo, oldObject, labels of a Namespace not in the repository, params not in the repository) is listed as not evaluated, with why.",
 	Check:     check,
 	Unchecked: unchecked,
+	Exempted:  exempted,
 }
 
 // check evaluates every policy of the run on obj.
@@ -50,8 +54,23 @@ func check(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if p.reason != "" || !s.enabled(ctx.Config, p) {
 			continue
 		}
-		out = append(out, p.evaluate(ctx, s, t)...)
+		if fs := p.evaluate(ctx, s, t); len(fs) > 0 {
+			out = append(out, s.exempt(p, t, fs)...)
+		}
 	}
+	return out
+}
+
+// exempted returns the refusals a Kyverno PolicyException of the run
+// exempted, in file and line order.
+func exempted(ctx *checks.Context) []checks.Exempted {
+	s := Compiled.Of(ctx)
+	s.exempted.mu.Lock()
+	defer s.exempted.mu.Unlock()
+	out := slices.Clone(s.exempted.out)
+	slices.SortFunc(out, func(a, b checks.Exempted) int {
+		return cmp.Or(cmp.Compare(a.Finding.File, b.Finding.File), cmp.Compare(a.Finding.Line, b.Finding.Line), cmp.Compare(a.Finding.RuleID, b.Finding.RuleID), cmp.Compare(a.Finding.Message, b.Finding.Message))
+	})
 	return out
 }
 
@@ -68,6 +87,9 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 	s := Compiled.Of(ctx)
 	var out []checks.Unchecked
 	for _, p := range s.policies {
+		if p.parent != nil && (p.reason == "" || p.parent.reason != "") {
+			continue // an autogen's notes are its policy's
+		}
 		reasons := s.notes.of(p)
 		if p.reason != "" {
 			reasons = []string{p.reason}
@@ -87,11 +109,15 @@ func unchecked(ctx *checks.Context) []checks.Unchecked {
 		}
 		at.RuleID = p.id()
 		what := "is not evaluated"
+		if p.parent != nil {
+			what = "is not evaluated in " + p.autogen
+		}
 		if p.reason == "" {
 			what = "is not evaluated on every object"
 		}
 		out = append(out, checks.Unchecked{At: at, Reason: fmt.Sprintf("%s %s %s: %s%s", p.kind, p.name, what, strings.Join(reasons, "; "), more)})
 	}
+	out = append(out, s.unusable()...)
 	return append(out, s.kyverno...)
 }
 

@@ -92,3 +92,24 @@ spec: {policyName: expensive, validationActions: [Deny]}
 		t.Errorf("the policy over budget is said %d times, want once: %+v", said, res.Unchecked)
 	}
 }
+
+// TestExceptionsExempt holds the fixture's Kyverno PolicyExceptions to
+// Kyverno's reading: the one whose match condition holds exempts its
+// Deployment, listed with the exception's line and no finding; the
+// expired one exempts nothing.
+func TestExceptionsExempt(t *testing.T) {
+	res, _ := checkstest.Fixture(t, catalog.Default(), filepath.Join(checkstest.RulesDir(t), "policy"))
+	var got []string
+	for _, e := range res.Exempted {
+		got = append(got, fmt.Sprintf("%s:%d %s %s by %s at %s:%d", filepath.Base(e.Finding.File), e.Finding.Line, e.Finding.RuleID, e.Finding.Object.Name, e.By, filepath.Base(e.Exception.File), e.Exception.Line))
+	}
+	want := []string{"exceptions.yaml:46 policy/approved-registry legacy by Kyverno PolicyException shop/legacy-registry at exceptions.yaml:5"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exempted =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, f := range res.Findings {
+		if f.Object.Name == "legacy" && strings.HasPrefix(f.RuleID, "policy/") {
+			t.Errorf("an exempted refusal is a finding: %s", f.Message)
+		}
+	}
+}

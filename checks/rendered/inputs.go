@@ -504,6 +504,23 @@ func (p *Prepared) unmappedNotes() []checks.Unchecked {
 	return out
 }
 
+// MapExempted moves the exempted findings of rendered objects, and the
+// exceptions a render wrote, to the template, values or patch line they
+// come from, as Map moves findings.
+func (p *Prepared) MapExempted(es []checks.Exempted) []checks.Exempted {
+	out := make([]checks.Exempted, len(es))
+	for i, e := range es {
+		if pl, ok := p.renders[e.Finding.File]; ok {
+			pl.relocate(&e.Finding)
+		}
+		if pl, ok := p.renders[e.Exception.File]; ok {
+			pl.relocate(&e.Exception)
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // keepIgnores keeps the lines of the files of a folder that hold an ignore
 // comment.
 func (p *Prepared) keepIgnores(dir string, files Files) {

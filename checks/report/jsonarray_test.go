@@ -94,7 +94,7 @@ func TestJSONReportsMatchWholeEncoding(t *testing.T) {
 		doc := struct {
 			Findings []checks.Finding `json:"findings"`
 			Summary  jsonSummary      `json:"summary"`
-		}{res.Findings, jsonSummary{Files: len(res.Files), Objects: res.Kubernetes, Counts: Count(res.Findings), NotChecked: NotCheckedOf(res)}}
+		}{res.Findings, jsonSummary{Files: len(res.Files), Objects: res.Kubernetes, Counts: Count(res.Findings), NotChecked: NotCheckedOf(res), Exempted: exemptedOf(res)}}
 		if doc.Findings == nil {
 			doc.Findings = []checks.Finding{}
 		}

@@ -190,10 +190,22 @@ var securitySections = map[string]bool{
 // security: a policy engine that fails open admits what it should check.
 var securityWebhookRules = map[string]bool{"kyverno-fail-open": true}
 
+// notSecurityRules are the rules of the security sections whose finding
+// is a mistake that breaks the app, not a gap in its security: a duplicate
+// variable, a Service or Ingress that routes nowhere, two Ingresses on one
+// host. GitHub would list them among security alerts.
+var notSecurityRules = map[string]bool{
+	"duplicate-env":                    true,
+	"ingress-backend-missing":          true,
+	"ingress-host-duplicate":           true,
+	"service-selects-nothing":          true,
+	"statefulset-service-not-headless": true,
+}
+
 // SARIFSecurityRule reports whether rule r is about security: in SARIF it
 // is tagged security and has a security-severity.
 func SARIFSecurityRule(r *checks.Rule) bool {
-	return securitySections[r.Section] || securityWebhookRules[r.ID]
+	return securitySections[r.Section] && !notSecurityRules[r.ID] || securityWebhookRules[r.ID]
 }
 
 // SARIFRuleName is rule id's SARIF name: readable and distinct from the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/prodready/prodready/checks/catalog"
@@ -172,13 +173,26 @@ func uncheckedOf(us []checks.Unchecked) []NotChecked {
 // also are files not checked that res does not hold (a chart's template
 // that rendered to nothing).
 func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
+	return s.close(res, len(res.Files), res.Kubernetes, uniquePaths(append(NotCheckedOf(res), also...)))
+}
+
+// CloseCounted is Close for a caller that holds no run's result, only its
+// counts (a review): files and objects read and checked, and the files not
+// checked with why.
+func (s *Stream) CloseCounted(files, objects int, notChecked []NotChecked) error {
+	return s.close(&checks.Result{}, files, objects, uniquePaths(slices.Clone(notChecked)))
+}
+
+// close writes the report's end for Close and CloseCounted: res gives what
+// only a run has (exempted findings, JUnit's checked objects).
+func (s *Stream) close(res *checks.Result, files, objects int, skipped []NotChecked) error {
 	c := s.counts
-	files, objects, skipped := len(res.Files), res.Kubernetes, uniquePaths(append(NotCheckedOf(res), also...))
 	switch s.format {
 	case "", "text":
-		s.text.close(s.w, skipped, summaryLine(files, objects, len(skipped), c), c, s.opts.Verbose, painter{s.opts.Color})
+		s.text.close(s.w, skipped, res.Exempted, summaryLine(files, objects, len(skipped), c), c, s.opts.Verbose, painter{s.opts.Color})
 	case "wide", "compact":
 		writeNotCheckedLines(s.w, skipped)
+		writeExemptedLines(s.w, res.Exempted)
 		s.w.WriteString(summaryLine(files, objects, len(skipped), c) + "\n")
 	case "github":
 		s.github.close(s.w, skipped, s.unannotatedIn())
@@ -193,7 +207,7 @@ func (s *Stream) Close(res *checks.Result, also ...NotChecked) error {
 		}
 	case "json":
 		s.array.close(s.w)
-		summary, err := json.MarshalIndent(jsonSummary{Files: files, Objects: objects, Counts: c, NotChecked: skipped}, jsonIndent, jsonIndent)
+		summary, err := json.MarshalIndent(jsonSummary{Files: files, Objects: objects, Counts: c, NotChecked: skipped, Exempted: exemptedOf(res)}, jsonIndent, jsonIndent)
 		if err != nil {
 			return err
 		}

@@ -80,14 +80,63 @@ func shortMessage(msg string) (short string, cut bool) {
 	if len(r) <= maxTextMessage {
 		return one, one != msg
 	}
-	end := maxTextMessage
-	for i := maxTextMessage; i > maxTextMessage/2; i-- {
+	return cutAt(r, maxTextMessage) + " …", true
+}
+
+// cutAt is r cut to at most n runes, at a word when one ends past n/2.
+func cutAt(r []rune, n int) string {
+	end := n
+	for i := n; i > n/2; i-- {
 		if r[i] == ' ' {
 			end = i
 			break
 		}
 	}
-	return strings.TrimRight(string(r[:end]), " ,;:(") + " …", true
+	return strings.TrimRight(string(r[:end]), " ,;:(")
+}
+
+// shortKeepingEnd is shortMessage for a finding that another would print
+// the same: it keeps the message's end, where what tells them apart is
+// (the values sets of a render, "not with ci/a-values.yaml)"): the
+// closing parenthesis whole when it is short, else its last words.
+func shortKeepingEnd(msg string) (short string, cut bool) {
+	one := firstLine(msg)
+	r := []rune(one)
+	if len(r) <= maxTextMessage {
+		return one, one != msg
+	}
+	tail := []rune(closingGroup(one))
+	if len(tail) == 0 || len(tail) > maxTail {
+		tail = r[len(r)-maxTail:]
+		if i := slices.Index(tail, ' '); i >= 0 {
+			tail = tail[i+1:]
+		}
+	}
+	return cutAt(r, maxTextMessage-len(tail)-3) + " … " + string(tail), true
+}
+
+// maxTail bounds the closing parenthesis shortMessage keeps.
+const maxTail = 60
+
+// closingGroup is the parenthesised group msg ends with ("(rendered from
+// the chart x; only with values set y)"), "" when it ends otherwise.
+func closingGroup(msg string) string {
+	if !strings.HasSuffix(msg, ")") {
+		return ""
+	}
+	depth := 0
+	for i := len(msg) - 1; i >= 0; i-- {
+		switch msg[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return msg[i:]
+			}
+		}
+	}
+	return ""
 }
 
 // inputRules are the rules whose findings say what could not be read,
@@ -113,7 +162,8 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 		t.rules = map[string]*Counts{}
 	}
 	var num [20]byte
-	for _, f := range fs {
+	apart := distinguish(fs)
+	for i, f := range fs {
 		c := t.rules[f.RuleID]
 		if c == nil {
 			c = &Counts{}
@@ -140,8 +190,15 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 		pos = append(pos, ':')
 		pos = strconv.AppendInt(pos, int64(f.Column), 10)
 		msg, cut := firstLine(f.Message), false
-		if !inputRules[f.RuleID] {
-			msg, cut = shortMessage(f.Message)
+		if apart[i] != same {
+			msg = withObject(f, msg)
+		}
+		switch {
+		case inputRules[f.RuleID]:
+		case apart[i] == byEnd:
+			msg, cut = shortKeepingEnd(msg)
+		default:
+			msg, cut = shortMessage(msg)
 		}
 		if cut {
 			t.cut++
@@ -164,6 +221,53 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 	}
 }
 
+// How a text line is told apart from another that would print the same.
+const (
+	same     = iota // no other line prints the same
+	byObject        // it names its object
+	byEnd           // it names its object and keeps its message's end
+)
+
+// distinguish says how each finding of fs is told apart from another of
+// fs that would print the same, at the same line and column and of the
+// same rule: by its object (objects that one template or values line
+// renders, each pod a chart's values.yaml line makes), else by its
+// message's end too (one object of several renders that differ in their
+// values sets).
+func distinguish(fs []checks.Finding) []int {
+	type key struct {
+		file, rule, msg string
+		line, col       int
+	}
+	out := make([]int, len(fs))
+	count := func(level int, text func(checks.Finding) string) {
+		n := map[key]int{}
+		keys := make([]key, len(fs))
+		for i, f := range fs {
+			if out[i] == level-1 {
+				keys[i] = key{f.File, f.RuleID, text(f), f.Line, f.Column}
+				n[keys[i]]++
+			}
+		}
+		for i := range fs {
+			if out[i] == level-1 && n[keys[i]] > 1 {
+				out[i] = level
+			}
+		}
+	}
+	count(byObject, func(f checks.Finding) string { s, _ := shortMessage(f.Message); return s })
+	count(byEnd, func(f checks.Finding) string { s, _ := shortMessage(withObject(f, firstLine(f.Message))); return s })
+	return out
+}
+
+// withObject is msg after the kind and name of f's object.
+func withObject(f checks.Finding, msg string) string {
+	if f.Object.Name == "" {
+		return msg
+	}
+	return f.Object.Kind + " " + f.Object.Name + ": " + msg
+}
+
 // fixLabel starts a fix's line: "fix: " for an exact fix, which prodready
 // fix applies, "fix (--all): " for a starting point, applied only when
 // asked.
@@ -180,7 +284,7 @@ func fixLabel(fx *checks.Fix) string {
 // close writes the text format's end: the files not checked by reason
 // (with their names when verbose), the table of counts per rule and
 // severity, the summary line and what prodready fix would fix.
-func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string, c Counts, verbose bool, p painter) {
+func (t *textState) close(b *bufio.Writer, skipped []NotChecked, exempted []checks.Exempted, summary string, c Counts, verbose bool, p painter) {
 	if len(skipped) > 0 {
 		if t.started {
 			b.WriteByte('\n')
@@ -204,7 +308,17 @@ func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string,
 		slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(len(b.paths), len(a.paths)) })
 		hidden := 0
 		for _, g := range groups {
-			fmt.Fprintf(b, "  %5d  %s\n", len(g.paths), g.reason)
+			reason := g.reason
+			if !verbose {
+				// A file's reasons are joined (a policy file whose
+				// policies are not evaluated on some objects each):
+				// one line, whole with -v or in -o wide.
+				var cut bool
+				if reason, cut = shortMessage(reason); cut {
+					t.cut++
+				}
+			}
+			fmt.Fprintf(b, "  %5d  %s\n", len(g.paths), reason)
 			names := g.paths
 			if !verbose && len(names) > maxNamesPerReason {
 				names = names[:maxNamesPerReason]
@@ -219,6 +333,23 @@ func (t *textState) close(b *bufio.Writer, skipped []NotChecked, summary string,
 		}
 		if hidden > 0 {
 			b.WriteString(p.paint(ansiDim, "  (-v names them all)") + "\n")
+		}
+	}
+	if len(exempted) > 0 {
+		if t.started || len(skipped) > 0 {
+			b.WriteByte('\n')
+		}
+		t.started = true
+		fmt.Fprintf(b, "%s\n", p.paint(ansiBold, "Exempted by the repository's exceptions (the cluster admits them): "+plural.Count(len(exempted), "finding", "findings")))
+		shown := exempted
+		if !verbose && len(shown) > maxNamesPerReason {
+			shown = shown[:maxNamesPerReason]
+		}
+		for _, e := range shown {
+			fmt.Fprintf(b, "  %s:%d  %s %s  %s, by %s at %s\n", e.Finding.File, e.Finding.Line, e.Finding.Object.Kind, e.Finding.Object.Name, e.Finding.RuleID, e.By, exceptionAt(e))
+		}
+		if more := len(exempted) - len(shown); more > 0 {
+			fmt.Fprintf(b, "  %s\n", p.paint(ansiDim, fmt.Sprintf("and %d more (-v names them all)", more)))
 		}
 	}
 	if len(t.rules) > 0 {
@@ -254,6 +385,15 @@ func count(n int) string {
 		return "·"
 	}
 	return strconv.Itoa(n)
+}
+
+// writeExemptedLines writes each exempted finding on a line of its own,
+// `path:line: exempted: rule message (by exception at path:line)` (the
+// wide and compact formats).
+func writeExemptedLines(b *bufio.Writer, exempted []checks.Exempted) {
+	for _, e := range exempted {
+		fmt.Fprintf(b, "%s:%d: exempted: %s %s (by %s at %s)\n", e.Finding.File, e.Finding.Line, e.Finding.RuleID, firstLine(e.Finding.Message), e.By, exceptionAt(e))
+	}
 }
 
 // writeNotCheckedLines writes each file not checked on a line of its own,

@@ -74,6 +74,7 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 	co.Emit = func(fs []checks.Finding) { emit(prep.Map(fs)) }
 	res := checks.Run(prep.Inputs, cfg, co)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
+	res.Exempted = prep.MapExempted(res.Exempted)
 	emit(prep.Unreported())
 	return Outcome{Result: res, NotRendered: prep.Skipped, Renders: prep.Renders}
 }
@@ -125,6 +126,7 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	out.Rendered = prep.Map(fromRenders)
 	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
+	res.Exempted = prep.MapExempted(res.Exempted)
 	out.Unreported = prep.Unreported()
 	return out
 }

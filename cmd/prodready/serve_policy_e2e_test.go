@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,7 +87,11 @@ metadata:
 // the repository's own admission policy refuses gets an inline comment at
 // the line and a failing check run; one that tightens a policy so an
 // object already in the repository is refused gets that refusal too; one
-// that loosens it so that object is admitted again counts it fixed.
+// that loosens it so that object is admitted again counts it fixed, with
+// a link to its line at base, and both say the counts reach beyond the
+// changed files; one that adds a custom resource is validated against the
+// CRD the config's crds names in a folder it excludes, which serve fetches
+// from the host as check reads it from disk.
 func TestServeReviewsWithTheRepositorysPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
@@ -118,6 +123,22 @@ func TestServeReviewsWithTheRepositorysPolicies(t *testing.T) {
 	fake.AddCommit("acme", "web", strictBase, with(map[string]string{"policies/policy.yaml": policyFiles("4")}))
 	fake.AddCommit("acme", "web", loosens, base)
 	fake.SetPR("acme", "web", 3, strictBase, loosens)
+	crd, err := os.ReadFile("../../fixtures/admission/charts/guard/crds/databases.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crdBase, addsDatabase := headSHA(4), headSHA(5)
+	withCRDs := with(map[string]string{
+		".prodready.yaml":            config + "exclude: [\"vendor/**\"]\ncrds: [vendor/crds]\n",
+		"vendor/crds/databases.yaml": string(crd),
+	})
+	fake.AddCommit("acme", "web", crdBase, withCRDs)
+	withDatabase := map[string]string{"deploy/db.yaml": "apiVersion: example.com/v1\nkind: Database\nmetadata:\n  name: orders\n  namespace: shop\nspec:\n  engine: oracle\n  storageGiB: 50\n"}
+	for k, v := range withCRDs {
+		withDatabase[k] = v
+	}
+	fake.AddCommit("acme", "web", addsDatabase, withDatabase)
+	fake.SetPR("acme", "web", 4, crdBase, addsDatabase)
 
 	r := startReplica(t, "policy", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
 		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
@@ -177,6 +198,10 @@ func TestServeReviewsWithTheRepositorysPolicies(t *testing.T) {
 	if !strings.Contains(all, "replicas 6 exceed the ceiling of 4") || !strings.Contains(all, "deploy/existing.yaml") {
 		t.Errorf("the tightening review does not name the existing Deployment it refuses now:\n%s", all)
 	}
+	const reach = "in the files this pull request changes and in other files its changes reach"
+	if !strings.Contains(run.Summary+run.Text, reach) {
+		t.Errorf("the tightening summary's counts do not say they reach beyond the changed files:\n%s", run.Summary+run.Text)
+	}
 
 	// 3. A pull request loosens the ceiling the base set below what the
 	// existing Deployment runs: the base's refusal is fixed.
@@ -192,7 +217,28 @@ func TestServeReviewsWithTheRepositorysPolicies(t *testing.T) {
 	if rv := reviewOf(3); rv != nil {
 		summary += rv.Body
 	}
-	if !strings.Contains(summary, "**1 fixed**") || !strings.Contains(summary, "`policy/replica-ceiling` on Deployment `existing` (`deploy/existing.yaml`)") {
-		t.Errorf("the loosening review does not count the existing Deployment admitted again as fixed:\n%s", summary)
+	fixedRow := "`policy/replica-ceiling` on Deployment `existing` (`deploy/existing.yaml` [line 9](https://github.com/acme/web/blob/" + strictBase + "/deploy/existing.yaml#L9) at base)"
+	if !strings.Contains(summary, "**1 fixed**") || !strings.Contains(summary, fixedRow) || !strings.Contains(summary, reach) {
+		t.Errorf("the loosening review does not count the existing Deployment admitted again as fixed, linked at its line:\n%s", summary)
+	}
+
+	// 4. A custom resource against the CRD of the config's crds, in a
+	// folder the config excludes.
+	if code := r.deliver(t, secret, "database", []byte(strings.ReplaceAll(string(prBody(4, "opened", addsDatabase)), replicaBase, crdBase))); code != http.StatusAccepted {
+		t.Fatalf("pull_request opened: %d", code)
+	}
+	waitFor(t, "the database head's check run", func() bool { return runOf(addsDatabase) != nil })
+	run = runOf(addsDatabase)
+	all = run.Summary + run.Text
+	if rv := reviewOf(4); rv != nil {
+		for _, c := range rv.Comments {
+			all += c.Path + "\n" + c.Body
+		}
+	}
+	if run.Conclusion != "failure" || !strings.Contains(all, "crd-schema") || !strings.Contains(all, "oracle is not offered") || strings.Contains(all, "no CRD in the repository") {
+		t.Errorf("the Database is not validated against vendor/crds (conclusion %s):\n%s", run.Conclusion, all)
+	}
+	if strings.Contains(all, "**`vendor/crds/databases.yaml`**") {
+		t.Errorf("the review reports on the CRD file crds names, which is read, not checked:\n%s", all)
 	}
 }

@@ -141,7 +141,8 @@ func sarifWithRulesUsed(t *testing.T, log string) string {
 // (not-checked.golden), every name with -v (verbose.golden), colour when
 // asked for (color.golden: FORCE_COLOR, as on a terminal), and a
 // pre-commit file list inside an overlay, whose other files' findings are
-// left out (pre-commit.golden).
+// left out (pre-commit.golden), and findings that would print the same
+// told apart by their object and their message's end (alike.golden).
 func TestTextVariantsMatchGolden(t *testing.T) {
 	demo := filepath.Join("..", "..", "..", "fixtures", "demo")
 	golden, err := filepath.Abs(filepath.Join("testdata", "text"))
@@ -163,6 +164,33 @@ func TestTextVariantsMatchGolden(t *testing.T) {
 	files["overlay/kustomization.yaml"] = "resources:\n- web.yaml\n- worker.yaml\n"
 	files["overlay/web.yaml"] = badProbe
 	files["overlay/worker.yaml"] = strings.ReplaceAll(badProbe, "web", "worker")
+	// One template line renders two Deployments, and a values set gives
+	// one of them another image: lines that would read the same name their
+	// object, and keep the end that names the values sets.
+	files["chart/Chart.yaml"] = "apiVersion: v2\nname: chart\nversion: 1.0.0\n"
+	files["chart/values.yaml"] = "apps: [web, api]\ntag: latest\n"
+	files["chart/ci/pinned-values.yaml"] = "apps: [web, api]\ntag: latest\nprivileged: true\n"
+	files["chart/templates/apps.yaml"] = `{{- range .Values.apps }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ . }}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: {{ . }}}
+  template:
+    metadata:
+      labels: {app: {{ . }}}
+    spec:
+      containers:
+        - name: app
+          image: ghcr.io/acme/app:{{ $.Values.tag }}
+          securityContext:
+            privileged: {{ $.Values.privileged | default false }}
+{{- end }}
+`
 	t.Chdir(writeTree(t, files))
 	t.Setenv("NO_COLOR", "")
 	t.Setenv("FORCE_COLOR", "")
@@ -176,6 +204,7 @@ func TestTextVariantsMatchGolden(t *testing.T) {
 		{"verbose.golden", []string{"check", "-v", "demo"}, false},
 		{"color.golden", []string{"check", "demo"}, true},
 		{"pre-commit.golden", []string{"check", "overlay/web.yaml"}, false},
+		{"alike.golden", []string{"check", "--fail-on", "warning", "chart"}, false},
 	}
 	for _, r := range runs {
 		if r.color {

@@ -121,7 +121,7 @@ func (p Program) runReview(cmd *cobra.Command, f *reviewFlags, std IO) int {
 			err = stream.Add(r.Findings)
 		}
 		if err == nil {
-			err = stream.Close(&checks.Result{}, r.NotChecked...)
+			err = stream.CloseCounted(r.Files, r.Objects, r.NotChecked)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "prodready review:", err)
