@@ -16,7 +16,7 @@ var imageTagMutable = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/concepts/containers/images/#updating-images",
 	Why:      "an image with no tag or `:latest` changes under the same name: rollouts and rollbacks are not reproducible and nodes run different code",
-	Help:     "Images pinned by digest, placeholders (`${TAG}`, `PROJECT_ID`) and images whose tag a kustomization's `images:` sets do not fire; the tag an `images:` entry sets is checked as a written one is (`newTag: latest` fires at that line).",
+	Help:     "Images pinned by digest, placeholders (`${TAG}`, `PROJECT_ID`) and images whose tag a kustomization that builds them sets in `images:` do not fire (another application's file with the same image name still does); the tag an `images:` entry sets is checked as a written one is (`newTag: latest` fires at that line).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		if checks.IsKustomization(obj) {
 			return kustomizeImageTags(obj)
