@@ -54,10 +54,27 @@ func (pl *placed) builds(file string) bool {
 	return false
 }
 
+// takes reports whether a value of the overlay's build comes from line of
+// file: an overlay that reads the file but sets that field in a patch of
+// its own (staging patching the base's replicas) does not take the line,
+// and an edit of it changes nothing it builds.
+func (pl *placed) takes(file string, line int) bool {
+	for _, byPath := range pl.render.Maps {
+		for _, locs := range byPath {
+			// The first location is where the value comes from: a
+			// patch's line before the base line it overrides.
+			if len(locs) > 0 && locs[0].Line == line && locs[0].File == file {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // sharedEdits returns, for the kustomize findings of fs grouped by render,
-// the indexes whose base or patch line is built by another overlay that
-// does not have the same finding (rule) at that line: their fixes become
-// patches of their own overlay.
+// the indexes whose base or patch line another overlay takes a value from
+// without the same finding (rule) at that line: their fixes become patches
+// of their own overlay.
 func (p *Prepared) sharedEdits(order []*placed, byRender map[*placed][]int, fs []checks.Finding) map[int]bool {
 	type at struct {
 		file, rule string
@@ -92,7 +109,7 @@ func (p *Prepared) sharedEdits(order []*placed, byRender map[*placed][]int, fs [
 			if other.dir == "." || other.dir == "" {
 				rel = k.file
 			}
-			if other.builds(rel) {
+			if other.builds(rel) && other.takes(rel, k.line) {
 				out[i] = true
 				break
 			}
@@ -139,7 +156,7 @@ func (pl *placed) overlayPatch(files Files, f checks.Finding) (placement, bool) 
 	for _, op := range f.Fix.Edits {
 		out.from = append(out.from, op.Path)
 	}
-	out.line = nearestLine(kust, []string{"patches"})
+	out.line = patchLine(kust)
 	out.note = fmt.Sprintf(" (as a patch added to %s)", path.Base(r.Root))
 	return out, true
 }
@@ -374,4 +391,22 @@ func applied(root *yaml.Node, op edit.Op) (*yaml.Node, error) {
 		return n, nil
 	}
 	return nil, fmt.Errorf("the edited object does not parse")
+}
+
+// patchLine is the line of a kustomization where an added patch is said:
+// its patches: key, else the resources: (or bases:) that bring in what the
+// patch changes, else its first key; never a line the author did not
+// write.
+func patchLine(kust *yaml.Node) int {
+	if kust == nil || kust.Kind != yaml.MappingNode || len(kust.Content) == 0 {
+		return 1
+	}
+	for _, key := range []string{"patches", "resources", "bases"} {
+		for j := 0; j+1 < len(kust.Content); j += 2 {
+			if kust.Content[j].Value == key {
+				return kust.Content[j].Line
+			}
+		}
+	}
+	return kust.Content[0].Line
 }
