@@ -89,24 +89,28 @@ func (e *exception) compile(conds []admissionregistrationv1.MatchCondition, vals
 		e.reason = "the CEL environment cannot be made: " + err.Error()
 		return
 	}
-	decls := celplugin.OptionalVariableDeclarations{}
 	var errs []error
-	if len(conds) > 0 {
-		acc := make([]celplugin.ExpressionAccessor, len(conds))
-		for i, c := range conds {
-			acc[i] = &condition{expression: c.Expression}
+	compileAll := func(exprs []string) celplugin.ConditionEvaluator {
+		if len(exprs) == 0 {
+			return nil
 		}
-		e.conditions = comp.CompileCondition(acc, decls, environment.StoredExpressions)
-		errs = append(errs, e.conditions.CompilationErrors()...)
-	}
-	if len(vals) > 0 {
-		acc := make([]celplugin.ExpressionAccessor, len(vals))
-		for i, v := range vals {
-			acc[i] = &condition{expression: v.Expression}
+		acc := make([]celplugin.ExpressionAccessor, len(exprs))
+		for i, x := range exprs {
+			acc[i] = &condition{expression: x}
 		}
-		e.validations = comp.CompileCondition(acc, decls, environment.StoredExpressions)
-		errs = append(errs, e.validations.CompilationErrors()...)
+		ev := comp.CompileCondition(acc, celplugin.OptionalVariableDeclarations{}, environment.StoredExpressions)
+		errs = append(errs, ev.CompilationErrors()...)
+		return ev
 	}
+	condExprs := make([]string, len(conds))
+	for i, c := range conds {
+		condExprs[i] = c.Expression
+	}
+	valExprs := make([]string, len(vals))
+	for i, v := range vals {
+		valExprs[i] = v.Expression
+	}
+	e.conditions, e.validations = compileAll(condExprs), compileAll(valExprs)
 	if len(errs) > 0 {
 		e.reason = "an expression does not compile in the Kubernetes CEL environment: " + errs[0].Error()
 		e.conditions, e.validations = nil, nil
