@@ -54,21 +54,27 @@ func (pl *placed) builds(file string) bool {
 	return false
 }
 
-// takes reports whether a value of the overlay's build comes from line of
-// file: an overlay that reads the file but sets that field in a patch of
-// its own (staging patching the base's replicas) does not take the line,
+// fileLine is a line of a file of a render's folder.
+type fileLine struct {
+	file string
+	line int
+}
+
+// takenLines are the lines the overlay's build takes a value from: the
+// first location of each key path (a patch's line before the base line it
+// overrides). An overlay that reads a file but sets a field in a patch of
+// its own (staging patching the base's replicas) does not take that line,
 // and an edit of it changes nothing it builds.
-func (pl *placed) takes(file string, line int) bool {
+func (pl *placed) takenLines() map[fileLine]bool {
+	out := map[fileLine]bool{}
 	for _, byPath := range pl.render.Maps {
 		for _, locs := range byPath {
-			// The first location is where the value comes from: a
-			// patch's line before the base line it overrides.
-			if len(locs) > 0 && locs[0].Line == line && locs[0].File == file {
-				return true
+			if len(locs) > 0 {
+				out[fileLine{locs[0].File, locs[0].Line}] = true
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // sharedEdits returns, for the kustomize findings of fs grouped by render,
@@ -100,6 +106,7 @@ func (p *Prepared) sharedEdits(order []*placed, byRender map[*placed][]int, fs [
 		}
 	}
 	out := map[int]bool{}
+	taken := map[*placed]map[fileLine]bool{} // made once per other overlay
 	for i, k := range where {
 		for _, other := range p.renders {
 			if other.render.Kind != Kustomize || len(other.render.ValuesFiles) > 0 || alike[k][other] {
@@ -109,7 +116,13 @@ func (p *Prepared) sharedEdits(order []*placed, byRender map[*placed][]int, fs [
 			if other.dir == "." || other.dir == "" {
 				rel = k.file
 			}
-			if other.builds(rel) && other.takes(rel, k.line) {
+			if !other.builds(rel) {
+				continue
+			}
+			if taken[other] == nil {
+				taken[other] = other.takenLines()
+			}
+			if taken[other][fileLine{rel, k.line}] {
 				out[i] = true
 				break
 			}

@@ -152,29 +152,12 @@ func (f *rootFinder) kind(dir string) folderKind {
 	return k
 }
 
-// repositoryRoot is repositoryRoot(dir), remembered for dir and every
-// folder the search passed through.
+// repositoryRoot is repositoryRoot(dir), remembered for dir.
 func (f *rootFinder) repositoryRoot(dir string) string {
-	var passed []string
-	root := ""
-	for {
-		if r, ok := f.repos[dir]; ok {
-			root = r
-			break
-		}
-		passed = append(passed, dir)
-		if isRepositoryRoot(dir) {
-			root = dir
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			break
-		}
-		dir = up
-	}
-	for _, d := range passed {
-		f.repos[d] = root
+	root, ok := f.repos[dir]
+	if !ok {
+		root = repositoryRoot(dir)
+		f.repos[dir] = root
 	}
 	return root
 }
