@@ -126,7 +126,10 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	// A template can change the values it is given (prometheus's cm.yaml
 	// unsets a key once written): the render that traces lines gets them
 	// as they were before the first render.
-	markedVals := copyValues(vals, 0)
+	var markedVals common.Values
+	if !opts.StreamOnly {
+		markedVals = copyValues(vals, 0)
+	}
 	out, err := runEngine(ctx, c, vals, nil)
 	if err != nil {
 		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
@@ -145,16 +148,18 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 
 	idx := indexTemplates(l, c)
 	var tbl tmplmark.Table
-	var carry tmplmark.Carry
-	marked, err := runEngine(ctx, idx.annotated(&tbl), markedVals, carry.Funcs())
-	lost := ""
-	if err != nil {
-		// The source map degrades to each document's first line; the
-		// output stands, and every finding placed so says why.
-		marked, lost = nil, "the render that traces template lines failed: "+engineMessage(err)
-	}
 	vm := &valuesMap{user: userTrees}
-	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, lost: lost}
+	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly}
+	var marked map[string]string
+	if !opts.StreamOnly {
+		var carry tmplmark.Carry
+		marked, err = runEngine(ctx, idx.annotated(&tbl), markedVals, carry.Funcs())
+		if err != nil {
+			// The source map degrades to each document's first line; the
+			// output stands, and every finding placed so says why.
+			marked, b.lost = nil, "the render that traces template lines failed: "+engineMessage(err)
+		}
+	}
 	b.build(out, marked)
 	return finish(r)
 }

@@ -27,6 +27,9 @@ type helmDocs struct {
 	// lost says why no template's lines can be traced in this render
 	// (the marked render failed); empty when they can.
 	lost string
+	// noMaps gives every document an empty source map
+	// (rendered.Options.StreamOnly).
+	noMaps bool
 }
 
 // occurrence is one binding's emitted region in a template's output, in
@@ -234,6 +237,10 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 	b.stream.WriteString(text)
 	b.lines += to - from
 	b.r.Documents = append(b.r.Documents, d)
+	if b.noMaps {
+		b.r.Maps = append(b.r.Maps, rendered.DocMap{})
+		return
+	}
 	b.r.Maps = append(b.r.Maps, b.sourceMap(info, root, from, firstTpl, occs))
 }
 

@@ -164,6 +164,13 @@ type Options struct {
 	// isolated renderer gives each render a worker process of its own this
 	// way.
 	Only *Job `json:",omitempty"`
+	// StreamOnly makes a chart's render its stream and documents alone: no
+	// source maps (Render.Maps holds an empty map per document) and so no
+	// second, marked render to trace template lines. For a caller that
+	// checks the stream and never maps a finding back: the render of a
+	// chart with a fix applied, made to see what the fix changes.
+	// Overlays are built as without it.
+	StreamOnly bool `json:",omitempty"`
 }
 
 // Job is one render: a chart with a values set layered on its values.yaml,

@@ -762,8 +762,14 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 	}
 	opts := src.opts
 	opts.ValuesYAMLOnly, opts.ExtraValues = true, nil
+	// Only the stream is checked: the fixed render needs no source map,
+	// and only the one chart or overlay is made again (src.files also
+	// hold the charts this one depends on, which are charts of their own).
+	opts.StreamOnly = true
 	if pl.render.Kind == Kustomize {
 		opts.Only = &Job{Kustomization: pl.render.Root} // the one overlay, built again
+	} else {
+		opts.Only = &Job{Chart: pl.render.Root}
 	}
 	res, err := src.render(v.ctx, files, opts)
 	if err != nil {
