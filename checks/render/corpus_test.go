@@ -53,7 +53,7 @@ func TestCorpusCharts(t *testing.T) {
 			}
 			for _, e := range walk(n.Content[0])[1:] {
 				keys++
-				if locs := r.Maps[i][formatPath(e.path)]; len(locs) > 0 && locs[0].Line > 0 {
+				if locs := r.Map(i)[formatPath(e.path)]; len(locs) > 0 && locs[0].Line > 0 {
 					mapped++
 				}
 			}

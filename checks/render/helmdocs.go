@@ -30,6 +30,17 @@ type helmDocs struct {
 	// noMaps gives every document an empty source map
 	// (rendered.Options.StreamOnly).
 	noMaps bool
+	// toMap is, per document, what its source map is made from when it
+	// is first read (rendered.Render.MapOnUse).
+	toMap []docToMap
+}
+
+// docToMap is what the source map of one document is made from.
+type docToMap struct {
+	info     tplInfo
+	from     int // the document's first line in its template's output
+	firstTpl []*tmplmark.Mark
+	occs     []occurrence
 }
 
 // occurrence is one binding's emitted region in a template's output, in
@@ -96,6 +107,29 @@ func (b *helmDocs) build(out, marked map[string]string) {
 	}
 	b.r.Stream = []byte(b.stream.String())
 	shareStream(b.r, b.at)
+	// The maps made on use keep b, its chart tree and values files, but
+	// need neither the builder's copy of the stream nor the folder's other
+	// files.
+	b.stream, b.at = strings.Builder{}, nil
+	b.idx.l.files, b.idx.l.charts = nil, nil
+	if !b.noMaps {
+		b.r.MapOnUse(b.mapDoc)
+	}
+}
+
+// mapDoc makes the source map of document doc, parsing its text again
+// (the yaml.v3 tree of every document, held until its map is made, would
+// be larger than the maps).
+func (b *helmDocs) mapDoc(doc int) rendered.DocMap {
+	if doc < 0 || doc >= len(b.toMap) || doc >= len(b.r.Documents) {
+		return nil
+	}
+	node, err := parseYAML(b.r.Documents[doc].YAML)
+	if err != nil || len(node.Content) == 0 {
+		return nil // parsed when the document was made: not reached
+	}
+	t := b.toMap[doc]
+	return b.sourceMap(t.info, node.Content[0], t.from, t.firstTpl, t.occs)
 }
 
 // shareStream points each document's YAML at its copy in the render's
@@ -241,7 +275,7 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 		b.r.Maps = append(b.r.Maps, rendered.DocMap{})
 		return
 	}
-	b.r.Maps = append(b.r.Maps, b.sourceMap(info, root, from, firstTpl, occs))
+	b.toMap = append(b.toMap, docToMap{info: info, from: from, firstTpl: firstTpl, occs: occs})
 }
 
 // occurrences pairs the begin and end marks of bindings, in output order.

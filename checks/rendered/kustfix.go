@@ -38,7 +38,7 @@ func (pl *placed) kustomizeEdits(files Files, f checks.Finding) (placement, bool
 		segs, _ := walkOp(root, op.Path)
 		var at *Location
 		for n := len(segs); n >= 0 && at == nil; n-- {
-			for _, loc := range r.Maps[doc][FormatPath(segs[:n])] {
+			for _, loc := range r.Map(doc)[FormatPath(segs[:n])] {
 				if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
 					at = &loc
 					break

@@ -35,7 +35,7 @@ func (pl *placed) baseTarget(f checks.Finding) *Location {
 	}
 	segs, _ := walkOp(root, f.Fix.Edits[0].Path)
 	for n := len(segs); n >= 0; n-- {
-		for _, loc := range pl.render.Maps[doc][FormatPath(segs[:n])] {
+		for _, loc := range pl.render.Map(doc)[FormatPath(segs[:n])] {
 			if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
 				return &loc
 			}
@@ -67,8 +67,8 @@ type fileLine struct {
 // and an edit of it changes nothing it builds.
 func (pl *placed) takenLines() map[fileLine]bool {
 	out := map[fileLine]bool{}
-	for _, byPath := range pl.render.Maps {
-		for _, locs := range byPath {
+	for doc := range pl.render.Maps {
+		for _, locs := range pl.render.Map(doc) {
 			if len(locs) > 0 {
 				out[fileLine{locs[0].File, locs[0].Line}] = true
 			}
@@ -178,7 +178,7 @@ func (pl *placed) overlayPatch(files Files, f checks.Finding) (placement, bool) 
 // namePrefix or nameSuffix), which a patch names it by: the base
 // document's metadata.name when the object maps to one, else rendered.
 func (pl *placed) originalName(doc int, rendered string) string {
-	for _, loc := range pl.render.Maps[doc]["metadata.name"] {
+	for _, loc := range pl.render.Map(doc)["metadata.name"] {
 		if loc.Kind == Base && loc.Line > 0 && pl.src != nil {
 			for _, n := range parseDocs(pl.src.files[loc.File], 1000) {
 				if md := mapValue(n, "metadata"); md != nil && mapValue(md, "name") != nil && mapValue(md, "name").Line == loc.Line {

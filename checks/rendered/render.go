@@ -2,6 +2,7 @@ package rendered
 
 import (
 	"path"
+	"sync"
 	"time"
 
 	"github.com/prodready/prodready/checks"
@@ -50,8 +51,67 @@ type Render struct {
 	Problems []Problem
 
 	// Maps holds, per document, where each of its key paths comes from
-	// (see Locate).
+	// (see Locate). A render whose maps are made on use (MapOnUse) has a
+	// nil entry for each map not made yet: read them with Map.
 	Maps []DocMap
+
+	// onUse makes the maps not made yet; nil when Maps is complete.
+	onUse *mapsOnUse
+}
+
+// mapsOnUse makes a render's source maps one document at a time, when a
+// caller first asks for one.
+type mapsOnUse struct {
+	mu    sync.Mutex
+	build func(doc int) DocMap
+}
+
+// MapOnUse makes the render's source maps when they are asked for (Map,
+// MakeMaps): Maps gets a nil entry per document, and build(doc) makes
+// document doc's map the first time it is read. A finding mapped from a
+// render reads the maps of its own document only, and most documents have
+// none: the maps of every document of every render were the largest share
+// of a chart run's heap. build must be safe to call while other renders'
+// maps are made, and must not keep its render's text alive beyond the
+// render.
+func (r *Render) MapOnUse(build func(doc int) DocMap) {
+	r.Maps = nil
+	if len(r.Documents) > 0 {
+		r.Maps = make([]DocMap, len(r.Documents))
+	}
+	r.onUse = &mapsOnUse{build: build}
+}
+
+// Map returns document doc's source map (nil when doc is out of range),
+// making it first when the render makes its maps on use.
+func (r *Render) Map(doc int) DocMap {
+	if doc < 0 || doc >= len(r.Maps) {
+		return nil
+	}
+	if r.onUse == nil {
+		return r.Maps[doc]
+	}
+	r.onUse.mu.Lock()
+	defer r.onUse.mu.Unlock()
+	if r.Maps[doc] == nil {
+		m := r.onUse.build(doc)
+		if m == nil {
+			m = DocMap{}
+		}
+		r.Maps[doc] = m
+	}
+	return r.Maps[doc]
+}
+
+// MakeMaps makes every source map the render has not made yet, so that
+// Maps is complete (for a render sent to another process).
+func (r *Render) MakeMaps() {
+	if r.onUse == nil {
+		return
+	}
+	for i := range r.Maps {
+		r.Map(i)
+	}
 }
 
 // Document is one rendered object.

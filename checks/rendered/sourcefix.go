@@ -273,7 +273,7 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 		n := len(segs)
 		var locs []Location
 		for ; n >= 0; n-- {
-			if locs = r.Maps[doc][FormatPath(segs[:n])]; len(locs) > 0 {
+			if locs = r.Map(doc)[FormatPath(segs[:n])]; len(locs) > 0 {
 				break
 			}
 		}

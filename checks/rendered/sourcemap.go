@@ -33,7 +33,7 @@ func (r *Render) Origins(doc int, path string) []Location {
 	if err != nil {
 		return nil
 	}
-	m := r.Maps[doc]
+	m := r.Map(doc)
 	for n := len(p); n >= 0; n-- {
 		locs := m[FormatPath(p[:n])]
 		if len(locs) == 0 {

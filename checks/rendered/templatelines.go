@@ -265,7 +265,7 @@ func (pl *placed) literalLinesOfRender(files Files) []literalLines {
 		root := pl.renderedDoc(d)
 		keyLines(root, nil, func(line int, p []Segment) {
 			keys[renderedLine{d, line}]++
-			for _, loc := range r.Maps[d][FormatPath(p)] {
+			for _, loc := range r.Map(d)[FormatPath(p)] {
 				if loc.Kind == Template && !loc.Inherited && loc.Line > 0 {
 					t := templateLine{loc.File, loc.Line}
 					if from[t] == nil {

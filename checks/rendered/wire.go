@@ -199,6 +199,7 @@ func WriteEnd(w io.Writer, res Result) error {
 }
 
 func encodeRender(r *Render) (*wireRender, [][]byte) {
+	r.MakeMaps() // the other process cannot make them
 	wr := &wireRender{Kind: r.Kind, Root: r.Root, ValuesFiles: r.ValuesFiles, Stream: size(r.Stream),
 		Inputs: r.Inputs, Skipped: r.Skipped, Unmapped: r.Unmapped, Problems: r.Problems}
 	blob := len(r.Stream)

@@ -20,6 +20,9 @@ import (
 // framing: encoding/json both ways. The protocol must give the same.
 func viaJSON(t testing.TB, res rendered.Result) rendered.Result {
 	t.Helper()
+	for _, r := range res.Renders {
+		r.MakeMaps()
+	}
 	data, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)

@@ -130,6 +130,12 @@ func (t *Table) binding(file int, src string, tk token, st *stack, lc *lineCount
 	if !ok {
 		return 0, false
 	}
+	// The keys are copied: as slices of src they would keep every
+	// annotated template alive as long as the table (a render's source
+	// maps are made from it when first read).
+	for i := range p {
+		p[i] = strings.Clone(p[i])
+	}
 	t.Bindings = append(t.Bindings, Binding{File: file, Line: lc.at(tk.start), Path: p})
 	return len(t.Bindings) - 1, true
 }
