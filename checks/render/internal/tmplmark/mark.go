@@ -32,11 +32,65 @@ type Table struct {
 	Bindings []Binding
 }
 
-var (
-	keyLine  = regexp.MustCompile(`^\s*(?:-\s+)*(?:"[^"]*"|'[^']*'|[^\s:#{}"'\[\]\-|>][^:#{}]*?)\s*:(?:\s|$)`)
-	itemLine = regexp.MustCompile(`^\s*-(?:\s|$)`)
-	markRe   = regexp.MustCompile(` #@p(?:r(\d+)\.(\d+)|v(\d+)([be]))@`)
-)
+// isReSpace reports whether c is white space as regexp's \s has it (form
+// feed too, unlike isSpace).
+func isReSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// skipSpace returns the offset of the first byte of s at or after i that
+// is not white space.
+func skipSpace(s string, i int) int {
+	for i < len(s) && isReSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// isKeyLine reports whether a line of template text starts a YAML key: any
+// indentation and "- " items, then a quoted key, or a plain one that does
+// not start with white space or one of :#{}"'[]-|> and holds none of :#{},
+// then a colon followed by white space or the end. It is the regular
+// expression
+//
+//	^\s*(?:-\s+)*(?:"[^"]*"|'[^']*'|[^\s:#{}"'\[\]\-|>][^:#{}]*?)\s*:(?:\s|$)
+//
+// written out: the regexp was a tenth of the CPU of a chart's render
+// (TestKeyAndItemLinesAsTheRegexps holds the two to the same answers).
+func isKeyLine(s string) bool {
+	i := skipSpace(s, 0)
+	for i+1 < len(s) && s[i] == '-' && isReSpace(s[i+1]) {
+		i = skipSpace(s, i+1)
+	}
+	if i >= len(s) {
+		return false
+	}
+	switch c := s[i]; {
+	case c == '"' || c == '\'':
+		end := strings.IndexByte(s[i+1:], c)
+		if end < 0 {
+			return false
+		}
+		i = skipSpace(s, i+1+end+1)
+	case isReSpace(c) || strings.IndexByte(":#{}\"'[]-|>", c) >= 0:
+		return false
+	default:
+		// The plain key runs to the first of :#{}, which must be its colon.
+		end := strings.IndexAny(s[i+1:], ":#{}")
+		if end < 0 {
+			return false
+		}
+		i += 1 + end
+	}
+	return i < len(s) && s[i] == ':' && (i+1 == len(s) || isReSpace(s[i+1]))
+}
+
+// isItemLine reports whether a line of template text starts a YAML list
+// item (^\s*-(?:\s|$)).
+func isItemLine(s string) bool {
+	i := skipSpace(s, 0)
+	return i < len(s) && s[i] == '-' && (i+1 == len(s) || isReSpace(s[i+1]))
+}
 
 // Annotate returns the template src of file number file with marks inserted:
 // a template mark after the first literal text of every line that starts a
@@ -107,8 +161,7 @@ func (t *Table) literal(out *strings.Builder, file int, src string, tk token, in
 		body := strings.TrimRight(piece, " \t\r\n")
 		// The colon and the dash are what the patterns cannot match
 		// without: looking for them first spares the other lines the regexps.
-		if atLineStart && body != "" && (strings.IndexByte(body, ':') >= 0 && keyLine.MatchString(body) ||
-			!inDefine && strings.IndexByte(body, '-') >= 0 && itemLine.MatchString(body+" ")) {
+		if atLineStart && body != "" && (isKeyLine(body) || !inDefine && isItemLine(body+" ")) {
 			line := lc.at(pos)
 			out.WriteString(body)
 			fmt.Fprintf(out, " #@pr%d.%d@", file, line)
@@ -342,36 +395,102 @@ type Mark struct {
 
 // Strip removes every mark from s.
 func Strip(s string) string {
-	if !strings.Contains(s, " #@p") {
+	if !strings.Contains(s, markStart) {
 		return s
 	}
-	return markRe.ReplaceAllString(s, "")
+	var b strings.Builder
+	last := 0
+	for {
+		start, end, _, ok := nextMark(s, last)
+		if !ok {
+			break
+		}
+		b.WriteString(s[last:start])
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// markStart begins every mark.
+const markStart = " #@p"
+
+// nextMark finds the first mark of s at or after offset from: a template
+// mark " #@pr<file>.<line>@" or a binding's " #@pv<binding>b@" (begin) or
+// " #@pv<binding>e@" (end). It returns the mark's span and what it says,
+// its Column not set.
+func nextMark(s string, from int) (start, end int, mk Mark, ok bool) {
+	for from < len(s) {
+		i := strings.Index(s[from:], markStart)
+		if i < 0 {
+			break
+		}
+		start = from + i
+		if end, mk, ok = readMark(s, start+len(markStart)); ok {
+			return start, end, mk, true
+		}
+		from = start + 1
+	}
+	return 0, 0, Mark{}, false
+}
+
+// readMark reads the rest of a mark from offset j of s, after its start.
+func readMark(s string, j int) (end int, mk Mark, ok bool) {
+	digits := func(k int) int { // the end of the digits from k
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		return k
+	}
+	if j >= len(s) {
+		return 0, Mark{}, false
+	}
+	switch s[j] {
+	case 'r':
+		a := digits(j + 1)
+		if a == j+1 || a >= len(s) || s[a] != '.' {
+			return 0, Mark{}, false
+		}
+		b := digits(a + 1)
+		if b == a+1 || b >= len(s) || s[b] != '@' {
+			return 0, Mark{}, false
+		}
+		mk = Mark{Binding: -1}
+		mk.File, _ = strconv.Atoi(s[j+1 : a])
+		mk.Line, _ = strconv.Atoi(s[a+1 : b])
+		return b + 1, mk, true
+	case 'v':
+		a := digits(j + 1)
+		if a == j+1 || a+1 >= len(s) || s[a] != 'b' && s[a] != 'e' || s[a+1] != '@' {
+			return 0, Mark{}, false
+		}
+		mk = Mark{Begin: s[a] == 'b'}
+		mk.Binding, _ = strconv.Atoi(s[j+1 : a])
+		return a + 2, mk, true
+	}
+	return 0, Mark{}, false
 }
 
 // ReadLine returns the marks of one rendered line and the line without them.
 func ReadLine(line string) (string, []Mark) {
-	if !strings.Contains(line, " #@p") {
+	if !strings.Contains(line, markStart) {
 		return line, nil // every mark starts so
-	}
-	idx := markRe.FindAllStringSubmatchIndex(line, -1)
-	if idx == nil {
-		return line, nil
 	}
 	var b strings.Builder
 	var marks []Mark
 	last := 0
-	for _, m := range idx {
-		b.WriteString(line[last:m[0]])
-		last = m[1]
-		mk := Mark{Column: utf8.RuneCountInString(b.String()), Binding: -1}
-		if m[2] >= 0 {
-			mk.File, _ = strconv.Atoi(line[m[2]:m[3]])
-			mk.Line, _ = strconv.Atoi(line[m[4]:m[5]])
-		} else {
-			mk.Binding, _ = strconv.Atoi(line[m[6]:m[7]])
-			mk.Begin = line[m[8]:m[9]] == "b"
+	for {
+		start, end, mk, ok := nextMark(line, last)
+		if !ok {
+			break
 		}
+		b.WriteString(line[last:start])
+		last = end
+		mk.Column = utf8.RuneCountInString(b.String())
 		marks = append(marks, mk)
+	}
+	if marks == nil {
+		return line, nil
 	}
 	b.WriteString(line[last:])
 	return b.String(), marks
