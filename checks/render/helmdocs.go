@@ -231,7 +231,8 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 		return
 	}
 	text := strings.Join(lines[from:to], "\n") + "\n"
-	node, err := parseYAML([]byte(text))
+	data := []byte(text)
+	node, err := parseYAML(data)
 	if err != nil {
 		b.r.Problems = append(b.r.Problems, rendered.Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err)})
 		return
@@ -240,7 +241,7 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 		return // comments only
 	}
 	root := node.Content[0]
-	d := rendered.Document{Source: info.file, YAML: []byte(text)}
+	d := rendered.Document{Source: info.file, YAML: data}
 	var head struct {
 		APIVersion string `yaml:"apiVersion"`
 		Kind       string `yaml:"kind"`
