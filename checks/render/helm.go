@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 
 	"go.yaml.in/yaml/v3"
@@ -81,8 +82,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 			continue
 		}
 		user = mergeMaps(user, v)
-		tree, _ := parseYAML(data)
-		userTrees = append(userTrees, valuesFile{path: vf, tree: tree})
+		userTrees = append(userTrees, valuesFile{path: vf, tree: &valuesTree{data: data}})
 	}
 
 	if err := processDependencies(c, user); err != nil {
@@ -433,10 +433,28 @@ func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
 	return clone(idx.root)
 }
 
-// valuesFile is a parsed values file.
+// valuesFile is a values file.
 type valuesFile struct {
 	path string
-	tree *yaml.Node
+	tree *valuesTree
+}
+
+// valuesTree is a values file's text, parsed when a source map first
+// looks a values line up in it (most renders never do: a render's maps are
+// made for the documents findings are on).
+type valuesTree struct {
+	data []byte
+	once sync.Once
+	node *yaml.Node // nil when the text is not YAML
+}
+
+// root returns the parsed file, or nil when it is not YAML.
+func (t *valuesTree) root() *yaml.Node {
+	t.once.Do(func() {
+		t.node, _ = parseYAML(t.data)
+		t.data = nil
+	})
+	return t.node
 }
 
 // valuesMap finds the values line a values path of a chart comes from.
@@ -492,7 +510,7 @@ func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (render
 			full = append(full, seg{Key: k, Index: -1})
 		}
 		full = append(full, p...)
-		line, matched := lookupLine(cd.vf.tree, full)
+		line, matched := lookupLine(cd.vf.tree.root(), full)
 		matched -= len(cd.prefix)
 		if matched > bestLen {
 			best, bestLen = rendered.Location{File: cd.vf.path, Line: line, Kind: Values}, matched

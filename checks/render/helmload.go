@@ -25,7 +25,7 @@ type chartSource struct {
 	files      []string          // repository paths of its files (synthetic inside a .tgz)
 	templates  map[string]string // template name ("templates/x.yaml") -> repository path
 	valuesPath string            // repository path of its values.yaml, or ""
-	values     *yaml.Node        // parsed values.yaml, or nil
+	values     *valuesTree       // its values.yaml, or nil
 }
 
 // chartLoader loads charts and their dependencies from a [Files] set.
@@ -90,7 +90,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 		}
 		if rel == "values.yaml" {
 			src.valuesPath = p
-			src.values, _ = parseYAML(l.files[p])
+			src.values = &valuesTree{data: l.files[p]}
 		}
 	}
 	c, err := loadFiles(bufs)
@@ -201,7 +201,7 @@ func (l *chartLoader) ownArchive(c *chart.Chart, archive string) {
 			}
 			if f.Name == "values.yaml" {
 				src.valuesPath = p
-				src.values, _ = parseYAML(f.Data)
+				src.values = &valuesTree{data: f.Data}
 			}
 		}
 		l.own(c, src)
