@@ -179,12 +179,16 @@ func build(ctx *checks.Context) *Set {
 }
 
 // read reads a CRD document: from the text the parser kept when it
-// skipped the spec, its names, scope and versions without their schemas
+// skipped the spec (or reads again from the file), its names, scope and versions without their schemas
 // when the text is laid out as generators write it (readNames), else the
 // whole document.
 func read(o *manifest.Object) *Definition {
-	if o.CRDText != nil && o.APIVersion == "apiextensions.k8s.io/v1" {
-		if d := readNames(o); d != nil {
+	if o.SpecSkipped && o.APIVersion == "apiextensions.k8s.io/v1" {
+		text, err := o.CRDSource()
+		if err != nil {
+			return &Definition{Object: o, Err: err, versions: map[string]*Version{}}
+		}
+		if d := readNames(o, text); d != nil {
 			return d
 		}
 	}
@@ -222,8 +226,11 @@ func readWhole(o *manifest.Object) *Definition {
 func decodeWhole(o *manifest.Object) (*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.CustomResourceValidation, error) {
 	var j []byte
 	var err error
-	if o.CRDText != nil {
-		j, err = sigsyaml.YAMLToJSON(o.CRDText)
+	if o.SpecSkipped {
+		var text []byte
+		if text, err = o.CRDSource(); err == nil {
+			j, err = sigsyaml.YAMLToJSON(text)
+		}
 	} else {
 		j, err = o.JSON()
 	}

@@ -24,12 +24,12 @@ import (
 const blockID = "prodready-schema-block-"
 
 // readNames reads an apiextensions.k8s.io/v1 CRD's names, scope and
-// versions from its text without decoding its schemas, each version's
+// versions from its text (o's CRDSource) without decoding its schemas, each version's
 // schema decoded from its own block when compiled. It returns nil when
 // the text is not laid out so (a flow-style or anchored schema, a block
 // no version owns): the caller reads the whole document, as it would have.
-func readNames(o *manifest.Object) *Definition {
-	header, blocks := splitSchemas(o.CRDText)
+func readNames(o *manifest.Object, text []byte) *Definition {
+	header, blocks := splitSchemas(text)
 	if len(blocks) == 0 {
 		return nil
 	}

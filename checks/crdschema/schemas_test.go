@@ -45,7 +45,7 @@ func crdDocuments(t *testing.T, dir string) []*manifest.Object {
 func sameDefinition(t *testing.T, o *manifest.Object) bool {
 	t.Helper()
 	whole := readWhole(o)
-	cut := readNames(o)
+	cut := readNames(o, o.CRDText)
 	if cut == nil {
 		return false
 	}
@@ -142,7 +142,7 @@ func TestInlineSchemaReadWhole(t *testing.T) {
 	if len(f.Objects) != 1 || f.Objects[0].CRDText == nil {
 		t.Fatalf("the parser did not keep the CRD's text: %+v", f.Objects)
 	}
-	if d := readNames(f.Objects[0]); d != nil {
+	if d := readNames(f.Objects[0], f.Objects[0].CRDText); d != nil {
 		t.Errorf("readNames read a CRD with an inline schema: %+v", d)
 	}
 	d := read(f.Objects[0])
