@@ -27,7 +27,7 @@ func Load(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			if inputs[i].Data, err = inputs[i].Read(nil); err != nil {
 				return nil, err
 			}
-			inputs[i].Read = nil
+			inputs[i].Read, inputs[i].ReadAt = nil, nil
 		}
 	}
 	return inputs, nil
@@ -44,7 +44,8 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 	}
 	limit := int64(cfg.ParseLimits().MaxFileBytes) + 1
 	lazy := func(file string) Input {
-		return Input{Path: filepath.ToSlash(filepath.Clean(file)), Read: func(buf []byte) ([]byte, error) { return readFileLimited(file, limit, buf) }}
+		return Input{Path: filepath.ToSlash(filepath.Clean(file)), Read: func(buf []byte) ([]byte, error) { return readFileLimited(file, limit, buf) },
+			ReadAt: func(off, n int) ([]byte, error) { return readFileAt(file, off, n) }}
 	}
 	var out []Input
 	for _, p := range paths {
@@ -161,6 +162,20 @@ func crdInputs(cfg *Config, read func(string) Input) ([]Input, error) {
 		}
 	}
 	return out, nil
+}
+
+// readFileAt reads n bytes of a file from off.
+func readFileAt(file string, off, n int) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, int64(off)); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // readFileLimited reads at most limit bytes of a file, into buf when it

@@ -25,6 +25,10 @@ type Input struct {
 	// Read, when Data is nil, reads the content when the file is parsed
 	// (see List), into buf when buf is large enough (nil: a new buffer).
 	Read func(buf []byte) ([]byte, error)
+	// ReadAt, with Read, reads n bytes of the content from off again: a
+	// lean run lets go of a CRD's text once the file is parsed and reads
+	// it there when a rule needs it (manifest.File.DropCRDTexts).
+	ReadAt func(off, n int) ([]byte, error)
 	// Parsed, when set, is the input already parsed (a cache's copy, made
 	// with the same limits): the run takes it as it is.
 	Parsed *manifest.File
@@ -296,6 +300,9 @@ func parseLean(inputs []Input, cfg *Config) []*manifest.File {
 		// packed trees and typed values hold copies of their strings.
 		lazy := inputs[i].Data == nil
 		inputs[i].Data = nil
+		if lazy && inputs[i].ReadAt != nil {
+			f.DropCRDTexts(inputs[i].ReadAt)
+		}
 		switch {
 		case !needsSource(f):
 			f.Source = nil

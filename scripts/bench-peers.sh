@@ -6,7 +6,10 @@
 # --output-format ci). Several rounds, one process per tool per round (alternating), wall
 # time, CPU time (user + system) and peak RSS from /usr/bin/time; prints
 # medians and the ratios. On a shared machine compare CPU time: wall time
-# also counts waiting for a core.
+# also counts waiting for a core. Then a few rounds more, not timed, sample
+# each process's /proc/PID/status every 10 ms to say what its peak RSS is
+# made of: the binary's pages (RssFile, the executable mapped from the page
+# cache) and anonymous memory (RssAnon: the heap, stacks, the runtime).
 #
 #   scripts/bench-peers.sh [rounds]      (make bench-peers)
 set -euo pipefail
@@ -62,13 +65,42 @@ for _ in $(seq "$rounds"); do
   measure kubescore "$kubescore" score --output-format ci
 done
 
+# sample NAME CMD… : runs CMD on the files, reading its /proc/PID/status
+# every 10 ms, and appends "anon_kib file_kib" (the largest of each seen) to
+# $work/rss-NAME. A sample can miss a peak shorter than 10 ms, so the two can
+# add up to less than the peak /usr/bin/time reports.
+sample() {
+  local name=$1; shift
+  "$@" "${files[@]}" >/dev/null 2>&1 &
+  local pid=$! anon=0 file=0 key value _
+  while [ -r "/proc/$pid/status" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; do
+    while read -r key value _; do
+      case $key in
+        RssAnon:) [ "$value" -gt "$anon" ] && anon=$value ;;
+        RssFile:) [ "$value" -gt "$file" ] && file=$value ;;
+      esac
+    done 2>/dev/null < "/proc/$pid/status" || true
+    sleep 0.01
+  done
+  wait "$pid" || true
+  echo "$anon $file" >> "$work/rss-$name"
+}
+samples=$(( rounds < 3 ? rounds : 3 ))
+for _ in $(seq "$samples"); do
+  sample prodready "$work/prodready" check -o text --output-file /dev/null
+  sample kubescore "$kubescore" score --output-format ci
+done
+
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 col() { cut -d' ' -f"$2" "$work/times-$1" | median; }
 pw=$(col prodready 1); pm=$(col prodready 2); pc=$(col prodready 3)
 kw=$(col kubescore 1); km=$(col kubescore 2); kc=$(col kubescore 3)
+rss() { cut -d' ' -f"$2" "$work/rss-$1" | median | awk '{printf "%.1f", $1/1024}'; }
+pa=$(rss prodready 1); pf=$(rss prodready 2); ka=$(rss kubescore 1); kf=$(rss kubescore 2)
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-12s %8s %8s %14s\n' tool "wall s" "CPU s" "peak RSS MiB"
-printf '%-12s %8s %8s %14.1f\n' prodready "$pw" "$pc" "$(echo "$pm/1024" | bc -l)"
-printf '%-12s %8s %8s %14.1f\n' kube-score "$kw" "$kc" "$(echo "$km/1024" | bc -l)"
+printf '%-12s %8s %8s %14s %10s %10s %10s\n' tool "wall s" "CPU s" "peak RSS MiB" "anon MiB" "file MiB" "binary MB"
+printf '%-12s %8s %8s %14.1f %10s %10s %10.1f\n' prodready "$pw" "$pc" "$(echo "$pm/1024" | bc -l)" "$pa" "$pf" "$(stat -c %s "$work/prodready" | awk '{print $1/1e6}')"
+printf '%-12s %8s %8s %14.1f %10s %10s %10.1f\n' kube-score "$kw" "$kc" "$(echo "$km/1024" | bc -l)" "$ka" "$kf" "$(stat -c %s "$kubescore" | awk '{print $1/1e6}')"
+echo "anon and file MiB: the largest RssAnon and RssFile sampled every 10 ms (medians of $samples rounds, not timed); file is the binary's pages"
 printf 'prodready is %.2fx faster by wall time, %.2fx by CPU time; its peak RSS is %.2fx kube-score'"'"'s (medians of %d rounds)\n' \
   "$(echo "$kw/$pw" | bc -l)" "$(echo "$kc/$pc" | bc -l)" "$(echo "$pm/$km" | bc -l)" "$rounds"

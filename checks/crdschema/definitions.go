@@ -29,8 +29,9 @@ import (
 // only when an object of its kind is looked up (an install bundle's
 // hundred CRDs cost nothing when the run has none of their resources, and
 // a lookup of one kind reads the CRDs whose plural can be that kind's
-// first), and a version's schema is converted and compiled the first time
-// a custom resource of it is validated.
+// first), and then only its names, scope and versions, not its schemas
+// (schemas.go); a version's schema is decoded, converted and compiled the
+// first time a custom resource of that version is validated, once a run.
 var Definitions = checks.NewIndex(build)
 
 // Set is a run's CRDs by API group and kind.
@@ -73,7 +74,10 @@ type Version struct {
 	// Err says why the schema cannot be used (not structural, say).
 	Err error
 
-	schema    *apiextensionsv1.JSONSchemaProps // the CRD's, converted when compiled
+	// schema gives the version's schema when it is compiled (nil: the
+	// version has none); it decodes it from the CRD's text when it was
+	// not decoded with the CRD.
+	schema    func() (*apiextensionsv1.JSONSchemaProps, error)
 	once      sync.Once
 	validator apiservervalidation.SchemaValidator
 	cel       *schemacel.Validator
@@ -174,14 +178,59 @@ func build(ctx *checks.Context) *Set {
 	return s
 }
 
-// read decodes a CRD document, from the text the parser kept when it
-// skipped the spec.
+// read reads a CRD document: from the text the parser kept when it
+// skipped the spec (or reads again from the file), its names, scope and versions without their schemas
+// when the text is laid out as generators write it (readNames), else the
+// whole document.
 func read(o *manifest.Object) *Definition {
+	if o.SpecSkipped && o.APIVersion == "apiextensions.k8s.io/v1" {
+		text, err := o.CRDSource()
+		if err != nil {
+			return &Definition{Object: o, Err: err, versions: map[string]*Version{}}
+		}
+		if d := readNames(o, text); d != nil {
+			return d
+		}
+	}
+	return readWhole(o)
+}
+
+// readWhole decodes a whole CRD document, every version's schema with it.
+func readWhole(o *manifest.Object) *Definition {
 	d := &Definition{Object: o, versions: map[string]*Version{}}
+	crd, beta, err := decodeWhole(o)
+	if err != nil {
+		d.Err = err
+		return d
+	}
+	d.Group, d.Kind, d.Plural = crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.Names.Plural
+	d.Namespaced = crd.Spec.Scope != apiextensionsv1.ClusterScoped
+	for i := range crd.Spec.Versions {
+		v := &crd.Spec.Versions[i]
+		ver := &Version{Served: v.Served}
+		schema := v.Schema
+		if schema == nil {
+			schema = beta
+		}
+		if schema != nil && schema.OpenAPIV3Schema != nil {
+			props := schema.OpenAPIV3Schema
+			ver.schema = func() (*apiextensionsv1.JSONSchemaProps, error) { return props, nil }
+		}
+		d.versions[v.Name] = ver
+	}
+	return d
+}
+
+// decodeWhole decodes a CRD document, and a v1beta1 CRD's one schema for
+// every version (spec.validation; nil when it has none).
+func decodeWhole(o *manifest.Object) (*apiextensionsv1.CustomResourceDefinition, *apiextensionsv1.CustomResourceValidation, error) {
 	var j []byte
 	var err error
-	if o.CRDText != nil {
-		j, err = sigsyaml.YAMLToJSON(o.CRDText)
+	if o.SpecSkipped {
+		var text []byte
+		if text, err = o.CRDSource(); err == nil {
+			j, err = sigsyaml.YAMLToJSON(text)
+		}
 	} else {
 		j, err = o.JSON()
 	}
@@ -202,24 +251,9 @@ func read(o *manifest.Object) *Definition {
 		crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: beta.Spec.Version, Served: true}}
 	}
 	if err != nil {
-		d.Err = err
-		return d
+		return nil, nil, err
 	}
-	d.Group, d.Kind, d.Plural = crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.Names.Plural
-	d.Namespaced = crd.Spec.Scope != apiextensionsv1.ClusterScoped
-	for i := range crd.Spec.Versions {
-		v := &crd.Spec.Versions[i]
-		ver := &Version{Served: v.Served}
-		schema := v.Schema
-		if schema == nil {
-			schema = beta.Spec.Validation
-		}
-		if schema != nil {
-			ver.schema = schema.OpenAPIV3Schema
-		}
-		d.versions[v.Name] = ver
-	}
-	return d
+	return &crd, beta.Spec.Validation, nil
 }
 
 // compile builds the version's structural schema and validators.
@@ -227,9 +261,17 @@ func (v *Version) compile() {
 	if v.schema == nil {
 		return
 	}
+	schema, err := v.schema()
+	v.schema = nil // what is compiled is what is kept
+	if err != nil {
+		v.Err = err
+		return
+	}
+	if schema == nil {
+		return
+	}
 	props := &apiextensions.JSONSchemaProps{}
-	err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.schema, props, nil)
-	v.schema = nil // the converted copy is what is kept
+	err = apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(schema, props, nil)
 	if err != nil {
 		v.Err = err
 		return

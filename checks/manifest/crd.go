@@ -2,6 +2,9 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
 	"regexp"
 )
 
@@ -43,4 +46,55 @@ func blankTopLevelBlock(text []byte, key string) []byte {
 		off = next
 	}
 	return out
+}
+
+// crdSpan is where a CRD document's text lies in its file's source (n
+// bytes from off), with a hash of it; n is 0 when the text is not the
+// source's bytes as they are (a document marker blanked in it).
+type crdSpan struct {
+	off, n int
+	sum    uint64
+}
+
+// spanSeed seeds the spans' hashes: one process parses and reads again.
+var spanSeed = maphash.MakeSeed()
+
+// spanOf returns where chunk c's text lies in src, if it lies there as it is.
+func spanOf(src []byte, c chunk) crdSpan {
+	end := c.textOff + len(c.text)
+	if c.textOff < 0 || end > len(src) || !bytes.Equal(src[c.textOff:end], c.text) {
+		return crdSpan{}
+	}
+	return crdSpan{off: c.textOff, n: len(c.text), sum: maphash.Bytes(spanSeed, c.text)}
+}
+
+// DropCRDTexts lets go of the text of every CRD of f whose spec was skipped
+// and whose text readAt can read again (n bytes of the file from off):
+// CRDSource reads it there when a rule needs it. A run over many files
+// then holds the CRDs' text, megabytes of schemas mostly, only for those
+// whose kinds it looks up, and only while it reads them.
+func (f *File) DropCRDTexts(readAt func(off, n int) ([]byte, error)) {
+	for _, o := range f.Objects {
+		if o.CRDText != nil && o.crdSpan.n > 0 {
+			o.CRDText, o.crdReadAt = nil, readAt
+		}
+	}
+}
+
+// CRDSource returns the text of a CRD whose spec was skipped: CRDText, or
+// the text read again from its file when DropCRDTexts let it go (an error
+// when the file changed since it was parsed). It is nil for any other
+// document.
+func (o *Object) CRDSource() ([]byte, error) {
+	if o.CRDText != nil || o.crdReadAt == nil {
+		return o.CRDText, nil
+	}
+	b, err := o.crdReadAt(o.crdSpan.off, o.crdSpan.n)
+	if err != nil {
+		return nil, fmt.Errorf("reading it again: %w", err)
+	}
+	if len(b) != o.crdSpan.n || maphash.Bytes(spanSeed, b) != o.crdSpan.sum {
+		return nil, errors.New("its file changed while it was checked")
+	}
+	return b, nil
 }

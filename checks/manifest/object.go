@@ -50,8 +50,14 @@ type Object struct {
 	SpecSkipped bool
 	// CRDText is the document's text when SpecSkipped (a copy, pointer-free):
 	// a custom resource of the run is validated against the schema read
-	// from it (checks/crdschema), only when the run holds one.
+	// from it (checks/crdschema), only when the run holds one. A lean run
+	// lets it go when it can read it again (File.DropCRDTexts): read it
+	// through CRDSource.
 	CRDText []byte
+	// crdSpan is where CRDText lies in the file's source, and crdReadAt
+	// reads it there again once DropCRDTexts let CRDText go.
+	crdSpan   crdSpan
+	crdReadAt func(off, n int) ([]byte, error)
 	// Patch is true for a kustomize patch (a partial object): rules do not
 	// judge it as a whole object.
 	Patch bool

@@ -221,6 +221,9 @@ func parseChunk(f *File, i int, c chunk, lim Limits, deferTyped bool, lines *lin
 	objs, probs := parseDocument(f.Path, i, c, lim, deferTyped)
 	for _, obj := range objs {
 		obj.File = f
+		if obj.CRDText != nil {
+			obj.crdSpan = spanOf(f.Source, c)
+		}
 		obj.recordBlockIndents(lines)
 		if p != nil {
 			p.packObject(obj)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Commands keeps every line of a GitLab body outside fenced code blocks
@@ -54,13 +55,26 @@ func closes(l, fence string) bool {
 	return strings.Trim(t, fence[:1]) == ""
 }
 
-var (
-	ownTag     = regexp.MustCompile(`^(<(/?details|/?summary|br)>|<!-- prodready:(thread|fp)=[0-9a-zA-Z_-]+ -->|<!-- prodready:(summary|fixed) -->)`)
-	ownHeading = regexp.MustCompile(`^#{2,4} (prodready|New in this pull request|Reported \(review\.report: [a-z]+\)|Fixed|Ignored by this pull request|Not commentable on the diff|Apply fixes)$`)
-	ownLink    = regexp.MustCompile(`^\[(Docs|line \d+)\]\(https://[^ ()]+\)`)
-	ownLinks   = regexp.MustCompile(`\[(Docs|line \d+)\]\(https://[^ ()]+\)`)
-	reference  = regexp.MustCompile(`@[\p{L}\p{N}_]|[#!&~%$][\p{N}"]|(?i)gh-\d|://`)
-)
+// leakPatterns are the patterns Leaks reads a body with. Only the bot and
+// the tests check bodies, so they are compiled on first use, not when the
+// package is initialised: every `prodready check` links this package and
+// compiling the Unicode classes of reference cost about half a millisecond
+// of its start-up.
+var leakPatterns = sync.OnceValue(func() *patterns {
+	return &patterns{
+		ownTag:     regexp.MustCompile(`^(<(/?details|/?summary|br)>|<!-- prodready:(thread|fp)=[0-9a-zA-Z_-]+ -->|<!-- prodready:(summary|fixed) -->)`),
+		ownHeading: regexp.MustCompile(`^#{2,4} (prodready|New in this pull request|Reported \(review\.report: [a-z]+\)|Fixed|Ignored by this pull request|Not commentable on the diff|Apply fixes)$`),
+		ownLink:    regexp.MustCompile(`^\[(Docs|line \d+)\]\(https://[^ ()]+\)`),
+		ownLinks:   regexp.MustCompile(`\[(Docs|line \d+)\]\(https://[^ ()]+\)`),
+		reference:  regexp.MustCompile(`@[\p{L}\p{N}_]|[#!&~%$][\p{N}"]|(?i)gh-\d|://`),
+	}
+})
+
+// patterns are what a body of the bot's own may hold (its tags, headings
+// and links), and what no body may (a mention or reference).
+type patterns struct {
+	ownTag, ownHeading, ownLink, ownLinks, reference *regexp.Regexp
+}
 
 // Leaks lists what in a Markdown body could act rather than show, as this
 // bot writes bodies: a line outside fenced code blocks that starts with "/"
@@ -72,13 +86,14 @@ var (
 // means the body is inert.
 func Leaks(body string) []string {
 	var out []string
+	p := leakPatterns()
 	outsideFences(strings.Split(body, "\n"), func(n int, l string) {
 		at := func(what string) { out = append(out, fmt.Sprintf("line %d: %s: %q", n+1, what, l)) }
 		t := strings.TrimLeft(l, " \t")
 		switch {
 		case strings.HasPrefix(t, "/"):
 			at("starts with /")
-		case strings.HasPrefix(t, "#") && !ownHeading.MatchString(t):
+		case strings.HasPrefix(t, "#") && !p.ownHeading.MatchString(t):
 			at("heading")
 		}
 		for _, seg := range spans(l) {
@@ -94,18 +109,18 @@ func Leaks(body string) []string {
 				case '\\':
 					i++
 				case '<':
-					if ownTag.FindString(s[i:]) == "" {
+					if p.ownTag.FindString(s[i:]) == "" {
 						at("HTML")
 					}
 				case '[':
-					if m := ownLink.FindString(s[i:]); m != "" {
+					if m := p.ownLink.FindString(s[i:]); m != "" {
 						i += len(m) - 1
 					} else if strings.Contains(s[i:], "](") {
 						at("link")
 					}
 				}
 			}
-			if reference.MatchString(strings.ReplaceAll(ownLinks.ReplaceAllString(s, ""), `\`, "")) {
+			if p.reference.MatchString(strings.ReplaceAll(p.ownLinks.ReplaceAllString(s, ""), `\`, "")) {
 				at("mention or reference")
 			}
 		}
