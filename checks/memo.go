@@ -322,23 +322,31 @@ func (r *Remembered) learn(out []Finding, ctx *Context, rules []*Rule, i int, ob
 	fs := checkOne(&seen, rules[i], obj)
 	out = append(out, fs...)
 	scoped := !t.others && (len(t.scopes) > 0 || len(t.otherFacts) > 0)
-	var reads []scopeRead
-	var facts []keyedFact
-	if scoped {
+	g := -1
+	if scoped && len(t.otherFacts) == 0 {
+		// Most rules of an object read the same buckets: found by their
+		// names, a group needs no digest looked up again.
+		g = slices.IndexFunc(r.scoped, func(g scopedFindings) bool { return len(g.facts) == 0 && g.readsBuckets(t.scopes) })
+	}
+	if scoped && g < 0 {
+		var reads []scopeRead
+		var facts []keyedFact
 		reads, facts, t.others = ctx.keyedReads(&t.reads)
+		if !t.others {
+			g = slices.IndexFunc(r.scoped, func(g scopedFindings) bool {
+				return slices.Equal(g.reads, reads) && slices.Equal(g.facts, facts)
+			})
+			if g < 0 {
+				g = len(r.scoped)
+				r.scoped = append(r.scoped, scopedFindings{reads: reads, facts: facts})
+			}
+		}
 	}
 	switch {
 	case t.others:
 		r.rerun = append(r.rerun, i)
 		return out
 	case scoped:
-		g := slices.IndexFunc(r.scoped, func(g scopedFindings) bool {
-			return slices.Equal(g.reads, reads) && slices.Equal(g.facts, facts)
-		})
-		if g < 0 {
-			g = len(r.scoped)
-			r.scoped = append(r.scoped, scopedFindings{reads: reads, facts: facts})
-		}
 		r.scoped[g].rules = append(r.scoped[g].rules, i)
 		r.scoped[g].findings = append(r.scoped[g].findings, fs...)
 	default:
@@ -360,6 +368,20 @@ func (r *Remembered) valid(ctx *Context, obj *manifest.Object, rules int) bool {
 	}
 	for _, f := range r.facts {
 		if f.fact.of(ctx, obj) != f.value {
+			return false
+		}
+	}
+	return true
+}
+
+// readsBuckets reports whether g read buckets, in that order, and nothing
+// else.
+func (g *scopedFindings) readsBuckets(buckets []string) bool {
+	if len(g.reads) != len(buckets) {
+		return false
+	}
+	for i, b := range buckets {
+		if g.reads[i].bucket != b {
 			return false
 		}
 	}
