@@ -266,8 +266,9 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 		obj.Hold()
 		defer obj.Release()
 		rec := &Remembered{rules: len(rules)}
+		l := newLearner(ctx, obj)
 		for i := range rules {
-			out = rec.learn(out, ctx, rules, i, obj)
+			out = rec.learn(out, l, rules, i)
 		}
 		rec.findings = slices.Clip(rec.findings)
 		ctx.memo.Remember(obj, rec)
@@ -302,9 +303,10 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 			rec.scoped = append(rec.scoped, g)
 		}
 	}
+	l := newLearner(ctx, obj)
 	for _, i := range stale {
 		for _, rule := range r.scoped[i].rules {
-			out = rec.learn(out, ctx, rules, rule, obj)
+			out = rec.learn(out, l, rules, rule)
 		}
 	}
 	rec.findings = slices.Clip(rec.findings)
@@ -312,14 +314,30 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 	return out
 }
 
-// learn runs rules[i] on obj, recording what it reads, appends its
+// A learner runs rules on one object, each seeing a Context that records
+// what it reads; one learner serves every rule of the object in turn (two
+// allocations an object, not two a rule).
+type learner struct {
+	t    tracking
+	seen Context
+}
+
+func newLearner(ctx *Context, obj *manifest.Object) *learner {
+	l := &learner{}
+	l.t.self, l.t.root = obj, ctx
+	l.seen = *ctx
+	l.seen.track = &l.t
+	return l
+}
+
+// learn runs rules[i] on l's object, recording what it reads, appends its
 // findings to out and remembers them in r by what the rule read: nothing
-// but obj (and facts about it), parts of the run it can name, or more.
-func (r *Remembered) learn(out []Finding, ctx *Context, rules []*Rule, i int, obj *manifest.Object) []Finding {
-	t := tracking{self: obj, root: ctx}
-	seen := *ctx
-	seen.track = &t
-	fs := checkOne(&seen, rules[i], obj)
+// but the object (and facts about it), parts of the run it can name, or
+// more.
+func (r *Remembered) learn(out []Finding, l *learner, rules []*Rule, i int) []Finding {
+	t, ctx, obj := &l.t, l.t.root, l.t.self
+	t.others, t.scopes, t.otherFacts, t.facts = false, t.scopes[:0], t.otherFacts[:0], t.facts[:0]
+	fs := checkOne(&l.seen, rules[i], obj)
 	out = append(out, fs...)
 	scoped := !t.others && (len(t.scopes) > 0 || len(t.otherFacts) > 0)
 	g := -1
