@@ -464,7 +464,8 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 			k := c.memo.Key(o)
 			if k != "" {
 				if _, dup := d.byKey[k]; dup {
-					k = "" // two objects under one key name neither
+					d.byKey[k] = nil // two objects under one key: it names neither
+					k = ""
 				} else {
 					d.byKey[k] = o
 				}
