@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/prodready/prodready/checks"
@@ -106,13 +108,16 @@ type runMemo struct {
 	cache    *LRUCache
 	config   string
 	recalled map[*manifest.Object]*checks.Remembered
+	// blobs maps the path of each file of the run the cache keeps to its
+	// blob SHA: what names its objects' content (Key).
+	blobs map[string]string
 
 	mu     sync.Mutex
 	learnt map[*manifest.Object]*checks.Remembered
 }
 
-func newRunMemo(cache *LRUCache, config string) *runMemo {
-	return &runMemo{cache: cache, config: config, recalled: map[*manifest.Object]*checks.Remembered{}, learnt: map[*manifest.Object]*checks.Remembered{}}
+func newRunMemo(cache *LRUCache, config string, blobs map[string]string) *runMemo {
+	return &runMemo{cache: cache, config: config, blobs: blobs, recalled: map[*manifest.Object]*checks.Remembered{}, learnt: map[*manifest.Object]*checks.Remembered{}}
 }
 
 // recall makes the findings remembered for cached parse f recallable.
@@ -130,6 +135,21 @@ func (m *runMemo) recall(f *manifest.File, sha string, lim manifest.Limits) {
 
 // Recall implements checks.Memo.
 func (m *runMemo) Recall(o *manifest.Object) *checks.Remembered { return m.recalled[o] }
+
+// Key implements checks.Memo: an object of a file read from a blob is
+// named by the file's path, the blob and its place in the file (the parse
+// limits and the config are the memo's own); a render's object has no key.
+func (m *runMemo) Key(o *manifest.Object) string {
+	sha, ok := m.blobs[o.File.Path]
+	if !ok {
+		return ""
+	}
+	k := o.File.Path + "\x00" + sha + "\x00" + strconv.Itoa(o.Doc)
+	if o.ListItem != nil {
+		k += "\x00" + fmt.Sprint(o.ListItem)
+	}
+	return k
+}
 
 // Remember implements checks.Memo: it keeps r until keep hands it to the
 // cache.

@@ -309,8 +309,9 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	lc, _ := rv.Cache.(*LRUCache)
 	var memo *runMemo
 	config := configKey(cfg)
+	shas := map[string]string{} // path -> blob SHA, of the files the cache keeps
 	if lc != nil && config != "" && rv.RememberFindings {
-		memo = newRunMemo(lc, config)
+		memo = newRunMemo(lc, config, shas)
 	}
 	inputs := make([]checks.Input, 0, len(files))
 	miss := map[string]string{} // path -> blob SHA, parsed by this run
@@ -329,7 +330,6 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		unreadable = append(unreadable, report.NotChecked{Path: f.Path, Reason: "could not be read: " + f.Unreadable})
 	}
 	files = kept
-	shas := map[string]string{} // path -> blob SHA, of the files the cache keeps
 	for _, f := range files {
 		checked := rv.Render == nil && cfg.Wants(f.Path) || rv.Render != nil && plan.plain[f.Path]
 		crd := !checked && cfg.CRDFile(f.Path) // read for its CRDs only

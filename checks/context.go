@@ -57,8 +57,9 @@ type Context struct {
 	// (Options.Memo); track, set on the copy of the Context one rule sees
 	// for one object while a memo is kept, records what the rule read
 	// besides that object and the config (see memo.go).
-	memo  Memo
-	track *tracking
+	memo    Memo
+	track   *tracking
+	digests *bucketDigests // shared by the copies, like indexes
 }
 
 // kindName keys objects by kind and name.
@@ -114,6 +115,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		Config:          cfg,
 		objects:         objects,
 		indexes:         &sync.Map{},
+		digests:         &bucketDigests{},
 		byKind:          map[string][]*manifest.Object{},
 		namespace:       map[*manifest.Object]string{},
 		unit:            map[*manifest.Object]string{},
@@ -238,7 +240,7 @@ func (c *Context) collectKustomizeImages(k *manifest.Object) {
 
 // ByKind returns every object of kind, in run order.
 func (c *Context) ByKind(kind string) []*manifest.Object {
-	c.readOthers()
+	c.readBucket("kind:" + kind)
 	return c.byKind[kind]
 }
 
@@ -250,7 +252,7 @@ func (c *Context) Objects() []*manifest.Object {
 
 // ByKindName returns every object of kind named name, in run order.
 func (c *Context) ByKindName(kind, name string) []*manifest.Object {
-	c.readOthers()
+	c.readBucket("kn:" + kind + "\x00" + name)
 	return c.byKindName[kindName{kind, name}]
 }
 
@@ -262,7 +264,7 @@ func (c *Context) Workloads() []*manifest.Object {
 
 // Kustomizations returns every kustomization document, in run order.
 func (c *Context) Kustomizations() []*manifest.Object {
-	c.readOthers()
+	c.readBucket("kust")
 	return c.kustomizations
 }
 
@@ -277,7 +279,8 @@ func (c *Context) Namespace(o *manifest.Object) string {
 // SameNamespace reports whether a and b may live in one namespace: equal,
 // or either unknown.
 func (c *Context) SameNamespace(a, b *manifest.Object) bool {
-	c.readOthers()
+	c.readFact(namespaceFact, a)
+	c.readFact(namespaceFact, b)
 	na, nb := c.namespace[a], c.namespace[b]
 	return na == "" || nb == "" || na == nb
 }
@@ -297,7 +300,7 @@ func (c *Context) Unit(o *manifest.Object) string {
 // applied its images:). A kustomization elsewhere in the run that does
 // not build o says nothing about o's image.
 func (c *Context) KustomizeOverridesImage(o *manifest.Object, name string) bool {
-	c.readOthers()
+	c.readBucket("kust") // all it reads besides o's path comes from them
 	dirs := c.kustomizeImages[name]
 	if len(dirs) == 0 {
 		return false
@@ -421,7 +424,10 @@ func MapSelectorMatches(sel map[string]string, lbls map[string]string) bool {
 // Whether such a Service makes the workload serving (same deployment unit,
 // not a metrics-only Service) is kube.ServingServices's question.
 func (c *Context) SelectingServices(w *manifest.Object) []*manifest.Object {
-	c.readOthers()
+	// What it reads may share w's namespace: a memo keeps its answer
+	// while that namespace is as it was (the reads below record nothing).
+	c.readNamespaceOf(w)
+	c = c.untracked()
 	pt := w.PodTemplate()
 	if pt == nil {
 		return nil
@@ -450,7 +456,8 @@ func (c *Context) IsSelected(w *manifest.Object) bool { return len(c.SelectingSe
 // w's. An HPA of the same name in an unrelated project of the repository
 // does not count.
 func (c *Context) HPAsFor(w *manifest.Object) []*manifest.Object {
-	c.readOthers()
+	c.readNamespaceOf(w) // as SelectingServices
+	c = c.untracked()
 	var near, far []*manifest.Object
 	for _, h := range c.hpaTargets[kindName{w.Kind, w.Name}] {
 		if !c.SameNamespace(h, w) || !targetsGroup(h, apiGroup(w.APIVersion)) {
@@ -500,6 +507,8 @@ func (c *Context) HPAMinReplicas(w *manifest.Object) (int32, bool) {
 // PDBsFor returns the PodDisruptionBudgets whose selector matches the
 // workload's pods.
 func (c *Context) PDBsFor(w *manifest.Object) []*manifest.Object {
+	c.readNamespaceOf(w) // as SelectingServices
+	c = c.untracked()
 	pt := w.PodTemplate()
 	if pt == nil {
 		return nil
@@ -520,6 +529,8 @@ func (c *Context) PDBsFor(w *manifest.Object) []*manifest.Object {
 // WorkloadsSelectedBy returns the workloads whose pod labels sel matches, in
 // the namespace of o.
 func (c *Context) WorkloadsSelectedBy(o *manifest.Object, sel *metav1.LabelSelector) []*manifest.Object {
+	c.readNamespaceOf(o) // as SelectingServices
+	c = c.untracked()
 	var out []*manifest.Object
 	for _, w := range c.selectedCandidates(sel) {
 		pt := w.PodTemplate()

@@ -1,6 +1,10 @@
 package checks
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/prodready/prodready/checks/manifest"
+)
 
 // An Index is a value that rules share within one run: built from the
 // run's objects once, the first time a rule asks for it, and let go with
@@ -13,30 +17,103 @@ import "sync"
 // so each index is typed where it is declared and where it is read.
 type Index[T any] struct {
 	build func(*Context) T
+	// tracked: a rule reading the index reads what its build read (see
+	// NewTrackedIndex); otherwise it reads the whole run.
+	tracked bool
 }
 
 // NewIndex returns an index whose value build computes from a run's
-// Context.
+// Context. A rule that reads it counts as reading every object of the run
+// (Memo): use NewTrackedIndex for an index built once and never changed.
 func NewIndex[T any](build func(*Context) T) *Index[T] {
 	return &Index[T]{build: build}
 }
 
-// built is one index's value in one run.
+// NewTrackedIndex returns an index whose value build computes from a
+// run's Context, and that is never changed after: a rule that reads it
+// reads what build read through the Context (the objects of a kind, say),
+// so a Memo recalls its findings while those are as they were. An index
+// that rules fill as they run (a cache of answers) must be a NewIndex.
+func NewTrackedIndex[T any](build func(*Context) T) *Index[T] {
+	return &Index[T]{build: build, tracked: true}
+}
+
+// built is one index's value in one run, with what its build read (for a
+// tracked index in a run that keeps a memo).
 type built struct {
 	once  sync.Once
 	value any
+	read  *reads
 }
 
 // Of returns the index's value for ctx's run, building it on first use.
 // It is safe for concurrent use, and lock-free once built: rules ask for
 // indexes per container.
 func (x *Index[T]) Of(ctx *Context) T {
-	ctx.readOthers() // built from the run's objects
+	if !x.tracked {
+		ctx.readOthers() // built from the run's objects
+	}
 	v, ok := ctx.indexes.Load(x)
 	if !ok {
 		v, _ = ctx.indexes.LoadOrStore(x, &built{})
 	}
 	b := v.(*built)
-	b.once.Do(func() { b.value = x.build(ctx) })
+	b.once.Do(func() {
+		if !x.tracked {
+			b.value = x.build(ctx)
+			return
+		}
+		var t tracking
+		if bc := ctx.tracked(&t); bc != nil {
+			b.value, b.read = x.build(bc), &t.reads
+			return
+		}
+		b.value = x.build(ctx.untracked())
+	})
+	if b.read != nil {
+		ctx.replay(b.read)
+	}
+	return b.value.(T)
+}
+
+// A PerObject is a value rules share within one run for each object they
+// ask it about (which Services serve a workload), computed once per run
+// and object and let go with the run's Context. A rule that reads it reads
+// what its computation read through the Context, so a Memo recalls its
+// findings while that is as it was.
+type PerObject[T any] struct {
+	compute func(*Context, *manifest.Object) T
+}
+
+// NewPerObject returns the per-object value compute computes.
+func NewPerObject[T any](compute func(*Context, *manifest.Object) T) *PerObject[T] {
+	return &PerObject[T]{compute: compute}
+}
+
+// perObjectKey keys a PerObject's value for one object in a run.
+type perObjectKey struct {
+	of any
+	o  *manifest.Object
+}
+
+// Of returns p's value for o in ctx's run, computing it on first use.
+func (p *PerObject[T]) Of(ctx *Context, o *manifest.Object) T {
+	k := perObjectKey{p, o}
+	v, ok := ctx.indexes.Load(k)
+	if !ok {
+		v, _ = ctx.indexes.LoadOrStore(k, &built{})
+	}
+	b := v.(*built)
+	b.once.Do(func() {
+		var t tracking
+		if bc := ctx.tracked(&t); bc != nil {
+			b.value, b.read = p.compute(bc, o), &t.reads
+			return
+		}
+		b.value = p.compute(ctx.untracked(), o)
+	})
+	if b.read != nil {
+		ctx.replay(b.read)
+	}
 	return b.value.(T)
 }

@@ -1,7 +1,10 @@
 package checks
 
 import (
+	"crypto/sha256"
+	"hash"
 	"slices"
+	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -27,16 +30,52 @@ type Memo interface {
 	Recall(o *manifest.Object) *Remembered
 	// Remember keeps r for o; r must not be changed after.
 	Remember(o *manifest.Object, r *Remembered)
+	// Key names o's content the same in every run that has it (its
+	// file's path and blob, and its place in the file), or "" when o has
+	// no such name (a render's object): the findings of a rule that read
+	// the other objects of o's namespace are recalled only while the keys
+	// of that namespace's objects are the same.
+	Key(o *manifest.Object) string
 }
 
 // Remembered is what a run learnt of one object's rules: the findings of
-// those that read only the object and the config, which rules read more,
-// and the facts about the object they read.
+// those that read only the object and the config, those of the rules that
+// read some parts of the run (a namespace's objects, a kind's, facts about
+// other objects) with what those parts were, which rules read more, and
+// the facts about the object they read.
 type Remembered struct {
 	rules    int       // how many rules ran (the config's enabled rules)
 	findings []Finding // of the rules that read only the object
-	rerun    []int     // indexes of the rules that read other objects
+	scoped   []scopedFindings
+	rerun    []int // indexes of the rules that read other objects
 	facts    []factRead
+}
+
+// scopedFindings are the findings of the rules that read, besides their
+// object, the same parts of the run, which they can name (SelectingServices
+// reads the objects of a namespace, ByKind those of a kind): each part's
+// digest and each fact about another object, named by the memo's key.
+type scopedFindings struct {
+	reads    []scopeRead
+	facts    []keyedFact
+	rules    []int // their indexes among the run's rules
+	findings []Finding
+}
+
+// scopeRead is one part of the run a rule read (a bucket: "ns:" and a
+// namespace, "kind:" and a kind, "kn:" a kind and a name, "kust" the
+// kustomizations), with its digest then.
+type scopeRead struct {
+	bucket string
+	digest [sha256.Size]byte
+}
+
+// keyedFact is a fact a rule read about another object, named by the
+// memo's key, with its value then.
+type keyedFact struct {
+	key   string
+	fact  *ObjectFact
+	value string
 }
 
 // Bytes estimates the memory r holds, for a cache that counts it: a
@@ -44,12 +83,25 @@ type Remembered struct {
 func (r *Remembered) Bytes() int {
 	const findingSize, fixSize = 320, 256
 	n := 96 + 8*len(r.rerun) + 48*len(r.facts)
-	for i := range r.findings {
-		f := &r.findings[i]
-		n += findingSize + len(f.Message) + len(f.Path) + len(f.IdentityPath)
-		if f.Fix != nil {
-			n += fixSize + len(f.Fix.Description) + 128*len(f.Fix.Edits)
+	count := func(fs []Finding) {
+		for i := range fs {
+			f := &fs[i]
+			n += findingSize + len(f.Message) + len(f.Path) + len(f.IdentityPath)
+			if f.Fix != nil {
+				n += fixSize + len(f.Fix.Description) + 128*len(f.Fix.Edits)
+			}
 		}
+	}
+	count(r.findings)
+	for _, s := range r.scoped {
+		n += 96 + 64*len(s.reads) + 64*len(s.facts) + 8*len(s.rules)
+		for _, f := range s.facts {
+			n += len(f.key) + len(f.value)
+		}
+		for _, rd := range s.reads {
+			n += len(rd.bucket)
+		}
+		count(s.findings)
 	}
 	return n
 }
@@ -84,12 +136,29 @@ type factRead struct {
 	value string
 }
 
-// tracking records what one rule read while it checked one object.
+// tracking records what one rule read while it checked one object (or
+// what a tracked Index's build, or a PerObject's computation, read: then
+// self is nil).
 type tracking struct {
-	self   *manifest.Object
-	root   *Context // the run's Context, which records nothing
-	others bool     // it read other objects
-	facts  []factRead
+	self *manifest.Object
+	root *Context // the run's Context, which records nothing
+	reads
+	facts []factRead // about self
+}
+
+// reads are what was read of the run besides an object and the config.
+type reads struct {
+	others bool     // the run's objects at large
+	scopes []string // buckets whose objects were read (see scopeRead)
+	// otherFacts are facts read about objects other than self.
+	otherFacts []otherFact
+}
+
+// otherFact is a fact read about an object other than the one checked.
+type otherFact struct {
+	o     *manifest.Object
+	fact  *ObjectFact
+	value string
 }
 
 // readOthers records that the rule reads other objects of the run.
@@ -99,15 +168,45 @@ func (c *Context) readOthers() {
 	}
 }
 
-// readFact records that the rule reads fact about o: about the object it
-// checks, with its value; about another, as reading other objects.
+// readBucket records that the rule reads the objects of bucket (see
+// scopeRead), whatever they are.
+func (c *Context) readBucket(bucket string) {
+	if t := c.track; t != nil && !slices.Contains(t.scopes, bucket) {
+		t.scopes = append(t.scopes, bucket)
+	}
+}
+
+// readNamespaceOf records that the rule reads the objects that may share
+// o's namespace: those of o's effective namespace and those whose namespace
+// is unknown (SameNamespace). An object of unknown namespace may share
+// any: that is reading other objects.
+func (c *Context) readNamespaceOf(o *manifest.Object) {
+	t := c.track
+	if t == nil {
+		return
+	}
+	ns := t.root.namespace[o]
+	if ns == "" {
+		t.others = true
+		return
+	}
+	c.readBucket("ns:" + ns)
+	c.readBucket("ns:")
+}
+
+// readFact records that the rule reads fact about o, with its value.
 func (c *Context) readFact(fact *ObjectFact, o *manifest.Object) {
 	t := c.track
 	if t == nil {
 		return
 	}
 	if o != t.self {
-		t.others = true
+		for _, r := range t.otherFacts {
+			if r.o == o && r.fact == fact {
+				return
+			}
+		}
+		t.otherFacts = append(t.otherFacts, otherFact{o, fact, fact.of(t.root, o)})
 		return
 	}
 	for _, r := range t.facts {
@@ -116,6 +215,35 @@ func (c *Context) readFact(fact *ObjectFact, o *manifest.Object) {
 		}
 	}
 	t.facts = append(t.facts, factRead{fact, fact.of(t.root, o)})
+}
+
+// replay records in c's tracking what r says was read (by an Index's build
+// or a PerObject's computation, for the rule that reads its value).
+func (c *Context) replay(r *reads) {
+	t := c.track
+	if t == nil {
+		return
+	}
+	t.others = t.others || r.others
+	for _, b := range r.scopes {
+		c.readBucket(b)
+	}
+	for _, f := range r.otherFacts {
+		c.readFact(f.fact, f.o)
+	}
+}
+
+// tracked returns a copy of c's run Context that records what is read in
+// t, or nil when the run keeps no memo (nothing is recorded).
+func (c *Context) tracked(t *tracking) *Context {
+	root := c.untracked()
+	if root.memo == nil {
+		return nil
+	}
+	t.root = root
+	seen := *root
+	seen.track = t
+	return &seen
 }
 
 // untracked returns the run's Context, which records nothing.
@@ -128,42 +256,125 @@ func (c *Context) untracked() *Context {
 
 // evaluateMemo is evaluateObject for a run that keeps a memo: it recalls
 // what an earlier run found on obj, runs only the rules that read more
-// than obj (or every rule when nothing is recalled, remembering what they
-// read), and holds a packed object's tree only while a rule runs on it.
+// than obj and the parts of the run it can name (or every rule when
+// nothing is recalled), and those whose parts changed, remembering what
+// they read, and holds a packed object's tree only while a rule runs on
+// it.
 func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) []Finding {
-	if r := ctx.memo.Recall(obj); r != nil && r.valid(ctx, obj, len(rules)) {
-		out = append(out, r.findings...)
-		if len(r.rerun) > 0 {
-			obj.Hold()
-			for _, i := range r.rerun {
-				out = append(out, checkOne(ctx, rules[i], obj)...)
-			}
-			obj.Release()
+	r := ctx.memo.Recall(obj)
+	if r == nil || !r.valid(ctx, obj, len(rules)) {
+		obj.Hold()
+		defer obj.Release()
+		rec := &Remembered{rules: len(rules)}
+		l := newLearner(ctx, obj)
+		for i := range rules {
+			out = rec.learn(out, l, rules, i)
 		}
+		rec.findings = slices.Clip(rec.findings)
+		ctx.memo.Remember(obj, rec)
+		return out
+	}
+	out = append(out, r.findings...)
+	var stale []int // of r.scoped
+	for i := range r.scoped {
+		if r.scoped[i].holds(ctx) {
+			out = append(out, r.scoped[i].findings...)
+		} else {
+			stale = append(stale, i)
+		}
+	}
+	if len(r.rerun) == 0 && len(stale) == 0 {
 		return out
 	}
 	obj.Hold()
 	defer obj.Release()
-	rec := &Remembered{rules: len(rules)}
-	for i, r := range rules {
-		t := tracking{self: obj, root: ctx}
-		seen := *ctx
-		seen.track = &t
-		fs := checkOne(&seen, r, obj)
-		out = append(out, fs...)
-		if t.others {
-			rec.rerun = append(rec.rerun, i)
-			continue
+	for _, i := range r.rerun {
+		out = append(out, checkOne(ctx, rules[i], obj)...)
+	}
+	if len(stale) == 0 {
+		return out
+	}
+	// What changed is learnt again, into a new Remembered: r may be in use
+	// by another run, and its slices are clipped so that appending copies.
+	rec := &Remembered{rules: r.rules, findings: slices.Clip(r.findings), rerun: slices.Clip(r.rerun), facts: slices.Clip(r.facts)}
+	for i, g := range r.scoped {
+		if !slices.Contains(stale, i) {
+			g.rules, g.findings = slices.Clip(g.rules), slices.Clip(g.findings)
+			rec.scoped = append(rec.scoped, g)
 		}
-		rec.findings = append(rec.findings, fs...)
-		for _, f := range t.facts {
-			if !slices.ContainsFunc(rec.facts, func(g factRead) bool { return g.fact == f.fact }) {
-				rec.facts = append(rec.facts, f)
-			}
+	}
+	l := newLearner(ctx, obj)
+	for _, i := range stale {
+		for _, rule := range r.scoped[i].rules {
+			out = rec.learn(out, l, rules, rule)
 		}
 	}
 	rec.findings = slices.Clip(rec.findings)
 	ctx.memo.Remember(obj, rec)
+	return out
+}
+
+// A learner runs rules on one object, each seeing a Context that records
+// what it reads; one learner serves every rule of the object in turn (two
+// allocations an object, not two a rule).
+type learner struct {
+	t    tracking
+	seen Context
+}
+
+func newLearner(ctx *Context, obj *manifest.Object) *learner {
+	l := &learner{}
+	l.t.self, l.t.root = obj, ctx
+	l.seen = *ctx
+	l.seen.track = &l.t
+	return l
+}
+
+// learn runs rules[i] on l's object, recording what it reads, appends its
+// findings to out and remembers them in r by what the rule read: nothing
+// but the object (and facts about it), parts of the run it can name, or
+// more.
+func (r *Remembered) learn(out []Finding, l *learner, rules []*Rule, i int) []Finding {
+	t, ctx, obj := &l.t, l.t.root, l.t.self
+	t.others, t.scopes, t.otherFacts, t.facts = false, t.scopes[:0], t.otherFacts[:0], t.facts[:0]
+	fs := checkOne(&l.seen, rules[i], obj)
+	out = append(out, fs...)
+	scoped := !t.others && (len(t.scopes) > 0 || len(t.otherFacts) > 0)
+	g := -1
+	if scoped && len(t.otherFacts) == 0 {
+		// Most rules of an object read the same buckets: found by their
+		// names, a group needs no digest looked up again.
+		g = slices.IndexFunc(r.scoped, func(g scopedFindings) bool { return len(g.facts) == 0 && g.readsBuckets(t.scopes) })
+	}
+	if scoped && g < 0 {
+		var reads []scopeRead
+		var facts []keyedFact
+		reads, facts, t.others = ctx.keyedReads(&t.reads)
+		if !t.others {
+			g = slices.IndexFunc(r.scoped, func(g scopedFindings) bool {
+				return slices.Equal(g.reads, reads) && slices.Equal(g.facts, facts)
+			})
+			if g < 0 {
+				g = len(r.scoped)
+				r.scoped = append(r.scoped, scopedFindings{reads: reads, facts: facts})
+			}
+		}
+	}
+	switch {
+	case t.others:
+		r.rerun = append(r.rerun, i)
+		return out
+	case scoped:
+		r.scoped[g].rules = append(r.scoped[g].rules, i)
+		r.scoped[g].findings = append(r.scoped[g].findings, fs...)
+	default:
+		r.findings = append(r.findings, fs...)
+	}
+	for _, f := range t.facts {
+		if !slices.ContainsFunc(r.facts, func(g factRead) bool { return g.fact == f.fact }) {
+			r.facts = append(r.facts, f)
+		}
+	}
 	return out
 }
 
@@ -179,4 +390,135 @@ func (r *Remembered) valid(ctx *Context, obj *manifest.Object, rules int) bool {
 		}
 	}
 	return true
+}
+
+// readsBuckets reports whether g read buckets, in that order, and nothing
+// else.
+func (g *scopedFindings) readsBuckets(buckets []string) bool {
+	if len(g.reads) != len(buckets) {
+		return false
+	}
+	for i, b := range buckets {
+		if g.reads[i].bucket != b {
+			return false
+		}
+	}
+	return true
+}
+
+// holds reports whether what the rule read is as it was in ctx's run.
+func (s *scopedFindings) holds(ctx *Context) bool {
+	for _, rd := range s.reads {
+		if d, ok := ctx.bucketDigest(rd.bucket); !ok || d != rd.digest {
+			return false
+		}
+	}
+	for _, f := range s.facts {
+		o := ctx.objectByKey(f.key)
+		if o == nil || f.fact.of(ctx, o) != f.value {
+			return false
+		}
+	}
+	return true
+}
+
+// bucketDigests are the digests of a run's buckets (see scopeRead), made
+// once, the first time a rule that read one is remembered or recalled.
+type bucketDigests struct {
+	once sync.Once
+	of   map[string][sha256.Size]byte
+	// unnamed are the buckets holding an object the memo has no key for:
+	// what a rule read there cannot be recalled.
+	unnamed map[string]bool
+	// byKey are the run's objects by the memo's key.
+	byKey map[string]*manifest.Object
+}
+
+// buckets returns the buckets o is in.
+func (c *Context) buckets(o *manifest.Object) []string {
+	out := []string{"ns:" + c.namespace[o], "kind:" + o.Kind, "kn:" + o.Kind + "\x00" + o.Name}
+	if IsKustomization(o) {
+		out = append(out, "kust")
+	}
+	return out
+}
+
+// objectByKey returns the object of ctx's run the memo names k, or nil.
+func (c *Context) objectByKey(k string) *manifest.Object {
+	c.bucketDigest("") // makes byKey
+	return c.digests.byKey[k]
+}
+
+// bucketDigest returns the digest of bucket in ctx's run: a hash of the
+// memo's key, effective namespace and deployment unit of each object in
+// it, in run order; false when an object of it has no key. Two runs with
+// one digest for a bucket hold the same objects there, with the same
+// content, in the same order, namespaces and units.
+func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
+	d := c.digests
+	d.once.Do(func() {
+		hs := map[string]hash.Hash{}
+		d.of, d.unnamed = map[string][sha256.Size]byte{}, map[string]bool{}
+		d.byKey = make(map[string]*manifest.Object, len(c.objects))
+		for _, o := range c.objects {
+			k := c.memo.Key(o)
+			if k != "" {
+				if _, dup := d.byKey[k]; dup {
+					d.byKey[k] = nil // two objects under one key: it names neither
+					k = ""
+				} else {
+					d.byKey[k] = o
+				}
+			}
+			for _, b := range c.buckets(o) {
+				if d.unnamed[b] {
+					continue
+				}
+				if k == "" {
+					d.unnamed[b] = true
+					delete(hs, b)
+					continue
+				}
+				h := hs[b]
+				if h == nil {
+					h = sha256.New()
+					hs[b] = h
+				}
+				for _, s := range []string{k, c.namespace[o], c.unit[o]} {
+					h.Write([]byte(s))
+					h.Write([]byte{0})
+				}
+			}
+		}
+		for b, h := range hs {
+			d.of[b] = [sha256.Size]byte(h.Sum(nil))
+		}
+	})
+	if d.unnamed[bucket] {
+		return [sha256.Size]byte{}, false
+	}
+	return d.of[bucket], true // an empty bucket has the zero digest
+}
+
+// keyedReads returns what r read, by digest and by the memo's keys; false
+// as its last result when it cannot be said so (a bucket or an object the
+// memo has no key for): then the rule is run again in every run.
+func (c *Context) keyedReads(r *reads) ([]scopeRead, []keyedFact, bool) {
+	var out []scopeRead
+	for _, b := range r.scopes {
+		d, ok := c.bucketDigest(b)
+		if !ok {
+			return nil, nil, true
+		}
+		out = append(out, scopeRead{b, d})
+	}
+	var facts []keyedFact
+	for _, f := range r.otherFacts {
+		k := c.memo.Key(f.o)
+		if k == "" || c.objectByKey(k) != f.o {
+			return nil, nil, true
+		}
+		facts = append(facts, keyedFact{k, f.fact, f.value})
+	}
+	return out, facts, false
 }

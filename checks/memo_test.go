@@ -13,11 +13,28 @@ import (
 	"github.com/prodready/prodready/checks/manifest"
 )
 
-// mapMemo is a checks.Memo in a map, counting what it recalls.
+// mapMemo is a checks.Memo in a map, counting what it recalls. Its Key
+// numbers the objects in the order it first sees them (the tests reuse
+// parsed files between runs, as the bot's parse cache does).
 type mapMemo struct {
 	mu       sync.Mutex
 	m        map[*manifest.Object]*checks.Remembered
+	keys     map[*manifest.Object]string
 	recalled int
+}
+
+func (m *mapMemo) Key(o *manifest.Object) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.keys == nil {
+		m.keys = map[*manifest.Object]string{}
+	}
+	k, ok := m.keys[o]
+	if !ok {
+		k = fmt.Sprint(len(m.keys))
+		m.keys[o] = k
+	}
+	return k
 }
 
 func (m *mapMemo) Recall(o *manifest.Object) *checks.Remembered {
@@ -169,5 +186,86 @@ func TestMemoRecallsOnlyWhatStillHolds(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Errorf("the rule that reads only its object ran %d times in all, want 2 (recalled the third time)", calls)
+	}
+}
+
+// TestMemoRecallsWhatReadsAChangedPartOnly runs, on two namespaces' apps
+// (a Deployment and the Service selecting its pods each, in files of their
+// own), a rule that asks
+// which Services select a Deployment's pods (it reads the Deployment's
+// namespace) and one that counts the run's ConfigMaps (it reads a kind),
+// then runs again with the Service of namespace b changed: the first rule
+// runs again on b's Deployment only, and the second on neither (no
+// ConfigMap changed); then with a ConfigMap added in a third namespace,
+// when the second runs again on both and the first on neither. Every run's findings are those of a run without a memo.
+func TestMemoRecallsWhatReadsAChangedPartOnly(t *testing.T) {
+	ran := map[string]int{}
+	var mu sync.Mutex
+	count := func(rule string, o *manifest.Object) {
+		mu.Lock()
+		ran[rule+" "+o.Namespace]++
+		mu.Unlock()
+	}
+	cat := checks.NewCatalog([]*checks.Rule{
+		{ID: "served", Section: "test", Severity: checks.Warning, Check: func(ctx *checks.Context, o *manifest.Object) []checks.Finding {
+			if o.Kind != "Deployment" {
+				return nil
+			}
+			count("served", o)
+			var names []string
+			for _, s := range ctx.SelectingServices(o) {
+				names = append(names, s.Name)
+			}
+			return []checks.Finding{checks.At(o, nil, fmt.Sprintf("served by %v", names))}
+		}},
+		{ID: "configmaps", Section: "test", Severity: checks.Warning, Check: func(ctx *checks.Context, o *manifest.Object) []checks.Finding {
+			if o.Kind != "Deployment" {
+				return nil
+			}
+			count("configmaps", o)
+			return []checks.Finding{checks.At(o, nil, fmt.Sprintf("%d configmaps", len(ctx.ByKind("ConfigMap"))))}
+		}},
+	})
+	cfg := checks.DefaultConfig(cat)
+	deploy := func(ns string) string {
+		return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %s}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: web:1}]}
+`, ns)
+	}
+	service := func(ns, name string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata: {name: %s, namespace: %s}\nspec: {selector: {app: web}}\n", name, ns)
+	}
+	memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}}
+	parsed := func(path, data string) checks.Input {
+		res := checks.Run([]checks.Input{{Path: path, Data: []byte(data)}}, cfg, checks.Options{Memory: checks.PackTrees})
+		return checks.Input{Path: path, Parsed: res.Files[0]}
+	}
+	a, aSvc := parsed("a/deploy.yaml", deploy("a")), parsed("a/svc.yaml", service("a", "web"))
+	b, bSvc := parsed("b/deploy.yaml", deploy("b")), parsed("b/svc.yaml", service("b", "web"))
+	bSvc2 := parsed("b/svc.yaml", service("b", "front"))
+	cm := parsed("c/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: c}\n")
+	for _, step := range []struct {
+		name   string
+		inputs []checks.Input
+		want   map[string]int // rules run on each namespace's Deployment
+	}{
+		{"first", []checks.Input{a, aSvc, b, bSvc}, map[string]int{"served a": 1, "served b": 1, "configmaps a": 1, "configmaps b": 1}},
+		{"b's Service changed", []checks.Input{a, aSvc, b, bSvc2}, map[string]int{"served b": 1}},
+		{"a ConfigMap added", []checks.Input{a, aSvc, b, bSvc2, cm}, map[string]int{"configmaps a": 1, "configmaps b": 1}},
+		{"the same again", []checks.Input{a, aSvc, b, bSvc2, cm}, map[string]int{}},
+	} {
+		ran = map[string]int{}
+		got := checks.Run(step.inputs, cfg, checks.Options{Memory: checks.PackTrees, Memo: memo})
+		if !reflect.DeepEqual(ran, step.want) {
+			t.Errorf("%s: rules ran %v, want %v", step.name, ran, step.want)
+		}
+		want := checks.Run(step.inputs, cfg, checks.Options{Memory: checks.PackTrees})
+		sameResults(t, step.name, got, want)
 	}
 }

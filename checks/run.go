@@ -851,9 +851,30 @@ func problemFinding(f *manifest.File, p manifest.Problem) Finding {
 
 // SortFindings orders findings by file, line, column, then rule.
 func SortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		return findingLess(&fs[i], &fs[j]) // pointers: a Finding is too big to copy per comparison
+	less := func(i, j int) bool { return findingLess(&fs[i], &fs[j]) }
+	if sort.SliceIsSorted(fs, less) {
+		return
+	}
+	// A Finding is too big to move at every swap of a sort: the order is
+	// sorted as indexes, and each finding moved once.
+	order := make([]int32, len(fs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		switch {
+		case findingLess(&fs[a], &fs[b]):
+			return -1
+		case findingLess(&fs[b], &fs[a]):
+			return 1
+		}
+		return 0
 	})
+	sorted := make([]Finding, len(fs))
+	for i, k := range order {
+		sorted[i] = fs[k]
+	}
+	copy(fs, sorted)
 }
 
 // findingLess is SortFindings' order: by file, line, column and rule.

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/prodready/prodready/checks"
 
@@ -10,34 +9,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// runCache memoizes per-run answers several rules of these families ask
-// for the same object (which Services serve a workload), so a run asks
-// each once. It lives as long as its Context.
-type runCache struct {
-	mu       sync.Mutex
-	services map[*manifest.Object][]*manifest.Object
-}
-
-// servingCache is the run's cache of ServingServices' answers.
-var servingCache = checks.NewIndex(func(*checks.Context) *runCache {
-	return &runCache{services: map[*manifest.Object][]*manifest.Object{}}
-})
-
-// cachedServices returns compute(w), computed once per run and object.
-func cachedServices(ctx *checks.Context, w *manifest.Object, compute func() []*manifest.Object) []*manifest.Object {
-	c := servingCache.Of(ctx)
-	c.mu.Lock()
-	out, ok := c.services[w]
-	c.mu.Unlock()
-	if ok {
-		return out
+// servingServices is ServingServices' answer for each workload, computed
+// once per run: several rules of these families ask it.
+var servingServices = checks.NewPerObject(func(ctx *checks.Context, w *manifest.Object) []*manifest.Object {
+	var out []*manifest.Object
+	for _, s := range Scoped(ctx, w, ctx.SelectingServices(w)) {
+		if !metricsOnly(ctx, s) {
+			out = append(out, s)
+		}
 	}
-	out = compute()
-	c.mu.Lock()
-	c.services[w] = out
-	c.mu.Unlock()
 	return out
-}
+})
 
 // ServingServices returns the Services that make w serving: those of its own
 // deployment unit (or a folder above it) that select its pods, else
@@ -50,15 +32,7 @@ func cachedServices(ctx *checks.Context, w *manifest.Object, compute func() []*m
 // unnamed port on a Service named so) is for scraping, not for traffic: it
 // does not make a controller or exporter serving.
 func ServingServices(ctx *checks.Context, w *manifest.Object) []*manifest.Object {
-	return cachedServices(ctx, w, func() []*manifest.Object {
-		var out []*manifest.Object
-		for _, s := range Scoped(ctx, w, ctx.SelectingServices(w)) {
-			if !metricsOnly(ctx, s) {
-				out = append(out, s)
-			}
-		}
-		return out
-	})
+	return servingServices.Of(ctx, w)
 }
 
 // metricsOnly reports whether a Service only exposes metrics (or

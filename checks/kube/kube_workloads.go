@@ -208,7 +208,7 @@ type rolloutRefs struct {
 	referenced map[*manifest.Object]*manifest.Object // Deployment → Rollout
 }
 
-var rolloutRefIndex = checks.NewIndex(func(ctx *checks.Context) *rolloutRefs {
+var rolloutRefIndex = checks.NewTrackedIndex(func(ctx *checks.Context) *rolloutRefs {
 	out := &rolloutRefs{target: map[*manifest.Object]*manifest.Object{}, referenced: map[*manifest.Object]*manifest.Object{}}
 	for _, o := range ctx.ByKind("Rollout") {
 		r := o.Rollout()

@@ -137,7 +137,7 @@ spec:
 
 // benchHost serves repo from a fake GitHub (base, and head i as commit
 // headN) through the GitHub adapter, as serve does.
-func benchHost(b *testing.B, repo benchRepo) (bot.Host, func(i int) bot.PullRequest) {
+func benchHost(b testing.TB, repo benchRepo) (bot.Host, func(i int) bot.PullRequest) {
 	b.Helper()
 	keyPEM, pub := testKey(nil)
 	fake := fakegithub.New(testAppID, pub)

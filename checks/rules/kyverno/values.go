@@ -177,7 +177,7 @@ type index struct {
 }
 
 // valuesIndex is the run's Kyverno values.
-var valuesIndex = checks.NewIndex(buildIndex)
+var valuesIndex = checks.NewTrackedIndex(buildIndex)
 
 // valuesOf returns the Kyverno values held by obj.
 func valuesOf(ctx *checks.Context, obj *manifest.Object) []*values {
@@ -222,7 +222,7 @@ func buildIndex(ctx *checks.Context) *index {
 		if !isChart(hv.Chart) || hv.Path == "" {
 			continue
 		}
-		for _, o := range ctx.Objects() {
+		for _, o := range ctx.ByKind("") { // values files and Chart.yaml have no kind
 			if seen[o] || !isValuesDoc(o) || !pathMatches(hv.Path, o.File.Path) {
 				continue
 			}
@@ -235,14 +235,14 @@ func buildIndex(ctx *checks.Context) *index {
 
 	// 2. Values files beside a Chart.yaml that is, or depends on, kyverno.
 	charts := map[string]*manifest.Object{}
-	for _, o := range ctx.Objects() {
+	for _, o := range ctx.ByKind("") { // values files and Chart.yaml have no kind
 		if b := path.Base(o.File.Path); (b == "Chart.yaml" || b == "Chart.yml") && o.Kind == "" {
 			charts[path.Dir(o.File.Path)] = o
 		}
 	}
 	if len(charts) > 0 {
 		byDir := map[string][]*manifest.Object{}
-		for _, o := range ctx.Objects() {
+		for _, o := range ctx.ByKind("") { // values files and Chart.yaml have no kind
 			if !seen[o] && isValuesDoc(o) && strings.Contains(strings.ToLower(path.Base(o.File.Path)), "values") {
 				byDir[path.Dir(o.File.Path)] = append(byDir[path.Dir(o.File.Path)], o)
 			}

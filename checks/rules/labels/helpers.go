@@ -25,7 +25,7 @@ type kustomize struct {
 }
 
 // kustomizeIndex is the run's kustomization label index.
-var kustomizeIndex = checks.NewIndex(buildKustomize)
+var kustomizeIndex = checks.NewTrackedIndex(buildKustomize)
 
 type kust struct {
 	dir            string
@@ -37,10 +37,7 @@ type kust struct {
 func buildKustomize(ctx *checks.Context) *kustomize {
 	var ks []*kust
 	byDir := map[string][]*kust{}
-	for _, o := range ctx.Objects() {
-		if !checks.IsKustomization(o) {
-			continue
-		}
+	for _, o := range ctx.Kustomizations() {
 		k := &kust{dir: path.Dir(o.File.Path), meta: map[string]string{}, template: map[string]string{}}
 		for key, v := range stringMap(o.Node("commonLabels")) {
 			k.meta[key], k.template[key] = v, v
