@@ -135,9 +135,11 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 // findings are in, on every CPU, and its findings let go, so a round never
 // holds every file's findings and edits at once. An input whose Data is
 // nil is read (Input.Read) when it has findings to fix, and holds its text
-// only once a fix changed it. Outcome.Fixed holds the fixed findings
-// without their fixes' edits and line changes (their Description and Kind
-// stay): for a summary, not to apply them again. The outcome is in input
+// only once a fix changed it (the old text is let go as soon as the new
+// one is made: every input is parsed before a finding is handed over).
+// Outcome.Fixed holds of each fixed finding its rule, severity, place,
+// object and fix's description and kind (fixedSummary), not its message
+// or edits: for a summary, not to apply it again. The outcome is in input
 // order, as ConvergeWith's. Findings of a path handed over again after
 // another path's are left for the next round.
 func ConvergeStream(inputs []checks.Input, check func(cur []checks.Input, emit func([]checks.Finding)), keep func(checks.Finding) bool) ([]checks.Input, Outcome) {
@@ -223,6 +225,13 @@ func (r *streamRound) fix(p string, fs []checks.Finding) {
 			defer func() { <-r.slots; r.wg.Done() }()
 			sf := fixOne(r.cur[i], fs)
 			r.mu.Lock()
+			if sf.changed {
+				// The check parsed every input before it handed over a
+				// finding: the old text is let go now, not at the
+				// round's end.
+				r.cur[i] = checks.Input{Path: r.cur[i].Path, Data: sf.next}
+				sf.next = nil
+			}
 			r.files[i] = sf
 			r.mu.Unlock()
 		}()
@@ -259,7 +268,7 @@ func fixOne(in checks.Input, fs []checks.Finding) *streamFile {
 	if data != nil && !bytes.Equal(next, data) {
 		sf.changed, sf.next = true, next
 		for _, k := range applied {
-			sf.fixed = append(sf.fixed, withoutEdits(fs[k]))
+			sf.fixed = append(sf.fixed, fixedSummary(fs[k]))
 		}
 	}
 	return sf
@@ -271,7 +280,7 @@ func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
 	r.wg.Wait()
 	out.Remaining = nil
 	changed := false
-	for i, in := range r.cur {
+	for i := range r.cur {
 		sf := r.files[i]
 		if sf == nil {
 			continue
@@ -286,7 +295,6 @@ func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
 		if sf.changed {
 			changed = true
 			out.Fixed = append(out.Fixed, sf.fixed...)
-			r.cur[i] = checks.Input{Path: in.Path, Data: sf.next}
 		}
 	}
 	sort.SliceStable(r.late, func(a, b int) bool { return path.Clean(r.late[a].File) < path.Clean(r.late[b].File) })
@@ -294,12 +302,13 @@ func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
 	return changed
 }
 
-// withoutEdits is f with its fix's edits and line changes left out.
-func withoutEdits(f checks.Finding) checks.Finding {
+// fixedSummary is what Outcome.Fixed keeps of a fixed finding in
+// ConvergeStream: its rule, severity, place and object, and its fix's
+// description and kind.
+func fixedSummary(f checks.Finding) checks.Finding {
+	s := checks.Finding{RuleID: f.RuleID, Severity: f.Severity, File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, Object: f.Object}
 	if f.Fix != nil {
-		fx := *f.Fix
-		fx.Edits, fx.Lines = nil, nil
-		f.Fix = &fx
+		s.Fix = &checks.Fix{Description: f.Fix.Description, Kind: f.Fix.Kind}
 	}
-	return f
+	return s
 }
