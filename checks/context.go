@@ -109,6 +109,19 @@ func (c *Context) candidates(x *anchorIndex, lbls map[string]string) []*manifest
 	return out
 }
 
+// indexedByContext reports whether NewContext reads o's typed value (a
+// Service's or PDB's selector, an autoscaler's target): a lean run keeps
+// those values from the decode until the object's own rules have run,
+// where it lets the others go at once (manifest.DecodePendingFilesDropping)
+// and NewContext reads workloads' pod labels through Object.PodMeta.
+func indexedByContext(o *manifest.Object) bool {
+	switch o.Kind {
+	case "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler":
+		return true
+	}
+	return false
+}
+
 // NewContext indexes objects for the rules.
 func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 	c := &Context{
@@ -137,13 +150,13 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 			c.kustomizations = append(c.kustomizations, o)
 			c.collectKustomizeImages(o)
 		}
-		if pt := o.PodTemplate(); pt != nil {
+		if podLabels, _, ok := o.PodMeta(); ok {
 			c.workloads = append(c.workloads, o)
-			for k, v := range pt.Meta.Labels {
+			for k, v := range podLabels {
 				c.podLabels[labelPair{k, v}] = append(c.podLabels[labelPair{k, v}], o)
 			}
 		}
-		switch v := o.Typed.(type) {
+		switch v := o.Typed().(type) {
 		case *corev1.Service:
 			if len(v.Spec.Selector) > 0 { // an empty selector selects nothing
 				c.services.add(o, writtenSelector(v.Spec.Selector))
@@ -434,7 +447,7 @@ func (c *Context) SelectingServices(w *manifest.Object) []*manifest.Object {
 	}
 	var out []*manifest.Object
 	for _, s := range c.candidates(&c.services, pt.Meta.Labels) {
-		svc, ok := s.Typed.(*corev1.Service)
+		svc, ok := s.Typed().(*corev1.Service)
 		if !ok || !c.SameNamespace(s, w) {
 			continue
 		}
@@ -515,7 +528,7 @@ func (c *Context) PDBsFor(w *manifest.Object) []*manifest.Object {
 	}
 	var out []*manifest.Object
 	for _, p := range c.candidates(&c.pdbs, pt.Meta.Labels) {
-		pdb, ok := p.Typed.(*policyv1.PodDisruptionBudget)
+		pdb, ok := p.Typed().(*policyv1.PodDisruptionBudget)
 		if !ok || !c.SameNamespace(p, w) {
 			continue
 		}
@@ -565,7 +578,7 @@ func (c *Context) selectedCandidates(sel *metav1.LabelSelector) []*manifest.Obje
 // hpaTarget returns the kind and name an HPA or a KEDA ScaledObject scales
 // (a ScaledObject's kind defaults to Deployment, as KEDA defaults it).
 func hpaTarget(h *manifest.Object) (kind, name string) {
-	switch v := h.Typed.(type) {
+	switch v := h.Typed().(type) {
 	case *autoscalingv1.HorizontalPodAutoscaler:
 		return v.Spec.ScaleTargetRef.Kind, v.Spec.ScaleTargetRef.Name
 	case *autoscalingv2.HorizontalPodAutoscaler:
@@ -587,7 +600,7 @@ func hpaTarget(h *manifest.Object) (kind, name string) {
 // apiVersion (an HPA's is optional; KEDA's defaults to apps/v1).
 func hpaTargetGroup(h *manifest.Object) (string, bool) {
 	var v string
-	switch t := h.Typed.(type) {
+	switch t := h.Typed().(type) {
 	case *autoscalingv1.HorizontalPodAutoscaler:
 		v = t.Spec.ScaleTargetRef.APIVersion
 	case *autoscalingv2.HorizontalPodAutoscaler:
@@ -620,7 +633,7 @@ func targetsGroup(h *manifest.Object, group string) bool {
 // ScaledObject's minReplicaCount (unset means 0: KEDA scales to zero).
 func hpaMin(h *manifest.Object) int32 {
 	var m *int32
-	switch v := h.Typed.(type) {
+	switch v := h.Typed().(type) {
 	case *autoscalingv1.HorizontalPodAutoscaler:
 		m = v.Spec.MinReplicas
 	case *autoscalingv2.HorizontalPodAutoscaler:

@@ -298,8 +298,8 @@ func (ig *ignores) split(fs []Finding) ([]Finding, []Silenced) {
 // pod template ("" where there is none).
 func ignoreAnnotations(o *manifest.Object) (own, template string) {
 	own = o.Annotations[IgnoreAnnotation]
-	if pt := o.PodTemplate(); pt != nil && pt.Meta != nil {
-		template = pt.Meta.Annotations[IgnoreAnnotation]
+	if _, annotations, ok := o.PodMeta(); ok {
+		template = annotations[IgnoreAnnotation]
 	}
 	return own, template
 }

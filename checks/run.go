@@ -198,8 +198,9 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	}
 	files, extra := splitContext(inputs, files)
 	pace(decodeGCPercent)
-	decodeLean(files)
-	decodeLean(extra)
+	dropTyped := dropsTyped(inputs, opts)
+	decodeLean(files, dropTyped)
+	decodeLean(extra, false)
 	pace(evaluateGCPercent)
 	var checked map[string][]ObjectRef
 	if opts.ListObjects {
@@ -208,16 +209,33 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	var res *Result
 	switch {
 	case opts.Emit != nil:
-		res = evaluateStream(files, extra, cfg, opts.Memo, opts.Emit)
+		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, opts.Emit)
 	case opts.Memory == Lean:
 		var findings []Finding
-		res = evaluateStream(files, extra, cfg, opts.Memo, func(fs []Finding) { findings = append(findings, fs...) })
+		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
 		res = evaluate(files, extra, cfg, opts.Memo)
 	}
 	res.Checked = checked
 	return res
+}
+
+// dropsTyped says whether a run holds each object's typed value only
+// while the rules of the unit it is in run (evaluateStream): a run that
+// streams (Emit) or is lean, parsed every object itself, so no other run
+// shares them (a cache's parses, Input.Parsed), and keeps no memo, which
+// recalls findings by object across runs.
+func dropsTyped(inputs []Input, opts Options) bool {
+	if opts.Memo != nil || (opts.Emit == nil && opts.Memory != Lean) {
+		return false
+	}
+	for _, in := range inputs {
+		if in.Parsed != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // splitContext splits the parsed files of inputs into those the run
@@ -270,7 +288,7 @@ func CheckedObjects(files []*manifest.File) map[string][]ObjectRef {
 func runLean(inputs []Input, cfg *Config) *Result {
 	files, extra := splitContext(inputs, parseLean(inputs, cfg))
 	var findings []Finding
-	res := evaluateStream(files, extra, cfg, nil, func(fs []Finding) { findings = append(findings, fs...) })
+	res := evaluateStream(files, extra, cfg, nil, dropsTyped(inputs, Options{Memory: Lean}), func(fs []Finding) { findings = append(findings, fs...) })
 	res.Findings = findings
 	return res
 }
@@ -330,8 +348,13 @@ var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
 const maxPooledRead = 64 << 10
 
 // decodeLean is runLean's second step: it finishes the typed decodes
-// parseLean left pending, on every CPU.
-func decodeLean(files []*manifest.File) {
+// parseLean left pending, on every CPU; with dropTyped it lets each value
+// go once decoded, as evaluateStream with dropTyped reads them.
+func decodeLean(files []*manifest.File, dropTyped bool) {
+	if dropTyped {
+		manifest.DecodePendingFilesDropping(files, indexedByContext)
+		return
+	}
 	manifest.DecodePendingFiles(files)
 }
 
@@ -343,12 +366,15 @@ func decodeLean(files []*manifest.File) {
 // finding before them are done; then it lets them go. A batch holds the
 // findings of one path (files that share a path are handed over together);
 // a file of many objects (a rendered chart) comes in several batches, so it
-// is neither evaluated on one CPU nor held whole. emit is called on the
-// calling goroutine, one batch at a time. The returned Result has no
+// is neither evaluated on one CPU nor held whole. With dropTyped (files
+// decoded by decodeLean with it), each object's typed value is decoded
+// again from its packed tree while its unit's rules run and let go after;
+// a rule reading another object's decodes it for that read. The run never
+// holds every object's typed value at once. emit is called on the calling goroutine, one batch at a time. The returned Result has no
 // Findings, and its Files keep only their paths and counts.
-func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, emit func([]Finding)) *Result {
-	decodeLean(files)
-	decodeLean(extra)
+func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, dropTyped bool, emit func([]Finding)) *Result {
+	decodeLean(files, dropTyped)
+	decodeLean(extra, false)
 	objects := objectsOf(files)
 	ctx := NewContext(cfg, append(objectsOf(files), objectsOf(extra)...))
 	ctx.memo = memo
@@ -360,7 +386,17 @@ func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, emit 
 	go func() {
 		parallel.For(len(units), func(u int) {
 			ahead.wait(u)
+			if dropTyped {
+				for _, o := range units[u].objects {
+					o.HoldTyped()
+				}
+			}
 			findings[u] = units[u].evaluate(ctx, rules)
+			if dropTyped {
+				for _, o := range units[u].objects {
+					o.ReleaseTyped()
+				}
+			}
 			done <- u
 		})
 		close(done)

@@ -3,7 +3,9 @@ package fix
 import (
 	"bytes"
 	"path"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/parallel"
@@ -125,4 +127,188 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 		out.Rounds++
 	}
 	return cur, out
+}
+
+// ConvergeStream is ConvergeWith for a check that hands each round's
+// findings over as a streaming run does (checks.Options.Emit): a file's
+// findings together, files in path order. Each file is fixed as soon as its
+// findings are in, on every CPU, and its findings let go, so a round never
+// holds every file's findings and edits at once. An input whose Data is
+// nil is read (Input.Read) when it has findings to fix, and holds its text
+// only once a fix changed it (the old text is let go as soon as the new
+// one is made: every input is parsed before a finding is handed over).
+// Outcome.Fixed holds of each fixed finding its rule, severity, place,
+// object and fix's description and kind (fixedSummary), not its message
+// or edits: for a summary, not to apply it again. The outcome is in input
+// order, as ConvergeWith's. Findings of a path handed over again after
+// another path's are left for the next round.
+func ConvergeStream(inputs []checks.Input, check func(cur []checks.Input, emit func([]checks.Finding)), keep func(checks.Finding) bool) ([]checks.Input, Outcome) {
+	cur := append([]checks.Input(nil), inputs...)
+	byPath := map[string][]int{}
+	for i, in := range cur {
+		byPath[path.Clean(in.Path)] = append(byPath[path.Clean(in.Path)], i)
+	}
+	var out Outcome
+	failedBefore := map[string]bool{}
+	for round := 0; round < MaxRounds; round++ {
+		r := newStreamRound(cur, byPath)
+		var current string
+		var fs []checks.Finding
+		flush := func() {
+			if len(fs) > 0 || current != "" {
+				r.fix(current, fs)
+			}
+			current, fs = "", nil
+		}
+		check(cur, func(batch []checks.Finding) {
+			for _, f := range batch {
+				if keep != nil && !keep(f) {
+					continue
+				}
+				p := path.Clean(f.File)
+				if p != current {
+					flush()
+					current = p
+				}
+				fs = append(fs, f)
+			}
+		})
+		flush()
+		changed := r.finish(&out, failedBefore)
+		if !changed {
+			out.Converged = true
+			return cur, out
+		}
+		out.Rounds++
+	}
+	return cur, out
+}
+
+// streamRound is one round of ConvergeStream: files fixed by workers as
+// their findings come, and what each fixing found, by input.
+type streamRound struct {
+	cur    []checks.Input
+	byPath map[string][]int
+	done   map[string]bool // paths whose findings were taken
+	slots  chan struct{}   // bounds the files being fixed at once
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	files  map[int]*streamFile // by input index
+	// late are findings on no input, or of a path handed over again.
+	late []checks.Finding
+}
+
+// streamFile is what fixing one input found.
+type streamFile struct {
+	next             []byte
+	changed          bool
+	fixed, remaining []checks.Finding
+	failed           []FailedFix
+}
+
+func newStreamRound(cur []checks.Input, byPath map[string][]int) *streamRound {
+	return &streamRound{cur: cur, byPath: byPath, done: map[string]bool{}, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), files: map[int]*streamFile{}}
+}
+
+// fix fixes the inputs at p with fs, on a worker of its own.
+func (r *streamRound) fix(p string, fs []checks.Finding) {
+	idx := r.byPath[p]
+	if len(idx) == 0 || r.done[p] {
+		r.late = append(r.late, fs...)
+		return
+	}
+	r.done[p] = true
+	for _, i := range idx {
+		r.slots <- struct{}{}
+		r.wg.Add(1)
+		go func() {
+			defer func() { <-r.slots; r.wg.Done() }()
+			sf := fixOne(r.cur[i], fs)
+			r.mu.Lock()
+			if sf.changed {
+				// The check parsed every input before it handed over a
+				// finding: the old text is let go now, not at the
+				// round's end.
+				r.cur[i] = checks.Input{Path: r.cur[i].Path, Data: sf.next}
+				sf.next = nil
+			}
+			r.files[i] = sf
+			r.mu.Unlock()
+		}()
+	}
+}
+
+// fixOne applies fs to one input.
+func fixOne(in checks.Input, fs []checks.Finding) *streamFile {
+	sf := &streamFile{}
+	data := in.Data
+	if data == nil && in.Read != nil && len(fixable(fs)) > 0 {
+		var err error
+		if data, err = in.Read(nil); err != nil {
+			sf.remaining = fs
+			for k := range fixable(fs) {
+				sf.failed = append(sf.failed, FailedFix{Finding: fs[fixable(fs)[k]], Err: err})
+			}
+			return sf
+		}
+	}
+	next, applied, failed := Apply(data, fs)
+	done := map[int]bool{}
+	for _, k := range applied {
+		done[k] = true
+	}
+	for _, fl := range failed {
+		sf.failed = append(sf.failed, FailedFix{Finding: fs[fl.Finding], Err: fl.Err})
+	}
+	for k, f := range fs {
+		if !done[k] {
+			sf.remaining = append(sf.remaining, f)
+		}
+	}
+	if data != nil && !bytes.Equal(next, data) {
+		sf.changed, sf.next = true, next
+		for _, k := range applied {
+			sf.fixed = append(sf.fixed, fixedSummary(fs[k]))
+		}
+	}
+	return sf
+}
+
+// finish waits for the round's files and takes their outcomes into out in
+// input order; it reports whether any file changed.
+func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
+	r.wg.Wait()
+	out.Remaining = nil
+	changed := false
+	for i := range r.cur {
+		sf := r.files[i]
+		if sf == nil {
+			continue
+		}
+		for _, fl := range sf.failed {
+			if key := fl.Finding.Fingerprint(); !failedBefore[key] {
+				failedBefore[key] = true
+				out.Failed = append(out.Failed, fl)
+			}
+		}
+		out.Remaining = append(out.Remaining, sf.remaining...)
+		if sf.changed {
+			changed = true
+			out.Fixed = append(out.Fixed, sf.fixed...)
+		}
+	}
+	sort.SliceStable(r.late, func(a, b int) bool { return path.Clean(r.late[a].File) < path.Clean(r.late[b].File) })
+	out.Remaining = append(out.Remaining, r.late...)
+	return changed
+}
+
+// fixedSummary is what Outcome.Fixed keeps of a fixed finding in
+// ConvergeStream: its rule, severity, place and object, and its fix's
+// description and kind.
+func fixedSummary(f checks.Finding) checks.Finding {
+	s := checks.Finding{RuleID: f.RuleID, Severity: f.Severity, File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, Object: f.Object}
+	if f.Fix != nil {
+		s.Fix = &checks.Fix{Description: f.Fix.Description, Kind: f.Fix.Kind}
+	}
+	return s
 }

@@ -291,7 +291,7 @@ func envNames(ctx *checks.Context, obj *manifest.Object, c manifest.Container) [
 			if !ctx.SameNamespace(o, obj) {
 				continue
 			}
-			switch t := o.Typed.(type) {
+			switch t := o.Typed().(type) {
 			case *corev1.ConfigMap:
 				for k := range t.Data {
 					out = append(out, src.Prefix+k)
@@ -464,7 +464,7 @@ func stickyServices(ctx *checks.Context, obj *manifest.Object) bool {
 		return false
 	}
 	for _, s := range ServingServices(ctx, obj) {
-		if svc, ok := s.Typed.(*corev1.Service); ok && svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
+		if svc, ok := s.Typed().(*corev1.Service); ok && svc.Spec.SessionAffinity == corev1.ServiceAffinityClientIP {
 			return true
 		}
 	}

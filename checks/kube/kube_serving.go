@@ -39,7 +39,7 @@ func ServingServices(ctx *checks.Context, w *manifest.Object) []*manifest.Object
 // profiling): every port is named so, or is a port a ServiceMonitor of the
 // run scrapes.
 func metricsOnly(ctx *checks.Context, s *manifest.Object) bool {
-	svc, ok := s.Typed.(*corev1.Service)
+	svc, ok := s.Typed().(*corev1.Service)
 	if !ok || len(svc.Spec.Ports) == 0 {
 		return false
 	}

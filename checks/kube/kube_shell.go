@@ -225,7 +225,7 @@ func redirsToStd(rs []*syntax.Redirect) bool {
 // apply. Pods with restartPolicy Never or OnFailure are not long-running
 // at all (manifest.Object.IsLongRunning).
 func HelperPod(obj *manifest.Object) bool {
-	pod, ok := obj.Typed.(*corev1.Pod)
+	pod, ok := obj.Typed().(*corev1.Pod)
 	if !ok || len(pod.OwnerReferences) > 0 {
 		return false
 	}

@@ -187,7 +187,7 @@ const (
 // built-in workloads, LikeKnativeService for a Knative Service, and "" for
 // anything else (an object that did not decode included).
 func (o *Object) LikeKind() string {
-	switch o.Typed.(type) {
+	switch o.Typed().(type) {
 	case *appsv1.Deployment, *Rollout, *CloneSet:
 		return LikeDeployment
 	case *appsv1.StatefulSet, *AdvancedStatefulSet:
@@ -212,6 +212,6 @@ func (o *Object) LikeKind() string {
 
 // Rollout returns the object's Argo Rollout, or nil.
 func (o *Object) Rollout() *Rollout {
-	r, _ := o.Typed.(*Rollout)
+	r, _ := o.Typed().(*Rollout)
 	return r
 }

@@ -117,7 +117,7 @@ func TestCustomWorkloadsDecode(t *testing.T) {
 	for i, tc := range tests {
 		o := f.Objects[i]
 		t.Run(tc.name, func(t *testing.T) {
-			if o.Typed == nil {
+			if o.Typed() == nil {
 				t.Fatalf("%s %s not decoded", o.APIVersion, o.Kind)
 			}
 			if got := o.LikeKind(); got != tc.like {
@@ -164,8 +164,8 @@ func TestCustomWorkloadsDecode(t *testing.T) {
 func TestCustomWorkloadOtherVersionsAreNotDecoded(t *testing.T) {
 	src := "apiVersion: argoproj.io/v1beta9\nkind: Rollout\nmetadata: {name: x}\nspec:\n  template:\n    spec:\n      containers: [{name: a, image: b}]\n"
 	f := Parse("x.yaml", []byte(src), Limits{})
-	if o := f.Objects[0]; o.Typed != nil || o.IsWorkload() {
-		t.Errorf("unknown version decoded: %T", o.Typed)
+	if o := f.Objects[0]; o.Typed() != nil || o.IsWorkload() {
+		t.Errorf("unknown version decoded: %T", o.Typed())
 	}
 	if !IsCustomWorkload("argoproj.io/v1alpha1", "Rollout") || IsCustomWorkload("v1", "Service") {
 		t.Error("IsCustomWorkload is wrong")

@@ -37,7 +37,7 @@ func TestParseDeferredMatchesParse(t *testing.T) {
 	for _, o := range got.Objects {
 		if o.pending != nil {
 			pending++
-			if o.Typed != nil {
+			if o.Typed() != nil {
 				t.Errorf("%s %s: decoded at parse time, though deferred", o.Kind, o.Name)
 			}
 		}
@@ -139,8 +139,8 @@ func sameParse(t *testing.T, got, want *File) {
 			t.Error(err)
 		}
 		g.Release()
-		if !reflect.DeepEqual(g.Typed, w.Typed) || g.Templated != w.Templated || g.Patch != w.Patch {
-			t.Errorf("%s %s: typed %T templated %v patch %v; want %T %v %v", w.Kind, w.Name, g.Typed, g.Templated, g.Patch, w.Typed, w.Templated, w.Patch)
+		if !reflect.DeepEqual(g.Typed(), w.Typed()) || g.Templated != w.Templated || g.Patch != w.Patch {
+			t.Errorf("%s %s: typed %T templated %v patch %v; want %T %v %v", w.Kind, w.Name, g.Typed(), g.Templated, g.Patch, w.Typed(), w.Templated, w.Patch)
 		}
 		if wp, gp := w.PodTemplate(), g.PodTemplate(); (wp == nil) != (gp == nil) || (wp != nil && !reflect.DeepEqual(wp.Spec, gp.Spec)) {
 			t.Errorf("%s %s: pod template differs", w.Kind, w.Name)

@@ -63,7 +63,7 @@ func FuzzParse(f *testing.F) {
 				if err := sameTree(w.Root(), o.Root(), "fuzz"); err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(o.Typed, w.Typed) || o.Templated != w.Templated || o.Patch != w.Patch {
+				if !reflect.DeepEqual(o.Typed(), w.Typed()) || o.Templated != w.Templated || o.Patch != w.Patch {
 					t.Fatalf("deferred decode: object %d decoded differently", i)
 				}
 			}

@@ -35,10 +35,9 @@ type Object struct {
 	Labels      map[string]string
 	Annotations map[string]string
 
-	// Typed is a pointer to the k8s.io/api value for built-in kinds (for
-	// example *appsv1.Deployment), nil for everything else. Older API
-	// versions of a workload are decoded into the current type.
-	Typed any
+	// typed holds the typed value (read it with Typed); nil for an object
+	// that has none. Copies of the object share it.
+	typed *typedSlot
 
 	// Templated is true when the document holds placeholders (PORT,
 	// ${VAR}, <your-value>) that stop it from decoding: it is filled in by a
@@ -73,17 +72,6 @@ type Object struct {
 	// blockIndent maps each block scalar (| or >) to the indentation of its
 	// first content line, read from the source at parse time.
 	blockIndent map[int]int // block scalar's line → indent
-
-	// podCache caches PodTemplate for a workload (nil for other objects:
-	// theirs is nil, and quick to work out again).
-	podCache *podTemplateCache
-}
-
-// podTemplateCache is a workload's PodTemplate and the Typed value it was
-// worked out for.
-type podTemplateCache struct {
-	pt    *PodTemplate
-	typed any
 }
 
 // Path addresses a node from the document root: a mapping key, or a decimal

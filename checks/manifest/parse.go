@@ -112,7 +112,21 @@ func (f *File) DecodePending() { DecodePendingFiles([]*File{f}) }
 // DecodePendingFiles is DecodePending for every file, spread over every CPU
 // object by object, so a file of thousands of documents (a rendered chart)
 // is decoded as fast as as many small files.
-func DecodePendingFiles(files []*File) {
+func DecodePendingFiles(files []*File) { decodePendingFiles(files, nil) }
+
+// DecodePendingFilesDropping is DecodePendingFiles for a run that reads
+// each typed value while its object is held (Object.HoldTyped): every
+// value the packed tree can make again is let go as soon as it is decoded
+// (DropTyped), unless keep says to keep it (a kind the run indexes
+// first), so the run never holds every object's typed value at once.
+func DecodePendingFilesDropping(files []*File, keep func(*Object) bool) {
+	if keep == nil {
+		keep = func(*Object) bool { return false }
+	}
+	decodePendingFiles(files, keep)
+}
+
+func decodePendingFiles(files []*File, keep func(*Object) bool) {
 	var pending []*Object
 	for _, f := range files {
 		for _, o := range f.Objects {
@@ -125,7 +139,9 @@ func DecodePendingFiles(files []*File) {
 	parallel.For(len(pending), func(i int) {
 		o := pending[i]
 		problems[i] = o.decodePending()
-		o.cachePodTemplate()
+		if keep != nil && !keep(o) {
+			o.DropTyped()
+		}
 	})
 	var unsorted []*File
 	for i, prob := range problems {
@@ -295,9 +311,6 @@ func parseDocument(path string, index int, c chunk, lim Limits, deferTyped bool)
 			prob = o.deferTyped(false, docText)
 		} else {
 			prob = o.decodeTyped(docText)
-		}
-		if o.pending == nil {
-			o.cachePodTemplate()
 		}
 		if prob != nil {
 			prob.Doc = index

@@ -46,8 +46,8 @@ func TestParsePositionsAcrossDocuments(t *testing.T) {
 	if d.Kind != "Deployment" || d.Name != "web" || d.Namespace != "shop" || d.Doc != 1 {
 		t.Fatalf("header: %+v", d)
 	}
-	if _, ok := d.Typed.(*appsv1.Deployment); !ok {
-		t.Fatalf("typed value is %T", d.Typed)
+	if _, ok := d.Typed().(*appsv1.Deployment); !ok {
+		t.Fatalf("typed value is %T", d.Typed())
 	}
 	for _, tc := range []struct {
 		path      Path
@@ -124,7 +124,7 @@ func TestSchemaProblems(t *testing.T) {
 			if p.RuleID != ProblemSchema || p.Line != tc.wantLine || !strings.Contains(p.Message, tc.wantMsg) {
 				t.Fatalf("got %s at line %d: %s; want %s at line %d containing %q", p.RuleID, p.Line, p.Message, ProblemSchema, tc.wantLine, tc.wantMsg)
 			}
-			if len(f.Objects) != 1 || f.Objects[0].Typed != nil {
+			if len(f.Objects) != 1 || f.Objects[0].Typed() != nil {
 				t.Fatalf("the object must stay (without a typed value): %+v", f.Objects)
 			}
 		})
@@ -390,8 +390,8 @@ func TestListItemsAreObjects(t *testing.T) {
 			t.Errorf("object %d: %s at %s, lines %d-%d, document %d; want %s at %s, lines %d-%d, document 0",
 				i, o.Kind, o.ListItem, o.StartLine, o.EndLine, o.Doc, w.kind, w.item, w.start, w.end)
 		}
-		if (o.Typed != nil) != w.typed {
-			t.Errorf("%s: typed %T", o.Kind, o.Typed)
+		if (o.Typed() != nil) != w.typed {
+			t.Errorf("%s: typed %T", o.Kind, o.Typed())
 		}
 		if line, _ := o.KindPos(); line != w.start+1 {
 			t.Errorf("%s: kind on line %d, want %d", o.Kind, line, w.start+1)

@@ -43,9 +43,9 @@ func TestConfigMapDataSharesTheTree(t *testing.T) {
 		f := parse("cm.yaml", []byte(configMapWithData), Limits{})
 		DecodePendingFiles([]*File{f})
 		o := f.Objects[0]
-		cm, ok := o.Typed.(*corev1.ConfigMap)
+		cm, ok := o.Typed().(*corev1.ConfigMap)
 		if !ok {
-			t.Fatalf("%s: Typed is %T", name, o.Typed)
+			t.Fatalf("%s: Typed is %T", name, o.Typed())
 		}
 		if !maps.Equal(cm.Data, want.Data) {
 			t.Errorf("%s: data %q, want %q", name, cm.Data, want.Data)
@@ -96,9 +96,9 @@ spec:
 		f := parse("web.yaml", []byte(src), Limits{})
 		DecodePendingFiles([]*File{f})
 		o := f.Objects[0]
-		d, ok := o.Typed.(*appsv1.Deployment)
+		d, ok := o.Typed().(*appsv1.Deployment)
 		if !ok {
-			t.Fatalf("%s: Typed is %T", name, o.Typed)
+			t.Fatalf("%s: Typed is %T", name, o.Typed())
 		}
 		same := func(a, b map[string]string) bool {
 			return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -117,7 +118,7 @@ func IsBuiltin(apiVersion, kind string) bool {
 	return ok
 }
 
-// decodeTyped fills o.Typed for built-in kinds. A strict decode failure is a
+// decodeTyped sets the typed value (Typed) of built-in kinds. A strict decode failure is a
 // schema-invalid problem; the object keeps its node tree (Typed stays nil)
 // so position-only rules can still look at it.
 func (o *Object) decodeTyped(text []byte) *Problem {
@@ -211,7 +212,148 @@ func (o *Object) decodePending() *Problem {
 		defer o.Release()
 		root = o.Root()
 	}
-	return o.typedResult(v, err, root, nil)
+	prob := o.typedResult(v, err, root, nil)
+	if err == nil && p.json == nil && o.packed != nil && o.typed != nil && !isConfigMap(v) {
+		// Made from the packed tree, so the tree makes it again: DropTyped
+		// may let it go. A ConfigMap's values are the tree's strings already.
+		o.typed.again = p.b
+	}
+	return prob
+}
+
+func isConfigMap(v any) bool {
+	_, ok := v.(*corev1.ConfigMap)
+	return ok
+}
+
+// typedSlot holds an object's typed value, shared by the object's copies.
+// A value made from the packed tree (again set) may be let go (DropTyped)
+// and is then decoded again from the tree when read: kept while the object
+// is held (HoldTyped) or once it has been read keepAfterReads times
+// without, made for that one read otherwise.
+type typedSlot struct {
+	cur     atomic.Pointer[typedValue]
+	holders atomic.Int32
+	// unheld counts the reads that decoded the value again while the
+	// object was not held: from keepAfterReads on it is kept.
+	unheld atomic.Int32
+	again  *builtin
+	// workload is whether the value has a pod template, and podLabels and
+	// podAnnotations are the template's (PodMeta), kept when the value is
+	// let go.
+	workload                  bool
+	podLabels, podAnnotations map[string]string
+}
+
+// typedValue is a typed value and the pod template worked out from it.
+type typedValue struct {
+	v  any
+	pt *PodTemplate
+}
+
+// setTyped sets the object's typed value (while one goroutine owns it).
+func (o *Object) setTyped(v any) {
+	s := &typedSlot{}
+	t := &typedValue{v: v, pt: podTemplateOf(v)}
+	if t.pt != nil {
+		s.workload = true
+		if t.pt.Meta != nil {
+			s.podLabels, s.podAnnotations = t.pt.Meta.Labels, t.pt.Meta.Annotations
+		}
+	}
+	s.cur.Store(t)
+	o.typed = s
+}
+
+// Typed returns a pointer to the k8s.io/api value for built-in kinds (for
+// example *appsv1.Deployment), or to this package's type for a
+// custom-resource workload, nil for everything else. Older API versions of
+// a workload are decoded into the current type. After DropTyped the value
+// is decoded again from the packed tree when read: callers must not change
+// it, nor count on two reads returning the same pointer. Safe for
+// concurrent use.
+func (o *Object) Typed() any {
+	if t := o.typedValue(); t != nil {
+		return t.v
+	}
+	return nil
+}
+
+// typedValue returns the object's typed value and pod template, decoding
+// them again from the packed tree when DropTyped let them go.
+func (o *Object) typedValue() *typedValue {
+	s := o.typed
+	if s == nil {
+		return nil
+	}
+	if t := s.cur.Load(); t != nil || s.again == nil {
+		return t
+	}
+	t := o.decodeAgain(s.again)
+	if t == nil || s.holders.Load() == 0 && s.unheld.Add(1) < keepAfterReads {
+		return t
+	}
+	if !s.cur.CompareAndSwap(nil, t) {
+		if cur := s.cur.Load(); cur != nil {
+			return cur
+		}
+	}
+	return t
+}
+
+// keepAfterReads is how many reads of an object that is not held decode
+// its typed value again before it is kept: an index built once over every
+// workload reads each once, while an object other objects' rules keep
+// asking about (a kustomize patch, a ServiceAccount, a RoleBinding) would
+// otherwise be decoded once per asker (70% more CPU on the corpus).
+const keepAfterReads = 2
+
+// decodeAgain decodes the typed value again from the packed tree, as
+// decodePending first did (without a problem then, so none now).
+func (o *Object) decodeAgain(b *builtin) *typedValue {
+	buf := jsonBuffers.Get().(*[]byte)
+	defer jsonBuffers.Put(buf)
+	j, ok := o.treeJSON((*buf)[:0])
+	if !ok {
+		return nil
+	}
+	if cap(j) <= maxPooledJSON {
+		defer func() { *buf = j[:0] }()
+	}
+	v := b.newValue()
+	if decodeJSON(j, v, b.strict) != nil {
+		return nil
+	}
+	finishCustomWorkload(v)
+	o.shareMetadataMaps(v)
+	return &typedValue{v: v, pt: podTemplateOf(v)}
+}
+
+// HoldTyped keeps the object's typed value, once read, until ReleaseTyped
+// (a lean run holds the objects of the unit whose rules are running).
+func (o *Object) HoldTyped() {
+	if s := o.typed; s != nil {
+		s.holders.Add(1)
+	}
+}
+
+// ReleaseTyped ends one HoldTyped; the last one lets the typed value go
+// when the packed tree can make it again (DropTyped).
+func (o *Object) ReleaseTyped() {
+	if s := o.typed; s != nil && s.holders.Add(-1) == 0 {
+		o.DropTyped()
+	}
+}
+
+// DropTyped lets the object's typed value go when the packed tree can make
+// it again: read later, it is decoded again from the tree. It does nothing
+// for a value the tree cannot make (its JSON needed the source text), for a
+// ConfigMap (whose values are the tree's strings already) or for an object
+// without one.
+func (o *Object) DropTyped() {
+	if s := o.typed; s != nil && s.again != nil {
+		s.cur.Store(nil)
+	}
 }
 
 // errTreeJSON is a bug: a tree that made JSON when parsed did not when
@@ -272,11 +414,11 @@ func (o *Object) builtinType() *builtin {
 func (o *Object) typedResult(v any, err error, root *yaml.Node, text []byte) *Problem {
 	if err == nil {
 		finishCustomWorkload(v)
-		o.Typed = v
 		if cm, ok := v.(*corev1.ConfigMap); ok {
 			o.shareConfigMapData(cm)
 		}
 		o.shareMetadataMaps(v)
+		o.setTyped(v)
 		return nil
 	}
 	if o.placeholderCaused(err, root, text) {
@@ -350,6 +492,12 @@ func (o *Object) shareMetadataMaps(v any) {
 	}
 	if a := m.GetAnnotations(); len(a) > 0 && maps.Equal(a, o.Annotations) {
 		m.SetAnnotations(o.Annotations)
+	}
+	if pt := podTemplateOf(v); pt != nil && pt.Meta != nil {
+		// A pod template's labels are often the object's own: one map.
+		if l := pt.Meta.Labels; len(l) > 0 && maps.Equal(l, o.Labels) {
+			pt.Meta.Labels = o.Labels
+		}
 	}
 }
 

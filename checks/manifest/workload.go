@@ -38,17 +38,28 @@ type Container struct {
 func (c Container) LongRunning() bool { return !c.Init || c.Sidecar }
 
 // IsWorkload reports whether the object has a pod template.
-func (o *Object) IsWorkload() bool { return o.PodTemplate() != nil }
+func (o *Object) IsWorkload() bool { return o.typed != nil && o.typed.workload }
+
+// PodMeta returns the labels and annotations of a workload's pod template,
+// and whether the object has one, without decoding a typed value that
+// DropTyped let go: what the run's indexes read of every workload. Callers
+// must not change the maps.
+func (o *Object) PodMeta() (labels, annotations map[string]string, ok bool) {
+	if s := o.typed; s != nil && s.workload {
+		return s.podLabels, s.podAnnotations, true
+	}
+	return nil, nil, false
+}
 
 // IsLongRunning reports whether a workload's pods are meant to keep running
 // (not a Job or CronJob). A Rollout whose pods come from its workloadRef
 // has no pod template of its own, and is not a workload here.
 func (o *Object) IsLongRunning() bool {
-	switch o.Typed.(type) {
+	switch o.Typed().(type) {
 	case *batchv1.Job, *batchv1.CronJob:
 		return false
 	case *corev1.Pod:
-		p := o.Typed.(*corev1.Pod)
+		p := o.Typed().(*corev1.Pod)
 		return p.Spec.RestartPolicy == "" || p.Spec.RestartPolicy == corev1.RestartPolicyAlways
 	}
 	return o.IsWorkload()
@@ -63,26 +74,18 @@ var (
 // out once, when the document is parsed, and shared: callers must not
 // change the result.
 func (o *Object) PodTemplate() *PodTemplate {
-	if c := o.podCache; c != nil && c.typed == o.Typed {
-		return c.pt
+	if t := o.typedValue(); t != nil {
+		return t.pt
 	}
-	return o.podTemplate()
+	return nil
 }
 
-// cachePodTemplate works out a workload's pod template once (while one
-// goroutine owns the object, so later readers need no lock).
-func (o *Object) cachePodTemplate() {
-	o.podCache = nil
-	if pt := o.podTemplate(); pt != nil {
-		o.podCache = &podTemplateCache{pt: pt, typed: o.Typed}
-	}
-}
-
-func (o *Object) podTemplate() *PodTemplate {
+// podTemplateOf returns the pod template of a typed value, or nil.
+func podTemplateOf(typed any) *PodTemplate {
 	tpl := func(t *corev1.PodTemplateSpec, at Path) *PodTemplate {
 		return &PodTemplate{Spec: &t.Spec, Meta: &t.ObjectMeta, SpecPath: at.Child("spec"), MetaPath: at.Child("metadata")}
 	}
-	switch v := o.Typed.(type) {
+	switch v := typed.(type) {
 	case *corev1.Pod:
 		return &PodTemplate{Spec: &v.Spec, Meta: &v.ObjectMeta, SpecPath: Path{"spec"}, MetaPath: Path{"metadata"}}
 	case *appsv1.Deployment:
@@ -165,7 +168,7 @@ func (p *PodTemplate) buildAllContainers() []Container {
 // Knative Service among them: its autoscaler decides) return 0, false.
 func (o *Object) Replicas() (n int32, set bool) {
 	var r *int32
-	switch v := o.Typed.(type) {
+	switch v := o.Typed().(type) {
 	case *appsv1.Deployment:
 		r = v.Spec.Replicas
 	case *appsv1.StatefulSet:
@@ -192,7 +195,7 @@ func (o *Object) Replicas() (n int32, set bool) {
 // Selector returns a workload's label selector (nil when it has none, or for
 // a ReplicationController, whose selector is a plain map: see RCSelector).
 func (o *Object) Selector() *metav1.LabelSelector {
-	switch v := o.Typed.(type) {
+	switch v := o.Typed().(type) {
 	case *appsv1.Deployment:
 		return v.Spec.Selector
 	case *appsv1.StatefulSet:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/report"
 	"github.com/prodready/prodready/checks/scan"
 	"github.com/prodready/prodready/internal/synthrepo"
@@ -44,6 +45,83 @@ func TestCheckCostIsLinear(t *testing.T) {
 			t.Errorf("%s: %.1f MiB at 10,000 objects, %.1f× the %.1f MiB at 1,000 (at most 15×)", c.what, mib(c.large), ratio, mib(c.small))
 		}
 	}
+}
+
+// TestFixCostIsLinear fixes generated repositories of 500 and 5,000
+// objects through the pipeline prodready fix --all runs — fix.ConvergeStream
+// over scan.FixRoundStream, every fix kept — and fails when the tenfold
+// repository costs more than fifteen times the smaller one, in bytes
+// allocated or in peak live heap, counted as TestCheckCostIsLinear counts
+// them (the live heap at the first batch of each round's findings and at
+// every tenth of the batches), never timed. The sizes are half
+// TestCheckCostIsLinear's: a fix takes several rounds, each a check.
+func TestFixCostIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fixes 5,500 generated objects (about 10 s of CPU)")
+	}
+	small := measureFix(t, 500)
+	large := measureFix(t, 5_000)
+	t.Logf("500 objects: %d findings fixed, %.1f MiB allocated, %.1f MiB peak live heap above the base", small.findings, mib(small.allocated), mib(small.peakLive))
+	t.Logf("5,000 objects: %d findings fixed, %.1f MiB allocated, %.1f MiB peak live heap above the base", large.findings, mib(large.allocated), mib(large.peakLive))
+	if large.findings < 9*small.findings {
+		t.Fatalf("%d findings fixed at 5,000 objects and %d at 500: the repositories are not what the test is about", large.findings, small.findings)
+	}
+	for _, c := range []struct {
+		what         string
+		small, large uint64
+	}{
+		{"bytes allocated", small.allocated, large.allocated},
+		{"peak live heap", small.peakLive, large.peakLive},
+	} {
+		if ratio := float64(c.large) / float64(c.small); ratio > 15 {
+			t.Errorf("%s: %.1f MiB at 5,000 objects, %.1f× the %.1f MiB at 500 (at most 15×)", c.what, mib(c.large), ratio, mib(c.small))
+		}
+	}
+}
+
+// measureFix fixes a generated repository of n objects as prodready fix
+// --all does, in memory.
+func measureFix(t *testing.T, n int) checkCost {
+	t.Helper()
+	runtime.GC()
+	base := liveHeap()
+	var inputs []checks.Input
+	for _, f := range synthrepo.Apps(n) {
+		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
+	}
+	var cost checkCost
+	every := max(1, len(inputs)/10)
+	sample := func() {
+		runtime.GC()
+		if live := liveHeap() - min(base, liveHeap()); live > cost.peakLive {
+			cost.peakLive = live
+		}
+	}
+	allocated := allocatedBytes()
+	cfg := checks.DefaultConfig(catalog.Default())
+	fixed, out := fix.ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) {
+		batches := 0
+		scan.FixRoundStream(context.Background(), cur, nil, cfg, nil, nil, func(fs []checks.Finding) {
+			if batches%every == 0 {
+				sample()
+			}
+			batches++
+			emit(fs)
+		})
+	}, nil)
+	cost.allocated = allocatedBytes() - allocated
+	cost.findings = len(out.Fixed)
+	changed := 0
+	for i := range inputs {
+		if string(fixed[i].Data) != string(inputs[i].Data) {
+			changed++
+		}
+	}
+	if !out.Converged || changed != len(inputs) || len(out.Failed) > 0 {
+		t.Fatalf("%d objects: converged %v, %d of %d files changed, %d fixes failed", n, out.Converged, changed, len(inputs), len(out.Failed))
+	}
+	runtime.KeepAlive(fixed)
+	return cost
 }
 
 // checkCost is what one check of a generated repository cost.

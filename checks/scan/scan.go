@@ -12,7 +12,10 @@ package scan
 
 import (
 	"context"
+	"path"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/rendered"
@@ -181,6 +184,23 @@ func FixRound(ctx context.Context, inputs []checks.Input, folders []rendered.Fol
 	prep := Prepare(ctx, inputs, folders, cfg, Options{Render: render, RenderOptions: &ropts, VerifyFixes: true, Memo: memo})
 	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
 	return append(prep.Problems, prep.Map(res.Findings)...)
+}
+
+// FixRoundStream is FixRound for fix.ConvergeStream: it hands the round's
+// findings to emit a file's together, files in path order. Without folders
+// (nothing to render) the run streams (checks.Options.Emit), so it never
+// holds every finding of the round; with them the findings are FixRound's,
+// grouped by file in a stable order, so each file's keep FixRound's order.
+func FixRoundStream(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo, emit func([]checks.Finding)) {
+	if len(folders) == 0 {
+		// A lean run consumes its inputs, so it gets a copy.
+		inputs = append([]checks.Input(nil), inputs...)
+		checks.Run(inputs, cfg, checks.Options{Memory: checks.Lean, Emit: emit})
+		return
+	}
+	fs := FixRound(ctx, inputs, folders, cfg, render, memo)
+	slices.SortStableFunc(fs, func(a, b checks.Finding) int { return strings.Compare(path.Clean(a.File), path.Clean(b.File)) })
+	emit(fs)
 }
 
 type noRenderer struct{}

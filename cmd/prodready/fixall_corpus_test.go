@@ -90,8 +90,8 @@ func compareFile(ctx *checks.Context, name, oldText, newText string) []string {
 		if !reflect.DeepEqual(o.Selector(), n.Selector()) {
 			out = append(out, where+": its selector changed")
 		}
-		if os, ok := o.Typed.(*corev1.Service); ok {
-			ns := n.Typed.(*corev1.Service)
+		if os, ok := o.Typed().(*corev1.Service); ok {
+			ns := n.Typed().(*corev1.Service)
 			if !reflect.DeepEqual(os.Spec.Selector, ns.Spec.Selector) || !reflect.DeepEqual(os.Spec.Ports, ns.Spec.Ports) {
 				out = append(out, where+": its selector or ports changed")
 			}

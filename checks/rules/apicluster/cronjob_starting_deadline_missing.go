@@ -37,7 +37,7 @@ var cronjobStartingDeadlineMissing = &checks.Rule{
 		"The fix sets startingDeadlineSeconds to the schedule's interval, exact when the schedule has one (the latest missed run is less than one interval late, so it still starts); for a schedule whose gaps differ (0 9,17 * * *) it offers the shortest as a starting point (a run that late after a longer gap is skipped), and 300 seconds when the schedule cannot be read. " +
 		"Standard five-field schedules, month and weekday names, the @hourly … @yearly forms and @every are read; time zones and daylight saving time are not modelled.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		cj, ok := obj.Typed.(*batchv1.CronJob)
+		cj, ok := obj.Typed().(*batchv1.CronJob)
 		if !ok || obj.Patch || cj.Spec.StartingDeadlineSeconds != nil {
 			return nil
 		}

@@ -16,7 +16,7 @@ var jobTTLMissing = &checks.Rule{
 	Why:      "a finished Job without ttlSecondsAfterFinished stays, with its pods, until someone deletes it",
 	Help:     "Jobs owned by a CronJob (and a CronJob's jobTemplate) are cleaned up by the CronJob's history limits; Helm and Argo CD hook Jobs are deleted by the tool (before-hook-creation is the default delete policy of both).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		job, ok := obj.Typed.(*batchv1.Job)
+		job, ok := obj.Typed().(*batchv1.Job)
 		if !ok || obj.Patch || job.Spec.TTLSecondsAfterFinished != nil {
 			return nil
 		}

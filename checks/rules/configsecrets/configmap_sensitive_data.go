@@ -19,7 +19,7 @@ var configmapSensitiveData = &checks.Rule{
 	Why:      "a ConfigMap holds a credential (a private key or token format: error; a credential-like key name: warning): ConfigMaps are not access-controlled or encrypted like Secrets, and the value is in the repository",
 	Help:     "Move the value to a Secret (created outside the repository, or encrypted with SOPS / Sealed Secrets) and rotate it.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		cm, ok := obj.Typed.(*corev1.ConfigMap)
+		cm, ok := obj.Typed().(*corev1.ConfigMap)
 		if !ok || obj.Patch {
 			return nil
 		}

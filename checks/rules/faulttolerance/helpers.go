@@ -127,7 +127,7 @@ func podCount(ctx *checks.Context, w *manifest.Object) (n int32, known bool) {
 		r, _ := w.Replicas()
 		return r, true
 	}
-	if _, ok := w.Typed.(*corev1.Pod); ok {
+	if _, ok := w.Typed().(*corev1.Pod); ok {
 		return 1, true
 	}
 	return 0, false
@@ -187,7 +187,7 @@ func spreadOf(spec *corev1.PodSpec) spread {
 func selectorYAML(w *manifest.Object) (string, bool) {
 	if sel := w.Selector(); sel != nil && (len(sel.MatchLabels) > 0 || len(sel.MatchExpressions) > 0) {
 		if n := w.BlockCopy("spec", "selector"); n != nil && len(n.Content) > 0 {
-			if _, ok := w.Typed.(*corev1.ReplicationController); ok {
+			if _, ok := w.Typed().(*corev1.ReplicationController); ok {
 				return matchLabelsYAML(sel.MatchLabels), true
 			}
 			return kube.EncodeYAML(n)

@@ -19,7 +19,7 @@ var nakedPod = &checks.Rule{
 	Why:      "a bare Pod outside any controller is not recreated when its node fails or is drained",
 	Help:     "Run it from a Deployment (or a StatefulSet, DaemonSet or Job). Static control-plane pods, which the kubelet runs from its manifests folder, are exempt.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		pod, ok := obj.Typed.(*corev1.Pod)
+		pod, ok := obj.Typed().(*corev1.Pod)
 		if !ok || len(pod.OwnerReferences) > 0 || staticPod(ctx, obj, pod) || helmHook(obj) {
 			return nil
 		}

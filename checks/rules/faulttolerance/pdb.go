@@ -20,7 +20,7 @@ const allowNoEvictionAnnotation = "prodready.dev/allow-no-eviction"
 
 // pdb returns a PDB object's typed value, or nil.
 func pdb(o *manifest.Object) *policyv1.PodDisruptionBudget {
-	p, _ := o.Typed.(*policyv1.PodDisruptionBudget)
+	p, _ := o.Typed().(*policyv1.PodDisruptionBudget)
 	return p
 }
 

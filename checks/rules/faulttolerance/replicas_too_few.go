@@ -103,7 +103,7 @@ func singleNodeClaim(ctx *checks.Context, w *manifest.Object, pt *manifest.PodTe
 		name := v.PersistentVolumeClaim.ClaimName
 		found, shared := false, false
 		for _, o := range kube.Scoped(ctx, w, ctx.ByKind("PersistentVolumeClaim")) {
-			pvc, ok := o.Typed.(*corev1.PersistentVolumeClaim)
+			pvc, ok := o.Typed().(*corev1.PersistentVolumeClaim)
 			if !ok || o.Name != name {
 				continue
 			}

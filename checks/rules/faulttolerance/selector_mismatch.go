@@ -22,7 +22,7 @@ var selectorMismatch = &checks.Rule{
 		if pt == nil || sel == nil || partial(obj) {
 			return nil
 		}
-		if j, ok := obj.Typed.(*batchv1.Job); ok && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
+		if j, ok := obj.Typed().(*batchv1.Job); ok && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
 			return nil // the Job controller generates the selector
 		}
 		if checks.SelectorMatches(sel, pt.Meta.Labels) {

@@ -134,7 +134,7 @@ func spreadConstraint(ctx *checks.Context, obj *manifest.Object, key, selector s
 // of one revision, for matchLabelKeys: pod-template-hash on a Deployment's,
 // rollouts-pod-template-hash on an Argo Rollout's; "" for other kinds.
 func revisionLabel(w *manifest.Object) string {
-	switch w.Typed.(type) {
+	switch w.Typed().(type) {
 	case *appsv1.Deployment:
 		return "pod-template-hash"
 	case *manifest.Rollout:

@@ -69,7 +69,7 @@ var readinessProbeMissing = &checks.Rule{
 // (a numeric targetPort, or the Service port when targetPort is unset).
 func targetNumber(svcs []*manifest.Object) (int32, bool) {
 	for _, s := range svcs {
-		svc, ok := s.Typed.(*corev1.Service)
+		svc, ok := s.Typed().(*corev1.Service)
 		if !ok {
 			continue
 		}
@@ -95,7 +95,7 @@ func targetNumber(svcs []*manifest.Object) (int32, bool) {
 // Service targets (a metrics exporter) is not serving.
 func servesTraffic(c manifest.Container, svcs []*manifest.Object) bool {
 	for _, s := range svcs {
-		svc, ok := s.Typed.(*corev1.Service)
+		svc, ok := s.Typed().(*corev1.Service)
 		if !ok {
 			continue
 		}

@@ -59,7 +59,7 @@ var kyvernoWebhookBlockedByNetworkPolicy = &checks.Rule{
 func defaultDeny(ctx *checks.Context, ns string) *manifest.Object {
 	var deny *manifest.Object
 	for _, o := range ctx.ByKind("NetworkPolicy") {
-		np, ok := o.Typed.(*networkingv1.NetworkPolicy)
+		np, ok := o.Typed().(*networkingv1.NetworkPolicy)
 		if !ok || ctx.Namespace(o) != ns {
 			continue
 		}

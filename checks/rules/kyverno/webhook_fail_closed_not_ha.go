@@ -54,7 +54,7 @@ func backingWorkloads(ctx *checks.Context, obj *manifest.Object, h hook) []*mani
 	seen := map[*manifest.Object]bool{}
 	var services []*manifest.Object
 	for _, s := range ctx.ByKind("Service") {
-		if _, ok := s.Typed.(*corev1.Service); !ok || s.Name != h.Service.Name {
+		if _, ok := s.Typed().(*corev1.Service); !ok || s.Name != h.Service.Name {
 			continue
 		}
 		if ns := ctx.Namespace(s); ns != "" && h.Service.Namespace != "" && ns != h.Service.Namespace {
@@ -66,13 +66,13 @@ func backingWorkloads(ctx *checks.Context, obj *manifest.Object, h hook) []*mani
 	// hold several copies of one install (per provider, per cluster).
 	services = sameUnit(ctx, obj, services)
 	for _, s := range services {
-		svc := s.Typed.(*corev1.Service)
+		svc := s.Typed().(*corev1.Service)
 		for _, w := range sameUnit(ctx, s, ctx.Objects()) {
 			pt := w.PodTemplate()
 			if pt == nil || !w.IsLongRunning() || seen[w] || !ctx.SameNamespace(s, w) {
 				continue
 			}
-			if _, ds := w.Typed.(*appsv1.DaemonSet); ds {
+			if _, ds := w.Typed().(*appsv1.DaemonSet); ds {
 				continue // one pod per node: not a replica-count question
 			}
 			if checks.MapSelectorMatches(svc.Spec.Selector, pt.Meta.Labels) {
@@ -95,7 +95,7 @@ func haProblems(ctx *checks.Context, w *manifest.Object) []string {
 	if min, ok := ctx.HPAMinReplicas(w); ok {
 		n = min
 	}
-	if _, isPod := w.Typed.(*corev1.Pod); isPod {
+	if _, isPod := w.Typed().(*corev1.Pod); isPod {
 		n = 1
 	}
 	if n < 3 {

@@ -35,7 +35,7 @@ func hooks(obj *manifest.Object) []hook {
 		return *fp == admissionv1.Fail
 	}
 	var out []hook
-	switch c := obj.Typed.(type) {
+	switch c := obj.Typed().(type) {
 	case *admissionv1.ValidatingWebhookConfiguration:
 		for i, w := range c.Webhooks {
 			out = append(out, hook{Name: w.Name, Path: manifest.Path{"webhooks", manifest.Index(i)}, FailClosed: failClosed(w.FailurePolicy),

@@ -189,6 +189,6 @@ func isK8sObject(obj *manifest.Object) bool {
 // changed once created: a Job's spec.template is immutable, so a fix that
 // edits it would be rejected when applied to the existing Job.
 func templateImmutable(obj *manifest.Object) bool {
-	_, job := obj.Typed.(*batchv1.Job)
+	_, job := obj.Typed().(*batchv1.Job)
 	return job
 }

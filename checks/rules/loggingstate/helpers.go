@@ -30,7 +30,7 @@ func logShipper(image string) string {
 // HPA always does (CPU, 80% by default), a v2 HPA with no metrics defaults
 // to CPU, else a Resource or ContainerResource metric on cpu or memory.
 func hpaOnCPUOrMemory(h *manifest.Object) bool {
-	switch v := h.Typed.(type) {
+	switch v := h.Typed().(type) {
 	case *autoscalingv1.HorizontalPodAutoscaler:
 		return true
 	case *autoscalingv2.HorizontalPodAutoscaler:

@@ -32,7 +32,7 @@ var hpaMinReplicasTooLow = &checks.Rule{
 		}
 		var min *int32
 		var max int32
-		switch v := obj.Typed.(type) {
+		switch v := obj.Typed().(type) {
 		case *autoscalingv1.HorizontalPodAutoscaler:
 			min, max = v.Spec.MinReplicas, v.Spec.MaxReplicas
 		case *autoscalingv2.HorizontalPodAutoscaler:

@@ -20,7 +20,7 @@ var loggingSidecar = &checks.Rule{
 		if obj.Patch {
 			return nil
 		}
-		if _, ds := obj.Typed.(*appsv1.DaemonSet); ds {
+		if _, ds := obj.Typed().(*appsv1.DaemonSet); ds {
 			return nil // a node daemon is the recommended way to ship logs
 		}
 		pt := obj.PodTemplate()

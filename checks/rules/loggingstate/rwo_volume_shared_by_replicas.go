@@ -68,7 +68,7 @@ var rwoVolumeSharedByReplicas = &checks.Rule{
 func findClaim(ctx *checks.Context, obj *manifest.Object, claim string) (*corev1.PersistentVolumeClaim, bool) {
 	var fallback *corev1.PersistentVolumeClaim
 	for _, o := range ctx.ByKind("PersistentVolumeClaim") {
-		pvc, ok := o.Typed.(*corev1.PersistentVolumeClaim)
+		pvc, ok := o.Typed().(*corev1.PersistentVolumeClaim)
 		if !ok || o.Name != claim || !ctx.SameNamespace(o, obj) {
 			continue
 		}

@@ -76,7 +76,7 @@ func readIngress(o *manifest.Object) *ingress {
 		}
 		in.Paths = append(in.Paths, ingressPath{Host: host, HostPath: rule(i).Child("host"), Path: p, PathPath: pp})
 	}
-	typed := o.Typed
+	typed := o.Typed()
 	if old, ok := typed.(*extensionsv1beta1.Ingress); ok {
 		conv := ingressFromExtensions(old) // the same fields under another group
 		if conv == nil {
@@ -144,7 +144,7 @@ func ingressClass(o *manifest.Object, in *ingress) string {
 // apiVersion decoded into rbac/v1), and whether obj is one. Aggregated
 // ClusterRoles return no rules: the controller fills them in.
 func rbacRules(o *manifest.Object) ([]rbacv1.PolicyRule, bool) {
-	switch v := o.Typed.(type) {
+	switch v := o.Typed().(type) {
 	case *rbacv1.Role:
 		return v.Rules, true
 	case *rbacv1.ClusterRole:

@@ -35,11 +35,11 @@ var networkpolicyMissing = &checks.Rule{
 			if !policyInNamespace(ctx, p, obj, ns) {
 				continue
 			}
-			if np, ok := p.Typed.(*networkingv1.NetworkPolicy); ok {
+			if np, ok := p.Typed().(*networkingv1.NetworkPolicy); ok {
 				policies = append(policies, np)
 				continue
 			}
-			if otherNetworkPolicy(p) || (p.Kind == "NetworkPolicy" && p.Typed == nil) {
+			if otherNetworkPolicy(p) || (p.Kind == "NetworkPolicy" && p.Typed() == nil) {
 				return nil // Cilium / Calico / admin policies (their selectors are not Kubernetes label selectors), or a policy with placeholders: it may cover them
 			}
 		}

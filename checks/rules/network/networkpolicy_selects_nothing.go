@@ -24,7 +24,7 @@ var networkpolicySelectsNothing = &checks.Rule{
 		"Skipped: an empty podSelector (every pod of the namespace); selectors on a label key that no pod template of the repository sets, since a controller, operator or chart adds it at run time (pod-template-hash, statefulset.kubernetes.io/pod-name and the like are left out of the selector instead, the rest of it must still match); " +
 		"policies in deployment units that run operators, Helm releases or GitOps applications (their pods are created at run time); and units with no workloads at all (a policy for pods deployed elsewhere).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		np, ok := obj.Typed.(*networkingv1.NetworkPolicy)
+		np, ok := obj.Typed().(*networkingv1.NetworkPolicy)
 		if !ok || obj.Patch {
 			return nil
 		}

@@ -24,7 +24,7 @@ var rbacClusterAdminBinding = &checks.Rule{
 		var ref rbacv1.RoleRef
 		var subjects []rbacv1.Subject
 		sev := checks.Error
-		switch v := obj.Typed.(type) {
+		switch v := obj.Typed().(type) {
 		case *rbacv1.ClusterRoleBinding:
 			ref, subjects = v.RoleRef, v.Subjects
 		case *rbacv1.RoleBinding:

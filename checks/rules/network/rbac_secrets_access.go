@@ -18,7 +18,7 @@ var rbacSecretsAccess = &checks.Rule{
 	Why:      "a ClusterRole bound cluster-wide that may list or watch secrets reads every secret of every namespace",
 	Help:     "Bind it with RoleBindings in the namespaces that need it, or restrict it with resourceNames (get only).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if _, ok := obj.Typed.(*rbacv1.ClusterRole); !ok {
+		if _, ok := obj.Typed().(*rbacv1.ClusterRole); !ok {
 			return nil
 		}
 		rules, _ := rbacRules(obj)
@@ -27,7 +27,7 @@ var rbacSecretsAccess = &checks.Rule{
 		}
 		var binding *manifest.Object
 		for _, b := range ctx.ByKind("ClusterRoleBinding") {
-			crb, ok := b.Typed.(*rbacv1.ClusterRoleBinding)
+			crb, ok := b.Typed().(*rbacv1.ClusterRoleBinding)
 			if ok && crb.RoleRef.Kind == "ClusterRole" && crb.RoleRef.Name == obj.Name {
 				binding = b
 				break

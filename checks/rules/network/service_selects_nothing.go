@@ -22,7 +22,7 @@ var serviceSelectsNothing = &checks.Rule{
 	Why:      "a Service whose selector matches no workload has no endpoints: traffic to it fails",
 	Help:     "Workloads are looked for in the Service's deployment unit, then in the whole repository (overlays keep them in a base), in a namespace the Service may share; workloads that do not decode count by the labels written in their template. Skipped: Services without a selector (endpoints managed by hand); selector keys that controllers add to pods at run time (statefulset.kubernetes.io/pod-name, job-name, pod-template-hash, …), and keys no manifest of the repository sets on any pod template (a controller or operator adds them); deployment units that run operators, Helm releases or GitOps applications (custom resources whose pods are created at run time); and units with no workloads at all (a Service for pods a chart or another repository deploys).",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		svc, ok := obj.Typed.(*corev1.Service)
+		svc, ok := obj.Typed().(*corev1.Service)
 		if !ok || len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName || obj.Patch {
 			return nil
 		}
@@ -212,11 +212,11 @@ var workloadKinds = map[string]manifest.Path{
 // pod template, or from the node tree when the object did not decode (a
 // schema error or a placeholder elsewhere in it).
 func podLabels(o *manifest.Object) (map[string]string, bool) {
-	if pt := o.PodTemplate(); pt != nil {
-		return pt.Meta.Labels, true
+	if lbls, _, ok := o.PodMeta(); ok {
+		return lbls, true
 	}
 	at, ok := workloadKinds[o.Kind]
-	if !ok || o.Typed != nil {
+	if !ok || o.Typed() != nil {
 		return nil, false
 	}
 	n := o.Node(at...)

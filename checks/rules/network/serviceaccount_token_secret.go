@@ -18,7 +18,7 @@ var serviceaccountTokenSecret = &checks.Rule{
 			return nil
 		}
 		typ, _ := obj.Scalar("type")
-		if s, ok := obj.Typed.(*corev1.Secret); ok {
+		if s, ok := obj.Typed().(*corev1.Secret); ok {
 			typ = string(s.Type)
 		}
 		if typ != string(corev1.SecretTypeServiceAccountToken) {

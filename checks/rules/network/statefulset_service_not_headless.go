@@ -29,7 +29,7 @@ var statefulsetServiceNotHeadless = &checks.Rule{
 		}
 		var named []*manifest.Object
 		for _, s := range ctx.ByKindName("Service", name) {
-			if _, ok := s.Typed.(*corev1.Service); ok && !s.Patch && ctx.SameNamespace(obj, s) {
+			if _, ok := s.Typed().(*corev1.Service); ok && !s.Patch && ctx.SameNamespace(obj, s) {
 				named = append(named, s)
 			}
 		}
@@ -58,10 +58,10 @@ var statefulsetServiceNotHeadless = &checks.Rule{
 // statefulSetServiceName returns spec.serviceName of a StatefulSet (apps
 // or OpenKruise's Advanced StatefulSet), and whether obj is one.
 func statefulSetServiceName(obj *manifest.Object) (string, bool) {
-	if sts, ok := obj.Typed.(*appsv1.StatefulSet); ok {
+	if sts, ok := obj.Typed().(*appsv1.StatefulSet); ok {
 		return sts.Spec.ServiceName, true
 	}
-	if sts, ok := obj.Typed.(*manifest.AdvancedStatefulSet); ok {
+	if sts, ok := obj.Typed().(*manifest.AdvancedStatefulSet); ok {
 		return sts.Spec.ServiceName, true
 	}
 	if obj.Kind == "StatefulSet" && strings.HasPrefix(obj.APIVersion, "apps.kruise.io/") {
@@ -74,7 +74,7 @@ func statefulSetServiceName(obj *manifest.Object) (string, bool) {
 // anyHeadless reports whether one of the Services is headless.
 func anyHeadless(svcs []*manifest.Object) bool {
 	for _, s := range svcs {
-		if svc, ok := s.Typed.(*corev1.Service); ok && isHeadless(svc) {
+		if svc, ok := s.Typed().(*corev1.Service); ok && isHeadless(svc) {
 			return true
 		}
 	}

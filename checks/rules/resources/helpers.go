@@ -25,7 +25,7 @@ func amount(list corev1.ResourceList, name corev1.ResourceName) (resource.Quanti
 // for resource name. A default limit also defaults the request.
 func limitRangeDefaults(ctx *checks.Context, obj *manifest.Object, name corev1.ResourceName) (request, limit bool) {
 	for _, lo := range ctx.ByKind("LimitRange") {
-		lr, ok := lo.Typed.(*corev1.LimitRange)
+		lr, ok := lo.Typed().(*corev1.LimitRange)
 		if !ok || !sameNamespace(ctx, lo, obj) {
 			continue
 		}
@@ -70,7 +70,7 @@ func qtyText(obj *manifest.Object, p manifest.Path, q resource.Quantity) string 
 // namespace-resourcequota-missing: a Namespace of the repo with workloads
 // and no object of kind in it.
 func namespacePolicyCheck(ctx *checks.Context, obj *manifest.Object, kind, what string) []checks.Finding {
-	if _, ok := obj.Typed.(*corev1.Namespace); !ok || obj.Name == "" {
+	if _, ok := obj.Typed().(*corev1.Namespace); !ok || obj.Name == "" {
 		return nil
 	}
 	ws := kube.NamespaceWorkloads(ctx, obj.Name)

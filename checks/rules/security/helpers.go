@@ -134,7 +134,7 @@ func addsCap(c manifest.Container, name string) bool {
 // (kubeadm's kube-apiserver, etcd, scheduler, controller-manager manifests),
 // which must share the host's namespaces.
 func staticControlPlane(obj *manifest.Object) bool {
-	if _, ok := obj.Typed.(*corev1.Pod); !ok {
+	if _, ok := obj.Typed().(*corev1.Pod); !ok {
 		return false
 	}
 	if obj.Labels["tier"] == "control-plane" {

@@ -20,7 +20,7 @@ var namespacePodSecurityMissing = &checks.Rule{
 	Ref:      "https://kubernetes.io/docs/concepts/security/pod-security-admission/#pod-security-admission-labels-for-namespaces",
 	Why:      "a namespace without a pod-security.kubernetes.io/enforce label admits any pod; Pod Security Admission is the successor of PodSecurityPolicy",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
-		if _, ok := obj.Typed.(*corev1.Namespace); !ok || obj.Name == "" {
+		if _, ok := obj.Typed().(*corev1.Namespace); !ok || obj.Name == "" {
 			return nil
 		}
 		if _, ok := obj.Labels[psaapi.EnforceLevelLabel]; ok {

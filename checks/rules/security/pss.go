@@ -78,7 +78,7 @@ func pssVersion(ctx *checks.Context, label string) psaapi.Version {
 func namespaceObjects(ctx *checks.Context, ns string) []*manifest.Object {
 	var out []*manifest.Object
 	for _, o := range ctx.ByKind("Namespace") {
-		if _, ok := o.Typed.(*corev1.Namespace); ok && o.Name == ns {
+		if _, ok := o.Typed().(*corev1.Namespace); ok && o.Name == ns {
 			out = append(out, o)
 		}
 	}

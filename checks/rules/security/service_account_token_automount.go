@@ -35,7 +35,7 @@ var serviceAccountTokenAutomount = &checks.Rule{
 		}
 		if pt.Spec.AutomountServiceAccountToken == nil {
 			for _, a := range accounts {
-				if s, ok := a.Typed.(*corev1.ServiceAccount); ok && s.AutomountServiceAccountToken != nil && !*s.AutomountServiceAccountToken {
+				if s, ok := a.Typed().(*corev1.ServiceAccount); ok && s.AutomountServiceAccountToken != nil && !*s.AutomountServiceAccountToken {
 					return nil
 				}
 			}
@@ -90,12 +90,12 @@ func serviceAccountBound(ctx *checks.Context, obj *manifest.Object, sa string) b
 		return false
 	}
 	for _, b := range ctx.ByKind("RoleBinding") {
-		if rb, ok := b.Typed.(*rbacv1.RoleBinding); ok && kube.ShareNamespace(ctx, b, obj) && matches(b, rb.Subjects) {
+		if rb, ok := b.Typed().(*rbacv1.RoleBinding); ok && kube.ShareNamespace(ctx, b, obj) && matches(b, rb.Subjects) {
 			return true
 		}
 	}
 	for _, b := range ctx.ByKind("ClusterRoleBinding") {
-		if rb, ok := b.Typed.(*rbacv1.ClusterRoleBinding); ok && matches(b, rb.Subjects) {
+		if rb, ok := b.Typed().(*rbacv1.ClusterRoleBinding); ok && matches(b, rb.Subjects) {
 			return true
 		}
 	}

@@ -187,7 +187,7 @@ func servingContainers(ctx *checks.Context, obj *manifest.Object, pt *manifest.P
 	cs := pt.Containers()
 	undeclared := false
 	for _, s := range ctx.SelectingServices(obj) {
-		svc, ok := s.Typed.(*corev1.Service)
+		svc, ok := s.Typed().(*corev1.Service)
 		if !ok {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,12 +72,21 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 		return ExitUsage
 	}
 	cfg := rc.Config
-	sel, err := selectInputs(cfg, paths, stdin, false)
+	// Files are read when a round checks them and held only once fixed,
+	// unless charts or overlays are among them: their rounds read the
+	// folders with the text as fixed so far.
+	sel, err := selectInputs(cfg, paths, stdin, true)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready:", err)
 		return ExitUsage
 	}
 	inputs := sel.inputs
+	if rendered.HasRoots(inputs) {
+		if inputs, err = readAll(inputs); err != nil {
+			fmt.Fprintln(stderr, "prodready:", err)
+			return ExitUsage
+		}
+	}
 	warnGlobs(stderr, cfg)
 	fromStdin := over.nameStdin(inputs)
 	// Exact fixes only, unless --all, or --rule names what to fix. The
@@ -99,13 +109,22 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 		return true
 	}
 	memo := &rendered.FixMemo{} // a chart fix found wrong in one round is not rendered again
-	fixed, outcome := fix.ConvergeWith(inputs, func(cur []checks.Input) []checks.Finding {
+	fixed, outcome := fix.ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) {
 		startingPoints = 0
-		return fixRound(cur, sel.folders, cfg, render, memo)
+		fixRound(cur, sel.folders, cfg, render, memo, emit)
 	}, keep)
 	files := 0
 	for k, in := range inputs {
 		out := fixed[k].Data
+		if out == nil { // a file read for its round and left as it was
+			continue
+		}
+		if in.Data == nil && in.Read != nil {
+			if in.Data, err = in.Read(nil); err != nil {
+				fmt.Fprintln(stderr, "prodready:", err)
+				return ExitUsage
+			}
+		}
 		if string(out) == string(in.Data) {
 			if k == fromStdin && !*showDiff && !*dryRun {
 				stdout.Write(out) // a filter writes its input even when nothing changed
@@ -201,6 +220,21 @@ func writeKeepingMode(path string, data []byte) error {
 // left as they are. Kustomize overlays are not built: their bases and
 // patches are fixed as written, as before charts were rendered, since a
 // finding mapped to them would carry no edit.
-func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo) []checks.Finding {
-	return scan.FixRound(context.Background(), cur, readFolders(cur, paths), cfg, render, memo)
+func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo, emit func([]checks.Finding)) {
+	scan.FixRoundStream(context.Background(), cur, readFolders(cur, paths), cfg, render, memo, emit)
+}
+
+// readAll reads the inputs that are read lazily.
+func readAll(inputs []checks.Input) ([]checks.Input, error) {
+	out := slices.Clone(inputs)
+	for i, in := range out {
+		if in.Data == nil && in.Read != nil {
+			data, err := in.Read(nil)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = checks.Input{Path: in.Path, Data: data, Context: in.Context}
+		}
+	}
+	return out, nil
 }
