@@ -21,8 +21,19 @@ import (
 
 // TestLeanRunMatchesRun checks that the CLI's lean run (packed node trees,
 // inflated per object while its rules run) reports exactly what the full
-// run reports: on the fixtures, and on the shared corpus when present.
+// run reports: on the fixtures, and on the shared corpus when present,
+// holding typed values as small runs do and letting them go as runs of
+// many objects do.
 func TestLeanRunMatchesRun(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		if drop {
+			defer checks.DropTypedFrom(0)()
+		}
+		leanRunMatchesRun(t)
+	}
+}
+
+func leanRunMatchesRun(t *testing.T) {
 	for _, dir := range fixturesAndCorpus(t) {
 		cfg := checks.DefaultConfig(catalog.Default())
 		inputs, err := checks.Load([]string{dir}, cfg, nil)
@@ -66,6 +77,7 @@ func TestLeanRunLazyReadsMatchRun(t *testing.T) {
 	write("a.yaml", "aaaa", ignore)
 	write("b.yaml", "bbbb", ignore)
 	write("c.yaml", "cccc", "      # "+strings.Repeat(".", len(ignore)-9)+"\n")
+	defer checks.DropTypedFrom(0)() // the lean path of runs of many objects
 	for _, d := range append([]string{dir}, fixturesAndCorpus(t)...) {
 		cfg := checks.DefaultConfig(catalog.Default())
 		eager, err := checks.Load([]string{d}, cfg, nil)
