@@ -27,24 +27,7 @@ func TestCheckCostIsLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("checks 11,000 generated objects (about 3 s of CPU)")
 	}
-	small := measureCheck(t, 1_000)
-	large := measureCheck(t, 10_000)
-	t.Logf("1,000 objects: %d findings, %.1f MiB allocated, %.1f MiB peak live heap above the base", small.findings, mib(small.allocated), mib(small.peakLive))
-	t.Logf("10,000 objects: %d findings, %.1f MiB allocated, %.1f MiB peak live heap above the base", large.findings, mib(large.allocated), mib(large.peakLive))
-	if large.findings < 9*small.findings {
-		t.Fatalf("%d findings at 10,000 objects and %d at 1,000: the repositories are not what the test is about", large.findings, small.findings)
-	}
-	for _, c := range []struct {
-		what         string
-		small, large uint64
-	}{
-		{"bytes allocated", small.allocated, large.allocated},
-		{"peak live heap", small.peakLive, large.peakLive},
-	} {
-		if ratio := float64(c.large) / float64(c.small); ratio > 15 {
-			t.Errorf("%s: %.1f MiB at 10,000 objects, %.1f× the %.1f MiB at 1,000 (at most 15×)", c.what, mib(c.large), ratio, mib(c.small))
-		}
-	}
+	assertLinear(t, "findings", 1_000, measureCheck(t, 1_000), measureCheck(t, 10_000))
 }
 
 // TestFixCostIsLinear fixes generated repositories of 500 and 5,000
@@ -59,12 +42,19 @@ func TestFixCostIsLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fixes 5,500 generated objects (about 10 s of CPU)")
 	}
-	small := measureFix(t, 500)
-	large := measureFix(t, 5_000)
-	t.Logf("500 objects: %d findings fixed, %.1f MiB allocated, %.1f MiB peak live heap above the base", small.findings, mib(small.allocated), mib(small.peakLive))
-	t.Logf("5,000 objects: %d findings fixed, %.1f MiB allocated, %.1f MiB peak live heap above the base", large.findings, mib(large.allocated), mib(large.peakLive))
+	assertLinear(t, "findings fixed", 500, measureFix(t, 500), measureFix(t, 5_000))
+}
+
+// assertLinear fails the test when large, the cost of a repository of ten
+// times n objects, is more than fifteen times small's in bytes allocated or
+// in peak live heap, or holds fewer than nine times its findings (then the
+// repositories are not what the test is about).
+func assertLinear(t *testing.T, counted string, n int, small, large checkCost) {
+	t.Helper()
+	t.Logf("%d objects: %d %s, %.1f MiB allocated, %.1f MiB peak live heap above the base", n, small.findings, counted, mib(small.allocated), mib(small.peakLive))
+	t.Logf("%d objects: %d %s, %.1f MiB allocated, %.1f MiB peak live heap above the base", 10*n, large.findings, counted, mib(large.allocated), mib(large.peakLive))
 	if large.findings < 9*small.findings {
-		t.Fatalf("%d findings fixed at 5,000 objects and %d at 500: the repositories are not what the test is about", large.findings, small.findings)
+		t.Fatalf("%d %s at %d objects and %d at %d: the repositories are not what the test is about", large.findings, counted, 10*n, small.findings, n)
 	}
 	for _, c := range []struct {
 		what         string
@@ -74,7 +64,7 @@ func TestFixCostIsLinear(t *testing.T) {
 		{"peak live heap", small.peakLive, large.peakLive},
 	} {
 		if ratio := float64(c.large) / float64(c.small); ratio > 15 {
-			t.Errorf("%s: %.1f MiB at 5,000 objects, %.1f× the %.1f MiB at 500 (at most 15×)", c.what, mib(c.large), ratio, mib(c.small))
+			t.Errorf("%s: %.1f MiB at %d objects, %.1f× the %.1f MiB at %d (at most 15×)", c.what, mib(c.large), 10*n, ratio, mib(c.small), n)
 		}
 	}
 }
@@ -91,12 +81,7 @@ func measureFix(t *testing.T, n int) checkCost {
 	}
 	var cost checkCost
 	every := max(1, len(inputs)/10)
-	sample := func() {
-		runtime.GC()
-		if live := liveHeap() - min(base, liveHeap()); live > cost.peakLive {
-			cost.peakLive = live
-		}
-	}
+	sample := func() { cost.samplePeak(base) }
 	allocated := allocatedBytes()
 	cfg := checks.DefaultConfig(catalog.Default())
 	fixed, out := fix.ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) {
@@ -131,6 +116,15 @@ type checkCost struct {
 	peakLive  uint64 // bytes above the live heap before the repository was made
 }
 
+// samplePeak collects garbage and raises c.peakLive to the live heap above
+// base when it is higher.
+func (c *checkCost) samplePeak(base uint64) {
+	runtime.GC()
+	if live := liveHeap() - min(base, liveHeap()); live > c.peakLive {
+		c.peakLive = live
+	}
+}
+
 // measureCheck checks a generated repository of n objects as prodready
 // check does, into a JSON report that is thrown away.
 func measureCheck(t *testing.T, n int) checkCost {
@@ -147,12 +141,7 @@ func measureCheck(t *testing.T, n int) checkCost {
 	}
 	var cost checkCost
 	batches, every := 0, max(1, len(inputs)/10) // a batch a file here
-	sample := func() {
-		runtime.GC()
-		if live := liveHeap() - min(base, liveHeap()); live > cost.peakLive {
-			cost.peakLive = live
-		}
-	}
+	sample := func() { cost.samplePeak(base) }
 	allocated := allocatedBytes()
 	cfg := checks.DefaultConfig(catalog.Default())
 	out := scan.Run(context.Background(), inputs, nil, cfg, scan.Options{Check: checks.Options{Memory: checks.Lean}}, func(fs []checks.Finding) {
