@@ -1,6 +1,12 @@
 package checks
 
-import "testing"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestNumberOccurrences checks that findings sharing a fingerprint are
 // numbered in file order: each file from 0 by Run (unique within a file),
@@ -67,5 +73,69 @@ func TestFingerprintIdentity(t *testing.T) {
 	}
 	if base.Container() != "app" {
 		t.Errorf("Container() = %q, want app", base.Container())
+	}
+}
+
+// TestFingerprintIsTheSHA256OfItsParts pins Fingerprint to what it has
+// always hashed (comments posted before carry it in their markers): the
+// SHA-256 of the identity's parts, each ended by a zero byte, then "#" and
+// the occurrence when it is not 0, as its first 16 hex digits; parts
+// longer than its stack buffer included.
+func TestFingerprintIsTheSHA256OfItsParts(t *testing.T) {
+	long := strings.Repeat("spec.template.spec.containers[name=web].env[name=X].valueFrom.", 8)
+	fs := []Finding{
+		{RuleID: "probe-missing", Object: ObjectRef{Group: "apps", Kind: "Deployment", Name: "web", Namespace: "shop"}, Path: "spec.replicas"},
+		{RuleID: "probe-missing", Object: ObjectRef{Group: "apps", Kind: "Deployment", Name: "web", Namespace: "shop"}, Path: "spec.replicas", Occurrence: 12},
+		{RuleID: "yaml-invalid", File: "a/b.yaml", Object: ObjectRef{Doc: -1}},
+		{RuleID: "env-secret", Object: ObjectRef{Kind: "Deployment", Name: "api"}, Path: "x", IdentityPath: long, Occurrence: 1},
+	}
+	for i, f := range fs {
+		h := sha256.New()
+		k := f.identity()
+		for _, s := range []string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		if f.Occurrence > 0 {
+			fmt.Fprintf(h, "#%d", f.Occurrence)
+		}
+		if got, want := f.Fingerprint(), hex.EncodeToString(h.Sum(nil))[:16]; got != want {
+			t.Errorf("finding %d: fingerprint %s, want %s", i, got, want)
+		}
+	}
+}
+
+// TestNumberOccurrencesCountsByKey holds NumberOccurrences to counting
+// each identity's findings in order with a map of identities, on findings
+// most of whose identities occur once and some several times, in several
+// files, whatever Occurrence they came with.
+func TestNumberOccurrencesCountsByKey(t *testing.T) {
+	var fs []Finding
+	for i := range 3000 {
+		f := Finding{RuleID: fmt.Sprintf("rule-%d", i%3), File: fmt.Sprintf("f%d.yaml", i%5), Object: ObjectRef{Kind: "Deployment", Name: fmt.Sprintf("app-%d", i%700)}, Occurrence: i % 3}
+		if i%11 == 0 {
+			f.Object = ObjectRef{Doc: -1} // about a file: the file is the identity
+		}
+		fs = append(fs, f)
+	}
+	want := make([]int, len(fs))
+	counter := map[occurrenceKey]int{}
+	repeats := 0
+	for i := range fs {
+		k := fs[i].identity()
+		want[i] = counter[k]
+		counter[k]++
+		if want[i] > 0 {
+			repeats++
+		}
+	}
+	if repeats == 0 || repeats == len(fs) {
+		t.Fatalf("%d of %d findings repeat an identity: the test needs some of each", repeats, len(fs))
+	}
+	NumberOccurrences(fs)
+	for i := range fs {
+		if fs[i].Occurrence != want[i] {
+			t.Fatalf("finding %d: occurrence %d, want %d", i, fs[i].Occurrence, want[i])
+		}
 	}
 }
