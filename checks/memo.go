@@ -274,7 +274,11 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 		ctx.memo.Remember(obj, rec)
 		return out
 	}
-	out = append(out, r.findings...)
+	n := len(r.findings)
+	for i := range r.scoped {
+		n += len(r.scoped[i].findings)
+	}
+	out = append(slices.Grow(out, n), r.findings...)
 	var stale []int // of r.scoped
 	for i := range r.scoped {
 		if r.scoped[i].holds(ctx) {
