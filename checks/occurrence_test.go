@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -136,6 +137,24 @@ func TestNumberOccurrencesCountsByKey(t *testing.T) {
 	for i := range fs {
 		if fs[i].Occurrence != want[i] {
 			t.Fatalf("finding %d: occurrence %d, want %d", i, fs[i].Occurrence, want[i])
+		}
+	}
+}
+
+// TestSortFindingsIsStable holds SortFindings to sort.SliceStable's order
+// by file, line, column and rule, on findings in no order, many of which
+// tie (their messages tell them apart), moved in place.
+func TestSortFindingsIsStable(t *testing.T) {
+	var fs []Finding
+	for i := range 2000 {
+		fs = append(fs, Finding{File: fmt.Sprintf("f%d.yaml", (i*7)%13), Line: (i * 31) % 17, Column: i % 3, RuleID: fmt.Sprintf("r%d", (i*11)%5), Message: fmt.Sprint(i)})
+	}
+	want := append([]Finding(nil), fs...)
+	sort.SliceStable(want, func(i, j int) bool { return findingLess(&want[i], &want[j]) })
+	SortFindings(fs)
+	for i := range fs {
+		if fs[i].Message != want[i].Message {
+			t.Fatalf("finding %d: %s:%d:%d %s #%s, want #%s", i, fs[i].File, fs[i].Line, fs[i].Column, fs[i].RuleID, fs[i].Message, want[i].Message)
 		}
 	}
 }
