@@ -253,6 +253,40 @@ func (c *Context) untracked() *Context {
 	return c
 }
 
+// recallAll is evaluateMemo for an object none of whose remembered
+// findings is stale (every part of the run its rules read is unchanged):
+// it returns the remembered findings as the memo's own slices, not
+// copied, and appends to out those of the rules that read more, run
+// again, in evaluateMemo's order. false when obj has findings to learn
+// again (nothing recalled, or a part changed): then evaluateMemo checks
+// it.
+func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) ([][]Finding, []Finding, bool) {
+	r := ctx.memo.Recall(obj)
+	if r == nil || !r.valid(ctx, obj, len(rules)) {
+		return nil, out, false
+	}
+	for i := range r.scoped {
+		if !r.scoped[i].holds(ctx) {
+			return nil, out, false
+		}
+	}
+	parts := make([][]Finding, 1, 1+len(r.scoped))
+	parts[0] = r.findings
+	for i := range r.scoped {
+		if len(r.scoped[i].findings) > 0 {
+			parts = append(parts, r.scoped[i].findings)
+		}
+	}
+	if len(r.rerun) > 0 {
+		obj.Hold()
+		defer obj.Release()
+		for _, i := range r.rerun {
+			out = append(out, checkOne(ctx, rules[i], obj)...)
+		}
+	}
+	return parts, out, true
+}
+
 // evaluateMemo is evaluateObject for a run that keeps a memo: it recalls
 // what an earlier run found on obj, runs only the rules that read more
 // than obj and the parts of the run it can name (or every rule when

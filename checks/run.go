@@ -697,10 +697,18 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 	ctx := NewContext(cfg, append(slices.Clone(objects), objectsOf(extra)...))
 	ctx.memo = memo
 	rules := enabledRules(cfg)
+	// An object whose findings are all recalled hands over the memo's
+	// slices, copied once, into findings: on a push nearly every object's
+	// are, and copying each into a slice of its own first was 67 MB of the
+	// 477 MB a push allocated at 50,000 objects.
 	perObject := make([][]Finding, len(objects))
+	recalled := make([][][]Finding, len(objects))
 	parallel.For(len(objects), func(i int) {
 		if memo != nil {
-			perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
+			var ok bool
+			if recalled[i], perObject[i], ok = recallAll(nil, ctx, rules, objects[i]); !ok {
+				perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
+			}
 			return
 		}
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
@@ -708,11 +716,17 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 		objects[i].Release()
 	})
 	total := len(findings)
-	for _, fs := range perObject {
+	for i, fs := range perObject {
 		total += len(fs)
+		for _, part := range recalled[i] {
+			total += len(part)
+		}
 	}
 	findings = slices.Grow(findings, total-len(findings))
-	for _, fs := range perObject {
+	for i, fs := range perObject {
+		for _, part := range recalled[i] {
+			findings = append(findings, part...)
+		}
 		findings = append(findings, fs...)
 	}
 	res := &Result{Files: files, Objects: len(objects), Unchecked: unchecked(ctx, rules), Exempted: exempted(ctx, rules)}
