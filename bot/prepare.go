@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -213,7 +214,13 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		diffs[p] = d
 		return d
 	}
-	head := append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
+	// The head's findings, in order: its run's own when it has no render
+	// problem and no unreadable file (clipped: a finding added below is
+	// added to a copy), not a copy of every finding.
+	head := slices.Clip(out.findings)
+	if len(out.problems)+len(out.unreadable) > 0 {
+		head = append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
+	}
 	r := Review{Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
 	if out.res != nil {
 		r.Files, r.Objects = len(out.res.Files), out.res.Kubernetes
@@ -248,14 +255,14 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		atBase = base.identities().found
 	}
 	headFPs := make([]string, len(head))
-	headFP := make(map[string]bool, len(head))
+	r.Fingerprints = make(map[string]bool, len(head))
 	for i, f := range head {
 		headFPs[i] = f.Fingerprint()
-		headFP[headFPs[i]] = true
 		r.Fingerprints[headFPs[i]] = true
 	}
+	ignored := map[string]bool{} // silenced, not fixed
 	for _, ig := range r.IgnoredByPR {
-		headFP[ig.Finding.Fingerprint()] = true // silenced, not fixed
+		ignored[ig.Finding.Fingerprint()] = true
 	}
 	nsPaths := out.namespaces
 	if base != nil {
@@ -292,7 +299,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	}
 	if base != nil {
 		for fp, i := range atBase {
-			if !headFP[fp] {
+			if !r.Fingerprints[fp] && !ignored[fp] {
 				f := base.nth(i)
 				r.Fixed = append(r.Fixed, f)
 				if _, touched := patches[f.File]; !touched {

@@ -3,7 +3,7 @@ package checks
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
+	"hash/maphash"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,17 +20,23 @@ import (
 // identified by its file instead. Occurrence tells apart findings the rest
 // does not (Run numbers them within a file, NumberOccurrences across
 // files).
+//
+// It is the first 16 hex digits of the SHA-256 of those parts, each ended
+// by a zero byte, and "#" and the occurrence when it is not 0, hashed from
+// one buffer on the stack: a review fingerprints every finding of its head
+// at every push.
 func (f Finding) Fingerprint() string {
-	h := sha256.New()
+	var buf [256]byte
+	b := buf[:0]
 	k := f.identity()
-	for _, s := range []string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+	for _, s := range [...]string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
+		b = append(append(b, s...), 0)
 	}
 	if f.Occurrence > 0 {
-		fmt.Fprintf(h, "#%d", f.Occurrence)
+		b = strconv.AppendInt(append(b, '#'), int64(f.Occurrence), 10)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // occurrenceKey is what Fingerprint hashes besides the occurrence, without
@@ -53,9 +59,34 @@ func (f *Finding) identity() occurrenceKey {
 // all of fs (sorted by SortFindings), in order: Run numbers them within
 // each file; a review that sees the same object in two files (two overlays
 // of one Deployment) numbers them across files.
+//
+// Most keys occur once in a review: each key is counted by a 64-bit hash
+// first, in a map a tenth the size of one of keys, and only the findings
+// whose hash repeats (the same key, or two keys sharing a hash) are counted
+// by their keys.
 func NumberOccurrences(fs []Finding) {
-	counter := occurrenceCounter{}
+	var h maphash.Hash
+	hashes := make([]uint64, len(fs))
+	count := make(map[uint64]int32, len(fs))
 	for i := range fs {
+		k := fs[i].identity()
+		h.Reset()
+		for _, s := range [...]string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
+			h.WriteString(s)
+			h.WriteByte(0)
+		}
+		hashes[i] = h.Sum64()
+		count[hashes[i]]++
+	}
+	var counter occurrenceCounter
+	for i := range fs {
+		if count[hashes[i]] == 1 {
+			fs[i].Occurrence = 0
+			continue
+		}
+		if counter == nil {
+			counter = occurrenceCounter{}
+		}
 		k := fs[i].identity()
 		fs[i].Occurrence = counter[k]
 		counter[k]++

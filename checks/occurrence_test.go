@@ -1,6 +1,13 @@
 package checks
 
-import "testing"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
 
 // TestNumberOccurrences checks that findings sharing a fingerprint are
 // numbered in file order: each file from 0 by Run (unique within a file),
@@ -67,5 +74,87 @@ func TestFingerprintIdentity(t *testing.T) {
 	}
 	if base.Container() != "app" {
 		t.Errorf("Container() = %q, want app", base.Container())
+	}
+}
+
+// TestFingerprintIsTheSHA256OfItsParts pins Fingerprint to what it has
+// always hashed (comments posted before carry it in their markers): the
+// SHA-256 of the identity's parts, each ended by a zero byte, then "#" and
+// the occurrence when it is not 0, as its first 16 hex digits; parts
+// longer than its stack buffer included.
+func TestFingerprintIsTheSHA256OfItsParts(t *testing.T) {
+	long := strings.Repeat("spec.template.spec.containers[name=web].env[name=X].valueFrom.", 8)
+	fs := []Finding{
+		{RuleID: "probe-missing", Object: ObjectRef{Group: "apps", Kind: "Deployment", Name: "web", Namespace: "shop"}, Path: "spec.replicas"},
+		{RuleID: "probe-missing", Object: ObjectRef{Group: "apps", Kind: "Deployment", Name: "web", Namespace: "shop"}, Path: "spec.replicas", Occurrence: 12},
+		{RuleID: "yaml-invalid", File: "a/b.yaml", Object: ObjectRef{Doc: -1}},
+		{RuleID: "env-secret", Object: ObjectRef{Kind: "Deployment", Name: "api"}, Path: "x", IdentityPath: long, Occurrence: 1},
+	}
+	for i, f := range fs {
+		h := sha256.New()
+		k := f.identity()
+		for _, s := range []string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		if f.Occurrence > 0 {
+			fmt.Fprintf(h, "#%d", f.Occurrence)
+		}
+		if got, want := f.Fingerprint(), hex.EncodeToString(h.Sum(nil))[:16]; got != want {
+			t.Errorf("finding %d: fingerprint %s, want %s", i, got, want)
+		}
+	}
+}
+
+// TestNumberOccurrencesCountsByKey holds NumberOccurrences to counting
+// each identity's findings in order with a map of identities, on findings
+// most of whose identities occur once and some several times, in several
+// files, whatever Occurrence they came with.
+func TestNumberOccurrencesCountsByKey(t *testing.T) {
+	var fs []Finding
+	for i := range 3000 {
+		f := Finding{RuleID: fmt.Sprintf("rule-%d", i%3), File: fmt.Sprintf("f%d.yaml", i%5), Object: ObjectRef{Kind: "Deployment", Name: fmt.Sprintf("app-%d", i%700)}, Occurrence: i % 3}
+		if i%11 == 0 {
+			f.Object = ObjectRef{Doc: -1} // about a file: the file is the identity
+		}
+		fs = append(fs, f)
+	}
+	want := make([]int, len(fs))
+	counter := map[occurrenceKey]int{}
+	repeats := 0
+	for i := range fs {
+		k := fs[i].identity()
+		want[i] = counter[k]
+		counter[k]++
+		if want[i] > 0 {
+			repeats++
+		}
+	}
+	if repeats == 0 || repeats == len(fs) {
+		t.Fatalf("%d of %d findings repeat an identity: the test needs some of each", repeats, len(fs))
+	}
+	NumberOccurrences(fs)
+	for i := range fs {
+		if fs[i].Occurrence != want[i] {
+			t.Fatalf("finding %d: occurrence %d, want %d", i, fs[i].Occurrence, want[i])
+		}
+	}
+}
+
+// TestSortFindingsIsStable holds SortFindings to sort.SliceStable's order
+// by file, line, column and rule, on findings in no order, many of which
+// tie (their messages tell them apart), moved in place.
+func TestSortFindingsIsStable(t *testing.T) {
+	var fs []Finding
+	for i := range 2000 {
+		fs = append(fs, Finding{File: fmt.Sprintf("f%d.yaml", (i*7)%13), Line: (i * 31) % 17, Column: i % 3, RuleID: fmt.Sprintf("r%d", (i*11)%5), Message: fmt.Sprint(i)})
+	}
+	want := append([]Finding(nil), fs...)
+	sort.SliceStable(want, func(i, j int) bool { return findingLess(&want[i], &want[j]) })
+	SortFindings(fs)
+	for i := range fs {
+		if fs[i].Message != want[i].Message {
+			t.Fatalf("finding %d: %s:%d:%d %s #%s, want #%s", i, fs[i].File, fs[i].Line, fs[i].Column, fs[i].RuleID, fs[i].Message, want[i].Message)
+		}
 	}
 }

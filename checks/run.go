@@ -697,10 +697,18 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 	ctx := NewContext(cfg, append(slices.Clone(objects), objectsOf(extra)...))
 	ctx.memo = memo
 	rules := enabledRules(cfg)
+	// An object whose findings are all recalled hands over the memo's
+	// slices, copied once, into findings: on a push nearly every object's
+	// are, and copying each into a slice of its own first was 67 MB of the
+	// 477 MB a push allocated at 50,000 objects.
 	perObject := make([][]Finding, len(objects))
+	recalled := make([][][]Finding, len(objects))
 	parallel.For(len(objects), func(i int) {
 		if memo != nil {
-			perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
+			var ok bool
+			if recalled[i], perObject[i], ok = recallAll(nil, ctx, rules, objects[i]); !ok {
+				perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
+			}
 			return
 		}
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
@@ -708,11 +716,17 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 		objects[i].Release()
 	})
 	total := len(findings)
-	for _, fs := range perObject {
+	for i, fs := range perObject {
 		total += len(fs)
+		for _, part := range recalled[i] {
+			total += len(part)
+		}
 	}
 	findings = slices.Grow(findings, total-len(findings))
-	for _, fs := range perObject {
+	for i, fs := range perObject {
+		for _, part := range recalled[i] {
+			findings = append(findings, part...)
+		}
 		findings = append(findings, fs...)
 	}
 	res := &Result{Files: files, Objects: len(objects), Unchecked: unchecked(ctx, rules), Exempted: exempted(ctx, rules)}
@@ -922,11 +936,26 @@ func SortFindings(fs []Finding) {
 		}
 		return 0
 	})
-	sorted := make([]Finding, len(fs))
-	for i, k := range order {
-		sorted[i] = fs[k]
+	// Each finding moved once, in place, cycle by cycle of the order: a
+	// sorted copy of every finding was 64 MB of the 477 MB a review's push
+	// allocated at 50,000 objects.
+	for i := range order {
+		if order[i] == int32(i) {
+			continue
+		}
+		held := fs[i]
+		j := i
+		for {
+			k := int(order[j])
+			order[j] = int32(j) // placed
+			if k == i {
+				fs[j] = held
+				break
+			}
+			fs[j] = fs[k]
+			j = k
+		}
 	}
-	copy(fs, sorted)
 }
 
 // findingLess is SortFindings' order: by file, line, column and rule.

@@ -94,7 +94,8 @@ type Collected struct {
 	// Unreported are findings of a chart that only some of its values
 	// sets have, reported at no render's line (Prepared.Unreported).
 	Unreported []checks.Finding
-	// Result is the rules' run; its Silenced are moved to the lines the
+	// Result is the rules' run, without its findings (they are Plain and
+	// Rendered); its Silenced are moved to the lines the
 	// ignores were written on (a template, values file, base or patch),
 	// with the findings ignores in sources silenced before the run, and
 	// what its rules could not check (Unchecked) to the lines authors edit.
@@ -116,16 +117,23 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	co.Emit = nil
 	res := checks.Run(prep.Inputs, cfg, co)
 	out := Collected{Problems: prep.Problems, NotRendered: prep.Skipped, Result: res}
+	// The plain findings stay where the run put them, in its order, moved
+	// down over those of renders in place: appended one by one to a slice
+	// of their own, a review's 22,000 findings on 10,000 objects (4.6 MB)
+	// were copied about five times over as that slice grew.
 	var fromRenders []checks.Finding
+	plain := res.Findings[:0]
 	for _, f := range res.Findings {
 		r, ok := prep.RenderOf(f.File)
 		switch {
 		case !ok:
-			out.Plain = append(out.Plain, f)
+			plain = append(plain, f)
 		case o.Renders == nil || o.Renders(r):
 			fromRenders = append(fromRenders, f)
 		}
 	}
+	clear(res.Findings[len(plain):])
+	out.Plain, res.Findings = plain, nil
 	out.Rendered = prep.Map(fromRenders)
 	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
