@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -123,18 +124,50 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 
 	ctx, cancel := withBudget(ctx, opts.Timeout)
 	defer cancel()
-	// A template can change the values it is given (prometheus's cm.yaml
-	// unsets a key once written): the render that traces lines gets them
-	// as they were before the first render.
-	var markedVals common.Values
+	var (
+		out, marked map[string]string
+		markedErr   error
+		idx         *templateIndex
+		tbl         tmplmark.Table
+		one         bool // the marked render, stripped, is the output
+	)
 	if !opts.StreamOnly {
-		markedVals = copyValues(vals, 0)
+		// The render that traces lines comes first: where no template can
+		// compute anything from its marks, it is the render itself once
+		// they are stripped, and the chart is rendered once. A template
+		// can change the values it is given (prometheus's cm.yaml unsets
+		// a key once written): it gets a copy, so that a second render
+		// starts from the values as they were.
+		idx = indexTemplates(l, c)
+		annotated := idx.annotated(&tbl)
+		var carry tmplmark.Carry
+		why := ""
+		if !marksUnobservable(c, files, valuesFiles, user, &tbl) {
+			why = "a file of the chart holds text that reads as a mark"
+		}
+		marked, markedErr = runEngine(ctx, annotated, copyValues(vals, 0), carry.Funcs())
+		if why == "" {
+			why = tbl.Observable(carry.Remarked(), func(name string) bool { _, ok := idx.byKey[name]; return ok })
+		}
+		tbl.Forget()
+		if markedErr == nil && why == "" {
+			one = true
+			out = make(map[string]string, len(marked))
+			for k, m := range marked {
+				out[k] = tmplmark.Strip(m)
+			}
+		}
+		if afterMarkedRender != nil {
+			afterMarkedRender(dir, c, vals, out, why)
+		}
 	}
-	out, err := runEngine(ctx, c, vals, nil)
-	if err != nil {
-		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
-		skipAll(r, "render failed")
-		return finish(r)
+	if !one {
+		out, err = runEngine(ctx, c, vals, nil)
+		if err != nil {
+			r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
+			skipAll(r, "render failed")
+			return finish(r)
+		}
 	}
 	size := 0
 	for _, s := range out {
@@ -146,22 +179,110 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		return finish(r)
 	}
 
-	idx := indexTemplates(l, c)
-	var tbl tmplmark.Table
+	if idx == nil {
+		idx = indexTemplates(l, c)
+	}
 	vm := &valuesMap{user: userTrees}
-	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly}
-	var marked map[string]string
-	if !opts.StreamOnly {
-		var carry tmplmark.Carry
-		marked, err = runEngine(ctx, idx.annotated(&tbl), markedVals, carry.Funcs())
-		if err != nil {
-			// The source map degrades to each document's first line; the
-			// output stands, and every finding placed so says why.
-			marked, b.lost = nil, "the render that traces template lines failed: "+engineMessage(err)
-		}
+	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: one}
+	if markedErr != nil {
+		// The source map degrades to each document's first line; the
+		// output stands, and every finding placed so says why.
+		marked, b.lost = nil, "the render that traces template lines failed: "+engineMessage(markedErr)
 	}
 	b.build(out, marked)
 	return finish(r)
+}
+
+// afterMarkedRender, when set (by tests), is called after each marked
+// render with the chart and the values the render without marks is
+// given, the stripped output when it stands for that render (nil
+// otherwise), and why it does not.
+var afterMarkedRender func(dir string, c *chart.Chart, vals common.Values, stripped map[string]string, why string)
+
+// marksUnobservable reports whether, by what the files say, the marked
+// render of chart c stripped of its marks can stand for its render
+// ([tmplmark.Table.Observable] says the rest): no file of the chart tree
+// or values file given holds text that reads as a mark (Strip would take
+// it out of the output). When a template calls tpl, the actions of the
+// texts it may render (every string of the values, user's the user values
+// given, Chart.yaml, and when a template reads Files every file but the
+// templates) are read as a template's are, into tbl.
+func marksUnobservable(c *chart.Chart, files rendered.Files, valuesFiles []string, user map[string]any, tbl *tmplmark.Table) bool {
+	tpl, all := tbl.UsesTpl(), tbl.ReadsFiles()
+	for _, vf := range valuesFiles {
+		if holdsMarkText(files[vf]) {
+			return false
+		}
+	}
+	if tpl {
+		observeValues(tbl, user, 0)
+	}
+	var rec func(c *chart.Chart, depth int) bool
+	rec = func(c *chart.Chart, depth int) bool {
+		if depth > maxChartDepth {
+			return false
+		}
+		for _, f := range c.Raw {
+			if holdsMarkText(f.Data) {
+				return false
+			}
+			if tpl && (f.Name == "Chart.yaml" || all && !strings.HasPrefix(f.Name, "templates/")) && bytes.Contains(f.Data, []byte("{{")) {
+				tbl.ObserveText(string(f.Data))
+			}
+		}
+		if tpl {
+			observeValues(tbl, c.Values, 0)
+		}
+		for _, d := range c.Dependencies() {
+			if !rec(d, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return rec(c, 0)
+}
+
+// observeValues reads, into tbl, every key and string of values v that
+// holds an action: the texts tpl may render from them.
+func observeValues(tbl *tmplmark.Table, v any, depth int) {
+	if depth > maxValuesDepth {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, "{{") {
+			tbl.ObserveText(v)
+		}
+	case map[string]any:
+		for k, x := range v {
+			observeValues(tbl, k, depth+1)
+			observeValues(tbl, x, depth+1)
+		}
+	case common.Values:
+		observeValues(tbl, map[string]any(v), depth)
+	case []any:
+		for _, x := range v {
+			observeValues(tbl, x, depth+1)
+		}
+	}
+}
+
+// holdsMarkText reports whether data holds "#@p", which every mark holds
+// (tmplmark's marks start " #@p"). It looks for the '@', rarer in YAML
+// than the '#' of every comment.
+func holdsMarkText(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '@')
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at > 0 && data[at-1] == '#' && at+1 < len(data) && data[at+1] == 'p' {
+			return true
+		}
+		i = at + 1
+	}
 }
 
 // copyValues returns a copy of render values v whose maps and lists are

@@ -30,6 +30,9 @@ type helmDocs struct {
 	// noMaps gives every document an empty source map
 	// (rendered.Options.StreamOnly).
 	noMaps bool
+	// one says the output is the marked render stripped: each line's
+	// marks are those of the same line of the marked render.
+	one bool
 	// toMap is, per document, what its source map is made from when it
 	// is first read (rendered.Render.MapOnUse).
 	toMap []docToMap
@@ -75,7 +78,13 @@ func (b *helmDocs) build(out, marked map[string]string) {
 		lines := strings.Split(text, "\n")
 		var lineMarks [][]tmplmark.Mark
 		lost := b.lost
-		if m, ok := marked[key]; ok {
+		if m, ok := marked[key]; ok && b.one {
+			mlines := strings.Split(m, "\n")
+			lineMarks = make([][]tmplmark.Mark, len(mlines))
+			for i, ml := range mlines {
+				_, lineMarks[i] = tmplmark.ReadLine(ml)
+			}
+		} else if ok {
 			var missed int
 			lineMarks, missed = alignMarks(lines, strings.Split(m, "\n"))
 			if missed > 0 {

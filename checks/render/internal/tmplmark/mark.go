@@ -30,6 +30,9 @@ type Binding struct {
 type Table struct {
 	// Bindings are indexed by the number carried in the binding marks.
 	Bindings []Binding
+
+	obs      observation // for Observable
+	obsDepth int         // strings read as template text within one another
 }
 
 // isReSpace reports whether c is white space as regexp's \s has it (form
@@ -106,9 +109,10 @@ func (t *Table) Annotate(file int, src string) string {
 	for _, tk := range toks {
 		text := src[tk.start:tk.end]
 		if !tk.action {
-			t.literal(&out, file, src, tk, st.inDefine(), &lc)
+			t.literal(&out, file, src, tk, &st, &lc)
 			continue
 		}
+		t.observe(file, lc.at(tk.start), tk.inner, st.defineName())
 		id, ok := t.binding(file, src, tk, &st, &lc)
 		if !ok {
 			id, ok = t.call(file, src, tk, &st, &lc)
@@ -148,7 +152,8 @@ func (c *lineCounter) at(p int) int {
 
 // literal writes a literal token, inserting a template mark on each line that
 // starts inside it and looks like a YAML key (or, outside defines, an item).
-func (t *Table) literal(out *strings.Builder, file int, src string, tk token, inDefine bool, lc *lineCounter) {
+func (t *Table) literal(out *strings.Builder, file int, src string, tk token, st *stack, lc *lineCounter) {
+	inDefine := st.inDefine()
 	pos := tk.start
 	for pos < tk.end {
 		nl := strings.IndexByte(src[pos:tk.end], '\n')
@@ -163,6 +168,9 @@ func (t *Table) literal(out *strings.Builder, file int, src string, tk token, in
 		// without: looking for them first spares the other lines the regexps.
 		if atLineStart && body != "" && (isKeyLine(body) || !inDefine && isItemLine(body+" ")) {
 			line := lc.at(pos)
+			if inDefine {
+				t.obs.marks(st.defineName())
+			}
 			out.WriteString(body)
 			fmt.Fprintf(out, " #@pr%d.%d@", file, line)
 			out.WriteString(piece[len(body):])
@@ -317,6 +325,7 @@ type frame struct {
 	kw     string
 	dot    dot
 	define bool
+	name   string // a define's or block's name
 }
 
 type stack []frame
@@ -344,6 +353,17 @@ func (s stack) inDefine() bool {
 	return false
 }
 
+// defineName is the name of the innermost define or block, "" outside
+// any.
+func (s stack) defineName() string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i].define {
+			return s[i].name
+		}
+	}
+	return ""
+}
+
 // apply updates the control stack for one action.
 func (s *stack) apply(inner string) {
 	kw, rest, _ := strings.Cut(inner, " ")
@@ -356,7 +376,15 @@ func (s *stack) apply(inner string) {
 	case "range":
 		*s = append(*s, frame{kw: kw})
 	case "define", "block":
-		*s = append(*s, frame{kw: kw, define: true})
+		name := ""
+		if lit := stringLit.FindString(rest); lit != "" && strings.HasPrefix(rest, lit) {
+			if v, err := strconv.Unquote(lit); err == nil {
+				name = v
+			} else {
+				name = lit[1 : len(lit)-1]
+			}
+		}
+		*s = append(*s, frame{kw: kw, define: true, name: name})
 	case "end":
 		if len(*s) > 0 {
 			*s = (*s)[:len(*s)-1]
