@@ -54,7 +54,9 @@ func valuesSets(files rendered.Files, dir string, extra [][]string) [][]string {
 
 // helmRender renders the chart in dir with the values files given (applied
 // on top of its values.yaml, in order).
-func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
+// ann, when not nil, keeps the annotated templates of the last charts
+// rendered, for their next render.
+func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options, ann *annotations) *rendered.Render {
 	chartFile := path.Join(dir, "Chart.yaml")
 	r := &rendered.Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
 	l := newChartLoader(files, charts)
@@ -139,7 +141,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		// a key once written): it gets a copy, so that a second render
 		// starts from the values as they were.
 		idx = indexTemplates(l, c)
-		annotated := idx.annotated(&tbl)
+		annotated := idx.annotatedOnce(ann, dir, &tbl)
 		var carry tmplmark.Carry
 		why := ""
 		if !marksUnobservable(c, files, valuesFiles, user, &tbl) {
@@ -528,8 +530,92 @@ func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
 	return idx
 }
 
+// annotations keeps the annotated templates of the last few charts
+// rendered: a chart's values sets are rendered one after another, each
+// from the same templates, and annotating them cost a tenth of the CPU
+// of rendering every set. It holds few, so that what it keeps is a few
+// charts' templates, not every chart's until its last render.
+type annotations struct {
+	mu      sync.Mutex
+	entries []annotated // most recent last
+}
+
+// maxAnnotations is how many charts' annotations an annotations keeps:
+// the charts being rendered at once, and one more.
+const maxAnnotations = 4
+
+// annotated is one chart's annotated templates.
+type annotated struct {
+	key   string   // the chart's folder and its templates in index order
+	texts [][]byte // by template index
+	tbl   tmplmark.Table
+}
+
+// key names the annotation of the templates idx numbers, for the chart in
+// dir: the same templates with the same numbers annotate the same.
+func (idx *templateIndex) key(dir string) string {
+	var b strings.Builder
+	b.WriteString(dir)
+	for _, in := range idx.infos {
+		b.WriteByte(0)
+		b.WriteString(in.file)
+	}
+	return b.String()
+}
+
+// annotatedOnce is annotated, reusing through ann (when not nil) the
+// annotation of the same templates made for an earlier render.
+func (idx *templateIndex) annotatedOnce(ann *annotations, dir string, tbl *tmplmark.Table) *chart.Chart {
+	if ann == nil {
+		return idx.annotated(tbl)
+	}
+	key := idx.key(dir)
+	ann.mu.Lock()
+	for _, e := range ann.entries {
+		if e.key == key {
+			ann.mu.Unlock()
+			*tbl = e.tbl.Clone()
+			return idx.withTexts(e.texts)
+		}
+	}
+	ann.mu.Unlock()
+	e := annotated{key: key, texts: make([][]byte, len(idx.infos))}
+	c := idx.clone(func(i int, src []byte) []byte {
+		data := []byte(tbl.Annotate(i, string(src)))
+		if i >= 0 && i < len(e.texts) {
+			e.texts[i] = data
+		}
+		return data
+	})
+	e.tbl = tbl.Clone()
+	ann.mu.Lock()
+	if len(ann.entries) >= maxAnnotations {
+		ann.entries = append(ann.entries[:0], ann.entries[1:]...)
+	}
+	ann.entries = append(ann.entries, e)
+	ann.mu.Unlock()
+	return c
+}
+
+// withTexts returns a copy of the chart tree whose templates are texts
+// (by template index).
+func (idx *templateIndex) withTexts(texts [][]byte) *chart.Chart {
+	return idx.clone(func(i int, src []byte) []byte {
+		if i >= 0 && i < len(texts) && texts[i] != nil {
+			return texts[i]
+		}
+		return src
+	})
+}
+
 // annotated returns a copy of the chart tree whose templates carry marks.
 func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
+	return idx.clone(func(i int, src []byte) []byte { return []byte(tbl.Annotate(i, string(src))) })
+}
+
+// clone returns a copy of the chart tree whose templates' texts are what
+// text makes of each (given its index and text), once per template.
+func (idx *templateIndex) clone(text func(i int, src []byte) []byte) *chart.Chart {
 	done := map[*common.File]*common.File{}
 	var clone func(c *chart.Chart) *chart.Chart
 	clone = func(c *chart.Chart) *chart.Chart {
@@ -540,7 +626,7 @@ func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
 				out.Templates[i] = m
 				continue
 			}
-			m := &common.File{Name: t.Name, Data: []byte(tbl.Annotate(idx.byFile[t], string(t.Data)))}
+			m := &common.File{Name: t.Name, Data: text(idx.byFile[t], t.Data)}
 			done[t] = m
 			out.Templates[i] = m
 		}

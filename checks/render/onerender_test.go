@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"testing"
@@ -71,5 +72,42 @@ func TestCorpusOneRenderIsTheRender(t *testing.T) {
 				t.Errorf("no chart of %s is rendered once", sub)
 			}
 		})
+	}
+}
+
+// TestCorpusAnnotationsReusedAsMade renders every chart of helm-charts/
+// with every values set as Run does (a chart's later renders reuse the
+// templates annotated for an earlier one) and each render again on its
+// own (annotated afresh), and holds the two to the same documents, source
+// maps and lists of what went unmapped.
+func TestCorpusAnnotationsReusedAsMade(t *testing.T) {
+	files := corpus(t, "helm-charts")
+	opts := rendered.Options{MaxRenders: 1000}
+	res := Run(context.Background(), files, opts)
+	reused := 0
+	for _, r := range res.Renders {
+		if r.Kind != Helm || len(r.ValuesFiles) == 0 {
+			continue
+		}
+		reused++
+		alone := RenderChart(context.Background(), files, r.Root, r.ValuesFiles, opts)
+		if again := RenderChart(context.Background(), files, r.Root, r.ValuesFiles, opts); string(again.Stream) != string(alone.Stream) {
+			continue // random output (a bcrypt hash's salt): not comparable
+		}
+		if len(alone.Documents) != len(r.Documents) || string(alone.Stream) != string(r.Stream) {
+			t.Errorf("%s %v: %d documents in the run, %d alone, or another stream", r.Root, r.ValuesFiles, len(r.Documents), len(alone.Documents))
+			continue
+		}
+		for i := range r.Documents {
+			if a, b := fmt.Sprint(alone.Map(i)), fmt.Sprint(r.Map(i)); a != b {
+				t.Errorf("%s %v: document %d maps otherwise in the run:\n%s\nalone:\n%s", r.Root, r.ValuesFiles, i, b, a)
+			}
+		}
+		if a, b := fmt.Sprint(alone.Unmapped), fmt.Sprint(r.Unmapped); a != b {
+			t.Errorf("%s %v: unmapped in the run %s, alone %s", r.Root, r.ValuesFiles, b, a)
+		}
+	}
+	if reused == 0 {
+		t.Error("no values set rendered")
 	}
 }

@@ -484,6 +484,33 @@ func (t *Table) Observable(remarked bool, isFile func(name string) bool) string 
 	return ""
 }
 
+// Clone returns a copy of t that shares its bindings, which neither
+// changes: a render may reuse the annotation another render of the same
+// templates made, and note more (ObserveText) or Forget without touching
+// it.
+func (t *Table) Clone() Table {
+	c := Table{Bindings: t.Bindings[:len(t.Bindings):len(t.Bindings)]}
+	o := &t.obs
+	c.obs = observation{
+		uses:       append([]use(nil), o.uses...),
+		files:      o.files,
+		unreadable: o.unreadable,
+	}
+	if o.defines != nil {
+		c.obs.defines = make(map[string]bool, len(o.defines))
+		for k, v := range o.defines {
+			c.obs.defines[k] = v
+		}
+	}
+	if o.marking != nil {
+		c.obs.marking = make(map[string]bool, len(o.marking))
+		for k, v := range o.marking {
+			c.obs.marking[k] = v
+		}
+	}
+	return c
+}
+
 // Forget drops what Annotate and ObserveText noted for Observable: the
 // names it holds are slices of the templates' text, which a Table kept
 // for a render's source maps would otherwise keep alive.
