@@ -36,7 +36,16 @@ func TestCorpusOneRenderIsTheRender(t *testing.T) {
 				plain, err := runEngine(context.Background(), c, vals, nil)
 				// What differs between two renders without marks (a random
 				// password or name) cannot be compared.
-				plain2, _ := runEngine(context.Background(), c, again, nil)
+				var plain2 map[string]string
+				for k, p := range plain {
+					if stripped[k] != p {
+						plain2, _ = runEngine(context.Background(), c, again, nil)
+						break
+					}
+				}
+				if plain2 == nil {
+					plain2 = plain
+				}
 				mu.Lock()
 				defer mu.Unlock()
 				one++
@@ -91,8 +100,10 @@ func TestCorpusAnnotationsReusedAsMade(t *testing.T) {
 		}
 		reused++
 		alone := RenderChart(context.Background(), files, r.Root, r.ValuesFiles, opts)
-		if again := RenderChart(context.Background(), files, r.Root, r.ValuesFiles, opts); string(again.Stream) != string(alone.Stream) {
-			continue // random output (a bcrypt hash's salt): not comparable
+		if string(alone.Stream) != string(r.Stream) {
+			if again := RenderChart(context.Background(), files, r.Root, r.ValuesFiles, opts); string(again.Stream) != string(alone.Stream) {
+				continue // random output (a bcrypt hash's salt): not comparable
+			}
 		}
 		if len(alone.Documents) != len(r.Documents) || string(alone.Stream) != string(r.Stream) {
 			t.Errorf("%s %v: %d documents in the run, %d alone, or another stream", r.Root, r.ValuesFiles, len(r.Documents), len(alone.Documents))
