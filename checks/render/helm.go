@@ -54,9 +54,9 @@ func valuesSets(files rendered.Files, dir string, extra [][]string) [][]string {
 
 // helmRender renders the chart in dir with the values files given (applied
 // on top of its values.yaml, in order).
-// ann, when not nil, keeps the annotated templates of the last charts
-// rendered, for their next render.
-func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options, ann *annotations) *rendered.Render {
+// ann says where the annotated templates of the chart's other renders in
+// the run are kept.
+func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options, ann annotationUse) *rendered.Render {
 	chartFile := path.Join(dir, "Chart.yaml")
 	r := &rendered.Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
 	l := newChartLoader(files, charts)
@@ -132,6 +132,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		idx         *templateIndex
 		tbl         tmplmark.Table
 		one         bool // the marked render, stripped, is the output
+		lines       map[string]oneText
 	)
 	if !opts.StreamOnly {
 		// The render that traces lines comes first: where no template can
@@ -153,14 +154,17 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		}
 		tbl.Forget()
 		if markedErr == nil && why == "" {
-			one = true
-			out = make(map[string]string, len(marked))
-			for k, m := range marked {
-				out[k] = tmplmark.Strip(m)
-			}
+			one, lines = true, stripLines(marked)
 		}
 		if afterMarkedRender != nil {
-			afterMarkedRender(dir, c, vals, out, why)
+			var stripped map[string]string
+			if one {
+				stripped = map[string]string{}
+				for k, t := range lines {
+					stripped[k] = strings.Join(t.lines, "\n")
+				}
+			}
+			afterMarkedRender(dir, c, vals, stripped, why)
 		}
 	}
 	if !one {
@@ -175,6 +179,9 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	for _, s := range out {
 		size += len(s)
 	}
+	for _, t := range lines {
+		size += t.size
+	}
 	if size > opts.MaxOutputBytes {
 		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Bound: true, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
 		skipAll(r, "render output over the bound")
@@ -185,7 +192,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		idx = indexTemplates(l, c)
 	}
 	vm := &valuesMap{user: userTrees}
-	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: one}
+	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: lines}
 	if markedErr != nil {
 		// The source map degrades to each document's first line; the
 		// output stands, and every finding placed so says why.
@@ -193,6 +200,31 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	}
 	b.build(out, marked)
 	return finish(r)
+}
+
+// oneText is a template's output read off the marked render: its lines
+// without their marks, each line's marks, and the size of the text.
+type oneText struct {
+	lines []string
+	marks [][]tmplmark.Mark
+	size  int
+}
+
+// stripLines reads every template's output of a marked render, line by
+// line, into its text and marks.
+func stripLines(marked map[string]string) map[string]oneText {
+	out := make(map[string]oneText, len(marked))
+	for k, m := range marked {
+		t := oneText{lines: strings.Split(m, "\n")}
+		t.marks = make([][]tmplmark.Mark, len(t.lines))
+		for i, l := range t.lines {
+			t.lines[i], t.marks[i] = tmplmark.ReadLine(l)
+			t.size += len(t.lines[i])
+		}
+		t.size += len(t.lines) - 1
+		out[k] = t
+	}
+	return out
 }
 
 // afterMarkedRender, when set (by tests), is called after each marked
@@ -530,6 +562,14 @@ func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
 	return idx
 }
 
+// annotationUse is what a render does with a run's annotations: looks
+// its chart's up (when ann is not nil) and keeps its own for a later
+// render of the chart (when store).
+type annotationUse struct {
+	ann   *annotations
+	store bool
+}
+
 // annotations keeps the annotated templates of the last few charts
 // rendered: a chart's values sets are rendered one after another, each
 // from the same templates, and annotating them cost a tenth of the CPU
@@ -563,9 +603,10 @@ func (idx *templateIndex) key(dir string) string {
 	return b.String()
 }
 
-// annotatedOnce is annotated, reusing through ann (when not nil) the
-// annotation of the same templates made for an earlier render.
-func (idx *templateIndex) annotatedOnce(ann *annotations, dir string, tbl *tmplmark.Table) *chart.Chart {
+// annotatedOnce is annotated, reusing the annotation of the same templates
+// made for an earlier render, and keeping this one when use says to.
+func (idx *templateIndex) annotatedOnce(use annotationUse, dir string, tbl *tmplmark.Table) *chart.Chart {
+	ann := use.ann
 	if ann == nil {
 		return idx.annotated(tbl)
 	}
@@ -579,6 +620,9 @@ func (idx *templateIndex) annotatedOnce(ann *annotations, dir string, tbl *tmplm
 		}
 	}
 	ann.mu.Unlock()
+	if !use.store {
+		return idx.annotated(tbl)
+	}
 	e := annotated{key: key, texts: make([][]byte, len(idx.infos))}
 	c := idx.clone(func(i int, src []byte) []byte {
 		data := []byte(tbl.Annotate(i, string(src)))

@@ -184,6 +184,9 @@ func (t *Table) observe(file, line int, inner, define string) {
 		return
 	}
 	o := &t.obs
+	if !mayUse(inner) {
+		return
+	}
 	items, ok := lexAction(inner)
 	if !ok {
 		// An action that names no maker makes no text that holds marks,
@@ -329,6 +332,19 @@ func (t *Table) ObserveText(src string) {
 			st.apply(tk.inner)
 		}
 	}
+}
+
+// mayUse reports whether an action's text names anything observe
+// notes: a maker, a define, block or template, Files, or a string that
+// may be template text. Most actions (a values path, an if, an end) name
+// none and are not read further.
+func mayUse(inner string) bool {
+	for _, w := range [...]string{"include", "tpl", "toYaml", "mustToYaml", "template", "define", "block", "Files", "{{"} {
+		if strings.Contains(inner, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesFiles reports whether an action's text names Files as a field
