@@ -239,8 +239,8 @@ var afterMarkedRender func(dir string, c *chart.Chart, vals common.Values, strip
 // or values file given holds text that reads as a mark (Strip would take
 // it out of the output). When a template calls tpl, the actions of the
 // texts it may render (every string of the values, user's the user values
-// given, Chart.yaml, and when a template reads Files every file but the
-// templates) are read as a template's are, into tbl.
+// given, Chart.yaml, and when a template reads Files the files .Files
+// serves) are read as a template's are, into tbl.
 func marksUnobservable(c *chart.Chart, files rendered.Files, valuesFiles []string, user map[string]any, tbl *tmplmark.Table) bool {
 	tpl, all := tbl.UsesTpl(), tbl.ReadsFiles()
 	for _, vf := range valuesFiles {
@@ -260,7 +260,13 @@ func marksUnobservable(c *chart.Chart, files rendered.Files, valuesFiles []strin
 			if holdsMarkText(f.Data) {
 				return false
 			}
-			if tpl && (f.Name == "Chart.yaml" || all && !strings.HasPrefix(f.Name, "templates/")) && bytes.Contains(f.Data, []byte("{{")) {
+			if tpl && f.Name == "Chart.yaml" && bytes.Contains(f.Data, []byte("{{")) {
+				tbl.ObserveText(string(f.Data))
+			}
+		}
+		// What .Files serves: not the values, templates or subcharts.
+		for _, f := range c.Files {
+			if tpl && all && bytes.Contains(f.Data, []byte("{{")) {
 				tbl.ObserveText(string(f.Data))
 			}
 		}

@@ -112,7 +112,7 @@ func (t *Table) Annotate(file int, src string) string {
 			t.literal(&out, file, src, tk, &st, &lc)
 			continue
 		}
-		t.observe(file, lc.at(tk.start), tk.inner, st.defineName())
+		bind := t.observe(file, lc.at(tk.start), tk.inner, st.defineName(), st.markedDot())
 		id, ok := t.binding(file, src, tk, &st, &lc)
 		if !ok {
 			id, ok = t.call(file, src, tk, &st, &lc)
@@ -129,6 +129,7 @@ func (t *Table) Annotate(file int, src string) string {
 			continue
 		}
 		st.apply(tk.inner)
+		st.bindDot(tk.inner, bind)
 		out.WriteString(text)
 	}
 	return out.String()
@@ -326,6 +327,9 @@ type frame struct {
 	dot    dot
 	define bool
 	name   string // a define's or block's name
+	// dotUse is, for a with whose dot is a text that may hold marks,
+	// the number of its use plus one (see observe).
+	dotUse int
 }
 
 type stack []frame
@@ -351,6 +355,32 @@ func (s stack) inDefine() bool {
 		}
 	}
 	return false
+}
+
+// bindDot sets, after apply of a with or else action, the dotUse of the
+// frame it opened or turned (bind, or 0).
+func (s stack) bindDot(inner string, bind int) {
+	kw, rest, _ := strings.Cut(inner, " ")
+	if len(s) == 0 || kw != "with" && kw != "else" {
+		return
+	}
+	if kw == "else" && !strings.HasPrefix(strings.TrimSpace(rest), "with") {
+		bind = 0
+	}
+	s[len(s)-1].dotUse = bind
+}
+
+// markedDot is the dotUse of the innermost frame that sets the dot (a
+// with, range, define or block), 0 when none does or its dot holds no
+// maker's text.
+func (s stack) markedDot() int {
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i].kw {
+		case "with", "range", "define", "block":
+			return s[i].dotUse
+		}
+	}
+	return 0
 }
 
 // defineName is the name of the innermost define or block, "" outside

@@ -179,13 +179,18 @@ func lexAction(s string) (items []lexItem, ok bool) {
 
 // observe notes the uses of one action (its inner text, at line line of
 // file file) inside define define ("" at top level).
-func (t *Table) observe(file, line int, inner, define string) {
+//
+// dotUse, when not 0, is the number plus one of the use whose text is the
+// dot (a with's): the action's use of the dot is where that text goes.
+// It returns, for a with whose dot becomes a maker's text, the number plus
+// one of that use.
+func (t *Table) observe(file, line int, inner, define string, dotUse int) (bind int) {
 	if inner == "" || strings.HasPrefix(inner, "/*") {
-		return
+		return 0
 	}
 	o := &t.obs
-	if !mayUse(inner) {
-		return
+	if dotUse == 0 && !mayUse(inner) {
+		return 0
 	}
 	items, ok := lexAction(inner)
 	if !ok {
@@ -196,30 +201,32 @@ func (t *Table) observe(file, line int, inner, define string) {
 				o.unreadable = true
 			}
 		}
-		if strings.Contains(inner, "template") {
+		if strings.Contains(inner, "template") || dotUse > 0 {
 			o.unreadable = true
 		}
-		return
+		return 0
 	}
 	// output: the pipeline's value is written out; otherwise it is a
 	// condition, a range, a variable's or a template's data.
-	output := true
+	output, with := true, false
 	if len(items) > 0 && items[0].kind == 'w' {
 		switch items[0].text {
 		case "define":
 			if len(items) > 1 && items[1].kind == 's' {
 				o.define(items[1].text)
 			}
-			return
+			return 0
 		case "end", "break", "continue":
-			return
+			return 0
 		case "else":
 			items = items[1:]
 			if len(items) == 0 || items[0].kind != 'w' || items[0].text != "if" && items[0].text != "with" {
-				return
+				return 0
 			}
+			with = items[0].text == "with"
 			items, output = items[1:], false
 		case "if", "with", "range":
+			with = items[0].text == "with"
 			items, output = items[1:], false
 		case "template", "block":
 			name := ""
@@ -232,7 +239,7 @@ func (t *Table) observe(file, line int, inner, define string) {
 			// The template's output is written where the action stands.
 			o.uses = append(o.uses, use{kind: "template", name: name, define: define, file: file, line: line, bears: anyMarks})
 			if len(items) < 2 {
-				return
+				return 0
 			}
 			items, output = items[2:], false
 		}
@@ -247,7 +254,8 @@ func (t *Table) observe(file, line int, inner, define string) {
 	}
 	// A declaration or assignment keeps the value in a variable.
 	depth := 0
-decl:
+	decl := false
+scan:
 	for i, it := range items {
 		switch it.kind {
 		case '(':
@@ -256,8 +264,8 @@ decl:
 			depth--
 		case '=':
 			if depth == 0 {
-				items, output = items[i+1:], false
-				break decl
+				items, output, decl = items[i+1:], false, true
+				break scan
 			}
 		}
 	}
@@ -278,7 +286,7 @@ decl:
 		case ')':
 			if len(open) == 0 {
 				o.unreadable = true
-				return
+				return 0
 			}
 			opener[i], open = open[len(open)-1], open[:len(open)-1]
 		case '|':
@@ -287,7 +295,11 @@ decl:
 	}
 	if len(open) > 0 {
 		o.unreadable = true
-		return
+		return 0
+	}
+	if dotUse > 0 && dotUse <= len(o.uses) {
+		u := &o.uses[dotUse-1]
+		u.bears = min(u.bears, dotBears(items, output, isHead, opener))
 	}
 	// A maker at a command's head makes a text that may hold marks, seen
 	// or not by where it goes.
@@ -308,9 +320,82 @@ decl:
 				u.name = items[i+1].text
 			}
 			u.bears = bearsAfter(items, i, depth, output, isHead, opener)
+			if i == 0 && with && !decl && !strippedAfter(items) {
+				// The text becomes the with's dot: seen by the with as
+				// empty or not (which template marks leave as it is), then
+				// where the body's actions take the dot.
+				u.bears = min(bearsAfter(items, 0, 0, true, isHead, opener), keyMarks)
+				bind = len(o.uses) + 1
+			}
 			o.uses = append(o.uses, u)
 		}
 	}
+	return bind
+}
+
+// blankTrim reports whether items[at] starts the command trimSuffix or
+// trimPrefix of one string of white space ("\n"): like trim, it leaves
+// template marks alone, which stand right after a line's non-blank text.
+func blankTrim(items []lexItem, at int) bool {
+	if w := items[at].text; w != "trimSuffix" && w != "trimPrefix" {
+		return false
+	}
+	if at+1 >= len(items) || items[at+1].kind != 's' || strings.TrimSpace(items[at+1].text) != "" || items[at+1].text == "" {
+		return false
+	}
+	return at+2 == len(items) || items[at+2].kind == '|' || items[at+2].kind == ')'
+}
+
+// strippedAfter reports whether a top-level command of the pipeline is a
+// stripping function.
+func strippedAfter(items []lexItem) bool {
+	depth := 0
+	for i, it := range items {
+		switch it.kind {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '|':
+			if depth == 0 && i+1 < len(items) && items[i+1].kind == 'w' && stripping[items[i+1].text] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dotBears returns the most marks the dot may hold unseen by an action
+// (its items after any keyword or declaration): anyMarks when it names no
+// dot; where the dot is the pipeline's first command, alone or the one
+// argument of a transparent or stripping function, what bearsAfter says
+// of it; noMarks anywhere else (an argument, a field of it, a condition).
+func dotBears(items []lexItem, output bool, isHead []bool, opener []int) int {
+	dots := 0
+	for _, it := range items {
+		if it.kind == 'w' && strings.HasPrefix(it.text, ".") {
+			dots++
+		}
+	}
+	switch {
+	case dots == 0:
+		return anyMarks
+	case dots > 1 || len(items) == 0:
+		return noMarks
+	case items[0].kind == 'w' && items[0].text == ".":
+		return bearsAfter(items, 0, 0, output, isHead, opener)
+	case len(items) >= 2 && items[0].kind == 'w' && items[1].kind == 'w' && items[1].text == "." && (len(items) == 2 || items[2].kind == '|'):
+		b := bearsAfter(items, 0, 0, output, isHead, opener)
+		switch f := items[0].text; {
+		case stripping[f]:
+			return anyMarks
+		case keyTransparent[f]:
+			return min(b, keyMarks)
+		case transparent[f]:
+			return b
+		}
+	}
+	return noMarks
 }
 
 // ObserveText notes the uses of the actions of src, a text a template
@@ -328,8 +413,9 @@ func (t *Table) ObserveText(src string) {
 			if len(st) == 0 || define == "" {
 				define = tplText // what it writes, tpl returns
 			}
-			t.observe(-1, 0, tk.inner, define)
+			bind := t.observe(-1, 0, tk.inner, define, st.markedDot())
 			st.apply(tk.inner)
+			st.bindDot(tk.inner, bind)
 		}
 	}
 }
@@ -402,7 +488,7 @@ func bearsAfter(items []lexItem, at, depth int, output bool, isHead []bool, open
 			switch w := items[i+1].text; {
 			case stripping[w]:
 				return bears
-			case keyTransparent[w]:
+			case keyTransparent[w] || blankTrim(items, i+1):
 				bears = min(bears, keyMarks)
 			case !transparent[w]:
 				return noMarks

@@ -38,12 +38,14 @@ app: x
 		{"trimmed file", `{{ include "app/templates/cm.yaml" . | trim | nindent 2 }}`, false, true},
 		{"computed name", `{{ include (print "app/templates/" "cm.yaml") . | trunc 5 }}`, false, true},
 		{"computed name, checksum", `{{ include (print "app/templates/" "cm.yaml") . | sha256sum }}`, false, false},
-		{"condition", `{{ with include "app.labels" . }}{{ . }}{{ end }}`, false, true},
+		{"condition", `{{ if include "app.labels" . }}y{{ end }}`, false, true},
 		{"undefined", `{{ if eq (include "other.labels" .) "x" }}y{{ end }}`, false, false},
 		{"tpl of a marked text", `{{ tpl (include "app.labels" .) . | nindent 2 }}`, false, false},
 		{"tpl of a marked text, measured", `{{ tpl (include "app.labels" .) . | len }}`, false, true},
 		{"toYaml kept", `{{ $y := toYaml .Values.x }}{{ $y | trunc 3 }}`, false, false},
 		{"toYaml kept, remarked", `{{ $y := toYaml .Values.x }}{{ $y | trunc 3 }}`, true, true},
+		{"toYaml trimmed of a newline, remarked", `{{ .Values.x | toYaml | trimSuffix "\n" | indent 6 }}`, true, false},
+		{"toYaml trimmed of text, remarked", `{{ .Values.x | toYaml | trimSuffix "@" | indent 6 }}`, true, true},
 		{"tpl text with a marked include", `{{ $y := tpl "{{ include \"app.labels\" . }}" . }}`, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,5 +93,34 @@ func TestNamesFiles(t *testing.T) {
 		if got := namesFiles(in); got != want {
 			t.Errorf("namesFiles(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// TestObservableWithDot follows a with's dot that is an include's text
+// into its body.
+func TestObservableWithDot(t *testing.T) {
+	const helpers = "{{- define \"app.affinity\" -}}\nnodeAffinity: {}\n{{- end -}}\n{{- define \"app/templates/cm.yaml\" -}}{{- end -}}\n"
+	for _, tc := range []struct {
+		name string
+		tpl  string
+		seen bool
+	}{
+		{"trimmed out", "{{- with include \"app.affinity\" . }}\naffinity:\n  {{- trim . | nindent 8 }}\n{{- end }}", false},
+		{"written out", "{{- with include \"app.affinity\" . }}\naffinity: {{ . }}\n{{- end }}", false},
+		{"measured", "{{- with include \"app.affinity\" . }}\nn: {{ len . }}\n{{- end }}", true},
+		{"cut", "{{- with include \"app.affinity\" . }}\nn: {{ . | trunc 3 }}\n{{- end }}", true},
+		{"else branch", "{{- with include \"app.affinity\" . }}\na: {{ . }}\n{{- else }}\nb: {{ len . }}\n{{- end }}", false},
+		{"nested range", "{{- with include \"app.affinity\" . }}\n{{- range .Values.x }}{{ len . }}{{ end }}\n{{- end }}", true},
+		{"after the end", "{{- with include \"app.affinity\" . }}\na: {{ . }}\n{{- end }}\nb: {{ len . }}", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tbl Table
+			tbl.Annotate(0, helpers)
+			tbl.Annotate(1, tc.tpl)
+			why := tbl.Observable(false, func(string) bool { return false })
+			if (why != "") != tc.seen {
+				t.Errorf("Observable = %q, want seen %v", why, tc.seen)
+			}
+		})
 	}
 }
