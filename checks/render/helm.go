@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -53,7 +54,9 @@ func valuesSets(files rendered.Files, dir string, extra [][]string) [][]string {
 
 // helmRender renders the chart in dir with the values files given (applied
 // on top of its values.yaml, in order).
-func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
+// ann says where the annotated templates of the chart's other renders in
+// the run are kept.
+func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options, ann annotationUse) *rendered.Render {
 	chartFile := path.Join(dir, "Chart.yaml")
 	r := &rendered.Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
 	l := newChartLoader(files, charts)
@@ -123,22 +126,61 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 
 	ctx, cancel := withBudget(ctx, opts.Timeout)
 	defer cancel()
-	// A template can change the values it is given (prometheus's cm.yaml
-	// unsets a key once written): the render that traces lines gets them
-	// as they were before the first render.
-	var markedVals common.Values
+	var (
+		out, marked map[string]string
+		markedErr   error
+		idx         *templateIndex
+		tbl         tmplmark.Table
+		one         bool // the marked render, stripped, is the output
+		lines       map[string]oneText
+	)
 	if !opts.StreamOnly {
-		markedVals = copyValues(vals, 0)
+		// The render that traces lines comes first: where no template can
+		// compute anything from its marks, it is the render itself once
+		// they are stripped, and the chart is rendered once. A template
+		// can change the values it is given (prometheus's cm.yaml unsets
+		// a key once written): it gets a copy, so that a second render
+		// starts from the values as they were.
+		idx = indexTemplates(l, c)
+		annotated := idx.annotatedOnce(ann, dir, &tbl)
+		var carry tmplmark.Carry
+		why := ""
+		if !marksUnobservable(c, files, valuesFiles, user, &tbl) {
+			why = "a file of the chart holds text that reads as a mark"
+		}
+		marked, markedErr = runEngine(ctx, annotated, copyValues(vals, 0), carry.Funcs())
+		if why == "" {
+			why = tbl.Observable(carry.Remarked(), func(name string) bool { _, ok := idx.byKey[name]; return ok })
+		}
+		tbl.Forget()
+		if markedErr == nil && why == "" {
+			one, lines = true, stripLines(marked)
+		}
+		if afterMarkedRender != nil {
+			var stripped map[string]string
+			if one {
+				stripped = map[string]string{}
+				for k, t := range lines {
+					stripped[k] = strings.Join(t.lines, "\n")
+				}
+			}
+			afterMarkedRender(dir, c, vals, stripped, why)
+		}
 	}
-	out, err := runEngine(ctx, c, vals, nil)
-	if err != nil {
-		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
-		skipAll(r, "render failed")
-		return finish(r)
+	if !one {
+		out, err = runEngine(ctx, c, vals, nil)
+		if err != nil {
+			r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
+			skipAll(r, "render failed")
+			return finish(r)
+		}
 	}
 	size := 0
 	for _, s := range out {
 		size += len(s)
+	}
+	for _, t := range lines {
+		size += t.size
 	}
 	if size > opts.MaxOutputBytes {
 		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Bound: true, Message: fmt.Sprintf("rendered output is %d bytes, over the bound of %d", size, opts.MaxOutputBytes)})
@@ -146,22 +188,141 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		return finish(r)
 	}
 
-	idx := indexTemplates(l, c)
-	var tbl tmplmark.Table
+	if idx == nil {
+		idx = indexTemplates(l, c)
+	}
 	vm := &valuesMap{user: userTrees}
-	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly}
-	var marked map[string]string
-	if !opts.StreamOnly {
-		var carry tmplmark.Carry
-		marked, err = runEngine(ctx, idx.annotated(&tbl), markedVals, carry.Funcs())
-		if err != nil {
-			// The source map degrades to each document's first line; the
-			// output stands, and every finding placed so says why.
-			marked, b.lost = nil, "the render that traces template lines failed: "+engineMessage(err)
-		}
+	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: lines}
+	if markedErr != nil {
+		// The source map degrades to each document's first line; the
+		// output stands, and every finding placed so says why.
+		marked, b.lost = nil, "the render that traces template lines failed: "+engineMessage(markedErr)
 	}
 	b.build(out, marked)
 	return finish(r)
+}
+
+// oneText is a template's output read off the marked render: its lines
+// without their marks, each line's marks, and the size of the text.
+type oneText struct {
+	lines []string
+	marks [][]tmplmark.Mark
+	size  int
+}
+
+// stripLines reads every template's output of a marked render, line by
+// line, into its text and marks.
+func stripLines(marked map[string]string) map[string]oneText {
+	out := make(map[string]oneText, len(marked))
+	for k, m := range marked {
+		t := oneText{lines: strings.Split(m, "\n")}
+		t.marks = make([][]tmplmark.Mark, len(t.lines))
+		for i, l := range t.lines {
+			t.lines[i], t.marks[i] = tmplmark.ReadLine(l)
+			t.size += len(t.lines[i])
+		}
+		t.size += len(t.lines) - 1
+		out[k] = t
+	}
+	return out
+}
+
+// afterMarkedRender, when set (by tests), is called after each marked
+// render with the chart and the values the render without marks is
+// given, the stripped output when it stands for that render (nil
+// otherwise), and why it does not.
+var afterMarkedRender func(dir string, c *chart.Chart, vals common.Values, stripped map[string]string, why string)
+
+// marksUnobservable reports whether, by what the files say, the marked
+// render of chart c stripped of its marks can stand for its render
+// ([tmplmark.Table.Observable] says the rest): no file of the chart tree
+// or values file given holds text that reads as a mark (Strip would take
+// it out of the output). When a template calls tpl, the actions of the
+// texts it may render (every string of the values, user's the user values
+// given, Chart.yaml, and when a template reads Files the files .Files
+// serves) are read as a template's are, into tbl.
+func marksUnobservable(c *chart.Chart, files rendered.Files, valuesFiles []string, user map[string]any, tbl *tmplmark.Table) bool {
+	tpl, all := tbl.UsesTpl(), tbl.ReadsFiles()
+	for _, vf := range valuesFiles {
+		if holdsMarkText(files[vf]) {
+			return false
+		}
+	}
+	if tpl {
+		observeValues(tbl, user, 0)
+	}
+	var rec func(c *chart.Chart, depth int) bool
+	rec = func(c *chart.Chart, depth int) bool {
+		if depth > maxChartDepth {
+			return false
+		}
+		for _, f := range c.Raw {
+			if holdsMarkText(f.Data) {
+				return false
+			}
+			if tpl && f.Name == "Chart.yaml" && bytes.Contains(f.Data, []byte("{{")) {
+				tbl.ObserveText(string(f.Data))
+			}
+		}
+		// What .Files serves: not the values, templates or subcharts.
+		for _, f := range c.Files {
+			if tpl && all && bytes.Contains(f.Data, []byte("{{")) {
+				tbl.ObserveText(string(f.Data))
+			}
+		}
+		if tpl {
+			observeValues(tbl, c.Values, 0)
+		}
+		for _, d := range c.Dependencies() {
+			if !rec(d, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return rec(c, 0)
+}
+
+// observeValues reads, into tbl, every key and string of values v that
+// holds an action: the texts tpl may render from them.
+func observeValues(tbl *tmplmark.Table, v any, depth int) {
+	if depth > maxValuesDepth {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, "{{") {
+			tbl.ObserveText(v)
+		}
+	case map[string]any:
+		for k, x := range v {
+			observeValues(tbl, k, depth+1)
+			observeValues(tbl, x, depth+1)
+		}
+	case common.Values:
+		observeValues(tbl, map[string]any(v), depth)
+	case []any:
+		for _, x := range v {
+			observeValues(tbl, x, depth+1)
+		}
+	}
+}
+
+// holdsMarkText reports whether data holds "#@p", which every mark holds
+// (tmplmark's marks start " #@p"). It looks for the '@', rarer in YAML
+// than the '#' of every comment.
+func holdsMarkText(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '@')
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at > 0 && data[at-1] == '#' && at+1 < len(data) && data[at+1] == 'p' {
+			return true
+		}
+		i = at + 1
+	}
 }
 
 // copyValues returns a copy of render values v whose maps and lists are
@@ -407,8 +568,104 @@ func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
 	return idx
 }
 
+// annotationUse is what a render does with a run's annotations: looks
+// its chart's up (when ann is not nil) and keeps its own for a later
+// render of the chart (when store).
+type annotationUse struct {
+	ann   *annotations
+	store bool
+}
+
+// annotations keeps the annotated templates of the last few charts
+// rendered: a chart's values sets are rendered one after another, each
+// from the same templates, and annotating them cost a tenth of the CPU
+// of rendering every set. It holds few, so that what it keeps is a few
+// charts' templates, not every chart's until its last render.
+type annotations struct {
+	mu      sync.Mutex
+	entries []annotated // most recent last
+}
+
+// maxAnnotations is how many charts' annotations an annotations keeps:
+// the charts being rendered at once, and one more.
+const maxAnnotations = 4
+
+// annotated is one chart's annotated templates.
+type annotated struct {
+	key   string   // the chart's folder and its templates in index order
+	texts [][]byte // by template index
+	tbl   tmplmark.Table
+}
+
+// key names the annotation of the templates idx numbers, for the chart in
+// dir: the same templates with the same numbers annotate the same.
+func (idx *templateIndex) key(dir string) string {
+	var b strings.Builder
+	b.WriteString(dir)
+	for _, in := range idx.infos {
+		b.WriteByte(0)
+		b.WriteString(in.file)
+	}
+	return b.String()
+}
+
+// annotatedOnce is annotated, reusing the annotation of the same templates
+// made for an earlier render, and keeping this one when use says to.
+func (idx *templateIndex) annotatedOnce(use annotationUse, dir string, tbl *tmplmark.Table) *chart.Chart {
+	ann := use.ann
+	if ann == nil {
+		return idx.annotated(tbl)
+	}
+	key := idx.key(dir)
+	ann.mu.Lock()
+	for _, e := range ann.entries {
+		if e.key == key {
+			ann.mu.Unlock()
+			*tbl = e.tbl.Clone()
+			return idx.withTexts(e.texts)
+		}
+	}
+	ann.mu.Unlock()
+	if !use.store {
+		return idx.annotated(tbl)
+	}
+	e := annotated{key: key, texts: make([][]byte, len(idx.infos))}
+	c := idx.clone(func(i int, src []byte) []byte {
+		data := []byte(tbl.Annotate(i, string(src)))
+		if i >= 0 && i < len(e.texts) {
+			e.texts[i] = data
+		}
+		return data
+	})
+	e.tbl = tbl.Clone()
+	ann.mu.Lock()
+	if len(ann.entries) >= maxAnnotations {
+		ann.entries = append(ann.entries[:0], ann.entries[1:]...)
+	}
+	ann.entries = append(ann.entries, e)
+	ann.mu.Unlock()
+	return c
+}
+
+// withTexts returns a copy of the chart tree whose templates are texts
+// (by template index).
+func (idx *templateIndex) withTexts(texts [][]byte) *chart.Chart {
+	return idx.clone(func(i int, src []byte) []byte {
+		if i >= 0 && i < len(texts) && texts[i] != nil {
+			return texts[i]
+		}
+		return src
+	})
+}
+
 // annotated returns a copy of the chart tree whose templates carry marks.
 func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
+	return idx.clone(func(i int, src []byte) []byte { return []byte(tbl.Annotate(i, string(src))) })
+}
+
+// clone returns a copy of the chart tree whose templates' texts are what
+// text makes of each (given its index and text), once per template.
+func (idx *templateIndex) clone(text func(i int, src []byte) []byte) *chart.Chart {
 	done := map[*common.File]*common.File{}
 	var clone func(c *chart.Chart) *chart.Chart
 	clone = func(c *chart.Chart) *chart.Chart {
@@ -419,7 +676,7 @@ func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
 				out.Templates[i] = m
 				continue
 			}
-			m := &common.File{Name: t.Name, Data: []byte(tbl.Annotate(idx.byFile[t], string(t.Data)))}
+			m := &common.File{Name: t.Name, Data: text(idx.byFile[t], t.Data)}
 			done[t] = m
 			out.Templates[i] = m
 		}

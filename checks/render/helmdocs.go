@@ -30,6 +30,9 @@ type helmDocs struct {
 	// noMaps gives every document an empty source map
 	// (rendered.Options.StreamOnly).
 	noMaps bool
+	// one, when not nil, is the output: the marked render's, by template,
+	// read into lines and their marks.
+	one map[string]oneText
 	// toMap is, per document, what its source map is made from when it
 	// is first read (rendered.Render.MapOnUse).
 	toMap []docToMap
@@ -52,19 +55,22 @@ type occurrence struct {
 }
 
 func (b *helmDocs) build(out, marked map[string]string) {
-	keys := make([]string, 0, len(out))
+	keys := make([]string, 0, len(out)+len(b.one))
 	for k := range out {
+		keys = append(keys, k)
+	}
+	for k := range b.one {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
 		info := b.info(key)
-		text := out[key]
+		text, one := out[key], b.one[key]
 		if path.Base(key) == "NOTES.txt" {
 			b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: "NOTES.txt is shown to whoever installs, not applied"})
 			continue
 		}
-		if strings.TrimSpace(text) == "" {
+		if b.one != nil && blank(one.lines) || b.one == nil && strings.TrimSpace(text) == "" {
 			b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: "template renders to nothing with these values"})
 			continue
 		}
@@ -72,17 +78,23 @@ func (b *helmDocs) build(out, marked map[string]string) {
 			b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: "render bound reached"})
 			continue
 		}
-		lines := strings.Split(text, "\n")
+		var lines []string
 		var lineMarks [][]tmplmark.Mark
 		lost := b.lost
-		if m, ok := marked[key]; ok {
+		if b.one != nil {
+			lines, lineMarks = one.lines, one.marks
+		} else if m, ok := marked[key]; ok {
+			lines = strings.Split(text, "\n")
 			var missed int
 			lineMarks, missed = alignMarks(lines, strings.Split(m, "\n"))
 			if missed > 0 {
 				lost = fmt.Sprintf("%s of its rendered lines came out otherwise in the render that traces template lines, so their keys are placed at the nearest line traced", plural.Count(missed, "line", "lines"))
 			}
-		} else if lost == "" && marked != nil {
-			lost = "the render that traces template lines has no output for it"
+		} else {
+			lines = strings.Split(text, "\n")
+			if lost == "" && marked != nil {
+				lost = "the render that traces template lines has no output for it"
+			}
 		}
 		n := len(b.r.Documents)
 		b.file(info, lines, lineMarks)
@@ -110,11 +122,22 @@ func (b *helmDocs) build(out, marked map[string]string) {
 	// The maps made on use keep b, its chart tree and values files, but
 	// need neither the builder's copy of the stream nor the folder's other
 	// files.
-	b.stream, b.at = strings.Builder{}, nil
+	b.stream, b.at, b.one = strings.Builder{}, nil, nil
 	b.idx.l.files, b.idx.l.charts = nil, nil
 	if !b.noMaps {
 		b.r.MapOnUse(b.mapDoc)
 	}
+}
+
+// blank reports whether every line is white space only (the text is
+// strings.TrimSpace-empty).
+func blank(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // mapDoc makes the source map of document doc, parsing its text again

@@ -32,7 +32,7 @@ func Run(ctx context.Context, files rendered.Files, opts rendered.Options) rende
 func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, emit func(*rendered.Render)) rendered.Result {
 	opts = opts.WithDefaults()
 	if opts.Only != nil {
-		emit(renderJob(ctx, files, rendered.IndexCharts(files), *opts.Only, opts))
+		emit(renderJob(ctx, files, rendered.IndexCharts(files), *opts.Only, opts, annotationUse{}))
 		return rendered.Result{}
 	}
 	jobs, res, leftOut := plan(files, opts)
@@ -40,19 +40,36 @@ func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, e
 	// reading every Chart.yaml of the files again per render cost 0.7 s
 	// of CPU over the 247 renders of the corpus's charts.
 	charts := rendered.IndexCharts(files)
+	// A chart rendered more than once (its values sets) is annotated for
+	// its first render and, while no more than a few charts come between,
+	// not again.
+	var ann annotations
+	uses := make([]annotationUse, len(jobs))
+	last := map[string]int{}
+	for i, j := range jobs {
+		if j.Kustomization != "" {
+			continue
+		}
+		if k, ok := last[j.Chart]; ok {
+			uses[k].store = true
+			uses[i].ann, uses[k].ann = &ann, &ann
+		}
+		last[j.Chart] = i
+	}
 	inOrder(len(jobs), runtime.GOMAXPROCS(0), func(i int) *rendered.Render {
-		return withLeftOut(renderJob(ctx, files, charts, jobs[i], opts), jobs[i], leftOut)
+		return withLeftOut(renderJob(ctx, files, charts, jobs[i], opts, uses[i]), jobs[i], leftOut)
 	}, emit)
 	return res
 }
 
 // renderJob makes one render in this process; charts indexes the charts
-// of files.
-func renderJob(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, j rendered.Job, opts rendered.Options) *rendered.Render {
+// of files; ann says where annotated templates are kept for a chart's
+// next render.
+func renderJob(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, j rendered.Job, opts rendered.Options, ann annotationUse) *rendered.Render {
 	if j.Kustomization != "" {
 		return RenderKustomization(ctx, files, j.Kustomization, opts)
 	}
-	return helmRender(ctx, files, charts, cleanDir(j.Chart), j.Values, opts)
+	return helmRender(ctx, files, charts, cleanDir(j.Chart), j.Values, opts, ann)
 }
 
 // plan lists the renders of a run in Run's order: every chart's values.yaml
@@ -170,7 +187,7 @@ func inOrder(n, workers int, mk func(i int) *rendered.Render, emit func(*rendere
 // and then valuesFiles (repository paths) layered on top, in order.
 func RenderChart(ctx context.Context, files rendered.Files, dir string, valuesFiles []string, opts rendered.Options) *rendered.Render {
 	opts = opts.WithDefaults()
-	return helmRender(ctx, files, rendered.IndexCharts(files), cleanDir(dir), valuesFiles, opts)
+	return helmRender(ctx, files, rendered.IndexCharts(files), cleanDir(dir), valuesFiles, opts, annotationUse{})
 }
 
 func chartYAML(dir string) string {

@@ -30,7 +30,13 @@ import (
 type Carry struct {
 	maps  map[uintptr]carried // by the address of a map fromYaml returned
 	marks int                 // marks held, bounded by maxCarried
+	// remarked says a toYaml wrote marks again.
+	remarked bool
 }
+
+// Remarked reports whether toYaml or mustToYaml of this render wrote marks
+// again (see [Table.Observable]).
+func (c *Carry) Remarked() bool { return c.remarked }
 
 // carried is one map fromYaml returned: the map (held, so that its address
 // is not reused while the render runs), the marks of the text it came from
@@ -173,6 +179,7 @@ func (c *Carry) remark(v any, out string) string {
 	for i, mk := range at {
 		if i < len(lines) && keysOn[i] == 1 {
 			lines[i] += TemplateMark(mk.File, mk.Line)
+			c.remarked = true
 		}
 	}
 	return strings.Join(lines, "\n")

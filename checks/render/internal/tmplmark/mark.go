@@ -30,6 +30,9 @@ type Binding struct {
 type Table struct {
 	// Bindings are indexed by the number carried in the binding marks.
 	Bindings []Binding
+
+	obs      observation // for Observable
+	obsDepth int         // strings read as template text within one another
 }
 
 // isReSpace reports whether c is white space as regexp's \s has it (form
@@ -106,9 +109,10 @@ func (t *Table) Annotate(file int, src string) string {
 	for _, tk := range toks {
 		text := src[tk.start:tk.end]
 		if !tk.action {
-			t.literal(&out, file, src, tk, st.inDefine(), &lc)
+			t.literal(&out, file, src, tk, &st, &lc)
 			continue
 		}
+		bind := t.observe(file, lc.at(tk.start), tk.inner, st.defineName(), st.markedDot())
 		id, ok := t.binding(file, src, tk, &st, &lc)
 		if !ok {
 			id, ok = t.call(file, src, tk, &st, &lc)
@@ -125,6 +129,7 @@ func (t *Table) Annotate(file int, src string) string {
 			continue
 		}
 		st.apply(tk.inner)
+		st.bindDot(tk.inner, bind)
 		out.WriteString(text)
 	}
 	return out.String()
@@ -148,7 +153,8 @@ func (c *lineCounter) at(p int) int {
 
 // literal writes a literal token, inserting a template mark on each line that
 // starts inside it and looks like a YAML key (or, outside defines, an item).
-func (t *Table) literal(out *strings.Builder, file int, src string, tk token, inDefine bool, lc *lineCounter) {
+func (t *Table) literal(out *strings.Builder, file int, src string, tk token, st *stack, lc *lineCounter) {
+	inDefine := st.inDefine()
 	pos := tk.start
 	for pos < tk.end {
 		nl := strings.IndexByte(src[pos:tk.end], '\n')
@@ -163,6 +169,9 @@ func (t *Table) literal(out *strings.Builder, file int, src string, tk token, in
 		// without: looking for them first spares the other lines the regexps.
 		if atLineStart && body != "" && (isKeyLine(body) || !inDefine && isItemLine(body+" ")) {
 			line := lc.at(pos)
+			if inDefine {
+				t.obs.marks(st.defineName())
+			}
 			out.WriteString(body)
 			fmt.Fprintf(out, " #@pr%d.%d@", file, line)
 			out.WriteString(piece[len(body):])
@@ -317,6 +326,10 @@ type frame struct {
 	kw     string
 	dot    dot
 	define bool
+	name   string // a define's or block's name
+	// dotUse is, for a with whose dot is a text that may hold marks,
+	// the number of its use plus one (see observe).
+	dotUse int
 }
 
 type stack []frame
@@ -344,6 +357,43 @@ func (s stack) inDefine() bool {
 	return false
 }
 
+// bindDot sets, after apply of a with or else action, the dotUse of the
+// frame it opened or turned (bind, or 0).
+func (s stack) bindDot(inner string, bind int) {
+	kw, rest, _ := strings.Cut(inner, " ")
+	if len(s) == 0 || kw != "with" && kw != "else" {
+		return
+	}
+	if kw == "else" && !strings.HasPrefix(strings.TrimSpace(rest), "with") {
+		bind = 0
+	}
+	s[len(s)-1].dotUse = bind
+}
+
+// markedDot is the dotUse of the innermost frame that sets the dot (a
+// with, range, define or block), 0 when none does or its dot holds no
+// maker's text.
+func (s stack) markedDot() int {
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i].kw {
+		case "with", "range", "define", "block":
+			return s[i].dotUse
+		}
+	}
+	return 0
+}
+
+// defineName is the name of the innermost define or block, "" outside
+// any.
+func (s stack) defineName() string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i].define {
+			return s[i].name
+		}
+	}
+	return ""
+}
+
 // apply updates the control stack for one action.
 func (s *stack) apply(inner string) {
 	kw, rest, _ := strings.Cut(inner, " ")
@@ -356,7 +406,15 @@ func (s *stack) apply(inner string) {
 	case "range":
 		*s = append(*s, frame{kw: kw})
 	case "define", "block":
-		*s = append(*s, frame{kw: kw, define: true})
+		name := ""
+		if lit := stringLit.FindString(rest); lit != "" && strings.HasPrefix(rest, lit) {
+			if v, err := strconv.Unquote(lit); err == nil {
+				name = v
+			} else {
+				name = lit[1 : len(lit)-1]
+			}
+		}
+		*s = append(*s, frame{kw: kw, define: true, name: name})
 	case "end":
 		if len(*s) > 0 {
 			*s = (*s)[:len(*s)-1]
