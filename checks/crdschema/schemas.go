@@ -81,6 +81,15 @@ func placeholder(p *apiextensionsv1.JSONSchemaProps, blocks int) (int, bool) {
 // does not decode alone (an alias of an anchor outside it) is read from
 // the whole document, which says the same as before it was cut out.
 func decodeBlock(o *manifest.Object, block []byte, version string) (*apiextensionsv1.JSONSchemaProps, error) {
+	if p, ok := decodeSchema(block); ok {
+		return p, nil
+	}
+	return decodeBlockRoundTrip(o, block, version)
+}
+
+// decodeBlockRoundTrip is decodeBlock through JSON, as the API server
+// reads YAML: sigs.k8s.io/yaml's YAMLToJSON, then the JSON decode.
+func decodeBlockRoundTrip(o *manifest.Object, block []byte, version string) (*apiextensionsv1.JSONSchemaProps, error) {
 	var v struct {
 		OpenAPIV3Schema *apiextensionsv1.JSONSchemaProps `json:"openAPIV3Schema"`
 	}
