@@ -7,19 +7,22 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v2"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // A version's schema block is YAML; the API server's path to its typed
 // schema, which decodeBlock follows, is sigs.k8s.io/yaml's YAMLToJSON
 // (yaml.v2 into generic values, made JSON-able, marshalled) and then a
-// case-sensitive JSON decode into JSONSchemaProps. decodeSchema takes the
-// same yaml.v2 values and fills JSONSchemaProps from them directly, with
-// no JSON text between: for the 4 MB of schema the corpus's custom
-// resources reach, the round trip was a third of decoding them and a fifth
-// of what compiling them allocated.
+// case-sensitive JSON decode into the v1 JSONSchemaProps, which compile
+// converts to the internal JSONSchemaProps the validators are built from.
+// decodeSchema takes the same yaml.v2 values and fills the internal
+// JSONSchemaProps from them directly, with no JSON text and no v1 schema
+// between: for the 4 MB of schema the corpus's custom resources reach,
+// the round trip was a third of decoding them, and the two trees built
+// before the internal one were most of what compiling them allocated.
 //
-// It gives the same schema as the round trip or none: whatever the round
+// It gives the schema the round trip and the conversion give, or none: whatever the round
 // trip could read otherwise or fail on (a key that is a field's name in
 // another case, which the decoders of items and additionalProperties
 // match; a number where a string goes, which YAMLToJSON turns into a
@@ -31,7 +34,7 @@ import (
 
 // decodeSchema decodes a block (`openAPIV3Schema:` and its mapping), or
 // reports false when only the JSON round trip can say what it holds.
-func decodeSchema(block []byte) (*apiextensionsv1.JSONSchemaProps, bool) {
+func decodeSchema(block []byte) (*apiextensions.JSONSchemaProps, bool) {
 	var doc any
 	if yaml.Unmarshal(block, &doc) != nil {
 		return nil, false
@@ -40,7 +43,7 @@ func decodeSchema(block []byte) (*apiextensionsv1.JSONSchemaProps, bool) {
 	if !ok {
 		return nil, false
 	}
-	var out *apiextensionsv1.JSONSchemaProps
+	var out *apiextensions.JSONSchemaProps
 	for k, v := range top {
 		key, ok := k.(string)
 		if !ok {
@@ -56,7 +59,7 @@ func decodeSchema(block []byte) (*apiextensionsv1.JSONSchemaProps, bool) {
 		if !ok {
 			return nil, false // null or a scalar: the round trip says
 		}
-		out = &apiextensionsv1.JSONSchemaProps{}
+		out = &apiextensions.JSONSchemaProps{}
 		if !fillProps(out, m) {
 			return nil, false
 		}
@@ -64,7 +67,7 @@ func decodeSchema(block []byte) (*apiextensionsv1.JSONSchemaProps, bool) {
 	return out, out != nil
 }
 
-// fieldKey reports whether key, not one of names, is safe to ignore as
+// ignorable reports whether key, not one of names, is safe to ignore as
 // the round trip ignores it: ASCII, and no name's case variant (which the
 // case-insensitive decoders inside items and additionalProperties would
 // match).
@@ -95,7 +98,7 @@ var propsFields = []string{
 }
 
 // fillProps fills p from m, a schema's mapping; false: give up.
-func fillProps(p *apiextensionsv1.JSONSchemaProps, m map[any]any) bool {
+func fillProps(p *apiextensions.JSONSchemaProps, m map[any]any) bool {
 	for k, v := range m {
 		key, ok := k.(string)
 		if !ok {
@@ -108,7 +111,7 @@ func fillProps(p *apiextensionsv1.JSONSchemaProps, m map[any]any) bool {
 		case "$schema":
 			var s string
 			ok = setString(&s, v)
-			p.Schema = apiextensionsv1.JSONSchemaURL(s)
+			p.Schema = apiextensions.JSONSchemaURL(s)
 		case "$ref":
 			ok = setStringPtr(&p.Ref, v)
 		case "description":
@@ -182,7 +185,7 @@ func fillProps(p *apiextensionsv1.JSONSchemaProps, m map[any]any) bool {
 		case "patternProperties":
 			ok = setPropsMap(&p.PatternProperties, v)
 		case "definitions":
-			var defs map[string]apiextensionsv1.JSONSchemaProps
+			var defs map[string]apiextensions.JSONSchemaProps
 			ok = setPropsMap(&defs, v)
 			p.Definitions = defs
 		case "additionalProperties":
@@ -319,22 +322,36 @@ func setStrings(dst *[]string, v any) bool {
 	return true
 }
 
-// rawJSON is a JSON field (default, example): the value's JSON as
-// YAMLToJSON writes it; null is nil.
-func rawJSON(v any) (*apiextensionsv1.JSON, bool) {
+// rawJSON is a JSON field (default, example); null is nil.
+func rawJSON(v any) (*apiextensions.JSON, bool) {
 	if v == nil {
 		return nil, true
 	}
+	j, ok := jsonValue(v)
+	if !ok {
+		return nil, false
+	}
+	return &j, true
+}
+
+// jsonValue is a JSON value as the round trip and the conversion make it:
+// its JSON as YAMLToJSON writes it (in v1's JSON.Raw), decoded by the
+// conversion (Convert_v1_JSON_To_apiextensions_JSON: integers int64).
+func jsonValue(v any) (apiextensions.JSON, bool) {
 	raw, ok := marshal(v)
 	if !ok {
 		return nil, false
 	}
-	return &apiextensionsv1.JSON{Raw: raw}, true
+	var i any
+	if utiljson.Unmarshal(raw, &i) != nil {
+		return nil, false
+	}
+	return i, true
 }
 
-// setEnum sets enum from a list; a null item is an empty JSON, as the
-// JSON decoder leaves it.
-func setEnum(dst *[]apiextensionsv1.JSON, v any) bool {
+// setEnum sets enum from a list; a null item is nil, as the JSON decoder
+// and the conversion leave it.
+func setEnum(dst *[]apiextensions.JSON, v any) bool {
 	if v == nil {
 		*dst = nil
 		return true
@@ -343,24 +360,22 @@ func setEnum(dst *[]apiextensionsv1.JSON, v any) bool {
 	if !ok {
 		return false
 	}
-	out := make([]apiextensionsv1.JSON, len(l))
+	out := make([]apiextensions.JSON, len(l))
 	for i, e := range l {
 		if e == nil {
 			continue
 		}
-		raw, ok := marshal(e)
-		if !ok {
+		if out[i], ok = jsonValue(e); !ok {
 			return false
 		}
-		out[i].Raw = raw
 	}
 	*dst = out
 	return true
 }
 
 // props decodes a nested schema, which must be a mapping.
-func props(v any) (apiextensionsv1.JSONSchemaProps, bool) {
-	var p apiextensionsv1.JSONSchemaProps
+func props(v any) (apiextensions.JSONSchemaProps, bool) {
+	var p apiextensions.JSONSchemaProps
 	m, ok := v.(map[any]any)
 	if !ok {
 		return p, false
@@ -369,7 +384,7 @@ func props(v any) (apiextensionsv1.JSONSchemaProps, bool) {
 }
 
 // setPropsPtr sets a *JSONSchemaProps field (not); null makes it nil.
-func setPropsPtr(dst **apiextensionsv1.JSONSchemaProps, v any) bool {
+func setPropsPtr(dst **apiextensions.JSONSchemaProps, v any) bool {
 	if v == nil {
 		*dst = nil
 		return true
@@ -383,7 +398,7 @@ func setPropsPtr(dst **apiextensionsv1.JSONSchemaProps, v any) bool {
 
 // setPropsList sets a []JSONSchemaProps field (allOf…) from a list of
 // mappings; null makes it nil.
-func setPropsList(dst *[]apiextensionsv1.JSONSchemaProps, v any) bool {
+func setPropsList(dst *[]apiextensions.JSONSchemaProps, v any) bool {
 	if v == nil {
 		*dst = nil
 		return true
@@ -392,7 +407,7 @@ func setPropsList(dst *[]apiextensionsv1.JSONSchemaProps, v any) bool {
 	if !ok {
 		return false
 	}
-	out := make([]apiextensionsv1.JSONSchemaProps, len(l))
+	out := make([]apiextensions.JSONSchemaProps, len(l))
 	for i, e := range l {
 		if out[i], ok = props(e); !ok {
 			return false
@@ -404,7 +419,7 @@ func setPropsList(dst *[]apiextensionsv1.JSONSchemaProps, v any) bool {
 
 // setPropsMap sets a map[string]JSONSchemaProps field (properties…) from a
 // mapping of string keys to mappings; null makes it nil.
-func setPropsMap(dst *map[string]apiextensionsv1.JSONSchemaProps, v any) bool {
+func setPropsMap(dst *map[string]apiextensions.JSONSchemaProps, v any) bool {
 	if v == nil {
 		*dst = nil
 		return true
@@ -413,7 +428,7 @@ func setPropsMap(dst *map[string]apiextensionsv1.JSONSchemaProps, v any) bool {
 	if !ok {
 		return false
 	}
-	out := make(map[string]apiextensionsv1.JSONSchemaProps, len(m))
+	out := make(map[string]apiextensions.JSONSchemaProps, len(m))
 	for k, e := range m {
 		key, ok := k.(string)
 		if !ok || !utf8.ValidString(key) {
@@ -428,7 +443,7 @@ func setPropsMap(dst *map[string]apiextensionsv1.JSONSchemaProps, v any) bool {
 }
 
 // setItems sets items: a schema, or a list of schemas; null makes it nil.
-func setItems(dst **apiextensionsv1.JSONSchemaPropsOrArray, v any) bool {
+func setItems(dst **apiextensions.JSONSchemaPropsOrArray, v any) bool {
 	switch v.(type) {
 	case nil:
 		*dst = nil
@@ -436,15 +451,15 @@ func setItems(dst **apiextensionsv1.JSONSchemaPropsOrArray, v any) bool {
 	case map[any]any:
 		p, ok := props(v)
 		if ok {
-			*dst = &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &p}
+			*dst = &apiextensions.JSONSchemaPropsOrArray{Schema: &p}
 		}
 		return ok
 	case []any:
-		var l []apiextensionsv1.JSONSchemaProps
+		var l []apiextensions.JSONSchemaProps
 		if !setPropsList(&l, v) {
 			return false
 		}
-		*dst = &apiextensionsv1.JSONSchemaPropsOrArray{JSONSchemas: l}
+		*dst = &apiextensions.JSONSchemaPropsOrArray{JSONSchemas: l}
 		return true
 	}
 	return false
@@ -452,18 +467,18 @@ func setItems(dst **apiextensionsv1.JSONSchemaPropsOrArray, v any) bool {
 
 // setPropsOrBool sets additionalProperties or additionalItems: a schema or
 // a bool; null makes it nil.
-func setPropsOrBool(dst **apiextensionsv1.JSONSchemaPropsOrBool, v any) bool {
+func setPropsOrBool(dst **apiextensions.JSONSchemaPropsOrBool, v any) bool {
 	switch b := v.(type) {
 	case nil:
 		*dst = nil
 		return true
 	case bool:
-		*dst = &apiextensionsv1.JSONSchemaPropsOrBool{Allows: b}
+		*dst = &apiextensions.JSONSchemaPropsOrBool{Allows: b}
 		return true
 	case map[any]any:
 		p, ok := props(v)
 		if ok {
-			*dst = &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &p}
+			*dst = &apiextensions.JSONSchemaPropsOrBool{Allows: true, Schema: &p}
 		}
 		return ok
 	}
@@ -474,7 +489,7 @@ func setPropsOrBool(dst **apiextensionsv1.JSONSchemaPropsOrBool, v any) bool {
 var docsFields = []string{"description", "url"}
 
 // setExternalDocs sets externalDocs from a mapping; null makes it nil.
-func setExternalDocs(dst **apiextensionsv1.ExternalDocumentation, v any) bool {
+func setExternalDocs(dst **apiextensions.ExternalDocumentation, v any) bool {
 	if v == nil {
 		*dst = nil
 		return true
@@ -483,7 +498,7 @@ func setExternalDocs(dst **apiextensionsv1.ExternalDocumentation, v any) bool {
 	if !ok {
 		return false
 	}
-	d := &apiextensionsv1.ExternalDocumentation{}
+	d := &apiextensions.ExternalDocumentation{}
 	for k, e := range m {
 		key, ok := k.(string)
 		if !ok {
@@ -510,7 +525,7 @@ var ruleFields = []string{"rule", "message", "messageExpression", "reason", "fie
 
 // setValidations sets x-kubernetes-validations from a list of mappings;
 // null makes it nil.
-func setValidations(dst *apiextensionsv1.ValidationRules, v any) bool {
+func setValidations(dst *apiextensions.ValidationRules, v any) bool {
 	if v == nil {
 		*dst = nil
 		return true
@@ -519,7 +534,7 @@ func setValidations(dst *apiextensionsv1.ValidationRules, v any) bool {
 	if !ok {
 		return false
 	}
-	out := make(apiextensionsv1.ValidationRules, len(l))
+	out := make(apiextensions.ValidationRules, len(l))
 	for i, e := range l {
 		m, ok := e.(map[any]any)
 		if !ok {
@@ -544,7 +559,7 @@ func setValidations(dst *apiextensionsv1.ValidationRules, v any) bool {
 				var s *string
 				ok = setStringPtr(&s, f)
 				if s != nil {
-					reason := apiextensionsv1.FieldValueErrorReason(*s)
+					reason := apiextensions.FieldValueErrorReason(*s)
 					r.Reason = &reason
 				}
 			case "optionalOldSelf":

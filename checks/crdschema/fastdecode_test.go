@@ -7,14 +7,19 @@ import (
 )
 
 // sameAsRoundTrip fails when decodeSchema gives a schema for block that
-// the JSON round trip does not give, and returns whether it gave one.
+// the JSON round trip and the conversion to the internal types do not
+// give, and returns whether it gave one.
 func sameAsRoundTrip(t *testing.T, where string, block []byte) bool {
 	t.Helper()
 	fast, ok := decodeSchema(block)
 	if !ok {
 		return false
 	}
-	slow, err := decodeBlockRoundTrip(nil, block, "")
+	v1, err := decodeBlockRoundTrip(nil, block, "")
+	var slow any
+	if err == nil {
+		slow, err = internal(v1)
+	}
 	if err != nil {
 		t.Errorf("%s: decoded directly, but the round trip fails: %v", where, err)
 		return true
@@ -84,4 +89,33 @@ func TestDecodeSchemaAsRoundTripOnCorpus(t *testing.T) {
 	if direct < blocks*9/10 {
 		t.Errorf("only %d of %d schema blocks decoded directly", direct, blocks)
 	}
+}
+
+// BenchmarkDecodeSchema decodes every schema block of the corpus's CRDs
+// into the internal types, directly and through the JSON round trip.
+func BenchmarkDecodeSchema(b *testing.B) {
+	const dir = "../../../shared/corpus"
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("../shared/corpus not present: %v", err)
+	}
+	var blocks [][]byte
+	for _, o := range crdDocuments(&testing.T{}, dir) {
+		_, bs := splitSchemas(o.CRDText)
+		blocks = append(blocks, bs...)
+	}
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			for _, bl := range blocks {
+				decodeSchema(bl)
+			}
+		}
+	})
+	b.Run("roundtrip", func(b *testing.B) {
+		for b.Loop() {
+			for _, bl := range blocks {
+				v1, _ := decodeBlockRoundTrip(nil, bl, "")
+				internal(v1)
+			}
+		}
+	})
 }
