@@ -36,7 +36,7 @@ import (
 // reports false when only the JSON round trip can say what it holds.
 func decodeSchema(block []byte) (*apiextensions.JSONSchemaProps, bool) {
 	var doc any
-	if yaml.Unmarshal(block, &doc) != nil {
+	if yaml.Unmarshal(block, &doc) != nil || deeper(doc, maxDirectDepth) {
 		return nil, false
 	}
 	top, ok := doc.(map[any]any)
@@ -65,6 +65,34 @@ func decodeSchema(block []byte) (*apiextensions.JSONSchemaProps, bool) {
 		}
 	}
 	return out, out != nil
+}
+
+// maxDirectDepth is the deepest nesting of mappings and lists the direct
+// decode takes: yaml.v2 and the round trip's JSON decoder each refuse more
+// than 10,000 levels, and a schema near that is left to them to say what
+// it is; none in the corpus comes near (their deepest is a few dozen).
+const maxDirectDepth = 1000
+
+// deeper reports whether v nests mappings and lists more than levels deep.
+func deeper(v any, levels int) bool {
+	if levels < 0 {
+		return true
+	}
+	switch t := v.(type) {
+	case map[any]any:
+		for _, e := range t {
+			if deeper(e, levels-1) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if deeper(e, levels-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ignorable reports whether key, not one of names, is safe to ignore as

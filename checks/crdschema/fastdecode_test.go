@@ -3,6 +3,7 @@ package crdschema
 import (
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -60,6 +61,11 @@ func TestDecodeSchemaAsRoundTrip(t *testing.T) {
 		"timestamp":        {"openAPIV3Schema:\n  default: !!timestamp 2001-12-14\n", true},
 		"required numbers": {"openAPIV3Schema:\n  required: [1]\n", false},
 	}
+	deep := "openAPIV3Schema:\n  x-deep: " + strings.Repeat("[", maxDirectDepth+1) + strings.Repeat("]", maxDirectDepth+1) + "\n"
+	cases["nested past maxDirectDepth"] = struct {
+		yaml   string
+		direct bool
+	}{deep, false}
 	for name, c := range cases {
 		if got := sameAsRoundTrip(t, name, []byte(c.yaml)); got != c.direct {
 			t.Errorf("%s: decoded directly: %v, want %v", name, got, c.direct)
