@@ -74,10 +74,10 @@ type Version struct {
 	// Err says why the schema cannot be used (not structural, say).
 	Err error
 
-	// schema gives the version's schema when it is compiled (nil: the
-	// version has none); it decodes it from the CRD's text when it was
-	// not decoded with the CRD.
-	schema    func() (*apiextensionsv1.JSONSchemaProps, error)
+	// schema gives the version's schema, converted to the internal
+	// types, when it is compiled (nil: the version has none); it decodes
+	// it from the CRD's text when it was not decoded with the CRD.
+	schema    func() (*apiextensions.JSONSchemaProps, error)
 	once      sync.Once
 	validator apiservervalidation.SchemaValidator
 	cel       *schemacel.Validator
@@ -214,7 +214,7 @@ func readWhole(o *manifest.Object) *Definition {
 		}
 		if schema != nil && schema.OpenAPIV3Schema != nil {
 			props := schema.OpenAPIV3Schema
-			ver.schema = func() (*apiextensionsv1.JSONSchemaProps, error) { return props, nil }
+			ver.schema = func() (*apiextensions.JSONSchemaProps, error) { return internal(props) }
 		}
 		d.versions[v.Name] = ver
 	}
@@ -267,13 +267,8 @@ func (v *Version) compile() {
 		v.Err = err
 		return
 	}
-	if schema == nil {
-		return
-	}
-	props := &apiextensions.JSONSchemaProps{}
-	err = apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(schema, props, nil)
-	if err != nil {
-		v.Err = err
+	props := schema
+	if props == nil {
 		return
 	}
 	st, err := structuralschema.NewStructural(props)
@@ -292,6 +287,18 @@ func (v *Version) compile() {
 	}
 	v.Structural, v.validator = st, validator
 	v.cel = schemacel.NewValidator(st, true, celconfig.PerCallLimit)
+}
+
+// internal converts a v1 schema to the internal types (nil stays nil).
+func internal(schema *apiextensionsv1.JSONSchemaProps) (*apiextensions.JSONSchemaProps, error) {
+	if schema == nil {
+		return nil, nil
+	}
+	props := &apiextensions.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(schema, props, nil); err != nil {
+		return nil, err
+	}
+	return props, nil
 }
 
 // ApplyDefaults sets the schema's defaults in u, a custom resource of this

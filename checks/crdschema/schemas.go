@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -55,7 +56,7 @@ func readNames(o *manifest.Object, text []byte) *Definition {
 			}
 			used[n] = true
 			block, name := blocks[n], v.Name
-			ver.schema = func() (*apiextensionsv1.JSONSchemaProps, error) { return decodeBlock(o, block, name) }
+			ver.schema = func() (*apiextensions.JSONSchemaProps, error) { return decodeBlock(o, block, name) }
 		}
 		d.versions[v.Name] = ver
 	}
@@ -77,10 +78,25 @@ func placeholder(p *apiextensionsv1.JSONSchemaProps, blocks int) (int, bool) {
 	return n, true
 }
 
-// decodeBlock decodes one version's openAPIV3Schema block. A block that
-// does not decode alone (an alias of an anchor outside it) is read from
-// the whole document, which says the same as before it was cut out.
-func decodeBlock(o *manifest.Object, block []byte, version string) (*apiextensionsv1.JSONSchemaProps, error) {
+// decodeBlock decodes one version's openAPIV3Schema block into the
+// internal schema the validators are built from: directly when it can
+// (decodeSchema), else through JSON and the v1 types. A block that does
+// not decode alone (an alias of an anchor outside it) is read from the
+// whole document, which says the same as before it was cut out.
+func decodeBlock(o *manifest.Object, block []byte, version string) (*apiextensions.JSONSchemaProps, error) {
+	if p, ok := decodeSchema(block); ok {
+		return p, nil
+	}
+	v1, err := decodeBlockRoundTrip(o, block, version)
+	if err != nil {
+		return nil, err
+	}
+	return internal(v1)
+}
+
+// decodeBlockRoundTrip is decodeBlock through JSON, as the API server
+// reads YAML: sigs.k8s.io/yaml's YAMLToJSON, then the JSON decode.
+func decodeBlockRoundTrip(o *manifest.Object, block []byte, version string) (*apiextensionsv1.JSONSchemaProps, error) {
 	var v struct {
 		OpenAPIV3Schema *apiextensionsv1.JSONSchemaProps `json:"openAPIV3Schema"`
 	}
