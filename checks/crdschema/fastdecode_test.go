@@ -3,8 +3,11 @@ package crdschema
 import (
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // sameAsRoundTrip fails when decodeSchema gives a schema for block that
@@ -124,4 +127,30 @@ func BenchmarkDecodeSchema(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDecodeSchemaKnowsEveryField fails when the API's JSONSchemaProps
+// (and the types a schema nests) name a field decodeSchema does not know:
+// a field added by a k8s.io upgrade would otherwise be passed over by the
+// direct decode while the round trip reads it, and the two schemas would
+// differ with no test on the corpus saying so.
+func TestDecodeSchemaKnowsEveryField(t *testing.T) {
+	for _, c := range []struct {
+		typ   reflect.Type
+		known []string
+	}{
+		{reflect.TypeFor[apiextensionsv1.JSONSchemaProps](), propsFields},
+		{reflect.TypeFor[apiextensionsv1.ExternalDocumentation](), docsFields},
+		{reflect.TypeFor[apiextensionsv1.ValidationRule](), ruleFields},
+	} {
+		for i := range c.typ.NumField() {
+			name, _, _ := strings.Cut(c.typ.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !slices.Contains(c.known, name) {
+				t.Errorf("%s.%s (json %q) is not known to decodeSchema: teach fillProps to read it or to give up on it", c.typ.Name(), c.typ.Field(i).Name, name)
+			}
+		}
+	}
 }
