@@ -129,14 +129,8 @@ func lexAction(s string) (items []lexItem, ok bool) {
 			items = append(items, lexItem{kind: '='})
 			i++
 		case c == '"':
-			j := i + 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
+			j := closingQuote(s, i)
+			if j < 0 {
 				return nil, false
 			}
 			v, err := strconv.Unquote(s[i : j+1])
@@ -153,14 +147,8 @@ func lexAction(s string) (items []lexItem, ok bool) {
 			items = append(items, lexItem{kind: 's', text: s[i+1 : i+1+j]})
 			i += j + 2
 		case c == '\'':
-			j := i + 1
-			for j < len(s) && s[j] != '\'' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
+			j := closingQuote(s, i)
+			if j < 0 {
 				return nil, false
 			}
 			items = append(items, lexItem{kind: 'w', text: s[i : j+1]})
@@ -630,4 +618,20 @@ func (t *Table) UsesTpl() bool {
 		}
 	}
 	return false
+}
+
+// closingQuote is the index of the quote that closes the one at s[i] (a
+// backslash escapes the byte after it), or -1 when none does.
+func closingQuote(s string, i int) int {
+	j := i + 1
+	for j < len(s) && s[j] != s[i] {
+		if s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(s) {
+		return -1
+	}
+	return j
 }
