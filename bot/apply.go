@@ -102,15 +102,22 @@ func (a *Applier) Run(ctx context.Context, job Job) error {
 			}
 		}
 	}
-	log.Info("fix request done", "outcome", string(r.Outcome), "commit", r.Commit, "seconds", time.Since(start).Seconds())
+	// "fix request done" is logged once the author can see the outcome:
+	// after it is posted (a duplicate posts nothing, the first delivery
+	// answered), so that a log reader never sees done before the host does.
+	done := func() {
+		log.Info("fix request done", "outcome", string(r.Outcome), "commit", r.Commit, "seconds", time.Since(start).Seconds())
+	}
 	if r.Outcome == FixDuplicate {
-		return nil // the first delivery answered
+		done()
+		return nil
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failTimeout)
 	defer cancel()
 	if err := cm.ReportFixes(rctx, job.PR, req, r); err != nil {
-		return fmt.Errorf("posting the outcome of the fix request: %w", err)
+		return fmt.Errorf("posting the outcome (%s) of the fix request: %w", r.Outcome, err)
 	}
+	done()
 	if r.Outcome == FixFailed {
 		return errors.New(r.Text)
 	}
