@@ -4,7 +4,7 @@
 //
 // The one binary runs about 420 package initializers before main (Helm's
 // JSON Schema library compiling its meta-schemas, client-go's scheme, the
-// OpenAPI models…); they allocate about 6.5 MB, of which about 3 MB is
+// OpenAPI models…); they allocate about 6.7 MB, of which 1 to 3 MB is
 // still live when main starts. From the runtime's 4 MB minimum heap goal
 // that is two or three collections during start-up, each marking a heap
 // that is nearly all still in use, on every run, a one-file check
