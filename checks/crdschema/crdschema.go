@@ -52,7 +52,7 @@ func check(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		return []checks.Finding{f.WithSeverity(checks.Info)}
 	}
 	_, version, _ := strings.Cut(obj.APIVersion, "/")
-	v := def.Version(version)
+	v := def.validating(version)
 	switch {
 	case v == nil:
 		return []checks.Finding{checks.At(obj, manifest.Path{"apiVersion"}, fmt.Sprintf("the CRD defines no version %s of %s (it has %s): the API server refuses it (%s)", version, obj.Kind, strings.Join(def.Versions(), ", "), about))}

@@ -31,7 +31,8 @@ import (
 // a lookup of one kind reads the CRDs whose plural can be that kind's
 // first), and then only its names, scope and versions, not its schemas
 // (schemas.go); a version's schema is decoded, converted and compiled the
-// first time a custom resource of that version is validated, once a run.
+// first time a custom resource of that version is validated, and let go
+// after the run's last custom resource of that version is (usesLeft).
 var Definitions = checks.NewIndex(build)
 
 // Set is a run's CRDs by API group and kind.
@@ -40,8 +41,17 @@ type Set struct {
 	// is named <plural>.<group>, which the API server enforces).
 	byGroup map[string][]*manifest.Object
 
+	// uses counts the run's custom resources by group, kind and version
+	// (usesKey): how many times crd-schema will validate against each.
+	uses map[string]int
+
 	mu     sync.Mutex
 	groups map[string]*groupCRDs // read as kinds are looked up
+}
+
+// usesKey is the key of Set.uses.
+func usesKey(group, kind, version string) string {
+	return group + "\x00" + kind + "\x00" + version
 }
 
 // groupCRDs are one API group's CRDs: those read so far, by kind, and the
@@ -62,10 +72,36 @@ type Definition struct {
 	// Err says why the CRD could not be read (nil when it was).
 	Err error
 
-	versions map[string]*Version
+	versions map[string]*versionSlot
 }
 
-// Version is one version of a CRD, its schema compiled on first use.
+// versionSlot is one version of a CRD as read, and its schema compiled
+// while custom resources of the run still need it. A compiled schema is
+// several times the size of its text (prometheus-operator's and Argo
+// CD's: megabytes each) and most CRDs' resources sit in a few files of a
+// repository, so a run lets each go after its last use rather than
+// holding every one until the end.
+type versionSlot struct {
+	// Served is the version's served.
+	Served bool
+	// schema gives the version's schema, converted to the internal
+	// types (nil: the version has none); it decodes it from the CRD's
+	// text, read again from the file when the run let that go.
+	schema func() (*apiextensions.JSONSchemaProps, error)
+
+	mu       sync.Mutex
+	compiled *Version // nil until compiled, and once let go
+	// usesLeft is how many of the run's validations are still to come
+	// (counted when the CRD is read); counted says it was counted. Once
+	// a counted version's last validation has run its compiled schema is
+	// let go, and a later use (a policy's defaults, a validation the
+	// count missed) compiles it again for itself.
+	usesLeft int
+	counted  bool
+}
+
+// Version is one version of a CRD, its schema compiled. It does not
+// change once Definition.Version returns it.
 type Version struct {
 	// Served is the version's served.
 	Served bool
@@ -74,11 +110,6 @@ type Version struct {
 	// Err says why the schema cannot be used (not structural, say).
 	Err error
 
-	// schema gives the version's schema, converted to the internal
-	// types, when it is compiled (nil: the version has none); it decodes
-	// it from the CRD's text when it was not decoded with the CRD.
-	schema    func() (*apiextensions.JSONSchemaProps, error)
-	once      sync.Once
 	validator apiservervalidation.SchemaValidator
 	cel       *schemacel.Validator
 }
@@ -108,6 +139,11 @@ func (s *Set) LookupKind(group, kind string) *Definition {
 	if d, ok := g.kinds[kind]; ok || len(g.unread) == 0 {
 		return d
 	}
+	count := func(d *Definition) {
+		for name, v := range d.versions {
+			v.usesLeft, v.counted = s.uses[usesKey(group, d.Kind, name)], s.uses != nil
+		}
+	}
 	plurals := usualPlurals(kind)
 	likely := func(o *manifest.Object) bool {
 		plural, _, _ := strings.Cut(o.Name, ".")
@@ -123,6 +159,7 @@ func (s *Set) LookupKind(group, kind string) *Definition {
 			g.unread = slices.Delete(g.unread, i, i+1)
 			d := read(o)
 			if _, dup := g.kinds[d.Kind]; d.Group == group && d.Kind != "" && !dup {
+				count(d)
 				g.kinds[d.Kind] = d
 			}
 			if d, ok := g.kinds[kind]; ok {
@@ -145,11 +182,38 @@ func usualPlurals(kind string) []string {
 	return out
 }
 
-// Version returns the CRD's version v, nil when it has none.
+// Version returns the CRD's version v compiled, nil when it has none.
 func (d *Definition) Version(v string) *Version {
-	ver := d.versions[v]
-	if ver != nil {
-		ver.once.Do(ver.compile)
+	return d.version(v, false)
+}
+
+// validating is Version for one of the validations the run counted: the
+// last of them lets the compiled schema go.
+func (d *Definition) validating(v string) *Version {
+	return d.version(v, true)
+}
+
+// version returns version name compiled, compiling it when it is not:
+// kept while counted validations remain (or when none were counted), one
+// use's own after the last. use says a counted validation asks.
+func (d *Definition) version(name string, use bool) *Version {
+	s := d.versions[name]
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ver := s.compiled
+	if ver == nil {
+		ver = s.compile(d.Object, name)
+		if !s.counted || s.usesLeft > 0 {
+			s.compiled = ver
+		}
+	}
+	if use && s.counted && s.usesLeft > 0 {
+		if s.usesLeft--; s.usesLeft == 0 {
+			s.compiled = nil
+		}
 	}
 	return ver
 }
@@ -175,6 +239,16 @@ func build(ctx *checks.Context) *Set {
 			s.byGroup[group] = append(s.byGroup[group], o)
 		}
 	}
+	if len(s.byGroup) == 0 {
+		return s
+	}
+	s.uses = map[string]int{}
+	for _, o := range ctx.Objects() {
+		if IsCustomResource(o) {
+			group, version, _ := strings.Cut(o.APIVersion, "/")
+			s.uses[usesKey(group, o.Kind, version)]++
+		}
+	}
 	return s
 }
 
@@ -186,7 +260,7 @@ func read(o *manifest.Object) *Definition {
 	if o.SpecSkipped && o.APIVersion == "apiextensions.k8s.io/v1" {
 		text, err := o.CRDSource()
 		if err != nil {
-			return &Definition{Object: o, Err: err, versions: map[string]*Version{}}
+			return &Definition{Object: o, Err: err, versions: map[string]*versionSlot{}}
 		}
 		if d := readNames(o, text); d != nil {
 			return d
@@ -197,7 +271,7 @@ func read(o *manifest.Object) *Definition {
 
 // readWhole decodes a whole CRD document, every version's schema with it.
 func readWhole(o *manifest.Object) *Definition {
-	d := &Definition{Object: o, versions: map[string]*Version{}}
+	d := &Definition{Object: o, versions: map[string]*versionSlot{}}
 	crd, beta, err := decodeWhole(o)
 	if err != nil {
 		d.Err = err
@@ -207,7 +281,7 @@ func readWhole(o *manifest.Object) *Definition {
 	d.Namespaced = crd.Spec.Scope != apiextensionsv1.ClusterScoped
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
-		ver := &Version{Served: v.Served}
+		ver := &versionSlot{Served: v.Served}
 		schema := v.Schema
 		if schema == nil {
 			schema = beta
@@ -256,37 +330,51 @@ func decodeWhole(o *manifest.Object) (*apiextensionsv1.CustomResourceDefinition,
 	return &crd, beta.Spec.Validation, nil
 }
 
-// compile builds the version's structural schema and validators.
-func (v *Version) compile() {
-	if v.schema == nil {
-		return
+// compile builds the version's structural schema and validators. The
+// first compile hands s's schema source over for one that reads the CRD
+// again (its text may be let go, and the source holds it), should a
+// later use compile it again.
+func (s *versionSlot) compile(crd *manifest.Object, name string) *Version {
+	v := &Version{Served: s.Served}
+	if s.schema == nil {
+		return v
 	}
-	schema, err := v.schema()
-	v.schema = nil // what is compiled is what is kept
+	schema, err := s.schema()
+	s.schema = func() (*apiextensions.JSONSchemaProps, error) {
+		again := read(crd)
+		if again.Err != nil {
+			return nil, again.Err
+		}
+		if s := again.versions[name]; s != nil && s.schema != nil {
+			return s.schema()
+		}
+		return nil, nil
+	}
 	if err != nil {
 		v.Err = err
-		return
+		return v
 	}
 	props := schema
 	if props == nil {
-		return
+		return v
 	}
 	st, err := structuralschema.NewStructural(props)
 	if err != nil {
 		v.Err = err
-		return
+		return v
 	}
 	if errs := structuralschema.ValidateStructural(nil, st); len(errs) > 0 {
 		v.Err = errors.New("the schema is not structural: " + errs.ToAggregate().Error())
-		return
+		return v
 	}
 	validator, _, err := apiservervalidation.NewSchemaValidator(props)
 	if err != nil {
 		v.Err = err
-		return
+		return v
 	}
 	v.Structural, v.validator = st, validator
 	v.cel = schemacel.NewValidator(st, true, celconfig.PerCallLimit)
+	return v
 }
 
 // internal converts a v1 schema to the internal types (nil stays nil).

@@ -42,13 +42,13 @@ func readNames(o *manifest.Object, text []byte) *Definition {
 	if sigsjson.UnmarshalCaseSensitivePreserveInts(j, &crd) != nil {
 		return nil
 	}
-	d := &Definition{Object: o, versions: map[string]*Version{},
+	d := &Definition{Object: o, versions: map[string]*versionSlot{},
 		Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural,
 		Namespaced: crd.Spec.Scope != apiextensionsv1.ClusterScoped}
 	used := make([]bool, len(blocks))
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
-		ver := &Version{Served: v.Served}
+		ver := &versionSlot{Served: v.Served}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			n, ok := placeholder(v.Schema.OpenAPIV3Schema, len(blocks))
 			if !ok || used[n] {

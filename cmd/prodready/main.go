@@ -20,12 +20,14 @@ import (
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/cmd/internal/cli"
+	"github.com/prodready/prodready/internal/initgc"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
+	initgc.Restore() // the collector was off while the packages initialized
 	stderr := os.Stderr
 	restore := dedupeStrayStderr(stderr)
 	code := run(os.Args[1:], os.Stdin, os.Stdout, stderr)

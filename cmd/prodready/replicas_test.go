@@ -27,6 +27,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/initgc"
 	"github.com/prodready/prodready/internal/testconfig"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -37,6 +38,7 @@ import (
 const asMain = "PRODREADY_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
+	initgc.Restore() // as main does
 	// serve and action start this same binary as their render workers: the
 	// test binary started with the worker's command is the worker.
 	if os.Getenv(asMain) == "1" || len(os.Args) > 1 && os.Args[1] == renderWorkerName {

@@ -152,11 +152,19 @@ func (f *rootFinder) kind(dir string) folderKind {
 	return k
 }
 
-// repositoryRoot is repositoryRoot(dir), remembered for dir.
+// repositoryRoot is repositoryRoot(dir), remembered for dir and for
+// every folder above it that was asked on the way: the files of one
+// repository share the walk up to its root (and outside one, to the
+// filesystem root).
 func (f *rootFinder) repositoryRoot(dir string) string {
 	root, ok := f.repos[dir]
 	if !ok {
-		root = repositoryRoot(dir)
+		switch up := filepath.Dir(dir); {
+		case isRepositoryRoot(dir):
+			root = dir
+		case up != dir:
+			root = f.repositoryRoot(up)
+		}
 		f.repos[dir] = root
 	}
 	return root
@@ -169,7 +177,7 @@ func (f *rootFinder) repositoryRoot(dir string) string {
 // it lies in none. The folder is spelled as file is (relative stays
 // relative).
 func (f *rootFinder) renderRootOf(file string) string {
-	abs, err := filepath.Abs(file)
+	abs, err := f.abs(file)
 	if err != nil {
 		return ""
 	}
@@ -219,6 +227,15 @@ func (f *rootFinder) renderRootOf(file string) string {
 		}
 	}
 	return filepath.Clean(dir)
+}
+
+// abs is filepath.Abs(file) from the current folder newRootFinder read:
+// Abs asks the system for it on every call, two stats a file.
+func (f *rootFinder) abs(file string) (string, error) {
+	if filepath.IsAbs(file) || f.cwd == "" {
+		return filepath.Abs(file)
+	}
+	return filepath.Join(f.cwd, file), nil
 }
 
 func isFile(p string) bool {

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRootFinderAsUncached holds rootFinder's remembered answers (the
+// repository root shared along the walk up, the absolute path from the
+// folder read once) to asking the file system each time: a repository
+// with a chart and an overlay in it, a folder outside any repository,
+// asked in an order where a deep folder comes before its parents.
+func TestRootFinderAsUncached(t *testing.T) {
+	top := t.TempDir()
+	repo := filepath.Join(top, "repo")
+	files := map[string]string{
+		"repo/.git":                                   "gitdir: elsewhere\n",
+		"repo/charts/app/Chart.yaml":                  "name: app\n",
+		"repo/charts/app/templates/deploy.yaml":       "kind: Deployment\n",
+		"repo/charts/app/charts/sub/Chart.yaml":       "name: sub\n",
+		"repo/charts/app/charts/sub/templates/x.yaml": "kind: Service\n",
+		"repo/deploy/base/kustomization.yaml":         "resources: [a.yaml]\n",
+		"repo/deploy/base/a.yaml":                     "kind: Service\n",
+		"repo/plain/deep/down/b.yaml":                 "kind: Service\n",
+		"loose/c.yaml":                                "kind: Service\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(top, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(repo)
+	asked := []string{
+		"charts/app/charts/sub/templates/x.yaml", "plain/deep/down/b.yaml", "deploy/base/a.yaml",
+		"charts/app/templates/deploy.yaml", filepath.Join(top, "loose", "c.yaml"), "../loose/c.yaml",
+	}
+	want := map[string]string{
+		"charts/app/charts/sub/templates/x.yaml": "charts/app", "plain/deep/down/b.yaml": "",
+		"deploy/base/a.yaml": "deploy/base", "charts/app/templates/deploy.yaml": "charts/app",
+		filepath.Join(top, "loose", "c.yaml"): "", "../loose/c.yaml": "",
+	}
+	f := newRootFinder()
+	for _, p := range asked {
+		if got := f.renderRootOf(p); got != filepath.FromSlash(want[p]) {
+			t.Errorf("renderRootOf(%q) = %q, want %q", p, got, want[p])
+		}
+		abs, _ := filepath.Abs(p)
+		for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+			if got, want := f.repositoryRoot(dir), repositoryRoot(dir); got != want {
+				t.Errorf("repositoryRoot(%q) = %q, asked each time %q", dir, got, want)
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+		if got, _ := f.abs(p); got != abs {
+			t.Errorf("abs(%q) = %q, filepath.Abs %q", p, got, abs)
+		}
+	}
+}
