@@ -58,11 +58,12 @@ func (rv *Reviewer) resultKey(config string, plan *renderPlan, files []File, ren
 
 // kept is what a cache keeps of a run: what a later review reads of its
 // base (findings, render problems, silenced findings, namespaces), not the
-// parsed files.
+// parsed files. Its identities are o's (o.ids, set): the review that
+// keeps a run compares with it and makes them, and the next review reads
+// them made.
 func (o runOutput) kept() *runOutput {
 	k := o
 	k.res = &checks.Result{Silenced: o.res.Silenced}
-	k.ids = &runIdentities{}
 	return &k
 }
 

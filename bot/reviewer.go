@@ -431,6 +431,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	if key != "" {
+		out.ids = &runIdentities{} // shared with the kept run, made once
 		lc.PutResult(key, out.kept())
 	}
 	return out
