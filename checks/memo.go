@@ -255,26 +255,19 @@ func (c *Context) untracked() *Context {
 
 // recallAll is evaluateMemo for an object none of whose remembered
 // findings is stale (every part of the run its rules read is unchanged):
-// it returns the remembered findings as the memo's own slices, not
-// copied, and appends to out those of the rules that read more, run
-// again, in evaluateMemo's order. false when obj has findings to learn
-// again (nothing recalled, or a part changed): then evaluateMemo checks
-// it.
-func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) ([][]Finding, []Finding, bool) {
+// it returns what was remembered, whose findings (r.appendTo) are the
+// memo's own slices, not copied, and appends to out those of the rules
+// that read more, run again, in evaluateMemo's order. nil when obj has
+// findings to learn again (nothing recalled, or a part changed): then
+// evaluateMemo checks it.
+func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) (*Remembered, []Finding) {
 	r := ctx.memo.Recall(obj)
 	if r == nil || !r.valid(ctx, obj, len(rules)) {
-		return nil, out, false
+		return nil, out
 	}
 	for i := range r.scoped {
 		if !r.scoped[i].holds(ctx) {
-			return nil, out, false
-		}
-	}
-	parts := make([][]Finding, 1, 1+len(r.scoped))
-	parts[0] = r.findings
-	for i := range r.scoped {
-		if len(r.scoped[i].findings) > 0 {
-			parts = append(parts, r.scoped[i].findings)
+			return nil, out
 		}
 	}
 	if len(r.rerun) > 0 {
@@ -284,7 +277,25 @@ func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object)
 			out = append(out, checkOne(ctx, rules[i], obj)...)
 		}
 	}
-	return parts, out, true
+	return r, out
+}
+
+// count is how many findings r remembers.
+func (r *Remembered) count() int {
+	n := len(r.findings)
+	for i := range r.scoped {
+		n += len(r.scoped[i].findings)
+	}
+	return n
+}
+
+// appendTo appends r's findings to out, in evaluateMemo's order.
+func (r *Remembered) appendTo(out []Finding) []Finding {
+	out = append(out, r.findings...)
+	for i := range r.scoped {
+		out = append(out, r.scoped[i].findings...)
+	}
+	return out
 }
 
 // evaluateMemo is evaluateObject for a run that keeps a memo: it recalls
@@ -547,8 +558,14 @@ func (c *Context) objectByKey(k string) *manifest.Object {
 func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 	d := c.digests
 	d.once.Do(func() {
-		members := map[bucketID][]int32{}
-		unnamed := map[bucketID]bool{}
+		// Each bucket gets an index in order of first sight; pairs are
+		// (bucket, object) in run order, then counted into place by
+		// bucket (a map of a slice per bucket grew 50,000 slices a run).
+		index := make(map[bucketID]int32, len(c.objects)+64)
+		var buckets []bucketID
+		var unnamed []bool
+		type pair struct{ b, i int32 }
+		pairs := make([]pair, 0, 3*len(c.objects))
 		keys := make([]string, len(c.objects))
 		d.byKey = make(map[string]*manifest.Object, len(c.objects))
 		var ids []bucketID
@@ -564,25 +581,46 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 			}
 			keys[i] = k
 			ids = c.bucketIDs(o, ids[:0])
-			for _, b := range ids {
-				if unnamed[b] {
-					continue
+			for _, id := range ids {
+				b, ok := index[id]
+				if !ok {
+					b = int32(len(buckets))
+					index[id] = b
+					buckets = append(buckets, id)
+					unnamed = append(unnamed, false)
 				}
 				if k == "" {
 					unnamed[b] = true
-					delete(members, b)
 					continue
 				}
-				members[b] = append(members[b], int32(i))
+				pairs = append(pairs, pair{b, int32(i)})
 			}
 		}
-		d.of = make(map[string]bucketDigest, len(members)+len(unnamed))
+		start := make([]int32, len(buckets)+1)
+		for _, p := range pairs {
+			start[p.b+1]++
+		}
+		for b := range buckets {
+			start[b+1] += start[b]
+		}
+		in := make([]int32, len(pairs))
+		next := slices.Clone(start[:len(buckets)])
+		for _, p := range pairs {
+			in[next[p.b]] = p.i
+			next[p.b]++
+		}
+		d.of = make(map[string]bucketDigest, len(buckets))
 		h := sha256.New()
 		var sum [sha256.Size]byte
 		var buf []byte
-		for b, in := range members {
+		for b, id := range buckets {
+			name := id.name()
+			if unnamed[b] {
+				d.of[name] = bucketDigest{unnamed: true}
+				continue
+			}
 			h.Reset()
-			for _, i := range in {
+			for _, i := range in[start[b]:start[b+1]] {
 				o := c.objects[i]
 				buf = buf[:0]
 				for _, s := range [...]string{keys[i], c.namespace[o], c.unit[o]} {
@@ -590,17 +628,15 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 				}
 				h.Write(buf)
 			}
-			name := b.name()
-			if _, twice := d.of[name]; twice {
+			if e, twice := d.of[name]; twice {
 				// Two buckets of one name (a kind or name with a NUL
 				// byte in it): what was read there cannot be told.
-				d.of[name] = bucketDigest{unnamed: true}
+				if !e.unnamed {
+					d.of[name] = bucketDigest{unnamed: true}
+				}
 				continue
 			}
 			d.of[name] = bucketDigest{digest: [sha256.Size]byte(h.Sum(sum[:0]))}
-		}
-		for b := range unnamed {
-			d.of[b.name()] = bucketDigest{unnamed: true}
 		}
 	})
 	e := d.of[bucket]
