@@ -3,6 +3,7 @@ package checks
 import (
 	"crypto/sha256"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -501,6 +502,13 @@ type bucketDigests struct {
 	of map[string]bucketDigest
 	// byKey are the run's objects by the memo's key.
 	byKey map[string]*manifest.Object
+	// keys are the memo's keys of the run's objects, in run order: ""
+	// for an object without one, or whose key another object has too.
+	keys []string
+	// byKindName holds the digests of the buckets of a kind and a name,
+	// made when first read (a run has about one an object, and a rule
+	// reads few of them).
+	byKindName sync.Map // bucket name -> bucketDigest
 }
 
 // bucketDigest is one bucket's digest, or unnamed.
@@ -551,12 +559,22 @@ func (c *Context) objectByKey(k string) *manifest.Object {
 // one digest for a bucket hold the same objects there, with the same
 // content, in the same order, namespaces and units.
 //
-// The run's objects are put in their buckets first, by index, and each
-// bucket is then hashed with one SHA-256 state made once: a hash state
-// and a name made for every bucket of every object were a tenth of a push's
-// CPU at 50,000 objects.
+// The run's objects are put in their namespace's, kind's and the
+// kustomizations' buckets first, by index, and each bucket is then hashed
+// with one SHA-256 state made once: a hash state and a name made for every
+// bucket of every object were a tenth of a push's CPU at 50,000 objects.
+// A bucket of a kind and a name (kindNameDigest) is hashed when first read.
 func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 	d := c.digests
+	if strings.HasPrefix(bucket, "kn:") {
+		c.bucketDigest("") // makes keys
+		if e, ok := d.byKindName.Load(bucket); ok {
+			return e.(bucketDigest).result()
+		}
+		e := c.kindNameDigest(bucket)
+		d.byKindName.Store(bucket, e)
+		return e.result()
+	}
 	d.once.Do(func() {
 		// Each bucket gets an index in order of first sight; pairs are
 		// (bucket, object) in run order, then counted into place by
@@ -582,6 +600,9 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 			keys[i] = k
 			ids = c.bucketIDs(o, ids[:0])
 			for _, id := range ids {
+				if id.part == 'm' {
+					continue // kindNameDigest
+				}
 				b, ok := index[id]
 				if !ok {
 					b = int32(len(buckets))
@@ -609,6 +630,7 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 			in[next[p.b]] = p.i
 			next[p.b]++
 		}
+		d.keys = keys
 		d.of = make(map[string]bucketDigest, len(buckets))
 		h := sha256.New()
 		var sum [sha256.Size]byte
@@ -639,11 +661,46 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 			d.of[name] = bucketDigest{digest: [sha256.Size]byte(h.Sum(sum[:0]))}
 		}
 	})
-	e := d.of[bucket]
+	return d.of[bucket].result()
+}
+
+// result is bucketDigest's: the digest, false when unnamed.
+func (e bucketDigest) result() ([sha256.Size]byte, bool) {
 	if e.unnamed {
 		return [sha256.Size]byte{}, false
 	}
 	return e.digest, true // an empty bucket has the zero digest
+}
+
+// kindNameDigest is the digest of bucket, named "kn:" with a kind and a
+// name (bucketID.name), made as bucketDigest makes the others: of the
+// objects of that kind and name, in run order. A name that cannot be split
+// in one way (a kind or name with a NUL byte in it) is unnamed: what was
+// read there cannot be told.
+func (c *Context) kindNameDigest(bucket string) bucketDigest {
+	kind, name, ok := strings.Cut(strings.TrimPrefix(bucket, "kn:"), "\x00")
+	if !ok || strings.Contains(name, "\x00") {
+		return bucketDigest{unnamed: true}
+	}
+	members := c.byKindName[kindName{kind, name}]
+	if len(members) == 0 {
+		return bucketDigest{}
+	}
+	h := sha256.New()
+	var buf []byte
+	for _, o := range members {
+		k := c.digests.keys[c.order[o]]
+		if k == "" {
+			return bucketDigest{unnamed: true}
+		}
+		buf = buf[:0]
+		for _, s := range [...]string{k, c.namespace[o], c.unit[o]} {
+			buf = append(append(buf, s...), 0)
+		}
+		h.Write(buf)
+	}
+	var sum [sha256.Size]byte
+	return bucketDigest{digest: [sha256.Size]byte(h.Sum(sum[:0]))}
 }
 
 // keyedReads returns what r read, by digest and by the memo's keys; false
