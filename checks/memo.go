@@ -549,8 +549,7 @@ func (c *Context) bucketIDs(o *manifest.Object, ids []bucketID) []bucketID {
 
 // objectByKey returns the object of ctx's run the memo names k, or nil.
 func (c *Context) objectByKey(k string) *manifest.Object {
-	c.bucketDigest("") // makes byKey
-	return c.digests.byKey[k]
+	return c.madeDigests().byKey[k]
 }
 
 // bucketDigest returns the digest of bucket in ctx's run: a hash of the
@@ -565,9 +564,8 @@ func (c *Context) objectByKey(k string) *manifest.Object {
 // bucket of every object were a tenth of a push's CPU at 50,000 objects.
 // A bucket of a kind and a name (kindNameDigest) is hashed when first read.
 func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
-	d := c.digests
+	d := c.madeDigests()
 	if strings.HasPrefix(bucket, "kn:") {
-		c.bucketDigest("") // makes keys
 		if e, ok := d.byKindName.Load(bucket); ok {
 			return e.(bucketDigest).result()
 		}
@@ -575,6 +573,12 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 		d.byKindName.Store(bucket, e)
 		return e.result()
 	}
+	return d.of[bucket].result()
+}
+
+// madeDigests returns the run's bucket digests, made the first time.
+func (c *Context) madeDigests() *bucketDigests {
+	d := c.digests
 	d.once.Do(func() {
 		// Each bucket gets an index in order of first sight; pairs are
 		// (bucket, object) in run order, then counted into place by
@@ -661,7 +665,7 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 			d.of[name] = bucketDigest{digest: [sha256.Size]byte(h.Sum(sum[:0]))}
 		}
 	})
-	return d.of[bucket].result()
+	return d
 }
 
 // result is bucketDigest's: the digest, false when unnamed.
