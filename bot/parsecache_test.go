@@ -208,7 +208,7 @@ func TestRunCostCoversMemory(t *testing.T) {
 		kept := out.kept()
 		kept.identities()
 		out = runOutput{}
-		estimate := runCost(kept)
+		estimate := runCost(kept, true)
 		n := len(kept.findings)
 		runtime.GC()
 		with := liveHeap()

@@ -83,15 +83,16 @@ func withoutFix(f checks.Finding) checks.Finding {
 	return f
 }
 
-// runCost estimates the memory a kept run holds.
-func runCost(o *runOutput) int {
+// runCost estimates the memory a kept run holds; kept: o's findings are
+// counted as kept holds them, without their fixes.
+func runCost(o *runOutput, kept bool) int {
 	const findingSize, fixSize = 320, 256
 	n := 256
 	for _, fs := range [][]checks.Finding{o.findings, o.problems, o.unreadable} {
 		for i := range fs {
 			f := &fs[i]
 			n += findingSize + len(f.Message) + len(f.Path) + len(f.IdentityPath) + 96 // and its identity, once made
-			if f.Fix != nil {
+			if f.Fix != nil && !kept {
 				n += fixSize + len(f.Fix.Description) + 128*len(f.Fix.Edits)
 			}
 		}
@@ -127,8 +128,10 @@ func (c *LRUCache) GetResult(key string) (*runOutput, bool) {
 // meanwhile): at 50,000 objects and a 512 MiB cache, the kept base run
 // pushed out an eighth of the parses, read again, and parsed and checked
 // again, at every push.
+//
+// o is the run as made: what is kept is o.kept(), made only when it is.
 func (c *LRUCache) PutResult(key string, o *runOutput, since uint64) {
-	cost := runCost(o)
+	cost := runCost(o, true)
 	if cost > c.maxBytes/4 {
 		return
 	}
@@ -138,7 +141,7 @@ func (c *LRUCache) PutResult(key string, o *runOutput, since uint64) {
 		c.touch(e)
 		return
 	}
-	ent := &lruEntry{sha: key, result: o, resultCost: cost}
+	ent := &lruEntry{sha: key, resultCost: cost}
 	over := c.size + ent.cost() - c.maxBytes
 	for e := c.order.Back(); over > 0 && e != nil; e = e.Prev() {
 		old := e.Value.(*lruEntry)
@@ -147,6 +150,7 @@ func (c *LRUCache) PutResult(key string, o *runOutput, since uint64) {
 		}
 		over -= old.cost()
 	}
+	ent.result = o.kept()
 	c.items[key] = c.push(ent)
 	c.size += ent.cost()
 	c.evict()

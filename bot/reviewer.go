@@ -436,7 +436,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	}
 	if key != "" {
 		out.ids = &runIdentities{} // shared with the kept run, made once
-		lc.PutResult(key, out.kept(), since)
+		lc.PutResult(key, &out, since)
 	}
 	return out
 }
