@@ -88,11 +88,12 @@ func withoutFix(f checks.Finding) checks.Finding {
 func runCost(o *runOutput, kept bool) int {
 	const findingSize, fixSize = 320, 256
 	n := 256
-	for _, fs := range [][]checks.Finding{o.findings, o.problems, o.unreadable} {
+	for j, fs := range [][]checks.Finding{o.findings, o.problems, o.unreadable} {
 		for i := range fs {
 			f := &fs[i]
 			n += findingSize + len(f.Message) + len(f.Path) + len(f.IdentityPath) + 96 // and its identity, once made
-			if f.Fix != nil && !kept {
+			// kept holds its findings (not its problems) without fixes.
+			if f.Fix != nil && !(kept && j == 0) {
 				n += fixSize + len(f.Fix.Description) + 128*len(f.Fix.Edits)
 			}
 		}
