@@ -503,7 +503,7 @@ type bucketDigests struct {
 	// byKey are the run's objects by the memo's key.
 	byKey map[string]*manifest.Object
 	// keys are the memo's keys of the run's objects, in run order: ""
-	// for an object without one, or whose key another object has too.
+	// for an object without one, or whose key an earlier object has.
 	keys []string
 	// byKindName holds the digests of the buckets of a kind and a name,
 	// made when first read (a run has about one an object, and a rule
