@@ -16,6 +16,9 @@ type LRUCache struct {
 	size     int
 	order    *list.List // front: most recently used; values are *lruEntry
 	items    map[string]*list.Element
+	// tick counts the uses of entries; each entry keeps the tick of its
+	// last use (Tick).
+	tick uint64
 }
 
 type lruEntry struct {
@@ -28,6 +31,8 @@ type lruEntry struct {
 	// a blob, is a review's run of a base commit (see GetResult).
 	result     *runOutput
 	resultCost int
+	// used is the cache's tick at the entry's last use.
+	used uint64
 }
 
 // entryOverhead is what an entry costs besides its contents: the list
@@ -63,7 +68,7 @@ func (c *LRUCache) Get(sha string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	c.order.MoveToFront(e)
+	c.touch(e)
 	return e.Value.(*lruEntry).data, true
 }
 
@@ -76,14 +81,14 @@ func (c *LRUCache) Put(sha string, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[sha]; ok {
-		c.order.MoveToFront(e)
+		c.touch(e)
 		return
 	}
 	ent := &lruEntry{sha: sha, data: data}
 	if ent.cost() > c.maxBytes {
 		return
 	}
-	c.items[sha] = c.order.PushFront(ent)
+	c.items[sha] = c.push(ent)
 	c.size += ent.cost()
 	c.evict()
 }
@@ -104,6 +109,28 @@ func (c *LRUCache) evict() {
 		delete(c.items, ent.sha)
 		c.size -= ent.cost()
 	}
+}
+
+// touch makes e the most recently used entry.
+func (c *LRUCache) touch(e *list.Element) {
+	c.tick++
+	e.Value.(*lruEntry).used = c.tick
+	c.order.MoveToFront(e)
+}
+
+// push adds ent as the most recently used entry.
+func (c *LRUCache) push(ent *lruEntry) *list.Element {
+	c.tick++
+	ent.used = c.tick
+	return c.order.PushFront(ent)
+}
+
+// Tick returns the cache's count of uses so far: an entry used after it
+// was taken has a later tick (PutResult).
+func (c *LRUCache) Tick() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tick
 }
 
 // Len returns how many blobs are cached.

@@ -94,7 +94,7 @@ func (c *LRUCache) putRemembered(sha string, f *manifest.File, lim manifest.Limi
 		}
 		p.memos = append(kept, memoEntry{config: config, per: per, cost: cost})
 		c.size += ent.cost()
-		c.order.MoveToFront(e)
+		c.touch(e)
 		c.evict()
 		return
 	}

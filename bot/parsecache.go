@@ -109,7 +109,7 @@ func (c *LRUCache) GetParsed(path, sha string, lim manifest.Limits) (*manifest.F
 	}
 	for _, p := range e.Value.(*lruEntry).parsed {
 		if p.file.Path == path && p.lim == lim {
-			c.order.MoveToFront(e)
+			c.touch(e)
 			return p.file, true
 		}
 	}
@@ -132,10 +132,10 @@ func (c *LRUCache) PutParsed(sha string, f *manifest.File, lim manifest.Limits) 
 	var ent *lruEntry
 	if e, ok := c.items[sha]; ok {
 		ent = e.Value.(*lruEntry)
-		c.order.MoveToFront(e)
+		c.touch(e)
 	} else {
 		ent = &lruEntry{sha: sha, data: f.Source}
-		c.items[sha] = c.order.PushFront(ent)
+		c.items[sha] = c.push(ent)
 		c.size += ent.cost()
 	}
 	for _, p := range ent.parsed {

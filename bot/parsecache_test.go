@@ -179,3 +179,77 @@ func TestParsedBytesLeavesOutSkippedSchemas(t *testing.T) {
 		t.Errorf("parsedBytes = %d, want %d (the ConfigMap's text only)", got, len(cm))
 	}
 }
+
+// TestRunCostCoversMemory checks the cache's estimate of a kept run's
+// memory (runCost, its identities made) against the heap a kept run of the
+// fixtures (and of the shared corpus, when present) holds on its own, with
+// no findings memo sharing its findings' text: the estimate must not be
+// below it, or the cache would hold more than its bound, nor far above it,
+// or a large repository's base run would not be kept (it is not when it
+// counts over a quarter of the cache).
+func TestRunCostCoversMemory(t *testing.T) {
+	dirs := []string{filepath.Join("..", "fixtures")}
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && !testing.Short() {
+		dirs = append(dirs, filepath.Join("..", "..", "shared", "corpus"))
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	rv := NewReviewer(nil, nil)
+	for _, dir := range dirs {
+		inputs, err := checks.Load([]string{dir}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := make([]File, len(inputs))
+		for i, in := range inputs {
+			files[i] = File{Path: in.Path, SHA: GitBlobSHA(in.Data), Data: in.Data}
+		}
+		// The heap with the kept run and without it, the run itself gone.
+		out := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false)
+		kept := out.kept()
+		kept.identities()
+		out = runOutput{}
+		estimate := runCost(kept, true)
+		n := len(kept.findings)
+		runtime.GC()
+		with := liveHeap()
+		runtime.KeepAlive(kept)
+		kept = nil
+		runtime.GC()
+		held := with - liveHeap()
+		t.Logf("%s: estimate %d KB for %d KB held by %d findings (%.2fx)", dir, estimate>>10, held>>10, n, float64(estimate)/float64(held))
+		if estimate < held || estimate > 2*held {
+			t.Errorf("%s: runCost estimates %d bytes for a kept run that holds %d", dir, estimate, held)
+		}
+	}
+}
+
+// TestPutResultKeepsWhatTheRunRead checks that a run is kept only when it
+// pushes out no entry used since the run began: the parses its next run
+// needs stay, and an entry older than the run makes room.
+func TestPutResultKeepsWhatTheRunRead(t *testing.T) {
+	blob := strings.Repeat("x", 1800)
+	run := &runOutput{res: &checks.Result{}}
+	for _, tc := range []struct {
+		name     string
+		oldFirst bool // "old" is used before the run begins
+		kept     bool
+	}{{"an entry older than the run makes room", true, true}, {"the run's entries stay", false, false}} {
+		c := NewLRUCache(4096)
+		var since uint64
+		c.Put("old", []byte(blob))
+		if tc.oldFirst {
+			since = c.Tick()
+		}
+		c.Put("new", []byte(blob))
+		c.PutResult("run:k", run, since)
+		_, kept := c.GetResult("run:k")
+		_, old := c.Get("old")
+		_, fresh := c.Get("new")
+		if kept != tc.kept || old == tc.kept || !fresh {
+			t.Errorf("%s: run kept %v, old entry kept %v, new entry kept %v", tc.name, kept, old, fresh)
+		}
+		if c.Bytes() > 4096 {
+			t.Errorf("%s: the cache counts %d bytes over its bound", tc.name, c.Bytes())
+		}
+	}
+}

@@ -300,7 +300,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	if base != nil {
 		for fp, i := range atBase {
 			if !r.Fingerprints[fp] && !ignored[fp] {
-				f := base.nth(i)
+				f := withoutFix(base.nth(i))
 				r.Fixed = append(r.Fixed, f)
 				if _, touched := patches[f.File]; !touched {
 					r.Elsewhere = true

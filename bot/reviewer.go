@@ -309,6 +309,10 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	lim := cfg.ParseLimits()
 	pc, _ := rv.Cache.(ParsedCache)
 	lc, _ := rv.Cache.(*LRUCache)
+	var since uint64 // the cache's tick before this run's reads of it
+	if lc != nil {
+		since = lc.Tick()
+	}
 	var memo *runMemo
 	config := configKey(cfg)
 	shas := map[string]string{} // path -> blob SHA, of the files the cache keeps
@@ -431,7 +435,8 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	if key != "" {
-		lc.PutResult(key, out.kept())
+		out.ids = &runIdentities{} // shared with the kept run, made once
+		lc.PutResult(key, &out, since)
 	}
 	return out
 }

@@ -130,14 +130,14 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		indexes:         &sync.Map{},
 		digests:         &bucketDigests{},
 		byKind:          map[string][]*manifest.Object{},
-		namespace:       map[*manifest.Object]string{},
-		unit:            map[*manifest.Object]string{},
+		namespace:       make(map[*manifest.Object]string, len(objects)),
+		unit:            make(map[*manifest.Object]string, len(objects)),
 		kustomizeImages: map[string][]string{},
 		reached:         map[string]kustReach{},
 		reachMu:         &sync.Mutex{},
 		hpaTargets:      map[kindName][]*manifest.Object{},
 		order:           make(map[*manifest.Object]int, len(objects)),
-		byKindName:      map[kindName][]*manifest.Object{},
+		byKindName:      make(map[kindName][]*manifest.Object, len(objects)),
 		podLabels:       map[labelPair][]*manifest.Object{},
 	}
 	kustomizations := map[string]*manifest.Object{} // folder → kustomization

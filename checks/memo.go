@@ -3,6 +3,7 @@ package checks
 import (
 	"crypto/sha256"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/prodready/prodready/checks/manifest"
@@ -255,26 +256,19 @@ func (c *Context) untracked() *Context {
 
 // recallAll is evaluateMemo for an object none of whose remembered
 // findings is stale (every part of the run its rules read is unchanged):
-// it returns the remembered findings as the memo's own slices, not
-// copied, and appends to out those of the rules that read more, run
-// again, in evaluateMemo's order. false when obj has findings to learn
-// again (nothing recalled, or a part changed): then evaluateMemo checks
-// it.
-func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) ([][]Finding, []Finding, bool) {
+// it returns what was remembered, whose findings (r.appendTo) are the
+// memo's own slices, not copied, and appends to out those of the rules
+// that read more, run again, in evaluateMemo's order. nil when obj has
+// findings to learn again (nothing recalled, or a part changed): then
+// evaluateMemo checks it.
+func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) (*Remembered, []Finding) {
 	r := ctx.memo.Recall(obj)
 	if r == nil || !r.valid(ctx, obj, len(rules)) {
-		return nil, out, false
+		return nil, out
 	}
 	for i := range r.scoped {
 		if !r.scoped[i].holds(ctx) {
-			return nil, out, false
-		}
-	}
-	parts := make([][]Finding, 1, 1+len(r.scoped))
-	parts[0] = r.findings
-	for i := range r.scoped {
-		if len(r.scoped[i].findings) > 0 {
-			parts = append(parts, r.scoped[i].findings)
+			return nil, out
 		}
 	}
 	if len(r.rerun) > 0 {
@@ -284,7 +278,25 @@ func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object)
 			out = append(out, checkOne(ctx, rules[i], obj)...)
 		}
 	}
-	return parts, out, true
+	return r, out
+}
+
+// count is how many findings r remembers.
+func (r *Remembered) count() int {
+	n := len(r.findings)
+	for i := range r.scoped {
+		n += len(r.scoped[i].findings)
+	}
+	return n
+}
+
+// appendTo appends r's findings to out, in evaluateMemo's order.
+func (r *Remembered) appendTo(out []Finding) []Finding {
+	out = append(out, r.findings...)
+	for i := range r.scoped {
+		out = append(out, r.scoped[i].findings...)
+	}
+	return out
 }
 
 // evaluateMemo is evaluateObject for a run that keeps a memo: it recalls
@@ -490,6 +502,13 @@ type bucketDigests struct {
 	of map[string]bucketDigest
 	// byKey are the run's objects by the memo's key.
 	byKey map[string]*manifest.Object
+	// keys are the memo's keys of the run's objects, in run order: ""
+	// for an object without one, or whose key an earlier object has.
+	keys []string
+	// byKindName holds the digests of the buckets of a kind and a name,
+	// made when first read (a run has about one an object, and a rule
+	// reads few of them).
+	byKindName sync.Map // bucket name -> bucketDigest
 }
 
 // bucketDigest is one bucket's digest, or unnamed.
@@ -530,8 +549,7 @@ func (c *Context) bucketIDs(o *manifest.Object, ids []bucketID) []bucketID {
 
 // objectByKey returns the object of ctx's run the memo names k, or nil.
 func (c *Context) objectByKey(k string) *manifest.Object {
-	c.bucketDigest("") // makes byKey
-	return c.digests.byKey[k]
+	return c.madeDigests().byKey[k]
 }
 
 // bucketDigest returns the digest of bucket in ctx's run: a hash of the
@@ -540,15 +558,36 @@ func (c *Context) objectByKey(k string) *manifest.Object {
 // one digest for a bucket hold the same objects there, with the same
 // content, in the same order, namespaces and units.
 //
-// The run's objects are put in their buckets first, by index, and each
-// bucket is then hashed with one SHA-256 state made once: a hash state
-// and a name made for every bucket of every object were a tenth of a push's
-// CPU at 50,000 objects.
+// The run's objects are put in their namespace's, kind's and the
+// kustomizations' buckets first, by index, and each bucket is then hashed
+// with one SHA-256 state made once: a hash state and a name made for every
+// bucket of every object were a tenth of a push's CPU at 50,000 objects.
+// A bucket of a kind and a name (kindNameDigest) is hashed when first read.
 func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
+	d := c.madeDigests()
+	if strings.HasPrefix(bucket, "kn:") {
+		if e, ok := d.byKindName.Load(bucket); ok {
+			return e.(bucketDigest).result()
+		}
+		e := c.kindNameDigest(bucket)
+		d.byKindName.Store(bucket, e)
+		return e.result()
+	}
+	return d.of[bucket].result()
+}
+
+// madeDigests returns the run's bucket digests, made the first time.
+func (c *Context) madeDigests() *bucketDigests {
 	d := c.digests
 	d.once.Do(func() {
-		members := map[bucketID][]int32{}
-		unnamed := map[bucketID]bool{}
+		// Each bucket gets an index in order of first sight; pairs are
+		// (bucket, object) in run order, then counted into place by
+		// bucket (a map of a slice per bucket grew 50,000 slices a run).
+		index := make(map[bucketID]int32, len(c.objects)+64)
+		var buckets []bucketID
+		var unnamed []bool
+		type pair struct{ b, i int32 }
+		pairs := make([]pair, 0, 3*len(c.objects))
 		keys := make([]string, len(c.objects))
 		d.byKey = make(map[string]*manifest.Object, len(c.objects))
 		var ids []bucketID
@@ -564,25 +603,50 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 			}
 			keys[i] = k
 			ids = c.bucketIDs(o, ids[:0])
-			for _, b := range ids {
-				if unnamed[b] {
-					continue
+			for _, id := range ids {
+				if id.part == 'm' {
+					continue // kindNameDigest
+				}
+				b, ok := index[id]
+				if !ok {
+					b = int32(len(buckets))
+					index[id] = b
+					buckets = append(buckets, id)
+					unnamed = append(unnamed, false)
 				}
 				if k == "" {
 					unnamed[b] = true
-					delete(members, b)
 					continue
 				}
-				members[b] = append(members[b], int32(i))
+				pairs = append(pairs, pair{b, int32(i)})
 			}
 		}
-		d.of = make(map[string]bucketDigest, len(members)+len(unnamed))
+		start := make([]int32, len(buckets)+1)
+		for _, p := range pairs {
+			start[p.b+1]++
+		}
+		for b := range buckets {
+			start[b+1] += start[b]
+		}
+		in := make([]int32, len(pairs))
+		next := slices.Clone(start[:len(buckets)])
+		for _, p := range pairs {
+			in[next[p.b]] = p.i
+			next[p.b]++
+		}
+		d.keys = keys
+		d.of = make(map[string]bucketDigest, len(buckets))
 		h := sha256.New()
 		var sum [sha256.Size]byte
 		var buf []byte
-		for b, in := range members {
+		for b, id := range buckets {
+			name := id.name()
+			if unnamed[b] {
+				d.of[name] = bucketDigest{unnamed: true}
+				continue
+			}
 			h.Reset()
-			for _, i := range in {
+			for _, i := range in[start[b]:start[b+1]] {
 				o := c.objects[i]
 				buf = buf[:0]
 				for _, s := range [...]string{keys[i], c.namespace[o], c.unit[o]} {
@@ -590,24 +654,57 @@ func (c *Context) bucketDigest(bucket string) ([sha256.Size]byte, bool) {
 				}
 				h.Write(buf)
 			}
-			name := b.name()
-			if _, twice := d.of[name]; twice {
+			if e, twice := d.of[name]; twice {
 				// Two buckets of one name (a kind or name with a NUL
 				// byte in it): what was read there cannot be told.
-				d.of[name] = bucketDigest{unnamed: true}
+				if !e.unnamed {
+					d.of[name] = bucketDigest{unnamed: true}
+				}
 				continue
 			}
 			d.of[name] = bucketDigest{digest: [sha256.Size]byte(h.Sum(sum[:0]))}
 		}
-		for b := range unnamed {
-			d.of[b.name()] = bucketDigest{unnamed: true}
-		}
 	})
-	e := d.of[bucket]
+	return d
+}
+
+// result is bucketDigest's: the digest, false when unnamed.
+func (e bucketDigest) result() ([sha256.Size]byte, bool) {
 	if e.unnamed {
 		return [sha256.Size]byte{}, false
 	}
 	return e.digest, true // an empty bucket has the zero digest
+}
+
+// kindNameDigest is the digest of bucket, named "kn:" with a kind and a
+// name (bucketID.name), made as bucketDigest makes the others: of the
+// objects of that kind and name, in run order. A name that cannot be split
+// in one way (a kind or name with a NUL byte in it) is unnamed: what was
+// read there cannot be told.
+func (c *Context) kindNameDigest(bucket string) bucketDigest {
+	kind, name, ok := strings.Cut(strings.TrimPrefix(bucket, "kn:"), "\x00")
+	if !ok || strings.Contains(name, "\x00") {
+		return bucketDigest{unnamed: true}
+	}
+	members := c.byKindName[kindName{kind, name}]
+	if len(members) == 0 {
+		return bucketDigest{}
+	}
+	h := sha256.New()
+	var buf []byte
+	for _, o := range members {
+		k := c.digests.keys[c.order[o]]
+		if k == "" {
+			return bucketDigest{unnamed: true}
+		}
+		buf = buf[:0]
+		for _, s := range [...]string{k, c.namespace[o], c.unit[o]} {
+			buf = append(append(buf, s...), 0)
+		}
+		h.Write(buf)
+	}
+	var sum [sha256.Size]byte
+	return bucketDigest{digest: [sha256.Size]byte(h.Sum(sum[:0]))}
 }
 
 // keyedReads returns what r read, by digest and by the memo's keys; false

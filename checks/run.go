@@ -729,11 +729,10 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 	// are, and copying each into a slice of its own first was 67 MB of the
 	// 477 MB a push allocated at 50,000 objects.
 	perObject := make([][]Finding, len(objects))
-	recalled := make([][][]Finding, len(objects))
+	recalled := make([]*Remembered, len(objects))
 	parallel.For(len(objects), func(i int) {
 		if memo != nil {
-			var ok bool
-			if recalled[i], perObject[i], ok = recallAll(nil, ctx, rules, objects[i]); !ok {
+			if recalled[i], perObject[i] = recallAll(nil, ctx, rules, objects[i]); recalled[i] == nil {
 				perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
 			}
 			return
@@ -745,14 +744,14 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 	total := len(findings)
 	for i, fs := range perObject {
 		total += len(fs)
-		for _, part := range recalled[i] {
-			total += len(part)
+		if recalled[i] != nil {
+			total += recalled[i].count()
 		}
 	}
 	findings = slices.Grow(findings, total-len(findings))
 	for i, fs := range perObject {
-		for _, part := range recalled[i] {
-			findings = append(findings, part...)
+		if recalled[i] != nil {
+			findings = recalled[i].appendTo(findings)
 		}
 		findings = append(findings, fs...)
 	}

@@ -161,6 +161,10 @@ type Server struct {
 	tokens map[string]int64
 	repos  map[string]*repo
 	blobs  map[string]string
+	// shas are the blob SHAs of contents listed in trees, by content:
+	// GitHub's API returns each tree entry's SHA stored, so the fake does
+	// not compute it again for every listing (shaOf).
+	shas   map[string]string
 	calls  []Call
 	faults []*Fault
 	holds  []*hold
@@ -179,7 +183,7 @@ type Server struct {
 // New starts a fake GitHub for the app appID whose JWTs verify with pub.
 // Close it when done.
 func New(appID int64, pub *rsa.PublicKey) *Server {
-	s := &Server{appID: appID, pub: pub, MaxPerPage: 100, tokens: map[string]int64{}, repos: map[string]*repo{}, blobs: map[string]string{}, nextID: 1000, remain: 5000, archiveTokens: map[string]string{}}
+	s := &Server{appID: appID, pub: pub, MaxPerPage: 100, tokens: map[string]int64{}, repos: map[string]*repo{}, blobs: map[string]string{}, shas: map[string]string{}, nextID: 1000, remain: 5000, archiveTokens: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
 	mux.HandleFunc(RoutePRFiles, s.auth(s.prFiles))
@@ -218,7 +222,7 @@ func (s *Server) AddCommit(owner, name, sha string, files map[string]string) {
 	cp := map[string]string{}
 	for p, c := range files {
 		cp[p] = c
-		s.blobs[blobSHA(c)] = c
+		s.blobs[s.shaOf(c)] = c
 	}
 	r.commits[sha] = cp
 }
@@ -357,6 +361,16 @@ func (s *Server) repo(owner, name string) *repo {
 		s.repos[k] = r
 	}
 	return r
+}
+
+// shaOf is blobSHA(content), computed once per content; s.mu is held.
+func (s *Server) shaOf(content string) string {
+	if sha, ok := s.shas[content]; ok {
+		return sha
+	}
+	sha := blobSHA(content)
+	s.shas[content] = sha
+	return sha
 }
 
 func blobSHA(content string) string {
@@ -694,7 +708,7 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 	}
 	files := rp.commits[r.PathValue("sha")]
 	recursive := r.URL.Query().Get("recursive") != ""
-	var entries []map[string]any
+	entries := make([]treeEntry, 0, len(files))
 	dirs := map[string]bool{}
 	for p, c := range files {
 		if !recursive && strings.Contains(p, "/") {
@@ -705,13 +719,24 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 		if m := rp.modes[r.PathValue("sha")][p]; m != "" {
 			mode = m
 		}
-		entries = append(entries, map[string]any{"path": p, "mode": mode, "type": "blob", "sha": blobSHA(c), "size": len(c)})
+		size := len(c)
+		entries = append(entries, treeEntry{Path: p, Mode: mode, Type: "blob", SHA: s.shaOf(c), Size: &size})
 	}
 	for d := range dirs {
-		entries = append(entries, map[string]any{"path": d, "mode": "040000", "type": "tree", "sha": strings.Repeat("0", 40)})
+		entries = append(entries, treeEntry{Path: d, Mode: "040000", Type: "tree", SHA: strings.Repeat("0", 40)})
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i]["path"].(string) < entries[j]["path"].(string) })
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
 	writeJSON(w, http.StatusOK, map[string]any{"sha": r.PathValue("sha"), "tree": entries, "truncated": false})
+}
+
+// treeEntry is one entry of a tree listing, as GitHub's API writes it (a
+// tree has no size).
+type treeEntry struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Type string `json:"type"`
+	SHA  string `json:"sha"`
+	Size *int   `json:"size,omitempty"`
 }
 
 func (s *Server) blob(w http.ResponseWriter, r *http.Request) {

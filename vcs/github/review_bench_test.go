@@ -225,7 +225,9 @@ func benchSizes() []int {
 // that changes one more file, with the caches the earlier reviews filled
 // (the cache as serve sizes it by default, --cache-bytes, or
 // PRODREADY_BENCH_CACHE_MIB; PRODREADY_BENCH_NO_MEMO=1 keeps no findings
-// beside the parses). cpu-s/op is the process's CPU time per review,
+// beside the parses; PRODREADY_BENCH_PUSH_PROFILE and
+// PRODREADY_BENCH_PUSH_MEMPROFILE write the pushes' CPU and heap
+// profiles). cpu-s/op is the process's CPU time per review,
 // fake GitHub included (on a shared machine, compare it rather than wall
 // time); peak-heap-MiB the live heap's peak during the review, fake
 // GitHub and cache included.
@@ -270,6 +272,12 @@ func BenchmarkReviewPush(b *testing.B) {
 				pprof.StartCPUProfile(f)
 				defer pprof.StopCPUProfile()
 			}
+			if p := os.Getenv("PRODREADY_BENCH_PUSH_MEMPROFILE"); p != "" {
+				// The allocations of the pushes alone: the profile's
+				// counts before them, to subtract (go tool pprof -base).
+				writeHeapProfile(b, p+".before")
+				defer writeHeapProfile(b, p)
+			}
 			var cpu time.Duration
 			for b.Loop() {
 				i = i%(len(repo.heads)-1) + 1
@@ -285,6 +293,20 @@ func BenchmarkReviewPush(b *testing.B) {
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 		})
+	}
+}
+
+// writeHeapProfile writes the heap profile (live objects as of the last
+// collection, and every allocation so far) to p.
+func writeHeapProfile(b *testing.B, p string) {
+	runtime.GC()
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
 	}
 }
 
