@@ -114,6 +114,16 @@ func BenchmarkCorpusCharts(b *testing.B) {
 	}
 }
 
+// BenchmarkCorpusChartsValuesYAML renders every chart of the shared Helm
+// corpus with its values.yaml alone (check --chart-values default).
+func BenchmarkCorpusChartsValuesYAML(b *testing.B) {
+	files := corpus(b, "helm-charts")
+	b.ReportAllocs()
+	for b.Loop() {
+		Run(context.Background(), files, rendered.Options{MaxRenders: 1000, ValuesYAMLOnly: true})
+	}
+}
+
 // TestCorpusChartsAsWritten renders every chart (with each of its values
 // sets) and every root overlay of the shared corpus's charts-more/ and
 // helm-charts/: real charts and overlays as platform teams run them

@@ -631,7 +631,7 @@ func (idx *templateIndex) annotatedOnce(use annotationUse, dir string, tbl *tmpl
 	}
 	e := annotated{key: key, texts: make([][]byte, len(idx.infos))}
 	c := idx.clone(func(i int, src []byte) []byte {
-		data := []byte(tbl.Annotate(i, string(src)))
+		data := tbl.AnnotateBytes(i, string(src))
 		if i >= 0 && i < len(e.texts) {
 			e.texts[i] = data
 		}
@@ -660,7 +660,7 @@ func (idx *templateIndex) withTexts(texts [][]byte) *chart.Chart {
 
 // annotated returns a copy of the chart tree whose templates carry marks.
 func (idx *templateIndex) annotated(tbl *tmplmark.Table) *chart.Chart {
-	return idx.clone(func(i int, src []byte) []byte { return []byte(tbl.Annotate(i, string(src))) })
+	return idx.clone(func(i int, src []byte) []byte { return tbl.AnnotateBytes(i, string(src)) })
 }
 
 // clone returns a copy of the chart tree whose templates' texts are what

@@ -284,3 +284,61 @@ func TestHelmSeparatorGluedToText(t *testing.T) {
 		{"metadata.name", rendered.Location{File: "glued-separator/templates/rbac.yaml", Line: 18, Kind: Template}},
 	})
 }
+
+// TestHelmStreamLeavesDroppedDocumentsOut renders a template whose
+// documents between kept ones are left out (a comment-only document, a
+// test hook, one that is not YAML): the stream holds the kept ones
+// alone, each document's text is the stream's at its line, and its
+// source map reads it.
+func TestHelmStreamLeavesDroppedDocumentsOut(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("n: 1\n"),
+		"c/templates/all.yaml": []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: first
+data:
+  n: {{ "1" | quote }}
+---
+# only a comment
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: hook
+  annotations:
+    helm.sh/hook: test
+---
+a: [b
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: last
+`),
+	}
+	r := RenderChart(context.Background(), files, "c", nil, rendered.Options{})
+	want := "---\n# Source: c/templates/all.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\ndata:\n  n: \"1\"\n" +
+		"---\n# Source: c/templates/all.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: last\n"
+	if string(r.Stream) != want {
+		t.Errorf("stream:\n%s\nwant:\n%s", r.Stream, want)
+	}
+	if len(r.Documents) != 2 || r.Documents[0].Name != "first" || r.Documents[1].Name != "last" {
+		t.Fatalf("documents = %+v", r.Documents)
+	}
+	for i, d := range r.Documents {
+		if at := lineOffset(r.Stream, d.Line); !strings.HasPrefix(string(r.Stream[at:]), string(d.YAML)) || len(d.YAML) == 0 {
+			t.Errorf("document %d's text %q is not the stream's at line %d", i, d.YAML, d.Line)
+		}
+	}
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Message, "not YAML") {
+		t.Errorf("problems = %+v, want one: not YAML", r.Problems)
+	}
+	if got := skipReason(r, "c/templates/all.yaml"); !strings.Contains(got, "helm test hook Pod/hook") {
+		t.Errorf("skip reason = %q, want the test hook's", got)
+	}
+	if locs := r.Origins(1, "metadata.name"); len(locs) == 0 || locs[0].Line != 22 {
+		t.Errorf("Origins(last, metadata.name) = %+v, want the template's line 22", locs)
+	}
+}

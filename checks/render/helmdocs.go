@@ -15,12 +15,15 @@ import (
 
 // helmDocs turns the engine's output into documents and source maps.
 type helmDocs struct {
-	r      *rendered.Render
-	opts   rendered.Options
-	idx    *templateIndex
-	tbl    *tmplmark.Table
-	vm     *valuesMap
-	stream strings.Builder
+	r    *rendered.Render
+	opts rendered.Options
+	idx  *templateIndex
+	tbl  *tmplmark.Table
+	vm   *valuesMap
+	// stream is the render's stream as it is written: each document's
+	// text is written once, here, and parsed where it lies (a document
+	// dropped after its parse is cut off again).
+	stream []byte
 	lines  int   // lines written to stream
 	at     []int // per document, the offset of its text in stream
 	full   bool
@@ -63,6 +66,7 @@ func (b *helmDocs) build(out, marked map[string]string) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	b.stream = make([]byte, 0, streamCap(out, b.one))
 	for _, key := range keys {
 		info := b.info(key)
 		text, one := out[key], b.one[key]
@@ -117,16 +121,31 @@ func (b *helmDocs) build(out, marked map[string]string) {
 			}
 		}
 	}
-	b.r.Stream = []byte(b.stream.String())
+	b.r.Stream = b.stream[:len(b.stream):len(b.stream)]
 	shareStream(b.r, b.at)
 	// The maps made on use keep b, its chart tree and values files, but
-	// need neither the builder's copy of the stream nor the folder's other
+	// need neither the stream (the render holds it) nor the folder's other
 	// files.
-	b.stream, b.at, b.one = strings.Builder{}, nil, nil
+	b.stream, b.at, b.one = nil, nil, nil
 	b.idx.l.files, b.idx.l.charts = nil, nil
 	if !b.noMaps {
 		b.r.MapOnUse(b.mapDoc)
 	}
+}
+
+// streamCap is about the size of the stream made of a render's output
+// (out, or the marked render's lines one): every template's text, and a
+// "---" and "# Source:" line for each. A document split off within a
+// template adds its own two lines; append grows the stream for them.
+func streamCap(out map[string]string, one map[string]oneText) int {
+	n := 0
+	for k, t := range out {
+		n += len(t) + len(k) + len("---\n# Source: \n") + 32
+	}
+	for k, t := range one {
+		n += t.size + len(k) + len("---\n# Source: \n") + 32
+	}
+	return n
 }
 
 // blank reports whether every line is white space only (the text is
@@ -253,8 +272,25 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 	if from >= to {
 		return
 	}
-	text := strings.Join(lines[from:to], "\n") + "\n"
-	data := []byte(text)
+	// The document is written to the stream first, after its "---" and
+	// "# Source:" lines, and parsed there; a document left out is cut off
+	// again.
+	start := len(b.stream)
+	b.stream = append(b.stream, "---\n# Source: "...)
+	b.stream = append(b.stream, info.file...)
+	b.stream = append(b.stream, '\n')
+	textAt := len(b.stream)
+	for _, l := range lines[from:to] {
+		b.stream = append(b.stream, l...)
+		b.stream = append(b.stream, '\n')
+	}
+	data := b.stream[textAt:len(b.stream):len(b.stream)]
+	keep := false
+	defer func() {
+		if !keep {
+			b.stream = b.stream[:start]
+		}
+	}()
 	node, err := parseYAML(data)
 	if err != nil {
 		b.r.Problems = append(b.r.Problems, rendered.Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err)})
@@ -283,16 +319,15 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*t
 	if b.full {
 		return // one problem per render, not one per dropped document
 	}
-	if len(b.r.Documents) >= b.opts.MaxObjects || b.stream.Len()+len(text) > b.opts.MaxOutputBytes {
+	if len(b.r.Documents) >= b.opts.MaxObjects || start+len(data) > b.opts.MaxOutputBytes {
 		b.full = true
 		b.r.Problems = append(b.r.Problems, rendered.Problem{File: path.Join(b.r.Root, "Chart.yaml"), Bound: true, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", b.opts.MaxObjects, b.opts.MaxOutputBytes)})
 		return
 	}
-	fmt.Fprintf(&b.stream, "---\n# Source: %s\n", info.file)
+	keep = true
 	b.lines += 2
 	d.Line = b.lines + 1
-	b.at = append(b.at, b.stream.Len())
-	b.stream.WriteString(text)
+	b.at = append(b.at, textAt)
 	b.lines += to - from
 	b.r.Documents = append(b.r.Documents, d)
 	if b.noMaps {

@@ -1,6 +1,7 @@
 package tmplmark
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -101,8 +102,15 @@ func isItemLine(s string) bool {
 // path. Lines inside define blocks get template marks only on key lines, so
 // helpers whose output is compared as a string ("true") are left alone.
 func (t *Table) Annotate(file int, src string) string {
+	return string(t.AnnotateBytes(file, src))
+}
+
+// AnnotateBytes is Annotate writing the annotated text as bytes, as a
+// chart's template holds it: a large template (a CRD's, a mark on each
+// key line) is then not copied again.
+func (t *Table) AnnotateBytes(file int, src string) []byte {
 	toks := tokenize(src)
-	var out strings.Builder
+	var out bytes.Buffer
 	out.Grow(len(src) + len(src)/4)
 	var st stack
 	lc := lineCounter{src: src, line: 1}
@@ -132,7 +140,7 @@ func (t *Table) Annotate(file int, src string) string {
 		st.bindDot(tk.inner, bind)
 		out.WriteString(text)
 	}
-	return out.String()
+	return out.Bytes()
 }
 
 // lineCounter gives the 1-based line of an offset of src. Offsets are asked
@@ -153,7 +161,7 @@ func (c *lineCounter) at(p int) int {
 
 // literal writes a literal token, inserting a template mark on each line that
 // starts inside it and looks like a YAML key (or, outside defines, an item).
-func (t *Table) literal(out *strings.Builder, file int, src string, tk token, st *stack, lc *lineCounter) {
+func (t *Table) literal(out *bytes.Buffer, file int, src string, tk token, st *stack, lc *lineCounter) {
 	inDefine := st.inDefine()
 	pos := tk.start
 	for pos < tk.end {
