@@ -180,12 +180,17 @@ func TestSameHeadDeliveriesMakeOneReview(t *testing.T) {
 	const base2 = "b200000000000000000000000000000000000000"
 	fake.AddCommit("acme", "web", base2, map[string]string{"deploy/app.yaml": replicaManifest("8080"), ".prodready.yaml": testconfig.OnlyRule("pdb-missing")})
 	fake.SetPR("acme", "web", 1, base2, headSHA(1))
+	doneBefore := r.metricSum(t, `prodready_jobs_total{result="done"}`)
 	if code := r.deliver(t, secret, "reopen-base2", prBodyOn(1, "reopened", headSHA(1), base2)); code != http.StatusAccepted {
 		t.Fatalf("same head on a base with another config: status %d, want 202", code)
 	}
-	waitFor(t, "the head reviewed against the new base", func() bool {
+	// The job ends (and its head and base are recorded as reviewed) just
+	// after the check run completes: the absorbed redelivery below waits
+	// for both.
+	waitFor(t, "the head reviewed against the new base, and its job done", func() bool {
 		runs := runsOn(headSHA(1))
-		return len(runs) == 2 && runs[0].Status == "completed" && runs[1].Status == "completed"
+		return len(runs) == 2 && runs[0].Status == "completed" && runs[1].Status == "completed" &&
+			r.metricSum(t, `prodready_jobs_total{result="done"}`) > doneBefore
 	})
 	for _, run := range runsOn(headSHA(1)) {
 		t.Logf("head %.7s: check run %d %s %q", run.HeadSHA, run.ID, run.Conclusion, run.Title)
