@@ -200,8 +200,11 @@ const (
 // of the run as context, and returns the findings. Unreadable documents
 // become findings; nothing stops the run. cfg must not be nil.
 func Run(inputs []Input, cfg *Config, opts Options) *Result {
+	// GOGC in the environment is the user's pacing: the run then neither
+	// changes the percentage nor hands pages back.
+	paced := opts.PaceGC && os.Getenv("GOGC") == ""
 	pace := func(int) {}
-	if opts.PaceGC && os.Getenv("GOGC") == "" {
+	if paced {
 		defer debug.SetGCPercent(debug.SetGCPercent(parseGCPercent))
 		pace = func(p int) { debug.SetGCPercent(p) }
 	}
@@ -211,7 +214,7 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 		var once sync.Once
 		large := false
 		files = parseLean(inputs, cfg, func() { once.Do(func() { large = true; pace(largeParseGCPercent) }) })
-		if large && opts.PaceGC {
+		if large && paced {
 			debug.FreeOSMemory()
 		}
 	case PackTrees:
