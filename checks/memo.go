@@ -2,6 +2,7 @@ package checks
 
 import (
 	"crypto/sha256"
+	"hash"
 	"slices"
 	"strings"
 	"sync"
@@ -648,11 +649,7 @@ func (c *Context) madeDigests() *bucketDigests {
 			h.Reset()
 			for _, i := range in[start[b]:start[b+1]] {
 				o := c.objects[i]
-				buf = buf[:0]
-				for _, s := range [...]string{keys[i], c.namespace[o], c.unit[o]} {
-					buf = append(append(buf, s...), 0)
-				}
-				h.Write(buf)
+				buf = c.hashMember(h, buf, keys[i], o)
 			}
 			if e, twice := d.of[name]; twice {
 				// Two buckets of one name (a kind or name with a NUL
@@ -676,6 +673,18 @@ func (e bucketDigest) result() ([sha256.Size]byte, bool) {
 	return e.digest, true // an empty bucket has the zero digest
 }
 
+// hashMember writes to h what a bucket's digest reads of its member o,
+// whose memo key is key: the key, o's namespace and its unit, each ended
+// by a NUL byte; buf is scratch space, returned for the next call.
+func (c *Context) hashMember(h hash.Hash, buf []byte, key string, o *manifest.Object) []byte {
+	buf = buf[:0]
+	for _, s := range [...]string{key, c.namespace[o], c.unit[o]} {
+		buf = append(append(buf, s...), 0)
+	}
+	h.Write(buf)
+	return buf
+}
+
 // kindNameDigest is the digest of bucket, named "kn:" with a kind and a
 // name (bucketID.name), made as bucketDigest makes the others: of the
 // objects of that kind and name, in run order. A name that cannot be split
@@ -697,11 +706,7 @@ func (c *Context) kindNameDigest(bucket string) bucketDigest {
 		if k == "" {
 			return bucketDigest{unnamed: true}
 		}
-		buf = buf[:0]
-		for _, s := range [...]string{k, c.namespace[o], c.unit[o]} {
-			buf = append(append(buf, s...), 0)
-		}
-		h.Write(buf)
+		buf = c.hashMember(h, buf, k, o)
 	}
 	var sum [sha256.Size]byte
 	return bucketDigest{digest: [sha256.Size]byte(h.Sum(sum[:0]))}
