@@ -64,7 +64,7 @@ func (c *LRUCache) remembered(path, sha string, lim manifest.Limits, config stri
 // (nothing when the parse is no longer cached), counted against the
 // cache's bound.
 func (c *LRUCache) putRemembered(sha string, f *manifest.File, lim manifest.Limits, config string, per []*checks.Remembered) {
-	cost := 24 * len(per)
+	cost := 24*len(per) + 24
 	for _, r := range per {
 		if r != nil {
 			cost += r.Bytes()
@@ -112,15 +112,24 @@ type runMemo struct {
 	// blob SHA: what names its objects' content (Key).
 	blobs map[string]string
 
+	// lean makes what the run learns smaller before the cache keeps it:
+	// fixes without their edits, strings and reads held once
+	// (checks.Compactor). The run does not recall for the files whose
+	// findings' edits the review needs (recall's caller).
+	lean *checks.Compactor
+
 	mu     sync.Mutex
 	learnt map[*manifest.Object]*checks.Remembered
 }
 
 func newRunMemo(cache *LRUCache, config string, blobs map[string]string) *runMemo {
-	return &runMemo{cache: cache, config: config, blobs: blobs, recalled: map[*manifest.Object]*checks.Remembered{}, learnt: map[*manifest.Object]*checks.Remembered{}}
+	return &runMemo{cache: cache, config: config, blobs: blobs, lean: checks.NewCompactor(), recalled: map[*manifest.Object]*checks.Remembered{}, learnt: map[*manifest.Object]*checks.Remembered{}}
 }
 
 // recall makes the findings remembered for cached parse f recallable.
+// They are lean (checks.Compactor): their fixes have no edits, so the
+// caller does not recall for a file whose findings it needs to suggest
+// fixes for.
 func (m *runMemo) recall(f *manifest.File, sha string, lim manifest.Limits) {
 	per := m.cache.remembered(f.Path, sha, lim, m.config)
 	if len(per) != len(f.Objects) {
@@ -151,9 +160,10 @@ func (m *runMemo) Key(o *manifest.Object) string {
 	return k
 }
 
-// Remember implements checks.Memo: it keeps r until keep hands it to the
-// cache.
+// Remember implements checks.Memo: it keeps r, made lean, until keep
+// hands it to the cache.
 func (m *runMemo) Remember(o *manifest.Object, r *checks.Remembered) {
+	r = m.lean.Lean(r)
 	m.mu.Lock()
 	m.learnt[o] = r
 	m.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,10 +112,15 @@ func liveHeap() int {
 // TestCachedFilesSharedByConcurrentReviews evaluates the same cached parsed
 // files from several goroutines (as the pool's workers do), and compares
 // with a fresh run; run with -race it shows the engine only reads them.
+// The pull request changes a.yaml: its findings carry their fixes whole,
+// and those of c.yaml, recalled from the findings memo, their fixes'
+// words (description, kind, withheld note), which is what a review shows
+// of a finding in a file it does not change.
 func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 	inputs := []checks.Input{
 		{Path: "a.yaml", Data: []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx:latest\n")},
 		{Path: "b.yaml", Data: []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: api}\n  ports:\n    - port: 80\n")},
+		{Path: "c.yaml", Data: []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n        - name: api\n          image: nginx:latest\n")},
 	}
 	cfg := checks.DefaultConfig(catalog.Default())
 	want := checks.Run(inputs, cfg, checks.Options{}).Findings
@@ -122,7 +128,7 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 		t.Fatal("no findings: the test needs some")
 	}
 	rv := NewReviewer(NewLRUCache(1<<20), nil)
-	files := []File{{Path: "a.yaml", SHA: "sa", Data: inputs[0].Data}, {Path: "b.yaml", SHA: "sb", Data: inputs[1].Data}}
+	files := []File{{Path: "a.yaml", SHA: "sa", Data: inputs[0].Data}, {Path: "b.yaml", SHA: "sb", Data: inputs[1].Data}, {Path: "c.yaml", SHA: "sc", Data: inputs[2].Data}}
 	first := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false).res.Files
 	for _, f := range first {
 		for _, o := range f.Objects {
@@ -131,14 +137,31 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 			}
 		}
 	}
+	changed := []ChangedFile{{Path: "a.yaml", Status: "modified"}}
+	// Outside a.yaml a finding is compared by its fix's words: a rule that
+	// reads other objects runs again, and its fix is whole.
+	words := func(fs []checks.Finding) []checks.Finding {
+		out := slices.Clone(fs)
+		for i, f := range out {
+			if f.File != "a.yaml" && f.Fix != nil {
+				out[i].Fix = &checks.Fix{Description: f.Fix.Description, Kind: f.Fix.Kind, Withheld: f.Fix.Withheld}
+			}
+		}
+		return out
+	}
+	for _, file := range []string{"a.yaml", "c.yaml"} {
+		if !slices.ContainsFunc(want, func(f checks.Finding) bool { return f.File == file && f.Fixable() && f.Fix.Description != "" }) {
+			t.Fatalf("no finding with a fix in %s: the test needs one", file)
+		}
+	}
 	var wg sync.WaitGroup
 	results := make([][]checks.Finding, 4)
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false)
-			if out.res.Files[0] != first[0] || out.res.Files[1] != first[1] {
+			out := rv.run(context.Background(), newRenderPlan(cfg, changed), files, cfg, false)
+			if out.res.Files[0] != first[0] || out.res.Files[1] != first[1] || out.res.Files[2] != first[2] {
 				t.Error("cached parse not reused")
 			}
 			results[i] = out.findings
@@ -146,7 +169,7 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 	}
 	wg.Wait()
 	for _, got := range results {
-		if d := cmp.Diff(want, got); d != "" {
+		if d := cmp.Diff(words(want), words(got)); d != "" {
 			t.Errorf("findings from cached files differ (-fresh +cached):\n%s", d)
 		}
 	}
@@ -250,6 +273,66 @@ func TestPutResultKeepsWhatTheRunRead(t *testing.T) {
 		}
 		if c.Bytes() > 4096 {
 			t.Errorf("%s: the cache counts %d bytes over its bound", tc.name, c.Bytes())
+		}
+	}
+}
+
+// TestMemoCostCoversMemory checks what the cache counts for the findings
+// memo (putRemembered: each object's Remembered, lean) against the heap
+// the memo's entries hold after a review's run of the fixtures (and of the
+// shared corpus, when present), the run's own findings gone: the estimate
+// must not be below it, or the cache would hold more than its bound, nor
+// far above it, or the parses and the base's run a push needs would not
+// fit beside it.
+func TestMemoCostCoversMemory(t *testing.T) {
+	dirs := []string{filepath.Join("..", "fixtures")}
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && !testing.Short() {
+		dirs = append(dirs, filepath.Join("..", "..", "shared", "corpus"))
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	for _, dir := range dirs {
+		inputs, err := checks.Load([]string{dir}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := make([]File, len(inputs))
+		for i, in := range inputs {
+			files[i] = File{Path: in.Path, SHA: GitBlobSHA(in.Data), Data: in.Data}
+		}
+		cache := NewLRUCache(1 << 30)
+		rv := NewReviewer(cache, nil)
+		rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false)
+		estimate, n := 0, 0
+		var memos [][]memoEntry
+		for _, e := range cache.items {
+			for _, p := range e.Value.(*lruEntry).parsed {
+				for _, m := range p.memos {
+					estimate += m.cost
+					n += len(m.per)
+				}
+				memos = append(memos, p.memos)
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%s: the run remembered nothing", dir)
+		}
+		runtime.GC()
+		with := liveHeap()
+		for _, e := range cache.items {
+			for i := range e.Value.(*lruEntry).parsed {
+				e.Value.(*lruEntry).parsed[i].memos = nil
+			}
+		}
+		runtime.KeepAlive(memos)
+		memos = nil
+		runtime.GC()
+		held := with - liveHeap()
+		runtime.KeepAlive(inputs) // and so the parses' sources
+		runtime.KeepAlive(files)
+		runtime.KeepAlive(cache)
+		t.Logf("%s: estimate %d KB for %d KB held by %d objects' memos (%.2fx)", dir, estimate>>10, held>>10, n, float64(estimate)/float64(held))
+		if estimate < held || estimate > 2*held {
+			t.Errorf("%s: the memo is counted at %d bytes and holds %d", dir, estimate, held)
 		}
 	}
 }

@@ -347,7 +347,10 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 			shas[f.Path] = f.SHA
 			if pf, ok := pc.GetParsed(f.Path, f.SHA, lim); ok {
 				in.Parsed = pf
-				if memo != nil {
+				// A file the pull request changes is checked again at
+				// head: its findings' fixes become suggestions, and the
+				// memo keeps none (runMemo.lean).
+				if memo != nil && (reuse || !plan.changes(f.Path)) {
 					memo.recall(pf, f.SHA, lim)
 				}
 			} else {

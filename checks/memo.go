@@ -50,6 +50,10 @@ type Remembered struct {
 	scoped   []scopedFindings
 	rerun    []int // indexes of the rules that read other objects
 	facts    []factRead
+	// lean is set on what a Compactor made (Lean), which counts in owned
+	// what it was the first to hold of what it shares with others.
+	lean  bool
+	owned int
 }
 
 // scopedFindings are the findings of the rules that read, besides their
@@ -82,6 +86,9 @@ type keyedFact struct {
 // Bytes estimates the memory r holds, for a cache that counts it: a
 // finding's struct, its strings and its fix.
 func (r *Remembered) Bytes() int {
+	if r.lean {
+		return r.leanBytes()
+	}
 	const findingSize, fixSize = 320, 256
 	n := 96 + 8*len(r.rerun) + 48*len(r.facts)
 	count := func(fs []Finding) {
@@ -726,7 +733,12 @@ func (c *Context) keyedReads(r *reads) ([]scopeRead, []keyedFact, bool) {
 	}
 	var facts []keyedFact
 	for _, f := range r.otherFacts {
-		k := c.memo.Key(f.o)
+		// The key the digests were made with (not made again: a string an
+		// object a fact, read by most objects' rules).
+		k := ""
+		if i, ok := c.order[f.o]; ok {
+			k = c.madeDigests().keys[i]
+		}
 		if k == "" || c.objectByKey(k) != f.o {
 			return nil, nil, true
 		}
