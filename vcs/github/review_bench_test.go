@@ -230,7 +230,10 @@ func benchSizes() []int {
 // profiles). cpu-s/op is the process's CPU time per review,
 // fake GitHub included (on a shared machine, compare it rather than wall
 // time); peak-heap-MiB the live heap's peak during the review, fake
-// GitHub and cache included.
+// GitHub and cache included; serve-peak-heap-MiB (push) that peak less the
+// fake GitHub's and the test repository's live heap, which a serve process
+// would not hold; push-peak-rss-MiB the process's peak resident set
+// during the pushes (Linux), fake GitHub and cache included.
 func BenchmarkReviewPush(b *testing.B) {
 	for _, n := range benchSizes() {
 		repo := newBenchRepo(n, 4)
@@ -255,13 +258,15 @@ func BenchmarkReviewPush(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("objects=%d/push", n), func(b *testing.B) {
 			host, pr := benchHost(b, repo)
+			fixture := liveHeapAfterGC() // the fake GitHub and the test's repository
 			cache := bot.NewLRUCache(benchCacheBytes())
 			rv := bot.NewReviewer(cache, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			rv.RememberFindings = os.Getenv("PRODREADY_BENCH_NO_MEMO") == ""
 			if _, err := rv.Prepare(quiet, host, pr(0), nil); err != nil {
 				b.Fatal(err)
 			}
-			b.Logf("after the first review the cache holds %d entries, %d MiB counted", cache.Len(), cache.Bytes()>>20)
+			cached := liveHeapAfterGC() - fixture
+			b.Logf("after the first review the cache holds %d entries, %d MiB counted, %d MiB live; the fake GitHub and the repository %d MiB", cache.Len(), cache.Bytes()>>20, cached>>20, fixture>>20)
 			var peak uint64
 			i := 0
 			if p := os.Getenv("PRODREADY_BENCH_PUSH_PROFILE"); p != "" {
@@ -279,6 +284,7 @@ func BenchmarkReviewPush(b *testing.B) {
 				defer writeHeapProfile(b, p)
 			}
 			var cpu time.Duration
+			resetPeakRSS()
 			for b.Loop() {
 				i = i%(len(repo.heads)-1) + 1
 				runtime.GC()
@@ -291,9 +297,44 @@ func BenchmarkReviewPush(b *testing.B) {
 				cpu += cpuTime() - start
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(peak-min(peak, fixture))/(1<<20), "serve-peak-heap-MiB")
+			if rss, ok := peakRSS(); ok {
+				b.ReportMetric(float64(rss)/(1<<20), "push-peak-rss-MiB")
+			}
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// resetPeakRSS makes the process's peak resident set its current one
+// (Linux: /proc/self/clear_refs), so that peakRSS then says the peak of
+// what follows; nothing elsewhere.
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// peakRSS is the process's peak resident set (VmHWM) since it started or
+// since resetPeakRSS; false where /proc/self/status does not say.
+func peakRSS() (uint64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}
+
+// liveHeapAfterGC is the heap's live bytes after a collection.
+func liveHeapAfterGC() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // writeHeapProfile writes the heap profile (live objects as of the last
