@@ -408,14 +408,21 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	if pc != nil {
+		var cached []*manifest.File
 		for _, mf := range res.Files {
 			if sha, ok := miss[mf.Path]; ok {
 				pc.PutParsed(sha, mf, lim)
 			}
-			if sha, ok := shas[mf.Path]; ok && memo != nil {
-				memo.keep(mf, sha, lim)
+			if sha, ok := shas[mf.Path]; ok {
+				cached = append(cached, mf)
+				if memo != nil {
+					memo.keep(mf, sha, lim)
+				}
 			}
 		}
+		// The next run recalls most of their objects' findings and
+		// decodes again the few typed values its rules read.
+		checks.DropTypedValues(cached)
 	}
 	out.namespaces = namespacePaths(res)
 	marked := scanned.Rendered
