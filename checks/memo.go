@@ -25,7 +25,10 @@ import (
 // The objects a Memo is given are the run's; a memo must recall for an
 // object only what was remembered for that same object (the same parse,
 // shared between runs) under the same config: findings carry the object's
-// file, lines and the config's parameters.
+// file, lines and the config's parameters. A memo may keep what it is given
+// made lean (Compactor.Lean): the findings it then recalls have fixes
+// without their edits, so it must not recall for an object whose findings'
+// edits its caller needs.
 type Memo interface {
 	// Recall returns what was remembered for o, or nil.
 	Recall(o *manifest.Object) *Remembered
