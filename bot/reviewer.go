@@ -392,6 +392,10 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	if memo != nil {
 		opts.Check.Memo = memo
 	}
+	// A base's findings are only compared by identity and listed as fixed
+	// without a fix (withoutFix): its run lets their fixes go as it goes.
+	// Not when it renders, whose findings' fixes are mapped and verified.
+	opts.Check.NoFixes = reuse && len(folders) == 0
 	scanned := scan.Collect(ctx, inputs, folders, cfg, opts)
 	res := scanned.Result
 	out.res = res

@@ -269,3 +269,63 @@ spec:
 		sameResults(t, step.name, got, want)
 	}
 }
+
+// TestNoFixesRunEqualsRun holds a run with Options.NoFixes to a run
+// without it, fixes aside, on the fixtures, with no fix left in its
+// findings or silenced findings; and a memo that learnt in such a run
+// recalls the findings with their fixes (a review's base run teaches the
+// head's).
+func TestNoFixesRunEqualsRun(t *testing.T) {
+	cfg := checks.DefaultConfig(catalog.Default())
+	inputs, err := checks.Load([]string{filepath.Join("..", "fixtures")}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := checks.Run(inputs, cfg, checks.Options{Memory: checks.PackTrees})
+	fixes := 0
+	for _, f := range want.Findings {
+		if f.Fix != nil {
+			fixes++
+		}
+	}
+	if fixes == 0 {
+		t.Fatal("no finding of the fixtures has a fix: the test needs some")
+	}
+	memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}}
+	got := checks.Run(inputs, cfg, checks.Options{Memory: checks.PackTrees, Memo: memo, NoFixes: true})
+	for _, fs := range [][]checks.Finding{got.Findings, silencedFindings(got)} {
+		for _, f := range fs {
+			if f.Fix != nil {
+				t.Fatalf("NoFixes left a fix on %s", describe(f))
+			}
+		}
+	}
+	if len(got.Findings) != len(want.Findings) || len(got.Silenced) != len(want.Silenced) {
+		t.Fatalf("NoFixes: %d findings and %d silenced, without it %d and %d", len(got.Findings), len(got.Silenced), len(want.Findings), len(want.Silenced))
+	}
+	for i := range got.Findings {
+		w := want.Findings[i]
+		w.Fix = nil
+		if !reflect.DeepEqual(got.Findings[i], w) {
+			t.Fatalf("finding %d differs:\nNoFixes: %s\nwithout: %s", i, describe(got.Findings[i]), describe(w))
+		}
+	}
+	parsed := make([]checks.Input, len(got.Files))
+	for i, f := range got.Files {
+		parsed[i] = checks.Input{Path: f.Path, Parsed: f}
+	}
+	before := memo.recalled
+	again := checks.Run(parsed, cfg, checks.Options{Memory: checks.PackTrees, Memo: memo})
+	if memo.recalled == before {
+		t.Fatal("the memo recalled nothing")
+	}
+	sameResults(t, "recalled after a run without fixes", again, checks.Run(parsed, cfg, checks.Options{Memory: checks.PackTrees}))
+}
+
+func silencedFindings(r *checks.Result) []checks.Finding {
+	var out []checks.Finding
+	for _, s := range r.Silenced {
+		out = append(out, s.Finding)
+	}
+	return out
+}

@@ -160,6 +160,13 @@ type Options struct {
 	// object across runs, and recalls them for an object it has seen
 	// (see Memo): a server's reviews of one repository, push after push.
 	Memo Memo
+	// NoFixes leaves every finding without its fix (Finding.Fix nil), in
+	// Result.Findings, Result.Silenced and what Emit receives, each let go
+	// as soon as its object's rules have run: for a run whose findings are
+	// only compared by identity (a review's base, which a review lists
+	// only as fixed, without a fix). A memo still learns them with their
+	// fixes. The findings are otherwise the same.
+	NoFixes bool
 }
 
 // The collector's percentages per phase when Options.PaceGC is set.
@@ -235,16 +242,35 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	var res *Result
 	switch {
 	case opts.Emit != nil:
-		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, opts.Emit)
+		emit := opts.Emit
+		if opts.NoFixes {
+			emit = func(fs []Finding) { emit(withoutFixes(fs)) }
+		}
+		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, emit)
 	case opts.Memory == Lean:
 		var findings []Finding
 		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
-		res = evaluate(files, extra, cfg, opts.Memo)
+		res = evaluate(files, extra, cfg, opts.Memo, opts.NoFixes)
+	}
+	if opts.NoFixes {
+		withoutFixes(res.Findings)
+		for i := range res.Silenced {
+			res.Silenced[i].Finding.Fix = nil
+		}
 	}
 	res.Checked = checked
 	return res
+}
+
+// withoutFixes sets every finding of fs without its fix (Options.NoFixes)
+// and returns fs.
+func withoutFixes(fs []Finding) []Finding {
+	for i := range fs {
+		fs[i].Fix = nil
+	}
+	return fs
 }
 
 // dropTypedFrom is the number of checked objects from which a run lets
@@ -712,7 +738,7 @@ func parseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
 
 // evaluate runs the enabled rules over already-parsed files, with the
 // objects of extra (Input.Context) in their context.
-func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
+func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes bool) *Result {
 	var objects []*manifest.Object
 	var findings []Finding
 	for _, f := range files {
@@ -734,6 +760,11 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo) *Result {
 	perObject := make([][]Finding, len(objects))
 	recalled := make([]*Remembered, len(objects))
 	parallel.For(len(objects), func(i int) {
+		if noFixes {
+			// Its fixes are let go now, not when the run ends: at 50,000
+			// objects a review's base held some 100 MB of edits until then.
+			defer func() { withoutFixes(perObject[i]) }()
+		}
 		if memo != nil {
 			if recalled[i], perObject[i] = recallAll(nil, ctx, rules, objects[i]); recalled[i] == nil {
 				perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
