@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/binary"
 	"sync"
 	"unsafe"
 )
@@ -154,7 +155,9 @@ func (c *Compactor) readList(rs []scopeRead, owned *int) []scopeRead {
 	}
 	b := c.buf[:0]
 	for _, r := range rs {
-		b = append(append(append(b, r.bucket...), 0), r.digest[:]...)
+		// Each bucket's name after its length: a name may hold any byte.
+		b = binary.AppendUvarint(b, uint64(len(r.bucket)))
+		b = append(append(b, r.bucket...), r.digest[:]...)
 	}
 	c.buf = b
 	if l, ok := c.reads[string(b)]; ok {
