@@ -13,7 +13,7 @@ FUZZMINIMIZE ?= 200x
 GOVULNCHECK_VERSION ?= v1.9.0
 # Fuzz targets, package:name, run one after another by `make fuzz`.
 FUZZ_TARGETS := ./checks/manifest:FuzzParse ./checks/manifest:FuzzOnlyComments ./checks/manifest:FuzzIsPlaceholder ./checks/edit:FuzzApply ./checks/edit:FuzzChanges \
-	./checks/rendered:FuzzSourceFixHelpers ./bot:FuzzParsePatch ./vcs/github:FuzzWebhook ./vcs/gitlab:FuzzWebhook ./checks/rules/apicluster:FuzzParseCron
+	./checks/rendered/internal/yamlpath:FuzzSourceFixHelpers ./bot/diff:FuzzParsePatch ./vcs/github/internal/hook:FuzzWebhook ./vcs/gitlab/internal/hook:FuzzWebhook ./internal/cron:FuzzParseCron
 
 .PHONY: build test bench bench-scale bench-peers bench-charts lint fuzz docs docker clean
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/prodready/prodready/bot/diff"
 )
 
 // ApplyPatch applies a unified diff of one file (hunks only, as the hosts
@@ -118,7 +120,7 @@ func hunkFrom(h string, reverse bool) (start, count int, err error) {
 			return 0, 0, fmt.Errorf("bad hunk header %q", h)
 		}
 	}
-	if start, err = strconv.Atoi(a); err != nil || start < 0 || start > maxHunkStart {
+	if start, err = strconv.Atoi(a); err != nil || start < 0 || start > diff.MaxHunkStart {
 		return 0, 0, fmt.Errorf("bad hunk header %q", h)
 	}
 	if start == 0 && count != 0 {

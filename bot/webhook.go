@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/prodready/prodready/bot/pullreq"
 )
 
 // An Intake is one host's side of a webhook delivery: how the host signs
@@ -48,8 +50,9 @@ type StreamingIntake interface {
 }
 
 // ErrBadDelivery is what an Intake's Decode wraps for a verified delivery
-// whose body is not what its event says (answered 400).
-var ErrBadDelivery = errors.New("malformed delivery")
+// whose body is not what its event says (answered 400): pullreq's, where
+// the decoders find it.
+var ErrBadDelivery = pullreq.ErrBadDelivery
 
 // Webhook is the http.Handler of one host's webhook route, e.g.
 // srv.Handle(http.MethodPost, "/webhooks/gitlab", &bot.Webhook{…}). It

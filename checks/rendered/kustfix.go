@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
 // A finding of a kustomize overlay is fixed in the file that sets the
@@ -35,7 +36,7 @@ func (pl *placed) kustomizeEdits(files Files, f checks.Finding) (placement, bool
 	var out placement
 	var target *yaml.Node
 	for _, op := range f.Fix.Edits {
-		segs, _ := walkOp(root, op.Path)
+		segs, _ := yamlpath.Walk(root, op.Path)
 		var at *Location
 		for n := len(segs); n >= 0 && at == nil; n-- {
 			for _, loc := range r.Map(doc)[FormatPath(segs[:n])] {
@@ -53,7 +54,7 @@ func (pl *placed) kustomizeEdits(files Files, f checks.Finding) (placement, bool
 			if !ok {
 				return placement{}, false
 			}
-			docs := parseDocs(data, 1000)
+			docs := yamlpath.ParseDocs(data, 1000)
 			out.file, out.doc = at.File, -1
 			for i, d := range docs {
 				if d != nil && d.Line <= at.Line {
@@ -79,7 +80,7 @@ func (pl *placed) kustomizeEdits(files Files, f checks.Finding) (placement, bool
 	if len(out.edits) == 0 {
 		return placement{}, false
 	}
-	out.line = nearestLine(target, out.edits[0].Path)
+	out.line = yamlpath.NearestLine(target, out.edits[0].Path)
 	out.note = fmt.Sprintf(" (in %s)", path.Base(out.file))
 	return out, true
 }
@@ -121,8 +122,8 @@ func samePath(rendered, target *yaml.Node, p []string) ([]string, bool) {
 				}
 			}
 			if found < 0 && name == nil && len(t.Content) == len(r.Content) {
-				a, okA := plain(item)
-				b, okB := plain(t.Content[idx])
+				a, okA := yamlpath.Plain(item)
+				b, okB := yamlpath.Plain(t.Content[idx])
 				if okA && okB && reflect.DeepEqual(a, b) {
 					found = idx
 				}
@@ -175,7 +176,7 @@ func overrides(old, now *Render, cands []candidate, docOf func(candidate) int) s
 	}
 	byID := map[id]*yaml.Node{}
 	for _, d := range now.Documents {
-		byID[id{d.Kind, d.Namespace, d.Name}] = parseDoc(d.YAML)
+		byID[id{d.Kind, d.Namespace, d.Name}] = yamlpath.ParseDoc(d.YAML)
 	}
 	for _, d := range old.Documents {
 		k := id{d.Kind, d.Namespace, d.Name}
@@ -183,7 +184,7 @@ func overrides(old, now *Render, cands []candidate, docOf func(candidate) int) s
 		if !ok {
 			return fmt.Sprintf("%s %s is gone from the build", d.Kind, d.Name)
 		}
-		if p := changedScalar(parseDoc(d.YAML), n, nil, edited[k]); p != "" {
+		if p := changedScalar(yamlpath.ParseDoc(d.YAML), n, nil, edited[k]); p != "" {
 			return fmt.Sprintf("it changes %s of %s %s, which the build had", p, d.Kind, d.Name)
 		}
 	}

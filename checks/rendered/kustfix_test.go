@@ -3,6 +3,8 @@ package rendered
 import (
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
 // TestSamePathFindsPatchItemsByName: a rendered path is read against a
@@ -11,8 +13,8 @@ import (
 // and a path past what the patch holds is created unless it indexes a
 // list the patch lacks.
 func TestSamePathFindsPatchItemsByName(t *testing.T) {
-	rendered := parseDoc([]byte("spec:\n  template:\n    spec:\n      containers:\n      - name: sidecar\n        image: a\n      - name: web\n        image: b\n"))
-	patch := parseDoc([]byte("spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        env: []\n"))
+	rendered := yamlpath.ParseDoc([]byte("spec:\n  template:\n    spec:\n      containers:\n      - name: sidecar\n        image: a\n      - name: web\n        image: b\n"))
+	patch := yamlpath.ParseDoc([]byte("spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        env: []\n"))
 	for _, tc := range []struct {
 		in, want string
 		ok       bool

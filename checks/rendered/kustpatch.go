@@ -11,6 +11,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
 // When no patch or base line an overlay builds from can take a fix (the
@@ -33,7 +34,7 @@ func (pl *placed) baseTarget(f checks.Finding) *Location {
 	if root == nil || len(f.Fix.Edits) == 0 {
 		return nil
 	}
-	segs, _ := walkOp(root, f.Fix.Edits[0].Path)
+	segs, _ := yamlpath.Walk(root, f.Fix.Edits[0].Path)
 	for n := len(segs); n >= 0; n-- {
 		for _, loc := range pl.render.Map(doc)[FormatPath(segs[:n])] {
 			if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
@@ -145,7 +146,7 @@ func (pl *placed) overlayPatch(files Files, f checks.Finding) (placement, bool) 
 	if !ok || d.Kind == "" || d.Name == "" {
 		return placement{}, false
 	}
-	kust := parseDoc(kdata)
+	kust := yamlpath.ParseDoc(kdata)
 	if kust == nil || kust.Kind != yaml.MappingNode {
 		return placement{}, false
 	}
@@ -180,7 +181,7 @@ func (pl *placed) overlayPatch(files Files, f checks.Finding) (placement, bool) 
 func (pl *placed) originalName(doc int, rendered string) string {
 	for _, loc := range pl.render.Map(doc)["metadata.name"] {
 		if loc.Kind == Base && loc.Line > 0 && pl.src != nil {
-			for _, n := range parseDocs(pl.src.files[loc.File], 1000) {
+			for _, n := range yamlpath.ParseDocs(pl.src.files[loc.File], 1000) {
 				if md := mapValue(n, "metadata"); md != nil && mapValue(md, "name") != nil && mapValue(md, "name").Line == loc.Line {
 					return mapValue(md, "name").Value
 				}
@@ -212,7 +213,7 @@ func (pl *placed) usesJSONPatches(files Files, kust *yaml.Node) bool {
 			case mapValue(it, "path") != nil:
 				text = files[path.Join(path.Dir(pl.render.Root), mapValue(it, "path").Value)]
 			}
-			n := parseDoc(text)
+			n := yamlpath.ParseDoc(text)
 			if n == nil || n.Kind != yaml.SequenceNode {
 				return false
 			}
@@ -241,7 +242,7 @@ func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, 
 	set(set(skel, "metadata", &yaml.Node{Kind: yaml.MappingNode}), "name", scalar(name))
 	var eds []edit.Op
 	for _, op := range ops {
-		segs, nodes := walkOp(root, op.Path)
+		segs, nodes := yamlpath.Walk(root, op.Path)
 		lastIdx := -1
 		for i, sg := range segs {
 			if sg.Index >= 0 {
@@ -324,7 +325,7 @@ func jsonPatchEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (st
 				return "", err
 			}
 		}
-		segs, nodes := walkOp(root, op.Path)
+		segs, nodes := yamlpath.Walk(root, op.Path)
 		var v any
 		if err := yaml.Unmarshal([]byte(op.Value), &v); err != nil {
 			return "", err
@@ -400,7 +401,7 @@ func applied(root *yaml.Node, op edit.Op) (*yaml.Node, error) {
 	if text, err = edit.Apply(text, 0, []edit.Op{op}); err != nil {
 		return nil, err
 	}
-	if n := parseDoc(text); n != nil {
+	if n := yamlpath.ParseDoc(text); n != nil {
 		return n, nil
 	}
 	return nil, fmt.Errorf("the edited object does not parse")

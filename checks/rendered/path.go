@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
 // Segment is one step of a key path: a mapping key (Index < 0), or a
 // sequence index when Key is "" and Index >= 0.
-type Segment struct {
-	Key   string
-	Index int
-}
+type Segment = yamlpath.Segment
 
 // FormatPath writes a path the way [Render.Locate] takes it:
 // spec.template.spec.containers[0].image; keys holding ".", "[", "]" or a

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"path"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
 // MaxVerifyRenders bounds the renders VerifyFixes spends on one chart: one
@@ -269,7 +268,7 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 	var out placement
 	var values *yaml.Node
 	for _, op := range f.Fix.Edits {
-		segs, nodes := walkOp(root, op.Path)
+		segs, nodes := yamlpath.Walk(root, op.Path)
 		n := len(segs)
 		var locs []Location
 		for ; n >= 0; n-- {
@@ -294,7 +293,7 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 		if at.File != out.file || values == nil || pl.vendored(at.File) {
 			return placement{}, false
 		}
-		keyPath, ok := keyAt(values, at.Line, nodes[n])
+		keyPath, ok := yamlpath.KeyAt(values, at.Line, nodes[n])
 		if !ok {
 			return placement{}, false
 		}
@@ -308,7 +307,7 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 	if len(out.edits) == 0 {
 		return placement{}, false
 	}
-	out.line = nearestLine(values, out.edits[0].Path)
+	out.line = yamlpath.NearestLine(values, out.edits[0].Path)
 	return out, true
 }
 
@@ -339,7 +338,7 @@ func (pl *placed) literal(files Files, f checks.Finding) (placement, bool) {
 			n++
 		}
 	}
-	docs := parseDocs(data, n+1)
+	docs := yamlpath.ParseDocs(data, n+1)
 	if at < 0 || len(docs) != n {
 		return placement{}, false
 	}
@@ -347,36 +346,13 @@ func (pl *placed) literal(files Files, f checks.Finding) (placement, bool) {
 	if rendered == nil || docs[at] == nil {
 		return placement{}, false
 	}
-	a, okA := plain(rendered)
-	b, okB := plain(docs[at])
+	a, okA := yamlpath.Plain(rendered)
+	b, okB := yamlpath.Plain(docs[at])
 	if !okA || !okB || !reflect.DeepEqual(a, b) {
 		return placement{}, false
 	}
 	edits := append([]edit.Op(nil), f.Fix.Edits...)
-	return placement{file: file, doc: at, line: nearestLine(docs[at], edits[0].Path), edits: edits}, true
-}
-
-// parseDocs returns the root nodes of the documents of data (nil for an
-// empty one), at most most of them; nil when data does not parse.
-func parseDocs(data []byte, most int) []*yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var out []*yaml.Node
-	for len(out) < most {
-		var n yaml.Node
-		err := dec.Decode(&n)
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			return nil
-		}
-		var root *yaml.Node
-		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 && n.Content[0].Kind != yaml.ScalarNode {
-			root = n.Content[0]
-		}
-		out = append(out, root)
-	}
-	return out
+	return placement{file: file, doc: at, line: yamlpath.NearestLine(docs[at], edits[0].Path), edits: edits}, true
 }
 
 // vendored reports whether file belongs to a subchart of the render's chart
@@ -395,7 +371,7 @@ func (pl *placed) renderedDoc(doc int) *yaml.Node {
 	if n, ok := pl.docs[doc]; ok {
 		return n
 	}
-	n := parseDoc(pl.render.Documents[doc].YAML)
+	n := yamlpath.ParseDoc(pl.render.Documents[doc].YAML)
 	pl.docs[doc] = n
 	return n
 }
@@ -411,156 +387,10 @@ func (pl *placed) valuesDoc(files Files, file string) *yaml.Node {
 	}
 	var n *yaml.Node
 	if data, ok := files[file]; ok {
-		n = parseDoc(data)
+		n = yamlpath.ParseDoc(data)
 	}
 	pl.values[file] = n
 	return n
-}
-
-// parseDoc returns the root node of the first document of data, nil when
-// it does not parse or is empty.
-func parseDoc(data []byte) *yaml.Node {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil
-	}
-	return doc.Content[0]
-}
-
-// walkOp reads an edit's path (keys, and decimal indexes into sequences)
-// against the rendered document: its segments, and the node at each prefix
-// (nodes[i] is the node at segs[:i]; nil past what exists).
-func walkOp(root *yaml.Node, p []string) ([]Segment, []*yaml.Node) {
-	segs := make([]Segment, 0, len(p))
-	nodes := make([]*yaml.Node, 0, len(p)+1)
-	n := root
-	nodes = append(nodes, n)
-	for _, k := range p {
-		var next *yaml.Node
-		if n != nil && n.Kind == yaml.SequenceNode {
-			if i, err := strconv.Atoi(k); err == nil && i >= 0 {
-				segs = append(segs, Segment{Index: i})
-				if i < len(n.Content) {
-					next = n.Content[i]
-				}
-				n = next
-				nodes = append(nodes, n)
-				continue
-			}
-		}
-		segs = append(segs, Segment{Key: k, Index: -1})
-		if n != nil && n.Kind == yaml.MappingNode {
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value == k {
-					next = n.Content[j+1]
-					break
-				}
-			}
-		}
-		n = next
-		nodes = append(nodes, n)
-	}
-	return segs, nodes
-}
-
-// keyAt returns the path of the one key on line of the values tree whose
-// value equals rendered (what the template emits for it); false when no
-// key there, or more than one, does.
-func keyAt(values *yaml.Node, line int, rendered *yaml.Node) ([]string, bool) {
-	want, ok := plain(rendered)
-	if !ok {
-		return nil, false
-	}
-	var found []string
-	count := 0
-	var walk func(n *yaml.Node, p []string, depth int)
-	walk = func(n *yaml.Node, p []string, depth int) {
-		if n == nil || depth > 100 || count > 1 {
-			return
-		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				k, v := n.Content[j], n.Content[j+1]
-				kp := append(append([]string(nil), p...), k.Value)
-				if k.Line == line {
-					if got, ok := plain(v); ok && reflect.DeepEqual(got, want) {
-						found = kp
-						count++
-					}
-				}
-				walk(v, kp, depth+1)
-			}
-		case yaml.SequenceNode:
-			for j, it := range n.Content {
-				walk(it, append(append([]string(nil), p...), strconv.Itoa(j)), depth+1)
-			}
-		}
-	}
-	walk(values, nil, 0)
-	return found, count == 1
-}
-
-// plain decodes a node with every scalar as its text, so that a value and
-// its quoted rendering compare equal; false for a node with an alias or a
-// tag of its own, which are not compared.
-func plain(n *yaml.Node) (any, bool) {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return nil, true
-		}
-		return n.Value, true
-	case yaml.MappingNode:
-		m := map[string]any{}
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			v, ok := plain(n.Content[j+1])
-			if !ok {
-				return nil, false
-			}
-			m[n.Content[j].Value] = v
-		}
-		return m, true
-	case yaml.SequenceNode:
-		s := []any{}
-		for _, it := range n.Content {
-			v, ok := plain(it)
-			if !ok {
-				return nil, false
-			}
-			s = append(s, v)
-		}
-		return s, true
-	}
-	return nil, false
-}
-
-// nearestLine returns the line of the deepest key of p that the values
-// tree has (the first line when it has none).
-func nearestLine(values *yaml.Node, p []string) int {
-	line := 1
-	n := values
-	for _, k := range p {
-		var next *yaml.Node
-		switch n.Kind {
-		case yaml.MappingNode:
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value == k {
-					line, next = n.Content[j].Line, n.Content[j+1]
-					break
-				}
-			}
-		case yaml.SequenceNode:
-			if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(n.Content) {
-				line, next = n.Content[i].Line, n.Content[i]
-			}
-		}
-		if next == nil {
-			break
-		}
-		n = next
-	}
-	return max(line, 1)
 }
 
 // verify renders the chart again with the candidates' edits and returns

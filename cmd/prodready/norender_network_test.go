@@ -12,14 +12,14 @@ import (
 	"testing"
 )
 
-// TestCheckRendersNoURL builds prodready and checks an overlay whose
-// patch, generator file and replacements are URLs on a loopback server:
-// the server receives nothing, the output names each refused field, and
-// the exit code says there are findings (render-failed is an error).
+// TestCheckRendersNoURL runs prodready check as a process (this test
+// binary as prodready, asMain, as the other process tests do: building the
+// binary again cost a link of every package, half a minute) on an overlay
+// whose patch, generator file and replacements are URLs on a loopback
+// server: the server receives nothing, the output names each refused
+// field, and the exit code says there are findings (render-failed is an
+// error).
 func TestCheckRendersNoURL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds prodready; skipped with -short")
-	}
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -27,18 +27,14 @@ func TestCheckRendersNoURL(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "prodready"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	dir := t.TempDir()
 	overlay := filepath.Join(dir, "overlay")
 	os.MkdirAll(overlay, 0o755)
 	os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte("resources:\n- cm.yaml\npatches:\n- path: "+srv.URL+"/patch.yaml\nconfigMapGenerator:\n- name: leak\n  files:\n  - token="+srv.URL+"/latest/meta-data\nreplacements:\n- path: "+srv.URL+"/r.yaml\n"), 0o644)
 	os.WriteFile(filepath.Join(overlay, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o644)
 
-	cmd := exec.Command(filepath.Join(bin, "prodready"), "check", dir)
+	cmd := exec.Command(os.Args[0], "check", dir)
+	cmd.Env = append(os.Environ(), asMain+"=1")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {

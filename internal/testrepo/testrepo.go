@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -23,11 +22,7 @@ var Rules = []string{"readiness-probe-missing", "replicas-too-few", "render-fail
 // with a .prodready.yaml keeping Rules on.
 func Base(t testing.TB) map[string]string {
 	t.Helper()
-	_, self, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("no caller")
-	}
-	root := filepath.Join(filepath.Dir(self), "..", "..", "fixtures", "render", "review")
+	root := filepath.Join(moduleRoot(t), "fixtures", "render", "review")
 	files := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -46,6 +41,28 @@ func Base(t testing.TB) map[string]string {
 	}
 	files[".prodready.yaml"] = testconfig.OnlyRules(Rules...)
 	return files
+}
+
+// moduleRoot is the folder holding go.mod, found from the working
+// directory up (go test runs a test in its package's folder). Not from the
+// source file's path (runtime.Caller): -trimpath, which CI builds the tests
+// with, rewrites it to the import path.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("testrepo: no go.mod in the working directory or above it")
+		}
+		dir = parent
+	}
 }
 
 // Edit returns a copy of files with old replaced by new in file p; the

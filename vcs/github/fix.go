@@ -16,6 +16,7 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/vcs/github/internal/hook"
 )
 
 // The requested actions the check run offers: identifiers (at most 20
@@ -116,18 +117,6 @@ func (h *Host) FixActions(ctx context.Context, pr bot.PullRequest, fs []checks.F
 	return out
 }
 
-// fixFields are the fields of a check_run requested_action payload beside
-// those every payload has.
-type fixFields struct {
-	RequestedAction *struct {
-		Identifier string `json:"identifier"`
-	} `json:"requested_action"`
-	Sender *struct {
-		Login string `json:"login"`
-		Type  string `json:"type"`
-	} `json:"sender"`
-}
-
 // decodeFix turns a check_run requested_action delivery into the fix job
 // it asks for. ok is false for any other delivery (left to Decode); a
 // requested action whose identifier the bot does not offer, or without a
@@ -136,7 +125,7 @@ func (in Intake) decodeFix(r *http.Request, body []byte) (jobs []bot.Job, ok boo
 	if r.Header.Get("X-GitHub-Event") != "check_run" {
 		return nil, false, nil
 	}
-	var e hookEvent
+	var e hook.Payload
 	if err := json.Unmarshal(body, &e); err != nil {
 		return nil, true, fmt.Errorf("%w: decoding check_run event: %w", bot.ErrBadDelivery, err)
 	}
@@ -162,7 +151,7 @@ func (in Intake) decodeFix(r *http.Request, body []byte) (jobs []bot.Job, ok boo
 		if p.Base.Repo != nil && p.Base.Repo.FullName != "" && !strings.EqualFold(p.Base.Repo.FullName, e.Repository.FullName) {
 			return nil, true, nil
 		}
-		if pr, ok = p.pullRequest(e.Repository); !ok {
+		if pr, ok = p.PullRequest(e.Repository); !ok {
 			pr, ok = bot.PullRequest{}, false
 		}
 	}
@@ -174,8 +163,8 @@ func (in Intake) decodeFix(r *http.Request, body []byte) (jobs []bot.Job, ok boo
 		if !found || err != nil || num <= 0 {
 			return nil, true, nil
 		}
-		p := hookPR{Number: num, Head: hookRef{SHA: e.CheckRun.HeadSHA}}
-		if pr, ok = p.pullRequest(e.Repository); !ok {
+		p := hook.PR{Number: num, Head: hook.Ref{SHA: e.CheckRun.HeadSHA}}
+		if pr, ok = p.PullRequest(e.Repository); !ok {
 			return nil, true, nil
 		}
 	}

@@ -1,19 +1,17 @@
 package gitlab
 
 import (
-	"crypto/subtle"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/vcs/gitlab/internal/hook"
 )
 
 // Intake is GitLab's side of a webhook delivery (a bot.Intake): the
 // X-Gitlab-Token header, compared with the secret in constant time before
-// the body is read, and the review a merge request event starts (see
-// merge_request.go).
+// the body is read, and the review a merge request event starts (both read
+// by package hook).
 //
 // Redeliveries (same Idempotency-Key, else X-Gitlab-Event-UUID) run once;
 // without either, one review per project, merge request and head commit.
@@ -44,17 +42,15 @@ func (Intake) Event(r *http.Request) string {
 
 // VerifyHeader compares X-Gitlab-Token with secret in constant time.
 func (Intake) VerifyHeader(r *http.Request, secret []byte) error {
-	if subtle.ConstantTimeCompare([]byte(r.Header.Get("X-Gitlab-Token")), secret) != 1 {
-		return errors.New("invalid X-Gitlab-Token")
-	}
-	return nil
+	return hook.VerifyToken(r.Header.Get("X-Gitlab-Token"), secret)
 }
 
 // VerifyBody is nil: GitLab signs nothing beyond the token.
 func (Intake) VerifyBody(*http.Request, []byte, []byte) error { return nil }
 
 // Decode returns the review a merge request event (or a system hook's
-// merge request event) starts; other events start none.
+// merge request event) starts (hook.DecodeMergeRequest); other events
+// start none.
 func (in Intake) Decode(r *http.Request, body []byte) ([]bot.Job, error) {
 	event := in.Event(r)
 	if event == "other" {
@@ -63,14 +59,7 @@ func (in Intake) Decode(r *http.Request, body []byte) ([]bot.Job, error) {
 	if event == "note" {
 		return in.decodeNote(r, body) // a /prodready fix command (fix.go)
 	}
-	var ev mergeRequestEvent
-	if err := json.Unmarshal(body, &ev); err != nil {
-		return nil, fmt.Errorf("%w: %w", bot.ErrBadDelivery, err)
-	}
-	if event == "system" && ev.ObjectKind != "merge_request" {
-		return nil, nil
-	}
-	pr, action, ok, err := ev.review()
+	pr, action, ok, err := hook.DecodeMergeRequest(event == "system", body)
 	if err != nil || !ok {
 		return nil, err
 	}

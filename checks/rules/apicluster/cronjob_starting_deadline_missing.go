@@ -11,6 +11,7 @@ import (
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/cron"
 )
 
 // frequentSpan is what 100 intervals of an hourly schedule take: a
@@ -46,10 +47,10 @@ var cronjobStartingDeadlineMissing = &checks.Rule{
 			return nil
 		}
 		forbid := cj.Spec.ConcurrencyPolicy == batchv1.ForbidConcurrent
-		s, parsed := parseCron(schedule)
-		var cad cronCadence
+		s, parsed := cron.Parse(schedule)
+		var cad cron.Cadence
 		if parsed {
-			if cad = s.cadence(); !cad.Runs {
+			if cad = s.Cadence(); !cad.Runs {
 				return nil // a schedule that never runs misses nothing
 			}
 		}
@@ -105,7 +106,7 @@ var cronjobStartingDeadlineMissing = &checks.Rule{
 
 // describeInterval says how often a schedule runs: "every 5 minutes", or
 // "as often as every 5 minutes" when its gaps differ.
-func describeInterval(c cronCadence) string {
+func describeInterval(c cron.Cadence) string {
 	every := "every " + strings.TrimPrefix(formatDuration(c.Interval), "1 ") // "every minute"
 	if c.Regular {
 		return every

@@ -1,4 +1,4 @@
-package bot
+package diff
 
 import (
 	"maps"

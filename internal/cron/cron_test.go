@@ -1,4 +1,4 @@
-package apicluster
+package cron
 
 import (
 	"testing"
@@ -47,12 +47,12 @@ func TestCronCadence(t *testing.T) {
 		{"0 0 1 jan *", 365 * day, false, 0},
 	}
 	for _, c := range cases {
-		s, ok := parseCron(c.schedule)
+		s, ok := Parse(c.schedule)
 		if !ok {
 			t.Errorf("%q: not parsed", c.schedule)
 			continue
 		}
-		got := s.cadence()
+		got := s.Cadence()
 		if !got.Runs || got.Interval != c.interval || got.Regular != c.regular || got.Span != c.span {
 			t.Errorf("%q: got %+v, want interval %v regular %v span %v", c.schedule, got, c.interval, c.regular, c.span)
 		}
@@ -61,17 +61,17 @@ func TestCronCadence(t *testing.T) {
 
 func TestCronNeverRuns(t *testing.T) {
 	for _, spec := range []string{"0 0 30 2 *", "0 0 31 4 *"} {
-		s, ok := parseCron(spec)
+		s, ok := Parse(spec)
 		if !ok {
 			t.Fatalf("%q: not parsed", spec)
 		}
-		if c := s.cadence(); c.Runs {
+		if c := s.Cadence(); c.Runs {
 			t.Errorf("%q: runs %+v", spec, c)
 		}
 	}
 	// February 29th runs twice in the horizon (2024, 2028), four years apart.
-	s, _ := parseCron("0 0 29 2 *")
-	if c := s.cadence(); !c.Runs || c.Interval != 1461*24*time.Hour || c.Span != 0 {
+	s, _ := Parse("0 0 29 2 *")
+	if c := s.Cadence(); !c.Runs || c.Interval != 1461*24*time.Hour || c.Span != 0 {
 		t.Errorf("Feb 29: %+v", c)
 	}
 }
@@ -84,15 +84,15 @@ func TestCronInvalid(t *testing.T) {
 		"@reboot", "@every", "@every 0s", "@every -5m", "@every soon", "@Daily", "H * * * *", "${SCHEDULE}",
 		"CRON_TZ=UTC", "* * * JANUARY *",
 	} {
-		if s, ok := parseCron(spec); ok {
+		if s, ok := Parse(spec); ok {
 			t.Errorf("%q parsed: %+v", spec, s)
 		}
 	}
 	long := "0"
-	for len(long) <= maxCronLen {
+	for len(long) <= MaxLen {
 		long += ",0"
 	}
-	if _, ok := parseCron(long + " * * * *"); ok {
+	if _, ok := Parse(long + " * * * *"); ok {
 		t.Error("an over-long schedule parsed")
 	}
 }
@@ -100,10 +100,10 @@ func TestCronInvalid(t *testing.T) {
 // TestCronCadenceBounded checks that the densest schedule's cadence is
 // worked out within the run bound.
 func TestCronCadenceBounded(t *testing.T) {
-	s, _ := parseCron("* * * * *")
+	s, _ := Parse("* * * * *")
 	start := time.Now()
 	for range 10 {
-		s.cadence()
+		s.Cadence()
 	}
 	if d := time.Since(start) / 10; d > 50*time.Millisecond {
 		t.Errorf("cadence of * * * * * took %v", d)
@@ -117,11 +117,11 @@ func FuzzParseCron(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
-		s, ok := parseCron(spec)
+		s, ok := Parse(spec)
 		if !ok {
 			return
 		}
-		c := s.cadence()
+		c := s.Cadence()
 		if c.Span > 0 && (c.Interval <= 0 || c.Span < 100*c.Interval) {
 			t.Errorf("%q: inconsistent cadence %+v", spec, c)
 		}

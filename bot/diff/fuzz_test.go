@@ -1,4 +1,4 @@
-package bot
+package diff
 
 import (
 	"encoding/json"
@@ -143,7 +143,7 @@ func newSideLines(patch string) []int {
 // sharedGitLabDiffs returns the "diff" fields of the GitLab diff listings
 // under ../shared/payloads/gitlab, or nothing when that folder is absent.
 func sharedGitLabDiffs(f *testing.F) []string {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "payloads", "gitlab", "*.json"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "payloads", "gitlab", "*.json"))
 	if len(files) == 0 {
 		f.Log("../shared/payloads/gitlab absent: fuzzing from the built-in seeds only")
 	}

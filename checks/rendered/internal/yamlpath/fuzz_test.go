@@ -1,4 +1,4 @@
-package rendered
+package yamlpath
 
 import (
 	"strings"
@@ -20,17 +20,17 @@ func FuzzSourceFixHelpers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data, p string, line int) {
 		path := strings.Split(p, ".")
-		for _, root := range append(parseDocs([]byte(data), 4), parseDoc([]byte(data))) {
+		for _, root := range append(ParseDocs([]byte(data), 4), ParseDoc([]byte(data))) {
 			if root == nil {
 				continue
 			}
-			segs, nodes := walkOp(root, path)
+			segs, nodes := Walk(root, path)
 			if len(segs) != len(path) || len(nodes) != len(path)+1 {
-				t.Fatalf("walkOp: %d segments, %d nodes for %d keys", len(segs), len(nodes), len(path))
+				t.Fatalf("Walk: %d segments, %d nodes for %d keys", len(segs), len(nodes), len(path))
 			}
-			keyAt(root, line, root)
-			nearestLine(root, path)
-			plain(root)
+			KeyAt(root, line, root)
+			NearestLine(root, path)
+			Plain(root)
 		}
 	})
 }

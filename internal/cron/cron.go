@@ -1,4 +1,7 @@
-package apicluster
+// Package cron reads CronJob schedules as the CronJob controller does and
+// works out how often they run. It imports only the standard library, so
+// its fuzz target instruments a few packages, not the rules' hundreds.
+package cron
 
 import (
 	"strconv"
@@ -6,13 +9,13 @@ import (
 	"time"
 )
 
-// A cron schedule as the CronJob controller reads it (robfig/cron's
+// Schedule is a cron schedule as the CronJob controller reads it (robfig/cron's
 // standard parser): five fields (minute, hour, day of month, month, day of
 // week) of lists, ranges and steps, month and weekday names, `?` for `*`,
 // the @yearly … @hourly descriptors and `@every <duration>`, after an
 // optional TZ= or CRON_TZ= prefix (a time zone shifts the runs, not the
 // gaps between them; daylight saving time is not modelled).
-type cronSchedule struct {
+type Schedule struct {
 	minute, hour, dom, month, dow uint64 // bit i set: value i matches
 	// domStar and dowStar are set when the field is `*` or `?` (a step
 	// above 1 clears it): a day then matches when both fields match, and
@@ -22,9 +25,9 @@ type cronSchedule struct {
 	every time.Duration
 }
 
-// maxCronLen bounds the schedules parseCron reads: a real one is a few
+// MaxLen bounds the schedules Parse reads: a real one is a few
 // dozen characters.
-const maxCronLen = 256
+const MaxLen = 256
 
 type cronField struct{ min, max uint }
 
@@ -44,17 +47,17 @@ var cronDescriptors = map[string]string{
 	"@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
 }
 
-// parseCron parses a CronJob schedule; false when it is not one the
-// controller accepts (or longer than maxCronLen).
-func parseCron(spec string) (cronSchedule, bool) {
+// Parse parses a CronJob schedule; false when it is not one the
+// controller accepts (or longer than MaxLen).
+func Parse(spec string) (Schedule, bool) {
 	spec = strings.TrimSpace(spec)
-	if len(spec) > maxCronLen {
-		return cronSchedule{}, false
+	if len(spec) > MaxLen {
+		return Schedule{}, false
 	}
 	if strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=") {
 		i := strings.IndexAny(spec, " \t")
 		if i < 0 {
-			return cronSchedule{}, false
+			return Schedule{}, false
 		}
 		spec = strings.TrimSpace(spec[i:])
 	}
@@ -62,38 +65,38 @@ func parseCron(spec string) (cronSchedule, bool) {
 		if rest, ok := strings.CutPrefix(spec, "@every "); ok {
 			d, err := time.ParseDuration(strings.TrimSpace(rest))
 			if err != nil || d <= 0 {
-				return cronSchedule{}, false
+				return Schedule{}, false
 			}
 			// robfig/cron runs @every at whole seconds, at least one apart.
 			d = max(d.Truncate(time.Second), time.Second)
-			return cronSchedule{every: d}, true
+			return Schedule{every: d}, true
 		}
 		std, ok := cronDescriptors[spec]
 		if !ok {
-			return cronSchedule{}, false
+			return Schedule{}, false
 		}
 		spec = std
 	}
 	fields := strings.Fields(spec)
 	if len(fields) != 5 {
-		return cronSchedule{}, false
+		return Schedule{}, false
 	}
-	var s cronSchedule
+	var s Schedule
 	var ok bool
 	if s.minute, _, ok = parseCronField(fields[0], cronMinute, nil); !ok {
-		return cronSchedule{}, false
+		return Schedule{}, false
 	}
 	if s.hour, _, ok = parseCronField(fields[1], cronHour, nil); !ok {
-		return cronSchedule{}, false
+		return Schedule{}, false
 	}
 	if s.dom, s.domStar, ok = parseCronField(fields[2], cronDom, nil); !ok {
-		return cronSchedule{}, false
+		return Schedule{}, false
 	}
 	if s.month, _, ok = parseCronField(fields[3], cronMonth, cronMonthNames); !ok {
-		return cronSchedule{}, false
+		return Schedule{}, false
 	}
 	if s.dow, s.dowStar, ok = parseCronField(fields[4], cronDow, cronDowNames); !ok {
-		return cronSchedule{}, false
+		return Schedule{}, false
 	}
 	return s, true
 }
@@ -170,9 +173,9 @@ func cronValue(s string, names map[string]uint) (uint, bool) {
 	return uint(n), true
 }
 
-// cronCadence is how often a schedule runs, from its runs over
+// Cadence is how often a schedule runs, from its runs over
 // cronHorizonDays days (at most cronMaxRuns of them).
-type cronCadence struct {
+type Cadence struct {
 	// Runs is false for a schedule that never runs (February 30th).
 	Runs bool
 	// Interval is the shortest time between two runs.
@@ -198,11 +201,11 @@ const (
 // cronStart is the first day of the horizon (a Monday).
 var cronStart = time.Date(2024, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// cadence works out how often s runs. The work is bounded by
+// Cadence works out how often s runs. The work is bounded by
 // cronHorizonDays and cronMaxRuns.
-func (s cronSchedule) cadence() cronCadence {
+func (s Schedule) Cadence() Cadence {
 	if s.every > 0 {
-		return cronCadence{Runs: true, Interval: s.every, Regular: true, Span: 100 * s.every}
+		return Cadence{Runs: true, Interval: s.every, Regular: true, Span: 100 * s.every}
 	}
 	// The minutes of a day at which s runs (the same on every day it runs).
 	var times []int
@@ -217,11 +220,11 @@ func (s cronSchedule) cadence() cronCadence {
 		}
 	}
 	if len(times) == 0 {
-		return cronCadence{}
+		return Cadence{}
 	}
 	var ring [101]int // the last 101 runs, in minutes since cronStart
 	n := 0
-	out := cronCadence{Regular: true}
+	out := Cadence{Regular: true}
 	minGap, minSpan := -1, -1
 	gap := -1
 	for d := 0; d < cronHorizonDays && n < cronMaxRuns; d++ {
@@ -251,11 +254,11 @@ func (s cronSchedule) cadence() cronCadence {
 		}
 	}
 	if n == 0 {
-		return cronCadence{}
+		return Cadence{}
 	}
 	out.Runs = true
 	if minGap < 0 {
-		return cronCadence{Runs: true} // one run in five years
+		return Cadence{Runs: true} // one run in five years
 	}
 	out.Interval = time.Duration(minGap) * time.Minute
 	if minSpan >= 0 {
@@ -266,7 +269,7 @@ func (s cronSchedule) cadence() cronCadence {
 
 // matchesDay reports whether s runs on day: the month matches, and the
 // day of month and weekday as cron combines them.
-func (s cronSchedule) matchesDay(day time.Time) bool {
+func (s Schedule) matchesDay(day time.Time) bool {
 	if s.month&(1<<uint(day.Month())) == 0 {
 		return false
 	}
