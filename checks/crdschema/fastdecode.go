@@ -39,6 +39,11 @@ func decodeSchema(block []byte) (*apiextensions.JSONSchemaProps, bool) {
 	if !ok && yaml.Unmarshal(block, &doc) != nil {
 		return nil, false
 	}
+	return schemaOf(doc)
+}
+
+// schemaOf is decodeSchema from the block's values, as yaml.v2 gives them.
+func schemaOf(doc any) (*apiextensions.JSONSchemaProps, bool) {
 	if deeper(doc, maxDirectDepth) {
 		return nil, false
 	}
