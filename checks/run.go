@@ -378,21 +378,23 @@ func parseLean(inputs []Input, cfg *Config, large func()) []*manifest.File {
 			return
 		}
 		buf := readBuffers.Get().(*[]byte)
+		lazy := inputs[i].Data == nil
 		data, f := readInput(inputs[i], *buf)
 		if len(data) >= largeParseBytes {
 			large()
 		}
-		if f == nil {
-			f = manifest.ParsePacked(inputs[i].Path, data, lim)
-		}
 		// A lazy file's text is in buf, which the next file reuses: only
 		// the copy kept for ignore comments may outlive this step. The
-		// packed trees and typed values hold copies of their strings.
-		lazy := inputs[i].Data == nil
-		inputs[i].Data = nil
-		if lazy && inputs[i].ReadAt != nil {
-			f.DropCRDTexts(inputs[i].ReadAt)
+		// packed trees and typed values hold copies of their strings, and
+		// a CRD's text is read again from the file when it is needed.
+		switch {
+		case f != nil:
+		case lazy && inputs[i].ReadAt != nil:
+			f = manifest.ParsePackedDroppingCRDTexts(inputs[i].Path, data, lim, inputs[i].ReadAt)
+		default:
+			f = manifest.ParsePacked(inputs[i].Path, data, lim)
 		}
+		inputs[i].Data = nil
 		switch {
 		case !needsSource(f):
 			f.Source = nil

@@ -47,3 +47,50 @@ func TestCRDTextReadAgain(t *testing.T) {
 		t.Errorf("a changed file gave %v, want an error saying it changed", err)
 	}
 }
+
+// TestCRDTextDroppedWhileParsed holds ParsePackedDroppingCRDTexts to
+// ParsePacked followed by DropCRDTexts: the CRD whose text is the file's
+// bytes is read again from the file, the other keeps a copy of its own,
+// and nothing it keeps is the source's buffer, which the caller reuses.
+func TestCRDTextDroppedWhileParsed(t *testing.T) {
+	crd := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: dbs.example.com\nspec:\n  group: example.com\n"
+	file := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n" + crd + "--- # marker with a comment\n" + crd)
+	want := Parse("crds.yaml", bytes.Clone(file), DefaultLimits)
+	buf := bytes.Clone(file)
+	reads := 0
+	f := ParsePackedDroppingCRDTexts("crds.yaml", buf, DefaultLimits, func(off, n int) ([]byte, error) {
+		reads++
+		return bytes.Clone(file[off : off+n]), nil
+	})
+	for i := range buf {
+		buf[i] = 'x' // the next file read into the same buffer
+	}
+	var got []*Object
+	for _, o := range f.Objects {
+		if o.SpecSkipped {
+			got = append(got, o)
+		}
+	}
+	if len(got) != 2 || got[0].CRDText != nil || got[1].CRDText == nil {
+		t.Fatalf("%d CRDs, texts kept %v; want 2, the first dropped and the second (its marker blanked) kept", len(got), got)
+	}
+	for i, o := range got {
+		text, err := o.CRDSource()
+		if w := want.Objects[i+1].CRDText; err != nil || !bytes.Equal(text, w) {
+			t.Errorf("CRD %d: CRDSource = %q, %v; want %q", i, text, err, w)
+		}
+	}
+	if reads != 1 {
+		t.Errorf("%d reads of the file, want 1", reads)
+	}
+	buf = bytes.Clone(file)
+	kept := ParsePacked("crds.yaml", buf, DefaultLimits)
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	for i, o := range kept.Objects[1:] {
+		if w := want.Objects[i+1].CRDText; !bytes.Equal(o.CRDText, w) {
+			t.Errorf("ParsePacked, CRD %d: CRDText = %q after the source changed; want a copy, %q", i, o.CRDText, w)
+		}
+	}
+}

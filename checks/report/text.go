@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/plural"
@@ -76,11 +77,33 @@ const maxTextMessage = 140
 // it was left out.
 func shortMessage(msg string) (short string, cut bool) {
 	one := firstLine(msg)
-	r := []rune(one)
-	if len(r) <= maxTextMessage {
-		return one, one != msg
+	if utf8.RuneCountInString(one) <= maxTextMessage {
+		return one, one != msg // most messages: no copy of them as runes
 	}
-	return cutAt(r, maxTextMessage) + " …", true
+	if !utf8.ValidString(one) {
+		return cutAt([]rune(one), maxTextMessage) + " …", true // its bad bytes printed as U+FFFD, as before
+	}
+	return cutString(one, maxTextMessage) + " …", true
+}
+
+// cutString is cutAt for s, valid UTF-8 of more than n runes, without
+// copying it as runes: the same text.
+func cutString(s string, n int) string {
+	end, space, i := 0, -1, 0
+	for off := range s {
+		if i > n/2 && s[off] == ' ' {
+			space = off // the last space of runes n/2+1 to n, which cutAt looks for from n down
+		}
+		if i == n {
+			end = off
+			break
+		}
+		i++
+	}
+	if space >= 0 {
+		end = space
+	}
+	return strings.TrimRight(s[:end], " ,;:(")
 }
 
 // cutAt is r cut to at most n runes, at a word when one ends past n/2.
@@ -101,10 +124,10 @@ func cutAt(r []rune, n int) string {
 // closing parenthesis whole when it is short, else its last words.
 func shortKeepingEnd(msg string) (short string, cut bool) {
 	one := firstLine(msg)
-	r := []rune(one)
-	if len(r) <= maxTextMessage {
+	if utf8.RuneCountInString(one) <= maxTextMessage {
 		return one, one != msg
 	}
+	r := []rune(one)
 	tail := []rune(closingGroup(one))
 	if len(tail) == 0 || len(tail) > maxTail {
 		tail = r[len(r)-maxTail:]
