@@ -35,16 +35,8 @@ import (
 // decodeSchema decodes a block (`openAPIV3Schema:` and its mapping), or
 // reports false when only the JSON round trip can say what it holds.
 func decodeSchema(block []byte) (*apiextensions.JSONSchemaProps, bool) {
-	doc, ok := readBlock(block) // yaml.v2's values, without its parser
-	if !ok && yaml.Unmarshal(block, &doc) != nil {
-		return nil, false
-	}
-	return schemaOf(doc)
-}
-
-// schemaOf is decodeSchema from the block's values, as yaml.v2 gives them.
-func schemaOf(doc any) (*apiextensions.JSONSchemaProps, bool) {
-	if deeper(doc, maxDirectDepth) {
+	var doc any
+	if yaml.Unmarshal(block, &doc) != nil || deeper(doc, maxDirectDepth) {
 		return nil, false
 	}
 	top, ok := doc.(map[any]any)

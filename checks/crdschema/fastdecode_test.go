@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -102,8 +101,7 @@ func TestDecodeSchemaAsRoundTripOnCorpus(t *testing.T) {
 }
 
 // BenchmarkDecodeSchema decodes every schema block of the corpus's CRDs
-// into the internal types, directly (its values read by readBlock, or
-// parsed by yaml.v2 as before it) and through the JSON round trip.
+// into the internal types, directly and through the JSON round trip.
 func BenchmarkDecodeSchema(b *testing.B) {
 	const dir = "../../../shared/corpus"
 	if _, err := os.Stat(dir); err != nil {
@@ -118,16 +116,6 @@ func BenchmarkDecodeSchema(b *testing.B) {
 		for b.Loop() {
 			for _, bl := range blocks {
 				decodeSchema(bl)
-			}
-		}
-	})
-	b.Run("direct-yamlv2", func(b *testing.B) { // as before readBlock: every block parsed by yaml.v2
-		for b.Loop() {
-			for _, bl := range blocks {
-				var doc any
-				if yaml.Unmarshal(bl, &doc) == nil {
-					schemaOf(doc)
-				}
 			}
 		}
 	})
