@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	ghv "github.com/prodready/prodready/vcs/github"
+	"github.com/prodready/prodready/vcs/github/internal/hook/hooktest"
 )
 
 // jobQueue is a bot.Enqueuer that keeps the jobs it is given.
@@ -27,35 +27,6 @@ func (q *jobQueue) Enqueue(j bot.Job) error {
 	defer q.mu.Unlock()
 	q.jobs = append(q.jobs, j)
 	return nil
-}
-
-// webhookSeeds are the GitHub deliveries to start fuzzing from: the
-// repository's fixture (ours) and every payload under ../shared/payloads/github
-// when present (third-party: read at fuzz time, never copied).
-func webhookSeeds(tb testing.TB) map[string][]byte {
-	seeds := map[string][]byte{}
-	if data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "github", "pull_request_opened.json")); err == nil {
-		seeds["pull_request"] = data
-	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "payloads", "github", "*.json"))
-	if len(files) == 0 {
-		tb.Log("../shared/payloads/github absent: fuzzing from the fixture only")
-	}
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		event, _, _ := strings.Cut(filepath.Base(p), ".")
-		for _, e := range []string{"pull_request", "check_suite", "check_run", "installation_repositories", "installation"} {
-			if strings.HasPrefix(event, e) {
-				event = e
-				break
-			}
-		}
-		seeds[event+" "+filepath.Base(p)] = data
-	}
-	return seeds
 }
 
 // FuzzWebhook sends arbitrary deliveries through signature verification,
@@ -72,28 +43,11 @@ func webhookSeeds(tb testing.TB) map[string][]byte {
 // target's binary instruments 917 packages, that one's 131. Fuzz this one
 // too with make fuzz FUZZ_TARGETS=./vcs/github:FuzzWebhook.
 func FuzzWebhook(f *testing.F) {
-	for name, body := range webhookSeeds(f) {
-		event, _, _ := strings.Cut(name, " ")
-		f.Add(event, body, uint8(0))
-		f.Add(event, body, uint8(1))
-	}
-	f.Add("pull_request", []byte(`{"action":"opened","pull_request":null,"repository":{},"installation":{"id":1}}`), uint8(0))
-	f.Add("check_suite", []byte(`{"action":"rerequested","check_suite":{"pull_requests":[{}]},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`), uint8(0))
-	f.Add("push", []byte(`[]`), uint8(2))
+	hooktest.AddSeeds(f, filepath.Join("..", ".."))
 	metrics := bot.NewMetrics() // shared: it is safe for concurrent use
 	f.Fuzz(func(t *testing.T, event string, body []byte, mode uint8) {
 		secret := []byte("fuzz-webhook-secret")
-		var sig string
-		switch mode % 4 {
-		case 0: // valid
-			sig = ghv.Sign(secret, body)
-		case 1: // another secret
-			sig = ghv.Sign([]byte("other"), body)
-		case 2: // truncated
-			sig = ghv.Sign(secret, body)
-			sig = sig[:len(sig)-1-int(mode/4)%len(sig)]
-		case 3: // missing
-		}
+		sig := hooktest.Signature(secret, body, mode)
 		valid := ghv.VerifySignature(secret, body, sig)
 		if valid != (mode%4 == 0) {
 			t.Fatalf("mode %d: VerifySignature = %v", mode%4, valid)

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/vcs/gitlab/internal/hook/hooktest"
 
 	"github.com/prodready/prodready/bot"
 )
@@ -27,37 +28,11 @@ import (
 // instruments 920 packages, that one's about 130. Fuzz this one too with
 // make fuzz FUZZ_TARGETS=./vcs/gitlab:FuzzWebhook.
 func FuzzWebhook(f *testing.F) {
-	root := filepath.Join("..", "..")
-	paths, _ := filepath.Glob(filepath.Join(root, "fixtures", "gitlab", "*.json"))
-	shared, _ := filepath.Glob(filepath.Join(root, "..", "shared", "payloads", "gitlab", "*.json"))
-	if len(shared) == 0 {
-		f.Log("../shared/payloads/gitlab absent: fuzzing from fixtures/gitlab only")
-	}
-	for _, p := range append(paths, shared...) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		for _, ev := range []string{"Merge Request Hook", "System Hook"} {
-			f.Add(ev, data, uint8(0))
-		}
-		f.Add("Merge Request Hook", data, uint8(1))
-		f.Add("Merge Request Hook", data, uint8(2))
-	}
-	f.Add("Merge Request Hook", []byte(`{"object_kind":"merge_request","project":{"id":1},"object_attributes":{"iid":1,"action":"open","last_commit":{"id":"x"}}}`), uint8(0))
-	f.Add("Push Hook", []byte(`{}`), uint8(3))
+	hooktest.AddSeeds(f, filepath.Join("..", ".."))
 	metrics := bot.NewMetrics() // shared: it is safe for concurrent use
 	f.Fuzz(func(t *testing.T, event string, body []byte, mode uint8) {
 		secret := "fuzz-gitlab-token"
-		token := secret
-		switch mode % 4 {
-		case 1: // another token
-			token = "not-the-token"
-		case 2: // truncated
-			token = secret[:int(mode/4)%len(secret)]
-		case 3: // missing
-			token = ""
-		}
+		token := hooktest.Token(secret, mode)
 		var logs bytes.Buffer
 		q := &recordingQueue{}
 		wh := newWebhook([]byte(secret), nil, q)

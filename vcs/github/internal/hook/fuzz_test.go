@@ -1,46 +1,15 @@
-package hook
+package hook_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/bot/pullreq"
+	"github.com/prodready/prodready/vcs/github/internal/hook"
+	"github.com/prodready/prodready/vcs/github/internal/hook/hooktest"
 )
-
-// webhookSeeds are the GitHub deliveries to start fuzzing from, as
-// vcs/github's FuzzWebhook (which replays them through bot.Webhook) has
-// them: the repository's fixture (ours) and every payload under
-// ../shared/payloads/github when present (third-party: read at fuzz time,
-// never copied).
-func webhookSeeds(tb testing.TB) map[string][]byte {
-	root := filepath.Join("..", "..", "..", "..")
-	seeds := map[string][]byte{}
-	if data, err := os.ReadFile(filepath.Join(root, "fixtures", "github", "pull_request_opened.json")); err == nil {
-		seeds["pull_request"] = data
-	}
-	files, _ := filepath.Glob(filepath.Join(root, "..", "shared", "payloads", "github", "*.json"))
-	if len(files) == 0 {
-		tb.Log("../shared/payloads/github absent: fuzzing from the fixture only")
-	}
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		event, _, _ := strings.Cut(filepath.Base(p), ".")
-		for _, e := range []string{"pull_request", "check_suite", "check_run", "installation_repositories", "installation"} {
-			if strings.HasPrefix(event, e) {
-				event = e
-				break
-			}
-		}
-		seeds[event+" "+filepath.Base(p)] = data
-	}
-	return seeds
-}
 
 // FuzzWebhook sends arbitrary deliveries through signature verification
 // and event decoding, the part of a delivery's handling that reads what
@@ -53,35 +22,18 @@ func webhookSeeds(tb testing.TB) map[string][]byte {
 // pullreq.ErrBadDelivery; a pull request DecodePullRequest accepts has its
 // number and both commits.
 func FuzzWebhook(f *testing.F) {
-	for name, body := range webhookSeeds(f) {
-		event, _, _ := strings.Cut(name, " ")
-		f.Add(event, body, uint8(0))
-		f.Add(event, body, uint8(1))
-	}
-	f.Add("pull_request", []byte(`{"action":"opened","pull_request":null,"repository":{},"installation":{"id":1}}`), uint8(0))
-	f.Add("check_suite", []byte(`{"action":"rerequested","check_suite":{"pull_requests":[{}]},"repository":{"name":"r","owner":{"login":"o"}},"installation":{"id":1}}`), uint8(0))
-	f.Add("push", []byte(`[]`), uint8(2))
+	hooktest.AddSeeds(f, filepath.Join("..", "..", "..", ".."))
 	f.Fuzz(func(t *testing.T, event string, body []byte, mode uint8) {
 		secret := []byte("fuzz-webhook-secret")
-		var sig string
-		switch mode % 4 {
-		case 0: // valid
-			sig = Sign(secret, body)
-		case 1: // another secret
-			sig = Sign([]byte("other"), body)
-		case 2: // truncated
-			sig = Sign(secret, body)
-			sig = sig[:len(sig)-1-int(mode/4)%len(sig)]
-		case 3: // missing
-		}
-		valid := VerifySignature(secret, body, sig)
+		sig := hooktest.Signature(secret, body, mode)
+		valid := hook.VerifySignature(secret, body, sig)
 		if valid != (mode%4 == 0) {
 			t.Fatalf("mode %d: VerifySignature = %v", mode%4, valid)
 		}
-		if _, err := Signature(sig); (err == nil) != (mode%4 < 2) {
-			t.Fatalf("mode %d: Signature(%q) error %v", mode%4, sig, err)
+		if _, err := hook.Signature(sig); (err == nil) != (mode%4 < 2) {
+			t.Fatalf("mode %d: hook.Signature(%q) error %v", mode%4, sig, err)
 		}
-		if VerifySignature(nil, body, sig) {
+		if hook.VerifySignature(nil, body, sig) {
 			t.Fatal("an empty secret verified a delivery")
 		}
 		if valid {
@@ -91,11 +43,11 @@ func FuzzWebhook(f *testing.F) {
 			} else {
 				other[len(other)/2] ^= 1
 			}
-			if VerifySignature(secret, other, sig) {
+			if hook.VerifySignature(secret, other, sig) {
 				t.Fatal("the signature of one body verifies another")
 			}
 		}
-		ev, ok, err := Decode(event, body)
+		ev, ok, err := hook.Decode(event, body)
 		if err != nil && (ok || !errors.Is(err, pullreq.ErrBadDelivery)) {
 			t.Fatalf("Decode: ok %v with error %v, which should wrap ErrBadDelivery", ok, err)
 		}
@@ -106,7 +58,7 @@ func FuzzWebhook(f *testing.F) {
 				t.Fatalf("incomplete review %+v name %q", ev, ev.Name)
 			}
 		}
-		if pr, found, err := DecodePullRequest(body); err == nil && found && (pr.Number <= 0 || pr.HeadSHA == "" || pr.BaseSHA == "" || pr.Host != "github") {
+		if pr, found, err := hook.DecodePullRequest(body); err == nil && found && (pr.Number <= 0 || pr.HeadSHA == "" || pr.BaseSHA == "" || pr.Host != "github") {
 			t.Fatalf("DecodePullRequest accepted an incomplete pull request %+v", pr)
 		} else if err == nil && !found && pr != (pullreq.PullRequest{}) {
 			t.Fatalf("DecodePullRequest found nothing but returned %+v", pr)
