@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/checkstest"
 	"github.com/prodready/prodready/internal/testconfig"
 )
 
@@ -22,7 +23,7 @@ var Rules = []string{"readiness-probe-missing", "replicas-too-few", "render-fail
 // with a .prodready.yaml keeping Rules on.
 func Base(t testing.TB) map[string]string {
 	t.Helper()
-	root := filepath.Join(moduleRoot(t), "fixtures", "render", "review")
+	root := filepath.Join(checkstest.Root(t), "fixtures", "render", "review")
 	files := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -41,28 +42,6 @@ func Base(t testing.TB) map[string]string {
 	}
 	files[".prodready.yaml"] = testconfig.OnlyRules(Rules...)
 	return files
-}
-
-// moduleRoot is the folder holding go.mod, found from the working
-// directory up (go test runs a test in its package's folder). Not from the
-// source file's path (runtime.Caller): -trimpath, which CI builds the tests
-// with, rewrites it to the import path.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("testrepo: no go.mod in the working directory or above it")
-		}
-		dir = parent
-	}
 }
 
 // Edit returns a copy of files with old replaced by new in file p; the
