@@ -10,7 +10,6 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/manifest"
-	"github.com/prodready/prodready/internal/parallel"
 )
 
 // selection is what check and fix read for the paths given. A file inside
@@ -43,11 +42,10 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 	sel := &selection{partial: map[string]map[string]bool{}}
 	var list, dirs []string
 	roots := newRootFinder()
-	stats := roots.prefetch(paths)
-	for i, p := range paths {
+	for _, p := range paths {
 		root := ""
 		if p != "-" {
-			if st, err := stats(i); err == nil && st.Mode().IsRegular() {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 				root = roots.renderRootOf(p)
 			} else if err == nil && st.IsDir() {
 				dirs = append(dirs, slashClean(p))
@@ -118,7 +116,6 @@ type rootFinder struct {
 	cwd   string
 	kinds map[string]folderKind // absolute folder → what makes it a root
 	repos map[string]string     // absolute folder → its repository root ("" for none)
-	isGit map[string]bool       // absolute folder → whether it is a repository root, asked ahead (prefetch)
 }
 
 // folderKind says whether a folder is a chart, a kustomization, or neither.
@@ -132,86 +129,27 @@ const (
 
 func newRootFinder() *rootFinder {
 	cwd, _ := os.Getwd()
-	return &rootFinder{cwd: cwd, kinds: map[string]folderKind{}, repos: map[string]string{}, isGit: map[string]bool{}}
-}
-
-// prefetchFrom is the number of paths from which prefetch asks ahead: a
-// check of a few files asks for little, and would pay goroutines for it.
-const prefetchFrom = 32
-
-// prefetch asks the file system, on every CPU, what selectInputs and
-// renderRootOf ask one path at a time, when there are many paths (a list
-// of files from find or pre-commit): each path's Stat (returned, by
-// index), and for every folder above the files what it holds and
-// whether it is a repository root, remembered as kind and repositoryRoot
-// remember their answers. Before, its 7,000 stat calls on the plain
-// corpus's 1,690 files ran on one CPU before the first file was read.
-// The answers are the same; only the folders above a repository root
-// are asked about too (what they hold is then never read).
-func (f *rootFinder) prefetch(paths []string) func(i int) (os.FileInfo, error) {
-	if len(paths) < prefetchFrom {
-		return func(i int) (os.FileInfo, error) { return os.Stat(paths[i]) }
-	}
-	type answer struct {
-		info os.FileInfo
-		err  error
-	}
-	answers := make([]answer, len(paths))
-	parallel.For(len(paths), func(i int) {
-		if paths[i] != "-" {
-			answers[i].info, answers[i].err = os.Stat(paths[i])
-		}
-	})
-	var folders []string
-	seen := map[string]bool{}
-	for i, p := range paths {
-		if a := answers[i]; p == "-" || a.err != nil || !a.info.Mode().IsRegular() {
-			continue
-		}
-		abs, err := f.abs(p)
-		if err != nil {
-			continue
-		}
-		for dir := filepath.Dir(abs); !seen[dir]; dir = filepath.Dir(dir) {
-			seen[dir] = true
-			folders = append(folders, dir)
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
-	kinds := make([]folderKind, len(folders))
-	git := make([]bool, len(folders))
-	parallel.For(len(folders), func(i int) {
-		kinds[i], git[i] = kindOf(folders[i]), isRepositoryRoot(folders[i])
-	})
-	for i, dir := range folders {
-		f.kinds[dir], f.isGit[dir] = kinds[i], git[i]
-	}
-	return func(i int) (os.FileInfo, error) { return answers[i].info, answers[i].err }
+	return &rootFinder{cwd: cwd, kinds: map[string]folderKind{}, repos: map[string]string{}}
 }
 
 // kind is what dir holds: Chart.yaml, else a kustomization, else neither.
 func (f *rootFinder) kind(dir string) folderKind {
 	k, ok := f.kinds[dir]
 	if !ok {
-		k = kindOf(dir)
+		k = plainFolder
+		if isFile(filepath.Join(dir, renderRootFiles[0])) {
+			k = chartFolder
+		} else {
+			for _, name := range renderRootFiles[1:] {
+				if isFile(filepath.Join(dir, name)) {
+					k = kustomizeFolder
+					break
+				}
+			}
+		}
 		f.kinds[dir] = k
 	}
 	return k
-}
-
-// kindOf asks the file system what dir holds.
-func kindOf(dir string) folderKind {
-	if isFile(filepath.Join(dir, renderRootFiles[0])) {
-		return chartFolder
-	}
-	for _, name := range renderRootFiles[1:] {
-		if isFile(filepath.Join(dir, name)) {
-			return kustomizeFolder
-		}
-	}
-	return plainFolder
 }
 
 // repositoryRoot is repositoryRoot(dir), remembered for dir and for
@@ -221,12 +159,8 @@ func kindOf(dir string) folderKind {
 func (f *rootFinder) repositoryRoot(dir string) string {
 	root, ok := f.repos[dir]
 	if !ok {
-		git, asked := f.isGit[dir]
-		if !asked {
-			git = isRepositoryRoot(dir)
-		}
 		switch up := filepath.Dir(dir); {
-		case git:
+		case isRepositoryRoot(dir):
 			root = dir
 		case up != dir:
 			root = f.repositoryRoot(up)

@@ -10,8 +10,7 @@ import (
 // repository root shared along the walk up, the absolute path from the
 // folder read once) to asking the file system each time: a repository
 // with a chart and an overlay in it, a folder outside any repository,
-// asked in an order where a deep folder comes before its parents; and a
-// finder that asked ahead for many paths (prefetch) to the same answers.
+// asked in an order where a deep folder comes before its parents.
 func TestRootFinderAsUncached(t *testing.T) {
 	top := t.TempDir()
 	repo := filepath.Join(top, "repo")
@@ -46,32 +45,6 @@ func TestRootFinderAsUncached(t *testing.T) {
 		filepath.Join(top, "loose", "c.yaml"): "", "../loose/c.yaml": "",
 	}
 	f := newRootFinder()
-	// A finder that asked ahead for many paths (prefetch) answers the same.
-	var many []string
-	for len(many) < prefetchFrom {
-		many = append(many, asked...)
-		many = append(many, "plain", "missing.yaml", "-")
-	}
-	ahead := newRootFinder()
-	stats := ahead.prefetch(many)
-	for i, p := range many {
-		info, err := stats(i)
-		if p == "-" {
-			continue
-		}
-		wantInfo, wantErr := os.Stat(p)
-		if (err == nil) != (wantErr == nil) || err == nil && (info.Mode() != wantInfo.Mode() || info.Size() != wantInfo.Size()) {
-			t.Errorf("prefetch's Stat(%q) = %v, %v; want %v, %v", p, info, err, wantInfo, wantErr)
-		}
-		if err == nil && info.Mode().IsRegular() {
-			if got := ahead.renderRootOf(p); got != filepath.FromSlash(want[p]) {
-				t.Errorf("after prefetch, renderRootOf(%q) = %q, want %q", p, got, want[p])
-			}
-		}
-	}
-	if len(ahead.isGit) == 0 {
-		t.Error("prefetch asked nothing ahead")
-	}
 	for _, p := range asked {
 		if got := f.renderRootOf(p); got != filepath.FromSlash(want[p]) {
 			t.Errorf("renderRootOf(%q) = %q, want %q", p, got, want[p])
