@@ -282,7 +282,10 @@ func BenchmarkReviewPush(b *testing.B) {
 				// The allocations of the pushes alone: the profile's
 				// counts before them, to subtract (go tool pprof -base).
 				writeHeapProfile(b, p+".before")
-				defer writeHeapProfile(b, p)
+				defer func() {
+					writeHeapProfile(b, p)
+					runtime.KeepAlive(rv) // its cache, live in the profile
+				}()
 			}
 			var cpu time.Duration
 			resetPeakRSS()
