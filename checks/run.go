@@ -232,7 +232,12 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	files, extra := splitContext(inputs, files)
 	pace(decodeGCPercent)
 	dropTyped := dropsTyped(inputs, files, opts)
-	decodeLean(files, dropTyped)
+	holdTyped := holdsTyped(files, opts)
+	if holdTyped {
+		manifest.DecodePendingFilesDropping(files, indexedByContext)
+	} else {
+		decodeLean(files, dropTyped)
+	}
 	decodeLean(extra, false)
 	pace(evaluateGCPercent)
 	var checked map[string][]ObjectRef
@@ -252,7 +257,7 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
-		res = evaluate(files, extra, cfg, opts.Memo, opts.NoFixes)
+		res = evaluate(files, extra, cfg, opts.Memo, opts.NoFixes, holdTyped)
 	}
 	if opts.NoFixes {
 		withoutFixes(res.Findings)
@@ -304,6 +309,25 @@ func dropsTyped(inputs []Input, files []*manifest.File, opts Options) bool {
 		}
 	}
 	return true
+}
+
+// holdsTyped says whether a run that keeps its files packed (PackTrees: the
+// bot's parse cache) holds the typed values that its Context does not index
+// (all but Services, PDBs and HPAs: indexedByContext) only while the rules
+// of their file run (evaluate), from dropTypedFrom objects on: each is let
+// go once decoded, decoded again when its file's rules run and let go
+// after, as the cache lets them go after the run anyway
+// (DropTypedValues). At 50,000 objects a review's base run held every
+// Deployment's typed value, some 50 MiB, until it ended.
+func holdsTyped(files []*manifest.File, opts Options) bool {
+	if opts.Memory != PackTrees || opts.Emit != nil {
+		return false
+	}
+	n := 0
+	for _, f := range files {
+		n += len(f.Objects)
+	}
+	return n >= dropTypedFrom
 }
 
 // splitContext splits the parsed files of inputs into those the run
@@ -740,7 +764,7 @@ func parseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
 
 // evaluate runs the enabled rules over already-parsed files, with the
 // objects of extra (Input.Context) in their context.
-func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes bool) *Result {
+func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, holdTyped bool) *Result {
 	var objects []*manifest.Object
 	var findings []Finding
 	for _, f := range files {
@@ -761,7 +785,7 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes boo
 	// 477 MB a push allocated at 50,000 objects.
 	perObject := make([][]Finding, len(objects))
 	recalled := make([]*Remembered, len(objects))
-	parallel.For(len(objects), func(i int) {
+	one := func(i int) {
 		if noFixes {
 			// Its fixes are let go now, not when the run ends: at 50,000
 			// objects a review's base held some 100 MB of edits until then.
@@ -776,7 +800,31 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes boo
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
 		perObject[i] = evaluateObject(nil, ctx, rules, objects[i])
 		objects[i].Release()
-	})
+	}
+	if holdTyped {
+		// A share of one file's objects at a time, their typed values
+		// held while their rules run (holdsTyped): the rules of a file's
+		// objects read each other's (a PDB's rules, its Deployment's).
+		shares := typedShares(objects)
+		parallel.For(len(shares)-1, func(s int) {
+			held := objects[shares[s]:shares[s+1]]
+			for _, o := range held {
+				if !indexedByContext(o) {
+					o.HoldTyped()
+				}
+			}
+			for i := shares[s]; i < shares[s+1]; i++ {
+				one(i)
+			}
+			for _, o := range held {
+				if !indexedByContext(o) {
+					o.ReleaseTyped()
+				}
+			}
+		})
+	} else {
+		parallel.For(len(objects), one)
+	}
 	total := len(findings)
 	for i, fs := range perObject {
 		total += len(fs)
@@ -795,6 +843,19 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes boo
 	res.Findings, res.Silenced = finishFindings(findings, files, objects, cfg)
 	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 	return res
+}
+
+// typedShares cuts objects into runs of one file's objects, at most
+// unitObjects each (as evaluationUnits does), and returns where each
+// starts, and len(objects) last.
+func typedShares(objects []*manifest.Object) []int {
+	starts := []int{0}
+	for i := 1; i < len(objects); i++ {
+		if objects[i].File != objects[i-1].File || i-starts[len(starts)-1] >= unitObjects {
+			starts = append(starts, i)
+		}
+	}
+	return append(starts, len(objects))
 }
 
 // countKubernetes counts the Kubernetes objects of files (documents with a
