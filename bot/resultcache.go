@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"slices"
 	"sort"
 
 	"github.com/prodready/prodready/checks"
@@ -61,10 +62,18 @@ func (rv *Reviewer) resultKey(config string, plan *renderPlan, files []File, ren
 // parsed files, nor its findings' fixes: a review reads a base finding
 // only to say that the pull request fixed it (withoutFix). Its identities
 // are o's (o.ids, set): the review that keeps a run compares with it and
-// makes them, and the next review reads them made.
+// makes them, and the next review reads them made. A run whose findings
+// have no fix (a base run lets them go as it runs: checks.Options.NoFixes)
+// shares its findings with what is kept: every reader only reads them, and
+// a copy held both at once for the rest of a first review (30 MB at 50,000
+// objects).
 func (o runOutput) kept() *runOutput {
 	k := o
 	k.res = &checks.Result{Silenced: o.res.Silenced}
+	if !slices.ContainsFunc(o.findings, func(f checks.Finding) bool { return f.Fix != nil }) {
+		k.findings = slices.Clip(o.findings)
+		return &k
+	}
 	k.findings = make([]checks.Finding, len(o.findings))
 	for i := range o.findings {
 		k.findings[i] = withoutFix(o.findings[i])
