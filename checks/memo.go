@@ -48,8 +48,8 @@ type Memo interface {
 // other objects) with what those parts were, which rules read more, and
 // the facts about the object they read.
 type Remembered struct {
-	rules    int       // how many rules ran (the config's enabled rules)
-	findings []Finding // of the rules that read only the object
+	rules    int         // how many rules ran (the config's enabled rules)
+	findings findingList // of the rules that read only the object
 	scoped   []scopedFindings
 	rerun    []int // indexes of the rules that read other objects
 	facts    []factRead
@@ -67,7 +67,7 @@ type scopedFindings struct {
 	reads    []scopeRead
 	facts    []keyedFact
 	rules    []int // their indexes among the run's rules
-	findings []Finding
+	findings findingList
 }
 
 // scopeRead is one part of the run a rule read (a bucket: "ns:" and a
@@ -103,7 +103,7 @@ func (r *Remembered) Bytes() int {
 			}
 		}
 	}
-	count(r.findings)
+	count(r.findings.full)
 	for _, s := range r.scoped {
 		n += 96 + 64*len(s.reads) + 64*len(s.facts) + 8*len(s.rules)
 		for _, f := range s.facts {
@@ -112,7 +112,7 @@ func (r *Remembered) Bytes() int {
 		for _, rd := range s.reads {
 			n += len(rd.bucket)
 		}
-		count(s.findings)
+		count(s.findings.full)
 	}
 	return n
 }
@@ -294,18 +294,18 @@ func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object)
 
 // count is how many findings r remembers.
 func (r *Remembered) count() int {
-	n := len(r.findings)
+	n := r.findings.len()
 	for i := range r.scoped {
-		n += len(r.scoped[i].findings)
+		n += r.scoped[i].findings.len()
 	}
 	return n
 }
 
 // appendTo appends r's findings to out, in evaluateMemo's order.
 func (r *Remembered) appendTo(out []Finding) []Finding {
-	out = append(out, r.findings...)
+	out = r.findings.appendTo(out)
 	for i := range r.scoped {
-		out = append(out, r.scoped[i].findings...)
+		out = r.scoped[i].findings.appendTo(out)
 	}
 	return out
 }
@@ -330,15 +330,11 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 		ctx.memo.Remember(obj, rec)
 		return out
 	}
-	n := len(r.findings)
-	for i := range r.scoped {
-		n += len(r.scoped[i].findings)
-	}
-	out = append(slices.Grow(out, n), r.findings...)
+	out = r.findings.appendTo(slices.Grow(out, r.count()))
 	var stale []int // of r.scoped
 	for i := range r.scoped {
 		if r.scoped[i].holds(ctx) {
-			out = append(out, r.scoped[i].findings...)
+			out = r.scoped[i].findings.appendTo(out)
 		} else {
 			stale = append(stale, i)
 		}
@@ -355,11 +351,12 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 		return out
 	}
 	// What changed is learnt again, into a new Remembered: r may be in use
-	// by another run, and its slices are clipped so that appending copies.
-	rec := &Remembered{rules: r.rules, findings: slices.Clip(r.findings), rerun: slices.Clip(r.rerun), facts: slices.Clip(r.facts)}
+	// by another run, and its slices are clipped so that appending copies
+	// (its findings, lean ones made Findings again, are copied).
+	rec := &Remembered{rules: r.rules, findings: r.findings.unshared(), rerun: slices.Clip(r.rerun), facts: slices.Clip(r.facts)}
 	for i, g := range r.scoped {
 		if !slices.Contains(stale, i) {
-			g.rules, g.findings = slices.Clip(g.rules), slices.Clip(g.findings)
+			g.rules, g.findings = slices.Clip(g.rules), g.findings.unshared()
 			rec.scoped = append(rec.scoped, g)
 		}
 	}
@@ -426,9 +423,9 @@ func (r *Remembered) learn(out []Finding, l *learner, rules []*Rule, i int) []Fi
 		return out
 	case scoped:
 		r.scoped[g].rules = append(r.scoped[g].rules, i)
-		r.scoped[g].findings = append(r.scoped[g].findings, fs...)
+		r.scoped[g].findings.full = append(r.scoped[g].findings.full, fs...)
 	default:
-		r.findings = append(r.findings, fs...)
+		r.findings.full = append(r.findings.full, fs...)
 	}
 	for _, f := range t.facts {
 		if !slices.ContainsFunc(r.facts, func(g factRead) bool { return g.fact == f.fact }) {
@@ -443,11 +440,11 @@ func (r *Remembered) learn(out []Finding, l *learner, rules []*Rule, i int) []Fi
 // (the room appends left was 4 of the 90 MiB a review's cache held at
 // 10,000 objects).
 func (r *Remembered) compact() {
-	r.findings, r.rerun, r.facts = exact(r.findings), exact(r.rerun), exact(r.facts)
+	r.findings.full, r.rerun, r.facts = exact(r.findings.full), exact(r.rerun), exact(r.facts)
 	r.scoped = exact(r.scoped)
 	for i := range r.scoped {
 		g := &r.scoped[i]
-		g.reads, g.facts, g.rules, g.findings = exact(g.reads), exact(g.facts), exact(g.rules), exact(g.findings)
+		g.reads, g.facts, g.rules, g.findings.full = exact(g.reads), exact(g.facts), exact(g.rules), exact(g.findings.full)
 	}
 }
 

@@ -2,6 +2,8 @@ package checks
 
 import (
 	"encoding/binary"
+	"math"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -13,6 +15,10 @@ import (
 //     description, kind and withheld note: what a review shows of a
 //     finding it makes no suggestion for), one Fix for every finding with
 //     the same words;
+//   - each finding is held as a leanFinding: its file and object named
+//     once for every finding that names them, its numbers in 32 bits (104
+//     bytes, where a Finding takes 208), made a Finding again as it is
+//     recalled;
 //   - the strings many objects' findings have alike (a message naming a
 //     container, a field path, a bucket's name, a fact's value, a memo
 //     key) are held once, and so are the lists of reads and of rules that
@@ -30,12 +36,13 @@ import (
 // made for one run and let go with it: what it holds once is held by the
 // Remembered it made, not by it.
 type Compactor struct {
-	mu    sync.Mutex
-	strs  map[string]string
-	fixes map[leanFixKey]*Fix
-	reads map[string][]scopeRead
-	ints  map[string][]int
-	buf   []byte
+	mu     sync.Mutex
+	strs   map[string]string
+	fixes  map[leanFixKey]*Fix
+	places map[findingPlace]*findingPlace
+	reads  map[string][]scopeRead
+	ints   map[string][]int
+	buf    []byte
 }
 
 // leanFixKey is what a lean fix keeps of a fix.
@@ -46,12 +53,14 @@ type leanFixKey struct {
 
 // NewCompactor returns a Compactor for one run.
 func NewCompactor() *Compactor {
-	return &Compactor{strs: map[string]string{}, fixes: map[leanFixKey]*Fix{}, reads: map[string][]scopeRead{}, ints: map[string][]int{}}
+	return &Compactor{strs: map[string]string{}, fixes: map[leanFixKey]*Fix{}, places: map[findingPlace]*findingPlace{}, reads: map[string][]scopeRead{}, ints: map[string][]int{}}
 }
 
 // Sizes of what a lean Remembered holds, for Bytes.
 const (
 	findingBytes    = int(unsafe.Sizeof(Finding{}))
+	leanFindingSize = int(unsafe.Sizeof(leanFinding{}))
+	placeBytes      = int(unsafe.Sizeof(findingPlace{}))
 	fixBytes        = int(unsafe.Sizeof(Fix{}))
 	rememberedBytes = int(unsafe.Sizeof(Remembered{}))
 	scopedBytes     = int(unsafe.Sizeof(scopedFindings{}))
@@ -101,13 +110,16 @@ func (c *Compactor) Lean(r *Remembered) *Remembered {
 	return out
 }
 
-// findings returns a copy of fs with lean fixes and shared strings, adding
-// to owned what it holds first.
-func (c *Compactor) findings(fs []Finding, owned *int) []Finding {
+// findings returns l's findings with lean fixes and shared strings, as
+// leanFindings when every one fits one, adding to owned what it holds
+// first.
+func (c *Compactor) findings(l findingList, owned *int) findingList {
+	fs := l.appendTo(nil) // a lean list (learnt again in part) as Findings
 	if len(fs) == 0 {
-		return nil
+		return findingList{}
 	}
 	out := make([]Finding, len(fs))
+	fit := true
 	for i := range fs {
 		f := fs[i]
 		f.Message = c.str(f.Message, owned)
@@ -117,8 +129,99 @@ func (c *Compactor) findings(fs []Finding, owned *int) []Finding {
 			f.Fix = c.leanFix(f.Fix, owned)
 		}
 		out[i] = f
+		fit = fit && fitsLean(&f)
+	}
+	if !fit {
+		return findingList{full: out}
+	}
+	lean := make([]leanFinding, len(out))
+	for i := range out {
+		f := &out[i]
+		lean[i] = leanFinding{
+			rule: f.RuleID, message: f.Message, path: f.Path, identityPath: f.IdentityPath,
+			at: c.place(findingPlace{f.File, f.Object}, owned), fix: f.Fix,
+			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
+			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
+		}
+	}
+	return findingList{lean: lean}
+}
+
+// place returns p as held once: the findings on one object name the same
+// file and object.
+func (c *Compactor) place(p findingPlace, owned *int) *findingPlace {
+	if h, ok := c.places[p]; ok {
+		return h
+	}
+	h := &p
+	c.places[p] = h
+	*owned += placeBytes + allocRound
+	return h
+}
+
+// A findingList is the findings a Remembered keeps of some rules: as found
+// (full), or, made lean (Compactor), as leanFindings; full also when one
+// of them does not fit a leanFinding.
+type findingList struct {
+	full []Finding
+	lean []leanFinding
+}
+
+// leanFinding is a Finding as a lean Remembered keeps it: its file and
+// object named by a findingPlace that every finding on the object shares,
+// its numbers in 32 bits and its severity in 8 (fitsLean).
+type leanFinding struct {
+	rule, message, path, identityPath string
+	at                                *findingPlace
+	fix                               *Fix
+	line, column, endLine             int32
+	containerLine, occurrence         int32
+	severity                          int8
+}
+
+// findingPlace is the file and object a finding names.
+type findingPlace struct {
+	file   string
+	object ObjectRef
+}
+
+// fitsLean reports whether a leanFinding holds all of f.
+func fitsLean(f *Finding) bool {
+	in32 := func(n int) bool { return n >= math.MinInt32 && n <= math.MaxInt32 }
+	return in32(f.Line) && in32(f.Column) && in32(f.EndLine) && in32(f.ContainerLine) && in32(f.Occurrence) &&
+		f.Severity >= math.MinInt8 && f.Severity <= math.MaxInt8
+}
+
+// finding is l as a Finding.
+func (l *leanFinding) finding() Finding {
+	return Finding{
+		RuleID: l.rule, Severity: Severity(l.severity), File: l.at.file,
+		Line: int(l.line), Column: int(l.column), EndLine: int(l.endLine),
+		Message: l.message, Object: l.at.object, Path: l.path, Fix: l.fix,
+		Occurrence: int(l.occurrence), IdentityPath: l.identityPath, ContainerLine: int(l.containerLine),
+	}
+}
+
+// len is how many findings l holds.
+func (l *findingList) len() int { return len(l.full) + len(l.lean) }
+
+// appendTo appends l's findings to out.
+func (l *findingList) appendTo(out []Finding) []Finding {
+	out = append(out, l.full...)
+	for i := range l.lean {
+		out = append(out, l.lean[i].finding())
 	}
 	return out
+}
+
+// unshared returns l with slices of its own to append to: a Remembered
+// learnt again in part starts from the findings of the one it replaces,
+// which another run may be reading.
+func (l findingList) unshared() findingList {
+	if len(l.lean) > 0 {
+		return findingList{full: l.appendTo(nil)}
+	}
+	return findingList{full: slices.Clip(l.full)}
 }
 
 // str returns s as held once, adding its bytes to owned when this is the
@@ -196,14 +299,19 @@ func (c *Compactor) intList(is []int, owned *int) []int {
 // counted once, on the Remembered that first held it).
 func (r *Remembered) leanBytes() int {
 	n := rememberedBytes + allocRound + r.owned
-	n += findingBytes*len(r.findings) + factReadBytes*len(r.facts)
+	n += r.findings.bytes() + factReadBytes*len(r.facts)
 	n += scopedBytes * len(r.scoped)
 	for i := range r.scoped {
 		s := &r.scoped[i]
-		n += findingBytes*len(s.findings) + keyedFactBytes*len(s.facts)
+		n += s.findings.bytes() + keyedFactBytes*len(s.facts)
 	}
 	// Size classes, and what a measure of the fixtures and the corpus
 	// found beyond the structs and strings (TestMemoCostCoversMemory: 1.05
 	// to 1.12 times without this quarter).
 	return n + n/4
+}
+
+// bytes is what l's slices hold.
+func (l *findingList) bytes() int {
+	return findingBytes*len(l.full) + leanFindingSize*len(l.lean)
 }
