@@ -250,9 +250,11 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		}
 	}
 	checks.SortFindings(head)
-	var atBase map[string]int // fingerprint -> index in base.findings, then base.problems
+	var atBase *runIdentities // fingerprint -> index in base.findings, then base.problems
+	var atHead []bool         // of those indexes, the ones head has
 	if base != nil {
-		atBase = base.identities().found
+		atBase = base.identities()
+		atHead = make([]bool, len(base.findings)+len(base.problems))
 	}
 	headFPs := make([]string, len(head))
 	r.Fingerprints = make(map[string]bool, len(head))
@@ -271,7 +273,13 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	byFile := map[string][]checks.Finding{}
 	for i, f := range head {
 		_, touched := patches[f.File]
-		_, old := atBase[headFPs[i]]
+		old := false
+		if atBase != nil {
+			var at int
+			if at, old = atBase.find(headFPs[i]); old {
+				atHead[at] = true
+			}
+		}
 		isNew := !old
 		switch {
 		case isNew:
@@ -298,14 +306,28 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		r.Outside = append(r.Outside, f)
 	}
 	if base != nil {
-		for fp, i := range atBase {
-			if !r.Fingerprints[fp] && !ignored[fp] {
-				f := withoutFix(base.nth(i))
-				r.Fixed = append(r.Fixed, f)
-				if _, touched := patches[f.File]; !touched {
-					r.Elsewhere = true
-				}
+		// Each identity of the base once (two findings with one make one
+		// index), fixed when the head has it not and no ignore of the pull
+		// request's silences it.
+		fixed := func(i int) {
+			if atHead[i] {
+				return
 			}
+			f := base.nth(i)
+			if ignored[f.Fingerprint()] {
+				return
+			}
+			f = withoutFix(f)
+			r.Fixed = append(r.Fixed, f)
+			if _, touched := patches[f.File]; !touched {
+				r.Elsewhere = true
+			}
+		}
+		for _, i := range atBase.found {
+			fixed(i)
+		}
+		for _, i := range atBase.foundText {
+			fixed(i)
 		}
 	}
 	checks.SortFindings(r.Fixed)

@@ -39,6 +39,19 @@ func (f Finding) Fingerprint() string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// KeyOfFingerprint returns fingerprint fp (Fingerprint) as a number, its
+// 16 hex digits read as 8 bytes, big-endian: two fingerprints have one key
+// exactly when they are the same. False when fp is not a fingerprint. A
+// map by key holds a fraction of what one by the text holds (a review
+// server keeps a base run's identities, one per finding).
+func KeyOfFingerprint(fp string) (uint64, bool) {
+	if len(fp) != 16 || strings.ToLower(fp) != fp {
+		return 0, false
+	}
+	k, err := strconv.ParseUint(fp, 16, 64)
+	return k, err == nil
+}
+
 // occurrenceKey is what Fingerprint hashes besides the occurrence, without
 // hashing: equal keys are equal fingerprints.
 type occurrenceKey struct{ rule, group, kind, namespace, name, path, file string }

@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
@@ -80,6 +81,43 @@ func TestSilencedFindingsAreListed(t *testing.T) {
 	for _, f := range res.Findings {
 		if f.Object.Name == "web" {
 			t.Errorf("%s on the ignored Deployment is reported", f.RuleID)
+		}
+	}
+}
+
+// TestKeyOfFingerprintIsTheFingerprint holds a fingerprint's key to its 16
+// hex digits: two findings share a key exactly when they share a
+// fingerprint, and text that is no fingerprint makes none.
+func TestKeyOfFingerprintIsTheFingerprint(t *testing.T) {
+	var fs []checks.Finding
+	for _, rule := range []string{"a", "b"} {
+		for _, name := range []string{"web", "api"} {
+			for occ := range 3 {
+				fs = append(fs, checks.Finding{RuleID: rule, Object: checks.ObjectRef{Kind: "Deployment", Name: name}, Occurrence: occ})
+			}
+		}
+	}
+	keys := map[uint64]string{}
+	for _, f := range fs {
+		fp := f.Fingerprint()
+		k, ok := checks.KeyOfFingerprint(fp)
+		if !ok {
+			t.Fatalf("no key for fingerprint %q", fp)
+		}
+		if got := fmt.Sprintf("%016x", k); got != fp {
+			t.Errorf("key of %q prints as %q", fp, got)
+		}
+		if other, dup := keys[k]; dup && other != fp {
+			t.Errorf("fingerprints %q and %q share key %x", other, fp, k)
+		}
+		keys[k] = fp
+	}
+	if len(keys) != len(fs) {
+		t.Errorf("%d keys for %d distinct findings", len(keys), len(fs))
+	}
+	for _, bad := range []string{"", "0123456789abcde", "0123456789ABCDEF", "0123456789abcdefa", "0123456789abcdeg", "+123456789abcdef"} {
+		if k, ok := checks.KeyOfFingerprint(bad); ok {
+			t.Errorf("KeyOfFingerprint(%q) = %x, want none", bad, k)
 		}
 	}
 }
