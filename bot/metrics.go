@@ -6,13 +6,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/VictoriaMetrics/metrics"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 )
 
-// Metrics are the server's Prometheus metrics, in a set of their own (so
-// tests and several servers do not collide).
+// Metrics are the server's Prometheus metrics, in a registry of their own
+// (so tests and several servers do not collide). They use
+// prometheus/client_golang, which the binary links anyway (the API
+// server's CEL packages import it for their cost metrics).
 type Metrics struct {
-	set *metrics.Set
+	registry          *prometheus.Registry
+	deliveries        *prometheus.CounterVec
+	jobs              *prometheus.CounterVec
+	reviews           *prometheus.HistogramVec
+	apiCalls          *prometheus.CounterVec
+	coalesced         *prometheus.CounterVec
+	startFailures     *prometheus.CounterVec
+	staleRunsComplete *prometheus.CounterVec
 }
 
 // reviewBuckets are the upper bounds, in seconds, of the review duration
@@ -42,10 +52,23 @@ var reviewBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160}
 //     jobs) absorbed into a review of the same head that is pending or
 //     done, so that they start no review and no check run (Coalesced).
 func NewMetrics() *Metrics {
-	// TYPE lines let Prometheus tell the histogram from its parts; the
-	// setting is the process's, and these are its only metrics.
-	metrics.ExposeMetadata(true)
-	return &Metrics{set: metrics.NewSet()}
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
+	m := &Metrics{
+		registry:   prometheus.NewRegistry(),
+		deliveries: counter("prodready_webhook_deliveries_total", "Webhook deliveries by event, host and outcome.", "event", "host", "outcome"),
+		jobs:       counter("prodready_jobs_total", "Queued jobs by how a worker ended them.", "result"),
+		reviews: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "prodready_review_duration_seconds", Help: "Time one review took, by result.", Buckets: reviewBuckets,
+		}, []string{"result"}),
+		apiCalls:          counter("prodready_api_calls_total", "Calls to host APIs by endpoint, host and HTTP status.", "endpoint", "host", "status"),
+		coalesced:         counter("prodready_deliveries_coalesced_total", "Deliveries or jobs absorbed into a review of the same head.", "host", "reason"),
+		startFailures:     counter("prodready_review_start_failures_total", "Reviews whose check run or pending status could not be created.", "host"),
+		staleRunsComplete: counter("prodready_stale_runs_completed_total", "Check runs a stopped replica left in progress, completed by the sweep.", "host"),
+	}
+	m.registry.MustRegister(m.deliveries, m.jobs, m.reviews, m.apiCalls, m.coalesced, m.startFailures, m.staleRunsComplete)
+	return m
 }
 
 // Delivery counts one webhook delivery.
@@ -53,7 +76,7 @@ func (m *Metrics) Delivery(host, event, outcome string) {
 	if m == nil {
 		return
 	}
-	m.set.GetOrCreateCounter(series("prodready_webhook_deliveries_total", "event", event, "host", host, "outcome", outcome)).Inc()
+	m.deliveries.WithLabelValues(event, host, outcome).Inc()
 }
 
 // Review records one review's duration.
@@ -65,7 +88,7 @@ func (m *Metrics) Review(d time.Duration, err error) {
 	if err != nil {
 		result = "error"
 	}
-	m.set.GetOrCreatePrometheusHistogramExt(series("prodready_review_duration_seconds", "result", result), reviewBuckets).Update(d.Seconds())
+	m.reviews.WithLabelValues(result).Observe(d.Seconds())
 }
 
 // Job counts one delivery of a queued job to a worker, by result: done
@@ -80,7 +103,7 @@ func (m *Metrics) Job(result string) {
 	if m == nil {
 		return
 	}
-	m.set.GetOrCreateCounter(series("prodready_jobs_total", "result", result)).Inc()
+	m.jobs.WithLabelValues(result).Inc()
 }
 
 // Coalesced counts one delivery, or one queued job, absorbed into a review
@@ -90,7 +113,7 @@ func (m *Metrics) Coalesced(host, reason string) {
 	if m == nil {
 		return
 	}
-	m.set.GetOrCreateCounter(series("prodready_deliveries_coalesced_total", "host", host, "reason", reason)).Inc()
+	m.coalesced.WithLabelValues(host, reason).Inc()
 }
 
 // ReviewStartFailure counts a review whose check run (or pending status)
@@ -100,7 +123,7 @@ func (m *Metrics) ReviewStartFailure(host string) {
 	if m == nil {
 		return
 	}
-	m.set.GetOrCreateCounter(series("prodready_review_start_failures_total", "host", host)).Inc()
+	m.startFailures.WithLabelValues(host).Inc()
 }
 
 // StaleRunCompleted counts a check run a stopped replica left in progress
@@ -109,7 +132,7 @@ func (m *Metrics) StaleRunCompleted(host string) {
 	if m == nil {
 		return
 	}
-	m.set.GetOrCreateCounter(series("prodready_stale_runs_completed_total", "host", host)).Inc()
+	m.staleRunsComplete.WithLabelValues(host).Inc()
 }
 
 // APICall counts one call to a host API; endpoint is a route template such
@@ -118,42 +141,30 @@ func (m *Metrics) APICall(host, endpoint string, status int) {
 	if m == nil {
 		return
 	}
-	m.set.GetOrCreateCounter(series("prodready_api_calls_total", "endpoint", endpoint, "host", host, "status", strconv.Itoa(status))).Inc()
+	m.apiCalls.WithLabelValues(endpoint, host, strconv.Itoa(status)).Inc()
 }
 
 // QueueDepth makes prodready_queue_depth report depth() when the metrics
 // are written. The first call sets it; later calls change nothing.
 func (m *Metrics) QueueDepth(depth func() float64) {
-	m.set.GetOrCreateGauge("prodready_queue_depth", depth)
+	gauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "prodready_queue_depth", Help: "Reviews waiting for a worker."}, depth)
+	_ = m.registry.Register(gauge) // a second call is refused (AlreadyRegisteredError): the first gauge stays
 }
 
-// WritePrometheus writes every metric in the Prometheus text format,
-// sorted by name.
+// WritePrometheus writes every metric in the Prometheus text format
+// (version 0.0.4), sorted by name; label values are escaped as the format
+// requires. Callers keep label values to a known few: every distinct value
+// is a series kept for the life of the process.
 func (m *Metrics) WritePrometheus(w io.Writer) {
-	m.set.WritePrometheus(w)
-}
-
-// series names one series: the metric's name and its label pairs (name,
-// value, name, value…, in the order given), each value escaped as the
-// text format requires. Callers keep label values to a known few: every
-// distinct value is a series kept for the life of the process.
-func series(name string, labels ...string) string {
-	var b strings.Builder
-	b.WriteString(name)
-	b.WriteByte('{')
-	for i := 0; i+1 < len(labels); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
+	families, err := m.registry.Gather()
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, f := range families {
+		if enc.Encode(f) != nil {
+			return // the scraper went away
 		}
-		b.WriteString(labels[i])
-		b.WriteString(`="`)
-		labelValueEscaper.WriteString(&b, labels[i+1])
-		b.WriteByte('"')
 	}
-	b.WriteByte('}')
-	return b.String()
+	if err != nil {
+		// Gather returns what it could gather beside the error.
+		_, _ = io.WriteString(w, "# prodready: "+strings.ReplaceAll(err.Error(), "\n", " ")+"\n")
+	}
 }
-
-// labelValueEscaper escapes a label value for the Prometheus text format:
-// backslash, double quote and line feed are the characters it escapes.
-var labelValueEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
