@@ -25,9 +25,10 @@ type Input struct {
 	// Read, when Data is nil, reads the content when the file is parsed
 	// (see List), into buf when buf is large enough (nil: a new buffer).
 	Read func(buf []byte) ([]byte, error)
-	// ReadAt, with Read, reads n bytes of the content from off again: a
-	// lean run lets go of a CRD's text once the file is parsed and reads
-	// it there when a rule needs it (manifest.File.DropCRDTexts).
+	// ReadAt reads n bytes of the content from off again (a file's with
+	// Read; a render's from the stream it keeps, with Data): a lean run
+	// keeps no copy of a CRD's text once the file is parsed and reads it
+	// there when a rule needs it (manifest.File.DropCRDTexts).
 	ReadAt func(off, n int) ([]byte, error)
 	// Parsed, when set, is the input already parsed (a cache's copy, made
 	// with the same limits): the run takes it as it is.
@@ -410,10 +411,11 @@ func parseLean(inputs []Input, cfg *Config, large func()) []*manifest.File {
 		// A lazy file's text is in buf, which the next file reuses: only
 		// the copy kept for ignore comments may outlive this step. The
 		// packed trees and typed values hold copies of their strings, and
-		// a CRD's text is read again from the file when it is needed.
+		// a CRD's text is read again (from the file, or from the render's
+		// stream) when it is needed.
 		switch {
 		case f != nil:
-		case lazy && inputs[i].ReadAt != nil:
+		case inputs[i].ReadAt != nil:
 			f = manifest.ParsePackedDroppingCRDTexts(inputs[i].Path, data, lim, inputs[i].ReadAt)
 		default:
 			f = manifest.ParsePacked(inputs[i].Path, data, lim)

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,8 +46,48 @@ type helmDocs struct {
 type docToMap struct {
 	info     tplInfo
 	from     int // the document's first line in its template's output
-	firstTpl []*tmplmark.Mark
+	firstTpl *tplLines
 	occs     []occurrence
+}
+
+// tplLines are, for each line of a template's output, the template line
+// its first template mark names, if it has one: where a source map places
+// a key written on that line. They are held for the maps made on use, so
+// they are held pointer-free, 8 bytes a line and 16 a marked one: a
+// pointer to each line's first mark kept every line's marks alive, about
+// 56 bytes a line of a CRD, whose key lines all have a mark (some 10 MB of
+// the live heap while the charts of the corpus render, and after).
+type tplLines struct {
+	idx   []int     // per line: 1 + the index of its mark in marks, 0 for none
+	marks []tplMark // in line order
+}
+
+// tplMark is a template mark's template (an index into the template
+// index's infos) and 1-based line.
+type tplMark struct{ file, line int }
+
+// newTplLines reads the first template mark of each line of marks.
+func newTplLines(marks [][]tmplmark.Mark) *tplLines {
+	t := &tplLines{idx: make([]int, len(marks))}
+	for i, ms := range marks {
+		for j := range ms {
+			if ms[j].Binding < 0 {
+				t.marks = append(t.marks, tplMark{file: ms[j].File, line: ms[j].Line})
+				t.idx[i] = len(t.marks)
+				break
+			}
+		}
+	}
+	t.marks = slices.Clip(t.marks)
+	return t
+}
+
+// at returns the template mark of line l, if it has one.
+func (t *tplLines) at(l int) (tplMark, bool) {
+	if l < 0 || l >= len(t.idx) || t.idx[l] == 0 {
+		return tplMark{}, false
+	}
+	return t.marks[t.idx[l]-1], true
 }
 
 // occurrence is one binding's emitted region in a template's output, in
@@ -215,15 +256,7 @@ func (b *helmDocs) info(key string) tplInfo {
 // file splits one template's output into documents and maps each.
 func (b *helmDocs) file(info tplInfo, lines []string, marks [][]tmplmark.Mark) {
 	occs := occurrences(marks)
-	firstTpl := make([]*tmplmark.Mark, len(marks))
-	for i, ms := range marks {
-		for j := range ms {
-			if ms[j].Binding < 0 {
-				firstTpl[i] = &ms[j]
-				break
-			}
-		}
-	}
+	firstTpl := newTplLines(marks)
 	start := 0
 	for i := 0; i <= len(lines); i++ {
 		if i < len(lines) && !isSeparator(lines[i]) {
@@ -262,7 +295,7 @@ func afterSeparator(line string) string {
 }
 
 // doc adds lines[from:to] as a document when it holds an object.
-func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl []*tmplmark.Mark, occs []occurrence) {
+func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl *tplLines, occs []occurrence) {
 	for from < to && strings.TrimSpace(lines[from]) == "" {
 		from++
 	}
@@ -366,14 +399,14 @@ func (p pos) less(q pos) bool { return p.line < q.line || p.line == q.line && p.
 
 // sourceMap maps every entry of a document; from is the document's first
 // line index in the template output.
-func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl []*tmplmark.Mark, occs []occurrence) rendered.DocMap {
+func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl *tplLines, occs []occurrence) rendered.DocMap {
 	entries := walk(root)
 	at := func(n *yaml.Node) pos { return pos{from + n.Line - 1, n.Column - 1} }
 	m := rendered.DocMap{}
 	docLoc := rendered.Location{File: info.file, Kind: Template}
 	for _, e := range entries[1:] {
-		if l := at(e.key).line; l < len(firstTpl) && firstTpl[l] != nil {
-			docLoc.Line = b.templateLoc(firstTpl[l]).Line
+		if mk, ok := firstTpl.at(at(e.key).line); ok {
+			docLoc.Line = b.templateLoc(mk).Line
 			break
 		}
 	}
@@ -413,6 +446,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 	for _, e := range entries[1:] {
 		var locs []rendered.Location
 		kp := at(e.key)
+		mk, onTpl := firstTpl.at(kp.line)
 		for i := len(regions) - 1; i >= 0; i-- {
 			rg := regions[i]
 			bind := b.tbl.Bindings[rg.occ.binding]
@@ -432,7 +466,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 			chain := b.idx.infos[bind.File].chain
 			if loc, ok := b.vm.locate(b.idx, chain, vp); ok {
 				locs = append(locs, loc)
-			} else if !(kp.line < len(firstTpl) && firstTpl[kp.line] != nil) {
+			} else if !onTpl {
 				// No values line holds it (a default of the template's
 				// own): the action that wrote it is the line to edit.
 				locs = append(locs, b.bindingLoc(bind))
@@ -440,8 +474,8 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl [
 			break
 		}
 		switch {
-		case kp.line < len(firstTpl) && firstTpl[kp.line] != nil:
-			locs = append(locs, b.templateLoc(firstTpl[kp.line]))
+		case onTpl:
+			locs = append(locs, b.templateLoc(mk))
 		case len(locs) == 0:
 			// A key a helper wrote whose own line is not known (its
 			// output went through fromYaml and a merge): the include
@@ -496,12 +530,12 @@ func (b *helmDocs) bindingLoc(bind tmplmark.Binding) rendered.Location {
 	return rendered.Location{File: file, Line: bind.Line, Kind: Template}
 }
 
-func (b *helmDocs) templateLoc(mk *tmplmark.Mark) rendered.Location {
+func (b *helmDocs) templateLoc(mk tplMark) rendered.Location {
 	file := ""
-	if mk.File >= 0 && mk.File < len(b.idx.infos) {
-		file = b.idx.infos[mk.File].file
+	if mk.file >= 0 && mk.file < len(b.idx.infos) {
+		file = b.idx.infos[mk.file].file
 	}
-	return rendered.Location{File: file, Line: mk.Line, Kind: Template}
+	return rendered.Location{File: file, Line: mk.line, Kind: Template}
 }
 
 func hasPrefix(p, pre []seg) bool {

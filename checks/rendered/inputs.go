@@ -143,7 +143,7 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 	if r.Kind == Kustomize {
 		root = path.Dir(root)
 	}
-	in := checks.Input{Path: joinDir(dir, path.Join(root, fmt.Sprintf(".prodready-render-%d.yaml", i))), Data: r.Stream}
+	in := checks.Input{Path: joinDir(dir, path.Join(root, fmt.Sprintf(".prodready-render-%d.yaml", i))), Data: r.Stream, ReadAt: streamReader(r.Stream)}
 	pl := &placed{render: r, dir: dir, about: about, input: in}
 	p.renders[in.Path] = pl
 	if variant {
@@ -160,6 +160,20 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		drop[joinDir(dir, f)] = true
 	}
 	sk.add(dir, r, about)
+}
+
+// streamReader reads a rendered CRD's text again from the render's stream,
+// which the render keeps (for its documents and the maps made on use): a
+// lean run then holds no copy of it (checks.Input.ReadAt). The 12 MB of
+// CRD text copies of the charts of the corpus were a sixth of the rules'
+// live heap.
+func streamReader(stream []byte) func(off, n int) ([]byte, error) {
+	return func(off, n int) ([]byte, error) {
+		if off < 0 || n < 0 || off > len(stream)-n {
+			return nil, fmt.Errorf("bytes %d to %d are past the render's %d", off, off+n, len(stream))
+		}
+		return stream[off : off+n : off+n], nil
+	}
 }
 
 // rootAbout names what a render is of, as messages say it: "chart

@@ -3,6 +3,7 @@ package rendered_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -291,5 +292,58 @@ func TestUnmappedTemplateIsSaid(t *testing.T) {
 	}
 	if lines != 1 {
 		t.Errorf("the template whose map is lost is said on %d lines of its own, want 1: %+v", lines, p.MapUnchecked(nil))
+	}
+}
+
+// TestRenderedCRDsReadFromTheStream holds a lean run, which keeps no copy
+// of a rendered CRD's text and reads it again from its render's stream
+// when crd-schema needs it (Input.ReadAt), to a run that keeps every text:
+// the chart renders the crd-schema fixture's CRD and custom resources, so
+// each resource is validated against the rendered CRD.
+func TestRenderedCRDsReadFromTheStream(t *testing.T) {
+	fixture := filepath.Join(checkstest.Root(t), "fixtures", "rules", "crd-schema")
+	files := rendered.Files{
+		"chart/Chart.yaml":  []byte("apiVersion: v2\nname: db\nversion: 1.0.0\n"),
+		"chart/values.yaml": []byte("{}\n"),
+	}
+	for _, f := range []string{"crd.yaml", "databases.yaml"} {
+		data, err := os.ReadFile(filepath.Join(fixture, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["chart/templates/"+f] = data
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	reads := 0
+	run := func(o checks.Options) []checks.Finding {
+		var inputs []checks.Input
+		for p, data := range files {
+			inputs = append(inputs, checks.Input{Path: p, Data: data})
+		}
+		sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+		p := rendered.Prepare(context.Background(), inputs, []rendered.Folder{{Dir: ".", Files: files}}, render.InProcess, rendered.Options{})
+		for i := range p.Inputs {
+			if readAt := p.Inputs[i].ReadAt; readAt != nil {
+				p.Inputs[i].ReadAt = func(off, n int) ([]byte, error) { reads++; return readAt(off, n) }
+			}
+		}
+		return p.Map(checks.Run(p.Inputs, cfg, o).Findings)
+	}
+	keep := run(checks.Options{})
+	schema := 0
+	for _, f := range keep {
+		if f.RuleID == "crd-schema" {
+			schema++
+		}
+	}
+	if schema < 5 {
+		t.Fatalf("the run that keeps every text has %d crd-schema findings, want the fixture's (at least 5): %v", schema, keep)
+	}
+	lean := run(checks.Options{Memory: checks.Lean})
+	if diff := cmp.Diff(keep, lean); diff != "" {
+		t.Errorf("lean run's findings differ (-keep +lean):\n%s", diff)
+	}
+	if reads == 0 {
+		t.Error("the lean run kept the rendered CRD's text: it never read it again from the stream")
 	}
 }
