@@ -27,7 +27,8 @@ test: ## run every test (the README's test command); says when ../shared is abse
 bench: ## run the benchmarks with allocation figures
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-lint: ## vet, formatting, and known vulnerabilities (govulncheck with the release toolchain; fails on any reachable one, VULNCHECK_STRICT=0 only reports)
+lint: ## go.mod tidy, vet, formatting, and known vulnerabilities (govulncheck with the release toolchain; fails on any reachable one, VULNCHECK_STRICT=0 only reports)
+	@$(GO) mod tidy -diff || (echo 'go.mod or go.sum is not tidy: run go mod tidy'; exit 1)
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1)
 	bash scripts/vulncheck.sh
