@@ -22,7 +22,7 @@ build: ## build the one static binary into bin/prodready (CLI, server and Action
 
 test: ## run every test (the README's test command); says when ../shared is absent and what that skips
 	@[ -d ../shared ] || echo "make test: ../shared is absent (it sits beside the repository in development and CI): the tests that replay its corpus, peer fixtures and payloads skip, each saying so under go test -v"
-	$(GO) test ./...
+	$(GO) test -parallel 8 ./... # the tests marked t.Parallel (bot/jsqueue's) wait on JetStream's timers, not on a CPU: the default, GOMAXPROCS, ran two at a time on 2 cores (44 s for the package; 14 s at 8)
 
 bench: ## run the benchmarks with allocation figures
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...

@@ -71,6 +71,7 @@ func metric(m *bot.Metrics, name string) string {
 // replicas; a new base, a new head and a re-run are reviewed, the re-run
 // once however often it is asked for while it is pending.
 func TestSameHeadIsReviewedOnce(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &countingHost{}
 	var runs atomic.Int32
@@ -163,6 +164,7 @@ func TestSameHeadIsReviewedOnce(t *testing.T) {
 // acknowledges it without a host call. A re-run asked for while such a
 // job is pending makes that job review.
 func TestWorkerAbsorbsAJobThatRacedPastIntake(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &countingHost{}
 	var runs atomic.Int32
@@ -217,6 +219,7 @@ func TestWorkerAbsorbsAJobThatRacedPastIntake(t *testing.T) {
 // are absorbed while pending at intake and, once reviewed, by the worker
 // after one resolution of the base; a moved base is reviewed again.
 func TestBaseResolvedByTheHost(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &countingHost{resolved: "gbase"}
 	var runs atomic.Int32

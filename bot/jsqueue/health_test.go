@@ -59,6 +59,7 @@ func fillDisk(t *testing.T, dir string) string {
 // in the running server: the next job is stored and reviewed, and the job
 // stored before the disk filled is still there.
 func TestDiskFullThenFreedRecoversWithoutRestart(t *testing.T) {
+	t.Parallel()
 	mnt := mountTmpfs(t, 4<<20)
 	e, err := StartEmbedded(filepath.Join(mnt, "data"), EmbeddedOptions{MaxStore: 1 << 30, Logger: quiet()})
 	if err != nil {
@@ -133,6 +134,7 @@ func TestDiskFullThenFreedRecoversWithoutRestart(t *testing.T) {
 // stream: JetStream answers "insufficient resources", which is storage
 // full, not the queue's own limit; purging the other stream frees it.
 func TestServerStoreLimitIsStorageFullThenRecovers(t *testing.T) {
+	t.Parallel()
 	e, err := StartEmbedded(t.TempDir(), EmbeddedOptions{MaxStore: 1 << 20, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +182,7 @@ func TestServerStoreLimitIsStorageFullThenRecovers(t *testing.T) {
 // Health and Enqueue say JetStream is unavailable, not that anything is
 // full; when it is back (the checks re-enable it) jobs are stored again.
 func TestNoJetStreamIsUnavailable(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	q, _ := newQueue(t, e, testConfig(), &fakeHost{}, review(func(bot.Job) error { return nil }))
 	q.Start()
@@ -198,6 +201,7 @@ func TestNoJetStreamIsUnavailable(t *testing.T) {
 // without a break for stuckAfter; a full disk never counts (a new process
 // would find it as full), and one good check starts the count again.
 func TestUnavailableForFiveMinutesIsStuck(t *testing.T) {
+	t.Parallel()
 	var h health
 	t0 := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	off := fmt.Errorf("%w: the embedded NATS server's JetStream is disabled", bot.ErrQueueUnavailable)

@@ -171,6 +171,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func TestDuplicateDeliveryRunsOnce(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
 	var runs atomic.Int32
@@ -199,6 +200,7 @@ func TestDuplicateDeliveryRunsOnce(t *testing.T) {
 }
 
 func TestRetryReusesCheckRunThenSucceeds(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
 	var runs atomic.Int32
@@ -220,6 +222,7 @@ func TestRetryReusesCheckRunThenSucceeds(t *testing.T) {
 }
 
 func TestGivesUpAfterMaxAttemptsIntoDeadLetter(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
 	var runs atomic.Int32
@@ -261,6 +264,7 @@ func TestGivesUpAfterMaxAttemptsIntoDeadLetter(t *testing.T) {
 }
 
 func TestSupersededPublishesNothing(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
 	started := make(chan struct{})
@@ -303,6 +307,7 @@ func TestSupersededPublishesNothing(t *testing.T) {
 // TestOneReviewPerPullRequestAcrossReplicas: two replicas, several pushes
 // of one pull request: never two reviews of it at once.
 func TestOneReviewPerPullRequestAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
 	var running, most, done atomic.Int32
@@ -344,6 +349,7 @@ func TestOneReviewPerPullRequestAcrossReplicas(t *testing.T) {
 // connection gone, no ack, no progress) leaves its job unacknowledged;
 // another replica does it after the ack wait, in the same check run.
 func TestDeadReplicaJobDoneByAnother(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
 	hangThenDie(t, e, testConfig(), host, job("d-6", 6, "h6")) // no acknowledgement, no progress, no lease renewal
@@ -359,6 +365,7 @@ func TestDeadReplicaJobDoneByAnother(t *testing.T) {
 // in the stream, and the next start of the server on the same storage
 // runs them.
 func TestQueuedJobsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	host := &fakeHost{}
 	e1, err := StartEmbedded(dir, EmbeddedOptions{})
@@ -401,6 +408,7 @@ func TestQueuedJobsSurviveRestart(t *testing.T) {
 // grace period ends is put back at once, and another replica finishes it
 // in the same check run, with no failure shown.
 func TestShutdownGraceInterruptsAndRequeues(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{}
 	started := make(chan struct{})
@@ -430,6 +438,7 @@ func TestShutdownGraceInterruptsAndRequeues(t *testing.T) {
 }
 
 func TestStreamLimitRefusesWith503Error(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	cfg := testConfig()
 	cfg.MaxMsgs = 2
@@ -445,6 +454,7 @@ func TestStreamLimitRefusesWith503Error(t *testing.T) {
 }
 
 func TestLeaseKeyNamesThePullRequest(t *testing.T) {
+	t.Parallel()
 	a := leaseKey(job("x", 5, "h"))
 	if a != "pr.github.7.acme=2Fweb=2Esite.5" {
 		t.Errorf("lease key %q", a)
@@ -465,6 +475,7 @@ func TestLeaseKeyNamesThePullRequest(t *testing.T) {
 // itself (the Applier checks the head it was made at, so a head that
 // moved does not skip it), and runs once.
 func TestFixRequestRunsOnTheHostWithItsRequest(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{head: "moved"}
 	got := make(chan bot.Job, 2)

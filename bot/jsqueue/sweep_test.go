@@ -35,6 +35,7 @@ func hangThenDie(t *testing.T, e *Embedded, cfg Config, host *fakeHost, j bot.Jo
 // job leaves the stream unfinished (here: past the stream's max age).
 // Another replica's sweep completes the recorded check run, once.
 func TestSweepCompletesTheRunOfALostJob(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	cfg := testConfig()
 	cfg.MaxAge, cfg.DuplicateWindow = 2*time.Second, time.Second
@@ -60,6 +61,7 @@ func TestSweepCompletesTheRunOfALostJob(t *testing.T) {
 // TestSweepLeavesQueuedJobsAlone: the run of a job the stream still holds
 // is the next delivery's to complete, however old its record.
 func TestSweepLeavesQueuedJobsAlone(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	cfg := testConfig()
 	cfg.AckWait = time.Minute // the dead replica's job stays delivered, unacknowledged
@@ -80,6 +82,7 @@ func TestSweepLeavesQueuedJobsAlone(t *testing.T) {
 // Each attempt counts the failure; before the last the job is retried,
 // and the last posts the review without a check run.
 func TestFailingStartStillPostsTheReview(t *testing.T) {
+	t.Parallel()
 	e := engine(t, t.TempDir())
 	host := &fakeHost{startErr: errors.New("creating check run: 500 Server Error")}
 	cfg := testConfig()
