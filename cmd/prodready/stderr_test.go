@@ -14,6 +14,7 @@ import (
 
 func TestLogStrayStderrMakesEachLineOneLogEntry(t *testing.T) {
 	var out bytes.Buffer
+	orig := os.Stderr
 	restore := logStrayStderr(slog.New(slog.NewJSONHandler(&out, nil)))
 	warning := "# Warning: 'bases' is deprecated. Please use 'resources' instead."
 	fmt.Fprintln(os.Stderr, warning)
@@ -21,8 +22,8 @@ func TestLogStrayStderrMakesEachLineOneLogEntry(t *testing.T) {
 	fmt.Fprintln(os.Stderr, "another line")
 	log.Print("well-defined vars that were never replaced: X") // kustomize's notes
 	restore()
-	if os.Stderr == nil || os.Stderr.Fd() != 2 {
-		t.Fatalf("os.Stderr not put back: %v", os.Stderr)
+	if os.Stderr != orig {
+		t.Fatalf("os.Stderr not put back: %v, want %v", os.Stderr, orig)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 3 {
@@ -39,14 +40,15 @@ func TestLogStrayStderrMakesEachLineOneLogEntry(t *testing.T) {
 
 func TestDedupeStrayStderrNamesKustomizeOnce(t *testing.T) {
 	var out bytes.Buffer
+	orig := os.Stderr
 	restore := dedupeStrayStderr(&out)
 	for range 3 { // three overlays built
 		fmt.Fprintln(os.Stderr, "# Warning: 'commonLabels' is deprecated. Please use 'labels' instead.")
 	}
 	log.Print("well-defined vars that were never replaced: X")
 	restore()
-	if os.Stderr == nil || os.Stderr.Fd() != 2 {
-		t.Fatalf("os.Stderr not put back: %v", os.Stderr)
+	if os.Stderr != orig {
+		t.Fatalf("os.Stderr not put back: %v, want %v", os.Stderr, orig)
 	}
 	want := "kustomize: warning: 'commonLabels' is deprecated. Please use 'labels' instead.\n" +
 		"well-defined vars that were never replaced: X\n"
