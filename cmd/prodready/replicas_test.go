@@ -292,6 +292,7 @@ func fakeApp(t *testing.T, secret string) (fake *fakegithub.Server, keyFile, sec
 // at most one review, no comment is posted twice, no stale head
 // publishes, and no check run is left in progress.
 func TestReplicasShareOneQueue(t *testing.T) {
+	t.Parallel() // it waits on timers and other processes, not on a CPU
 	if testing.Short() {
 		t.Skip("starts a 3-node NATS cluster and three serve processes; skipped with -short")
 	}

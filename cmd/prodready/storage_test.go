@@ -55,6 +55,7 @@ func getPath(t *testing.T, r *replica, path string) (int, string) {
 // them: before, a stream that once failed to write refused every job until
 // the process restarted, while /readyz said 200.
 func TestServeRecoversWhenTheDataDirHasRoomAgain(t *testing.T) {
+	t.Parallel() // it waits on timers and other processes, not on a CPU
 	if testing.Short() {
 		t.Skip("fills a disk under a serve process; skipped with -short")
 	}

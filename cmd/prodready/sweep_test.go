@@ -21,6 +21,7 @@ import (
 // would stay in progress for good; the restarted process's start-up sweep
 // completes it as timed out with a note to re-run, and counts it.
 func TestRestartedReplicaEndsTheRunOfAJobThatAgedOut(t *testing.T) {
+	t.Parallel() // it waits on timers and other processes, not on a CPU
 	if testing.Short() {
 		t.Skip("starts two serve processes one after the other; skipped with -short")
 	}
