@@ -1,14 +1,17 @@
 // Package hooktest holds what GitHub's two webhook fuzz targets share (the
 // decoding's, in package hook, and the whole handler's, in vcs/github):
-// the deliveries they start from and the signature each fuzzed mode sends.
+// the deliveries they start from, the signature each fuzzed mode sends, and
+// the invariants both hold a delivery's signature and decoding to.
 package hooktest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/bot/pullreq"
 	"github.com/prodready/prodready/vcs/github/internal/hook"
 )
 
@@ -69,4 +72,43 @@ func Signature(secret, body []byte, mode uint8) string {
 		return sig[:len(sig)-1-int(mode/4)%len(sig)]
 	}
 	return ""
+}
+
+// CheckDelivery holds a fuzzed delivery's signature and decoding to what
+// both targets require: the signature mode sends verifies exactly in mode
+// 0 and stops verifying when one byte of the body changes; a decoding
+// error wraps pullreq.ErrBadDelivery; a decoded review is complete (owner,
+// repository, number > 0, head SHA, installation, event name). It returns
+// the signature header, whether it verifies, and the review (ok false when
+// the delivery starts none).
+func CheckDelivery(t *testing.T, secret []byte, event string, body []byte, mode uint8) (sig string, valid bool, ev hook.Event, ok bool) {
+	t.Helper()
+	sig = Signature(secret, body, mode)
+	valid = hook.VerifySignature(secret, body, sig)
+	if valid != (mode%4 == 0) {
+		t.Fatalf("mode %d: VerifySignature = %v", mode%4, valid)
+	}
+	if valid {
+		other := append([]byte{}, body...)
+		if len(other) == 0 {
+			other = append(other, 'x')
+		} else {
+			other[len(other)/2] ^= 1
+		}
+		if hook.VerifySignature(secret, other, sig) {
+			t.Fatal("the signature of one body verifies another")
+		}
+	}
+	ev, ok, err := hook.Decode(event, body)
+	if err != nil && (ok || !errors.Is(err, pullreq.ErrBadDelivery)) {
+		t.Fatalf("Decode: ok %v with error %v, which should wrap ErrBadDelivery", ok, err)
+	}
+	if ok {
+		pr := ev.PR
+		owner, name, _ := strings.Cut(pr.Repo, "/")
+		if ev.Name == "" || !strings.HasPrefix(ev.Name, event+".") || owner == "" || name == "" || pr.Number <= 0 || pr.HeadSHA == "" || ev.Installation == 0 || pr.Host != "github" {
+			t.Fatalf("incomplete review %+v name %q", ev, ev.Name)
+		}
+	}
+	return sig, valid, ev, ok
 }
