@@ -59,6 +59,16 @@ func TestParsedCacheBoundedBySize(t *testing.T) {
 	}
 }
 
+// costCheckDirs are the folders the cost tests measure: the fixtures, and
+// the shared corpus when it is present and the run is not -short.
+func costCheckDirs() []string {
+	dirs := []string{filepath.Join("..", "fixtures")}
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && !testing.Short() {
+		dirs = append(dirs, filepath.Join("..", "..", "shared", "corpus"))
+	}
+	return dirs
+}
+
 // TestParsedCostCoversMemory checks the cache's estimate of a parse's memory
 // against the heap the parses of the fixtures (and of the shared corpus,
 // when present) hold once the rules have run on them, packed as the
@@ -66,10 +76,7 @@ func TestParsedCacheBoundedBySize(t *testing.T) {
 // the cache would hold more than its bound, nor far above it, or it would
 // hold needlessly little.
 func TestParsedCostCoversMemory(t *testing.T) {
-	dirs := []string{filepath.Join("..", "fixtures")}
-	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && !testing.Short() {
-		dirs = append(dirs, filepath.Join("..", "..", "shared", "corpus"))
-	}
+	dirs := costCheckDirs()
 	for _, dir := range dirs {
 		inputs, err := checks.Load([]string{dir}, nil, nil)
 		if err != nil {
@@ -203,6 +210,21 @@ func TestParsedBytesLeavesOutSkippedSchemas(t *testing.T) {
 	}
 }
 
+// filesOf loads dir's manifests as a host lists them: path, blob SHA and
+// text.
+func filesOf(t *testing.T, dir string) []File {
+	t.Helper()
+	inputs, err := checks.Load([]string{dir}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := make([]File, len(inputs))
+	for i, in := range inputs {
+		files[i] = File{Path: in.Path, SHA: GitBlobSHA(in.Data), Data: in.Data}
+	}
+	return files
+}
+
 // TestRunCostCoversMemory checks the cache's estimate of a kept run's
 // memory (runCost, its identities made) against the heap a kept run of the
 // fixtures (and of the shared corpus, when present) holds on its own, with
@@ -211,21 +233,11 @@ func TestParsedBytesLeavesOutSkippedSchemas(t *testing.T) {
 // or a large repository's base run would not be kept (it is not when it
 // counts over a quarter of the cache).
 func TestRunCostCoversMemory(t *testing.T) {
-	dirs := []string{filepath.Join("..", "fixtures")}
-	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && !testing.Short() {
-		dirs = append(dirs, filepath.Join("..", "..", "shared", "corpus"))
-	}
+	dirs := costCheckDirs()
 	cfg := checks.DefaultConfig(catalog.Default())
 	rv := NewReviewer(nil, nil)
 	for _, dir := range dirs {
-		inputs, err := checks.Load([]string{dir}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files := make([]File, len(inputs))
-		for i, in := range inputs {
-			files[i] = File{Path: in.Path, SHA: GitBlobSHA(in.Data), Data: in.Data}
-		}
+		files := filesOf(t, dir)
 		// The heap with the kept run and without it, the run itself gone.
 		out := rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false)
 		kept := out.kept()
@@ -285,20 +297,10 @@ func TestPutResultKeepsWhatTheRunRead(t *testing.T) {
 // far above it, or the parses and the base's run a push needs would not
 // fit beside it.
 func TestMemoCostCoversMemory(t *testing.T) {
-	dirs := []string{filepath.Join("..", "fixtures")}
-	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil && !testing.Short() {
-		dirs = append(dirs, filepath.Join("..", "..", "shared", "corpus"))
-	}
+	dirs := costCheckDirs()
 	cfg := checks.DefaultConfig(catalog.Default())
 	for _, dir := range dirs {
-		inputs, err := checks.Load([]string{dir}, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files := make([]File, len(inputs))
-		for i, in := range inputs {
-			files[i] = File{Path: in.Path, SHA: GitBlobSHA(in.Data), Data: in.Data}
-		}
+		files := filesOf(t, dir)
 		cache := NewLRUCache(1 << 30)
 		rv := NewReviewer(cache, nil)
 		rv.run(context.Background(), newRenderPlan(cfg, nil), files, cfg, false)
@@ -327,8 +329,7 @@ func TestMemoCostCoversMemory(t *testing.T) {
 		memos = nil
 		runtime.GC()
 		held := with - liveHeap()
-		runtime.KeepAlive(inputs) // and so the parses' sources
-		runtime.KeepAlive(files)
+		runtime.KeepAlive(files) // and so the parses' sources, the files' Data
 		runtime.KeepAlive(cache)
 		t.Logf("%s: estimate %d KB for %d KB held by %d objects' memos (%.2fx)", dir, estimate>>10, held>>10, n, float64(estimate)/float64(held))
 		if estimate < held || estimate > 2*held {
