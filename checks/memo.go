@@ -47,9 +47,17 @@ type Memo interface {
 // read some parts of the run (a namespace's objects, a kind's, facts about
 // other objects) with what those parts were, which rules read more, and
 // the facts about the object they read.
+//
+// Its findings are one list, the object's own first, then each group's
+// in order (evaluateMemo's order), and a group is its shape (what it read
+// and its rules, which a Compactor holds once for the objects that have
+// it alike) and how many findings it has: most groups find nothing, and a
+// group that held its rules' list and its findings' slices took 120 bytes
+// (about 237,000 of them, 28 MB, at 50,000 objects).
 type Remembered struct {
 	rules    int         // how many rules ran (the config's enabled rules)
-	findings findingList // of the rules that read only the object
+	findings findingList // the object's own (own of them), then each group's
+	own      int32
 	scoped   []scopedFindings
 	rerun    []int // indexes of the rules that read other objects
 	facts    []factRead
@@ -60,14 +68,21 @@ type Remembered struct {
 }
 
 // scopedFindings are the findings of the rules that read, besides their
-// object, the same parts of the run, which they can name (SelectingServices
-// reads the objects of a namespace, ByKind those of a kind): each part's
-// digest and each fact about another object, named by the memo's key.
+// object, the same parts of the run (their scopeShape): n of the
+// Remembered's findings, after its own and the earlier groups'.
 type scopedFindings struct {
-	reads    []scopeRead
-	facts    []keyedFact
-	rules    []int // their indexes among the run's rules
-	findings findingList
+	*scopeShape
+	n int32
+}
+
+// scopeShape is what the rules of a group read, which they can name
+// (SelectingServices reads the objects of a namespace, ByKind those of a
+// kind): each part's digest and each fact about another object, named by
+// the memo's key; and those rules.
+type scopeShape struct {
+	reads []scopeRead
+	facts []keyedFact
+	rules []int // their indexes among the run's rules
 }
 
 // scopeRead is one part of the run a rule read (a bucket: "ns:" and a
@@ -112,7 +127,6 @@ func (r *Remembered) Bytes() int {
 		for _, rd := range s.reads {
 			n += len(rd.bucket)
 		}
-		count(s.findings.full)
 	}
 	return n
 }
@@ -293,22 +307,10 @@ func recallAll(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object)
 }
 
 // count is how many findings r remembers.
-func (r *Remembered) count() int {
-	n := r.findings.len()
-	for i := range r.scoped {
-		n += r.scoped[i].findings.len()
-	}
-	return n
-}
+func (r *Remembered) count() int { return r.findings.len() }
 
 // appendTo appends r's findings to out, in evaluateMemo's order.
-func (r *Remembered) appendTo(out []Finding) []Finding {
-	out = r.findings.appendTo(out)
-	for i := range r.scoped {
-		out = r.scoped[i].findings.appendTo(out)
-	}
-	return out
-}
+func (r *Remembered) appendTo(out []Finding) []Finding { return r.findings.appendTo(out) }
 
 // evaluateMemo is evaluateObject for a run that keeps a memo: it recalls
 // what an earlier run found on obj, runs only the rules that read more
@@ -321,23 +323,25 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 	if r == nil || !r.valid(ctx, obj, len(rules)) {
 		obj.Hold()
 		defer obj.Release()
-		rec := &Remembered{rules: len(rules)}
+		d := &draft{rules: len(rules)}
 		l := newLearner(ctx, obj)
 		for i := range rules {
-			out = rec.learn(out, l, rules, i)
+			out = d.learn(out, l, rules, i)
 		}
-		rec.compact()
-		ctx.memo.Remember(obj, rec)
+		ctx.memo.Remember(obj, d.done())
 		return out
 	}
-	out = r.findings.appendTo(slices.Grow(out, r.count()))
+	out = r.findings.appendRange(slices.Grow(out, r.count()), 0, int(r.own))
 	var stale []int // of r.scoped
+	at := int(r.own)
 	for i := range r.scoped {
+		n := int(r.scoped[i].n)
 		if r.scoped[i].holds(ctx) {
-			out = r.scoped[i].findings.appendTo(out)
+			out = r.findings.appendRange(out, at, at+n)
 		} else {
 			stale = append(stale, i)
 		}
+		at += n
 	}
 	if len(r.rerun) == 0 && len(stale) == 0 {
 		return out
@@ -351,24 +355,81 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 		return out
 	}
 	// What changed is learnt again, into a new Remembered: r may be in use
-	// by another run, and its slices are clipped so that appending copies
+	// by another run, and its lists are clipped so that appending copies
 	// (its findings, lean ones made Findings again, are copied).
-	rec := &Remembered{rules: r.rules, findings: r.findings.unshared(), rerun: slices.Clip(r.rerun), facts: slices.Clip(r.facts)}
+	d := &draft{rules: r.rules, own: r.findings.appendRange(nil, 0, int(r.own)), rerun: slices.Clip(r.rerun), facts: slices.Clip(r.facts)}
+	at = int(r.own)
 	for i, g := range r.scoped {
+		n := int(g.n)
 		if !slices.Contains(stale, i) {
-			g.rules, g.findings = slices.Clip(g.rules), g.findings.unshared()
-			rec.scoped = append(rec.scoped, g)
+			d.groups = append(d.groups, draftGroup{reads: g.reads, facts: g.facts, rules: slices.Clip(g.rules), findings: r.findings.appendRange(nil, at, at+n)})
 		}
+		at += n
 	}
 	l := newLearner(ctx, obj)
 	for _, i := range stale {
 		for _, rule := range r.scoped[i].rules {
-			out = rec.learn(out, l, rules, rule)
+			out = d.learn(out, l, rules, rule)
 		}
 	}
-	rec.compact()
-	ctx.memo.Remember(obj, rec)
+	ctx.memo.Remember(obj, d.done())
 	return out
+}
+
+// A draft is a Remembered being learnt, each group's findings apart
+// until done makes them one list.
+type draft struct {
+	rules  int
+	own    []Finding
+	groups []draftGroup
+	rerun  []int
+	facts  []factRead
+}
+
+// draftGroup is a group of a draft: what its rules read, and their
+// findings.
+type draftGroup struct {
+	reads    []scopeRead
+	facts    []keyedFact
+	rules    []int
+	findings []Finding
+}
+
+// readsBuckets reports whether g read buckets, in that order, and nothing
+// else.
+func (g *draftGroup) readsBuckets(buckets []string) bool {
+	if len(g.reads) != len(buckets) {
+		return false
+	}
+	for i, b := range buckets {
+		if g.reads[i].bucket != b {
+			return false
+		}
+	}
+	return true
+}
+
+// done returns what d learnt as a Remembered, its slices copied to their
+// length: a memo keeps every object's for as long as its parse is cached
+// (the room appends left was 4 of the 90 MiB a review's cache held at
+// 10,000 objects).
+func (d *draft) done() *Remembered {
+	r := &Remembered{rules: d.rules, own: int32(len(d.own)), rerun: exact(d.rerun), facts: exact(d.facts)}
+	n := len(d.own)
+	for _, g := range d.groups {
+		n += len(g.findings)
+	}
+	if n > 0 {
+		r.findings.full = append(make([]Finding, 0, n), d.own...)
+	}
+	if len(d.groups) > 0 {
+		r.scoped = make([]scopedFindings, len(d.groups))
+		for i, g := range d.groups {
+			r.findings.full = append(r.findings.full, g.findings...)
+			r.scoped[i] = scopedFindings{&scopeShape{reads: exact(g.reads), facts: exact(g.facts), rules: exact(g.rules)}, int32(len(g.findings))}
+		}
+	}
+	return r
 }
 
 // A learner runs rules on one object, each seeing a Context that records
@@ -388,10 +449,10 @@ func newLearner(ctx *Context, obj *manifest.Object) *learner {
 }
 
 // learn runs rules[i] on l's object, recording what it reads, appends its
-// findings to out and remembers them in r by what the rule read: nothing
+// findings to out and remembers them in d by what the rule read: nothing
 // but the object (and facts about it), parts of the run it can name, or
 // more.
-func (r *Remembered) learn(out []Finding, l *learner, rules []*Rule, i int) []Finding {
+func (d *draft) learn(out []Finding, l *learner, rules []*Rule, i int) []Finding {
 	t, ctx, obj := &l.t, l.t.root, l.t.self
 	t.others, t.scopes, t.otherFacts, t.facts = false, t.scopes[:0], t.otherFacts[:0], t.facts[:0]
 	fs := checkOne(&l.seen, rules[i], obj)
@@ -401,51 +462,38 @@ func (r *Remembered) learn(out []Finding, l *learner, rules []*Rule, i int) []Fi
 	if scoped && len(t.otherFacts) == 0 {
 		// Most rules of an object read the same buckets: found by their
 		// names, a group needs no digest looked up again.
-		g = slices.IndexFunc(r.scoped, func(g scopedFindings) bool { return len(g.facts) == 0 && g.readsBuckets(t.scopes) })
+		g = slices.IndexFunc(d.groups, func(g draftGroup) bool { return len(g.facts) == 0 && g.readsBuckets(t.scopes) })
 	}
 	if scoped && g < 0 {
 		var reads []scopeRead
 		var facts []keyedFact
 		reads, facts, t.others = ctx.keyedReads(&t.reads)
 		if !t.others {
-			g = slices.IndexFunc(r.scoped, func(g scopedFindings) bool {
+			g = slices.IndexFunc(d.groups, func(g draftGroup) bool {
 				return slices.Equal(g.reads, reads) && slices.Equal(g.facts, facts)
 			})
 			if g < 0 {
-				g = len(r.scoped)
-				r.scoped = append(r.scoped, scopedFindings{reads: reads, facts: facts})
+				g = len(d.groups)
+				d.groups = append(d.groups, draftGroup{reads: reads, facts: facts})
 			}
 		}
 	}
 	switch {
 	case t.others:
-		r.rerun = append(r.rerun, i)
+		d.rerun = append(d.rerun, i)
 		return out
 	case scoped:
-		r.scoped[g].rules = append(r.scoped[g].rules, i)
-		r.scoped[g].findings.full = append(r.scoped[g].findings.full, fs...)
+		d.groups[g].rules = append(d.groups[g].rules, i)
+		d.groups[g].findings = append(d.groups[g].findings, fs...)
 	default:
-		r.findings.full = append(r.findings.full, fs...)
+		d.own = append(d.own, fs...)
 	}
 	for _, f := range t.facts {
-		if !slices.ContainsFunc(r.facts, func(g factRead) bool { return g.fact == f.fact }) {
-			r.facts = append(r.facts, f)
+		if !slices.ContainsFunc(d.facts, func(g factRead) bool { return g.fact == f.fact }) {
+			d.facts = append(d.facts, f)
 		}
 	}
 	return out
-}
-
-// compact copies r's slices, grown as its rules were learnt, to their
-// length: a memo keeps every object's for as long as its parse is cached
-// (the room appends left was 4 of the 90 MiB a review's cache held at
-// 10,000 objects).
-func (r *Remembered) compact() {
-	r.findings.full, r.rerun, r.facts = exact(r.findings.full), exact(r.rerun), exact(r.facts)
-	r.scoped = exact(r.scoped)
-	for i := range r.scoped {
-		g := &r.scoped[i]
-		g.reads, g.facts, g.rules, g.findings.full = exact(g.reads), exact(g.facts), exact(g.rules), exact(g.findings.full)
-	}
 }
 
 // exact returns s, or a copy of it without room to grow.
@@ -470,22 +518,8 @@ func (r *Remembered) valid(ctx *Context, obj *manifest.Object, rules int) bool {
 	return true
 }
 
-// readsBuckets reports whether g read buckets, in that order, and nothing
-// else.
-func (g *scopedFindings) readsBuckets(buckets []string) bool {
-	if len(g.reads) != len(buckets) {
-		return false
-	}
-	for i, b := range buckets {
-		if g.reads[i].bucket != b {
-			return false
-		}
-	}
-	return true
-}
-
 // holds reports whether what the rule read is as it was in ctx's run.
-func (s *scopedFindings) holds(ctx *Context) bool {
+func (s *scopeShape) holds(ctx *Context) bool {
 	for _, rd := range s.reads {
 		if d, ok := ctx.bucketDigest(rd.bucket); !ok || d != rd.digest {
 			return false

@@ -3,7 +3,6 @@ package checks
 import (
 	"encoding/binary"
 	"math"
-	"slices"
 	"sync"
 	"unsafe"
 )
@@ -42,6 +41,7 @@ type Compactor struct {
 	places map[findingPlace]*findingPlace
 	reads  map[string][]scopeRead
 	ints   map[string][]int
+	shapes map[shapeKey]*scopeShape
 	buf    []byte
 }
 
@@ -53,7 +53,7 @@ type leanFixKey struct {
 
 // NewCompactor returns a Compactor for one run.
 func NewCompactor() *Compactor {
-	return &Compactor{strs: map[string]string{}, fixes: map[leanFixKey]*Fix{}, places: map[findingPlace]*findingPlace{}, reads: map[string][]scopeRead{}, ints: map[string][]int{}}
+	return &Compactor{strs: map[string]string{}, fixes: map[leanFixKey]*Fix{}, places: map[findingPlace]*findingPlace{}, reads: map[string][]scopeRead{}, ints: map[string][]int{}, shapes: map[shapeKey]*scopeShape{}}
 }
 
 // Sizes of what a lean Remembered holds, for Bytes.
@@ -64,6 +64,7 @@ const (
 	fixBytes        = int(unsafe.Sizeof(Fix{}))
 	rememberedBytes = int(unsafe.Sizeof(Remembered{}))
 	scopedBytes     = int(unsafe.Sizeof(scopedFindings{}))
+	shapeBytes      = int(unsafe.Sizeof(scopeShape{}))
 	scopeReadBytes  = int(unsafe.Sizeof(scopeRead{}))
 	keyedFactBytes  = int(unsafe.Sizeof(keyedFact{}))
 	factReadBytes   = int(unsafe.Sizeof(factRead{}))
@@ -79,7 +80,7 @@ const (
 func (c *Compactor) Lean(r *Remembered) *Remembered {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := &Remembered{rules: r.rules, lean: true}
+	out := &Remembered{rules: r.rules, own: r.own, lean: true}
 	owned := 0
 	out.findings = c.findings(r.findings, &owned)
 	if len(r.rerun) > 0 {
@@ -94,16 +95,7 @@ func (c *Compactor) Lean(r *Remembered) *Remembered {
 	if len(r.scoped) > 0 {
 		out.scoped = make([]scopedFindings, len(r.scoped))
 		for i, g := range r.scoped {
-			s := &out.scoped[i]
-			s.reads = c.readList(g.reads, &owned)
-			if len(g.facts) > 0 {
-				s.facts = make([]keyedFact, len(g.facts))
-				for j, f := range g.facts {
-					s.facts[j] = keyedFact{c.str(f.key, &owned), f.fact, c.str(f.value, &owned)}
-				}
-			}
-			s.rules = c.intList(g.rules, &owned)
-			s.findings = c.findings(g.findings, &owned)
+			out.scoped[i] = scopedFindings{c.shape(g.scopeShape, &owned), g.n}
 		}
 	}
 	out.owned = owned
@@ -214,14 +206,18 @@ func (l *findingList) appendTo(out []Finding) []Finding {
 	return out
 }
 
-// unshared returns l with slices of its own to append to: a Remembered
-// learnt again in part starts from the findings of the one it replaces,
-// which another run may be reading.
-func (l findingList) unshared() findingList {
-	if len(l.lean) > 0 {
-		return findingList{full: l.appendTo(nil)}
+// appendRange appends l's findings i to j (excluded) to out.
+func (l *findingList) appendRange(out []Finding, i, j int) []Finding {
+	if i >= j {
+		return out
 	}
-	return findingList{full: slices.Clip(l.full)}
+	if len(l.full) > 0 {
+		return append(out, l.full[i:j]...)
+	}
+	for k := i; k < j; k++ {
+		out = append(out, l.lean[k].finding())
+	}
+	return out
 }
 
 // str returns s as held once, adding its bytes to owned when this is the
@@ -275,6 +271,40 @@ func (c *Compactor) readList(rs []scopeRead, owned *int) []scopeRead {
 	return l
 }
 
+// shape returns g as held once: the same reads (readList) and rules
+// (intList), without facts about other objects, are one shape for the
+// objects of a namespace or kind that have them alike.
+func (c *Compactor) shape(g *scopeShape, owned *int) *scopeShape {
+	reads, rules := c.readList(g.reads, owned), c.intList(g.rules, owned)
+	var k shapeKey
+	if len(g.facts) == 0 && len(reads) > 0 && len(rules) > 0 {
+		k = shapeKey{&reads[0], &rules[0]}
+		if h, ok := c.shapes[k]; ok {
+			return h
+		}
+	}
+	h := &scopeShape{reads: reads, rules: rules}
+	if len(g.facts) > 0 {
+		h.facts = make([]keyedFact, len(g.facts))
+		for j, f := range g.facts {
+			h.facts[j] = keyedFact{c.str(f.key, owned), f.fact, c.str(f.value, owned)}
+		}
+		*owned += keyedFactBytes*len(h.facts) + allocRound
+	}
+	if k.reads != nil {
+		c.shapes[k] = h
+	}
+	*owned += shapeBytes + allocRound
+	return h
+}
+
+// shapeKey names a shape by its lists as a Compactor holds them once
+// (readList, intList): one list, one first element.
+type shapeKey struct {
+	reads *scopeRead
+	rules *int
+}
+
 // intList returns is as held once.
 func (c *Compactor) intList(is []int, owned *int) []int {
 	if len(is) == 0 {
@@ -301,10 +331,6 @@ func (r *Remembered) leanBytes() int {
 	n := rememberedBytes + allocRound + r.owned
 	n += r.findings.bytes() + factReadBytes*len(r.facts)
 	n += scopedBytes * len(r.scoped)
-	for i := range r.scoped {
-		s := &r.scoped[i]
-		n += s.findings.bytes() + keyedFactBytes*len(s.facts)
-	}
 	// Size classes, and what a measure of the fixtures and the corpus
 	// found beyond the structs and strings (TestMemoCostCoversMemory: 1.05
 	// to 1.12 times without this quarter).
