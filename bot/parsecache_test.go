@@ -244,7 +244,7 @@ func TestRunCostCoversMemory(t *testing.T) {
 		kept.identities()
 		out = runOutput{}
 		estimate := runCost(kept, true)
-		n := len(kept.findings)
+		n := kept.count()
 		runtime.GC()
 		with := liveHeap()
 		runtime.KeepAlive(kept)

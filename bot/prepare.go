@@ -254,7 +254,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	var atHead []bool         // of those indexes, the ones head has
 	if base != nil {
 		atBase = base.identities()
-		atHead = make([]bool, len(base.findings)+len(base.problems))
+		atHead = make([]bool, base.count()+len(base.problems))
 	}
 	headFPs := make([]string, len(head))
 	r.Fingerprints = make(map[string]bool, len(head))

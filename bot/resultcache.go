@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"slices"
 	"sort"
 
 	"github.com/prodready/prodready/checks"
@@ -60,23 +59,17 @@ func (rv *Reviewer) resultKey(config string, plan *renderPlan, files []File, ren
 // kept is what a cache keeps of a run: what a later review reads of its
 // base (findings, render problems, silenced findings, namespaces), not the
 // parsed files, nor its findings' fixes: a review reads a base finding
-// only to say that the pull request fixed it (withoutFix). Its identities
-// are o's (o.ids, set): the review that keeps a run compares with it and
-// makes them, and the next review reads them made. A run whose findings
-// have no fix (a base run lets them go as it runs: checks.Options.NoFixes)
-// shares its findings with what is kept: every reader only reads them, and
-// a copy held both at once for the rest of a first review (30 MB at 50,000
-// objects).
+// only to say that the pull request fixed it (withoutFix). Its findings
+// are held as a checks.FindingTable, 104 bytes each where a Finding takes
+// 208 (30 MB at 50,000 objects). Its identities are o's (o.ids, set): the
+// review that keeps a run compares with it and makes them, and the next
+// review reads them made.
 func (o runOutput) kept() *runOutput {
 	k := o
 	k.res = &checks.Result{Silenced: o.res.Silenced}
-	if !slices.ContainsFunc(o.findings, func(f checks.Finding) bool { return f.Fix != nil }) {
-		k.findings = slices.Clip(o.findings)
-		return &k
-	}
-	k.findings = make([]checks.Finding, len(o.findings))
-	for i := range o.findings {
-		k.findings[i] = withoutFix(o.findings[i])
+	if o.table == nil {
+		t := checks.NewFindingTable(o.findings)
+		k.table, k.findings = &t, nil
 	}
 	return &k
 }
@@ -93,11 +86,26 @@ func withoutFix(f checks.Finding) checks.Finding {
 }
 
 // runCost estimates the memory a kept run holds; kept: o's findings are
-// counted as kept holds them, without their fixes.
+// counted as kept holds them, in a table without their fixes.
 func runCost(o *runOutput, kept bool) int {
 	const findingSize, fixSize = 320, 256
 	n := 256
-	for j, fs := range [][]checks.Finding{o.findings, o.problems, o.unreadable} {
+	fss := [][]checks.Finding{o.findings, o.problems, o.unreadable}
+	if kept {
+		if o.table != nil {
+			n += o.table.Bytes()
+		} else {
+			n += checks.TableBytes(o.findings)
+		}
+		for i := range o.count() {
+			f := o.finding(i)
+			// And its identity, once made: a map slot by number (16 bytes,
+			// at most twice over in a map made at its size).
+			n += len(f.Message) + len(f.Path) + len(f.IdentityPath) + 48
+		}
+		fss[0] = nil
+	}
+	for j, fs := range fss {
 		for i := range fs {
 			f := &fs[i]
 			n += findingSize + len(f.Message) + len(f.Path) + len(f.IdentityPath) + 96 // and its identity, once made
@@ -139,29 +147,51 @@ func (c *LRUCache) GetResult(key string) (*runOutput, bool) {
 // pushed out an eighth of the parses, read again, and parsed and checked
 // again, at every push.
 //
-// o is the run as made: what is kept is o.kept(), made only when it is.
-func (c *LRUCache) PutResult(key string, o *runOutput, since uint64) {
+// o is the run as made: what is kept is o.kept(), made only when it is,
+// and returned (nil when the run is not kept).
+func (c *LRUCache) PutResult(key string, o *runOutput, since uint64) *runOutput {
 	cost := runCost(o, true)
-	if cost > c.maxBytes/4 {
-		return
+	if cost > c.maxBytes/4 || !c.roomFor(key, cost, since) {
+		return nil
 	}
+	// Made without the lock (a table of every finding), and kept if there
+	// is still room.
+	kept := o.kept()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.items[key]; ok {
-		c.touch(e)
-		return
+	if !c.roomForLocked(key, cost, since) {
+		return nil
 	}
-	ent := &lruEntry{sha: key, resultCost: cost}
-	over := c.size + ent.cost() - c.maxBytes
-	for e := c.order.Back(); over > 0 && e != nil; e = e.Prev() {
-		old := e.Value.(*lruEntry)
-		if old.used > since {
-			return
-		}
-		over -= old.cost()
-	}
-	ent.result = o.kept()
+	ent := &lruEntry{sha: key, resultCost: cost, result: kept}
 	c.items[key] = c.push(ent)
 	c.size += ent.cost()
 	c.evict()
+	return kept
+}
+
+// roomFor reports whether a run under key, counted at cost, would be kept
+// (PutResult): no run is kept under key, and keeping it pushes out no
+// entry used since tick since.
+func (c *LRUCache) roomFor(key string, cost int, since uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.roomForLocked(key, cost, since)
+}
+
+// roomForLocked is roomFor with c.mu held; an entry already under key is
+// made the most recently used.
+func (c *LRUCache) roomForLocked(key string, cost int, since uint64) bool {
+	if e, ok := c.items[key]; ok {
+		c.touch(e)
+		return false
+	}
+	over := c.size + (&lruEntry{sha: key, resultCost: cost}).cost() - c.maxBytes
+	for e := c.order.Back(); over > 0 && e != nil; e = e.Prev() {
+		old := e.Value.(*lruEntry)
+		if old.used > since {
+			return false
+		}
+		over -= old.cost()
+	}
+	return true
 }

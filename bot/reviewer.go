@@ -203,8 +203,10 @@ func short(sha string) string {
 // runOutput is what a review's run found.
 type runOutput struct {
 	// findings are the plain findings and those of affected renders,
-	// mapped to the lines authors edit.
+	// mapped to the lines authors edit; in a kept run (kept), held in
+	// table instead, without their fixes.
 	findings []checks.Finding
+	table    *checks.FindingTable
 	// fromRender holds the fingerprints of the findings of renders.
 	fromRender map[string]bool
 	// problems are the render-failed findings of the affected charts and
@@ -257,7 +259,8 @@ func (o *runOutput) identities() *runIdentities {
 		o.ids = ids
 	}
 	ids.once.Do(func() {
-		ids.found = make(map[uint64]int, len(o.findings)+len(o.problems))
+		n := o.count()
+		ids.found = make(map[uint64]int, n+len(o.problems))
 		add := func(fp string, i int) {
 			if k, ok := checks.KeyOfFingerprint(fp); ok {
 				ids.found[k] = i
@@ -268,11 +271,11 @@ func (o *runOutput) identities() *runIdentities {
 			}
 			ids.foundText[fp] = i
 		}
-		for i := range o.findings {
-			add(o.findings[i].Fingerprint(), i)
+		for i := 0; i < n; i++ {
+			add(o.finding(i).Fingerprint(), i)
 		}
 		for i := range o.problems {
-			add(o.problems[i].Fingerprint(), len(o.findings)+i)
+			add(o.problems[i].Fingerprint(), n+i)
 		}
 		ids.silenced = map[string]bool{}
 		if o.res != nil {
@@ -286,10 +289,26 @@ func (o *runOutput) identities() *runIdentities {
 
 // nth is the finding identities().found indexes by i.
 func (o *runOutput) nth(i int) checks.Finding {
-	if i < len(o.findings) {
-		return o.findings[i]
+	if n := o.count(); i >= n {
+		return o.problems[i-n]
 	}
-	return o.problems[i-len(o.findings)]
+	return o.finding(i)
+}
+
+// count is how many findings o holds (not its problems).
+func (o *runOutput) count() int {
+	if o.table != nil {
+		return o.table.Len()
+	}
+	return len(o.findings)
+}
+
+// finding is o's finding i.
+func (o *runOutput) finding(i int) checks.Finding {
+	if o.table != nil {
+		return o.table.At(i)
+	}
+	return o.findings[i]
 }
 
 // notChecked lists the files the pull request changes that were read but
@@ -474,7 +493,11 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	}
 	if key != "" {
 		out.ids = &runIdentities{} // shared with the kept run, made once
-		lc.PutResult(key, &out, since)
+		if kept := lc.PutResult(key, &out, since); kept != nil {
+			// The review compares with the kept run, as the next push's
+			// does: the run's findings are not held beside it.
+			return *kept
+		}
 	}
 	return out
 }

@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
@@ -328,4 +331,36 @@ func silencedFindings(r *checks.Result) []checks.Finding {
 		out = append(out, s.Finding)
 	}
 	return out
+}
+
+// TestFindingTableHoldsItsFindings checks that a FindingTable gives back
+// every finding of the fixtures' run as it was, but for its fix, and does
+// so when one finding's numbers do not fit its lean form.
+func TestFindingTableHoldsItsFindings(t *testing.T) {
+	cfg := checks.DefaultConfig(catalog.Default())
+	inputs, err := checks.Load([]string{"../fixtures"}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := checks.Run(inputs, cfg, checks.Options{}).Findings
+	if !slices.ContainsFunc(fs, func(f checks.Finding) bool { return f.Fix != nil }) {
+		t.Fatal("no finding with a fix: the test would prove little")
+	}
+	huge := slices.Clone(fs)
+	huge[len(huge)/2].Line = 1 << 40
+	for _, fs := range [][]checks.Finding{fs, huge} {
+		table := checks.NewFindingTable(fs)
+		if table.Len() != len(fs) {
+			t.Fatalf("the table holds %d findings of %d", table.Len(), len(fs))
+		}
+		for i, f := range fs {
+			f.Fix = nil
+			if d := cmp.Diff(f, table.At(i)); d != "" {
+				t.Fatalf("finding %d differs (-given +held):\n%s", i, d)
+			}
+		}
+		if table.Bytes() != checks.TableBytes(fs) {
+			t.Errorf("the table counts %d bytes, TableBytes %d", table.Bytes(), checks.TableBytes(fs))
+		}
+	}
 }
