@@ -366,10 +366,19 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	miss := map[string]string{} // path -> blob SHA, parsed by this run
 	var unreadable []report.NotChecked
 	var unreadFindings []checks.Finding
-	kept := files[:0:0]
+	// The readable files: the list itself when all are (a copy grown by
+	// appends, made by the base's run and the head's at every push).
+	kept := files
+	if slices.ContainsFunc(files, func(f File) bool { return f.Unreadable != "" }) {
+		kept = make([]File, 0, len(files))
+		for _, f := range files {
+			if f.Unreadable == "" {
+				kept = append(kept, f)
+			}
+		}
+	}
 	for _, f := range files {
 		if f.Unreadable == "" {
-			kept = append(kept, f)
 			continue
 		}
 		if fd, ok := unreadableFinding(cfg, plan, f); ok {
