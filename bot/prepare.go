@@ -256,12 +256,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		atBase = base.identities()
 		atHead = make([]bool, base.count()+len(base.problems))
 	}
-	headFPs := make([]string, len(head))
 	r.Fingerprints = make(map[string]bool, len(head))
-	for i, f := range head {
-		headFPs[i] = f.Fingerprint()
-		r.Fingerprints[headFPs[i]] = true
-	}
 	ignored := map[string]bool{} // silenced, not fixed
 	for _, ig := range r.IgnoredByPR {
 		ignored[ig.Finding.Fingerprint()] = true
@@ -271,12 +266,14 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		nsPaths = mergeNamespaces(out.namespaces, base.namespaces)
 	}
 	byFile := map[string][]checks.Finding{}
-	for i, f := range head {
+	for _, f := range head {
+		fp := f.Fingerprint()
+		r.Fingerprints[fp] = true
 		_, touched := patches[f.File]
 		old := false
 		if atBase != nil {
 			var at int
-			if at, old = atBase.find(headFPs[i]); old {
+			if at, old = atBase.find(fp); old {
 				atHead[at] = true
 			}
 		}
