@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -105,9 +106,15 @@ func (c *LRUCache) putRemembered(sha string, f *manifest.File, lim manifest.Limi
 // parsed from the cache, and learns, for every file the cache keeps, what
 // this run finds.
 type runMemo struct {
-	cache    *LRUCache
-	config   string
-	recalled map[*manifest.Object]*checks.Remembered
+	cache  *LRUCache
+	config string
+	// recalled holds, by cached parse of at most smallFile objects, what
+	// was remembered for its objects, one per object (the cache's own
+	// slice): a map by object was 5 MB of what a push allocated at 50,000
+	// objects, four a file. The objects of a larger file are in
+	// recalledObject (an object's index in a file is found by a scan).
+	recalled       map[*manifest.File][]*checks.Remembered
+	recalledObject map[*manifest.Object]*checks.Remembered
 	// blobs maps the path of each file of the run the cache keeps to its
 	// blob SHA: what names its objects' content (Key).
 	blobs map[string]string
@@ -123,7 +130,7 @@ type runMemo struct {
 }
 
 func newRunMemo(cache *LRUCache, config string, blobs map[string]string) *runMemo {
-	return &runMemo{cache: cache, config: config, blobs: blobs, lean: checks.NewCompactor(), recalled: map[*manifest.Object]*checks.Remembered{}, learnt: map[*manifest.Object]*checks.Remembered{}}
+	return &runMemo{cache: cache, config: config, blobs: blobs, lean: checks.NewCompactor(), recalled: map[*manifest.File][]*checks.Remembered{}, recalledObject: map[*manifest.Object]*checks.Remembered{}, learnt: map[*manifest.Object]*checks.Remembered{}}
 }
 
 // recall makes the findings remembered for cached parse f recallable.
@@ -135,15 +142,33 @@ func (m *runMemo) recall(f *manifest.File, sha string, lim manifest.Limits) {
 	if len(per) != len(f.Objects) {
 		return
 	}
+	if len(per) <= smallFile {
+		m.recalled[f] = per
+		return
+	}
 	for i, o := range f.Objects {
 		if per[i] != nil {
-			m.recalled[o] = per[i]
+			m.recalledObject[o] = per[i]
 		}
 	}
 }
 
+// smallFile is how many objects a file may have for runMemo to find an
+// object's memo by its index in the file.
+const smallFile = 16
+
 // Recall implements checks.Memo.
-func (m *runMemo) Recall(o *manifest.Object) *checks.Remembered { return m.recalled[o] }
+func (m *runMemo) Recall(o *manifest.Object) *checks.Remembered {
+	if o.File != nil {
+		if per, ok := m.recalled[o.File]; ok {
+			if i := slices.Index(o.File.Objects, o); i >= 0 {
+				return per[i]
+			}
+			return nil
+		}
+	}
+	return m.recalledObject[o]
+}
 
 // Key implements checks.Memo: an object of a file read from a blob is
 // named by the file's path, the blob and its place in the file (the parse
@@ -178,7 +203,7 @@ func (m *runMemo) keep(f *manifest.File, sha string, lim manifest.Limits) {
 		if r, ok := m.learnt[o]; ok {
 			per[i], learnt = r, true
 		} else {
-			per[i] = m.recalled[o]
+			per[i] = m.Recall(o)
 		}
 	}
 	if learnt {
