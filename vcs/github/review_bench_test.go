@@ -17,135 +17,21 @@ import (
 	"time"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/benchrepo"
 	"github.com/prodready/prodready/internal/fakegithub"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
-// benchRepo is a generated repository of about n objects for the review
-// benchmarks: apps of four objects (a Deployment, the Service and
-// PodDisruptionBudget that select its pods, the HPA that scales it), one
-// app per file, 50 apps per namespace; and heads that each change one
-// file of it (app i's image tag).
-type benchRepo struct {
-	base  map[string]string
-	heads []map[string]string
-}
-
-func newBenchRepo(n, heads int) benchRepo {
-	r := benchRepo{base: map[string]string{}}
-	apps := (n + 3) / 4
-	for i := 0; i < apps; i++ {
-		r.base[benchAppPath(i)] = benchApp(i, "1.4.2")
-	}
-	for h := 0; h < heads; h++ {
-		files := make(map[string]string, len(r.base))
-		for p, c := range r.base {
-			files[p] = c
-		}
-		i := (h * 7919) % apps
-		files[benchAppPath(i)] = benchApp(i, "1.4."+strconv.Itoa(3+h))
-		r.heads = append(r.heads, files)
-	}
-	return r
-}
-
-func benchAppPath(i int) string {
-	return fmt.Sprintf("apps/team-%d/app-%d.yaml", i/50, i)
-}
-
-func benchApp(i int, tag string) string {
-	return strings.NewReplacer("APP", fmt.Sprintf("app-%d", i), "NS", fmt.Sprintf("team-%d", i/50), "TAG", tag).Replace(benchAppText)
-}
-
-const benchAppText = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: APP
-  namespace: NS
-  labels:
-    app.kubernetes.io/name: APP
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: APP
-  template:
-    metadata:
-      labels:
-        app.kubernetes.io/name: APP
-    spec:
-      containers:
-        - name: web
-          image: registry.example.com/shop/APP:TAG
-          ports:
-            - name: http
-              containerPort: 8080
-          resources:
-            requests:
-              cpu: 100m
-              memory: 128Mi
-            limits:
-              memory: 256Mi
-          readinessProbe:
-            httpGet:
-              path: /ready
-              port: http
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: APP
-  namespace: NS
-spec:
-  selector:
-    app.kubernetes.io/name: APP
-  ports:
-    - name: http
-      port: 80
-      targetPort: http
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: APP
-  namespace: NS
-spec:
-  maxUnavailable: 1
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: APP
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: APP
-  namespace: NS
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: APP
-  minReplicas: 3
-  maxReplicas: 10
-  metrics:
-    - type: Resource
-      resource:
-        name: cpu
-        target:
-          type: Utilization
-          averageUtilization: 70
-`
-
 // benchHost serves repo from a fake GitHub (base, and head i as commit
 // headN) through the GitHub adapter, as serve does.
-func benchHost(b testing.TB, repo benchRepo) (bot.Host, func(i int) bot.PullRequest) {
+func benchHost(b testing.TB, repo benchrepo.Repo) (bot.Host, func(i int) bot.PullRequest) {
 	b.Helper()
 	keyPEM, pub := testKey(nil)
 	fake := fakegithub.New(testAppID, pub)
 	b.Cleanup(fake.Close)
 	const baseSHA = "b000000000000000000000000000000000000000"
-	fake.AddCommit("acme", "big", baseSHA, repo.base)
-	for i, files := range repo.heads {
+	fake.AddCommit("acme", "big", baseSHA, repo.Base)
+	for i, files := range repo.Heads {
 		fake.AddCommit("acme", "big", benchHead(i), files)
 	}
 	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL, BotLogin: fakegithub.BotLogin})
@@ -237,7 +123,7 @@ func benchSizes() []int {
 // during the pushes (Linux), fake GitHub and cache included.
 func BenchmarkReviewPush(b *testing.B) {
 	for _, n := range benchSizes() {
-		repo := newBenchRepo(n, 4)
+		repo := benchrepo.New(n, 4)
 		b.Run(fmt.Sprintf("objects=%d/first", n), func(b *testing.B) {
 			host, pr := benchHost(b, repo)
 			var peak uint64
@@ -290,7 +176,7 @@ func BenchmarkReviewPush(b *testing.B) {
 			var cpu time.Duration
 			resetPeakRSS()
 			for b.Loop() {
-				i = i%(len(repo.heads)-1) + 1
+				i = i%(len(repo.Heads)-1) + 1
 				runtime.GC()
 				start := cpuTime()
 				peak = max(peak, heapPeak(func() {

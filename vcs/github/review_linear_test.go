@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/benchrepo"
 )
 
 // TestReviewCostIsLinear reviews a pull request that changes one file of
@@ -57,7 +58,7 @@ type reviewCosts struct{ first, push reviewCost }
 // a cliff of the cache's size, not of the review's cost).
 func measureReview(t *testing.T, n int) reviewCosts {
 	t.Helper()
-	repo := newBenchRepo(n, 2)
+	repo := benchrepo.New(n, 2)
 	host, pr := benchHost(t, repo)
 	rv := bot.NewReviewer(bot.NewLRUCache(512<<20), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	review := func(head int) reviewCost {
