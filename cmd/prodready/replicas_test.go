@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 }
 
 // freePorts returns n loopback ports free now.
-func freePorts(t *testing.T, n int) []int {
+func freePorts(t testing.TB, n int) []int {
 	t.Helper()
 	var ls []net.Listener
 	var ports []int
@@ -148,20 +148,31 @@ func (r *replica) logs() string {
 }
 
 // startReplica starts serve against the fake GitHub and the cluster.
-func startReplica(t *testing.T, name string, args []string) *replica {
+func startReplica(t testing.TB, name string, args []string) *replica {
 	t.Helper()
 	return startReplicaUnder(t, name, nil, args)
 }
 
 // startReplicaUnder starts serve as startReplica does, through the command
 // wrap (prlimit with its flags, say) when it is not empty.
-func startReplicaUnder(t *testing.T, name string, wrap []string, args []string) *replica {
+func startReplicaUnder(t testing.TB, name string, wrap []string, args []string) *replica {
+	t.Helper()
+	return startReplicaWith(t, name, "", nil, wrap, args)
+}
+
+// startReplicaWith starts serve as startReplicaUnder does, with env
+// ("NAME=value") added to the test's environment, from the binary bin
+// when it is not "" (this test binary, acting as prodready, when it is).
+func startReplicaWith(t testing.TB, name, bin string, env, wrap, args []string) *replica {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePorts(t, 1)[0])
 	r := &replica{name: name, addr: addr, done: make(chan struct{})}
-	argv := append(append(append([]string(nil), wrap...), os.Args[0], "serve", "--listen", addr), args...)
+	if bin == "" {
+		bin = os.Args[0]
+	}
+	argv := append(append(append([]string(nil), wrap...), bin, "serve", "--listen", addr), args...)
 	r.cmd = exec.Command(argv[0], argv[1:]...)
-	r.cmd.Env = append(os.Environ(), asMain+"=1")
+	r.cmd.Env = append(append(os.Environ(), asMain+"=1"), env...)
 	r.cmd.Stdout, r.cmd.Stderr = r, r
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -195,7 +206,7 @@ func startReplicaUnder(t *testing.T, name string, wrap []string, args []string) 
 }
 
 // deliver sends a signed pull_request delivery to r.
-func (r *replica) deliver(t *testing.T, secret, delivery string, body []byte) int {
+func (r *replica) deliver(t testing.TB, secret, delivery string, body []byte) int {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+"/webhooks/github", bytes.NewReader(body))
 	req.Header.Set("X-GitHub-Event", "pull_request")
@@ -270,7 +281,7 @@ spec:
 
 // fakeApp starts the fake GitHub for App 1 and writes the App's private key
 // and webhook secret to files, as serve reads them.
-func fakeApp(t *testing.T, secret string) (fake *fakegithub.Server, keyFile, secretFile string) {
+func fakeApp(t testing.TB, secret string) (fake *fakegithub.Server, keyFile, secretFile string) {
 	t.Helper()
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
