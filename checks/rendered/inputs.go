@@ -285,10 +285,14 @@ type Folder struct {
 	// root kustomizations are rendered (Options.Roots); the other files
 	// are read by those renders.
 	Roots []string
+	// Read reads the files Files lists with no contents (ListDir); nil
+	// when Files holds every file's.
+	Read Reader
 }
 
-// ReadFolders reads from disk (ReadDir) each folder of dirs whose inputs
-// hold a chart or a kustomization; the others need no render.
+// ReadFolders lists from disk (ListDir) each folder of dirs whose inputs
+// hold a chart or a kustomization; the others need no render. A file's
+// contents are read when a render, or a fix's check, reads it.
 func ReadFolders(inputs []checks.Input, dirs []string) []Folder {
 	var out []Folder
 	for _, dir := range dirs {
@@ -296,8 +300,8 @@ func ReadFolders(inputs []checks.Input, dirs []string) []Folder {
 		if !HasRoots(under(inputs, dir)) {
 			continue
 		}
-		files, err := ReadDir(dir)
-		out = append(out, Folder{Dir: dir, Files: files, Err: err})
+		files, read, err := ListDir(dir)
+		out = append(out, Folder{Dir: dir, Files: files, Err: err, Read: read})
 	}
 	return out
 }
@@ -331,9 +335,9 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		if !hasRootFile(files) {
 			continue
 		}
-		p.keepIgnores(dir, files)
+		p.keepIgnores(dir, files, folder.Read)
 		o := opts
-		o.Roots = folder.Roots
+		o.Roots, o.Read = folder.Roots, folder.Read
 		res, err := render(ctx, files, o)
 		if err != nil {
 			// The renderer itself failed (or is not installed): no fault of
@@ -536,9 +540,11 @@ func (p *Prepared) MapExempted(es []checks.Exempted) []checks.Exempted {
 }
 
 // keepIgnores keeps the lines of the files of a folder that hold an ignore
-// comment.
-func (p *Prepared) keepIgnores(dir string, files Files) {
-	for name, data := range files {
+// comment (those it lists with no contents are read with read, and not
+// kept otherwise).
+func (p *Prepared) keepIgnores(dir string, files Files, read Reader) {
+	for name := range files {
+		data, _, _ := files.Read(name, read) // one that cannot be read holds no ignore; its render says why
 		if !bytes.Contains(data, []byte(checks.IgnoreComment)) {
 			continue
 		}

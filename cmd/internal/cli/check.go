@@ -492,11 +492,11 @@ func widen(folder rendered.Folder) rendered.Folder {
 	if err1 != nil || err2 != nil {
 		return folder
 	}
-	files, err := rendered.ReadDir(relRoot)
+	files, read, err := rendered.ListDir(relRoot)
 	if err != nil {
 		return folder
 	}
-	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files, Roots: []string{filepath.ToSlash(under)}}
+	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files, Read: read, Roots: []string{filepath.ToSlash(under)}}
 }
 
 // relTo is the slash path of file (relative to the current folder) from
