@@ -81,9 +81,9 @@ func ReadDir(root string) (Files, error) {
 // ListDir lists the directory root as ReadDir reads it, but reads only the
 // files that say what is rendered (Chart.yaml and kustomizations): the
 // others are listed with no contents, read on use with the Reader it
-// returns, which reads the file the walk found (a link's target, checked
-// again to stay inside root) and fails for one that is gone or is no
-// longer a regular file.
+// returns. It reads the file the walk found (a link's target), and fails
+// for one that is gone or is no longer a regular file (a link put in its
+// place since, which could lead outside root).
 func ListDir(root string) (Files, Reader, error) {
 	files, targets, err := walkDir(root, func(rel string) bool {
 		base := path.Base(rel)
@@ -92,29 +92,19 @@ func ListDir(root string) (Files, Reader, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	realRoot := targets[""]
 	read := func(p string) ([]byte, error) {
 		target, ok := targets[p]
 		if !ok {
 			return nil, fmt.Errorf("reading %s: not among the files listed", p)
 		}
-		// The file the walk found, not what now stands at its path: a
-		// link put there since could lead outside the folder.
-		real, err := filepath.EvalSymlinks(target)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", p, err)
-		}
-		if !within(realRoot, real) {
-			return nil, fmt.Errorf("reading %s: it now leads outside %s", p, root)
-		}
-		fi, err := os.Stat(real)
+		fi, err := os.Lstat(target)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", p, err)
 		}
 		if !fi.Mode().IsRegular() {
 			return nil, fmt.Errorf("reading %s: no longer a regular file", p)
 		}
-		data, err := os.ReadFile(real)
+		data, err := os.ReadFile(target)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", p, err)
 		}
@@ -125,7 +115,7 @@ func ListDir(root string) (Files, Reader, error) {
 
 // walkDir walks root as ReadDir describes, reading the files read says to
 // read and listing the others with nil contents. targets maps each file's
-// path to the file read for it on disk ("" to the real root).
+// path to the file read for it on disk: the real path of a link's target.
 func walkDir(root string, read func(rel string) bool) (files Files, targets map[string]string, err error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
@@ -136,7 +126,7 @@ func walkDir(root string, read func(rel string) bool) (files Files, targets map[
 		return nil, nil, fmt.Errorf("reading %s: %w", root, err)
 	}
 	files = Files{}
-	targets = map[string]string{"": realRoot}
+	targets = map[string]string{}
 	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
 )
@@ -32,8 +33,8 @@ func writeTree(t *testing.T, files map[string]string) string {
 
 var listedChart = map[string]string{
 	"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 1.0.0\n",
-	"web/values.yaml":               "replicas: 1\n",
-	"web/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n",
+	"web/values.yaml":               "replicas: 1\nimage: nginx:latest\n",
+	"web/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: {{ .Values.image }}\n",
 	"overlay/kustomization.yaml":    "resources:\n  - cm.yaml\n",
 	"overlay/cm.yaml":               "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
 	"empty.txt":                     "",
@@ -139,5 +140,43 @@ func TestListedFileGoneIsAFinding(t *testing.T) {
 				t.Error("nothing rendered: the other root should render")
 			}
 		})
+	}
+}
+
+// TestIgnoreInAFileReadOnUse checks that an ignore comment in a values
+// file the render reads from disk (not held by the listing) silences the
+// finding mapped to its line, as one in a file read whole does: the
+// comment is not rendered, so only the line it is on says it.
+func TestIgnoreInAFileReadOnUse(t *testing.T) {
+	cfg, err := checks.ParseConfig(nil, catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const values = "web/values.yaml"
+	for _, ignore := range []bool{false, true} {
+		tree := map[string]string{}
+		for p, text := range listedChart {
+			tree[p] = text
+		}
+		if ignore {
+			tree[values] = "replicas: 1\nimage: nginx:latest # prodready:ignore image-tag-mutable pinned by the mirror\n"
+		}
+		dir := writeTree(t, tree)
+		var inputs []checks.Input
+		for p, text := range tree {
+			inputs = append(inputs, checks.Input{Path: filepath.ToSlash(filepath.Join(dir, p)), Data: []byte(text)})
+		}
+		folders := rendered.ReadFolders(inputs, []string{filepath.ToSlash(dir)})
+		if len(folders) != 1 || folders[0].Files[values] != nil {
+			t.Fatalf("the values file is held by the listing: %+v", folders)
+		}
+		p := rendered.Prepare(context.Background(), inputs, folders, render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+		got := map[string]bool{}
+		for _, f := range p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings) {
+			got[f.RuleID] = true
+		}
+		if got["image-tag-mutable"] == ignore || !got["memory-requests-missing"] {
+			t.Errorf("ignore comment %v: findings %v", ignore, got)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -335,9 +336,9 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		if !hasRootFile(files) {
 			continue
 		}
-		p.keepIgnores(dir, files, folder.Read)
+		p.keepIgnores(dir, files)
 		o := opts
-		o.Roots, o.Read = folder.Roots, folder.Read
+		o.Roots, o.Read = folder.Roots, p.readKeepingIgnores(dir, folder.Read)
 		res, err := render(ctx, files, o)
 		if err != nil {
 			// The renderer itself failed (or is not installed): no fault of
@@ -540,18 +541,45 @@ func (p *Prepared) MapExempted(es []checks.Exempted) []checks.Exempted {
 }
 
 // keepIgnores keeps the lines of the files of a folder that hold an ignore
-// comment (those it lists with no contents are read with read, and not
-// kept otherwise).
-func (p *Prepared) keepIgnores(dir string, files Files, read Reader) {
-	for name := range files {
-		data, _, _ := files.Read(name, read) // one that cannot be read holds no ignore; its render says why
-		if !bytes.Contains(data, []byte(checks.IgnoreComment)) {
-			continue
+// comment, of those whose contents it holds (see readKeepingIgnores for
+// the others).
+func (p *Prepared) keepIgnores(dir string, files Files) {
+	for name, data := range files {
+		p.keepIgnoresOf(dir, name, data)
+	}
+}
+
+// keepIgnoresOf keeps the lines of file name of folder dir when they hold
+// an ignore comment.
+func (p *Prepared) keepIgnoresOf(dir, name string, data []byte) {
+	if !bytes.Contains(data, []byte(checks.IgnoreComment)) {
+		return
+	}
+	if p.ignoreLines == nil {
+		p.ignoreLines = map[string][][]byte{}
+	}
+	p.ignoreLines[joinDir(dir, name)] = bytes.Split(data, []byte("\n"))
+}
+
+// readKeepingIgnores is read, keeping the lines of what it reads that hold
+// an ignore comment: the renders of the folder read with it, so that each
+// file a finding can be mapped to (a file a render read) is read once,
+// not once more to look for ignores. Renders run on every CPU: the lines
+// are kept under a lock, and read only once the renders are done. nil for
+// a nil read.
+func (p *Prepared) readKeepingIgnores(dir string, read Reader) Reader {
+	if read == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(name string) ([]byte, error) {
+		data, err := read(name)
+		if err == nil {
+			mu.Lock()
+			p.keepIgnoresOf(dir, name, data)
+			mu.Unlock()
 		}
-		if p.ignoreLines == nil {
-			p.ignoreLines = map[string][][]byte{}
-		}
-		p.ignoreLines[joinDir(dir, name)] = bytes.Split(data, []byte("\n"))
+		return data, err
 	}
 }
 
