@@ -56,90 +56,10 @@ func RunEach(ctx context.Context, files rendered.Files, opts rendered.Options, e
 		}
 		last[j.Chart] = i
 	}
-	reads, done := setReads(jobs, opts.Read)
 	inOrder(len(jobs), runtime.GOMAXPROCS(0), func(i int) *rendered.Render {
-		o := opts
-		o.Read = reads[i]
-		return withLeftOut(renderJob(ctx, files, charts, jobs[i], o, uses[i]), jobs[i], leftOut)
-	}, func(r *rendered.Render) {
-		emit(r)
-		done()
-	})
+		return withLeftOut(renderJob(ctx, files, charts, jobs[i], opts, uses[i]), jobs[i], leftOut)
+	}, emit)
 	return res
-}
-
-// setReads returns, for each job, what it reads the files the set lists
-// with no contents with: read, but for the values sets of a chart, which
-// come one after another in the plan and read the same files, a cache
-// they share, read once and let go once the last of them is emitted (done
-// is called after each job is, in order). Without it each of the 197 set
-// renders of the corpus's charts read its chart again from disk: 1.17
-// times the CPU of the files read once.
-func setReads(jobs []rendered.Job, read rendered.Reader) (reads []rendered.Reader, done func()) {
-	reads = make([]rendered.Reader, len(jobs))
-	var caches []*readCache // per job, the cache its renders share, or nil
-	for i, j := range jobs {
-		reads[i] = read
-		if read == nil || j.Kustomization != "" || len(j.Values) == 0 {
-			continue
-		}
-		if caches == nil {
-			caches = make([]*readCache, len(jobs))
-		}
-		if i > 0 && caches[i-1] != nil && jobs[i-1].Chart == j.Chart {
-			caches[i] = caches[i-1]
-		} else {
-			caches[i] = &readCache{read: read}
-		}
-		reads[i] = caches[i].Read
-	}
-	emitted := 0
-	return reads, func() {
-		i := emitted
-		emitted++
-		if caches == nil || caches[i] == nil {
-			return
-		}
-		if i+1 == len(jobs) || caches[i+1] != caches[i] {
-			caches[i].drop() // the last render that reads it is done
-		}
-	}
-}
-
-// readCache is a Reader that reads each file once, for the renders that
-// share it, until drop.
-type readCache struct {
-	read rendered.Reader
-	mu   sync.Mutex
-	got  map[string][]byte
-}
-
-// Read returns file p's contents, read once.
-func (c *readCache) Read(p string) ([]byte, error) {
-	c.mu.Lock()
-	data, ok := c.got[p]
-	c.mu.Unlock()
-	if ok {
-		return data, nil
-	}
-	data, err := c.read(p)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.got == nil {
-		c.got = map[string][]byte{}
-	}
-	c.got[p] = data
-	c.mu.Unlock()
-	return data, nil
-}
-
-// drop lets go of what the cache has read; a later Read reads again.
-func (c *readCache) drop() {
-	c.mu.Lock()
-	c.got = nil
-	c.mu.Unlock()
 }
 
 // renderJob makes one render in this process; charts indexes the charts
