@@ -121,7 +121,7 @@ func TestListedFileGoneIsAFinding(t *testing.T) {
 			for p, text := range listedChart {
 				inputs = append(inputs, checks.Input{Path: filepath.ToSlash(filepath.Join(dir, p)), Data: []byte(text)})
 			}
-			folders := rendered.ReadFolders(inputs, []string{filepath.ToSlash(dir)})
+			folders := rendered.ListFolders(inputs, []string{filepath.ToSlash(dir)})
 			if len(folders) != 1 || folders[0].Err != nil || folders[0].Read == nil {
 				t.Fatalf("folders: %+v", folders)
 			}
@@ -166,7 +166,7 @@ func TestIgnoreInAFileReadOnUse(t *testing.T) {
 		for p, text := range tree {
 			inputs = append(inputs, checks.Input{Path: filepath.ToSlash(filepath.Join(dir, p)), Data: []byte(text)})
 		}
-		folders := rendered.ReadFolders(inputs, []string{filepath.ToSlash(dir)})
+		folders := rendered.ListFolders(inputs, []string{filepath.ToSlash(dir)})
 		if len(folders) != 1 || folders[0].Files[values] != nil {
 			t.Fatalf("the values file is held by the listing: %+v", folders)
 		}

