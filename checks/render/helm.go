@@ -59,7 +59,7 @@ func valuesSets(files rendered.Files, dir string, extra [][]string) [][]string {
 func helmRender(ctx context.Context, files rendered.Files, charts rendered.ChartIndex, dir string, valuesFiles []string, opts rendered.Options, ann annotationUse) *rendered.Render {
 	chartFile := path.Join(dir, "Chart.yaml")
 	r := &rendered.Render{Kind: Helm, Root: dir, ValuesFiles: valuesFiles}
-	l := newChartLoader(files, charts)
+	l := newChartLoader(files, opts.Read, charts)
 	c, err := l.load(dir, 0, map[string]bool{})
 	r.Problems = append(r.Problems, l.problems...)
 	r.Skipped = append(r.Skipped, l.skipped...)
@@ -73,12 +73,18 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 
 	user := map[string]any{}
 	var userTrees []valuesFile
+	var userData [][]byte // every values file's text, also one that does not parse
 	for _, vf := range valuesFiles {
-		data, ok := files[vf]
+		data, ok, err := files.Read(vf, opts.Read)
+		if err != nil {
+			r.Problems = append(r.Problems, rendered.Problem{File: vf, Message: err.Error()})
+			continue
+		}
 		if !ok {
 			r.Problems = append(r.Problems, rendered.Problem{File: vf, Message: "values file not in the repository"})
 			continue
 		}
+		userData = append(userData, data)
 		v, err := common.ReadValues(data)
 		if err != nil {
 			r.Problems = append(r.Problems, rendered.Problem{File: vf, Message: fmt.Sprintf("reading values: %v", err)})
@@ -145,7 +151,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		annotated := idx.annotatedOnce(ann, dir, &tbl)
 		var carry tmplmark.Carry
 		why := ""
-		if !marksUnobservable(c, files, valuesFiles, user, &tbl) {
+		if !marksUnobservable(c, userData, user, &tbl) {
 			why = "a file of the chart holds text that reads as a mark"
 		}
 		marked, markedErr = runEngine(ctx, annotated, copyValues(vals, 0), carry.Funcs())
@@ -241,10 +247,10 @@ var afterMarkedRender func(dir string, c *chart.Chart, vals common.Values, strip
 // texts it may render (every string of the values, user's the user values
 // given, Chart.yaml, and when a template reads Files the files .Files
 // serves) are read as a template's are, into tbl.
-func marksUnobservable(c *chart.Chart, files rendered.Files, valuesFiles []string, user map[string]any, tbl *tmplmark.Table) bool {
+func marksUnobservable(c *chart.Chart, userData [][]byte, user map[string]any, tbl *tmplmark.Table) bool {
 	tpl, all := tbl.UsesTpl(), tbl.ReadsFiles()
-	for _, vf := range valuesFiles {
-		if holdsMarkText(files[vf]) {
+	for _, data := range userData {
+		if holdsMarkText(data) {
 			return false
 		}
 	}

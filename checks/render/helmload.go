@@ -31,14 +31,22 @@ type chartSource struct {
 // chartLoader loads charts and their dependencies from a [Files] set.
 type chartLoader struct {
 	files    rendered.Files
+	read     rendered.Reader     // reads the files listed with no contents
 	charts   rendered.ChartIndex // the set's charts by name
 	sources  map[*common.File]*chartSource
 	problems []rendered.Problem
 	skipped  []rendered.Skipped
 }
 
-func newChartLoader(files rendered.Files, charts rendered.ChartIndex) *chartLoader {
-	return &chartLoader{files: files, charts: charts, sources: map[*common.File]*chartSource{}}
+func newChartLoader(files rendered.Files, read rendered.Reader, charts rendered.ChartIndex) *chartLoader {
+	return &chartLoader{files: files, read: read, charts: charts, sources: map[*common.File]*chartSource{}}
+}
+
+// data returns the contents of file p, read when the set lists it with
+// none: the render holds them while it needs them, and no longer.
+func (l *chartLoader) data(p string) ([]byte, error) {
+	data, _, err := l.files.Read(p, l.read)
+	return data, err
 }
 
 // sourceOf returns the source recorded for a chart (or an alias copy of it).
@@ -83,14 +91,18 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 			}
 			continue
 		}
-		bufs = append(bufs, &archive.BufferedFile{Name: rel, Data: l.files[p]})
+		data, err := l.data(p)
+		if err != nil {
+			return nil, fmt.Errorf("loading chart %s: %w", dir, err)
+		}
+		bufs = append(bufs, &archive.BufferedFile{Name: rel, Data: data})
 		src.files = append(src.files, p)
 		if strings.HasPrefix(rel, "templates/") {
 			src.templates[rel] = p
 		}
 		if rel == "values.yaml" {
 			src.valuesPath = p
-			src.values = &valuesTree{data: l.files[p]}
+			src.values = &valuesTree{data: data}
 		}
 	}
 	c, err := loadFiles(bufs)
@@ -117,7 +129,12 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 		c.AddDependency(sc)
 	}
 	for _, a := range archives {
-		sc, err := loader.LoadArchive(bytes.NewReader(l.files[a]))
+		data, err := l.data(a)
+		if err != nil {
+			l.problems = append(l.problems, rendered.Problem{File: a, Message: err.Error()})
+			continue
+		}
+		sc, err := loader.LoadArchive(bytes.NewReader(data))
 		if err != nil {
 			l.problems = append(l.problems, rendered.Problem{File: a, Message: fmt.Sprintf("loading chart archive: %v", err)})
 			continue
@@ -215,7 +232,12 @@ func (l *chartLoader) ownArchive(c *chart.Chart, archive string) {
 // helmignore parses the chart's .helmignore with Helm's default rules.
 func (l *chartLoader) helmignore(dir string) *ignore.Rules {
 	rules := ignore.Empty()
-	if data, ok := l.files[path.Join(dir, ignore.HelmIgnore)]; ok {
+	file := path.Join(dir, ignore.HelmIgnore)
+	data, ok, err := l.files.Read(file, l.read)
+	if err != nil {
+		l.problems = append(l.problems, rendered.Problem{File: file, Message: err.Error()})
+	}
+	if ok {
 		if r, err := ignore.Parse(bytes.NewReader(data)); err == nil {
 			rules = r
 		}

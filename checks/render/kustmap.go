@@ -42,7 +42,7 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 		case origin != nil && origin.ConfiguredIn != "":
 			cfg, _ := join(dir, origin.ConfiguredIn)
 			d.Source = cfg + "#" + d.Kind + "/" + d.Name
-			gen = rendered.Location{File: cfg, Line: lineOf(ov.files[cfg], "name: "+origin.ConfiguredBy.Name), Kind: Generator}
+			gen = rendered.Location{File: cfg, Line: lineOf(ov.text(cfg), "name: "+origin.ConfiguredBy.Name), Kind: Generator}
 		case origin != nil:
 			base, _ = join(dir, origin.Path)
 			d.Source = base
@@ -93,7 +93,7 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 	obj := node.Content[0]
 	var baseDoc *yaml.Node
 	if base != "" {
-		baseDoc = pickDoc(ov.files[base], d.Kind, d.Name)
+		baseDoc = pickDoc(ov.text(base), d.Kind, d.Name)
 	}
 	type hit struct {
 		loc  rendered.Location
@@ -106,12 +106,12 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 		}
 		used[p.file] = true
 		if p.json6902 {
-			for k, line := range jsonPatchPaths(ov.files[p.file]) {
+			for k, line := range jsonPatchPaths(ov.text(p.file)) {
 				patched[k] = hit{rendered.Location{File: p.file, Line: line, Kind: Patch}, true}
 			}
 			continue
 		}
-		doc := pickDoc(ov.files[p.file], d.Kind, p.name)
+		doc := pickDoc(ov.text(p.file), d.Kind, p.name)
 		if doc == nil {
 			continue
 		}

@@ -19,6 +19,8 @@ import (
 // overlay is what the pre-build walk learns about a kustomization tree.
 type overlay struct {
 	files    rendered.Files
+	read     rendered.Reader   // reads the files listed with no contents
+	got      map[string][]byte // what read has read, for this build
 	inputs   map[string]bool
 	dirs     map[string]bool // kustomization folders of the tree
 	patches  []patchFile
@@ -32,6 +34,30 @@ type patchFile struct {
 	kind, name string // target; empty name matches any
 }
 
+// data returns the contents of file p of the overlay's files, read (once a
+// build) when the set lists it with none; ok is false when the set does
+// not list it.
+func (ov *overlay) data(p string) (data []byte, ok bool, err error) {
+	if data, ok := ov.got[p]; ok {
+		return data, true, nil
+	}
+	data, ok, err = ov.files.Read(p, ov.read)
+	if ok && ov.files[p] == nil && ov.read != nil {
+		if ov.got == nil {
+			ov.got = map[string][]byte{}
+		}
+		ov.got[p] = data
+	}
+	return data, ok, err
+}
+
+// text returns the contents of file p, nil when there are none (a file
+// that cannot be read: the build says why where it reads it).
+func (ov *overlay) text(p string) []byte {
+	data, _, _ := ov.data(p)
+	return data
+}
+
 // RenderKustomization builds the kustomization file kfile of files with
 // kustomize's builtin generators and transformers on an in-memory file system.
 // Plugins, helmCharts inflation and remote resources are refused with a
@@ -39,7 +65,7 @@ type patchFile struct {
 func RenderKustomization(ctx context.Context, files rendered.Files, kfile string, opts rendered.Options) *rendered.Render {
 	opts = opts.WithDefaults()
 	r := &rendered.Render{Kind: Kustomize, Root: kfile}
-	ov := &overlay{files: files, inputs: map[string]bool{}, dirs: map[string]bool{}}
+	ov := &overlay{files: files, read: opts.Read, inputs: map[string]bool{}, dirs: map[string]bool{}}
 	ov.walk(kfile, 0)
 	for in := range ov.inputs {
 		r.Inputs = append(r.Inputs, in)
@@ -116,7 +142,7 @@ func (ov *overlay) walk(kfile string, depth int) {
 	ov.dirs[dir] = true
 	ov.inputs[kfile] = true
 	var k types.Kustomization
-	if err := k.Unmarshal(ov.files[kfile]); err != nil {
+	if err := k.Unmarshal(ov.text(kfile)); err != nil {
 		ov.refuse(kfile, "", fmt.Sprintf("reading kustomization: %v", err))
 		return
 	}
@@ -164,7 +190,11 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 			return
 		}
 	}
-	data, isFile := ov.files[target]
+	data, isFile, err := ov.data(target)
+	if err != nil {
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q: %v", ref.field, ref.value, err))
+		return
+	}
 	if !isFile {
 		what := "is not in the repository"
 		if target == "" || len(ov.files.Under(target)) > 0 {
@@ -253,7 +283,7 @@ func (ov *overlay) refuse(kfile, needle, msg string) {
 	line := 0
 	needle, _, _ = strings.Cut(strings.TrimSpace(needle), "\n")
 	if needle != "" {
-		for i, l := range strings.Split(string(ov.files[kfile]), "\n") {
+		for i, l := range strings.Split(string(ov.text(kfile)), "\n") {
 			if strings.Contains(l, needle) {
 				line = i + 1
 				break
@@ -347,20 +377,28 @@ func (ov *overlay) memFS(kfile string) (filesys.FileSystem, bool, error) {
 				continue
 			}
 			written[p] = true
-			if err := fs.WriteFile("/"+p, ov.files[p]); err != nil {
+			data, _, err := ov.data(p)
+			if err != nil {
+				return nil, false, err
+			}
+			if err := fs.WriteFile("/"+p, data); err != nil {
 				return nil, false, fmt.Errorf("filling in-memory file system: %w", err)
 			}
 		}
 	}
 	for p := range ov.inputs {
 		if !written[p] {
-			if err := fs.WriteFile("/"+p, ov.files[p]); err != nil {
+			data, _, err := ov.data(p)
+			if err != nil {
+				return nil, false, err
+			}
+			if err := fs.WriteFile("/"+p, data); err != nil {
 				return nil, false, fmt.Errorf("filling in-memory file system: %w", err)
 			}
 		}
 	}
 	var k map[string]any
-	if err := yaml.Unmarshal(ov.files[kfile], &k); err != nil || k == nil {
+	if err := yaml.Unmarshal(ov.text(kfile), &k); err != nil || k == nil {
 		return fs, false, nil
 	}
 	meta, _ := k["buildMetadata"].([]any)

@@ -32,7 +32,7 @@ func (p *Prepared) VerifyClaims(ctx context.Context, cfg *checks.Config, folders
 	}
 	for _, folder := range folders {
 		if folder.Err == nil {
-			p.keepSources(path.Clean(folder.Dir), folder.Files, p.renderer, p.opts)
+			p.keepSources(path.Clean(folder.Dir), folder.Files, folder.Read, p.renderer, p.opts)
 		}
 	}
 }
@@ -90,7 +90,7 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 		if len(mine) == 0 {
 			continue
 		}
-		pc, ok := pl.translate(pl.src.files, f)
+		pc, ok := pl.translate(pl.src, f)
 		if !ok {
 			continue // not a values edit: the chart cannot be rendered with it
 		}

@@ -18,8 +18,8 @@ import (
 func TestChartFixesKeepLineComments(t *testing.T) {
 	t.Run("values file", func(t *testing.T) {
 		cfg, inputs, folder, dir := loadFixChart(t, "")
-		values := bytes.Replace(folder.Files["values.yaml"], []byte("replicaCount: 1\n"), []byte("replicaCount: 1   # raise before launch\n"), 1)
-		if bytes.Equal(values, folder.Files["values.yaml"]) {
+		values := bytes.Replace(fileOf(t, folder, "values.yaml"), []byte("replicaCount: 1\n"), []byte("replicaCount: 1   # raise before launch\n"), 1)
+		if bytes.Equal(values, fileOf(t, folder, "values.yaml")) {
 			t.Fatal("fixtures/render/helm-fix/values.yaml no longer has the line replicaCount: 1")
 		}
 		files := rendered.Files{}

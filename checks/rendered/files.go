@@ -11,23 +11,122 @@ import (
 )
 
 // Files is a repository held in memory: slash-separated paths relative to the
-// repository root, mapped to file contents.
+// repository root, mapped to file contents. A set listed from disk with
+// ListDir maps the files it has not read to nil: their contents are read
+// on use with the [Reader] ListDir returns (Files.Read), so that a run
+// holds a chart's files while its renders read them, not every file of
+// the folder for the whole run.
 type Files map[string][]byte
+
+// Reader reads the contents of a file that a set lists with none (nil),
+// by its path in the set.
+type Reader func(p string) ([]byte, error)
+
+// Read returns the contents of file p: the bytes the set holds, else, when
+// the set lists p with none and read is not nil, what read reads (not kept
+// in the set). ok is false when the set does not list p or read fails, and
+// err then says why the read failed: a file listed and then changed into
+// something else, or removed.
+func (f Files) Read(p string, read Reader) (data []byte, ok bool, err error) {
+	data, ok = f[p]
+	if !ok || data != nil || read == nil {
+		return data, ok, nil
+	}
+	data, err = read(p)
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+// Filled returns the set with the contents of every file it lists without
+// them read with read: f itself when there are none (or read is nil), else
+// a new set. The first read that fails is the error.
+func (f Files) Filled(read Reader) (Files, error) {
+	if read == nil {
+		return f, nil
+	}
+	var out Files
+	for p, data := range f {
+		if data != nil {
+			continue
+		}
+		if out == nil {
+			out = make(Files, len(f))
+			for q, d := range f {
+				out[q] = d
+			}
+		}
+		d, err := read(p)
+		if err != nil {
+			return nil, err
+		}
+		out[p] = d
+	}
+	if out == nil {
+		return f, nil
+	}
+	return out, nil
+}
 
 // ReadDir builds a [Files] set from the directory root. Regular files are read;
 // a symbolic link is followed only when its target stays inside root (a link
 // leading outside is refused with an error, as is one that cannot be resolved).
 // The .git directory is skipped.
 func ReadDir(root string) (Files, error) {
+	files, _, err := walkDir(root, func(string) bool { return true })
+	return files, err
+}
+
+// ListDir lists the directory root as ReadDir reads it, but reads only the
+// files that say what is rendered (Chart.yaml and kustomizations): the
+// others are listed with no contents, read on use with the Reader it
+// returns. It reads the file the walk found (a link's target), and fails
+// for one that is gone or is no longer a regular file (a link put in its
+// place since, which could lead outside root).
+func ListDir(root string) (Files, Reader, error) {
+	files, targets, err := walkDir(root, func(rel string) bool {
+		base := path.Base(rel)
+		return base == "Chart.yaml" || IsKustomizationName(base)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	read := func(p string) ([]byte, error) {
+		target, ok := targets[p]
+		if !ok {
+			return nil, fmt.Errorf("reading %s: not among the files listed", p)
+		}
+		fi, err := os.Lstat(target)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("reading %s: no longer a regular file", p)
+		}
+		data, err := os.ReadFile(target)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		return data, nil
+	}
+	return files, read, nil
+}
+
+// walkDir walks root as ReadDir describes, reading the files read says to
+// read and listing the others with nil contents. targets maps each file's
+// path to the file read for it on disk: the real path of a link's target.
+func walkDir(root string, read func(rel string) bool) (files Files, targets map[string]string, err error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", root, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", root, err)
 	}
 	realRoot, err := filepath.EvalSymlinks(absRoot)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", root, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", root, err)
 	}
-	files := Files{}
+	files = Files{}
+	targets = map[string]string{}
 	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -61,17 +160,23 @@ func ReadDir(root string) (Files, error) {
 		} else if !d.Type().IsRegular() {
 			return nil
 		}
+		slash := filepath.ToSlash(rel)
+		targets[slash] = target
+		if !read(slash) {
+			files[slash] = nil
+			return nil
+		}
 		data, err := os.ReadFile(target)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", rel, err)
 		}
-		files[filepath.ToSlash(rel)] = data
+		files[slash] = data
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", root, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", root, err)
 	}
-	return files, nil
+	return files, targets, nil
 }
 
 func within(root, p string) bool {

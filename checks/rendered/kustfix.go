@@ -27,7 +27,7 @@ import (
 // of its own must map to a patch or base line, all in one document of one
 // file, and the path is read against that document (sequence items by
 // their name, as strategic merge matches them).
-func (pl *placed) kustomizeEdits(files Files, f checks.Finding) (placement, bool) {
+func (pl *placed) kustomizeEdits(files fileSet, f checks.Finding) (placement, bool) {
 	r := pl.render
 	doc, root := pl.findingDoc(f)
 	if root == nil {
@@ -50,7 +50,7 @@ func (pl *placed) kustomizeEdits(files Files, f checks.Finding) (placement, bool
 			return placement{}, false
 		}
 		if out.file == "" {
-			data, ok := files[at.File]
+			data, ok := files.file(at.File)
 			if !ok {
 				return placement{}, false
 			}

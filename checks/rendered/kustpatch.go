@@ -135,14 +135,14 @@ func (p *Prepared) sharedEdits(order []*placed, byRender map[*placed][]int, fs [
 // overlayPatch returns f's fix as a patch appended to the overlay's
 // kustomization file (see above); false when the edits cannot be written
 // as one (a deletion, an object without a kind or name).
-func (pl *placed) overlayPatch(files Files, f checks.Finding) (placement, bool) {
+func (pl *placed) overlayPatch(files fileSet, f checks.Finding) (placement, bool) {
 	r := pl.render
 	doc, root := pl.findingDoc(f)
 	if root == nil || doc >= len(r.Documents) {
 		return placement{}, false
 	}
 	d := r.Documents[doc]
-	kdata, ok := files[r.Root]
+	kdata, ok := files.file(r.Root)
 	if !ok || d.Kind == "" || d.Name == "" {
 		return placement{}, false
 	}
@@ -181,7 +181,7 @@ func (pl *placed) overlayPatch(files Files, f checks.Finding) (placement, bool) 
 func (pl *placed) originalName(doc int, rendered string) string {
 	for _, loc := range pl.render.Map(doc)["metadata.name"] {
 		if loc.Kind == Base && loc.Line > 0 && pl.src != nil {
-			for _, n := range yamlpath.ParseDocs(pl.src.files[loc.File], 1000) {
+			for _, n := range yamlpath.ParseDocs(contents(pl.src, loc.File), 1000) {
 				if md := mapValue(n, "metadata"); md != nil && mapValue(md, "name") != nil && mapValue(md, "name").Line == loc.Line {
 					return mapValue(md, "name").Value
 				}
@@ -193,7 +193,7 @@ func (pl *placed) originalName(doc int, rendered string) string {
 
 // usesJSONPatches reports whether the kustomization's patches are all
 // JSON 6902 ones (inline or in files): then the added patch is one too.
-func (pl *placed) usesJSONPatches(files Files, kust *yaml.Node) bool {
+func (pl *placed) usesJSONPatches(files fileSet, kust *yaml.Node) bool {
 	seen := false
 	for _, key := range []string{"patches", "patchesJson6902", "patchesStrategicMerge"} {
 		list := mapValue(kust, key)
@@ -205,13 +205,13 @@ func (pl *placed) usesJSONPatches(files Files, kust *yaml.Node) bool {
 			switch {
 			case it.Kind == yaml.ScalarNode:
 				text = []byte(it.Value)
-				if data, ok := files[path.Join(path.Dir(pl.render.Root), it.Value)]; ok {
+				if data, ok := files.file(path.Join(path.Dir(pl.render.Root), it.Value)); ok {
 					text = data
 				}
 			case mapValue(it, "patch") != nil:
 				text = []byte(mapValue(it, "patch").Value)
 			case mapValue(it, "path") != nil:
-				text = files[path.Join(path.Dir(pl.render.Root), mapValue(it, "path").Value)]
+				text = contents(files, path.Join(path.Dir(pl.render.Root), mapValue(it, "path").Value))
 			}
 			n := yamlpath.ParseDoc(text)
 			if n == nil || n.Kind != yaml.SequenceNode {

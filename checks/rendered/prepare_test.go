@@ -199,7 +199,7 @@ func TestIgnoreCommentsAtTheSource(t *testing.T) {
 		t.Fatalf("folders: %+v", folders)
 	}
 	files := folders[0].Files
-	lines := strings.Split(string(files["web/templates/deployment.yaml"]), "\n")
+	lines := strings.Split(string(fileOf(t, folders[0], "web/templates/deployment.yaml")), "\n")
 	if !strings.Contains(lines[17], "- name: web") {
 		t.Fatalf("fixture moved: line 18 is %q", lines[17])
 	}

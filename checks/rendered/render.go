@@ -231,6 +231,11 @@ type Options struct {
 	// chart with a fix applied, made to see what the fix changes.
 	// Overlays are built as without it.
 	StreamOnly bool `json:",omitempty"`
+	// Read reads the files the set lists with no contents (a folder
+	// listed with ListDir): a render reads them when it loads them and
+	// holds them no longer than it needs them. A set sent to a render
+	// worker is read whole first (WriteRequest).
+	Read Reader `json:"-"`
 }
 
 // Job is one render: a chart with a values set layered on its values.yaml,

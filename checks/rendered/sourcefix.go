@@ -92,16 +92,44 @@ func (v *verifier) learn(pl *placed, c candidate, why string) {
 
 // source is what a chart's values.yaml render was made from, for
 // VerifyFixes: the files it read (not the whole folder's), the renderer
-// and its options.
+// and its options. Files listed with no contents (a folder listed with
+// ListDir) are read again when a fix is translated or rendered
+// (opts.Read), so that the run does not hold them while its rules run.
 type source struct {
 	files  Files
 	render Renderer
 	opts   Options
 }
 
+// fileSet is where a fix's translation reads a render's files: a Files
+// set, or a render's source, which reads those it lists with no contents.
+type fileSet interface {
+	// file returns the contents of file p, false when there is none.
+	file(p string) ([]byte, bool)
+}
+
+func (f Files) file(p string) ([]byte, bool) {
+	data, ok := f[p]
+	return data, ok
+}
+
+func (s *source) file(p string) ([]byte, bool) {
+	data, ok, _ := s.files.Read(p, s.opts.Read) // one that cannot be read is none: no fix is made from it
+	return data, ok
+}
+
+// contents returns the contents of file p of files, nil when there is
+// none.
+func contents(files fileSet, p string) []byte {
+	data, _ := files.file(p)
+	return data
+}
+
 // keepSources records, for each values.yaml render of a chart of folder
-// dir, what it was made from.
-func (p *Prepared) keepSources(dir string, files Files, render Renderer, opts Options) {
+// dir, what it was made from; read reads the files the folder lists with
+// no contents.
+func (p *Prepared) keepSources(dir string, files Files, read Reader, render Renderer, opts Options) {
+	opts.Read = read
 	for _, pl := range p.renders {
 		if pl.dir != dir || pl.src != nil || len(pl.render.ValuesFiles) > 0 {
 			continue
@@ -177,18 +205,18 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 			var ok bool
 			if pl.render.Kind == Kustomize {
 				if !shared[i] {
-					pc, ok = pl.kustomizeEdits(src.files, fs[i])
+					pc, ok = pl.kustomizeEdits(src, fs[i])
 				}
 				if !ok {
-					pc, ok = pl.overlayPatch(src.files, fs[i])
+					pc, ok = pl.overlayPatch(src, fs[i])
 				}
 			} else {
-				pc, ok = pl.translate(src.files, fs[i])
+				pc, ok = pl.translate(src, fs[i])
 				if !ok {
-					pc, ok = pl.literal(src.files, fs[i])
+					pc, ok = pl.literal(src, fs[i])
 				}
 				if !ok {
-					pc, ok = pl.templateLines(src.files, fs[i])
+					pc, ok = pl.templateLines(src, fs[i])
 				}
 			}
 			if ok {
@@ -259,7 +287,7 @@ func (pl *placed) findingDoc(f checks.Finding) (int, *yaml.Node) {
 // in a values file, at a key whose value is what the template renders
 // there (a value the template computes from it is not), and every edit
 // must land in the same values file.
-func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
+func (pl *placed) translate(files fileSet, f checks.Finding) (placement, bool) {
 	r := pl.render
 	doc, root := pl.findingDoc(f)
 	if root == nil {
@@ -316,14 +344,14 @@ func (pl *placed) translate(files Files, f checks.Finding) (placement, bool) {
 // written): the same edits, on the template's document that renders as
 // f's. A template with any {{ is not edited: its text is not YAML the
 // edit engine can read.
-func (pl *placed) literal(files Files, f checks.Finding) (placement, bool) {
+func (pl *placed) literal(files fileSet, f checks.Finding) (placement, bool) {
 	r := pl.render
 	doc := f.Object.Doc
 	if doc < 0 || doc >= len(r.Documents) {
 		return placement{}, false
 	}
 	file := r.Documents[doc].Source
-	data, ok := files[file]
+	data, ok := files.file(file)
 	if !ok || bytes.Contains(data, []byte("{{")) || pl.vendored(file) {
 		return placement{}, false
 	}
@@ -378,7 +406,7 @@ func (pl *placed) renderedDoc(doc int) *yaml.Node {
 
 // valuesDoc returns the values file at file (relative to the folder),
 // parsed once; nil when it is not among files or does not parse.
-func (pl *placed) valuesDoc(files Files, file string) *yaml.Node {
+func (pl *placed) valuesDoc(files fileSet, file string) *yaml.Node {
 	if pl.values == nil {
 		pl.values = map[string]*yaml.Node{}
 	}
@@ -386,7 +414,7 @@ func (pl *placed) valuesDoc(files Files, file string) *yaml.Node {
 		return n
 	}
 	var n *yaml.Node
-	if data, ok := files[file]; ok {
+	if data, ok := files.file(file); ok {
 		n = yamlpath.ParseDoc(data)
 	}
 	pl.values[file] = n
@@ -540,6 +568,8 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[str
 
 // renderWith is rerender without its bound: the render and its check.
 func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[string]bool, bool) {
+	// The files listed with no contents stay so: the render reads them
+	// (src.opts.Read); those the edits change are read here.
 	files := make(Files, len(src.files))
 	for in, data := range src.files {
 		files[in] = data
@@ -568,8 +598,8 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 	}
 	for _, k := range order {
 		data, ok := files[k.file]
-		if !ok {
-			if data, ok = src.files[k.file]; !ok {
+		if data == nil {
+			if data, ok = src.file(k.file); !ok {
 				return nil, false
 			}
 		}
@@ -580,7 +610,7 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 		files[k.file] = next
 	}
 	for _, file := range lineFiles {
-		data, ok := src.files[file]
+		data, ok := src.file(file)
 		if !ok {
 			return nil, false
 		}

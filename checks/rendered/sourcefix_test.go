@@ -30,6 +30,7 @@ func verifiedRun(t *testing.T, cfg *checks.Config, inputs []checks.Input, folder
 }
 
 // loadFixChart loads fixtures/render/helm-fix: its config, inputs, folder
+// (listed: its files are read when the renders and fixes read them)
 // and the folder's path as the inputs spell it.
 func loadFixChart(t *testing.T, config string) (*checks.Config, []checks.Input, rendered.Folder, string) {
 	t.Helper()
@@ -39,7 +40,18 @@ func loadFixChart(t *testing.T, config string) (*checks.Config, []checks.Input, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg, inputs, rendered.ReadFolders(inputs, []string{dir})[0], dir
+	return cfg, inputs, rendered.ListFolders(inputs, []string{dir})[0], dir
+}
+
+// fileOf returns the contents of file p of folder, read from disk when the
+// folder lists it with none.
+func fileOf(t *testing.T, folder rendered.Folder, p string) []byte {
+	t.Helper()
+	data, ok, err := folder.Files.Read(p, folder.Read)
+	if err != nil || !ok {
+		t.Fatalf("reading %s of %s: %v", p, folder.Dir, err)
+	}
+	return data
 }
 
 // withEdits names the findings that carry edits, and the findings of rule
@@ -110,7 +122,7 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 			}
 		}
 	}
-	src := folder.Files["values.yaml"]
+	src := fileOf(t, folder, "values.yaml")
 	out, applied, failed := fix.Apply(src, onValues)
 	if len(applied) != len(onValues) || len(failed) > 0 {
 		t.Fatalf("applied %v of %d, failed %v", applied, len(onValues), failed)
@@ -120,7 +132,7 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 			t.Errorf("fixed values.yaml lacks %q:\n%s", s, out)
 		}
 	}
-	edited := rendered.Folder{Dir: folder.Dir, Files: rendered.Files{}}
+	edited := rendered.Folder{Dir: folder.Dir, Files: rendered.Files{}, Read: folder.Read}
 	for k, v := range folder.Files {
 		edited.Files[k] = v
 	}
@@ -152,7 +164,7 @@ func TestPlainTemplateFixes(t *testing.T) {
 	if f == nil || f.File != dir+"/templates/cache.yaml" || f.Line != 22 || f.Object.Doc != 0 || f.Fix == nil || len(f.Fix.Edits) != 1 {
 		t.Fatalf("privilege-escalation-allowed of the cache: %+v, want templates/cache.yaml:22, document 0, one edit", f)
 	}
-	out, applied, _ := fix.Apply(folder.Files["templates/cache.yaml"], []checks.Finding{*f})
+	out, applied, _ := fix.Apply(fileOf(t, folder, "templates/cache.yaml"), []checks.Finding{*f})
 	if len(applied) != 1 || !strings.Contains(string(out), "            allowPrivilegeEscalation: false\n") || !strings.HasPrefix(string(out), "# Plain YAML") {
 		t.Errorf("fixed cache.yaml:\n%s", out)
 	}

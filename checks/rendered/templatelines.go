@@ -33,12 +33,12 @@ type literalLines map[int]templateLine
 // is written in order, so text changed among lines rendered as written
 // comes out among them; VerifyFixes still renders the chart again to keep
 // only fixes whose finding is gone without a new one.
-func (pl *placed) templateLines(files Files, f checks.Finding) (placement, bool) {
+func (pl *placed) templateLines(files fileSet, f checks.Finding) (placement, bool) {
 	return pl.templateLinesOf(files, f.Object.Doc, f.Fix.Edits)
 }
 
 // templateLinesOf is templateLines for the edits ops of document doc.
-func (pl *placed) templateLinesOf(files Files, doc int, ops []edit.Op) (placement, bool) {
+func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placement, bool) {
 	r := pl.render
 	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
 		return placement{}, false
@@ -68,7 +68,7 @@ func (pl *placed) templateLinesOf(files Files, doc int, ops []edit.Op) (placemen
 	if pl.vendored(out.file) {
 		return placement{}, false
 	}
-	if _, err := edit.ApplyAllChanges(files[out.file], out.lines); err != nil {
+	if _, err := edit.ApplyAllChanges(contents(files, out.file), out.lines); err != nil {
 		return placement{}, false
 	}
 	return out, true
@@ -111,7 +111,7 @@ func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Fin
 		for _, i := range idx {
 			ops = append(ops, fs[kept[i].finding].Fix.Edits...)
 		}
-		whole, ok := pl.templateLinesOf(src.files, d, ops)
+		whole, ok := pl.templateLinesOf(src, d, ops)
 		if !ok {
 			continue
 		}
@@ -152,12 +152,12 @@ type mappedChange struct {
 // file, or a "---"). A key it inserts must not be written anywhere else in
 // the template (a conditional block of the chart's own for it: with other
 // values it would be there twice).
-func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files Files) (mappedChange, bool) {
+func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet) (mappedChange, bool) {
 	first, ok := consecutive(lit, c.StartLine, c.EndLine)
 	if !ok {
 		return mappedChange{}, false
 	}
-	tmpl := bytes.SplitAfter(files[first.file], []byte("\n"))
+	tmpl := bytes.SplitAfter(contents(files, first.file), []byte("\n"))
 	last := first.line + c.EndLine - c.StartLine
 	out := mappedChange{file: first.file, at: first.line, change: edit.Change{StartLine: first.line, EndLine: last, Text: c.Text}}
 	if strings.Count(c.Text, "\n") <= c.EndLine-c.StartLine+1 {
@@ -245,7 +245,7 @@ func consecutive(lit literalLines, from, to int) (templateLine, bool) {
 // literalOf returns the literal lines of document doc, worked out once
 // per render: which template lines render once in the whole render is
 // counted over all of its documents.
-func (pl *placed) literalOf(files Files, doc int) literalLines {
+func (pl *placed) literalOf(files fileSet, doc int) literalLines {
 	if pl.lits == nil {
 		pl.lits = pl.literalLinesOfRender(files)
 	}
@@ -253,7 +253,7 @@ func (pl *placed) literalOf(files Files, doc int) literalLines {
 }
 
 // literalLinesOfRender is literal for every document of the render.
-func (pl *placed) literalLinesOfRender(files Files) []literalLines {
+func (pl *placed) literalLinesOfRender(files fileSet) []literalLines {
 	r := pl.render
 	type renderedLine struct{ doc, line int }
 	from := map[templateLine]map[renderedLine]bool{}
@@ -280,7 +280,7 @@ func (pl *placed) literalLinesOfRender(files Files) []literalLines {
 	lineOf := func(t templateLine) ([]byte, bool) {
 		ls, ok := byFile[t.file]
 		if !ok {
-			ls = bytes.SplitAfter(files[t.file], []byte("\n"))
+			ls = bytes.SplitAfter(contents(files, t.file), []byte("\n"))
 			byFile[t.file] = ls
 		}
 		if t.line > len(ls) {

@@ -59,8 +59,14 @@ type wireRequest struct {
 	Files   []wireFile `json:"files"`
 }
 
-// WriteRequest writes req to w in the worker protocol.
+// WriteRequest writes req to w in the worker protocol. The files the set
+// lists with no contents are read first, with req.Options.Read.
 func WriteRequest(w io.Writer, req Request) error {
+	files, err := req.Files.Filled(req.Options.Read)
+	if err != nil {
+		return err
+	}
+	req.Files = files
 	paths := make([]string, 0, len(req.Files))
 	for p := range req.Files {
 		paths = append(paths, p)

@@ -255,7 +255,10 @@ func (p Program) runCheck(cmd *cobra.Command, f *checkFlags, paths []string, std
 	}
 	// The collector is paced to each step of the run (GOGC in the
 	// environment overrides it): this process runs one check.
-	scanned := scan.Run(context.Background(), inputs, readFolders(inputs, sel.folders), cfg, scan.Options{
+	// A run that renders each chart once reads a file of its folders when
+	// a render reads it; one that renders every values set reads them
+	// whole (rendered.ListFolders says why).
+	scanned := scan.Run(context.Background(), inputs, readFolders(inputs, sel.folders, cfg.ChartValuesOnlyDefault()), cfg, scan.Options{
 		Render: p.Render,
 		Check:  checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(format)},
 	}, emit)
@@ -435,12 +438,13 @@ func writeHeapProfile(file string) error {
 	return nil
 }
 
-// readFolders reads from disk the folders among paths whose inputs hold a
-// chart or a kustomization (none when the inputs hold no Chart.yaml or
-// kustomization, so a plain run never starts a renderer), with the text of
+// readFolders reads from disk (lists, with list: rendered.ListFolders)
+// the folders among paths whose inputs hold a chart or a kustomization
+// (none when the inputs hold no Chart.yaml or kustomization, so a plain
+// run never starts a renderer), with the text of
 // the inputs that hold it in place of what is on disk (fix's rounds: the
 // text as fixed so far).
-func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
+func readFolders(inputs []checks.Input, paths []string, list bool) []rendered.Folder {
 	if !rendered.HasRoots(inputs) {
 		return nil
 	}
@@ -453,9 +457,13 @@ func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
 			dirs = append(dirs, filepath.ToSlash(filepath.Clean(p)))
 		}
 	}
-	folders := rendered.ReadFolders(inputs, dirs)
+	read := rendered.ReadFolders
+	if list {
+		read = rendered.ListFolders
+	}
+	folders := read(inputs, dirs)
 	for i := range folders {
-		folders[i] = widen(folders[i])
+		folders[i] = widen(folders[i], list)
 	}
 	overlay(folders, inputs)
 	return folders
@@ -471,7 +479,7 @@ func readFolders(inputs []checks.Input, paths []string) []rendered.Folder {
 // are rendered (Folder.Roots), so the run renders what was named and no
 // more. A folder in no repository, or that reaches nothing outside it, is
 // returned as it is.
-func widen(folder rendered.Folder) rendered.Folder {
+func widen(folder rendered.Folder, list bool) rendered.Folder {
 	if folder.Err != nil || !rendered.ReachesOutside(folder.Files) && !rendered.ChartsReachOutside(folder.Files) {
 		return folder
 	}
@@ -492,11 +500,17 @@ func widen(folder rendered.Folder) rendered.Folder {
 	if err1 != nil || err2 != nil {
 		return folder
 	}
-	files, err := rendered.ReadDir(relRoot)
+	var files rendered.Files
+	var read rendered.Reader
+	if list {
+		files, read, err = rendered.ListDir(relRoot)
+	} else {
+		files, err = rendered.ReadDir(relRoot)
+	}
 	if err != nil {
 		return folder
 	}
-	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files, Roots: []string{filepath.ToSlash(under)}}
+	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files, Read: read, Roots: []string{filepath.ToSlash(under)}}
 }
 
 // relTo is the slash path of file (relative to the current folder) from

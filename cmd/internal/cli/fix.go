@@ -221,7 +221,7 @@ func writeKeepingMode(path string, data []byte) error {
 // patches are fixed as written, as before charts were rendered, since a
 // finding mapped to them would carry no edit.
 func fixRound(cur []checks.Input, paths []string, cfg *checks.Config, render rendered.Renderer, memo *rendered.FixMemo, emit func([]checks.Finding)) {
-	scan.FixRoundStream(context.Background(), cur, readFolders(cur, paths), cfg, render, memo, emit)
+	scan.FixRoundStream(context.Background(), cur, readFolders(cur, paths, false), cfg, render, memo, emit)
 }
 
 // readAll reads the inputs that are read lazily.
