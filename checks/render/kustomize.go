@@ -50,7 +50,7 @@ func RenderKustomization(ctx context.Context, files rendered.Files, kfile string
 		return finish(r)
 	}
 
-	fs, added, err := ov.memFS(kfile)
+	fs, added, err := ov.memFS(kfile, !opts.StreamOnly)
 	if err != nil {
 		r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: err.Error()})
 		return finish(r)
@@ -331,9 +331,10 @@ func smpTargets(file string, data []byte) []patchFile {
 }
 
 // memFS fills an in-memory file system with the files under the tree's
-// kustomization folders; the root kustomization asks for origin annotations.
-// added reports whether the annotation was added here (and must be removed).
-func (ov *overlay) memFS(kfile string) (filesys.FileSystem, bool, error) {
+// kustomization folders; with origins, the root kustomization asks for
+// origin annotations. added reports whether the annotation was added here
+// (and must be removed).
+func (ov *overlay) memFS(kfile string, origins bool) (filesys.FileSystem, bool, error) {
 	fs := filesys.MakeFsInMemory()
 	written := map[string]bool{}
 	dirs := make([]string, 0, len(ov.dirs))
@@ -358,6 +359,9 @@ func (ov *overlay) memFS(kfile string) (filesys.FileSystem, bool, error) {
 				return nil, false, fmt.Errorf("filling in-memory file system: %w", err)
 			}
 		}
+	}
+	if !origins {
+		return fs, false, nil
 	}
 	var k map[string]any
 	if err := yaml.Unmarshal(ov.files[kfile], &k); err != nil || k == nil {

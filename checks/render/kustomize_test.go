@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -117,4 +118,65 @@ func TestDiscoverLeavesComponentsToTheirUsers(t *testing.T) {
 	if diff := cmp.Diff([]string{"app/kustomization.yaml", "standalone/kustomization.yaml"}, got); diff != "" {
 		t.Errorf("roots (-want +got):\n%s", diff)
 	}
+}
+
+// TestStreamOnlyOverlayIsTheBuild builds every root overlay of the
+// fixtures and of three folders of the corpus twice, as check builds it
+// (origin annotations asked for, then removed) and stream-only (none asked
+// for): the documents must be the same text, in the same order, with the
+// same problems, so that a fix verified on the cheap build is verified on
+// what check builds. Only the "# Source:" comments differ, and the
+// stream-only build has no maps.
+func TestStreamOnlyOverlayIsTheBuild(t *testing.T) {
+	sets := map[string]rendered.Files{"fixtures": fixtures(t)}
+	for _, sub := range []string{"kustomize-examples", "realworld", "radix-flux"} {
+		if _, err := os.Stat(corpusDir + "/" + sub); err == nil {
+			sets[sub] = corpus(t, sub)
+		}
+	}
+	built := 0
+	for name, files := range sets {
+		for _, k := range rendered.Discover(files).Kustomizations {
+			full := RenderKustomization(context.Background(), files, k, rendered.Options{})
+			lean := RenderKustomization(context.Background(), files, k, rendered.Options{StreamOnly: true})
+			if diff := cmp.Diff(full.Problems, lean.Problems); diff != "" {
+				t.Errorf("%s %s: problems (-full +stream-only):\n%s", name, k, diff)
+				continue
+			}
+			if got, want := withoutSources(lean.Stream), withoutSources(full.Stream); got != want {
+				t.Errorf("%s %s: the stream-only build differs:\n%s", name, k, cmp.Diff(want, got))
+				continue
+			}
+			if len(lean.Documents) != len(full.Documents) || len(lean.Maps) != len(lean.Documents) {
+				t.Errorf("%s %s: %d documents and %d maps, want %d documents", name, k, len(lean.Documents), len(lean.Maps), len(full.Documents))
+				continue
+			}
+			for i, d := range lean.Documents {
+				f := full.Documents[i]
+				if d.Kind != f.Kind || d.Name != f.Name || d.Namespace != f.Namespace || string(d.YAML) != string(f.YAML) || len(lean.Maps[i]) != 0 {
+					t.Errorf("%s %s: document %d differs: %s/%s, want %s/%s", name, k, i, d.Kind, d.Name, f.Kind, f.Name)
+				}
+				if !strings.HasPrefix(d.Source, k+"#") {
+					t.Errorf("%s %s: document %d comes from %s: the stream-only build asked for origins", name, k, i, d.Source)
+				}
+			}
+			if len(full.Documents) > 0 {
+				built++
+			}
+		}
+	}
+	if built == 0 {
+		t.Fatal("no overlay built")
+	}
+}
+
+// withoutSources is a render's stream without its "# Source:" lines.
+func withoutSources(stream []byte) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(string(stream), "\n") {
+		if !strings.HasPrefix(line, "# Source: ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

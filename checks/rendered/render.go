@@ -224,12 +224,16 @@ type Options struct {
 	// isolated renderer gives each render a worker process of its own this
 	// way.
 	Only *Job `json:",omitempty"`
-	// StreamOnly makes a chart's render its stream and documents alone: no
-	// source maps (Render.Maps holds an empty map per document) and so no
-	// second, marked render to trace template lines. For a caller that
-	// checks the stream and never maps a finding back: the render of a
-	// chart with a fix applied, made to see what the fix changes.
-	// Overlays are built as without it.
+	// StreamOnly makes a render its stream and documents alone: no source
+	// maps (Render.Maps holds an empty map per document) and no skipped
+	// files. A chart then needs no second, marked render to trace template
+	// lines; an overlay is built without the origin annotations its map
+	// reads, which spares kustomize its record of every transformer on
+	// every object (two thirds of a build's CPU on argo-cd's HA overlays),
+	// and each document's Source names the kustomization. For a caller
+	// that checks the stream and never maps a finding back: the render of
+	// a chart or overlay with a fix applied, made to see what the fix
+	// changes.
 	StreamOnly bool `json:",omitempty"`
 }
 
