@@ -2,6 +2,8 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -179,4 +181,61 @@ func withoutSources(stream []byte) string {
 		}
 	}
 	return b.String()
+}
+
+// countingBuilds is a rendered.BuildCache that keeps renders as they are
+// and counts the builds it was asked to make.
+type countingBuilds struct {
+	kept   map[[sha256.Size]byte]*rendered.Render
+	builds int
+}
+
+func (c *countingBuilds) Build(key [sha256.Size]byte, build func() *rendered.Render) *rendered.Render {
+	if r, ok := c.kept[key]; ok {
+		return r
+	}
+	c.builds++
+	r := build()
+	c.kept[key] = r
+	return r
+}
+
+// TestOverlayBuildKeptByWhatItReads builds an overlay through a build
+// cache: built again from the same files, or with a file it does not read
+// changed, it is taken from the cache; with a file it reads changed, or
+// stream-only, it is built.
+func TestOverlayBuildKeptByWhatItReads(t *testing.T) {
+	const k, notes = "kustomize/overlays/prod/kustomization.yaml", "kustomize/base/notes.yaml"
+	files := fixtures(t)
+	files[notes] = []byte("kind: Note\n") // beside the base, not named by it
+	c := &countingBuilds{kept: map[[sha256.Size]byte]*rendered.Render{}}
+	opts := rendered.Options{Builds: c}
+	first := RenderKustomization(context.Background(), files, k, opts)
+	if len(first.Problems) > 0 || len(first.Documents) == 0 {
+		t.Fatalf("build: %d documents, problems %+v", len(first.Documents), first.Problems)
+	}
+	RenderKustomization(context.Background(), files, k, opts)
+	if c.builds != 1 {
+		t.Errorf("the same files built %d times, want once", c.builds)
+	}
+	unread := maps.Clone(files)
+	unread[notes] = []byte("kind: Note\nsays: other\n")
+	RenderKustomization(context.Background(), unread, k, opts)
+	if c.builds != 1 {
+		t.Errorf("a file the build does not read made it build again (%d builds)", c.builds)
+	}
+	read := maps.Clone(files)
+	const patch = "kustomize/overlays/prod/replicas-patch.yaml"
+	read[patch] = []byte(strings.Replace(string(files[patch]), "replicas: ", "replicas: 1", 1))
+	again := RenderKustomization(context.Background(), read, k, opts)
+	if c.builds != 2 {
+		t.Errorf("a file the build reads changed: %d builds, want 2", c.builds)
+	}
+	if string(again.Stream) == string(first.Stream) {
+		t.Errorf("the changed patch built the same stream")
+	}
+	RenderKustomization(context.Background(), files, k, rendered.Options{Builds: c, StreamOnly: true})
+	if c.builds != 2 || len(c.kept) != 2 {
+		t.Errorf("a stream-only build was kept: %d builds, %d kept", c.builds, len(c.kept))
+	}
 }

@@ -76,6 +76,21 @@ func (c *Cache) Wrap(render rendered.Renderer) rendered.Renderer {
 	}
 }
 
+// Build returns a copy of the render kept under key, or makes it with
+// build and keeps it when it has no problem: c as a rendered.BuildCache,
+// whose keys (a build's own inputs) are kept apart from Wrap's.
+func (c *Cache) Build(key [sha256.Size]byte, build func() *rendered.Render) *rendered.Render {
+	key = sha256.Sum256(append([]byte("build\x00"), key[:]...))
+	if res, ok := c.get(key); ok && len(res.Renders) == 1 {
+		return res.Renders[0]
+	}
+	r := build()
+	if r != nil && len(r.Problems) == 0 {
+		c.put(key, rendered.Result{Renders: []*rendered.Render{r}})
+	}
+	return r
+}
+
 // Stats returns how many renders were answered from the cache and how
 // many were made, and the bytes it counts.
 func (c *Cache) Stats() (hits, misses, bytes int) {

@@ -1,6 +1,7 @@
 package rendered
 
 import (
+	"crypto/sha256"
 	"path"
 	"sync"
 	"time"
@@ -235,6 +236,20 @@ type Options struct {
 	// a chart or overlay with a fix applied, made to see what the fix
 	// changes.
 	StreamOnly bool `json:",omitempty"`
+	// Builds, when set, keeps the overlays this process builds with maps
+	// by what each build reads, so that one asked for again with the same
+	// files is not built again: prodready fix builds every overlay each
+	// round, and one whose files the round's fixes left as they were builds
+	// the same. It is no part of a render worker's request.
+	Builds BuildCache `json:"-"`
+}
+
+// BuildCache keeps renders by a key of what they read (Options.Builds).
+// Safe for concurrent use.
+type BuildCache interface {
+	// Build returns a copy of the render kept under key, or makes it with
+	// build and keeps it when it has no problem.
+	Build(key [sha256.Size]byte, build func() *Render) *Render
 }
 
 // Job is one render: a chart with a values set layered on its values.yaml,
