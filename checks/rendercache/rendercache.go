@@ -3,7 +3,10 @@
 // inputs is not made again: the bot's reviews of one repository, push
 // after push, render the same charts; prodready fix verifies each fix of
 // an overlay by building it, and an overlay whose patches a round did not
-// change builds the same.
+// change builds the same. As a rendered.BuildCache (Build) it keeps, for
+// fix, each overlay's build by the files that build reads, so that a
+// round's render of the whole folder builds again only the overlays whose
+// files the last round changed.
 //
 // The key is the hash of the request a render worker would be sent (the
 // files the render reads, rendered.Needed, by path and content, and the
