@@ -230,8 +230,9 @@ type Options struct {
 	// files. A chart then needs no second, marked render to trace template
 	// lines; an overlay is built without the origin annotations its map
 	// reads, which spares kustomize its record of every transformer on
-	// every object (two thirds of a build's CPU on argo-cd's HA overlays),
-	// and each document's Source names the kustomization. For a caller
+	// every object (with the maps, a build of argo-cd's HA overlays then
+	// takes a third of the time), and each document's Source names the
+	// kustomization. For a caller
 	// that checks the stream and never maps a finding back: the render of
 	// a chart or overlay with a fix applied, made to see what the fix
 	// changes.
