@@ -11,7 +11,8 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 )
 
-// documents turns a build's resources into documents and source maps.
+// documents turns a build's resources into documents and source maps
+// (documents alone with opts.StreamOnly).
 func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, added bool, opts rendered.Options) {
 	var stream strings.Builder
 	var at []int // per document, the offset of its text in stream
@@ -57,10 +58,17 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 		stream.Write(data)
 		lines += strings.Count(string(data), "\n")
 		r.Documents = append(r.Documents, d)
-		r.Maps = append(r.Maps, ov.sourceMap(d, base, gen, used))
+		if opts.StreamOnly {
+			r.Maps = append(r.Maps, rendered.DocMap{})
+		} else {
+			r.Maps = append(r.Maps, ov.sourceMap(d, base, gen, used))
+		}
 	}
 	r.Stream = []byte(stream.String())
 	shareStream(r, at)
+	if opts.StreamOnly {
+		return // without origins or maps, what no object came from is not known
+	}
 	for in := range ov.inputs {
 		if isKustomizationName(path.Base(in)) || used[in] {
 			continue

@@ -2,6 +2,8 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -76,21 +78,53 @@ func RenderKustomization(ctx context.Context, files rendered.Files, kfile string
 		return finish(r)
 	}
 
-	fs, added, err := ov.memFS(kfile)
+	fs, written, added, err := ov.memFS(kfile, !opts.StreamOnly)
 	if err != nil {
 		r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: err.Error()})
 		return finish(r)
 	}
-	ctx, cancel := withBudget(ctx, opts.Timeout)
-	defer cancel()
-	m, err := runKrusty(ctx, fs, path.Dir(kfile))
-	if err != nil {
-		r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: fmt.Sprintf("kustomize build: %v", err)})
-		skipAll(r, "build failed")
+	build := func() *rendered.Render {
+		ctx, cancel := withBudget(ctx, opts.Timeout)
+		defer cancel()
+		m, err := runKrusty(ctx, fs, path.Dir(kfile))
+		if err != nil {
+			r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: fmt.Sprintf("kustomize build: %v", err)})
+			skipAll(r, "build failed")
+			return finish(r)
+		}
+		ov.documents(r, m, path.Dir(kfile), added, opts)
 		return finish(r)
 	}
-	ov.documents(r, m, path.Dir(kfile), added, opts)
-	return finish(r)
+	if opts.Builds == nil || opts.StreamOnly {
+		return build()
+	}
+	return opts.Builds.Build(ov.buildKey(kfile, written, opts), build)
+}
+
+// buildKey identifies a build of kfile by what it reads: the contents of
+// the files the walk found it reads (its kustomizations, resources,
+// patches, generator inputs: kustomize reads no file the walk does not
+// name, which the walk's refusals rely on too), the names of the other
+// files of the in-memory file system (a second kustomization file in a
+// folder fails the build), and the options.
+func (ov *overlay) buildKey(kfile string, written []string, opts rendered.Options) [sha256.Size]byte {
+	h := sha256.New()
+	o := opts
+	o.Only, o.Roots, o.Builds = nil, nil, nil
+	j, _ := json.Marshal(o)
+	fmt.Fprintf(h, "%s\x00%s\x00", kfile, j)
+	for _, p := range written {
+		if ov.inputs[p] {
+			data := ov.text(p)
+			fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+			h.Write(data)
+		} else {
+			fmt.Fprintf(h, "%s\x00-\x00", p)
+		}
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
 }
 
 // runKrusty runs a build with panics turned into errors, abandoning it when
@@ -361,9 +395,22 @@ func smpTargets(file string, data []byte) []patchFile {
 }
 
 // memFS fills an in-memory file system with the files under the tree's
-// kustomization folders; the root kustomization asks for origin annotations.
-// added reports whether the annotation was added here (and must be removed).
-func (ov *overlay) memFS(kfile string) (filesys.FileSystem, bool, error) {
+// kustomization folders and the files the walk found, and returns it with
+// their paths, sorted; with origins, the root kustomization asks for
+// origin annotations. added reports whether the annotation was added here
+// (and must be removed).
+func (ov *overlay) memFS(kfile string, origins bool) (fs filesys.FileSystem, paths []string, added bool, err error) {
+	fs, paths, err = ov.fill()
+	if err != nil || !origins {
+		return fs, paths, false, err
+	}
+	added, err = ov.askOrigins(fs, kfile)
+	return fs, paths, added, err
+}
+
+// fill writes the files under the tree's kustomization folders and the
+// files the walk found to an in-memory file system.
+func (ov *overlay) fill() (filesys.FileSystem, []string, error) {
 	fs := filesys.MakeFsInMemory()
 	written := map[string]bool{}
 	dirs := make([]string, 0, len(ov.dirs))
@@ -379,41 +426,53 @@ func (ov *overlay) memFS(kfile string) (filesys.FileSystem, bool, error) {
 			written[p] = true
 			data, _, err := ov.data(p)
 			if err != nil {
-				return nil, false, err
+				return nil, nil, err
 			}
 			if err := fs.WriteFile("/"+p, data); err != nil {
-				return nil, false, fmt.Errorf("filling in-memory file system: %w", err)
+				return nil, nil, fmt.Errorf("filling in-memory file system: %w", err)
 			}
 		}
 	}
 	for p := range ov.inputs {
 		if !written[p] {
+			written[p] = true
 			data, _, err := ov.data(p)
 			if err != nil {
-				return nil, false, err
+				return nil, nil, err
 			}
 			if err := fs.WriteFile("/"+p, data); err != nil {
-				return nil, false, fmt.Errorf("filling in-memory file system: %w", err)
+				return nil, nil, fmt.Errorf("filling in-memory file system: %w", err)
 			}
 		}
 	}
+	paths := make([]string, 0, len(written))
+	for p := range written {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return fs, paths, nil
+}
+
+// askOrigins rewrites the root kustomization kfile in fs to ask for origin
+// annotations, unless it does; it reports whether it did.
+func (ov *overlay) askOrigins(fs filesys.FileSystem, kfile string) (bool, error) {
 	var k map[string]any
 	if err := yaml.Unmarshal(ov.text(kfile), &k); err != nil || k == nil {
-		return fs, false, nil
+		return false, nil
 	}
 	meta, _ := k["buildMetadata"].([]any)
 	for _, m := range meta {
 		if m == types.OriginAnnotations {
-			return fs, false, nil
+			return false, nil
 		}
 	}
 	k["buildMetadata"] = append(meta, types.OriginAnnotations)
 	data, err := yaml.Marshal(k)
 	if err != nil {
-		return nil, false, fmt.Errorf("asking for origin annotations: %w", err)
+		return false, fmt.Errorf("asking for origin annotations: %w", err)
 	}
 	if err := fs.WriteFile("/"+kfile, data); err != nil {
-		return nil, false, fmt.Errorf("filling in-memory file system: %w", err)
+		return false, fmt.Errorf("filling in-memory file system: %w", err)
 	}
-	return fs, true, nil
+	return true, nil
 }

@@ -2,6 +2,9 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
+	"maps"
+	"os"
 	"strings"
 	"testing"
 
@@ -116,5 +119,123 @@ func TestDiscoverLeavesComponentsToTheirUsers(t *testing.T) {
 	got := rendered.Discover(files).Kustomizations
 	if diff := cmp.Diff([]string{"app/kustomization.yaml", "standalone/kustomization.yaml"}, got); diff != "" {
 		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+}
+
+// TestStreamOnlyOverlayIsTheBuild builds every root overlay of the
+// fixtures and of three folders of the corpus twice, as check builds it
+// (origin annotations asked for, then removed) and stream-only (none asked
+// for): the documents must be the same text, in the same order, with the
+// same problems, so that a fix verified on the cheap build is verified on
+// what check builds. Only the "# Source:" comments differ, and the
+// stream-only build has no maps.
+func TestStreamOnlyOverlayIsTheBuild(t *testing.T) {
+	sets := map[string]rendered.Files{"fixtures": fixtures(t)}
+	for _, sub := range []string{"kustomize-examples", "realworld", "radix-flux"} {
+		if _, err := os.Stat(corpusDir + "/" + sub); err == nil {
+			sets[sub] = corpus(t, sub)
+		}
+	}
+	built := 0
+	for name, files := range sets {
+		for _, k := range rendered.Discover(files).Kustomizations {
+			full := RenderKustomization(context.Background(), files, k, rendered.Options{})
+			lean := RenderKustomization(context.Background(), files, k, rendered.Options{StreamOnly: true})
+			if diff := cmp.Diff(full.Problems, lean.Problems); diff != "" {
+				t.Errorf("%s %s: problems (-full +stream-only):\n%s", name, k, diff)
+				continue
+			}
+			if got, want := withoutSources(lean.Stream), withoutSources(full.Stream); got != want {
+				t.Errorf("%s %s: the stream-only build differs:\n%s", name, k, cmp.Diff(want, got))
+				continue
+			}
+			if len(lean.Documents) != len(full.Documents) || len(lean.Maps) != len(lean.Documents) {
+				t.Errorf("%s %s: %d documents and %d maps, want %d documents", name, k, len(lean.Documents), len(lean.Maps), len(full.Documents))
+				continue
+			}
+			for i, d := range lean.Documents {
+				f := full.Documents[i]
+				if d.Kind != f.Kind || d.Name != f.Name || d.Namespace != f.Namespace || string(d.YAML) != string(f.YAML) || len(lean.Maps[i]) != 0 {
+					t.Errorf("%s %s: document %d differs: %s/%s, want %s/%s", name, k, i, d.Kind, d.Name, f.Kind, f.Name)
+				}
+				if !strings.HasPrefix(d.Source, k+"#") {
+					t.Errorf("%s %s: document %d comes from %s: the stream-only build asked for origins", name, k, i, d.Source)
+				}
+			}
+			if len(full.Documents) > 0 {
+				built++
+			}
+		}
+	}
+	if built == 0 {
+		t.Fatal("no overlay built")
+	}
+}
+
+// withoutSources is a render's stream without its "# Source:" lines.
+func withoutSources(stream []byte) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(string(stream), "\n") {
+		if !strings.HasPrefix(line, "# Source: ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// countingBuilds is a rendered.BuildCache that keeps renders as they are
+// and counts the builds it was asked to make.
+type countingBuilds struct {
+	kept   map[[sha256.Size]byte]*rendered.Render
+	builds int
+}
+
+func (c *countingBuilds) Build(key [sha256.Size]byte, build func() *rendered.Render) *rendered.Render {
+	if r, ok := c.kept[key]; ok {
+		return r
+	}
+	c.builds++
+	r := build()
+	c.kept[key] = r
+	return r
+}
+
+// TestOverlayBuildKeptByWhatItReads builds an overlay through a build
+// cache: built again from the same files, or with a file it does not read
+// changed, it is taken from the cache; with a file it reads changed, or
+// stream-only, it is built.
+func TestOverlayBuildKeptByWhatItReads(t *testing.T) {
+	const k, notes = "kustomize/overlays/prod/kustomization.yaml", "kustomize/base/notes.yaml"
+	files := fixtures(t)
+	files[notes] = []byte("kind: Note\n") // beside the base, not named by it
+	c := &countingBuilds{kept: map[[sha256.Size]byte]*rendered.Render{}}
+	opts := rendered.Options{Builds: c}
+	first := RenderKustomization(context.Background(), files, k, opts)
+	if len(first.Problems) > 0 || len(first.Documents) == 0 {
+		t.Fatalf("build: %d documents, problems %+v", len(first.Documents), first.Problems)
+	}
+	RenderKustomization(context.Background(), files, k, opts)
+	if c.builds != 1 {
+		t.Errorf("the same files built %d times, want once", c.builds)
+	}
+	unread := maps.Clone(files)
+	unread[notes] = []byte("kind: Note\nsays: other\n")
+	RenderKustomization(context.Background(), unread, k, opts)
+	if c.builds != 1 {
+		t.Errorf("a file the build does not read made it build again (%d builds)", c.builds)
+	}
+	read := maps.Clone(files)
+	const patch = "kustomize/overlays/prod/replicas-patch.yaml"
+	read[patch] = []byte(strings.Replace(string(files[patch]), "replicas: ", "replicas: 1", 1))
+	again := RenderKustomization(context.Background(), read, k, opts)
+	if c.builds != 2 {
+		t.Errorf("a file the build reads changed: %d builds, want 2", c.builds)
+	}
+	if string(again.Stream) == string(first.Stream) {
+		t.Errorf("the changed patch built the same stream")
+	}
+	RenderKustomization(context.Background(), files, k, rendered.Options{Builds: c, StreamOnly: true})
+	if c.builds != 2 || len(c.kept) != 2 {
+		t.Errorf("a stream-only build was kept: %d builds, %d kept", c.builds, len(c.kept))
 	}
 }

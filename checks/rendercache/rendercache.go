@@ -3,7 +3,10 @@
 // inputs is not made again: the bot's reviews of one repository, push
 // after push, render the same charts; prodready fix verifies each fix of
 // an overlay by building it, and an overlay whose patches a round did not
-// change builds the same.
+// change builds the same. As a rendered.BuildCache (Build) it keeps, for
+// fix, each overlay's build by the files that build reads, so that a
+// round's render of the whole folder builds again only the overlays whose
+// files the last round changed.
 //
 // The key is the hash of the request a render worker would be sent (the
 // files the render reads, rendered.Needed, by path and content, and the
@@ -74,6 +77,21 @@ func (c *Cache) Wrap(render rendered.Renderer) rendered.Renderer {
 		}
 		return res, err
 	}
+}
+
+// Build returns a copy of the render kept under key, or makes it with
+// build and keeps it when it has no problem: c as a rendered.BuildCache,
+// whose keys (a build's own inputs) are kept apart from Wrap's.
+func (c *Cache) Build(key [sha256.Size]byte, build func() *rendered.Render) *rendered.Render {
+	key = sha256.Sum256(append([]byte("build\x00"), key[:]...))
+	if res, ok := c.get(key); ok && len(res.Renders) == 1 {
+		return res.Renders[0]
+	}
+	r := build()
+	if r != nil && len(r.Problems) == 0 {
+		c.put(key, rendered.Result{Renders: []*rendered.Render{r}})
+	}
+	return r
 }
 
 // Stats returns how many renders were answered from the cache and how

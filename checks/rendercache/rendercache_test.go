@@ -2,6 +2,7 @@ package rendercache
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"testing"
 
@@ -69,5 +70,39 @@ func TestWrapRendersEachInputOnce(t *testing.T) {
 	}
 	if len(small.items) != small.order.Len() || len(small.items) >= 30 {
 		t.Errorf("%d entries kept of 30 (list %d)", len(small.items), small.order.Len())
+	}
+}
+
+// TestBuildKeepsABuildOnce: as a rendered.BuildCache, a key built once is
+// not built again and each caller gets a copy of its own; a build with a
+// problem is not kept; a Build key and a Wrap key never meet.
+func TestBuildKeepsABuildOnce(t *testing.T) {
+	c := New(1 << 20)
+	builds := 0
+	build := func(problem bool) func() *rendered.Render {
+		return func() *rendered.Render {
+			builds++
+			r := &rendered.Render{Kind: rendered.Kustomize, Root: "prod/kustomization.yaml", Stream: []byte("kind: Deployment\n")}
+			if problem {
+				r.Problems = []rendered.Problem{{File: r.Root, Message: "build stopped at its deadline"}}
+			}
+			return r
+		}
+	}
+	key := [sha256.Size]byte{1}
+	first := c.Build(key, build(false))
+	first.Stream[0] = 'X' // the caller's copy
+	second := c.Build(key, build(false))
+	if builds != 1 || string(second.Stream) != "kind: Deployment\n" {
+		t.Errorf("%d builds, kept stream %q; want 1 and the stream as built", builds, second.Stream)
+	}
+	other := [sha256.Size]byte{2}
+	c.Build(other, build(true))
+	c.Build(other, build(true))
+	if builds != 3 {
+		t.Errorf("a build with a problem was kept: %d builds, want 3", builds)
+	}
+	if _, ok := c.get(key); ok {
+		t.Errorf("a Build key is readable as a Wrap key")
 	}
 }

@@ -1,6 +1,7 @@
 package rendered
 
 import (
+	"crypto/sha256"
 	"path"
 	"sync"
 	"time"
@@ -224,18 +225,37 @@ type Options struct {
 	// isolated renderer gives each render a worker process of its own this
 	// way.
 	Only *Job `json:",omitempty"`
-	// StreamOnly makes a chart's render its stream and documents alone: no
-	// source maps (Render.Maps holds an empty map per document) and so no
-	// second, marked render to trace template lines. For a caller that
-	// checks the stream and never maps a finding back: the render of a
-	// chart with a fix applied, made to see what the fix changes.
-	// Overlays are built as without it.
+	// StreamOnly makes a render its stream and documents alone: no source
+	// maps (Render.Maps holds an empty map per document) and no skipped
+	// files. A chart then needs no second, marked render to trace template
+	// lines; an overlay is built without the origin annotations its map
+	// reads, which spares kustomize its record of every transformer on
+	// every object (with the maps, a build of argo-cd's HA overlays then
+	// takes a third of the time), and each document's Source names the
+	// kustomization. For a caller
+	// that checks the stream and never maps a finding back: the render of
+	// a chart or overlay with a fix applied, made to see what the fix
+	// changes.
 	StreamOnly bool `json:",omitempty"`
 	// Read reads the files the set lists with no contents (a folder
 	// listed with ListDir): a render reads them when it loads them and
 	// holds them no longer than it needs them. A set sent to a render
 	// worker is read whole first (WriteRequest).
 	Read Reader `json:"-"`
+	// Builds, when set, keeps the overlays this process builds with maps
+	// by what each build reads, so that one asked for again with the same
+	// files is not built again: prodready fix builds every overlay each
+	// round, and one whose files the round's fixes left as they were builds
+	// the same. It is no part of a render worker's request.
+	Builds BuildCache `json:"-"`
+}
+
+// BuildCache keeps renders by a key of what they read (Options.Builds).
+// Safe for concurrent use.
+type BuildCache interface {
+	// Build returns a copy of the render kept under key, or makes it with
+	// build and keeps it when it has no problem.
+	Build(key [sha256.Size]byte, build func() *Render) *Render
 }
 
 // Job is one render: a chart with a values set layered on its values.yaml,

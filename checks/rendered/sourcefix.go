@@ -52,6 +52,10 @@ func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config, folders 
 // renders go to the fixes not verified yet. The zero value is ready.
 type FixMemo struct {
 	wrong map[string]bool
+	// Builds, when set, keeps the overlays each round builds, so that a
+	// round builds again only those whose files the last one's fixes
+	// changed (the Options.Builds of scan.FixRound's renders).
+	Builds BuildCache
 }
 
 // verifier holds what VerifyFixes needs to render again.

@@ -189,6 +189,9 @@ func FixRound(ctx context.Context, inputs []checks.Input, folders []rendered.Fol
 	inputs = append([]checks.Input(nil), inputs...)
 	ropts := rendered.ConfigOptions(cfg)
 	ropts.ValuesYAMLOnly = true
+	if memo != nil {
+		ropts.Builds = memo.Builds
+	}
 	prep := Prepare(ctx, inputs, folders, cfg, Options{Render: render, RenderOptions: &ropts, VerifyFixes: true, Memo: memo})
 	res := checks.Run(prep.Inputs, cfg, checks.Options{Memory: checks.Lean})
 	return append(prep.Problems, prep.Map(res.Findings)...)

@@ -63,7 +63,8 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	// Each round renders the charts and builds the overlays again, and
 	// verifying a fix renders again with it: a chart or overlay whose
 	// inputs a fix did not change renders as before.
-	render = rendercache.New(fixRenderCacheBytes).Wrap(render)
+	cache := rendercache.New(fixRenderCacheBytes)
+	render = cache.Wrap(render)
 	stdin, stdout, stderr := std.In, std.Out, std.Err
 	over, rules, all, showDiff, dryRun := f.over, f.rules, &f.all, &f.diff, &f.dryRun
 	rc, err := loadConfigWith(f.config, over)
@@ -108,7 +109,9 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 		}
 		return true
 	}
-	memo := &rendered.FixMemo{} // a chart fix found wrong in one round is not rendered again
+	// A chart fix found wrong in one round is not rendered again, and an
+	// overlay whose files a round left as they were is not built again.
+	memo := &rendered.FixMemo{Builds: cache}
 	fixed, outcome := fix.ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) {
 		startingPoints = 0
 		fixRound(cur, sel.folders, cfg, render, memo, emit)
