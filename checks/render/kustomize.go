@@ -409,47 +409,33 @@ func (ov *overlay) memFS(kfile string, origins bool) (fs filesys.FileSystem, pat
 }
 
 // fill writes the files under the tree's kustomization folders and the
-// files the walk found to an in-memory file system.
+// files the walk found to an in-memory file system, in the order of their
+// paths (so that the first file that cannot be read is always the same).
 func (ov *overlay) fill() (filesys.FileSystem, []string, error) {
 	fs := filesys.MakeFsInMemory()
 	written := map[string]bool{}
-	dirs := make([]string, 0, len(ov.dirs))
 	for d := range ov.dirs {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
 		for _, p := range ov.files.Under(d) {
-			if written[p] {
-				continue
-			}
 			written[p] = true
-			data, _, err := ov.data(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := fs.WriteFile("/"+p, data); err != nil {
-				return nil, nil, fmt.Errorf("filling in-memory file system: %w", err)
-			}
 		}
 	}
 	for p := range ov.inputs {
-		if !written[p] {
-			written[p] = true
-			data, _, err := ov.data(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := fs.WriteFile("/"+p, data); err != nil {
-				return nil, nil, fmt.Errorf("filling in-memory file system: %w", err)
-			}
-		}
+		written[p] = true
 	}
 	paths := make([]string, 0, len(written))
 	for p := range written {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	for _, p := range paths {
+		data, _, err := ov.data(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := fs.WriteFile("/"+p, data); err != nil {
+			return nil, nil, fmt.Errorf("filling in-memory file system: %w", err)
+		}
+	}
 	return fs, paths, nil
 }
 
