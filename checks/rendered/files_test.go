@@ -10,26 +10,10 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/checkstest"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
 )
-
-// writeTree writes files (slash paths) under a new temporary folder and
-// returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, text := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 var listedChart = map[string]string{
 	"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 1.0.0\n",
@@ -44,7 +28,7 @@ var listedChart = map[string]string{
 // holds the contents of the files that say what is rendered only, and
 // that its reader gives the others' contents as ReadDir read them.
 func TestListDirReadsOnUse(t *testing.T) {
-	dir := writeTree(t, listedChart)
+	dir := checkstest.WriteTree(t, listedChart)
 	whole, err := rendered.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +100,7 @@ func TestListedFileGoneIsAFinding(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, listedChart)
+			dir := checkstest.WriteTree(t, listedChart)
 			var inputs []checks.Input
 			for p, text := range listedChart {
 				inputs = append(inputs, checks.Input{Path: filepath.ToSlash(filepath.Join(dir, p)), Data: []byte(text)})
@@ -161,7 +145,7 @@ func TestIgnoreInAFileReadOnUse(t *testing.T) {
 		if ignore {
 			tree[values] = "replicas: 1\nimage: nginx:latest # prodready:ignore image-tag-mutable pinned by the mirror\n"
 		}
-		dir := writeTree(t, tree)
+		dir := checkstest.WriteTree(t, tree)
 		var inputs []checks.Input
 		for p, text := range tree {
 			inputs = append(inputs, checks.Input{Path: filepath.ToSlash(filepath.Join(dir, p)), Data: []byte(text)})

@@ -5,24 +5,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 // writeRepo writes files under a new temporary folder that is a
 // repository root (a .git folder), and returns it.
 func writeRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+	dir := checkstest.WriteTree(t, files)
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
-	}
-	for p, data := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dir
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/prodready/prodready/checks/checkstest"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/report"
 )
@@ -43,7 +44,7 @@ func TestDemoReportsMatchGolden(t *testing.T) {
 		}
 		files["fixtures/demo/"+e.Name()] = string(data)
 	}
-	root := writeTree(t, files)
+	root := checkstest.WriteTree(t, files)
 	t.Chdir(root)
 	summary := filepath.Join(t.TempDir(), "step-summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
@@ -191,7 +192,7 @@ spec:
             privileged: {{ $.Values.privileged | default false }}
 {{- end }}
 `
-	t.Chdir(writeTree(t, files))
+	t.Chdir(checkstest.WriteTree(t, files))
 	t.Setenv("NO_COLOR", "")
 	t.Setenv("FORCE_COLOR", "")
 

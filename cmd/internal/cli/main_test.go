@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 const badProbe = `apiVersion: apps/v1
@@ -26,21 +28,6 @@ spec:
           readinessProbe: {tcpSocket: {port: http}}
 `
 
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -50,7 +37,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 }
 
 func TestCheckExitCodes(t *testing.T) {
-	dir := writeTree(t, map[string]string{"deploy/web.yaml": badProbe, "deploy/notes.txt": "not yaml"})
+	dir := checkstest.WriteTree(t, map[string]string{"deploy/web.yaml": badProbe, "deploy/notes.txt": "not yaml"})
 	if code, out, _ := runCLI(t, "", "check", dir); code != ExitFindings || !strings.Contains(out, "probe-named-port-undeclared") {
 		t.Errorf("an error finding must exit 1 and be printed: %d\n%s", code, out)
 	}
@@ -63,7 +50,7 @@ func TestCheckExitCodes(t *testing.T) {
 	if code, _, _ := runCLI(t, "", "check", "--format", "xml", dir); code != ExitUsage {
 		t.Errorf("an unknown format must exit 2, got %d", code)
 	}
-	clean := writeTree(t, map[string]string{"ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	clean := checkstest.WriteTree(t, map[string]string{"ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
 	if code, _, _ := runCLI(t, "", "check", clean); code != ExitOK {
 		t.Errorf("a clean tree must exit 0, got %d", code)
 	}
@@ -81,7 +68,7 @@ func TestCheckNothingChecked(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", "check", empty); code != ExitUsage || !strings.Contains(errOut, "nothing was checked: no file to check was found") {
 		t.Errorf("an empty folder: exit %d, stderr %q; want 2 and a message", code, errOut)
 	}
-	other := writeTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n"})
+	other := checkstest.WriteTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n"})
 	code, out, errOut := runCLI(t, "", "check", "-o", "wide", other)
 	if code != ExitUsage || !strings.Contains(errOut, "the 1 file read holds no Kubernetes object") {
 		t.Errorf("only other YAML: exit %d, stderr %q; want 2 and a message", code, errOut)
@@ -92,7 +79,7 @@ func TestCheckNothingChecked(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", "check", "--allow-empty", other); code != ExitOK || errOut != "" {
 		t.Errorf("--allow-empty: exit %d, stderr %q; want 0 and no message", code, errOut)
 	}
-	mixed := writeTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n", "deploy/web.yaml": badProbe})
+	mixed := checkstest.WriteTree(t, map[string]string{"config/app.yaml": "log: {level: debug}\n", "deploy/web.yaml": badProbe})
 	if code, _, _ := runCLI(t, "", "check", mixed, "--fail-on", "none"); code != ExitOK {
 		t.Errorf("a Kubernetes object beside other YAML: exit %d, want 0", code)
 	}
@@ -143,7 +130,7 @@ func sampledAllocs() int64 {
 // from the current folder up to the repository root, whatever the paths
 // checked look like; --config wins; its first line names it.
 func TestCheckFindsTheConfigOneWay(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := checkstest.WriteTree(t, map[string]string{
 		".git/HEAD":          "ref: refs/heads/main\n",
 		".prodready.yaml":    "rules:\n  probe-named-port-undeclared: {severity: warning}\n",
 		"deploy/web.yaml":    badProbe,
@@ -193,7 +180,7 @@ func TestCheckFindsTheConfigOneWay(t *testing.T) {
 	if want := "prodready: cfg1.yaml: line 2: unknown key \"rulez\" (did you mean \"rules\"?)\n"; errOut != want {
 		t.Errorf("a bad --config: stderr %q, want %q", errOut, want)
 	}
-	bad := writeTree(t, map[string]string{".git/HEAD": "", "web.yaml": badProbe, ".prodready.yaml": "rulez: {}\n"})
+	bad := checkstest.WriteTree(t, map[string]string{".git/HEAD": "", "web.yaml": badProbe, ".prodready.yaml": "rulez: {}\n"})
 	t.Chdir(bad)
 	if code, _, errOut := runCLI(t, "", "check", "web.yaml"); code != ExitUsage || errOut != "prodready: .prodready.yaml: line 1: unknown key \"rulez\" (did you mean \"rules\"?)\n" {
 		t.Errorf("an unknown config key must exit 2 naming the file, line and key: %d %q", code, errOut)
@@ -204,7 +191,7 @@ func TestCheckFindsTheConfigOneWay(t *testing.T) {
 // path from the config's folder, so every spelling of a path checks the
 // same files.
 func TestConfigGlobsMatchFromTheConfigsFolder(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := checkstest.WriteTree(t, map[string]string{
 		".git/HEAD":               "",
 		".prodready.yaml":         "exclude: [\"deploy/legacy/**\"]\n",
 		"deploy/web.yaml":         badProbe,
@@ -271,7 +258,7 @@ spec:
           securityContext:
             privileged: true
 `
-	dir := writeTree(t, map[string]string{"web.yaml": replicas})
+	dir := checkstest.WriteTree(t, map[string]string{"web.yaml": replicas})
 	path := filepath.Join(dir, "web.yaml")
 	code, out, _ := runCLI(t, "", "fix", "--diff", "--rule", "privileged-container", dir)
 	if code != ExitOK || !strings.Contains(out, "-            privileged: true") || !strings.Contains(out, "+            privileged: false") {
@@ -358,7 +345,7 @@ spec:
         - name: web
           image: web:1.0.0
 `
-	dir := writeTree(t, map[string]string{"web.yaml": pdb})
+	dir := checkstest.WriteTree(t, map[string]string{"web.yaml": pdb})
 	code, out, errOut := runCLI(t, "", "fix", "--diff", dir)
 	if code != ExitOK || !strings.Contains(out, "-apiVersion: policy/v1beta1") || !strings.Contains(out, "+apiVersion: policy/v1") {
 		t.Fatalf("the exact apiVersion fix is not applied: %d\n%s%s", code, out, errOut)
@@ -414,7 +401,7 @@ spec:
             - name: job
               image: job:1
 `
-	dir := writeTree(t, map[string]string{
+	dir := checkstest.WriteTree(t, map[string]string{
 		".git/HEAD":             "",
 		".prodready.yaml":       "kubernetesVersion: \"1.37\"\nexclude: [\"deploy/skip/**\"]\nrules:\n  probe-named-port-undeclared: false\n",
 		"deploy/web.yaml":       badProbe,
