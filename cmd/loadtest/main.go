@@ -41,6 +41,7 @@ import (
 
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/bot/jsqueue"
+	"github.com/prodready/prodready/internal/procstat"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
@@ -327,17 +328,7 @@ func unsigned(workers int, budget int64, concurrency int, size, rssLimit int64) 
 // peakRSS is the process's peak resident set size (VmHWM), 0 where
 // /proc does not say.
 func peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	return int64(procstat.Status("self")["VmHWM"])
 }
 
 // send posts delivery i and times the answer.

@@ -476,9 +476,15 @@ func TestReplicasShareOneQueue(t *testing.T) {
 
 // waitFor waits for cond, failing after a generous bound: a condition
 // never met fails, a slow one does not.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	waitWithin(t, 90*time.Second, what, cond)
+}
+
+// waitWithin is waitFor with the bound d.
+func waitWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("never happened: %s", what)

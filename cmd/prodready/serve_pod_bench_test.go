@@ -13,6 +13,7 @@ import (
 
 	"github.com/prodready/prodready/internal/benchrepo"
 	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/procstat"
 )
 
 // BenchmarkServePod runs `prodready serve` as a process with deploy/'s
@@ -75,7 +76,8 @@ func BenchmarkServePod(b *testing.B) {
 				if code := r.deliver(b, secret, fmt.Sprintf("pod-%d", i), prBody(1, action, head)); code != 202 {
 					b.Fatalf("%s answered %d", action, code)
 				}
-				waitLong(b, fmt.Sprintf("%s's check run completed", action), func() bool {
+				// Room for a first review of 50,000 objects on a loaded machine.
+				waitWithin(b, 15*time.Minute, fmt.Sprintf("%s's check run completed", action), func() bool {
 					run, ok := runOn(fake, head)
 					return ok && run.Status == "completed"
 				})
@@ -141,7 +143,7 @@ func measureStep(b *testing.B, pid int, r *replica, f func()) podStep {
 		t := time.NewTicker(10 * time.Millisecond)
 		defer t.Stop()
 		for {
-			st := procStatus(pid)
+			st := procstat.Status(strconv.Itoa(pid))
 			mu.Lock()
 			s.anon, s.file = max(s.anon, st["RssAnon"]), max(s.file, st["RssFile"])
 			mu.Unlock()
@@ -167,32 +169,13 @@ func measureStep(b *testing.B, pid int, r *replica, f func()) podStep {
 	close(stop)
 	<-done
 	s.cpu = last - cpu0
-	s.hwm = procStatus(pid)["VmHWM"]
+	s.hwm = procstat.Status(strconv.Itoa(pid))["VmHWM"]
 	for _, m := range gcLine.FindAllStringSubmatch(r.logs()[logFrom:], -1) {
 		live, _ := strconv.Atoi(m[3])
 		s.live = max(s.live, live)
 		s.gcs++
 	}
 	return s
-}
-
-// procStatus reads /proc/PID/status's sizes, in bytes (kB lines only).
-func procStatus(pid int) map[string]uint64 {
-	out := map[string]uint64{}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return out
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || !strings.HasSuffix(v, " kB") {
-			continue
-		}
-		if kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(v, " kB")), 10, 64); err == nil {
-			out[k] = kb << 10
-		}
-	}
-	return out
 }
 
 // procCPU is process pid's CPU time so far (utime+stime of
@@ -212,17 +195,4 @@ func procCPU(b *testing.B, pid int) time.Duration {
 	ut, _ := strconv.ParseUint(f[11], 10, 64)
 	st, _ := strconv.ParseUint(f[12], 10, 64)
 	return time.Duration(ut+st) * (time.Second / 100)
-}
-
-// waitLong is waitFor with room for a first review of 50,000 objects on a
-// loaded machine: 15 minutes.
-func waitLong(b *testing.B, what string, cond func() bool) {
-	b.Helper()
-	deadline := time.Now().Add(15 * time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			b.Fatalf("never happened: %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/internal/benchrepo"
 	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/procstat"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
@@ -208,17 +209,8 @@ func resetPeakRSS() {
 // peakRSS is the process's peak resident set (VmHWM) since it started or
 // since resetPeakRSS; false where /proc/self/status does not say.
 func peakRSS() (uint64, bool) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
+	v, ok := procstat.Status("self")["VmHWM"]
+	return v, ok
 }
 
 // liveHeapAfterGC is the heap's live bytes after a collection.
