@@ -113,6 +113,16 @@ func ListDir(root string) (Files, Reader, error) {
 	return files, read, nil
 }
 
+// LoadDir is ReadDir, or with list ListDir: the set, and the Reader of
+// the files it lists with no contents (nil when it read them all).
+func LoadDir(root string, list bool) (Files, Reader, error) {
+	if list {
+		return ListDir(root)
+	}
+	files, err := ReadDir(root)
+	return files, nil, err
+}
+
 // walkDir walks root as ReadDir describes, reading the files read says to
 // read and listing the others with nil contents. targets maps each file's
 // path to the file read for it on disk: the real path of a link's target.

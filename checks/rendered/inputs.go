@@ -315,12 +315,7 @@ func readFolders(inputs []checks.Input, dirs []string, list bool) []Folder {
 		if !HasRoots(under(inputs, dir)) {
 			continue
 		}
-		if !list {
-			files, err := ReadDir(dir)
-			out = append(out, Folder{Dir: dir, Files: files, Err: err})
-			continue
-		}
-		files, read, err := ListDir(dir)
+		files, read, err := LoadDir(dir, list)
 		out = append(out, Folder{Dir: dir, Files: files, Err: err, Read: read})
 	}
 	return out

@@ -500,13 +500,7 @@ func widen(folder rendered.Folder, list bool) rendered.Folder {
 	if err1 != nil || err2 != nil {
 		return folder
 	}
-	var files rendered.Files
-	var read rendered.Reader
-	if list {
-		files, read, err = rendered.ListDir(relRoot)
-	} else {
-		files, err = rendered.ReadDir(relRoot)
-	}
+	files, read, err := rendered.LoadDir(relRoot, list)
 	if err != nil {
 		return folder
 	}
