@@ -366,16 +366,12 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	miss := map[string]string{} // path -> blob SHA, parsed by this run
 	var unreadable []report.NotChecked
 	var unreadFindings []checks.Finding
-	// The readable files: the list itself when all are (a copy grown by
-	// appends, made by the base's run and the head's at every push).
+	// The readable files: the list itself when all are, not a copy (the
+	// base's run and the head's would make one at every push).
+	unread := func(f File) bool { return f.Unreadable != "" }
 	kept := files
-	if slices.ContainsFunc(files, func(f File) bool { return f.Unreadable != "" }) {
-		kept = make([]File, 0, len(files))
-		for _, f := range files {
-			if f.Unreadable == "" {
-				kept = append(kept, f)
-			}
-		}
+	if slices.ContainsFunc(files, unread) {
+		kept = slices.DeleteFunc(slices.Clone(files), unread)
 	}
 	for _, f := range files {
 		if f.Unreadable == "" {
