@@ -1,29 +1,23 @@
 package checks_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 // globTree writes files (empty YAML) under a new folder and returns it.
 func globTree(t *testing.T, files ...string) string {
 	t.Helper()
-	dir := t.TempDir()
+	tree := map[string]string{}
 	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		tree[f] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
 	}
-	return dir
+	return checkstest.WriteTree(t, tree)
 }
 
 // listed lists the paths List reads of dir under cfg, relative to dir.

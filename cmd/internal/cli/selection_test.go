@@ -1,9 +1,10 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 // TestRootFinderAsUncached holds rootFinder's remembered answers (the
@@ -12,8 +13,6 @@ import (
 // with a chart and an overlay in it, a folder outside any repository,
 // asked in an order where a deep folder comes before its parents.
 func TestRootFinderAsUncached(t *testing.T) {
-	top := t.TempDir()
-	repo := filepath.Join(top, "repo")
 	files := map[string]string{
 		"repo/.git":                                   "gitdir: elsewhere\n",
 		"repo/charts/app/Chart.yaml":                  "name: app\n",
@@ -25,15 +24,8 @@ func TestRootFinderAsUncached(t *testing.T) {
 		"repo/plain/deep/down/b.yaml":                 "kind: Service\n",
 		"loose/c.yaml":                                "kind: Service\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(top, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	top := checkstest.WriteTree(t, files)
+	repo := filepath.Join(top, "repo")
 	t.Chdir(repo)
 	asked := []string{
 		"charts/app/charts/sub/templates/x.yaml", "plain/deep/down/b.yaml", "deploy/base/a.yaml",
