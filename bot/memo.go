@@ -186,12 +186,13 @@ func (m *runMemo) Key(o *manifest.Object) string {
 }
 
 // Remember implements checks.Memo: it keeps r, made lean, until keep
-// hands it to the cache.
-func (m *runMemo) Remember(o *manifest.Object, r *checks.Remembered) {
+// hands it to the cache, and returns it.
+func (m *runMemo) Remember(o *manifest.Object, r *checks.Remembered) *checks.Remembered {
 	r = m.lean.Lean(r)
 	m.mu.Lock()
 	m.learnt[o] = r
 	m.mu.Unlock()
+	return r
 }
 
 // keep puts beside the cached parse f of blob sha what this run found on

@@ -32,8 +32,11 @@ import (
 type Memo interface {
 	// Recall returns what was remembered for o, or nil.
 	Recall(o *manifest.Object) *Remembered
-	// Remember keeps r for o; r must not be changed after.
-	Remember(o *manifest.Object, r *Remembered)
+	// Remember keeps r for o; r must not be changed after. It returns
+	// what it keeps: r, or r made lean (Compactor.Lean), whose findings
+	// are r's but for their fixes' edits. A run whose findings need no
+	// fix (Options.NoFixes) takes its object's findings from it.
+	Remember(o *manifest.Object, r *Remembered) *Remembered
 	// Key names o's content the same in every run that has it (its
 	// file's path and blob, and its place in the file), or "" when o has
 	// no such name (a render's object): the findings of a rule that read
@@ -319,6 +322,19 @@ func (r *Remembered) appendTo(out []Finding) []Finding { return r.findings.appen
 // they read, and holds a packed object's tree only while a rule runs on
 // it.
 func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object) []Finding {
+	_, out = evaluateMemoKept(out, ctx, rules, obj, true)
+	return out
+}
+
+// evaluateMemoKept is evaluateMemo that, unless all, appends to out only
+// the findings of the rules that read more (run again in every run) and
+// returns what the memo keeps for obj, which holds the others, in
+// recallAll's order: a run without fixes (Options.NoFixes) reads them
+// there, lean, and does not hold a copy of every finding beside the
+// memo's while it runs (at 50,000 objects a first review's base held some
+// 100 MB of findings, their messages and paths, beside the memo's 70).
+// With all it is evaluateMemo, and returns no Remembered.
+func evaluateMemoKept(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Object, all bool) (*Remembered, []Finding) {
 	r := ctx.memo.Recall(obj)
 	if r == nil || !r.valid(ctx, obj, len(rules)) {
 		obj.Hold()
@@ -326,25 +342,36 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 		d := &draft{rules: len(rules)}
 		l := newLearner(ctx, obj)
 		for i := range rules {
-			out = d.learn(out, l, rules, i)
+			out = d.learn(out, l, rules, i, all)
 		}
-		ctx.memo.Remember(obj, d.done())
-		return out
+		kept := ctx.memo.Remember(obj, d.done())
+		if all {
+			return nil, out
+		}
+		return kept, out
 	}
-	out = r.findings.appendRange(slices.Grow(out, r.count()), 0, int(r.own))
+	if all {
+		out = r.findings.appendRange(slices.Grow(out, r.count()), 0, int(r.own))
+	}
 	var stale []int // of r.scoped
 	at := int(r.own)
 	for i := range r.scoped {
 		n := int(r.scoped[i].n)
 		if r.scoped[i].holds(ctx) {
-			out = r.findings.appendRange(out, at, at+n)
+			if all {
+				out = r.findings.appendRange(out, at, at+n)
+			}
 		} else {
 			stale = append(stale, i)
 		}
 		at += n
 	}
+	kept := r
+	if all {
+		kept = nil
+	}
 	if len(r.rerun) == 0 && len(stale) == 0 {
-		return out
+		return kept, out
 	}
 	obj.Hold()
 	defer obj.Release()
@@ -352,7 +379,7 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 		out = append(out, checkOne(ctx, rules[i], obj)...)
 	}
 	if len(stale) == 0 {
-		return out
+		return kept, out
 	}
 	// What changed is learnt again, into a new Remembered: r may be in use
 	// by another run, and its lists are clipped so that appending copies
@@ -369,11 +396,14 @@ func evaluateMemo(out []Finding, ctx *Context, rules []*Rule, obj *manifest.Obje
 	l := newLearner(ctx, obj)
 	for _, i := range stale {
 		for _, rule := range r.scoped[i].rules {
-			out = d.learn(out, l, rules, rule)
+			out = d.learn(out, l, rules, rule, all)
 		}
 	}
-	ctx.memo.Remember(obj, d.done())
-	return out
+	kept = ctx.memo.Remember(obj, d.done())
+	if all {
+		return nil, out
+	}
+	return kept, out
 }
 
 // A draft is a Remembered being learnt, each group's findings apart
@@ -448,15 +478,18 @@ func newLearner(ctx *Context, obj *manifest.Object) *learner {
 	return l
 }
 
-// learn runs rules[i] on l's object, recording what it reads, appends its
-// findings to out and remembers them in d by what the rule read: nothing
-// but the object (and facts about it), parts of the run it can name, or
-// more.
-func (d *draft) learn(out []Finding, l *learner, rules []*Rule, i int) []Finding {
+// learn runs rules[i] on l's object, recording what it reads, and
+// remembers its findings in d by what the rule read: nothing but the
+// object (and facts about it), parts of the run it can name, or more. It
+// appends them to out when all, else only when the rule read more (d
+// does not keep them).
+func (d *draft) learn(out []Finding, l *learner, rules []*Rule, i int, all bool) []Finding {
 	t, ctx, obj := &l.t, l.t.root, l.t.self
 	t.others, t.scopes, t.otherFacts, t.facts = false, t.scopes[:0], t.otherFacts[:0], t.facts[:0]
 	fs := checkOne(&l.seen, rules[i], obj)
-	out = append(out, fs...)
+	if all {
+		out = append(out, fs...)
+	}
 	scoped := !t.others && (len(t.scopes) > 0 || len(t.otherFacts) > 0)
 	g := -1
 	if scoped && len(t.otherFacts) == 0 {
@@ -481,6 +514,9 @@ func (d *draft) learn(out []Finding, l *learner, rules []*Rule, i int) []Finding
 	switch {
 	case t.others:
 		d.rerun = append(d.rerun, i)
+		if !all {
+			out = append(out, fs...)
+		}
 		return out
 	case scoped:
 		d.groups[g].rules = append(d.groups[g].rules, i)

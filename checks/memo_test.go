@@ -24,6 +24,8 @@ type mapMemo struct {
 	m        map[*manifest.Object]*checks.Remembered
 	keys     map[*manifest.Object]string
 	recalled int
+	// lean, when set, makes what the memo keeps lean, as the bot's does.
+	lean *checks.Compactor
 }
 
 func (m *mapMemo) Key(o *manifest.Object) string {
@@ -50,10 +52,14 @@ func (m *mapMemo) Recall(o *manifest.Object) *checks.Remembered {
 	return r
 }
 
-func (m *mapMemo) Remember(o *manifest.Object, r *checks.Remembered) {
+func (m *mapMemo) Remember(o *manifest.Object, r *checks.Remembered) *checks.Remembered {
+	if m.lean != nil {
+		r = m.lean.Lean(r)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.m[o] = r
+	return r
 }
 
 // TestMemoRunEqualsRun holds a run that recalls findings from a memo to the
@@ -103,6 +109,58 @@ func TestMemoRunEqualsRun(t *testing.T) {
 				sameResults(t, step.name, got, want)
 			}
 			t.Logf("%d objects' findings recalled", memo.recalled)
+		})
+	}
+}
+
+// TestMemoRunWithoutFixesEqualsRun holds a run without fixes
+// (Options.NoFixes, a review's base) that keeps a lean memo, as the bot's
+// reviews do, to the same run without a memo: such a run takes each
+// object's findings from what the memo keeps, lean, instead of holding
+// its own. On the fixtures and the corpus: a first run (everything
+// learnt), again on the same files (recalled) and on the files less
+// every fifth one (what the cross-object rules read changed: learnt again
+// in part).
+func TestMemoRunWithoutFixesEqualsRun(t *testing.T) {
+	sets := map[string]string{"fixtures": filepath.Join("..", "fixtures")}
+	if dir := filepath.Join(sharedDir, "corpus"); exists(dir) {
+		sets["corpus"] = dir
+	} else {
+		t.Log("../shared/corpus is absent: checked on the fixtures only")
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	for name, dir := range sets {
+		t.Run(name, func(t *testing.T) {
+			inputs, err := checks.Load([]string{dir}, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}, lean: checks.NewCompactor()}
+			opts := checks.Options{Memory: checks.PackTrees, Memo: memo, NoFixes: true}
+			first := checks.Run(inputs, cfg, opts)
+			want := checks.Run(inputs, cfg, checks.Options{Memory: checks.PackTrees, NoFixes: true})
+			if len(want.Findings) == 0 {
+				t.Fatal("no findings to compare")
+			}
+			sameResults(t, "first run", first, want)
+			parsed := make([]checks.Input, len(inputs))
+			for i, f := range first.Files {
+				parsed[i] = checks.Input{Path: f.Path, Parsed: f}
+			}
+			var fewer []checks.Input
+			for i, in := range parsed {
+				if i%5 != 2 {
+					fewer = append(fewer, in)
+				}
+			}
+			for _, step := range []struct {
+				name   string
+				inputs []checks.Input
+			}{{"same files", parsed}, {"a fifth of the files gone", fewer}} {
+				got := checks.Run(step.inputs, cfg, opts)
+				want := checks.Run(step.inputs, cfg, checks.Options{Memory: checks.PackTrees, NoFixes: true})
+				sameResults(t, step.name, got, want)
+			}
 		})
 	}
 }

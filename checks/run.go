@@ -794,9 +794,18 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 			defer func() { withoutFixes(perObject[i]) }()
 		}
 		if memo != nil {
-			if recalled[i], perObject[i] = recallAll(nil, ctx, rules, objects[i]); recalled[i] == nil {
-				perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
+			if recalled[i], perObject[i] = recallAll(nil, ctx, rules, objects[i]); recalled[i] != nil {
+				return
 			}
+			if noFixes {
+				// Its findings are read from what the memo keeps (lean,
+				// their strings held once), as a recalled object's are,
+				// and only those of the rules that read more are held
+				// apart: Run drops every fix at the end.
+				recalled[i], perObject[i] = evaluateMemoKept(nil, ctx, rules, objects[i], false)
+				return
+			}
+			perObject[i] = evaluateMemo(nil, ctx, rules, objects[i])
 			return
 		}
 		objects[i].Hold() // a packed object's tree, inflated while its rules run
