@@ -130,7 +130,7 @@ type Review struct {
 	Body string
 	// Fingerprints holds the fingerprint of every finding at head: a
 	// posted thread none of whose fingerprints is in it is fixed.
-	Fingerprints map[string]bool
+	Fingerprints FingerprintSet
 	// NotChecked are the files the pull request changes that were read but
 	// not checked, and the files of the charts and overlays it affects that
 	// rendered to no object or were not loaded, with why.

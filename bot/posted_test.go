@@ -14,7 +14,7 @@ func TestPlanComments(t *testing.T) {
 	four := Comment{Path: "a.yaml", Line: 4, Key: "k4", Fingerprint: "f6", Fingerprints: []string{"f6"}, Body: "four " + ThreadMarker("k4")}
 	r := Review{
 		Comments:     []Comment{one, two, three, four},
-		Fingerprints: map[string]bool{"f1": true, "f2": true, "f3": true, "f4": true, "f5": true, "f6": true},
+		Fingerprints: NewFingerprintSet("f1", "f2", "f3", "f4", "f5", "f6"),
 	}
 	posted := []Posted{
 		{ID: "p1", Key: "k1", Fingerprints: []string{"f1"}, Body: "one " + ThreadMarker("k1")},                   // same text: kept

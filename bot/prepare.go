@@ -66,12 +66,11 @@ func (rv *Reviewer) Prepare(ctx context.Context, host Host, pr PullRequest, cfg 
 	}
 	if !relevant {
 		return Review{
-			Conclusion:   "neutral",
-			Title:        "No Kubernetes manifests changed",
-			Summary:      "## prodready\n\nThis pull request changes no file prodready checks (by default `*.yaml` and `*.yml`; see `include`/`exclude` in `.prodready.yaml`).\n",
-			Body:         "prodready: this pull request changes no Kubernetes manifest.",
-			Fingerprints: map[string]bool{},
-			PR:           pr,
+			Conclusion: "neutral",
+			Title:      "No Kubernetes manifests changed",
+			Summary:    "## prodready\n\nThis pull request changes no file prodready checks (by default `*.yaml` and `*.yml`; see `include`/`exclude` in `.prodready.yaml`).\n",
+			Body:       "prodready: this pull request changes no Kubernetes manifest.",
+			PR:         pr,
 		}, nil
 	}
 	if mb, ok := As[mergeBaser](host); ok && pr.BaseSHA != "" && pr.HeadSHA != "" && pr.BaseSHA != pr.HeadSHA {
@@ -221,7 +220,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	if len(out.problems)+len(out.unreadable) > 0 {
 		head = append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
 	}
-	r := Review{Fingerprints: map[string]bool{}, NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
+	r := Review{NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
 	if out.res != nil {
 		r.Files, r.Objects = len(out.res.Files), out.res.Kubernetes
 	}
@@ -256,7 +255,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		atBase = base.identities()
 		atHead = make([]bool, base.count()+len(base.problems))
 	}
-	r.Fingerprints = make(map[string]bool, len(head))
+	r.Fingerprints = makeFingerprintSet(len(head))
 	ignored := map[string]bool{} // silenced, not fixed
 	for _, ig := range r.IgnoredByPR {
 		ignored[ig.Finding.Fingerprint()] = true
@@ -268,7 +267,7 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	byFile := map[string][]checks.Finding{}
 	for _, f := range head {
 		fp := f.Fingerprint()
-		r.Fingerprints[fp] = true
+		r.Fingerprints.Add(fp)
 		_, touched := patches[f.File]
 		old := false
 		if atBase != nil {

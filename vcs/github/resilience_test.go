@@ -205,7 +205,7 @@ func TestReviewRefusedByGitHubGoesToBody(t *testing.T) {
 	}
 	// Line 2 is outside the diff: GitHub refuses the whole review.
 	bad := bot.Comment{Path: "deploy/app.yaml", StartLine: 2, Line: 2, Body: "outside " + bot.FingerprintMarker("abc"), Fingerprint: "abc", Fingerprints: []string{"abc"}}
-	r := bot.Review{Comments: []bot.Comment{bad}, Conclusion: "failure", Title: "1 error", Summary: "s", Fingerprints: map[string]bool{"abc": true}}
+	r := bot.Review{Comments: []bot.Comment{bad}, Conclusion: "failure", Title: "1 error", Summary: "s", Fingerprints: bot.NewFingerprintSet("abc")}
 	if err := h.Publish(context.Background(), pr, rh, r); err != nil {
 		t.Fatal(err)
 	}
