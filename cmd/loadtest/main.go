@@ -266,8 +266,8 @@ func unsigned(workers int, budget int64, concurrency int, size, rssLimit int64) 
 	}
 	limit := "GOMEMLIMIT from the environment"
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(460 << 20) // deploy/'s GOMEMLIMIT
-		limit = "GOMEMLIMIT 460MiB as in deploy/"
+		debug.SetMemoryLimit(440 << 20) // deploy/'s GOMEMLIMIT
+		limit = "GOMEMLIMIT 440MiB as in deploy/"
 	}
 	s, err := startServer(workers, time.Millisecond, budget)
 	if err != nil {

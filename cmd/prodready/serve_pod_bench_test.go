@@ -17,7 +17,7 @@ import (
 )
 
 // BenchmarkServePod runs `prodready serve` as a process with deploy/'s
-// settings (deploy/base: GOMEMLIMIT=460MiB, PRODREADY_WORKERS=4 and the
+// settings (deploy/base: GOMEMLIMIT=440MiB, PRODREADY_WORKERS=4 and the
 // configmap's queue, body budget and grace) against the fake GitHub
 // holding benchrepo's generated repository, and measures the process
 // through /proc (Linux) over two steps, each a delivery and the wait for
@@ -30,7 +30,7 @@ import (
 //
 // Settings: PRODREADY_BENCH_OBJECTS (default 10,000), PRODREADY_BENCH_CACHE_MIB
 // (--cache-bytes; serve's default when unset), PRODREADY_BENCH_GOMEMLIMIT
-// (deploy's 460MiB when unset; "off" for none).
+// (deploy's 440MiB when unset; "off" for none).
 //
 // Metrics per step: the child's peak resident set (VmHWM, reset through
 // /proc/PID/clear_refs before each step), the peaks of RssAnon and
@@ -42,7 +42,7 @@ func BenchmarkServePod(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("PRODREADY_BENCH_OBJECTS")); err == nil && v > 0 {
 		n = v
 	}
-	limit := "460MiB" // deploy/base/deployment.yaml
+	limit := "440MiB" // deploy/base/deployment.yaml
 	if v := os.Getenv("PRODREADY_BENCH_GOMEMLIMIT"); v != "" {
 		limit = v
 	}
