@@ -164,8 +164,9 @@ func (b *helmDocs) build(out, marked map[string]string) {
 				b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: p, Reason: "template renders to nothing with these values"})
 			}
 		}
+		prefix := src.dir + "/"
 		for _, f := range src.files {
-			if rel := strings.TrimPrefix(f, src.dir+"/"); strings.HasPrefix(rel, "crds/") {
+			if rel := strings.TrimPrefix(f, prefix); strings.HasPrefix(rel, "crds/") {
 				b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: f, Reason: "crds/ files are installed as they are, not templated; review them as plain manifests"})
 			}
 		}
