@@ -107,3 +107,18 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// TestWithoutStringsAsTheRegexp holds withoutStrings, which runs the
+// string-literal regexp only on text with a quote in it, to what the
+// regexp alone gives: every literal a space, and text with none as it is.
+func TestWithoutStringsAsTheRegexp(t *testing.T) {
+	for _, s := range []string{
+		"", ".Values.image.tag", `include "x.labels" .`, "$x := .Values.a",
+		`printf "%s=%s" .a .b`, "default `a=b` .c", `'it''s' | quote`, `"unterminated`,
+		`.a | default "x\"=y" | quote`, "(eq .Values.mode 'a=b')", "tpl .Values.x $",
+	} {
+		if got, want := withoutStrings(s), stringLit.ReplaceAllString(s, " "); got != want {
+			t.Errorf("withoutStrings(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
