@@ -87,7 +87,10 @@ func TestMarksReadAsTheRegexp(t *testing.T) {
 			}
 			want = append(want, mk)
 		}
-		_, got := ReadLine(s)
+		line, got := ReadLine(s)
+		if stripped := markRe.ReplaceAllString(s, ""); line != stripped {
+			t.Errorf("ReadLine(%q) leaves %q, the regexp %q", s, line, stripped)
+		}
 		if len(got) != len(want) {
 			t.Errorf("ReadLine(%q): %d marks, the regexp finds %d", s, len(got), len(want))
 			continue

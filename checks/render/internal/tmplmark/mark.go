@@ -557,21 +557,26 @@ func ReadLine(line string) (string, []Mark) {
 	if !strings.Contains(line, markStart) {
 		return line, nil // every mark starts so
 	}
+	start, end, mk, ok := nextMark(line, 0)
+	if !ok {
+		return line, nil
+	}
+	if end == len(line) {
+		// One mark, ending the line: a key line's template mark, most
+		// marked lines. The line without it is the text before it.
+		mk.Column = utf8.RuneCountInString(line[:start])
+		return line[:start], []Mark{mk}
+	}
 	var b strings.Builder
+	b.Grow(len(line) - (end - start))
 	var marks []Mark
 	last := 0
-	for {
-		start, end, mk, ok := nextMark(line, last)
-		if !ok {
-			break
-		}
+	for ok {
 		b.WriteString(line[last:start])
 		last = end
 		mk.Column = utf8.RuneCountInString(b.String())
 		marks = append(marks, mk)
-	}
-	if marks == nil {
-		return line, nil
+		start, end, mk, ok = nextMark(line, last)
 	}
 	b.WriteString(line[last:])
 	return b.String(), marks

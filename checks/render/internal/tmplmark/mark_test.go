@@ -81,6 +81,19 @@ func TestReadLine(t *testing.T) {
 	}
 }
 
+// TestReadLineOfOneMarkAtItsEnd: a key line's template mark ends the line
+// (most marked lines); the line is the text before it, and the mark's
+// column that text's length in runes.
+func TestReadLineOfOneMarkAtItsEnd(t *testing.T) {
+	line, marks := ReadLine(`  näme: x #@pr1.4@`)
+	if line != "  näme: x" {
+		t.Errorf("stripped line = %q", line)
+	}
+	if diff := cmp.Diff([]Mark{{Column: 9, File: 1, Line: 4, Binding: -1}}, marks); diff != "" {
+		t.Errorf("marks (-want +got):\n%s", diff)
+	}
+}
+
 func TestTokenizeQuotedBraces(t *testing.T) {
 	toks := tokenize(`a {{ printf "}}" }} b`)
 	if len(toks) != 3 || !toks[1].action || toks[1].inner != `printf "}}"` {
