@@ -181,13 +181,24 @@ func (t *Table) literal(out *bytes.Buffer, file int, src string, tk token, st *s
 				t.obs.marks(st.defineName())
 			}
 			out.WriteString(body)
-			fmt.Fprintf(out, " #@pr%d.%d@", file, line)
+			out.Write(appendTemplateMark(out.AvailableBuffer(), file, line))
 			out.WriteString(piece[len(body):])
 		} else {
 			out.WriteString(piece)
 		}
 		pos = stop
 	}
+}
+
+// appendTemplateMark appends the template mark of line line of template
+// file to b: " #@pr<file>.<line>@", as fmt.Sprintf(" #@pr%d.%d@") writes
+// it, without boxing the two numbers (a mark on most lines of a CRD).
+func appendTemplateMark(b []byte, file, line int) []byte {
+	b = append(b, " #@pr"...)
+	b = strconv.AppendInt(b, int64(file), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(line), 10)
+	return append(b, '@')
 }
 
 // binding reports whether the action emits a values path and, if so, records

@@ -1,6 +1,7 @@
 package tmplmark
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -120,6 +121,23 @@ func TestHelperOfOneValuesKeyIsABinding(t *testing.T) {
 		p, ok := valuesExpr(tc.inner, dot{root: true})
 		if ok != tc.ok || strings.Join(p, ".") != tc.want {
 			t.Errorf("%s: %q %v, want %q %v", tc.inner, strings.Join(p, "."), ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestTemplateMarkAsFmtWritesIt holds appendTemplateMark to the format it
+// replaced, and ReadLine to reading it back.
+func TestTemplateMarkAsFmtWritesIt(t *testing.T) {
+	for _, n := range [][2]int{{0, 1}, {7, 42}, {123, 98765}, {-1, 0}} {
+		got := string(appendTemplateMark([]byte("key:"), n[0], n[1]))
+		if want := fmt.Sprintf("key: #@pr%d.%d@", n[0], n[1]); got != want {
+			t.Errorf("appendTemplateMark(%d, %d) = %q, want %q", n[0], n[1], got, want)
+		}
+		if n[0] < 0 {
+			continue
+		}
+		if line, marks := ReadLine(got); line != "key:" || len(marks) != 1 || marks[0].File != n[0] || marks[0].Line != n[1] {
+			t.Errorf("ReadLine(%q) = %q, %+v", got, line, marks)
 		}
 	}
 }
