@@ -2,8 +2,8 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
@@ -48,49 +48,55 @@ type helmDocs struct {
 type docToMap struct {
 	info     tplInfo
 	from     int // the document's first line in its template's output
-	firstTpl *tplLines
+	firstTpl tplLines
 	occs     []occurrence
 }
 
 // tplLines are, for each line of a template's output, the template line
 // its first template mark names, if it has one: where a source map places
 // a key written on that line. They are held for the maps made on use, so
-// they are held pointer-free, 8 bytes a line and 16 a marked one: a
-// pointer to each line's first mark kept every line's marks alive, about
-// 56 bytes a line of a CRD, whose key lines all have a mark (some 10 MB of
-// the live heap while the charts of the corpus render, and after).
-type tplLines struct {
-	idx   []int     // per line: 1 + the index of its mark in marks, 0 for none
-	marks []tplMark // in line order
-}
+// they are held pointer-free, 8 bytes a line: a pointer to each line's
+// first mark kept every line's marks alive, about 56 bytes a line of a
+// CRD, whose key lines all have a mark (some 10 MB of the live heap while
+// the charts of the corpus render, and after); an index per line into a
+// table of the marked lines' marks took 8 bytes a line and 16 more a
+// marked one, and a CRD's lines are nearly all marked.
+type tplLines []tplMark
 
 // tplMark is a template mark's template (an index into the template
-// index's infos) and 1-based line.
-type tplMark struct{ file, line int }
+// index's infos) and 1-based line, as file+1 and line: the zero tplMark is
+// no mark.
+type tplMark struct{ file1, line int32 }
 
-// newTplLines reads the first template mark of each line of marks.
-func newTplLines(marks [][]tmplmark.Mark) *tplLines {
-	t := &tplLines{idx: make([]int, len(marks))}
+// newTplLines reads the first template mark of each line of marks. Marks
+// are read from digits, so neither number is negative. A template index
+// past int32 is kept as one past every template, which names no template,
+// as the larger index did; a line past int32 (no template file read within
+// its bounds has one) as the largest int32.
+func newTplLines(marks [][]tmplmark.Mark) tplLines {
+	t := make(tplLines, len(marks))
 	for i, ms := range marks {
 		for j := range ms {
 			if ms[j].Binding < 0 {
-				t.marks = append(t.marks, tplMark{file: ms[j].File, line: ms[j].Line})
-				t.idx[i] = len(t.marks)
+				t[i] = tplMark{file1: int32(min(max(ms[j].File, -1), math.MaxInt32-1) + 1), line: int32(min(ms[j].Line, math.MaxInt32))}
 				break
 			}
 		}
 	}
-	t.marks = slices.Clip(t.marks)
 	return t
 }
 
 // at returns the template mark of line l, if it has one.
-func (t *tplLines) at(l int) (tplMark, bool) {
-	if l < 0 || l >= len(t.idx) || t.idx[l] == 0 {
+func (t tplLines) at(l int) (tplMark, bool) {
+	if l < 0 || l >= len(t) || t[l].file1 == 0 {
 		return tplMark{}, false
 	}
-	return t.marks[t.idx[l]-1], true
+	return t[l], true
 }
+
+// template returns the index (into the template index's infos) of the
+// mark's template.
+func (mk tplMark) template() int { return int(mk.file1) - 1 }
 
 // occurrence is one binding's emitted region in a template's output, in
 // stripped coordinates: 0-based line index and rune column.
@@ -158,8 +164,9 @@ func (b *helmDocs) build(out, marked map[string]string) {
 				b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: p, Reason: "template renders to nothing with these values"})
 			}
 		}
+		prefix := src.dir + "/"
 		for _, f := range src.files {
-			if rel := strings.TrimPrefix(f, src.dir+"/"); strings.HasPrefix(rel, "crds/") {
+			if rel := strings.TrimPrefix(f, prefix); strings.HasPrefix(rel, "crds/") {
 				b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: f, Reason: "crds/ files are installed as they are, not templated; review them as plain manifests"})
 			}
 		}
@@ -318,7 +325,7 @@ func afterSeparator(line string) string {
 }
 
 // doc adds lines[from:to] as a document when it holds an object.
-func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl *tplLines, occs []occurrence) {
+func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl tplLines, occs []occurrence) {
 	for from < to && strings.TrimSpace(lines[from]) == "" {
 		from++
 	}
@@ -422,7 +429,7 @@ func (p pos) less(q pos) bool { return p.line < q.line || p.line == q.line && p.
 
 // sourceMap maps every entry of a document; from is the document's first
 // line index in the template output.
-func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl *tplLines, occs []occurrence) rendered.DocMap {
+func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl tplLines, occs []occurrence) rendered.DocMap {
 	entries := walk(root)
 	at := func(n *yaml.Node) pos { return pos{from + n.Line - 1, n.Column - 1} }
 	m := rendered.DocMap{}
@@ -555,10 +562,10 @@ func (b *helmDocs) bindingLoc(bind tmplmark.Binding) rendered.Location {
 
 func (b *helmDocs) templateLoc(mk tplMark) rendered.Location {
 	file := ""
-	if mk.file >= 0 && mk.file < len(b.idx.infos) {
-		file = b.idx.infos[mk.file].file
+	if i := mk.template(); i >= 0 && i < len(b.idx.infos) {
+		file = b.idx.infos[i].file
 	}
-	return rendered.Location{File: file, Line: mk.line, Kind: Template}
+	return rendered.Location{File: file, Line: int(mk.line), Kind: Template}
 }
 
 func hasPrefix(p, pre []seg) bool {

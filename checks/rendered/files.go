@@ -198,9 +198,10 @@ func within(root, p string) bool {
 // root, sorted). dir "" or "." means the whole set.
 func (f Files) Under(dir string) []string {
 	dir = CleanDir(dir)
+	prefix := dir + "/"
 	var out []string
 	for p := range f {
-		if dir == "" || strings.HasPrefix(p, dir+"/") {
+		if dir == "" || strings.HasPrefix(p, prefix) {
 			out = append(out, p)
 		}
 	}

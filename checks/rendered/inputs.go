@@ -430,9 +430,10 @@ func under(inputs []checks.Input, dir string) []checks.Input {
 	if dir == "." {
 		return inputs
 	}
+	prefix := dir + "/"
 	var out []checks.Input
 	for _, in := range inputs {
-		if p := path.Clean(in.Path); p == dir || strings.HasPrefix(p, dir+"/") {
+		if p := path.Clean(in.Path); p == dir || strings.HasPrefix(p, prefix) {
 			out = append(out, in)
 		}
 	}

@@ -87,7 +87,10 @@ func TestMarksReadAsTheRegexp(t *testing.T) {
 			}
 			want = append(want, mk)
 		}
-		_, got := ReadLine(s)
+		line, got := ReadLine(s)
+		if stripped := markRe.ReplaceAllString(s, ""); line != stripped {
+			t.Errorf("ReadLine(%q) leaves %q, the regexp %q", s, line, stripped)
+		}
 		if len(got) != len(want) {
 			t.Errorf("ReadLine(%q): %d marks, the regexp finds %d", s, len(got), len(want))
 			continue
@@ -106,4 +109,19 @@ func TestMarksReadAsTheRegexp(t *testing.T) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// TestWithoutStringsAsTheRegexp holds withoutStrings, which runs the
+// string-literal regexp only on text with a quote in it, to what the
+// regexp alone gives: every literal a space, and text with none as it is.
+func TestWithoutStringsAsTheRegexp(t *testing.T) {
+	for _, s := range []string{
+		"", ".Values.image.tag", `include "x.labels" .`, "$x := .Values.a",
+		`printf "%s=%s" .a .b`, "default `a=b` .c", `'it''s' | quote`, `"unterminated`,
+		`.a | default "x\"=y" | quote`, "(eq .Values.mode 'a=b')", "tpl .Values.x $",
+	} {
+		if got, want := withoutStrings(s), stringLit.ReplaceAllString(s, " "); got != want {
+			t.Errorf("withoutStrings(%q) = %q, want %q", s, got, want)
+		}
+	}
 }

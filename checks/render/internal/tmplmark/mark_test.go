@@ -1,6 +1,7 @@
 package tmplmark
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,6 +82,19 @@ func TestReadLine(t *testing.T) {
 	}
 }
 
+// TestReadLineOfOneMarkAtItsEnd: a key line's template mark ends the line
+// (most marked lines); the line is the text before it, and the mark's
+// column that text's length in runes.
+func TestReadLineOfOneMarkAtItsEnd(t *testing.T) {
+	line, marks := ReadLine(`  näme: x #@pr1.4@`)
+	if line != "  näme: x" {
+		t.Errorf("stripped line = %q", line)
+	}
+	if diff := cmp.Diff([]Mark{{Column: 9, File: 1, Line: 4, Binding: -1}}, marks); diff != "" {
+		t.Errorf("marks (-want +got):\n%s", diff)
+	}
+}
+
 func TestTokenizeQuotedBraces(t *testing.T) {
 	toks := tokenize(`a {{ printf "}}" }} b`)
 	if len(toks) != 3 || !toks[1].action || toks[1].inner != `printf "}}"` {
@@ -107,6 +121,23 @@ func TestHelperOfOneValuesKeyIsABinding(t *testing.T) {
 		p, ok := valuesExpr(tc.inner, dot{root: true})
 		if ok != tc.ok || strings.Join(p, ".") != tc.want {
 			t.Errorf("%s: %q %v, want %q %v", tc.inner, strings.Join(p, "."), ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestTemplateMarkAsFmtWritesIt holds appendTemplateMark to the format it
+// replaced, and ReadLine to reading it back.
+func TestTemplateMarkAsFmtWritesIt(t *testing.T) {
+	for _, n := range [][2]int{{0, 1}, {7, 42}, {123, 98765}, {-1, 0}} {
+		got := string(appendTemplateMark([]byte("key:"), n[0], n[1]))
+		if want := fmt.Sprintf("key: #@pr%d.%d@", n[0], n[1]); got != want {
+			t.Errorf("appendTemplateMark(%d, %d) = %q, want %q", n[0], n[1], got, want)
+		}
+		if n[0] < 0 {
+			continue
+		}
+		if line, marks := ReadLine(got); line != "key:" || len(marks) != 1 || marks[0].File != n[0] || marks[0].Line != n[1] {
+			t.Errorf("ReadLine(%q) = %q, %+v", got, line, marks)
 		}
 	}
 }
