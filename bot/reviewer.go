@@ -358,7 +358,9 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	}
 	var memo *runMemo
 	config := configKey(cfg)
-	shas := map[string]string{} // path -> blob SHA, of the files the cache keeps
+	// path -> blob SHA, of the files the cache keeps; sized once (grown by
+	// doubling it was 3.5 MB of a push at 50,000 objects)
+	shas := make(map[string]string, len(files))
 	if lc != nil && config != "" && rv.RememberFindings {
 		memo = newRunMemo(lc, config, shas)
 	}
