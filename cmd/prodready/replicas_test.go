@@ -484,11 +484,18 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // waitWithin is waitFor with the bound d.
 func waitWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
+	pollWithin(t, d, 100*time.Millisecond, what, cond)
+}
+
+// pollWithin is waitWithin asking cond every interval: a benchmark that
+// times what it waits for asks more often than a test.
+func pollWithin(t testing.TB, d, every time.Duration, what string, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("never happened: %s", what)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(every)
 	}
 }
