@@ -71,12 +71,7 @@ func (m *mapMemo) Remember(o *manifest.Object, r *checks.Remembered) *checks.Rem
 // and with those files back. The parsed files are reused between the runs
 // as the bot's parse cache reuses them, so the memo recalls.
 func TestMemoRunEqualsRun(t *testing.T) {
-	sets := map[string]string{"fixtures": filepath.Join("..", "fixtures")}
-	if dir := filepath.Join(sharedDir, "corpus"); exists(dir) {
-		sets["corpus"] = dir
-	} else {
-		t.Log("../shared/corpus is absent: the memo is checked on the fixtures only")
-	}
+	sets := memoSets(t)
 	cfg := checks.DefaultConfig(catalog.Default())
 	for name, dir := range sets {
 		t.Run(name, func(t *testing.T) {
@@ -86,16 +81,7 @@ func TestMemoRunEqualsRun(t *testing.T) {
 			}
 			memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}}
 			first := checks.Run(inputs, cfg, checks.Options{Memory: checks.PackTrees, Memo: memo})
-			parsed := make([]checks.Input, len(inputs))
-			for i, f := range first.Files {
-				parsed[i] = checks.Input{Path: f.Path, Parsed: f}
-			}
-			var fewer []checks.Input
-			for i, in := range parsed {
-				if i%5 != 2 {
-					fewer = append(fewer, in)
-				}
-			}
+			parsed, fewer := reparsed(first)
 			for _, step := range []struct {
 				name   string
 				inputs []checks.Input
@@ -122,12 +108,7 @@ func TestMemoRunEqualsRun(t *testing.T) {
 // every fifth one (what the cross-object rules read changed: learnt again
 // in part).
 func TestMemoRunWithoutFixesEqualsRun(t *testing.T) {
-	sets := map[string]string{"fixtures": filepath.Join("..", "fixtures")}
-	if dir := filepath.Join(sharedDir, "corpus"); exists(dir) {
-		sets["corpus"] = dir
-	} else {
-		t.Log("../shared/corpus is absent: checked on the fixtures only")
-	}
+	sets := memoSets(t)
 	cfg := checks.DefaultConfig(catalog.Default())
 	for name, dir := range sets {
 		t.Run(name, func(t *testing.T) {
@@ -143,16 +124,7 @@ func TestMemoRunWithoutFixesEqualsRun(t *testing.T) {
 				t.Fatal("no findings to compare")
 			}
 			sameResults(t, "first run", first, want)
-			parsed := make([]checks.Input, len(inputs))
-			for i, f := range first.Files {
-				parsed[i] = checks.Input{Path: f.Path, Parsed: f}
-			}
-			var fewer []checks.Input
-			for i, in := range parsed {
-				if i%5 != 2 {
-					fewer = append(fewer, in)
-				}
-			}
+			parsed, fewer := reparsed(first)
 			for _, step := range []struct {
 				name   string
 				inputs []checks.Input
@@ -163,6 +135,34 @@ func TestMemoRunWithoutFixesEqualsRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// memoSets are the folders the memo's tests run on: the repository's
+// fixtures, and the corpus when ../shared is beside the repository.
+func memoSets(t *testing.T) map[string]string {
+	t.Helper()
+	sets := map[string]string{"fixtures": filepath.Join("..", "fixtures")}
+	if dir := filepath.Join(sharedDir, "corpus"); exists(dir) {
+		sets["corpus"] = dir
+	} else {
+		t.Log("../shared/corpus is absent: the memo is checked on the fixtures only")
+	}
+	return sets
+}
+
+// reparsed are first's files as inputs already parsed, as the bot's parse
+// cache hands them to a later run, and the same less every fifth one.
+func reparsed(first *checks.Result) (parsed, fewer []checks.Input) {
+	parsed = make([]checks.Input, len(first.Files))
+	for i, f := range first.Files {
+		parsed[i] = checks.Input{Path: f.Path, Parsed: f}
+	}
+	for i, in := range parsed {
+		if i%5 != 2 {
+			fewer = append(fewer, in)
+		}
+	}
+	return parsed, fewer
 }
 
 // sameResults reports where got and want differ in findings, silenced
