@@ -71,14 +71,9 @@ func (m *mapMemo) Remember(o *manifest.Object, r *checks.Remembered) *checks.Rem
 // and with those files back. The parsed files are reused between the runs
 // as the bot's parse cache reuses them, so the memo recalls.
 func TestMemoRunEqualsRun(t *testing.T) {
-	sets := memoSets(t)
 	cfg := checks.DefaultConfig(catalog.Default())
-	for name, dir := range sets {
+	for name, inputs := range memoInputs(t) {
 		t.Run(name, func(t *testing.T) {
-			inputs, err := checks.Load([]string{dir}, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}}
 			first := checks.Run(inputs, cfg, checks.Options{Memory: checks.PackTrees, Memo: memo})
 			parsed, fewer := reparsed(first)
@@ -108,14 +103,9 @@ func TestMemoRunEqualsRun(t *testing.T) {
 // every fifth one (what the cross-object rules read changed: learnt again
 // in part).
 func TestMemoRunWithoutFixesEqualsRun(t *testing.T) {
-	sets := memoSets(t)
 	cfg := checks.DefaultConfig(catalog.Default())
-	for name, dir := range sets {
+	for name, inputs := range memoInputs(t) {
 		t.Run(name, func(t *testing.T) {
-			inputs, err := checks.Load([]string{dir}, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			memo := &mapMemo{m: map[*manifest.Object]*checks.Remembered{}, lean: checks.NewCompactor()}
 			opts := checks.Options{Memory: checks.PackTrees, Memo: memo, NoFixes: true}
 			first := checks.Run(inputs, cfg, opts)
@@ -137,9 +127,10 @@ func TestMemoRunWithoutFixesEqualsRun(t *testing.T) {
 	}
 }
 
-// memoSets are the folders the memo's tests run on: the repository's
-// fixtures, and the corpus when ../shared is beside the repository.
-func memoSets(t *testing.T) map[string]string {
+// memoInputs are the inputs the memo's tests run on, by name: the
+// repository's fixtures, and the corpus when ../shared is beside the
+// repository.
+func memoInputs(t *testing.T) map[string][]checks.Input {
 	t.Helper()
 	sets := map[string]string{"fixtures": filepath.Join("..", "fixtures")}
 	if dir := filepath.Join(sharedDir, "corpus"); exists(dir) {
@@ -147,7 +138,15 @@ func memoSets(t *testing.T) map[string]string {
 	} else {
 		t.Log("../shared/corpus is absent: the memo is checked on the fixtures only")
 	}
-	return sets
+	inputs := make(map[string][]checks.Input, len(sets))
+	for name, dir := range sets {
+		in, err := checks.Load([]string{dir}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[name] = in
+	}
+	return inputs
 }
 
 // reparsed are first's files as inputs already parsed, as the bot's parse
