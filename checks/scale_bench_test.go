@@ -14,6 +14,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/benchrepo"
 )
 
 // syntheticApps returns a repository of n objects in memory: apps of five
@@ -109,50 +110,7 @@ spec:
             capabilities:
               drop: ["ALL"]
 ---
-apiVersion: v1
-kind: Service
-metadata:
-  name: APP
-  namespace: NS
-spec:
-  selector:
-    app.kubernetes.io/name: APP
-  ports:
-    - name: http
-      port: 80
-      targetPort: http
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: APP
-  namespace: NS
-spec:
-  maxUnavailable: 1
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: APP
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: APP
-  namespace: NS
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: APP
-  minReplicas: 3
-  maxReplicas: 10
-  metrics:
-    - type: Resource
-      resource:
-        name: cpu
-        target:
-          type: Utilization
-          averageUtilization: 70
----
+` + benchrepo.Companions + `---
 apiVersion: v1
 kind: ConfigMap
 metadata:

@@ -87,7 +87,13 @@ spec:
               path: /ready
               port: http
 ---
-apiVersion: v1
+` + Companions
+
+// Companions are the Service, PodDisruptionBudget and HorizontalPodAutoscaler
+// of an app's Deployment, named APP in namespace NS (replace both): the
+// objects the cross-object rules read beside it. checks' scale benchmark
+// generates its apps with them too.
+const Companions = `apiVersion: v1
 kind: Service
 metadata:
   name: APP
