@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"path"
@@ -42,6 +43,8 @@ type helmDocs struct {
 	// toMap is, per document, what its source map is made from when it
 	// is first read (rendered.Render.MapOnUse).
 	toMap []docToMap
+	// priorBy indexes rendered.Options.Prior by Source.
+	priorBy map[string][]int
 }
 
 // docToMap is what the source map of one document is made from.
@@ -354,6 +357,13 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl tplL
 			b.stream = b.stream[:start]
 		}
 	}()
+	d, known := b.prior(info.file, data)
+	if known {
+		// A document an earlier render of the chart kept, text for text:
+		// the parse below would find what it found.
+		keep = b.keep(d, start, data, to-from, info, from, firstTpl, occs)
+		return
+	}
 	node, err := parseYAML(data)
 	if err != nil {
 		b.r.Problems = append(b.r.Problems, rendered.Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err)})
@@ -363,7 +373,7 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl tplL
 		return // comments only
 	}
 	root := node.Content[0]
-	d := rendered.Document{Source: info.file, YAML: data}
+	d = rendered.Document{Source: info.file, YAML: data}
 	var head struct {
 		APIVersion string `yaml:"apiVersion"`
 		Kind       string `yaml:"kind"`
@@ -379,25 +389,54 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl tplL
 		b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: fmt.Sprintf("helm test hook %s/%s dropped: test pods are short-lived", d.Kind, d.Name)})
 		return
 	}
+	keep = b.keep(d, start, data, to-from, info, from, firstTpl, occs)
+}
+
+// keep adds d as the render's next document unless a bound is reached,
+// and says whether it did. Its text, data, ends the stream, after the
+// "---" and "# Source:" lines written from start; it is n lines of its
+// template's output, the first of them line from.
+func (b *helmDocs) keep(d rendered.Document, start int, data []byte, n int, info tplInfo, from int, firstTpl tplLines, occs []occurrence) bool {
 	if b.full {
-		return // one problem per render, not one per dropped document
+		return false // one problem per render, not one per dropped document
 	}
 	if len(b.r.Documents) >= b.opts.MaxObjects || start+len(data) > b.opts.MaxOutputBytes {
 		b.full = true
 		b.r.Problems = append(b.r.Problems, rendered.Problem{File: path.Join(b.r.Root, "Chart.yaml"), Bound: true, Message: fmt.Sprintf("render bound reached (%d objects, %d bytes); the rest is dropped", b.opts.MaxObjects, b.opts.MaxOutputBytes)})
-		return
+		return false
 	}
-	keep = true
 	b.lines += 2
 	d.Line = b.lines + 1
-	b.at = append(b.at, textAt)
-	b.lines += to - from
+	b.at = append(b.at, len(b.stream)-len(data))
+	b.lines += n
 	b.r.Documents = append(b.r.Documents, d)
 	if b.noMaps {
 		b.r.Maps = append(b.r.Maps, rendered.DocMap{})
-		return
+		return true
 	}
 	b.toMap = append(b.toMap, docToMap{info: info, from: from, firstTpl: firstTpl, occs: occs})
+	return true
+}
+
+// prior returns the document of rendered.Options.Prior that template
+// file rendered as text, as this render's document of that text: its
+// kind and names are the ones the earlier render's parse found.
+func (b *helmDocs) prior(file string, text []byte) (rendered.Document, bool) {
+	if !b.noMaps || len(b.opts.Prior) == 0 {
+		return rendered.Document{}, false
+	}
+	if b.priorBy == nil {
+		b.priorBy = map[string][]int{}
+		for i, d := range b.opts.Prior {
+			b.priorBy[d.Source] = append(b.priorBy[d.Source], i)
+		}
+	}
+	for _, i := range b.priorBy[file] {
+		if p := b.opts.Prior[i]; bytes.Equal(p.YAML, text) {
+			return rendered.Document{Source: file, YAML: text, APIVersion: p.APIVersion, Kind: p.Kind, Name: p.Name, Namespace: p.Namespace}, true
+		}
+	}
+	return rendered.Document{}, false
 }
 
 // occurrences pairs the begin and end marks of bindings, in output order.

@@ -237,6 +237,14 @@ type Options struct {
 	// a chart or overlay with a fix applied, made to see what the fix
 	// changes.
 	StreamOnly bool `json:",omitempty"`
+	// Prior, with StreamOnly, are the documents of an earlier render of
+	// the same chart (its values.yaml render, when a fix's check renders
+	// it again with the fix's values edits): a document of the same
+	// template and text as one of them is that document, with its kind
+	// and names, and is not parsed again to split the stream (a values
+	// edit changes a few documents; argo-cd's CRDs are 1.9 MB of text that
+	// it does not). It is no part of a render worker's request.
+	Prior []Document `json:"-"`
 	// Read reads the files the set lists with no contents (a folder
 	// listed with ListDir): a render reads them when it loads them and
 	// holds them no longer than it needs them. A set sent to a render

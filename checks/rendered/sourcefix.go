@@ -630,6 +630,9 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 	// and only the one chart or overlay is made again (src.files also
 	// hold the charts this one depends on, which are charts of their own).
 	opts.StreamOnly = true
+	if pl.render.Kind == Helm {
+		opts.Prior = pl.render.Documents // the documents the edits leave as they were are not parsed again
+	}
 	if pl.render.Kind == Kustomize {
 		opts.Only = &Job{Kustomization: pl.render.Root} // the one overlay, built again
 	} else {
