@@ -247,6 +247,18 @@ func blockCopy(n *yaml.Node) *yaml.Node {
 	return c
 }
 
+// RootKind returns the kind of the object's root node (what Root().Kind
+// is, 0 when the object has no tree) without inflating a packed tree.
+func (o *Object) RootKind() yaml.Kind {
+	if t := o.packedView(); t != nil {
+		return t.nodes[0].kind()
+	}
+	if r := o.Root(); r != nil {
+		return r.Kind
+	}
+	return 0
+}
+
 // Has reports whether the node at path exists (Node would return it),
 // without inflating a packed tree.
 func (o *Object) Has(path ...string) bool {
