@@ -392,21 +392,31 @@ func runLean(inputs []Input, cfg *Config) *Result {
 // holds is the packed trees, pointer-free, and little else. The steps are
 // apart so a caller can tune the garbage collector to each: parsing makes
 // much short-lived garbage around a small live heap, decoding grows the
-// heap, evaluating holds the most. large is called when a file of
+// heap, evaluating holds the most. onLarge is called when a file of
 // largeParseBytes or more is read, before it is parsed.
-func parseLean(inputs []Input, cfg *Config, large func()) []*manifest.File {
+func parseLean(inputs []Input, cfg *Config, onLarge func()) []*manifest.File {
 	lim := cfg.ParseLimits()
 	files := make([]*manifest.File, len(inputs))
+	// large holds the buffers of files over maxPooledRead for the rest of
+	// this parse only: the next large file is read into one of them, not
+	// into new memory (each new page a fault, and garbage at the parse's
+	// 150%), and none outlives the parse.
+	var large sync.Pool
 	parallel.For(len(inputs), func(i int) {
 		if inputs[i].Parsed != nil {
 			files[i] = inputs[i].Parsed
 			return
 		}
 		buf := readBuffers.Get().(*[]byte)
+		big, _ := large.Get().(*[]byte)
+		into := *buf
+		if big != nil {
+			into = *big
+		}
 		lazy := inputs[i].Data == nil
-		data, f := readInput(inputs[i], *buf)
+		data, f := readInput(inputs[i], into)
 		if len(data) >= largeParseBytes {
-			large()
+			onLarge()
 		}
 		// A lazy file's text is in buf, which the next file reuses: only
 		// the copy kept for ignore comments may outlive this step. The
@@ -427,8 +437,19 @@ func parseLean(inputs []Input, cfg *Config, large func()) []*manifest.File {
 		case lazy:
 			f.Source = bytes.Clone(f.Source)
 		}
-		if lazy && cap(data) > cap(*buf) && cap(data) <= maxPooledRead {
+		switch {
+		case lazy && cap(data) > maxPooledRead:
+			if big == nil {
+				big = new([]byte)
+			}
+			if cap(data) > cap(*big) {
+				*big = data[:0]
+			}
+		case lazy && cap(data) > cap(*buf):
 			*buf = data[:0] // a larger buffer, kept for the next file
+		}
+		if big != nil {
+			large.Put(big)
 		}
 		readBuffers.Put(buf)
 		files[i] = f
