@@ -44,6 +44,14 @@ func (s *FingerprintSet) Add(fp string) {
 	s.text[fp] = struct{}{}
 }
 
+// addKey puts the fingerprint whose key is k in s.
+func (s *FingerprintSet) addKey(k uint64) {
+	if s.keys == nil {
+		s.keys = map[uint64]struct{}{}
+	}
+	s.keys[k] = struct{}{}
+}
+
 // Has reports whether fp is in s.
 func (s FingerprintSet) Has(fp string) bool {
 	if k, ok := checks.KeyOfFingerprint(fp); ok {

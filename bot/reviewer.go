@@ -251,6 +251,12 @@ func (ids *runIdentities) find(fp string) (int, bool) {
 	return i, found
 }
 
+// findKey is find of the fingerprint whose key is k.
+func (ids *runIdentities) findKey(k uint64) (int, bool) {
+	i, found := ids.found[k]
+	return i, found
+}
+
 // identities returns the identities of o's findings.
 func (o *runOutput) identities() *runIdentities {
 	ids := o.ids

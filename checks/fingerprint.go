@@ -2,6 +2,7 @@ package checks
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"hash/maphash"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/parallel"
 )
 
 // Fingerprint identifies a finding across pushes by what it is about: the
@@ -26,6 +28,19 @@ import (
 // one buffer on the stack: a review fingerprints every finding of its head
 // at every push.
 func (f Finding) Fingerprint() string {
+	sum := f.fingerprintSum()
+	return hex.EncodeToString(sum[:8])
+}
+
+// FingerprintKey is KeyOfFingerprint of f's Fingerprint, made without its
+// text: a review keys every finding of its head at every push.
+func (f Finding) FingerprintKey() uint64 {
+	sum := f.fingerprintSum()
+	return binary.BigEndian.Uint64(sum[:8])
+}
+
+// fingerprintSum is the SHA-256 that Fingerprint's digits begin.
+func (f *Finding) fingerprintSum() [sha256.Size]byte {
 	var buf [256]byte
 	b := buf[:0]
 	k := f.identity()
@@ -35,8 +50,7 @@ func (f Finding) Fingerprint() string {
 	if f.Occurrence > 0 {
 		b = strconv.AppendInt(append(b, '#'), int64(f.Occurrence), 10)
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
+	return sha256.Sum256(b)
 }
 
 // KeyOfFingerprint returns fingerprint fp (Fingerprint) as a number, its
@@ -78,18 +92,27 @@ func (f *Finding) identity() occurrenceKey {
 // whose hash repeats (the same key, or two keys sharing a hash) are counted
 // by their keys.
 func NumberOccurrences(fs []Finding) {
-	var h maphash.Hash
+	// Hashed on every CPU (a push's head has some 150,000 findings), one
+	// seed for all, then counted in order.
+	seed := maphash.MakeSeed()
 	hashes := make([]uint64, len(fs))
-	count := make(map[uint64]int32, len(fs))
-	for i := range fs {
-		k := fs[i].identity()
-		h.Reset()
-		for _, s := range [...]string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
-			h.WriteString(s)
-			h.WriteByte(0)
+	const share = 1024
+	parallel.For((len(fs)+share-1)/share, func(s int) {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for i := s * share; i < min(len(fs), (s+1)*share); i++ {
+			k := fs[i].identity()
+			h.Reset()
+			for _, s := range [...]string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
+				h.WriteString(s)
+				h.WriteByte(0)
+			}
+			hashes[i] = h.Sum64()
 		}
-		hashes[i] = h.Sum64()
-		count[hashes[i]]++
+	})
+	count := make(map[uint64]int32, len(fs))
+	for _, x := range hashes {
+		count[x]++
 	}
 	var counter occurrenceCounter
 	for i := range fs {

@@ -86,8 +86,9 @@ func TestSilencedFindingsAreListed(t *testing.T) {
 }
 
 // TestKeyOfFingerprintIsTheFingerprint holds a fingerprint's key to its 16
-// hex digits: two findings share a key exactly when they share a
-// fingerprint, and text that is no fingerprint makes none.
+// hex digits, and Finding.FingerprintKey to it: two findings share a key
+// exactly when they share a fingerprint, and text that is no fingerprint
+// makes none.
 func TestKeyOfFingerprintIsTheFingerprint(t *testing.T) {
 	var fs []checks.Finding
 	for _, rule := range []string{"a", "b"} {
@@ -106,6 +107,9 @@ func TestKeyOfFingerprintIsTheFingerprint(t *testing.T) {
 		}
 		if got := fmt.Sprintf("%016x", k); got != fp {
 			t.Errorf("key of %q prints as %q", fp, got)
+		}
+		if got := f.FingerprintKey(); got != k {
+			t.Errorf("FingerprintKey of %q is %x, want its key %x", fp, got, k)
 		}
 		if other, dup := keys[k]; dup && other != fp {
 			t.Errorf("fingerprints %q and %q share key %x", other, fp, k)

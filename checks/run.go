@@ -857,20 +857,25 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 	} else {
 		parallel.For(len(objects), one)
 	}
-	total := len(findings)
+	// Each object's findings go to their place, found by counting first,
+	// on every CPU: on a push this copy of 150,000 findings (30 MB) ran on
+	// one core for about a tenth of the review's wall time.
+	at := make([]int, len(perObject)+1)
+	at[0] = len(findings)
 	for i, fs := range perObject {
-		total += len(fs)
+		at[i+1] = at[i] + len(fs)
 		if recalled[i] != nil {
-			total += recalled[i].count()
+			at[i+1] += recalled[i].count()
 		}
 	}
-	findings = slices.Grow(findings, total-len(findings))
-	for i, fs := range perObject {
+	findings = slices.Grow(findings, at[len(perObject)]-len(findings))[:at[len(perObject)]]
+	parallel.For(len(perObject), func(i int) {
+		out := findings[at[i]:at[i]:at[i+1]] // appends stay in the object's place
 		if recalled[i] != nil {
-			findings = recalled[i].appendTo(findings)
+			out = recalled[i].appendTo(out)
 		}
-		findings = append(findings, fs...)
-	}
+		_ = append(out, perObject[i]...)
+	})
 	res := &Result{Files: files, Objects: len(objects), Unchecked: unchecked(ctx, rules), Exempted: exempted(ctx, rules)}
 	res.Findings, res.Silenced = finishFindings(findings, files, objects, cfg)
 	res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -234,7 +238,7 @@ func runServe(flags *serveFlags, setups []func(ServeEnv) (bool, error), stdout i
 		return cli.ExitUsage
 	}
 	flags.queue.workers = *flags.workers
-	opened, closeQueue, err := flags.queue.open(bot.Dispatch(rv.Run, ap.Run), hostFor, metrics, logger)
+	opened, closeQueue, err := flags.queue.open(collectWhenIdle(bot.Dispatch(rv.Run, ap.Run)), hostFor, metrics, logger)
 	if err != nil {
 		logger.Error("refusing to start: no queue", "err", err.Error())
 		return cli.ExitUsage
@@ -281,4 +285,27 @@ func serveUntilSignal(srv *bot.Server, q bot.Queue, l net.Listener, grace time.D
 	<-errc
 	logger.Info("stopped")
 	return cli.ExitOK
+}
+
+// collectWhenIdle wraps a job handler so that, under a memory limit
+// (GOMEMLIMIT, as deploy/ sets it), the garbage collector runs once when
+// the last running job ends (runtime.GC, which hands no pages back to the
+// system): the next review then starts with the room under the limit that
+// the last one's garbage took, and a push at 50,000 objects runs one
+// collection while the author waits instead of two (docs/performance.md,
+// "Serve as a process"). Without a limit the collector's goal is twice
+// the live heap, and a collection at idle would only cost CPU.
+func collectWhenIdle(handle func(ctx context.Context, job bot.Job) error) func(ctx context.Context, job bot.Job) error {
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		return handle
+	}
+	var running atomic.Int64
+	return func(ctx context.Context, job bot.Job) error {
+		running.Add(1)
+		err := handle(ctx, job)
+		if running.Add(-1) == 0 {
+			runtime.GC()
+		}
+		return err
+	}
 }
