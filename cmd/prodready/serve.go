@@ -238,7 +238,7 @@ func runServe(flags *serveFlags, setups []func(ServeEnv) (bool, error), stdout i
 		return cli.ExitUsage
 	}
 	flags.queue.workers = *flags.workers
-	opened, closeQueue, err := flags.queue.open(collectWhenIdle(bot.Dispatch(rv.Run, ap.Run)), hostFor, metrics, logger)
+	opened, closeQueue, err := flags.queue.open(collectWhenIdle(bot.Dispatch(rv.Run, ap.Run), runtime.GC), hostFor, metrics, logger)
 	if err != nil {
 		logger.Error("refusing to start: no queue", "err", err.Error())
 		return cli.ExitUsage
@@ -295,7 +295,7 @@ func serveUntilSignal(srv *bot.Server, q bot.Queue, l net.Listener, grace time.D
 // collection while the author waits instead of two (docs/performance.md,
 // "Serve as a process"). Without a limit the collector's goal is twice
 // the live heap, and a collection at idle would only cost CPU.
-func collectWhenIdle(handle func(ctx context.Context, job bot.Job) error) func(ctx context.Context, job bot.Job) error {
+func collectWhenIdle(handle func(ctx context.Context, job bot.Job) error, collect func()) func(ctx context.Context, job bot.Job) error {
 	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
 		return handle
 	}
@@ -304,7 +304,7 @@ func collectWhenIdle(handle func(ctx context.Context, job bot.Job) error) func(c
 		running.Add(1)
 		err := handle(ctx, job)
 		if running.Add(-1) == 0 {
-			runtime.GC()
+			collect()
 		}
 		return err
 	}

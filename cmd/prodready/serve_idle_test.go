@@ -4,18 +4,11 @@ import (
 	"context"
 	"math"
 	"runtime/debug"
-	"runtime/metrics"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prodready/prodready/bot"
 )
-
-// forcedGCs is how many collections runtime.GC has started so far.
-func forcedGCs() uint64 {
-	s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
 
 // TestCollectWhenIdle holds serve's handler to one collection when the
 // last running job ends, under a memory limit only: none while another
@@ -23,12 +16,13 @@ func forcedGCs() uint64 {
 func TestCollectWhenIdle(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	ran := 0
-	unlimited := collectWhenIdle(func(context.Context, bot.Job) error { ran++; return nil })
-	before := forcedGCs()
+	var collections atomic.Int64
+	collect := func() { collections.Add(1) }
+	unlimited := collectWhenIdle(func(context.Context, bot.Job) error { ran++; return nil }, collect)
 	if err := unlimited(context.Background(), bot.Job{}); err != nil || ran != 1 {
 		t.Fatalf("handler ran %d times, err %v", ran, err)
 	}
-	if got := forcedGCs() - before; got != 0 {
+	if got := collections.Load(); got != 0 {
 		t.Errorf("without a memory limit: %d collections after the last job, want none", got)
 	}
 
@@ -46,19 +40,18 @@ func TestCollectWhenIdle(t *testing.T) {
 			<-release
 		}
 		return nil
-	})
+	}, collect)
 	done := make(chan error)
-	before = forcedGCs()
 	go func() { done <- handle(context.Background(), bot.Job{DeliveryID: "outer"}) }()
 	<-inner
-	if got := forcedGCs() - before; got != 0 {
+	if got := collections.Load(); got != 0 {
 		t.Errorf("a job ended while another ran: %d collections, want none", got)
 	}
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := forcedGCs() - before; got != 1 {
+	if got := collections.Load(); got != 1 {
 		t.Errorf("the last job ended: %d collections, want one", got)
 	}
 }
