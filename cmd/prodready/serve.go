@@ -288,9 +288,9 @@ func serveUntilSignal(srv *bot.Server, q bot.Queue, l net.Listener, grace time.D
 }
 
 // collectWhenIdle wraps a job handler so that, under a memory limit
-// (GOMEMLIMIT, as deploy/ sets it), the garbage collector runs once when
-// the last running job ends (runtime.GC, which hands no pages back to the
-// system): the next review then starts with the room under the limit that
+// (GOMEMLIMIT, as deploy/ sets it), collect runs once when the last
+// running job ends (serve passes runtime.GC, which hands no pages back to
+// the system): the next review then starts with the room under the limit that
 // the last one's garbage took, and a push at 50,000 objects runs one
 // collection while the author waits instead of two (docs/performance.md,
 // "Serve as a process"). Without a limit the collector's goal is twice
