@@ -140,34 +140,6 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		byKindName:      make(map[kindName][]*manifest.Object, len(objects)),
 		podLabels:       map[labelPair][]*manifest.Object{},
 	}
-	// The indexes by pod labels and selectors (which read each object's
-	// typed value) are built on a second CPU while this one builds the
-	// rest: at 50,000 objects NewContext took one core for 70-180 ms of a
-	// push. Each map is written by one of the two.
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for _, o := range objects {
-			if podLabels, _, ok := o.PodMeta(); ok {
-				c.workloads = append(c.workloads, o)
-				for k, v := range podLabels {
-					c.podLabels[labelPair{k, v}] = append(c.podLabels[labelPair{k, v}], o)
-				}
-			}
-			if !indexedByContext(o) {
-				continue // its typed value, perhaps let go, is not read here
-			}
-			switch v := o.Typed().(type) {
-			case *corev1.Service:
-				if len(v.Spec.Selector) > 0 { // an empty selector selects nothing
-					c.services.add(o, writtenSelector(v.Spec.Selector))
-				}
-			case *policyv1.PodDisruptionBudget:
-				if v.Spec.Selector != nil { // a nil selector selects nothing
-					c.pdbs.add(o, v.Spec.Selector.MatchLabels)
-				}
-			}
-		}
-	})
 	kustomizations := map[string]*manifest.Object{} // folder → kustomization
 	for i, o := range objects {
 		c.order[o] = i
@@ -177,6 +149,25 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 			kustomizations[path.Dir(o.File.Path)] = o
 			c.kustomizations = append(c.kustomizations, o)
 			c.collectKustomizeImages(o)
+		}
+		if podLabels, _, ok := o.PodMeta(); ok {
+			c.workloads = append(c.workloads, o)
+			for k, v := range podLabels {
+				c.podLabels[labelPair{k, v}] = append(c.podLabels[labelPair{k, v}], o)
+			}
+		}
+		if !indexedByContext(o) {
+			continue // its typed value, perhaps let go, is not read here
+		}
+		switch v := o.Typed().(type) {
+		case *corev1.Service:
+			if len(v.Spec.Selector) > 0 { // an empty selector selects nothing
+				c.services.add(o, writtenSelector(v.Spec.Selector))
+			}
+		case *policyv1.PodDisruptionBudget:
+			if v.Spec.Selector != nil { // a nil selector selects nothing
+				c.pdbs.add(o, v.Spec.Selector.MatchLabels)
+			}
 		}
 	}
 	type unitOf struct {
@@ -213,7 +204,6 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 			c.hpaTargets[kindName{kind, name}] = append(c.hpaTargets[kindName{kind, name}], h)
 		}
 	}
-	wg.Wait()
 	c.kustDirs = kustomizations
 	return c
 }
