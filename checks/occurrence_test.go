@@ -44,33 +44,6 @@ func TestNumberOccurrences(t *testing.T) {
 	}
 }
 
-// TestNumberOccurrencesInShares numbers more findings than one share of
-// numberOccurrences holds, in files of many sizes (one larger than a
-// share): each file's findings that share a key count from 0 in file
-// order, whatever share the file falls in.
-func TestNumberOccurrencesInShares(t *testing.T) {
-	var fs []Finding
-	for file := 0; len(fs) < 30000; file++ {
-		n := 1 + file*37%900
-		if file == 7 {
-			n = 9000 // more than a share
-		}
-		for i := range n {
-			fs = append(fs, Finding{RuleID: "r", File: fmt.Sprintf("f%05d.yaml", file), Object: ObjectRef{Kind: "Deployment", Name: fmt.Sprint(i % 3)}})
-		}
-	}
-	numberOccurrences(fs)
-	type key struct{ file, name string }
-	next := map[key]int{}
-	for i, f := range fs {
-		k := key{f.File, f.Object.Name}
-		if f.Occurrence != next[k] {
-			t.Fatalf("finding %d (%s, object %s): occurrence %d, want %d", i, f.File, f.Object.Name, f.Occurrence, next[k])
-		}
-		next[k]++
-	}
-}
-
 // TestFingerprintIdentity holds the fingerprint to what a finding is
 // about: the message, fix, line and file do not change it; the rule, the
 // object's group, kind, namespace and name, and the container do.

@@ -1141,33 +1141,16 @@ func (r *Result) Failed(cfg *Config) bool { return cfg.Fails(r.Findings) }
 // apart, with a map of that file's only (NumberOccurrences numbers across
 // files).
 func numberOccurrences(fs []Finding) {
-	// Files are numbered apart, so shares of whole files are numbered on
-	// every CPU: a push's head has some 150,000 findings, which took one
-	// core for 20-30 ms at 50,000 objects.
-	const share = 4096
-	starts := []int{} // each share's first finding, then len(fs)
+	counter := streamOccurrences{path: occurrenceCounter{}, batch: occurrenceCounter{}} // no unique objects: every key counts for its file
 	for start := 0; start < len(fs); {
-		starts = append(starts, start)
-		end := min(start+share, len(fs))
-		for end < len(fs) && fs[end].File == fs[end-1].File {
-			end++ // a file is never split between shares
+		end := start + 1
+		for end < len(fs) && fs[end].File == fs[start].File {
+			end++
 		}
+		clear(counter.path)
+		counter.number(fs[start:end])
 		start = end
 	}
-	starts = append(starts, len(fs))
-	parallel.For(len(starts)-1, func(s int) {
-		part := fs[starts[s]:starts[s+1]]
-		counter := streamOccurrences{path: occurrenceCounter{}, batch: occurrenceCounter{}} // no unique objects: every key counts for its file
-		for start := 0; start < len(part); {
-			end := start + 1
-			for end < len(part) && part[end].File == part[start].File {
-				end++
-			}
-			clear(counter.path)
-			counter.number(part[start:end])
-			start = end
-		}
-	})
 }
 
 // occurrenceCounter counts the findings of one file seen so far by key.
