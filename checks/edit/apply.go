@@ -33,11 +33,24 @@ import (
 // not parse, or an alias on the path; every result is checked to parse to
 // the intended data before it is returned.
 func Apply(src []byte, doc int, ops []Op) ([]byte, error) {
-	f, err := NewFile(src)
+	ls := splitLines(src)
+	docs := documents(ls)
+	f := fileOf(ls, docs, fileEOL(ls))
+	mid, parsed, err := f.edit(doc, ops)
+	// NewFile's check that yaml.v3 sees the documents the text does needs
+	// a parse of the whole file. A file that is one document and nothing
+	// else (a values.yaml) had it already when the edit parsed the
+	// document: that text parsed as one document and no more. Otherwise
+	// the file is counted, and a mismatch is the error, as NewFile's.
+	if !parsed || len(docs) != 1 || len(f.gaps[0]) > 0 || len(f.gaps[1]) > 0 {
+		if err := checkCount(src, len(docs)); err != nil {
+			return nil, err
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	g, err := f.Apply(doc, ops)
+	g, err := f.with(doc, mid)
 	if err != nil {
 		return nil, err
 	}
@@ -64,10 +77,19 @@ type File struct {
 func NewFile(src []byte) (*File, error) {
 	ls := splitLines(src)
 	docs := documents(ls)
-	if n, ok := countDocs(src); ok && n != len(docs) {
-		return nil, fmt.Errorf("edit: cannot find the documents' boundaries (yaml.v3 sees %d documents, the text %d)", n, len(docs))
+	if err := checkCount(src, len(docs)); err != nil {
+		return nil, err
 	}
 	return fileOf(ls, docs, fileEOL(ls)), nil
+}
+
+// checkCount fails when yaml.v3 decodes src to other than docs documents
+// (and they all parse).
+func checkCount(src []byte, docs int) error {
+	if n, ok := countDocs(src); ok && n != docs {
+		return fmt.Errorf("edit: cannot find the documents' boundaries (yaml.v3 sees %d documents, the text %d)", n, docs)
+	}
+	return nil
 }
 
 // fileOf cuts ls at the document spans docs (as documents finds them).
@@ -108,10 +130,15 @@ func (f *File) Bytes() []byte { return joinLines(f.lines()) }
 // Apply returns the file with ops applied, in order, to the document with
 // 0-based index doc, as the package's Apply does; f itself is unchanged.
 func (f *File) Apply(doc int, ops []Op) (*File, error) {
-	mid, err := f.edit(doc, ops)
+	mid, _, err := f.edit(doc, ops)
 	if err != nil {
 		return nil, err
 	}
+	return f.with(doc, mid)
+}
+
+// with returns the file with document doc's lines replaced by mid.
+func (f *File) with(doc int, mid []line) (*File, error) {
 	if !f.fits(doc, mid) {
 		return f.respliced(doc, mid)
 	}
@@ -122,18 +149,19 @@ func (f *File) Apply(doc int, ops []Op) (*File, error) {
 
 // edit applies ops to a copy of document doc and returns its new lines, as
 // the text would split again (an edit may write a line break into a
-// line's text).
-func (f *File) edit(doc int, ops []Op) ([]line, error) {
+// line's text). parsed reports whether the document's text as it was
+// parsed as one YAML document (which an op that reaches the parse checks).
+func (f *File) edit(doc int, ops []Op) (mid []line, parsed bool, err error) {
 	if doc < 0 || doc >= len(f.docs) {
-		return nil, fmt.Errorf("edit: document %d out of range: the file has %d", doc, len(f.docs))
+		return nil, false, fmt.Errorf("edit: document %d out of range: the file has %d", doc, len(f.docs))
 	}
 	ed := &editor{lines: slices.Clone(f.docs[doc]), eol: f.eol}
 	for _, op := range ops {
 		if err := ed.apply(op); err != nil {
-			return nil, fmt.Errorf("edit: %s %s: %w", op.Action, strings.Join(op.Path, "."), err)
+			return nil, ed.parsedOnce, fmt.Errorf("edit: %s %s: %w", op.Action, strings.Join(op.Path, "."), err)
 		}
 	}
-	return splitLines(joinLines(ed.lines)), nil
+	return splitLines(joinLines(ed.lines)), ed.parsedOnce, nil
 }
 
 // fits reports whether mid can take the place of document doc's lines
@@ -251,7 +279,7 @@ func spliceLines(ls []line, sp span, doc []line) []line {
 // line either side (which is all that can differ; the line before anchors
 // an insertion at the document's start as in the whole file).
 func (f *File) Changes(doc int, ops []Op) ([]Change, error) {
-	mid, err := f.edit(doc, ops)
+	mid, _, err := f.edit(doc, ops)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,9 @@ type editor struct {
 	// parsed is true while root and the indexes are the parse of lines as
 	// they are: an op that follows a checked edit needs no parse of its own.
 	parsed bool
+	// parsedOnce is true once the document's lines as they were given
+	// have parsed (as one YAML document).
+	parsedOnce bool
 }
 
 var errAlias = errors.New("an alias is on the path")
