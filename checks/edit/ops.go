@@ -36,7 +36,7 @@ func (ed *editor) apply(op Op) error {
 		// parses the edited lines (or the op fails).
 		ed.parsed, ed.parsedOnce = true, true
 	}
-	want, err := semApply(cloneNode(ed.root), op.Path, op, nv)
+	want, err := semApply(pathCopy(ed.root, op.Path), op.Path, op, nv)
 	if err != nil {
 		return err
 	}
