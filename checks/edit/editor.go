@@ -67,7 +67,7 @@ func (ed *editor) parse() error {
 	if ed.body > 0 && isMarker(ed.lines[ed.body-1].text, "...") {
 		ed.body--
 	}
-	text := string(joinLines(ed.lines))
+	text := joinText(ed.lines)
 	if hasOddBreak(text) {
 		// yaml.v3 counts these as line breaks; line numbers would not match.
 		return errors.New(`the document has a line break other than "\n" or "\r\n" (a lone "\r", NEL, LS or PS)`)
