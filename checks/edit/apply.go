@@ -161,7 +161,25 @@ func (f *File) edit(doc int, ops []Op) (mid []line, parsed bool, err error) {
 			return nil, ed.parsedOnce, fmt.Errorf("edit: %s %s: %w", op.Action, strings.Join(op.Path, "."), err)
 		}
 	}
-	return splitLines(joinLines(ed.lines)), ed.parsedOnce, nil
+	return resplit(ed.lines), ed.parsedOnce, nil
+}
+
+// resplit returns ls as its text would split into lines again: ls itself
+// when it would split the same (every line but the last ends with a line
+// break, no text holds one, none ends with the "\r" of a "\r\n", the last
+// is not empty without an ending), else the text split anew. An edit
+// leaves most of a document's lines as they were split.
+func resplit(ls []line) []line {
+	for i, l := range ls {
+		last := i == len(ls)-1
+		switch {
+		case strings.IndexByte(l.text, '\n') >= 0,
+			l.eol == "\n" && strings.HasSuffix(l.text, "\r"),
+			l.eol != "\n" && l.eol != "\r\n" && (!last || l.eol != "" || l.text == ""):
+			return splitLines(joinLines(ls))
+		}
+	}
+	return ls
 }
 
 // fits reports whether mid can take the place of document doc's lines

@@ -193,3 +193,26 @@ func TestApplyCountsAsNewFile(t *testing.T) {
 		}
 	}
 }
+
+// TestResplitAsSplit holds resplit to splitting the joined text again, on
+// lines that split the same and on lines an edit may leave that do not.
+func TestResplitAsSplit(t *testing.T) {
+	cases := [][]line{
+		nil,
+		{{"a: 1", "\n"}, {"b: 2", "\n"}},
+		{{"a: 1", "\r\n"}, {"b: 2", ""}},
+		{{"a: 1", "\n"}, {"", ""}},
+		{{"a: |", "\n"}, {"  x\n  y", "\n"}},
+		{{"a: 1\r", "\n"}, {"b", "\n"}},
+		{{"a: 1", ""}, {"b: 2", "\n"}},
+		{{"a: 1", "\n"}, {"b\r", ""}},
+		{{"a: 1", "\r\n"}, {"", "\n"}},
+		{{"a\r\nb", "\r\n"}},
+	}
+	for _, ls := range cases {
+		got, want := resplit(ls), splitLines(joinLines(ls))
+		if len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Errorf("resplit(%q) = %q, want %q", ls, got, want)
+		}
+	}
+}
