@@ -197,26 +197,23 @@ func (f *File) fits(doc int, mid []line) bool {
 	if doc > 0 {
 		at += len(f.docs[doc-1])
 	}
-	return sameBoundaries(f.window(doc, f.docs[doc]), f.window(doc, mid), at, len(f.docs[doc]), n)
+	return sameBoundaries(f.windowParts(doc, f.docs[doc]), f.windowParts(doc, mid), at, len(f.docs[doc]), n)
 }
 
-// window returns the lines from the start of the document before doc (the
-// file's start for the first) to the end of the one after it (the file's
-// end for the last), with lines as document doc's.
-func (f *File) window(doc int, lines []line) []line {
-	var out []line
+// windowParts returns the lines from the start of the document before doc
+// (the file's start for the first) to the end of the one after it (the
+// file's end for the last), with lines as document doc's: the slices they
+// are in, in order, not copied.
+func (f *File) windowParts(doc int, lines []line) [][]line {
+	var out [][]line
 	if doc > 0 {
-		out = append(out, f.docs[doc-1]...)
+		out = append(out, f.docs[doc-1])
 	}
-	out = append(out, f.gaps[doc]...)
-	out = append(out, lines...)
-	out = append(out, f.gaps[doc+1]...)
+	out = append(out, f.gaps[doc], lines, f.gaps[doc+1])
 	if doc+1 < len(f.docs) {
-		out = append(out, f.docs[doc+1]...)
+		out = append(out, f.docs[doc+1])
 	} else {
-		for i := doc + 2; i < len(f.gaps); i++ {
-			out = append(out, f.gaps[i]...)
-		}
+		out = append(out, f.gaps[doc+2:]...)
 	}
 	return out
 }
@@ -227,14 +224,10 @@ func (f *File) window(doc int, lines []line) []line {
 // (or at the file's start), so the scan starts as documents starts; the
 // lines after the window are the same in both files, so the same state at
 // the window's end means the same boundaries after it.
-func sameBoundaries(old, new []line, at, oldLen, newLen int) bool {
+func sameBoundaries(old, new [][]line, at, oldLen, newLen int) bool {
 	var a, b docScanner
-	for i, l := range old {
-		a.step(i, l.text)
-	}
-	for i, l := range new {
-		b.step(i, l.text)
-	}
+	scan(&a, old)
+	scan(&b, new)
 	moved := func(i int) (int, bool) { // old's line i in new's numbering
 		switch {
 		case i <= at:
@@ -257,6 +250,17 @@ func sameBoundaries(old, new []line, at, oldLen, newLen int) bool {
 		}
 	}
 	return true
+}
+
+// scan steps s over the lines of parts, numbered from 0 across them.
+func scan(s *docScanner, parts [][]line) {
+	i := 0
+	for _, p := range parts {
+		for _, l := range p {
+			s.step(i, l.text)
+			i++
+		}
+	}
 }
 
 // respliced is Apply reading the whole file again: document doc's lines
