@@ -125,7 +125,33 @@ func (f *File) lines() []line {
 }
 
 // Bytes returns the file's text.
-func (f *File) Bytes() []byte { return joinLines(f.lines()) }
+func (f *File) Bytes() []byte {
+	n := 0
+	f.each(func(ls []line) {
+		for _, l := range ls {
+			n += len(l.text) + len(l.eol)
+		}
+	})
+	out := make([]byte, 0, n)
+	f.each(func(ls []line) {
+		for _, l := range ls {
+			out = append(out, l.text...)
+			out = append(out, l.eol...)
+		}
+	})
+	return out
+}
+
+// each calls fn with the file's slices of lines in order: gaps[0],
+// docs[0], gaps[1], ….
+func (f *File) each(fn func([]line)) {
+	for i := range f.gaps {
+		fn(f.gaps[i])
+		if i < len(f.docs) {
+			fn(f.docs[i])
+		}
+	}
+}
 
 // Apply returns the file with ops applied, in order, to the document with
 // 0-based index doc, as the package's Apply does; f itself is unchanged.
