@@ -33,11 +33,24 @@ import (
 // not parse, or an alias on the path; every result is checked to parse to
 // the intended data before it is returned.
 func Apply(src []byte, doc int, ops []Op) ([]byte, error) {
-	f, err := NewFile(src)
+	ls := splitLines(src)
+	docs := documents(ls)
+	f := fileOf(ls, docs, fileEOL(ls))
+	mid, parsed, err := f.edit(doc, ops)
+	// NewFile's check that yaml.v3 sees the documents the text does needs
+	// a parse of the whole file. A file that is one document and nothing
+	// else (a values.yaml) had it already when the edit parsed the
+	// document: that text parsed as one document and no more. Otherwise
+	// the file is counted, and a mismatch is the error, as NewFile's.
+	if !parsed || len(docs) != 1 || len(f.gaps[0]) > 0 || len(f.gaps[1]) > 0 {
+		if err := checkCount(src, len(docs)); err != nil {
+			return nil, err
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	g, err := f.Apply(doc, ops)
+	g, err := f.with(doc, mid)
 	if err != nil {
 		return nil, err
 	}
@@ -64,10 +77,19 @@ type File struct {
 func NewFile(src []byte) (*File, error) {
 	ls := splitLines(src)
 	docs := documents(ls)
-	if n, ok := countDocs(src); ok && n != len(docs) {
-		return nil, fmt.Errorf("edit: cannot find the documents' boundaries (yaml.v3 sees %d documents, the text %d)", n, len(docs))
+	if err := checkCount(src, len(docs)); err != nil {
+		return nil, err
 	}
 	return fileOf(ls, docs, fileEOL(ls)), nil
+}
+
+// checkCount fails when yaml.v3 decodes src to other than docs documents
+// (and they all parse).
+func checkCount(src []byte, docs int) error {
+	if n, ok := countDocs(src); ok && n != docs {
+		return fmt.Errorf("edit: cannot find the documents' boundaries (yaml.v3 sees %d documents, the text %d)", n, docs)
+	}
+	return nil
 }
 
 // fileOf cuts ls at the document spans docs (as documents finds them).
@@ -103,15 +125,46 @@ func (f *File) lines() []line {
 }
 
 // Bytes returns the file's text.
-func (f *File) Bytes() []byte { return joinLines(f.lines()) }
+func (f *File) Bytes() []byte {
+	n := 0
+	f.each(func(ls []line) {
+		for _, l := range ls {
+			n += len(l.text) + len(l.eol)
+		}
+	})
+	out := make([]byte, 0, n)
+	f.each(func(ls []line) {
+		for _, l := range ls {
+			out = append(out, l.text...)
+			out = append(out, l.eol...)
+		}
+	})
+	return out
+}
+
+// each calls fn with the file's slices of lines in order: gaps[0],
+// docs[0], gaps[1], ….
+func (f *File) each(fn func([]line)) {
+	for i := range f.gaps {
+		fn(f.gaps[i])
+		if i < len(f.docs) {
+			fn(f.docs[i])
+		}
+	}
+}
 
 // Apply returns the file with ops applied, in order, to the document with
 // 0-based index doc, as the package's Apply does; f itself is unchanged.
 func (f *File) Apply(doc int, ops []Op) (*File, error) {
-	mid, err := f.edit(doc, ops)
+	mid, _, err := f.edit(doc, ops)
 	if err != nil {
 		return nil, err
 	}
+	return f.with(doc, mid)
+}
+
+// with returns the file with document doc's lines replaced by mid.
+func (f *File) with(doc int, mid []line) (*File, error) {
 	if !f.fits(doc, mid) {
 		return f.respliced(doc, mid)
 	}
@@ -122,18 +175,37 @@ func (f *File) Apply(doc int, ops []Op) (*File, error) {
 
 // edit applies ops to a copy of document doc and returns its new lines, as
 // the text would split again (an edit may write a line break into a
-// line's text).
-func (f *File) edit(doc int, ops []Op) ([]line, error) {
+// line's text). parsed reports whether the document's text as it was
+// parsed as one YAML document (which an op that reaches the parse checks).
+func (f *File) edit(doc int, ops []Op) (mid []line, parsed bool, err error) {
 	if doc < 0 || doc >= len(f.docs) {
-		return nil, fmt.Errorf("edit: document %d out of range: the file has %d", doc, len(f.docs))
+		return nil, false, fmt.Errorf("edit: document %d out of range: the file has %d", doc, len(f.docs))
 	}
 	ed := &editor{lines: slices.Clone(f.docs[doc]), eol: f.eol}
 	for _, op := range ops {
 		if err := ed.apply(op); err != nil {
-			return nil, fmt.Errorf("edit: %s %s: %w", op.Action, strings.Join(op.Path, "."), err)
+			return nil, ed.parsedOnce, fmt.Errorf("edit: %s %s: %w", op.Action, strings.Join(op.Path, "."), err)
 		}
 	}
-	return splitLines(joinLines(ed.lines)), nil
+	return resplit(ed.lines), ed.parsedOnce, nil
+}
+
+// resplit returns ls as its text would split into lines again: ls itself
+// when it would split the same (every line but the last ends with a line
+// break, no text holds one, none ends with the "\r" of a "\r\n", the last
+// is not empty without an ending), else the text split anew. An edit
+// leaves most of a document's lines as they were split.
+func resplit(ls []line) []line {
+	for i, l := range ls {
+		last := i == len(ls)-1
+		switch {
+		case strings.IndexByte(l.text, '\n') >= 0,
+			l.eol == "\n" && strings.HasSuffix(l.text, "\r"),
+			l.eol != "\n" && l.eol != "\r\n" && (!last || l.eol != "" || l.text == ""):
+			return splitLines(joinLines(ls))
+		}
+	}
+	return ls
 }
 
 // fits reports whether mid can take the place of document doc's lines
@@ -151,26 +223,23 @@ func (f *File) fits(doc int, mid []line) bool {
 	if doc > 0 {
 		at += len(f.docs[doc-1])
 	}
-	return sameBoundaries(f.window(doc, f.docs[doc]), f.window(doc, mid), at, len(f.docs[doc]), n)
+	return sameBoundaries(f.windowParts(doc, f.docs[doc]), f.windowParts(doc, mid), at, len(f.docs[doc]), n)
 }
 
-// window returns the lines from the start of the document before doc (the
-// file's start for the first) to the end of the one after it (the file's
-// end for the last), with lines as document doc's.
-func (f *File) window(doc int, lines []line) []line {
-	var out []line
+// windowParts returns the lines from the start of the document before doc
+// (the file's start for the first) to the end of the one after it (the
+// file's end for the last), with lines as document doc's: the slices they
+// are in, in order, not copied.
+func (f *File) windowParts(doc int, lines []line) [][]line {
+	var out [][]line
 	if doc > 0 {
-		out = append(out, f.docs[doc-1]...)
+		out = append(out, f.docs[doc-1])
 	}
-	out = append(out, f.gaps[doc]...)
-	out = append(out, lines...)
-	out = append(out, f.gaps[doc+1]...)
+	out = append(out, f.gaps[doc], lines, f.gaps[doc+1])
 	if doc+1 < len(f.docs) {
-		out = append(out, f.docs[doc+1]...)
+		out = append(out, f.docs[doc+1])
 	} else {
-		for i := doc + 2; i < len(f.gaps); i++ {
-			out = append(out, f.gaps[i]...)
-		}
+		out = append(out, f.gaps[doc+2:]...)
 	}
 	return out
 }
@@ -181,14 +250,10 @@ func (f *File) window(doc int, lines []line) []line {
 // (or at the file's start), so the scan starts as documents starts; the
 // lines after the window are the same in both files, so the same state at
 // the window's end means the same boundaries after it.
-func sameBoundaries(old, new []line, at, oldLen, newLen int) bool {
+func sameBoundaries(old, new [][]line, at, oldLen, newLen int) bool {
 	var a, b docScanner
-	for i, l := range old {
-		a.step(i, l.text)
-	}
-	for i, l := range new {
-		b.step(i, l.text)
-	}
+	scan(&a, old)
+	scan(&b, new)
 	moved := func(i int) (int, bool) { // old's line i in new's numbering
 		switch {
 		case i <= at:
@@ -211,6 +276,17 @@ func sameBoundaries(old, new []line, at, oldLen, newLen int) bool {
 		}
 	}
 	return true
+}
+
+// scan steps s over the lines of parts, numbered from 0 across them.
+func scan(s *docScanner, parts [][]line) {
+	i := 0
+	for _, p := range parts {
+		for _, l := range p {
+			s.step(i, l.text)
+			i++
+		}
+	}
 }
 
 // respliced is Apply reading the whole file again: document doc's lines
@@ -251,7 +327,7 @@ func spliceLines(ls []line, sp span, doc []line) []line {
 // line either side (which is all that can differ; the line before anchors
 // an insertion at the document's start as in the whole file).
 func (f *File) Changes(doc int, ops []Op) ([]Change, error) {
-	mid, err := f.edit(doc, ops)
+	mid, _, err := f.edit(doc, ops)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,10 @@ package edit
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -513,6 +516,44 @@ func TestSpliceLeavesThePreviousLinesAlone(t *testing.T) {
 		}
 		if got := string(joinLines(before)); got != src {
 			t.Errorf("%s: the lines before the splice now read %q, want %q", c.name, got, src)
+		}
+	}
+}
+
+// TestPathCopyLeavesTheTree applies every case's ops to its document's
+// tree through pathCopy, as apply does, and through a whole copy: the data
+// and the errors must agree, and the tree must be left as it was.
+func TestPathCopyLeavesTheTree(t *testing.T) {
+	for _, tc := range slices.Concat(applyCases, commentCases) {
+		f, err := NewFile([]byte(tc.src))
+		if err != nil || tc.doc >= len(f.docs) {
+			continue
+		}
+		var d yaml.Node
+		if err := yaml.Unmarshal(joinLines(f.docs[tc.doc]), &d); err != nil || len(d.Content) != 1 {
+			continue
+		}
+		root := d.Content[0]
+		for _, op := range tc.ops {
+			var nv *yaml.Node
+			if op.Action != Delete {
+				var err error
+				if nv, err = parseValue(op.Value); err != nil {
+					continue
+				}
+			}
+			before := cloneNode(root)
+			got, err := semApply(pathCopy(root, op.Path), op.Path, op, nv)
+			want, werr := semApply(cloneNode(root), op.Path, op, nv)
+			if fmt.Sprint(err) != fmt.Sprint(werr) || (err == nil && !sameData(got, want)) {
+				t.Errorf("%s: %+v: through pathCopy %v, whole copy %v", tc.name, op, err, werr)
+			}
+			if !reflect.DeepEqual(before, root) {
+				t.Errorf("%s: %+v changed the tree it was applied to", tc.name, op)
+			}
+			if err == nil {
+				root = want
+			}
 		}
 	}
 }

@@ -42,8 +42,7 @@ type editor struct {
 
 	root  *yaml.Node
 	marks []mark
-	first map[*yaml.Node]int
-	last  map[*yaml.Node]int
+	spans map[*yaml.Node]markSpan
 	dash  map[*yaml.Node]pos
 	st    style
 
@@ -51,7 +50,14 @@ type editor struct {
 	// parsed is true while root and the indexes are the parse of lines as
 	// they are: an op that follows a checked edit needs no parse of its own.
 	parsed bool
+	// parsedOnce is true once the document's lines as they were given
+	// have parsed (as one YAML document).
+	parsedOnce bool
 }
+
+// markSpan is the marks of a node and everything under it:
+// marks[first:last+1].
+type markSpan struct{ first, last int }
 
 var errAlias = errors.New("an alias is on the path")
 
@@ -61,7 +67,7 @@ func (ed *editor) parse() error {
 	if ed.body > 0 && isMarker(ed.lines[ed.body-1].text, "...") {
 		ed.body--
 	}
-	text := string(joinLines(ed.lines))
+	text := joinText(ed.lines)
 	if hasOddBreak(text) {
 		// yaml.v3 counts these as line breaks; line numbers would not match.
 		return errors.New(`the document has a line break other than "\n" or "\r\n" (a lone "\r", NEL, LS or PS)`)
@@ -83,9 +89,17 @@ func (ed *editor) parse() error {
 	}
 	ed.root = doc.Content[0]
 	ed.marks = ed.marks[:0]
-	ed.first = map[*yaml.Node]int{}
-	ed.last = map[*yaml.Node]int{}
-	ed.dash = map[*yaml.Node]pos{}
+	// The indexes of the parse before (an edit's check parses the edited
+	// text) are emptied and filled again, their room kept; the first
+	// parse makes them the size of the tree, so they do not grow.
+	if ed.spans == nil {
+		nodes, items := countNodes(ed.root, 0)
+		ed.spans = make(map[*yaml.Node]markSpan, nodes)
+		ed.dash = make(map[*yaml.Node]pos, items)
+	} else {
+		clear(ed.spans)
+		clear(ed.dash)
+	}
 	c := counts{indent: map[int]int{}, seq: map[int]int{}, item: map[int]int{}}
 	if err := ed.index(ed.root, pos{ed.root.Line, ed.root.Column}, &c, 0); err != nil {
 		return err
@@ -132,7 +146,7 @@ func (ed *editor) index(n *yaml.Node, at pos, c *counts, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("the document nests too deeply")
 	}
-	ed.first[n] = len(ed.marks)
+	first := len(ed.marks)
 	ed.marks = append(ed.marks, mark{at, n})
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -172,8 +186,25 @@ func (ed *editor) index(n *yaml.Node, at pos, c *counts, depth int) error {
 			}
 		}
 	}
-	ed.last[n] = len(ed.marks) - 1
+	ed.spans[n] = markSpan{first, len(ed.marks) - 1}
 	return nil
+}
+
+// countNodes counts the nodes of the tree under n, and the items of its
+// sequences, no deeper than index goes.
+func countNodes(n *yaml.Node, depth int) (nodes, items int) {
+	nodes = 1
+	if depth > maxDepth {
+		return nodes, 0
+	}
+	if n.Kind == yaml.SequenceNode {
+		items = len(n.Content)
+	}
+	for _, c := range n.Content {
+		cn, ci := countNodes(c, depth+1)
+		nodes, items = nodes+cn, items+ci
+	}
+	return nodes, items
 }
 
 // findDash finds the "-" at rune column col that introduces item it.
@@ -229,11 +260,11 @@ func (ed *editor) start(e entry) pos {
 // that is a block or quoted scalar.
 func (ed *editor) contentEnd(e entry) int {
 	v := e.value(ed.root)
-	lo := ed.first[v]
+	lo := ed.spans[v].first
 	if k := e.key(); k != nil {
-		lo = ed.first[k]
+		lo = ed.spans[k].first
 	}
-	hi := ed.last[v]
+	hi := ed.spans[v].last
 	start := ed.marks[lo].line
 	limit := ed.body
 	if hi+1 < len(ed.marks) {

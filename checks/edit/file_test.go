@@ -72,7 +72,7 @@ func TestFileApplyMatchesWholeFile(t *testing.T) {
 			}
 			want := []byte(src)
 			for doc := range f.docs {
-				mid, editErr := f.edit(doc, ops)
+				mid, _, editErr := f.edit(doc, ops)
 				if editErr == nil && f.fits(doc, mid) {
 					fast++
 				}
@@ -115,8 +115,8 @@ func TestFileApplyReadsAgainWhenALineRunsOn(t *testing.T) {
 	if !f.fits(1, splitLines([]byte("---\nb: 3"))) {
 		t.Error("the last document's last line needs no line break, yet it does not fit")
 	}
-	if !strings.HasPrefix(string(joinLines(f.window(1, f.docs[1]))), "a: 1\n---\nb: 2\n") {
-		t.Errorf("window of the last document: %q", joinLines(f.window(1, f.docs[1])))
+	if !strings.HasPrefix(string(joinLines(slices.Concat(f.windowParts(1, f.docs[1])...))), "a: 1\n---\nb: 2\n") {
+		t.Errorf("window of the last document: %q", joinLines(slices.Concat(f.windowParts(1, f.docs[1])...)))
 	}
 }
 
@@ -144,6 +144,75 @@ func TestFitsSeesBoundariesMove(t *testing.T) {
 		}
 		if got := f.fits(c.doc, splitLines([]byte(c.mid))); got != c.fits {
 			t.Errorf("%q, document %d as %q: fits %v, want %v", c.src, c.doc, c.mid, got, c.fits)
+		}
+	}
+}
+
+// applyChecked is Apply as NewFile and File.Apply make it: the file's
+// documents counted by a parse of their own before the edit.
+func applyChecked(src []byte, doc int, ops []Op) ([]byte, error) {
+	f, err := NewFile(src)
+	if err != nil {
+		return nil, err
+	}
+	g, err := f.Apply(doc, ops)
+	if err != nil {
+		return nil, err
+	}
+	return g.Bytes(), nil
+}
+
+// TestApplyCountsAsNewFile holds Apply, which counts a lone document's
+// file by the edit's own parse, to NewFile and File.Apply: the same text,
+// or the same error, for files that parse, files yaml.v3 sees more or
+// fewer documents in than the text (a lone "\r", a UTF-16 mark), files that
+// do not parse, and ops that fail before any parse.
+func TestApplyCountsAsNewFile(t *testing.T) {
+	files := append(slices.Clone(boundaryFiles),
+		"a: 1\n", "a: 1", "", "\n", "# only a comment\n", "a: 1\n...\n", "a: 1\n...\n# after\n",
+		"# head\na: 1\n", "a: [1\n", "a: 1\n\tb: 2\n", "a: 1\rb: 2\n", "--- a\n", "---\n", "a: *x\n",
+		"a: 1\n---\n", "%YAML 1.2\n---\na: 1\n", "a: |\n  x\n# c\n", "- 1\n- 2\n", "a: 1\r\nb: 2\r\n",
+		"\r", "a: 1\r", "\xff\xfe", "\xff\xfea\x00:\x00 \x001\x00\n\x00")
+	ops := append(slices.Clone(boundaryOps),
+		nil,
+		[]Op{{Action: Set, Path: []string{"a"}, Value: "1"}},
+		[]Op{{Action: Set, Path: []string{"a"}, Value: ""}},
+		[]Op{{Action: "bad", Path: []string{"a"}}},
+		[]Op{{Action: Delete, Path: []string{"a", "b"}}},
+		[]Op{{Action: Set, Path: []string{"0"}, Value: "x"}, {Action: Append, Path: nil, Value: "3"}},
+	)
+	for _, src := range files {
+		for _, o := range ops {
+			for doc := -1; doc <= 3; doc++ {
+				got, err := Apply([]byte(src), doc, o)
+				want, werr := applyChecked([]byte(src), doc, o)
+				if fmt.Sprint(err) != fmt.Sprint(werr) || !bytes.Equal(got, want) {
+					t.Errorf("%q doc %d %+v:\nApply %q, %v\nNewFile and File.Apply %q, %v", src, doc, o, got, err, want, werr)
+				}
+			}
+		}
+	}
+}
+
+// TestResplitAsSplit holds resplit to splitting the joined text again, on
+// lines that split the same and on lines an edit may leave that do not.
+func TestResplitAsSplit(t *testing.T) {
+	cases := [][]line{
+		nil,
+		{{"a: 1", "\n"}, {"b: 2", "\n"}},
+		{{"a: 1", "\r\n"}, {"b: 2", ""}},
+		{{"a: 1", "\n"}, {"", ""}},
+		{{"a: |", "\n"}, {"  x\n  y", "\n"}},
+		{{"a: 1\r", "\n"}, {"b", "\n"}},
+		{{"a: 1", ""}, {"b: 2", "\n"}},
+		{{"a: 1", "\n"}, {"b\r", ""}},
+		{{"a: 1", "\r\n"}, {"", "\n"}},
+		{{"a\r\nb", "\r\n"}},
+	}
+	for _, ls := range cases {
+		got, want := resplit(ls), splitLines(joinLines(ls))
+		if len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Errorf("resplit(%q) = %q, want %q", ls, got, want)
 		}
 	}
 }

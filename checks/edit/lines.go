@@ -49,6 +49,21 @@ func joinLines(ls []line) []byte {
 	return out
 }
 
+// joinText is joinLines as a string, made with one copy of the text.
+func joinText(ls []line) string {
+	n := 0
+	for _, l := range ls {
+		n += len(l.text) + len(l.eol)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range ls {
+		b.WriteString(l.text)
+		b.WriteString(l.eol)
+	}
+	return b.String()
+}
+
 // fileEOL is the line ending the file uses (that of its first line with
 // one), "\n" by default.
 func fileEOL(ls []line) string {

@@ -32,9 +32,11 @@ func (ed *editor) apply(op Op) error {
 		if err := ed.parse(); err != nil {
 			return err
 		}
-		ed.parsed = true
+		// Only the lines as given come here: after an edit, its check
+		// parses the edited lines (or the op fails).
+		ed.parsed, ed.parsedOnce = true, true
 	}
-	want, err := semApply(cloneNode(ed.root), op.Path, op, nv)
+	want, err := semApply(pathCopy(ed.root, op.Path), op.Path, op, nv)
 	if err != nil {
 		return err
 	}

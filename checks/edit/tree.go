@@ -2,6 +2,7 @@ package edit
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -111,6 +112,34 @@ func nest(keys []string, v *yaml.Node) (*yaml.Node, error) {
 		v = m
 	}
 	return v, nil
+}
+
+// pathCopy returns a copy of the tree n that semApply may change for
+// path: the nodes path goes through (as far as it resolves) are copied,
+// each with its own Content slice; every other node is n's, shared. semApply
+// changes only those nodes, so n stays as it was at the cost of a copy of
+// the path, not of the whole tree.
+func pathCopy(n *yaml.Node, path []string) *yaml.Node {
+	c := *n
+	c.Content = slices.Clone(n.Content)
+	if len(path) == 0 {
+		return &c
+	}
+	next := -1
+	switch n.Kind {
+	case yaml.MappingNode:
+		if i := findKey(&c, path[0]); i >= 0 {
+			next = i + 1
+		}
+	case yaml.SequenceNode:
+		if i, ok := index(path[0]); ok && i < len(c.Content) {
+			next = i
+		}
+	}
+	if next >= 0 {
+		c.Content[next] = pathCopy(c.Content[next], path[1:])
+	}
+	return &c
 }
 
 // semApply applies op (with value nv, already parsed) to the tree n in place,
