@@ -230,7 +230,9 @@ func (t *Table) call(file int, src string, tk token, st *stack, lc *lineCounter)
 		return 0, false
 	}
 	first, _, _ := strings.Cut(strings.TrimPrefix(tk.inner, "("), " ")
-	if control[first] || strings.Contains(withoutStrings(tk.inner), "=") {
+	// An action with no "=" in it has none outside its string literals:
+	// the literals' regexp runs only on one that has.
+	if control[first] || (strings.Contains(tk.inner, "=") && strings.Contains(withoutStrings(tk.inner), "=")) {
 		return 0, false // control, or an assignment: no output
 	}
 	t.Bindings = append(t.Bindings, Binding{File: file, Line: lc.at(tk.start), Call: true})
