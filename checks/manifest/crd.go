@@ -49,11 +49,17 @@ func blankTopLevelBlock(text []byte, key string) []byte {
 }
 
 // crdSpan is where a CRD document's text lies in its file's source (n
-// bytes from off), with a hash of it; n is 0 when the text is not the
-// source's bytes as they are (a document marker blanked in it).
+// bytes from off), with a hash of those bytes; n is 0 when the text is
+// not the source's bytes as they are.
 type crdSpan struct {
 	off, n int
 	sum    uint64
+	// marker, when not 0, is one past the offset in the text of the
+	// document marker its chunk blanked to spaces (a "---" after a
+	// comment header, as a CRD file fetched from a project's release
+	// often starts): the source's bytes have the marker, and the text
+	// read again is given with it blanked.
+	marker int
 }
 
 // spanSeed seeds the spans' hashes: one process parses and reads again.
@@ -62,11 +68,26 @@ var spanSeed = maphash.MakeSeed()
 // spanOf returns where chunk c's text lies in src, if it lies there as it is.
 func spanOf(src []byte, c chunk) crdSpan {
 	end := c.textOff + len(c.text)
-	if c.textOff < 0 || end > len(src) || !bytes.Equal(src[c.textOff:end], c.text) {
+	if c.textOff < 0 || end > len(src) {
 		return crdSpan{}
 	}
-	return crdSpan{off: c.textOff, n: len(c.text), sum: maphash.Bytes(spanSeed, c.text)}
+	raw := src[c.textOff:end]
+	if bytes.Equal(raw, c.text) {
+		return crdSpan{off: c.textOff, n: len(c.text), sum: maphash.Bytes(spanSeed, c.text)}
+	}
+	// The text as appendChunk makes it of a document whose marker
+	// follows a comment header: the source's bytes with that marker
+	// blanked. Its span reads them, and CRDSource blanks the marker again.
+	m := markerOffset(raw)
+	if m < 0 || m+len(blankedMarker) > len(raw) || !bytes.Equal(raw[:m], c.text[:m]) ||
+		!bytes.Equal(c.text[m:m+len(blankedMarker)], []byte(blankedMarker)) || !bytes.Equal(raw[m+len(blankedMarker):], c.text[m+len(blankedMarker):]) {
+		return crdSpan{}
+	}
+	return crdSpan{off: c.textOff, n: len(raw), sum: maphash.Bytes(spanSeed, raw), marker: m + 1}
 }
+
+// blankedMarker is what a document marker is blanked to in a chunk's text.
+const blankedMarker = "   "
 
 // DropCRDTexts lets go of the text of every CRD of f whose spec was skipped
 // and whose text readAt can read again (n bytes of the file from off):
@@ -95,6 +116,10 @@ func (o *Object) CRDSource() ([]byte, error) {
 	}
 	if len(b) != o.crdSpan.n || maphash.Bytes(spanSeed, b) != o.crdSpan.sum {
 		return nil, errors.New("its file changed while it was checked")
+	}
+	if m := o.crdSpan.marker; m > 0 {
+		b = bytes.Clone(b) // the reader's bytes may be its source's
+		copy(b[m-1:], blankedMarker)
 	}
 	return b, nil
 }

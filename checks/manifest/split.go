@@ -90,7 +90,7 @@ func appendChunk(out []chunk, text []byte, off, startLine, endLine int, afterEnd
 	} else if m >= 0 {
 		t := make([]byte, len(text))
 		copy(t, text)
-		copy(t[m:], "   ")
+		copy(t[m:], blankedMarker)
 		text = t
 	}
 	if endLine < startLine {
