@@ -35,3 +35,38 @@ func TestFingerprintSetHoldsWhatWasAdded(t *testing.T) {
 		t.Error("the zero set is not empty")
 	}
 }
+
+// TestFingerprintSetOfKeysHoldsThem holds a set made of keys at once
+// (sorted, with repeats) to the set of the same fingerprints added one by
+// one, and adding to it fingerprints it has or has not.
+func TestFingerprintSetOfKeysHoldsThem(t *testing.T) {
+	var fps []string
+	for _, name := range []string{"web", "api", "db", "web", "cache", "api"} {
+		fps = append(fps, checks.Finding{RuleID: "r", File: name + ".yaml", Object: checks.ObjectRef{Kind: "Deployment", Name: name}}.Fingerprint())
+	}
+	absent := checks.Finding{RuleID: "r", File: "x.yaml"}.Fingerprint()
+	keys := make([]uint64, len(fps))
+	for i, fp := range fps {
+		k, ok := checks.KeyOfFingerprint(fp)
+		if !ok {
+			t.Fatalf("no key for %q", fp)
+		}
+		keys[i] = k
+	}
+	s := fingerprintSetOfKeys(keys)
+	want := NewFingerprintSet(fps...)
+	if s.Len() != want.Len() || s.Len() != 4 {
+		t.Fatalf("Len = %d, want %d (4)", s.Len(), want.Len())
+	}
+	for _, fp := range append(fps, absent, "f1") {
+		if s.Has(fp) != want.Has(fp) {
+			t.Errorf("Has(%q) = %v, want %v", fp, s.Has(fp), want.Has(fp))
+		}
+	}
+	s.Add(fps[0])
+	s.Add(absent)
+	s.Add("f1")
+	if s.Len() != 6 || !s.Has(absent) || !s.Has("f1") || !s.Has(fps[2]) {
+		t.Errorf("after adding: Len = %d, Has(absent) = %v, Has(f1) = %v", s.Len(), s.Has(absent), s.Has("f1"))
+	}
+}

