@@ -269,11 +269,8 @@ var pipeSeparators = strings.NewReplacer("|", " ", "(", " ", ")", " ")
 // valuesExpr returns the values path an action emits, when its pipeline is a
 // single values reference passed through emitFuncs only.
 func valuesExpr(inner string, d dot) ([]string, bool) {
-	if inner == "" || strings.HasPrefix(inner, "/*") {
-		return nil, false
-	}
-	inner = helperArg(inner)
-	if first, _, _ := strings.Cut(inner, " "); keywords[first] {
+	inner, ok := valuesAction(inner)
+	if !ok {
 		return nil, false
 	}
 	// Every string literal starts at a quote: a first word with none in
@@ -285,6 +282,27 @@ func valuesExpr(inner string, d dot) ([]string, bool) {
 			return nil, false
 		}
 	}
+	return valuesPath(inner, d)
+}
+
+// valuesAction returns the part of an action valuesExpr reads (a named
+// helper's argument, helperArg), or false for a comment or an action a
+// keyword starts, which emits no values path.
+func valuesAction(inner string) (string, bool) {
+	if inner == "" || strings.HasPrefix(inner, "/*") {
+		return "", false
+	}
+	inner = helperArg(inner)
+	if first, _, _ := strings.Cut(inner, " "); keywords[first] {
+		return "", false
+	}
+	return inner, true
+}
+
+// valuesPath reads every field of inner (valuesAction's) with its string
+// literals blanked: the one values reference among functions of
+// emitFuncs, numbers and booleans, and no assignment.
+func valuesPath(inner string, d dot) ([]string, bool) {
 	s := withoutStrings(inner)
 	if strings.Contains(s, "=") {
 		return nil, false

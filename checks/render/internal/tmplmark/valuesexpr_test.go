@@ -2,44 +2,18 @@ package tmplmark
 
 import (
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 )
 
 // valuesExprByRegexp is valuesExpr as it read every action before its
-// first word could turn one away: the string literals blanked by the
-// regexp first, then every field.
+// first word could turn one away: every field read, with the string
+// literals blanked by the regexp first.
 func valuesExprByRegexp(inner string, d dot) ([]string, bool) {
-	if inner == "" || strings.HasPrefix(inner, "/*") {
+	inner, ok := valuesAction(inner)
+	if !ok {
 		return nil, false
 	}
-	inner = helperArg(inner)
-	if first, _, _ := strings.Cut(inner, " "); keywords[first] {
-		return nil, false
-	}
-	s := stringLit.ReplaceAllString(inner, " ")
-	if strings.Contains(s, "=") {
-		return nil, false
-	}
-	s = pipeSeparators.Replace(s)
-	var path []string
-	refs := 0
-	for _, f := range strings.Fields(s) {
-		if emitFuncs[f] {
-			continue
-		}
-		if _, err := strconv.ParseFloat(f, 64); err == nil || f == "true" || f == "false" {
-			continue
-		}
-		p, ok := ref(f, d)
-		if !ok {
-			return nil, false
-		}
-		refs++
-		path = p
-	}
-	return path, refs == 1 && len(path) > 0
+	return valuesPath(inner, d)
 }
 
 // TestValuesExprAsTheRegexp holds valuesExpr, which turns an action away
