@@ -106,51 +106,22 @@ func fileOf(ls []line, docs []span, eol string) *File {
 }
 
 // lines returns every line of the file, in order.
-func (f *File) lines() []line {
-	n := 0
-	for i := range f.gaps {
-		n += len(f.gaps[i])
-		if i < len(f.docs) {
-			n += len(f.docs[i])
-		}
-	}
-	out := make([]line, 0, n)
-	for i := range f.gaps {
-		out = append(out, f.gaps[i]...)
-		if i < len(f.docs) {
-			out = append(out, f.docs[i]...)
-		}
-	}
-	return out
-}
+func (f *File) lines() []line { return slices.Concat(f.parts()...) }
 
 // Bytes returns the file's text.
-func (f *File) Bytes() []byte {
-	n := 0
-	f.each(func(ls []line) {
-		for _, l := range ls {
-			n += len(l.text) + len(l.eol)
-		}
-	})
-	out := make([]byte, 0, n)
-	f.each(func(ls []line) {
-		for _, l := range ls {
-			out = append(out, l.text...)
-			out = append(out, l.eol...)
-		}
-	})
-	return out
-}
+func (f *File) Bytes() []byte { return joinLines(f.parts()...) }
 
-// each calls fn with the file's slices of lines in order: gaps[0],
+// parts returns the file's slices of lines in order, not copied: gaps[0],
 // docs[0], gaps[1], ….
-func (f *File) each(fn func([]line)) {
+func (f *File) parts() [][]line {
+	out := make([][]line, 0, len(f.gaps)+len(f.docs))
 	for i := range f.gaps {
-		fn(f.gaps[i])
+		out = append(out, f.gaps[i])
 		if i < len(f.docs) {
-			fn(f.docs[i])
+			out = append(out, f.docs[i])
 		}
 	}
+	return out
 }
 
 // Apply returns the file with ops applied, in order, to the document with
@@ -317,7 +288,7 @@ func (f *File) firstLine(doc int) int {
 // text is re-split, since it runs on into the next line.
 func spliceLines(ls []line, sp span, doc []line) []line {
 	if n := len(doc); sp.end < len(ls) && (n == 0 || doc[n-1].eol == "") {
-		return splitLines(slices.Concat(joinLines(ls[:sp.start]), joinLines(doc), joinLines(ls[sp.end:])))
+		return splitLines(joinLines(ls[:sp.start], doc, ls[sp.end:]))
 	}
 	return slices.Concat(ls[:sp.start], doc, ls[sp.end:])
 }
@@ -348,7 +319,7 @@ func (f *File) Changes(doc int, ops []Op) ([]Change, error) {
 		after = []line{*next}
 	}
 	lo := start - len(before)
-	cs := Changes(joinLines(slices.Concat(before, f.docs[doc], after)), joinLines(slices.Concat(before, mid, after)))
+	cs := Changes(joinLines(before, f.docs[doc], after), joinLines(before, mid, after))
 	for i := range cs {
 		cs[i].StartLine += lo
 		cs[i].EndLine += lo

@@ -115,8 +115,8 @@ func TestFileApplyReadsAgainWhenALineRunsOn(t *testing.T) {
 	if !f.fits(1, splitLines([]byte("---\nb: 3"))) {
 		t.Error("the last document's last line needs no line break, yet it does not fit")
 	}
-	if !strings.HasPrefix(string(joinLines(slices.Concat(f.windowParts(1, f.docs[1])...))), "a: 1\n---\nb: 2\n") {
-		t.Errorf("window of the last document: %q", joinLines(slices.Concat(f.windowParts(1, f.docs[1])...)))
+	if !strings.HasPrefix(string(joinLines(f.windowParts(1, f.docs[1])...)), "a: 1\n---\nb: 2\n") {
+		t.Errorf("window of the last document: %q", joinLines(f.windowParts(1, f.docs[1])...))
 	}
 }
 

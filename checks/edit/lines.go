@@ -35,16 +35,21 @@ func splitLines(b []byte) []line {
 	return ls
 }
 
-// joinLines is the inverse of splitLines.
-func joinLines(ls []line) []byte {
+// joinLines is the inverse of splitLines: the text of the lines of parts,
+// one after another, in one allocation.
+func joinLines(parts ...[]line) []byte {
 	n := 0
-	for _, l := range ls {
-		n += len(l.text) + len(l.eol)
+	for _, ls := range parts {
+		for _, l := range ls {
+			n += len(l.text) + len(l.eol)
+		}
 	}
 	out := make([]byte, 0, n)
-	for _, l := range ls {
-		out = append(out, l.text...)
-		out = append(out, l.eol...)
+	for _, ls := range parts {
+		for _, l := range ls {
+			out = append(out, l.text...)
+			out = append(out, l.eol...)
+		}
 	}
 	return out
 }
