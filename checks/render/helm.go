@@ -209,25 +209,35 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 }
 
 // oneText is a template's output read off the marked render: its lines
-// without their marks, each line's marks, and the size of the text.
+// without their marks, what the source maps keep of the marks (each
+// line's first template mark, and the bindings' occurrences), and the
+// size of the text. The marks themselves are read line by line and not
+// kept: held per line until the template's documents were made, a CRD's
+// (whose key lines are nearly all marked) took some 70 bytes a line.
 type oneText struct {
-	lines []string
-	marks [][]tmplmark.Mark
-	size  int
+	lines    []string
+	firstTpl tplLines
+	occs     []occurrence
+	size     int
 }
 
 // stripLines reads every template's output of a marked render, line by
-// line, into its text and marks.
+// line, into its text and what the source maps keep of its marks.
 func stripLines(marked map[string]string) map[string]oneText {
 	out := make(map[string]oneText, len(marked))
+	var ms []tmplmark.Mark // one line's marks, the slice reused
 	for k, m := range marked {
 		t := oneText{lines: strings.Split(m, "\n")}
-		t.marks = make([][]tmplmark.Mark, len(t.lines))
+		t.firstTpl = make(tplLines, len(t.lines))
+		var occ occurrenceReader
 		for i, l := range t.lines {
-			t.lines[i], t.marks[i] = tmplmark.ReadLine(l)
+			t.lines[i], ms = tmplmark.AppendLine(ms[:0], l)
+			t.firstTpl[i] = firstTplMark(ms)
+			occ.line(i, ms)
 			t.size += len(t.lines[i])
 		}
 		t.size += len(t.lines) - 1
+		t.occs = occ.out
 		out[k] = t
 	}
 	return out

@@ -71,22 +71,29 @@ type tplLines []tplMark
 // no mark.
 type tplMark struct{ file1, line int32 }
 
-// newTplLines reads the first template mark of each line of marks. Marks
-// are read from digits, so neither number is negative. A template index
-// past int32 is kept as one past every template, which names no template,
-// as the larger index did; a line past int32 (no template file read within
-// its bounds has one) as the largest int32.
+// newTplLines reads the first template mark of each line of marks
+// (firstTplMark).
 func newTplLines(marks [][]tmplmark.Mark) tplLines {
 	t := make(tplLines, len(marks))
 	for i, ms := range marks {
-		for j := range ms {
-			if ms[j].Binding < 0 {
-				t[i] = tplMark{file1: int32(min(max(ms[j].File, -1), math.MaxInt32-1) + 1), line: int32(min(ms[j].Line, math.MaxInt32))}
-				break
-			}
-		}
+		t[i] = firstTplMark(ms)
 	}
 	return t
+}
+
+// firstTplMark returns the first template mark of one line's marks, the
+// zero tplMark when it has none. Marks are read from digits, so neither
+// number is negative. A template index past int32 is kept as one past
+// every template, which names no template, as the larger index did; a
+// line past int32 (no template file read within its bounds has one) as
+// the largest int32.
+func firstTplMark(ms []tmplmark.Mark) tplMark {
+	for j := range ms {
+		if ms[j].Binding < 0 {
+			return tplMark{file1: int32(min(max(ms[j].File, -1), math.MaxInt32-1) + 1), line: int32(min(ms[j].Line, math.MaxInt32))}
+		}
+	}
+	return tplMark{}
 }
 
 // at returns the template mark of line l, if it has one.
@@ -135,14 +142,15 @@ func (b *helmDocs) build(out, marked map[string]string) {
 			continue
 		}
 		var lines []string
-		var lineMarks [][]tmplmark.Mark
+		var firstTpl tplLines
+		var occs []occurrence
 		lost := b.lost
 		if b.one != nil {
-			lines, lineMarks = one.lines, one.marks
+			lines, firstTpl, occs = one.lines, one.firstTpl, one.occs
 		} else if m, ok := marked[key]; ok {
 			lines = strings.Split(text, "\n")
-			var missed int
-			lineMarks, missed = alignMarks(lines, strings.Split(m, "\n"))
+			lineMarks, missed := alignMarks(lines, strings.Split(m, "\n"))
+			firstTpl, occs = newTplLines(lineMarks), occurrences(lineMarks)
 			if missed > 0 {
 				lost = fmt.Sprintf("%s of its rendered lines came out otherwise in the render that traces template lines, so their keys are placed at the nearest line traced", plural.Count(missed, "line", "lines"))
 			}
@@ -153,7 +161,7 @@ func (b *helmDocs) build(out, marked map[string]string) {
 			}
 		}
 		n := len(b.r.Documents)
-		b.file(info, lines, lineMarks)
+		b.file(info, lines, firstTpl, occs)
 		if lost != "" && len(b.r.Documents) > n {
 			b.r.Unmapped = append(b.r.Unmapped, rendered.Skipped{File: info.file, Reason: lost})
 		}
@@ -286,10 +294,10 @@ func (b *helmDocs) info(key string) tplInfo {
 	return tplInfo{file: key}
 }
 
-// file splits one template's output into documents and maps each.
-func (b *helmDocs) file(info tplInfo, lines []string, marks [][]tmplmark.Mark) {
-	occs := occurrences(marks)
-	firstTpl := newTplLines(marks)
+// file splits one template's output into documents and maps each:
+// firstTpl holds its lines' first template marks, occs its bindings'
+// occurrences.
+func (b *helmDocs) file(info tplInfo, lines []string, firstTpl tplLines, occs []occurrence) {
 	start := 0
 	for i := 0; i <= len(lines); i++ {
 		if i < len(lines) && !isSeparator(lines[i]) {
@@ -441,25 +449,40 @@ func (b *helmDocs) prior(file string, text []byte) (rendered.Document, bool) {
 
 // occurrences pairs the begin and end marks of bindings, in output order.
 func occurrences(marks [][]tmplmark.Mark) []occurrence {
-	open := map[int]occurrence{}
-	var out []occurrence
+	var r occurrenceReader
 	for line, ms := range marks {
-		for _, m := range ms {
-			if m.Binding < 0 {
-				continue
+		r.line(line, ms)
+	}
+	return r.out
+}
+
+// occurrenceReader pairs the begin and end marks of bindings as a
+// template's lines are read, in order; out holds the pairs closed so far.
+// Its zero value is ready to use.
+type occurrenceReader struct {
+	open map[int]occurrence
+	out  []occurrence
+}
+
+// line reads the marks ms of line number line.
+func (r *occurrenceReader) line(line int, ms []tmplmark.Mark) {
+	for _, m := range ms {
+		if m.Binding < 0 {
+			continue
+		}
+		if m.Begin {
+			if r.open == nil {
+				r.open = map[int]occurrence{}
 			}
-			if m.Begin {
-				open[m.Binding] = occurrence{binding: m.Binding, bLine: line, bCol: m.Column}
-				continue
-			}
-			if o, ok := open[m.Binding]; ok {
-				o.eLine, o.eCol = line, m.Column
-				out = append(out, o)
-				delete(open, m.Binding)
-			}
+			r.open[m.Binding] = occurrence{binding: m.Binding, bLine: line, bCol: m.Column}
+			continue
+		}
+		if o, ok := r.open[m.Binding]; ok {
+			o.eLine, o.eCol = line, m.Column
+			r.out = append(r.out, o)
+			delete(r.open, m.Binding)
 		}
 	}
-	return out
 }
 
 type pos struct{ line, col int }

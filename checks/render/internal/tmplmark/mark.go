@@ -618,30 +618,38 @@ func readMark(s string, j int) (end int, mk Mark, ok bool) {
 
 // ReadLine returns the marks of one rendered line and the line without them.
 func ReadLine(line string) (string, []Mark) {
+	return AppendLine(nil, line)
+}
+
+// AppendLine is ReadLine appending the line's marks to dst: a caller that
+// reads every line of a render and keeps only what it makes of each
+// line's marks reuses one slice, not one new slice per marked line (a
+// CRD template's key lines are nearly all marked). The marks returned are
+// dst's when the line has none.
+func AppendLine(dst []Mark, line string) (string, []Mark) {
 	if !strings.Contains(line, markStart) {
-		return line, nil // every mark starts so
+		return line, dst // every mark starts so
 	}
 	start, end, mk, ok := nextMark(line, 0)
 	if !ok {
-		return line, nil
+		return line, dst
 	}
 	if end == len(line) {
 		// One mark, ending the line: a key line's template mark, most
 		// marked lines. The line without it is the text before it.
 		mk.Column = utf8.RuneCountInString(line[:start])
-		return line[:start], []Mark{mk}
+		return line[:start], append(dst, mk)
 	}
 	var b strings.Builder
 	b.Grow(len(line) - (end - start))
-	var marks []Mark
 	last := 0
 	for ok {
 		b.WriteString(line[last:start])
 		last = end
 		mk.Column = utf8.RuneCountInString(b.String())
-		marks = append(marks, mk)
+		dst = append(dst, mk)
 		start, end, mk, ok = nextMark(line, last)
 	}
 	b.WriteString(line[last:])
-	return b.String(), marks
+	return b.String(), dst
 }

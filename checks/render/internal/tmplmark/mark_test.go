@@ -95,6 +95,23 @@ func TestReadLineOfOneMarkAtItsEnd(t *testing.T) {
 	}
 }
 
+// TestAppendLineKeepsWhatItIsGiven: AppendLine reads a line as ReadLine
+// does, its marks after those already in dst; a line without marks
+// leaves dst as it is.
+func TestAppendLineKeepsWhatItIsGiven(t *testing.T) {
+	held := Mark{Column: 1, File: 7, Line: 9, Binding: -1}
+	for _, l := range []string{`  replicas: #@pr2.8@  #@pv0b@3 #@pv0e@`, `  näme: x #@pr1.4@`, `plain: line`, ` #@pr1.`} {
+		wantLine, wantMarks := ReadLine(l)
+		line, marks := AppendLine([]Mark{held}, l)
+		if line != wantLine {
+			t.Errorf("AppendLine(%q) leaves %q, ReadLine %q", l, line, wantLine)
+		}
+		if diff := cmp.Diff(append([]Mark{held}, wantMarks...), marks); diff != "" {
+			t.Errorf("AppendLine(%q) marks (-want +got):\n%s", l, diff)
+		}
+	}
+}
+
 func TestTokenizeQuotedBraces(t *testing.T) {
 	toks := tokenize(`a {{ printf "}}" }} b`)
 	if len(toks) != 3 || !toks[1].action || toks[1].inner != `printf "}}"` {
