@@ -784,7 +784,7 @@ func (c *Context) kindNameDigest(bucket string) bucketDigest {
 	if !ok || strings.Contains(name, "\x00") {
 		return bucketDigest{unnamed: true}
 	}
-	members := c.byKindName[kindName{kind, name}]
+	members := c.objectsNamed(kind, name)
 	if len(members) == 0 {
 		return bucketDigest{}
 	}
