@@ -171,7 +171,7 @@ func TestCachedFilesSharedByConcurrentReviews(t *testing.T) {
 			if out.res.Files[0] != first[0] || out.res.Files[1] != first[1] || out.res.Files[2] != first[2] {
 				t.Error("cached parse not reused")
 			}
-			results[i] = out.findings
+			results[i] = out.all()
 		}()
 	}
 	wg.Wait()

@@ -216,10 +216,14 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	}
 	// The head's findings, in order: its run's own when it has no render
 	// problem and no unreadable file (clipped: a finding added below is
-	// added to a copy), not a copy of every finding.
+	// added to a copy), not a copy of every finding; read where its run
+	// found them (lean, a push's mostly in the memo) while nothing is
+	// added to them, each made a Finding as it is read.
 	head := slices.Clip(out.findings)
+	lean := out.lean
 	if len(out.problems)+len(out.unreadable) > 0 {
-		head = append(append(append([]checks.Finding(nil), out.findings...), out.problems...), out.unreadable...)
+		head = append(append(append([]checks.Finding(nil), out.all()...), out.problems...), out.unreadable...)
+		lean = nil
 	}
 	r := Review{NotChecked: out.notChecked(patches), PR: pr, ReportMode: mode, BaseChecked: base != nil}
 	if out.res != nil {
@@ -245,11 +249,18 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 			ig := IgnoredByPR{Finding: s.Finding, File: s.File, Line: s.Line, By: s.By, Added: added, Honoured: cfg.Review.IgnoresInPR()}
 			r.IgnoredByPR = append(r.IgnoredByPR, ig)
 			if !ig.Honoured {
+				if lean != nil {
+					head, lean = lean.All(), nil
+				}
 				head = append(head, s.Finding)
 			}
 		}
 	}
-	checks.SortFindings(head)
+	checks.SortFindings(head) // a lean run's are sorted
+	n, at := len(head), func(i int) checks.Finding { return head[i] }
+	if lean != nil {
+		n, at = lean.Len(), lean.At
+	}
 	var atBase *runIdentities // fingerprint -> index in base.findings, then base.problems
 	var atHead []bool         // of those indexes, the ones head has
 	if base != nil {
@@ -266,15 +277,16 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	}
 	// The head's fingerprints as keys, hashed on every CPU: at 50,000
 	// objects a push's head has some 150,000 findings.
-	keys := make([]uint64, len(head))
+	keys := make([]uint64, n)
 	const share = 1024
-	parallel.For((len(head)+share-1)/share, func(s int) {
-		for i := s * share; i < min(len(head), (s+1)*share); i++ {
-			keys[i] = head[i].FingerprintKey()
+	parallel.For((n+share-1)/share, func(s int) {
+		for i := s * share; i < min(n, (s+1)*share); i++ {
+			keys[i] = at(i).FingerprintKey()
 		}
 	})
 	byFile := map[string][]checks.Finding{}
-	for i, f := range head {
+	for i := range n {
+		f := at(i)
 		_, touched := patches[f.File]
 		old := false
 		if atBase != nil {

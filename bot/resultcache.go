@@ -68,8 +68,8 @@ func (o runOutput) kept() *runOutput {
 	k := o
 	k.res = &checks.Result{Silenced: o.res.Silenced}
 	if o.table == nil {
-		t := checks.NewFindingTable(o.findings)
-		k.table, k.findings = &t, nil
+		t := checks.NewFindingTable(o.all())
+		k.table, k.findings, k.lean = &t, nil, nil
 	}
 	return &k
 }
@@ -91,11 +91,14 @@ func runCost(o *runOutput, kept bool) int {
 	const findingSize, fixSize = 320, 256
 	n := 256
 	fss := [][]checks.Finding{o.findings, o.problems, o.unreadable}
+	if o.lean != nil {
+		fss[0] = o.all() // a head's run, which is not kept
+	}
 	if kept {
 		if o.table != nil {
 			n += o.table.Bytes()
 		} else {
-			n += checks.TableBytes(o.findings)
+			n += checks.TableBytes(fss[0])
 		}
 		for i := range o.count() {
 			f := o.finding(i)

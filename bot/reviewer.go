@@ -204,9 +204,11 @@ func short(sha string) string {
 type runOutput struct {
 	// findings are the plain findings and those of affected renders,
 	// mapped to the lines authors edit; in a kept run (kept), held in
-	// table instead, without their fixes.
+	// table instead, without their fixes; in a head's run without
+	// renders, held in lean instead, where the run found them.
 	findings []checks.Finding
 	table    *checks.FindingTable
+	lean     *checks.LeanFindings
 	// fromRender holds the fingerprints of the findings of renders.
 	fromRender map[string]bool
 	// problems are the render-failed findings of the affected charts and
@@ -303,18 +305,37 @@ func (o *runOutput) nth(i int) checks.Finding {
 
 // count is how many findings o holds (not its problems).
 func (o *runOutput) count() int {
-	if o.table != nil {
+	switch {
+	case o.table != nil:
 		return o.table.Len()
+	case o.lean != nil:
+		return o.lean.Len()
 	}
 	return len(o.findings)
 }
 
 // finding is o's finding i.
 func (o *runOutput) finding(i int) checks.Finding {
-	if o.table != nil {
+	switch {
+	case o.table != nil:
 		return o.table.At(i)
+	case o.lean != nil:
+		return o.lean.At(i)
 	}
 	return o.findings[i]
+}
+
+// all returns o's findings (not its problems) as one list: findings
+// itself, or a copy of those table or lean hold.
+func (o *runOutput) all() []checks.Finding {
+	if o.table == nil && o.lean == nil {
+		return o.findings
+	}
+	out := make([]checks.Finding, o.count())
+	for i := range out {
+		out[i] = o.finding(i)
+	}
+	return out
 }
 
 // notChecked lists the files the pull request changes that were read but
@@ -452,6 +473,10 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	// without a fix (withoutFix): its run lets their fixes go as it goes.
 	// Not when it renders, whose findings' fixes are mapped and verified.
 	opts.Check.NoFixes = reuse && len(folders) == 0
+	// A head's findings are read where the run found them, most of a
+	// push's in the memo, and made Findings only where the review
+	// reports them (assemble); a kept run's become a table instead.
+	opts.Check.LeanFindings = !reuse
 	scanned := scan.Collect(ctx, inputs, folders, cfg, opts)
 	res := scanned.Result
 	out.res = res
@@ -492,11 +517,20 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	marked = mergeRenders(marked)
+	plain := scanned.Plain
+	if scanned.Lean != nil {
+		if len(marked) == 0 {
+			out.lean = scanned.Lean
+		} else {
+			plain = scanned.Lean.All() // merged with the renders' (a lean scan has none)
+		}
+	}
 	var rendered []bool // which of out.findings came from a render
-	out.findings, rendered = mergeFindings(marked, scanned.Plain)
+	out.findings, rendered = mergeFindings(marked, plain)
 	// The file is no part of a finding's identity: the same object in two
 	// files (two renders, two overlays) is told apart across the review.
 	checks.NumberOccurrences(out.findings)
+	out.lean.NumberOccurrences()
 	checks.NumberOccurrences(out.problems)
 	out.fromRender = map[string]bool{}
 	for i, r := range rendered {

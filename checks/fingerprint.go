@@ -93,16 +93,22 @@ func (f *Finding) identity() occurrenceKey {
 // whose hash repeats (the same key, or two keys sharing a hash) are counted
 // by their keys.
 func NumberOccurrences(fs []Finding) {
+	numberAcross(len(fs), func(i int) occurrenceKey { return fs[i].identity() }, func(i, n int) { fs[i].Occurrence = n })
+}
+
+// numberAcross is NumberOccurrences of n findings, finding i's key
+// identity(i), its occurrence set by set(i, occurrence).
+func numberAcross(n int, identity func(int) occurrenceKey, set func(i, occurrence int)) {
 	// Hashed on every CPU (a push's head has some 150,000 findings), one
 	// seed for all, then counted in order.
 	seed := maphash.MakeSeed()
-	hashes := make([]uint64, len(fs))
+	hashes := make([]uint64, n)
 	const share = 1024
-	parallel.For((len(fs)+share-1)/share, func(s int) {
+	parallel.For((n+share-1)/share, func(s int) {
 		var h maphash.Hash
 		h.SetSeed(seed)
-		for i := s * share; i < min(len(fs), (s+1)*share); i++ {
-			k := fs[i].identity()
+		for i := s * share; i < min(n, (s+1)*share); i++ {
+			k := identity(i)
 			h.Reset()
 			for _, s := range [...]string{k.rule, k.group, k.kind, k.namespace, k.name, k.path, k.file} {
 				h.WriteString(s)
@@ -126,16 +132,16 @@ func NumberOccurrences(fs []Finding) {
 		}
 	}
 	var counter occurrenceCounter
-	for i := range fs {
+	for i := range n {
 		if !repeated[hashes[i]] {
-			fs[i].Occurrence = 0
+			set(i, 0)
 			continue
 		}
 		if counter == nil {
 			counter = occurrenceCounter{}
 		}
-		k := fs[i].identity()
-		fs[i].Occurrence = counter[k]
+		k := identity(i)
+		set(i, counter[k])
 		counter[k]++
 	}
 }

@@ -254,44 +254,55 @@ func (ig *ignores) apply(fs []Finding) []Finding {
 
 // split is apply that also returns what it silenced, with the ignore.
 func (ig *ignores) split(fs []Finding) ([]Finding, []Silenced) {
-	if len(ig.byFileObject) == 0 && len(ig.lines) == 0 {
+	if ig.empty() {
 		return fs, nil
 	}
 	var silenced []Silenced
 	out := fs[:0]
 	for _, f := range fs {
-		if o := ig.byFileObject[f.File][f.Object]; o != nil && ObjectIgnores(o, f.RuleID) {
-			s := Silenced{Finding: f, File: f.File}
-			own, _ := ignoreAnnotations(o)
-			at := manifest.Path{"metadata", "annotations", IgnoreAnnotation}
-			value := own
-			if !listHas(own, f.RuleID) {
-				pt := o.PodTemplate()
-				at, value = pt.MetaPath.Child("annotations", IgnoreAnnotation), pt.Meta.Annotations[IgnoreAnnotation]
-			}
-			s.Line, _, _ = o.Pos(at...)
-			s.By = IgnoreAnnotation + ": " + value
+		if s, ok := ig.silence(&f); ok {
 			silenced = append(silenced, s)
 			continue
-		}
-		if ls := ig.lines[f.File]; ls != nil {
-			n := 0
-			switch {
-			case commentIgnores(ls, f.Line, f.RuleID):
-				n = f.Line
-			case commentIgnores(ls, f.Line-1, f.RuleID):
-				n = f.Line - 1
-			}
-			if n > 0 {
-				l := string(ls[n-1])
-				by := strings.TrimSpace(l[strings.LastIndex(l[:strings.Index(l, IgnoreComment)], "#"):])
-				silenced = append(silenced, Silenced{Finding: f, File: f.File, Line: n, By: by})
-				continue
-			}
 		}
 		out = append(out, f)
 	}
 	return out, silenced
+}
+
+// empty reports whether ig silences nothing.
+func (ig *ignores) empty() bool { return len(ig.byFileObject) == 0 && len(ig.lines) == 0 }
+
+// silence returns f as ig silences it, with the ignore; false when no
+// ignore silences it.
+func (ig *ignores) silence(f *Finding) (Silenced, bool) {
+	if o := ig.byFileObject[f.File][f.Object]; o != nil && ObjectIgnores(o, f.RuleID) {
+		s := Silenced{Finding: *f, File: f.File}
+		own, _ := ignoreAnnotations(o)
+		at := manifest.Path{"metadata", "annotations", IgnoreAnnotation}
+		value := own
+		if !listHas(own, f.RuleID) {
+			pt := o.PodTemplate()
+			at, value = pt.MetaPath.Child("annotations", IgnoreAnnotation), pt.Meta.Annotations[IgnoreAnnotation]
+		}
+		s.Line, _, _ = o.Pos(at...)
+		s.By = IgnoreAnnotation + ": " + value
+		return s, true
+	}
+	if ls := ig.lines[f.File]; ls != nil {
+		n := 0
+		switch {
+		case commentIgnores(ls, f.Line, f.RuleID):
+			n = f.Line
+		case commentIgnores(ls, f.Line-1, f.RuleID):
+			n = f.Line - 1
+		}
+		if n > 0 {
+			l := string(ls[n-1])
+			by := strings.TrimSpace(l[strings.LastIndex(l[:strings.Index(l, IgnoreComment)], "#"):])
+			return Silenced{Finding: *f, File: f.File, Line: n, By: by}, true
+		}
+	}
+	return Silenced{}, false
 }
 
 // ignoreAnnotations returns the IgnoreAnnotation values of o and of its

@@ -155,8 +155,8 @@ func (c *Context) Fact(fact *ObjectFact, o *manifest.Object) string {
 
 // The facts Context answers itself.
 var (
-	namespaceFact = NewObjectFact(func(c *Context, o *manifest.Object) string { return c.place[o].namespace })
-	unitFact      = NewObjectFact(func(c *Context, o *manifest.Object) string { return c.place[o].unit })
+	namespaceFact = NewObjectFact(func(c *Context, o *manifest.Object) string { return c.place[o].namespace() })
+	unitFact      = NewObjectFact(func(c *Context, o *manifest.Object) string { return c.place[o].unit() })
 )
 
 type factRead struct {
@@ -213,7 +213,7 @@ func (c *Context) readNamespaceOf(o *manifest.Object) {
 	if t == nil {
 		return
 	}
-	ns := t.root.place[o].namespace
+	ns := t.root.place[o].namespace()
 	if ns == "" {
 		t.others = true
 		return
@@ -618,7 +618,7 @@ func (id bucketID) name() string {
 
 // bucketIDs appends to ids the buckets o is in.
 func (c *Context) bucketIDs(o *manifest.Object, ids []bucketID) []bucketID {
-	ids = append(ids, bucketID{'n', c.place[o].namespace, ""}, bucketID{'k', o.Kind, ""}, bucketID{'m', o.Kind, o.Name})
+	ids = append(ids, bucketID{'n', c.place[o].namespace(), ""}, bucketID{'k', o.Kind, ""}, bucketID{'m', o.Kind, o.Name})
 	if IsKustomization(o) {
 		ids = append(ids, bucketID{part: 's'})
 	}
@@ -768,7 +768,7 @@ func (c *Context) hashMember(h hash.Hash, buf []byte, key string, o *manifest.Ob
 // ended by a NUL byte.
 func (c *Context) appendMember(buf []byte, key string, o *manifest.Object) []byte {
 	p := c.place[o]
-	for _, s := range [...]string{key, p.namespace, p.unit} {
+	for _, s := range [...]string{key, p.namespace(), p.unit()} {
 		buf = append(append(buf, s...), 0)
 	}
 	return buf
@@ -784,7 +784,7 @@ func (c *Context) kindNameDigest(bucket string) bucketDigest {
 	if !ok || strings.Contains(name, "\x00") {
 		return bucketDigest{unnamed: true}
 	}
-	members := c.byKindName[kindName{kind, name}]
+	members := c.objectsNamed(kind, name)
 	if len(members) == 0 {
 		return bucketDigest{}
 	}

@@ -206,6 +206,17 @@ func (l *findingList) appendTo(out []Finding) []Finding {
 	return out
 }
 
+// appendRefs appends references to l's findings to out (LeanFindings).
+func (l *findingList) appendRefs(out []leanRef) []leanRef {
+	for i := range l.full {
+		out = append(out, refOfFull(&l.full[i]))
+	}
+	for i := range l.lean {
+		out = append(out, refOfLean(&l.lean[i]))
+	}
+	return out
+}
+
 // appendRange appends l's findings i to j (excluded) to out.
 func (l *findingList) appendRange(out []Finding, i, j int) []Finding {
 	if i >= j {

@@ -86,6 +86,9 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 type Collected struct {
 	// Plain are the findings of the files checked as written.
 	Plain []checks.Finding
+	// Lean holds Plain instead, when Options.Check.LeanFindings asks for
+	// it and there are no folders to render (checks.LeanFindings).
+	Lean *checks.LeanFindings
 	// Rendered are the findings of the renders Options.Renders keeps,
 	// mapped to the lines their authors edit.
 	Rendered []checks.Finding
@@ -115,8 +118,12 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	prep.CheckValuesSets(cfg)
 	co := o.Check
 	co.Emit = nil
+	// Without folders every finding is plain: handed over lean, as the
+	// run holds them.
+	co.LeanFindings = co.LeanFindings && len(folders) == 0
 	res := checks.Run(prep.Inputs, cfg, co)
-	out := Collected{Problems: prep.Problems, NotRendered: prep.Skipped, Result: res}
+	out := Collected{Problems: prep.Problems, NotRendered: prep.Skipped, Result: res, Lean: res.Lean}
+	res.Lean = nil
 	// The plain findings stay where the run put them, in its order, moved
 	// down over those of renders in place: appended one by one to a slice
 	// of their own, a review's 22,000 findings on 10,000 objects (4.6 MB)
