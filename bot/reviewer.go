@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -668,19 +667,7 @@ func mergeFindings(marked, plain []checks.Finding) ([]checks.Finding, []bool) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(i, j int32) int {
-		a, b := &all[i], &all[j]
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Line, b.Line); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Column, b.Column); c != 0 {
-			return c
-		}
-		return strings.Compare(a.RuleID, b.RuleID)
-	})
+	slices.SortStableFunc(order, func(i, j int32) int { return checks.CompareFindings(&all[i], &all[j]) })
 	out := make([]checks.Finding, len(all))
 	rendered := make([]bool, len(all))
 	for i, k := range order {

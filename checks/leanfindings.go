@@ -1,9 +1,7 @@
 package checks
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -57,34 +55,12 @@ func (r *leanRef) finding() Finding {
 	return f
 }
 
-// The fields a sort and an identity read, without making a Finding.
-
-func (r *leanRef) file() string {
+// order is the finding's findingOrder, without making a Finding.
+func (r *leanRef) order() findingOrder {
 	if r.lean != nil {
-		return r.lean.at.file
+		return findingOrder{r.lean.at.file, int(r.lean.line), int(r.lean.column), r.lean.rule}
 	}
-	return r.full.File
-}
-
-func (r *leanRef) rule() string {
-	if r.lean != nil {
-		return r.lean.rule
-	}
-	return r.full.RuleID
-}
-
-func (r *leanRef) line() int {
-	if r.lean != nil {
-		return int(r.lean.line)
-	}
-	return r.full.Line
-}
-
-func (r *leanRef) column() int {
-	if r.lean != nil {
-		return int(r.lean.column)
-	}
-	return r.full.Column
+	return orderOf(r.full)
 }
 
 // identity is the finding's Finding.identity.
@@ -98,18 +74,7 @@ func (r *leanRef) identity() occurrenceKey {
 }
 
 // compareRefs orders findings as findingLess does.
-func compareRefs(a, b leanRef) int {
-	if c := strings.Compare(a.file(), b.file()); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.line(), b.line()); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.column(), b.column()); c != 0 {
-		return c
-	}
-	return strings.Compare(a.rule(), b.rule())
-}
+func compareRefs(a, b leanRef) int { return a.order().compare(b.order()) }
 
 // Len is how many findings l holds.
 func (l *LeanFindings) Len() int {
@@ -163,36 +128,14 @@ func finishLean(refs []leanRef, files []*manifest.File, objects []*manifest.Obje
 		refs = kept
 	}
 	for i := range refs {
-		if s := cfg.SeverityOf(refs[i].rule()); s != 0 {
+		if s := cfg.SeverityOf(refs[i].order().rule); s != 0 {
 			refs[i].severity = s
 		}
 	}
 	if !slices.IsSortedFunc(refs, compareRefs) {
 		slices.SortStableFunc(refs, compareRefs)
 	}
-	// Each file's findings numbered apart, as numberOccurrences does.
-	counter := occurrenceCounter{}
-	for start := 0; start < len(refs); {
-		end := start + 1
-		for end < len(refs) && refs[end].file() == refs[start].file() {
-			end++
-		}
-		clear(counter)
-		for i := start; i < end; i++ {
-			k := refs[i].identity()
-			refs[i].occurrence = counter[k]
-			counter[k]++
-		}
-		start = end
-	}
-	sf := make([]Finding, len(silenced))
-	for i := range silenced {
-		sf[i] = silenced[i].Finding
-	}
-	setSeverities(sf, cfg)
-	numberOccurrences(sf) // in the run's order, as finishFindings numbers them
-	for i := range silenced {
-		silenced[i].Finding = sf[i]
-	}
+	numberWithinFiles(len(refs), func(i int) string { return refs[i].order().file }, func(i int) occurrenceKey { return refs[i].identity() }, func(i, n int) { refs[i].occurrence = n })
+	finishSilenced(silenced, cfg)
 	return &LeanFindings{refs: refs}, silenced
 }

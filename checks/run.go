@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -881,14 +882,7 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 	// Each object's findings go to their place, found by counting first,
 	// on every CPU: on a push this copy of 150,000 findings (30 MB) ran on
 	// one core for about a tenth of the review's wall time.
-	at := make([]int, len(perObject)+1)
-	at[0] = len(findings)
-	for i, fs := range perObject {
-		at[i+1] = at[i] + len(fs)
-		if recalled[i] != nil {
-			at[i+1] += recalled[i].count()
-		}
-	}
+	at := findingPlaces(len(findings), recalled, perObject)
 	findings = slices.Grow(findings, at[len(perObject)]-len(findings))[:at[len(perObject)]]
 	parallel.For(len(perObject), func(i int) {
 		out := findings[at[i]:at[i]:at[i+1]] // appends stay in the object's place
@@ -901,18 +895,26 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 	return res
 }
 
-// leanRefs refers to the findings of a run in evaluate's order: first,
-// then each object's recalled and then its others, in their places, found
-// by counting first, on every CPU.
-func leanRefs(first []Finding, recalled []*Remembered, perObject [][]Finding) []leanRef {
+// findingPlaces returns where each object's findings start in a run's
+// order, after first findings that come before any object's, and their
+// end last: object i's are those recalled[i] recalls, then perObject[i].
+func findingPlaces(first int, recalled []*Remembered, perObject [][]Finding) []int {
 	at := make([]int, len(perObject)+1)
-	at[0] = len(first)
+	at[0] = first
 	for i, fs := range perObject {
 		at[i+1] = at[i] + len(fs)
 		if recalled[i] != nil {
 			at[i+1] += recalled[i].count()
 		}
 	}
+	return at
+}
+
+// leanRefs refers to the findings of a run in evaluate's order: first,
+// then each object's recalled and then its others, in their places, found
+// by counting first (findingPlaces), on every CPU.
+func leanRefs(first []Finding, recalled []*Remembered, perObject [][]Finding) []leanRef {
+	at := findingPlaces(len(first), recalled, perObject)
 	refs := make([]leanRef, at[len(perObject)])
 	for i := range first {
 		refs[i] = refOfFull(&first[i])
@@ -991,16 +993,23 @@ func finishFindings(fs []Finding, files []*manifest.File, objects []*manifest.Ob
 	setSeverities(fs, cfg)
 	SortFindings(fs)
 	numberOccurrences(fs)
+	finishSilenced(silenced, cfg)
+	return fs, silenced
+}
+
+// finishSilenced sets the config's severities on the findings ignores
+// silenced and numbers their occurrences, apart from the run's other
+// findings, in the order they were silenced (the run's).
+func finishSilenced(silenced []Silenced, cfg *Config) {
 	sf := make([]Finding, len(silenced))
 	for i := range silenced {
 		sf[i] = silenced[i].Finding
 	}
 	setSeverities(sf, cfg)
-	numberOccurrences(sf) // split keeps SortFindings' order
+	numberOccurrences(sf)
 	for i := range silenced {
 		silenced[i].Finding = sf[i]
 	}
-	return fs, silenced
 }
 
 // setSeverities applies the config's severity overrides.
@@ -1134,15 +1143,7 @@ func SortFindings(fs []Finding) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		switch {
-		case findingLess(&fs[a], &fs[b]):
-			return -1
-		case findingLess(&fs[b], &fs[a]):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int32) int { return CompareFindings(&fs[a], &fs[b]) })
 	// Each finding moved once, in place, cycle by cycle of the order: a
 	// sorted copy of every finding was 64 MB of the 477 MB a review's push
 	// allocated at 50,000 objects.
@@ -1165,18 +1166,38 @@ func SortFindings(fs []Finding) {
 	}
 }
 
-// findingLess is SortFindings' order: by file, line, column and rule.
-func findingLess(a, b *Finding) bool {
-	if a.File != b.File {
-		return a.File < b.File
+// findingLess is SortFindings' order (findingOrder).
+func findingLess(a, b *Finding) bool { return CompareFindings(a, b) < 0 }
+
+// CompareFindings orders findings as SortFindings does, by file, line,
+// column and rule: -1, 0 or 1 as a comes before, level with or after b.
+func CompareFindings(a, b *Finding) int { return orderOf(a).compare(orderOf(b)) }
+
+// findingOrder is what orders findings: file, then line, column and
+// rule. A Finding's is orderOf; a lean reference's, leanRef.order.
+type findingOrder struct {
+	file         string
+	line, column int
+	rule         string
+}
+
+// orderOf is f's findingOrder.
+func orderOf(f *Finding) findingOrder {
+	return findingOrder{f.File, f.Line, f.Column, f.RuleID}
+}
+
+// compare returns -1, 0 or 1 as a comes before, level with or after b.
+func (a findingOrder) compare(b findingOrder) int {
+	if c := strings.Compare(a.file, b.file); c != 0 {
+		return c
 	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
+	if c := cmp.Compare(a.line, b.line); c != 0 {
+		return c
 	}
-	if a.Column != b.Column {
-		return a.Column < b.Column
+	if c := cmp.Compare(a.column, b.column); c != 0 {
+		return c
 	}
-	return a.RuleID < b.RuleID
+	return strings.Compare(a.rule, b.rule)
 }
 
 // Failed reports whether any finding is at or above the config's failOn.
@@ -1188,14 +1209,25 @@ func (r *Result) Failed(cfg *Config) bool { return cfg.Fails(r.Findings) }
 // apart, with a map of that file's only (NumberOccurrences numbers across
 // files).
 func numberOccurrences(fs []Finding) {
-	counter := streamOccurrences{path: occurrenceCounter{}, batch: occurrenceCounter{}} // no unique objects: every key counts for its file
-	for start := 0; start < len(fs); {
+	numberWithinFiles(len(fs), func(i int) string { return fs[i].File }, func(i int) occurrenceKey { return fs[i].identity() }, func(i, n int) { fs[i].Occurrence = n })
+}
+
+// numberWithinFiles is numberOccurrences of n findings sorted by file:
+// finding i's file is file(i), its key identity(i), and set(i, n) gives
+// it its occurrence. finishLean numbers a run's lean references so.
+func numberWithinFiles(n int, file func(int) string, identity func(int) occurrenceKey, set func(i, occurrence int)) {
+	counter := occurrenceCounter{}
+	for start := 0; start < n; {
 		end := start + 1
-		for end < len(fs) && fs[end].File == fs[start].File {
+		for end < n && file(end) == file(start) {
 			end++
 		}
-		clear(counter.path)
-		counter.number(fs[start:end])
+		clear(counter)
+		for i := start; i < end; i++ {
+			k := identity(i)
+			set(i, counter[k])
+			counter[k]++
+		}
 		start = end
 	}
 }
