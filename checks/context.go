@@ -176,6 +176,12 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		reachMu:         &sync.Mutex{},
 		podLabels:       map[labelPair][]*manifest.Object{},
 	}
+	// The objects by kind and name are sorted on another core meanwhile:
+	// at 50,000 objects the sort was some 25 ms of a push's wall time
+	// after the indexes' 75 ms, all on one core. It only reads objects'
+	// kinds and names, which nothing below writes.
+	sorted := make(chan []*manifest.Object, 1)
+	go func() { sorted <- sortedByKindName(objects) }()
 	// The selector indexes sized once, for every Service and PDB: grown,
 	// they were 4.5 MB of a push's allocations at 50,000 objects.
 	services, pdbs := 0, 0
@@ -270,7 +276,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		}
 	}
 	c.kustDirs = kustomizations
-	c.byKindName = sortedByKindName(objects)
+	c.byKindName = <-sorted
 	return c
 }
 

@@ -2,8 +2,10 @@ package checks
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/parallel"
 )
 
 // LeanFindings are a run's findings, in Result.Findings' order, as a run
@@ -132,10 +134,33 @@ func finishLean(refs []leanRef, files []*manifest.File, objects []*manifest.Obje
 			refs[i].severity = s
 		}
 	}
-	if !slices.IsSortedFunc(refs, compareRefs) {
+	if !refsSorted(refs) {
 		slices.SortStableFunc(refs, compareRefs)
 	}
 	numberWithinFiles(len(refs), func(i int) string { return refs[i].order().file }, func(i int) occurrenceKey { return refs[i].identity() }, func(i, n int) { refs[i].occurrence = n })
 	finishSilenced(silenced, cfg)
 	return &LeanFindings{refs: refs}, silenced
+}
+
+// sortedShare is how many references refsSorted checks in one piece.
+const sortedShare = 8192
+
+// refsSorted says whether refs are in compareRefs' order, as
+// slices.IsSortedFunc does, checked in pieces on every CPU: a push's
+// 150,000 references at 50,000 objects are in order, and checking them on
+// one core was some 40 ms of its wall time. Each piece checks its pairs up
+// to the next piece's first reference.
+func refsSorted(refs []leanRef) bool {
+	pieces := (len(refs) + sortedShare - 1) / sortedShare
+	if pieces <= 1 {
+		return slices.IsSortedFunc(refs, compareRefs)
+	}
+	var unsorted atomic.Bool
+	parallel.For(pieces, func(p int) {
+		lo, hi := p*sortedShare, min(len(refs), (p+1)*sortedShare+1)
+		if !unsorted.Load() && !slices.IsSortedFunc(refs[lo:hi], compareRefs) {
+			unsorted.Store(true)
+		}
+	})
+	return !unsorted.Load()
 }
