@@ -288,11 +288,8 @@ func sortedByKindName(objects []*manifest.Object) []*manifest.Object {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(i, j int32) int {
-		a, b := objects[i], objects[j]
-		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
+		b := objects[j]
+		if c := compareKindName(objects[i], kindName{b.Kind, b.Name}); c != 0 {
 			return c
 		}
 		return cmp.Compare(i, j)
@@ -307,21 +304,25 @@ func sortedByKindName(objects []*manifest.Object) []*manifest.Object {
 // objectsNamed returns the objects of kind named name, in run order (a
 // slice of byKindName, clipped: an append copies it), or nil.
 func (c *Context) objectsNamed(kind, name string) []*manifest.Object {
-	key := func(o *manifest.Object, _ struct{}) int {
-		if c := strings.Compare(o.Kind, kind); c != 0 {
-			return c
-		}
-		return strings.Compare(o.Name, name)
-	}
-	i, found := slices.BinarySearchFunc(c.byKindName, struct{}{}, key)
+	k := kindName{kind, name}
+	i, found := slices.BinarySearchFunc(c.byKindName, k, compareKindName)
 	if !found {
 		return nil
 	}
 	j := i + 1
-	for j < len(c.byKindName) && key(c.byKindName[j], struct{}{}) == 0 {
+	for j < len(c.byKindName) && compareKindName(c.byKindName[j], k) == 0 {
 		j++
 	}
 	return c.byKindName[i:j:j]
+}
+
+// compareKindName orders o by kind, then name, against k: byKindName's
+// order, which sortedByKindName makes and objectsNamed searches.
+func compareKindName(o *manifest.Object, k kindName) int {
+	if c := strings.Compare(o.Kind, k.kind); c != 0 {
+		return c
+	}
+	return strings.Compare(o.Name, k.name)
 }
 
 // appendObject appends one's object to l, or returns one (an element of
