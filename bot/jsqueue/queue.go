@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // Options are what New needs besides the connection and the Config.
@@ -92,11 +93,17 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opt Options) (*Queue, e
 	}
 	q := &Queue{cfg: cfg, opt: opt, nc: nc, js: js, log: opt.Logger, stop: make(chan struct{})}
 	q.runCtx, q.cancel = context.WithCancel(context.Background())
-	// Replicas starting together race to create the same objects: a
-	// conflict is retried a few times.
-	for attempt := 1; ; attempt++ {
-		err = q.setup(ctx)
-		if err == nil || attempt == 5 || ctx.Err() != nil {
+	// Replicas starting together race to create the same objects, and a
+	// JetStream cluster leaves some management requests unanswered (an
+	// update that reaches a stream while its leader is elected, creates of
+	// one stream from several clients at once): each attempt is bounded,
+	// and a conflict or a request nobody answered is made again.
+	attempt := 1
+	for ; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, setupAttemptTimeout(ctx))
+		err = q.setup(actx)
+		cancel()
+		if err == nil || attempt == maxSetupAttempts || ctx.Err() != nil {
 			break
 		}
 		select {
@@ -105,9 +112,25 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opt Options) (*Queue, e
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (%s)", err, plural.Count(attempt, "attempt", "attempts"))
 	}
 	return q, nil
+}
+
+// maxSetupAttempts bounds the attempts New makes at creating the queue's
+// objects.
+const maxSetupAttempts = 8
+
+// setupAttemptTimeout bounds one of New's attempts: 5s, or a third of
+// what is left of ctx when that is less (but not under half a second), so
+// that a request JetStream never answered leaves time for more attempts
+// within the caller's deadline.
+func setupAttemptTimeout(ctx context.Context) time.Duration {
+	d := 5 * time.Second
+	if deadline, ok := ctx.Deadline(); ok {
+		d = min(d, max(time.Until(deadline)/3, 500*time.Millisecond))
+	}
+	return d
 }
 
 func (q *Queue) setup(ctx context.Context) error {

@@ -95,7 +95,7 @@ func natsCluster(t *testing.T) []string {
 			cmd.Process.Signal(syscall.SIGTERM)
 			cmd.Wait()
 			if t.Failed() {
-				t.Logf("nats-server n%d:\n%s", i+1, lastLines(log.String(), 15))
+				t.Logf("nats-server n%d:\n%s", i+1, lastLines(log.String(), 40))
 			}
 		})
 	}
