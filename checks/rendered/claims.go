@@ -76,7 +76,8 @@ func (p *Prepared) dropDisproved(fs []checks.Finding) []checks.Finding {
 
 // disproved returns the indexes (among idx, findings of pl's render) of
 // the follow-up findings a render of the chart with the fixes that name
-// them does not have. The render is made once per chart and run.
+// them does not have. The render is made once per chart and run, and
+// again only for a batch that brings fixes of its own.
 func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 	type claim struct {
 		finding int
@@ -106,22 +107,46 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 		claims = append(claims, mine...)
 		cands = append(cands, candidate{finding: i, key: aloneKey(f), place: pc})
 	}
-	if len(cands) == 0 {
-		return nil
+	if len(cands) == 0 || pl.claimFailed {
+		return nil // a render with the fixes failed: nothing is known
 	}
-	if !pl.claimed {
-		pl.claimed = true
+	// A chart of more objects than one unit of the rules' work hands its
+	// findings over in several batches: one that brings fixes the last
+	// render was not made with renders the chart again with every fix
+	// seen so far, so that each claim is decided by a render that has the
+	// fix naming it.
+	if fresh := unrendered(pl.claimCands, cands); len(fresh) > 0 {
+		pl.claimCands = append(pl.claimCands, fresh...)
+		pl.claimKeys = nil
 		if v.ctx.Err() == nil {
-			pl.claimKeys, _ = pl.renderWith(v, pl.src, cands)
+			pl.claimKeys, _ = pl.renderWith(v, pl.src, pl.claimCands)
 		}
-	}
-	if pl.claimKeys == nil {
-		return nil // the render with the fixes failed: nothing is known
+		if pl.claimKeys == nil {
+			pl.claimFailed = true
+			return nil
+		}
 	}
 	var out []int
 	for _, c := range claims {
 		if !hasPrefixKey(pl.claimKeys, c.key) {
 			out = append(out, c.finding)
+		}
+	}
+	return out
+}
+
+// unrendered returns the candidates of cands whose fix is not among
+// those of rendered (by aloneKey).
+func unrendered(rendered, cands []candidate) []candidate {
+	had := make(map[string]bool, len(rendered))
+	for _, c := range rendered {
+		had[c.key] = true
+	}
+	var out []candidate
+	for _, c := range cands {
+		if !had[c.key] {
+			had[c.key] = true
+			out = append(out, c)
 		}
 	}
 	return out

@@ -78,10 +78,13 @@ type placed struct {
 	rerenders int
 	combines  int            // renders spent by combineTemplateLines
 	lits      []literalLines // by document, see literalOf
-	// claimed says the render of VerifyClaims was made; claimKeys are
-	// the keys of its findings (nil when it failed).
-	claimed   bool
-	claimKeys map[string]bool
+	// claimCands are the fixes the last render of VerifyClaims was made
+	// with (those of every batch of the render's findings so far), and
+	// claimKeys the keys of its findings; claimFailed says a render with
+	// them failed, and no other is made.
+	claimCands  []candidate
+	claimKeys   map[string]bool
+	claimFailed bool
 
 	// alone are the findings of the render checked on its own, made once
 	// for CheckValuesSets and VerifyFixes (see aloneFindings).

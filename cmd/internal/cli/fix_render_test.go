@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -147,6 +149,50 @@ func TestCheckDoesNotVerify(t *testing.T) {
 		if format == "json" && strings.Contains(out.String(), `"replicaCount"`) {
 			t.Errorf("check --format json carries a values edit:\n%s", out.String())
 		}
+	}
+}
+
+// TestCheckClaimsAcrossBatches checks the claims of a chart whose findings
+// are handed over in several batches (a render of more objects than one
+// unit of the rules' work): the second Deployment's replicas fix comes in
+// a later batch than the first's, and the chart renders a
+// PodDisruptionBudget for it once its replicas rise. Its pdb-missing claim
+// is decided by a render with its own fix, not by the first batch's.
+func TestCheckClaimsAcrossBatches(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "fixtures", "render", "helm-claims")
+	calls := 0
+	p := Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		calls++
+		return render.InProcess(ctx, files, opts)
+	}}
+	var out, errb bytes.Buffer
+	p.Run([]string{"check", "--format", "json", dir}, nil, &out, &errb)
+	var report struct {
+		Findings []struct {
+			Rule   string `json:"rule"`
+			Object struct {
+				Name string `json:"name"`
+			} `json:"object"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatalf("check --format json: %v\n%s", err, errb.String())
+	}
+	got := map[string][]string{}
+	for _, f := range report.Findings {
+		if f.Rule == "pdb-missing" || f.Rule == "replicas-too-few" {
+			got[f.Rule] = append(got[f.Rule], f.Object.Name)
+		}
+	}
+	sort.Strings(got["replicas-too-few"])
+	if want := []string{"api", "worker"}; !slices.Equal(got["replicas-too-few"], want) {
+		t.Errorf("replicas-too-few on %v, want %v", got["replicas-too-few"], want)
+	}
+	if want := []string{"api"}; !slices.Equal(got["pdb-missing"], want) {
+		t.Errorf("pdb-missing on %v, want %v: the worker's PodDisruptionBudget renders once its replicas rise", got["pdb-missing"], want)
+	}
+	if calls != 3 {
+		t.Errorf("%d renders, want 3: the chart, with the first batch's replicas fix, and with both (the test is about findings in two batches)", calls)
 	}
 }
 
