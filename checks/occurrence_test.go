@@ -158,3 +158,50 @@ func TestSortFindingsIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberWithinFilesAcrossShares holds numberWithinFiles, which numbers
+// shares of the findings on every CPU, to numbering each run of one file's
+// findings in order from 0: files that cross a share's end, a file longer
+// than a share, one file in two runs, and single findings between.
+func TestNumberWithinFilesAcrossShares(t *testing.T) {
+	var files []string
+	add := func(file string, count int) {
+		for range count {
+			files = append(files, file)
+		}
+	}
+	add("a.yaml", numberShare-3)
+	add("b.yaml", 7) // crosses the first share's end
+	add("c.yaml", numberShare+numberShare/2)
+	add("d.yaml", 1)
+	add("e.yaml", numberShare-5-numberShare/2) // ends one before a share's end
+	add("f.yaml", 1)                           // begins a share
+	add("g.yaml", 1)
+	add("a.yaml", 40) // a.yaml again, after others
+	for i := range 300 {
+		add(fmt.Sprintf("z%03d.yaml", i), i%5+1)
+	}
+	n := len(files)
+	key := func(i int) occurrenceKey { return occurrenceKey{rule: "r", name: fmt.Sprint(i % 3), file: files[i]} }
+	got := make([]int, n)
+	for i := range got {
+		got[i] = -1
+	}
+	numberWithinFiles(n, func(i int) string { return files[i] }, key, func(i, o int) {
+		if got[i] != -1 {
+			t.Errorf("finding %d numbered twice", i)
+		}
+		got[i] = o
+	})
+	counter := map[occurrenceKey]int{}
+	for i := range n {
+		if i == 0 || files[i] != files[i-1] {
+			clear(counter)
+		}
+		k := key(i)
+		if got[i] != counter[k] {
+			t.Fatalf("finding %d (%s): occurrence %d, want %d", i, files[i], got[i], counter[k])
+		}
+		counter[k]++
+	}
+}

@@ -1215,20 +1215,41 @@ func numberOccurrences(fs []Finding) {
 // numberWithinFiles is numberOccurrences of n findings sorted by file:
 // finding i's file is file(i), its key identity(i), and set(i, n) gives
 // it its occurrence. finishLean numbers a run's lean references so.
+//
+// Each file's findings (each run of findings of one file) are numbered
+// apart, so the files are numbered on every CPU: the findings are cut in
+// shares of numberShare, and a share numbers the files that begin in it,
+// each to its end. A push's 150,000 references at 50,000 objects took some
+// 45 ms of its wall time on one core.
 func numberWithinFiles(n int, file func(int) string, identity func(int) occurrenceKey, set func(i, occurrence int)) {
+	parallel.For((n+numberShare-1)/numberShare, func(s int) {
+		start, end := s*numberShare, min(n, (s+1)*numberShare)
+		for start > 0 && start < end && file(start) == file(start-1) {
+			start++ // a file begun in an earlier share is that share's
+		}
+		numberFilesFrom(start, end, n, file, identity, set)
+	})
+}
+
+// numberShare is how many findings numberWithinFiles' shares begin with.
+const numberShare = 4096
+
+// numberFilesFrom numbers, as numberWithinFiles, the findings of each file
+// that begins at start or after it and before end (of n), to its end.
+func numberFilesFrom(start, end, n int, file func(int) string, identity func(int) occurrenceKey, set func(i, occurrence int)) {
 	counter := occurrenceCounter{}
-	for start := 0; start < n; {
-		end := start + 1
-		for end < n && file(end) == file(start) {
-			end++
+	for start < end {
+		next := start + 1
+		for next < n && file(next) == file(start) {
+			next++
 		}
 		clear(counter)
-		for i := start; i < end; i++ {
+		for i := start; i < next; i++ {
 			k := identity(i)
 			set(i, counter[k])
 			counter[k]++
 		}
-		start = end
+		start = next
 	}
 }
 

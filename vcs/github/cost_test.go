@@ -160,20 +160,21 @@ func TestReviewCost(t *testing.T) {
 				}
 				tally := fake.TallyString()
 				// Reads: config, changed files (one page), the merge base
-				// (compare), the trees at base
-				// and at head, listing the bot's comments, and the manifests
-				// not cached: a blob each when at most ArchiveThreshold, else
-				// one tarball. The base is read first; the head's versions of
-				// the changed files are the base's with their patches applied
-				// (checked against the blob SHAs the PR files name), so the
-				// first push downloads the base (a tarball) and nothing of
-				// the head, and the second push downloads nothing.
-				blobs, tarballs := 0, 0
+				// (compare), the trees at base (the first push only: the
+				// cache keeps it) and at head, listing the bot's comments,
+				// and the manifests not cached: a blob each when at most
+				// ArchiveThreshold, else one tarball. The base is read
+				// first; the head's versions of the changed files are the
+				// base's with their patches applied (checked against the
+				// blob SHAs the PR files name), so the first push downloads
+				// the base (a tarball) and nothing of the head, and the
+				// second push downloads nothing.
+				blobs, tarballs, trees := 0, 0, 1
 				if push == 0 {
-					tarballs = 1
+					tarballs, trees = 1, 2
 				}
 				want := map[string]int{
-					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: 2, fakegithub.RouteCompare: 1,
+					fakegithub.RouteContents: 1, fakegithub.RoutePRFiles: 1, fakegithub.RouteTree: trees, fakegithub.RouteCompare: 1,
 					"GET /repos/{owner}/{repo}/pulls/{n}/comments": 1,
 					fakegithub.RouteBlob:                           blobs, fakegithub.RouteTarball: tarballs, fakegithub.RouteCodeload: tarballs,
 				}
@@ -184,7 +185,7 @@ func TestReviewCost(t *testing.T) {
 				}
 				reads := fake.ReadRequests()
 				graphql := min(push, 1) // the review threads, once there are some
-				if want := 7 + graphql + blobs + tarballs; reads != want {
+				if want := 5 + trees + graphql + blobs + tarballs; reads != want {
 					t.Errorf("push %d: %d read requests, want %d\n%s", push+1, reads, want, tally)
 				}
 				if got := fake.Count("POST /graphql"); got != graphql {
@@ -214,13 +215,18 @@ func TestReviewCost(t *testing.T) {
 				// The cache: the first push downloads and parses every
 				// manifest, the second only the changed ones.
 				puts, parses := cache.take()
-				// (Put counts the downloaded blobs and the derived ones.)
+				// (Put counts the downloaded blobs and the derived ones, and
+				// the base's tree.)
 				wantNew := costRepoFiles + changed // the base, and the head's versions of the changed files
 				if push == 1 {
 					wantNew = changed
 				}
-				if puts != wantNew || parses != wantNew {
-					t.Errorf("push %d: %d blobs downloaded or derived, %d parsed; want %d of each", push+1, puts, parses, wantNew)
+				wantPuts := wantNew
+				if push == 0 {
+					wantPuts++ // the base's tree
+				}
+				if puts != wantPuts || parses != wantNew {
+					t.Errorf("push %d: %d blobs and trees downloaded or derived, %d parsed; want %d and %d", push+1, puts, parses, wantPuts, wantNew)
 				}
 				// The same findings and comments as without the cache.
 				r, err := plain.Prepare(context.Background(), h, pr, nil)
@@ -300,5 +306,69 @@ func TestManifestsFromHostileTarball(t *testing.T) {
 	}
 	if n := fake.Count(fakegithub.RouteBlob); n != 1 {
 		t.Errorf("%d blob requests, want 1 (the file left out of the tarball)\n%s", n, fake.TallyString())
+	}
+}
+
+// TestManifestsKeepsTheBaseTree reads the manifests at a pull request's
+// base twice with a cache and once without, and at its head twice: the
+// base's tree is requested once with the cache and the files are the
+// same each time (a symbolic link left out, a file over the size bound
+// unreadable, sizes and blob SHAs as the tree says); the head's tree,
+// which changes at every push, is requested each time.
+func TestManifestsKeepsTheBaseTree(t *testing.T) {
+	const owner, name = "acme", "trees"
+	keyPEM, pub := testKey(t)
+	fake := fakegithub.New(testAppID, pub)
+	defer fake.Close()
+	files := map[string]string{
+		"k8s/app.yaml":         costManifest(1, "1.0.0", "x"),
+		"k8s/caf\u00e9 2.yaml": costManifest(2, "1.0.0", "x"),
+		"k8s/link.yaml":        "app.yaml", // a symlink in the tree: not a manifest
+		"k8s/huge.yaml":        "kind: ConfigMap\ndata:\n  a: " + strings.Repeat("a", bot.MaxFileBytes) + "\n",
+		"README.md":            "not picked\n",
+	}
+	baseSHA, headSHA := strings.Repeat("b", 40), strings.Repeat("1", 40)
+	fake.AddCommit(owner, name, baseSHA, files)
+	fake.SetTreeMode(owner, name, baseSHA, "k8s/link.yaml", "120000")
+	files["k8s/app.yaml"] = costManifest(1, "latest", "x")
+	fake.AddCommit(owner, name, headSHA, files)
+	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := app.Host(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := bot.PullRequest{Repo: owner + "/" + name, Number: 1, BaseSHA: baseSHA, HeadSHA: headSHA}
+	yaml := bot.WantEach(func(p string) bool { return strings.HasSuffix(p, ".yaml") })
+	read := func(ref string, cache bot.BlobCache) []bot.File {
+		t.Helper()
+		got, err := h.Manifests(context.Background(), pr, ref, yaml, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	cache := bot.NewLRUCache(64 << 20)
+	plain := read(baseSHA, nil)
+	if len(plain) != 3 {
+		t.Fatalf("%d files at base, want 3 (app, café 2, huge): %+v", len(plain), plain)
+	}
+	fake.ResetCalls()
+	for i := range 2 {
+		if d := cmp.Diff(plain, read(baseSHA, cache)); d != "" {
+			t.Errorf("read %d at base with the cache (-without +with):\n%s", i+1, d)
+		}
+	}
+	if n := fake.Count(fakegithub.RouteTree); n != 1 {
+		t.Errorf("%d tree requests for two reads at base, want 1", n)
+	}
+	fake.ResetCalls()
+	for range 2 {
+		read(headSHA, cache)
+	}
+	if n := fake.Count(fakegithub.RouteTree); n != 2 {
+		t.Errorf("%d tree requests for two reads at head, want 2", n)
 	}
 }
