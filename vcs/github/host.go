@@ -17,6 +17,7 @@ import (
 	gh "github.com/google/go-github/v88/github"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/bot/treecache"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/plural"
 
@@ -137,7 +138,7 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 // MergeBase is the merge base of the pull request's base and head commits
 // (GET /repos/{o}/{r}/compare/{base}...{head}, merge_base_commit, one
 // commit per page so the answer stays small): what the pull request's
-// diff is taken against, where base.sha is the base branch's tip, which
+// diff is taken against, where base.SHA is the base branch's tip, which
 // has moved on when the branch got other changes since.
 func (h *Host) MergeBase(ctx context.Context, pr bot.PullRequest) (string, error) {
 	cmp, _, err := h.client.Repositories.CompareCommits(ctx, repoOwner(pr), repoName(pr), pr.BaseSHA, pr.HeadSHA, &gh.ListOptions{PerPage: 1})
@@ -198,7 +199,7 @@ var errUndecodable = errors.New("its base64 content does not decode")
 // at a time) when at most ArchiveThreshold are missing, else one tarball of
 // the commit, so the number of requests grows neither with the repository
 // nor with the pull request. Symbolic links are not manifests and are left
-// out. The tree at the pull request's base is kept in cache (treeFiles):
+// out. The tree at the pull request's base is kept in cache (treecache):
 // every push of a pull request reads it again.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	entries, truncated, err := h.treeFiles(ctx, pr, ref, cache)
@@ -211,20 +212,20 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	}
 	paths := make([]string, len(entries))
 	for i, e := range entries {
-		paths[i] = e.path
+		paths[i] = e.Path
 	}
 	picked := want(paths)
 	files := make([]bot.File, 0, len(picked))
 	for _, e := range entries {
-		if !picked[e.path] {
+		if !picked[e.Path] {
 			continue
 		}
-		if e.size > bot.MaxFileBytes {
-			log.Warn("manifest too large to load", "file", e.path, "bytes", e.size)
-			files = append(files, bot.File{Path: e.path, SHA: e.sha, Unreadable: fmt.Sprintf("%s, over the %s a file is read to", plural.Bytes(int64(e.size)), plural.Bytes(bot.MaxFileBytes))})
+		if e.Size > bot.MaxFileBytes {
+			log.Warn("manifest too large to load", "file", e.Path, "bytes", e.Size)
+			files = append(files, bot.File{Path: e.Path, SHA: e.SHA, Unreadable: fmt.Sprintf("%s, over the %s a file is read to", plural.Bytes(int64(e.Size)), plural.Bytes(bot.MaxFileBytes))})
 			continue
 		}
-		files = append(files, bot.File{Path: e.path, SHA: e.sha})
+		files = append(files, bot.File{Path: e.Path, SHA: e.SHA})
 	}
 	var missing []*bot.File
 	for i := range files {
@@ -271,30 +272,13 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	return files, nil
 }
 
-// treeEntry is a file of a commit's tree as Manifests reads it: a blob,
-// not a symbolic link, with its size.
-type treeEntry struct {
-	path, sha string
-	size      int
-}
-
 // treeFiles lists the files of the tree at ref (one recursive tree
 // request) and says whether GitHub truncated the list. The tree at the
-// pull request's base, named by its commit SHA, is kept in cache under
-// treeKey: a commit's tree never changes, and every push of a pull request
-// reads the same base (the merge base), whose run the cache keeps too; at
-// 50,000 objects the request and its decoding were some 50 ms of a push's
-// wall time and 12 MB of its allocations. The head's tree changes at every
-// push and is not kept.
-func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, cache bot.BlobCache) ([]treeEntry, bool, error) {
-	key := ""
-	if cache != nil && ref == pr.BaseSHA && ref != pr.HeadSHA && isCommitSHA(ref) {
-		key = treeKey(pr, ref)
-		if data, ok := cache.Get(key); ok {
-			if entries, truncated, ok := decodeTree(data); ok {
-				return entries, truncated, nil
-			}
-		}
+// pull request's base is kept in cache (package treecache).
+func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, cache bot.BlobCache) ([]treecache.Entry, bool, error) {
+	key := treecache.Key(pr, ref)
+	if entries, truncated, ok := treecache.Get(cache, key); ok {
+		return entries, truncated, nil
 	}
 	tree, _, err := h.client.Git.GetTree(ctx, repoOwner(pr), repoName(pr), ref, true)
 	if err != nil {
@@ -302,83 +286,14 @@ func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, ca
 	}
 	// Sized once: grown by doubling the list was megabytes of a push's
 	// allocations at 50,000 objects.
-	entries := make([]treeEntry, 0, len(tree.Entries))
+	entries := make([]treecache.Entry, 0, len(tree.Entries))
 	for _, e := range tree.Entries {
 		if e.GetType() == "blob" && e.GetMode() != "120000" {
-			entries = append(entries, treeEntry{path: e.GetPath(), sha: e.GetSHA(), size: e.GetSize()})
+			entries = append(entries, treecache.Entry{Path: e.GetPath(), SHA: e.GetSHA(), Size: e.GetSize()})
 		}
 	}
-	if key != "" {
-		cache.Put(key, encodeTree(entries, tree.GetTruncated()))
-	}
+	treecache.Put(cache, key, entries, tree.GetTruncated())
 	return entries, tree.GetTruncated(), nil
-}
-
-// treeKey is the cache's key of the tree of commit sha in pr's repository:
-// not a blob SHA, which is hexadecimal only.
-func treeKey(pr bot.PullRequest, sha string) string {
-	return "tree:" + pr.Repo + "@" + sha
-}
-
-// isCommitSHA reports whether ref is a full commit SHA (SHA-1 or
-// SHA-256, lowercase hexadecimal), which names one tree for good, as a
-// branch name does not.
-func isCommitSHA(ref string) bool {
-	if len(ref) != 40 && len(ref) != 64 {
-		return false
-	}
-	for i := 0; i < len(ref); i++ {
-		if c := ref[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// encodeTree writes entries and whether the tree was truncated as
-// decodeTree reads them: a byte '1' or '0', then each entry's path, SHA
-// and size in decimal, each ended by a zero byte (which no git path
-// holds).
-func encodeTree(entries []treeEntry, truncated bool) []byte {
-	n := 1
-	for _, e := range entries {
-		n += len(e.path) + len(e.sha) + 23
-	}
-	b := make([]byte, 0, n)
-	if truncated {
-		b = append(b, '1')
-	} else {
-		b = append(b, '0')
-	}
-	for _, e := range entries {
-		b = append(append(b, e.path...), 0)
-		b = append(append(b, e.sha...), 0)
-		b = append(strconv.AppendInt(b, int64(e.size), 10), 0)
-	}
-	return b
-}
-
-// decodeTree reads what encodeTree wrote; false when data is not that.
-func decodeTree(data []byte) ([]treeEntry, bool, bool) {
-	if len(data) == 0 || data[0] != '0' && data[0] != '1' {
-		return nil, false, false
-	}
-	truncated := data[0] == '1'
-	// One string for all the paths and SHAs, cut into them.
-	rest := string(data[1:])
-	entries := make([]treeEntry, 0, strings.Count(rest, "\x00")/3)
-	for rest != "" {
-		path, r, ok1 := strings.Cut(rest, "\x00")
-		sha, r, ok2 := strings.Cut(r, "\x00")
-		size, r, ok3 := strings.Cut(r, "\x00")
-		n, err := strconv.Atoi(size)
-		if !ok1 || !ok2 || !ok3 || err != nil || n < 0 {
-			return nil, false, false
-		}
-		entries = append(entries, treeEntry{path: path, sha: sha, size: n})
-		rest = r
-	}
-	return entries, truncated, true
 }
 
 // blobGone reports whether err says that one blob cannot be had at all

@@ -115,9 +115,13 @@ func TestReviewCostGitLab(t *testing.T) {
 					archives = 1
 				}
 				pages := (files + 1 + 99) / 100 // the tree's entries: files, the config, apps/
+				trees := 2 * pages              // the base's and the head's
+				if push > 0 {
+					trees = pages // the base's is kept from the first push
+				}
 				want := map[string]int{
 					"GET /projects/*/repository/archive.tar.gz":    archives,
-					"GET /projects/*/repository/tree":              2 * pages,
+					"GET /projects/*/repository/tree":              trees,
 					"GET /projects/*/merge_requests/*/diffs":       (changed + 99) / 100,
 					"GET /projects/*/repository/blobs/*/raw":       0,
 					"GET /projects/*/repository/files/*/raw":       1,

@@ -17,6 +17,7 @@ import (
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/bot/treecache"
 	"github.com/prodready/prodready/internal/plural"
 )
 
@@ -332,26 +333,9 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		}
 		ref = pr.HeadSHA
 	}
-	var tree []bot.File
-	// Keyset pagination, which GitLab recommends for trees (offset pages
-	// are capped on large repositories); the next page is the Link
-	// header's rel="next" either way.
-	opt := &gl.ListTreeOptions{ListOptions: gl.ListOptions{Pagination: "keyset", PerPage: 100}, Ref: gl.Ptr(ref), Recursive: gl.Ptr(true)}
-	reqOpts := []gl.RequestOptionFunc{gl.WithContext(ctx)}
-	for {
-		nodes, resp, err := h.api.Repositories.ListTree(pid(pr), opt, reqOpts...)
-		if err != nil {
-			return nil, fmt.Errorf("listing the tree at %.12s: %w", ref, err)
-		}
-		for _, n := range nodes {
-			if n.Type == "blob" && n.Mode != "120000" {
-				tree = append(tree, bot.File{Path: n.Path, SHA: n.ID})
-			}
-		}
-		if resp == nil || resp.NextLink == "" {
-			break
-		}
-		reqOpts = []gl.RequestOptionFunc{gl.WithContext(ctx), gl.WithKeysetPaginationParameters(resp.NextLink)}
+	tree, err := h.treeFiles(ctx, pr, ref, cache)
+	if err != nil {
+		return nil, err
 	}
 	paths := make([]string, len(tree))
 	for i, f := range tree {
@@ -361,7 +345,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	var files []bot.File
 	for _, f := range tree {
 		if picked[f.Path] {
-			files = append(files, f)
+			files = append(files, bot.File{Path: f.Path, SHA: f.SHA})
 		}
 	}
 	var missing []*bot.File
@@ -381,6 +365,39 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		return nil, err
 	}
 	return files, nil
+}
+
+// treeFiles lists the files of the tree at ref, 100 a request. The tree at
+// the merge request's base is kept in cache (package treecache): every
+// push lists it again, 500 requests at 50,000 files.
+func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, cache bot.BlobCache) ([]treecache.Entry, error) {
+	key := treecache.Key(pr, ref)
+	if tree, _, ok := treecache.Get(cache, key); ok {
+		return tree, nil
+	}
+	var tree []treecache.Entry
+	// Keyset pagination, which GitLab recommends for trees (offset pages
+	// are capped on large repositories); the next page is the Link
+	// header's rel="next" either way.
+	opt := &gl.ListTreeOptions{ListOptions: gl.ListOptions{Pagination: "keyset", PerPage: 100}, Ref: gl.Ptr(ref), Recursive: gl.Ptr(true)}
+	reqOpts := []gl.RequestOptionFunc{gl.WithContext(ctx)}
+	for {
+		nodes, resp, err := h.api.Repositories.ListTree(pid(pr), opt, reqOpts...)
+		if err != nil {
+			return nil, fmt.Errorf("listing the tree at %.12s: %w", ref, err)
+		}
+		for _, n := range nodes {
+			if n.Type == "blob" && n.Mode != "120000" {
+				tree = append(tree, treecache.Entry{Path: n.Path, SHA: n.ID})
+			}
+		}
+		if resp == nil || resp.NextLink == "" {
+			break
+		}
+		reqOpts = []gl.RequestOptionFunc{gl.WithContext(ctx), gl.WithKeysetPaginationParameters(resp.NextLink)}
+	}
+	treecache.Put(cache, key, tree, false)
+	return tree, nil
 }
 
 // readBlobs reads files' contents raw by blob SHA, eight at a time, and

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/fakegitlab"
@@ -245,6 +247,53 @@ func TestManifestsWalksTheTreeAndCachesBlobs(t *testing.T) {
 	}
 	if b, a := len(s.CallsTo("GET", "/repository/blobs/")), len(s.CallsTo("GET", "/repository/archive")); b != ArchiveThreshold || a != 1 {
 		t.Errorf("%d blobs and %d archives for %d missing files, want a blob each and no new archive", b, a, ArchiveThreshold)
+	}
+}
+
+// TestManifestsKeepsTheBaseTree: the tree at a merge request's base (a
+// commit, which every push lists again) is listed once with a cache and
+// read back the same; the head's is listed at every read.
+func TestManifestsKeepsTheBaseTree(t *testing.T) {
+	files := map[string]string{"README.md": "# hi\n"}
+	for i := range 120 {
+		files[fmt.Sprintf("deploy/d%03d.yaml", i)] = fmt.Sprintf("n: %d\n", i)
+	}
+	head := map[string]string{"deploy/new.yaml": "n: new\n"}
+	for p, data := range files {
+		head[p] = data
+	}
+	s, pr := setup(t, files, head)
+	h, _ := newTestHost(t, s)
+	pr.BaseSHA = s.MR(projectID, 1).BaseSHA
+	want := bot.WantEach(func(p string) bool { return strings.HasSuffix(p, ".yaml") })
+	read := func(ref string, cache bot.BlobCache) []bot.File {
+		t.Helper()
+		got, err := h.Manifests(context.Background(), pr, ref, want, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	plain := read(pr.BaseSHA, nil)
+	if len(plain) != 120 {
+		t.Fatalf("%d files at base, want 120", len(plain))
+	}
+	cache := &mapCache{m: map[string][]byte{}}
+	before := len(s.CallsTo("GET", "/repository/tree"))
+	for i := range 2 {
+		if d := cmp.Diff(plain, read(pr.BaseSHA, cache)); d != "" {
+			t.Errorf("read %d at base with the cache (-without +with):\n%s", i+1, d)
+		}
+	}
+	if n := len(s.CallsTo("GET", "/repository/tree")) - before; n != 2 {
+		t.Errorf("%d tree pages listed for two reads at base, want 2 (one listing of 120 files)", n)
+	}
+	before = len(s.CallsTo("GET", "/repository/tree"))
+	for range 2 {
+		read(pr.HeadSHA, cache)
+	}
+	if n := len(s.CallsTo("GET", "/repository/tree")) - before; n != 4 {
+		t.Errorf("%d tree pages listed for two reads at head, want 4", n)
 	}
 }
 
