@@ -275,14 +275,7 @@ func TestManifestsFromHostileTarball(t *testing.T) {
 	} {
 		fake.AddArchiveEntry(owner, name, e)
 	}
-	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := app.Host(7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := installationHost(t, keyPEM, fake)
 	pr := bot.PullRequest{Repo: owner + "/" + name, Number: 1, HeadSHA: sha}
 	got, err := h.Manifests(context.Background(), pr, sha, bot.WantEach(func(p string) bool { return strings.HasSuffix(p, ".yaml") }), nil)
 	if err != nil {
@@ -332,14 +325,7 @@ func TestManifestsKeepsTheBaseTree(t *testing.T) {
 	fake.SetTreeMode(owner, name, baseSHA, "k8s/link.yaml", "120000")
 	files["k8s/app.yaml"] = costManifest(1, "latest", "x")
 	fake.AddCommit(owner, name, headSHA, files)
-	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := app.Host(7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := installationHost(t, keyPEM, fake)
 	pr := bot.PullRequest{Repo: owner + "/" + name, Number: 1, BaseSHA: baseSHA, HeadSHA: headSHA}
 	yaml := bot.WantEach(func(p string) bool { return strings.HasSuffix(p, ".yaml") })
 	read := func(ref string, cache bot.BlobCache) []bot.File {
@@ -371,4 +357,18 @@ func TestManifestsKeepsTheBaseTree(t *testing.T) {
 	if n := fake.Count(fakegithub.RouteTree); n != 2 {
 		t.Errorf("%d tree requests for two reads at head, want 2", n)
 	}
+}
+
+// installationHost is the Host of installation 7 of the test App on fake.
+func installationHost(t *testing.T, keyPEM []byte, fake *fakegithub.Server) bot.Host {
+	t.Helper()
+	app, err := ghv.NewApp(ghv.AppConfig{AppID: testAppID, PrivateKey: keyPEM, BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := app.Host(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

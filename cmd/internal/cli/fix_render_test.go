@@ -126,6 +126,15 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 	}
 }
 
+// countingRenders is the program as main makes it, rendering in process,
+// that counts its renders in calls.
+func countingRenders(calls *int) Program {
+	return Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		*calls++
+		return render.InProcess(ctx, files, opts)
+	}}
+}
+
 // TestCheckDoesNotVerify checks that check, in any format, spends no
 // render on verifying fixes (prodready fix and the bot do): its findings
 // of charts carry their fix's description, no edits. It spends one on the
@@ -135,10 +144,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 func TestCheckDoesNotVerify(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix")
 	calls := 0
-	p := Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
-		calls++
-		return render.InProcess(ctx, files, opts)
-	}}
+	p := countingRenders(&calls)
 	for _, format := range []string{"text", "json", "sarif"} {
 		calls = 0
 		var out, errb bytes.Buffer
@@ -161,10 +167,7 @@ func TestCheckDoesNotVerify(t *testing.T) {
 func TestCheckClaimsAcrossBatches(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "fixtures", "render", "helm-claims")
 	calls := 0
-	p := Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
-		calls++
-		return render.InProcess(ctx, files, opts)
-	}}
+	p := countingRenders(&calls)
 	var out, errb bytes.Buffer
 	p.Run([]string{"check", "--format", "json", dir}, nil, &out, &errb)
 	var report struct {
@@ -204,10 +207,7 @@ func TestCheckClaimsAcrossBatches(t *testing.T) {
 func TestFixBuildsOverlays(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "fixtures", "render", "kustomize")
 	calls := 0
-	p := Program{Name: "prodready", Version: "test", Render: func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
-		calls++
-		return render.InProcess(ctx, files, opts)
-	}}
+	p := countingRenders(&calls)
 	var out, errb bytes.Buffer
 	if code := p.Run([]string{"fix", "--all", "--diff", dir}, nil, &out, &errb); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
