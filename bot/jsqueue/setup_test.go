@@ -101,34 +101,45 @@ func (c *losingConn) lose(op string) bool {
 	return true
 }
 
-// A stream request JetStream never answers costs New one bounded attempt,
-// not the caller's whole deadline: New makes it again and the queue opens.
-func TestSetupRetriesARequestNeverAnswered(t *testing.T) {
-	e := engine(t, t.TempDir())
-	lossy := &losingServer{e: e, prefix: "$JS.API.STREAM.", limit: 1}
+// openThrough opens a queue on lossy's server, through a connection that
+// loses what lossy loses, within d; the queue is shut down at the test's end.
+func openThrough(t *testing.T, lossy *losingServer, d time.Duration) (*Queue, error) {
+	t.Helper()
 	nc, err := nats.Connect("", nats.InProcessServer(lossy), nats.Name(t.Name()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	noRun := func(context.Context, bot.Job) error { return nil }
-	q, err := New(ctx, nc, testConfig(), Options{Run: noRun, HostFor: func(bot.Job) (bot.Host, error) { return &fakeHost{}, nil }, Logger: quiet(), Embedded: e})
+	q, err := New(ctx, nc, testConfig(), Options{Run: noRun, HostFor: func(bot.Job) (bot.Host, error) { return &fakeHost{}, nil }, Logger: quiet(), Embedded: lossy.e})
+	if err == nil {
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			q.Shutdown(ctx)
+		})
+	}
+	return q, err
+}
+
+// A stream request JetStream never answers costs New one bounded attempt,
+// not the caller's whole deadline: New makes it again and the queue opens.
+func TestSetupRetriesARequestNeverAnswered(t *testing.T) {
+	lossy := &losingServer{e: engine(t, t.TempDir()), prefix: "$JS.API.STREAM.", limit: 1}
+	q, err := openThrough(t, lossy, 6*time.Second)
 	if err != nil {
 		t.Fatalf("New with one request lost: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		q.Shutdown(ctx)
-	})
 	lossy.mu.Lock()
 	lost := lossy.lost
 	lossy.mu.Unlock()
 	if len(lost) != 1 {
 		t.Fatalf("the connection lost %d requests, want 1: the test did not test the loss", len(lost))
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	if _, err := q.js.Stream(ctx, q.cfg.Stream); err != nil {
 		t.Errorf("the stream after New: %v", err)
 	}
@@ -137,16 +148,7 @@ func TestSetupRetriesARequestNeverAnswered(t *testing.T) {
 // When JetStream answers nothing at all, New gives up within its caller's
 // deadline, and its error says how many attempts it made.
 func TestSetupGivesUpWhenNothingAnswers(t *testing.T) {
-	e := engine(t, t.TempDir())
-	nc, err := nats.Connect("", nats.InProcessServer(&losingServer{e: e, prefix: "$JS.API.STREAM."}), nats.Name(t.Name()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	noRun := func(context.Context, bot.Job) error { return nil }
-	_, err = New(ctx, nc, testConfig(), Options{Run: noRun, HostFor: func(bot.Job) (bot.Host, error) { return &fakeHost{}, nil }, Logger: quiet()})
+	_, err := openThrough(t, &losingServer{e: engine(t, t.TempDir()), prefix: "$JS.API.STREAM."}, 3*time.Second)
 	if err == nil {
 		t.Fatal("New succeeded with every stream request lost")
 	}
