@@ -292,8 +292,8 @@ func serveUntilSignal(srv *bot.Server, q bot.Queue, l net.Listener, grace time.D
 // running job ends (serve passes runtime.GC, which hands no pages back to
 // the system): the next review then starts with the room under the limit that
 // the last one's garbage took, and a push at 50,000 objects runs one
-// collection while the author waits instead of two (docs/performance.md,
-// "Serve as a process"). Without a limit the collector's goal is twice
+// collection while the author waits instead of two (docs/performance-log.md,
+// "Reviews, push after push"). Without a limit the collector's goal is twice
 // the live heap, and a collection at idle would only cost CPU.
 func collectWhenIdle(handle func(ctx context.Context, job bot.Job) error, collect func()) func(ctx context.Context, job bot.Job) error {
 	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
