@@ -74,14 +74,27 @@ func (p *Prepared) dropDisproved(fs []checks.Finding) []checks.Finding {
 	return out
 }
 
+// MaxClaimRenders bounds the renders the claims check spends on one
+// chart in a run: one with the fixes of the first batch of its findings
+// that has claims, and one more for each later batch that brings fixes of
+// its own, up to the bound. The claims of fixes no render was made with
+// are not decided, and their follow-ups are reported as they are, as when
+// a render with the fixes fails. A chart hands its findings over in
+// batches of 32 objects, so the bound is reached only by a chart of more
+// than 300 objects whose later objects keep bringing new claims. It is
+// MaxVerifyRenders, the bound of the renders that verify fixes.
+const MaxClaimRenders = MaxVerifyRenders
+
 // disproved returns the indexes (among idx, findings of pl's render) of
 // the follow-up findings a render of the chart with the fixes that name
 // them does not have. The render is made once per chart and run, and
-// again only for a batch that brings fixes of its own.
+// again only for a batch that brings fixes of its own, within
+// MaxClaimRenders.
 func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 	type claim struct {
 		finding int
 		key     string // followUpKey of the claim's rule and object
+		fix     string // aloneKey of the finding whose fix names it
 	}
 	var claims []claim
 	var cands []candidate
@@ -94,7 +107,7 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 		for _, j := range idx {
 			g := fs[j]
 			if j != i && sameObject(f.Object, g.Object) && slicesContains(f.Fix.FollowUps, g.RuleID) {
-				mine = append(mine, claim{j, followUpKey(g.RuleID, g.Object)})
+				mine = append(mine, claim{j, followUpKey(g.RuleID, g.Object), aloneKey(f)})
 			}
 		}
 		if len(mine) == 0 {
@@ -115,9 +128,10 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 	// render was not made with renders the chart again with every fix
 	// seen so far, so that each claim is decided by a render that has the
 	// fix naming it.
-	if fresh := unrendered(pl.claimCands, cands); len(fresh) > 0 {
+	if fresh := unrendered(pl.claimCands, cands); len(fresh) > 0 && pl.claimRenders < MaxClaimRenders {
 		pl.claimCands = append(pl.claimCands, fresh...)
 		pl.claimKeys = nil
+		pl.claimRenders++
 		if v.ctx.Err() == nil {
 			pl.claimKeys, _ = pl.renderWith(v, pl.src, pl.claimCands)
 		}
@@ -126,9 +140,13 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 			return nil
 		}
 	}
+	rendered := make(map[string]bool, len(pl.claimCands))
+	for _, c := range pl.claimCands {
+		rendered[c.key] = true
+	}
 	var out []int
 	for _, c := range claims {
-		if !hasPrefixKey(pl.claimKeys, c.key) {
+		if rendered[c.fix] && !hasPrefixKey(pl.claimKeys, c.key) {
 			out = append(out, c.finding)
 		}
 	}

@@ -81,10 +81,12 @@ type placed struct {
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with
-	// them failed, and no other is made.
-	claimCands  []candidate
-	claimKeys   map[string]bool
-	claimFailed bool
+	// them failed, and no other is made; claimRenders counts the renders
+	// made (see MaxClaimRenders).
+	claimCands   []candidate
+	claimKeys    map[string]bool
+	claimFailed  bool
+	claimRenders int
 
 	// alone are the findings of the render checked on its own, made once
 	// for CheckValuesSets and VerifyFixes (see aloneFindings).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,6 +197,123 @@ func TestCheckClaimsAcrossBatches(t *testing.T) {
 	}
 	if calls != 3 {
 		t.Errorf("%d renders, want 3: the chart, with the first batch's replicas fix, and with both (the test is about findings in two batches)", calls)
+	}
+}
+
+// TestCheckClaimRendersBounded checks that the claims check spends at
+// most rendered.MaxClaimRenders renders on one chart: a chart of three
+// serving Deployments more than that bound, each in a batch of its own (40 ConfigMaps apart)
+// and each with a PodDisruptionBudget the chart renders once its replicas
+// rise, is rendered once and then once for each of the first
+// MaxClaimRenders batches. Those batches' pdb-missing claims are
+// disproved; the later ones' are not decided and are reported as they are.
+func TestCheckClaimRendersBounded(t *testing.T) {
+	const apps = rendered.MaxClaimRenders + 3
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("Chart.yaml", "apiVersion: v2\nname: many\nversion: 0.1.0\n")
+	values := ""
+	for i := 0; i < apps; i++ {
+		values += fmt.Sprintf("app%02d:\n  replicas: 1\n", i)
+		write(fmt.Sprintf("templates/app%02d.yaml", i), fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app%02[1]d
+spec:
+  replicas: {{ .Values.app%02[1]d.replicas }}
+  selector:
+    matchLabels: {app: app%02[1]d}
+  template:
+    metadata:
+      labels: {app: app%02[1]d}
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          ports:
+            - containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: app%02[1]d
+spec:
+  selector: {app: app%02[1]d}
+  ports:
+    - port: 80
+      targetPort: 8080
+{{- if gt (int .Values.app%02[1]d.replicas) 1 }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: app%02[1]d
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels: {app: app%02[1]d}
+{{- end }}
+{{- range $j := until 40 }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app%02[1]d-setting-{{ $j }}
+data:
+  key: value
+{{- end }}
+`, i))
+	}
+	write("values.yaml", values)
+	calls := 0
+	p := countingRenders(&calls)
+	var out, errb bytes.Buffer
+	p.Run([]string{"check", "--format", "json", dir}, nil, &out, &errb)
+	var report struct {
+		Findings []struct {
+			Rule   string `json:"rule"`
+			Object struct {
+				Name string `json:"name"`
+			} `json:"object"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatalf("check --format json: %v\n%s", err, errb.String())
+	}
+	var replicas, pdb []string
+	for _, f := range report.Findings {
+		switch f.Rule {
+		case "replicas-too-few":
+			replicas = append(replicas, f.Object.Name)
+		case "pdb-missing":
+			pdb = append(pdb, f.Object.Name)
+		}
+	}
+	sort.Strings(replicas)
+	sort.Strings(pdb)
+	var wantReplicas, wantPDB []string
+	for i := 0; i < apps; i++ {
+		wantReplicas = append(wantReplicas, fmt.Sprintf("app%02d", i))
+		if i >= rendered.MaxClaimRenders {
+			wantPDB = append(wantPDB, fmt.Sprintf("app%02d", i))
+		}
+	}
+	if !slices.Equal(replicas, wantReplicas) {
+		t.Errorf("replicas-too-few on %v, want %v", replicas, wantReplicas)
+	}
+	if !slices.Equal(pdb, wantPDB) {
+		t.Errorf("pdb-missing on %v, want %v: the first %d batches' claims are disproved by renders with their fixes, the later ones are not decided", pdb, wantPDB, rendered.MaxClaimRenders)
+	}
+	if want := 1 + rendered.MaxClaimRenders; calls != want {
+		t.Errorf("%d renders, want %d: the chart, and one for each of the first %d batches with claims", calls, want, rendered.MaxClaimRenders)
 	}
 }
 
