@@ -159,14 +159,11 @@ func TestCheckDoesNotVerify(t *testing.T) {
 	}
 }
 
-// TestCheckClaimsAcrossBatches checks the claims of a chart whose findings
-// are handed over in several batches (a render of more objects than one
-// unit of the rules' work): the second Deployment's replicas fix comes in
-// a later batch than the first's, and the chart renders a
-// PodDisruptionBudget for it once its replicas rise. Its pdb-missing claim
-// is decided by a render with its own fix, not by the first batch's.
-func TestCheckClaimsAcrossBatches(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "fixtures", "render", "helm-claims")
+// checkedObjects runs check --format json on dir, counting the renders it
+// makes, and returns the names of the objects each rule has a finding on,
+// sorted, and the number of renders.
+func checkedObjects(t *testing.T, dir string) (map[string][]string, int) {
+	t.Helper()
 	calls := 0
 	p := countingRenders(&calls)
 	var out, errb bytes.Buffer
@@ -184,11 +181,22 @@ func TestCheckClaimsAcrossBatches(t *testing.T) {
 	}
 	got := map[string][]string{}
 	for _, f := range report.Findings {
-		if f.Rule == "pdb-missing" || f.Rule == "replicas-too-few" {
-			got[f.Rule] = append(got[f.Rule], f.Object.Name)
-		}
+		got[f.Rule] = append(got[f.Rule], f.Object.Name)
 	}
-	sort.Strings(got["replicas-too-few"])
+	for _, names := range got {
+		sort.Strings(names)
+	}
+	return got, calls
+}
+
+// TestCheckClaimsAcrossBatches checks the claims of a chart whose findings
+// are handed over in several batches (a render of more objects than one
+// unit of the rules' work): the second Deployment's replicas fix comes in
+// a later batch than the first's, and the chart renders a
+// PodDisruptionBudget for it once its replicas rise. Its pdb-missing claim
+// is decided by a render with its own fix, not by the first batch's.
+func TestCheckClaimsAcrossBatches(t *testing.T) {
+	got, calls := checkedObjects(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-claims"))
 	if want := []string{"api", "worker"}; !slices.Equal(got["replicas-too-few"], want) {
 		t.Errorf("replicas-too-few on %v, want %v", got["replicas-too-few"], want)
 	}
@@ -273,32 +281,8 @@ data:
 `, i))
 	}
 	write("values.yaml", values)
-	calls := 0
-	p := countingRenders(&calls)
-	var out, errb bytes.Buffer
-	p.Run([]string{"check", "--format", "json", dir}, nil, &out, &errb)
-	var report struct {
-		Findings []struct {
-			Rule   string `json:"rule"`
-			Object struct {
-				Name string `json:"name"`
-			} `json:"object"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
-		t.Fatalf("check --format json: %v\n%s", err, errb.String())
-	}
-	var replicas, pdb []string
-	for _, f := range report.Findings {
-		switch f.Rule {
-		case "replicas-too-few":
-			replicas = append(replicas, f.Object.Name)
-		case "pdb-missing":
-			pdb = append(pdb, f.Object.Name)
-		}
-	}
-	sort.Strings(replicas)
-	sort.Strings(pdb)
+	got, calls := checkedObjects(t, dir)
+	replicas, pdb := got["replicas-too-few"], got["pdb-missing"]
 	var wantReplicas, wantPDB []string
 	for i := 0; i < apps; i++ {
 		wantReplicas = append(wantReplicas, fmt.Sprintf("app%02d", i))
