@@ -818,6 +818,7 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 	ctx := NewContext(cfg, append(slices.Clone(objects), objectsOf(extra)...))
 	ctx.memo = memo
 	rules := enabledRules(cfg)
+	prebuild(ctx, rules)
 	// An object whose findings are all recalled hands over the memo's
 	// slices, copied once, into findings: on a push nearly every object's
 	// are, and copying each into a slice of its own first was 67 MB of the
