@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/internal/parallel"
 )
 
@@ -112,10 +111,9 @@ func (l *LeanFindings) NumberOccurrences() {
 }
 
 // finishLean is finishFindings for a run's findings as references: the
-// silenced ones split off as Findings, the others' severities set, sorted
-// and numbered in their references.
-func finishLean(refs []leanRef, files []*manifest.File, objects []*manifest.Object, cfg *Config) (*LeanFindings, []Silenced) {
-	ig := newIgnores(files, objects)
+// silenced ones (by ig) split off as Findings, the others' severities set,
+// sorted and numbered in their references.
+func finishLean(refs []leanRef, ig *ignores, cfg *Config) (*LeanFindings, []Silenced) {
 	var silenced []Silenced
 	if !ig.empty() {
 		kept := refs[:0]
