@@ -2,43 +2,59 @@ package checks
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
-// TestRefsSortedAgreesWithIsSorted checks refsSorted against
-// slices.IsSortedFunc on references in order and out of order, within a
-// piece and across the boundary of two pieces.
-func TestRefsSortedAgreesWithIsSorted(t *testing.T) {
+// TestSortRefsIsSortStableFunc checks sortRefs against
+// slices.SortStableFunc on references in order, out of order within the
+// files (as a run's come) and out of order across files and pieces, with
+// references that compare equal (whose order must stay theirs).
+func TestSortRefsIsSortStableFunc(t *testing.T) {
 	n := 3*sortedShare + 17
 	fs := make([]Finding, n)
 	for i := range fs {
-		fs[i] = Finding{RuleID: "r", File: fmt.Sprintf("f%06d.yaml", i/3), Line: 1 + i%3}
+		// Two findings of each line of a file, equal in order.
+		fs[i] = Finding{RuleID: "r", File: fmt.Sprintf("f%06d.yaml", i/6), Line: 1 + (i%6)/2}
 	}
-	refs := make([]leanRef, n)
+	sorted := make([]leanRef, n)
 	for i := range fs {
-		refs[i] = refOfFull(&fs[i])
+		sorted[i] = refOfFull(&fs[i])
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	withinFiles := slices.Clone(sorted)
+	for start := 0; start < n; start += 6 {
+		file := withinFiles[start:min(n, start+6)]
+		rng.Shuffle(len(file), func(i, j int) { file[i], file[j] = file[j], file[i] })
 	}
 	swapped := func(i int) []leanRef {
-		out := slices.Clone(refs)
+		out := slices.Clone(sorted)
 		out[i], out[i+1] = out[i+1], out[i]
 		return out
 	}
+	across := slices.Clone(sorted)
+	rng.Shuffle(n, func(i, j int) { across[i], across[j] = across[j], across[i] })
 	cases := map[string][]leanRef{
-		"sorted":            refs,
-		"short":             refs[:10],
-		"swap within":       swapped(100),
-		"swap at boundary":  swapped(sortedShare - 1),
+		"sorted":            sorted,
+		"short":             slices.Clone(withinFiles[:10]),
+		"within files":      withinFiles,
+		"swap at a piece":   swapped(sortedShare - 1),
 		"swap in last":      swapped(n - 2),
-		"swap second piece": swapped(sortedShare),
+		"files out of turn": slices.Concat(sorted[2*sortedShare:], sorted[:2*sortedShare]),
+		"shuffled":          across,
+		"empty":             nil,
 	}
 	for name, rs := range cases {
-		want := slices.IsSortedFunc(rs, compareRefs)
-		if got := refsSorted(rs); got != want {
-			t.Errorf("%s: refsSorted = %v, slices.IsSortedFunc = %v", name, got, want)
+		want := slices.Clone(rs)
+		slices.SortStableFunc(want, compareRefs)
+		got := slices.Clone(rs)
+		sortRefs(got)
+		for i := range want {
+			if got[i].full != want[i].full {
+				t.Errorf("%s: reference %d is %s:%d (%p), slices.SortStableFunc puts %s:%d (%p) there", name, i, got[i].full.File, got[i].full.Line, got[i].full, want[i].full.File, want[i].full.Line, want[i].full)
+				break
+			}
 		}
-	}
-	if !refsSorted(refs) || refsSorted(swapped(sortedShare-1)) {
-		t.Error("refsSorted misjudges sorted or boundary-swapped references")
 	}
 }

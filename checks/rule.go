@@ -64,6 +64,12 @@ type Rule struct {
 	// findings, and every output that lists more than findings says them.
 	// It must not panic on any input.
 	Exempted func(ctx *Context) []Exempted
+	// Indexes are indexes Check reads on most objects it checks, which no
+	// memo recalls: a run builds them before its objects' rules run, on
+	// every core beside each other and the memo's bucket digests, rather
+	// than the first object's rule building each while the other cores
+	// wait for it. Optional.
+	Indexes []Prebuilt
 }
 
 // Exempted is a finding an exception written in the repository exempts,

@@ -67,6 +67,8 @@ var serviceSelectsNothing = &checks.Rule{
 		}
 		return []checks.Finding{checks.At(obj, manifest.Path{"spec", "selector"}, msg)}
 	},
+	// Read on every Service with a selector, in every run (not recalled).
+	Indexes: []checks.Prebuilt{podLabelKeys, podLabelIndex, unitsCreatingPods},
 }
 
 // namingRollout returns an Argo Rollout of svc's namespace whose strategy
