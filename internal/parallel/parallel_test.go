@@ -54,3 +54,48 @@ func TestForUsesSeveralWorkers(t *testing.T) {
 		t.Error("the two calls never ran at the same time")
 	}
 }
+
+// TestForPanicReachesTheCaller checks that a call that panics on a worker
+// panics in For's caller, once every worker has stopped, with the call's
+// value: the caller's recover sees it, where a worker's own panic would
+// end the process.
+func TestForPanicReachesTheCaller(t *testing.T) {
+	for _, n := range []int{1, 2, 1000} {
+		var done atomic.Int32
+		got := func() (p any) {
+			defer func() { p = recover() }()
+			For(n, func(i int) {
+				if i == n-1 {
+					panic("boom")
+				}
+				done.Add(1)
+			})
+			return nil
+		}()
+		if got != "boom" {
+			t.Errorf("n=%d: the caller recovered %v, want the call's panic", n, got)
+		}
+		if d := done.Load(); int(d) != n-1 {
+			t.Errorf("n=%d: %d calls returned before For panicked, want every other call (%d)", n, d, n-1)
+		}
+	}
+}
+
+// TestGoPanicReachesTheWaiter checks that Go's wait returns once fn has,
+// and panics in its caller with fn's panic.
+func TestGoPanicReachesTheWaiter(t *testing.T) {
+	ran := false
+	Go(func() { ran = true })()
+	if !ran {
+		t.Error("wait returned before fn ran")
+	}
+	wait := Go(func() { panic("boom") })
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		wait()
+		return nil
+	}()
+	if got != "boom" {
+		t.Errorf("wait's caller recovered %v, want fn's panic", got)
+	}
+}
