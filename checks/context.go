@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/parallel"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -180,8 +181,8 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 	// at 50,000 objects the sort was some 25 ms of a push's wall time
 	// after the indexes' 75 ms, all on one core. It only reads objects'
 	// kinds and names, which nothing below writes.
-	sorted := make(chan []*manifest.Object, 1)
-	go func() { sorted <- sortedByKindName(objects) }()
+	var byKindName []*manifest.Object
+	sorted := parallel.Go(func() { byKindName = sortedByKindName(objects) })
 	// The selector indexes sized once, for every Service and PDB: grown,
 	// they were 4.5 MB of a push's allocations at 50,000 objects.
 	services, pdbs := 0, 0
@@ -208,11 +209,7 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 	// the objects' files, names and namespaces, which nothing below
 	// writes; after the indexes on one core it was some 10 ms of a push's
 	// wall time at 50,000 objects.
-	placed := make(chan struct{})
-	go func() {
-		defer close(placed)
-		c.placeObjects(objects, kustomizations)
-	}()
+	placed := parallel.Go(func() { c.placeObjects(objects, kustomizations) })
 	// A key's first object is objects' own element, clipped (an append
 	// copies it): most kinds and names, and most pod labels, have one
 	// object, and a slice made for each was 50,000 allocations of a push.
@@ -249,8 +246,9 @@ func NewContext(cfg *Config, objects []*manifest.Object) *Context {
 		}
 	}
 	c.kustDirs = kustomizations
-	c.byKindName = <-sorted
-	<-placed
+	sorted()
+	placed()
+	c.byKindName = byKindName
 	return c
 }
 

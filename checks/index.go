@@ -47,6 +47,9 @@ type built struct {
 	once  sync.Once
 	value any
 	read  *reads
+	// panicked is the value the build panicked with, if it did: every
+	// read panics with it, in the reading rule's own recover.
+	panicked any
 }
 
 // Of returns the index's value for ctx's run, building it on first use.
@@ -62,6 +65,11 @@ func (x *Index[T]) Of(ctx *Context) T {
 	}
 	b := v.(*built)
 	b.once.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				b.panicked = p
+			}
+		}()
 		if !x.tracked {
 			b.value = x.build(ctx)
 			return
@@ -73,6 +81,9 @@ func (x *Index[T]) Of(ctx *Context) T {
 		}
 		b.value = x.build(ctx.untracked())
 	})
+	if b.panicked != nil {
+		panic(b.panicked)
+	}
 	if b.read != nil {
 		ctx.replay(b.read)
 	}
@@ -94,7 +105,9 @@ func (x *Index[T]) prebuild(ctx *Context) { x.Of(ctx) }
 // object reads first: each was built by the first object's rule to read
 // it while the other cores waited, about 100 ms of a push's wall time at
 // 50,000 objects on one core of two (the digests about 40, the Services'
-// pod label indexes about 50).
+// pod label indexes about 50). An index whose build panics panics again
+// in each rule that reads it, inside that rule's recover (checkOne), as
+// when the rule built it.
 func prebuild(ctx *Context, rules []*Rule) {
 	var tasks []func()
 	if ctx.memo != nil {
@@ -105,7 +118,10 @@ func prebuild(ctx *Context, rules []*Rule) {
 		for _, x := range r.Indexes {
 			if !slices.Contains(seen, x) {
 				seen = append(seen, x)
-				tasks = append(tasks, func() { x.prebuild(ctx) })
+				tasks = append(tasks, func() {
+					defer func() { _ = recover() }() // kept in the index (Index.Of)
+					x.prebuild(ctx)
+				})
 			}
 		}
 	}
@@ -150,6 +166,9 @@ func (p *PerObject[T]) Of(ctx *Context, o *manifest.Object) T {
 		}
 		b.value = p.compute(ctx.untracked(), o)
 	})
+	if b.panicked != nil {
+		panic(b.panicked)
+	}
 	if b.read != nil {
 		ctx.replay(b.read)
 	}

@@ -817,9 +817,7 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 	var findings []Finding
 	var ig *ignores
 	res := &Result{Files: files, Objects: len(objects)}
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
+	read := parallel.Go(func() {
 		res.Kubernetes, res.NoObject, res.ValuesFiles = countKubernetes(files, cfg)
 		for _, f := range files {
 			for _, p := range f.Problems {
@@ -830,9 +828,9 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 			findings = append(findings, ignoreCommentFindings(f, cfg)...)
 		}
 		ig = newIgnores(files, objects)
-	}()
+	})
 	ctx := NewContext(cfg, append(slices.Clone(objects), objectsOf(extra)...))
-	<-read
+	read()
 	ctx.memo = memo
 	rules := enabledRules(cfg)
 	prebuild(ctx, rules)
