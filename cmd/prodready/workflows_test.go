@@ -136,4 +136,11 @@ func TestCIWorkflow(t *testing.T) {
 	if !ran {
 		t.Error("the ci job does not run .ci/run")
 	}
+	fuzzed := false
+	for _, s := range w.Jobs["fuzz"].Steps {
+		fuzzed = fuzzed || strings.Contains(s.Run, "make fuzz")
+	}
+	if !fuzzed {
+		t.Error("no fuzz job runs make fuzz: the short fuzzing pass is not a step of .ci/run")
+	}
 }
