@@ -52,6 +52,24 @@ type built struct {
 	panicked any
 }
 
+// do runs build the first time it is called; when build panicked, this
+// and every later call panic with its value (sync.Once alone would leave
+// the later readers a nil value, and a build that runs before any rule,
+// as prebuild's, would take its panic to no rule).
+func (b *built) do(build func()) {
+	b.once.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				b.panicked = p
+			}
+		}()
+		build()
+	})
+	if b.panicked != nil {
+		panic(b.panicked)
+	}
+}
+
 // Of returns the index's value for ctx's run, building it on first use.
 // It is safe for concurrent use, and lock-free once built: rules ask for
 // indexes per container.
@@ -64,12 +82,7 @@ func (x *Index[T]) Of(ctx *Context) T {
 		v, _ = ctx.indexes.LoadOrStore(x, &built{})
 	}
 	b := v.(*built)
-	b.once.Do(func() {
-		defer func() {
-			if p := recover(); p != nil {
-				b.panicked = p
-			}
-		}()
+	b.do(func() {
 		if !x.tracked {
 			b.value = x.build(ctx)
 			return
@@ -81,9 +94,6 @@ func (x *Index[T]) Of(ctx *Context) T {
 		}
 		b.value = x.build(ctx.untracked())
 	})
-	if b.panicked != nil {
-		panic(b.panicked)
-	}
 	if b.read != nil {
 		ctx.replay(b.read)
 	}
@@ -119,7 +129,7 @@ func prebuild(ctx *Context, rules []*Rule) {
 			if !slices.Contains(seen, x) {
 				seen = append(seen, x)
 				tasks = append(tasks, func() {
-					defer func() { _ = recover() }() // kept in the index (Index.Of)
+					defer func() { _ = recover() }() // kept in the index (built.do)
 					x.prebuild(ctx)
 				})
 			}
@@ -158,7 +168,7 @@ func (p *PerObject[T]) Of(ctx *Context, o *manifest.Object) T {
 		v, _ = ctx.indexes.LoadOrStore(k, &built{})
 	}
 	b := v.(*built)
-	b.once.Do(func() {
+	b.do(func() {
 		var t tracking
 		if bc := ctx.tracked(&t); bc != nil {
 			b.value, b.read = p.compute(bc, o), &t.reads
@@ -166,9 +176,6 @@ func (p *PerObject[T]) Of(ctx *Context, o *manifest.Object) T {
 		}
 		b.value = p.compute(ctx.untracked(), o)
 	})
-	if b.panicked != nil {
-		panic(b.panicked)
-	}
 	if b.read != nil {
 		ctx.replay(b.read)
 	}
