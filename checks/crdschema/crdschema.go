@@ -32,7 +32,8 @@ var rule = &checks.Rule{
 	Ref: "https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation",
 	Why: "a custom resource that its CustomResourceDefinition in the repository refuses (unknown field, wrong type, enum, format, minimum or maximum, required, an x-kubernetes-validations rule): the API server rejects it",
 	Help: "The CRD is read from the same run (plain files, a chart's crds/ and templates, a built overlay, or the files `crds:` in .prodready.yaml names). " +
-		"Defaults are applied before the rules, as the API server applies them. A custom resource whose CRD is not in the run is listed as not validated, with its kind.",
+		"Defaults are applied before the rules, as the API server applies them. A custom resource whose CRD is not in the run is listed as not validated, with its kind; " +
+		"one whose CRD is in the run but cannot be read (its YAML is broken) gets an info finding that names that CRD and the error.",
 	Check:     check,
 	Unchecked: unchecked,
 }

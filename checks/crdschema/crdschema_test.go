@@ -1,6 +1,7 @@
 package crdschema_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +55,48 @@ func TestMessages(t *testing.T) {
 	}
 	for line, w := range want {
 		t.Errorf("no finding at line %d (%s)", line, w)
+	}
+}
+
+// TestUnreadableCRDIsSaid holds a custom resource whose CRD is in the run
+// but does not parse (a flow mapping left open in its names) to a finding
+// that names that CRD and its error, not to "no CRD in the repository".
+func TestUnreadableCRDIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	crd := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets
+  scope: Namespaced
+`
+	cr := `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+spec: {}
+`
+	for name, text := range map[string]string{"crd.yaml": crd, "widget.yaml": cr} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, _ := checkstest.Fixture(t, catalog.Default(), dir)
+	for _, u := range res.Unchecked {
+		if u.At.RuleID == crdschema.RuleID {
+			t.Errorf("listed as without a CRD: %s", u.Reason)
+		}
+	}
+	var got []string
+	for _, f := range res.Findings {
+		if f.RuleID == crdschema.RuleID {
+			got = append(got, filepath.Base(f.File)+": "+f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "widget.yaml: Widget is not validated: its CRD cannot be read: ") ||
+		!strings.Contains(got[0], "line 7") || !strings.Contains(got[0], "CustomResourceDefinition widgets.example.com") {
+		t.Errorf("crd-schema findings = %q, want one on widget.yaml naming the CRD and its YAML error at line 7", got)
 	}
 }

@@ -59,6 +59,8 @@ func usesKey(group, kind, version string) string {
 type groupCRDs struct {
 	kinds  map[string]*Definition
 	unread []*manifest.Object
+	// unreadable are the CRDs read so far that could not be read.
+	unreadable []*Definition
 }
 
 // Definition is one CRD of the run.
@@ -124,7 +126,10 @@ func (s *Set) Lookup(o *manifest.Object) *Definition {
 // A lookup reads the group's unread CRDs whose names' plurals are the
 // kind's usual plurals first, then the others, and stops at the first that
 // defines the kind; a kind that two documents define keeps the first read
-// (an overlay and its base render the same one).
+// (an overlay and its base render the same one). When no CRD of the group
+// defines the kind but one named for its plural cannot be read (its YAML
+// is broken), that one is the kind's CRD, its Err saying why: the custom
+// resource's CRD is in the run, and unreadable, not missing.
 func (s *Set) LookupKind(group, kind string) *Definition {
 	if len(s.byGroup[group]) == 0 {
 		return nil // a built-in group, or no CRD of it: no lock
@@ -158,6 +163,9 @@ func (s *Set) LookupKind(group, kind string) *Definition {
 			}
 			g.unread = slices.Delete(g.unread, i, i+1)
 			d := read(o)
+			if d.Err != nil && d.Kind == "" {
+				g.unreadable = append(g.unreadable, d)
+			}
 			if _, dup := g.kinds[d.Kind]; d.Group == group && d.Kind != "" && !dup {
 				count(d)
 				g.kinds[d.Kind] = d
@@ -165,6 +173,12 @@ func (s *Set) LookupKind(group, kind string) *Definition {
 			if d, ok := g.kinds[kind]; ok {
 				return d
 			}
+		}
+	}
+	for _, d := range g.unreadable {
+		if likely(d.Object) {
+			g.kinds[kind] = d
+			return d
 		}
 	}
 	return nil
