@@ -342,3 +342,36 @@ metadata:
 		t.Errorf("Origins(last, metadata.name) = %+v, want the template's line 22", locs)
 	}
 }
+
+// TestHelmSchemasSaidNotChecked holds the values.schema.json of a chart
+// and of its enabled subchart to being listed as not checked, with why
+// (Helm validates values against them; a render here does not), and a
+// disabled subchart's to the reason its other files have.
+func TestHelmSchemasSaidNotChecked(t *testing.T) {
+	schema := []byte(`{"type": "object", "properties": {"replicas": {"type": "integer"}}}`)
+	files := rendered.Files{
+		"app/Chart.yaml":                      []byte("apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n- name: extra\n  version: 0.1.0\n  condition: extra.enabled\n"),
+		"app/values.yaml":                     []byte("replicas: 1\nextra:\n  enabled: false\n"),
+		"app/values.schema.json":              schema,
+		"app/templates/cm.yaml":               []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: {{ .Values.replicas | quote }}\n"),
+		"app/charts/sub/Chart.yaml":           []byte("apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
+		"app/charts/sub/values.schema.json":   schema,
+		"app/charts/sub/templates/cm.yaml":    []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub\n"),
+		"app/charts/extra/Chart.yaml":         []byte("apiVersion: v2\nname: extra\nversion: 0.1.0\n"),
+		"app/charts/extra/values.schema.json": schema,
+		"app/charts/extra/templates/cm.yaml":  []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"),
+	}
+	r := RenderChart(context.Background(), files, "app", nil, rendered.Options{})
+	if len(r.Problems) != 0 {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	for file, want := range map[string]string{
+		"app/values.schema.json":              schemaNotChecked,
+		"app/charts/sub/values.schema.json":   schemaNotChecked,
+		"app/charts/extra/values.schema.json": "dependency disabled by its condition or tags with these values",
+	} {
+		if got := skipReason(r, file); got != want {
+			t.Errorf("skip reason of %s = %q, want %q", file, got, want)
+		}
+	}
+}
