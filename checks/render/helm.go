@@ -110,7 +110,6 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		}
 	}
 	r.Problems = append(r.Problems, missingDependencies(l, c, files)...)
-	r.Skipped = append(r.Skipped, schemasNotChecked(after)...)
 
 	kv, err := common.ParseKubeVersion(opts.KubeVersion)
 	if err != nil {
@@ -199,6 +198,14 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		idx = indexTemplates(l, c)
 	}
 	vm := &valuesMap{user: userTrees}
+	if !opts.StreamOnly {
+		if values, ok := vals["Values"].(common.Values); ok {
+			vs := valuesSchemas{idx: idx, vm: vm}
+			vs.check(c, values.AsMap(), nil, 0)
+			r.Problems = append(r.Problems, vs.problems...)
+			r.Skipped = append(r.Skipped, vs.skipped...)
+		}
+	}
 	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: lines}
 	if markedErr != nil {
 		// The source map degrades to each document's first line; the
@@ -478,26 +485,6 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) [
 		}
 	}
 	rec(c)
-	return out
-}
-
-// schemaNotChecked is why a chart's values.schema.json is listed as not
-// checked.
-const schemaNotChecked = "values not validated against this schema, as helm template and helm install validate them"
-
-// schemasNotChecked lists the values.schema.json of every chart of tree
-// (the charts these values render): Helm validates the values against
-// each, and a render here does not, so each is said not to be checked.
-func schemasNotChecked(tree map[*chartSource]*chartSource) []rendered.Skipped {
-	var out []rendered.Skipped
-	for src := range tree {
-		schema := path.Join(src.dir, "values.schema.json")
-		for _, f := range src.files {
-			if f == schema {
-				out = append(out, rendered.Skipped{File: f, Reason: schemaNotChecked})
-			}
-		}
-	}
 	return out
 }
 

@@ -2,8 +2,10 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -343,35 +345,52 @@ metadata:
 	}
 }
 
-// TestHelmSchemasSaidNotChecked holds the values.schema.json of a chart
-// and of its enabled subchart to being listed as not checked, with why
-// (Helm validates values against them; a render here does not), and a
-// disabled subchart's to the reason its other files have.
-func TestHelmSchemasSaidNotChecked(t *testing.T) {
-	schema := []byte(`{"type": "object", "properties": {"replicas": {"type": "integer"}}}`)
+// TestHelmValuesSchema holds the values of a render to each
+// values.schema.json of its chart tree, as helm template holds them: a
+// value the chart's schema refuses is a problem at the values line that
+// sets it, one its enabled subchart's schema refuses at the parent's line
+// that sets it, with the schema library's words; a disabled subchart's
+// schema is not read; a schema that names a document Helm would fetch is
+// listed as not checked, naming it; the render goes on.
+func TestHelmValuesSchema(t *testing.T) {
 	files := rendered.Files{
-		"app/Chart.yaml":                      []byte("apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n- name: extra\n  version: 0.1.0\n  condition: extra.enabled\n"),
-		"app/values.yaml":                     []byte("replicas: 1\nextra:\n  enabled: false\n"),
-		"app/values.schema.json":              schema,
-		"app/templates/cm.yaml":               []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: {{ .Values.replicas | quote }}\n"),
-		"app/charts/sub/Chart.yaml":           []byte("apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
-		"app/charts/sub/values.schema.json":   schema,
-		"app/charts/sub/templates/cm.yaml":    []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub\n"),
-		"app/charts/extra/Chart.yaml":         []byte("apiVersion: v2\nname: extra\nversion: 0.1.0\n"),
-		"app/charts/extra/values.schema.json": schema,
-		"app/charts/extra/templates/cm.yaml":  []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"),
+		"app/Chart.yaml":                       []byte("apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n- name: extra\n  version: 0.1.0\n  condition: extra.enabled\n- name: remote\n  version: 0.1.0\n"),
+		"app/values.yaml":                      []byte("replicas: many\nsub:\n  port: http\nextra:\n  enabled: false\n  port: http\n"),
+		"app/values.schema.json":               []byte(`{"type": "object", "properties": {"replicas": {"type": "integer"}}}`),
+		"app/templates/cm.yaml":                []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: {{ .Values.replicas | quote }}\n"),
+		"app/charts/sub/Chart.yaml":            []byte("apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
+		"app/charts/sub/values.yaml":           []byte("port: 80\n"),
+		"app/charts/sub/values.schema.json":    []byte(`{"properties": {"port": {"type": "integer"}}}`),
+		"app/charts/sub/templates/cm.yaml":     []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub\n"),
+		"app/charts/extra/Chart.yaml":          []byte("apiVersion: v2\nname: extra\nversion: 0.1.0\n"),
+		"app/charts/extra/values.schema.json":  []byte(`{"properties": {"port": {"type": "integer"}}}`),
+		"app/charts/extra/templates/cm.yaml":   []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"),
+		"app/charts/remote/Chart.yaml":         []byte("apiVersion: v2\nname: remote\nversion: 0.1.0\n"),
+		"app/charts/remote/values.yaml":        []byte("a: 1\n"),
+		"app/charts/remote/values.schema.json": []byte(`{"$ref": "https://example.com/schema.json"}`),
+		"app/charts/remote/templates/cm.yaml":  []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: remote\n"),
 	}
 	r := RenderChart(context.Background(), files, "app", nil, rendered.Options{})
-	if len(r.Problems) != 0 {
-		t.Fatalf("problems: %+v", r.Problems)
-	}
-	for file, want := range map[string]string{
-		"app/values.schema.json":              schemaNotChecked,
-		"app/charts/sub/values.schema.json":   schemaNotChecked,
-		"app/charts/extra/values.schema.json": "dependency disabled by its condition or tags with these values",
-	} {
-		if got := skipReason(r, file); got != want {
-			t.Errorf("skip reason of %s = %q, want %q", file, got, want)
+	var got []string
+	for _, p := range r.Problems {
+		if !p.Values {
+			t.Errorf("a problem that is not about values: %+v", p)
+			continue
 		}
+		got = append(got, fmt.Sprintf("%s:%d %s", p.File, p.Line, p.Message))
+	}
+	sort.Strings(got)
+	want := []string{
+		"app/values.yaml:1 helm template and helm install refuse these values: at '/replicas': got string, want integer (app/values.schema.json)",
+		"app/values.yaml:3 helm template and helm install refuse these values: at '/port': got string, want integer (app/charts/sub/values.schema.json)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if reason := skipReason(r, "app/charts/remote/values.schema.json"); !strings.Contains(reason, "https://example.com/schema.json") {
+		t.Errorf("skip reason of the schema that names a remote document = %q, want it to name the document", reason)
+	}
+	if n := len(r.Documents); n != 3 {
+		t.Errorf("%d documents, want app's, sub's and remote's: the render goes on", n)
 	}
 }

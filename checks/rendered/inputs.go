@@ -128,6 +128,8 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 			// privileged Pod after 2,000 padding ConfigMaps) is not
 			// checked.
 			f.Message = fmt.Sprintf("the %s is rendered only in part: %s; the objects past the bound are not checked", about, pr.Message)
+		case pr.Values:
+			f.Message = fmt.Sprintf("%s (%s)", pr.Message, about)
 		case pr.Missing:
 			// A dependency prodready cannot fetch: the chart is checked
 			// without it (its values too), and an install would fetch it.

@@ -178,6 +178,10 @@ type Problem struct {
 	// is rendered without it and what rendered is checked, so the problem
 	// is a warning however little rendered.
 	Missing bool `json:",omitempty"`
+	// Values marks a value a chart's values.schema.json refuses: helm
+	// template and helm install refuse the values, so the problem is an
+	// error; the render goes on, and what it renders is checked.
+	Values bool `json:",omitempty"`
 }
 
 // Skipped is an input file that did not become part of any rendered object.

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckValidatesValuesAgainstTheChartsSchema runs `prodready check` as a
+// process on a chart whose values.yaml sets replicas to a string its
+// values.schema.json refuses, as helm template refuses it: the error is at
+// the values line, in the schema library's words, and the chart's objects
+// are still checked (the Deployment's own schema-invalid finding).
+func TestCheckValidatesValuesAgainstTheChartsSchema(t *testing.T) {
+	repo := writeRepo(t, map[string]string{
+		"web/Chart.yaml":         "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":        "image: nginx:1.27\nreplicas: many\n",
+		"web/values.schema.json": `{"type": "object", "properties": {"replicas": {"type": ["integer", "null"]}}}`,
+		"web/templates/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n" +
+			"  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: {{ .Values.image }}\n",
+	})
+	fs, code := checkJSON(t, repo, "web")
+	var refused, rendered bool
+	for _, f := range fs {
+		switch {
+		case f.Rule == "render-failed" && f.File == "web/values.yaml" && f.Line == 2:
+			refused = strings.Contains(f.Message, "helm template and helm install refuse these values: at '/replicas': got string, want null or integer") && f.Severity == "error"
+			if !refused {
+				t.Errorf("the values error reads %s %q", f.Severity, f.Message)
+			}
+		case f.Rule == "schema-invalid" && f.File == "web/templates/deploy.yaml":
+			rendered = true
+		}
+	}
+	if !refused {
+		t.Errorf("no render-failed error at web/values.yaml:2; got %v", keysOf(byKey(fs)))
+	}
+	if !rendered {
+		t.Errorf("the Deployment was not checked (no schema-invalid on its template); got %v", keysOf(byKey(fs)))
+	}
+	if code != 1 {
+		t.Errorf("check exited %d, want 1 (an error)", code)
+	}
+}
