@@ -72,7 +72,14 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 }
 
 // validate validates values against one schema, file its repository path.
+// The library panicking on a schema (Helm guards it the same way) leaves
+// the schema said not checked, and the render goes on.
 func (v *valuesSchemas) validate(schema []byte, values map[string]any, chain []string, file string) {
+	defer func() {
+		if r := recover(); r != nil {
+			v.skipped = append(v.skipped, rendered.Skipped{File: file, Reason: fmt.Sprintf("values not validated against this schema: the validator failed on it (%v)", r)})
+		}
+	}()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		v.skipped = append(v.skipped, rendered.Skipped{File: file, Reason: "values not validated against this schema: it is not JSON (" + errLine(err) + ")"})
