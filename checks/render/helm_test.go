@@ -355,8 +355,8 @@ metadata:
 func TestHelmValuesSchema(t *testing.T) {
 	files := rendered.Files{
 		"app/Chart.yaml":                       []byte("apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n- name: extra\n  version: 0.1.0\n  condition: extra.enabled\n- name: remote\n  version: 0.1.0\n"),
-		"app/values.yaml":                      []byte("replicas: many\nsub:\n  port: http\nextra:\n  enabled: false\n  port: http\n"),
-		"app/values.schema.json":               []byte(`{"type": "object", "properties": {"replicas": {"type": "integer"}}}`),
+		"app/values.yaml":                      []byte("replicas: many\nsub:\n  port: http\nextra:\n  enabled: false\n  port: http\nmode: quick\n"),
+		"app/values.schema.json":               []byte(`{"type": "object", "properties": {"replicas": {"type": "integer"}, "mode": {"anyOf": [{"type": "integer"}, {"enum": ["fast", "slow"]}]}}}`),
 		"app/templates/cm.yaml":                []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: {{ .Values.replicas | quote }}\n"),
 		"app/charts/sub/Chart.yaml":            []byte("apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
 		"app/charts/sub/values.yaml":           []byte("port: 80\n"),
@@ -383,6 +383,7 @@ func TestHelmValuesSchema(t *testing.T) {
 	want := []string{
 		"app/values.yaml:1 helm template and helm install refuse these values: at '/replicas': got string, want integer (app/values.schema.json)",
 		"app/values.yaml:3 helm template and helm install refuse these values: at '/port': got string, want integer (app/charts/sub/values.schema.json)",
+		"app/values.yaml:7 helm template and helm install refuse these values: at '/mode': 'anyOf' failed; at '/mode': got string, want integer; at '/mode': value must be one of 'fast', 'slow' (app/values.schema.json)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 
@@ -61,13 +63,13 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 		}
 		if !ok {
 			if len(d.Schema) > 0 {
-				at := v.at(append(chain, d.Name()), nil, v.schemaFile(d))
+				at := v.at(slices.Concat(chain, []string{d.Name()}), nil, v.schemaFile(d))
 				at.Message = fmt.Sprintf("helm template and helm install refuse these values: the values of subchart %s are a %T, not a mapping (%s)", d.Name(), raw, v.schemaFile(d))
 				v.problems = append(v.problems, at)
 			}
 			continue
 		}
-		v.check(d, sub, append(append([]string(nil), chain...), d.Name()), depth+1)
+		v.check(d, sub, slices.Concat(chain, []string{d.Name()}), depth+1)
 	}
 }
 
@@ -114,7 +116,7 @@ func (v *valuesSchemas) validate(schema []byte, values map[string]any, chain []s
 			break
 		}
 		p := v.at(chain, leaf.InstanceLocation, file)
-		p.Message = fmt.Sprintf("helm template and helm install refuse these values: %s (%s)", leaf.Error(), file)
+		p.Message = fmt.Sprintf("helm template and helm install refuse these values: %s (%s)", oneLine(leaf.Error()), file)
 		v.problems = append(v.problems, p)
 	}
 }
@@ -143,9 +145,16 @@ func (v *valuesSchemas) schemaFile(c *chart.Chart) string {
 	return path.Join(c.ChartFullPath(), "values.schema.json")
 }
 
-// collectLeaves appends the errors of e that have no causes: each a value
-// refused, where its message says why.
+// collectLeaves appends the errors of e that say why a value is refused:
+// those with no causes, and each anyOf or oneOf that failed whole (its
+// branches' errors are alternatives, said together, not each a rule the
+// value breaks).
 func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
+	switch e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		*out = append(*out, e)
+		return
+	}
 	if len(e.Causes) == 0 {
 		*out = append(*out, e)
 		return
@@ -153,6 +162,16 @@ func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationE
 	for _, c := range e.Causes {
 		collectLeaves(c, out)
 	}
+}
+
+// oneLine writes the library's indented list of an error and its causes
+// on one line: "at '/x': anyOf failed; at '/x': got string, want integer".
+func oneLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(strings.TrimSpace(l), "- ")
+	}
+	return strings.Join(lines, "; ")
 }
 
 // errLine returns the first line of err's message.
