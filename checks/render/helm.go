@@ -198,13 +198,14 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		idx = indexTemplates(l, c)
 	}
 	vm := &valuesMap{user: userTrees}
-	if !opts.StreamOnly {
-		if values, ok := vals["Values"].(common.Values); ok {
-			vs := valuesSchemas{idx: idx, vm: vm}
-			vs.check(c, values.AsMap(), nil, 0)
-			r.Problems = append(r.Problems, vs.problems...)
-			r.Skipped = append(r.Skipped, vs.skipped...)
-		}
+	// Every render, a fix's too: a values edit the schema refuses is a
+	// problem the render with the fix has and the render without it does
+	// not, and the fix is not verified (helm install would refuse it).
+	if values, ok := vals["Values"].(common.Values); ok {
+		vs := valuesSchemas{idx: idx, vm: vm}
+		vs.check(c, values.AsMap(), nil, 0)
+		r.Problems = append(r.Problems, vs.problems...)
+		r.Skipped = append(r.Skipped, vs.skipped...)
 	}
 	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: lines}
 	if markedErr != nil {

@@ -462,8 +462,11 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 		return out
 	}
 	if len(cands) == 1 {
-		if ok {
+		switch {
+		case ok:
 			v.learn(pl, cands[0], pl.again()+" with it brings "+describeKey(added))
+		case pl.refused != "":
+			v.learn(pl, cands[0], pl.again()+" with it: "+pl.refused)
 		}
 		return nil
 	}
@@ -576,6 +579,7 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[str
 
 // renderWith is rerender without its bound: the render and its check.
 func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[string]bool, bool) {
+	pl.refused = ""
 	// The files listed with no contents stay so: the render reads them
 	// (src.opts.Read); those the edits change are read here.
 	files := make(Files, len(src.files))
@@ -664,6 +668,9 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 	}
 	for _, pr := range r.Problems {
 		if !had[pr.File+"\x00"+pr.Message] {
+			if pr.Values {
+				pl.refused = pr.Message
+			}
 			return nil, false
 		}
 	}

@@ -41,3 +41,27 @@ func TestCheckValidatesValuesAgainstTheChartsSchema(t *testing.T) {
 		t.Errorf("check exited %d, want 1 (an error)", code)
 	}
 }
+
+// TestFixWithholdsAValuesEditTheSchemaRefuses runs `prodready fix --all
+// --diff` as a process on a chart whose values.schema.json caps
+// replicaCount at 1: replicas-too-few's fix (replicaCount: 3) would make
+// helm install refuse the values, so it is withheld, with the schema's
+// words, and nothing is written.
+func TestFixWithholdsAValuesEditTheSchemaRefuses(t *testing.T) {
+	repo := writeRepo(t, map[string]string{
+		"web/Chart.yaml":         "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":        "replicaCount: 1\nimage: nginx:1.27\n",
+		"web/values.schema.json": `{"type": "object", "properties": {"replicaCount": {"type": "integer", "maximum": 1}}}`,
+		"web/templates/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicaCount }}\n" +
+			"  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: {{ .Values.image }}\n" +
+			"---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n",
+	})
+	out, errOut, code := runCLI(t, repo, "fix", "--all", "--diff", "--rule", "replicas-too-few", "web")
+	all := out + errOut
+	if !strings.Contains(all, "replicas-too-few: withheld: rendering the chart again with it: helm template and helm install refuse these values: at '/replicaCount': maximum: got 3, want 1") {
+		t.Errorf("fix did not withhold the replicas fix with the schema's reason (exit %d):\n%s", code, all)
+	}
+	if strings.Contains(all, "+replicaCount: 3") {
+		t.Errorf("fix wrote a value the chart's schema refuses:\n%s", all)
+	}
+}
