@@ -133,7 +133,7 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 		pl.claimKeys = nil
 		pl.claimRenders++
 		if v.ctx.Err() == nil {
-			pl.claimKeys, _ = pl.renderWith(v, pl.src, pl.claimCands)
+			pl.claimKeys, _, _ = pl.renderWith(v, pl.src, pl.claimCands)
 		}
 		if pl.claimKeys == nil {
 			pl.claimFailed = true

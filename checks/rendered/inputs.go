@@ -76,12 +76,8 @@ type placed struct {
 	values    map[string]*yaml.Node
 	old       map[string]bool
 	rerenders int
-	// refused is, after a render with fixes, the values problem it has
-	// that the render without them does not (the chart's values.schema.json
-	// refuses what a fix sets), or "".
-	refused  string
-	combines int            // renders spent by combineTemplateLines
-	lits     []literalLines // by document, see literalOf
+	combines  int            // renders spent by combineTemplateLines
+	lits      []literalLines // by document, see literalOf
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with

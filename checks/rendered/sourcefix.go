@@ -452,7 +452,7 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 // adds a finding costs about two renders per halving, not one per
 // candidate. It stops at the bound of renders.
 func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[string]bool) []candidate {
-	keys, ok := pl.rerender(v, src, cands)
+	keys, ok, refused := pl.rerender(v, src, cands)
 	added := adds(keys, old, cands)
 	if ok && added == "" {
 		out := gone(cands, keys)
@@ -465,8 +465,8 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 		switch {
 		case ok:
 			v.learn(pl, cands[0], pl.again()+" with it brings "+describeKey(added))
-		case pl.refused != "":
-			v.learn(pl, cands[0], pl.again()+" with it: "+pl.refused)
+		case refused != "":
+			v.learn(pl, cands[0], pl.again()+" with it: "+refused)
 		}
 		return nil
 	}
@@ -568,18 +568,21 @@ func keysOf(fs []checks.Finding) map[string]bool {
 // copies of its values files and returns the keys of the new render's
 // findings, checked on its own; false when the edits do not apply, the
 // bound of renders is reached, or the render fails or has a problem the
-// old one did not.
-func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[string]bool, bool) {
+// old one did not (that problem, when it is a value the chart's
+// values.schema.json refuses).
+func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[string]bool, bool, string) {
 	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
-		return nil, false
+		return nil, false, ""
 	}
 	pl.rerenders++
 	return pl.renderWith(v, src, cands)
 }
 
-// renderWith is rerender without its bound: the render and its check.
-func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[string]bool, bool) {
-	pl.refused = ""
+// renderWith is rerender without its bound: the render and its check,
+// the keys of the findings of the render with cands' edits, and whether
+// it could be made and checked; when it could not because the chart's
+// values.schema.json refuses what the edits set, refused is that problem.
+func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys map[string]bool, ok bool, refused string) {
 	// The files listed with no contents stay so: the render reads them
 	// (src.opts.Read); those the edits change are read here.
 	files := make(Files, len(src.files))
@@ -612,23 +615,23 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 		data, ok := files[k.file]
 		if data == nil {
 			if data, ok = src.file(k.file); !ok {
-				return nil, false
+				return nil, false, ""
 			}
 		}
 		next, err := edit.Apply(data, k.doc, edit.Union(byDoc[k]))
 		if err != nil {
-			return nil, false
+			return nil, false, ""
 		}
 		files[k.file] = next
 	}
 	for _, file := range lineFiles {
 		data, ok := src.file(file)
 		if !ok {
-			return nil, false
+			return nil, false, ""
 		}
 		next, err := edit.ApplyAllChanges(data, byFile[file])
 		if err != nil {
-			return nil, false
+			return nil, false, ""
 		}
 		files[file] = next
 	}
@@ -648,7 +651,7 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 	}
 	res, err := src.render(v.ctx, files, opts)
 	if err != nil {
-		return nil, false
+		return nil, false, ""
 	}
 	var r *Render
 	for _, x := range res.Renders {
@@ -657,10 +660,10 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 		}
 	}
 	if r == nil || len(res.Problems) > 0 || len(r.Documents) == 0 {
-		return nil, false
+		return nil, false, ""
 	}
 	if pl.render.Kind == Kustomize && overrides(pl.render, r, cands, func(c candidate) int { return c.doc }) != "" {
-		return nil, false
+		return nil, false, ""
 	}
 	had := map[string]bool{}
 	for _, pr := range pl.render.Problems {
@@ -669,12 +672,12 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (map[s
 	for _, pr := range r.Problems {
 		if !had[pr.File+"\x00"+pr.Message] {
 			if pr.Values {
-				pl.refused = pr.Message
+				return nil, false, pr.Message
 			}
-			return nil, false
+			return nil, false, ""
 		}
 	}
-	return checkAlone(checks.Input{Path: pl.input.Path, Data: r.Stream, ReadAt: streamReader(r.Stream)}, v.cfg), true
+	return checkAlone(checks.Input{Path: pl.input.Path, Data: r.Stream, ReadAt: streamReader(r.Stream)}, v.cfg), true, ""
 }
 
 // place moves f, mapped from a render in folder dir, to the values (or

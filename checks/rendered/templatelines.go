@@ -124,7 +124,7 @@ func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Fin
 		trial[0].place.file = whole.file
 		old := pl.aloneKeys(v.cfg)
 		pl.combines++
-		keys, ok := pl.renderWith(v, src, trial[:1])
+		keys, ok, _ := pl.renderWith(v, src, trial[:1])
 		if !ok || adds(keys, old, trial) != "" || len(gone(trial, keys)) != len(trial) {
 			continue
 		}
