@@ -59,25 +59,26 @@ func Go(fn func()) (wait func()) {
 	}
 }
 
-// caught holds the first panic recovered by catch.
+// caught holds the first panic recovered by catch. Its value is never nil
+// once one was: since Go 1.21 recover returns a *runtime.PanicNilError for
+// panic(nil).
 type caught struct {
 	once  sync.Once
 	value any
-	set   bool
 }
 
 // catch recovers a panic of the goroutine it is deferred in and keeps it
 // if it is the first. It must be called directly by a deferred call.
 func (c *caught) catch() {
 	if p := recover(); p != nil {
-		c.once.Do(func() { c.value, c.set = p, true })
+		c.once.Do(func() { c.value = p })
 	}
 }
 
 // rethrow panics with the kept panic's value, if there is one. Call it
 // after every goroutine that may catch has ended.
 func (c *caught) rethrow() {
-	if c.set {
+	if c.value != nil {
 		panic(c.value)
 	}
 }
