@@ -48,9 +48,8 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 	if depth > maxChartDepth {
 		return
 	}
-	file := v.schemaFile(c)
 	if len(c.Schema) > 0 {
-		v.validate(c.Schema, values, chain, file)
+		v.validate(c.Schema, values, chain, v.schemaFile(c))
 	}
 	for _, d := range c.Dependencies() {
 		raw, ok := values[d.Name()]
@@ -63,8 +62,9 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 		}
 		if !ok {
 			if len(d.Schema) > 0 {
-				at := v.at(slices.Concat(chain, []string{d.Name()}), nil, v.schemaFile(d))
-				at.Message = fmt.Sprintf("helm template and helm install refuse these values: the values of subchart %s are a %T, not a mapping (%s)", d.Name(), raw, v.schemaFile(d))
+				file := v.schemaFile(d)
+				at := v.at(slices.Concat(chain, []string{d.Name()}), nil, file)
+				at.Message = fmt.Sprintf("helm template and helm install refuse these values: the values of subchart %s are a %T, not a mapping (%s)", d.Name(), raw, file)
 				v.problems = append(v.problems, at)
 			}
 			continue
