@@ -208,7 +208,8 @@ func InputRules() []*Rule {
 		{ID: RenderFailed, Section: "0. Input", Severity: Error, AlwaysOn: true,
 			Ref: "https://helm.sh/docs/chart_template_guide/debugging/",
 			Why: "a Helm chart or kustomize overlay that cannot be rendered (a template error, a missing dependency, a refused plugin or remote base, a bound reached: its objects are not checked), or values a chart's values.schema.json refuses (helm install refuses them)",
-			Help: "A warning when it is rendered in part (a dependency that is not vendored, rendered without it): the objects that rendered are checked, the rest are named. " +
+			Help: "A template error is reported at the template line Helm names (inside an include, the helper's line); `# prodready:ignore render-failed <reason>` on the first line of Chart.yaml silences every render-failed finding of the chart. " +
+				"A warning when it is rendered in part (a dependency that is not vendored, rendered without it): the objects that rendered are checked, the rest are named. " +
 				"Values a chart's values.schema.json refuses (helm template and helm install refuse them) are an error at the values line that sets them; the render goes on and its objects are checked.",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 	}

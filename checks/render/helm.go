@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -176,7 +178,11 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	if !one {
 		out, err = runEngine(ctx, c, vals, nil)
 		if err != nil {
-			r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: "rendering: " + engineMessage(err)})
+			if idx == nil {
+				idx = indexTemplates(l, c)
+			}
+			file, line := idx.errorAt(files, err.Error(), chartFile)
+			r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Message: "rendering: " + engineMessage(err)})
 			skipAll(r, "render failed")
 			return finish(r)
 		}
@@ -591,6 +597,32 @@ func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
 	}
 	rec(root, nil)
 	return idx
+}
+
+// engineLocation is a template location in the engine's error: a
+// template's name (its chart's path and its own, "web/templates/a.yaml"),
+// a line and, for an execution error, a column.
+var engineLocation = regexp.MustCompile(`([^\s():"<>]+):(\d+)(?::\d+)?`)
+
+// errorAt is where a render that failed is reported: the innermost
+// template line the engine's error names (the action that failed; an
+// include's or tpl's template after the line that called it) when that
+// template is a file of the folder, else the chart's Chart.yaml.
+func (idx *templateIndex) errorAt(files rendered.Files, msg, chartFile string) (file string, line int) {
+	file, line = chartFile, 1
+	for _, m := range engineLocation.FindAllStringSubmatch(msg, -1) {
+		i, ok := idx.byKey[m[1]]
+		if !ok {
+			continue
+		}
+		if _, ok := files[idx.infos[i].file]; !ok {
+			continue // a template inside a .tgz: no line to point at
+		}
+		if n, err := strconv.Atoi(m[2]); err == nil && n > 0 {
+			file, line = idx.infos[i].file, n
+		}
+	}
+	return file, line
 }
 
 // annotationUse is what a render does with a run's annotations: looks

@@ -176,7 +176,7 @@ func TestRunValuesSetsAndFailure(t *testing.T) {
 		t.Fatalf("broken chart: no render or no problem: %+v", broken)
 	}
 	p := broken.Problems[0]
-	if p.File != "helm/broken/Chart.yaml" || !strings.Contains(p.Message, "service.yaml") {
+	if p.File != "helm/broken/templates/service.yaml" || p.Line != 4 || !strings.Contains(p.Message, "service.yaml") {
 		t.Errorf("broken chart problem = %+v", p)
 	}
 	if len(broken.Documents) != 0 || skipReason(broken, "helm/broken/templates/service.yaml") != "render failed" {
@@ -393,5 +393,61 @@ func TestHelmValuesSchema(t *testing.T) {
 	}
 	if n := len(r.Documents); n != 3 {
 		t.Errorf("%d documents, want app's, sub's and remote's: the render goes on", n)
+	}
+}
+
+// TestHelmFailureAtTheTemplateLine checks where a render that fails is
+// reported: the innermost template line the engine's error names, when it
+// is a file of the repository, else the chart's Chart.yaml.
+func TestHelmFailureAtTheTemplateLine(t *testing.T) {
+	const chartYAML = "apiVersion: v2\nname: app\nversion: 0.1.0\n"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+	for _, tc := range []struct {
+		name     string
+		files    rendered.Files
+		file     string
+		line     int
+		contains string
+	}{
+		{"nil pointer in a template", rendered.Files{
+			"app/Chart.yaml":       []byte(chartYAML),
+			"app/templates/a.yaml": []byte(cm + "data:\n  k: {{ .Values.missing.key }}\n"),
+		}, "app/templates/a.yaml", 6, "nil pointer"},
+		{"an error inside an include: the helper's line", rendered.Files{
+			"app/Chart.yaml":             []byte(chartYAML),
+			"app/templates/_helpers.tpl": []byte("{{- define \"app.name\" -}}\n{{ .Values.name.first }}\n{{- end -}}\n"),
+			"app/templates/a.yaml":       []byte(cm + "data:\n  k: {{ include \"app.name\" . }}\n"),
+		}, "app/templates/_helpers.tpl", 2, "nil pointer"},
+		{"fail: the line that calls it", rendered.Files{
+			"app/Chart.yaml":       []byte(chartYAML),
+			"app/templates/a.yaml": []byte("{{- if not .Values.ok }}\n{{- fail \"set ok\" }}\n{{- end }}\n" + cm),
+		}, "app/templates/a.yaml", 2, "set ok"},
+		{"parse error", rendered.Files{
+			"app/Chart.yaml":       []byte(chartYAML),
+			"app/templates/a.yaml": []byte(cm + "data:\n  k: {{ .Values.x | nosuchfunc }}\n"),
+		}, "app/templates/a.yaml", 6, "nosuchfunc"},
+		{"a subchart's template in the repository", rendered.Files{
+			"app/Chart.yaml":                 []byte(chartYAML),
+			"app/charts/db/Chart.yaml":       []byte("apiVersion: v2\nname: db\nversion: 0.1.0\n"),
+			"app/charts/db/templates/a.yaml": []byte(cm + "\n\ndata:\n  k: {{ .Values.nested.key }}\n"),
+		}, "app/charts/db/templates/a.yaml", 8, "nil pointer"},
+		{"a subchart's template inside a .tgz: no line to point at", rendered.Files{
+			"app/Chart.yaml": []byte(chartYAML),
+			"app/charts/db-0.1.0.tgz": tgz(t, map[string]string{
+				"db/Chart.yaml":       "apiVersion: v2\nname: db\nversion: 0.1.0\n",
+				"db/templates/a.yaml": cm + "data:\n  k: {{ .Values.nested.key }}\n",
+			}),
+		}, "app/Chart.yaml", 1, "db/templates/a.yaml:6"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := renderOne(t, tc.files, rendered.Options{})
+			if len(r.Problems) != 1 {
+				t.Fatalf("problems = %+v, want one", r.Problems)
+			}
+			p := r.Problems[0]
+			if p.File != tc.file || p.Line != tc.line || !strings.Contains(p.Message, tc.contains) {
+				t.Errorf("problem at %s:%d (%s), want %s:%d naming %q", p.File, p.Line, p.Message, tc.file, tc.line, tc.contains)
+			}
+		})
 	}
 }

@@ -142,6 +142,9 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 			f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
 			f.Severity = checks.Warning
 		}
+		if r.Kind == Helm && p.chartIgnores(f, joinDir(dir, path.Join(r.Root, "Chart.yaml"))) {
+			continue
+		}
 		p.Problems = append(p.Problems, f)
 	}
 	if len(r.Documents) == 0 {
@@ -622,6 +625,25 @@ func (p *Prepared) dropIgnored(fs []checks.Finding) []checks.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// chartIgnores reports whether an ignore comment on the first line of
+// chart file chartFile silences render-failed finding f of the chart,
+// wherever f is (the template line the engine's error names, a values or
+// dependency line), and keeps it silenced if so: the first line of
+// Chart.yaml is where a chart's render problems with no line of their own
+// are reported, and an ignore there holds for all of them. Call it once
+// the folder's renders are done (their reads keep the ignore lines).
+func (p *Prepared) chartIgnores(f checks.Finding, chartFile string) bool {
+	ls := p.ignoreLines[chartFile]
+	if ls == nil {
+		return false
+	}
+	line, by, ok := checks.CommentIgnoring(ls, 1, f.RuleID)
+	if ok {
+		p.silenced = append(p.silenced, checks.Silenced{Finding: f, File: chartFile, Line: line, By: by})
+	}
+	return ok
 }
 
 // MapSilenced moves the findings an ignore silenced in a render's output

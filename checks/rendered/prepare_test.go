@@ -83,8 +83,9 @@ func TestFindingsPointAtTheSource(t *testing.T) {
 			"memory-requests-missing web/values.yaml:5",
 			// The container's `- name:` line of the template.
 			"capabilities-not-dropped web/templates/deployment.yaml:17",
-			// A chart whose template fails: one finding at its Chart.yaml.
-			"render-failed broken/Chart.yaml:1",
+			// A chart whose template fails: one finding at the template
+			// line the engine names.
+			"render-failed broken/templates/service.yaml:4",
 		}},
 		{"fixtures/render/kustomize", []string{
 			// The base's container, seen through the prod overlay.
@@ -160,8 +161,9 @@ func TestValuesSets(t *testing.T) {
 		}
 	}
 	failed := byRule[checks.RenderFailed]
-	if len(failed) != 1 || !strings.HasPrefix(failed[0], "web/Chart.yaml:1") {
-		t.Fatalf("render-failed findings %q, want one on web/Chart.yaml for envs/broken.yaml", failed)
+	// envs/broken.yaml has no probes: key, which the template reads at line 23.
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "web/templates/deployment.yaml:23 ") {
+		t.Fatalf("render-failed findings %q, want one at web/templates/deployment.yaml:23 for envs/broken.yaml", failed)
 	}
 	for _, f := range fs {
 		if f.RuleID == checks.RenderFailed && !strings.Contains(f.Message, "with values envs/broken.yaml") {
@@ -190,7 +192,9 @@ charts:
 }
 
 // TestIgnoreCommentsAtTheSource checks that an ignore comment on the
-// template or Chart.yaml line a finding is mapped to silences it there.
+// template line a finding is mapped to silences it there, and that one on
+// the first line of Chart.yaml silences the chart's render-failed finding,
+// which is at the template line the render failed on.
 func TestIgnoreCommentsAtTheSource(t *testing.T) {
 	dir := filepath.ToSlash(filepath.Join(checkstest.Root(t), "fixtures", "render", "helm-sets"))
 	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
@@ -224,6 +228,33 @@ func TestIgnoreCommentsAtTheSource(t *testing.T) {
 	}
 }
 
+// TestChartYAMLIgnoreHoldsForTheChart checks that an ignore comment on the
+// first line of a chart's Chart.yaml silences its render-failed findings
+// wherever they are (the template line the render failed on, a dependency
+// line), and those of that chart only.
+func TestChartYAMLIgnoreHoldsForTheChart(t *testing.T) {
+	dir := filepath.ToSlash(filepath.Join(checkstest.Root(t), "fixtures", "rules", checks.RenderFailed))
+	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
+	for _, chart := range []string{"broken", "partial"} {
+		t.Run(chart, func(t *testing.T) {
+			folders := rendered.ReadFolders(inputs, []string{dir})
+			if len(folders) != 1 || folders[0].Err != nil {
+				t.Fatalf("folders: %+v", folders)
+			}
+			name := chart + "/Chart.yaml"
+			folders[0].Files[name] = append([]byte("# prodready:ignore render-failed known and tracked\n"), fileOf(t, folders[0], name)...)
+			p := rendered.Prepare(context.Background(), inputs, folders, render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+			var left []string
+			for _, f := range p.Problems {
+				left = append(left, strings.TrimPrefix(f.File, dir+"/"))
+			}
+			if len(left) != 1 || strings.HasPrefix(left[0], chart+"/") {
+				t.Errorf("render-failed findings left %q, want the other chart's only", left)
+			}
+		})
+	}
+}
+
 // TestRenderFailedSeverity checks that a chart rendered in part (a
 // dependency that is not vendored) is a warning, and one that cannot be
 // rendered at all an error.
@@ -234,10 +265,8 @@ func TestRenderFailedSeverity(t *testing.T) {
 		if f.RuleID != checks.RenderFailed {
 			continue
 		}
-		chart := path.Base(path.Dir(f.File))
-		if path.Base(f.File) != "Chart.yaml" {
-			continue
-		}
+		_, rel, _ := strings.Cut(f.File, checks.RenderFailed+"/")
+		chart, _, _ := strings.Cut(rel, "/")
 		seen[chart] = true
 		if f.Severity != want[chart] {
 			t.Errorf("render-failed on chart %s is %s, want %s: %s", chart, f.Severity, want[chart], f.Message)
@@ -245,7 +274,7 @@ func TestRenderFailedSeverity(t *testing.T) {
 	}
 	for chart := range want {
 		if !seen[chart] {
-			t.Errorf("no render-failed finding on chart %s's Chart.yaml", chart)
+			t.Errorf("no render-failed finding on chart %s", chart)
 		}
 	}
 }

@@ -135,16 +135,16 @@ func TestRenderedBaseChange(t *testing.T) {
 }
 
 // TestRenderedBrokenChart: a values change breaks a chart's render; the
-// render-failed error lands on its Chart.yaml (unchanged, so as an
-// annotation) and fails the check.
+// render-failed error lands on the template line whose required fails
+// (unchanged, so as an annotation) and fails the check.
 func TestRenderedBrokenChart(t *testing.T) {
 	base := testrepo.Base(t)
 	run, got, _ := renderReview(t, base, testrepo.BrokenChange(t, base))
 	if len(got) != 0 {
 		t.Errorf("inline comments %v, want none", got)
 	}
-	if a := annotationsAt(run); strings.Join(a, ",") != "charts/broken/Chart.yaml:1 render-failed" {
-		t.Errorf("annotations %v, want render-failed on charts/broken/Chart.yaml:1", a)
+	if a := annotationsAt(run); strings.Join(a, ",") != "charts/broken/templates/service.yaml:4 render-failed" {
+		t.Errorf("annotations %v, want render-failed on charts/broken/templates/service.yaml:4", a)
 	}
 	if run.Conclusion != "failure" || run.Title != "1 new error" {
 		t.Errorf("check run %s %q, want failure \"1 error\"", run.Conclusion, run.Title)

@@ -117,8 +117,8 @@ func TestRenderedMergeRequest(t *testing.T) {
 		if len(inline) != 0 {
 			t.Errorf("inline discussions %v, want none", inline)
 		}
-		if !strings.Contains(summary, "**`charts/broken/Chart.yaml`**\n\n- :x: **error** `render-failed` [line 1](") || !strings.Contains(summary, "service.name is required") {
-			t.Errorf("summary lacks render-failed on charts/broken/Chart.yaml:\n%s", summary)
+		if !strings.Contains(summary, "**`charts/broken/templates/service.yaml`**\n\n- :x: **error** `render-failed` [line 4](") || !strings.Contains(summary, "service.name is required") {
+			t.Errorf("summary lacks render-failed on charts/broken/templates/service.yaml:4:\n%s", summary)
 		}
 	})
 }
