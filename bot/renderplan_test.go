@@ -10,7 +10,6 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
-	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/rendered"
 )
 
@@ -184,34 +183,6 @@ func TestNearRemoval(t *testing.T) {
 		if got := nearRemoval(d, []byte(src), line); got != 0 {
 			t.Errorf("line %d: %d, want 0", line, got)
 		}
-	}
-}
-
-// TestMergeRenders: the same finding from two overlays is one, naming both.
-func TestMergeRenders(t *testing.T) {
-	a := checks.Finding{RuleID: "r", File: "base/d.yaml", Line: 3, Message: "bad (rendered from the overlay prod)"}
-	b := a
-	b.Message = "bad (rendered from the overlay staging)"
-	c := a
-	c.Line = 4
-	got := mergeRenders([]checks.Finding{a, b, c})
-	if len(got) != 2 || got[0].Message != "bad (rendered from the overlay prod, the overlay staging)" || got[1].Message != a.Message {
-		t.Errorf("merged: %+v", got)
-	}
-}
-
-// TestMergeRendersKeepsEdits: when one of the merged findings carries a
-// fix verified as an edit of its file (a values line) and the first does
-// not, the merged finding carries it, so its comment has the suggestion.
-func TestMergeRendersKeepsEdits(t *testing.T) {
-	a := checks.Finding{RuleID: "r", File: "c/values.yaml", Line: 3, Message: "bad (rendered from the chart c; with ci/x-values.yaml)", Fix: &checks.Fix{Description: "d"}, Object: checks.ObjectRef{Doc: 2}}
-	b := a
-	b.Message = "bad (rendered from the chart c)"
-	b.Fix = &checks.Fix{Description: "d", Edits: []edit.Op{{Action: edit.Set, Path: []string{"replicaCount"}, Value: "3"}}}
-	b.Object.Doc = 0
-	got := mergeRenders([]checks.Finding{a, b})
-	if len(got) != 1 || got[0].Fix == nil || len(got[0].Fix.Edits) != 1 || got[0].Object.Doc != 0 {
-		t.Errorf("merged: %+v", got)
 	}
 }
 

@@ -523,7 +523,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 			marked = append(marked, f) // only other values sets of an affected chart have it
 		}
 	}
-	marked = mergeRenders(marked)
+	marked = rendered.MergeRenders(marked, maxNamedRenders)
 	plain := scanned.Plain
 	if scanned.Lean != nil {
 		if len(marked) == 0 {
@@ -584,60 +584,8 @@ func unreadableFinding(cfg *checks.Config, plan *renderPlan, f File) (checks.Fin
 	}, true
 }
 
-// maxNamedRenders is how many renders a merged finding names.
+// maxNamedRenders is how many renders a comment merged from several names.
 const maxNamedRenders = 5
-
-// mergeRenders makes one finding of the findings several renders make at
-// the same line for the same reason (a base line every overlay built on it
-// renders): one comment naming the renders, not one per overlay.
-func mergeRenders(fs []checks.Finding) []checks.Finding {
-	type key struct {
-		file       string
-		line       int
-		rule, text string
-	}
-	index := map[key]int{}
-	var out []checks.Finding
-	var abouts [][]string
-	for _, f := range fs {
-		i := strings.LastIndex(f.Message, rendered.RenderedFrom)
-		if i < 0 || !strings.HasSuffix(f.Message, ")") {
-			out = append(out, f)
-			abouts = append(abouts, nil)
-			continue
-		}
-		k := key{f.File, f.Line, f.RuleID, f.Message[:i]}
-		about := f.Message[i+len(rendered.RenderedFrom) : len(f.Message)-1]
-		if j, ok := index[k]; ok {
-			abouts[j] = append(abouts[j], about)
-			if !out[j].Fixable() && f.Fixable() {
-				// A fix verified as an edit of this file (a values line)
-				// makes the comment's suggestion, whichever render came
-				// first.
-				out[j].Fix, out[j].Object.Doc = f.Fix, f.Object.Doc
-			}
-			continue
-		}
-		index[k] = len(out)
-		out = append(out, f)
-		abouts = append(abouts, []string{about})
-	}
-	for j := range out {
-		if len(abouts[j]) < 2 {
-			continue
-		}
-		names := abouts[j]
-		sort.Strings(names)
-		more := ""
-		if len(names) > maxNamedRenders {
-			more = fmt.Sprintf(" and %d more", len(names)-maxNamedRenders)
-			names = names[:maxNamedRenders]
-		}
-		i := strings.LastIndex(out[j].Message, rendered.RenderedFrom)
-		out[j].Message = out[j].Message[:i] + rendered.RenderedFrom + strings.Join(names, ", the ") + more + ")"
-	}
-	return out
-}
 
 // groupSuggestions puts suggestions naming the same findings together, in
 // the order of their first suggestion.

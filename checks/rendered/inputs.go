@@ -48,6 +48,9 @@ type Prepared struct {
 	// comment, by path as the inputs spell it: findings mapped to a
 	// template, values or patch line are silenced there as a plain file's.
 	ignoreLines map[string][][]byte
+	// readBy counts, by path as the inputs spell it, the checked renders
+	// (not a chart's other values sets) that read each file (Shared).
+	readBy map[string]int
 	// silenced are the findings dropIgnored dropped, with their ignores.
 	silenced []checks.Silenced
 	// renderer and opts are Prepare's, for VerifyFixes, which sets verify.
@@ -166,6 +169,9 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		}
 		p.Inputs = append(p.Inputs, in)
 		p.Renders++
+		for _, f := range r.Inputs {
+			p.readBy[joinDir(dir, f)]++
+		}
 	}
 	for _, f := range standsFor(r) {
 		drop[joinDir(dir, f)] = true
@@ -349,7 +355,7 @@ func hasRootFile(files Files) bool {
 // values-*.yaml, opts.ExtraValues): those hold objects of the same names,
 // so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	p := &Prepared{renders: map[string]*placed{}, renderer: render, opts: opts}
+	p := &Prepared{renders: map[string]*placed{}, readBy: map[string]int{}, renderer: render, opts: opts}
 	drop := map[string]bool{}
 	for _, folder := range folders {
 		dir, files := path.Clean(folder.Dir), folder.Files

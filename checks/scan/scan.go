@@ -58,8 +58,10 @@ type Outcome struct {
 // Run scans inputs, whose charts and overlays are in folders (read with
 // rendered.ReadFolders or given whole), with cfg, and hands every finding
 // to emit as soon as its file is done: render problems first, then the
-// rules' findings mapped to their source lines, then findings of renders
-// that fell in no checked file.
+// rules' findings mapped to their source lines, then those on files
+// several renders read (a base under several overlays), each once with
+// the renders that have it (rendered.MergeRenders), then findings of
+// renders that fell in no checked file.
 func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, o Options, emit func([]checks.Finding)) Outcome {
 	prep := Prepare(ctx, inputs, folders, cfg, o)
 	if prep.Renders > 0 && o.Check.PaceGC {
@@ -74,10 +76,28 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 	// have them when not all do.
 	prep.CheckValuesSets(cfg)
 	co := o.Check
-	co.Emit = func(fs []checks.Finding) { emit(prep.Map(fs)) }
+	// Findings on a file several renders read (a base under several
+	// overlays) wait for the last of them, and are merged into one naming
+	// the renders that have it, as a review comments once.
+	var shared []checks.Finding
+	co.Emit = func(fs []checks.Finding) {
+		mapped := prep.Map(fs)
+		now := mapped[:0]
+		for _, f := range mapped {
+			if prep.Shared(f.File) {
+				shared = append(shared, f)
+			} else {
+				now = append(now, f)
+			}
+		}
+		emit(now)
+	}
 	res := checks.Run(prep.Inputs, cfg, co)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	res.Exempted = prep.MapExempted(res.Exempted)
+	shared = rendered.MergeRenders(shared, 0)
+	checks.SortFindings(shared)
+	emit(shared)
 	emit(prep.Unreported())
 	return Outcome{Result: res, NotRendered: prep.Skipped, Renders: prep.Renders}
 }
@@ -90,7 +110,8 @@ type Collected struct {
 	// it and there are no folders to render (checks.LeanFindings).
 	Lean *checks.LeanFindings
 	// Rendered are the findings of the renders Options.Renders keeps,
-	// mapped to the lines their authors edit.
+	// mapped to the lines their authors edit, those several renders make
+	// at one line merged (rendered.MergeRenders).
 	Rendered []checks.Finding
 	// Problems are the render problems, graded by the config.
 	Problems []checks.Finding
@@ -141,7 +162,7 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	}
 	clear(res.Findings[len(plain):])
 	out.Plain, res.Findings = plain, nil
-	out.Rendered = prep.Map(fromRenders)
+	out.Rendered = rendered.MergeRenders(prep.Map(fromRenders), 0)
 	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	res.Exempted = prep.MapExempted(res.Exempted)

@@ -91,6 +91,43 @@ func TestCollectFindsWhatRunFinds(t *testing.T) {
 	}
 }
 
+// TestRunSaysABaseFindingOnce: two overlays build on one base; a finding
+// both make at a base line for the same reason is one finding naming both
+// overlays, as a review comments once, not one per overlay (findings on
+// each overlay's own object, prod-api and staging-api, stay apart).
+func TestRunSaysABaseFindingOnce(t *testing.T) {
+	root := "../../fixtures/render/review/kustomize"
+	files, err := rendered.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []checks.Input
+	for p, data := range files {
+		inputs = append(inputs, checks.Input{Path: path.Join(root, p), Data: data})
+	}
+	sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+	cfg := checks.DefaultConfig(catalog.Default())
+	var found []checks.Finding
+	scan.Run(context.Background(), inputs, rendered.ReadFolders(inputs, []string{root}), cfg, scan.Options{Render: render.InProcess}, func(fs []checks.Finding) { found = append(found, fs...) })
+	seen := map[string]int{}
+	both := 0
+	for _, f := range found {
+		text, _, _ := strings.Cut(f.Message, rendered.RenderedFrom)
+		seen[fmt.Sprintf("%s:%d %s %s", f.File, f.Line, f.RuleID, text)]++
+		if strings.HasSuffix(f.Message, "(rendered from the overlay "+root+"/overlays/prod, the overlay "+root+"/overlays/staging)") {
+			both++
+		}
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Errorf("%s reported %d times", k, n)
+		}
+	}
+	if both == 0 {
+		t.Errorf("no finding names both overlays:\n%s", lines(found))
+	}
+}
+
 // lines is findings as sorted "file:line rule" lines.
 func lines(fs []checks.Finding) string {
 	var out []string
