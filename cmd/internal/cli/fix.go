@@ -162,13 +162,19 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 		fmt.Fprintf(stderr, "prodready: fixes still changed the files after %d rounds; please report this\n", fix.MaxRounds)
 	}
 	noFix := 0
+	said := map[string]bool{}
 	for _, f := range outcome.Remaining {
 		if f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) {
 			continue
 		}
 		if f.Fix != nil && f.Fix.Withheld != "" && keep(f) {
-			// Offered by check, stopped by rendering again: say so.
-			fmt.Fprintf(stderr, "%s:%d %s: withheld: %s (%s)\n", f.File, f.Line, f.RuleID, f.Fix.Withheld, f.Fix.Description)
+			// Offered by check, stopped by rendering again: say so, once
+			// for a base line each of several overlays withholds alike.
+			line := fmt.Sprintf("%s:%d %s: withheld: %s (%s)\n", f.File, f.Line, f.RuleID, f.Fix.Withheld, f.Fix.Description)
+			if !said[line] {
+				said[line] = true
+				stderr.Write([]byte(line))
+			}
 			continue
 		}
 		noFix++
