@@ -51,7 +51,7 @@ func (p *Prepared) VerifyFixes(ctx context.Context, cfg *checks.Config, folders 
 // another came), so that a later round spends no render on them and its
 // renders go to the fixes not verified yet. The zero value is ready.
 type FixMemo struct {
-	wrong map[string]bool
+	wrong map[string]string // why, by candidate id
 	// Builds, when set, keeps the overlays each round builds, so that a
 	// round builds again only those whose files the last one's fixes
 	// changed (the Options.Builds of scan.FixRound's renders).
@@ -74,9 +74,28 @@ func (pl *placed) id(c candidate) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%v\x00%v", pl.dir, pl.render.Root, c.key, c.place.file, c.place.doc, c.place.edits, c.place.lines)
 }
 
-// known reports whether memo holds c as wrong.
+// known reports whether memo holds c as wrong, and keeps why as this
+// run's reason to withhold it.
 func (v *verifier) known(pl *placed, c candidate) bool {
-	return v.memo != nil && v.memo.wrong[pl.id(c)]
+	if v.memo == nil {
+		return false
+	}
+	why, ok := v.memo.wrong[pl.id(c)]
+	if ok {
+		v.unverified(pl, c, why)
+	}
+	return ok
+}
+
+// unverified records why c is withheld without its being wrong: it was
+// not rendered alone (the bound of renders was spent, or a render of the
+// chart alone cannot tell its finding gone), so a later round of fix may
+// still verify it.
+func (v *verifier) unverified(pl *placed, c candidate, why string) {
+	if v.withheld == nil {
+		v.withheld = map[string]string{}
+	}
+	v.withheld[pl.id(c)] = why
 }
 
 // learn records c, rendered alone, as wrong, and why.
@@ -89,9 +108,9 @@ func (v *verifier) learn(pl *placed, c candidate, why string) {
 		return
 	}
 	if v.memo.wrong == nil {
-		v.memo.wrong = map[string]bool{}
+		v.memo.wrong = map[string]string{}
 	}
-	v.memo.wrong[pl.id(c)] = true
+	v.memo.wrong[pl.id(c)] = why
 }
 
 // source is what a chart's values.yaml render was made from, for
@@ -436,8 +455,11 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 	old := pl.aloneKeys(v.cfg)
 	var todo []candidate
 	for _, c := range cands {
-		if old[c.key] && !v.known(pl, c) {
-			todo = append(todo, c) // else the finding needs files outside the chart (cannot be told gone), or is known wrong
+		switch {
+		case !old[c.key]:
+			v.unverified(pl, c, "not verified: the "+pl.kindName()+" checked alone does not have its finding (it depends on objects outside it), so rendering it again cannot show the finding gone")
+		case !v.known(pl, c):
+			todo = append(todo, c)
 		}
 	}
 	if len(todo) == 0 {
@@ -452,7 +474,7 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 // adds a finding costs about two renders per halving, not one per
 // candidate. It stops at the bound of renders.
 func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[string]bool) []candidate {
-	keys, ok, refused := pl.rerender(v, src, cands)
+	keys, ok, failed := pl.rerender(v, src, cands)
 	added := adds(keys, old, cands)
 	if ok && added == "" {
 		out := gone(cands, keys)
@@ -465,16 +487,40 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 		switch {
 		case ok:
 			v.learn(pl, cands[0], pl.again()+" with it brings "+describeKey(added))
-		case refused != "":
-			v.learn(pl, cands[0], pl.again()+" with it: "+refused)
+		case failed != "" && v.ctx.Err() == nil:
+			v.learn(pl, cands[0], pl.again()+" with it: "+failed)
+		default:
+			pl.notSettled(v, cands)
 		}
 		return nil
 	}
 	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
+		pl.notSettled(v, cands)
 		return nil
 	}
 	mid := len(cands) / 2
 	return append(pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old)...)
+}
+
+// notSettled records why cands were not verified when no render settled
+// them: the bound of renders was spent, the run was stopped, or the
+// render with them was not made.
+func (pl *placed) notSettled(v *verifier, cands []candidate) {
+	why := fmt.Sprintf("not verified: the %d renders that verify the fixes of one %s were spent on others first", MaxVerifyRenders, pl.kindName())
+	if v.ctx.Err() != nil {
+		why = "not verified: the run was stopped first"
+	}
+	for _, c := range cands {
+		v.unverified(pl, c, why)
+	}
+}
+
+// kindName is "chart" or "overlay".
+func (pl *placed) kindName() string {
+	if pl.render.Kind == Kustomize {
+		return "overlay"
+	}
+	return "chart"
 }
 
 // again says how the render is made again, for the reasons a fix is
@@ -566,10 +612,9 @@ func keysOf(fs []checks.Finding) map[string]bool {
 
 // rerender renders the chart again with the candidates' edits applied to
 // copies of its values files and returns the keys of the new render's
-// findings, checked on its own; false when the edits do not apply, the
-// bound of renders is reached, or the render fails or has a problem the
-// old one did not (that problem, when it is a value the chart's
-// values.schema.json refuses).
+// findings, checked on its own; false when the bound of renders is
+// reached (failed is then empty) or the render with the edits could not
+// be made or has a problem the old one did not (failed says which).
 func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[string]bool, bool, string) {
 	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
 		return nil, false, ""
@@ -580,9 +625,11 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[str
 
 // renderWith is rerender without its bound: the render and its check,
 // the keys of the findings of the render with cands' edits, and whether
-// it could be made and checked; when it could not because the chart's
-// values.schema.json refuses what the edits set, refused is that problem.
-func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys map[string]bool, ok bool, refused string) {
+// it could be made and checked; when it could not, failed says why (an
+// edit that does not apply, a render that fails, a problem the render
+// without the edits did not have, such as a value the chart's
+// values.schema.json refuses).
+func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys map[string]bool, ok bool, failed string) {
 	// The files listed with no contents stay so: the render reads them
 	// (src.opts.Read); those the edits change are read here.
 	files := make(Files, len(src.files))
@@ -615,23 +662,23 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys 
 		data, ok := files[k.file]
 		if data == nil {
 			if data, ok = src.file(k.file); !ok {
-				return nil, false, ""
+				return nil, false, k.file + ", which it edits, is not in the run"
 			}
 		}
 		next, err := edit.Apply(data, k.doc, edit.Union(byDoc[k]))
 		if err != nil {
-			return nil, false, ""
+			return nil, false, fmt.Sprintf("its edit of %s does not apply: %v", k.file, err)
 		}
 		files[k.file] = next
 	}
 	for _, file := range lineFiles {
 		data, ok := src.file(file)
 		if !ok {
-			return nil, false, ""
+			return nil, false, file + ", which it edits, is not in the run"
 		}
 		next, err := edit.ApplyAllChanges(data, byFile[file])
 		if err != nil {
-			return nil, false, ""
+			return nil, false, fmt.Sprintf("its edit of %s does not apply: %v", file, err)
 		}
 		files[file] = next
 	}
@@ -651,7 +698,7 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys 
 	}
 	res, err := src.render(v.ctx, files, opts)
 	if err != nil {
-		return nil, false, ""
+		return nil, false, "the renderer failed: " + err.Error()
 	}
 	var r *Render
 	for _, x := range res.Renders {
@@ -659,11 +706,11 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys 
 			r = x
 		}
 	}
-	if r == nil || len(res.Problems) > 0 || len(r.Documents) == 0 {
-		return nil, false, ""
-	}
-	if pl.render.Kind == Kustomize && overrides(pl.render, r, cands, func(c candidate) int { return c.doc }) != "" {
-		return nil, false, ""
+	switch {
+	case len(res.Problems) > 0:
+		return nil, false, res.Problems[0].Message
+	case r == nil:
+		return nil, false, "it is not rendered"
 	}
 	had := map[string]bool{}
 	for _, pr := range pl.render.Problems {
@@ -671,10 +718,15 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys 
 	}
 	for _, pr := range r.Problems {
 		if !had[pr.File+"\x00"+pr.Message] {
-			if pr.Values {
-				return nil, false, pr.Message
-			}
-			return nil, false, ""
+			return nil, false, pr.Message // a template's fail, a value the schema refuses
+		}
+	}
+	if len(r.Documents) == 0 {
+		return nil, false, "it renders no object"
+	}
+	if pl.render.Kind == Kustomize {
+		if why := overrides(pl.render, r, cands, func(c candidate) int { return c.doc }); why != "" {
+			return nil, false, why
 		}
 	}
 	return checkAlone(checks.Input{Path: pl.input.Path, Data: r.Stream, ReadAt: streamReader(r.Stream)}, v.cfg), true, ""

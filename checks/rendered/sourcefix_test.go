@@ -291,8 +291,9 @@ spec:
 // candidate fixes than MaxVerifyRenders, each of which adds a finding (a
 // PodDisruptionBudget that allows no eviction, which the chart renders once
 // replicas rise: no follow-up replicas-too-few announces): one render for
-// them all, then one each until the bound, and no edits; and one render
-// with all of them checks the claims of their follow-ups.
+// them all, then one each until the bound, and no edits, each fix saying
+// why (the ones past the bound: not verified); and one render with all of
+// them checks the claims of their follow-ups.
 func TestVerifyFixesManyCandidates(t *testing.T) {
 	files, inputs := spoiledChart(2 * rendered.MaxVerifyRenders)
 	calls := 0
@@ -301,7 +302,7 @@ func TestVerifyFixesManyCandidates(t *testing.T) {
 		return render.InProcess(ctx, files, opts)
 	}
 	fs := verifiedRun(t, checks.DefaultConfig(catalog.Default()), inputs, rendered.Folder{Dir: ".", Files: files}, renderer)
-	replicas := 0
+	replicas, unverified := 0, 0
 	for _, f := range fs {
 		if f.RuleID != "replicas-too-few" {
 			continue
@@ -310,9 +311,20 @@ func TestVerifyFixesManyCandidates(t *testing.T) {
 		if f.Fix != nil && len(f.Fix.Edits) > 0 {
 			t.Errorf("%s:%d kept edits %v, though 3 replicas bring a PodDisruptionBudget that blocks eviction", f.File, f.Line, f.Fix.Edits)
 		}
+		// Each fix says why it is not applied: the ones rendered alone
+		// bring a finding, the ones past the bound were not verified.
+		switch why := f.Fix.Withheld; {
+		case strings.HasPrefix(why, "not verified: the 10 renders that verify the fixes of one chart were spent on others first"):
+			unverified++
+		case !strings.HasPrefix(why, "rendering the chart again with it brings "):
+			t.Errorf("%s:%d withheld %q, want why", f.File, f.Line, why)
+		}
 	}
 	if replicas != 2*rendered.MaxVerifyRenders {
 		t.Errorf("%d replicas-too-few findings, want %d", replicas, 2*rendered.MaxVerifyRenders)
+	}
+	if unverified == 0 || unverified == replicas {
+		t.Errorf("%d of %d fixes not verified, want those past the bound only", unverified, replicas)
 	}
 	// One more render checks the pdb-missing claims the replicas fixes
 	// bring (VerifyClaims): the chart renders a PodDisruptionBudget for

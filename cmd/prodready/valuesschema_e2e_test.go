@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,31 @@ func TestFixWithholdsAValuesEditTheSchemaRefuses(t *testing.T) {
 	}
 	if strings.Contains(all, "+replicaCount: 3") {
 		t.Errorf("fix wrote a value the chart's schema refuses:\n%s", all)
+	}
+}
+
+// TestFixSaysWhyATemplateRefusesIt runs `prodready fix --all` as a process
+// on a chart whose PodDisruptionBudget template fails once replicas rise
+// without maxUnavailable (as loki-distributed's do): replicas-too-few's
+// fix is withheld with the chart's own words, not dropped as "no
+// automatic fix", and values.yaml is left as it was.
+func TestFixSaysWhyATemplateRefusesIt(t *testing.T) {
+	repo := writeRepo(t, map[string]string{
+		"web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml": "replicas: 1\nimage: nginx:1.27\n",
+		"web/templates/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n" +
+			"  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: {{ .Values.image }}\n" +
+			"---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n",
+		"web/templates/pdb.yaml": "{{- if gt (int .Values.replicas) 1 }}\n{{- if not .Values.maxUnavailable }}\n" +
+			"{{- fail \"maxUnavailable must be set when replicas is greater than 1\" }}\n{{- end }}\n" +
+			"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  maxUnavailable: {{ .Values.maxUnavailable }}\n  selector:\n    matchLabels: {app: web}\n{{- end }}\n",
+	})
+	_, errOut, code := runCLI(t, repo, "fix", "--all", "--rule", "replicas-too-few", "web")
+	const want = "web/values.yaml:1 replicas-too-few: withheld: rendering the chart again with it: rendering: execution error at (web/templates/pdb.yaml:3:4): maxUnavailable must be set when replicas is greater than 1"
+	if !strings.Contains(errOut, want) || code != 0 {
+		t.Errorf("fix exited %d, want 0 and %q:\n%s", code, want, errOut)
+	}
+	if data, err := os.ReadFile(filepath.Join(repo, "web", "values.yaml")); err != nil || string(data) != "replicas: 1\nimage: nginx:1.27\n" {
+		t.Errorf("values.yaml is now %q (%v), want it as it was", data, err)
 	}
 }
