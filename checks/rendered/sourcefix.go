@@ -87,10 +87,11 @@ func (v *verifier) known(pl *placed, c candidate) bool {
 	return ok
 }
 
-// unverified records why c is withheld without its being wrong: it was
-// not rendered alone (the bound of renders was spent, or a render of the
-// chart alone cannot tell its finding gone), so a later round of fix may
-// still verify it.
+// unverified records why c is withheld without recording it as wrong in
+// the memo: it was not rendered alone (the bound of renders was spent, or
+// a render of the chart alone cannot tell its finding gone), so a later
+// round of fix may still verify it; or the memo holds it as wrong already
+// (known).
 func (v *verifier) unverified(pl *placed, c candidate, why string) {
 	if v.withheld == nil {
 		v.withheld = map[string]string{}

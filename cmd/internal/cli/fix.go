@@ -173,7 +173,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			line := fmt.Sprintf("%s:%d %s: withheld: %s (%s)\n", f.File, f.Line, f.RuleID, f.Fix.Withheld, f.Fix.Description)
 			if !said[line] {
 				said[line] = true
-				stderr.Write([]byte(line))
+				fmt.Fprint(stderr, line)
 			}
 			continue
 		}
