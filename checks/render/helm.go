@@ -183,6 +183,9 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 			}
 			file, line := idx.errorAt(files, err.Error(), chartFile)
 			r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Message: "rendering: " + engineMessage(err)})
+			// Helm refuses values its schemas refuse before it renders:
+			// said too, so that fixing the template is not all it takes.
+			checkValuesSchemas(r, c, vals, idx, &valuesMap{user: userTrees})
 			skipAll(r, "render failed")
 			return finish(r)
 		}
@@ -204,15 +207,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		idx = indexTemplates(l, c)
 	}
 	vm := &valuesMap{user: userTrees}
-	// Every render, a fix's too: a values edit the schema refuses is a
-	// problem the render with the fix has and the render without it does
-	// not, and the fix is not verified (helm install would refuse it).
-	if values, ok := vals["Values"].(common.Values); ok {
-		vs := valuesSchemas{idx: idx, vm: vm}
-		vs.check(c, values.AsMap(), nil, 0)
-		r.Problems = append(r.Problems, vs.problems...)
-		r.Skipped = append(r.Skipped, vs.skipped...)
-	}
+	checkValuesSchemas(r, c, vals, idx, vm)
 	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: lines}
 	if markedErr != nil {
 		// The source map degrades to each document's first line; the
@@ -597,6 +592,23 @@ func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
 	}
 	rec(root, nil)
 	return idx
+}
+
+// checkValuesSchemas validates the values of render r against the
+// values.schema.json of chart c and of every subchart they enable, and adds
+// what the schemas refuse to r's problems. Every render, a fix's too: a
+// values edit the schema refuses is a problem the render with the fix has
+// and the render without it does not, and the fix is not verified (helm
+// install would refuse it).
+func checkValuesSchemas(r *rendered.Render, c *chart.Chart, vals common.Values, idx *templateIndex, vm *valuesMap) {
+	values, ok := vals["Values"].(common.Values)
+	if !ok {
+		return
+	}
+	vs := valuesSchemas{idx: idx, vm: vm}
+	vs.check(c, values.AsMap(), nil, 0)
+	r.Problems = append(r.Problems, vs.problems...)
+	r.Skipped = append(r.Skipped, vs.skipped...)
 }
 
 // engineLocation is a template location in the engine's error: a

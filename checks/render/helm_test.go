@@ -451,3 +451,25 @@ func TestHelmFailureAtTheTemplateLine(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmValuesSchemaWhenTheRenderFails: values the chart's schema
+// refuses are said also when a template fails, as helm template refuses
+// them before it renders; the template's error is said too.
+func TestHelmValuesSchemaWhenTheRenderFails(t *testing.T) {
+	files := rendered.Files{
+		"app/Chart.yaml":         []byte("apiVersion: v2\nname: app\nversion: 0.1.0\n"),
+		"app/values.yaml":        []byte("image: nginx\nreplicas: many\n"),
+		"app/values.schema.json": []byte(`{"type": "object", "properties": {"replicas": {"type": "integer"}}}`),
+		"app/templates/cm.yaml":  []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  k: {{ .Values.missing.key }}\n"),
+	}
+	r := renderOne(t, files, rendered.Options{})
+	var got []string
+	for _, p := range r.Problems {
+		got = append(got, fmt.Sprintf("%s:%d values=%v", p.File, p.Line, p.Values))
+	}
+	sort.Strings(got)
+	want := []string{"app/templates/cm.yaml:6 values=false", "app/values.yaml:2 values=true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\n%+v", diff, r.Problems)
+	}
+}
