@@ -134,6 +134,26 @@ func TestRenderedBaseChange(t *testing.T) {
 	}
 }
 
+// TestRenderedBrokenTemplate: the pull request breaks a chart's template
+// (a port read from values the chart does not have); the render-failed
+// error is an inline comment on the line it adds, where the author looks,
+// and fails the check.
+func TestRenderedBrokenTemplate(t *testing.T) {
+	base := testrepo.Base(t)
+	head := testrepo.Edit(t, base, "charts/broken/templates/service.yaml", "    - port: 80\n", "    - port: 80\n      targetPort: {{ .Values.ports.http }}\n")
+	run, got, bodies := renderReview(t, base, head)
+	const want = "charts/broken/templates/service.yaml:8 render-failed"
+	if strings.Join(got, ",") != want {
+		t.Errorf("inline comments %v, want %s\nsummary:\n%s", got, want, run.Summary)
+	}
+	if b := bodies[want]; !strings.Contains(b, "nil pointer evaluating interface {}.http") {
+		t.Errorf("the comment does not quote the engine's error:\n%s", b)
+	}
+	if run.Conclusion != "failure" {
+		t.Errorf("check run %s %q, want failure", run.Conclusion, run.Title)
+	}
+}
+
 // TestRenderedBrokenChart: a values change breaks a chart's render; the
 // render-failed error lands on the template line whose required fails
 // (unchanged, so as an annotation) and fails the check.
