@@ -175,20 +175,22 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 			afterMarkedRender(dir, c, vals, stripped, why)
 		}
 	}
+	var renderErr error
 	if !one {
-		out, err = runEngine(ctx, c, vals, nil)
-		if err != nil {
-			if idx == nil {
-				idx = indexTemplates(l, c)
-			}
-			file, line := idx.errorAt(files, err.Error(), chartFile)
-			r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Message: "rendering: " + engineMessage(err)})
-			// Helm refuses values its schemas refuse before it renders:
-			// said too, so that fixing the template is not all it takes.
-			checkValuesSchemas(r, c, vals, idx, &valuesMap{user: userTrees})
-			skipAll(r, "render failed")
-			return finish(r)
-		}
+		out, renderErr = runEngine(ctx, c, vals, nil)
+	}
+	if idx == nil {
+		idx = indexTemplates(l, c)
+	}
+	vm := &valuesMap{user: userTrees}
+	if renderErr != nil {
+		file, line := idx.errorAt(files, renderErr.Error(), chartFile)
+		r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Message: "rendering: " + engineMessage(renderErr)})
+		// Helm refuses values its schemas refuse before it renders:
+		// said too, so that fixing the template is not all it takes.
+		checkValuesSchemas(r, c, vals, idx, vm)
+		skipAll(r, "render failed")
+		return finish(r)
 	}
 	size := 0
 	for _, s := range out {
@@ -203,10 +205,6 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		return finish(r)
 	}
 
-	if idx == nil {
-		idx = indexTemplates(l, c)
-	}
-	vm := &valuesMap{user: userTrees}
 	checkValuesSchemas(r, c, vals, idx, vm)
 	b := &helmDocs{r: r, opts: opts, idx: idx, tbl: &tbl, vm: vm, noMaps: opts.StreamOnly, one: lines}
 	if markedErr != nil {

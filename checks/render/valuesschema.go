@@ -56,6 +56,7 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 		if !ok || raw == nil {
 			continue // Helm validates only a subchart given values
 		}
+		subChain := slices.Concat(chain, []string{d.Name()})
 		sub, ok := raw.(map[string]any)
 		if cv, isValues := raw.(common.Values); isValues {
 			sub, ok = cv.AsMap(), true
@@ -63,13 +64,13 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 		if !ok {
 			if len(d.Schema) > 0 {
 				file := v.schemaFile(d)
-				at := v.at(slices.Concat(chain, []string{d.Name()}), nil, file)
+				at := v.at(subChain, nil, file)
 				at.Message = fmt.Sprintf("helm template and helm install refuse these values: the values of subchart %s are a %T, not a mapping (%s)", d.Name(), raw, file)
 				v.problems = append(v.problems, at)
 			}
 			continue
 		}
-		v.check(d, sub, slices.Concat(chain, []string{d.Name()}), depth+1)
+		v.check(d, sub, subChain, depth+1)
 	}
 }
 
