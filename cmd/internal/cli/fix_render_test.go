@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendercache"
 	"github.com/prodready/prodready/checks/rendered"
 )
 
@@ -383,5 +384,38 @@ func TestRelToWidenedFolder(t *testing.T) {
 	}
 	if _, ok := relTo("testdata", "../x.yaml"); ok {
 		t.Error("a path outside the folder was taken as inside it")
+	}
+}
+
+// TestFixKeepsOnlyVerifyRenders checks what fix's render cache keeps: a
+// render that verifies fixes (a stream alone), asked again with the same
+// inputs, is answered from the cache; a round's render of the folder,
+// which carries every document's source map, is made again.
+func TestFixKeepsOnlyVerifyRenders(t *testing.T) {
+	calls := 0
+	render := func(ctx context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+		calls++
+		return rendered.Result{Renders: []*rendered.Render{{Kind: rendered.Helm, Root: "chart"}}}, nil
+	}
+	r := keepVerifyRenders(rendercache.New(fixRenderCacheBytes), render)
+	files := rendered.Files{"chart/Chart.yaml": []byte("apiVersion: v2\nname: chart\nversion: 0.1.0\n")}
+	for _, c := range []struct {
+		name string
+		opts rendered.Options
+		want int
+	}{
+		{"a verifying render", rendered.Options{StreamOnly: true, Only: &rendered.Job{Chart: "chart"}}, 1},
+		{"a round's render", rendered.Options{}, 2},
+	} {
+		calls = 0
+		for range 2 {
+			res, err := r(context.Background(), files, c.opts)
+			if err != nil || len(res.Renders) != 1 || res.Renders[0].Root != "chart" {
+				t.Fatalf("%s: %+v, %v", c.name, res, err)
+			}
+		}
+		if calls != c.want {
+			t.Errorf("%s asked twice: rendered %d times, want %d", c.name, calls, c.want)
+		}
 	}
 }
