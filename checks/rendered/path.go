@@ -18,19 +18,33 @@ type Segment = yamlpath.Segment
 func FormatPath(p []Segment) string {
 	var b strings.Builder
 	for _, s := range p {
-		switch {
-		case s.Index >= 0 && s.Key == "":
-			fmt.Fprintf(&b, "[%d]", s.Index)
-		case s.Key == "" || strings.ContainsAny(s.Key, `.[]"`):
-			fmt.Fprintf(&b, "[%s]", strconv.Quote(s.Key))
-		default:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(s.Key)
-		}
+		writeSegment(&b, s)
 	}
 	return b.String()
+}
+
+// joinPath is FormatPath of a path that parent formats, with s after it.
+func joinPath(parent string, s Segment) string {
+	var b strings.Builder
+	b.Grow(len(parent) + len(s.Key) + 1)
+	b.WriteString(parent)
+	writeSegment(&b, s)
+	return b.String()
+}
+
+// writeSegment writes s after the path b holds, as FormatPath writes it.
+func writeSegment(b *strings.Builder, s Segment) {
+	switch {
+	case s.Index >= 0 && s.Key == "":
+		fmt.Fprintf(b, "[%d]", s.Index)
+	case s.Key == "" || strings.ContainsAny(s.Key, `.[]"`):
+		fmt.Fprintf(b, "[%s]", strconv.Quote(s.Key))
+	default:
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.Key)
+	}
 }
 
 // ParsePath reads the syntax FormatPath writes.

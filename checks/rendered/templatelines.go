@@ -2,7 +2,6 @@ package rendered
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -263,9 +262,10 @@ func (pl *placed) literalLinesOfRender(files fileSet) []literalLines {
 			break
 		}
 		root := pl.renderedDoc(d)
-		keyLines(root, nil, func(line int, p []Segment) {
+		m := r.Map(d)
+		keyLines(root, func(line int, p string) {
 			keys[renderedLine{d, line}]++
-			for _, loc := range r.Map(d)[FormatPath(p)] {
+			for _, loc := range m[p] {
 				if loc.Kind == Template && !loc.Inherited && loc.Line > 0 {
 					t := templateLine{loc.File, loc.Line}
 					if from[t] == nil {
@@ -318,28 +318,29 @@ func (pl *placed) literalLinesOfRender(files fileSet) []literalLines {
 	return out
 }
 
-// keyLines calls fn with the line and path of every mapping key under n
-// (at most maxDepth deep), in document order.
-func keyLines(n *yaml.Node, p []Segment, fn func(line int, p []Segment)) {
-	var walk func(n *yaml.Node, p []Segment, depth int)
-	walk = func(n *yaml.Node, p []Segment, depth int) {
+// keyLines calls fn with the line and the path (as FormatPath writes it)
+// of every mapping key under n (at most maxKeyDepth deep), in document
+// order. Each path is its parent's with one segment written after it.
+func keyLines(n *yaml.Node, fn func(line int, p string)) {
+	var walk func(n *yaml.Node, p string, depth int)
+	walk = func(n *yaml.Node, p string, depth int) {
 		if n == nil || depth > maxKeyDepth {
 			return
 		}
 		switch n.Kind {
 		case yaml.MappingNode:
 			for j := 0; j+1 < len(n.Content); j += 2 {
-				kp := append(slices.Clip(p), Segment{Key: n.Content[j].Value, Index: -1})
+				kp := joinPath(p, Segment{Key: n.Content[j].Value, Index: -1})
 				fn(n.Content[j].Line, kp)
 				walk(n.Content[j+1], kp, depth+1)
 			}
 		case yaml.SequenceNode:
 			for i, it := range n.Content {
-				walk(it, append(slices.Clip(p), Segment{Index: i}), depth+1)
+				walk(it, joinPath(p, Segment{Index: i}), depth+1)
 			}
 		}
 	}
-	walk(n, p, 0)
+	walk(n, "", 0)
 }
 
 // maxKeyDepth bounds how deep keyLines walks a rendered document.
