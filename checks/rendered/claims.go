@@ -18,8 +18,10 @@ import (
 // (one render more per chart that has such a pair, made from the files
 // its values.yaml render read, kept from folders) decides, and a
 // follow-up it does not have is not reported. A fix that is no values
-// edit cannot be rendered, and its follow-ups stay as they are. Call it
-// before Map; VerifyFixes does it too.
+// edit cannot be rendered, and its follow-ups stay as they are. A fix the
+// chart cannot be rendered with (refuse) is withheld, with why, and its
+// follow-ups are not reported. Call it before Map; VerifyFixes does it
+// too.
 func (p *Prepared) VerifyClaims(ctx context.Context, cfg *checks.Config, folders []Folder) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -91,11 +93,6 @@ const MaxClaimRenders = MaxVerifyRenders
 // again only for a batch that brings fixes of its own, within
 // MaxClaimRenders.
 func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
-	type claim struct {
-		finding int
-		key     string // followUpKey of the claim's rule and object
-		fix     string // aloneKey of the finding whose fix names it
-	}
 	var claims []claim
 	var cands []candidate
 	for _, i := range idx {
@@ -121,33 +118,108 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 		cands = append(cands, candidate{finding: i, key: aloneKey(f), place: pc})
 	}
 	if len(cands) == 0 || pl.claimFailed {
-		return nil // a render with the fixes failed: nothing is known
+		return pl.refusedClaims(claims) // a render with the fixes failed: nothing more is known
 	}
 	// A chart of more objects than one unit of the rules' work hands its
 	// findings over in several batches: one that brings fixes the last
 	// render was not made with renders the chart again with every fix
 	// seen so far, so that each claim is decided by a render that has the
 	// fix naming it.
-	if fresh := unrendered(pl.claimCands, cands); len(fresh) > 0 && pl.claimRenders < MaxClaimRenders {
+	if fresh := pl.unrefused(unrendered(pl.claimCands, cands)); len(fresh) > 0 && pl.claimRenders < MaxClaimRenders {
 		pl.claimCands = append(pl.claimCands, fresh...)
 		pl.claimKeys = nil
 		pl.claimRenders++
+		failed := ""
 		if v.ctx.Err() == nil {
-			pl.claimKeys, _, _ = pl.renderWith(v, pl.src, pl.claimCands)
+			pl.claimKeys, _, failed = pl.renderWith(v, pl.src, pl.claimCands)
+		}
+		if pl.claimKeys == nil && failed != "" {
+			pl.refuse(v)
 		}
 		if pl.claimKeys == nil {
 			pl.claimFailed = true
-			return nil
+			return pl.refusedClaims(claims)
 		}
 	}
 	rendered := make(map[string]bool, len(pl.claimCands))
 	for _, c := range pl.claimCands {
 		rendered[c.key] = true
 	}
-	var out []int
+	out := pl.refusedClaims(claims)
 	for _, c := range claims {
 		if rendered[c.fix] && !hasPrefixKey(pl.claimKeys, c.key) {
 			out = append(out, c.finding)
+		}
+	}
+	return out
+}
+
+// claim is a follow-up finding whose message is about what the chart
+// renders once another finding's fix is applied.
+type claim struct {
+	finding int    // its index among the findings
+	key     string // followUpKey of its rule and object
+	fix     string // aloneKey of the finding whose fix names it
+}
+
+// refusedClaims returns the findings of the claims whose fix the chart
+// cannot be rendered with (refuse): what they say will be rendered once
+// the fix is applied will not be, as the fix is not applied.
+func (pl *placed) refusedClaims(claims []claim) []int {
+	var out []int
+	for _, c := range claims {
+		if _, ok := pl.claimRefused[c.fix]; ok {
+			out = append(out, c.finding)
+		}
+	}
+	return out
+}
+
+// refuse finds, when the chart cannot be rendered with the fixes of
+// pl.claimCands together, the fixes it cannot be rendered with alone
+// (a template's own fail, a values schema, an edit that does not apply),
+// one render each within MaxClaimRenders, and renders the chart again
+// with the others. A refused fix is not applied by prodready fix (which
+// withholds it with the same reason), so the follow-ups it names are not
+// reported (refusedClaims) and its fix is shown withheld (Map). A fix
+// whose render alone succeeds, or which the bound leaves untried, stays
+// among the candidates.
+func (pl *placed) refuse(v *verifier) {
+	var kept []candidate
+	for _, c := range pl.claimCands {
+		if pl.claimRenders >= MaxClaimRenders || v.ctx.Err() != nil {
+			kept = append(kept, c)
+			continue
+		}
+		pl.claimRenders++
+		keys, _, failed := pl.renderWith(v, pl.src, []candidate{c})
+		if keys == nil && failed != "" && v.ctx.Err() == nil {
+			if pl.claimRefused == nil {
+				pl.claimRefused = map[string]string{}
+			}
+			pl.claimRefused[c.key] = pl.again() + " with it: " + failed
+			continue
+		}
+		kept = append(kept, c)
+	}
+	pl.claimCands = kept
+	if len(kept) == 0 || len(pl.claimRefused) == 0 || pl.claimRenders >= MaxClaimRenders || v.ctx.Err() != nil {
+		return
+	}
+	pl.claimRenders++
+	pl.claimKeys, _, _ = pl.renderWith(v, pl.src, kept)
+}
+
+// unrefused returns cands without the fixes the chart was found not to
+// render with.
+func (pl *placed) unrefused(cands []candidate) []candidate {
+	if len(pl.claimRefused) == 0 {
+		return cands
+	}
+	var out []candidate
+	for _, c := range cands {
+		if _, ok := pl.claimRefused[c.key]; !ok {
+			out = append(out, c)
 		}
 	}
 	return out

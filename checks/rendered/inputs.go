@@ -90,6 +90,11 @@ type placed struct {
 	claimKeys    map[string]bool
 	claimFailed  bool
 	claimRenders int
+	// claimRefused says, by aloneKey, why the chart cannot be rendered
+	// with a fix that names follow-ups: the render with it alone failed.
+	// Its claims are not reported, and its fix is withheld with that
+	// reason, as prodready fix withholds it.
+	claimRefused map[string]string
 
 	// alone are the findings of the render checked on its own, made once
 	// for CheckValuesSets and VerifyFixes (see aloneFindings).
@@ -496,6 +501,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		}
 		mapped = true
 		f := &fs[i]
+		key := aloneKey(*f)
 		pl.relocate(f)
 		if why := pl.unmapped(f.Object.Doc); why != "" {
 			f.Message += UnmappedNote + why + ")"
@@ -506,6 +512,10 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		} else if why, ok := withheld[i]; ok && f.Fix != nil {
 			fx := *f.Fix
 			fx.Withheld = why
+			f.Fix = &fx
+		} else if why, ok := pl.claimRefused[key]; ok && f.Fix != nil {
+			fx := *f.Fix
+			fx.Withheld = why // found by the claims' renders, in a run that verifies no fix
 			f.Fix = &fx
 		}
 		more = append(more, p.reportWith(pl)...)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/checks/checkstest"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendercache"
 	"github.com/prodready/prodready/checks/rendered"
@@ -417,5 +418,108 @@ func TestFixKeepsOnlyVerifyRenders(t *testing.T) {
 		if calls != c.want {
 			t.Errorf("%s asked twice: rendered %d times, want %d", c.name, calls, c.want)
 		}
+	}
+}
+
+// TestCheckClaimsOfARefusedFix checks the claims of a chart that cannot be
+// rendered with its replicas fixes together: three serving Deployments,
+// "refused" with a PodDisruptionBudget template that fails when its
+// replicas rise (no maxUnavailable set), "owned" with one the chart
+// renders when they rise, "bare" with none. Each fix is then rendered
+// alone and the others together again: refused's fix is withheld with
+// the template's words and its pdb-missing is not reported, owned's is
+// disproved by the render without refused's fix, bare's stays.
+func TestCheckClaimsOfARefusedFix(t *testing.T) {
+	deployment := func(name string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ` + name + `
+spec:
+  replicas: {{ .Values.` + name + `.replicas }}
+  selector:
+    matchLabels:
+      app: ` + name + `
+  template:
+    metadata:
+      labels:
+        app: ` + name + `
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          ports:
+            - containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ` + name + `
+spec:
+  selector:
+    app: ` + name + `
+  ports:
+    - port: 80
+      targetPort: 8080
+`
+	}
+	pdb := func(name, guard string) string {
+		return `{{- if gt (int .Values.` + name + `.replicas) 1 }}
+` + guard + `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: ` + name + `
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels:
+      app: ` + name + `
+{{- end }}
+`
+	}
+	dir := checkstest.WriteTree(t, map[string]string{
+		"chart/Chart.yaml":             "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+		"chart/values.yaml":            "refused:\n  replicas: 1\nowned:\n  replicas: 1\nbare:\n  replicas: 1\n",
+		"chart/templates/refused.yaml": deployment("refused"),
+		"chart/templates/owned.yaml":   deployment("owned"),
+		"chart/templates/bare.yaml":    deployment("bare"),
+		"chart/templates/pdb-refused.yaml": pdb("refused", `{{- if not .Values.refused.maxUnavailable }}{{ fail "refused.maxUnavailable must be set" }}{{ end }}
+`),
+		"chart/templates/pdb-owned.yaml": pdb("owned", ""),
+	})
+	calls := 0
+	p := countingRenders(&calls)
+	var out, errb bytes.Buffer
+	p.Run([]string{"check", "--format", "json", filepath.Join(dir, "chart")}, nil, &out, &errb)
+	var report struct {
+		Findings []struct {
+			Rule   string
+			Object struct{ Name string }
+			Fix    *struct{ Withheld string }
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatalf("check --format json: %v\n%s", err, errb.String())
+	}
+	pdbs := map[string]bool{}
+	withheld := map[string]string{}
+	for _, f := range report.Findings {
+		switch f.Rule {
+		case "pdb-missing":
+			pdbs[f.Object.Name] = true
+		case "replicas-too-few":
+			if f.Fix != nil {
+				withheld[f.Object.Name] = f.Fix.Withheld
+			}
+		}
+	}
+	if pdbs["refused"] || pdbs["owned"] || !pdbs["bare"] {
+		t.Errorf("pdb-missing on %v, want bare's alone", pdbs)
+	}
+	if !strings.Contains(withheld["refused"], "refused.maxUnavailable must be set") || withheld["owned"] != "" || withheld["bare"] != "" {
+		t.Errorf("withheld replicas fixes %q, want refused's alone, with the template's words", withheld)
+	}
+	if calls != 6 {
+		t.Errorf("%d renders, want 6: the chart, with the three fixes, each alone, and owned's and bare's together", calls)
 	}
 }
