@@ -242,6 +242,10 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 				if !ok {
 					pc, ok = pl.templateLines(src, fs[i])
 				}
+				if why := releaseBound(fs[i].Fix.Edits, src.opts.WithDefaults().ReleaseName); ok && why != "" {
+					withheld[i] = why
+					continue
+				}
 			}
 			if ok {
 				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc}
@@ -269,6 +273,41 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		}
 	}
 	return out, withheld
+}
+
+// releaseBound says why a fix of a chart's render cannot be written into
+// the chart's files when one of its edits writes a value the render took
+// from the release's name (name, or a name that starts with it, as a
+// chart's fullname does): copied into values.yaml or a template, it would
+// hold this render's name, and select or name nothing in a release of
+// another name. A spread constraint's labelSelector copied from a
+// Deployment's selector (app.kubernetes.io/instance: release) is one.
+// "" when no edit does.
+func releaseBound(ops []edit.Op, name string) string {
+	for _, op := range ops {
+		var n yaml.Node
+		if op.Value == "" || yaml.Unmarshal([]byte(op.Value), &n) != nil {
+			continue
+		}
+		if v, ok := scalarNamed(&n, name); ok {
+			return fmt.Sprintf("its edit writes %q, which the render took from the release's name (%q): in values.yaml or a template it would hold that name in every release", v, name)
+		}
+	}
+	return ""
+}
+
+// scalarNamed returns the first scalar value under n that is name or
+// starts with name and a dash.
+func scalarNamed(n *yaml.Node, name string) (string, bool) {
+	if n.Kind == yaml.ScalarNode && (n.Value == name || strings.HasPrefix(n.Value, name+"-")) {
+		return n.Value, true
+	}
+	for _, c := range n.Content {
+		if v, ok := scalarNamed(c, name); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // aloneKey identifies a finding of a render across two checks of it on its

@@ -31,6 +31,11 @@ var spreadMissing = &checks.Rule{
 		f := checks.At(obj, path, fmt.Sprintf("%s runs more than one replica but has no podAntiAffinity on %s and no topologySpreadConstraint: all replicas may land on one node", obj.Kind, hostnameKey))
 		if v, ok := spreadConstraint(ctx, obj, hostnameKey, ""); ok {
 			f = f.WithFix("spread the pods over nodes (ScheduleAnyway: never blocks scheduling)", appendTSC(path, v))
+			// Pods spread over nodes are what spread-zone-missing asks
+			// to spread over zones too: that finding comes after this
+			// fix, and rendering a chart or overlay again with the fix
+			// does not count it against it.
+			f.Fix.FollowUps = []string{"spread-zone-missing"}
 		}
 		return []checks.Finding{f}
 	}),

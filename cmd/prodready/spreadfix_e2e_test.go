@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// spreadDeployment is a Deployment of three replicas behind a Service
+// with no spreading; instance is its app.kubernetes.io/instance label.
+func spreadDeployment(instance string) string {
+	return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: web
+      app.kubernetes.io/instance: ` + instance + `
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: web
+        app.kubernetes.io/instance: ` + instance + `
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector:
+    app.kubernetes.io/name: web
+  ports:
+    - port: 80
+`
+}
+
+// TestFixSpreadsAnOverlayAndWithholdsAReleaseName runs `prodready fix
+// --rule spread-missing` as a process. On a kustomize overlay the fix (a
+// topologySpreadConstraint over nodes) is written into the base: the
+// spread-zone-missing finding it brings is its announced follow-up, not a
+// reason to withhold it (before, every spread fix of an overlay or chart
+// was withheld for it). On a chart whose selector holds the release's
+// name, the same fix would write the name it was rendered with into the
+// template: it is withheld, saying so.
+func TestFixSpreadsAnOverlayAndWithholdsAReleaseName(t *testing.T) {
+	overlay := writeRepo(t, map[string]string{
+		"base/kustomization.yaml": "resources:\n  - web.yaml\n",
+		"base/web.yaml":           spreadDeployment("web"),
+		"prod/kustomization.yaml": "resources:\n  - ../base\n",
+	})
+	out, errOut, code := runCLI(t, overlay, "fix", "--rule", "spread-missing", "--diff", ".")
+	if code != 0 || !strings.Contains(out, "+++ b/base/web.yaml") || !strings.Contains(out, "+          topologyKey: kubernetes.io/hostname") || strings.Contains(errOut, "withheld") {
+		t.Errorf("fix --rule spread-missing on the overlay (exit %d) should spread the base's pods over nodes:\n%s\n%s", code, out, errOut)
+	}
+
+	chart := writeRepo(t, map[string]string{
+		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":               "{}\n",
+		"web/templates/deployment.yaml": spreadDeployment("{{ .Release.Name }}"),
+	})
+	out, errOut, code = runCLI(t, chart, "fix", "--rule", "spread-missing", "--diff", "web")
+	if code != 0 || strings.Contains(out, "topologySpreadConstraints") || !strings.Contains(errOut, `spread-missing: withheld: its edit writes "release", which the render took from the release's name`) {
+		t.Errorf("fix --rule spread-missing on the chart (exit %d) should withhold the fix that writes the release's name:\n%s\n%s", code, out, errOut)
+	}
+}
