@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,22 @@ func TestFixSaysAWithheldBaseFixOnce(t *testing.T) {
 	const withheld = "base/deployment.yaml:12 recommended-labels-missing: withheld: building the overlay again with it, its finding stays"
 	if n := strings.Count(errOut, withheld); n != 1 || code != 0 {
 		t.Errorf("fix exited %d and said the withheld fix %d times, want once:\n%s", code, n, errOut)
+	}
+
+	// A fix of a base line both overlays render is one fix: listed and
+	// counted once, as check reports its finding once.
+	fresh := writeRepo(t, nil)
+	copyTree(t, filepath.Join("..", "..", "fixtures", "render", "review", "kustomize"), fresh)
+	out, errOut, code := runCLI(t, fresh, "fix", "--all", "--dry-run", ".")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if seen[l] {
+			t.Errorf("fix --dry-run lists %q twice:\n%s", l, out)
+		}
+		seen[l] = true
+	}
+	if want := fmt.Sprintf("would fix %d findings in 1 file;", len(lines)); code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("fix --dry-run (exit %d) lists %d fixes; its summary should say %q:\n%s", code, len(lines), want, errOut)
 	}
 }

@@ -149,8 +149,11 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			}
 		}
 	}
+	// Fixed and left findings are counted and listed as check reports
+	// them: one that several overlays make at one base line is one.
+	fixedFindings := fixedOnce(outcome.Fixed)
 	if *dryRun {
-		for _, f := range outcome.Fixed {
+		for _, f := range fixedFindings {
 			fmt.Fprintf(stdout, "%s:%d would fix %s: %s\n", f.File, f.Line, f.RuleID, f.Fix.Description)
 		}
 	}
@@ -161,13 +164,12 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	if !outcome.Converged {
 		fmt.Fprintf(stderr, "prodready: fixes still changed the files after %d rounds; please report this\n", fix.MaxRounds)
 	}
-	noFix := 0
 	said := map[string]bool{}
 	for _, f := range outcome.Remaining {
 		if f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) {
 			continue
 		}
-		if f.Fix != nil && f.Fix.Withheld != "" && keep(f) {
+		if withheldFix(f, keep) {
 			// Offered by check, stopped by rendering again: say so, once
 			// for a base line each of several overlays withholds alike.
 			line := fmt.Sprintf("%s:%d %s: withheld: %s (%s)\n", f.File, f.Line, f.RuleID, f.Fix.Withheld, f.Fix.Description)
@@ -175,11 +177,15 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 				said[line] = true
 				fmt.Fprint(stderr, line)
 			}
-			continue
 		}
-		noFix++
 	}
-	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(outcome.Fixed), files, len(outcome.Failed), noFix))
+	noFix := 0
+	for _, f := range rendered.MergeRenders(outcome.Remaining, 0) {
+		if !f.Fixable() && f.Severity >= over.min && sel.wantsPath(f.File) && !withheldFix(f, keep) {
+			noFix++
+		}
+	}
+	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(fixedFindings), files, len(outcome.Failed), noFix))
 	if startingPoints > 0 {
 		fmt.Fprintf(stderr, "%s not applied: their values depend on the app (prodready fix --all applies them; prodready check shows them)\n", plural.Count(startingPoints, "starting-point fix", "starting-point fixes"))
 	}
@@ -207,6 +213,34 @@ func fixSummary(wouldFix bool, fixed, files, failed, noFix int) string {
 		fmt.Fprintf(&b, "; %s no automatic fix (see `prodready check`)", plural.Count(noFix, "finding has", "findings have"))
 	}
 	return b.String()
+}
+
+// fixedOnce returns the fixed findings fs with one for each file, line,
+// rule and fix: a base line's fix that several overlays' findings carry
+// is one edit, applied once. (A fix round keeps no messages, which
+// rendered.MergeRenders would compare.)
+func fixedOnce(fs []checks.Finding) []checks.Finding {
+	type key struct {
+		file       string
+		line       int
+		rule, what string
+	}
+	seen := map[key]bool{}
+	var out []checks.Finding
+	for _, f := range fs {
+		k := key{f.File, f.Line, f.RuleID, f.Fix.Description}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// withheldFix reports whether f's fix, one keep lets fix apply, was
+// withheld, with a reason to say.
+func withheldFix(f checks.Finding, keep func(checks.Finding) bool) bool {
+	return f.Fix != nil && f.Fix.Withheld != "" && keep(f)
 }
 
 // keepVerifyRenders returns render with cache in front of the renders that
