@@ -217,7 +217,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		return f.Fix != nil && len(f.Fix.Edits) > 0
 	})
 	shared := p.sharedEdits(order, byRender, fs)
-	out := map[int]placement{}
+	candsOf := map[*placed][]candidate{}
 	for _, pl := range order {
 		src := pl.src
 		if src == nil {
@@ -258,6 +258,15 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 				cands = append(cands, c)
 			}
 		}
+		candsOf[pl] = cands
+	}
+	disagree(order, candsOf, fs, withheld)
+	out := map[int]placement{}
+	for _, pl := range order {
+		src, cands := pl.src, candsOf[pl]
+		if src == nil {
+			continue
+		}
 		kept := pl.verify(p.verify, src, cands)
 		pl.combineTemplateLines(p.verify, src, fs, kept)
 		for _, c := range kept {
@@ -273,6 +282,66 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		}
 	}
 	return out, withheld
+}
+
+// disagree takes out of candsOf the fixes that several overlays make of
+// one finding at one line of a file they all build on (a base) with
+// different edits, and says why in withheld: each overlay's build gives
+// the object its own labels, names or values (commonLabels, a
+// namePrefix), which a fix copied from it (a spread constraint's
+// labelSelector) carries, so the edit one overlay verifies is wrong for
+// the others. Written into the shared file, it would be there once per
+// overlay, each selecting the pods of one.
+func disagree(order []*placed, candsOf map[*placed][]candidate, fs []checks.Finding, withheld map[int]string) {
+	type at struct {
+		file, rule, path string
+		doc              int
+	}
+	// A patch appended to the overlay's own kustomization is its alone.
+	own := func(pl *placed, c candidate) bool { return c.place.file == pl.render.Root }
+	edits := map[at]map[string][]string{} // the overlays making each edit
+	for _, pl := range order {
+		if pl.render.Kind != Kustomize {
+			continue
+		}
+		for _, c := range candsOf[pl] {
+			if own(pl, c) {
+				continue
+			}
+			k := at{joinDir(pl.dir, c.place.file), fs[c.finding].RuleID, fs[c.finding].Path, c.place.doc}
+			e := fmt.Sprint(c.place.edits, c.place.lines)
+			if edits[k] == nil {
+				edits[k] = map[string][]string{}
+			}
+			edits[k][e] = append(edits[k][e], pl.about)
+		}
+	}
+	for _, pl := range order {
+		if pl.render.Kind != Kustomize {
+			continue
+		}
+		var kept []candidate
+		for _, c := range candsOf[pl] {
+			k := at{joinDir(pl.dir, c.place.file), fs[c.finding].RuleID, fs[c.finding].Path, c.place.doc}
+			if own(pl, c) || len(edits[k]) < 2 {
+				kept = append(kept, c)
+				continue
+			}
+			var abouts []string
+			for _, as := range edits[k] {
+				abouts = append(abouts, as...)
+			}
+			slices.Sort(abouts)
+			abouts = slices.Compact(abouts)
+			more := ""
+			if len(abouts) > 3 {
+				more = fmt.Sprintf(" and %d more", len(abouts)-3)
+				abouts = abouts[:3]
+			}
+			withheld[c.finding] = fmt.Sprintf("the overlays that build this line (the %s%s) would each write it differently, with their own labels, names or values: one edit of the shared file would be wrong for some of them", strings.Join(abouts, ", the "), more)
+		}
+		candsOf[pl] = kept
+	}
 }
 
 // releaseBound says why a fix of a chart's render cannot be written into

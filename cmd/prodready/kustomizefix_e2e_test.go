@@ -180,13 +180,16 @@ func TestFixAddsAPatchToTheOverlay(t *testing.T) {
 
 // TestFixSaysAWithheldBaseFixOnce runs `prodready fix --all` as a process
 // on two overlays of one base: the recommended-labels fix both withhold at
-// the same base line (its finding stays once the labels are added) is
-// said once, as check says the finding once, not once per overlay.
+// the same base line (each would write its own prefixed name into the
+// base) is said once, as check says the finding once, not once per
+// overlay.
 func TestFixSaysAWithheldBaseFixOnce(t *testing.T) {
 	repo := writeRepo(t, nil)
 	copyTree(t, filepath.Join("..", "..", "fixtures", "render", "review", "kustomize"), repo)
 	_, errOut, code := runCLI(t, repo, "fix", "--all", ".")
-	const withheld = "base/deployment.yaml:12 recommended-labels-missing: withheld: building the overlay again with it, its finding stays"
+	// Each overlay's fix would write its own name (prod-api, staging-api)
+	// into the base.
+	const withheld = "base/deployment.yaml:12 recommended-labels-missing: withheld: the overlays that build this line (the overlay overlays/prod, the overlay overlays/staging) would each write it differently"
 	if n := strings.Count(errOut, withheld); n != 1 || code != 0 {
 		t.Errorf("fix exited %d and said the withheld fix %d times, want once:\n%s", code, n, errOut)
 	}

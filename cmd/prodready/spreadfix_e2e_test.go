@@ -69,3 +69,22 @@ func TestFixSpreadsAnOverlayAndWithholdsAReleaseName(t *testing.T) {
 		t.Errorf("fix --rule spread-missing on the chart (exit %d) should withhold the fix that writes the release's name:\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestFixWithholdsWhatOverlaysWriteDifferently runs `prodready fix` as a
+// process on a base two overlays build with their own commonLabels: the
+// spread constraint's labelSelector each overlay's build gives differs
+// (env: prod, env: staging), and written into the base, either would
+// select nothing in the other overlay. The fix is withheld, naming the
+// overlays, not written twice.
+func TestFixWithholdsWhatOverlaysWriteDifferently(t *testing.T) {
+	repo := writeRepo(t, map[string]string{
+		"base/kustomization.yaml":    "resources:\n  - web.yaml\n",
+		"base/web.yaml":              spreadDeployment("web"),
+		"prod/kustomization.yaml":    "resources:\n  - ../base\ncommonLabels:\n  env: prod\n",
+		"staging/kustomization.yaml": "resources:\n  - ../base\ncommonLabels:\n  env: staging\n",
+	})
+	out, errOut, code := runCLI(t, repo, "fix", "--rule", "spread-missing", "--diff", ".")
+	if code != 0 || strings.Contains(out, "topologySpreadConstraints") || !strings.Contains(errOut, "spread-missing: withheld: the overlays that build this line (the overlay prod, the overlay staging) would each write it differently") {
+		t.Errorf("fix --rule spread-missing (exit %d) should withhold the fix the overlays write differently:\n%s\n%s", code, out, errOut)
+	}
+}
