@@ -2,6 +2,7 @@ package github_test
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -235,5 +236,54 @@ func TestRenderedIgnoreAddedByThePullRequestIsDisclosed(t *testing.T) {
 		if !strings.Contains(run.Summary, "Ignored by this pull request") || !strings.Contains(run.Summary, "prodready:ignore privileged-container it loads a kernel module") {
 			t.Errorf("allow %v: the ignore in the template is not disclosed:\n%s", allow, run.Summary)
 		}
+	}
+}
+
+// TestRenderedSpreadFixWritingTheReleaseName: a pull request adds a chart
+// of three replicas whose pods are not spread. The spread fix could be
+// made on the template's literal lines, but its labelSelector is the
+// rendered Deployment's, whose app.kubernetes.io/instance is the name of
+// the release the bot rendered: the comment suggests nothing, and says why
+// the fix is withheld.
+func TestRenderedSpreadFixWritingTheReleaseName(t *testing.T) {
+	base := testrepo.Base(t)
+	base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "spread-missing")...)
+	head := maps.Clone(base)
+	head["charts/spread/Chart.yaml"] = "apiVersion: v2\nname: spread\nversion: 0.1.0\n"
+	head["charts/spread/values.yaml"] = "{}\n"
+	head["charts/spread/templates/deployment.yaml"] = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: spread
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: spread
+      app.kubernetes.io/instance: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: spread
+        app.kubernetes.io/instance: {{ .Release.Name }}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          readinessProbe:
+            tcpSocket:
+              port: 8080
+`
+	run, got, bodies := renderReview(t, base, head)
+	const key = "charts/spread/templates/deployment.yaml:16 spread-missing"
+	b, ok := bodies[key]
+	if !ok {
+		t.Fatalf("no comment %q among:\n%s\nsummary:\n%s", key, strings.Join(got, "\n"), run.Summary)
+	}
+	if strings.Contains(b, "```suggestion") {
+		t.Errorf("the comment suggests a fix that writes the release's name:\n%s", b)
+	}
+	if !strings.Contains(b, `(withheld: its edit writes "release", which the render took from the release's name`) {
+		t.Errorf("the comment does not say why the spread fix is withheld:\n%s", b)
 	}
 }
