@@ -501,7 +501,6 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		}
 		mapped = true
 		f := &fs[i]
-		key := aloneKey(*f)
 		pl.relocate(f)
 		if why := pl.unmapped(f.Object.Doc); why != "" {
 			f.Message += UnmappedNote + why + ")"
@@ -513,10 +512,13 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 			fx := *f.Fix
 			fx.Withheld = why
 			f.Fix = &fx
-		} else if why, ok := pl.claimRefused[key]; ok && f.Fix != nil {
-			fx := *f.Fix
-			fx.Withheld = why // found by the claims' renders, in a run that verifies no fix
-			f.Fix = &fx
+		} else if len(pl.claimRefused) > 0 && f.Fix != nil {
+			// found by the claims' renders, in a run that verifies no fix
+			if why, ok := pl.claimRefused[aloneKey(*f)]; ok {
+				fx := *f.Fix
+				fx.Withheld = why
+				f.Fix = &fx
+			}
 		}
 		more = append(more, p.reportWith(pl)...)
 	}

@@ -242,9 +242,11 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 				if !ok {
 					pc, ok = pl.templateLines(src, fs[i])
 				}
-				if why := releaseBound(fs[i].Fix.Edits, src.opts.WithDefaults().ReleaseName); ok && why != "" {
-					withheld[i] = why
-					continue
+				if ok {
+					if why := releaseBound(fs[i].Fix.Edits, src.opts.WithDefaults().ReleaseName); why != "" {
+						withheld[i] = why
+						continue
+					}
 				}
 			}
 			if ok {
@@ -299,6 +301,9 @@ func disagree(order []*placed, candsOf map[*placed][]candidate, fs []checks.Find
 	}
 	// A patch appended to the overlay's own kustomization is its alone.
 	own := func(pl *placed, c candidate) bool { return c.place.file == pl.render.Root }
+	keyOf := func(pl *placed, c candidate) at {
+		return at{joinDir(pl.dir, c.place.file), fs[c.finding].RuleID, fs[c.finding].Path, c.place.doc}
+	}
 	edits := map[at]map[string][]string{} // the overlays making each edit
 	for _, pl := range order {
 		if pl.render.Kind != Kustomize {
@@ -308,7 +313,7 @@ func disagree(order []*placed, candsOf map[*placed][]candidate, fs []checks.Find
 			if own(pl, c) {
 				continue
 			}
-			k := at{joinDir(pl.dir, c.place.file), fs[c.finding].RuleID, fs[c.finding].Path, c.place.doc}
+			k := keyOf(pl, c)
 			e := fmt.Sprint(c.place.edits, c.place.lines)
 			if edits[k] == nil {
 				edits[k] = map[string][]string{}
@@ -322,7 +327,7 @@ func disagree(order []*placed, candsOf map[*placed][]candidate, fs []checks.Find
 		}
 		var kept []candidate
 		for _, c := range candsOf[pl] {
-			k := at{joinDir(pl.dir, c.place.file), fs[c.finding].RuleID, fs[c.finding].Path, c.place.doc}
+			k := keyOf(pl, c)
 			if own(pl, c) || len(edits[k]) < 2 {
 				kept = append(kept, c)
 				continue

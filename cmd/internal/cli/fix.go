@@ -249,7 +249,7 @@ func withheldFix(f checks.Finding, keep func(checks.Finding) bool) bool {
 // folder is not kept: the next round asks for it again only when this one
 // changed none of the files it reads, and keeping it encodes every
 // document's source map (on the corpus's 50 charts a third of fix's peak
-// memory and 7% of its CPU, for no render saved). The overlays' builds
+// memory and a sixth of its CPU, for no render saved). The overlays' builds
 // are kept by their own inputs (rendered.FixMemo.Builds), not here.
 func keepVerifyRenders(cache *rendercache.Cache, render rendered.Renderer) rendered.Renderer {
 	kept := cache.Wrap(render)
