@@ -2,13 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // TestCheckAndFixAgreeOnAFixTheChartRefuses runs `prodready check` and
 // `prodready fix` as processes on a chart shaped like grafana's
-// loki-distributed: one replica behind a Service, and a
+// loki-distributed: one replica behind a Service (claimsChart), and a
 // PodDisruptionBudget template that fails when replicas rise without
 // maxUnavailable. Raising replicas is the replicas-too-few fix, which fix
 // withholds because the chart cannot be rendered with it; check says the
@@ -17,41 +19,8 @@ import (
 // will not rise).
 func TestCheckAndFixAgreeOnAFixTheChartRefuses(t *testing.T) {
 	const reason = "maxUnavailable must be set when replicaCount is greater than 1"
-	files := map[string]string{
-		"web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-		"web/values.yaml": "replicaCount: 1\nmaxUnavailable: null\n",
-		"web/templates/deployment.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {{ .Values.replicaCount }}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          ports:
-            - containerPort: 8080
-`,
-		"web/templates/service.yaml": `apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector:
-    app: web
-  ports:
-    - port: 80
-      targetPort: 8080
-`,
-		"web/templates/pdb.yaml": `{{- if gt (int .Values.replicaCount) 1 }}
+	dir := claimsChart(t, false)
+	pdb := `{{- if gt (int .Values.replicaCount) 1 }}
 {{- if not .Values.maxUnavailable }}{{ fail "` + reason + `" }}{{ end }}
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -63,10 +32,11 @@ spec:
     matchLabels:
       app: web
 {{- end }}
-`,
+`
+	if err := os.WriteFile(filepath.Join(dir, "templates", "pdb.yaml"), []byte(pdb), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	dir := writeRepo(t, files)
-	out, errOut, _ := runCLI(t, dir, "check", "--format", "json", "web")
+	out, errOut, _ := runCLI(t, dir, "check", "--format", "json", ".")
 	var rep struct {
 		Findings []struct {
 			Rule, File string
@@ -93,7 +63,7 @@ spec:
 		t.Fatalf("check reports %d replicas-too-few findings, want 1:\n%s", replicas, out)
 	}
 
-	out, errOut, code := runCLI(t, dir, "fix", "--rule", "replicas-too-few", "--diff", "web")
+	out, errOut, code := runCLI(t, dir, "fix", "--rule", "replicas-too-few", "--diff", ".")
 	if code != 0 || strings.Contains(out, "replicaCount: 3") || !strings.Contains(errOut+out, "withheld: rendering the chart again with it") || !strings.Contains(errOut+out, reason) {
 		t.Errorf("fix --rule replicas-too-few (exit %d) should withhold the fix with the chart's reason:\n%s\n%s", code, out, errOut)
 	}
