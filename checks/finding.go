@@ -71,6 +71,10 @@ type Fix struct {
 	// a PodDisruptionBudget once replicas rise): verifying the fix by
 	// rendering again does not count them against it.
 	FollowUps []string `json:"followUps,omitempty"`
+	// FollowUpsOn, when set, is the object the FollowUps are found on
+	// when it is not the finding's own: an HPA's minReplicas fix raises
+	// the replicas of the workload it scales.
+	FollowUpsOn *ObjectRef `json:"followUpsOn,omitempty"`
 	// Withheld, when set, says why a fix that was offered is not applied:
 	// rendering again with it showed the finding it brings, or that its
 	// own finding stays. Every output shows it in place of the edits.

@@ -103,7 +103,7 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 		var mine []claim
 		for _, j := range idx {
 			g := fs[j]
-			if j != i && sameObject(f.Object, g.Object) && slicesContains(f.Fix.FollowUps, g.RuleID) {
+			if j != i && sameObject(followUpObject(f), g.Object) && slicesContains(f.Fix.FollowUps, g.RuleID) {
 				mine = append(mine, claim{j, followUpKey(g.RuleID, g.Object), aloneKey(f)})
 			}
 		}

@@ -199,6 +199,15 @@ type candidate struct {
 	doc int
 }
 
+// followUpObject is the object f's fix's follow-ups are found on: its
+// own, or the one the fix names (an HPA's scale target).
+func followUpObject(f checks.Finding) checks.ObjectRef {
+	if f.Fix != nil && f.Fix.FollowUpsOn != nil {
+		return *f.Fix.FollowUpsOn
+	}
+	return f.Object
+}
+
 // followUpKey is a finding's rule and object: the part of its aloneKey a
 // fix's follow-ups name.
 func followUpKey(rule string, obj checks.ObjectRef) string {
@@ -255,7 +264,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					if c.followUps == nil {
 						c.followUps = map[string]bool{}
 					}
-					c.followUps[followUpKey(rule, fs[i].Object)] = true
+					c.followUps[followUpKey(rule, followUpObject(fs[i]))] = true
 				}
 				cands = append(cands, c)
 			}

@@ -88,3 +88,34 @@ func TestFixWithholdsWhatOverlaysWriteDifferently(t *testing.T) {
 		t.Errorf("fix --rule spread-missing (exit %d) should withhold the fix the overlays write differently:\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestFixRaisesAnHPAsMinimumInAnOverlay runs `prodready fix --rule
+// hpa-min-replicas-too-low` as a process on an overlay whose base holds a
+// Deployment and an HPA with minReplicas: 1 (podinfo's deploy/bases are
+// built so). Two pods at the least make spreading and a disruption budget
+// matter for the Deployment: those findings are the fix's announced
+// follow-ups on the workload it scales, not a reason to withhold it
+// (before, fix withheld it: "brings spread-missing on Deployment").
+func TestFixRaisesAnHPAsMinimumInAnOverlay(t *testing.T) {
+	repo := writeRepo(t, map[string]string{
+		"base/kustomization.yaml": "resources:\n  - web.yaml\n  - hpa.yaml\n",
+		"base/web.yaml":           strings.Replace(spreadDeployment("web"), "  replicas: 3\n", "", 1),
+		"base/hpa.yaml": `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  minReplicas: 1
+  maxReplicas: 4
+`,
+		"prod/kustomization.yaml": "resources:\n  - ../base\n",
+	})
+	out, errOut, code := runCLI(t, repo, "fix", "--rule", "hpa-min-replicas-too-low", "--diff", ".")
+	if code != 0 || !strings.Contains(out, "+  minReplicas: 2") || strings.Contains(errOut, "withheld") {
+		t.Errorf("fix --rule hpa-min-replicas-too-low (exit %d) should raise the HPA's minimum:\n%s\n%s", code, out, errOut)
+	}
+}

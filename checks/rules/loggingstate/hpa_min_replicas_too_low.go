@@ -52,8 +52,23 @@ var hpaMinReplicasTooLow = &checks.Rule{
 		if max < 2 {
 			return []checks.Finding{checks.At(obj, path, msg+" (maxReplicas is below 2 too: raise both)")}
 		}
-		return []checks.Finding{checks.At(obj, path, msg).WithFix("set minReplicas: 2", checks.SetOp(path, "2", "scaleTargetRef"))}
+		return []checks.Finding{raisesTarget(obj, checks.At(obj, path, msg).WithFix("set minReplicas: 2", checks.SetOp(path, "2", "scaleTargetRef")))}
 	},
+}
+
+// raisesTarget returns f, whose fix raises the least replicas of the
+// workload autoscaler h scales, with that workload's spreading and
+// disruption budget as the fix's follow-ups, as for replicas-too-few's:
+// they come after it, and rendering a chart or building an overlay again
+// with the fix does not count them against it.
+func raisesTarget(h *manifest.Object, f checks.Finding) checks.Finding {
+	kind, name := checks.HPATarget(h)
+	if kind == "" || name == "" {
+		return f
+	}
+	f.Fix.FollowUps = []string{"spread-missing", "spread-zone-missing", "pdb-missing"}
+	f.Fix.FollowUpsOn = &checks.ObjectRef{Kind: kind, Name: name, Namespace: h.Namespace, Doc: -1}
+	return f
 }
 
 // kedaMinTooLow reports a KEDA ScaledObject whose minReplicaCount is 1: at
@@ -71,5 +86,5 @@ func kedaMinTooLow(obj *manifest.Object) []checks.Finding {
 			return []checks.Finding{checks.At(obj, path, msg+" (maxReplicaCount is below 2 too: raise both)")}
 		}
 	}
-	return []checks.Finding{checks.At(obj, path, msg).WithFix("set minReplicaCount: 2", checks.SetOp(path, "2"))}
+	return []checks.Finding{raisesTarget(obj, checks.At(obj, path, msg).WithFix("set minReplicaCount: 2", checks.SetOp(path, "2")))}
 }
