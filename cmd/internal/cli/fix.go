@@ -179,13 +179,20 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			}
 		}
 	}
-	noFix := 0
+	noFix, byHand := 0, 0
 	for _, f := range rendered.MergeRenders(outcome.Remaining, 0) {
-		if !f.Fixable() && f.Severity >= over.min && sel.wantsPath(f.File) && !withheldFix(f, keep) {
+		switch {
+		case f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) || withheldFix(f, keep):
+		case f.Fix != nil && f.Fix.Description != "" && f.Fix.Withheld == "":
+			// A fix of a rendered object that no values key, plain
+			// template line, base or patch line takes as it is: check
+			// describes it, the author makes it.
+			byHand++
+		default:
 			noFix++
 		}
 	}
-	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(fixedFindings), files, len(outcome.Failed), noFix))
+	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(fixedFindings), files, len(outcome.Failed), noFix, byHand))
 	if startingPoints > 0 {
 		fmt.Fprintf(stderr, "%s not applied: their values depend on the app (prodready fix --all applies them; prodready check shows them)\n", plural.Count(startingPoints, "starting-point fix", "starting-point fixes"))
 	}
@@ -194,8 +201,9 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 
 // fixSummary is fix's last line: how many findings were fixed (or, with
 // wouldFix, would be) in how many files, then the fixes that could not be
-// applied and the findings without one, when there are any.
-func fixSummary(wouldFix bool, fixed, files, failed, noFix int) string {
+// applied, the findings without one, and the fixes of charts and overlays
+// to make by hand (byHand), when there are any.
+func fixSummary(wouldFix bool, fixed, files, failed, noFix, byHand int) string {
 	verb := "fixed"
 	if wouldFix {
 		verb = "would fix"
@@ -211,6 +219,10 @@ func fixSummary(wouldFix bool, fixed, files, failed, noFix int) string {
 	}
 	if noFix > 0 {
 		fmt.Fprintf(&b, "; %s no automatic fix (see `prodready check`)", plural.Count(noFix, "finding has", "findings have"))
+	}
+	if byHand > 0 {
+		fmt.Fprintf(&b, "; %s to make by hand (no values key or literal line of %s chart or overlay takes %s; `prodready check -o wide` describes each)",
+			plural.Count(byHand, "fix", "fixes"), plural.Form(byHand, "its", "their"), plural.Form(byHand, "it", "them"))
 	}
 	return b.String()
 }

@@ -369,17 +369,19 @@ spec:
 // and leaves out the clauses whose count is 0.
 func TestFixSummaryCounts(t *testing.T) {
 	for _, tc := range []struct {
-		wouldFix                 bool
-		fixed, files, failed, no int
-		want                     string
+		wouldFix                         bool
+		fixed, files, failed, no, byHand int
+		want                             string
 	}{
-		{false, 1, 1, 0, 0, "fixed 1 finding in 1 file"},
-		{true, 3, 2, 1, 1, "would fix 3 findings in 2 files; 1 fix could not be applied; 1 finding has no automatic fix (see `prodready check`)"},
-		{false, 0, 0, 2, 5, "nothing to fix; 2 fixes could not be applied; 5 findings have no automatic fix (see `prodready check`)"},
-		{true, 0, 0, 0, 0, "nothing to fix"},
+		{false, 1, 1, 0, 0, 0, "fixed 1 finding in 1 file"},
+		{true, 3, 2, 1, 1, 0, "would fix 3 findings in 2 files; 1 fix could not be applied; 1 finding has no automatic fix (see `prodready check`)"},
+		{false, 0, 0, 2, 5, 0, "nothing to fix; 2 fixes could not be applied; 5 findings have no automatic fix (see `prodready check`)"},
+		{true, 0, 0, 0, 0, 0, "nothing to fix"},
+		{false, 2, 1, 0, 0, 1, "fixed 2 findings in 1 file; 1 fix to make by hand (no values key or literal line of its chart or overlay takes it; `prodready check -o wide` describes each)"},
+		{true, 0, 0, 0, 3, 4, "nothing to fix; 3 findings have no automatic fix (see `prodready check`); 4 fixes to make by hand (no values key or literal line of their chart or overlay takes them; `prodready check -o wide` describes each)"},
 	} {
-		if got := fixSummary(tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no); got != tc.want {
-			t.Errorf("fixSummary(%v, %d, %d, %d, %d) = %q\nwant %q", tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no, got, tc.want)
+		if got := fixSummary(tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no, tc.byHand); got != tc.want {
+			t.Errorf("fixSummary(%v, %d, %d, %d, %d, %d) = %q\nwant %q", tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no, tc.byHand, got, tc.want)
 		}
 	}
 }

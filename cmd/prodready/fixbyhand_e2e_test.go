@@ -1,0 +1,29 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFixSaysWhichFixesAreForAHandEdit runs `prodready check` and `prodready
+// fix` as processes on a chart whose replicas a template computes
+// (`{{ div .Values.slots 2 }}`): check describes the fix (replicas: 3),
+// which no values key takes as it is, so fix cannot write it. fix says so
+// in its summary, as a fix to make by hand, not as a finding without a fix
+// that sends the reader back to check.
+func TestFixSaysWhichFixesAreForAHandEdit(t *testing.T) {
+	dir := writeRepo(t, map[string]string{
+		"web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml": "slots: 2\n",
+		"web/templates/deployment.yaml": strings.Replace(spreadDeployment("web"), "  replicas: 3\n", "  replicas: {{ div .Values.slots 2 }}\n", 1),
+	})
+	out, _, _ := runCLI(t, dir, "check", "-o", "wide", "web")
+	if !strings.Contains(out, "set replicas: 3") {
+		t.Fatalf("check -o wide does not describe the replicas fix:\n%s", out)
+	}
+	_, errOut, code := runCLI(t, dir, "fix", "--rule", "replicas-too-few", "--diff", "web")
+	const want = "nothing to fix; 1 fix to make by hand (no values key or literal line of its chart or overlay takes it; `prodready check -o wide` describes each)"
+	if code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("fix (exit %d) should count the replicas fix as one to make by hand:\n%s\nwant %q", code, errOut, want)
+	}
+}
