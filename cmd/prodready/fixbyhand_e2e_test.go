@@ -13,8 +13,8 @@ import (
 // that sends the reader back to check.
 func TestFixSaysWhichFixesAreForAHandEdit(t *testing.T) {
 	dir := writeRepo(t, map[string]string{
-		"web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-		"web/values.yaml": "slots: 2\n",
+		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":               "slots: 2\n",
 		"web/templates/deployment.yaml": strings.Replace(spreadDeployment("web"), "  replicas: 3\n", "  replicas: {{ div .Values.slots 2 }}\n", 1),
 	})
 	out, _, _ := runCLI(t, dir, "check", "-o", "wide", "web")
