@@ -454,7 +454,7 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		inputs = append(inputs, in)
 	}
 	out := runOutput{skipped: unreadable, unreadable: unreadFindings}
-	opts := scan.Options{}
+	opts := scan.Options{NamedRenders: maxNamedRenders}
 	if pc != nil {
 		// Packed (pointer-free node arrays, a tree inflated only while
 		// its rules run), a cached file holds about half the memory, so

@@ -42,6 +42,10 @@ type Options struct {
 	// review keeps those of the charts and overlays its pull request
 	// affects); nil keeps all.
 	Renders func(*rendered.Render) bool
+	// NamedRenders is how many renders a finding several of them make
+	// at one line names once merged (rendered.MergeRenders: a review
+	// comment names a few and counts the rest); 0 names them all.
+	NamedRenders int
 }
 
 // Outcome is what a scan found besides the findings it emitted.
@@ -95,7 +99,7 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 	res := checks.Run(prep.Inputs, cfg, co)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	res.Exempted = prep.MapExempted(res.Exempted)
-	shared = rendered.MergeRenders(shared, 0)
+	shared = rendered.MergeRenders(shared, o.NamedRenders)
 	checks.SortFindings(shared)
 	emit(shared)
 	emit(prep.Unreported())
@@ -162,7 +166,7 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	}
 	clear(res.Findings[len(plain):])
 	out.Plain, res.Findings = plain, nil
-	out.Rendered = rendered.MergeRenders(prep.Map(fromRenders), 0)
+	out.Rendered = rendered.MergeRenders(prep.Map(fromRenders), o.NamedRenders)
 	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	res.Exempted = prep.MapExempted(res.Exempted)

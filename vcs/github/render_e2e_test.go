@@ -287,3 +287,23 @@ spec:
 		t.Errorf("the comment does not say why the spread fix is withheld:\n%s", b)
 	}
 }
+
+// TestRenderedBaseChangeNamesFiveOverlays: a base six overlays build on;
+// the comment on a base line they all render names five of them and
+// counts the sixth, as a review comment is kept short (check names them
+// all).
+func TestRenderedBaseChangeNamesFiveOverlays(t *testing.T) {
+	base := testrepo.Base(t)
+	for _, o := range []string{"o1", "o2", "o3", "o4"} {
+		base["kustomize/overlays/"+o+"/kustomization.yaml"] = "resources:\n  - ../../base\nnamePrefix: " + o + "-\n"
+	}
+	run, _, bodies := renderReview(t, base, testrepo.BaseChange(t, base))
+	b, ok := bodies["kustomize/base/deployment.yaml:19 readiness-probe-missing"]
+	if !ok {
+		t.Fatalf("no comment on the base's probe line; summary:\n%s", run.Summary)
+	}
+	const want = "(rendered from the overlay kustomize/overlays/o1, the overlay kustomize/overlays/o2, the overlay kustomize/overlays/o3, the overlay kustomize/overlays/o4, the overlay kustomize/overlays/prod and 1 more)"
+	if !strings.Contains(b, want) {
+		t.Errorf("the comment should name five overlays and count the sixth, %s:\n%s", want, b)
+	}
+}
