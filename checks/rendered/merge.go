@@ -50,17 +50,23 @@ func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 		if len(abouts[j]) < 2 {
 			continue
 		}
-		names := abouts[j]
-		sort.Strings(names)
-		more := ""
-		if named > 0 && len(names) > named {
-			more = fmt.Sprintf(" and %d more", len(names)-named)
-			names = names[:named]
-		}
 		i := strings.LastIndex(out[j].Message, RenderedFrom)
-		out[j].Message = out[j].Message[:i] + RenderedFrom + strings.Join(names, ", the ") + more + ")"
+		out[j].Message = out[j].Message[:i] + RenderedFrom + nameRenders(abouts[j], named) + ")"
 	}
 	return out
+}
+
+// nameRenders lists renders by what they are about ("overlay prod"),
+// sorted (in place) and joined with ", the ": at most named of them and
+// how many more ("and 3 more"), or all of them when named is 0.
+func nameRenders(abouts []string, named int) string {
+	sort.Strings(abouts)
+	more := ""
+	if named > 0 && len(abouts) > named {
+		more = fmt.Sprintf(" and %d more", len(abouts)-named)
+		abouts = abouts[:named]
+	}
+	return strings.Join(abouts, ", the ") + more
 }
 
 // Shared reports whether more than one checked render read file (a path

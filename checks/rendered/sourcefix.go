@@ -99,12 +99,10 @@ func (v *verifier) unverified(pl *placed, c candidate, why string) {
 	v.withheld[pl.id(c)] = why
 }
 
-// learn records c, rendered alone, as wrong, and why.
+// learn records c, rendered alone, as wrong, and why: withheld in this
+// run (as unverified records it) and in the memo, for later rounds.
 func (v *verifier) learn(pl *placed, c candidate, why string) {
-	if v.withheld == nil {
-		v.withheld = map[string]string{}
-	}
-	v.withheld[pl.id(c)] = why
+	v.unverified(pl, c, why)
 	if v.memo == nil {
 		return
 	}
@@ -346,13 +344,7 @@ func disagree(order []*placed, candsOf map[*placed][]candidate, fs []checks.Find
 				abouts = append(abouts, as...)
 			}
 			slices.Sort(abouts)
-			abouts = slices.Compact(abouts)
-			more := ""
-			if len(abouts) > 3 {
-				more = fmt.Sprintf(" and %d more", len(abouts)-3)
-				abouts = abouts[:3]
-			}
-			withheld[c.finding] = fmt.Sprintf("the overlays that build this line (the %s%s) would each write it differently, with their own labels, names or values: one edit of the shared file would be wrong for some of them", strings.Join(abouts, ", the "), more)
+			withheld[c.finding] = fmt.Sprintf("the overlays that build this line (the %s) would each write it differently, with their own labels, names or values: one edit of the shared file would be wrong for some of them", nameRenders(slices.Compact(abouts), 3))
 		}
 		candsOf[pl] = kept
 	}
