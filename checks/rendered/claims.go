@@ -186,9 +186,10 @@ func (pl *placed) refusedClaims(claims []claim) []int {
 // among the candidates.
 func (pl *placed) refuse(v *verifier) {
 	var kept []candidate
+	var keptKeys map[string]bool // the keys of the render with kept's last fix alone
 	for _, c := range pl.claimCands {
 		if pl.claimRenders >= MaxClaimRenders || v.ctx.Err() != nil {
-			kept = append(kept, c)
+			kept, keptKeys = append(kept, c), nil
 			continue
 		}
 		pl.claimRenders++
@@ -200,14 +201,17 @@ func (pl *placed) refuse(v *verifier) {
 			pl.claimRefused[c.key] = pl.again() + " with it: " + failed
 			continue
 		}
-		kept = append(kept, c)
+		kept, keptKeys = append(kept, c), keys
 	}
 	pl.claimCands = kept
-	if len(kept) == 0 || len(pl.claimRefused) == 0 || pl.claimRenders >= MaxClaimRenders || v.ctx.Err() != nil {
-		return
+	switch {
+	case len(kept) == 0 || len(pl.claimRefused) == 0:
+	case len(kept) == 1 && keptKeys != nil:
+		pl.claimKeys = keptKeys // the one fix left was rendered alone just now
+	case pl.claimRenders < MaxClaimRenders && v.ctx.Err() == nil:
+		pl.claimRenders++
+		pl.claimKeys, _, _ = pl.renderWith(v, pl.src, kept)
 	}
-	pl.claimRenders++
-	pl.claimKeys, _, _ = pl.renderWith(v, pl.src, kept)
 }
 
 // unrefused returns cands without the fixes the chart was found not to

@@ -428,7 +428,8 @@ func TestFixKeepsOnlyVerifyRenders(t *testing.T) {
 // renders when they rise, "bare" with none. Each fix is then rendered
 // alone and the others together again: refused's fix is withheld with
 // the template's words and its pdb-missing is not reported, owned's is
-// disproved by the render without refused's fix, bare's stays.
+// disproved by the render without refused's fix, bare's stays. Without
+// bare, owned's render alone decides its claim: no render more.
 func TestCheckClaimsOfARefusedFix(t *testing.T) {
 	deployment := func(name string) string {
 		return `apiVersion: apps/v1
@@ -477,49 +478,60 @@ spec:
 {{- end }}
 `
 	}
-	dir := checkstest.WriteTree(t, map[string]string{
-		"chart/Chart.yaml":             "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
-		"chart/values.yaml":            "refused:\n  replicas: 1\nowned:\n  replicas: 1\nbare:\n  replicas: 1\n",
-		"chart/templates/refused.yaml": deployment("refused"),
-		"chart/templates/owned.yaml":   deployment("owned"),
-		"chart/templates/bare.yaml":    deployment("bare"),
-		"chart/templates/pdb-refused.yaml": pdb("refused", `{{- if not .Values.refused.maxUnavailable }}{{ fail "refused.maxUnavailable must be set" }}{{ end }}
+	for _, tc := range []struct {
+		apps    []string // the chart's Deployments: refused and owned, and bare when named
+		renders int
+		why     string
+	}{
+		{[]string{"refused", "owned", "bare"}, 6, "the chart, with the three fixes, each alone, and owned's and bare's together"},
+		{[]string{"refused", "owned"}, 4, "the chart, with the two fixes, each alone: owned's render alone decides its claim"},
+	} {
+		files := map[string]string{
+			"chart/Chart.yaml": "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+			"chart/templates/pdb-refused.yaml": pdb("refused", `{{- if not .Values.refused.maxUnavailable }}{{ fail "refused.maxUnavailable must be set" }}{{ end }}
 `),
-		"chart/templates/pdb-owned.yaml": pdb("owned", ""),
-	})
-	calls := 0
-	p := countingRenders(&calls)
-	var out, errb bytes.Buffer
-	p.Run([]string{"check", "--format", "json", filepath.Join(dir, "chart")}, nil, &out, &errb)
-	var report struct {
-		Findings []struct {
-			Rule   string
-			Object struct{ Name string }
-			Fix    *struct{ Withheld string }
+			"chart/templates/pdb-owned.yaml": pdb("owned", ""),
 		}
-	}
-	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
-		t.Fatalf("check --format json: %v\n%s", err, errb.String())
-	}
-	pdbs := map[string]bool{}
-	withheld := map[string]string{}
-	for _, f := range report.Findings {
-		switch f.Rule {
-		case "pdb-missing":
-			pdbs[f.Object.Name] = true
-		case "replicas-too-few":
-			if f.Fix != nil {
-				withheld[f.Object.Name] = f.Fix.Withheld
+		for _, app := range tc.apps {
+			files["chart/values.yaml"] += app + ":\n  replicas: 1\n"
+			files["chart/templates/"+app+".yaml"] = deployment(app)
+		}
+		dir := checkstest.WriteTree(t, files)
+		calls := 0
+		p := countingRenders(&calls)
+		var out, errb bytes.Buffer
+		p.Run([]string{"check", "--format", "json", filepath.Join(dir, "chart")}, nil, &out, &errb)
+		var report struct {
+			Findings []struct {
+				Rule   string
+				Object struct{ Name string }
+				Fix    *struct{ Withheld string }
 			}
 		}
-	}
-	if pdbs["refused"] || pdbs["owned"] || !pdbs["bare"] {
-		t.Errorf("pdb-missing on %v, want bare's alone", pdbs)
-	}
-	if !strings.Contains(withheld["refused"], "refused.maxUnavailable must be set") || withheld["owned"] != "" || withheld["bare"] != "" {
-		t.Errorf("withheld replicas fixes %q, want refused's alone, with the template's words", withheld)
-	}
-	if calls != 6 {
-		t.Errorf("%d renders, want 6: the chart, with the three fixes, each alone, and owned's and bare's together", calls)
+		if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+			t.Fatalf("check --format json: %v\n%s", err, errb.String())
+		}
+		pdbs := map[string]bool{}
+		withheld := map[string]string{}
+		for _, f := range report.Findings {
+			switch f.Rule {
+			case "pdb-missing":
+				pdbs[f.Object.Name] = true
+			case "replicas-too-few":
+				if f.Fix != nil {
+					withheld[f.Object.Name] = f.Fix.Withheld
+				}
+			}
+		}
+		bare := slices.Contains(tc.apps, "bare")
+		if pdbs["refused"] || pdbs["owned"] || pdbs["bare"] != bare {
+			t.Errorf("%v: pdb-missing on %v, want bare's alone (when it is there)", tc.apps, pdbs)
+		}
+		if !strings.Contains(withheld["refused"], "refused.maxUnavailable must be set") || withheld["owned"] != "" || withheld["bare"] != "" {
+			t.Errorf("%v: withheld replicas fixes %q, want refused's alone, with the template's words", tc.apps, withheld)
+		}
+		if calls != tc.renders {
+			t.Errorf("%v: %d renders, want %d: %s", tc.apps, calls, tc.renders, tc.why)
+		}
 	}
 }
