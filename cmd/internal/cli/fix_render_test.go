@@ -210,6 +210,61 @@ func TestCheckClaimsAcrossBatches(t *testing.T) {
 	}
 }
 
+// servedApp is a chart template of one Deployment whose replicas are
+// .Values.<name>.replicas, behind a Service: the replicas-too-few fix of
+// its values line names a PodDisruptionBudget as a follow-up.
+func servedApp(name string) string {
+	return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ` + name + `
+spec:
+  replicas: {{ .Values.` + name + `.replicas }}
+  selector:
+    matchLabels:
+      app: ` + name + `
+  template:
+    metadata:
+      labels:
+        app: ` + name + `
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          ports:
+            - containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ` + name + `
+spec:
+  selector:
+    app: ` + name + `
+  ports:
+    - port: 80
+      targetPort: 8080
+`
+}
+
+// appPDB is a chart template of the PodDisruptionBudget of servedApp name,
+// rendered once its replicas rise above 1, with guard before it (a
+// template's fail, a document separator).
+func appPDB(name, guard string) string {
+	return `{{- if gt (int .Values.` + name + `.replicas) 1 }}
+` + guard + `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: ` + name + `
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels:
+      app: ` + name + `
+{{- end }}
+`
+}
+
 // TestCheckClaimRendersBounded checks that the claims check spends at
 // most rendered.MaxClaimRenders renders on one chart: a chart of three
 // serving Deployments more than that bound, each in a batch of its own (40 ConfigMaps apart)
@@ -233,54 +288,17 @@ func TestCheckClaimRendersBounded(t *testing.T) {
 	values := ""
 	for i := 0; i < apps; i++ {
 		values += fmt.Sprintf("app%02d:\n  replicas: 1\n", i)
-		write(fmt.Sprintf("templates/app%02d.yaml", i), fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: app%02[1]d
-spec:
-  replicas: {{ .Values.app%02[1]d.replicas }}
-  selector:
-    matchLabels: {app: app%02[1]d}
-  template:
-    metadata:
-      labels: {app: app%02[1]d}
-    spec:
-      containers:
-        - name: app
-          image: nginx:1.27
-          ports:
-            - containerPort: 8080
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: app%02[1]d
-spec:
-  selector: {app: app%02[1]d}
-  ports:
-    - port: 80
-      targetPort: 8080
-{{- if gt (int .Values.app%02[1]d.replicas) 1 }}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: app%02[1]d
-spec:
-  maxUnavailable: 1
-  selector:
-    matchLabels: {app: app%02[1]d}
-{{- end }}
-{{- range $j := until 40 }}
+		app := fmt.Sprintf("app%02d", i)
+		write("templates/"+app+".yaml", servedApp(app)+appPDB(app, "---\n")+fmt.Sprintf(`{{- range $j := until 40 }}
 ---
 apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: app%02[1]d-setting-{{ $j }}
+  name: %s-setting-{{ $j }}
 data:
   key: value
 {{- end }}
-`, i))
+`, app))
 	}
 	write("values.yaml", values)
 	got, calls := checkedObjects(t, dir)
@@ -431,53 +449,6 @@ func TestFixKeepsOnlyVerifyRenders(t *testing.T) {
 // disproved by the render without refused's fix, bare's stays. Without
 // bare, owned's render alone decides its claim: no render more.
 func TestCheckClaimsOfARefusedFix(t *testing.T) {
-	deployment := func(name string) string {
-		return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ` + name + `
-spec:
-  replicas: {{ .Values.` + name + `.replicas }}
-  selector:
-    matchLabels:
-      app: ` + name + `
-  template:
-    metadata:
-      labels:
-        app: ` + name + `
-    spec:
-      containers:
-        - name: app
-          image: nginx:1.27
-          ports:
-            - containerPort: 8080
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: ` + name + `
-spec:
-  selector:
-    app: ` + name + `
-  ports:
-    - port: 80
-      targetPort: 8080
-`
-	}
-	pdb := func(name, guard string) string {
-		return `{{- if gt (int .Values.` + name + `.replicas) 1 }}
-` + guard + `apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: ` + name + `
-spec:
-  maxUnavailable: 1
-  selector:
-    matchLabels:
-      app: ` + name + `
-{{- end }}
-`
-	}
 	for _, tc := range []struct {
 		apps    []string // the chart's Deployments: refused and owned, and bare when named
 		renders int
@@ -488,13 +459,13 @@ spec:
 	} {
 		files := map[string]string{
 			"chart/Chart.yaml": "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
-			"chart/templates/pdb-refused.yaml": pdb("refused", `{{- if not .Values.refused.maxUnavailable }}{{ fail "refused.maxUnavailable must be set" }}{{ end }}
+			"chart/templates/pdb-refused.yaml": appPDB("refused", `{{- if not .Values.refused.maxUnavailable }}{{ fail "refused.maxUnavailable must be set" }}{{ end }}
 `),
-			"chart/templates/pdb-owned.yaml": pdb("owned", ""),
+			"chart/templates/pdb-owned.yaml": appPDB("owned", ""),
 		}
 		for _, app := range tc.apps {
 			files["chart/values.yaml"] += app + ":\n  replicas: 1\n"
-			files["chart/templates/"+app+".yaml"] = deployment(app)
+			files["chart/templates/"+app+".yaml"] = servedApp(app)
 		}
 		dir := checkstest.WriteTree(t, files)
 		calls := 0
