@@ -92,6 +92,9 @@ func RenderKustomization(ctx context.Context, files rendered.Files, kfile string
 			skipAll(r, "build failed")
 			return finish(r)
 		}
+		if !opts.StreamOnly {
+			r.Unmatched = ov.unmatchedPatches(kfile, m) // before documents takes the origins off
+		}
 		ov.documents(r, m, path.Dir(kfile), added, opts)
 		return finish(r)
 	}

@@ -50,6 +50,11 @@ type Render struct {
 	// Problems are errors met while rendering; a render with problems may
 	// still have documents.
 	Problems []Problem
+	// Unmatched are the patches of a root kustomization whose target
+	// selects no object of its build (Kustomize only): kustomize applies
+	// them to nothing and says nothing. The build is whole; each is a
+	// finding of its own at the patch's target.
+	Unmatched []Problem
 
 	// Maps holds, per document, where each of its key paths comes from
 	// (see Locate). A render whose maps are made on use (MapOnUse) has a

@@ -82,6 +82,7 @@ func TestResultRoundTrip(t *testing.T) {
 		}, {
 			Kind: rendered.Kustomize, Root: "overlays/prod/kustomization.yaml", Stream: []byte{},
 			Documents: []rendered.Document{}, Maps: []rendered.DocMap{},
+			Unmatched: []rendered.Problem{{File: "overlays/prod/kustomization.yaml", Line: 4, Message: "selects nothing"}},
 		}, {
 			Kind: rendered.Helm, Root: "broken", Problems: []rendered.Problem{{Message: "failed"}},
 		}},

@@ -1,0 +1,277 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/rendered"
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
+)
+
+// unmatchedPatches returns the patches of the root kustomization kfile
+// (its patches and patchesJson6902 entries with a target) whose target
+// selects no object of the build m: kustomize applies such a patch to
+// nothing and says nothing (a strategic-merge patch without a target that
+// names no object fails the build instead). m must still carry the origin
+// annotations the build was asked for.
+//
+// The selection is kustomize's own (types.SelectorRegex, the label and
+// annotation selectors of kyaml), tried on each name and namespace an
+// object could have had when the patch ran, so that no patch that did
+// select is reported (see formerIDs); labels and annotations are the
+// built ones, which the root's own only add to. Patches of bases and
+// components are not looked at: a component's patch may be meant for
+// objects only some overlays have.
+func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Problem {
+	data := ov.text(kfile)
+	var k types.Kustomization
+	if err := k.Unmarshal(data); err != nil {
+		return nil // the build read it: not reached
+	}
+	lines := patchTargetLines(data)
+	ids := formerIDsOf{ov: ov, kfile: kfile, k: &k, of: map[idKey]formerID{}}
+	var out []rendered.Problem
+	for _, field := range []struct {
+		name    string
+		patches []types.Patch
+		// late: the entries run after the root's namespace, prefix and
+		// suffix (kustomize's patchesJson6902); patches run before.
+		late bool
+	}{{"patches", k.Patches, false}, {"patchesJson6902", k.PatchesJson6902, true}} {
+		for i, p := range field.patches {
+			if p.Target == nil {
+				continue
+			}
+			sr, err := types.NewSelectorRegex(p.Target)
+			if err != nil {
+				continue // the build compiled it: not reached
+			}
+			if ids.selectAny(field.late, sr, p.Target, m) {
+				continue
+			}
+			line := 0
+			if i < len(lines[field.name]) {
+				line = lines[field.name][i]
+			}
+			out = append(out, rendered.Problem{
+				File: kfile, Line: max(line, 1),
+				Message: fmt.Sprintf("the target of %s[%d] (%s) selects no object of the build: kustomize applies the patch to nothing and says nothing, so what it sets is not set%s%s",
+					field.name, i, describeSelector(p.Target), ids.namesOfKind(field.late, m, p.Target), labelsNote(p.Target)),
+			})
+		}
+	}
+	return out
+}
+
+// formerIDsOf works out the former names and namespaces of a build's
+// objects once each, for every patch of the root kustomization k (of
+// file kfile) that looks at them.
+type formerIDsOf struct {
+	ov    *overlay
+	kfile string
+	k     *types.Kustomization
+	of    map[idKey]formerID
+}
+
+type idKey struct {
+	res  *resource.Resource
+	late bool
+}
+
+type formerID struct{ names, namespaces []string }
+
+// get returns res's names and namespaces (formerIDs), worked out once.
+func (ids *formerIDsOf) get(res *resource.Resource, late bool) formerID {
+	key := idKey{res, late}
+	id, ok := ids.of[key]
+	if !ok {
+		id.names, id.namespaces = ids.ov.formerIDs(ids.kfile, ids.k, late, res)
+		ids.of[key] = id
+	}
+	return id
+}
+
+// selectAny reports whether sr (with its label and annotation selectors
+// in sel) selects an object of m under any name or namespace it could
+// have had when a patch of the root kustomization ran (late: after its
+// namespace, prefix and suffix).
+func (ids *formerIDsOf) selectAny(late bool, sr *types.SelectorRegex, sel *types.Selector, m resmap.ResMap) bool {
+	for _, res := range m.Resources() {
+		if !sr.MatchGvk(res.GetGvk()) {
+			continue
+		}
+		id := ids.get(res, late)
+		if !slices.ContainsFunc(id.names, sr.MatchName) {
+			continue
+		}
+		if (late || ids.k.Namespace == "") && !slices.ContainsFunc(id.namespaces, sr.MatchNamespace) {
+			continue // before the root's namespace, an object's is not known: any
+		}
+		labels, err := res.MatchesLabelSelector(sel.LabelSelector)
+		if err != nil {
+			return true // a selector kustomize refuses fails the build: not reached
+		}
+		annotations, err := res.MatchesAnnotationSelector(sel.AnnotationSelector)
+		if err != nil {
+			return true
+		}
+		if labels && annotations {
+			return true
+		}
+	}
+	return false
+}
+
+// formerIDs returns the names and namespaces res could have had when a
+// patch of the root kustomization k ran, as kustomize's selection tries
+// them (its name and namespace then, and its first ones). The first name
+// is its name when the patch ran: as built when it ran late, else without
+// k's prefix and suffix. Then: that name too, the name and namespace of
+// its document in its source file, and, for a generated object, its
+// generator's name and its name cut at each dash (a hash suffix, a lower
+// level's suffix); its built name last when its source document is not
+// found.
+func (ov *overlay) formerIDs(kfile string, k *types.Kustomization, late bool, res *resource.Resource) (names, namespaces []string) {
+	name := res.GetName()
+	if late {
+		names = append(names, name) // its name when the patch ran comes first
+	}
+	names = append(names, strings.TrimSuffix(strings.TrimPrefix(name, k.NamePrefix), k.NameSuffix))
+	namespaces = append(namespaces, effectiveNamespace(res.GetNamespace()))
+	origin, err := res.GetOrigin()
+	found := false
+	switch {
+	case err != nil || origin == nil || origin.Repo != "":
+	case origin.ConfiguredIn != "":
+		names = append(names, origin.ConfiguredBy.Name)
+		for i := range len(name) {
+			if name[i] == '-' {
+				names = append(names, name[:i], strings.TrimPrefix(name[:i], k.NamePrefix))
+			}
+		}
+	default:
+		if src, ok := join(path.Dir(kfile), origin.Path); ok {
+			if doc := pickDoc(ov.text(src), res.GetKind(), name); doc != nil {
+				if md := valueAt(doc, "metadata"); md != nil {
+					found = true
+					names = append(names, scalarAt(md, "name"))
+					namespaces = append(namespaces, effectiveNamespace(scalarAt(md, "namespace")))
+				}
+			}
+		}
+	}
+	if !late && !found {
+		names = append(names, name)
+	}
+	return names, namespaces
+}
+
+// effectiveNamespace is ns, or "default" for none, as kustomize's
+// ResId.EffectiveNamespace gives it.
+func effectiveNamespace(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// describeSelector writes a patch target's fields for a message.
+func describeSelector(s *types.Selector) string {
+	var parts []string
+	for _, f := range [][2]string{
+		{"group", s.Group}, {"version", s.Version}, {"kind", s.Kind}, {"name", s.Name},
+		{"namespace", s.Namespace}, {"labelSelector", s.LabelSelector}, {"annotationSelector", s.AnnotationSelector},
+	} {
+		if f[1] != "" {
+			parts = append(parts, fmt.Sprintf("%s: %s", f[0], f[1]))
+		}
+	}
+	if len(parts) == 0 {
+		return "empty"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// namesOfKind says which objects of the target's kind the build has, by
+// the names the patch could select them by: the one closest to the
+// target's name (a mistyped name, or the built name of an object the
+// patch ran before the prefix of), else a few; "" when the target names
+// no kind.
+func (ids *formerIDsOf) namesOfKind(late bool, m resmap.ResMap, target *types.Selector) string {
+	kind := target.Kind
+	if kind == "" {
+		return ""
+	}
+	var built, usable []string
+	for _, res := range m.Resources() {
+		if res.GetKind() != kind {
+			continue
+		}
+		built = append(built, res.GetName())
+		usable = append(usable, ids.get(res, late).names[0]) // its name when the patch ran
+	}
+	switch {
+	case len(built) == 0:
+		return fmt.Sprintf("; the build has no %s", kind)
+	case target.Name == "":
+	case slices.Contains(built, target.Name) && !slices.Contains(usable, target.Name):
+		return fmt.Sprintf("; %s is its built name, but the overlay's patches run before its namePrefix and nameSuffix: select it as %s", target.Name, usable[slices.Index(built, target.Name)])
+	default:
+		if s := checks.Closest(target.Name, usable); s != "" {
+			return fmt.Sprintf("; did you mean %s %s?", kind, s)
+		}
+	}
+	if len(built) > 5 {
+		return fmt.Sprintf("; the build's %ss include %s and %d more", kind, strings.Join(built[:5], ", "), len(built)-5)
+	}
+	return fmt.Sprintf("; the build's %ss: %s", kind, strings.Join(built, ", "))
+}
+
+// labelsNote reminds what a target's labelSelector reads, when it has one.
+func labelsNote(target *types.Selector) string {
+	if target.LabelSelector == "" {
+		return ""
+	}
+	return " (a labelSelector reads the object's own metadata.labels, not its selector's or its pod template's)"
+}
+
+// patchTargetLines returns, for the patches and patchesJson6902 fields of
+// a kustomization's text, by index, the line of each entry's target the
+// author most likely mistyped: its name, else its labelSelector, its
+// annotationSelector, its kind, the target itself (the entry, when it has
+// none).
+func patchTargetLines(data []byte) map[string][]int {
+	out := map[string][]int{}
+	root, err := parseYAML(data)
+	if err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return out
+	}
+	top := root.Content[0]
+	for _, field := range []string{"patches", "patchesJson6902"} {
+		seq := valueAt(top, field)
+		if seq == nil || seq.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, item := range seq.Content {
+			line := item.Line
+			if t := keyAt(item, "target"); t != nil {
+				line = t.Line
+				target := valueAt(item, "target")
+				for _, k := range []string{"name", "labelSelector", "annotationSelector", "kind"} {
+					if kn := keyAt(target, k); kn != nil {
+						line = kn.Line
+						break
+					}
+				}
+			}
+			out[field] = append(out[field], line)
+		}
+	}
+	return out
+}
