@@ -185,6 +185,11 @@ func sectionOrder(s string) int {
 // quoted, at its Chart.yaml, kustomization or template line.
 const RenderFailed = "render-failed"
 
+// PatchUnmatched is the rule of the findings a kustomize overlay's build
+// gets for each patch of its root kustomization whose target selects no
+// object: at the patch's target line.
+const PatchUnmatched = "kustomize-patch-unmatched"
+
 // InputRules are the findings the parser and the renderer produce, and
 // the ignores that ignore nothing. Their Check does nothing, but
 // IgnoreInvalid's, which checks ignore annotations: Run turns parse
@@ -211,6 +216,13 @@ func InputRules() []*Rule {
 			Help: "A template error is reported at the template line Helm names (inside an include, the helper's line); `# prodready:ignore render-failed <reason>` on the first line of Chart.yaml silences every render-failed finding of the chart. " +
 				"A warning when it is rendered in part (a dependency that is not vendored, rendered without it): the objects that rendered are checked, the rest are named. " +
 				"Values a chart's values.schema.json refuses (helm template and helm install refuse them) are an error at the values line that sets them; the render goes on and its objects are checked.",
+			Check: func(*Context, *manifest.Object) []Finding { return nil }},
+		{ID: PatchUnmatched, Section: "0. Input", Severity: Warning,
+			Ref: "https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/patches/",
+			Why: "a patch of a kustomize overlay whose target selects no object of its build (a mistyped name, a kind or label the objects do not have): kustomize applies it to nothing and says nothing, so what it sets (replicas, resources, a probe) is not set",
+			Help: "The target's name and namespace are regular expressions matched against the whole name, as the object had it when the patch ran (before the overlay's namePrefix and namespace) or in its source file; its labelSelector and annotationSelector select by the object's labels and annotations. " +
+				"Only the patches of the overlay's own kustomization are checked: a component's patch may be meant for objects some overlays do not have. " +
+				"A strategic-merge patch without a target that names no object fails the build (render-failed).",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 	}
 }

@@ -155,6 +155,12 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		}
 		p.Problems = append(p.Problems, f)
 	}
+	for _, pr := range r.Unmatched {
+		f := failed(dir, pr, about)
+		f.RuleID, f.Severity = checks.PatchUnmatched, checks.Warning
+		f.Message = fmt.Sprintf("%s (overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
+		p.Problems = append(p.Problems, f)
+	}
 	if len(r.Documents) == 0 {
 		return
 	}

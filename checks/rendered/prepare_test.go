@@ -46,27 +46,32 @@ func at(t *testing.T, dir string, fs []checks.Finding) map[string]bool {
 	return out
 }
 
-// TestRenderFailedFixture checks render-failed's fixture folder against
-// its # want: markers, with the chart rendered.
-func TestRenderFailedFixture(t *testing.T) {
-	dir := path.Join("fixtures", "rules", checks.RenderFailed)
-	_, want := checkstest.Fixture(t, catalog.Default(), filepath.Join(checkstest.Root(t), dir))
-	var wantAt, gotAt []string
-	for _, m := range want {
-		wantAt = append(wantAt, fmt.Sprintf("%s %s:%d", m.Rule, m.File, m.Line))
-	}
-	for _, f := range check(t, dir) {
-		if f.RuleID == checks.RenderFailed {
-			gotAt = append(gotAt, fmt.Sprintf("%s %s:%d", f.RuleID, path.Base(f.File), f.Line))
-		}
-	}
-	sort.Strings(wantAt)
-	sort.Strings(gotAt)
-	if len(wantAt) == 0 {
-		t.Fatal("the fixture has no # want: render-failed marker")
-	}
-	if d := cmp.Diff(wantAt, gotAt); d != "" {
-		t.Errorf("render-failed findings differ from the markers (-want +got):\n%s", d)
+// TestRendererRuleFixtures checks the fixture folders of the rules the
+// renderer's findings are of (render-failed, kustomize-patch-unmatched)
+// against their # want: markers, with the charts and overlays rendered.
+func TestRendererRuleFixtures(t *testing.T) {
+	for _, rule := range []string{checks.RenderFailed, checks.PatchUnmatched} {
+		t.Run(rule, func(t *testing.T) {
+			dir := path.Join("fixtures", "rules", rule)
+			_, want := checkstest.Fixture(t, catalog.Default(), filepath.Join(checkstest.Root(t), dir))
+			var wantAt, gotAt []string
+			for _, m := range want {
+				wantAt = append(wantAt, fmt.Sprintf("%s %s:%d", m.Rule, m.File, m.Line))
+			}
+			for _, f := range check(t, dir) {
+				if f.RuleID == rule {
+					gotAt = append(gotAt, fmt.Sprintf("%s %s:%d", f.RuleID, path.Base(f.File), f.Line))
+				}
+			}
+			sort.Strings(wantAt)
+			sort.Strings(gotAt)
+			if len(wantAt) == 0 {
+				t.Fatalf("the fixture has no # want: %s marker", rule)
+			}
+			if d := cmp.Diff(wantAt, gotAt); d != "" {
+				t.Errorf("%s findings differ from the markers (-want +got):\n%s", rule, d)
+			}
+		})
 	}
 }
 

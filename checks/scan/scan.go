@@ -176,7 +176,8 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 
 // Prepare renders the charts and root kustomizations of folders and
 // returns the inputs to check, with the render problems graded by cfg
-// (render-failed gets the config's severity for the rule).
+// (render-failed gets the config's severity for the rule; the findings of
+// a rule the config switches off, kustomize-patch-unmatched, are left out).
 func Prepare(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, o Options) *rendered.Prepared {
 	if len(folders) == 0 || !rendered.HasRoots(inputs) {
 		return &rendered.Prepared{Inputs: inputs}
@@ -192,6 +193,10 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 		ropts = *o.RenderOptions
 	}
 	prep := rendered.Prepare(ctx, inputs, folders, render, ropts)
+	prep.Problems = slices.DeleteFunc(prep.Problems, func(f checks.Finding) bool {
+		r := cfg.Catalog().Lookup(f.RuleID) // a patch that selects nothing: off when the config says
+		return r != nil && !cfg.Enabled(r)
+	})
 	for i := range prep.Problems {
 		if s := cfg.SeverityOf(prep.Problems[i].RuleID); s != 0 {
 			prep.Problems[i].Severity = s

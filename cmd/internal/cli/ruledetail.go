@@ -30,7 +30,7 @@ func writeRuleDetail(w io.Writer, ids []string) error {
 		}
 		example, finding, ok := ruleExample(id)
 		if !ok {
-			b.WriteString("\nExample: none (this rule reports what cannot be read or rendered; see its reference)\n")
+			b.WriteString("\nExample: none (its findings come from reading the files or rendering the charts and overlays, not from one object; see its reference)\n")
 			continue
 		}
 		fmt.Fprintf(&b, "\nExample (%s):\n\n", example.name)

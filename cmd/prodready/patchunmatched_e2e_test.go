@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/testconfig"
+)
+
+// unmatchedOverlay is a base Deployment and an overlay whose patch
+// targets it by name (target is the name).
+func unmatchedOverlay(target string) map[string]string {
+	return map[string]string{
+		"deploy/base/kustomization.yaml": "resources:\n- deployment.yaml\n",
+		"deploy/base/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n" +
+			"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n",
+		"deploy/prod/kustomization.yaml": "resources:\n- ../base\nnamePrefix: prod-\npatches:\n- target:\n    kind: Deployment\n    name: " + target +
+			"\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
+	}
+}
+
+// TestCheckSaysAPatchSelectsNothing runs check as a process on an overlay
+// whose patch names its Deployment by the name it has once built: the
+// patch runs before the overlay's namePrefix, so kustomize applies it to
+// nothing, and check says so at the target's name, naming the name to
+// use. Switched off in the config, it says nothing.
+func TestCheckSaysAPatchSelectsNothing(t *testing.T) {
+	dir := t.TempDir()
+	for p, data := range unmatchedOverlay("prod-web") {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".prodready.yaml"), []byte(testconfig.OnlyRule("kustomize-patch-unmatched")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, dir, "check", "-o", "json", ".")
+	if code != 0 {
+		t.Fatalf("exit %d (a warning does not fail the run):\n%s", code, stderr)
+	}
+	var out struct {
+		Findings []struct {
+			Rule, File, Message string
+			Line                int
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if len(out.Findings) != 1 {
+		t.Fatalf("findings = %+v, want the patch's", out.Findings)
+	}
+	f := out.Findings[0]
+	if f.Rule != "kustomize-patch-unmatched" || f.File != "deploy/prod/kustomization.yaml" || f.Line != 7 ||
+		!strings.Contains(f.Message, "select it as web") || !strings.Contains(f.Message, "overlay deploy/prod") {
+		t.Errorf("finding = %+v, want kustomize-patch-unmatched at deploy/prod/kustomization.yaml:7 saying to select it as web", f)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".prodready.yaml"), []byte("rules:\n  kustomize-patch-unmatched: false\n"), 0o644); err != nil { // every other rule on
+		t.Fatal(err)
+	}
+	stdout, stderr, _ = runCLI(t, dir, "check", "-o", "json", ".")
+	if strings.Contains(stdout, "kustomize-patch-unmatched") {
+		t.Errorf("switched off in the config, the rule still reports:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// TestServeReviewsAPatchThatSelectsNothing runs serve as a process (its
+// renders in a child process) on a pull request that mistypes an
+// overlay's patch target: the review comments on the target's name,
+// suggesting the object's name.
+func TestServeReviewsAPatchThatSelectsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	const secret = "unmatched-secret"
+	fake, keyFile, secretFile := fakeApp(t, secret)
+	config := testconfig.OnlyRule("kustomize-patch-unmatched")
+	base, head := unmatchedOverlay("web"), unmatchedOverlay("wbe")
+	base[".prodready.yaml"], head[".prodready.yaml"] = config, config
+	fake.AddCommit("acme", "web", replicaBase, base)
+	fake.AddCommit("acme", "web", headSHA(0), head)
+	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
+	r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
+		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
+		"--data-dir", filepath.Join(t.TempDir(), "nats")})
+	if code := r.deliver(t, secret, "unmatched-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
+		t.Fatalf("delivery: status %d, want 202", code)
+	}
+	waitFor(t, "the check run completed", func() bool {
+		runs := fake.CheckRuns("acme", "web")
+		return len(runs) == 1 && runs[0].Status == "completed"
+	})
+	var comments []fakegithub.Comment
+	for _, rv := range fake.Reviews("acme", "web") {
+		comments = append(comments, rv.Comments...)
+	}
+	if len(comments) != 1 {
+		t.Fatalf("comments = %+v, want one on the patch's target", comments)
+	}
+	c := comments[0]
+	if c.Path != "deploy/prod/kustomization.yaml" || c.Line != 7 || !strings.Contains(c.Body, "kustomize-patch-unmatched") ||
+		!strings.Contains(c.Body, "did you mean Deployment web?") {
+		t.Errorf("comment = %s:%d %q, want one at deploy/prod/kustomization.yaml:7 asking about Deployment web", c.Path, c.Line, c.Body)
+	}
+}
