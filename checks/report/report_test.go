@@ -213,3 +213,37 @@ func TestRulesMarkdownIsCurrent(t *testing.T) {
 		t.Fatal("docs/rules.md is stale: run `make docs` (prodready rules -o markdown --output-file docs/rules.md)")
 	}
 }
+
+// TestTextCountsDescribedFixes: a finding whose fix is described but not
+// written (a chart's or overlay's, as check maps it) is counted on a line
+// of its own that sends the reader to `prodready fix --all`, apart from
+// the fixes check writes; a withheld fix is not counted, and the line,
+// like every other, stays within 200 characters.
+func TestTextCountsDescribedFixes(t *testing.T) {
+	res := result(t)
+	rendered := checks.Finding{RuleID: "replicas-too-few", Severity: checks.Warning, File: "chart/templates/deployment.yaml", Line: 3, Column: 1,
+		Message: "Deployment is selected by a Service but replicas is unset (1) (rendered from the chart chart)", Fix: &checks.Fix{Description: "set replicas: 3"}}
+	withheld := rendered
+	withheld.Line, withheld.Fix = 4, &checks.Fix{Description: "set replicas: 3", Withheld: "the chart refuses it"}
+	res.Findings = append(res.Findings, rendered, withheld)
+	var b bytes.Buffer
+	if err := report.Text(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "\n1 finding of charts and overlays describes a fix (-o wide): `prodready fix --all` writes each one their source takes") {
+		t.Errorf("the described fix is not counted on its own line:\n%s", out)
+	}
+	for line := range strings.SplitSeq(out, "\n") {
+		if n := len([]rune(line)); n > 200 {
+			t.Errorf("text line of %d characters, want at most 200: %s", n, line)
+		}
+	}
+	b.Reset()
+	if err := report.Text(&b, result(t)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "charts and overlays") {
+		t.Errorf("a run without described fixes counts some:\n%s", b.String())
+	}
+}

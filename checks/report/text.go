@@ -60,8 +60,11 @@ type textState struct {
 	file    string
 	rules   map[string]*Counts
 	// exact and startingPoints count the findings with a fix that
-	// prodready fix applies, and those it applies with --all.
-	exact, startingPoints int
+	// prodready fix applies, and those it applies with --all; described
+	// those whose fix is described but not written here (a chart's or
+	// overlay's, which prodready fix writes into their source when it
+	// can, rendering again to verify it).
+	exact, startingPoints, described int
 	// cut counts the messages and fix descriptions shortened to
 	// maxTextMessage.
 	cut int
@@ -193,12 +196,13 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 			t.rules[f.RuleID] = c
 		}
 		c.add([]checks.Finding{f})
-		if f.Fixable() {
-			if f.ExactFix() {
-				t.exact++
-			} else {
-				t.startingPoints++
-			}
+		switch {
+		case f.Fixable() && f.ExactFix():
+			t.exact++
+		case f.Fixable():
+			t.startingPoints++
+		case f.Fix != nil && f.Fix.Withheld == "":
+			t.described++
 		}
 		if f.File != t.file || t.file == "" {
 			if t.started {
@@ -398,6 +402,10 @@ func (t *textState) close(b *bufio.Writer, skipped []NotChecked, exempted []chec
 	}
 	if t.exact > 0 || t.startingPoints > 0 {
 		fmt.Fprintf(b, "%d fixable (exact) with `prodready fix`, %d more with `prodready fix --all` (starting points: check their values against the app)\n", t.exact, t.startingPoints)
+	}
+	if t.described > 0 {
+		fmt.Fprintf(b, "%s of charts and overlays %s a fix (-o wide): `prodready fix --all` writes each one their source takes, once rendering again shows it right, and says why it leaves others\n",
+			plural.Count(t.described, "finding", "findings"), plural.Form(t.described, "describes", "describe"))
 	}
 	b.WriteString(p.paint(ansiBold, summary) + "\n")
 }
