@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -27,12 +28,16 @@ import (
 // select is reported (see formerIDs); labels and annotations are the
 // built ones, which the root's own only add to. Patches of bases and
 // components are not looked at: a component's patch may be meant for
-// objects only some overlays have.
+// objects only some overlays have; nor are a kustomization's whose
+// patches delete (see deletes).
 func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Problem {
 	data := ov.text(kfile)
 	var k types.Kustomization
 	if err := k.Unmarshal(data); err != nil {
 		return nil // the build read it: not reached
+	}
+	if ov.deletes(kfile, &k) {
+		return nil // an object a patch deletes is not in the build: what selected it cannot be told
 	}
 	lines := patchTargetLines(data)
 	ids := formerIDsOf{ov: ov, kfile: kfile, k: &k, of: map[idKey]formerID{}}
@@ -67,6 +72,33 @@ func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Pr
 		}
 	}
 	return out
+}
+
+// deletePatch matches a strategic-merge patch's directive to delete the
+// object or the part it names.
+var deletePatch = regexp.MustCompile(`\$patch:\s*["']?delete`)
+
+// deletes reports whether a patch of the root kustomization k (of file
+// kfile), inline or in its file, deletes: an object a patch deletes is
+// not in the build, so a patch that selected it would look as if it
+// selected nothing.
+func (ov *overlay) deletes(kfile string, k *types.Kustomization) bool {
+	texts := make([]string, 0, len(k.Patches)+len(k.PatchesJson6902)+len(k.PatchesStrategicMerge))
+	for _, p := range slices.Concat(k.Patches, k.PatchesJson6902) {
+		texts = append(texts, p.Patch)
+		if p.Path != "" {
+			if f, ok := join(path.Dir(kfile), p.Path); ok {
+				texts = append(texts, string(ov.text(f)))
+			}
+		}
+	}
+	for _, p := range k.PatchesStrategicMerge {
+		texts = append(texts, string(p)) // inline, or a path
+		if f, ok := join(path.Dir(kfile), string(p)); ok {
+			texts = append(texts, string(ov.text(f)))
+		}
+	}
+	return slices.ContainsFunc(texts, deletePatch.MatchString)
 }
 
 // formerIDsOf works out the former names and namespaces of a build's

@@ -37,6 +37,9 @@ func TestUnmatchedPatchesAreThoseThatChangeNothing(t *testing.T) {
 		{name: "a kind the build lacks", target: "kind: StatefulSet", patch: replicas, unmatched: true, says: "the build has no StatefulSet", line: 9},
 		{name: "patchesJson6902 runs after the prefix", field: "patchesJson6902", target: "kind: Deployment\n    name: prod-base-web", patch: replicas},
 		{name: "patchesJson6902 with a mistyped name", field: "patchesJson6902", target: "kind: Deployment\n    name: prod-web", patch: replicas, unmatched: true},
+		// The object is gone from the build: whether the patch selected
+		// it cannot be told from the build, so nothing is said.
+		{name: "a patch that deletes what it selects", target: "kind: Deployment\n    name: web", patch: "\n  patch: |-\n    $patch: delete\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: any\n"},
 	}
 	files := func(patches string) rendered.Files {
 		return rendered.Files{
