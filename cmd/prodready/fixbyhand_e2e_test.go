@@ -10,7 +10,8 @@ import (
 // (`{{ div .Values.slots 2 }}`): check describes the fix (replicas: 3),
 // which no values key takes as it is, so fix cannot write it. fix says so
 // in its summary, as a fix to make by hand, not as a finding without a fix
-// that sends the reader back to check.
+// that sends the reader back to check, and --dry-run lists it where the
+// author makes it.
 func TestFixSaysWhichFixesAreForAHandEdit(t *testing.T) {
 	dir := writeRepo(t, map[string]string{
 		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
@@ -22,8 +23,12 @@ func TestFixSaysWhichFixesAreForAHandEdit(t *testing.T) {
 		t.Fatalf("check -o wide does not describe the replicas fix:\n%s", out)
 	}
 	_, errOut, code := runCLI(t, dir, "fix", "--rule", "replicas-too-few", "--diff", "web")
-	const want = "nothing to fix; 1 fix to make by hand (no values key or literal line of its chart or overlay takes it; `prodready check -o wide` describes each)"
+	const want = "nothing to fix; 1 fix to make by hand (no values key or literal line of its chart or overlay takes it; `prodready fix --dry-run` lists it)"
 	if code != 0 || !strings.Contains(errOut, want) {
 		t.Errorf("fix (exit %d) should count the replicas fix as one to make by hand:\n%s\nwant %q", code, errOut, want)
+	}
+	out, _, _ = runCLI(t, dir, "fix", "--rule", "replicas-too-few", "--dry-run", "web")
+	if want := "web/templates/deployment.yaml:6 by hand replicas-too-few: set replicas: 3\n"; out != want {
+		t.Errorf("fix --dry-run lists %q, want the fix to make by hand, where: %q", out, want)
 	}
 }

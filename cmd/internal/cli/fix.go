@@ -188,6 +188,9 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			// template line, base or patch line takes as it is: check
 			// describes it, the author makes it.
 			byHand++
+			if *dryRun {
+				fmt.Fprintf(stdout, "%s:%d by hand %s: %s\n", f.File, f.Line, f.RuleID, f.Fix.Description)
+			}
 		default:
 			noFix++
 		}
@@ -221,8 +224,8 @@ func fixSummary(wouldFix bool, fixed, files, failed, noFix, byHand int) string {
 		fmt.Fprintf(&b, "; %s no automatic fix (see `prodready check`)", plural.Count(noFix, "finding has", "findings have"))
 	}
 	if byHand > 0 {
-		fmt.Fprintf(&b, "; %s to make by hand (no values key or literal line of %s chart or overlay takes %s; `prodready check -o wide` describes each)",
-			plural.Count(byHand, "fix", "fixes"), plural.Form(byHand, "its", "their"), plural.Form(byHand, "it", "them"))
+		fmt.Fprintf(&b, "; %s to make by hand (no values key or literal line of %s chart or overlay takes %s; `prodready fix --dry-run` lists %s)",
+			plural.Count(byHand, "fix", "fixes"), plural.Form(byHand, "its", "their"), plural.Form(byHand, "it", "them"), plural.Form(byHand, "it", "them"))
 	}
 	return b.String()
 }

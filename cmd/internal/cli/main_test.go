@@ -377,8 +377,8 @@ func TestFixSummaryCounts(t *testing.T) {
 		{true, 3, 2, 1, 1, 0, "would fix 3 findings in 2 files; 1 fix could not be applied; 1 finding has no automatic fix (see `prodready check`)"},
 		{false, 0, 0, 2, 5, 0, "nothing to fix; 2 fixes could not be applied; 5 findings have no automatic fix (see `prodready check`)"},
 		{true, 0, 0, 0, 0, 0, "nothing to fix"},
-		{false, 2, 1, 0, 0, 1, "fixed 2 findings in 1 file; 1 fix to make by hand (no values key or literal line of its chart or overlay takes it; `prodready check -o wide` describes each)"},
-		{true, 0, 0, 0, 3, 4, "nothing to fix; 3 findings have no automatic fix (see `prodready check`); 4 fixes to make by hand (no values key or literal line of their chart or overlay takes them; `prodready check -o wide` describes each)"},
+		{false, 2, 1, 0, 0, 1, "fixed 2 findings in 1 file; 1 fix to make by hand (no values key or literal line of its chart or overlay takes it; `prodready fix --dry-run` lists it)"},
+		{true, 0, 0, 0, 3, 4, "nothing to fix; 3 findings have no automatic fix (see `prodready check`); 4 fixes to make by hand (no values key or literal line of their chart or overlay takes them; `prodready fix --dry-run` lists them)"},
 	} {
 		if got := fixSummary(tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no, tc.byHand); got != tc.want {
 			t.Errorf("fixSummary(%v, %d, %d, %d, %d, %d) = %q\nwant %q", tc.wouldFix, tc.fixed, tc.files, tc.failed, tc.no, tc.byHand, got, tc.want)
