@@ -593,8 +593,18 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 	added := adds(keys, old, cands)
 	if ok && added == "" {
 		out := gone(cands, keys)
-		if len(cands) == 1 && len(out) == 0 {
+		switch {
+		case len(cands) == 1 && len(out) == 0:
 			v.learn(pl, cands[0], pl.again()+" with it, its finding stays")
+		case len(out) < len(cands):
+			// Said for this run only: another fix of the batch could
+			// have kept it (one edit of the same field), so a later
+			// round of fix may try it again.
+			for _, c := range cands {
+				if keys[c.key] {
+					v.unverified(pl, c, pl.again()+" with it and the other fixes, its finding stays")
+				}
+			}
 		}
 		return out
 	}

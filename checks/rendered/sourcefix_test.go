@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
+	"github.com/prodready/prodready/internal/testconfig"
 )
 
 // verifiedRun renders the charts of folder with VerifyFixes on and returns
@@ -484,5 +486,54 @@ func TestFixMemo(t *testing.T) {
 	// halves; the second spends none on the fixes the first found wrong.
 	if renders[1] >= renders[0] {
 		t.Errorf("renders %v, want fewer in the second round", renders)
+	}
+}
+
+// TestVerifyFixesSaysWhyAFixWhoseFindingStaysInABatch builds an overlay of
+// two Deployments whose pods lack the recommended labels and a seccomp
+// profile. The labels fix is partial by design (placeholders on the
+// workload, its finding stays); the seccomp fix is whole. Rendered again
+// together, the seccomp fixes are kept and the labels fixes are withheld,
+// each saying that its finding stays, not left without a word (which fix
+// counted as fixes no base line takes).
+func TestVerifyFixesSaysWhyAFixWhoseFindingStaysInABatch(t *testing.T) {
+	dir := filepath.ToSlash(t.TempDir())
+	deploy := func(name string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: " + name + "}\n" +
+			"  template:\n    metadata:\n      labels: {app: " + name + "}\n    spec:\n      containers:\n      - name: " + name + "\n        image: nginx:1.27\n"
+	}
+	for name, data := range map[string]string{
+		"kustomization.yaml": "resources:\n- a.yaml\n- b.yaml\n",
+		"a.yaml":             deploy("a"),
+		"b.yaml":             deploy("b"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, inputs := checkstest.Load(t, catalog.Default(), dir)
+	cfg, err := checks.ParseConfig([]byte(testconfig.OnlyRules("recommended-labels-missing", "seccomp-profile-missing")), catalog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := rendered.ListFolders(inputs, []string{dir})[0]
+	var kept, withheld []string
+	for _, f := range verifiedRun(t, cfg, inputs, folder, render.InProcess) {
+		switch {
+		case f.Fix == nil:
+		case len(f.Fix.Edits) > 0:
+			kept = append(kept, f.RuleID+" "+f.Object.Name)
+		case f.Fix.Withheld != "":
+			withheld = append(withheld, f.RuleID+" "+f.Object.Name+": "+f.Fix.Withheld)
+		}
+	}
+	sort.Strings(kept)
+	sort.Strings(withheld)
+	if diff := cmp.Diff([]string{"seccomp-profile-missing a", "seccomp-profile-missing b"}, kept); diff != "" {
+		t.Errorf("kept fixes (-want +got):\n%s", diff)
+	}
+	const why = "building the overlay again with it and the other fixes, its finding stays"
+	if diff := cmp.Diff([]string{"recommended-labels-missing a: " + why, "recommended-labels-missing b: " + why}, withheld); diff != "" {
+		t.Errorf("withheld fixes (-want +got):\n%s", diff)
 	}
 }
