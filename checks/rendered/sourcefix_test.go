@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -497,20 +496,15 @@ func TestFixMemo(t *testing.T) {
 // each saying that its finding stays, not left without a word (which fix
 // counted as fixes no base line takes).
 func TestVerifyFixesSaysWhyAFixWhoseFindingStaysInABatch(t *testing.T) {
-	dir := filepath.ToSlash(t.TempDir())
 	deploy := func(name string) string {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: " + name + "}\n" +
 			"  template:\n    metadata:\n      labels: {app: " + name + "}\n    spec:\n      containers:\n      - name: " + name + "\n        image: nginx:1.27\n"
 	}
-	for name, data := range map[string]string{
+	dir := filepath.ToSlash(checkstest.WriteTree(t, map[string]string{
 		"kustomization.yaml": "resources:\n- a.yaml\n- b.yaml\n",
 		"a.yaml":             deploy("a"),
 		"b.yaml":             deploy("b"),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}))
 	_, inputs := checkstest.Load(t, catalog.Default(), dir)
 	cfg, err := checks.ParseConfig([]byte(testconfig.OnlyRules("recommended-labels-missing", "seccomp-profile-missing")), catalog.Default())
 	if err != nil {

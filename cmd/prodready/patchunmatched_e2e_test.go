@@ -30,15 +30,7 @@ func unmatchedOverlay(target string) map[string]string {
 // nothing, and check says so at the target's name, naming the name to
 // use. Switched off in the config, it says nothing.
 func TestCheckSaysAPatchSelectsNothing(t *testing.T) {
-	dir := t.TempDir()
-	for p, data := range unmatchedOverlay("prod-web") {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeRepo(t, unmatchedOverlay("prod-web"))
 	if err := os.WriteFile(filepath.Join(dir, ".prodready.yaml"), []byte(testconfig.OnlyRule("kustomize-patch-unmatched")), 0o644); err != nil {
 		t.Fatal(err)
 	}
