@@ -156,6 +156,8 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		p.Problems = append(p.Problems, f)
 	}
 	for _, pr := range r.Unmatched {
+		// Placed as a render problem is, at its line, with its own rule
+		// and words: the build is whole.
 		f := failed(dir, pr, about)
 		f.RuleID, f.Severity = checks.PatchUnmatched, checks.Warning
 		f.Message = fmt.Sprintf("%s (overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
