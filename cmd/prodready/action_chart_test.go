@@ -16,6 +16,13 @@ import (
 // manifest.
 func chartRepo(t *testing.T) *actionRepo {
 	t.Helper()
+	return addingRepo(t, "../../fixtures/render/helm/web", "charts/web")
+}
+
+// addingRepo is a git repository whose pull request adds a copy of the
+// folder src under dst to a base with a README.
+func addingRepo(t *testing.T, src, dst string) *actionRepo {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -35,7 +42,6 @@ func chartRepo(t *testing.T) *actionRepo {
 	gitIn(t, r.dir, "commit", "-q", "-m", "base")
 	r.base = gitIn(t, r.dir, "rev-parse", "HEAD")
 	gitIn(t, r.dir, "checkout", "-q", "-b", "feature")
-	src := "../../fixtures/render/helm/web"
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -45,7 +51,7 @@ func chartRepo(t *testing.T) *actionRepo {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		name := filepath.ToSlash(filepath.Join("charts/web", rel))
+		name := filepath.ToSlash(filepath.Join(dst, rel))
 		write(name, string(data))
 		r.headFiles[name] = string(data)
 		return nil
@@ -54,7 +60,7 @@ func chartRepo(t *testing.T) *actionRepo {
 		t.Fatal(err)
 	}
 	gitIn(t, r.dir, "add", ".")
-	gitIn(t, r.dir, "commit", "-q", "-m", "add the web chart")
+	gitIn(t, r.dir, "commit", "-q", "-m", "add "+dst)
 	r.head = gitIn(t, r.dir, "rev-parse", "HEAD")
 	return r
 }
@@ -80,7 +86,14 @@ func runActionProcess(t *testing.T, fake *fakegithub.Server, r *actionRepo, args
 // "file rule" pairs relative to the repository root.
 func checkChartFindings(t *testing.T, r *actionRepo) map[string]bool {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "check", "--format", "json", "charts/web")
+	return checkFindings(t, r, "charts/web")
+}
+
+// checkFindings is what `prodready check` finds in folder of r, as "file
+// rule" pairs relative to the repository root.
+func checkFindings(t *testing.T, r *actionRepo, folder string) map[string]bool {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "check", "--format", "json", folder)
 	cmd.Dir = r.dir
 	cmd.Env = append(os.Environ(), asMain+"=1")
 	out, _ := cmd.Output()
@@ -95,7 +108,7 @@ func checkChartFindings(t *testing.T, r *actionRepo) map[string]bool {
 		got[f.File+" "+f.Rule] = true
 	}
 	if len(got) < 5 {
-		t.Fatalf("prodready check found only %v in the chart", got)
+		t.Fatalf("prodready check found only %v in %s", got, folder)
 	}
 	return got
 }
@@ -112,41 +125,7 @@ func TestActionModesRenderTheChartAPullRequestAdds(t *testing.T) {
 	want := checkChartFindings(t, r)
 
 	t.Run("sarif", func(t *testing.T) {
-		fake := newActionFake(t, r, "acme", "deploys", 7)
-		sarif := filepath.Join(t.TempDir(), "prodready.sarif")
-		_, out, code := runActionProcess(t, fake, r, "--mode", "sarif", "--fail-on", "warning", "--sarif-file", sarif)
-		if code != 1 {
-			t.Fatalf("exit %d, want 1 (findings)\n%s", code, out)
-		}
-		var log struct {
-			Runs []struct {
-				Results []struct {
-					RuleID    string `json:"ruleId"`
-					Locations []struct {
-						PhysicalLocation struct {
-							ArtifactLocation struct{ URI string } `json:"artifactLocation"`
-						} `json:"physicalLocation"`
-					} `json:"locations"`
-				} `json:"results"`
-			} `json:"runs"`
-		}
-		if err := json.Unmarshal([]byte(readFile(t, sarif)), &log); err != nil || len(log.Runs) != 1 {
-			t.Fatalf("SARIF: %v", err)
-		}
-		got := map[string]bool{}
-		for _, res := range log.Runs[0].Results {
-			got[res.Locations[0].PhysicalLocation.ArtifactLocation.URI+" "+res.RuleID] = true
-		}
-		for k := range want {
-			if !got[k] {
-				t.Errorf("check finds %s; the SARIF file lacks it", k)
-			}
-		}
-		for k := range got {
-			if !want[k] {
-				t.Errorf("the SARIF file has %s, which check does not find", k)
-			}
-		}
+		sameAsCheck(t, r, want)
 	})
 
 	t.Run("annotations", func(t *testing.T) {
@@ -185,4 +164,61 @@ func TestActionModesRenderTheChartAPullRequestAdds(t *testing.T) {
 			t.Errorf("%d inline comments on the chart, check runs %+v\n%s", inline, runs, out)
 		}
 	})
+}
+
+// sameAsCheck runs the Action's sarif mode as a process on r's pull request
+// and holds its SARIF file to want, what `prodready check` finds.
+func sameAsCheck(t *testing.T, r *actionRepo, want map[string]bool) {
+	t.Helper()
+	fake := newActionFake(t, r, "acme", "deploys", 7)
+	sarif := filepath.Join(t.TempDir(), "prodready.sarif")
+	_, out, code := runActionProcess(t, fake, r, "--mode", "sarif", "--fail-on", "warning", "--sarif-file", sarif)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (findings)\n%s", code, out)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, sarif)), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("SARIF: %v", err)
+	}
+	got := map[string]bool{}
+	for _, res := range log.Runs[0].Results {
+		got[res.Locations[0].PhysicalLocation.ArtifactLocation.URI+" "+res.RuleID] = true
+	}
+	for k := range want {
+		if !got[k] {
+			t.Errorf("check finds %s; the SARIF file lacks it", k)
+		}
+	}
+	for k := range got {
+		if !want[k] {
+			t.Errorf("the SARIF file has %s, which check does not find", k)
+		}
+	}
+}
+
+// TestActionSarifSaysAPatchSelectsNothing runs the Action's sarif mode as a
+// process on a pull request that adds an overlay whose patches select
+// nothing (the rule's fixture): the SARIF file reports them at the
+// overlay's kustomization, as check does.
+func TestActionSarifSaysAPatchSelectsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the action as a process; skipped with -short")
+	}
+	r := addingRepo(t, "../../fixtures/rules/kustomize-patch-unmatched", "deploy")
+	want := checkFindings(t, r, "deploy")
+	if !want["deploy/prod/kustomization.yaml kustomize-patch-unmatched"] {
+		t.Fatalf("check does not report the overlay's patches: %v", want)
+	}
+	sameAsCheck(t, r, want)
 }
