@@ -186,8 +186,9 @@ func sectionOrder(s string) int {
 const RenderFailed = "render-failed"
 
 // PatchUnmatched is the rule of the findings a kustomize overlay's build
-// gets for each patch of its root kustomization whose target selects no
-// object: at the target's name (else its selector or kind).
+// gets for each patch of its kustomizations (its own and its bases')
+// whose target selects no object: at the target's name (else its selector
+// or kind).
 const PatchUnmatched = "kustomize-patch-unmatched"
 
 // InputRules are the findings the parser and the renderer produce, and
@@ -221,7 +222,7 @@ func InputRules() []*Rule {
 			Ref: "https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/patches/",
 			Why: "a patch of a kustomize overlay whose target selects no object of its build (a mistyped name, a kind or label the objects do not have): kustomize applies it to nothing and says nothing, so what it sets (replicas, resources, a probe) is not set",
 			Help: "The target's name and namespace are regular expressions matched against the whole name, as the object had it when the patch ran or in its source file: an overlay's patches run before its own namePrefix, nameSuffix and namespace (its patchesJson6902 after them), so they name the object as its base does. Its labelSelector and annotationSelector select by the object's own metadata labels and annotations, not its pod template's. " +
-				"Only the patches of the overlay's own kustomization are checked: a component's patch may be meant for objects some overlays do not have. " +
+				"A base's patches are checked too, once for all the overlays that build on it, against every name the prefixes and suffixes of the overlay and its bases could have given an object: a target that only looks right there (the base's own prefixed name) is let go. A component's patches are not checked: they may be meant for objects some overlays do not have. " +
 				"A strategic-merge patch without a target that names no object fails the build (render-failed).",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 	}

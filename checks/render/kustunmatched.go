@@ -15,40 +15,89 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 )
 
-// unmatchedPatches returns the patches of the root kustomization kfile
-// (its patches and patchesJson6902 entries with a target) whose target
-// selects no object of the build m: kustomize applies such a patch to
-// nothing and says nothing (a strategic-merge patch without a target that
-// names no object fails the build instead). m must still carry the origin
-// annotations the build was asked for.
+// unmatchedPatches returns the patches of the kustomizations of the
+// build of root kustomization kfile (their patches and patchesJson6902
+// entries with a target) whose target selects no object of the build m:
+// kustomize applies such a patch to nothing and says nothing (a
+// strategic-merge patch without a target that names no object fails the
+// build instead). m must still carry the origin annotations the build was
+// asked for.
 //
 // The selection is kustomize's own (types.SelectorRegex, the label and
 // annotation selectors of kyaml), tried on each name and namespace an
 // object could have had when the patch ran, so that no patch that did
 // select is reported (see formerIDs); labels and annotations are the
-// built ones, which the root's own only add to. Patches of bases and
-// components are not looked at: a component's patch may be meant for
-// objects only some overlays have; nor are a kustomization's whose
-// patches delete (see deletes).
+// built ones, which the kustomizations only add to. A base's patch ran
+// on its own objects, before the levels above it renamed them: it is
+// tried on every object, under every name the tree's prefixes and
+// suffixes could have given it (see looseIDs), so it is reported only
+// when no object of the build could have been it. Components' patches are
+// not looked at: a component's patch may be meant for objects only some
+// overlays have; nor is any patch of a tree a patch of which deletes (see
+// deletes).
 func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Problem {
-	data := ov.text(kfile)
-	var k types.Kustomization
-	if err := k.Unmarshal(data); err != nil {
-		return nil // the build read it: not reached
-	}
-	if ov.deletes(kfile, &k) {
+	levels := ov.levels(kfile)
+	if len(levels) == 0 || slices.ContainsFunc(levels, func(l level) bool { return ov.deletes(l.file, l.k) }) {
 		return nil // an object a patch deletes is not in the build: what selected it cannot be told
 	}
-	lines := patchTargetLines(data)
-	ids := formerIDsOf{ov: ov, kfile: kfile, k: &k, of: map[idKey]formerID{}}
+	ids := formerIDsOf{ov: ov, kfile: kfile, k: levels[0].k, levels: levels, of: map[idKey]formerID{}}
+	var out []rendered.Problem
+	for i, l := range levels {
+		if l.k.Kind != types.ComponentKind {
+			out = append(out, ids.unmatchedOf(l, i == 0, m)...)
+		}
+	}
+	return out
+}
+
+// level is a kustomization of a build's tree, parsed.
+type level struct {
+	file string
+	k    *types.Kustomization
+}
+
+// levels returns the kustomizations of the tree of root kustomization
+// kfile that the walk found (components too), the root first and the
+// others by path.
+func (ov *overlay) levels(kfile string) []level {
+	var out []level
+	read := func(file string) {
+		k := &types.Kustomization{}
+		if file == "" || k.Unmarshal(ov.text(file)) != nil {
+			return
+		}
+		out = append(out, level{file, k})
+	}
+	read(kfile)
+	if len(out) == 0 {
+		return nil // the build read it: not reached
+	}
+	var others []string
+	for dir := range ov.dirs {
+		if f := ov.kustomizationIn(dir); f != "" && f != kfile {
+			others = append(others, f)
+		}
+	}
+	slices.Sort(others)
+	for _, f := range others {
+		read(f)
+	}
+	return out
+}
+
+// unmatchedOf returns the patches of level l (the root when root) whose
+// target selects no object of m.
+func (ids *formerIDsOf) unmatchedOf(l level, root bool, m resmap.ResMap) []rendered.Problem {
+	lines := patchTargetLines(ids.ov.text(l.file))
 	var out []rendered.Problem
 	for _, field := range []struct {
 		name    string
 		patches []types.Patch
-		// late: the entries run after the root's namespace, prefix and
+		// late: the entries run after the level's namespace, prefix and
 		// suffix (kustomize's patchesJson6902); patches run before.
 		late bool
-	}{{"patches", k.Patches, false}, {"patchesJson6902", k.PatchesJson6902, true}} {
+	}{{"patches", l.k.Patches, false}, {"patchesJson6902", l.k.PatchesJson6902, true}} {
+		mode := idMode{late: field.late, base: !root}
 		for i, p := range field.patches {
 			if p.Target == nil {
 				continue
@@ -57,7 +106,7 @@ func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Pr
 			if err != nil {
 				continue // the build compiled it: not reached
 			}
-			if ids.selectAny(field.late, sr, p.Target, m) {
+			if ids.selectAny(mode, sr, p.Target, m) {
 				continue
 			}
 			line := 0
@@ -65,9 +114,9 @@ func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Pr
 				line = lines[field.name][i]
 			}
 			out = append(out, rendered.Problem{
-				File: kfile, Line: max(line, 1),
+				File: l.file, Line: max(line, 1),
 				Message: fmt.Sprintf("the target of %s[%d] (%s) selects no object of the build: kustomize applies the patch to nothing and says nothing, so what it sets is not set%s%s",
-					field.name, i, describeSelector(p.Target), ids.namesOfKind(field.late, m, p.Target), labelsNote(p.Target)),
+					field.name, i, describeSelector(p.Target), ids.namesOfKind(mode, m, p.Target), labelsNote(p.Target)),
 			})
 		}
 	}
@@ -102,28 +151,38 @@ func (ov *overlay) deletes(kfile string, k *types.Kustomization) bool {
 }
 
 // formerIDsOf works out the former names and namespaces of a build's
-// objects once each, for every patch of the root kustomization k (of
-// file kfile) that looks at them.
+// objects once each, for every patch of the tree of the root
+// kustomization k (of file kfile) that looks at them.
 type formerIDsOf struct {
-	ov    *overlay
-	kfile string
-	k     *types.Kustomization
-	of    map[idKey]formerID
+	ov     *overlay
+	kfile  string
+	k      *types.Kustomization
+	levels []level
+	of     map[idKey]formerID
 }
+
+// idMode says when a patch ran: late (after its kustomization's
+// namespace, prefix and suffix), and in a base (a level below the root).
+type idMode struct{ late, base bool }
 
 type idKey struct {
 	res  *resource.Resource
-	late bool
+	mode idMode
 }
 
 type formerID struct{ names, namespaces []string }
 
-// get returns res's names and namespaces (formerIDs), worked out once.
-func (ids *formerIDsOf) get(res *resource.Resource, late bool) formerID {
-	key := idKey{res, late}
+// get returns res's names and namespaces for a patch run as mode says
+// (formerIDs, or looseIDs in a base), worked out once.
+func (ids *formerIDsOf) get(res *resource.Resource, mode idMode) formerID {
+	key := idKey{res, mode}
 	id, ok := ids.of[key]
 	if !ok {
-		id.names, id.namespaces = ids.ov.formerIDs(ids.kfile, ids.k, late, res)
+		if mode.base {
+			id.names, id.namespaces = ids.looseIDs(res)
+		} else {
+			id.names, id.namespaces = ids.ov.formerIDs(ids.kfile, ids.k, mode.late, res)
+		}
 		ids.of[key] = id
 	}
 	return id
@@ -131,19 +190,18 @@ func (ids *formerIDsOf) get(res *resource.Resource, late bool) formerID {
 
 // selectAny reports whether sr (with its label and annotation selectors
 // in sel) selects an object of m under any name or namespace it could
-// have had when a patch of the root kustomization ran (late: after its
-// namespace, prefix and suffix).
-func (ids *formerIDsOf) selectAny(late bool, sr *types.SelectorRegex, sel *types.Selector, m resmap.ResMap) bool {
+// have had when a patch ran as mode says.
+func (ids *formerIDsOf) selectAny(mode idMode, sr *types.SelectorRegex, sel *types.Selector, m resmap.ResMap) bool {
 	for _, res := range m.Resources() {
 		if !sr.MatchGvk(res.GetGvk()) {
 			continue
 		}
-		id := ids.get(res, late)
+		id := ids.get(res, mode)
 		if !slices.ContainsFunc(id.names, sr.MatchName) {
 			continue
 		}
-		if (late || ids.k.Namespace == "") && !slices.ContainsFunc(id.namespaces, sr.MatchNamespace) {
-			continue // before the root's namespace, an object's is not known: any
+		if id.namespaces != nil && !slices.ContainsFunc(id.namespaces, sr.MatchNamespace) {
+			continue
 		}
 		labels, err := res.MatchesLabelSelector(sel.LabelSelector)
 		if err != nil {
@@ -159,6 +217,44 @@ func (ids *formerIDsOf) selectAny(late bool, sr *types.SelectorRegex, sel *types
 	}
 	return false
 }
+
+// looseIDs returns every name and namespace res could have had when a
+// patch of a base ran: its names as formerIDs gives them, and its name
+// with each prefix and suffix of the tree taken off, in any order (a base
+// sees its objects before the levels above it add theirs), the shortest
+// first; its namespaces, or nil (any) when a kustomization of the tree
+// sets one.
+func (ids *formerIDsOf) looseIDs(res *resource.Resource) (names, namespaces []string) {
+	names, namespaces = ids.ov.formerIDs(ids.kfile, ids.k, false, res)
+	names = append(names, res.GetName())
+	for i := 0; i < len(names) && len(names) < maxLooseNames; i++ {
+		for _, l := range ids.levels {
+			for _, n := range []string{strings.TrimPrefix(names[i], l.k.NamePrefix), strings.TrimSuffix(names[i], l.k.NameSuffix)} {
+				if n != names[i] && !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	// The shortest first, the name a base most likely calls it by (for
+	// namesOfKind).
+	shortest := 0
+	for i, n := range names {
+		if n != "" && (names[shortest] == "" || len(n) < len(names[shortest])) {
+			shortest = i
+		}
+	}
+	names[0], names[shortest] = names[shortest], names[0]
+	for _, l := range ids.levels {
+		if l.k.Namespace != "" {
+			return names, nil
+		}
+	}
+	return names, namespaces
+}
+
+// maxLooseNames bounds the names looseIDs tries for one object.
+const maxLooseNames = 256
 
 // formerIDs returns the names and namespaces res could have had when a
 // patch of the root kustomization k ran, as kustomize's selection tries
@@ -201,6 +297,9 @@ func (ov *overlay) formerIDs(kfile string, k *types.Kustomization, late bool, re
 	if !late && !found {
 		names = append(names, name)
 	}
+	if !late && k.Namespace != "" {
+		namespaces = nil // before the root's namespace, an object's is not known: any
+	}
 	return names, namespaces
 }
 
@@ -235,7 +334,7 @@ func describeSelector(s *types.Selector) string {
 // target's name (a mistyped name, or the built name of an object the
 // patch ran before the prefix of), else a few; "" when the target names
 // no kind.
-func (ids *formerIDsOf) namesOfKind(late bool, m resmap.ResMap, target *types.Selector) string {
+func (ids *formerIDsOf) namesOfKind(mode idMode, m resmap.ResMap, target *types.Selector) string {
 	kind := target.Kind
 	if kind == "" {
 		return ""
@@ -246,13 +345,13 @@ func (ids *formerIDsOf) namesOfKind(late bool, m resmap.ResMap, target *types.Se
 			continue
 		}
 		built = append(built, res.GetName())
-		usable = append(usable, ids.get(res, late).names[0]) // its name when the patch ran
+		usable = append(usable, ids.get(res, mode).names[0]) // its name when the patch ran
 	}
 	switch {
 	case len(built) == 0:
 		return fmt.Sprintf("; the build has no %s", kind)
 	case target.Name == "":
-	case slices.Contains(built, target.Name) && !slices.Contains(usable, target.Name):
+	case !mode.base && slices.Contains(built, target.Name) && !slices.Contains(usable, target.Name):
 		return fmt.Sprintf("; %s is its built name, but the overlay's patches run before its namePrefix and nameSuffix: select it as %s", target.Name, usable[slices.Index(built, target.Name)])
 	default:
 		if s := checks.Closest(target.Name, usable); s != "" {

@@ -113,3 +113,71 @@ func TestUnmatchedPatchesOfComponentsAndStreamOnlyBuilds(t *testing.T) {
 		t.Errorf("a stream-only build reported %+v", r.Unmatched)
 	}
 }
+
+// TestUnmatchedPatchesOfABase: a base's patches run on its own objects,
+// before its namePrefix and the overlay's: one that selects nothing under
+// any name the tree's prefixes could have given an object is reported at
+// the base's kustomization, and kustomize agrees (the build is the same
+// without it); one that selects is not. A name that only looks right (the
+// base's prefixed name, which its own patches never see) is let go: the
+// build cannot tell it from the overlay's.
+func TestUnmatchedPatchesOfABase(t *testing.T) {
+	const replicas = "\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 5\n"
+	files := func(patches string) rendered.Files {
+		return rendered.Files{
+			"base/kustomization.yaml": []byte("namePrefix: base-\nresources:\n- deploy.yaml\n" + patches),
+			"base/deploy.yaml": []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n" +
+				"  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n"),
+			"ov/kustomization.yaml": []byte("resources:\n- ../base\nnamePrefix: prod-\n"),
+		}
+	}
+	without := RenderKustomization(context.Background(), files(""), "ov/kustomization.yaml", rendered.Options{})
+	for _, c := range []struct {
+		name, target      string
+		selects, reported bool
+		says              string
+	}{
+		{name: "a mistyped name", target: "wbe", reported: true, says: "did you mean Deployment web?"},
+		{name: "the name in its source file", target: "web", selects: true},
+		{name: "the base's prefixed name, let go", target: "base-web"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Line 4 is patches, 5 the entry's target, 6 its kind, 7 its name.
+			r := RenderKustomization(context.Background(), files("patches:\n- target:\n    kind: Deployment\n    name: "+c.target+replicas), "ov/kustomization.yaml", rendered.Options{})
+			if len(r.Problems) > 0 {
+				t.Fatalf("problems: %+v", r.Problems)
+			}
+			if changed := !bytes.Equal(r.Stream, without.Stream); changed != c.selects {
+				t.Fatalf("kustomize: the patch changed the build: %v; the case says it selects: %v", changed, c.selects)
+			}
+			switch {
+			case !c.reported && len(r.Unmatched) > 0:
+				t.Errorf("reported %+v", r.Unmatched)
+			case c.reported && (len(r.Unmatched) != 1 || r.Unmatched[0].File != "base/kustomization.yaml" || r.Unmatched[0].Line != 7 || !strings.Contains(r.Unmatched[0].Message, c.says)):
+				t.Errorf("unmatched = %+v, want base/kustomization.yaml:7 saying %q", r.Unmatched, c.says)
+			}
+		})
+	}
+}
+
+// TestUnmatchedPatchesWhenAComponentDeletes: a component of the overlay
+// deletes the object its patch names; the build no longer shows whether
+// the patch ran on it before it went, so the patch is left unjudged.
+func TestUnmatchedPatchesWhenAComponentDeletes(t *testing.T) {
+	files := rendered.Files{
+		"app/kustomization.yaml": []byte("resources:\n- cm.yaml\npatches:\n- target:\n    kind: ConfigMap\n    name: a\n  patch: |-\n    - op: add\n      path: /data/x\n      value: y\ncomponents:\n- ../comp\n"),
+		"app/cm.yaml":            []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"),
+		"comp/kustomization.yaml": []byte("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- patch: |-\n" +
+			"    $patch: delete\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: a\n"),
+	}
+	r := RenderKustomization(context.Background(), files, "app/kustomization.yaml", rendered.Options{})
+	if len(r.Problems) > 0 {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	if strings.Contains(string(r.Stream), "name: a\n") {
+		t.Fatalf("the component did not delete ConfigMap a:\n%s", r.Stream)
+	}
+	if len(r.Unmatched) > 0 {
+		t.Errorf("unmatched = %+v, want none: a component deletes", r.Unmatched)
+	}
+}

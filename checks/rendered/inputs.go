@@ -53,6 +53,10 @@ type Prepared struct {
 	readBy map[string]int
 	// silenced are the findings dropIgnored dropped, with their ignores.
 	silenced []checks.Silenced
+	// unmatchedSeen are the base patches that select nothing said so far
+	// (file, line and words), each said once for all the overlays that
+	// build on the base.
+	unmatchedSeen map[string]bool
 	// renderer and opts are Prepare's, for VerifyFixes, which sets verify.
 	renderer Renderer
 	opts     Options
@@ -157,10 +161,23 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 	}
 	for _, pr := range r.Unmatched {
 		// Placed as a render problem is, at its line, with its own rule
-		// and words: the build is whole.
+		// and words: the build is whole. A base's patch is said once,
+		// however many overlays build on it.
 		f := failed(dir, pr, about)
 		f.RuleID, f.Severity = checks.PatchUnmatched, checks.Warning
-		f.Message = fmt.Sprintf("%s (overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
+		if pr.File == r.Root {
+			f.Message = fmt.Sprintf("%s (overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
+		} else {
+			f.Message = fmt.Sprintf("%s (a base of the overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
+		}
+		seen := fmt.Sprintf("%s\x00%d\x00%s", f.File, f.Line, pr.Message)
+		if pr.File != r.Root && p.unmatchedSeen[seen] {
+			continue
+		}
+		if p.unmatchedSeen == nil {
+			p.unmatchedSeen = map[string]bool{}
+		}
+		p.unmatchedSeen[seen] = true
 		p.Problems = append(p.Problems, f)
 	}
 	if len(r.Documents) == 0 {

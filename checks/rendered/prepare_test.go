@@ -381,3 +381,26 @@ func TestRenderedCRDsReadFromTheStream(t *testing.T) {
 		t.Error("the lean run kept the rendered CRD's text: it never read it again from the stream")
 	}
 }
+
+// TestBasePatchThatSelectsNothingSaidOnce: two overlays build on a base
+// whose patch selects nothing; each overlay's build finds it, and it is
+// said once, at the base's target line, as a base of an overlay.
+func TestBasePatchThatSelectsNothingSaidOnce(t *testing.T) {
+	dir := filepath.ToSlash(checkstest.WriteTree(t, map[string]string{
+		"base/kustomization.yaml": "resources:\n- deploy.yaml\npatches:\n- target:\n    kind: Deployment\n    name: wbe\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
+		"base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n" +
+			"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n",
+		"staging/kustomization.yaml": "resources:\n- ../base\nnamePrefix: staging-\n",
+		"prod/kustomization.yaml":    "resources:\n- ../base\nnamePrefix: prod-\n",
+	}))
+	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
+	p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	var got []string
+	for _, f := range p.Problems {
+		got = append(got, fmt.Sprintf("%s %s:%d %s", f.RuleID, strings.TrimPrefix(f.File, dir+"/"), f.Line, f.Message))
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "kustomize-patch-unmatched base/kustomization.yaml:6 ") || !strings.Contains(got[0], "did you mean Deployment web?") ||
+		!strings.Contains(got[0], "(a base of the overlay "+dir+"/") {
+		t.Errorf("problems = %q, want the base's patch once, at base/kustomization.yaml:6, as a base of an overlay", got)
+	}
+}
