@@ -20,11 +20,14 @@ import (
 
 // overlay is what the pre-build walk learns about a kustomization tree.
 type overlay struct {
-	files    rendered.Files
-	read     rendered.Reader   // reads the files listed with no contents
-	got      map[string][]byte // what read has read, for this build
-	inputs   map[string]bool
-	dirs     map[string]bool // kustomization folders of the tree
+	files  rendered.Files
+	read   rendered.Reader   // reads the files listed with no contents
+	got    map[string][]byte // what read has read, for this build
+	inputs map[string]bool
+	dirs   map[string]bool // kustomization folders of the tree
+	// kusts are the tree's kustomizations (components too) as the walk
+	// read them, by file.
+	kusts    map[string]*types.Kustomization
 	patches  []patchFile
 	problems []rendered.Problem
 }
@@ -67,7 +70,7 @@ func (ov *overlay) text(p string) []byte {
 func RenderKustomization(ctx context.Context, files rendered.Files, kfile string, opts rendered.Options) *rendered.Render {
 	opts = opts.WithDefaults()
 	r := &rendered.Render{Kind: Kustomize, Root: kfile}
-	ov := &overlay{files: files, read: opts.Read, inputs: map[string]bool{}, dirs: map[string]bool{}}
+	ov := &overlay{files: files, read: opts.Read, inputs: map[string]bool{}, dirs: map[string]bool{}, kusts: map[string]*types.Kustomization{}}
 	ov.walk(kfile, 0)
 	for in := range ov.inputs {
 		r.Inputs = append(r.Inputs, in)
@@ -183,6 +186,7 @@ func (ov *overlay) walk(kfile string, depth int) {
 		ov.refuse(kfile, "", fmt.Sprintf("reading kustomization: %v", err))
 		return
 	}
+	ov.kusts[kfile] = &k
 	if len(k.HelmCharts) > 0 || k.HelmGlobals != nil || len(k.HelmChartInflationGenerator) > 0 {
 		ov.refuse(kfile, "helm", "helmCharts inflation is not run: it downloads charts and runs helm; render the chart as a chart instead")
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -40,7 +41,7 @@ func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Pr
 	if len(levels) == 0 || slices.ContainsFunc(levels, func(l level) bool { return ov.deletes(l.file, l.k) }) {
 		return nil // an object a patch deletes is not in the build: what selected it cannot be told
 	}
-	ids := formerIDsOf{ov: ov, kfile: kfile, k: levels[0].k, levels: levels, of: map[idKey]formerID{}}
+	ids := formerIDsOf{ov: ov, levels: levels, of: map[idKey]formerID{}}
 	var out []rendered.Problem
 	for i, l := range levels {
 		if l.k.Kind != types.ComponentKind {
@@ -57,30 +58,18 @@ type level struct {
 }
 
 // levels returns the kustomizations of the tree of root kustomization
-// kfile that the walk found (components too), the root first and the
+// kfile as the walk read them (components too), the root first and the
 // others by path.
 func (ov *overlay) levels(kfile string) []level {
-	var out []level
-	read := func(file string) {
-		k := &types.Kustomization{}
-		if file == "" || k.Unmarshal(ov.text(file)) != nil {
-			return
-		}
-		out = append(out, level{file, k})
-	}
-	read(kfile)
-	if len(out) == 0 {
+	root, ok := ov.kusts[kfile]
+	if !ok {
 		return nil // the build read it: not reached
 	}
-	var others []string
-	for dir := range ov.dirs {
-		if f := ov.kustomizationIn(dir); f != "" && f != kfile {
-			others = append(others, f)
+	out := []level{{kfile, root}}
+	for _, f := range slices.Sorted(maps.Keys(ov.kusts)) {
+		if f != kfile {
+			out = append(out, level{f, ov.kusts[f]})
 		}
-	}
-	slices.Sort(others)
-	for _, f := range others {
-		read(f)
 	}
 	return out
 }
@@ -151,12 +140,10 @@ func (ov *overlay) deletes(kfile string, k *types.Kustomization) bool {
 }
 
 // formerIDsOf works out the former names and namespaces of a build's
-// objects once each, for every patch of the tree of the root
-// kustomization k (of file kfile) that looks at them.
+// objects once each, for every patch of the tree (levels, the root
+// first) that looks at them.
 type formerIDsOf struct {
 	ov     *overlay
-	kfile  string
-	k      *types.Kustomization
 	levels []level
 	of     map[idKey]formerID
 }
@@ -181,7 +168,7 @@ func (ids *formerIDsOf) get(res *resource.Resource, mode idMode) formerID {
 		if mode.base {
 			id.names, id.namespaces = ids.looseIDs(res)
 		} else {
-			id.names, id.namespaces = ids.ov.formerIDs(ids.kfile, ids.k, mode.late, res)
+			id.names, id.namespaces = ids.ov.formerIDs(ids.levels[0].file, ids.levels[0].k, mode.late, res)
 		}
 		ids.of[key] = id
 	}
@@ -225,7 +212,7 @@ func (ids *formerIDsOf) selectAny(mode idMode, sr *types.SelectorRegex, sel *typ
 // first; its namespaces, or nil (any) when a kustomization of the tree
 // sets one.
 func (ids *formerIDsOf) looseIDs(res *resource.Resource) (names, namespaces []string) {
-	names, namespaces = ids.ov.formerIDs(ids.kfile, ids.k, false, res)
+	names, namespaces = ids.ov.formerIDs(ids.levels[0].file, ids.levels[0].k, false, res)
 	names = append(names, res.GetName())
 	for i := 0; i < len(names) && len(names) < maxLooseNames; i++ {
 		for _, l := range ids.levels {
