@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
 )
 
 // unmatchedPatches returns the patches of the kustomizations of the
@@ -258,7 +259,7 @@ func (ov *overlay) formerIDs(kfile string, k *types.Kustomization, late bool, re
 		names = append(names, name) // its name when the patch ran comes first
 	}
 	names = append(names, strings.TrimSuffix(strings.TrimPrefix(name, k.NamePrefix), k.NameSuffix))
-	namespaces = append(namespaces, effectiveNamespace(res.GetNamespace()))
+	namespaces = append(namespaces, res.CurId().EffectiveNamespace())
 	origin, err := res.GetOrigin()
 	found := false
 	switch {
@@ -276,7 +277,7 @@ func (ov *overlay) formerIDs(kfile string, k *types.Kustomization, late bool, re
 				if md := valueAt(doc, "metadata"); md != nil {
 					found = true
 					names = append(names, scalarAt(md, "name"))
-					namespaces = append(namespaces, effectiveNamespace(scalarAt(md, "namespace")))
+					namespaces = append(namespaces, resid.NewResIdWithNamespace(res.GetGvk(), scalarAt(md, "name"), scalarAt(md, "namespace")).EffectiveNamespace())
 				}
 			}
 		}
@@ -288,15 +289,6 @@ func (ov *overlay) formerIDs(kfile string, k *types.Kustomization, late bool, re
 		namespaces = nil // before the root's namespace, an object's is not known: any
 	}
 	return names, namespaces
-}
-
-// effectiveNamespace is ns, or "default" for none, as kustomize's
-// ResId.EffectiveNamespace gives it.
-func effectiveNamespace(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
 }
 
 // describeSelector writes a patch target's fields for a message.

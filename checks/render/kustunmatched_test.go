@@ -19,6 +19,7 @@ import (
 func TestUnmatchedPatchesAreThoseThatChangeNothing(t *testing.T) {
 	const replicas = "\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 5\n"
 	const data = "\n  patch: |-\n    - op: add\n      path: /data/B\n      value: \"2\"\n"
+	const rule = "\n  patch: |-\n    - op: add\n      path: /rules/-\n      value: {apiGroups: [\"\"], resources: [pods], verbs: [get]}\n"
 	cases := []struct {
 		name, field, target, patch string
 		unmatched                  bool
@@ -34,6 +35,10 @@ func TestUnmatchedPatchesAreThoseThatChangeNothing(t *testing.T) {
 		{name: "labels only the pod template has", target: "kind: Deployment\n    labelSelector: app=web", patch: replicas, unmatched: true, says: "metadata.labels"},
 		{name: "labels the object has", target: "kind: Deployment\n    labelSelector: tier=front", patch: replicas},
 		{name: "another namespace", target: "kind: Deployment\n    name: web\n    namespace: other", patch: replicas, unmatched: true},
+		// kustomize gives a cluster-scoped object no namespace to match,
+		// not "default".
+		{name: "a namespace on a cluster-scoped object", target: "kind: ClusterRole\n    name: reader\n    namespace: default", patch: rule, unmatched: true},
+		{name: "a cluster-scoped object by name", target: "kind: ClusterRole\n    name: reader", patch: rule},
 		{name: "a kind the build lacks", target: "kind: StatefulSet", patch: replicas, unmatched: true, says: "the build has no StatefulSet", line: 9},
 		{name: "patchesJson6902 runs after the prefix", field: "patchesJson6902", target: "kind: Deployment\n    name: prod-base-web", patch: replicas},
 		{name: "patchesJson6902 with a mistyped name", field: "patchesJson6902", target: "kind: Deployment\n    name: prod-web", patch: replicas, unmatched: true},
@@ -43,7 +48,8 @@ func TestUnmatchedPatchesAreThoseThatChangeNothing(t *testing.T) {
 	}
 	files := func(patches string) rendered.Files {
 		return rendered.Files{
-			"base/kustomization.yaml": []byte("namePrefix: base-\nresources:\n- deploy.yaml\n"),
+			"base/kustomization.yaml": []byte("namePrefix: base-\nresources:\n- deploy.yaml\n- role.yaml\n"),
+			"base/role.yaml":          []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\nrules: []\n"),
 			"base/deploy.yaml": []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {tier: front}\nspec:\n  replicas: 1\n" +
 				"  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n"),
 			"ov/kustomization.yaml": []byte("resources:\n- ../base\nnamePrefix: prod-\nconfigMapGenerator:\n- name: app-config\n  literals: [A=1]\n" + patches),
