@@ -165,19 +165,18 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		// however many overlays build on it.
 		f := failed(dir, pr, about)
 		f.RuleID, f.Severity = checks.PatchUnmatched, checks.Warning
-		if pr.File == r.Root {
-			f.Message = fmt.Sprintf("%s (overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
-		} else {
+		f.Message = fmt.Sprintf("%s (overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
+		if pr.File != r.Root {
+			seen := fmt.Sprintf("%s\x00%d\x00%s", f.File, f.Line, pr.Message)
+			if p.unmatchedSeen[seen] {
+				continue
+			}
+			if p.unmatchedSeen == nil {
+				p.unmatchedSeen = map[string]bool{}
+			}
+			p.unmatchedSeen[seen] = true
 			f.Message = fmt.Sprintf("%s (a base of the overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
 		}
-		seen := fmt.Sprintf("%s\x00%d\x00%s", f.File, f.Line, pr.Message)
-		if pr.File != r.Root && p.unmatchedSeen[seen] {
-			continue
-		}
-		if p.unmatchedSeen == nil {
-			p.unmatchedSeen = map[string]bool{}
-		}
-		p.unmatchedSeen[seen] = true
 		p.Problems = append(p.Problems, f)
 	}
 	if len(r.Documents) == 0 {
