@@ -37,19 +37,34 @@ import (
 // not looked at: a component's patch may be meant for objects only some
 // overlays have; nor is any patch of a tree a patch of which deletes (see
 // deletes).
-func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) []rendered.Problem {
+//
+// The kustomizations whose targeted patches are not judged are returned
+// with why (unjudged), for every output to say.
+func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) (out []rendered.Problem, unjudged []rendered.Skipped) {
 	levels := ov.levels(kfile)
-	if len(levels) == 0 || slices.ContainsFunc(levels, func(l level) bool { return ov.deletes(l.file, l.k) }) {
-		return nil // an object a patch deletes is not in the build: what selected it cannot be told
-	}
+	deletes := slices.ContainsFunc(levels, func(l level) bool { return ov.deletes(l.file, l.k) })
 	ids := formerIDsOf{ov: ov, levels: levels, of: map[idKey]formerID{}}
-	var out []rendered.Problem
 	for i, l := range levels {
-		if l.k.Kind != types.ComponentKind {
+		switch {
+		case !hasTargets(l.k):
+		case deletes:
+			unjudged = append(unjudged, rendered.Skipped{File: l.file, Reason: notJudged + "a patch of the overlay deletes objects, so its build cannot show whether a patch selected one"})
+		case l.k.Kind == types.ComponentKind:
+			unjudged = append(unjudged, rendered.Skipped{File: l.file, Reason: notJudged + "a component's patches may be meant for objects some overlays do not have"})
+		default:
 			out = append(out, ids.unmatchedOf(l, i == 0, m)...)
 		}
 	}
-	return out
+	return out, unjudged
+}
+
+// notJudged begins the reason a kustomization's patches were not judged.
+const notJudged = "its targeted patches are not checked for selecting nothing (kustomize-patch-unmatched): "
+
+// hasTargets reports whether k has a patch with a target, one the check
+// judges.
+func hasTargets(k *types.Kustomization) bool {
+	return slices.ContainsFunc(slices.Concat(k.Patches, k.PatchesJson6902), func(p types.Patch) bool { return p.Target != nil })
 }
 
 // level is a kustomization of a build's tree, parsed.

@@ -98,8 +98,8 @@ func TestUnmatchedPatchesAreThoseThatChangeNothing(t *testing.T) {
 
 // TestUnmatchedPatchesOfComponentsAndStreamOnlyBuilds: a component's
 // patch that selects nothing in this overlay is not reported (it may be
-// meant for objects other overlays have), and a stream-only build (a fix's
-// verification) looks at no patch.
+// meant for objects other overlays have), and the build says so; a
+// stream-only build (a fix's verification) looks at no patch.
 func TestUnmatchedPatchesOfComponentsAndStreamOnlyBuilds(t *testing.T) {
 	files := rendered.Files{
 		"app/kustomization.yaml": []byte("resources:\n- cm.yaml\ncomponents:\n- ../comp\npatches:\n- target:\n    kind: ConfigMap\n    name: b\n  patch: |-\n    - op: add\n      path: /data/x\n      value: y\n"),
@@ -113,6 +113,9 @@ func TestUnmatchedPatchesOfComponentsAndStreamOnlyBuilds(t *testing.T) {
 	}
 	if len(r.Unmatched) != 1 || r.Unmatched[0].File != "app/kustomization.yaml" || r.Unmatched[0].Line != 8 {
 		t.Errorf("unmatched = %+v, want only the overlay's own patch, at its target's name (app/kustomization.yaml:8)", r.Unmatched)
+	}
+	if len(r.Unjudged) != 1 || r.Unjudged[0].File != "comp/kustomization.yaml" || !strings.Contains(r.Unjudged[0].Reason, "a component's patches may be meant for objects some overlays do not have") {
+		t.Errorf("unjudged = %+v, want the component's patches, saying why", r.Unjudged)
 	}
 	r = RenderKustomization(context.Background(), files, "app/kustomization.yaml", rendered.Options{StreamOnly: true})
 	if len(r.Unmatched) > 0 {
@@ -168,7 +171,8 @@ func TestUnmatchedPatchesOfABase(t *testing.T) {
 
 // TestUnmatchedPatchesWhenAComponentDeletes: a component of the overlay
 // deletes the object its patch names; the build no longer shows whether
-// the patch ran on it before it went, so the patch is left unjudged.
+// the patch ran on it before it went, so the patch is left unjudged, and
+// the build says so.
 func TestUnmatchedPatchesWhenAComponentDeletes(t *testing.T) {
 	files := rendered.Files{
 		"app/kustomization.yaml": []byte("resources:\n- cm.yaml\npatches:\n- target:\n    kind: ConfigMap\n    name: a\n  patch: |-\n    - op: add\n      path: /data/x\n      value: y\ncomponents:\n- ../comp\n"),
@@ -185,5 +189,8 @@ func TestUnmatchedPatchesWhenAComponentDeletes(t *testing.T) {
 	}
 	if len(r.Unmatched) > 0 {
 		t.Errorf("unmatched = %+v, want none: a component deletes", r.Unmatched)
+	}
+	if len(r.Unjudged) != 1 || r.Unjudged[0].File != "app/kustomization.yaml" || !strings.Contains(r.Unjudged[0].Reason, "deletes objects") {
+		t.Errorf("unjudged = %+v, want the overlay's patches, saying a patch deletes", r.Unjudged)
 	}
 }

@@ -571,7 +571,9 @@ func (p *Prepared) MapUnchecked(us []checks.Unchecked) []checks.Unchecked {
 // unmappedNotes says, once per template, which templates of the renders
 // have keys whose line could not be traced (Render.Unmapped), so that
 // every output lists them on a line of their own with why, beside the
-// note in the messages of their findings.
+// note in the messages of their findings; and, once per kustomization,
+// whose targeted patches were not judged for selecting nothing
+// (Render.Unjudged).
 func (p *Prepared) unmappedNotes() []checks.Unchecked {
 	seen := map[string]bool{}
 	var out []checks.Unchecked
@@ -584,6 +586,15 @@ func (p *Prepared) unmappedNotes() []checks.Unchecked {
 			seen[file] = true
 			out = append(out, checks.Unchecked{At: checks.Finding{File: file},
 				Reason: fmt.Sprintf("its findings are checked, but some of its keys' lines could not be traced and sit at the nearest line known: %s (%s)", u.Reason, pl.about)})
+		}
+		for _, u := range pl.render.Unjudged {
+			// A base or component several overlays build: said once.
+			file := joinDir(pl.dir, u.File)
+			if seen["unjudged\x00"+file] {
+				continue
+			}
+			seen["unjudged\x00"+file] = true
+			out = append(out, checks.Unchecked{At: checks.Finding{File: file}, Reason: fmt.Sprintf("%s (%s)", u.Reason, pl.about)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].At.File < out[j].At.File })

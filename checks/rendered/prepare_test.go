@@ -404,3 +404,25 @@ func TestBasePatchThatSelectsNothingSaidOnce(t *testing.T) {
 		t.Errorf("problems = %q, want the base's patch once, at base/kustomization.yaml:6, as a base of an overlay", got)
 	}
 }
+
+// TestUnjudgedPatchesAreSaidOnce: two overlays use a component with a
+// targeted patch, which the patch check does not judge; what the run did
+// not check says so once, at the component's kustomization.
+func TestUnjudgedPatchesAreSaidOnce(t *testing.T) {
+	dir := filepath.ToSlash(checkstest.WriteTree(t, map[string]string{
+		"comp/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- target:\n    kind: Secret\n  patch: |-\n    - op: add\n      path: /data/x\n      value: eQ==\n",
+		"a/kustomization.yaml":    "resources:\n- cm.yaml\ncomponents:\n- ../comp\n",
+		"a/cm.yaml":               "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		"b/kustomization.yaml":    "resources:\n- cm.yaml\ncomponents:\n- ../comp\n",
+		"b/cm.yaml":               "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
+	}))
+	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
+	p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	var got []string
+	for _, u := range p.MapUnchecked(nil) {
+		got = append(got, strings.TrimPrefix(u.At.File, dir+"/")+": "+u.Reason)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "comp/kustomization.yaml: its targeted patches are not checked for selecting nothing") {
+		t.Errorf("not checked = %q, want the component's patches once", got)
+	}
+}

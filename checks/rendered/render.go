@@ -55,6 +55,10 @@ type Render struct {
 	// them to nothing and says nothing. The build is whole; each is a
 	// finding of its own at the patch's target.
 	Unmatched []Problem
+	// Unjudged are the kustomizations of the build whose targeted patches
+	// were not judged for selecting nothing, with why (a component's; any
+	// when a patch of the tree deletes): every output says so.
+	Unjudged []Skipped
 
 	// Maps holds, per document, where each of its key paths comes from
 	// (see Locate). A render whose maps are made on use (MapOnUse) has a

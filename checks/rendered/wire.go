@@ -146,6 +146,7 @@ type wireRender struct {
 	Unmapped    []Skipped      `json:"unmapped"`
 	Problems    []Problem      `json:"problems"`
 	Unmatched   []Problem      `json:"unmatched,omitempty"`
+	Unjudged    []Skipped      `json:"unjudged,omitempty"`
 	Files       []string       `json:"files"`
 	Kinds       []LocationKind `json:"kinds"`
 	Maps        []*wireMap     `json:"maps"`
@@ -208,7 +209,7 @@ func WriteEnd(w io.Writer, res Result) error {
 func encodeRender(r *Render) (*wireRender, [][]byte) {
 	r.MakeMaps() // the other process cannot make them
 	wr := &wireRender{Kind: r.Kind, Root: r.Root, ValuesFiles: r.ValuesFiles, Stream: size(r.Stream),
-		Inputs: r.Inputs, Skipped: r.Skipped, Unmapped: r.Unmapped, Problems: r.Problems, Unmatched: r.Unmatched}
+		Inputs: r.Inputs, Skipped: r.Skipped, Unmapped: r.Unmapped, Problems: r.Problems, Unmatched: r.Unmatched, Unjudged: r.Unjudged}
 	blob := len(r.Stream)
 	var extras [][]byte
 	if r.Documents != nil {
@@ -327,7 +328,7 @@ func decodeRender(br io.Reader, wr *wireRender) (*Render, error) {
 		return nil, fmt.Errorf("reading its stream: %w", err)
 	}
 	r := &Render{Kind: wr.Kind, Root: wr.Root, ValuesFiles: wr.ValuesFiles, Stream: sub(blob, 0, wr.Stream),
-		Inputs: wr.Inputs, Skipped: wr.Skipped, Unmapped: wr.Unmapped, Problems: wr.Problems, Unmatched: wr.Unmatched}
+		Inputs: wr.Inputs, Skipped: wr.Skipped, Unmapped: wr.Unmapped, Problems: wr.Problems, Unmatched: wr.Unmatched, Unjudged: wr.Unjudged}
 	if wr.Documents != nil {
 		r.Documents = make([]Document, len(wr.Documents))
 	}
