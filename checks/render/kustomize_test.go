@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +120,37 @@ func TestDiscoverLeavesComponentsToTheirUsers(t *testing.T) {
 	got := rendered.Discover(files).Kustomizations
 	if diff := cmp.Diff([]string{"app/kustomization.yaml", "standalone/kustomization.yaml"}, got); diff != "" {
 		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+}
+
+// TestDiscoverUnderRendersTheFolderNamed: an overlay that another overlay
+// of the repository builds on is a base to Discover, but named on its own
+// (`check overlays/staging`) it is the overlay rendered; named with the
+// overlay that builds on it, it is that overlay's base again. A component
+// named is still not built alone.
+func TestDiscoverUnderRendersTheFolderNamed(t *testing.T) {
+	files := rendered.Files{
+		"base/kustomization.yaml":             []byte("resources:\n- cm.yaml\n"),
+		"base/cm.yaml":                        []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"),
+		"overlays/staging/kustomization.yaml": []byte("resources:\n- ../../base\ncomponents:\n- ../../comp\n"),
+		"overlays/prod/kustomization.yaml":    []byte("resources:\n- ../staging\n"),
+		"comp/kustomization.yaml":             []byte("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"),
+	}
+	for _, c := range []struct {
+		dirs []string
+		want []string
+	}{
+		{nil, []string{"overlays/prod/kustomization.yaml"}},
+		{[]string{"overlays/staging"}, []string{"overlays/staging/kustomization.yaml"}},
+		{[]string{"overlays/prod"}, []string{"overlays/prod/kustomization.yaml"}},
+		{[]string{"overlays"}, []string{"overlays/prod/kustomization.yaml"}},
+		{[]string{"overlays/staging", "overlays/prod"}, []string{"overlays/prod/kustomization.yaml"}},
+		{[]string{"base"}, []string{"base/kustomization.yaml"}},
+		{[]string{"comp"}, nil},
+	} {
+		if got := rendered.DiscoverUnder(files, c.dirs).Kustomizations; !slices.Equal(got, c.want) {
+			t.Errorf("DiscoverUnder(%q) = %q, want %q", c.dirs, got, c.want)
+		}
 	}
 }
 

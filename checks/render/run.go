@@ -80,7 +80,7 @@ func renderJob(ctx context.Context, files rendered.Files, charts rendered.ChartI
 // files of the sets not rendered, each with why (withLeftOut puts them
 // among the values.yaml render's skipped files, so every output names them).
 func plan(files rendered.Files, opts rendered.Options) (jobs []rendered.Job, res rendered.Result, leftOut map[string][]rendered.Skipped) {
-	roots := rendered.Discover(files).Under(opts.Roots)
+	roots := rendered.DiscoverUnder(files, opts.Roots)
 	budget := opts.MaxRenders
 	capped := map[string]int{} // renders left out, by root file (Chart.yaml or kustomization)
 	var cappedOrder []string

@@ -2,6 +2,7 @@ package rendered
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,6 +91,58 @@ func (r Roots) Under(dirs []string) Roots {
 		}
 	}
 	return out
+}
+
+// DiscoverUnder returns Discover(files).Under(dirs), and with it the
+// kustomization of each of dirs itself when no kustomization under dirs
+// builds on it but one outside them does: a folder named is rendered as
+// the overlay it is (`check overlays/staging`, where overlays/prod, not
+// named, builds on staging), where Discover alone takes it for a base
+// and renders nothing. A Component is still not rendered on its own.
+func DiscoverUnder(files Files, dirs []string) Roots {
+	r := Discover(files).Under(dirs)
+	if len(dirs) == 0 {
+		return r
+	}
+	in := func(p string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return inFolder(CleanDir(d), p) })
+	}
+	for _, d := range dirs {
+		d = CleanDir(d)
+		k := kustomizationIn(files, d)
+		if k == "" || slices.Contains(r.Kustomizations, k) || isComponent(files[k]) {
+			continue
+		}
+		built := false
+		for p, data := range files {
+			if !IsKustomizationName(path.Base(p)) || !in(p) || CleanDir(path.Dir(p)) == d {
+				continue
+			}
+			for _, ref := range kustomizationRefs(data) {
+				if target, ok := JoinWithin(CleanDir(path.Dir(p)), ref); ok && target == d {
+					built = true
+				}
+			}
+		}
+		if !built {
+			r.Kustomizations = append(r.Kustomizations, k)
+		}
+	}
+	sort.Strings(r.Kustomizations)
+	r.Kustomizations = slices.Compact(r.Kustomizations)
+	return r
+}
+
+// kustomizationIn returns the kustomization file of folder dir of files,
+// the one kustomize reads when it holds more; "" when it holds none.
+func kustomizationIn(files Files, dir string) string {
+	for _, n := range KustomizationNames {
+		p := path.Join(dir, n)
+		if _, ok := files[p]; ok {
+			return p
+		}
+	}
+	return ""
 }
 
 // IsKustomizationName reports whether a file name is one kustomize reads

@@ -402,7 +402,7 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		if err != nil {
 			// The renderer itself failed (or is not installed): no fault of
 			// the charts', so a warning; their files are checked as written.
-			roots := Discover(files).Under(folder.Roots)
+			roots := DiscoverUnder(files, folder.Roots)
 			for _, c := range roots.Charts {
 				f := failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+joinDir(dir, c))
 				f.Severity = checks.Warning

@@ -280,6 +280,27 @@ func TestCheckAndFixAsProcesses(t *testing.T) {
 		}
 	})
 
+	// The overlay's folder, named, where another overlay of the
+	// repository builds on it (canary on prod): the overlay named is
+	// rendered, not taken for a base and left unrendered.
+	t.Run("kustomize-overlay-another-builds-on", func(t *testing.T) {
+		dir := t.TempDir()
+		copyTree(t, "../../fixtures/render/kustomize/base", filepath.Join(dir, "kust/base"))
+		copyTree(t, "../../fixtures/render/kustomize/overlays", filepath.Join(dir, "kust/overlays"))
+		if err := os.MkdirAll(filepath.Join(dir, "kust/overlays/canary"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "kust/overlays/canary/kustomization.yaml"), []byte("resources:\n- ../prod\nnameSuffix: -canary\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, dir, "init", "-q")
+		fs, _ := checkJSON(t, dir, "kust/overlays/prod")
+		f, ok := byKey(fs)["kust/base/deployment.yaml:10 capabilities-not-dropped"]
+		if !ok || !strings.Contains(f.Message, "(rendered from the overlay kust/overlays/prod)") || f.Object.Name != "prod-api" {
+			t.Errorf("checking the folder of an overlay canary builds on does not render it: %+v", fs)
+		}
+	})
+
 	t.Run("plain", func(t *testing.T) {
 		dir := t.TempDir()
 		copyTree(t, "../../fixtures/demo", filepath.Join(dir, "deploy"))
