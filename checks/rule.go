@@ -191,6 +191,13 @@ const RenderFailed = "render-failed"
 // or kind).
 const PatchUnmatched = "kustomize-patch-unmatched"
 
+// ReplacementUnmatched is the rule of the findings a kustomize overlay's
+// build gets for each replacement target of its kustomizations (its own
+// and its bases') whose select selects no object: at the select's name
+// (else its selector or kind), in the kustomization or the replacement's
+// file.
+const ReplacementUnmatched = "kustomize-replacement-unmatched"
+
 // InputRules are the findings the parser and the renderer produce, and
 // the ignores that ignore nothing. Their Check does nothing, but
 // IgnoreInvalid's, which checks ignore annotations: Run turns parse
@@ -224,6 +231,13 @@ func InputRules() []*Rule {
 			Help: "The target's name and namespace are regular expressions matched against the whole name, as the object had it when the patch ran or in its source file: an overlay's patches run before its own namePrefix, nameSuffix and namespace (its patchesJson6902 after them), so they name the object as its base does. Its labelSelector and annotationSelector select by the object's own metadata labels and annotations, not its pod template's. " +
 				"A base's patches are checked too, once for all the overlays that build on it, against every name the prefixes and suffixes of the overlay and its bases could have given an object: a target that only looks right there (the base's own prefixed name) is let go. A component's patches are not checked: they may be meant for objects some overlays do not have; nor are those of an overlay a patch of which deletes objects. Either is listed, with why, among what was not checked. " +
 				"A strategic-merge patch without a target that names no object fails the build (render-failed).",
+			Check: func(*Context, *manifest.Object) []Finding { return nil }},
+		{ID: ReplacementUnmatched, Section: "0. Input", Severity: Warning,
+			Ref: "https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/replacements/",
+			Why: "a replacement target of a kustomize overlay whose select selects no object of its build (a mistyped name, a kind or label the objects do not have): kustomize copies the value into nothing and says nothing, so the field it was to set (an image, a host, a namespace) keeps what its source file has, often a placeholder",
+			Help: "A target's name and namespace are regular expressions matched against the whole name; kustomize tries every name the object has had in the build (in its source file, after each namePrefix and nameSuffix), so any of them selects it. Its labelSelector and annotationSelector select by the object's own metadata labels and annotations, not its pod template's. " +
+				"Replacements written in the overlay, in its bases and in the files their `path` names are checked, a base's once for all the overlays that build on it; a component's are not (they may be meant for objects some overlays do not have), nor those of an overlay a patch of which deletes objects: either is listed, with why, among what was not checked. A target whose select selects only objects its reject list takes out changes nothing either, and is not reported. " +
+				"A source that selects nothing, or a field path a selected target lacks (without `options.create`), fails the build (render-failed).",
 			Check: func(*Context, *manifest.Object) []Finding { return nil }},
 	}
 }

@@ -11,13 +11,13 @@ import (
 
 // TestInputRuleFixtures checks the parser's own rules (yaml-invalid,
 // schema-invalid) against their fixture folders; each section's package
-// checks its own rules the same way. render-failed and
-// kustomize-patch-unmatched need a renderer: their fixtures are checked in
-// checks/rendered.
+// checks its own rules the same way. render-failed,
+// kustomize-patch-unmatched and kustomize-replacement-unmatched need a
+// renderer: their fixtures are checked in checks/rendered.
 func TestInputRuleFixtures(t *testing.T) {
 	var parser []*checks.Rule
 	for _, r := range checks.InputRules() {
-		if r.ID != checks.RenderFailed && r.ID != checks.PatchUnmatched {
+		if r.ID != checks.RenderFailed && r.ID != checks.PatchUnmatched && r.ID != checks.ReplacementUnmatched {
 			parser = append(parser, r)
 		}
 	}

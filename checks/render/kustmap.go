@@ -79,10 +79,20 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 	}
 }
 
+// isPatchOrGenerated reports whether file is an input of the build that
+// no object comes from but is not left out: a patch, a replacement's file
+// (which kustomize-replacement-unmatched reads), a generator's input.
 func (ov *overlay) isPatchOrGenerated(file string) bool {
 	for _, p := range ov.patches {
 		if p.file == file {
 			return true
+		}
+	}
+	for kf, k := range ov.kusts {
+		for _, r := range k.Replacements {
+			if f, ok := join(path.Dir(kf), r.Path); ok && r.Path != "" && f == file {
+				return true
+			}
 		}
 	}
 	// Generator inputs (config files, env files) feed generated objects.

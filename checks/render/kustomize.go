@@ -96,7 +96,7 @@ func RenderKustomization(ctx context.Context, files rendered.Files, kfile string
 			return finish(r)
 		}
 		if !opts.StreamOnly {
-			r.Unmatched, r.Unjudged = ov.unmatchedPatches(kfile, m) // before documents takes the origins off
+			r.Unmatched, r.Unjudged = ov.unmatched(kfile, m) // before documents takes the origins off
 		}
 		ov.documents(r, m, path.Dir(kfile), added, opts)
 		return finish(r)

@@ -17,13 +17,14 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/resid"
 )
 
-// unmatchedPatches returns the patches of the kustomizations of the
-// build of root kustomization kfile (their patches and patchesJson6902
-// entries with a target) whose target selects no object of the build m:
-// kustomize applies such a patch to nothing and says nothing (a
-// strategic-merge patch without a target that names no object fails the
-// build instead). m must still carry the origin annotations the build was
-// asked for.
+// unmatched returns the targeted patches (patches and patchesJson6902
+// entries with a target) and the replacements' targets of the
+// kustomizations of the build of root kustomization kfile that select no
+// object of the build m: kustomize applies such a patch or replacement to
+// nothing and says nothing (a strategic-merge patch without a target that
+// names no object fails the build instead, and so does a replacement's
+// source that selects nothing). m must still carry the origin annotations
+// the build was asked for.
 //
 // The selection is kustomize's own (types.SelectorRegex, the label and
 // annotation selectors of kyaml), tried on each name and namespace an
@@ -33,38 +34,62 @@ import (
 // on its own objects, before the levels above it renamed them: it is
 // tried on every object, under every name the tree's prefixes and
 // suffixes could have given it (see looseIDs), so it is reported only
-// when no object of the build could have been it. Components' patches are
-// not looked at: a component's patch may be meant for objects only some
-// overlays have; nor is any patch of a tree a patch of which deletes (see
-// deletes).
+// when no object of the build could have been it. A replacement selects
+// by every name an object has had (kustomize keeps them), and is tried
+// as loosely, wherever it is. Components' patches and replacements are
+// not looked at: they may be meant for objects only some overlays have;
+// nor is anything of a tree a patch of which deletes (see deletes).
 //
-// The kustomizations whose targeted patches are not judged are returned
-// with why (unjudged), for every output to say.
-func (ov *overlay) unmatchedPatches(kfile string, m resmap.ResMap) (out []rendered.Problem, unjudged []rendered.Skipped) {
+// The kustomizations whose patches or replacements are not judged are
+// returned with why (unjudged), for every output to say.
+func (ov *overlay) unmatched(kfile string, m resmap.ResMap) (out []rendered.Unmatched, unjudged []rendered.Skipped) {
 	levels := ov.levels(kfile)
 	deletes := slices.ContainsFunc(levels, func(l level) bool { return ov.deletes(l.file, l.k) })
 	ids := formerIDsOf{ov: ov, levels: levels, of: map[idKey]formerID{}}
 	for i, l := range levels {
+		judged := judgedOf(l.k)
 		switch {
-		case !hasTargets(l.k):
+		case judged.what == "":
 		case deletes:
-			unjudged = append(unjudged, rendered.Skipped{File: l.file, Reason: notJudged + "a patch of the overlay deletes objects, so its build cannot show whether a patch selected one"})
+			unjudged = append(unjudged, rendered.Skipped{File: l.file, Reason: judged.notJudged() +
+				"a patch of the overlay deletes objects, so its build cannot show whether a patch or replacement selected one"})
 		case l.k.Kind == types.ComponentKind:
-			unjudged = append(unjudged, rendered.Skipped{File: l.file, Reason: notJudged + "a component's patches may be meant for objects some overlays do not have"})
+			unjudged = append(unjudged, rendered.Skipped{File: l.file, Reason: judged.notJudged() +
+				"a component's " + judged.what + " may be meant for objects some overlays do not have"})
 		default:
 			out = append(out, ids.unmatchedOf(l, i == 0, m)...)
+			out = append(out, ids.unmatchedReplacementsOf(l, m)...)
 		}
 	}
 	return out, unjudged
 }
 
-// notJudged begins the reason a kustomization's patches were not judged.
-const notJudged = "its targeted patches are not checked for selecting nothing (kustomize-patch-unmatched): "
+// judged says what of a kustomization the check judges ("patches",
+// "replacements", both; "" for nothing) and the rules that judge it.
+type judged struct{ what, rules string }
 
-// hasTargets reports whether k has a patch with a target, one the check
-// judges.
-func hasTargets(k *types.Kustomization) bool {
-	return slices.ContainsFunc(slices.Concat(k.Patches, k.PatchesJson6902), func(p types.Patch) bool { return p.Target != nil })
+// judgedOf returns what of k the check judges: its patches with a
+// target, its replacements.
+func judgedOf(k *types.Kustomization) judged {
+	patches := slices.ContainsFunc(slices.Concat(k.Patches, k.PatchesJson6902), func(p types.Patch) bool { return p.Target != nil })
+	switch replacements := len(k.Replacements) > 0; {
+	case patches && replacements:
+		return judged{"patches and replacements", checks.PatchUnmatched + ", " + checks.ReplacementUnmatched}
+	case patches:
+		return judged{"patches", checks.PatchUnmatched}
+	case replacements:
+		return judged{"replacements", checks.ReplacementUnmatched}
+	}
+	return judged{}
+}
+
+// notJudged begins the reason a kustomization's patches or replacements
+// were not judged.
+func (j judged) notJudged() string {
+	if j.what == "replacements" {
+		return fmt.Sprintf("its replacements' targets are not checked for selecting nothing (%s): ", j.rules)
+	}
+	return fmt.Sprintf("its targeted %s are not checked for selecting nothing (%s): ", j.what, j.rules)
 }
 
 // level is a kustomization of a build's tree, parsed.
@@ -92,9 +117,9 @@ func (ov *overlay) levels(kfile string) []level {
 
 // unmatchedOf returns the patches of level l (the root when root) whose
 // target selects no object of m.
-func (ids *formerIDsOf) unmatchedOf(l level, root bool, m resmap.ResMap) []rendered.Problem {
+func (ids *formerIDsOf) unmatchedOf(l level, root bool, m resmap.ResMap) []rendered.Unmatched {
 	lines := patchTargetLines(ids.ov.text(l.file))
-	var out []rendered.Problem
+	var out []rendered.Unmatched
 	for _, field := range []struct {
 		name    string
 		patches []types.Patch
@@ -118,11 +143,11 @@ func (ids *formerIDsOf) unmatchedOf(l level, root bool, m resmap.ResMap) []rende
 			if i < len(lines[field.name]) {
 				line = lines[field.name][i]
 			}
-			out = append(out, rendered.Problem{
+			out = append(out, rendered.Unmatched{RuleID: checks.PatchUnmatched, Kustomization: l.file, Problem: rendered.Problem{
 				File: l.file, Line: max(line, 1),
 				Message: fmt.Sprintf("the target of %s[%d] (%s) selects no object of the build: kustomize applies the patch to nothing and says nothing, so what it sets is not set%s%s",
 					field.name, i, describeSelector(p.Target), ids.namesOfKind(mode, m, p.Target), labelsNote(p.Target)),
-			})
+			}})
 		}
 	}
 	return out
@@ -384,19 +409,26 @@ func patchTargetLines(data []byte) map[string][]int {
 			continue
 		}
 		for _, item := range seq.Content {
-			line := item.Line
-			if t := keyAt(item, "target"); t != nil {
-				line = t.Line
-				target := valueAt(item, "target")
-				for _, k := range []string{"name", "labelSelector", "annotationSelector", "kind"} {
-					if kn := keyAt(target, k); kn != nil {
-						line = kn.Line
-						break
-					}
-				}
-			}
-			out[field] = append(out[field], line)
+			out[field] = append(out[field], selectorLine(item, "target"))
 		}
 	}
 	return out
+}
+
+// selectorLine returns the line of the selector under key of item (a
+// patch's target, a replacement target's select) the author most likely
+// mistyped: its name, else its labelSelector, its annotationSelector, its
+// kind, the key itself; item's own line when it has no such key.
+func selectorLine(item *yaml.Node, key string) int {
+	t := keyAt(item, key)
+	if t == nil {
+		return item.Line
+	}
+	sel := valueAt(item, key)
+	for _, k := range []string{"name", "labelSelector", "annotationSelector", "kind"} {
+		if kn := keyAt(sel, k); kn != nil {
+			return kn.Line
+		}
+	}
+	return t.Line
 }

@@ -53,7 +53,7 @@ type Prepared struct {
 	readBy map[string]int
 	// silenced are the findings dropIgnored dropped, with their ignores.
 	silenced []checks.Silenced
-	// unmatchedSeen are the base patches that select nothing said so far
+	// unmatchedSeen are the base patches and replacements that select nothing said so far
 	// (file, line and words), each said once for all the overlays that
 	// build on the base.
 	unmatchedSeen map[string]bool
@@ -159,15 +159,15 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		}
 		p.Problems = append(p.Problems, f)
 	}
-	for _, pr := range r.Unmatched {
+	for _, u := range r.Unmatched {
 		// Placed as a render problem is, at its line, with its own rule
-		// and words: the build is whole. A base's patch is said once,
-		// however many overlays build on it.
-		f := failed(dir, pr, about)
-		f.RuleID, f.Severity = checks.PatchUnmatched, checks.Warning
-		f.Message = fmt.Sprintf("%s (overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
-		if pr.File != r.Root {
-			seen := fmt.Sprintf("%s\x00%d\x00%s", f.File, f.Line, pr.Message)
+		// and words: the build is whole. A base's patch or replacement is
+		// said once, however many overlays build on it.
+		f := failed(dir, u.Problem, about)
+		f.RuleID, f.Severity = u.RuleID, checks.Warning
+		f.Message = fmt.Sprintf("%s (overlay %s)", u.Message, joinDir(dir, path.Dir(r.Root)))
+		if u.Kustomization != r.Root {
+			seen := fmt.Sprintf("%s\x00%d\x00%s", f.File, f.Line, u.Message)
 			if p.unmatchedSeen[seen] {
 				continue
 			}
@@ -175,7 +175,7 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 				p.unmatchedSeen = map[string]bool{}
 			}
 			p.unmatchedSeen[seen] = true
-			f.Message = fmt.Sprintf("%s (a base of the overlay %s)", pr.Message, joinDir(dir, path.Dir(r.Root)))
+			f.Message = fmt.Sprintf("%s (a base of the overlay %s)", u.Message, joinDir(dir, path.Dir(r.Root)))
 		}
 		p.Problems = append(p.Problems, f)
 	}

@@ -47,10 +47,11 @@ func at(t *testing.T, dir string, fs []checks.Finding) map[string]bool {
 }
 
 // TestRendererRuleFixtures checks the fixture folders of the rules the
-// renderer's findings are of (render-failed, kustomize-patch-unmatched)
-// against their # want: markers, with the charts and overlays rendered.
+// renderer's findings are of (render-failed, kustomize-patch-unmatched,
+// kustomize-replacement-unmatched) against their # want: markers, with
+// the charts and overlays rendered.
 func TestRendererRuleFixtures(t *testing.T) {
-	for _, rule := range []string{checks.RenderFailed, checks.PatchUnmatched} {
+	for _, rule := range []string{checks.RenderFailed, checks.PatchUnmatched, checks.ReplacementUnmatched} {
 		t.Run(rule, func(t *testing.T) {
 			dir := path.Join("fixtures", "rules", rule)
 			_, want := checkstest.Fixture(t, catalog.Default(), filepath.Join(checkstest.Root(t), dir))

@@ -50,14 +50,15 @@ type Render struct {
 	// Problems are errors met while rendering; a render with problems may
 	// still have documents.
 	Problems []Problem
-	// Unmatched are the patches of a root kustomization whose target
-	// selects no object of its build (Kustomize only): kustomize applies
-	// them to nothing and says nothing. The build is whole; each is a
-	// finding of its own at the patch's target.
-	Unmatched []Problem
+	// Unmatched are the patch and replacement targets of the build's
+	// kustomizations that select no object of it (Kustomize only):
+	// kustomize applies them to nothing and says nothing. The build is
+	// whole; each is a finding of its own at its target.
+	Unmatched []Unmatched
 	// Unjudged are the kustomizations of the build whose targeted patches
-	// were not judged for selecting nothing, with why (a component's; any
-	// when a patch of the tree deletes): every output says so.
+	// or replacements were not judged for selecting nothing, with why (a
+	// component's; any when a patch of the tree deletes): every output
+	// says so.
 	Unjudged []Skipped
 
 	// Maps holds, per document, where each of its key paths comes from
@@ -191,6 +192,18 @@ type Problem struct {
 	// template and helm install refuse the values, so the problem is an
 	// error; the render goes on, and what it renders is checked.
 	Values bool `json:",omitempty"`
+}
+
+// Unmatched is a patch's or replacement's target that selects no object
+// of its build: a finding of RuleID at File and Line.
+type Unmatched struct {
+	Problem
+	// RuleID is the rule of its finding.
+	RuleID string
+	// Kustomization is the kustomization file the patch or replacement is
+	// listed in: the build's root, or a base's (said once for all the
+	// overlays that build on it).
+	Kustomization string
 }
 
 // Skipped is an input file that did not become part of any rendered object.

@@ -145,7 +145,7 @@ type wireRender struct {
 	Skipped     []Skipped      `json:"skipped"`
 	Unmapped    []Skipped      `json:"unmapped"`
 	Problems    []Problem      `json:"problems"`
-	Unmatched   []Problem      `json:"unmatched,omitempty"`
+	Unmatched   []Unmatched    `json:"unmatched,omitempty"`
 	Unjudged    []Skipped      `json:"unjudged,omitempty"`
 	Files       []string       `json:"files"`
 	Kinds       []LocationKind `json:"kinds"`

@@ -82,8 +82,9 @@ func TestResultRoundTrip(t *testing.T) {
 		}, {
 			Kind: rendered.Kustomize, Root: "overlays/prod/kustomization.yaml", Stream: []byte{},
 			Documents: []rendered.Document{}, Maps: []rendered.DocMap{},
-			Unmatched: []rendered.Problem{{File: "overlays/prod/kustomization.yaml", Line: 4, Message: "selects nothing"}},
-			Unjudged:  []rendered.Skipped{{File: "components/x/kustomization.yaml", Reason: "a component"}},
+			Unmatched: []rendered.Unmatched{{RuleID: "kustomize-replacement-unmatched", Kustomization: "base/kustomization.yaml",
+				Problem: rendered.Problem{File: "base/r.yaml", Line: 4, Message: "selects nothing"}}},
+			Unjudged: []rendered.Skipped{{File: "components/x/kustomization.yaml", Reason: "a component"}},
 		}, {
 			Kind: rendered.Helm, Root: "broken", Problems: []rendered.Problem{{Message: "failed"}},
 		}},

@@ -103,3 +103,85 @@ func TestServeReviewsAPatchThatSelectsNothing(t *testing.T) {
 		t.Errorf("comment = %s:%d %q, want one at deploy/prod/kustomization.yaml:7 asking about Deployment web", c.Path, c.Line, c.Body)
 	}
 }
+
+// replacementOverlay is a base Deployment and ConfigMap, and an overlay
+// whose replacement, in a file of its own, copies the ConfigMap's host
+// into the Deployment it targets by name (target is the name).
+func replacementOverlay(target string) map[string]string {
+	files := unmatchedOverlay("web")
+	files["deploy/base/kustomization.yaml"] = "resources:\n- deployment.yaml\n- settings.yaml\n"
+	files["deploy/base/settings.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  host: api.example.com\n"
+	files["deploy/prod/kustomization.yaml"] = "resources:\n- ../base\nnamePrefix: prod-\nreplacements:\n- path: host.yaml\n"
+	// Line 6 is the select, 7 its kind, 8 its name.
+	files["deploy/prod/host.yaml"] = "source:\n  kind: ConfigMap\n  name: settings\n  fieldPath: data.host\ntargets:\n- select:\n    kind: Deployment\n    name: " + target +
+		"\n  fieldPaths:\n  - metadata.annotations.host\n  options:\n    create: true\n"
+	return files
+}
+
+// TestCheckSaysAReplacementSelectsNothing runs check as a process on an
+// overlay whose replacement, in its own file, mistypes its target: the
+// finding is in that file at the target's name, and the file is not
+// listed as unchecked. With the name kustomize selects it by, nothing is
+// said.
+func TestCheckSaysAReplacementSelectsNothing(t *testing.T) {
+	dir := writeRepo(t, replacementOverlay("wbe"))
+	if err := os.WriteFile(filepath.Join(dir, ".prodready.yaml"), []byte(testconfig.OnlyRule("kustomize-replacement-unmatched")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, dir, "check", ".")
+	if code != 0 {
+		t.Fatalf("exit %d (a warning does not fail the run):\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "deploy/prod/host.yaml\n  8:1 ") || !strings.Contains(stdout, "targets[0] of the replacement of this file (select kind: Deployment, name: wbe) selects no object") ||
+		!strings.Contains(stdout, "did you mean Deployment web?") || strings.Contains(stdout, "Not checked") {
+		t.Errorf("check says:\n%s\nwant the target at deploy/prod/host.yaml:8, asking about Deployment web, and nothing unchecked", stdout)
+	}
+	for _, name := range []string{"web", "prod-web"} {
+		dir := writeRepo(t, replacementOverlay(name))
+		if err := os.WriteFile(filepath.Join(dir, ".prodready.yaml"), []byte(testconfig.OnlyRule("kustomize-replacement-unmatched")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if stdout, _, _ := runCLI(t, dir, "check", "."); strings.Contains(stdout, "kustomize-replacement-unmatched") {
+			t.Errorf("a target named %s, which kustomize selects, reported:\n%s", name, stdout)
+		}
+	}
+}
+
+// TestServeReviewsAReplacementThatSelectsNothing runs serve as a process
+// (its renders in a child process) on a pull request that mistypes the
+// target of a replacement in its own file: the review comments on that
+// file, at the target's name.
+func TestServeReviewsAReplacementThatSelectsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	const secret = "replacement-secret"
+	fake, keyFile, secretFile := fakeApp(t, secret)
+	config := testconfig.OnlyRule("kustomize-replacement-unmatched")
+	base, head := replacementOverlay("web"), replacementOverlay("wbe")
+	base[".prodready.yaml"], head[".prodready.yaml"] = config, config
+	fake.AddCommit("acme", "web", replicaBase, base)
+	fake.AddCommit("acme", "web", headSHA(0), head)
+	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
+	r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
+		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
+		"--data-dir", filepath.Join(t.TempDir(), "nats")})
+	if code := r.deliver(t, secret, "replacement-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
+		t.Fatalf("delivery: status %d, want 202", code)
+	}
+	waitFor(t, "the check run completed", func() bool {
+		runs := fake.CheckRuns("acme", "web")
+		return len(runs) == 1 && runs[0].Status == "completed"
+	})
+	var comments []fakegithub.Comment
+	for _, rv := range fake.Reviews("acme", "web") {
+		comments = append(comments, rv.Comments...)
+	}
+	if len(comments) != 1 {
+		t.Fatalf("comments = %+v, want one on the replacement's target", comments)
+	}
+	if c := comments[0]; c.Path != "deploy/prod/host.yaml" || c.Line != 8 || !strings.Contains(c.Body, "kustomize-replacement-unmatched") ||
+		!strings.Contains(c.Body, "did you mean Deployment web?") {
+		t.Errorf("comment = %s:%d %q, want one at deploy/prod/host.yaml:8 asking about Deployment web", c.Path, c.Line, c.Body)
+	}
+}
