@@ -495,7 +495,10 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 		}
 	}
 	for _, s := range scanned.NotRendered {
-		if plan.owns(s.File) {
+		// A component no affected overlay uses is named only when the
+		// pull request changes it: the overlays that use it are not
+		// affected, and a review is about what the pull request changes.
+		if plan.owns(s.File) && (s.Reason != rendered.UnusedComponent || plan.changes(s.File)) {
 			out.skipped = append(out.skipped, report.NotChecked{Path: s.File, Reason: s.Reason})
 		}
 	}

@@ -117,9 +117,13 @@ func TestDiscoverLeavesComponentsToTheirUsers(t *testing.T) {
 		"standalone/kustomization.yaml":        []byte("resources:\n- cm.yaml\n"),
 		"standalone/cm.yaml":                   []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
 	}
-	got := rendered.Discover(files).Kustomizations
-	if diff := cmp.Diff([]string{"app/kustomization.yaml", "standalone/kustomization.yaml"}, got); diff != "" {
+	roots := rendered.Discover(files)
+	if diff := cmp.Diff([]string{"app/kustomization.yaml", "standalone/kustomization.yaml"}, roots.Kustomizations); diff != "" {
 		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+	// What no overlay builds is not checked, and the run says so.
+	if diff := cmp.Diff([]string{"components/unused/kustomization.yaml"}, roots.Components); diff != "" {
+		t.Errorf("components no overlay uses (-want +got):\n%s", diff)
 	}
 }
 
@@ -127,7 +131,8 @@ func TestDiscoverLeavesComponentsToTheirUsers(t *testing.T) {
 // of the repository builds on is a base to Discover, but named on its own
 // (`check overlays/staging`) it is the overlay rendered; named with the
 // overlay that builds on it, it is that overlay's base again. A component
-// named is still not built alone.
+// named is still not built alone: unless an overlay named uses it, it is
+// among the components not checked.
 func TestDiscoverUnderRendersTheFolderNamed(t *testing.T) {
 	files := rendered.Files{
 		"base/kustomization.yaml":             []byte("resources:\n- cm.yaml\n"),
@@ -137,19 +142,22 @@ func TestDiscoverUnderRendersTheFolderNamed(t *testing.T) {
 		"comp/kustomization.yaml":             []byte("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"),
 	}
 	for _, c := range []struct {
-		dirs []string
-		want []string
+		dirs, want, components []string
 	}{
-		{nil, []string{"overlays/prod/kustomization.yaml"}},
-		{[]string{"overlays/staging"}, []string{"overlays/staging/kustomization.yaml"}},
-		{[]string{"overlays/prod"}, []string{"overlays/prod/kustomization.yaml"}},
-		{[]string{"overlays"}, []string{"overlays/prod/kustomization.yaml"}},
-		{[]string{"overlays/staging", "overlays/prod"}, []string{"overlays/prod/kustomization.yaml"}},
-		{[]string{"base"}, []string{"base/kustomization.yaml"}},
-		{[]string{"comp"}, nil},
+		{nil, []string{"overlays/prod/kustomization.yaml"}, nil},
+		{[]string{"overlays/staging"}, []string{"overlays/staging/kustomization.yaml"}, nil},
+		{[]string{"overlays/prod"}, []string{"overlays/prod/kustomization.yaml"}, nil},
+		{[]string{"overlays"}, []string{"overlays/prod/kustomization.yaml"}, nil},
+		{[]string{"overlays/staging", "overlays/prod"}, []string{"overlays/prod/kustomization.yaml"}, nil},
+		{[]string{"base"}, []string{"base/kustomization.yaml"}, nil},
+		// Named alone, the component no overlay named builds is not
+		// checked.
+		{[]string{"comp"}, nil, []string{"comp/kustomization.yaml"}},
+		{[]string{"comp", "overlays/staging"}, []string{"overlays/staging/kustomization.yaml"}, nil},
 	} {
-		if got := rendered.DiscoverUnder(files, c.dirs).Kustomizations; !slices.Equal(got, c.want) {
-			t.Errorf("DiscoverUnder(%q) = %q, want %q", c.dirs, got, c.want)
+		r := rendered.DiscoverUnder(files, c.dirs)
+		if !slices.Equal(r.Kustomizations, c.want) || !slices.Equal(r.Components, c.components) {
+			t.Errorf("DiscoverUnder(%q) = %q and components %q, want %q and %q", c.dirs, r.Kustomizations, r.Components, c.want, c.components)
 		}
 	}
 }

@@ -18,6 +18,10 @@ type Roots struct {
 	// Kustomizations are kustomization files that no other kustomization of
 	// the set references through resources, bases or components, sorted.
 	Kustomizations []string
+	// Components are the files of the kustomize Components that no
+	// kustomization of the set names, sorted: a Component is built only as
+	// part of an overlay that names it, so these are not checked.
+	Components []string
 }
 
 // KustomizationNames are the file names kustomize accepts, in its order.
@@ -55,18 +59,23 @@ func Discover(files Files) Roots {
 		// A Component (kind: Component) is built only as part of the
 		// kustomizations that name it: on its own its patches have no
 		// target, and building it reports errors no install would meet.
-		if !referenced[dir] && !isComponent(files[file]) {
+		switch {
+		case referenced[dir]:
+		case isComponent(files[file]):
+			r.Components = append(r.Components, file)
+		default:
 			r.Kustomizations = append(r.Kustomizations, file)
 		}
 	}
 	sort.Strings(r.Charts)
 	sort.Strings(r.Kustomizations)
+	sort.Strings(r.Components)
 	return r
 }
 
 // Under returns the roots that lie in one of dirs (all of them when dirs
 // is empty): a chart whose folder is, or is under, one of dirs, and a
-// kustomization file under one of dirs.
+// kustomization or component file under one of dirs.
 func (r Roots) Under(dirs []string) Roots {
 	if len(dirs) == 0 {
 		return r
@@ -90,6 +99,11 @@ func (r Roots) Under(dirs []string) Roots {
 			out.Kustomizations = append(out.Kustomizations, k)
 		}
 	}
+	for _, c := range r.Components {
+		if in(c) {
+			out.Components = append(out.Components, c)
+		}
+	}
 	return out
 }
 
@@ -98,7 +112,8 @@ func (r Roots) Under(dirs []string) Roots {
 // builds on it but one outside them does: a folder named is rendered as
 // the overlay it is (`check overlays/staging`, where overlays/prod, not
 // named, builds on staging), where Discover alone takes it for a base
-// and renders nothing. A Component is still not rendered on its own.
+// and renders nothing. A Component named so is among Components: it is
+// not built alone.
 func DiscoverUnder(files Files, dirs []string) Roots {
 	r := Discover(files).Under(dirs)
 	if len(dirs) == 0 {
@@ -107,29 +122,36 @@ func DiscoverUnder(files Files, dirs []string) Roots {
 	in := func(p string) bool {
 		return slices.ContainsFunc(dirs, func(d string) bool { return inFolder(CleanDir(d), p) })
 	}
-	for _, d := range dirs {
-		d = CleanDir(d)
-		k := kustomizationIn(files, d)
-		if k == "" || slices.Contains(r.Kustomizations, k) || isComponent(files[k]) {
-			continue
-		}
-		built := false
+	// builtOn reports whether a kustomization under dirs, other than d's
+	// own, names folder d.
+	builtOn := func(d string) bool {
 		for p, data := range files {
 			if !IsKustomizationName(path.Base(p)) || !in(p) || CleanDir(path.Dir(p)) == d {
 				continue
 			}
 			for _, ref := range kustomizationRefs(data) {
 				if target, ok := JoinWithin(CleanDir(path.Dir(p)), ref); ok && target == d {
-					built = true
+					return true
 				}
 			}
 		}
-		if !built {
+		return false
+	}
+	for _, d := range dirs {
+		d = CleanDir(d)
+		k := kustomizationIn(files, d)
+		if k == "" || slices.Contains(r.Kustomizations, k) || slices.Contains(r.Components, k) || builtOn(d) {
+			continue
+		}
+		if isComponent(files[k]) {
+			r.Components = append(r.Components, k)
+		} else {
 			r.Kustomizations = append(r.Kustomizations, k)
 		}
 	}
 	sort.Strings(r.Kustomizations)
-	r.Kustomizations = slices.Compact(r.Kustomizations)
+	sort.Strings(r.Components)
+	r.Kustomizations, r.Components = slices.Compact(r.Kustomizations), slices.Compact(r.Components)
 	return r
 }
 

@@ -396,13 +396,16 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 			continue
 		}
 		p.keepIgnores(dir, files)
+		roots := DiscoverUnder(files, folder.Roots)
+		for _, c := range roots.Components {
+			p.Skipped = append(p.Skipped, Skipped{File: joinDir(dir, c), Reason: UnusedComponent})
+		}
 		o := opts
 		o.Roots, o.Read = folder.Roots, p.readKeepingIgnores(dir, folder.Read)
 		res, err := render(ctx, files, o)
 		if err != nil {
 			// The renderer itself failed (or is not installed): no fault of
 			// the charts', so a warning; their files are checked as written.
-			roots := DiscoverUnder(files, folder.Roots)
 			for _, c := range roots.Charts {
 				f := failed(dir, Problem{File: path.Join(c, "Chart.yaml"), Line: 1, Message: err.Error()}, "chart "+joinDir(dir, c))
 				f.Severity = checks.Warning
@@ -447,6 +450,10 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 	p.Inputs = append(plain, p.Inputs...)
 	return p
 }
+
+// UnusedComponent is why a kustomize Component that no overlay of the run
+// names is not checked.
+const UnusedComponent = "a kustomize Component that no overlay checked here names in its components: kustomize builds it only as part of such an overlay, so its patches and resources are not checked (check an overlay that uses it)"
 
 // standsFor returns the input files a render's objects are checked in
 // place of: a chart's templates (also when a dependency is missing: what
