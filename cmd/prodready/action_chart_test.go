@@ -208,17 +208,25 @@ func sameAsCheck(t *testing.T, r *actionRepo, want map[string]bool) {
 }
 
 // TestActionSarifSaysAPatchSelectsNothing runs the Action's sarif mode as a
-// process on a pull request that adds an overlay whose patches select
-// nothing (the rule's fixture): the SARIF file reports them at the
-// overlay's kustomization, as check does.
+// process on a pull request that adds an overlay whose patches, or
+// replacements, select nothing (each rule's fixture): the SARIF file
+// reports them where check does, at the overlay's kustomization and the
+// replacement's own file.
 func TestActionSarifSaysAPatchSelectsNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the action as a process; skipped with -short")
 	}
-	r := addingRepo(t, "../../fixtures/rules/kustomize-patch-unmatched", "deploy")
-	want := checkFindings(t, r, "deploy")
-	if !want["deploy/prod/kustomization.yaml kustomize-patch-unmatched"] {
-		t.Fatalf("check does not report the overlay's patches: %v", want)
+	for _, c := range []struct{ rule, file string }{
+		{"kustomize-patch-unmatched", "deploy/prod/kustomization.yaml"},
+		{"kustomize-replacement-unmatched", "deploy/prod/worker-host.yaml"},
+	} {
+		t.Run(c.rule, func(t *testing.T) {
+			r := addingRepo(t, "../../fixtures/rules/"+c.rule, "deploy")
+			want := checkFindings(t, r, "deploy")
+			if !want[c.file+" "+c.rule] {
+				t.Fatalf("check does not report the overlay's %s: %v", c.rule, want)
+			}
+			sameAsCheck(t, r, want)
+		})
 	}
-	sameAsCheck(t, r, want)
 }
