@@ -377,10 +377,16 @@ func (ids *formerIDsOf) namesOfKind(mode idMode, m resmap.ResMap, target *types.
 			return fmt.Sprintf("; did you mean %s %s?", kind, s)
 		}
 	}
-	if len(built) > 5 {
-		return fmt.Sprintf("; the build's %ss include %s and %d more", kind, strings.Join(built[:5], ", "), len(built)-5)
+	names := built
+	if mode.base {
+		// The names it may be selected by, the same in every overlay that
+		// builds on the base (its finding is said once).
+		names = usable
 	}
-	return fmt.Sprintf("; the build's %ss: %s", kind, strings.Join(built, ", "))
+	if len(names) > 5 {
+		return fmt.Sprintf("; the build's %ss include %s and %d more", kind, strings.Join(names[:5], ", "), len(names)-5)
+	}
+	return fmt.Sprintf("; the build's %ss: %s", kind, strings.Join(names, ", "))
 }
 
 // labelsNote reminds what a target's labelSelector reads, when it has one.

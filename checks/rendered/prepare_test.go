@@ -383,26 +383,42 @@ func TestRenderedCRDsReadFromTheStream(t *testing.T) {
 	}
 }
 
-// TestBasePatchThatSelectsNothingSaidOnce: two overlays build on a base
-// whose patch selects nothing; each overlay's build finds it, and it is
-// said once, at the base's target line, as a base of an overlay.
+// TestBasePatchThatSelectsNothingSaidOnce: two overlays with their own
+// namePrefix build on a base whose patch, or replacement, selects
+// nothing; each overlay's build finds it, and it is said once, at the
+// base's target line, as a base of an overlay, with the same words (the
+// names it lists are the base's, not each overlay's).
 func TestBasePatchThatSelectsNothingSaidOnce(t *testing.T) {
-	dir := filepath.ToSlash(checkstest.WriteTree(t, map[string]string{
-		"base/kustomization.yaml": "resources:\n- deploy.yaml\npatches:\n- target:\n    kind: Deployment\n    name: wbe\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
-		"base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n" +
-			"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n",
-		"staging/kustomization.yaml": "resources:\n- ../base\nnamePrefix: staging-\n",
-		"prod/kustomization.yaml":    "resources:\n- ../base\nnamePrefix: prod-\n",
-	}))
-	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
-	p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
-	var got []string
-	for _, f := range p.Problems {
-		got = append(got, fmt.Sprintf("%s %s:%d %s", f.RuleID, strings.TrimPrefix(f.File, dir+"/"), f.Line, f.Message))
-	}
-	if len(got) != 1 || !strings.HasPrefix(got[0], "kustomize-patch-unmatched base/kustomization.yaml:6 ") || !strings.Contains(got[0], "did you mean Deployment web?") ||
-		!strings.Contains(got[0], "(a base of the overlay "+dir+"/") {
-		t.Errorf("problems = %q, want the base's patch once, at base/kustomization.yaml:6, as a base of an overlay", got)
+	const deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n" +
+		"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n"
+	for _, c := range []struct {
+		name, kustomization, rule string
+		line                       int
+		says                       string
+	}{
+		{"a patch's mistyped name", "resources:\n- deploy.yaml\npatches:\n- target:\n    kind: Deployment\n    name: wbe\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
+			"kustomize-patch-unmatched", 6, "did you mean Deployment web?"},
+		{"a replacement's labels only the pod template has", "resources:\n- deploy.yaml\nreplacements:\n- sourceValue: \"3\"\n  targets:\n  - select:\n      kind: Deployment\n      labelSelector: app=web\n    fieldPaths: [spec.replicas]\n",
+			"kustomize-replacement-unmatched", 8, "the build's Deployments: web"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.ToSlash(checkstest.WriteTree(t, map[string]string{
+				"base/kustomization.yaml":    c.kustomization,
+				"base/deploy.yaml":           deploy,
+				"staging/kustomization.yaml": "resources:\n- ../base\nnamePrefix: staging-\n",
+				"prod/kustomization.yaml":    "resources:\n- ../base\nnamePrefix: prod-\n",
+			}))
+			cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
+			p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+			var got []string
+			for _, f := range p.Problems {
+				got = append(got, fmt.Sprintf("%s %s:%d %s", f.RuleID, strings.TrimPrefix(f.File, dir+"/"), f.Line, f.Message))
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], fmt.Sprintf("%s base/kustomization.yaml:%d ", c.rule, c.line)) || !strings.Contains(got[0], c.says) ||
+				!strings.Contains(got[0], "(a base of the overlay "+dir+"/") {
+				t.Errorf("problems = %q, want the base's %s once, at base/kustomization.yaml:%d, saying %q, as a base of an overlay", got, c.rule, c.line, c.says)
+			}
+		})
 	}
 }
 
