@@ -393,8 +393,8 @@ func TestBasePatchThatSelectsNothingSaidOnce(t *testing.T) {
 		"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n"
 	for _, c := range []struct {
 		name, kustomization, rule string
-		line                       int
-		says                       string
+		line                      int
+		says                      string
 	}{
 		{"a patch's mistyped name", "resources:\n- deploy.yaml\npatches:\n- target:\n    kind: Deployment\n    name: wbe\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
 			"kustomize-patch-unmatched", 6, "did you mean Deployment web?"},
