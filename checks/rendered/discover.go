@@ -122,25 +122,24 @@ func DiscoverUnder(files Files, dirs []string) Roots {
 	in := func(p string) bool {
 		return slices.ContainsFunc(dirs, func(d string) bool { return inFolder(CleanDir(d), p) })
 	}
-	// builtOn reports whether a kustomization under dirs, other than d's
-	// own, names folder d.
-	builtOn := func(d string) bool {
-		for p, data := range files {
-			if !IsKustomizationName(path.Base(p)) || !in(p) || CleanDir(path.Dir(p)) == d {
-				continue
-			}
-			for _, ref := range kustomizationRefs(data) {
-				if target, ok := JoinWithin(CleanDir(path.Dir(p)), ref); ok && target == d {
-					return true
-				}
+	// builtOn are the folders a kustomization under dirs names, its own
+	// aside.
+	builtOn := map[string]bool{}
+	for p, data := range files {
+		if !IsKustomizationName(path.Base(p)) || !in(p) {
+			continue
+		}
+		dir := CleanDir(path.Dir(p))
+		for _, ref := range kustomizationRefs(data) {
+			if target, ok := JoinWithin(dir, ref); ok && target != dir {
+				builtOn[target] = true
 			}
 		}
-		return false
 	}
 	for _, d := range dirs {
 		d = CleanDir(d)
 		k := kustomizationIn(files, d)
-		if k == "" || slices.Contains(r.Kustomizations, k) || slices.Contains(r.Components, k) || builtOn(d) {
+		if k == "" || slices.Contains(r.Kustomizations, k) || slices.Contains(r.Components, k) || builtOn[d] {
 			continue
 		}
 		if isComponent(files[k]) {

@@ -53,9 +53,9 @@ type Prepared struct {
 	readBy map[string]int
 	// silenced are the findings dropIgnored dropped, with their ignores.
 	silenced []checks.Silenced
-	// unmatchedSeen are the base patches and replacements that select nothing said so far
-	// (file, line and words), each said once for all the overlays that
-	// build on the base.
+	// unmatchedSeen are the base patches and replacements that select
+	// nothing said so far (file, line and words), each said once for all
+	// the overlays that build on the base.
 	unmatchedSeen map[string]bool
 	// renderer and opts are Prepare's, for VerifyFixes, which sets verify.
 	renderer Renderer
