@@ -2,13 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/prodready/prodready/internal/fakegithub"
 )
 
 // componentsRepo is an overlay at the repository's root that uses one
@@ -61,24 +57,10 @@ func TestServeNamesAnUnusedComponentOnlyWhenThePullRequestChangesIt(t *testing.T
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
 	}
-	const secret = "components-secret"
-	fake, keyFile, secretFile := fakeApp(t, secret)
 	base, head := componentsRepo("y"), componentsRepo("y")
 	head["app/cm.yaml"] = strings.Replace(head["app/cm.yaml"], "x: y", "x: z", 1)
 	head["components/unused/kustomization.yaml"] = strings.Replace(head["components/unused/kustomization.yaml"], "x: y", "x: z", 1)
-	fake.AddCommit("acme", "web", replicaBase, base)
-	fake.AddCommit("acme", "web", headSHA(0), head)
-	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
-	r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
-		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-		"--data-dir", filepath.Join(t.TempDir(), "nats")})
-	if code := r.deliver(t, secret, "components-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
-		t.Fatalf("delivery: status %d, want 202", code)
-	}
-	waitFor(t, "the check run completed", func() bool {
-		runs := fake.CheckRuns("acme", "web")
-		return len(runs) == 1 && runs[0].Status == "completed"
-	})
+	fake := reviewOpened(t, base, head)
 	summary := fake.CheckRuns("acme", "web")[0].Summary
 	if !strings.Contains(summary, "components/unused/kustomization.yaml") || strings.Contains(summary, "components/other/kustomization.yaml") {
 		t.Errorf("summary:\n%s\nwant components/unused named as not checked, and not components/other", summary)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,24 +71,10 @@ func TestServeReviewsAPatchThatSelectsNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
 	}
-	const secret = "unmatched-secret"
-	fake, keyFile, secretFile := fakeApp(t, secret)
 	config := testconfig.OnlyRule("kustomize-patch-unmatched")
 	base, head := unmatchedOverlay("web"), unmatchedOverlay("wbe")
 	base[".prodready.yaml"], head[".prodready.yaml"] = config, config
-	fake.AddCommit("acme", "web", replicaBase, base)
-	fake.AddCommit("acme", "web", headSHA(0), head)
-	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
-	r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
-		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-		"--data-dir", filepath.Join(t.TempDir(), "nats")})
-	if code := r.deliver(t, secret, "unmatched-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
-		t.Fatalf("delivery: status %d, want 202", code)
-	}
-	waitFor(t, "the check run completed", func() bool {
-		runs := fake.CheckRuns("acme", "web")
-		return len(runs) == 1 && runs[0].Status == "completed"
-	})
+	fake := reviewOpened(t, base, head)
 	var comments []fakegithub.Comment
 	for _, rv := range fake.Reviews("acme", "web") {
 		comments = append(comments, rv.Comments...)
@@ -155,24 +140,10 @@ func TestServeReviewsAReplacementThatSelectsNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
 	}
-	const secret = "replacement-secret"
-	fake, keyFile, secretFile := fakeApp(t, secret)
 	config := testconfig.OnlyRule("kustomize-replacement-unmatched")
 	base, head := replacementOverlay("web"), replacementOverlay("wbe")
 	base[".prodready.yaml"], head[".prodready.yaml"] = config, config
-	fake.AddCommit("acme", "web", replicaBase, base)
-	fake.AddCommit("acme", "web", headSHA(0), head)
-	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
-	r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
-		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-		"--data-dir", filepath.Join(t.TempDir(), "nats")})
-	if code := r.deliver(t, secret, "replacement-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
-		t.Fatalf("delivery: status %d, want 202", code)
-	}
-	waitFor(t, "the check run completed", func() bool {
-		runs := fake.CheckRuns("acme", "web")
-		return len(runs) == 1 && runs[0].Status == "completed"
-	})
+	fake := reviewOpened(t, base, head)
 	var comments []fakegithub.Comment
 	for _, rv := range fake.Reviews("acme", "web") {
 		comments = append(comments, rv.Comments...)

@@ -296,6 +296,34 @@ func fakeApp(t testing.TB, secret string) (fake *fakegithub.Server, keyFile, sec
 	return fake, keyFile, secretFile
 }
 
+// reviewOpened runs serve as a process, with the flags deploy/ uses,
+// against the fake GitHub on pull request 1 of acme/web, which takes base's
+// files to head's, delivers its opening and waits for the check run on
+// the head to complete; it returns the fake, to read the review from.
+func reviewOpened(t *testing.T, base, head map[string]string) *fakegithub.Server {
+	t.Helper()
+	const secret = "review-secret"
+	fake, keyFile, secretFile := fakeApp(t, secret)
+	fake.AddCommit("acme", "web", replicaBase, base)
+	fake.AddCommit("acme", "web", headSHA(0), head)
+	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
+	r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
+		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
+		"--data-dir", filepath.Join(t.TempDir(), "nats")})
+	if code := r.deliver(t, secret, "opened-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
+		t.Fatalf("delivery: status %d, want 202", code)
+	}
+	waitFor(t, "the check run completed", func() bool {
+		for _, run := range fake.CheckRuns("acme", "web") {
+			if run.HeadSHA == headSHA(0) && run.Status == "completed" {
+				return true
+			}
+		}
+		return false
+	})
+	return fake
+}
+
 // TestReplicasShareOneQueue runs three `serve` processes on a real 3-node
 // NATS JetStream cluster against the fake GitHub: the same delivery sent
 // to all three, pushes superseding each other across replicas, and a

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,31 +42,12 @@ func TestServeRendersChartWithSiblingDependency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
 	}
-	const secret = "deps-secret"
-	fake, keyFile, secretFile := fakeApp(t, secret)
 	config := testconfig.OnlyRule("replicas-too-few")
 	base := bitnamiShaped("3")
 	base[".prodready.yaml"] = config
 	head := bitnamiShaped("1")
 	head[".prodready.yaml"] = config
-	fake.AddCommit("acme", "web", replicaBase, base)
-	fake.AddCommit("acme", "web", headSHA(0), head)
-	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
-
-	r := startReplica(t, "deps", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
-		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-		"--data-dir", filepath.Join(t.TempDir(), "nats")})
-	if code := r.deliver(t, secret, "deps-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
-		t.Fatalf("delivery: status %d, want 202", code)
-	}
-	waitFor(t, "the check run completed", func() bool {
-		for _, run := range fake.CheckRuns("acme", "web") {
-			if run.HeadSHA == headSHA(0) && run.Status == "completed" {
-				return true
-			}
-		}
-		return false
-	})
+	fake := reviewOpened(t, base, head)
 	var posted strings.Builder
 	for _, run := range fake.CheckRuns("acme", "web") {
 		posted.WriteString(run.Title + "\n" + run.Summary + "\n" + run.Text + "\n")
