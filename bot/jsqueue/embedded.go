@@ -123,7 +123,7 @@ func (e *Embedded) Health() error {
 		e.restartJetStream("JetStream is disabled")
 		return fmt.Errorf("%w: the embedded NATS server's JetStream is disabled", bot.ErrQueueUnavailable)
 	}
-	h := e.srv.Healthz(&server.HealthzOptions{})
+	h := e.healthz()
 	if h.StatusCode != http.StatusOK || h.Error != "" {
 		cause := h.Error
 		if cause == "" {
@@ -141,6 +141,24 @@ func (e *Embedded) Health() error {
 		return fmt.Errorf("%w: JetStream's store holds %d of the %d bytes it may use (--nats-max-store)", bot.ErrStorageFull, js.Store, js.Config.MaxStore)
 	}
 	return nil
+}
+
+// healthz runs the server's health check. Its first step waits 1 ms for
+// the server to have finished starting, in a select on the startup's
+// channel and a 1 ms timer: a goroutine descheduled for longer than that
+// (a loaded machine) finds both ready, and may read the timer as a start
+// that did not complete, though the server started long ago (its start is
+// waited for in NewEmbedded). So that answer, from a server that has
+// started, is asked again, up to three times.
+func (e *Embedded) healthz() *server.HealthStatus {
+	var h *server.HealthStatus
+	for range 3 {
+		h = e.srv.Healthz(&server.HealthzOptions{})
+		if !strings.Contains(h.Error, "startup did not complete") || !e.srv.ReadyForConnections(time.Second) {
+			break
+		}
+	}
+	return h
 }
 
 // restartJetStream shuts the server's JetStream down and enables it again
