@@ -63,29 +63,40 @@ func TestCheckSaysAPatchSelectsNothing(t *testing.T) {
 	}
 }
 
-// TestServeReviewsAPatchThatSelectsNothing runs serve as a process (its
+// TestServeReviewsATargetThatSelectsNothing runs serve as a process (its
 // renders in a child process) on a pull request that mistypes an
-// overlay's patch target: the review comments on the target's name,
-// suggesting the object's name.
-func TestServeReviewsAPatchThatSelectsNothing(t *testing.T) {
+// overlay's patch target, and on one that mistypes a replacement's target
+// in the replacement's own file: the review comments on the target's
+// name, in the file it is written in, suggesting the object's name.
+func TestServeReviewsATargetThatSelectsNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
 	}
-	config := testconfig.OnlyRule("kustomize-patch-unmatched")
-	base, head := unmatchedOverlay("web"), unmatchedOverlay("wbe")
-	base[".prodready.yaml"], head[".prodready.yaml"] = config, config
-	fake := reviewOpened(t, base, head)
-	var comments []fakegithub.Comment
-	for _, rv := range fake.Reviews("acme", "web") {
-		comments = append(comments, rv.Comments...)
-	}
-	if len(comments) != 1 {
-		t.Fatalf("comments = %+v, want one on the patch's target", comments)
-	}
-	c := comments[0]
-	if c.Path != "deploy/prod/kustomization.yaml" || c.Line != 7 || !strings.Contains(c.Body, "kustomize-patch-unmatched") ||
-		!strings.Contains(c.Body, "did you mean Deployment web?") {
-		t.Errorf("comment = %s:%d %q, want one at deploy/prod/kustomization.yaml:7 asking about Deployment web", c.Path, c.Line, c.Body)
+	for _, c := range []struct {
+		rule string
+		repo func(target string) map[string]string
+		path string
+		line int
+	}{
+		{"kustomize-patch-unmatched", unmatchedOverlay, "deploy/prod/kustomization.yaml", 7},
+		{"kustomize-replacement-unmatched", replacementOverlay, "deploy/prod/host.yaml", 8},
+	} {
+		t.Run(c.rule, func(t *testing.T) {
+			config := testconfig.OnlyRule(c.rule)
+			base, head := c.repo("web"), c.repo("wbe")
+			base[".prodready.yaml"], head[".prodready.yaml"] = config, config
+			fake := reviewOpened(t, base, head)
+			var comments []fakegithub.Comment
+			for _, rv := range fake.Reviews("acme", "web") {
+				comments = append(comments, rv.Comments...)
+			}
+			if len(comments) != 1 {
+				t.Fatalf("comments = %+v, want one on the target", comments)
+			}
+			if cm := comments[0]; cm.Path != c.path || cm.Line != c.line || !strings.Contains(cm.Body, c.rule) || !strings.Contains(cm.Body, "did you mean Deployment web?") {
+				t.Errorf("comment = %s:%d %q, want one at %s:%d asking about Deployment web", cm.Path, cm.Line, cm.Body, c.path, c.line)
+			}
+		})
 	}
 }
 
@@ -129,30 +140,5 @@ func TestCheckSaysAReplacementSelectsNothing(t *testing.T) {
 		if stdout, _, _ := runCLI(t, dir, "check", "."); strings.Contains(stdout, "kustomize-replacement-unmatched") {
 			t.Errorf("a target named %s, which kustomize selects, reported:\n%s", name, stdout)
 		}
-	}
-}
-
-// TestServeReviewsAReplacementThatSelectsNothing runs serve as a process
-// (its renders in a child process) on a pull request that mistypes the
-// target of a replacement in its own file: the review comments on that
-// file, at the target's name.
-func TestServeReviewsAReplacementThatSelectsNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a serve process; skipped with -short")
-	}
-	config := testconfig.OnlyRule("kustomize-replacement-unmatched")
-	base, head := replacementOverlay("web"), replacementOverlay("wbe")
-	base[".prodready.yaml"], head[".prodready.yaml"] = config, config
-	fake := reviewOpened(t, base, head)
-	var comments []fakegithub.Comment
-	for _, rv := range fake.Reviews("acme", "web") {
-		comments = append(comments, rv.Comments...)
-	}
-	if len(comments) != 1 {
-		t.Fatalf("comments = %+v, want one on the replacement's target", comments)
-	}
-	if c := comments[0]; c.Path != "deploy/prod/host.yaml" || c.Line != 8 || !strings.Contains(c.Body, "kustomize-replacement-unmatched") ||
-		!strings.Contains(c.Body, "did you mean Deployment web?") {
-		t.Errorf("comment = %s:%d %q, want one at deploy/prod/host.yaml:8 asking about Deployment web", c.Path, c.Line, c.Body)
 	}
 }
