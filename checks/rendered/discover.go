@@ -30,21 +30,12 @@ var KustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // Discover finds the charts and root kustomizations of a set.
 func Discover(files Files) Roots {
 	var r Roots
-	kusts := map[string]string{} // dir -> kustomization file
 	for p := range files {
-		dir, base := path.Split(p)
-		dir = CleanDir(dir)
-		switch {
-		case base == "Chart.yaml":
-			if !vendored(files, dir) {
-				r.Charts = append(r.Charts, dir)
-			}
-		case IsKustomizationName(base):
-			if prev, ok := kusts[dir]; !ok || kustRank(base) < kustRank(path.Base(prev)) {
-				kusts[dir] = p
-			}
+		if dir, base := path.Split(p); base == "Chart.yaml" && !vendored(files, CleanDir(dir)) {
+			r.Charts = append(r.Charts, CleanDir(dir))
 		}
 	}
+	kusts := kustomizationsByDir(files)
 	referenced := map[string]bool{}
 	for dir, file := range kusts {
 		for _, ref := range kustomizationRefs(files[file]) {
@@ -80,14 +71,7 @@ func (r Roots) Under(dirs []string) Roots {
 	if len(dirs) == 0 {
 		return r
 	}
-	in := func(p string) bool {
-		for _, d := range dirs {
-			if d = CleanDir(d); inFolder(d, p) {
-				return true
-			}
-		}
-		return false
-	}
+	in := func(p string) bool { return inAnyFolder(dirs, p) }
 	var out Roots
 	for _, c := range r.Charts {
 		if in(c) {
@@ -119,18 +103,15 @@ func DiscoverUnder(files Files, dirs []string) Roots {
 	if len(dirs) == 0 {
 		return r
 	}
-	in := func(p string) bool {
-		return slices.ContainsFunc(dirs, func(d string) bool { return inFolder(CleanDir(d), p) })
-	}
+	kusts := kustomizationsByDir(files)
 	// builtOn are the folders a kustomization under dirs names, its own
 	// aside.
 	builtOn := map[string]bool{}
-	for p, data := range files {
-		if !IsKustomizationName(path.Base(p)) || !in(p) {
+	for dir, k := range kusts {
+		if !inAnyFolder(dirs, k) {
 			continue
 		}
-		dir := CleanDir(path.Dir(p))
-		for _, ref := range kustomizationRefs(data) {
+		for _, ref := range kustomizationRefs(files[k]) {
 			if target, ok := JoinWithin(dir, ref); ok && target != dir {
 				builtOn[target] = true
 			}
@@ -138,8 +119,8 @@ func DiscoverUnder(files Files, dirs []string) Roots {
 	}
 	for _, d := range dirs {
 		d = CleanDir(d)
-		k := kustomizationIn(files, d)
-		if k == "" || slices.Contains(r.Kustomizations, k) || slices.Contains(r.Components, k) || builtOn[d] {
+		k, ok := kusts[d]
+		if !ok || slices.Contains(r.Kustomizations, k) || slices.Contains(r.Components, k) || builtOn[d] {
 			continue
 		}
 		if isComponent(files[k]) {
@@ -154,16 +135,26 @@ func DiscoverUnder(files Files, dirs []string) Roots {
 	return r
 }
 
-// kustomizationIn returns the kustomization file of folder dir of files,
-// the one kustomize reads when it holds more; "" when it holds none.
-func kustomizationIn(files Files, dir string) string {
-	for _, n := range KustomizationNames {
-		p := path.Join(dir, n)
-		if _, ok := files[p]; ok {
-			return p
+// kustomizationsByDir returns the kustomization file of each folder of
+// files that holds one, by folder: the one kustomize reads when a folder
+// holds more.
+func kustomizationsByDir(files Files) map[string]string {
+	kusts := map[string]string{}
+	for p := range files {
+		dir, base := path.Split(p)
+		dir = CleanDir(dir)
+		if IsKustomizationName(base) {
+			if prev, ok := kusts[dir]; !ok || kustRank(base) < kustRank(path.Base(prev)) {
+				kusts[dir] = p
+			}
 		}
 	}
-	return ""
+	return kusts
+}
+
+// inAnyFolder reports whether path p is, or is under, one of dirs.
+func inAnyFolder(dirs []string, p string) bool {
+	return slices.ContainsFunc(dirs, func(d string) bool { return inFolder(CleanDir(d), p) })
 }
 
 // IsKustomizationName reports whether a file name is one kustomize reads

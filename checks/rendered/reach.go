@@ -32,16 +32,7 @@ const MaxReach = 1000
 // one of dirs or is one of refs (generator and patch files live in the
 // folders of the kustomizations that name them, or are named as refs).
 func Reach(files Files, k string) (dirs, refs []string) {
-	kusts := map[string]string{} // folder -> kustomization file
-	for p := range files {
-		dir, base := path.Split(p)
-		dir = CleanDir(dir)
-		if IsKustomizationName(base) {
-			if prev, ok := kusts[dir]; !ok || kustRank(base) < kustRank(path.Base(prev)) {
-				kusts[dir] = p
-			}
-		}
-	}
+	kusts := kustomizationsByDir(files)
 	start := CleanDir(path.Dir(k))
 	seen := map[string]bool{start: true}
 	refSet := map[string]bool{}
