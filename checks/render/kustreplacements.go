@@ -25,27 +25,19 @@ import (
 // reported. Its reject list is not read: a target whose select selects
 // only what it rejects changes nothing either, but may be written so for
 // objects a later version of the base has.
-func (ids *formerIDsOf) unmatchedReplacementsOf(l level, m resmap.ResMap) []rendered.Unmatched {
+func (ids *formerIDsOf) unmatchedReplacementsOf(l level, top *yaml.Node, m resmap.ResMap) []rendered.Unmatched {
 	mode := idMode{base: true}
 	var out []rendered.Unmatched
-	for _, r := range ids.ov.replacementsOf(l) {
+	for _, r := range ids.ov.replacementsOf(l, top) {
 		for j, t := range r.Targets {
 			if t == nil || t.Select == nil {
 				continue // the build refused it: not reached
 			}
-			sr, err := types.NewSelectorRegex(t.Select)
-			if err != nil {
-				continue // the build compiled it: not reached
-			}
-			if ids.selectAny(mode, sr, t.Select, m) {
+			if ids.selectAny(mode, t.Select, m) {
 				continue
 			}
-			line := 0
-			if j < len(r.lines) {
-				line = r.lines[j]
-			}
 			out = append(out, rendered.Unmatched{RuleID: checks.ReplacementUnmatched, Kustomization: l.file, Problem: rendered.Problem{
-				File: r.file, Line: max(line, 1),
+				File: r.file, Line: lineAt(r.lines, j),
 				Message: fmt.Sprintf("targets[%d] of %s (select %s) selects no object of the build: kustomize replaces nothing there and says nothing, so %s gets no value from %s%s%s",
 					j, r.name, describeSelector(t.Select), fieldPaths(t), describeSource(r.Replacement), ids.namesOfKind(mode, m, t.Select), labelsNote(t.Select)),
 			}})
@@ -68,15 +60,13 @@ type replacementAt struct {
 	lines []int
 }
 
-// replacementsOf returns the replacements of kustomization l, inline or in
-// the files their entries name, read as kustomize reads them (a file
-// holds one replacement or a list).
-func (ov *overlay) replacementsOf(l level) []replacementAt {
+// replacementsOf returns the replacements of kustomization l (its text's
+// top mapping top), inline or in the files their entries name, read as
+// kustomize reads them (a file holds one replacement or a list).
+func (ov *overlay) replacementsOf(l level, top *yaml.Node) []replacementAt {
 	var entries []*yaml.Node
-	if root, err := parseYAML(ov.text(l.file)); err == nil && len(root.Content) > 0 {
-		if seq := valueAt(root.Content[0], "replacements"); seq != nil && seq.Kind == yaml.SequenceNode {
-			entries = seq.Content
-		}
+	if seq := valueAt(top, "replacements"); seq != nil && seq.Kind == yaml.SequenceNode {
+		entries = seq.Content
 	}
 	var out []replacementAt
 	for i, rf := range l.k.Replacements {

@@ -57,8 +57,9 @@ func (ov *overlay) unmatched(kfile string, m resmap.ResMap) (out []rendered.Unma
 			unjudged = append(unjudged, rendered.Skipped{File: l.file, Reason: judged.notJudged() +
 				"a component's " + judged.what + " may be meant for objects some overlays do not have"})
 		default:
-			out = append(out, ids.unmatchedOf(l, i == 0, m)...)
-			out = append(out, ids.unmatchedReplacementsOf(l, m)...)
+			top := mappingOf(ov.text(l.file)) // for the lines of its targets
+			out = append(out, ids.unmatchedOf(l, top, i == 0, m)...)
+			out = append(out, ids.unmatchedReplacementsOf(l, top, m)...)
 		}
 	}
 	return out, unjudged
@@ -115,10 +116,10 @@ func (ov *overlay) levels(kfile string) []level {
 	return out
 }
 
-// unmatchedOf returns the patches of level l (the root when root) whose
-// target selects no object of m.
-func (ids *formerIDsOf) unmatchedOf(l level, root bool, m resmap.ResMap) []rendered.Unmatched {
-	lines := patchTargetLines(ids.ov.text(l.file))
+// unmatchedOf returns the patches of level l (the root when root), whose
+// text's top mapping is top, whose target selects no object of m.
+func (ids *formerIDsOf) unmatchedOf(l level, top *yaml.Node, root bool, m resmap.ResMap) []rendered.Unmatched {
+	lines := patchTargetLines(top)
 	var out []rendered.Unmatched
 	for _, field := range []struct {
 		name    string
@@ -132,19 +133,11 @@ func (ids *formerIDsOf) unmatchedOf(l level, root bool, m resmap.ResMap) []rende
 			if p.Target == nil {
 				continue
 			}
-			sr, err := types.NewSelectorRegex(p.Target)
-			if err != nil {
-				continue // the build compiled it: not reached
-			}
-			if ids.selectAny(mode, sr, p.Target, m) {
+			if ids.selectAny(mode, p.Target, m) {
 				continue
 			}
-			line := 0
-			if i < len(lines[field.name]) {
-				line = lines[field.name][i]
-			}
 			out = append(out, rendered.Unmatched{RuleID: checks.PatchUnmatched, Kustomization: l.file, Problem: rendered.Problem{
-				File: l.file, Line: max(line, 1),
+				File: l.file, Line: lineAt(lines[field.name], i),
 				Message: fmt.Sprintf("the target of %s[%d] (%s) selects no object of the build: kustomize applies the patch to nothing and says nothing, so what it sets is not set%s%s",
 					field.name, i, describeSelector(p.Target), ids.namesOfKind(mode, m, p.Target), labelsNote(p.Target)),
 			}})
@@ -216,10 +209,14 @@ func (ids *formerIDsOf) get(res *resource.Resource, mode idMode) formerID {
 	return id
 }
 
-// selectAny reports whether sr (with its label and annotation selectors
-// in sel) selects an object of m under any name or namespace it could
-// have had when a patch ran as mode says.
-func (ids *formerIDsOf) selectAny(mode idMode, sr *types.SelectorRegex, sel *types.Selector, m resmap.ResMap) bool {
+// selectAny reports whether sel selects an object of m under any name or
+// namespace it could have had when a patch ran as mode says; true for a
+// selector kustomize cannot compile (the build failed on it: not reached).
+func (ids *formerIDsOf) selectAny(mode idMode, sel *types.Selector, m resmap.ResMap) bool {
+	sr, err := types.NewSelectorRegex(sel)
+	if err != nil {
+		return true
+	}
 	for _, res := range m.Resources() {
 		if !sr.MatchGvk(res.GetGvk()) {
 			continue
@@ -397,18 +394,31 @@ func labelsNote(target *types.Selector) string {
 	return " (a labelSelector reads the object's own metadata.labels, not its selector's or its pod template's)"
 }
 
-// patchTargetLines returns, for the patches and patchesJson6902 fields of
-// a kustomization's text, by index, the line of each entry's target the
-// author most likely mistyped: its name, else its labelSelector, its
-// annotationSelector, its kind, the target itself (the entry, when it has
-// none).
-func patchTargetLines(data []byte) map[string][]int {
-	out := map[string][]int{}
+// mappingOf returns the top mapping of a kustomization's text data; nil
+// when it has none.
+func mappingOf(data []byte) *yaml.Node {
 	root, err := parseYAML(data)
 	if err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return out
+		return nil
 	}
-	top := root.Content[0]
+	return root.Content[0]
+}
+
+// lineAt is the line of entry i of lines, or 1 when it is not known.
+func lineAt(lines []int, i int) int {
+	if i < len(lines) {
+		return max(lines[i], 1)
+	}
+	return 1
+}
+
+// patchTargetLines returns, for the patches and patchesJson6902 fields of
+// a kustomization whose top mapping is top, by index, the line of each
+// entry's target the author most likely mistyped: its name, else its
+// labelSelector, its annotationSelector, its kind, the target itself (the
+// entry, when it has none).
+func patchTargetLines(top *yaml.Node) map[string][]int {
+	out := map[string][]int{}
 	for _, field := range []string{"patches", "patchesJson6902"} {
 		seq := valueAt(top, field)
 		if seq == nil || seq.Kind != yaml.SequenceNode {
