@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prodready/prodready/checks/rendered"
@@ -23,11 +24,33 @@ func corpus(t testing.TB, sub string) rendered.Files {
 	return files
 }
 
+// corpusRuns holds one Run of each corpus folder with corpusOptions, made
+// by the first test that asks for it: TestCorpusCharts,
+// TestCorpusChartsAsWritten and TestCorpusAnnotationsReusedAsMade each
+// read the same renders, and rendering the corpus's charts is most of
+// their time. Tests only read a shared Result.
+var corpusRuns sync.Map // folder -> func() rendered.Result
+
+// corpusOptions are the options of corpusRun's renders: every chart with
+// every values set, and every root overlay.
+var corpusOptions = rendered.Options{MaxRenders: 1000}
+
+// corpusRun is Run over the corpus folder sub with corpusOptions, made
+// once per test binary, and the folder's files; it skips when the corpus
+// is absent.
+func corpusRun(t testing.TB, sub string) (rendered.Files, rendered.Result) {
+	t.Helper()
+	files := corpus(t, sub)
+	once, _ := corpusRuns.LoadOrStore(sub, sync.OnceValue(func() rendered.Result {
+		return Run(context.Background(), files, corpusOptions)
+	}))
+	return files, once.(func() rendered.Result)()
+}
+
 // TestCorpusCharts renders every chart of the shared Helm corpus once per
 // values set; nothing may panic, and most charts must render.
 func TestCorpusCharts(t *testing.T) {
-	files := corpus(t, "helm-charts")
-	res := Run(context.Background(), files, rendered.Options{MaxRenders: 1000, ExtraValues: nil})
+	files, res := corpusRun(t, "helm-charts")
 	var ok, failed, docs, mapped, keys int
 	reasons := map[string]int{}
 	for _, r := range res.Renders {
@@ -138,8 +161,7 @@ func BenchmarkCorpusChartsValuesYAML(b *testing.B) {
 func TestCorpusChartsAsWritten(t *testing.T) {
 	for _, sub := range []string{"charts-more", "helm-charts"} {
 		t.Run(sub, func(t *testing.T) {
-			files := corpus(t, sub)
-			res := Run(context.Background(), files, rendered.Options{MaxRenders: 1000})
+			files, res := corpusRun(t, sub)
 			var renders, failed, docs, keys, atLine1 int
 			for _, r := range res.Renders {
 				renders++

@@ -90,9 +90,8 @@ func TestCorpusOneRenderIsTheRender(t *testing.T) {
 // own (annotated afresh), and holds the two to the same documents, source
 // maps and lists of what went unmapped.
 func TestCorpusAnnotationsReusedAsMade(t *testing.T) {
-	files := corpus(t, "helm-charts")
-	opts := rendered.Options{MaxRenders: 1000}
-	res := Run(context.Background(), files, opts)
+	files, res := corpusRun(t, "helm-charts")
+	opts := corpusOptions
 	reused := 0
 	for _, r := range res.Renders {
 		if r.Kind != Helm || len(r.ValuesFiles) == 0 {
