@@ -156,6 +156,16 @@ func (f Finding) Container() string {
 	return m[2]
 }
 
+// ContainerPath is the path of the container f is about, a prefix of its
+// Path (spec.template.spec.containers[0]), "" when it is about none.
+func (f Finding) ContainerPath() string {
+	loc := containerIndexRE.FindStringIndex(f.Path)
+	if loc == nil {
+		return ""
+	}
+	return f.Path[:loc[1]]
+}
+
 // containerIndexRE finds a container's index in a rendered path.
 var containerIndexRE = regexp.MustCompile(`(^|\.)(initContainers|containers|ephemeralContainers)\[(\d+)\]`)
 

@@ -760,16 +760,23 @@ func (pl *placed) unmapped(doc int) string {
 }
 
 // relocate moves f, a finding on the render's input, to the line its
-// author edits, and drops its fix's edits (they apply to the rendered
+// author edits, and its container's line (which a review anchors the
+// container's thread on) to where that container is written in the same
+// file, or to none; and drops its fix's edits (they apply to the rendered
 // text).
 func (pl *placed) relocate(f *checks.Finding) {
 	doc := f.Object.Doc
-	file, line := "", 1
+	file, line, container := "", 1, 0
 	if doc >= 0 && doc < len(pl.render.Documents) {
 		file = pl.render.Documents[doc].Source
 		if loc, ok := pl.render.Locate(doc, f.Path); ok {
 			file = loc.File
 			line = max(loc.Line, 1)
+		}
+		if c := f.ContainerPath(); c != "" && f.ContainerLine > 0 {
+			if loc, ok := pl.render.Locate(doc, c); ok && !loc.Inherited && loc.File == file && loc.Line > 0 {
+				container = loc.Line
+			}
 		}
 	}
 	if file == "" {
@@ -777,6 +784,7 @@ func (pl *placed) relocate(f *checks.Finding) {
 	}
 	f.File = joinDir(pl.dir, file)
 	f.Line, f.EndLine, f.Column = line, line, 1
+	f.ContainerLine = container
 	if f.Fix != nil {
 		fx := *f.Fix
 		fx.Edits = nil
