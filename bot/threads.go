@@ -12,6 +12,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/internal/inert"
 	"github.com/prodready/prodready/internal/plural"
 )
@@ -92,6 +93,7 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 		t.findings = append(t.findings, i)
 		of[i] = t
 	}
+	ts = sameSaid(ts, of, fs)
 	var sugs []Suggestion
 	if rv.Suggest != nil && len(src) > 0 {
 		sugs, err = rv.Suggest(path, src, fs)
@@ -196,7 +198,7 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 		for _, c := range carried[t] {
 			for _, s := range c.owner.sugs {
 				if slices.Contains(s.Findings, c.k) {
-					t.notes = appendOnce(t.notes, fmt.Sprintf("The suggestion on line %d (the thread about %s) fixes `%s` too: its lines overlap.", s.StartLine, c.owner.about(fs), fs[c.k].RuleID))
+					t.notes = appendOnce(t.notes, fmt.Sprintf("The suggestion on line %d (the thread about %s) fixes `%s` too: its lines overlap.", s.StartLine, c.owner.about(fs, fs[c.k]), fs[c.k].RuleID))
 				}
 			}
 		}
@@ -250,6 +252,35 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 	return out, outside
 }
 
+// sameSaid makes one thread of the threads that say the same at one
+// place about different objects: a values line several of a chart's
+// objects take (a mutating and a validating webhook's timeout), a base an
+// overlay builds more than once (under three name prefixes). The first of
+// them keeps its key and takes the others' findings, whose fingerprint
+// markers it carries; of is updated to match.
+func sameSaid(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
+	bySaying := map[string]*draftThread{}
+	out := ts[:0]
+	for _, t := range ts {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d\x00%s", t.anchor, t.container)
+		for _, k := range t.findings {
+			b.WriteString("\x00" + fs[k].RuleID + "\x00" + rendered.WithoutObject(fs[k]))
+		}
+		into := bySaying[b.String()]
+		if into == nil {
+			bySaying[b.String()] = t
+			out = append(out, t)
+			continue
+		}
+		into.findings = append(into.findings, t.findings...)
+		for _, k := range t.findings {
+			of[k] = into
+		}
+	}
+	return out
+}
+
 // owningThread is the thread that holds the most of a suggestion's
 // findings (the first of them on a tie), nil when it names none.
 func owningThread(s Suggestion, of []*draftThread, n int) *draftThread {
@@ -268,12 +299,20 @@ func owningThread(s Suggestion, of []*draftThread, n int) *draftThread {
 	return best
 }
 
-// about names what a thread is about, for another thread's note.
-func (t *draftThread) about(fs []checks.Finding) string {
+// about names what a thread is about, for the note of another thread,
+// whose finding is other: the rule, and its object when other is of the
+// same rule on another object (one values line sets a chart's mutating
+// and validating webhooks).
+func (t *draftThread) about(fs []checks.Finding, other checks.Finding) string {
 	if t.container != "" {
 		return "container " + inert.Code(t.container)
 	}
-	return "`" + fs[t.findings[0]].RuleID + "`"
+	f := fs[t.findings[0]]
+	o, p := f.Object, other.Object
+	if f.RuleID == other.RuleID && o.Name != "" && (o.Kind != p.Kind || o.Namespace != p.Namespace || o.Name != p.Name) {
+		return "`" + f.RuleID + "` on " + o.Kind + " " + inert.Code(o.Name)
+	}
+	return "`" + f.RuleID + "`"
 }
 
 func appendOnce(ss []string, s string) []string {
@@ -306,16 +345,21 @@ func ThreadBody(c Comment, info string) string {
 			worst = max(worst, f.Severity)
 		}
 		what := "these findings"
-		if c.Container != "" {
+		objects := objectsOf(fs)
+		switch {
+		case c.Container != "" && objects != "":
+			what = "container " + inert.Code(c.Container) + " of " + objects
+		case c.Container != "":
 			what = "container " + inert.Code(c.Container)
-			if fs[0].Object.Name != "" {
-				what += " of " + inert.Text(fs[0].Object.Kind) + " " + inert.Code(fs[0].Object.Name)
-			}
+		case objects != "":
+			what = objects
 		}
 		fmt.Fprintf(&b, "%s **%s** %s in %s:\n\n", severityIcon(worst), worst, plural.Count(len(fs), "finding", "findings"), what)
+		var said []string
 		for _, f := range fs {
-			fmt.Fprintf(&b, "- %s `%s`: %s\n", severityIcon(f.Severity), f.RuleID, inert.Text(firstSentence(f.Message)))
+			said = appendOnce(said, fmt.Sprintf("- %s `%s`: %s\n", severityIcon(f.Severity), f.RuleID, inert.Text(firstSentence(rendered.WithoutObject(f)))))
 		}
+		b.WriteString(strings.Join(said, ""))
 	}
 	for _, n := range c.Notes {
 		b.WriteString("\n" + n + "\n")
@@ -327,28 +371,35 @@ func ThreadBody(c Comment, info string) string {
 		b.WriteString("\n" + SuggestionBlockWith(c.Suggestion.Text, info) + "\n")
 	}
 	b.WriteString("\n<details><summary>Why and how to fix</summary>\n\n")
+	var why []string // each once: a thread about several objects says the same of each
 	for _, f := range fs {
-		fmt.Fprintf(&b, "- `%s`: %s", f.RuleID, inert.Text(f.Message))
+		var w strings.Builder
+		msg := f.Message
+		if len(fs) > 1 {
+			msg = rendered.WithoutObject(f) // the first line names the objects
+		}
+		fmt.Fprintf(&w, "- `%s`: %s", f.RuleID, inert.Text(msg))
 		if f.Fix != nil && f.Fix.Description != "" {
 			label := "Fix"
 			if f.Fix.Kind == checks.StartingPoint {
 				label = "Fix (starting point)"
 			}
-			fmt.Fprintf(&b, " %s: %s", label, inert.Text(f.Fix.Description))
+			fmt.Fprintf(&w, " %s: %s", label, inert.Text(f.Fix.Description))
 			if f.Fix.Withheld != "" {
-				fmt.Fprintf(&b, " (withheld: %s)", inert.Text(f.Fix.Withheld))
+				fmt.Fprintf(&w, " (withheld: %s)", inert.Text(f.Fix.Withheld))
 			}
 		}
 		if r := catalog.Default().Lookup(f.RuleID); r != nil {
 			if r.Why != "" {
-				fmt.Fprintf(&b, " Why: %s.", inert.Text(strings.TrimSuffix(r.Why, ".")))
+				fmt.Fprintf(&w, " Why: %s.", inert.Text(strings.TrimSuffix(r.Why, ".")))
 			}
 			if r.Ref != "" {
-				fmt.Fprintf(&b, " [Docs](%s)", r.Ref)
+				fmt.Fprintf(&w, " [Docs](%s)", r.Ref)
 			}
 		}
-		b.WriteString("\n")
+		why = appendOnce(why, w.String()+"\n")
 	}
+	b.WriteString(strings.Join(why, ""))
 	b.WriteString("\nTo ignore it, add `# prodready:ignore rule-id reason` on its line or the line above.\n</details>\n\n")
 	var t strings.Builder
 	t.WriteString(ThreadMarker(c.Key) + "\n")
@@ -358,6 +409,27 @@ func ThreadBody(c Comment, info string) string {
 	// The trailer is kept whole when the text is cut: it is what the bot
 	// finds its thread by.
 	return Truncate(b.String(), MaxBodyChars-len([]rune(t.String()))) + t.String()
+}
+
+// objectsOf names the objects fs are about, each once, in order:
+// "Deployment `web`", or "Pod `a`, Pod `b` and Pod `c`"; "" when none is
+// named.
+func objectsOf(fs []checks.Finding) string {
+	var names []string
+	seen := map[checks.ObjectRef]bool{}
+	for _, f := range fs {
+		o := f.Object
+		o.Doc = 0
+		if o.Name == "" || seen[o] {
+			continue
+		}
+		seen[o] = true
+		names = append(names, inert.Text(o.Kind)+" "+inert.Code(o.Name))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // firstSentence is s up to its first sentence's end (". " past the first

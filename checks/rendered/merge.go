@@ -13,14 +13,26 @@ import (
 // renders): one finding, or review comment, naming the renders, not one
 // per overlay. The merged finding is where the first of them is in fs. It
 // names at most named renders ("and 3 more"), or all of them when named is
-// 0.
+// 0. Findings one render makes at one line for the same reason are of
+// different objects (a chart's mutating and validating webhooks, both set
+// from one values line): they stay apart, the nth of one render merged
+// with the nth of another.
 func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 	type key struct {
 		file       string
 		line       int
 		rule, text string
 	}
-	index := map[key]int{}
+	type ofRender struct {
+		key
+		about string
+	}
+	type nthKey struct {
+		key
+		nth int // how many findings of its render came before it
+	}
+	index := map[nthKey]int{}
+	seen := map[ofRender]int{}
 	var out []checks.Finding
 	var abouts [][]string
 	for _, f := range fs {
@@ -30,8 +42,10 @@ func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 			abouts = append(abouts, nil)
 			continue
 		}
-		k := key{f.File, f.Line, f.RuleID, f.Message[:i]}
 		about := f.Message[i+len(RenderedFrom) : len(f.Message)-1]
+		same := key{f.File, f.Line, f.RuleID, f.Message[:i]}
+		k := nthKey{same, seen[ofRender{same, about}]}
+		seen[ofRender{same, about}]++
 		if j, ok := index[k]; ok {
 			abouts[j] = append(abouts[j], about)
 			if !out[j].Fixable() && f.Fixable() {
@@ -54,6 +68,47 @@ func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 		out[j].Message = out[j].Message[:i] + RenderedFrom + nameRenders(abouts[j], named) + ")"
 	}
 	return out
+}
+
+// NameObjects starts with its object's kind and name the message of each
+// finding of fs that findings of other objects share their file, line,
+// rule and message with (a chart's mutating and validating webhooks, both
+// set from one values line): each output then tells them apart.
+func NameObjects(fs []checks.Finding) {
+	type key struct {
+		file       string
+		line       int
+		rule, text string
+	}
+	first := map[key]checks.ObjectRef{}
+	several := map[key]bool{}
+	for _, f := range fs {
+		k := key{f.File, f.Line, f.RuleID, f.Message}
+		o, ok := first[k]
+		switch {
+		case !ok:
+			first[k] = f.Object
+		case o.Kind != f.Object.Kind || o.Namespace != f.Object.Namespace || o.Name != f.Object.Name:
+			several[k] = true
+		}
+	}
+	if len(several) == 0 {
+		return
+	}
+	for i, f := range fs {
+		if several[key{f.File, f.Line, f.RuleID, f.Message}] && f.Object.Name != "" {
+			fs[i].Message = f.Object.Kind + " " + f.Object.Name + ": " + f.Message
+		}
+	}
+}
+
+// WithoutObject is f's message without the kind and name NameObjects
+// starts it with, as it was before.
+func WithoutObject(f checks.Finding) string {
+	if f.Object.Name == "" {
+		return f.Message
+	}
+	return strings.TrimPrefix(f.Message, f.Object.Kind+" "+f.Object.Name+": ")
 }
 
 // nameRenders lists renders by what they are about ("overlay prod"),

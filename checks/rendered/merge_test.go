@@ -38,3 +38,41 @@ func TestMergeRendersKeepsEdits(t *testing.T) {
 		t.Errorf("merged: %+v", got)
 	}
 }
+
+// TestMergeRendersKeepsOneRendersObjectsApart: one values line sets a
+// chart's mutating and validating webhooks (and a third object), so each
+// render of the chart makes three findings there with one message. They
+// are three findings, each naming both renders, not one naming the first
+// render again and again.
+func TestMergeRendersKeepsOneRendersObjectsApart(t *testing.T) {
+	mk := func(kind, about string) checks.Finding {
+		return checks.Finding{RuleID: "r", File: "c/values.yaml", Line: 2, Message: "slow (rendered from the " + about + ")", Object: checks.ObjectRef{Kind: kind, Name: "hooks"}}
+	}
+	const a, b = "chart c", "chart c; with ci/x-values.yaml"
+	got := rendered.MergeRenders([]checks.Finding{mk("Mutating", a), mk("Validating", a), mk("Other", a), mk("Mutating", b), mk("Validating", b), mk("Other", b)}, 0)
+	if len(got) != 3 {
+		t.Fatalf("merged into %d findings, want 3: %+v", len(got), got)
+	}
+	for i, kind := range []string{"Mutating", "Validating", "Other"} {
+		if want := "slow (rendered from the " + a + ", the " + b + ")"; got[i].Object.Kind != kind || got[i].Message != want {
+			t.Errorf("finding %d: %s %q, want %s %q", i, got[i].Object.Kind, got[i].Message, kind, want)
+		}
+	}
+}
+
+// TestNameObjects: findings of two objects at one line with one message
+// begin with their objects; one object's findings, or findings at other
+// lines, keep their messages.
+func TestNameObjects(t *testing.T) {
+	mk := func(kind string, line int) checks.Finding {
+		return checks.Finding{RuleID: "r", File: "c/values.yaml", Line: line, Message: "slow", Object: checks.ObjectRef{Kind: kind, Name: "hooks"}}
+	}
+	fs := []checks.Finding{mk("Mutating", 2), mk("Validating", 2), mk("Mutating", 3), mk("Mutating", 4), mk("Mutating", 4)}
+	rendered.NameObjects(fs)
+	want := []string{"Mutating hooks: slow", "Validating hooks: slow", "slow", "slow", "slow"}
+	for i, f := range fs {
+		if f.Message != want[i] {
+			t.Errorf("finding %d: %q, want %q", i, f.Message, want[i])
+		}
+	}
+}

@@ -65,7 +65,9 @@ type Outcome struct {
 // rules' findings mapped to their source lines, then those on files
 // several renders read (a base under several overlays), each once with
 // the renders that have it (rendered.MergeRenders), then findings of
-// renders that fell in no checked file.
+// renders that fell in no checked file. Findings of several objects that
+// one line makes for the same reason name their objects
+// (rendered.NameObjects).
 func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, o Options, emit func([]checks.Finding)) Outcome {
 	prep := Prepare(ctx, inputs, folders, cfg, o)
 	if prep.Renders > 0 && o.Check.PaceGC {
@@ -94,12 +96,14 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 				now = append(now, f)
 			}
 		}
+		rendered.NameObjects(now)
 		emit(now)
 	}
 	res := checks.Run(prep.Inputs, cfg, co)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	res.Exempted = prep.MapExempted(res.Exempted)
 	shared = rendered.MergeRenders(shared, o.NamedRenders)
+	rendered.NameObjects(shared)
 	checks.SortFindings(shared)
 	emit(shared)
 	emit(prep.Unreported())
@@ -115,7 +119,8 @@ type Collected struct {
 	Lean *checks.LeanFindings
 	// Rendered are the findings of the renders Options.Renders keeps,
 	// mapped to the lines their authors edit, those several renders make
-	// at one line merged (rendered.MergeRenders).
+	// at one line merged (rendered.MergeRenders), those of several objects
+	// at one line naming their objects (rendered.NameObjects).
 	Rendered []checks.Finding
 	// Problems are the render problems, graded by the config.
 	Problems []checks.Finding
@@ -167,6 +172,7 @@ func Collect(ctx context.Context, inputs []checks.Input, folders []rendered.Fold
 	clear(res.Findings[len(plain):])
 	out.Plain, res.Findings = plain, nil
 	out.Rendered = rendered.MergeRenders(prep.Map(fromRenders), o.NamedRenders)
+	rendered.NameObjects(out.Rendered)
 	res.Silenced = append(prep.MapSilenced(res.Silenced), prep.Silenced()...)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	res.Exempted = prep.MapExempted(res.Exempted)
