@@ -71,15 +71,7 @@ func TestServeSaysOnceWhatOneValuesLineMakesOfTwoObjects(t *testing.T) {
 		t.Skip("starts a serve process; skipped with -short")
 	}
 	base := map[string]string{".prodready.yaml": testconfig.OnlyRule("webhook-timeout"), "README.md": "hooks\n"}
-	fake := reviewOpened(t, base, webhookChart())
-	var comments []fakegithub.Comment
-	for _, rv := range fake.Reviews("acme", "web") {
-		comments = append(comments, rv.Comments...)
-	}
-	if len(comments) != 1 {
-		t.Fatalf("comments = %+v, want one thread for both webhook configurations", comments)
-	}
-	cm := comments[0]
+	cm := onlyComment(t, reviewOpened(t, base, webhookChart()))
 	if cm.Path != "chart/values.yaml" || cm.Line != 2 ||
 		!strings.Contains(cm.Body, "2 findings in MutatingWebhookConfiguration `release-hooks` and ValidatingWebhookConfiguration `release-hooks`") ||
 		strings.Count(cm.Body, "- :warning: `webhook-timeout`: the timeout of webhook \"hooks.example.com\" is 30s") != 1 ||
@@ -138,15 +130,7 @@ func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base := map[string]string{".prodready.yaml": c.head[".prodready.yaml"], "README.md": "web\n"}
-			fake := reviewOpened(t, base, c.head)
-			var comments []fakegithub.Comment
-			for _, rv := range fake.Reviews("acme", "web") {
-				comments = append(comments, rv.Comments...)
-			}
-			if len(comments) != 1 {
-				t.Fatalf("comments = %+v, want one thread for the container", comments)
-			}
-			cm := comments[0]
+			cm := onlyComment(t, reviewOpened(t, base, c.head))
 			first := cm.Line // the line a thread starts at: a suggestion's first
 			if cm.StartLine > 0 {
 				first = cm.StartLine
@@ -156,4 +140,18 @@ func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// onlyComment is the one inline comment of the reviews fake holds; the
+// test fails when there is not exactly one.
+func onlyComment(t *testing.T, fake *fakegithub.Server) fakegithub.Comment {
+	t.Helper()
+	var comments []fakegithub.Comment
+	for _, rv := range fake.Reviews("acme", "web") {
+		comments = append(comments, rv.Comments...)
+	}
+	if len(comments) != 1 {
+		t.Fatalf("comments = %+v, want one thread", comments)
+	}
+	return comments[0]
 }
