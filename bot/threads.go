@@ -310,7 +310,7 @@ func (t *draftThread) about(fs []checks.Finding, other checks.Finding) string {
 	f := fs[t.findings[0]]
 	o, p := f.Object, other.Object
 	if f.RuleID == other.RuleID && o.Name != "" && (o.Kind != p.Kind || o.Namespace != p.Namespace || o.Name != p.Name) {
-		return "`" + f.RuleID + "` on " + o.Kind + " " + inert.Code(o.Name)
+		return "`" + f.RuleID + "` on " + inert.Text(o.Kind) + " " + inert.Code(o.Name)
 	}
 	return "`" + f.RuleID + "`"
 }
