@@ -253,11 +253,12 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 }
 
 // sameSaid makes one thread of the threads that say the same at one
-// place about different objects: a values line several of a chart's
-// objects take (a mutating and a validating webhook's timeout), a base an
-// overlay builds more than once (under three name prefixes). The first of
-// them keeps its key and takes the others' findings, whose fingerprint
-// markers it carries; of is updated to match.
+// place about different objects, but for the object's name: a values line
+// several of a chart's objects take (a mutating and a validating
+// webhook's timeout), a base an overlay builds more than once (under
+// three name prefixes). The first of them keeps its key and takes the
+// others' findings, whose fingerprint markers it carries; of is updated
+// to match.
 func sameSaid(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
 	bySaying := map[string]*draftThread{}
 	out := ts[:0]
@@ -265,7 +266,11 @@ func sameSaid(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d\x00%s", t.anchor, t.container)
 		for _, k := range t.findings {
-			b.WriteString("\x00" + fs[k].RuleID + "\x00" + rendered.WithoutObject(fs[k]))
+			said := rendered.WithoutObject(fs[k])
+			if name := fs[k].Object.Name; name != "" {
+				said = strings.ReplaceAll(said, `"`+name+`"`, "\x01") // as a message quotes it (%q)
+			}
+			b.WriteString("\x00" + fs[k].RuleID + "\x00" + said)
 		}
 		into := bySaying[b.String()]
 		if into == nil {

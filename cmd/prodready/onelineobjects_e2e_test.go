@@ -107,12 +107,24 @@ func twiceBuiltBase() map[string]string {
 	}
 }
 
+// twiceBuiltPod is twiceBuiltBase with a bare Pod for its base: the
+// naked-pod finding names each Pod in its message.
+func twiceBuiltPod() map[string]string {
+	files := twiceBuiltBase()
+	files[".prodready.yaml"] = testconfig.OnlyRule("naked-pod")
+	delete(files, "deploy/base/deployment.yaml")
+	files["deploy/base/kustomization.yaml"] = "resources:\n- pod.yaml\n"
+	files["deploy/base/pod.yaml"] = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: web\n    image: nginx:1.27\n"
+	return files
+}
+
 // TestServeAnchorsARenderedContainersThreadOnItsLine runs serve as a
 // process on pull requests that add a chart and an overlay that builds
 // one base twice. A container's thread is at the line that writes the
 // container (it was at the container's line in the rendered text, another
 // line of the template), and the two Deployments the base's container
-// line makes share one thread that names them both.
+// line makes share one thread that names them both, as do the two bare
+// Pods whose findings differ only in the Pod's name.
 func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
@@ -127,6 +139,7 @@ func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
 	}{
 		{"chart", containerChart(), "chart/templates/deployment.yaml", 14, "container \"web\" has no CPU request", 1},
 		{"base built twice", twiceBuiltBase(), "deploy/base/deployment.yaml", 11, "container `web` of Deployment `blue-web` and Deployment `green-web`", 2},
+		{"pod built twice", twiceBuiltPod(), "deploy/base/pod.yaml", 2, "2 findings in Pod `blue-web` and Pod `green-web`", 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base := map[string]string{".prodready.yaml": c.head[".prodready.yaml"], "README.md": "web\n"}
