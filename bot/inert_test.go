@@ -45,8 +45,8 @@ func assertInert(t *testing.T, what, body, wantKey string) {
 // string a rule may quote is hostile (newline and /approve, @someone, #1,
 // !1, a heading, a link, an image, HTML, a fake marker, fences, \r,
 // U+2028, U+2029) and checks every body the bot builds from the findings:
-// inline comments, threads (one finding, a container's findings, with a
-// suggestion), the summary and the fix job's texts.
+// inline comments, threads (one finding, a container's findings, several
+// objects' findings, with a suggestion), the summary and the fix job's texts.
 func TestHostileValuesStayInert(t *testing.T) {
 	fs := checkstest.Hostile(t, catalog.Default())
 	for i, f := range fs {
@@ -59,6 +59,8 @@ func TestHostileValuesStayInert(t *testing.T) {
 	}
 	group := Comment{Path: "deploy/hostile.yaml", Key: "k1", Findings: fs, Container: checkstest.HostileValue}
 	assertInert(t, "container thread", ThreadBody(group, "suggestion:-0+1"), "k1")
+	objects := Comment{Path: "deploy/hostile.yaml", Key: "k2", Findings: fs} // one thread naming several objects (sameSaid)
+	assertInert(t, "objects thread", ThreadBody(objects, "suggestion"), "k2")
 
 	pr := PullRequest{Host: "github", Repo: "o/r", Number: 1, HeadSHA: "abc", HeadRef: checkstest.HostileValue}
 	r := Review{PR: pr, Findings: fs, New: fs, Fixed: fs, PreExisting: fs, BaseChecked: true,
