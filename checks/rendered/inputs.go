@@ -759,6 +759,24 @@ func (pl *placed) unmapped(doc int) string {
 	return ""
 }
 
+// containerLine is the line of file that writes the container at path c
+// of document doc: where its name is written (the "- name:" line a
+// review anchors the container's thread on), else where the container
+// starts, 0 when file writes neither. A container's first line in the
+// rendered text can be another key's (a pod template passed through
+// fromYaml | toYaml comes out with its keys sorted), and its name can come
+// from a values file, so each place the key has is tried.
+func (pl *placed) containerLine(doc int, c, file string) int {
+	for _, p := range []string{c + ".name", c} {
+		for _, loc := range pl.render.Origins(doc, p) {
+			if !loc.Inherited && loc.File == file && loc.Line > 0 {
+				return loc.Line
+			}
+		}
+	}
+	return 0
+}
+
 // relocate moves f, a finding on the render's input, to the line its
 // author edits, and its container's line (which a review anchors the
 // container's thread on) to where that container is written in the same
@@ -774,9 +792,7 @@ func (pl *placed) relocate(f *checks.Finding) {
 			line = max(loc.Line, 1)
 		}
 		if c := f.ContainerPath(); c != "" && f.ContainerLine > 0 {
-			if loc, ok := pl.render.Locate(doc, c); ok && !loc.Inherited && loc.File == file && loc.Line > 0 {
-				container = loc.Line
-			}
+			container = pl.containerLine(doc, c, file)
 		}
 	}
 	if file == "" {

@@ -93,6 +93,22 @@ func containerChart() map[string]string {
 	}
 }
 
+// sortedPodChart is a chart whose pod template goes through fromYaml |
+// toYaml, as traefik's does: its container comes out with its keys
+// sorted, args first, while its helper writes the container's name at
+// line 8 of _pod.tpl.
+func sortedPodChart() map[string]string {
+	return map[string]string{
+		".prodready.yaml":   testconfig.OnlyRule("cpu-requests-missing"),
+		"chart/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"chart/values.yaml": "image: nginx:1.27\n",
+		"chart/templates/_pod.tpl": "{{- define \"web.pod\" -}}\nmetadata:\n  labels:\n    app: web\nspec:\n  containers:\n  - image: {{ .Values.image }}\n    name: web\n" +
+			"    args:\n    - --port=8080\n{{- end }}\n",
+		"chart/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n" +
+			"  template:\n    {{- include \"web.pod\" . | fromYaml | toYaml | nindent 4 }}\n",
+	}
+}
+
 // twiceBuiltBase is an overlay that builds one base twice, under two name
 // prefixes: each line of the base makes two Deployments.
 func twiceBuiltBase() map[string]string {
@@ -121,8 +137,9 @@ func twiceBuiltPod() map[string]string {
 // TestServeAnchorsARenderedContainersThreadOnItsLine runs serve as a
 // process on pull requests that add a chart and an overlay that builds
 // one base twice. A container's thread is at the line that writes the
-// container (it was at the container's line in the rendered text, another
-// line of the template), and the two Deployments the base's container
+// container's name (it was at the container's line in the rendered text,
+// another line of the template; a container whose keys toYaml sorts
+// starts at another key's line), and the two Deployments the base's container
 // line makes share one thread that names them both, as do the two bare
 // Pods whose findings differ only in the Pod's name.
 func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
@@ -138,6 +155,7 @@ func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
 		findings int
 	}{
 		{"chart", containerChart(), "chart/templates/deployment.yaml", 14, "container \"web\" has no CPU request", 1},
+		{"pod template through toYaml", sortedPodChart(), "chart/templates/_pod.tpl", 8, "container \"web\" has no CPU request", 1},
 		{"base built twice", twiceBuiltBase(), "deploy/base/deployment.yaml", 11, "container `web` of Deployment `blue-web` and Deployment `green-web`", 2},
 		{"pod built twice", twiceBuiltPod(), "deploy/base/pod.yaml", 2, "2 findings in Pod `blue-web` and Pod `green-web`", 2},
 	} {
