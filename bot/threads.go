@@ -176,15 +176,16 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 	}
 	// A thread with a suggestion starts at its anchor (the finding's line,
 	// the container's "- name:" line) when the lines between are added,
-	// in the suggestion's hunk and no other thread's: the suggestion then
-	// repeats them unchanged.
+	// in the suggestion's hunk and no other thread's, and few: the
+	// suggestion then repeats them unchanged.
 	for _, t := range ts {
 		if len(t.sugs) != 1 || !d.IsAdded(t.anchor) {
 			continue
 		}
 		s := t.sugs[0]
 		lo, hi := min(t.anchor, s.StartLine), max(t.anchor, s.EndLine)
-		if (lo == s.StartLine && hi == s.EndLine) || hi > len(lines) || !d.InOneHunk(lo, hi) || !d.AddedIn(lo, hi) || claimed(t, lo, hi) {
+		repeated := (hi - lo) - (s.EndLine - s.StartLine)
+		if (lo == s.StartLine && hi == s.EndLine) || hi > len(lines) || repeated > maxRepeatedLines || !d.InOneHunk(lo, hi) || !d.AddedIn(lo, hi) || claimed(t, lo, hi) {
 			continue
 		}
 		text := s.Text
@@ -251,6 +252,13 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out, outside
 }
+
+// maxRepeatedLines is how many unchanged lines a suggestion repeats at
+// most to start at its thread's anchor. A container whose fix is 240
+// lines below its name (a long env list: argo-cd's applicationset
+// controller) has its suggestion where the fix changes lines, not in a
+// block that repeats the container.
+const maxRepeatedLines = 20
 
 // sameSaid makes one thread of the threads that say the same at one
 // place about different objects, but for the object's name: a values line

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,4 +133,37 @@ func notes0(ns []string) string {
 		return "\x00"
 	}
 	return ns[0]
+}
+
+// TestSuggestionFarBelowItsAnchorIsNotStretched reviews a new Deployment
+// whose container's fixes go 60 lines below its "- name:" line (a long
+// env list): the thread starts where its suggestion changes lines, and
+// the suggestion does not repeat the env list.
+func TestSuggestionFarBelowItsAnchorIsNotStretched(t *testing.T) {
+	var env strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&env, "            - name: VAR_%d\n              value: \"%d\"\n", i, i)
+	}
+	src := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: shop\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: shop}\n  template:\n" +
+		"    metadata:\n      labels: {app: shop}\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n          env:\n" + env.String()
+	h := &memHost{allRules: true, refs: map[string]map[string]string{"head": {"d.yaml": src}},
+		changed: []ChangedFile{{Path: "d.yaml", Status: "added", Patch: AddedFilePatch([]byte(src))}}}
+	r, err := NewReviewer(nil, nil).Prepare(context.Background(), h, PullRequest{Number: 1, HeadSHA: "head"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := lineOf(t, src, "        - name: web")
+	var found bool
+	for _, c := range r.Comments {
+		if c.Container != "web" || c.Suggestion == nil {
+			continue
+		}
+		found = true
+		if c.StartLine <= name+maxRepeatedLines || strings.Contains(c.Suggestion.Text, "VAR_0") {
+			t.Errorf("container web's thread starts at line %d, its suggestion repeating the env list from its - name: line %d:\n%s", c.StartLine, name, c.Suggestion.Text)
+		}
+	}
+	if !found {
+		t.Fatalf("no thread about container web with a suggestion: %+v", r.Comments)
+	}
 }
