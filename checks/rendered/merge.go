@@ -8,6 +8,14 @@ import (
 	"github.com/prodready/prodready/checks"
 )
 
+// sameLine is what findings at one line say: their file, line, rule and
+// message (or the part of it before the render it names).
+type sameLine struct {
+	file       string
+	line       int
+	rule, text string
+}
+
 // MergeRenders makes one finding of the findings several renders make at
 // the same line for the same reason (a base line every overlay built on it
 // renders): one finding, or review comment, naming the renders, not one
@@ -18,17 +26,12 @@ import (
 // from one values line): they stay apart, the nth of one render merged
 // with the nth of another.
 func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
-	type key struct {
-		file       string
-		line       int
-		rule, text string
-	}
 	type ofRender struct {
-		key
+		sameLine
 		about string
 	}
 	type nthKey struct {
-		key
+		sameLine
 		nth int // how many findings of its render came before it
 	}
 	index := map[nthKey]int{}
@@ -43,7 +46,7 @@ func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 			continue
 		}
 		about := f.Message[i+len(RenderedFrom) : len(f.Message)-1]
-		same := key{f.File, f.Line, f.RuleID, f.Message[:i]}
+		same := sameLine{f.File, f.Line, f.RuleID, f.Message[:i]}
 		k := nthKey{same, seen[ofRender{same, about}]}
 		seen[ofRender{same, about}]++
 		if j, ok := index[k]; ok {
@@ -75,15 +78,10 @@ func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 // rule and message with (a chart's mutating and validating webhooks, both
 // set from one values line): each output then tells them apart.
 func NameObjects(fs []checks.Finding) {
-	type key struct {
-		file       string
-		line       int
-		rule, text string
-	}
-	first := map[key]checks.ObjectRef{}
-	several := map[key]bool{}
+	first := map[sameLine]checks.ObjectRef{}
+	several := map[sameLine]bool{}
 	for _, f := range fs {
-		k := key{f.File, f.Line, f.RuleID, f.Message}
+		k := sameLine{f.File, f.Line, f.RuleID, f.Message}
 		o, ok := first[k]
 		switch {
 		case !ok:
@@ -96,7 +94,7 @@ func NameObjects(fs []checks.Finding) {
 		return
 	}
 	for i, f := range fs {
-		if several[key{f.File, f.Line, f.RuleID, f.Message}] && f.Object.Name != "" {
+		if several[sameLine{f.File, f.Line, f.RuleID, f.Message}] && f.Object.Name != "" {
 			fs[i].Message = f.Object.Kind + " " + f.Object.Name + ": " + f.Message
 		}
 	}
