@@ -109,6 +109,18 @@ func sortedPodChart() map[string]string {
 	}
 }
 
+// valuesResourcesChart is a chart whose container takes its resources
+// from values.yaml line 3 (resources: {}): both request findings of the
+// container are fixed on that line.
+func valuesResourcesChart() map[string]string {
+	files := containerChart()
+	files[".prodready.yaml"] = testconfig.OnlyRules("cpu-requests-missing", "memory-requests-missing")
+	files["chart/values.yaml"] = "image: nginx:1.27\n\nresources: {}\n"
+	files["chart/templates/deployment.yaml"] = strings.Replace(files["chart/templates/deployment.yaml"], "        image: {{ .Values.image }}\n",
+		"        image: {{ .Values.image }}\n        resources: {{- toYaml .Values.resources | nindent 10 }}\n", 1)
+	return files
+}
+
 // twiceBuiltBase is an overlay that builds one base twice, under two name
 // prefixes: each line of the base makes two Deployments.
 func twiceBuiltBase() map[string]string {
@@ -139,7 +151,8 @@ func twiceBuiltPod() map[string]string {
 // one base twice. A container's thread is at the line that writes the
 // container's name (it was at the container's line in the rendered text,
 // another line of the template; a container whose keys toYaml sorts
-// starts at another key's line), and the two Deployments the base's container
+// starts at another key's line; a container's findings fixed on one
+// values line are one thread there), and the two Deployments the base's container
 // line makes share one thread that names them both, as do the two bare
 // Pods whose findings differ only in the Pod's name.
 func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
@@ -156,6 +169,7 @@ func TestServeAnchorsARenderedContainersThreadOnItsLine(t *testing.T) {
 	}{
 		{"chart", containerChart(), "chart/templates/deployment.yaml", 14, "container \"web\" has no CPU request", 1},
 		{"pod template through toYaml", sortedPodChart(), "chart/templates/_pod.tpl", 8, "container \"web\" has no CPU request", 1},
+		{"resources from values", valuesResourcesChart(), "chart/values.yaml", 3, "2 findings in container `web` of Deployment `web`", 2},
 		{"base built twice", twiceBuiltBase(), "deploy/base/deployment.yaml", 11, "container `web` of Deployment `blue-web` and Deployment `green-web`", 2},
 		{"pod built twice", twiceBuiltPod(), "deploy/base/pod.yaml", 2, "2 findings in Pod `blue-web` and Pod `green-web`", 2},
 	} {
