@@ -93,7 +93,7 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 		t.findings = append(t.findings, i)
 		of[i] = t
 	}
-	ts = sameSaid(ts, of, fs)
+	ts = sameSaid(atOneLine(ts, of, fs), of, fs)
 	var sugs []Suggestion
 	if rv.Suggest != nil && len(src) > 0 {
 		sugs, err = rv.Suggest(path, src, fs)
@@ -152,7 +152,11 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 		}
 		sort.Slice(t.sugs, func(i, j int) bool { return t.sugs[i].StartLine < t.sugs[j].StartLine })
 		first, last := t.sugs[0], t.sugs[len(t.sugs)-1]
-		if d.InOneHunk(first.StartLine, last.EndLine) && !claimed(t, first.StartLine, last.EndLine) && last.EndLine <= len(lines) {
+		repeated := 0 // the unchanged lines between them, which the one suggestion repeats
+		for i := 1; i < len(t.sugs); i++ {
+			repeated += max(t.sugs[i].StartLine-t.sugs[i-1].EndLine-1, 0)
+		}
+		if repeated <= maxRepeatedLines && d.InOneHunk(first.StartLine, last.EndLine) && !claimed(t, first.StartLine, last.EndLine) && last.EndLine <= len(lines) {
 			var b strings.Builder
 			var idx []int
 			for i, s := range t.sugs {
@@ -254,11 +258,53 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 }
 
 // maxRepeatedLines is how many unchanged lines a suggestion repeats at
-// most to start at its thread's anchor. A container whose fix is 240
-// lines below its name (a long env list: argo-cd's applicationset
-// controller) has its suggestion where the fix changes lines, not in a
-// block that repeats the container.
+// most, to start at its thread's anchor or to carry a thread's several
+// suggestions as one. A container whose fix is 240 lines below its name
+// (a long env list: argo-cd's applicationset controller) has its
+// suggestion where the fix changes lines, and a container whose fixes
+// are 550 lines apart in a values file (loki's shared livenessProbe and a
+// component's resources) has the first, not a block that repeats them.
 const maxRepeatedLines = 20
+
+// atOneLine makes one thread of the threads of one container's findings
+// at one line, when the container is written in another file than they
+// are (a values line whose "resources: {}" both its requests' fixes
+// change): with no "- name:" line in the file to gather at, they gather
+// at the line they share. Findings of the container at other lines of the
+// file keep their threads, each with its own suggestion. The first keeps
+// its key; of is updated to match.
+func atOneLine(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
+	type where struct {
+		line      int
+		object    checks.ObjectRef
+		container string
+	}
+	byPlace := map[where]*draftThread{}
+	out := ts[:0]
+	for _, t := range ts {
+		f := fs[t.findings[0]]
+		c := f.Container()
+		if t.container != "" || c == "" || len(t.findings) != 1 || f.Severity >= checks.Error {
+			out = append(out, t)
+			continue
+		}
+		o := f.Object
+		o.Doc = 0
+		w := where{t.anchor, o, c}
+		into := byPlace[w]
+		if into == nil {
+			byPlace[w] = t
+			out = append(out, t)
+			continue
+		}
+		into.container = c
+		into.findings = append(into.findings, t.findings...)
+		for _, k := range t.findings {
+			of[k] = into
+		}
+	}
+	return out
+}
 
 // sameSaid makes one thread of the threads that say the same at one
 // place about different objects, but for the object's name: a values line

@@ -3,9 +3,12 @@ package bot
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/checks"
 )
 
 // twoContainers is a Deployment of two privileged containers: each
@@ -165,5 +168,32 @@ func TestSuggestionFarBelowItsAnchorIsNotStretched(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no thread about container web with a suggestion: %+v", r.Comments)
+	}
+}
+
+// TestSuggestionsFarApartAreNotOne: a container's thread whose two fixes
+// are 57 lines apart (a values file's shared probe and, far below, the
+// component's resources) carries the first suggestion and says the rest
+// is for prodready fix, not one suggestion repeating the 56 lines between.
+func TestSuggestionsFarApartAreNotOne(t *testing.T) {
+	var src strings.Builder
+	for i := 1; i <= 70; i++ {
+		fmt.Fprintf(&src, "key%d: %d\n", i, i)
+	}
+	mk := func(rule string, line int) checks.Finding {
+		return checks.Finding{RuleID: rule, Severity: checks.Warning, File: "values.yaml", Line: line, Message: rule,
+			Object: checks.ObjectRef{Kind: "Deployment", Name: "web"}, IdentityPath: "spec.template.spec.containers[name=web].x", ContainerLine: 2}
+	}
+	fs := []checks.Finding{mk("a", 3), mk("b", 60)}
+	rv := &Reviewer{Suggest: func(string, []byte, []checks.Finding) ([]Suggestion, error) {
+		return []Suggestion{{StartLine: 3, EndLine: 3, Text: "key3: 33\n", Findings: []int{0}}, {StartLine: 60, EndLine: 60, Text: "key60: 66\n", Findings: []int{1}}}, nil
+	}}
+	comments, _ := rv.threads(context.Background(), "values.yaml", []byte(src.String()), AddedFilePatch([]byte(src.String())), fs, nil)
+	if len(comments) != 1 || comments[0].Suggestion == nil {
+		t.Fatalf("comments = %+v, want one thread with a suggestion", comments)
+	}
+	c := comments[0]
+	if c.Suggestion.EndLine-c.Suggestion.StartLine > maxRepeatedLines || !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "`prodready fix` applies them") }) {
+		t.Errorf("suggestion of lines %d-%d, notes %q: want the first fix alone and a note", c.Suggestion.StartLine, c.Suggestion.EndLine, c.Notes)
 	}
 }

@@ -780,8 +780,8 @@ func (pl *placed) containerLine(doc int, c, file string) int {
 // relocate moves f, a finding on the render's input, to the line its
 // author edits, and its container's line (which a review anchors the
 // container's thread on) to where that container is written in the same
-// file, or, when it is written in another (a values file's line sets its
-// resources), to the finding's own line; and drops its fix's edits (they
+// file, or to none (a review then gathers the container's findings at
+// the line they share: bot.atOneLine); and drops its fix's edits (they
 // apply to the rendered text).
 func (pl *placed) relocate(f *checks.Finding) {
 	doc := f.Object.Doc
@@ -794,9 +794,6 @@ func (pl *placed) relocate(f *checks.Finding) {
 		}
 		if c := f.ContainerPath(); c != "" && f.ContainerLine > 0 {
 			container = pl.containerLine(doc, c, file)
-			if container == 0 {
-				container = line // written elsewhere: its findings in this file gather at the first of them
-			}
 		}
 	}
 	if file == "" {

@@ -861,8 +861,8 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys 
 // plain template) line its verified fix edits, with those edits as its
 // fix.
 func (pc placement) place(dir string, f *checks.Finding) {
-	if joinDir(dir, pc.file) != f.File && f.ContainerLine > 0 {
-		f.ContainerLine = pc.line // the container is written in the file it was in
+	if joinDir(dir, pc.file) != f.File {
+		f.ContainerLine = 0 // the container is written in the file it was in
 	}
 	f.File = joinDir(dir, pc.file)
 	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
