@@ -298,10 +298,7 @@ func atOneLine(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
 			continue
 		}
 		into.container = c
-		into.findings = append(into.findings, t.findings...)
-		for _, k := range t.findings {
-			of[k] = into
-		}
+		into.absorb(t, of)
 	}
 	return out
 }
@@ -332,12 +329,17 @@ func sameSaid(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
 			out = append(out, t)
 			continue
 		}
-		into.findings = append(into.findings, t.findings...)
-		for _, k := range t.findings {
-			of[k] = into
-		}
+		into.absorb(t, of)
 	}
 	return out
+}
+
+// absorb makes t's findings the thread's, of pointing them at it.
+func (into *draftThread) absorb(t *draftThread, of []*draftThread) {
+	into.findings = append(into.findings, t.findings...)
+	for _, k := range t.findings {
+		of[k] = into
+	}
 }
 
 // owningThread is the thread that holds the most of a suggestion's
