@@ -12,7 +12,6 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
-	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/internal/inert"
 	"github.com/prodready/prodready/internal/plural"
 )
@@ -317,7 +316,7 @@ func sameSaid(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d\x00%s", t.anchor, t.container)
 		for _, k := range t.findings {
-			said := rendered.WithoutObject(fs[k])
+			said := fs[k].WithoutObject()
 			if name := fs[k].Object.Name; name != "" {
 				said = strings.ReplaceAll(said, `"`+name+`"`, "\x01") // as a message quotes it (%q)
 			}
@@ -418,7 +417,7 @@ func ThreadBody(c Comment, info string) string {
 		fmt.Fprintf(&b, "%s **%s** %s in %s:\n\n", severityIcon(worst), worst, plural.Count(len(fs), "finding", "findings"), what)
 		var said []string
 		for _, f := range fs {
-			said = appendOnce(said, fmt.Sprintf("- %s `%s`: %s\n", severityIcon(f.Severity), f.RuleID, inert.Text(firstSentence(rendered.WithoutObject(f)))))
+			said = appendOnce(said, fmt.Sprintf("- %s `%s`: %s\n", severityIcon(f.Severity), f.RuleID, inert.Text(firstSentence(f.WithoutObject()))))
 		}
 		b.WriteString(strings.Join(said, ""))
 	}
@@ -437,7 +436,7 @@ func ThreadBody(c Comment, info string) string {
 		var w strings.Builder
 		msg := f.Message
 		if len(fs) > 1 {
-			msg = rendered.WithoutObject(f) // the first line names the objects
+			msg = f.WithoutObject() // the first line names the objects
 		}
 		fmt.Fprintf(&w, "- `%s`: %s", f.RuleID, inert.Text(msg))
 		if f.Fix != nil && f.Fix.Description != "" {

@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"strings"
+
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/manifest"
 )
@@ -34,6 +36,25 @@ type Finding struct {
 	// ContainerLine is the 1-based line of the "- name:" item of the
 	// container the finding is about, 0 when it is about no container.
 	ContainerLine int `json:"-"`
+}
+
+// WithObject is msg after the kind and name of f's object ("Deployment
+// web: msg"), msg when f names no object: how the outputs tell apart
+// findings of several objects that say the same at one line.
+func (f Finding) WithObject(msg string) string {
+	if f.Object.Name == "" {
+		return msg
+	}
+	return f.Object.Kind + " " + f.Object.Name + ": " + msg
+}
+
+// WithoutObject is f's message without the kind and name WithObject
+// starts it with.
+func (f Finding) WithoutObject() string {
+	if f.Object.Name == "" {
+		return f.Message
+	}
+	return strings.TrimPrefix(f.Message, f.Object.Kind+" "+f.Object.Name+": ")
 }
 
 // ObjectRef identifies the object a finding is about.

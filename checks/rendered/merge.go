@@ -76,7 +76,8 @@ func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 // NameObjects starts with its object's kind and name the message of each
 // finding of fs that findings of other objects share their file, line,
 // rule and message with (a chart's mutating and validating webhooks, both
-// set from one values line): each output then tells them apart.
+// set from one values line), as Finding.WithObject does: each output then
+// tells them apart.
 func NameObjects(fs []checks.Finding) {
 	first := map[sameLine]checks.ObjectRef{}
 	several := map[sameLine]bool{}
@@ -94,19 +95,10 @@ func NameObjects(fs []checks.Finding) {
 		return
 	}
 	for i, f := range fs {
-		if several[sameLine{f.File, f.Line, f.RuleID, f.Message}] && f.Object.Name != "" {
-			fs[i].Message = f.Object.Kind + " " + f.Object.Name + ": " + f.Message
+		if several[sameLine{f.File, f.Line, f.RuleID, f.Message}] {
+			fs[i].Message = f.WithObject(f.Message)
 		}
 	}
-}
-
-// WithoutObject is f's message without the kind and name NameObjects
-// starts it with, as it was before.
-func WithoutObject(f checks.Finding) string {
-	if f.Object.Name == "" {
-		return f.Message
-	}
-	return strings.TrimPrefix(f.Message, f.Object.Kind+" "+f.Object.Name+": ")
 }
 
 // nameRenders lists renders by what they are about ("overlay prod"),

@@ -218,7 +218,7 @@ func (t *textState) add(b *bufio.Writer, fs []checks.Finding, p painter) {
 		pos = strconv.AppendInt(pos, int64(f.Column), 10)
 		msg, cut := firstLine(f.Message), false
 		if apart[i] != same {
-			msg = withObject(f, msg)
+			msg = f.WithObject(msg)
 		}
 		switch {
 		case inputRules[f.RuleID]:
@@ -283,16 +283,8 @@ func distinguish(fs []checks.Finding) []int {
 		}
 	}
 	count(byObject, func(f checks.Finding) string { s, _ := shortMessage(f.Message); return s })
-	count(byEnd, func(f checks.Finding) string { s, _ := shortMessage(withObject(f, firstLine(f.Message))); return s })
+	count(byEnd, func(f checks.Finding) string { s, _ := shortMessage(f.WithObject(firstLine(f.Message))); return s })
 	return out
-}
-
-// withObject is msg after the kind and name of f's object.
-func withObject(f checks.Finding, msg string) string {
-	if f.Object.Name == "" {
-		return msg
-	}
-	return f.Object.Kind + " " + f.Object.Name + ": " + msg
 }
 
 // fixLabel starts a fix's line: "fix: " for an exact fix, which prodready
