@@ -287,9 +287,7 @@ func atOneLine(ts, of []*draftThread, fs []checks.Finding) []*draftThread {
 			out = append(out, t)
 			continue
 		}
-		o := f.Object
-		o.Doc = 0
-		w := where{t.anchor, o, c}
+		w := where{t.anchor, f.Object.Object(), c}
 		into := byPlace[w]
 		if into == nil {
 			byPlace[w] = t
@@ -368,8 +366,8 @@ func (t *draftThread) about(fs []checks.Finding, other checks.Finding) string {
 		return "container " + inert.Code(t.container)
 	}
 	f := fs[t.findings[0]]
-	o, p := f.Object, other.Object
-	if f.RuleID == other.RuleID && o.Name != "" && (o.Kind != p.Kind || o.Namespace != p.Namespace || o.Name != p.Name) {
+	o := f.Object
+	if f.RuleID == other.RuleID && o.Name != "" && o.Object() != other.Object.Object() {
 		return "`" + f.RuleID + "` on " + inert.Text(o.Kind) + " " + inert.Code(o.Name)
 	}
 	return "`" + f.RuleID + "`"
@@ -478,8 +476,7 @@ func objectsOf(fs []checks.Finding) string {
 	var names []string
 	seen := map[checks.ObjectRef]bool{}
 	for _, f := range fs {
-		o := f.Object
-		o.Doc = 0
+		o := f.Object.Object()
 		if o.Name == "" || seen[o] {
 			continue
 		}

@@ -71,6 +71,13 @@ type ObjectRef struct {
 	Doc int `json:"doc"`
 }
 
+// Object is the object o names, apart from where it is written (its Doc):
+// two findings are of one object when their Objects are equal.
+func (o ObjectRef) Object() ObjectRef {
+	o.Doc = 0
+	return o
+}
+
 // Fix is a change that makes a finding go away: structured edits of the
 // finding's document, applied by package edit, or, in a file that is not
 // YAML the edit engine reads (a Helm template), whole-line changes of the

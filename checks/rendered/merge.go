@@ -87,7 +87,7 @@ func NameObjects(fs []checks.Finding) {
 		switch {
 		case !ok:
 			first[k] = f.Object
-		case o.Kind != f.Object.Kind || o.Namespace != f.Object.Namespace || o.Name != f.Object.Name:
+		case o.Object() != f.Object.Object():
 			several[k] = true
 		}
 	}
