@@ -31,8 +31,10 @@ var KustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 func Discover(files Files) Roots {
 	var r Roots
 	for p := range files {
-		if dir, base := path.Split(p); base == "Chart.yaml" && !vendored(files, CleanDir(dir)) {
-			r.Charts = append(r.Charts, CleanDir(dir))
+		if dir, base := path.Split(p); base == "Chart.yaml" {
+			if dir = CleanDir(dir); !vendored(files, dir) {
+				r.Charts = append(r.Charts, dir)
+			}
 		}
 	}
 	kusts := kustomizationsByDir(files)
@@ -71,24 +73,16 @@ func (r Roots) Under(dirs []string) Roots {
 	if len(dirs) == 0 {
 		return r
 	}
-	in := func(p string) bool { return inAnyFolder(dirs, p) }
-	var out Roots
-	for _, c := range r.Charts {
-		if in(c) {
-			out.Charts = append(out.Charts, c)
+	in := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			if inAnyFolder(dirs, p) {
+				out = append(out, p)
+			}
 		}
+		return out
 	}
-	for _, k := range r.Kustomizations {
-		if in(k) {
-			out.Kustomizations = append(out.Kustomizations, k)
-		}
-	}
-	for _, c := range r.Components {
-		if in(c) {
-			out.Components = append(out.Components, c)
-		}
-	}
-	return out
+	return Roots{Charts: in(r.Charts), Kustomizations: in(r.Kustomizations), Components: in(r.Components)}
 }
 
 // DiscoverUnder returns Discover(files).Under(dirs), and with it the
