@@ -186,7 +186,7 @@ func (pl *placed) refusedClaims(claims []claim) []int {
 // among the candidates.
 func (pl *placed) refuse(v *verifier) {
 	var kept []candidate
-	var keptKeys map[string]bool // the keys of the render with kept's last fix alone
+	var keptKeys findingKeys // the keys of the render with kept's last fix alone
 	for _, c := range pl.claimCands {
 		if pl.claimRenders >= MaxClaimRenders || v.ctx.Err() != nil {
 			kept, keptKeys = append(kept, c), nil
@@ -261,7 +261,7 @@ func slicesContains(s []string, v string) bool {
 }
 
 // hasPrefixKey reports whether keys holds a key that starts with prefix.
-func hasPrefixKey(keys map[string]bool, prefix string) bool {
+func hasPrefixKey(keys findingKeys, prefix string) bool {
 	for k := range keys {
 		if strings.HasPrefix(k, prefix) {
 			return true

@@ -81,7 +81,7 @@ type placed struct {
 	src       *source
 	docs      map[int]*yaml.Node
 	values    map[string]*yaml.Node
-	old       map[string]bool
+	old       findingKeys
 	rerenders int
 	combines  int            // renders spent by combineTemplateLines
 	lits      []literalLines // by document, see literalOf
@@ -91,7 +91,7 @@ type placed struct {
 	// them failed, and no other is made; claimRenders counts the renders
 	// made (see MaxClaimRenders).
 	claimCands   []candidate
-	claimKeys    map[string]bool
+	claimKeys    findingKeys
 	claimFailed  bool
 	claimRenders int
 	// claimRefused says, by aloneKey, why the chart cannot be rendered

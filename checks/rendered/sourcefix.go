@@ -571,7 +571,7 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 	var todo []candidate
 	for _, c := range cands {
 		switch {
-		case !old[c.key]:
+		case !old.has(c.key):
 			v.unverified(pl, c, "not verified: the "+pl.kindName()+" checked alone does not have its finding (it depends on objects outside it), so rendering it again cannot show the finding gone")
 		case !v.known(pl, c):
 			todo = append(todo, c)
@@ -588,7 +588,7 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 // do not apply together, it settles each half apart, so one candidate that
 // adds a finding costs about two renders per halving, not one per
 // candidate. It stops at the bound of renders.
-func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[string]bool) []candidate {
+func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findingKeys) []candidate {
 	keys, ok, failed := pl.rerender(v, src, cands)
 	added := adds(keys, old, cands)
 	if ok && added == "" {
@@ -601,7 +601,7 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old map[st
 			// have kept it (one edit of the same field), so a later
 			// round of fix may try it again.
 			for _, c := range cands {
-				if keys[c.key] {
+				if keys.fixLeft(c.key) {
 					v.unverified(pl, c, pl.again()+" with it and the other fixes, its finding stays")
 				}
 			}
@@ -660,10 +660,10 @@ func (pl *placed) again() string {
 // adds returns a key that keys holds and old does not, other than the
 // follow-ups the candidates bring on by design ("" when there is none),
 // the least of them so that the reason given is stable.
-func adds(keys, old map[string]bool, cands []candidate) string {
+func adds(keys, old findingKeys, cands []candidate) string {
 	first := ""
 	for k := range keys {
-		if old[k] || followUp(k, cands) {
+		if old.has(k) || followUp(k, cands) {
 			continue
 		}
 		if first == "" || k < first {
@@ -696,11 +696,12 @@ func describeKey(k string) string {
 	return fmt.Sprintf("%s on %s %q", parts[0], parts[1], parts[3])
 }
 
-// gone returns the candidates whose finding keys does not hold.
-func gone(cands []candidate, keys map[string]bool) []candidate {
+// gone returns the candidates whose finding keys does not hold, or holds
+// with no fix left (see findingKeys).
+func gone(cands []candidate, keys findingKeys) []candidate {
 	var out []candidate
 	for _, c := range cands {
-		if !keys[c.key] {
+		if !keys.fixLeft(c.key) {
 			out = append(out, c)
 		}
 	}
@@ -709,7 +710,7 @@ func gone(cands []candidate, keys map[string]bool) []candidate {
 
 // aloneKeys returns the keys of the findings of the render checked on its
 // own, computed once.
-func (pl *placed) aloneKeys(cfg *checks.Config) map[string]bool {
+func (pl *placed) aloneKeys(cfg *checks.Config) findingKeys {
 	if pl.old == nil {
 		pl.old = keysOf(pl.aloneFindings(cfg))
 	}
@@ -722,15 +723,35 @@ func (pl *placed) aloneKeys(cfg *checks.Config) map[string]bool {
 // copied), so a chart rendered again holds little more than its stream
 // while the rest of the run's rules hold theirs (argo-cd's CRDs were 5 MB
 // of copies, at the run's peak).
-func checkAlone(in checks.Input, cfg *checks.Config) map[string]bool {
+func checkAlone(in checks.Input, cfg *checks.Config) findingKeys {
 	return keysOf(checks.Run([]checks.Input{in}, cfg, checks.Options{Memory: checks.Lean}).Findings)
 }
 
+// findingKeys are the findings of a render checked on its own, by
+// aloneKey, each true when a finding of that key has a fix left to apply
+// (Fixable). A fix whose finding stays with no fix left did all that can
+// be done without its author: the recommended labels whose values only
+// the author knows wait as placeholders on the workload, and the finding
+// says so. Such a fix is kept, as it is on a plain file; one whose finding
+// stays with a fix left (an edit the chart or overlay does not take) is
+// not.
+type findingKeys map[string]bool
+
+// has reports whether ks holds a finding of key k.
+func (ks findingKeys) has(k string) bool {
+	_, ok := ks[k]
+	return ok
+}
+
+// fixLeft reports whether ks holds a finding of key k with a fix left.
+func (ks findingKeys) fixLeft(k string) bool { return ks[k] }
+
 // keysOf returns the keys of findings of a render checked on its own.
-func keysOf(fs []checks.Finding) map[string]bool {
-	out := map[string]bool{}
+func keysOf(fs []checks.Finding) findingKeys {
+	out := findingKeys{}
 	for _, f := range fs {
-		out[aloneKey(f)] = true
+		k := aloneKey(f)
+		out[k] = out[k] || f.Fixable()
 	}
 	return out
 }
@@ -740,7 +761,7 @@ func keysOf(fs []checks.Finding) map[string]bool {
 // findings, checked on its own; false when the bound of renders is
 // reached (failed is then empty) or the render with the edits could not
 // be made or has a problem the old one did not (failed says which).
-func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[string]bool, bool, string) {
+func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (findingKeys, bool, string) {
 	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
 		return nil, false, ""
 	}
@@ -754,7 +775,7 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (map[str
 // edit that does not apply, a render that fails, a problem the render
 // without the edits did not have, such as a value the chart's
 // values.schema.json refuses).
-func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys map[string]bool, ok bool, failed string) {
+func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys findingKeys, ok bool, failed string) {
 	// The files listed with no contents stay so: the render reads them
 	// (src.opts.Read); those the edits change are read here.
 	files := make(Files, len(src.files))

@@ -16,6 +16,12 @@ type cliFinding struct {
 	Rule, Severity, File, Message string
 	Line                          int
 	Object                        struct{ Kind, Name string }
+	// Fix is the fix's edits, as many as there are, and why it is
+	// withheld, if it is.
+	Fix *struct {
+		Edits    []struct{}
+		Withheld string
+	}
 }
 
 // key is "file:line rule".

@@ -211,3 +211,48 @@ func TestFixSaysAWithheldBaseFixOnce(t *testing.T) {
 		t.Errorf("fix --dry-run (exit %d) lists %d fixes; its summary should say %q:\n%s", code, len(lines), want, errOut)
 	}
 }
+
+// TestFixAppliesAnOverlaysLabelsFixInPart runs `prodready fix --all` as a
+// process on an overlay whose Deployment lacks the recommended labels.
+// The fix writes the name it knows into the base's pod template and
+// placeholders on the Deployment's metadata; built again, the finding
+// stays, asking for the values only the author knows, with no fix left.
+// That is the fix done as far as it goes, as on a plain file, so it is
+// applied, not withheld as a fix whose finding stays.
+func TestFixAppliesAnOverlaysLabelsFixInPart(t *testing.T) {
+	repo := writeRepo(t, overlayBesideItsBase())
+	out, errOut, code := runCLI(t, repo, "fix", "--rule", "recommended-labels-missing", ".")
+	if code != 0 || strings.Contains(errOut, "withheld") || !strings.Contains(errOut, "fixed 1 finding in 1 file") {
+		t.Fatalf("fix exited %d:\n%s\n%s\nwant the labels fix applied", code, out, errOut)
+	}
+	base, _ := os.ReadFile(filepath.Join(repo, "base/deploy.yaml"))
+	for _, want := range []string{"        app.kubernetes.io/name: web\n", "    app.kubernetes.io/instance: change-me # placeholder"} {
+		if !strings.Contains(string(base), want) {
+			t.Errorf("base/deploy.yaml after fix, want %q:\n%s", want, base)
+		}
+	}
+	after, _ := checkJSON(t, repo, ".")
+	var left int
+	for _, f := range after {
+		if f.Rule == "recommended-labels-missing" {
+			left++
+			if f.Fix != nil && f.Fix.Withheld == "" && len(f.Fix.Edits) > 0 {
+				t.Errorf("after fix, the labels finding still has a fix: %+v", f.Fix)
+			}
+		}
+	}
+	if left != 1 {
+		t.Errorf("after fix: %d labels findings, want the one asking for the real values", left)
+	}
+}
+
+// overlayBesideItsBase is an overlay whose base is a folder beside it,
+// with one Deployment that has findings and fixes.
+func overlayBesideItsBase() map[string]string {
+	return map[string]string{
+		"overlay/kustomization.yaml": "resources:\n- ../base\nnamespace: shop\n",
+		"base/kustomization.yaml":    "resources:\n- deploy.yaml\n",
+		"base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n" +
+			"  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/example/web:1.0\n",
+	}
+}
