@@ -136,8 +136,14 @@ func (p *Prepared) sharedEdits(order []*placed, byRender map[*placed][]int, fs [
 // kustomization file (see above); false when the edits cannot be written
 // as one (a deletion, an object without a kind or name).
 func (pl *placed) overlayPatch(files fileSet, f checks.Finding) (placement, bool) {
-	r := pl.render
 	doc, root := pl.findingDoc(f)
+	return pl.patchOf(files, doc, root, f.Fix.Edits)
+}
+
+// patchOf returns ops, edits of rendered document doc (parsed: root), as
+// a patch appended to the overlay's kustomization file.
+func (pl *placed) patchOf(files fileSet, doc int, root *yaml.Node, ops []edit.Op) (placement, bool) {
+	r := pl.render
 	if root == nil || doc >= len(r.Documents) {
 		return placement{}, false
 	}
@@ -150,7 +156,7 @@ func (pl *placed) overlayPatch(files fileSet, f checks.Finding) (placement, bool
 	if kust == nil || kust.Kind != yaml.MappingNode {
 		return placement{}, false
 	}
-	for _, op := range f.Fix.Edits {
+	for _, op := range ops {
 		if op.Action == edit.Delete {
 			return placement{}, false
 		}
@@ -159,20 +165,72 @@ func (pl *placed) overlayPatch(files fileSet, f checks.Finding) (placement, bool
 	var entry string
 	var err error
 	if pl.usesJSONPatches(files, kust) {
-		entry, err = jsonPatchEntry(root, d, name, f.Fix.Edits)
-	} else if entry, err = smpEntry(root, d, name, f.Fix.Edits); err != nil {
-		entry, err = jsonPatchEntry(root, d, name, f.Fix.Edits)
+		entry, err = jsonPatchEntry(root, d, name, ops)
+	} else if entry, err = smpEntry(root, d, name, ops); err != nil {
+		entry, err = jsonPatchEntry(root, d, name, ops)
 	}
 	if err != nil {
 		return placement{}, false
 	}
-	out := placement{file: r.Root, doc: 0, edits: []edit.Op{{Action: edit.Append, Path: []string{"patches"}, Value: entry}}}
-	for _, op := range f.Fix.Edits {
+	out := placement{file: r.Root, doc: 0, edits: []edit.Op{{Action: edit.Append, Path: []string{"patches"}, Value: entry}}, patch: true}
+	for _, op := range ops {
 		out.from = append(out.from, op.Path)
 	}
 	out.line = patchLine(kust)
 	out.note = fmt.Sprintf(" (as a patch added to %s)", path.Base(r.Root))
 	return out, true
+}
+
+// combineOverlayPatches gives the verified fixes of one rendered document
+// that became patches of the overlay one patch: each was verified as a
+// patch of its own, and a Deployment with ten findings would be named by
+// ten entries of the overlay's patches. When one patch made of all their
+// edits builds with each finding gone and none new (one build more,
+// within MaxCombineRenders), every one of those fixes carries that patch
+// (the fix engine writes an identical edit of one document once), so
+// applying any of them applies all and the overlay gains one entry.
+// Otherwise each keeps its own.
+func (pl *placed) combineOverlayPatches(v *verifier, src *source, fs []checks.Finding, kept []candidate) {
+	byDoc := map[int][]int{}
+	var docs []int
+	for i, c := range kept {
+		if !c.place.patch {
+			continue
+		}
+		d := fs[c.finding].Object.Doc
+		if _, ok := byDoc[d]; !ok {
+			docs = append(docs, d)
+		}
+		byDoc[d] = append(byDoc[d], i)
+	}
+	for _, d := range docs {
+		idx := byDoc[d]
+		if len(idx) < 2 || pl.combines >= MaxCombineRenders || v.ctx.Err() != nil {
+			continue
+		}
+		lists := make([][]edit.Op, len(idx))
+		for j, i := range idx {
+			lists[j] = fs[kept[i].finding].Fix.Edits
+		}
+		whole, ok := pl.patchOf(src, d, pl.renderedDoc(d), edit.Union(lists...))
+		if !ok {
+			continue
+		}
+		trial := make([]candidate, len(idx))
+		for j, i := range idx {
+			trial[j] = kept[i]
+			trial[j].place = whole
+		}
+		old := pl.aloneKeys(v.cfg)
+		pl.combines++
+		keys, ok, _ := pl.renderWith(v, src, trial[:1]) // the patch once, for all of them
+		if !ok || adds(keys, old, trial) != "" || len(gone(trial, keys)) != len(trial) {
+			continue
+		}
+		for _, i := range idx {
+			kept[i].place = whole
+		}
+	}
 }
 
 // originalName is the name the overlay's base gives object doc (before a

@@ -183,6 +183,9 @@ type placement struct {
 	// base (kustomizeEdits), and note what the description adds.
 	from [][]string
 	note string
+	// patch says the edits append a patch to the overlay's kustomization
+	// file (overlayPatch).
+	patch bool
 }
 
 // candidate is a finding whose fix was translated to values edits.
@@ -278,6 +281,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		}
 		kept := pl.verify(p.verify, src, cands)
 		pl.combineTemplateLines(p.verify, src, fs, kept)
+		pl.combineOverlayPatches(p.verify, src, fs, kept)
 		for _, c := range kept {
 			out[c.finding] = c.place
 		}

@@ -138,10 +138,11 @@ func sharedBase(prodJSON bool) map[string]string {
 // findings are gone and dev has none it did not have.
 func TestFixAddsAPatchToTheOverlay(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		json bool
-		want string // in the entry the fix adds
-	}{{"strategic-merge", false, "patch: |-\n    apiVersion: apps/v1\n"}, {"json6902", true, "patch: |-\n    - op: add\n      path: /spec/template/spec/containers/0/"}} {
+		name    string
+		json    bool
+		want    string // in the entry the fix adds
+		entries int    // patches added, at most
+	}{{"strategic-merge", false, "patch: |-\n    apiVersion: apps/v1\n", 1}, {"json6902", true, "patch: |-\n    - op: add\n      path: /spec/template/spec/containers/0/", 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := sharedBase(tc.json)
 			repo := writeRepo(t, files)
@@ -159,6 +160,12 @@ func TestFixAddsAPatchToTheOverlay(t *testing.T) {
 			if !strings.HasPrefix(string(kust), files["overlays/prod/kustomization.yaml"]) || !strings.Contains(string(kust), tc.want) ||
 				!strings.Contains(string(kust), "allowPrivilegeEscalation") || !strings.Contains(string(kust), "100m") {
 				t.Errorf("prod's kustomization.yaml after fix --all:\n%s\nwant its entries kept and patches added with %q", kust, tc.want)
+			}
+			// The fixes of one round are one patch of the Deployment (a
+			// JSON 6902 one's operations apply in order, so some wait a
+			// round: at most two then).
+			if n := strings.Count(string(kust), "patch: |"); n > tc.entries {
+				t.Errorf("prod's kustomization.yaml after fix --all has %d patches added, want at most %d:\n%s", n, tc.entries, kust)
 			}
 			if base, _ := os.ReadFile(filepath.Join(repo, "base/deploy.yaml")); strings.Contains(string(base), "allowPrivilegeEscalation") {
 				t.Errorf("prod's fix edited the base dev builds from:\n%s", base)
