@@ -57,6 +57,9 @@ type Prepared struct {
 	// nothing said so far (file, line and words), each said once for all
 	// the overlays that build on the base.
 	unmatchedSeen map[string]bool
+	// given are the paths of the inputs Prepare was given (cleaned): the
+	// files a fix may edit (see outsideRun).
+	given map[string]bool
 	// renderer and opts are Prepare's, for VerifyFixes, which sets verify.
 	renderer Renderer
 	opts     Options
@@ -384,7 +387,10 @@ func hasRootFile(files Files) bool {
 // values-*.yaml, opts.ExtraValues): those hold objects of the same names,
 // so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	p := &Prepared{renders: map[string]*placed{}, readBy: map[string]int{}, renderer: render, opts: opts}
+	p := &Prepared{renders: map[string]*placed{}, readBy: map[string]int{}, renderer: render, opts: opts, given: make(map[string]bool, len(inputs))}
+	for _, in := range inputs {
+		p.given[path.Clean(in.Path)] = true
+	}
 	drop := map[string]bool{}
 	for _, folder := range folders {
 		dir, files := path.Clean(folder.Dir), folder.Files

@@ -238,7 +238,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 			var pc placement
 			var ok bool
 			if pl.render.Kind == Kustomize {
-				if !shared[i] {
+				if !shared[i] && !p.outsideRun(pl, fs[i]) {
 					pc, ok = pl.kustomizeEdits(src, fs[i])
 				}
 				if !ok {
@@ -295,6 +295,17 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		}
 	}
 	return out, withheld
+}
+
+// outsideRun reports whether f's fix, as an edit of its patch or base
+// line, would edit a file the run was not given: a base beside the overlay
+// named (fix overlays/prod, whose base is ../../base). Fix writes only the
+// files it is given, and overlays the run does not build may build on
+// that base, so the fix is a patch of the overlay instead, as it is when
+// another overlay of the run builds the line (sharedEdits).
+func (p *Prepared) outsideRun(pl *placed, f checks.Finding) bool {
+	loc := pl.baseTarget(f)
+	return loc != nil && !p.given[path.Clean(joinDir(pl.dir, loc.File))]
 }
 
 // disagree takes out of candsOf the fixes that several overlays make of

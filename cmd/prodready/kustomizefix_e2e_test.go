@@ -263,3 +263,44 @@ func overlayBesideItsBase() map[string]string {
 			"  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/example/web:1.0\n",
 	}
 }
+
+// TestFixOfAnOverlayWritesOnlyTheOverlay runs `prodready fix --all` as a
+// process on an overlay named alone, whose base is a folder beside it.
+// Fix writes the files it is given, and other overlays may build on that
+// base, so the fixes of the base's Deployment are one patch added to the
+// overlay's kustomization.yaml (not silently nothing, as when they were
+// edits of a file fix does not write); the base is as it was; built
+// again, the overlay has none of the findings fixed.
+func TestFixOfAnOverlayWritesOnlyTheOverlay(t *testing.T) {
+	files := overlayBesideItsBase()
+	repo := writeRepo(t, files)
+	before, _ := checkJSON(t, repo, "overlay")
+	out, errOut, code := runCLI(t, repo, "fix", "--all", "overlay")
+	if code != 0 || !strings.Contains(errOut, "fixed ") || strings.Contains(errOut, "nothing to fix") {
+		t.Fatalf("fix --all overlay exited %d:\n%s\n%s", code, out, errOut)
+	}
+	if base, _ := os.ReadFile(filepath.Join(repo, "base/deploy.yaml")); string(base) != files["base/deploy.yaml"] {
+		t.Errorf("fix of the overlay edited the base beside it:\n%s", base)
+	}
+	kust, _ := os.ReadFile(filepath.Join(repo, "overlay/kustomization.yaml"))
+	// One patch for the Deployment's first round of fixes; the zone spread
+	// the node spread announces comes in the next round, as a second.
+	if n := strings.Count(string(kust), "- patch: |"); n != 2 || !strings.HasPrefix(string(kust), files["overlay/kustomization.yaml"]) {
+		t.Errorf("overlay/kustomization.yaml after fix --all has %d patches, want 2 (its entries kept):\n%s", n, kust)
+	}
+	after, _ := checkJSON(t, repo, "overlay")
+	fixable := map[string]bool{}
+	for _, f := range before {
+		if f.Fix != nil && f.Fix.Withheld == "" {
+			fixable[f.Rule] = true
+		}
+	}
+	for _, f := range after {
+		if f.Rule == "render-failed" || (fixable[f.Rule] && f.Rule != "recommended-labels-missing") {
+			t.Errorf("after fix --all: %s:%d %s %s", f.File, f.Line, f.Rule, f.Message)
+		}
+	}
+	if len(fixable) < 5 {
+		t.Errorf("before fix, check offered fixes for %d rules, want the Deployment's many", len(fixable))
+	}
+}
