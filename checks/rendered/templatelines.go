@@ -150,8 +150,9 @@ type mappedChange struct {
 // it inserts is written exactly when its neighbours are, whatever the
 // values. At the document's end the template must end there too (its
 // file, or a "---"). A key it inserts must not be written anywhere else in
-// the template (a conditional block of the chart's own for it: with other
-// values it would be there twice).
+// the template's document (a conditional block of the chart's own for it:
+// with other values it would be there twice); another document of the
+// file (after a "---") writing it is not this one's.
 func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet) (mappedChange, bool) {
 	first, ok := consecutive(lit, c.StartLine, c.EndLine)
 	if !ok {
@@ -182,14 +183,42 @@ func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet
 	for l := first.line; l <= last; l++ {
 		replaced[string(tmpl[l-1])] = true
 	}
+	from, to := documentAround(tmpl, first.line, last)
 	for _, k := range insertedKeys(c.Text, replaced) {
-		for l, line := range tmpl {
-			if (l+1 < first.line || l+1 > last) && writesKey(line, k) {
+		for l := from; l <= to; l++ {
+			if (l < first.line || l > last) && writesKey(tmpl[l-1], k) {
 				return mappedChange{}, false
 			}
 		}
 	}
 	return out, true
+}
+
+// documentAround returns the first and last lines (numbered from 1) of the
+// document of tmpl's lines that holds lines first through last: those
+// between the "---" lines around them, or the file's ends.
+func documentAround(tmpl [][]byte, first, last int) (from, to int) {
+	from, to = 1, len(tmpl)
+	for l := first - 1; l >= 1; l-- {
+		if isDocumentMarker(tmpl[l-1]) {
+			from = l + 1
+			break
+		}
+	}
+	for l := last + 1; l <= len(tmpl); l++ {
+		if isDocumentMarker(tmpl[l-1]) {
+			to = l - 1
+			break
+		}
+	}
+	return from, to
+}
+
+// isDocumentMarker reports whether line is a "---" line (a comment may
+// follow it).
+func isDocumentMarker(line []byte) bool {
+	t := bytes.TrimRight(line, " \t\r\n")
+	return bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- "))
 }
 
 // insertedKeys returns the keys of the outermost lines of text that are

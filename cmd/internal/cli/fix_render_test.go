@@ -83,7 +83,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 			t.Errorf("fix --diff lacks %q (the templates' literal lines' fixes):\n%s", s, diff)
 		}
 	}
-	if !strings.Contains(stderr, "would fix 19 findings in 3 files;") || strings.Contains(stderr, "could not be applied") {
+	if !strings.Contains(stderr, "would fix 30 findings in 4 files;") || strings.Contains(stderr, "could not be applied") {
 		t.Errorf("fix --diff summary: %s", stderr)
 	}
 	if now, _ := os.ReadFile(filepath.Join(dir, "values.yaml")); !bytes.Equal(now, before) {
@@ -95,8 +95,17 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 		t.Errorf("fix --dry-run: exit %d\n%s%s", code, out, stderr)
 	}
 
-	if code, _, stderr := run("fix", "--all", dir); code != ExitOK || !strings.Contains(stderr, "fixed 19 findings in 3 files") {
+	if code, _, stderr := run("fix", "--all", dir); code != ExitOK || !strings.Contains(stderr, "fixed 30 findings in 4 files") {
 		t.Fatalf("fix: exit %d: %s", code, stderr)
+	}
+	// Both Deployments of worker.yaml get their probes and resources: the
+	// second's, inserted where the first already writes those keys, are
+	// lines of its own document, which writes none of them.
+	worker, _ := os.ReadFile(filepath.Join(dir, "templates", "worker.yaml"))
+	for _, key := range []string{"livenessProbe:", "readinessProbe:", "resources:"} {
+		if n := strings.Count(string(worker), key); n != 2 {
+			t.Errorf("templates/worker.yaml has %q %d times after fix, want once in each Deployment:\n%s", key, n, worker)
+		}
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, "values.yaml"))
 	if !strings.Contains(string(after), "replicaCount: 3\n") {
