@@ -56,6 +56,13 @@ type FixMemo struct {
 	// round builds again only those whose files the last one's fixes
 	// changed (the Options.Builds of scan.FixRound's renders).
 	Builds BuildCache
+	// Want, when set, says which findings' fixes the caller applies (as
+	// the rules check them, before they are mapped to their source):
+	// only those are verified, so that the renders that verify one
+	// chart's fixes are not spent on fixes it will not apply (fix --rule
+	// readiness-probe-missing withheld both readiness fixes of a chart
+	// as not verified, the renders spent on other rules' fixes).
+	Want func(checks.Finding) bool
 }
 
 // verifier holds what VerifyFixes needs to render again.
@@ -223,8 +230,12 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 	if p.verify == nil {
 		return nil, withheld
 	}
+	want := func(checks.Finding) bool { return true }
+	if m := p.verify.memo; m != nil && m.Want != nil {
+		want = m.Want
+	}
 	order, byRender := p.byRender(fs, func(_ *placed, f checks.Finding) bool {
-		return f.Fix != nil && len(f.Fix.Edits) > 0
+		return f.Fix != nil && len(f.Fix.Edits) > 0 && want(f)
 	})
 	shared := p.sharedEdits(order, byRender, fs)
 	candsOf := map[*placed][]candidate{}

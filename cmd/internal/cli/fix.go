@@ -112,6 +112,12 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	// A chart fix found wrong in one round is not rendered again, and an
 	// overlay whose files a round left as they were is not built again.
 	memo := &rendered.FixMemo{Builds: cache}
+	if len(rules) > 0 {
+		// Only the rules named are fixed, so only their fixes are
+		// verified. (Without --rule every fix is: the starting points an
+		// exact run leaves are counted from the fixes verified.)
+		memo.Want = func(f checks.Finding) bool { return rules[f.RuleID] }
+	}
 	fixed, outcome := fix.ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) {
 		startingPoints = 0
 		fixRound(cur, sel.folders, cfg, render, memo, emit)

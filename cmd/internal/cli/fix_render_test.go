@@ -139,6 +139,21 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 	}
 }
 
+// TestFixRuleVerifiesOnlyItsRulesFixes runs fix --rule on a chart whose
+// other rules have many fixes: the renders that verify one chart's fixes
+// go to the rule's own, which are verified and would be written, not
+// withheld as not verified because the bound of renders was spent on
+// fixes --rule leaves alone.
+func TestFixRuleVerifiesOnlyItsRulesFixes(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "..", "..", "fixtures", "render", "helm-fix"))
+	p := Program{Name: "prodready", Version: "test", Render: render.InProcess}
+	var out, errb bytes.Buffer
+	code := p.Run([]string{"fix", "--rule", "readiness-probe-missing", "--dry-run", dir}, nil, &out, &errb)
+	if n := strings.Count(out.String(), "templates/worker.yaml:"); code != ExitOK || n != 2 || strings.Contains(errb.String(), "withheld") {
+		t.Errorf("fix --rule readiness-probe-missing --dry-run: exit %d, %d fixes of worker.yaml, want its two Deployments':\n%s%s", code, n, out.String(), errb.String())
+	}
+}
+
 // countingRenders is the program as main makes it, rendering in process,
 // that counts its renders in calls.
 func countingRenders(calls *int) Program {
