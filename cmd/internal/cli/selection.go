@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,7 +18,10 @@ import (
 // changed files, not their chart), is read as part of that chart or
 // folder, which is rendered whole; only the findings of the files named
 // are shown, with the chart's render-failed findings, which say nothing
-// of it was checked.
+// of it was checked. So is a folder inside one that holds no chart or
+// kustomization of its own (a chart's templates/, an overlay's patches/):
+// read alone, its templates are not YAML and its patches are partial
+// objects, which the rules would take for whole ones.
 type selection struct {
 	inputs []checks.Input
 	// folders are the paths whose charts and overlays are rendered: the
@@ -25,8 +29,10 @@ type selection struct {
 	// inside one.
 	folders []string
 	// partial maps each such chart or kustomize folder (slash-separated,
-	// as the inputs spell it) to the files named in it.
-	partial map[string]map[string]bool
+	// as the inputs spell it) to the files named in it, and partialDirs
+	// to the folders named in it.
+	partial     map[string]map[string]bool
+	partialDirs map[string][]string
 }
 
 // renderRootFiles are the files that make a folder a chart or a
@@ -39,16 +45,19 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	sel := &selection{partial: map[string]map[string]bool{}}
+	sel := &selection{partial: map[string]map[string]bool{}, partialDirs: map[string][]string{}}
 	var list, dirs []string
 	roots := newRootFinder()
 	for _, p := range paths {
-		root := ""
+		root, dir := "", false
 		if p != "-" {
 			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 				root = roots.renderRootOf(p)
 			} else if err == nil && st.IsDir() {
-				dirs = append(dirs, slashClean(p))
+				if root = roots.renderRootAbove(p); root == "" {
+					dirs = append(dirs, slashClean(p))
+				}
+				dir = true
 			}
 		}
 		if root == "" {
@@ -60,13 +69,18 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 			sel.partial[key] = map[string]bool{}
 			list = append(list, root)
 		}
-		sel.partial[key][slashClean(p)] = true
+		if dir {
+			sel.partialDirs[key] = append(sel.partialDirs[key], slashClean(p))
+		} else {
+			sel.partial[key][slashClean(p)] = true
+		}
 	}
 	// A folder also named whole, or under one named whole, shows all.
 	for key := range sel.partial {
 		for _, p := range dirs {
 			if within(key, p) {
 				delete(sel.partial, key)
+				delete(sel.partialDirs, key)
 				list = slices.DeleteFunc(list, func(s string) bool { return slashClean(s) == key })
 				break
 			}
@@ -170,6 +184,35 @@ func (f *rootFinder) repositoryRoot(dir string) string {
 	return root
 }
 
+// renderRootAbove is the chart or kustomize folder (renderRootOf) that
+// folder dir lies inside, when dir is not that folder itself and holds no
+// chart or kustomization of its own (which is checked as it is: a
+// subchart, an overlay's own base); "" otherwise.
+func (f *rootFinder) renderRootAbove(dir string) string {
+	root := f.renderRootOf(filepath.Join(dir, "_"))
+	if root == "" || slashClean(root) == slashClean(dir) || holdsRenderRoot(dir) {
+		return ""
+	}
+	return root
+}
+
+// holdsRenderRoot reports whether a chart or kustomization lies in dir or
+// under it.
+func holdsRenderRoot(dir string) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && slices.Contains(renderRootFiles, d.Name()) {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
 // renderRootOf is the folder of the outermost chart, else of the nearest
 // kustomization, that file lies in, from its own folder up to the
 // repository root (outside a repository: the current folder, or the
@@ -267,11 +310,19 @@ func (s *selection) partialOf(p string) string {
 }
 
 // wantsPath reports whether what the run says of path p is shown: p is
-// outside every folder named through some of its files, or is one of
-// those files.
+// outside every folder named through some of its files or folders, or is
+// one of those files, or lies in one of those folders.
 func (s *selection) wantsPath(p string) bool {
 	key := s.partialOf(p)
-	return key == "" || s.partial[key][slashClean(p)]
+	if key == "" || s.partial[key][slashClean(p)] {
+		return true
+	}
+	for _, dir := range s.partialDirs[key] {
+		if within(slashClean(p), dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // shown keeps the findings of the files named, in place, and the
