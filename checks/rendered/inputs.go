@@ -86,7 +86,7 @@ type placed struct {
 	values    map[string]*yaml.Node
 	old       findingKeys
 	rerenders int
-	combines  int            // renders spent by combineTemplateLines and combineOverlayPatches
+	combines  int            // renders spent by combineTemplateLines
 	lits      []literalLines // by document, see literalOf
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and

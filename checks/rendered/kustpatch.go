@@ -164,15 +164,18 @@ func (pl *placed) patchOf(files fileSet, doc int, root *yaml.Node, ops []edit.Op
 	name := pl.originalName(doc, d.Name)
 	var entry string
 	var err error
+	kind := json6902
 	if pl.usesJSONPatches(files, kust) {
 		entry, err = jsonPatchEntry(root, d, name, ops)
-	} else if entry, err = smpEntry(root, d, name, ops); err != nil {
+	} else if entry, err = smpEntry(root, d, name, ops); err == nil {
+		kind = strategicMerge
+	} else {
 		entry, err = jsonPatchEntry(root, d, name, ops)
 	}
 	if err != nil {
 		return placement{}, false
 	}
-	out := placement{file: r.Root, doc: 0, edits: []edit.Op{{Action: edit.Append, Path: []string{"patches"}, Value: entry}}, patch: true}
+	out := placement{file: r.Root, doc: 0, edits: []edit.Op{{Action: edit.Append, Path: []string{"patches"}, Value: entry}}, patch: kind}
 	for _, op := range ops {
 		out.from = append(out.from, op.Path)
 	}
@@ -182,19 +185,24 @@ func (pl *placed) patchOf(files fileSet, doc int, root *yaml.Node, ops []edit.Op
 }
 
 // combineOverlayPatches gives the verified fixes of one rendered document
-// that became patches of the overlay one patch: each was verified as a
-// patch of its own, and a Deployment with ten findings would be named by
-// ten entries of the overlay's patches. When one patch made of all their
-// edits builds with each finding gone and none new (one build more,
-// within MaxCombineRenders), every one of those fixes carries that patch
-// (the fix engine writes an identical edit of one document once), so
-// applying any of them applies all and the overlay gains one entry.
-// Otherwise each keeps its own.
-func (pl *placed) combineOverlayPatches(v *verifier, src *source, fs []checks.Finding, kept []candidate) {
+// that became strategic-merge patches of the overlay one patch: each was
+// verified as a patch of its own, and a Deployment with ten findings
+// would be named by ten entries of the overlay's patches. Every one of
+// those fixes then carries the patch of all their edits (the fix engine
+// writes an identical edit of one document once), so applying any of them
+// applies all and the overlay gains one entry. That patch builds what
+// their own patches build applied together, as they were verified and as
+// fix applies them: each sets its own fields of the object, by key, and
+// lists merge by their items' names. JSON 6902 patches keep one entry a
+// fix: their operations are made against the document as rendered, so
+// two fixes' operations adding one parent differ made together, and only
+// building the overlay again could tell (on argo-cd's dev-tilt overlay,
+// 15 builds more, a third more of fix's time).
+func (pl *placed) combineOverlayPatches(src *source, fs []checks.Finding, kept []candidate) {
 	byDoc := map[int][]int{}
 	var docs []int
 	for i, c := range kept {
-		if !c.place.patch {
+		if c.place.patch != strategicMerge {
 			continue
 		}
 		d := fs[c.finding].Object.Doc
@@ -205,7 +213,7 @@ func (pl *placed) combineOverlayPatches(v *verifier, src *source, fs []checks.Fi
 	}
 	for _, d := range docs {
 		idx := byDoc[d]
-		if len(idx) < 2 || pl.combines >= MaxCombineRenders || v.ctx.Err() != nil {
+		if len(idx) < 2 {
 			continue
 		}
 		lists := make([][]edit.Op, len(idx))
@@ -213,18 +221,7 @@ func (pl *placed) combineOverlayPatches(v *verifier, src *source, fs []checks.Fi
 			lists[j] = fs[kept[i].finding].Fix.Edits
 		}
 		whole, ok := pl.patchOf(src, d, pl.renderedDoc(d), edit.Union(lists...))
-		if !ok {
-			continue
-		}
-		trial := make([]candidate, len(idx))
-		for j, i := range idx {
-			trial[j] = kept[i]
-			trial[j].place = whole
-		}
-		old := pl.aloneKeys(v.cfg)
-		pl.combines++
-		keys, ok, _ := pl.renderWith(v, src, trial[:1]) // the patch once, for all of them
-		if !ok || adds(keys, old, trial) != "" || len(gone(trial, keys)) != len(trial) {
+		if !ok || whole.patch != strategicMerge {
 			continue
 		}
 		for _, i := range idx {

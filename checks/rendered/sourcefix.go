@@ -190,10 +190,20 @@ type placement struct {
 	// base (kustomizeEdits), and note what the description adds.
 	from [][]string
 	note string
-	// patch says the edits append a patch to the overlay's kustomization
-	// file (overlayPatch).
-	patch bool
+	// patch says whether the edits append a patch to the overlay's
+	// kustomization file (overlayPatch), and which.
+	patch patchKind
 }
+
+// patchKind is the kind of patch a placement appends to an overlay's
+// kustomization file, if any.
+type patchKind uint8
+
+const (
+	noPatch patchKind = iota
+	strategicMerge
+	json6902
+)
 
 // candidate is a finding whose fix was translated to values edits.
 type candidate struct {
@@ -292,7 +302,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		}
 		kept := pl.verify(p.verify, src, cands)
 		pl.combineTemplateLines(p.verify, src, fs, kept)
-		pl.combineOverlayPatches(p.verify, src, fs, kept)
+		pl.combineOverlayPatches(src, fs, kept)
 		for _, c := range kept {
 			out[c.finding] = c.place
 		}

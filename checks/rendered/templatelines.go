@@ -73,9 +73,8 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 	return out, true
 }
 
-// MaxCombineRenders bounds the renders combineTemplateLines and
-// combineOverlayPatches spend on one chart or overlay, one per rendered
-// document, on top of MaxVerifyRenders.
+// MaxCombineRenders bounds the renders combineTemplateLines spends on one
+// chart, one per rendered document, on top of MaxVerifyRenders.
 const MaxCombineRenders = 10
 
 // combineTemplateLines gives the verified fixes of one rendered document
