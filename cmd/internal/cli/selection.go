@@ -69,10 +69,11 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 			sel.partial[key] = map[string]bool{}
 			list = append(list, root)
 		}
+		named := slashClean(p)
 		if dir {
-			sel.partialDirs[key] = append(sel.partialDirs[key], slashClean(p))
+			sel.partialDirs[key] = append(sel.partialDirs[key], named)
 		} else {
-			sel.partial[key][slashClean(p)] = true
+			sel.partial[key][named] = true
 		}
 	}
 	// A folder also named whole, or under one named whole, shows all.
@@ -292,7 +293,10 @@ func within(p, dir string) bool {
 	if dir == "." && !strings.HasPrefix(p, "../") && p != ".." && !path.IsAbs(p) {
 		return true
 	}
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	// A clean path has ".." only at its start: "../../base" is under "..",
+	// the parent, only by its spelling.
+	rest, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	return p == dir || (ok && rest != ".." && !strings.HasPrefix(rest, "../"))
 }
 
 func slashClean(p string) string { return path.Clean(filepath.ToSlash(p)) }

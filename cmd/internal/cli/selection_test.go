@@ -55,3 +55,29 @@ func TestRootFinderAsUncached(t *testing.T) {
 		}
 	}
 }
+
+// TestWithin: a path is within a folder by its place, not its spelling:
+// "../../base" is not under "..", the folder a run started in a chart's or
+// overlay's subfolder names its chart or overlay by.
+func TestWithin(t *testing.T) {
+	for _, tc := range []struct {
+		p, dir string
+		want   bool
+	}{
+		{"a/b.yaml", "a", true},
+		{"ab.yaml", "a", false},
+		{"a", "a", true},
+		{"x.yaml", ".", true},
+		{"../x.yaml", ".", false},
+		{"../x.yaml", "..", true},
+		{"..", "..", true},
+		{"../../base/deploy.yaml", "..", false},
+		{"../..", "..", false},
+		{"../../base/deploy.yaml", "../..", true},
+		{"/repo/a/b.yaml", "/repo/a", true},
+	} {
+		if got := within(tc.p, tc.dir); got != tc.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tc.p, tc.dir, got, tc.want)
+		}
+	}
+}
