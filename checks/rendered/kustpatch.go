@@ -196,8 +196,8 @@ func (pl *placed) patchOf(files fileSet, doc int, root *yaml.Node, ops []edit.Op
 // lists merge by their items' names. JSON 6902 patches keep one entry a
 // fix: their operations are made against the document as rendered, so
 // two fixes' operations adding one parent differ made together, and only
-// building the overlay again could tell (on argo-cd's dev-tilt overlay,
-// 15 builds more, a third more of fix's time).
+// building the overlay again could tell (on the corpus's overlays, 15
+// builds more of argo-cd's dev-tilt took fix --all 1.4 times the CPU).
 func (pl *placed) combineOverlayPatches(src *source, fs []checks.Finding, kept []candidate) {
 	byDoc := map[int][]int{}
 	var docs []int
