@@ -298,6 +298,9 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 			}
 		}
 	})
+	if base != nil {
+		sameLineAtBase(base, atBaseOf, touchedAt, at)
+	}
 	byFile := map[string][]checks.Finding{}
 	for i := range n {
 		touched, old := touchedAt[i], atBaseOf[i] >= 0
@@ -449,6 +452,55 @@ func reviewLine(r Review) string {
 
 // maxCauses is how many changed files a finding's cause names.
 const maxCauses = 3
+
+// sameLineAtBase pairs each head finding that is new by its fingerprint,
+// in a file the pull request does not change, with the base's finding of
+// the same rule, kind and field at the same line of that file, when the
+// base has one the head has not: atBaseOf[i] is set to its index. The
+// finding is the same problem of the same line, about an object a render
+// names anew: a base built alone at base (default namespace) and, once the
+// pull request adds an overlay on it, built by that overlay (its
+// namespace, its name prefix). Without this the review counted each as
+// fixed and again as new, and failed the check on errors nobody wrote.
+// The base's findings are read only when the head has such a finding.
+func sameLineAtBase(base *runOutput, atBaseOf []int32, touchedAt []bool, at func(int) checks.Finding) {
+	type place struct {
+		file, rule, group, kind, path string
+		line                          int
+	}
+	key := func(f checks.Finding) place {
+		p := f.IdentityPath
+		if p == "" {
+			p = f.Path
+		}
+		return place{f.File, f.RuleID, f.Object.Group, f.Object.Kind, p, f.Line}
+	}
+	wanted := map[place][]int{}
+	for i := range atBaseOf {
+		if atBaseOf[i] < 0 && !touchedAt[i] {
+			if f := at(i); f.Object.Kind != "" {
+				wanted[key(f)] = append(wanted[key(f)], i)
+			}
+		}
+	}
+	if len(wanted) == 0 {
+		return
+	}
+	matched := make([]bool, base.count())
+	for _, j := range atBaseOf {
+		if j >= 0 && int(j) < len(matched) {
+			matched[j] = true
+		}
+	}
+	for j := range matched {
+		if matched[j] {
+			continue
+		}
+		for _, i := range wanted[key(base.nth(j))] {
+			atBaseOf[i] = int32(j)
+		}
+	}
+}
 
 // causedBy says which change makes a finding new in a file the pull
 // request does not touch: the changed files that hold (at head or base) an

@@ -55,3 +55,54 @@ func TestReviewCompactCountsAsProcess(t *testing.T) {
 		t.Errorf("review -o compact reports other than the added file's findings:\n%s", out)
 	}
 }
+
+// TestReviewOfAnOverlayAddedOnABaseAsProcess runs `prodready review` as a
+// process on a branch that adds an overlay (a namespace and a prefix) on
+// a base the main branch builds alone. The base's findings are the same
+// problems of the same lines, now about objects the overlay names: they
+// are neither fixed nor new. The last binary counted each as fixed and
+// again as new, and the base's error, which nobody wrote, failed the
+// review.
+func TestReviewOfAnOverlayAddedOnABaseAsProcess(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := t.TempDir()
+	files := map[string]string{
+		"app/base/kustomization.yaml": "resources:\n- deploy.yaml\n",
+		"app/base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n" +
+			"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/acme/web:1.0.0\n" +
+			"        env:\n        - name: DB_PASSWORD\n          value: hunter2\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "base")
+	gitIn(t, repo, "checkout", "-q", "-b", "feature")
+	if err := os.MkdirAll(filepath.Join(repo, "app/overlays/prod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kust := "resources:\n- ../../base\nnamespace: shop\nnamePrefix: prod-\n"
+	if err := os.WriteFile(filepath.Join(repo, "app/overlays/prod/kustomization.yaml"), []byte(kust), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "prod overlay")
+
+	before, _, _ := runCLI(t, repo, "check", "-o", "compact", "app/base")
+	if !strings.Contains(before, "sensitive-env-literal") {
+		t.Fatalf("the base has no error to carry over, the test proves nothing:\n%s", before)
+	}
+	out, errOut, code := runCLI(t, repo, "review", "--base", "main")
+	if code != 0 || !strings.Contains(out, "**0 new** · **0 fixed**") {
+		t.Errorf("review exited %d, want 0 and nothing new or fixed:\n%s\n%s", code, out, errOut)
+	}
+}
