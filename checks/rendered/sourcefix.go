@@ -380,7 +380,13 @@ func disagree(order []*placed, candsOf map[*placed][]candidate, fs []checks.Find
 				abouts = append(abouts, as...)
 			}
 			slices.Sort(abouts)
-			withheld[c.finding] = fmt.Sprintf("the overlays that build this line (the %s) would each write it differently, with their own labels, names or values: one edit of the shared file would be wrong for some of them", nameRenders(slices.Compact(abouts), 3))
+			if abouts = slices.Compact(abouts); len(abouts) == 1 {
+				// One overlay building the line more than once
+				// (kustomize's multibases: one base under three prefixes).
+				withheld[c.finding] = fmt.Sprintf("the %s builds this line more than once and would write it differently each time, with each object's own labels, names or values: one edit of the shared file would be wrong for some of them", abouts[0])
+				continue
+			}
+			withheld[c.finding] = fmt.Sprintf("the overlays that build this line (the %s) would each write it differently, with their own labels, names or values: one edit of the shared file would be wrong for some of them", nameRenders(abouts, 3))
 		}
 		candsOf[pl] = kept
 	}

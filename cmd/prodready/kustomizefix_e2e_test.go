@@ -303,3 +303,24 @@ func TestFixOfAnOverlayWritesOnlyTheOverlay(t *testing.T) {
 		t.Errorf("before fix, check offered fixes for %d rules, want the Deployment's many", len(fixable))
 	}
 }
+
+// TestFixSaysWhyOneOverlayBuildingALineTwiceWithholdsIt runs `prodready
+// fix --all` as a process on one overlay that builds one base twice,
+// under two prefixes (kustomize's multibases): the labels fix would write
+// each copy's own name into the one base line, so it is withheld, saying
+// that this overlay builds the line more than once (it said "the overlays
+// that build this line", naming one).
+func TestFixSaysWhyOneOverlayBuildingALineTwiceWithholdsIt(t *testing.T) {
+	repo := writeRepo(t, map[string]string{
+		"kustomization.yaml":      "resources:\n- dev\n- prod\n",
+		"dev/kustomization.yaml":  "resources:\n- ../base\nnamePrefix: dev-\n",
+		"prod/kustomization.yaml": "resources:\n- ../base\nnamePrefix: prod-\n",
+		"base/kustomization.yaml": "resources:\n- pod.yaml\n",
+		"base/pod.yaml":           "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: web\n    image: ghcr.io/example/web:1.0\n",
+	})
+	_, errOut, code := runCLI(t, repo, "fix", "--rule", "recommended-labels-missing", ".")
+	const want = "recommended-labels-missing: withheld: the overlay . builds this line more than once and would write it differently each time"
+	if code != 0 || strings.Count(errOut, want) != 1 {
+		t.Errorf("fix exited %d; want the labels fix withheld once, saying %q:\n%s", code, want, errOut)
+	}
+}
