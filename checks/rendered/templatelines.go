@@ -89,18 +89,7 @@ const MaxCombineRenders = 10
 // applies all and suggestions of them are one. Otherwise each keeps its
 // own, and the fixes that overlap are applied one round after another.
 func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Finding, kept []candidate) {
-	byDoc := map[int][]int{}
-	var docs []int
-	for i, c := range kept {
-		if len(c.place.lines) == 0 {
-			continue
-		}
-		d := fs[c.finding].Object.Doc
-		if _, ok := byDoc[d]; !ok {
-			docs = append(docs, d)
-		}
-		byDoc[d] = append(byDoc[d], i)
-	}
+	docs, byDoc := keptByDoc(fs, kept, func(c candidate) bool { return len(c.place.lines) > 0 })
 	for _, d := range docs {
 		idx := byDoc[d]
 		if len(idx) < 2 || pl.combines >= MaxCombineRenders || v.ctx.Err() != nil {
@@ -131,6 +120,24 @@ func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Fin
 			kept[i].place.lines = whole.lines
 		}
 	}
+}
+
+// keptByDoc groups the indexes of the kept fixes that is reports true for
+// by the rendered document of their finding, the documents in the order
+// they first appear.
+func keptByDoc(fs []checks.Finding, kept []candidate, is func(candidate) bool) (docs []int, byDoc map[int][]int) {
+	byDoc = map[int][]int{}
+	for i, c := range kept {
+		if !is(c) {
+			continue
+		}
+		d := fs[c.finding].Object.Doc
+		if _, ok := byDoc[d]; !ok {
+			docs = append(docs, d)
+		}
+		byDoc[d] = append(byDoc[d], i)
+	}
+	return docs, byDoc
 }
 
 // mappedChange is a change of a rendered document moved to its template.

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 // TestReviewCompactCountsAsProcess runs `prodready review -o compact` as a
@@ -67,22 +69,12 @@ func TestReviewOfAnOverlayAddedOnABaseAsProcess(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	repo := t.TempDir()
-	files := map[string]string{
+	repo := checkstest.WriteTree(t, map[string]string{
 		"app/base/kustomization.yaml": "resources:\n- deploy.yaml\n",
 		"app/base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n" +
 			"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/acme/web:1.0.0\n" +
 			"        env:\n        - name: DB_PASSWORD\n          value: hunter2\n",
-	}
-	for name, content := range files {
-		p := filepath.Join(repo, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	gitIn(t, repo, "init", "-q", "-b", "main")
 	gitIn(t, repo, "add", ".")
 	gitIn(t, repo, "commit", "-q", "-m", "base")
