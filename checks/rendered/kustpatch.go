@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
@@ -269,8 +273,12 @@ func (pl *placed) usesJSONPatches(files fileSet, kust *yaml.Node) bool {
 
 // smpEntry writes the edits as a strategic-merge patch of the object:
 // its apiVersion, kind and name, and along each edit's path the keys, and
-// the list items by their name (a list a value is appended to keeps its
-// rendered items, as a strategic merge replaces a list of scalars).
+// the list items by their name. A list a value is appended to holds that
+// value alone when the merge adds it to the object's items (a pod's
+// volumes, by name: the rendered items would pin what the build made of
+// them, such as a generated ConfigMap's hashed name), else the rendered
+// items too, as a strategic merge replaces such a list (args, a list of
+// scalars, a custom resource's lists).
 func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, error) {
 	skel := &yaml.Node{Kind: yaml.MappingNode}
 	set := func(m *yaml.Node, k string, v *yaml.Node) *yaml.Node {
@@ -328,7 +336,7 @@ func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, 
 		}
 		t := op
 		t.Path, t.Comment = p, ""
-		if had := nodes[len(segs)]; op.Action == edit.Append && had != nil && had.Kind == yaml.SequenceNode && len(had.Content) > 0 {
+		if had := nodes[len(segs)]; op.Action == edit.Append && had != nil && had.Kind == yaml.SequenceNode && len(had.Content) > 0 && !mergesItems(d, segs) {
 			// A strategic merge replaces a list of scalars: the patch
 			// holds the rendered items and the appended one.
 			var v yaml.Node
@@ -353,6 +361,45 @@ func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, 
 		return "", err
 	}
 	return entryText("", strings.TrimRight(string(patched), "\n")), nil
+}
+
+// mergesItems reports whether a strategic-merge patch of d, a built-in
+// kind, merges the items of the list at segs (a key path whose list items
+// are indexes) into the object's by their merge key, as kustomize does,
+// rather than replacing the list. The Kubernetes types' patch metadata
+// says so (patchStrategy "merge"); a kind the client-go scheme does not
+// know is a custom resource, whose lists a strategic merge replaces.
+func mergesItems(d Document, segs []yamlpath.Segment) bool {
+	gv, err := schema.ParseGroupVersion(d.APIVersion)
+	if err != nil || len(segs) == 0 {
+		return false
+	}
+	obj, err := scheme.Scheme.New(gv.WithKind(d.Kind))
+	if err != nil {
+		return false
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(obj)
+	if err != nil {
+		return false
+	}
+	var at strategicpatch.LookupPatchMeta = meta
+	for i, sg := range segs {
+		switch {
+		case sg.Index >= 0:
+			continue // the item: at is its type already
+		case i == len(segs)-1:
+			_, pm, err := at.LookupPatchMetadataForSlice(sg.Key)
+			return err == nil && slices.Contains(pm.GetPatchStrategies(), "merge") && pm.GetPatchMergeKey() != ""
+		case segs[i+1].Index >= 0:
+			at, _, err = at.LookupPatchMetadataForSlice(sg.Key)
+		default:
+			at, _, err = at.LookupPatchMetadataForStruct(sg.Key)
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // jsonPatchEntry writes the edits as a JSON 6902 patch of the object,

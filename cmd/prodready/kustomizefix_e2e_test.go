@@ -324,3 +324,35 @@ func TestFixSaysWhyOneOverlayBuildingALineTwiceWithholdsIt(t *testing.T) {
 		t.Errorf("fix exited %d; want the labels fix withheld once, saying %q:\n%s", code, want, errOut)
 	}
 }
+
+// TestFixPatchAppendsOnlyWhatItAdds runs `prodready fix --all` as a
+// process on an overlay named alone whose base's Deployment mounts a
+// ConfigMap the overlay generates (its name gets a hash and the prefix).
+// The read-only root filesystem fix adds a scratch volume as a patch of
+// the overlay: a strategic merge adds it to the pod's volumes by name, so
+// the patch holds it alone. It held the rendered volumes too, with the
+// generated name, which then stayed pinned in the patch: a later change
+// of the ConfigMap's data would change its name and leave the Deployment
+// mounting one that no longer exists.
+func TestFixPatchAppendsOnlyWhatItAdds(t *testing.T) {
+	repo := writeRepo(t, map[string]string{
+		"overlay/kustomization.yaml": "resources:\n- ../base\nnamePrefix: prod-\nconfigMapGenerator:\n- name: web-config\n  literals:\n  - MODE=prod\n",
+		"base/kustomization.yaml":    "resources:\n- deploy.yaml\n",
+		"base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n" +
+			"  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: ghcr.io/example/web:1.0\n" +
+			"        volumeMounts:\n        - name: config\n          mountPath: /etc/web\n      volumes:\n      - name: config\n        configMap:\n          name: web-config\n",
+	})
+	if out, errOut, code := runCLI(t, repo, "fix", "--rule", "readonly-rootfs-missing", "overlay"); code != 0 || !strings.Contains(errOut, "fixed 1 finding") {
+		t.Fatalf("fix exited %d:\n%s\n%s", code, out, errOut)
+	}
+	kust := readFile(t, filepath.Join(repo, "overlay/kustomization.yaml"))
+	if !strings.Contains(kust, "name: tmp") || strings.Contains(kust, "web-config-") || strings.Contains(kust, "name: config") {
+		t.Errorf("the patch should add the tmp volume and mount alone, not restate the rendered ones:\n%s", kust)
+	}
+	after, _ := checkJSON(t, repo, "overlay")
+	for _, f := range after {
+		if f.Rule == "render-failed" || f.Rule == "readonly-rootfs-missing" {
+			t.Errorf("after fix: %s %s", f.key(), f.Message)
+		}
+	}
+}
