@@ -273,7 +273,9 @@ func (pl *placed) usesJSONPatches(files fileSet, kust *yaml.Node) bool {
 
 // smpEntry writes the edits as a strategic-merge patch of the object:
 // its apiVersion, kind and name, and along each edit's path the keys, and
-// the list items by their name. A list a value is appended to holds that
+// the list items by their name, after the list's other items by name alone
+// (so the merge keeps their order; a list that does not merge by name
+// makes no strategic-merge patch). A list a value is appended to holds that
 // value alone when the merge adds it to the object's items (a pod's
 // volumes, by name: the rendered items would pin what the build made of
 // them, such as a generated ConfigMap's hashed name), else the rendered
@@ -313,6 +315,22 @@ func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, 
 				if item == nil || nm == nil || s.Kind != yaml.SequenceNode {
 					return "", fmt.Errorf("item %d has no name to merge by", sg.Index)
 				}
+				if len(s.Content) == 0 {
+					// The list's rendered items by name, in order: merging
+					// a patch that names one item alone puts it first
+					// (kustomize's merge), which would make another
+					// container the pod's first, its default one.
+					if mergeKey(d, segs[:i]) != "name" {
+						return "", fmt.Errorf("%s does not merge its items by name", segs[i-1].Key)
+					}
+					for _, it := range nodes[i].Content {
+						n := mapValue(it, "name")
+						if n == nil {
+							return "", fmt.Errorf("an item of %s has no name", segs[i-1].Key)
+						}
+						s.Content = append(s.Content, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("name"), scalar(n.Value)}})
+					}
+				}
 				found := -1
 				for j, it := range s.Content {
 					if mapValue(it, "name").Value == nm.Value {
@@ -336,7 +354,7 @@ func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, 
 		}
 		t := op
 		t.Path, t.Comment = p, ""
-		if had := nodes[len(segs)]; op.Action == edit.Append && had != nil && had.Kind == yaml.SequenceNode && len(had.Content) > 0 && !mergesItems(d, segs) {
+		if had := nodes[len(segs)]; op.Action == edit.Append && had != nil && had.Kind == yaml.SequenceNode && len(had.Content) > 0 && mergeKey(d, segs) == "" {
 			// A strategic merge replaces a list of scalars: the patch
 			// holds the rendered items and the appended one.
 			var v yaml.Node
@@ -363,24 +381,25 @@ func smpEntry(root *yaml.Node, d Document, name string, ops []edit.Op) (string, 
 	return entryText("", strings.TrimRight(string(patched), "\n")), nil
 }
 
-// mergesItems reports whether a strategic-merge patch of d, a built-in
+// mergeKey is the key by which a strategic-merge patch of d, a built-in
 // kind, merges the items of the list at segs (a key path whose list items
-// are indexes) into the object's by their merge key, as kustomize does,
-// rather than replacing the list. The Kubernetes types' patch metadata
+// are indexes) into the object's, as kustomize does: "name" for a pod's
+// containers and volumes, "mountPath" for a container's volumeMounts; ""
+// when the merge replaces the list. The Kubernetes types' patch metadata
 // says so (patchStrategy "merge"); a kind the client-go scheme does not
 // know is a custom resource, whose lists a strategic merge replaces.
-func mergesItems(d Document, segs []yamlpath.Segment) bool {
+func mergeKey(d Document, segs []yamlpath.Segment) string {
 	gv, err := schema.ParseGroupVersion(d.APIVersion)
 	if err != nil || len(segs) == 0 {
-		return false
+		return ""
 	}
 	obj, err := scheme.Scheme.New(gv.WithKind(d.Kind))
 	if err != nil {
-		return false
+		return ""
 	}
 	meta, err := strategicpatch.NewPatchMetaFromStruct(obj)
 	if err != nil {
-		return false
+		return ""
 	}
 	var at strategicpatch.LookupPatchMeta = meta
 	for i, sg := range segs {
@@ -389,17 +408,20 @@ func mergesItems(d Document, segs []yamlpath.Segment) bool {
 			continue // the item: at is its type already
 		case i == len(segs)-1:
 			_, pm, err := at.LookupPatchMetadataForSlice(sg.Key)
-			return err == nil && slices.Contains(pm.GetPatchStrategies(), "merge") && pm.GetPatchMergeKey() != ""
+			if err != nil || !slices.Contains(pm.GetPatchStrategies(), "merge") {
+				return ""
+			}
+			return pm.GetPatchMergeKey()
 		case segs[i+1].Index >= 0:
 			at, _, err = at.LookupPatchMetadataForSlice(sg.Key)
 		default:
 			at, _, err = at.LookupPatchMetadataForStruct(sg.Key)
 		}
 		if err != nil {
-			return false
+			return ""
 		}
 	}
-	return false
+	return ""
 }
 
 // jsonPatchEntry writes the edits as a JSON 6902 patch of the object,

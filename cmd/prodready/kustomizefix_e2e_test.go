@@ -356,3 +356,33 @@ func TestFixPatchAppendsOnlyWhatItAdds(t *testing.T) {
 		}
 	}
 }
+
+// TestFixPatchKeepsTheContainersOrder runs `prodready fix --all` as a
+// process on an overlay named alone whose base's pod has three
+// containers, the third lacking resources. A strategic-merge patch naming
+// that container alone made kustomize put it first (another default
+// container for kubectl logs and exec), which the build's check saw as
+// the first container's args changed, and withheld the fix; the patch now
+// names the containers before it, by name alone, and the fix is applied.
+func TestFixPatchKeepsTheContainersOrder(t *testing.T) {
+	c := func(name, more string) string {
+		return "      - name: " + name + "\n        image: ghcr.io/example/" + name + ":1.0\n" + more
+	}
+	res := "        resources:\n          requests: {cpu: 100m, memory: 64Mi}\n          limits: {memory: 64Mi}\n"
+	repo := writeRepo(t, map[string]string{
+		"overlay/kustomization.yaml": "resources:\n- ../base\n",
+		"base/kustomization.yaml":    "resources:\n- sts.yaml\n",
+		"base/sts.yaml": "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n  replicas: 3\n  serviceName: db\n  selector:\n    matchLabels: {app: db}\n" +
+			"  template:\n    metadata:\n      labels: {app: db}\n    spec:\n      containers:\n" +
+			c("main", "        args: [--serve]\n"+res) + c("sidecar", res) + c("fixer", "        command: [sh]\n        args: [/fix.sh]\n"),
+	})
+	_, errOut, code := runCLI(t, repo, "fix", "--rule", "cpu-requests-missing", "--rule", "memory-requests-missing", "overlay")
+	if code != 0 || strings.Contains(errOut, "withheld") || !strings.Contains(errOut, "fixed 2 findings in 1 file") {
+		t.Fatalf("fix exited %d, want both request fixes of the third container applied:\n%s", code, errOut)
+	}
+	kust := readFile(t, filepath.Join(repo, "overlay/kustomization.yaml"))
+	main, fixer := strings.Index(kust, "- name: main\n"), strings.Index(kust, "- name: fixer\n")
+	if main < 0 || fixer < main || !strings.Contains(kust, "- name: sidecar\n") {
+		t.Errorf("the patch should name main and sidecar before fixer, so the merge keeps their order:\n%s", kust)
+	}
+}
