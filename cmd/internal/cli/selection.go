@@ -190,7 +190,7 @@ func (f *rootFinder) repositoryRoot(dir string) string {
 // chart or kustomization of its own (which is checked as it is: a
 // subchart, an overlay's own base); "" otherwise.
 func (f *rootFinder) renderRootAbove(dir string) string {
-	root := f.renderRootOf(filepath.Join(dir, "_"))
+	root := f.renderRootIn(dir)
 	if root == "" || slashClean(root) == slashClean(dir) || holdsRenderRoot(dir) {
 		return ""
 	}
@@ -221,22 +221,28 @@ func holdsRenderRoot(dir string) bool {
 // it lies in none. The folder is spelled as file is (relative stays
 // relative).
 func (f *rootFinder) renderRootOf(file string) string {
-	abs, err := f.abs(file)
+	return f.renderRootIn(filepath.Dir(file))
+}
+
+// renderRootIn is renderRootOf a file of folder folder: the chart or
+// kustomize folder it is, or lies in.
+func (f *rootFinder) renderRootIn(folder string) string {
+	abs, err := f.abs(folder)
 	if err != nil {
 		return ""
 	}
 	cwd := f.cwd
-	stop := f.repositoryRoot(filepath.Dir(abs))
+	stop := f.repositoryRoot(abs)
 	if stop == "" {
-		// Outside a repository: up to the current folder when the file
-		// is under it, else up to the filesystem root.
+		// Outside a repository: up to the current folder when the
+		// folder is under it, else up to the filesystem root.
 		stop = cwd
 		if cwd == "" || !within(filepath.ToSlash(abs), filepath.ToSlash(cwd)) {
 			stop = filepath.VolumeName(abs) + string(filepath.Separator)
 		}
 	}
 	chart, kustomize := "", ""
-	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+	for dir := abs; ; dir = filepath.Dir(dir) {
 		if !within(filepath.ToSlash(dir), filepath.ToSlash(stop)) {
 			break
 		}
@@ -259,12 +265,12 @@ func (f *rootFinder) renderRootOf(file string) string {
 	if found == "" {
 		return ""
 	}
-	// Spelled from the file as given: file's folder, up as many levels.
-	up, err := filepath.Rel(found, filepath.Dir(abs))
+	// Spelled from the folder as given, up as many levels.
+	up, err := filepath.Rel(found, abs)
 	if err != nil {
 		return ""
 	}
-	dir := filepath.Dir(file)
+	dir := folder
 	if up != "." {
 		for range strings.Split(up, string(filepath.Separator)) {
 			dir = filepath.Join(dir, "..")
