@@ -469,11 +469,7 @@ func sameLineAtBase(base *runOutput, atBaseOf []int32, touchedAt []bool, at func
 		line                          int
 	}
 	key := func(f checks.Finding) place {
-		p := f.IdentityPath
-		if p == "" {
-			p = f.Path
-		}
-		return place{f.File, f.RuleID, f.Object.Group, f.Object.Kind, p, f.Line}
+		return place{f.File, f.RuleID, f.Object.Group, f.Object.Kind, f.IdentityField(), f.Line}
 	}
 	wanted := map[place][]int{}
 	for i := range atBaseOf {

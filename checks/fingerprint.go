@@ -67,16 +67,21 @@ func KeyOfFingerprint(fp string) (uint64, bool) {
 	return k, err == nil
 }
 
+// IdentityField is the field of its object a finding is about, as its
+// fingerprint names it: IdentityPath (containers by name), else Path.
+func (f *Finding) IdentityField() string {
+	if f.IdentityPath != "" {
+		return f.IdentityPath
+	}
+	return f.Path
+}
+
 // occurrenceKey is what Fingerprint hashes besides the occurrence, without
 // hashing: equal keys are equal fingerprints.
 type occurrenceKey struct{ rule, group, kind, namespace, name, path, file string }
 
 func (f *Finding) identity() occurrenceKey {
-	path := f.IdentityPath
-	if path == "" {
-		path = f.Path
-	}
-	k := occurrenceKey{rule: f.RuleID, group: f.Object.Group, kind: f.Object.Kind, namespace: f.Object.Namespace, name: f.Object.Name, path: path}
+	k := occurrenceKey{rule: f.RuleID, group: f.Object.Group, kind: f.Object.Kind, namespace: f.Object.Namespace, name: f.Object.Name, path: f.IdentityField()}
 	if f.Object.Kind == "" {
 		k.file = f.File
 	}
