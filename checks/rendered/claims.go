@@ -115,7 +115,7 @@ func (pl *placed) disproved(v *verifier, fs []checks.Finding, idx []int) []int {
 			continue // not a values edit: the chart cannot be rendered with it
 		}
 		claims = append(claims, mine...)
-		cands = append(cands, candidate{finding: i, key: aloneKey(f), place: pc})
+		cands = append(cands, candidate{finding: i, key: aloneKey(f), place: pc, doc: f.Object.Doc})
 	}
 	if len(cands) == 0 || pl.claimFailed {
 		return pl.refusedClaims(claims) // a render with the fixes failed: nothing more is known

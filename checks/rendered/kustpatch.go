@@ -203,7 +203,7 @@ func (pl *placed) patchOf(files fileSet, doc int, root *yaml.Node, ops []edit.Op
 // building the overlay again could tell (on the corpus's overlays, 15
 // builds more of argo-cd's dev-tilt took fix --all 1.4 times the CPU).
 func (pl *placed) combineOverlayPatches(src *source, fs []checks.Finding, kept []candidate) {
-	docs, byDoc := keptByDoc(fs, kept, func(c candidate) bool { return c.place.patch == strategicMerge })
+	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return c.place.patch == strategicMerge })
 	for _, d := range docs {
 		idx := byDoc[d]
 		if len(idx) < 2 {

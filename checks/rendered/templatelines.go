@@ -89,7 +89,7 @@ const MaxCombineRenders = 10
 // applies all and suggestions of them are one. Otherwise each keeps its
 // own, and the fixes that overlap are applied one round after another.
 func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Finding, kept []candidate) {
-	docs, byDoc := keptByDoc(fs, kept, func(c candidate) bool { return len(c.place.lines) > 0 })
+	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return len(c.place.lines) > 0 })
 	for _, d := range docs {
 		idx := byDoc[d]
 		if len(idx) < 2 || pl.combines >= MaxCombineRenders || v.ctx.Err() != nil {
@@ -125,17 +125,16 @@ func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Fin
 // keptByDoc groups the indexes of the kept fixes that is reports true for
 // by the rendered document of their finding, the documents in the order
 // they first appear.
-func keptByDoc(fs []checks.Finding, kept []candidate, is func(candidate) bool) (docs []int, byDoc map[int][]int) {
+func keptByDoc(kept []candidate, is func(candidate) bool) (docs []int, byDoc map[int][]int) {
 	byDoc = map[int][]int{}
 	for i, c := range kept {
 		if !is(c) {
 			continue
 		}
-		d := fs[c.finding].Object.Doc
-		if _, ok := byDoc[d]; !ok {
-			docs = append(docs, d)
+		if _, ok := byDoc[c.doc]; !ok {
+			docs = append(docs, c.doc)
 		}
-		byDoc[d] = append(byDoc[d], i)
+		byDoc[c.doc] = append(byDoc[c.doc], i)
 	}
 	return docs, byDoc
 }
