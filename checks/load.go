@@ -43,8 +43,16 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 		cfg = DefaultConfig(nil) // every YAML file, the default limits
 	}
 	limit := int64(cfg.ParseLimits().MaxFileBytes) + 1
+	var cwd string
+	var cwdErr error
+	getwd := func() (string, error) {
+		if cwd == "" && cwdErr == nil {
+			cwd, cwdErr = os.Getwd()
+		}
+		return cwd, cwdErr
+	}
 	lazy := func(file string) Input {
-		return Input{Path: filepath.ToSlash(filepath.Clean(file)), Read: func(buf []byte) ([]byte, error) { return readFileLimited(file, limit, buf) },
+		return Input{Path: runPathFrom(file, getwd), Read: func(buf []byte) ([]byte, error) { return readFileLimited(file, limit, buf) },
 			ReadAt: func(off, n int) ([]byte, error) { return readFileAt(file, off, n) }}
 	}
 	var out []Input

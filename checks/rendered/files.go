@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/prodready/prodready/checks"
 )
 
 // Files is a repository held in memory: slash-separated paths relative to the
@@ -233,24 +235,12 @@ func JoinWithin(dir, rel string) (string, bool) {
 	return p, true
 }
 
-// joinDir is the path, spelled as the run's inputs spell it, of p (a path
-// of a folder's files) in the folder read as dir. A folder read as the
-// repository around the one named (dir "../..": `check .` run inside
-// bitnami/redis, widened to reach the common chart beside it) names the
-// files inside the current folder as the inputs do: "values.yaml", not
-// "../../bitnami/redis/values.yaml".
+// joinDir is the path, spelled as the run's inputs spell it
+// (checks.RunPath), of p (a path of a folder's files) in the folder read
+// as dir. A folder read as the repository around the one named (dir
+// "../..": `check .` run inside bitnami/redis, widened to reach the common
+// chart beside it) names the files inside the current folder as the inputs
+// do: "values.yaml", not "../../bitnami/redis/values.yaml".
 func joinDir(dir, p string) string {
-	j := path.Join(dir, p)
-	if j != ".." && !strings.HasPrefix(j, "../") {
-		return j
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return j
-	}
-	rel, err := filepath.Rel(cwd, filepath.Join(cwd, filepath.FromSlash(j)))
-	if err != nil {
-		return j
-	}
-	return filepath.ToSlash(rel)
+	return checks.RunPath(path.Join(dir, p))
 }

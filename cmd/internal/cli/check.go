@@ -283,6 +283,7 @@ func (p Program) runCheck(cmd *cobra.Command, f *checkFlags, paths []string, std
 		fmt.Fprintln(stderr, "prodready:", writeErr)
 		return ExitUsage
 	}
+	fmt.Fprint(stderr, sel.hiddenNote("check", "shows"))
 	if outFile != "" {
 		fmt.Fprintf(stderr, "prodready: wrote %s (%s): %s\n", outFile, format, report.SummaryOf(res, stream.Counts()))
 	}

@@ -94,20 +94,17 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	// starting points left are those of the last round's check.
 	var startingPoints int
 	keep := func(f checks.Finding) bool {
-		if !sel.wantsPath(f.File) {
-			return false // in a chart named through other files
-		}
-		if f.Severity < over.min {
+		if f.Severity < over.min || (len(rules) > 0 && !rules[f.RuleID]) {
 			return false
 		}
-		if len(rules) > 0 {
-			return rules[f.RuleID]
-		}
-		if !*all && f.Fixable() && !f.ExactFix() {
-			startingPoints++
+		if len(rules) == 0 && !*all && f.Fixable() && !f.ExactFix() {
+			if sel.wantsPath(f.File) {
+				startingPoints++
+			}
 			return false
 		}
-		return true
+		// Not in a chart's or overlay's files named (counted, to say so).
+		return sel.wants(f)
 	}
 	// A chart fix found wrong in one round is not rendered again, and an
 	// overlay whose files a round left as they were is not built again.
@@ -120,6 +117,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	}
 	fixed, outcome := fix.ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) {
 		startingPoints = 0
+		sel.resetHidden()
 		fixRound(cur, sel.folders, cfg, render, memo, emit)
 	}, keep)
 	files := 0
@@ -202,6 +200,11 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 		}
 	}
 	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(fixedFindings), files, len(outcome.Failed), noFix, byHand))
+	command := "fix"
+	if *all {
+		command += " --all"
+	}
+	fmt.Fprint(stderr, sel.hiddenNote(command, "takes"))
 	if startingPoints > 0 {
 		fmt.Fprintf(stderr, "%s not applied: their values depend on the app (prodready fix --all applies them; prodready check shows them)\n", plural.Count(startingPoints, "starting-point fix", "starting-point fixes"))
 	}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/internal/plural"
 )
 
 // selection is what check and fix read for the paths given. A file inside
@@ -33,6 +36,20 @@ type selection struct {
 	// to the folders named in it.
 	partial     map[string]map[string]bool
 	partialDirs map[string][]string
+	// named are the paths given, as the run spells them ("<stdin>" for
+	// "-"), and wide says whether a folder named whole holds a chart or
+	// an overlay: its renders' findings outside it (a base beside an
+	// overlay) are its own. Without one, a finding outside every path
+	// named (a base outside the overlay a patch was named in) is not
+	// shown.
+	named []string
+	wide  bool
+	// hidden counts the findings left out as outside the paths named
+	// (wants), and hiddenFiles holds the files they lie in.
+	hidden      int
+	hiddenFiles map[string]bool
+	// rootKind says what each folder of partial is: "chart" or "overlay".
+	rootKind map[string]string
 }
 
 // renderRootFiles are the files that make a folder a chart or a
@@ -45,12 +62,19 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	sel := &selection{partial: map[string]map[string]bool{}, partialDirs: map[string][]string{}}
+	sel := &selection{partial: map[string]map[string]bool{}, partialDirs: map[string][]string{}, rootKind: map[string]string{}}
 	var list, dirs []string
 	roots := newRootFinder()
 	for _, p := range paths {
 		root, dir := "", false
-		if p != "-" {
+		if p == "-" {
+			sel.named = append(sel.named, "<stdin>")
+		} else {
+			// Spelled as the run spells the files it reads, so that a
+			// path named through ".." back into the current folder
+			// names the files the run finds there.
+			p = checks.RunPath(p)
+			sel.named = append(sel.named, p)
 			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 				root = roots.renderRootOf(p)
 			} else if err == nil && st.IsDir() {
@@ -67,6 +91,7 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 		key := slashClean(root)
 		if sel.partial[key] == nil {
 			sel.partial[key] = map[string]bool{}
+			sel.rootKind[key] = roots.kindName(root)
 			list = append(list, root)
 		}
 		named := slashClean(p)
@@ -86,6 +111,9 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 				break
 			}
 		}
+	}
+	if len(sel.partial) > 0 {
+		sel.wide = slices.ContainsFunc(dirs, holdsRenderRoot)
 	}
 	load := checks.Load
 	if lazy {
@@ -165,6 +193,22 @@ func (f *rootFinder) kind(dir string) folderKind {
 		f.kinds[dir] = k
 	}
 	return k
+}
+
+// kindName names what folder dir is, as messages say it: "chart",
+// "overlay", or "folder".
+func (f *rootFinder) kindName(dir string) string {
+	abs, err := f.abs(dir)
+	if err != nil {
+		return "folder"
+	}
+	switch f.kind(filepath.Clean(abs)) {
+	case chartFolder:
+		return "chart"
+	case kustomizeFolder:
+		return "overlay"
+	}
+	return "folder"
 }
 
 // repositoryRoot is repositoryRoot(dir), remembered for dir and for
@@ -293,16 +337,31 @@ func isFile(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// within reports whether slash path p is dir or under it ("." holds
-// every relative path).
+// within reports whether slash path p is dir or under it. A clean path
+// has ".." only at its start: a dir of ".." alone ("..", "../..", or "."
+// for none) holds every relative path that climbs no more levels than it
+// does, and "../../base" is under "..", the parent, only by its spelling.
 func within(p, dir string) bool {
-	if dir == "." && !strings.HasPrefix(p, "../") && p != ".." && !path.IsAbs(p) {
-		return true
+	if up, ok := climbs(dir); ok {
+		n, _ := climbs(p)
+		return !path.IsAbs(p) && n <= up
 	}
-	// A clean path has ".." only at its start: "../../base" is under "..",
-	// the parent, only by its spelling.
 	rest, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 	return p == dir || (ok && rest != ".." && !strings.HasPrefix(rest, "../"))
+}
+
+// climbs is how many ".." a clean relative path starts with, and whether
+// it is made of them alone ("." is none).
+func climbs(p string) (int, bool) {
+	if p == "." {
+		return 0, true
+	}
+	n := 0
+	for p == ".." || strings.HasPrefix(p, "../") {
+		n++
+		p = strings.TrimPrefix(strings.TrimPrefix(p, ".."), "/")
+	}
+	return n, p == ""
 }
 
 func slashClean(p string) string { return path.Clean(filepath.ToSlash(p)) }
@@ -320,19 +379,17 @@ func (s *selection) partialOf(p string) string {
 }
 
 // wantsPath reports whether what the run says of path p is shown: p is
-// outside every folder named through some of its files or folders, or is
-// one of those files, or lies in one of those folders.
+// one of the files named or lies in one of the folders named, or lies
+// outside every folder named through some of its files or folders while
+// a folder named whole renders a chart or an overlay (whose findings
+// reach outside it, as an overlay's in its base do).
 func (s *selection) wantsPath(p string) bool {
+	p = slashClean(p)
 	key := s.partialOf(p)
-	if key == "" || s.partial[key][slashClean(p)] {
-		return true
+	if key != "" {
+		return s.partial[key][p] || slices.ContainsFunc(s.partialDirs[key], func(dir string) bool { return within(p, dir) })
 	}
-	for _, dir := range s.partialDirs[key] {
-		if within(slashClean(p), dir) {
-			return true
-		}
-	}
-	return false
+	return s.wide || slices.ContainsFunc(s.named, func(n string) bool { return within(p, n) })
 }
 
 // shown keeps the findings of the files named, in place, and the
@@ -343,11 +400,53 @@ func (s *selection) shown(fs []checks.Finding) []checks.Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if f.RuleID == checks.RenderFailed || s.wantsPath(f.File) {
+		if s.wants(f) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// wants reports whether finding f is shown: it lies in a path named
+// (wantsPath), or is a render-failed finding of a chart or overlay read
+// for them. It counts those it leaves out, for hiddenNote.
+func (s *selection) wants(f checks.Finding) bool {
+	if len(s.partial) == 0 || f.RuleID == checks.RenderFailed || s.wantsPath(f.File) {
+		return true
+	}
+	s.hidden++
+	if s.hiddenFiles == nil {
+		s.hiddenFiles = map[string]bool{}
+	}
+	s.hiddenFiles[slashClean(f.File)] = true
+	return false
+}
+
+// resetHidden starts the count of wants again (fix counts its last
+// round's).
+func (s *selection) resetHidden() { s.hidden, s.hiddenFiles = 0, nil }
+
+// hiddenNote says, when wants left findings out, how many and in which
+// files, and that `prodready <command>` on the charts and overlays the
+// paths named are part of takes them (verb): nothing the run found is
+// left out unsaid. "" when none was.
+func (s *selection) hiddenNote(command, verb string) string {
+	if s.hidden == 0 {
+		return ""
+	}
+	files := slices.Sorted(maps.Keys(s.hiddenFiles))
+	list := strings.Join(files[:min(len(files), 3)], ", ")
+	if len(files) > 3 {
+		list += fmt.Sprintf(" and %d more", len(files)-3)
+	}
+	roots := slices.Sorted(maps.Keys(s.partial))
+	named := make([]string, len(roots))
+	for i, r := range roots {
+		named[i] = s.rootKind[r] + " " + r
+	}
+	return fmt.Sprintf("prodready: %s of %s %s in files not named (%s): `prodready %s %s` %s %s\n",
+		plural.Count(s.hidden, "finding", "findings"), strings.Join(named, ", "), plural.Form(s.hidden, "lies", "lie"),
+		list, command, strings.Join(roots, " "), verb, plural.Form(s.hidden, "it", "them"))
 }
 
 // result is res with only the files shown, and the renders of the charts

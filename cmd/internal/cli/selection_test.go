@@ -74,6 +74,10 @@ func TestWithin(t *testing.T) {
 		{"../../base/deploy.yaml", "..", false},
 		{"../..", "..", false},
 		{"../../base/deploy.yaml", "../..", true},
+		{"x.yaml", "..", true}, // the current folder is in its parent
+		{"patches/x.yaml", "../..", true},
+		{"/abs/x.yaml", "..", false},
+		{"..x/y.yaml", ".", true},
 		{"/repo/a/b.yaml", "/repo/a", true},
 	} {
 		if got := within(tc.p, tc.dir); got != tc.want {
