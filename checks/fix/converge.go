@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -106,6 +107,7 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 				changed = true
 				for _, k := range applied {
 					out.Fixed = append(out.Fixed, fs[k])
+					out.appliedLater(fs[k].Fingerprint(), failedBefore)
 				}
 				cur[i] = checks.Input{Path: in.Path, Data: next}
 			}
@@ -204,6 +206,8 @@ type streamFile struct {
 	changed          bool
 	fixed, remaining []checks.Finding
 	failed           []FailedFix
+	// fixedKeys are the fingerprints of the findings fixed.
+	fixedKeys []string
 }
 
 func newStreamRound(cur []checks.Input, byPath map[string][]int) *streamRound {
@@ -269,6 +273,7 @@ func fixOne(in checks.Input, fs []checks.Finding) *streamFile {
 		sf.changed, sf.next = true, next
 		for _, k := range applied {
 			sf.fixed = append(sf.fixed, fixedSummary(fs[k]))
+			sf.fixedKeys = append(sf.fixedKeys, fs[k].Fingerprint())
 		}
 	}
 	return sf
@@ -295,11 +300,26 @@ func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
 		if sf.changed {
 			changed = true
 			out.Fixed = append(out.Fixed, sf.fixed...)
+			for _, key := range sf.fixedKeys {
+				out.appliedLater(key, failedBefore)
+			}
 		}
 	}
 	sort.SliceStable(r.late, func(a, b int) bool { return path.Clean(r.late[a].File) < path.Clean(r.late[b].File) })
 	out.Remaining = append(out.Remaining, r.late...)
 	return changed
+}
+
+// appliedLater takes out of o.Failed the fix of the finding whose
+// fingerprint is key, now applied: one that overlapped another fix's
+// lines in one round (two template fixes inserting after one line) is
+// applied in the next, and is not a fix that could not be applied.
+func (o *Outcome) appliedLater(key string, failedBefore map[string]bool) {
+	if !failedBefore[key] {
+		return
+	}
+	delete(failedBefore, key)
+	o.Failed = slices.DeleteFunc(o.Failed, func(fl FailedFix) bool { return fl.Finding.Fingerprint() == key })
 }
 
 // fixedSummary is what Outcome.Fixed keeps of a fixed finding in
