@@ -88,6 +88,7 @@ type placed struct {
 	rerenders int
 	combines  int            // renders spent by combineTemplateLines
 	lits      []literalLines // by document, see literalOf
+	located   []literalLines // by document, see locatedOf
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"reflect"
 	"slices"
@@ -215,6 +216,10 @@ type candidate struct {
 	followUps map[string]bool
 	// doc is the rendered document of the finding.
 	doc int
+	// edits are the fix's edits of that document, from which a batch
+	// places its template line fixes of one document together
+	// (batchLines).
+	edits []edit.Op
 }
 
 // followUpObject is the object f's fix's follow-ups are found on: its
@@ -281,7 +286,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 				}
 			}
 			if ok {
-				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc}
+				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc, edits: fs[i].Fix.Edits}
 				for _, rule := range fs[i].Fix.FollowUps {
 					if c.followUps == nil {
 						c.followUps = map[string]bool{}
@@ -631,6 +636,12 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 // adds a finding costs about two renders per halving, not one per
 // candidate. It stops at the bound of renders.
 func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findingKeys) []candidate {
+	if _, ok := pl.batchLines(src, cands); !ok {
+		// Line changes that overlap and cannot be placed together are
+		// not made together: no render is spent finding that out.
+		fit, rest := apartFromOverlaps(cands)
+		return append(pl.settle(v, src, fit, old), pl.settle(v, src, rest, old)...)
+	}
 	keys, ok, failed := pl.rerender(v, src, cands)
 	added := adds(keys, old, cands)
 	if ok && added == "" {
@@ -667,6 +678,77 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findin
 	}
 	mid := len(cands) / 2
 	return append(pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old)...)
+}
+
+// batchLines returns the template line changes of cands by file: each
+// candidate's own, a change several carry made once; those of one
+// rendered document that overlap (two fixes inserting after one line)
+// placed together from all their edits, as one fix of them all would be
+// (templateLinesOf). It reports false when such a set cannot be placed.
+func (pl *placed) batchLines(src *source, cands []candidate) (map[string][]edit.Change, bool) {
+	byDoc := map[int][]candidate{}
+	var docs []int
+	for _, c := range cands {
+		if len(c.place.lines) == 0 {
+			continue
+		}
+		if _, ok := byDoc[c.doc]; !ok {
+			docs = append(docs, c.doc)
+		}
+		byDoc[c.doc] = append(byDoc[c.doc], c)
+	}
+	out := map[string][]edit.Change{}
+	add := func(file string, lines []edit.Change) {
+		for _, l := range lines {
+			if !slices.Contains(out[file], l) {
+				out[file] = append(out[file], l)
+			}
+		}
+	}
+	for _, d := range docs {
+		group := byDoc[d]
+		if _, rest := apartFromOverlaps(group); len(rest) == 0 {
+			for _, c := range group {
+				add(c.place.file, c.place.lines)
+			}
+			continue
+		}
+		var ops []edit.Op
+		for _, c := range group {
+			ops = append(ops, c.edits...)
+		}
+		whole, ok := pl.templateLinesOf(src, d, ops)
+		if !ok {
+			return nil, false
+		}
+		add(whole.file, whole.lines)
+	}
+	return out, true
+}
+
+// apartFromOverlaps splits cands, in order, into those whose template
+// line changes overlap none of an earlier one's in fit (several fixes
+// that insert after one line: a probe and a preStop hook) and the rest.
+// A change made twice is made once (fix.Apply does the same).
+func apartFromOverlaps(cands []candidate) (fit, rest []candidate) {
+	taken := map[string][]edit.Change{}
+	for _, c := range cands {
+		clash := false
+		for _, l := range c.place.lines {
+			for _, t := range taken[c.place.file] {
+				if l != t && l.StartLine <= t.EndLine && t.StartLine <= l.EndLine {
+					clash = true
+				}
+			}
+		}
+		if clash {
+			rest = append(rest, c)
+			continue
+		}
+		fit = append(fit, c)
+		taken[c.place.file] = append(taken[c.place.file], c.place.lines...)
+	}
+	return fit, rest
 }
 
 // notSettled records why cands were not verified when no render settled
@@ -830,14 +912,13 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys 
 	}
 	byDoc := map[fileDoc][]edit.Op{}
 	var order []fileDoc
-	byFile := map[string][]edit.Change{}
-	var lineFiles []string
+	byFile, ok := pl.batchLines(src, cands)
+	if !ok {
+		return nil, false, "its template lines overlap another fix's"
+	}
+	lineFiles := slices.Sorted(maps.Keys(byFile))
 	for _, c := range cands {
 		if len(c.place.lines) > 0 {
-			if _, ok := byFile[c.place.file]; !ok {
-				lineFiles = append(lineFiles, c.place.file)
-			}
-			byFile[c.place.file] = append(byFile[c.place.file], c.place.lines...)
 			continue
 		}
 		k := fileDoc{c.place.file, c.place.doc}

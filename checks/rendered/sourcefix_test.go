@@ -95,10 +95,10 @@ func TestFixesBecomeValuesEdits(t *testing.T) {
 		// templates/cache.yaml is plain YAML: its fixes are its own edits.
 		"capabilities-not-dropped cache templates/cache.yaml:21 [append spec.template.spec.containers.0.securityContext.capabilities.drop=ALL]",
 		"cpu-requests-missing cache templates/cache.yaml:19 [set spec.template.spec.containers.0.resources.requests.cpu=100m]",
-		"memory-requests-missing batch templates/worker.yaml:42",
+		"memory-requests-missing batch templates/worker.yaml:45", // its template lines, after the container's last
 		"memory-requests-missing cache templates/cache.yaml:19 [set spec.template.spec.containers.0.resources.requests.memory=256Mi, set spec.template.spec.containers.0.resources.limits.memory=256Mi]",
 		"memory-requests-missing web values.yaml:4 [set resources.requests.memory=256Mi, set resources.limits.memory=256Mi]",
-		"memory-requests-missing worker templates/worker.yaml:19",
+		"memory-requests-missing worker templates/worker.yaml:22",        // as batch
 		"replicas-too-few batch templates/worker.yaml:31",                // div .Values.batch.slots 2: computed
 		"replicas-too-few web values.yaml:3 [set replicaCount=3]",        // replicas: {{ .Values.replicaCount }}
 		"replicas-too-few worker values.yaml:10 [set worker.replicas=3]", // spread-missing follows, as announced
@@ -230,8 +230,11 @@ func TestVerifyFixesBounded(t *testing.T) {
 					t.Errorf("kept edits without a render that shows them right: %s", s)
 				}
 			}
-			if calls < 2 || calls > 1+rendered.MaxVerifyRenders {
-				t.Errorf("%d renders, want 2 to %d", calls, 1+rendered.MaxVerifyRenders)
+			// The check's render, the renders that verify the fixes and
+			// those that check the claims of their follow-ups, each
+			// bounded.
+			if most := 1 + rendered.MaxVerifyRenders + rendered.MaxClaimRenders; calls < 2 || calls > most {
+				t.Errorf("%d renders, want 2 to %d", calls, most)
 			}
 		})
 	}
@@ -261,9 +264,10 @@ spec:
     metadata:
       labels: {app: d%[1]d, tier: serving}
     spec:
+      {{- /* no two lines of the pod written as they are meet: its fixes are no template lines */}}
       containers:
         - name: c
-          image: nginx:1.27
+          image: {{ "nginx:1.27" }}
           ports: [{containerPort: 8080}]
 {{- if gt (int .Values.r%[1]d) 1 }}
 ---

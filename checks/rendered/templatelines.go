@@ -2,6 +2,8 @@ package rendered
 
 import (
 	"bytes"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -55,7 +57,10 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 	rendered := bytes.SplitAfter(text, []byte("\n"))
 	var out placement
 	for _, c := range changes {
-		tc, ok := mapChange(c, lit, rendered, files)
+		tc, ok := mapChange(c, lit, rendered, files, false)
+		if !ok {
+			tc, ok = moveInsertion(c, lit, pl.locatedOf(files, doc), rendered, files)
+		}
 		if !ok || (out.file != "" && tc.file != out.file) {
 			return placement{}, false
 		}
@@ -64,6 +69,7 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 		}
 		out.lines = append(out.lines, tc.change)
 	}
+	out.lines = mergeInsertions(out.lines)
 	if pl.vendored(out.file) {
 		return placement{}, false
 	}
@@ -92,34 +98,59 @@ func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Fin
 	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return len(c.place.lines) > 0 })
 	for _, d := range docs {
 		idx := byDoc[d]
-		if len(idx) < 2 || pl.combines >= MaxCombineRenders || v.ctx.Err() != nil {
+		if len(idx) < 2 || pl.combineGroup(v, src, fs, kept, d, idx) {
 			continue
 		}
-		var ops []edit.Op
+		// Not all together (one of them edits a list, whose items keep
+		// their place): those that insert after one line, together.
+		byLine := map[templateLine][]int{}
+		var lines []templateLine
 		for _, i := range idx {
-			ops = append(ops, fs[kept[i].finding].Fix.Edits...)
+			at := templateLine{kept[i].place.file, kept[i].place.lines[0].StartLine}
+			if _, ok := byLine[at]; !ok {
+				lines = append(lines, at)
+			}
+			byLine[at] = append(byLine[at], i)
 		}
-		whole, ok := pl.templateLinesOf(src, d, ops)
-		if !ok {
-			continue
-		}
-		trial := make([]candidate, len(idx))
-		for j, i := range idx {
-			trial[j] = kept[i]
-			trial[j].place.lines = nil
-		}
-		trial[0].place.lines = whole.lines // applied once for all of them
-		trial[0].place.file = whole.file
-		old := pl.aloneKeys(v.cfg)
-		pl.combines++
-		keys, ok, _ := pl.renderWith(v, src, trial[:1])
-		if !ok || adds(keys, old, trial) != "" || len(gone(trial, keys)) != len(trial) {
-			continue
-		}
-		for _, i := range idx {
-			kept[i].place.lines = whole.lines
+		for _, at := range lines {
+			if group := byLine[at]; len(group) > 1 && len(group) < len(idx) {
+				pl.combineGroup(v, src, fs, kept, d, group)
+			}
 		}
 	}
+}
+
+// combineGroup is combineTemplateLines for the kept fixes idx of document
+// d: it reports whether they now carry one set of line changes.
+func (pl *placed) combineGroup(v *verifier, src *source, fs []checks.Finding, kept []candidate, d int, idx []int) bool {
+	if pl.combines >= MaxCombineRenders || v.ctx.Err() != nil {
+		return false
+	}
+	var ops []edit.Op
+	for _, i := range idx {
+		ops = append(ops, fs[kept[i].finding].Fix.Edits...)
+	}
+	whole, ok := pl.templateLinesOf(src, d, ops)
+	if !ok {
+		return false
+	}
+	trial := make([]candidate, len(idx))
+	for j, i := range idx {
+		trial[j] = kept[i]
+		trial[j].place.lines = nil
+	}
+	trial[0].place.lines = whole.lines // applied once for all of them
+	trial[0].place.file = whole.file
+	old := pl.aloneKeys(v.cfg)
+	pl.combines++
+	keys, ok, _ := pl.renderWith(v, src, trial[:1])
+	if !ok || adds(keys, old, trial) != "" || len(gone(trial, keys)) != len(trial) {
+		return false
+	}
+	for _, i := range idx {
+		kept[i].place.lines = whole.lines
+	}
+	return true
 }
 
 // keptByDoc groups the indexes of the kept fixes that is reports true for
@@ -157,8 +188,9 @@ type mappedChange struct {
 // file, or a "---"). A key it inserts must not be written anywhere else in
 // the template's document (a conditional block of the chart's own for it:
 // with other values it would be there twice); another document of the
-// file (after a "---") writing it is not this one's.
-func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet) (mappedChange, bool) {
+// file (after a "---") writing it is not this one's. A change moved
+// (moveInsertion) checks what lies before it its own way.
+func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet, moved bool) (mappedChange, bool) {
 	first, ok := consecutive(lit, c.StartLine, c.EndLine)
 	if !ok {
 		return mappedChange{}, false
@@ -169,7 +201,7 @@ func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet
 	if strings.Count(c.Text, "\n") <= c.EndLine-c.StartLine+1 {
 		return out, true // lines changed in place or removed: nothing lands next to an action
 	}
-	if c.StartLine > 1 {
+	if c.StartLine > 1 && !moved {
 		if before, ok := lit[c.StartLine-1]; !ok || before.file != first.file || before.line != first.line-1 {
 			return mappedChange{}, false
 		}
@@ -197,6 +229,203 @@ func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet
 		}
 	}
 	return out, true
+}
+
+// mergeInsertions makes the changes of cs that only insert after one
+// line (moved there from the ends of two mappings) one change: the line,
+// then what each inserts, the deeper first, so that the keys of a mapping
+// nested in another come before those of the outer one.
+func mergeInsertions(cs []edit.Change) []edit.Change {
+	type ins struct {
+		indent int
+		text   string
+	}
+	var out []edit.Change
+	after := map[int][]ins{}
+	anchor := map[int]string{}
+	for _, c := range cs {
+		first, rest, ok := strings.Cut(c.Text, "\n")
+		if c.StartLine != c.EndLine || !ok || rest == "" {
+			out = append(out, c)
+			continue
+		}
+		if a, seen := anchor[c.StartLine]; seen && a != first {
+			out = append(out, c)
+			continue
+		}
+		anchor[c.StartLine] = first
+		ind, _, _ := yamlLineShape(rest)
+		after[c.StartLine] = append(after[c.StartLine], ins{ind, rest})
+	}
+	for line, list := range after {
+		slices.SortStableFunc(list, func(a, b ins) int { return b.indent - a.indent })
+		text := anchor[line] + "\n"
+		for _, x := range list {
+			text += x.text
+		}
+		out = append(out, edit.Change{StartLine: line, EndLine: line, Text: text})
+	}
+	slices.SortFunc(out, func(a, b edit.Change) int { return a.StartLine - b.StartLine })
+	return out
+}
+
+// moveInsertion maps change c, which mapChange could not, as one of its
+// movedInsertions: the first whose lines mapChange maps (the line it
+// follows and the line after it literal), under a mapping whose parent
+// line (the key above it, or its sequence item's dash line) is a line of
+// the same template that renders once (see locatedOf), and with every template block (if, with, range) opened between
+// that line and the insertion closed before it: what is inserted is then
+// written whenever its mapping is, whatever the values.
+func moveInsertion(c edit.Change, lit, located literalLines, rendered [][]byte, files fileSet) (mappedChange, bool) {
+	moved, parent := movedInsertions(c, rendered)
+	top, ok := located[parent]
+	if len(moved) == 0 || !ok {
+		return mappedChange{}, false
+	}
+	for _, m := range moved {
+		tc, ok := mapChange(m, lit, rendered, files, true)
+		if !ok || tc.file != top.file || tc.at < top.line {
+			continue
+		}
+		tmpl := bytes.SplitAfter(contents(files, tc.file), []byte("\n"))
+		if blocksClosed(tmpl[top.line-1 : tc.at]) {
+			return tc, true
+		}
+	}
+	return mappedChange{}, false
+}
+
+// templateBlock matches the actions that open and close a template block.
+var templateBlock = regexp.MustCompile(`\{\{-?\s*(if|with|range|define|block|end)\b`)
+
+// blocksClosed reports whether every template block opened in lines is
+// closed in them, and none closed there was opened before them.
+func blocksClosed(lines [][]byte) bool {
+	depth := 0
+	for _, l := range lines {
+		for _, m := range templateBlock.FindAllSubmatch(l, -1) {
+			if string(m[1]) == "end" {
+				depth--
+			} else {
+				depth++
+			}
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}
+
+// movedInsertions returns change c, when it only inserts keys into a
+// mapping after its anchor line (edit.Changes anchors an insertion on the
+// line before it), as the same keys inserted after each other entry of
+// that mapping, the nearest first, and the rendered line of the
+// mapping's parent (0 for none). A mapping's keys have no order that
+// the object sees, and templates often end a mapping with an action
+// (`{{- toYaml .Values.resources | nindent 12 }}`, `{{- with
+// .Values.tolerations }}`), after which nothing is written as it is;
+// between two of its earlier entries the template's own lines often are
+// (mapChange decides). Inserting before a sequence item's first key
+// would leave its dash: that place is not offered.
+func movedInsertions(c edit.Change, rendered [][]byte) (moved []edit.Change, parent int) {
+	if c.StartLine != c.EndLine || c.StartLine < 1 || c.StartLine > len(rendered) {
+		return nil, 0
+	}
+	inserted, ok := strings.CutPrefix(c.Text, string(rendered[c.StartLine-1]))
+	if !ok || inserted == "" || !strings.HasSuffix(inserted, "\n") {
+		return nil, 0
+	}
+	k := -1
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(inserted, "\n"), "\n") {
+		ind, dash, _ := yamlLineShape(l)
+		switch {
+		case ind < 0:
+		case k < 0 && (dash || !strings.Contains(l, ":")):
+			return nil, 0 // not a key of a mapping first
+		case k < 0:
+			k = ind
+		case ind < k:
+			return nil, 0
+		}
+	}
+	if k < 0 {
+		return nil, 0
+	}
+	// The mapping's entries around the anchor: lines whose key is at
+	// column k (a sequence item there is a value of the entry above it,
+	// written compact), from its first (a line "- key:" whose key is at k,
+	// or the first after its parent's line) to its last.
+	var starts []int
+	dashFirst := false
+	for l := c.StartLine; l >= 1; l-- {
+		ind, dash, col := yamlLineShape(string(rendered[l-1]))
+		if ind < 0 || ind > k || (ind == k && dash) {
+			continue
+		}
+		if ind == k {
+			starts = append(starts, l)
+			continue
+		}
+		if dash && col == k {
+			starts, dashFirst = append(starts, l), true
+		}
+		parent = l
+		break
+	}
+	end := c.StartLine
+	for l := c.StartLine + 1; l <= len(rendered); l++ {
+		ind, dash, _ := yamlLineShape(string(rendered[l-1]))
+		if ind < 0 {
+			continue
+		}
+		if ind < k || (ind == k && !dash && isDocumentMarker(rendered[l-1])) {
+			break
+		}
+		if ind == k && !dash {
+			starts = append(starts, l)
+		}
+		end = l
+	}
+	anchors := map[int]bool{end: true}
+	for _, st := range starts {
+		if st == slices.Min(starts) && dashFirst {
+			continue
+		}
+		anchors[st-1] = true
+	}
+	delete(anchors, c.StartLine)
+	var out []edit.Change
+	for a := range anchors {
+		if a < 1 || a > len(rendered) || !bytes.HasSuffix(rendered[a-1], []byte("\n")) {
+			continue
+		}
+		out = append(out, edit.Change{StartLine: a, EndLine: a, Text: string(rendered[a-1]) + inserted})
+	}
+	slices.SortFunc(out, func(x, y edit.Change) int {
+		dx, dy := max(x.StartLine-c.StartLine, c.StartLine-x.StartLine), max(y.StartLine-c.StartLine, c.StartLine-y.StartLine)
+		if dx != dy {
+			return dx - dy
+		}
+		return x.StartLine - y.StartLine
+	})
+	return out, parent
+}
+
+// yamlLineShape returns the indentation of a rendered line, whether it
+// starts a sequence item ("- "), and the column its content after the
+// dash starts at; indent -1 for a blank or comment line.
+func yamlLineShape(line string) (indent int, dash bool, col int) {
+	t := strings.TrimLeft(line, " ")
+	indent = len(line) - len(t)
+	if strings.TrimSpace(t) == "" || strings.HasPrefix(t, "#") {
+		return -1, false, 0
+	}
+	if t == "-\n" || strings.HasPrefix(t, "- ") {
+		rest := strings.TrimLeft(t[1:], " ")
+		return indent, true, indent + len(t) - len(rest)
+	}
+	return indent, false, indent
 }
 
 // documentAround returns the first and last lines (numbered from 1) of the
@@ -281,13 +510,24 @@ func consecutive(lit literalLines, from, to int) (templateLine, bool) {
 // counted over all of its documents.
 func (pl *placed) literalOf(files fileSet, doc int) literalLines {
 	if pl.lits == nil {
-		pl.lits = pl.literalLinesOfRender(files)
+		pl.lits, pl.located = pl.literalLinesOfRender(files)
 	}
 	return pl.lits[doc]
 }
 
-// literalLinesOfRender is literal for every document of the render.
-func (pl *placed) literalLinesOfRender(files fileSet) []literalLines {
+// locatedOf returns the lines of document doc that hold one key whose
+// template line renders only them, literal or not (`- name: {{
+// .Chart.Name }}`): where the template wrote each of them.
+func (pl *placed) locatedOf(files fileSet, doc int) literalLines {
+	if pl.lits == nil {
+		pl.lits, pl.located = pl.literalLinesOfRender(files)
+	}
+	return pl.located[doc]
+}
+
+// literalLinesOfRender is literalOf and locatedOf for every document of
+// the render.
+func (pl *placed) literalLinesOfRender(files fileSet) (lits, located []literalLines) {
 	r := pl.render
 	type renderedLine struct{ doc, line int }
 	from := map[templateLine]map[renderedLine]bool{}
@@ -324,10 +564,19 @@ func (pl *placed) literalLinesOfRender(files fileSet) []literalLines {
 		return ls[t.line-1], true
 	}
 	out := make([]literalLines, len(r.Documents))
+	located = make([]literalLines, len(r.Documents))
 	docLines := make([][][]byte, len(r.Documents))
 	for t, rs := range from {
 		if len(rs) != 1 {
 			continue // rendered more than once, or two keys of one line
+		}
+		for rl := range rs {
+			if keys[rl] == 1 {
+				if located[rl.doc] == nil {
+					located[rl.doc] = literalLines{}
+				}
+				located[rl.doc][rl.line] = t
+			}
 		}
 		tl, ok := lineOf(t)
 		if !ok || bytes.Contains(tl, []byte("{{")) || bytes.Contains(tl, []byte("}}")) || !bytes.HasSuffix(tl, []byte("\n")) {
@@ -350,7 +599,7 @@ func (pl *placed) literalLinesOfRender(files fileSet) []literalLines {
 			out[rl.doc][rl.line] = t
 		}
 	}
-	return out
+	return out, located
 }
 
 // keyLines calls fn with the line and the path (as FormatPath writes it)

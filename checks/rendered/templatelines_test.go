@@ -257,3 +257,101 @@ func verifiedChart(t *testing.T, files rendered.Files) []checks.Finding {
 	}
 	return verifiedRun(t, checks.DefaultConfig(catalog.Default()), inputs, rendered.Folder{Dir: ".", Files: files}, render.InProcess)
 }
+
+// movedChart's container ends with a key the template writes through an
+// action (resources from toYaml), after which no line is written as it
+// is, and holds a conditional block (ports and a readinessProbe when
+// values ask for probes) between lines it writes as they are.
+var movedChart = rendered.Files{
+	"c/Chart.yaml":  []byte("apiVersion: v2\nname: moved\nversion: 0.1.0\n"),
+	"c/values.yaml": []byte("probes: true\nresources:\n  requests: {cpu: 100m, memory: 64Mi}\n  limits: {memory: 64Mi}\n"),
+	"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+          imagePullPolicy: IfNotPresent
+          {{- if .Values.probes }}
+          ports:
+            - containerPort: 8080
+          readinessProbe:
+            tcpSocket:
+              port: 8080
+          {{- end }}
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+`),
+}
+
+// TestTemplateLinesMoveAnInsertionPastATemplatedLastKey checks that a key
+// a fix inserts at the end of a mapping the template ends with an action
+// is written, as template lines, between two earlier keys the template
+// writes as they are, outside the conditional block (where values
+// without probes would drop it), and that the fixed chart renders the
+// key with those values too.
+func TestTemplateLinesMoveAnInsertionPastATemplatedLastKey(t *testing.T) {
+	tmpl := "c/templates/deployment.yaml"
+	var f *checks.Finding
+	for _, x := range verifiedChart(t, movedChart) {
+		if x.RuleID == "capabilities-not-dropped" {
+			f = &x
+		}
+	}
+	if f == nil || f.Fix == nil || len(f.Fix.Lines) == 0 {
+		t.Fatalf("capabilities-not-dropped: %+v, want a fix of the template's lines", f)
+	}
+	fixed, applied, failed := fix.Apply(movedChart[tmpl], []checks.Finding{*f})
+	if len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	// Between image and imagePullPolicy: after imagePullPolicy comes the
+	// block's action, and inside the block the key would be conditional.
+	// (The document's other fixes come with it: they insert there too.)
+	text := string(fixed)
+	image, sc, pull := strings.Index(text, "image: ghcr.io"), strings.Index(text, "          securityContext:\n            capabilities:"), strings.Index(text, "imagePullPolicy:")
+	if image < 0 || sc < image || pull < sc {
+		t.Errorf("the securityContext is not inserted between image and imagePullPolicy, the keys written as they are outside the block:\n%s", fixed)
+	}
+	files := rendered.Files{}
+	for p, data := range movedChart {
+		files[p] = data
+	}
+	files[tmpl] = fixed
+	files["c/values.yaml"] = []byte("probes: false\nresources: {}\n")
+	res, err := render.InProcess(context.Background(), files, rendered.Options{})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	var obj struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						SecurityContext struct {
+							Capabilities struct{ Drop []string }
+						} `yaml:"securityContext"`
+					}
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(res.Renders[0].Documents[0].YAML, &obj); err != nil {
+		t.Fatal(err)
+	}
+	cs := obj.Spec.Template.Spec.Containers
+	if len(cs) != 1 || len(cs[0].SecurityContext.Capabilities.Drop) != 1 || cs[0].SecurityContext.Capabilities.Drop[0] != "ALL" {
+		t.Errorf("with probes off, the fixed chart renders the container without drop: [ALL]:\n%s", res.Renders[0].Documents[0].YAML)
+	}
+}
