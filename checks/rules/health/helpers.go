@@ -3,6 +3,7 @@ package health
 import (
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	"strconv"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/kube"
@@ -33,14 +34,20 @@ func longRunningPods(check kube.PodCheck) func(*checks.Context, *manifest.Object
 	})
 }
 
-// firstTCPPort returns the first declared TCP containerPort of c.
-func firstTCPPort(c manifest.Container) (int32, bool) {
+// firstTCPPortRef returns how a probe names the first declared TCP
+// containerPort of c: its name when it has one (a chart that computes the
+// number from its values keeps the probe on the port it declares), else
+// its number.
+func firstTCPPortRef(c manifest.Container) (string, bool) {
 	for _, p := range c.Ports {
 		if (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) && p.ContainerPort > 0 {
-			return p.ContainerPort, true
+			if p.Name != "" {
+				return p.Name, true
+			}
+			return strconv.Itoa(int(p.ContainerPort)), true
 		}
 	}
-	return 0, false
+	return "", false
 }
 
 // periodSeconds, failureThreshold, timeoutSeconds, successThreshold return a probe's timing with the

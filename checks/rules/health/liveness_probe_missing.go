@@ -25,7 +25,7 @@ var livenessProbeMissing = &checks.Rule{
 				continue // an idle container (sleep, tail -f) has nothing to hang
 			}
 			f := checks.At(obj, c.Path, fmt.Sprintf("container %q has no livenessProbe: if it hangs, nothing restarts it", c.Name))
-			port, ok := firstTCPPort(c)
+			port, ok := firstTCPPortRef(c)
 			if !ok {
 				f.Message += " (it has no TCP port: add an exec or httpGet livenessProbe on a passive endpoint)"
 				out = append(out, f)
@@ -36,14 +36,14 @@ var livenessProbeMissing = &checks.Rule{
 				period, failure, delay = 2*periodSeconds(r), failureThreshold(r)+2, r.InitialDelaySeconds
 			}
 			var v strings.Builder
-			fmt.Fprintf(&v, "tcpSocket:\n  port: %d\n", port)
+			fmt.Fprintf(&v, "tcpSocket:\n  port: %s\n", port)
 			if delay > 0 {
 				fmt.Fprintf(&v, "initialDelaySeconds: %d\n", delay)
 			}
 			fmt.Fprintf(&v, "periodSeconds: %d\nfailureThreshold: %d\n", period, failure)
 			op := checks.SetOp(c.Path.Child("livenessProbe"), v.String(), probeAfterFor(c)...)
 			op.Comment = "starting point: slower to give up than the readinessProbe"
-			out = append(out, f.WithFix(fmt.Sprintf("add a tcpSocket livenessProbe on port %d that gives up later than the readinessProbe", port), op))
+			out = append(out, f.WithFix(fmt.Sprintf("add a tcpSocket livenessProbe on port %s that gives up later than the readinessProbe", port), op))
 		}
 		return out
 	}),

@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/kube"
@@ -37,25 +38,27 @@ var readinessProbeMissing = &checks.Rule{
 				continue
 			}
 			msg := fmt.Sprintf("container %q declares a port and a Service selects its pods, but it has no readinessProbe: it gets traffic before it can answer", c.Name)
-			port, ok := firstTCPPort(c)
+			port, ok := firstTCPPortRef(c)
 			switch {
 			case len(c.Ports) > 0 && servesTraffic(c, svcs):
 			case len(c.Ports) == 0 && !c.Init && mains == 1:
 				// Declaring ports is informational: a Service's number
 				// reaches the pod's one container whether it declares
 				// the port or not.
-				if port, ok = targetNumber(svcs); !ok {
+				n, found := targetNumber(svcs)
+				if !found {
 					continue
 				}
-				msg = fmt.Sprintf("container %q declares no port, but a Service selecting its pods sends traffic to its port %d, and it has no readinessProbe: it gets traffic before it can answer", c.Name, port)
+				port, ok = strconv.Itoa(int(n)), true
+				msg = fmt.Sprintf("container %q declares no port, but a Service selecting its pods sends traffic to its port %d, and it has no readinessProbe: it gets traffic before it can answer", c.Name, n)
 			default:
 				continue
 			}
 			f := checks.At(obj, c.Path, msg)
 			if ok {
-				op := checks.SetOp(c.Path.Child("readinessProbe"), fmt.Sprintf("tcpSocket:\n  port: %d\n", port), probeAfterFor(c)...)
+				op := checks.SetOp(c.Path.Child("readinessProbe"), fmt.Sprintf("tcpSocket:\n  port: %s\n", port), probeAfterFor(c)...)
 				op.Comment = "starting point: prefer an HTTP endpoint that answers when the app can serve"
-				f = f.WithFix(fmt.Sprintf("add a tcpSocket readinessProbe on port %d", port), op)
+				f = f.WithFix(fmt.Sprintf("add a tcpSocket readinessProbe on port %s", port), op)
 			} else {
 				f.Message += " (it has no TCP port: add an exec or gRPC readinessProbe)"
 			}
