@@ -273,9 +273,10 @@ func mergeInsertions(cs []edit.Change) []edit.Change {
 // movedInsertions: the first whose lines mapChange maps (the line it
 // follows and the line after it literal), under a mapping whose parent
 // line (the key above it, or its sequence item's dash line) is a line of
-// the same template that renders once (see locatedOf), and with every template block (if, with, range) opened between
-// that line and the insertion closed before it: what is inserted is then
-// written whenever its mapping is, whatever the values.
+// the same template that renders once (see locatedOf), and with every
+// template block (if, with, range) opened between that line and the
+// insertion closed before it: what is inserted is then written whenever
+// its mapping is, whatever the values.
 func moveInsertion(c edit.Change, lit, located literalLines, rendered [][]byte, files fileSet) (mappedChange, bool) {
 	moved, parent := movedInsertions(c, rendered)
 	top, ok := located[parent]
@@ -357,7 +358,7 @@ func movedInsertions(c edit.Change, rendered [][]byte) (moved []edit.Change, par
 	// written compact), from its first (a line "- key:" whose key is at k,
 	// or the first after its parent's line) to its last.
 	var starts []int
-	dashFirst := false
+	dashLine := 0 // the item's own "- key:" line, when the mapping is a sequence item
 	for l := c.StartLine; l >= 1; l-- {
 		ind, dash, col := yamlLineShape(string(rendered[l-1]))
 		if ind < 0 || ind > k || (ind == k && dash) {
@@ -368,7 +369,7 @@ func movedInsertions(c edit.Change, rendered [][]byte) (moved []edit.Change, par
 			continue
 		}
 		if dash && col == k {
-			starts, dashFirst = append(starts, l), true
+			starts, dashLine = append(starts, l), l
 		}
 		parent = l
 		break
@@ -389,10 +390,9 @@ func movedInsertions(c edit.Change, rendered [][]byte) (moved []edit.Change, par
 	}
 	anchors := map[int]bool{end: true}
 	for _, st := range starts {
-		if st == slices.Min(starts) && dashFirst {
-			continue
+		if st != dashLine { // before the dash line is outside the item
+			anchors[st-1] = true
 		}
-		anchors[st-1] = true
 	}
 	delete(anchors, c.StartLine)
 	var out []edit.Change

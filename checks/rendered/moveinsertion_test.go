@@ -1,0 +1,95 @@
+package rendered
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/prodready/prodready/checks/edit"
+)
+
+// TestMovedInsertions checks where keys appended to a container that ends
+// with a templated key may go instead: after each other entry of the
+// container, the nearest first, never before its "- name:" line (whose
+// dash must stay first) nor into the pod spec above it; and that a list
+// item, or keys of another mapping, are not moved at all.
+func TestMovedInsertions(t *testing.T) {
+	doc := []byte(`spec:
+  containers:
+    - name: web
+      image: nginx:1.27
+      args:
+      - serve
+      ports:
+        - containerPort: 8080
+      resources:
+        {}
+  volumes: []
+`)
+	rendered := bytes.SplitAfter(doc, []byte("\n"))
+	appended := edit.Change{StartLine: 10, EndLine: 10, Text: "        {}\n      securityContext:\n        runAsNonRoot: true\n"}
+	moved, parent := movedInsertions(appended, rendered)
+	var after []int
+	for _, m := range moved {
+		after = append(after, m.StartLine)
+		if m.Text != string(rendered[m.StartLine-1])+"      securityContext:\n        runAsNonRoot: true\n" {
+			t.Errorf("moved after line %d: %q, want that line and the same keys", m.StartLine, m.Text)
+		}
+	}
+	// After the ports entry (8), the args entry (6), the image (4) and
+	// the name (3); not after line 2, the pod spec's containers: key.
+	if want := []int{8, 6, 4, 3}; !slices.Equal(after, want) {
+		t.Errorf("moved after lines %v, want %v", after, want)
+	}
+	if parent != 3 {
+		t.Errorf("parent line %d, want 3 (the item's - name: line)", parent)
+	}
+	for _, c := range []edit.Change{
+		{StartLine: 6, EndLine: 6, Text: "      - serve\n      - --verbose\n"},         // a list item
+		{StartLine: 4, EndLine: 4, Text: "      image: nginx:1.27\n"},                  // nothing inserted
+		{StartLine: 4, EndLine: 5, Text: "      image: nginx:1.27\n      tty: true\n"}, // not after one line
+	} {
+		if moved, _ := movedInsertions(c, rendered); len(moved) > 0 {
+			t.Errorf("%+v moved to %+v, want nowhere", c, moved)
+		}
+	}
+}
+
+// TestBlocksClosed checks the template blocks an insertion may sit among:
+// those opened and closed before it, not inside one, nor after the end of
+// one opened before its parent line.
+func TestBlocksClosed(t *testing.T) {
+	for _, tc := range []struct {
+		lines string
+		want  bool
+	}{
+		{"- name: web\n  image: x\n", true},
+		{"- name: web\n  {{- if .Values.p }}\n  ports: []\n  {{- end }}\n  image: x\n", true},
+		{"- name: web\n  {{- if .Values.p }}\n  ports: []\n", false},
+		{"- name: web\n  {{- end }}\n  image: x\n", false},
+		{"- name: {{ if .a }}a{{ else }}b{{ end }}\n  {{- with .Values.x }}{{ . }}{{ end }}\n", true},
+		{"- name: web\n  {{- range .Values.ports }}\n", false},
+		{"- name: web\n  {{- /* if it were */}}\n", true},
+	} {
+		if got := blocksClosed(bytes.SplitAfter([]byte(tc.lines), []byte("\n"))); got != tc.want {
+			t.Errorf("blocksClosed(%q) = %v, want %v", tc.lines, got, tc.want)
+		}
+	}
+}
+
+// TestMergeInsertions checks that two insertions after one line become
+// one change, the deeper keys first, and that other changes stay.
+func TestMergeInsertions(t *testing.T) {
+	got := mergeInsertions([]edit.Change{
+		{StartLine: 7, EndLine: 7, Text: "    timeoutSeconds: 1\n  securityContext: {}\n"},
+		{StartLine: 3, EndLine: 3, Text: "  replicas: 3\n"},
+		{StartLine: 7, EndLine: 7, Text: "    timeoutSeconds: 1\n    periodSeconds: 20\n"},
+	})
+	want := []edit.Change{
+		{StartLine: 3, EndLine: 3, Text: "  replicas: 3\n"},
+		{StartLine: 7, EndLine: 7, Text: "    timeoutSeconds: 1\n    periodSeconds: 20\n  securityContext: {}\n"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeInsertions = %+v, want %+v", got, want)
+	}
+}
