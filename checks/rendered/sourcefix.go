@@ -682,9 +682,10 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findin
 
 // batchLines returns the template line changes of cands by file: each
 // candidate's own, a change several carry made once; those of one
-// rendered document that overlap (two fixes inserting after one line)
-// placed together from all their edits, as one fix of them all would be
-// (templateLinesOf). It reports false when such a set cannot be placed.
+// rendered document whose changes overlap (two fixes inserting after one
+// line: overlapping) placed together from all their edits, as one fix of
+// them all would be (templateLinesOf). It reports false when such a set
+// cannot be placed.
 func (pl *placed) batchLines(src *source, cands []candidate) (map[string][]edit.Change, bool) {
 	byDoc := map[int][]candidate{}
 	var docs []int
@@ -707,21 +708,22 @@ func (pl *placed) batchLines(src *source, cands []candidate) (map[string][]edit.
 	}
 	for _, d := range docs {
 		group := byDoc[d]
-		if _, rest := apartFromOverlaps(group); len(rest) == 0 {
-			for _, c := range group {
+		for _, cluster := range overlapping(group) {
+			if len(cluster) == 1 {
+				c := group[cluster[0]]
 				add(c.place.file, c.place.lines)
+				continue
 			}
-			continue
+			var ops []edit.Op
+			for _, i := range cluster {
+				ops = append(ops, group[i].edits...)
+			}
+			whole, ok := pl.templateLinesOf(src, d, ops)
+			if !ok {
+				return nil, false
+			}
+			add(whole.file, whole.lines)
 		}
-		var ops []edit.Op
-		for _, c := range group {
-			ops = append(ops, c.edits...)
-		}
-		whole, ok := pl.templateLinesOf(src, d, ops)
-		if !ok {
-			return nil, false
-		}
-		add(whole.file, whole.lines)
 	}
 	return out, true
 }

@@ -98,26 +98,74 @@ func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Fin
 	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return len(c.place.lines) > 0 })
 	for _, d := range docs {
 		idx := byDoc[d]
-		if len(idx) < 2 || pl.combineGroup(v, src, fs, kept, d, idx) {
-			continue
+		cands := make([]candidate, len(idx))
+		for j, i := range idx {
+			cands[j] = kept[i]
 		}
-		// Not all together (one of them edits a list, whose items keep
-		// their place): those that insert after one line, together.
-		byLine := map[templateLine][]int{}
-		var lines []templateLine
-		for _, i := range idx {
-			at := templateLine{kept[i].place.file, kept[i].place.lines[0].StartLine}
-			if _, ok := byLine[at]; !ok {
-				lines = append(lines, at)
+		// Only fixes whose lines overlap: a set of changes far apart is
+		// no one suggestion, and each is applied alone as it is.
+		for _, cluster := range overlapping(cands) {
+			if len(cluster) < 2 {
+				continue
 			}
-			byLine[at] = append(byLine[at], i)
+			group := make([]int, len(cluster))
+			for j, c := range cluster {
+				group[j] = idx[c]
+			}
+			pl.combineGroup(v, src, fs, kept, d, group)
 		}
-		for _, at := range lines {
-			if group := byLine[at]; len(group) > 1 && len(group) < len(idx) {
-				pl.combineGroup(v, src, fs, kept, d, group)
+	}
+}
+
+// overlapping groups cands by their template line changes: two are in
+// one group when their changes of one file overlap, or both overlap a
+// third's. Groups and their members are in the order of cands.
+func overlapping(cands []candidate) [][]int {
+	group := make([]int, len(cands))
+	for i := range group {
+		group[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for group[i] != i {
+			i = group[i]
+		}
+		return i
+	}
+	for i := range cands {
+		for j := range i {
+			if cands[i].place.file == cands[j].place.file && linesOverlap(cands[i].place.lines, cands[j].place.lines) {
+				a, b := find(i), find(j)
+				group[max(a, b)] = min(a, b)
 			}
 		}
 	}
+	var out [][]int
+	at := map[int]int{}
+	for i := range cands {
+		r := find(i)
+		k, ok := at[r]
+		if !ok {
+			k = len(out)
+			at[r] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], i)
+	}
+	return out
+}
+
+// linesOverlap reports whether a change of a overlaps a change of b (one
+// both make is made once: not an overlap).
+func linesOverlap(a, b []edit.Change) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x != y && x.StartLine <= y.EndLine && y.StartLine <= x.EndLine {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // combineGroup is combineTemplateLines for the kept fixes idx of document

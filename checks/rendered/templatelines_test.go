@@ -355,3 +355,52 @@ func TestTemplateLinesMoveAnInsertionPastATemplatedLastKey(t *testing.T) {
 		t.Errorf("with probes off, the fixed chart renders the container without drop: [ALL]:\n%s", res.Renders[0].Documents[0].YAML)
 	}
 }
+
+// TestTemplateLineFixesFarApartStayApart checks that a document's fixes
+// whose template lines do not overlap keep their own changes: a fix of
+// one line (privileged: false) stays one change, a suggestion of its own,
+// rather than carrying the pod spec's fixes written lines above it.
+func TestTemplateLineFixesFarApartStayApart(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: apart\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("resources: {}\n"),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+          securityContext:
+            runAsNonRoot: true
+            privileged: true
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+`),
+	}
+	var priv, pod *checks.Finding
+	for _, f := range verifiedChart(t, files) {
+		switch f.RuleID {
+		case "privileged-container":
+			priv = &f
+		case "service-account-token-automount":
+			pod = &f
+		}
+	}
+	if pod == nil || pod.Fix == nil || len(pod.Fix.Lines) == 0 {
+		t.Fatalf("service-account-token-automount: %+v, want template lines (after the pod spec's spec: line)", pod)
+	}
+	if priv == nil || priv.Fix == nil || len(priv.Fix.Lines) != 1 || priv.Fix.Lines[0].StartLine != 20 || priv.Fix.Lines[0].Text != "            privileged: false\n" {
+		t.Fatalf("privileged-container's fix: %+v, want the one change of line 20", priv)
+	}
+}
