@@ -98,3 +98,36 @@ func TestReviewOfAnOverlayAddedOnABaseAsProcess(t *testing.T) {
 		t.Errorf("review exited %d, want 0 and nothing new or fixed:\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestReviewSuggestsAChartLineFixAloneAsProcess runs `prodready review`
+// as a process on a branch that makes a chart's container privileged.
+// The container ends with a templated key, so the pod spec's fixes are
+// written on lines far above the one changed; the privileged fix stays a
+// one-line suggestion of its own. Combined with them, as every fix of a
+// document was, it was two ranges and no suggestion at all.
+func TestReviewSuggestsAChartLineFixAloneAsProcess(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n" +
+		"  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/example/web:1.0\n" +
+		"          securityContext:\n            runAsNonRoot: true\n          resources:\n            {{- toYaml .Values.resources | nindent 12 }}\n"
+	repo := checkstest.WriteTree(t, map[string]string{
+		"chart/Chart.yaml":            "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+		"chart/values.yaml":           "resources: {}\n",
+		"chart/templates/deploy.yaml": deploy,
+	})
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "base")
+	gitIn(t, repo, "checkout", "-q", "-b", "feature")
+	privileged := strings.Replace(deploy, "runAsNonRoot: true\n", "runAsNonRoot: true\n            privileged: true\n", 1)
+	if err := os.WriteFile(filepath.Join(repo, "chart/templates/deploy.yaml"), []byte(privileged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "commit", "-q", "-am", "privileged")
+	out, errOut, _ := runCLI(t, repo, "review", "--base", "main")
+	if !strings.Contains(out, "`privileged-container`") || !strings.Contains(out, "```suggestion\n            privileged: false\n```") {
+		t.Errorf("review has no one-line suggestion for the privileged container:\n%s\n%s", out, errOut)
+	}
+}
