@@ -639,8 +639,9 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findin
 	if _, ok := pl.batchLines(src, cands); !ok {
 		// Line changes that overlap and cannot be placed together are
 		// not made together: no render is spent finding that out.
-		fit, rest := apartFromOverlaps(cands)
-		return append(pl.settle(v, src, fit, old), pl.settle(v, src, rest, old)...)
+		if fit, rest := apartFromOverlaps(cands); len(rest) > 0 {
+			return append(pl.settle(v, src, fit, old), pl.settle(v, src, rest, old)...)
+		}
 	}
 	keys, ok, failed := pl.rerender(v, src, cands)
 	added := adds(keys, old, cands)
