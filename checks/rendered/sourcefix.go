@@ -273,6 +273,9 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 			} else {
 				pc, ok = pl.translate(src, fs[i])
 				if !ok {
+					pc, ok = pl.guarded(src, fs[i])
+				}
+				if !ok {
 					pc, ok = pl.literal(src, fs[i])
 				}
 				if !ok {
