@@ -83,16 +83,9 @@ func (pl *placed) guarded(files fileSet, f checks.Finding) (placement, bool) {
 		}
 		t := op
 		t.Path = append(keyPath, op.Path[n+1:]...)
-		out.edits = append(out.edits, t)
-		if k := strings.Join(t.Path, "."); !slices.Contains(out.keys, k) {
-			out.keys = append(out.keys, k)
-		}
+		out.addValuesEdit(t)
 	}
-	if len(out.edits) == 0 {
-		return placement{}, false
-	}
-	out.line = yamlpath.NearestLine(values, out.edits[0].Path)
-	return out, true
+	return out.atValues(values)
 }
 
 // guardOf returns the values key of the block that writes key in the

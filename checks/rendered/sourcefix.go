@@ -515,11 +515,22 @@ func (pl *placed) translate(files fileSet, f checks.Finding) (placement, bool) {
 		}
 		t := op
 		t.Path = append(keyPath, op.Path[n:]...)
-		out.edits = append(out.edits, t)
-		if k := strings.Join(t.Path, "."); !slices.Contains(out.keys, k) {
-			out.keys = append(out.keys, k)
-		}
+		out.addValuesEdit(t)
 	}
+	return out.atValues(values)
+}
+
+// addValuesEdit adds t, an edit of a values file, and the key it sets.
+func (out *placement) addValuesEdit(t edit.Op) {
+	out.edits = append(out.edits, t)
+	if k := strings.Join(t.Path, "."); !slices.Contains(out.keys, k) {
+		out.keys = append(out.keys, k)
+	}
+}
+
+// atValues is out, placed at the line of values whose key its first edit
+// sets (or the nearest that values has), when it has edits.
+func (out placement) atValues(values *yaml.Node) (placement, bool) {
 	if len(out.edits) == 0 {
 		return placement{}, false
 	}
