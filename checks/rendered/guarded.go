@@ -78,7 +78,8 @@ func (pl *placed) guarded(files fileSet, f checks.Finding) (placement, bool) {
 			return placement{}, false
 		}
 		keyPath := strings.Split(key, ".")
-		if v := valuesAt(values, keyPath); v == nil || !(v.Kind == yaml.MappingNode && len(v.Content) == 0 || v.Tag == "!!null") {
+		_, held := yamlpath.Walk(values, keyPath)
+		if v := held[len(keyPath)]; v == nil || !(v.Kind == yaml.MappingNode && len(v.Content) == 0 || v.Tag == "!!null") {
 			return placement{}, false // what it holds would be rendered already
 		}
 		t := op
@@ -131,22 +132,4 @@ func guardOf(tmpl [][]byte, first int, key string) (string, bool) {
 		return m[2], true
 	}
 	return "", false
-}
-
-// valuesAt returns the node at keys p of a values tree, or nil.
-func valuesAt(values *yaml.Node, p []string) *yaml.Node {
-	n := values
-	for _, k := range p {
-		if n == nil || n.Kind != yaml.MappingNode {
-			return nil
-		}
-		var next *yaml.Node
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			if n.Content[j].Value == k {
-				next = n.Content[j+1]
-			}
-		}
-		n = next
-	}
-	return n
 }

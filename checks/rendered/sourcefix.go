@@ -650,14 +650,15 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 // adds a finding costs about two renders per halving, not one per
 // candidate. It stops at the bound of renders.
 func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findingKeys) []candidate {
-	if _, ok := pl.batchLines(src, cands); !ok {
+	lines, placed := pl.batchLines(src, cands)
+	if !placed {
 		// Line changes that overlap and cannot be placed together are
 		// not made together: no render is spent finding that out.
 		if fit, rest := apartFromOverlaps(cands); len(rest) > 0 {
 			return append(pl.settle(v, src, fit, old), pl.settle(v, src, rest, old)...)
 		}
 	}
-	keys, ok, failed := pl.rerender(v, src, cands)
+	keys, ok, failed := pl.rerender(v, src, cands, lines, placed)
 	added := adds(keys, old, cands)
 	if ok && added == "" {
 		out := gone(cands, keys)
@@ -750,15 +751,7 @@ func (pl *placed) batchLines(src *source, cands []candidate) (map[string][]edit.
 func apartFromOverlaps(cands []candidate) (fit, rest []candidate) {
 	taken := map[string][]edit.Change{}
 	for _, c := range cands {
-		clash := false
-		for _, l := range c.place.lines {
-			for _, t := range taken[c.place.file] {
-				if l != t && l.StartLine <= t.EndLine && t.StartLine <= l.EndLine {
-					clash = true
-				}
-			}
-		}
-		if clash {
+		if linesOverlap(c.place.lines, taken[c.place.file]) {
 			rest = append(rest, c)
 			continue
 		}
@@ -902,12 +895,13 @@ func keysOf(fs []checks.Finding) findingKeys {
 // findings, checked on its own; false when the bound of renders is
 // reached (failed is then empty) or the render with the edits could not
 // be made or has a problem the old one did not (failed says which).
-func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (findingKeys, bool, string) {
+// Its template line changes are lines, as batchLines placed them (placed).
+func (pl *placed) rerender(v *verifier, src *source, cands []candidate, lines map[string][]edit.Change, placed bool) (findingKeys, bool, string) {
 	if pl.rerenders >= MaxVerifyRenders || v.ctx.Err() != nil {
 		return nil, false, ""
 	}
 	pl.rerenders++
-	return pl.renderWith(v, src, cands)
+	return pl.renderLines(v, src, cands, lines, placed)
 }
 
 // renderWith is rerender without its bound: the render and its check,
@@ -917,6 +911,13 @@ func (pl *placed) rerender(v *verifier, src *source, cands []candidate) (finding
 // without the edits did not have, such as a value the chart's
 // values.schema.json refuses).
 func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys findingKeys, ok bool, failed string) {
+	lines, placed := pl.batchLines(src, cands)
+	return pl.renderLines(v, src, cands, lines, placed)
+}
+
+// renderLines is renderWith with cands' template line changes placed
+// already (batchLines).
+func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFile map[string][]edit.Change, placed bool) (keys findingKeys, ok bool, failed string) {
 	// The files listed with no contents stay so: the render reads them
 	// (src.opts.Read); those the edits change are read here.
 	files := make(Files, len(src.files))
@@ -929,8 +930,7 @@ func (pl *placed) renderWith(v *verifier, src *source, cands []candidate) (keys 
 	}
 	byDoc := map[fileDoc][]edit.Op{}
 	var order []fileDoc
-	byFile, ok := pl.batchLines(src, cands)
-	if !ok {
+	if !placed {
 		return nil, false, "its template lines overlap another fix's"
 	}
 	lineFiles := slices.Sorted(maps.Keys(byFile))
