@@ -36,9 +36,10 @@ func TestMovedInsertions(t *testing.T) {
 			t.Errorf("moved after line %d: %q, want that line and the same keys", m.StartLine, m.Text)
 		}
 	}
-	// After the ports entry (8), the args entry (6), the image (4) and
-	// the name (3); not after line 2, the pod spec's containers: key.
-	if want := []int{8, 6, 4, 3}; !slices.Equal(after, want) {
+	// After its own anchor (10), the ports entry (8), the args entry (6),
+	// the image (4) and the name (3); not after line 2, the pod spec's
+	// containers: key.
+	if want := []int{10, 8, 6, 4, 3}; !slices.Equal(after, want) {
 		t.Errorf("moved after lines %v, want %v", after, want)
 	}
 	if parent != 3 {
@@ -70,6 +71,9 @@ func TestBlocksClosed(t *testing.T) {
 		{"- name: {{ if .a }}a{{ else }}b{{ end }}\n  {{- with .Values.x }}{{ . }}{{ end }}\n", true},
 		{"- name: web\n  {{- range .Values.ports }}\n", false},
 		{"- name: web\n  {{- /* if it were */}}\n", true},
+		{"- name: web\n  {{- /* like {{- if $v }} */ -}}\n  image: x\n", true},
+		{"- name: web\n  {{- else }}\n  image: x\n", false},
+		{"- name: web\n  {{- if .a }}\n  x: 1\n  {{- else }}\n  y: 1\n  {{- end }}\n", true},
 	} {
 		if got := blocksClosed(bytes.SplitAfter([]byte(tc.lines), []byte("\n"))); got != tc.want {
 			t.Errorf("blocksClosed(%q) = %v, want %v", tc.lines, got, tc.want)

@@ -264,11 +264,11 @@ spec:
     metadata:
       labels: {app: d%[1]d, tier: serving}
     spec:
-      {{- /* no two lines of the pod written as they are meet: its fixes are no template lines */}}
-      containers:
+      {{- /* no key of the pod but the first is written as it is: its fixes are no template lines */}}
+      containers: {{ "" }}
         - name: c
           image: {{ "nginx:1.27" }}
-          ports: [{containerPort: 8080}]
+          ports: [{containerPort: {{ 8080 }}}]
 {{- if gt (int .Values.r%[1]d) 1 }}
 ---
 apiVersion: policy/v1

@@ -268,15 +268,62 @@ func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet
 	for l := first.line; l <= last; l++ {
 		replaced[string(tmpl[l-1])] = true
 	}
-	from, to := documentAround(tmpl, first.line, last)
-	for _, k := range insertedKeys(c.Text, replaced) {
+	if writtenElsewhere(tmpl, first.line, last, insertedKeys(c.Text, replaced)) {
+		return mappedChange{}, false
+	}
+	return out, true
+}
+
+// writtenElsewhere reports whether a line of the template document around
+// lines first through last of tmpl, outside them, writes one of keys.
+func writtenElsewhere(tmpl [][]byte, first, last int, keys []string) bool {
+	from, to := documentAround(tmpl, first, last)
+	for _, k := range keys {
 		for l := from; l <= to; l++ {
-			if (l < first.line || l > last) && writesKey(tmpl[l-1], k) {
-				return mappedChange{}, false
+			if (l < first || l > last) && writesKey(tmpl[l-1], k) {
+				return true
 			}
 		}
 	}
-	return out, true
+	return false
+}
+
+// mapBeforeNext maps change c, which inserts keys after rendered line
+// c.StartLine, as the same keys inserted before the next rendered line
+// when that line is the next entry of the same mapping (a key at the
+// inserted keys' indentation) and a literal line of the template: the
+// keys then come out wherever that entry does, after whatever the
+// template lines before it write (a block `{{- with .Values.x }} … {{-
+// end }}` the values leave out, or an action on the line before). The
+// line before it must not end with an action that trims the line break
+// after it. The change returned replaces that template line; its at is
+// that line. Whether the line is reached whenever the mapping is written
+// is for moveInsertion to check (blocksClosed).
+func mapBeforeNext(c edit.Change, lit literalLines, rendered [][]byte, files fileSet) (mappedChange, bool) {
+	a := c.StartLine
+	if c.EndLine != a || a < 1 || a >= len(rendered) {
+		return mappedChange{}, false
+	}
+	inserted, ok := strings.CutPrefix(c.Text, string(rendered[a-1]))
+	if !ok || inserted == "" {
+		return mappedChange{}, false
+	}
+	want, _, _ := yamlLineShape(inserted)
+	ind, dash, _ := yamlLineShape(string(rendered[a]))
+	next, ok := lit[a+1]
+	if !ok || dash || ind != want || next.line < 2 {
+		return mappedChange{}, false
+	}
+	tmpl := bytes.SplitAfter(contents(files, next.file), []byte("\n"))
+	if next.line > len(tmpl) || bytes.HasSuffix(bytes.TrimRight(tmpl[next.line-2], " \t\r\n"), []byte("-}}")) {
+		return mappedChange{}, false
+	}
+	line := string(tmpl[next.line-1])
+	if writtenElsewhere(tmpl, next.line, next.line, insertedKeys(inserted+line, map[string]bool{line: true})) {
+		return mappedChange{}, false
+	}
+	return mappedChange{file: next.file, at: next.line,
+		change: edit.Change{StartLine: next.line, EndLine: next.line, Text: inserted + line}}, true
 }
 
 // mergeInsertions makes the changes of cs that only insert after one
@@ -332,30 +379,58 @@ func moveInsertion(c edit.Change, lit, located literalLines, rendered [][]byte, 
 		return mappedChange{}, false
 	}
 	for _, m := range moved {
+		// Written after the line before it, or else before the entry
+		// after it: last is the template line the keys follow.
 		tc, ok := mapChange(m, lit, rendered, files, true)
-		if !ok || tc.file != top.file || tc.at < top.line {
+		last := tc.at
+		if !ok {
+			tc, ok = mapBeforeNext(m, lit, rendered, files)
+			last = tc.at - 1
+		}
+		if !ok || tc.file != top.file || last < top.line {
 			continue
 		}
 		tmpl := bytes.SplitAfter(contents(files, tc.file), []byte("\n"))
-		if blocksClosed(tmpl[top.line-1 : tc.at]) {
+		if blocksClosed(tmpl[top.line-1 : last]) {
 			return tc, true
 		}
 	}
 	return mappedChange{}, false
 }
 
-// templateBlock matches the actions that open and close a template block.
-var templateBlock = regexp.MustCompile(`\{\{-?\s*(if|with|range|define|block|end)\b`)
+// templateBlock matches the actions that open, branch and close a
+// template block; templateComment a comment action, whose text may quote
+// them.
+var (
+	templateBlock   = regexp.MustCompile(`\{\{-?\s*(if|with|range|define|block|else|end)\b`)
+	templateComment = regexp.MustCompile(`\{\{-?\s*/\*.*?\*/\s*-?\}\}`)
+)
+
+// blockActions returns the block actions of one template line, in order:
+// "if", "with", "range", "define", "block", "else" or "end".
+func blockActions(line []byte) []string {
+	line = templateComment.ReplaceAll(line, nil)
+	var out []string
+	for _, m := range templateBlock.FindAllSubmatch(line, -1) {
+		out = append(out, string(m[1]))
+	}
+	return out
+}
 
 // blocksClosed reports whether every template block opened in lines is
 // closed in them, and none closed there was opened before them.
 func blocksClosed(lines [][]byte) bool {
 	depth := 0
 	for _, l := range lines {
-		for _, m := range templateBlock.FindAllSubmatch(l, -1) {
-			if string(m[1]) == "end" {
+		for _, a := range blockActions(l) {
+			switch a {
+			case "else":
+				if depth == 0 {
+					return false // a branch of a block opened before them
+				}
+			case "end":
 				depth--
-			} else {
+			default:
 				depth++
 			}
 			if depth < 0 {
@@ -368,8 +443,10 @@ func blocksClosed(lines [][]byte) bool {
 
 // movedInsertions returns change c, when it only inserts keys into a
 // mapping after its anchor line (edit.Changes anchors an insertion on the
-// line before it), as the same keys inserted after each other entry of
-// that mapping, the nearest first, and the rendered line of the
+// line before it), as the same keys inserted after its anchor and after
+// each other entry of that mapping, the nearest first (c's own anchor
+// first: moved, it may still be written before the entry after it, see
+// mapBeforeNext), and the rendered line of the
 // mapping's parent (0 for none). A mapping's keys have no order that
 // the object sees, and templates often end a mapping with an action
 // (`{{- toYaml .Values.resources | nindent 12 }}`, `{{- with
@@ -442,7 +519,6 @@ func movedInsertions(c edit.Change, rendered [][]byte) (moved []edit.Change, par
 			anchors[st-1] = true
 		}
 	}
-	delete(anchors, c.StartLine)
 	var out []edit.Change
 	for a := range anchors {
 		if a < 1 || a > len(rendered) || !bytes.HasSuffix(rendered[a-1], []byte("\n")) {

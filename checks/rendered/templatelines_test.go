@@ -297,10 +297,10 @@ spec:
 
 // TestTemplateLinesMoveAnInsertionPastATemplatedLastKey checks that a key
 // a fix inserts at the end of a mapping the template ends with an action
-// is written, as template lines, between two earlier keys the template
-// writes as they are, outside the conditional block (where values
-// without probes would drop it), and that the fixed chart renders the
-// key with those values too.
+// is written, as template lines, before an earlier key the template
+// writes as it is, outside the conditional block (where values without
+// probes would drop it), and that the fixed chart renders the key with
+// those values too.
 func TestTemplateLinesMoveAnInsertionPastATemplatedLastKey(t *testing.T) {
 	tmpl := "c/templates/deployment.yaml"
 	var f *checks.Finding
@@ -316,13 +316,13 @@ func TestTemplateLinesMoveAnInsertionPastATemplatedLastKey(t *testing.T) {
 	if len(applied) != 1 || len(failed) > 0 {
 		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
 	}
-	// Between image and imagePullPolicy: after imagePullPolicy comes the
-	// block's action, and inside the block the key would be conditional.
-	// (The document's other fixes come with it: they insert there too.)
+	// Before resources:, after the block's end: after the block's last
+	// line the key would be conditional. (The document's other fixes
+	// come with it: they insert there too.)
 	text := string(fixed)
-	image, sc, pull := strings.Index(text, "image: ghcr.io"), strings.Index(text, "          securityContext:\n            capabilities:"), strings.Index(text, "imagePullPolicy:")
-	if image < 0 || sc < image || pull < sc {
-		t.Errorf("the securityContext is not inserted between image and imagePullPolicy, the keys written as they are outside the block:\n%s", fixed)
+	end, sc, rs := strings.Index(text, "          {{- end }}\n"), strings.Index(text, "          securityContext:\n            capabilities:"), strings.Index(text, "          resources:\n")
+	if end < 0 || sc < end || rs < sc {
+		t.Errorf("the securityContext is not inserted between the block's end and resources:, the key written as it is after it:\n%s", fixed)
 	}
 	files := rendered.Files{}
 	for p, data := range movedChart {
@@ -402,5 +402,150 @@ spec:
 	}
 	if priv == nil || priv.Fix == nil || len(priv.Fix.Lines) != 1 || priv.Fix.Lines[0].StartLine != 20 || priv.Fix.Lines[0].Text != "            privileged: false\n" {
 		t.Fatalf("privileged-container's fix: %+v, want the one change of line 20", priv)
+	}
+}
+
+// scaffoldChart is laid out as `helm create` writes a chart: the pod
+// spec's and the container's keys that are written as they are
+// (containers:, ports:) follow keys written through actions, and every
+// key after them comes out of a `{{- with .Values.x }}` block that the
+// default values leave out. (One replica: the fix of a spread over nodes
+// would insert before containers: too, in the same verification.)
+var scaffoldChart = rendered.Files{
+	"c/Chart.yaml":  []byte("apiVersion: v2\nname: scaffold\nversion: 0.1.0\n"),
+	"c/values.yaml": []byte("pullPolicy: IfNotPresent\npodSecurityContext: {}\nlivenessProbe: {}\nresources:\n  requests: {cpu: 100m, memory: 64Mi}\n  limits: {memory: 64Mi}\n"),
+	"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      serviceAccountName: {{ .Chart.Name }}
+      {{- with .Values.podSecurityContext }}
+      securityContext:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+          imagePullPolicy: {{ .Values.pullPolicy }}
+          ports:
+            - name: http
+              containerPort: 8080
+          {{- with .Values.livenessProbe }}
+          livenessProbe:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- with .Values.resources }}
+          resources:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+`),
+	"c/templates/service.yaml": []byte(`apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector:
+    app: web
+  ports:
+    - port: 80
+      targetPort: http
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ .Chart.Name }}
+`),
+}
+
+// TestTemplateLinesInsertBeforeALiteralKeyAfterABlock checks that a key a
+// fix adds to a mapping whose entries after the literal ones all come
+// out of `with` blocks is written just before the next literal entry
+// (after a block's end, or after a line with an action), and that the
+// fixed chart renders it, once, with the blocks on as with them off.
+func TestTemplateLinesInsertBeforeALiteralKeyAfterABlock(t *testing.T) {
+	tmpl := "c/templates/deployment.yaml"
+	var fs []checks.Finding
+	for _, x := range verifiedChart(t, scaffoldChart) {
+		if x.RuleID == "prestop-hook-missing" || x.RuleID == "service-account-token-automount" {
+			if x.Fix == nil || len(x.Fix.Lines) == 0 {
+				t.Fatalf("%s: %+v, want a fix of the template's lines", x.RuleID, x.Fix)
+			}
+			fs = append(fs, x)
+		}
+	}
+	if len(fs) != 2 {
+		t.Fatalf("found %d of prestop-hook-missing and service-account-token-automount, want both", len(fs))
+	}
+	fixed, applied, failed := fix.Apply(scaffoldChart[tmpl], fs)
+	if len(applied) != 2 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	text := string(fixed)
+	// The pod's key after the block's end, before containers:; the
+	// container's after imagePullPolicy's action, before ports:.
+	for _, want := range []string{
+		"      {{- end }}\n      automountServiceAccountToken: false\n      containers:\n",
+		"          imagePullPolicy: {{ .Values.pullPolicy }}\n",
+		"                seconds: 5\n          ports:\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the fixed template lacks %q:\n%s", want, fixed)
+		}
+	}
+	if pull, life := strings.Index(text, "imagePullPolicy:"), strings.Index(text, "          lifecycle:\n"); life < pull {
+		t.Errorf("lifecycle: is not inserted after imagePullPolicy:\n%s", fixed)
+	}
+	for _, values := range []string{
+		"pullPolicy: Always\npodSecurityContext: {fsGroup: 2000}\nlivenessProbe: {tcpSocket: {port: http}}\nresources: {requests: {cpu: 1}}\n",
+		"pullPolicy: Always\npodSecurityContext: {}\nlivenessProbe: {}\nresources: {}\n",
+	} {
+		files := rendered.Files{}
+		for p, data := range scaffoldChart {
+			files[p] = data
+		}
+		files[tmpl] = fixed
+		files["c/values.yaml"] = []byte(values)
+		res, err := render.InProcess(context.Background(), files, rendered.Options{})
+		if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Problems) > 0 {
+			t.Fatalf("render with %q: %v, %+v", values, err, res)
+		}
+		var doc []byte
+		for _, d := range res.Renders[0].Documents {
+			if d.Kind == "Deployment" {
+				doc = d.YAML
+			}
+		}
+		var obj struct {
+			Spec struct {
+				Template struct {
+					Spec struct {
+						Automount  *bool `yaml:"automountServiceAccountToken"`
+						Containers []struct {
+							Lifecycle struct {
+								PreStop struct{ Sleep struct{ Seconds int } } `yaml:"preStop"`
+							}
+							Ports []struct{ Name string }
+						}
+					}
+				}
+			}
+		}
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			t.Fatalf("the fixed chart renders no YAML with %q: %v\n%s", values, err, doc)
+		}
+		ps := obj.Spec.Template.Spec
+		if ps.Automount == nil || *ps.Automount || len(ps.Containers) != 1 || ps.Containers[0].Lifecycle.PreStop.Sleep.Seconds != 5 || len(ps.Containers[0].Ports) != 1 {
+			t.Errorf("with %q the fixed chart renders without its fixes:\n%s", values, doc)
+		}
 	}
 }
