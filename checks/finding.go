@@ -103,6 +103,11 @@ type Fix struct {
 	// when it is not the finding's own: an HPA's minReplicas fix raises
 	// the replicas of the workload it scales.
 	FollowUpsOn *ObjectRef `json:"followUpsOn,omitempty"`
+	// Reads are the paths of the object whose values the fix writes again
+	// elsewhere (the port a probe names): a fix of a chart is applied only
+	// where the chart writes them whenever it writes the fixed object's
+	// line, so that no other values leave the fix naming what is not there.
+	Reads []manifest.Path `json:"reads,omitempty"`
 	// Withheld, when set, says why a fix that was offered is not applied:
 	// rendering again with it showed the finding it brings, or that its
 	// own finding stays. Every output shows it in place of the edits.

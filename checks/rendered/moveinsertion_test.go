@@ -97,3 +97,28 @@ func TestMergeInsertions(t *testing.T) {
 		t.Errorf("mergeInsertions = %+v, want %+v", got, want)
 	}
 }
+
+// TestBlockStack checks which blocks are open at a template line: those
+// opened above it and not closed, a branch named by its else line, and
+// none for a comment that quotes an action.
+func TestBlockStack(t *testing.T) {
+	tmpl := bytes.SplitAfter([]byte(`{{- if .Values.a }}
+a: 1
+{{- /* {{- with .x }} */}}
+{{- else if .Values.b }}
+{{- range .Values.c }}
+c: {{ . }}
+{{- end }}
+b: 1
+{{- end }}
+d: 1
+`), []byte("\n"))
+	for _, tc := range []struct {
+		line int
+		want []int
+	}{{2, []int{1}}, {3, []int{1}}, {6, []int{4, 5}}, {8, []int{4}}, {10, nil}} {
+		if got := blockStack(tmpl, tc.line); !slices.Equal(got, tc.want) {
+			t.Errorf("blockStack at line %d = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}

@@ -282,7 +282,11 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					pc, ok = pl.templateLines(src, fs[i])
 				}
 				if ok {
-					if why := releaseBound(fs[i].Fix.Edits, src.opts.WithDefaults().ReleaseName); why != "" {
+					why := releaseBound(fs[i].Fix.Edits, src.opts.WithDefaults().ReleaseName)
+					if why == "" {
+						why = pl.readsWritten(src, fs[i])
+					}
+					if why != "" {
 						withheld[i] = why
 						continue
 					}

@@ -441,6 +441,26 @@ func blocksClosed(lines [][]byte) bool {
 	return depth == 0
 }
 
+// blockStack returns the template blocks open at line of tmpl (numbered
+// from 1): the line each opened on, or the line of its branch ("else")
+// the line is in, outermost first.
+func blockStack(tmpl [][]byte, line int) []int {
+	var st []int
+	for l := 1; l < line && l <= len(tmpl); l++ {
+		for _, a := range blockActions(tmpl[l-1]) {
+			switch {
+			case a == "end" && len(st) > 0:
+				st = st[:len(st)-1]
+			case a == "else" && len(st) > 0:
+				st[len(st)-1] = l
+			case a != "end" && a != "else":
+				st = append(st, l)
+			}
+		}
+	}
+	return st
+}
+
 // movedInsertions returns change c, when it only inserts keys into a
 // mapping after its anchor line (edit.Changes anchors an insertion on the
 // line before it), as the same keys inserted after its anchor and after

@@ -37,17 +37,18 @@ func longRunningPods(check kube.PodCheck) func(*checks.Context, *manifest.Object
 // firstTCPPortRef returns how a probe names the first declared TCP
 // containerPort of c: its name when it has one (a chart that computes the
 // number from its values keeps the probe on the port it declares), else
-// its number.
-func firstTCPPortRef(c manifest.Container) (string, bool) {
-	for _, p := range c.Ports {
+// its number; and the port's path, which the probe's fix reads.
+func firstTCPPortRef(c manifest.Container) (string, manifest.Path, bool) {
+	for i, p := range c.Ports {
 		if (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) && p.ContainerPort > 0 {
+			at := c.Path.Child("ports", strconv.Itoa(i))
 			if p.Name != "" {
-				return p.Name, true
+				return p.Name, at, true
 			}
-			return strconv.Itoa(int(p.ContainerPort)), true
+			return strconv.Itoa(int(p.ContainerPort)), at, true
 		}
 	}
-	return "", false
+	return "", nil, false
 }
 
 // periodSeconds, failureThreshold, timeoutSeconds, successThreshold return a probe's timing with the

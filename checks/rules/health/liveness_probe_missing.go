@@ -25,7 +25,7 @@ var livenessProbeMissing = &checks.Rule{
 				continue // an idle container (sleep, tail -f) has nothing to hang
 			}
 			f := checks.At(obj, c.Path, fmt.Sprintf("container %q has no livenessProbe: if it hangs, nothing restarts it", c.Name))
-			port, ok := firstTCPPortRef(c)
+			port, at, ok := firstTCPPortRef(c)
 			if !ok {
 				f.Message += " (it has no TCP port: add an exec or httpGet livenessProbe on a passive endpoint)"
 				out = append(out, f)
@@ -43,7 +43,9 @@ var livenessProbeMissing = &checks.Rule{
 			fmt.Fprintf(&v, "periodSeconds: %d\nfailureThreshold: %d\n", period, failure)
 			op := checks.SetOp(c.Path.Child("livenessProbe"), v.String(), probeAfterFor(c)...)
 			op.Comment = "starting point: slower to give up than the readinessProbe"
-			out = append(out, f.WithFix(fmt.Sprintf("add a tcpSocket livenessProbe on port %s that gives up later than the readinessProbe", port), op))
+			f = f.WithFix(fmt.Sprintf("add a tcpSocket livenessProbe on port %s that gives up later than the readinessProbe", port), op)
+			f.Fix.Reads = []manifest.Path{at}
+			out = append(out, f)
 		}
 		return out
 	}),

@@ -38,7 +38,7 @@ var readinessProbeMissing = &checks.Rule{
 				continue
 			}
 			msg := fmt.Sprintf("container %q declares a port and a Service selects its pods, but it has no readinessProbe: it gets traffic before it can answer", c.Name)
-			port, ok := firstTCPPortRef(c)
+			port, at, ok := firstTCPPortRef(c)
 			switch {
 			case len(c.Ports) > 0 && servesTraffic(c, svcs):
 			case len(c.Ports) == 0 && !c.Init && mains == 1:
@@ -49,7 +49,7 @@ var readinessProbeMissing = &checks.Rule{
 				if !found {
 					continue
 				}
-				port, ok = strconv.Itoa(int(n)), true
+				port, at, ok = strconv.Itoa(int(n)), nil, true
 				msg = fmt.Sprintf("container %q declares no port, but a Service selecting its pods sends traffic to its port %d, and it has no readinessProbe: it gets traffic before it can answer", c.Name, n)
 			default:
 				continue
@@ -59,6 +59,9 @@ var readinessProbeMissing = &checks.Rule{
 				op := checks.SetOp(c.Path.Child("readinessProbe"), fmt.Sprintf("tcpSocket:\n  port: %s\n", port), probeAfterFor(c)...)
 				op.Comment = "starting point: prefer an HTTP endpoint that answers when the app can serve"
 				f = f.WithFix(fmt.Sprintf("add a tcpSocket readinessProbe on port %s", port), op)
+				if at != nil {
+					f.Fix.Reads = []manifest.Path{at}
+				}
 			} else {
 				f.Message += " (it has no TCP port: add an exec or gRPC readinessProbe)"
 			}
