@@ -107,7 +107,7 @@ type Fix struct {
 	// elsewhere (the port a probe names): a fix of a chart is applied only
 	// where the chart writes them whenever it writes the fixed object's
 	// line, so that no other values leave the fix naming what is not there.
-	Reads []manifest.Path `json:"reads,omitempty"`
+	Reads []manifest.Path `json:"-"`
 	// Withheld, when set, says why a fix that was offered is not applied:
 	// rendering again with it showed the finding it brings, or that its
 	// own finding stays. Every output shows it in place of the edits.
