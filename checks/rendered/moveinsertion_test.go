@@ -3,6 +3,7 @@ package rendered
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks/edit"
@@ -119,6 +120,33 @@ d: 1
 	}{{2, []int{1}}, {3, []int{1}}, {6, []int{4, 5}}, {8, []int{4}}, {10, nil}} {
 		if got := blockStack(tmpl, tc.line); !slices.Equal(got, tc.want) {
 			t.Errorf("blockStack at line %d = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
+
+// TestCopyActions checks when inserted lines that copy an action's output
+// are written as that action: whole, as the whole value of the key above
+// them, re-indented; not in part, and not where the template's dot is
+// another (inside a range the action is outside of).
+func TestCopyActions(t *testing.T) {
+	tmpl := "spec:\n  selector:\n    matchLabels:\n      {{- include \"sel\" . | nindent 6 }}\n  template:\n    spec:\n      {{- range .Values.extra }}\n      x: 1\n      {{- end }}\n      containers: []\n"
+	files := Files{"t.yaml": []byte(tmpl)}
+	outs := []actionOutput{{file: "t.yaml", line: 4, text: "      {{- include \"sel\" . | nindent 6 }}", lines: []string{"      app: web", "      tier: a"}, indent: 6}}
+	ins := "      topologySpreadConstraints:\n        - labelSelector:\n            matchLabels:\n              app: web\n              tier: a\n          maxSkew: 1\n"
+	for _, tc := range []struct {
+		name string
+		at   int
+		text string
+		want string
+	}{
+		{"whole", 10, ins + "      containers: []\n", "            matchLabels:\n              {{- include \"sel\" . | nindent 14 }}\n          maxSkew: 1\n"},
+		{"in part", 10, strings.Replace(ins, "              tier: a\n", "", 1) + "      containers: []\n", "              app: web\n"},
+		{"more than it", 10, strings.Replace(ins, "              tier: a\n", "              tier: a\n              zone: b\n", 1) + "      containers: []\n", "              zone: b\n"},
+		{"inside a range", 8, "      x: 1\n" + ins, "              app: web\n"},
+	} {
+		got := copyActions([]edit.Change{{StartLine: tc.at, EndLine: tc.at, Text: tc.text}}, "t.yaml", outs, files)
+		if len(got) != 1 || !strings.Contains(got[0].Text, tc.want) {
+			t.Errorf("%s: %q, want it to hold %q", tc.name, got[0].Text, tc.want)
 		}
 	}
 }

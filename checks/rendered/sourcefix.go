@@ -282,7 +282,13 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					pc, ok = pl.templateLines(src, fs[i])
 				}
 				if ok {
-					why := releaseBound(fs[i].Fix.Edits, src.opts.WithDefaults().ReleaseName)
+					release := src.opts.WithDefaults().ReleaseName
+					why := releaseBound(fs[i].Fix.Edits, release)
+					if len(pc.lines) > 0 {
+						// What the template lines write, where a copy of
+						// an include is no longer the release's name.
+						why = releaseBoundLines(pc.lines, contents(src, pc.file), release)
+					}
 					if why == "" {
 						why = pl.readsWritten(src, fs[i])
 					}
@@ -420,6 +426,32 @@ func releaseBound(ops []edit.Op, name string) string {
 		}
 		if v, ok := scalarNamed(&n, name); ok {
 			return fmt.Sprintf("its edit writes %q, which the render took from the release's name (%q): in values.yaml or a template it would hold that name in every release", v, name)
+		}
+	}
+	return ""
+}
+
+// releaseBoundLines is releaseBound for template line changes of tmpl:
+// the lines they write that the template does not have and that hold no
+// action, each read as YAML alone.
+func releaseBoundLines(cs []edit.Change, tmpl []byte, name string) string {
+	old := map[string]bool{}
+	for _, l := range bytes.SplitAfter(tmpl, []byte("\n")) {
+		old[strings.TrimSpace(string(l))] = true
+	}
+	for _, c := range cs {
+		for _, l := range strings.Split(c.Text, "\n") {
+			t := strings.TrimSpace(l)
+			if t == "" || old[t] || strings.Contains(t, "{{") {
+				continue
+			}
+			var n yaml.Node
+			if yaml.Unmarshal([]byte(t), &n) != nil {
+				continue
+			}
+			if v, ok := scalarNamed(&n, name); ok {
+				return fmt.Sprintf("its edit writes %q, which the render took from the release's name (%q): in a template it would hold that name in every release", v, name)
+			}
 		}
 	}
 	return ""

@@ -69,7 +69,7 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 		}
 		out.lines = append(out.lines, tc.change)
 	}
-	out.lines = mergeInsertions(out.lines)
+	out.lines = copyActions(mergeInsertions(out.lines), out.file, actionOutputs(lit, rendered, files), files)
 	if pl.vendored(out.file) {
 		return placement{}, false
 	}

@@ -1,0 +1,191 @@
+package rendered
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/prodready/prodready/checks/edit"
+)
+
+// actionOutput is what one template line that is a single action wrote
+// into a rendered document, between two literal lines: `{{- include
+// "app.selectorLabels" . | nindent 6 }}` under `matchLabels:`.
+type actionOutput struct {
+	file   string
+	line   int      // the action's template line
+	text   string   // the action's template line, its ending cut
+	lines  []string // the rendered lines it wrote, endings cut
+	indent int      // the indentation its indent or nindent gives
+}
+
+// indentCall matches the indent or nindent call of an action that writes
+// a block: its number is the block's indentation.
+var indentCall = regexp.MustCompile(`\b(n?indent)\s+(\d+)\b`)
+
+// actionOutputs returns the blocks of rendered lines that one action line
+// of a template wrote between two literal lines that are one line apart
+// around it (see literalLines), where the action is no block (if, with,
+// range, end) and indents what it writes (indent or nindent, once).
+func actionOutputs(lit literalLines, rendered [][]byte, files fileSet) []actionOutput {
+	var out []actionOutput
+	byFile := map[string][][]byte{}
+	for i := 1; i < len(rendered); i++ {
+		a, ok := lit[i]
+		if !ok {
+			continue
+		}
+		j := i + 1
+		for j <= len(rendered) {
+			if _, ok := lit[j]; ok {
+				break
+			}
+			j++
+		}
+		b, ok := lit[j]
+		if !ok || j == i+1 || b.file != a.file || b.line != a.line+2 {
+			continue
+		}
+		tmpl, ok := byFile[a.file]
+		if !ok {
+			tmpl = bytes.SplitAfter(contents(files, a.file), []byte("\n"))
+			byFile[a.file] = tmpl
+		}
+		if a.line >= len(tmpl) {
+			continue
+		}
+		text := strings.TrimRight(string(tmpl[a.line]), "\r\n")
+		t := strings.TrimSpace(text)
+		calls := indentCall.FindAllStringSubmatch(t, -1)
+		if !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") || strings.Count(t, "{{") != 1 || len(blockActions([]byte(t))) > 0 || len(calls) != 1 {
+			continue
+		}
+		n, err := strconv.Atoi(calls[0][2])
+		if err != nil {
+			continue
+		}
+		o := actionOutput{file: a.file, line: a.line + 1, text: text, indent: n}
+		for _, l := range rendered[i : j-1] {
+			o.lines = append(o.lines, strings.TrimRight(string(l), "\r\n"))
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// copyActions writes, in the template changes of file, a block of
+// inserted lines that copies what an action wrote elsewhere in the same
+// document (a spread constraint's matchLabels, copied from the
+// selector's) as that action, indented to where the block goes: the
+// copy then follows the values and the release as the original does
+// (`{{- include "app.selectorLabels" . | nindent 14 }}`, not the labels
+// the release named "release" rendered). A block is copied only whole, as
+// the whole value of the key above it, and only where the template's dot
+// is what it is at the action (the same with, range and define blocks
+// around both).
+func copyActions(changes []edit.Change, file string, outs []actionOutput, files fileSet) []edit.Change {
+	if len(outs) == 0 {
+		return changes
+	}
+	tmpl := bytes.SplitAfter(contents(files, file), []byte("\n"))
+	out := slices.Clone(changes)
+	for ci, c := range out {
+		lines := strings.SplitAfter(c.Text, "\n")
+		var text strings.Builder
+		for i := 0; i < len(lines); {
+			if o, n, ok := copiedAt(lines, i, outs, file); ok && slices.Equal(dotStack(tmpl, o.line), dotStack(tmpl, c.StartLine)) {
+				text.WriteString(actionAt(o, n))
+				i += len(o.lines)
+				continue
+			}
+			text.WriteString(lines[i])
+			i++
+		}
+		out[ci].Text = text.String()
+	}
+	return out
+}
+
+// copiedAt returns the action output of file that lines, from line i on,
+// copy whole, as the whole value of the key on the line before (ending
+// in ":"), and the indentation the copy is at.
+func copiedAt(lines []string, i int, outs []actionOutput, file string) (actionOutput, int, bool) {
+	if i == 0 || !strings.HasSuffix(strings.TrimRight(lines[i-1], "\r\n"), ":") {
+		return actionOutput{}, 0, false
+	}
+	keyIndent, _, _ := yamlLineShape(lines[i-1])
+	for _, o := range outs {
+		if o.file != file || i+len(o.lines) > len(lines) {
+			continue
+		}
+		first, _, _ := yamlLineShape(o.lines[0] + "\n")
+		at, _, _ := yamlLineShape(lines[i])
+		delta := at - first
+		if at <= keyIndent || o.indent+delta < 0 {
+			continue
+		}
+		same := true
+		for k, l := range o.lines {
+			got := strings.TrimRight(lines[i+k], "\r\n")
+			if got != strings.Repeat(" ", max(delta, 0))+l[min(-min(delta, 0), len(l)):] {
+				same = false
+				break
+			}
+		}
+		if !same {
+			continue
+		}
+		if next := i + len(o.lines); next < len(lines) && lines[next] != "" {
+			if ind, _, _ := yamlLineShape(lines[next]); ind >= at {
+				continue // the block goes on past the copy
+			}
+		}
+		return o, o.indent + delta, true
+	}
+	return actionOutput{}, 0, false
+}
+
+// actionAt is the line of action o that writes its block at indentation
+// n: its indent or nindent call given n, and, for an action that trims
+// the space before it ({{-), indented as the block (the indentation is
+// trimmed with the line break; nindent starts a line of its own).
+func actionAt(o actionOutput, n int) string {
+	t := strings.TrimSpace(o.text)
+	lead := o.text[:len(o.text)-len(strings.TrimLeft(o.text, " \t"))]
+	if strings.HasPrefix(t, "{{-") {
+		lead = strings.Repeat(" ", n)
+	}
+	return lead + indentCall.ReplaceAllString(t, "${1} "+strconv.Itoa(n)) + "\n"
+}
+
+// dotStack returns the blocks open at line of tmpl that set the
+// template's dot (with, range, define, block): the line each opened on,
+// or of its branch ("else"), outermost first.
+func dotStack(tmpl [][]byte, line int) []int {
+	type open struct {
+		line int
+		dot  bool
+	}
+	var st []open
+	for l := 1; l < line && l <= len(tmpl); l++ {
+		for _, a := range blockActions(tmpl[l-1]) {
+			switch {
+			case a == "end" && len(st) > 0:
+				st = st[:len(st)-1]
+			case a == "else" && len(st) > 0:
+				st[len(st)-1].line = l
+			case a != "end" && a != "else":
+				st = append(st, open{l, a != "if"})
+			}
+		}
+	}
+	var out []int
+	for _, o := range st {
+		if o.dot {
+			out = append(out, o.line)
+		}
+	}
+	return out
+}
