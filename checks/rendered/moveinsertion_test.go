@@ -150,3 +150,21 @@ func TestCopyActions(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertedKeys checks which keys a change inserts into its mapping:
+// those of its outermost lines, not those of a sequence item it appends
+// (a second topologySpreadConstraint holds the keys of the first).
+func TestInsertedKeys(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"  a: 1\n  lifecycle:\n    preStop: {}\n", []string{"lifecycle"}},
+		{"  - pod-template-hash\n  - maxSkew: 1\n    topologyKey: zone\n", nil},
+		{"  matchLabelKeys:\n  - pod-template-hash\n", []string{"matchLabelKeys"}},
+	} {
+		if got := insertedKeys(tc.text, map[string]bool{"  a: 1\n": true, "  - pod-template-hash\n": true}); !slices.Equal(got, tc.want) {
+			t.Errorf("insertedKeys(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

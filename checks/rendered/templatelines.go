@@ -600,7 +600,8 @@ func isDocumentMarker(line []byte) bool {
 }
 
 // insertedKeys returns the keys of the outermost lines of text that are
-// not among old (the lines a change replaces): the keys it inserts.
+// not among old (the lines a change replaces): the keys it inserts, not
+// those of the sequence items it inserts.
 func insertedKeys(text string, old map[string]bool) []string {
 	var lines []string
 	indent := -1
@@ -618,7 +619,10 @@ func insertedKeys(text string, old map[string]bool) []string {
 		if len(l)-len(strings.TrimLeft(l, " ")) != indent {
 			continue
 		}
-		t := strings.TrimPrefix(strings.TrimSpace(l), "- ")
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "- ") || t == "-" {
+			continue // an item of a sequence: another item may hold the same keys
+		}
 		if k, _, ok := strings.Cut(t, ":"); ok && k != "" && !strings.ContainsAny(k, " #{") {
 			keys = append(keys, k)
 		}
@@ -747,7 +751,8 @@ func (pl *placed) literalLinesOfRender(files fileSet) (lits, located []literalLi
 }
 
 // keyLines calls fn with the line and the path (as FormatPath writes it)
-// of every mapping key under n (at most maxKeyDepth deep), in document
+// of every mapping key and every scalar sequence item (`- --verbose`,
+// `- pod-template-hash`) under n (at most maxKeyDepth deep), in document
 // order. Each path is its parent's with one segment written after it.
 func keyLines(n *yaml.Node, fn func(line int, p string)) {
 	var walk func(n *yaml.Node, p string, depth int)
@@ -764,7 +769,11 @@ func keyLines(n *yaml.Node, fn func(line int, p string)) {
 			}
 		case yaml.SequenceNode:
 			for i, it := range n.Content {
-				walk(it, joinPath(p, Segment{Index: i}), depth+1)
+				ip := joinPath(p, Segment{Index: i})
+				if it.Kind == yaml.ScalarNode {
+					fn(it.Line, ip)
+				}
+				walk(it, ip, depth+1)
 			}
 		}
 	}

@@ -83,7 +83,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 			t.Errorf("fix --diff lacks %q (the templates' literal lines' fixes):\n%s", s, diff)
 		}
 	}
-	if !strings.Contains(stderr, "would fix 40 findings in 4 files;") || strings.Contains(stderr, "could not be applied") {
+	if !strings.Contains(stderr, "would fix 41 findings in 4 files;") || strings.Contains(stderr, "could not be applied") {
 		t.Errorf("fix --diff summary: %s", stderr)
 	}
 	if now, _ := os.ReadFile(filepath.Join(dir, "values.yaml")); !bytes.Equal(now, before) {
@@ -95,7 +95,7 @@ func TestFixEditsValuesOfCharts(t *testing.T) {
 		t.Errorf("fix --dry-run: exit %d\n%s%s", code, out, stderr)
 	}
 
-	if code, _, stderr := run("fix", "--all", dir); code != ExitOK || !strings.Contains(stderr, "fixed 40 findings in 4 files") {
+	if code, _, stderr := run("fix", "--all", dir); code != ExitOK || !strings.Contains(stderr, "fixed 41 findings in 4 files") {
 		t.Fatalf("fix: exit %d: %s", code, stderr)
 	}
 	// Both Deployments of worker.yaml get their probes and resources: the
