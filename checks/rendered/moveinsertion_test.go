@@ -2,11 +2,13 @@ package rendered
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks/edit"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestMovedInsertions checks where keys appended to a container that ends
@@ -166,5 +168,21 @@ func TestInsertedKeys(t *testing.T) {
 		if got := insertedKeys(tc.text, map[string]bool{"  a: 1\n": true, "  - pod-template-hash\n": true}); !slices.Equal(got, tc.want) {
 			t.Errorf("insertedKeys(%q) = %v, want %v", tc.text, got, tc.want)
 		}
+	}
+}
+
+// TestKeyLines checks the lines keyLines names: every key, and the scalar
+// items of a block sequence, each on its own line; not the items of a flow
+// sequence, which share their key's line (that line holds one key).
+func TestKeyLines(t *testing.T) {
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte("a: 1\nargs: [--x, --y]\nkeys:\n  - pod-template-hash\n  - name: n\n"), &root); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	keyLines(root.Content[0], func(line int, p string) { got = append(got, fmt.Sprintf("%d %s", line, p)) })
+	want := []string{"1 a", "2 args", "3 keys", "4 keys[0]", "5 keys[1].name"}
+	if !slices.Equal(got, want) {
+		t.Errorf("keyLines: %q, want %q", got, want)
 	}
 }

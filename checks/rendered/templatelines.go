@@ -751,8 +751,8 @@ func (pl *placed) literalLinesOfRender(files fileSet) (lits, located []literalLi
 }
 
 // keyLines calls fn with the line and the path (as FormatPath writes it)
-// of every mapping key and every scalar sequence item (`- --verbose`,
-// `- pod-template-hash`) under n (at most maxKeyDepth deep), in document
+// of every mapping key and every scalar item of a block sequence (`-
+// --verbose`, `- pod-template-hash`) under n (at most maxKeyDepth deep), in document
 // order. Each path is its parent's with one segment written after it.
 func keyLines(n *yaml.Node, fn func(line int, p string)) {
 	var walk func(n *yaml.Node, p string, depth int)
@@ -770,8 +770,8 @@ func keyLines(n *yaml.Node, fn func(line int, p string)) {
 		case yaml.SequenceNode:
 			for i, it := range n.Content {
 				ip := joinPath(p, Segment{Index: i})
-				if it.Kind == yaml.ScalarNode {
-					fn(it.Line, ip)
+				if it.Kind == yaml.ScalarNode && n.Style&yaml.FlowStyle == 0 {
+					fn(it.Line, ip) // a flow sequence's items share its key's line
 				}
 				walk(it, ip, depth+1)
 			}
