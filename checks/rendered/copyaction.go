@@ -10,15 +10,20 @@ import (
 	"github.com/prodready/prodready/checks/edit"
 )
 
-// actionOutput is what one template line that is a single action wrote
-// into a rendered document, between two literal lines: `{{- include
-// "app.selectorLabels" . | nindent 6 }}` under `matchLabels:`.
+// actionOutput is what template lines wrote into a rendered document as
+// the value of a key: one line that is a single action, between two
+// literal lines (`{{- include "app.selectorLabels" . | nindent 6 }}`
+// under `matchLabels:`), or lines that each wrote one of its lines
+// (`app: {{ template "app.name" . }}`, `release: {{ .Release.Name }}`).
 type actionOutput struct {
 	file   string
-	line   int      // the action's template line
+	line   int      // the action's template line, or the first of the lines
 	text   string   // the action's template line, its ending cut
 	lines  []string // the rendered lines it wrote, endings cut
-	indent int      // the indentation its indent or nindent gives
+	indent int      // the indentation its indent or nindent gives, or of the first line
+	// verbatim, when set, are the template lines that wrote lines one
+	// each, endings cut; text is then unused.
+	verbatim []string
 }
 
 // indentCall matches the indent or nindent call of an action that writes
@@ -75,13 +80,63 @@ func actionOutputs(lit literalLines, rendered [][]byte, files fileSet) []actionO
 	return out
 }
 
+// writtenValues returns the values of keys (a line ending in ":") whose
+// every line was written by one template line of its own, in order, one
+// line below the other (see locatedOf), at least one of them with an
+// action and none opening, closing or trimming around a block: the lines
+// a copy of the value can be written as, indented anew.
+func writtenValues(located literalLines, rendered [][]byte, files fileSet) []actionOutput {
+	var out []actionOutput
+	byFile := map[string][][]byte{}
+	for i := 1; i < len(rendered); i++ {
+		key, ok := located[i]
+		if !ok || !strings.HasSuffix(strings.TrimRight(string(rendered[i-1]), " \r\n"), ":") {
+			continue
+		}
+		tmpl, ok := byFile[key.file]
+		if !ok {
+			tmpl = bytes.SplitAfter(contents(files, key.file), []byte("\n"))
+			byFile[key.file] = tmpl
+		}
+		top, _, _ := yamlLineShape(string(rendered[i-1]))
+		o := actionOutput{file: key.file, line: key.line + 1}
+		action := false
+		for j := i + 1; j <= len(rendered); j++ {
+			ind, _, _ := yamlLineShape(string(rendered[j-1]))
+			if ind >= 0 && ind <= top {
+				break
+			}
+			at, ok := located[j]
+			if !ok || at.file != key.file || at.line != key.line+(j-i) || at.line > len(tmpl) {
+				o.lines = nil
+				break
+			}
+			t := strings.TrimRight(string(tmpl[at.line-1]), "\r\n")
+			r := strings.TrimRight(string(rendered[j-1]), "\r\n")
+			if strings.Contains(t, "{{-") || strings.Contains(t, "-}}") || len(blockActions([]byte(t))) > 0 || len(t)-len(strings.TrimLeft(t, " ")) != len(r)-len(strings.TrimLeft(r, " ")) {
+				o.lines = nil
+				break
+			}
+			action = action || strings.Contains(t, "{{")
+			o.lines, o.verbatim = append(o.lines, r), append(o.verbatim, t)
+		}
+		if len(o.lines) == 0 || !action {
+			continue
+		}
+		o.indent, _, _ = yamlLineShape(o.lines[0] + "\n")
+		out = append(out, o)
+	}
+	return out
+}
+
 // copyActions writes, in the template changes of file, a block of
-// inserted lines that copies what an action wrote elsewhere in the same
-// document (a spread constraint's matchLabels, copied from the
-// selector's) as that action, indented to where the block goes: the
-// copy then follows the values and the release as the original does
-// (`{{- include "app.selectorLabels" . | nindent 14 }}`, not the labels
-// the release named "release" rendered). A block is copied only whole, as
+// inserted lines that copies what template lines wrote elsewhere in the
+// same document (a spread constraint's matchLabels, copied from the
+// selector's; see actionOutputs and writtenValues) as those lines,
+// indented to where the block goes: the copy then follows the values and
+// the release as the original does (`{{- include "app.selectorLabels" .
+// | nindent 14 }}`, or `release: {{ .Release.Name }}`, not the labels the
+// release named "release" rendered). A block is copied only whole, as
 // the whole value of the key above it, and only where the template's dot
 // is what it is at the action (the same with, range and define blocks
 // around both).
@@ -150,8 +205,20 @@ func copiedAt(lines []string, i int, outs []actionOutput, file string) (actionOu
 // actionAt is the line of action o that writes its block at indentation
 // n: its indent or nindent call given n, and, for an action that trims
 // the space before it ({{-), indented as the block (the indentation is
-// trimmed with the line break; nindent starts a line of its own).
+// trimmed with the line break; nindent starts a line of its own); or o's
+// verbatim lines, moved to start at n.
 func actionAt(o actionOutput, n int) string {
+	if o.verbatim != nil {
+		var b strings.Builder
+		for _, l := range o.verbatim {
+			if d := n - o.indent; d >= 0 {
+				b.WriteString(strings.Repeat(" ", d) + l + "\n")
+			} else {
+				b.WriteString(l[min(-d, len(l)):] + "\n")
+			}
+		}
+		return b.String()
+	}
 	t := strings.TrimSpace(o.text)
 	lead := o.text[:len(o.text)-len(strings.TrimLeft(o.text, " \t"))]
 	if strings.HasPrefix(t, "{{-") {

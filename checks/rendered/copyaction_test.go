@@ -13,16 +13,21 @@ import (
 )
 
 // includeChart writes its selector's labels, as `helm create` does,
-// through a helper that names the release.
-var includeChart = rendered.Files{
-	"c/Chart.yaml":  []byte("apiVersion: v2\nname: inc\nversion: 0.1.0\n"),
-	"c/values.yaml": []byte("nameOverride: \"\"\n"),
-	"c/templates/_helpers.tpl": []byte(`{{- define "inc.selectorLabels" -}}
-app.kubernetes.io/name: {{ default .Chart.Name .Values.nameOverride }}
+// through a helper that names the release, or, as older charts do, as
+// lines of their own, with selector.
+func includeChart(selector string) rendered.Files {
+	return rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: inc\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("nameOverride: \"\"\n"),
+		"c/templates/_helpers.tpl": []byte(`{{- define "inc.name" -}}
+{{ default .Chart.Name .Values.nameOverride }}
+{{- end }}
+{{- define "inc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "inc.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 `),
-	"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: {{ .Release.Name }}-web
@@ -30,8 +35,7 @@ spec:
   replicas: 3
   selector:
     matchLabels:
-      {{- include "inc.selectorLabels" . | nindent 6 }}
-  template:
+` + selector + `  template:
     metadata:
       labels:
         {{- include "inc.selectorLabels" . | nindent 8 }}
@@ -40,19 +44,35 @@ spec:
         - name: web
           image: ghcr.io/example/web:1.0
 `),
+	}
 }
 
 // TestTemplateLinesCopyTheSelectorsInclude checks that a spread fix of a
 // chart whose selector labels come from a helper copies the helper's
-// include, indented where the constraint's labelSelector goes, rather
-// than the labels this run's release rendered (which would hold the
-// release name "release" in every release, and so are withheld): the
-// fixed chart, rendered as another release with another name, selects
-// its own pods.
+// include, indented where the constraint's labelSelector goes, and one
+// whose selector writes each label on a line of its own copies those
+// lines, rather than the labels this run's release rendered (which would
+// hold the release name "release" in every release, and so are
+// withheld): the fixed chart, rendered as another release with another
+// name, selects its own pods.
 func TestTemplateLinesCopyTheSelectorsInclude(t *testing.T) {
+	for _, tc := range []struct{ name, selector, want string }{
+		{"include", "      {{- include \"inc.selectorLabels\" . | nindent 6 }}\n",
+			"            matchLabels:\n              {{- include \"inc.selectorLabels\" . | nindent 14 }}\n"},
+		{"lines", "      app.kubernetes.io/name: {{ include \"inc.name\" . }}\n      app.kubernetes.io/instance: {{ .Release.Name }}\n",
+			"            matchLabels:\n              app.kubernetes.io/name: {{ include \"inc.name\" . }}\n              app.kubernetes.io/instance: {{ .Release.Name }}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { copiesTheSelector(t, includeChart(tc.selector), tc.want) })
+	}
+}
+
+// copiesTheSelector checks that the spread fix of chart writes want, and
+// that the fixed chart, rendered as release prod with nameOverride shop,
+// has the constraint select the pods its selector does.
+func copiesTheSelector(t *testing.T, chart rendered.Files, want string) {
 	tmpl := "c/templates/deployment.yaml"
 	var f *checks.Finding
-	for _, x := range verifiedChart(t, includeChart) {
+	for _, x := range verifiedChart(t, chart) {
 		if x.RuleID == "spread-missing" {
 			f = &x
 		}
@@ -60,16 +80,16 @@ func TestTemplateLinesCopyTheSelectorsInclude(t *testing.T) {
 	if f == nil || f.Fix == nil || len(f.Fix.Lines) == 0 {
 		t.Fatalf("spread-missing: %+v, want a fix of the template's lines", f)
 	}
-	fixed, applied, failed := fix.Apply(includeChart[tmpl], []checks.Finding{*f})
+	fixed, applied, failed := fix.Apply(chart[tmpl], []checks.Finding{*f})
 	if len(applied) != 1 || len(failed) > 0 {
 		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
 	}
 	// (The document's other fixes come with it: they insert there too.)
-	if !strings.Contains(string(fixed), "            matchLabels:\n              {{- include \"inc.selectorLabels\" . | nindent 14 }}\n") {
-		t.Errorf("the labelSelector does not include the helper at its indentation:\n%s", fixed)
+	if !strings.Contains(string(fixed), want) {
+		t.Errorf("the labelSelector is not written as the selector is:\n%s", fixed)
 	}
 	files := rendered.Files{}
-	for p, data := range includeChart {
+	for p, data := range chart {
 		files[p] = data
 	}
 	files[tmpl] = fixed

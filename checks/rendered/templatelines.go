@@ -2,6 +2,7 @@ package rendered
 
 import (
 	"bytes"
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -69,7 +70,11 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 		}
 		out.lines = append(out.lines, tc.change)
 	}
-	out.lines = copyActions(mergeInsertions(out.lines), out.file, actionOutputs(lit, rendered, files), files)
+	// The first the template writes is copied when two wrote the same
+	// lines (a selector's, before the pod template's labels).
+	outs := append(actionOutputs(lit, rendered, files), writtenValues(pl.locatedOf(files, doc), rendered, files)...)
+	slices.SortStableFunc(outs, func(a, b actionOutput) int { return cmp.Or(strings.Compare(a.file, b.file), a.line-b.line) })
+	out.lines = copyActions(mergeInsertions(out.lines), out.file, outs, files)
 	if pl.vendored(out.file) {
 		return placement{}, false
 	}
