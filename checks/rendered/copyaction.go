@@ -150,7 +150,7 @@ func copyActions(changes []edit.Change, file string, outs []actionOutput, files 
 		lines := strings.SplitAfter(c.Text, "\n")
 		var text strings.Builder
 		for i := 0; i < len(lines); {
-			if o, n, ok := copiedAt(lines, i, outs, file); ok && slices.Equal(dotStack(tmpl, o.line), dotStack(tmpl, c.StartLine)) {
+			if o, n, ok := copiedAt(lines, i, outs, file); ok && slices.Equal(blockStack(tmpl, o.line, true), blockStack(tmpl, c.StartLine, true)) {
 				text.WriteString(actionAt(o, n))
 				i += len(o.lines)
 				continue
@@ -225,34 +225,4 @@ func actionAt(o actionOutput, n int) string {
 		lead = strings.Repeat(" ", n)
 	}
 	return lead + indentCall.ReplaceAllString(t, "${1} "+strconv.Itoa(n)) + "\n"
-}
-
-// dotStack returns the blocks open at line of tmpl that set the
-// template's dot (with, range, define, block): the line each opened on,
-// or of its branch ("else"), outermost first.
-func dotStack(tmpl [][]byte, line int) []int {
-	type open struct {
-		line int
-		dot  bool
-	}
-	var st []open
-	for l := 1; l < line && l <= len(tmpl); l++ {
-		for _, a := range blockActions(tmpl[l-1]) {
-			switch {
-			case a == "end" && len(st) > 0:
-				st = st[:len(st)-1]
-			case a == "else" && len(st) > 0:
-				st[len(st)-1].line = l
-			case a != "end" && a != "else":
-				st = append(st, open{l, a != "if"})
-			}
-		}
-	}
-	var out []int
-	for _, o := range st {
-		if o.dot {
-			out = append(out, o.line)
-		}
-	}
-	return out
 }

@@ -103,7 +103,8 @@ func TestMergeInsertions(t *testing.T) {
 
 // TestBlockStack checks which blocks are open at a template line: those
 // opened above it and not closed, a branch named by its else line, and
-// none for a comment that quotes an action.
+// none for a comment that quotes an action; and which of them set the
+// dot (range, not if).
 func TestBlockStack(t *testing.T) {
 	tmpl := bytes.SplitAfter([]byte(`{{- if .Values.a }}
 a: 1
@@ -119,9 +120,13 @@ d: 1
 	for _, tc := range []struct {
 		line int
 		want []int
-	}{{2, []int{1}}, {3, []int{1}}, {6, []int{4, 5}}, {8, []int{4}}, {10, nil}} {
-		if got := blockStack(tmpl, tc.line); !slices.Equal(got, tc.want) {
+		dot  []int
+	}{{2, []int{1}, nil}, {3, []int{1}, nil}, {6, []int{4, 5}, []int{5}}, {8, []int{4}, nil}, {10, nil, nil}} {
+		if got := blockStack(tmpl, tc.line, false); !slices.Equal(got, tc.want) {
 			t.Errorf("blockStack at line %d = %v, want %v", tc.line, got, tc.want)
+		}
+		if got := blockStack(tmpl, tc.line, true); !slices.Equal(got, tc.dot) {
+			t.Errorf("blockStack of the dot at line %d = %v, want %v", tc.line, got, tc.dot)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func (pl *placed) readsWritten(files fileSet, f checks.Finding) string {
 			return fmt.Sprintf("its edit names %s, which %s writes, while %s writes the fixed part: whether other values write both is not known", name, at.file, own.file)
 		}
 		tmpl := bytes.SplitAfter(contents(files, at.file), []byte("\n"))
-		outer, inner := blockStack(tmpl, own.line), blockStack(tmpl, at.line)
+		outer, inner := blockStack(tmpl, own.line, false), blockStack(tmpl, at.line, false)
 		if len(inner) > len(outer) || !slices.Equal(inner, outer[:len(inner)]) {
 			block := inner[len(inner)-1]
 			for i := range min(len(inner), len(outer)) {

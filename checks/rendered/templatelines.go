@@ -448,22 +448,33 @@ func blocksClosed(lines [][]byte) bool {
 
 // blockStack returns the template blocks open at line of tmpl (numbered
 // from 1): the line each opened on, or the line of its branch ("else")
-// the line is in, outermost first.
-func blockStack(tmpl [][]byte, line int) []int {
-	var st []int
+// the line is in, outermost first. With dot set, only the blocks that set
+// the template's dot (with, range, define, block), not if.
+func blockStack(tmpl [][]byte, line int, dot bool) []int {
+	type open struct {
+		line int
+		kind string
+	}
+	var st []open
 	for l := 1; l < line && l <= len(tmpl); l++ {
 		for _, a := range blockActions(tmpl[l-1]) {
 			switch {
 			case a == "end" && len(st) > 0:
 				st = st[:len(st)-1]
 			case a == "else" && len(st) > 0:
-				st[len(st)-1] = l
+				st[len(st)-1].line = l
 			case a != "end" && a != "else":
-				st = append(st, l)
+				st = append(st, open{l, a})
 			}
 		}
 	}
-	return st
+	var out []int
+	for _, o := range st {
+		if !dot || o.kind != "if" {
+			out = append(out, o.line)
+		}
+	}
+	return out
 }
 
 // movedInsertions returns change c, when it only inserts keys into a
