@@ -45,9 +45,10 @@ spec:
 // topologySpreadConstraint over nodes) is written into the base: the
 // spread-zone-missing finding it brings is its announced follow-up, not a
 // reason to withhold it (before, every spread fix of an overlay or chart
-// was withheld for it). On a chart whose selector holds the release's
-// name, the same fix would write the name it was rendered with into the
-// template: it is withheld, saying so.
+// was withheld for it). On a chart whose selector names the release in
+// lines of its own, the fix selects the pods as those lines do; where it
+// can only write the name the chart was rendered with into the template,
+// it is withheld, saying so.
 func TestFixSpreadsAnOverlayAndWithholdsAReleaseName(t *testing.T) {
 	overlay := writeRepo(t, map[string]string{
 		"base/kustomization.yaml": "resources:\n  - web.yaml\n",
@@ -59,14 +60,34 @@ func TestFixSpreadsAnOverlayAndWithholdsAReleaseName(t *testing.T) {
 		t.Errorf("fix --rule spread-missing on the overlay (exit %d) should spread the base's pods over nodes:\n%s\n%s", code, out, errOut)
 	}
 
+	// The selector's lines name the release through an action: the
+	// constraint's labelSelector is written as those lines.
 	chart := writeRepo(t, map[string]string{
 		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
 		"web/values.yaml":               "{}\n",
 		"web/templates/deployment.yaml": spreadDeployment("{{ .Release.Name }}"),
 	})
 	out, errOut, code = runCLI(t, chart, "fix", "--rule", "spread-missing", "--diff", "web")
+	if code != 0 || !strings.Contains(out, "+              app.kubernetes.io/instance: {{ .Release.Name }}\n") || strings.Contains(out, "instance: release") {
+		t.Errorf("fix --rule spread-missing on the chart (exit %d) should select the pods as the selector's lines do:\n%s\n%s", code, out, errOut)
+	}
+
+	// Written as flow mappings, two labels on one line, the selector and
+	// the pod's labels have no lines of their own to copy: the fix would
+	// write the name the chart was rendered with into the template, and
+	// is withheld.
+	flow := strings.Replace(spreadDeployment("{{ .Release.Name }}"), "    matchLabels:\n      app.kubernetes.io/name: web\n      app.kubernetes.io/instance: {{ .Release.Name }}\n",
+		"    matchLabels: {app.kubernetes.io/name: web, app.kubernetes.io/instance: {{ .Release.Name }}}\n", 1)
+	flow = strings.Replace(flow, "      labels:\n        app.kubernetes.io/name: web\n        app.kubernetes.io/instance: {{ .Release.Name }}\n",
+		"      labels: {app.kubernetes.io/name: web, app.kubernetes.io/instance: {{ .Release.Name }}}\n", 1)
+	chart = writeRepo(t, map[string]string{
+		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":               "{}\n",
+		"web/templates/deployment.yaml": flow,
+	})
+	out, errOut, code = runCLI(t, chart, "fix", "--rule", "spread-missing", "--diff", "web")
 	if code != 0 || strings.Contains(out, "topologySpreadConstraints") || !strings.Contains(errOut, `spread-missing: withheld: its edit writes "release", which the render took from the release's name`) {
-		t.Errorf("fix --rule spread-missing on the chart (exit %d) should withhold the fix that writes the release's name:\n%s\n%s", code, out, errOut)
+		t.Errorf("fix --rule spread-missing on the flow selector's chart (exit %d) should withhold the fix that writes the release's name:\n%s\n%s", code, out, errOut)
 	}
 }
 
