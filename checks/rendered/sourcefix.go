@@ -136,6 +136,8 @@ type source struct {
 type fileSet interface {
 	// file returns the contents of file p, false when there is none.
 	file(p string) ([]byte, bool)
+	// paths returns the paths of the files, in no order.
+	paths() []string
 }
 
 func (f Files) file(p string) ([]byte, bool) {
@@ -143,10 +145,14 @@ func (f Files) file(p string) ([]byte, bool) {
 	return data, ok
 }
 
+func (f Files) paths() []string { return slices.Collect(maps.Keys(f)) }
+
 func (s *source) file(p string) ([]byte, bool) {
 	data, ok, _ := s.files.Read(p, s.opts.Read) // one that cannot be read is none: no fix is made from it
 	return data, ok
 }
+
+func (s *source) paths() []string { return s.files.paths() }
 
 // contents returns the contents of file p of files, nil when there is
 // none.

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -316,7 +317,7 @@ func mapBeforeNext(c edit.Change, lit literalLines, rendered [][]byte, files fil
 	want, _, _ := yamlLineShape(inserted)
 	ind, dash, _ := yamlLineShape(string(rendered[a]))
 	next, ok := lit[a+1]
-	if !ok || dash || ind != want || next.line < 2 {
+	if !ok || dash || ind > want || next.line < 2 {
 		return mappedChange{}, false
 	}
 	tmpl := bytes.SplitAfter(contents(files, next.file), []byte("\n"))
@@ -324,11 +325,79 @@ func mapBeforeNext(c edit.Change, lit literalLines, rendered [][]byte, files fil
 		return mappedChange{}, false
 	}
 	line := string(tmpl[next.line-1])
-	if writtenElsewhere(tmpl, next.line, next.line, insertedKeys(inserted+line, map[string]bool{line: true})) {
+	keys := insertedKeys(inserted+line, map[string]bool{line: true})
+	if ind < want {
+		// The mapping ends at the next line: its entries must be what
+		// the one action above that line wrote, and no template of the
+		// chart (the helper it includes) may write the keys.
+		if !entriesOfAction(lit, rendered, a, want, tmpl, next) || writtenInChart(files, next.file, keys) {
+			return mappedChange{}, false
+		}
+	}
+	if writtenElsewhere(tmpl, next.line, next.line, keys) {
 		return mappedChange{}, false
 	}
 	return mappedChange{file: next.file, at: next.line,
 		change: edit.Change{StartLine: next.line, EndLine: next.line, Text: inserted + line}}, true
+}
+
+// entriesOfAction reports whether the mapping whose last rendered line is
+// a, and whose keys are at indentation want, holds only what one action
+// line of tmpl wrote (`{{- include "app.labels" . | nindent 4 }}` under
+// `labels:`): the template line before next (the literal line after the
+// mapping) is that action, indenting what it writes to want, and the line
+// before it is the mapping's parent, literal, with none of the mapping's
+// lines literal. Keys inserted before next then follow what the action
+// writes, as its entries' siblings, whatever the values.
+func entriesOfAction(lit literalLines, rendered [][]byte, a, want int, tmpl [][]byte, next templateLine) bool {
+	if next.line < 3 {
+		return false
+	}
+	t := strings.TrimSpace(string(tmpl[next.line-2]))
+	calls := indentCall.FindAllStringSubmatch(t, -1)
+	if !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") || strings.Count(t, "{{") != 1 || len(blockActions([]byte(t))) > 0 || len(calls) != 1 || calls[0][2] != strconv.Itoa(want) {
+		return false
+	}
+	p := a
+	for p >= 1 {
+		if _, ok := lit[p]; ok {
+			break
+		}
+		if ind, _, _ := yamlLineShape(string(rendered[p-1])); ind >= 0 && ind < want {
+			return false
+		}
+		p--
+	}
+	parent, ok := lit[p]
+	top, _, _ := yamlLineShape(string(rendered[max(p, 1)-1]))
+	return ok && p < a && parent.file == next.file && parent.line == next.line-2 && top < want &&
+		strings.HasSuffix(strings.TrimRight(string(rendered[p-1]), " \r\n"), ":")
+}
+
+// writtenInChart reports whether a template of the chart that holds file
+// (its templates folder, helpers included) has a line that writes one of
+// keys.
+func writtenInChart(files fileSet, file string, keys []string) bool {
+	if len(keys) == 0 {
+		return false
+	}
+	root, _, ok := strings.Cut(file, "templates/")
+	if !ok {
+		return true // not a chart's template: no helper can be read
+	}
+	for _, p := range files.paths() {
+		if !strings.HasPrefix(p, root+"templates/") {
+			continue
+		}
+		for _, l := range bytes.SplitAfter(contents(files, p), []byte("\n")) {
+			for _, k := range keys {
+				if writesKey(l, k) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // mergeInsertions makes the changes of cs that only insert after one

@@ -549,3 +549,73 @@ func TestTemplateLinesInsertBeforeALiteralKeyAfterABlock(t *testing.T) {
 		}
 	}
 }
+
+// labelsChart writes its Deployment's labels, as `helm create` does, only
+// through a helper's include; helper is the helper file's text.
+func labelsChart(helper string) rendered.Files {
+	return rendered.Files{
+		"c/Chart.yaml":             []byte("apiVersion: v2\nname: labels\nversion: 0.1.0\n"),
+		"c/values.yaml":            []byte("component: \"\"\n"),
+		"c/templates/_helpers.tpl": []byte(helper),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    {{- include "labels.labels" . | nindent 4 }}
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: web
+  template:
+    metadata:
+      labels:
+        {{- include "labels.labels" . | nindent 8 }}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+`),
+	}
+}
+
+// TestTemplateLinesAppendAfterAnIncludesEntries checks that keys a fix
+// adds to a mapping whose entries all come from one include are written
+// after that include, before the literal line that ends the mapping, and
+// that they are not when the chart's helper writes one of those keys
+// itself with other values (the mapping would hold it twice).
+func TestTemplateLinesAppendAfterAnIncludesEntries(t *testing.T) {
+	plain := "{{- define \"labels.labels\" -}}\napp.kubernetes.io/name: web\napp.kubernetes.io/instance: {{ .Release.Name }}\n{{- end }}\n"
+	conditional := "{{- define \"labels.labels\" -}}\napp.kubernetes.io/name: web\napp.kubernetes.io/instance: {{ .Release.Name }}\n{{- with .Values.component }}\napp.kubernetes.io/component: {{ . }}\n{{- end }}\n{{- end }}\n"
+	for _, tc := range []struct {
+		name, helper string
+		made         bool
+	}{{"plain", plain, true}, {"the helper writes a key", conditional, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			chart := labelsChart(tc.helper)
+			var f *checks.Finding
+			for _, x := range verifiedChart(t, chart) {
+				if x.RuleID == "recommended-labels-missing" && strings.Contains(x.Fix.Description, "on the Deployment's metadata") {
+					f = &x
+				}
+			}
+			if f == nil {
+				t.Fatal("no recommended-labels-missing finding with placeholders on the Deployment's metadata")
+			}
+			if made := len(f.Fix.Lines) > 0; made != tc.made {
+				t.Fatalf("fix made: %v, want %v: %+v", made, tc.made, f.Fix)
+			}
+			if !tc.made {
+				return
+			}
+			fixed, applied, failed := fix.Apply(chart["c/templates/deployment.yaml"], []checks.Finding{*f})
+			if len(applied) != 1 || len(failed) > 0 {
+				t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+			}
+			if !strings.Contains(string(fixed), "    {{- include \"labels.labels\" . | nindent 4 }}\n    app.kubernetes.io/version: change-me") {
+				t.Errorf("the placeholders do not follow the include:\n%s", fixed)
+			}
+		})
+	}
+}

@@ -11,9 +11,11 @@ import (
 // v4.3), the one most charts start from: its pod spec and container end
 // in `with` blocks the default values leave out, and its selector labels
 // come from a helper that names the release. The keys go before the next
-// key the template writes as it is, the spread constraints select the
-// pods through the same helper (not the labels the release named
-// "release" rendered), and `check` then shows none of those findings.
+// key the template writes as it is, the Deployment's placeholder labels
+// after the helper's include that writes its labels, the spread
+// constraints select the pods through the same helper (not the labels the
+// release named "release" rendered), and `check` then shows none of
+// those findings.
 func TestFixAllOnHelmCreatesChart(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, "../../fixtures/render/helm-create", filepath.Join(dir, "app"))
@@ -31,6 +33,7 @@ func TestFixAllOnHelmCreatesChart(t *testing.T) {
 	}
 	deployment := readFile(t, filepath.Join(dir, "app/templates/deployment.yaml"))
 	for _, want := range []string{
+		"    {{- include \"app.labels\" . | nindent 4 }}\n    app.kubernetes.io/component: change-me",
 		"      {{- end }}\n      automountServiceAccountToken: false\n      topologySpreadConstraints:\n",
 		"          imagePullPolicy: {{ .Values.image.pullPolicy }}\n          lifecycle:\n",
 		"                seconds: 5\n          ports:\n",
