@@ -330,7 +330,7 @@ func mapBeforeNext(c edit.Change, lit literalLines, rendered [][]byte, files fil
 		// The mapping ends at the next line: its entries must be what
 		// the one action above that line wrote, and no template of the
 		// chart (the helper it includes) may write the keys.
-		if !entriesOfAction(lit, rendered, a, want, tmpl, next) || writtenInChart(files, next.file, keys) {
+		if !entriesOfAction(lit, rendered, a, want, tmpl, next) || !fixedKeysHelper(files, next.file, string(tmpl[next.line-2])) || writtenInChart(files, next.file, keys) {
 			return mappedChange{}, false
 		}
 	}
@@ -372,6 +372,96 @@ func entriesOfAction(lit literalLines, rendered [][]byte, a, want int, tmpl [][]
 	top, _, _ := yamlLineShape(string(rendered[max(p, 1)-1]))
 	return ok && p < a && parent.file == next.file && parent.line == next.line-2 && top < want &&
 		strings.HasSuffix(strings.TrimRight(string(rendered[p-1]), " \r\n"), ":")
+}
+
+// helperCall matches an action line that includes a helper with the dot
+// (or the root) alone, indented: `{{- include "app.labels" . | nindent 4
+// }}`.
+var helperCall = regexp.MustCompile(`^\{\{-?\s*(?:include|template)\s+"([^"]+)"\s+[.$]\s*\|\s*n?indent\s+\d+\s*-?\}\}$`)
+
+// helperUse matches a helper's use inside a template: include or template
+// of a named define.
+var helperUse = regexp.MustCompile(`\b(?:include|template)\s+"([^"]+)"`)
+
+// fixedKeysHelper reports whether action (a template line) includes a
+// helper of the chart of file, with the dot alone, whose keys are its
+// text's: its define, and those it includes in turn, write no values
+// through toYaml, toJson, tpl or range, so that no values can write a key
+// beside the ones the chart's text names (writtenInChart then reads
+// those).
+func fixedKeysHelper(files fileSet, file, action string) bool {
+	m := helperCall.FindStringSubmatch(strings.TrimSpace(action))
+	if m == nil {
+		return false
+	}
+	root, _, ok := strings.Cut(file, "templates/")
+	if !ok {
+		return false
+	}
+	var texts [][]byte
+	for _, p := range files.paths() {
+		if strings.HasPrefix(p, root+"templates/") {
+			texts = append(texts, contents(files, p))
+		}
+	}
+	seen := map[string]bool{}
+	var fixed func(name string, depth int) bool
+	fixed = func(name string, depth int) bool {
+		if seen[name] {
+			return true
+		}
+		seen[name] = true
+		body, ok := defineBody(texts, name)
+		if !ok || depth > 8 {
+			return false
+		}
+		for _, w := range []string{"toYaml", "toJson", "tpl", "range"} {
+			if strings.Contains(body, w) {
+				return false
+			}
+		}
+		for _, u := range helperUse.FindAllStringSubmatch(body, -1) {
+			if !fixed(u[1], depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return fixed(m[1], 0)
+}
+
+// defineBody returns the text of the define named name in texts, from
+// the line after its define action to the line before its end.
+func defineBody(texts [][]byte, name string) (string, bool) {
+	open := `define "` + name + `"`
+	for _, t := range texts {
+		lines := bytes.SplitAfter(t, []byte("\n"))
+		for i, l := range lines {
+			if !bytes.Contains(l, []byte(open)) {
+				continue
+			}
+			depth := 0
+			for j := i; j < len(lines); j++ {
+				for _, a := range blockActions(lines[j]) {
+					switch a {
+					case "end":
+						depth--
+					case "else":
+					default:
+						depth++
+					}
+				}
+				switch {
+				case depth <= 0 && j == i:
+					return string(l), true // defined on one line
+				case depth <= 0:
+					return string(bytes.Join(lines[i+1:j], nil)), true
+				}
+			}
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // writtenInChart reports whether a template of the chart that holds file

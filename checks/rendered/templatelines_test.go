@@ -584,14 +584,16 @@ spec:
 // adds to a mapping whose entries all come from one include are written
 // after that include, before the literal line that ends the mapping, and
 // that they are not when the chart's helper writes one of those keys
-// itself with other values (the mapping would hold it twice).
+// itself with other values, or writes values as they are (the mapping
+// would hold a key twice).
 func TestTemplateLinesAppendAfterAnIncludesEntries(t *testing.T) {
 	plain := "{{- define \"labels.labels\" -}}\napp.kubernetes.io/name: web\napp.kubernetes.io/instance: {{ .Release.Name }}\n{{- end }}\n"
 	conditional := "{{- define \"labels.labels\" -}}\napp.kubernetes.io/name: web\napp.kubernetes.io/instance: {{ .Release.Name }}\n{{- with .Values.component }}\napp.kubernetes.io/component: {{ . }}\n{{- end }}\n{{- end }}\n"
+	values := "{{- define \"labels.labels\" -}}\napp.kubernetes.io/name: web\n{{- with .Values.extraLabels }}\n{{ toYaml . }}\n{{- end }}\n{{- end }}\n"
 	for _, tc := range []struct {
 		name, helper string
 		made         bool
-	}{{"plain", plain, true}, {"the helper writes a key", conditional, false}} {
+	}{{"plain", plain, true}, {"the helper writes a key", conditional, false}, {"the helper writes values", values, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			chart := labelsChart(tc.helper)
 			var f *checks.Finding
