@@ -240,33 +240,41 @@ func TestRenderedIgnoreAddedByThePullRequestIsDisclosed(t *testing.T) {
 }
 
 // TestRenderedSpreadFixWritingTheReleaseName: a pull request adds a chart
-// of three replicas whose pods are not spread. The spread fix could be
-// made on the template's literal lines, but its labelSelector is the
-// rendered Deployment's, whose app.kubernetes.io/instance is the name of
-// the release the bot rendered: the comment suggests nothing, and says why
-// the fix is withheld.
+// of three replicas whose pods are not spread. The spread fix is made on
+// the template's literal lines, with the rendered Deployment's selector
+// as its labelSelector, whose app.kubernetes.io/instance is the name of
+// the release the bot rendered. Where the template writes the selector's
+// labels on lines of their own, the suggestion writes those lines
+// ({{ .Release.Name }}); where it writes them as a flow mapping, there is
+// nothing to copy: the comment suggests nothing, and says why the fix is
+// withheld.
 func TestRenderedSpreadFixWritingTheReleaseName(t *testing.T) {
-	base := testrepo.Base(t)
-	base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "spread-missing")...)
-	head := maps.Clone(base)
-	head["charts/spread/Chart.yaml"] = "apiVersion: v2\nname: spread\nversion: 0.1.0\n"
-	head["charts/spread/values.yaml"] = "{}\n"
-	head["charts/spread/templates/deployment.yaml"] = `apiVersion: apps/v1
+	for _, tc := range []struct {
+		name, selector, labels string
+		line                   int
+		suggested              bool
+	}{
+		{"lines", "    matchLabels:\n      app.kubernetes.io/name: spread\n      app.kubernetes.io/instance: {{ .Release.Name }}\n",
+			"      labels:\n        app.kubernetes.io/name: spread\n        app.kubernetes.io/instance: {{ .Release.Name }}\n", 22, true},
+		{"flow", "    matchLabels: {app.kubernetes.io/name: spread, app.kubernetes.io/instance: {{ .Release.Name }}}\n",
+			"      labels: {app.kubernetes.io/name: spread, app.kubernetes.io/instance: {{ .Release.Name }}}\n", 12, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := testrepo.Base(t)
+			base[".prodready.yaml"] = testconfig.OnlyRules(append(testrepo.Rules, "spread-missing")...)
+			head := maps.Clone(base)
+			head["charts/spread/Chart.yaml"] = "apiVersion: v2\nname: spread\nversion: 0.1.0\n"
+			head["charts/spread/values.yaml"] = "{}\n"
+			head["charts/spread/templates/deployment.yaml"] = `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: spread
 spec:
   replicas: 3
   selector:
-    matchLabels:
-      app.kubernetes.io/name: spread
-      app.kubernetes.io/instance: {{ .Release.Name }}
-  template:
+` + tc.selector + `  template:
     metadata:
-      labels:
-        app.kubernetes.io/name: spread
-        app.kubernetes.io/instance: {{ .Release.Name }}
-    spec:
+` + tc.labels + `    spec:
       containers:
         - name: web
           image: nginx:1.27
@@ -274,17 +282,25 @@ spec:
             tcpSocket:
               port: 8080
 `
-	run, got, bodies := renderReview(t, base, head)
-	const key = "charts/spread/templates/deployment.yaml:16 spread-missing"
-	b, ok := bodies[key]
-	if !ok {
-		t.Fatalf("no comment %q among:\n%s\nsummary:\n%s", key, strings.Join(got, "\n"), run.Summary)
-	}
-	if strings.Contains(b, "```suggestion") {
-		t.Errorf("the comment suggests a fix that writes the release's name:\n%s", b)
-	}
-	if !strings.Contains(b, `(withheld: its edit writes "release", which the render took from the release's name`) {
-		t.Errorf("the comment does not say why the spread fix is withheld:\n%s", b)
+			run, got, bodies := renderReview(t, base, head)
+			key := fmt.Sprintf("charts/spread/templates/deployment.yaml:%d spread-missing", tc.line)
+			b, ok := bodies[key]
+			if !ok {
+				t.Fatalf("no comment %q among:\n%s\nsummary:\n%s", key, strings.Join(got, "\n"), run.Summary)
+			}
+			if !tc.suggested {
+				if strings.Contains(b, "```suggestion") {
+					t.Errorf("the comment suggests a fix that writes the release's name:\n%s", b)
+				}
+				if !strings.Contains(b, `(withheld: its edit writes "release", which the render took from the release's name`) {
+					t.Errorf("the comment does not say why the spread fix is withheld:\n%s", b)
+				}
+				return
+			}
+			if !strings.Contains(b, "```suggestion") || !strings.Contains(b, "              app.kubernetes.io/instance: {{ .Release.Name }}\n") || strings.Contains(b, "instance: release") {
+				t.Errorf("the comment does not suggest the constraint as the selector's lines write it:\n%s", b)
+			}
+		})
 	}
 }
 
