@@ -30,6 +30,19 @@ type actionOutput struct {
 // a block: its number is the block's indentation.
 var indentCall = regexp.MustCompile(`\b(n?indent)\s+(\d+)\b`)
 
+// indentAction returns the indentation an action line (its text alone)
+// gives what it writes, when the line is one action, no block (if, with,
+// range, end), with one indent or nindent call.
+func indentAction(line string) (int, bool) {
+	t := strings.TrimSpace(line)
+	calls := indentCall.FindAllStringSubmatch(t, -1)
+	if !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") || strings.Count(t, "{{") != 1 || len(blockActions([]byte(t))) > 0 || len(calls) != 1 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(calls[0][2])
+	return n, err == nil
+}
+
 // actionOutputs returns the blocks of rendered lines that one action line
 // of a template wrote between two literal lines that are one line apart
 // around it (see literalLines), where the action is no block (if, with,
@@ -62,13 +75,8 @@ func actionOutputs(lit literalLines, rendered [][]byte, files fileSet) []actionO
 			continue
 		}
 		text := strings.TrimRight(string(tmpl[a.line]), "\r\n")
-		t := strings.TrimSpace(text)
-		calls := indentCall.FindAllStringSubmatch(t, -1)
-		if !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") || strings.Count(t, "{{") != 1 || len(blockActions([]byte(t))) > 0 || len(calls) != 1 {
-			continue
-		}
-		n, err := strconv.Atoi(calls[0][2])
-		if err != nil {
+		n, ok := indentAction(text)
+		if !ok {
 			continue
 		}
 		o := actionOutput{file: a.file, line: a.line + 1, text: text, indent: n}

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks"
@@ -353,9 +352,7 @@ func entriesOfAction(lit literalLines, rendered [][]byte, a, want int, tmpl [][]
 	if next.line < 3 {
 		return false
 	}
-	t := strings.TrimSpace(string(tmpl[next.line-2]))
-	calls := indentCall.FindAllStringSubmatch(t, -1)
-	if !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") || strings.Count(t, "{{") != 1 || len(blockActions([]byte(t))) > 0 || len(calls) != 1 || calls[0][2] != strconv.Itoa(want) {
+	if n, ok := indentAction(string(tmpl[next.line-2])); !ok || n != want {
 		return false
 	}
 	p := a
@@ -394,15 +391,9 @@ func fixedKeysHelper(files fileSet, file, action string) bool {
 	if m == nil {
 		return false
 	}
-	root, _, ok := strings.Cut(file, "templates/")
+	texts, ok := chartTemplates(files, file)
 	if !ok {
 		return false
-	}
-	var texts [][]byte
-	for _, p := range files.paths() {
-		if strings.HasPrefix(p, root+"templates/") {
-			texts = append(texts, contents(files, p))
-		}
 	}
 	seen := map[string]bool{}
 	var fixed func(name string, depth int) bool
@@ -464,6 +455,23 @@ func defineBody(texts [][]byte, name string) (string, bool) {
 	return "", false
 }
 
+// chartTemplates returns the texts of the templates of the chart that
+// holds file (its templates folder, helpers included), false when file
+// is no chart's template.
+func chartTemplates(files fileSet, file string) ([][]byte, bool) {
+	root, _, ok := strings.Cut(file, "templates/")
+	if !ok {
+		return nil, false
+	}
+	var texts [][]byte
+	for _, p := range files.paths() {
+		if strings.HasPrefix(p, root+"templates/") {
+			texts = append(texts, contents(files, p))
+		}
+	}
+	return texts, true
+}
+
 // writtenInChart reports whether a template of the chart that holds file
 // (its templates folder, helpers included) has a line that writes one of
 // keys.
@@ -471,15 +479,12 @@ func writtenInChart(files fileSet, file string, keys []string) bool {
 	if len(keys) == 0 {
 		return false
 	}
-	root, _, ok := strings.Cut(file, "templates/")
+	texts, ok := chartTemplates(files, file)
 	if !ok {
 		return true // not a chart's template: no helper can be read
 	}
-	for _, p := range files.paths() {
-		if !strings.HasPrefix(p, root+"templates/") {
-			continue
-		}
-		for _, l := range bytes.SplitAfter(contents(files, p), []byte("\n")) {
+	for _, t := range texts {
+		for _, l := range bytes.SplitAfter(t, []byte("\n")) {
 			for _, k := range keys {
 				if writesKey(l, k) {
 					return true
