@@ -288,12 +288,14 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					pc, ok = pl.templateLines(src, fs[i])
 				}
 				if ok {
+					// On template lines, what they write: a copy of an
+					// include is no longer the release's name.
 					release := src.opts.WithDefaults().ReleaseName
-					why := releaseBound(fs[i].Fix.Edits, release)
+					var why string
 					if len(pc.lines) > 0 {
-						// What the template lines write, where a copy of
-						// an include is no longer the release's name.
 						why = releaseBoundLines(pc.lines, contents(src, pc.file), release)
+					} else {
+						why = releaseBound(fs[i].Fix.Edits, release)
 					}
 					if why == "" {
 						why = pl.readsWritten(src, fs[i])
