@@ -5,26 +5,27 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 	"go.yaml.in/yaml/v3"
 )
 
 // guardOpen matches a template line that opens a block on one values key
 // alone: {{- with .Values.resources }}, {{- if .Values.securityContext }}.
-var guardOpen = regexp.MustCompile(`^\{\{-?\s*(with|if)\s+\.Values\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\s*-?\}\}$`)
+var guardOpen = regexp.MustCompile(`^\{\{-?\s*(with|if)\s*\.Values\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\s*-?\}\}$`)
 
 // guardWrite matches the action that writes the block's value: toYaml of
-// it, indented.
-var guardWrite = regexp.MustCompile(`^\{\{-?\s*toYaml\s+(\S+)\s*\|\s*nindent\s+\d+\s*-?\}\}$`)
+// it, indented (by the second group's columns).
+var guardWrite = regexp.MustCompile(`^\{\{-?\s*toYaml\s+(\S+)\s*\|\s*nindent\s+(\d+)\s*-?\}\}$`)
 
 // guardEnd matches the action that closes the block.
 var guardEnd = regexp.MustCompile(`^\{\{-?\s*end\s*-?\}\}$`)
 
-// guarded returns f's fix as edits of values.yaml when each key the fix
-// adds to its document is one the chart's template writes only from a
+// guardedOp returns op as an edit of the chart's values.yaml when the key
+// it adds to its document is one the chart's template writes only from a
 // values key, in a block that writes nothing else:
 //
 //	{{- with .Values.resources }}
@@ -34,59 +35,105 @@ var guardEnd = regexp.MustCompile(`^\{\{-?\s*end\s*-?\}\}$`)
 //
 // (or `if .Values.resources` with `toYaml .Values.resources`). The values
 // key holds nothing yet (an empty mapping, or null), so the render lacks
-// the key; the fix's value under it becomes that values key's, which is
+// the key; the edit's value under it becomes that values key's, which is
 // how the chart's users set it. Only templates of the chart itself, not
 // of its subcharts, are read; rendering again still decides.
-func (pl *placed) guarded(files fileSet, f checks.Finding) (placement, bool) {
-	r := pl.render
-	if r.Kind != Helm {
-		return placement{}, false
+func (pl *placed) guardedOp(files fileSet, doc int, root *yaml.Node, op edit.Op) (string, edit.Op, bool) {
+	segs, nodes := yamlpath.Walk(root, op.Path)
+	n := 0 // the first segment the document lacks
+	for n < len(segs) && nodes[n+1] != nil {
+		n++
 	}
-	doc, root := pl.findingDoc(f)
-	valuesFile := path.Join(r.Root, "values.yaml")
-	values := pl.valuesDoc(files, valuesFile)
-	if root == nil || values == nil {
-		return placement{}, false
+	if n == len(segs) || segs[n].Index >= 0 {
+		return "", edit.Op{}, false // an edit of what exists, or a list item
 	}
-	out := placement{file: valuesFile}
-	for _, op := range f.Fix.Edits {
-		segs, nodes := yamlpath.Walk(root, op.Path)
-		n := 0 // the first segment the document lacks
-		for n < len(segs) && nodes[n+1] != nil {
-			n++
-		}
-		if n == len(segs) || segs[n].Index >= 0 {
-			return placement{}, false // an edit of what exists, or a list item
-		}
-		parent := nodes[n]
-		if parent == nil || parent.Kind != yaml.MappingNode || len(parent.Content) == 0 {
-			return placement{}, false
-		}
-		first := FormatPath(append(slices.Clip(segs[:n]), Segment{Key: parent.Content[0].Value, Index: -1}))
-		var at *Location
-		for _, loc := range r.Map(doc)[first] {
-			if loc.Kind == Template && !loc.Inherited && loc.Line > 0 {
-				at = &loc
-				break
-			}
-		}
-		if at == nil || !strings.HasPrefix(at.File, path.Join(r.Root, "templates")+"/") {
-			return placement{}, false
-		}
-		key, ok := guardOf(bytes.SplitAfter(contents(files, at.File), []byte("\n")), at.Line, segs[n].Key)
-		if !ok {
-			return placement{}, false
-		}
-		keyPath := strings.Split(key, ".")
-		_, held := yamlpath.Walk(values, keyPath)
-		if v := held[len(keyPath)]; v == nil || !(v.Kind == yaml.MappingNode && len(v.Content) == 0 || v.Tag == "!!null") {
-			return placement{}, false // what it holds would be rendered already
-		}
-		t := op
-		t.Path = append(keyPath, op.Path[n+1:]...)
-		out.addValuesEdit(t)
+	parent := nodes[n]
+	if parent == nil || parent.Kind != yaml.MappingNode || len(parent.Content) == 0 {
+		return "", edit.Op{}, false
 	}
-	return out.atValues(values)
+	first := FormatPath(append(slices.Clip(segs[:n]), Segment{Key: parent.Content[0].Value, Index: -1}))
+	at, ok := pl.ownTemplateLine(doc, first)
+	if !ok {
+		return "", edit.Op{}, false
+	}
+	key, ok := guardOf(bytes.SplitAfter(contents(files, at.File), []byte("\n")), at.Line, segs[n].Key)
+	if !ok {
+		return "", edit.Op{}, false
+	}
+	rest := op.Path[n+1:]
+	return pl.valuesKeyEdit(files, key, op, rest, func(v *yaml.Node) bool {
+		// Anything else it held would be rendered already.
+		if op.Action == edit.Append && len(rest) == 0 {
+			return v.Kind == yaml.SequenceNode && len(v.Content) == 0 || v.Tag == "!!null"
+		}
+		return v.Kind == yaml.MappingNode && len(v.Content) == 0 || v.Tag == "!!null"
+	})
+}
+
+// extendedOp returns op, an item appended to a list of its document, as
+// the same item appended to the values list that the chart's template
+// writes at the list's end, after its own items:
+//
+//	volumeMounts:
+//	  - name: config
+//	    mountPath: /etc/app
+//	  {{- with .Values.extraVolumeMounts }}
+//	  {{- toYaml . | nindent 10 }}
+//	  {{- end }}
+//
+// (or `if .Values.extraVolumeMounts` with `toYaml .Values.extraVolumeMounts`),
+// where nindent puts the values list's items at the column of the
+// template's own: the chart's users add mounts that way, and an item
+// appended to the values list renders last, where the fix appends it.
+func (pl *placed) extendedOp(files fileSet, doc int, root *yaml.Node, op edit.Op) (string, edit.Op, bool) {
+	if op.Action != edit.Append {
+		return "", edit.Op{}, false
+	}
+	segs, nodes := yamlpath.Walk(root, op.Path)
+	if list := nodes[len(segs)]; list == nil || list.Kind != yaml.SequenceNode && list.Tag != "!!null" {
+		return "", edit.Op{}, false
+	}
+	at, ok := pl.ownTemplateLine(doc, FormatPath(segs))
+	if !ok {
+		return "", edit.Op{}, false
+	}
+	key, ok := extensionOf(bytes.SplitAfter(contents(files, at.File), []byte("\n")), at.Line)
+	if !ok {
+		return "", edit.Op{}, false
+	}
+	return pl.valuesKeyEdit(files, key, op, nil, func(v *yaml.Node) bool {
+		return v.Kind == yaml.SequenceNode || v.Tag == "!!null"
+	})
+}
+
+// ownTemplateLine returns the line of the chart's own templates (not a
+// subchart's) that writes key path p of document doc.
+func (pl *placed) ownTemplateLine(doc int, p string) (Location, bool) {
+	for _, loc := range pl.render.Map(doc)[p] {
+		if loc.Kind == Template && !loc.Inherited && loc.Line > 0 {
+			return loc, strings.HasPrefix(loc.File, path.Join(pl.render.Root, "templates")+"/")
+		}
+	}
+	return Location{}, false
+}
+
+// valuesKeyEdit returns op made on key (dotted) of the chart's values.yaml,
+// with rest the part of op's path below it, when the values file holds
+// that key with a value takes accepts.
+func (pl *placed) valuesKeyEdit(files fileSet, key string, op edit.Op, rest []string, takes func(*yaml.Node) bool) (string, edit.Op, bool) {
+	file := path.Join(pl.render.Root, "values.yaml")
+	values := pl.valuesDoc(files, file)
+	if values == nil {
+		return "", edit.Op{}, false
+	}
+	keyPath := strings.Split(key, ".")
+	_, held := yamlpath.Walk(values, keyPath)
+	if v := held[len(keyPath)]; v == nil || !takes(v) {
+		return "", edit.Op{}, false
+	}
+	t := op
+	t.Path = append(keyPath, rest...)
+	return file, t, true
 }
 
 // guardOf returns the values key of the block that writes key in the
@@ -132,4 +179,117 @@ func guardOf(tmpl [][]byte, first int, key string) (string, bool) {
 		return m[2], true
 	}
 	return "", false
+}
+
+// extensionOf returns the values key whose list the template (lines with
+// their endings) writes at the end of the list keyed on line keyLine
+// (1-based): after the list's last literal line, among the action lines
+// before what ends the list, the last block opened on one values key
+// alone that writes toYaml of it indented to the items' column and ends,
+// in the blocks the key line is in; after it, only actions that write
+// nothing (if, with, range, else, end, a variable) or write less
+// indented, past the list (a pod's extra containers after its last
+// container's mounts).
+func extensionOf(tmpl [][]byte, keyLine int) (string, bool) {
+	if keyLine < 1 || keyLine > len(tmpl) {
+		return "", false
+	}
+	keyIndent, _, keyCol := yamlLineShape(string(tmpl[keyLine-1]))
+	if keyIndent < 0 || !strings.HasSuffix(strings.TrimSpace(string(tmpl[keyLine-1])), ":") {
+		return "", false
+	}
+	var tail []int                         // the action lines (1-based) after the list's last literal line
+	items := -1                            // the column of the items' dashes
+	for i := keyLine; i < len(tmpl); i++ { // tmpl[i] is line i+1
+		line := string(tmpl[i])
+		if strings.HasPrefix(strings.TrimSpace(line), "{{") {
+			tail = append(tail, i+1)
+			continue
+		}
+		ind, dash, _ := yamlLineShape(line)
+		if ind < 0 {
+			continue // blank, or a comment
+		}
+		if items < 0 {
+			switch {
+			case dash && ind >= keyCol:
+				items = ind
+			case ind > keyIndent:
+				return "", false // a mapping, or a list not on lines of its own
+			}
+		}
+		if items < 0 || ind < items || ind == items && !dash {
+			break // past the list
+		}
+		tail = tail[:0]
+	}
+	text := func(l int) string { return strings.TrimSpace(string(tmpl[l-1])) }
+	at := -1 // the index in tail of the extension's opening line
+	for j := 0; j+2 < len(tail); j++ {
+		if tail[j+2] != tail[j]+2 {
+			continue // not three lines in a row
+		}
+		_, indent, ok := guardBlock([]string{text(tail[j]), text(tail[j+1]), text(tail[j+2])})
+		if ok && (indent == items || items < 0 && indent >= keyCol) {
+			at = j
+		}
+	}
+	if at >= 0 && items < 0 { // the list has no items of the template's own
+		_, items, _ = guardBlock([]string{text(tail[at]), text(tail[at+1]), text(tail[at+2])})
+	}
+	if at < 0 || !slices.Equal(blockStack(tmpl, keyLine, false), blockStack(tmpl, tail[at], false)) {
+		return "", false
+	}
+	for _, l := range tail[at+3:] {
+		if !writesPast(text(l), items) {
+			return "", false // what it writes may land in the list
+		}
+	}
+	key, _, _ := guardBlock([]string{text(tail[at]), text(tail[at+1]), text(tail[at+2])})
+	return key, true
+}
+
+// writesNothing matches an action line that writes no text: a block's
+// opening, branch or end, or a variable's assignment.
+var writesNothing = regexp.MustCompile(`^\{\{-?\s*(?:(?:if|with|range|else|end)\b|\$\w*\s*:?=)`)
+
+// nindentTo matches the end of an action line whose output starts on a
+// line of its own, at the column of its group.
+var nindentTo = regexp.MustCompile(`\|\s*nindent\s+(\d+)\s*-?\}\}$`)
+
+// writesPast reports whether action line t (one action) writes nothing,
+// or writes from a new line indented less than column items.
+func writesPast(t string, items int) bool {
+	if strings.Count(t, "{{") != 1 {
+		return false
+	}
+	if writesNothing.MatchString(t) {
+		return true
+	}
+	m := nindentTo.FindStringSubmatch(t)
+	if m == nil {
+		return false
+	}
+	n, err := strconv.Atoi(m[1])
+	return err == nil && n < items
+}
+
+// guardBlock reads three action lines as a block opened on one values key
+// alone that writes toYaml of it and ends: the key, and the columns its
+// value is indented to.
+func guardBlock(lines []string) (string, int, bool) {
+	m := guardOpen.FindStringSubmatch(lines[0])
+	if m == nil {
+		return "", 0, false
+	}
+	want := "."
+	if m[1] == "if" {
+		want = ".Values." + m[2]
+	}
+	w := guardWrite.FindStringSubmatch(lines[1])
+	if w == nil || w[1] != want || !guardEnd.MatchString(lines[2]) {
+		return "", 0, false
+	}
+	indent, err := strconv.Atoi(w[2])
+	return m[2], indent, err == nil
 }

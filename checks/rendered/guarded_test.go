@@ -105,3 +105,111 @@ func TestGuardedKeysAreFixedInValues(t *testing.T) {
 		t.Errorf("the chart with the fixed values renders no resources or securityContext:\n%s", res.Renders[0].Documents[0].YAML)
 	}
 }
+
+// extendedChart writes its container's mounts and its pod's volumes as
+// most charts do: the template's own items, then a values list for the
+// chart's users to add theirs (mounts after the last item, with the
+// containers from another values list after them; volumes only when the
+// values list holds some).
+var extendedChart = rendered.Files{
+	"c/Chart.yaml": []byte("apiVersion: v2\nname: extended\nversion: 0.1.0\n"),
+	"c/values.yaml": []byte(`securityContext:
+  runAsNonRoot: true
+## Extra mounts of the web container
+extraVolumeMounts: []
+volumes: []
+sidecars: []
+`),
+	"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+          securityContext:
+            {{- toYaml .Values.securityContext | nindent 12 }}
+          volumeMounts:
+            - name: config
+              mountPath: /etc/web
+            {{- with .Values.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+        {{- with .Values.sidecars }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- with .Values.volumes }}
+      volumes:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+`),
+}
+
+// TestExtendedListsAreFixedInValues checks that a fix setting a key of a
+// values mapping, appending a mount to a list the template ends with a
+// values list, and adding a volumes key the template writes only from a
+// values list is one edit of values.yaml, each part where the chart's
+// users make it, and that the chart rendered with it has the mount last.
+func TestExtendedListsAreFixedInValues(t *testing.T) {
+	var f checks.Finding
+	for _, g := range verifiedChart(t, extendedChart) {
+		if g.RuleID == "readonly-rootfs-missing" {
+			f = g
+		}
+	}
+	var paths []string
+	if f.Fix != nil {
+		for _, op := range f.Fix.Edits {
+			paths = append(paths, string(op.Action)+" "+strings.Join(op.Path, "."))
+		}
+	}
+	want := "set securityContext.readOnlyRootFilesystem, append extraVolumeMounts, append volumes"
+	if f.File != "c/values.yaml" || strings.Join(paths, ", ") != want {
+		t.Fatalf("readonly-rootfs-missing: %s:%d %v, want %s in values.yaml", f.File, f.Line, paths, want)
+	}
+	fixed, applied, failed := fix.Apply(extendedChart["c/values.yaml"], []checks.Finding{f})
+	if len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files := rendered.Files{}
+	for p, data := range extendedChart {
+		files[p] = data
+	}
+	files["c/values.yaml"] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	var obj struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						SecurityContext map[string]any `yaml:"securityContext"`
+						VolumeMounts    []map[string]any `yaml:"volumeMounts"`
+					}
+					Volumes []map[string]any
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(res.Renders[0].Documents[0].YAML, &obj); err != nil {
+		t.Fatal(err)
+	}
+	s := obj.Spec.Template.Spec
+	if len(s.Containers) != 1 || s.Containers[0].SecurityContext["readOnlyRootFilesystem"] != true ||
+		len(s.Containers[0].VolumeMounts) != 2 || s.Containers[0].VolumeMounts[1]["mountPath"] != "/tmp" ||
+		len(s.Volumes) != 1 || s.Volumes[0]["name"] != s.Containers[0].VolumeMounts[1]["name"] {
+		t.Errorf("the chart with the fixed values does not render the fix:\n%s", res.Renders[0].Documents[0].YAML)
+	}
+}

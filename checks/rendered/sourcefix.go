@@ -277,10 +277,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					pc, ok = pl.overlayPatch(src, fs[i])
 				}
 			} else {
-				pc, ok = pl.translate(src, fs[i])
-				if !ok {
-					pc, ok = pl.guarded(src, fs[i])
-				}
+				pc, ok = pl.inValues(src, fs[i])
 				if !ok {
 					pc, ok = pl.literal(src, fs[i])
 				}
@@ -520,48 +517,78 @@ func (pl *placed) findingDoc(f checks.Finding) (int, *yaml.Node) {
 // there (a value the template computes from it is not), and every edit
 // must land in the same values file.
 func (pl *placed) translate(files fileSet, f checks.Finding) (placement, bool) {
-	r := pl.render
+	return pl.valuesEdits(files, f, false)
+}
+
+// inValues returns f's fix as edits of one values file, as translate does,
+// where each edit may also be made through a values key the chart's
+// template writes only in a block of its own: a key the render lacks, set
+// on the values key whose block alone writes it (guardedOp), or an item
+// appended to a list whose template writes a values list at its end
+// (extendedOp).
+func (pl *placed) inValues(files fileSet, f checks.Finding) (placement, bool) {
+	return pl.valuesEdits(files, f, true)
+}
+
+// valuesEdits is translate, and with guards, inValues.
+func (pl *placed) valuesEdits(files fileSet, f checks.Finding, guards bool) (placement, bool) {
 	doc, root := pl.findingDoc(f)
 	if root == nil {
 		return placement{}, false
 	}
 	var out placement
-	var values *yaml.Node
 	for _, op := range f.Fix.Edits {
-		segs, nodes := yamlpath.Walk(root, op.Path)
-		n := len(segs)
-		var locs []Location
-		for ; n >= 0; n-- {
-			if locs = r.Map(doc)[FormatPath(segs[:n])]; len(locs) > 0 {
-				break
+		file, t, ok := pl.translateOp(files, doc, root, op)
+		if !ok && guards {
+			file, t, ok = pl.guardedOp(files, doc, root, op)
+			if !ok {
+				file, t, ok = pl.extendedOp(files, doc, root, op)
 			}
 		}
-		var at *Location
-		for i := range locs {
-			if locs[i].Kind == Values && !locs[i].Inherited && locs[i].Line > 0 {
-				at = &locs[i]
-				break
-			}
-		}
-		if at == nil || nodes[n] == nil {
+		if !ok || out.file != "" && file != out.file {
 			return placement{}, false
 		}
-		if out.file == "" {
-			out.file = at.File
-			values = pl.valuesDoc(files, at.File)
-		}
-		if at.File != out.file || values == nil || pl.vendored(at.File) {
-			return placement{}, false
-		}
-		keyPath, ok := yamlpath.KeyAt(values, at.Line, nodes[n])
-		if !ok {
-			return placement{}, false
-		}
-		t := op
-		t.Path = append(keyPath, op.Path[n:]...)
+		out.file = file
 		out.addValuesEdit(t)
 	}
-	return out.atValues(values)
+	if out.file == "" {
+		return placement{}, false
+	}
+	return out.atValues(pl.valuesDoc(files, out.file))
+}
+
+// translateOp returns op as an edit of the values file whose key renders
+// the longest prefix of its path that has a location of its own.
+func (pl *placed) translateOp(files fileSet, doc int, root *yaml.Node, op edit.Op) (string, edit.Op, bool) {
+	segs, nodes := yamlpath.Walk(root, op.Path)
+	n := len(segs)
+	var locs []Location
+	for ; n >= 0; n-- {
+		if locs = pl.render.Map(doc)[FormatPath(segs[:n])]; len(locs) > 0 {
+			break
+		}
+	}
+	var at *Location
+	for i := range locs {
+		if locs[i].Kind == Values && !locs[i].Inherited && locs[i].Line > 0 {
+			at = &locs[i]
+			break
+		}
+	}
+	if at == nil || nodes[n] == nil || pl.vendored(at.File) {
+		return "", edit.Op{}, false
+	}
+	values := pl.valuesDoc(files, at.File)
+	if values == nil {
+		return "", edit.Op{}, false
+	}
+	keyPath, ok := yamlpath.KeyAt(values, at.Line, nodes[n])
+	if !ok {
+		return "", edit.Op{}, false
+	}
+	t := op
+	t.Path = append(keyPath, op.Path[n:]...)
+	return at.File, t, true
 }
 
 // addValuesEdit adds t, an edit of a values file, and the key it sets.
