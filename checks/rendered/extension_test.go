@@ -40,6 +40,18 @@ claims: []
     {{- end }}
 next: 1
 `, "extra"},
+		{"indented the older way", `    mounts:
+    - name: a
+    {{- if .Values.extra }}
+{{ toYaml .Values.extra | indent 4 }}
+    {{- end }}
+`, "extra"},
+		{"indented the older way, with the line break trimmed", `mounts:
+  - name: a
+  {{- if .Values.extra }}
+  {{- toYaml .Values.extra | indent 2 }}
+  {{- end }}
+`, ""},
 		{"an item after it", `mounts:
   {{- with .Values.extra }}
   {{- toYaml . | nindent 2 }}

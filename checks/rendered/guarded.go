@@ -18,8 +18,27 @@ import (
 var guardOpen = regexp.MustCompile(`^\{\{-?\s*(with|if)\s*\.Values\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\s*-?\}\}$`)
 
 // guardWrite matches the action that writes the block's value: toYaml of
-// it, indented (by the second group's columns).
+// it, from a line of its own indented by the second group's columns.
 var guardWrite = regexp.MustCompile(`^\{\{-?\s*toYaml\s+(\S+)\s*\|\s*nindent\s+(\d+)\s*-?\}\}$`)
+
+// guardIndent matches the older way to write it: a line of its own that
+// starts with toYaml of it (keeping the line break before it), indented.
+var guardIndent = regexp.MustCompile(`^\{\{\s*toYaml\s+(\S+)\s*\|\s*indent\s+(\d+)\s*-?\}\}$`)
+
+// valueWrite reads line, a template line of its own, as the action that
+// writes a block's value: its expression, and the column its lines start
+// at.
+func valueWrite(line string) (string, int, bool) {
+	m := guardWrite.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		m = guardIndent.FindStringSubmatch(strings.TrimRight(line, " \t\r\n"))
+	}
+	if m == nil {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(m[2])
+	return m[1], n, err == nil
+}
 
 // guardEnd matches the action that closes the block.
 var guardEnd = regexp.MustCompile(`^\{\{-?\s*end\s*-?\}\}$`)
@@ -51,8 +70,11 @@ func (pl *placed) guardedOp(files fileSet, doc int, root *yaml.Node, op edit.Op)
 	if parent == nil || parent.Kind != yaml.MappingNode || len(parent.Content) == 0 {
 		return "", edit.Op{}, false
 	}
-	first := FormatPath(append(slices.Clip(segs[:n]), Segment{Key: parent.Content[0].Value, Index: -1}))
-	at, ok := pl.ownTemplateLine(doc, first)
+	var at Location // a line of the mapping's template that writes one of its keys
+	ok := false
+	for k := 0; k+1 < len(parent.Content) && !ok; k += 2 {
+		at, ok = pl.ownTemplateLine(doc, FormatPath(append(slices.Clip(segs[:n]), Segment{Key: parent.Content[k].Value, Index: -1})))
+	}
 	if !ok {
 		return "", edit.Op{}, false
 	}
@@ -137,27 +159,33 @@ func (pl *placed) valuesKeyEdit(files fileSet, key string, op edit.Op, rest []st
 }
 
 // guardOf returns the values key of the block that writes key in the
-// mapping of tmpl (lines with their endings) whose first key is written
-// on line first (1-based, as "key:" or "- key:"), when that block is the
+// mapping of tmpl (lines with their endings) one of whose keys is written
+// on line anchor (1-based, as "key:" or "- key:"), when that block is the
 // only way the template writes the key there: the line before the key's
 // opens it on the values key alone, the key's value is toYaml of it (on
 // the key's line or the next), and the line after closes it.
-func guardOf(tmpl [][]byte, first int, key string) (string, bool) {
-	if first < 1 || first > len(tmpl) {
+func guardOf(tmpl [][]byte, anchor int, key string) (string, bool) {
+	if anchor < 1 || anchor > len(tmpl) {
 		return "", false
 	}
-	_, _, col := yamlLineShape(string(tmpl[first-1]))
-	for i := first; i < len(tmpl); i++ { // tmpl[i] is line i+1
+	_, _, col := yamlLineShape(string(tmpl[anchor-1]))
+	first := mappingStart(tmpl, anchor)
+	for i := first - 1; i < len(tmpl); i++ { // tmpl[i] is line i+1
 		line := string(tmpl[i])
 		t := strings.TrimSpace(line)
-		ind, dash, _ := yamlLineShape(line)
+		ind, dash, c := yamlLineShape(line)
 		switch {
 		case ind < 0 || strings.HasPrefix(t, "{{"):
 			continue // blank, a comment, or an action line
+		case dash && c == col && i == first-1:
+			continue // the list item's first key
 		case ind < col:
 			return "", false // past the mapping: the key is not there
 		case ind > col || dash || !strings.HasPrefix(t, key+":"):
 			continue // inside an entry, or a compact list's item
+		}
+		if i == 0 {
+			return "", false
 		}
 		open := strings.TrimSpace(string(tmpl[i-1]))
 		m := guardOpen.FindStringSubmatch(open)
@@ -168,17 +196,53 @@ func guardOf(tmpl [][]byte, first int, key string) (string, bool) {
 		if m[1] == "if" {
 			want = ".Values." + m[2]
 		}
-		write, next := strings.TrimSpace(strings.TrimPrefix(t, key+":")), i+1
-		if write == "" && next < len(tmpl) {
-			write, next = strings.TrimSpace(string(tmpl[next])), next+1
+		var arg string
+		written, next := false, i+1
+		if rest := strings.TrimSpace(strings.TrimPrefix(t, key+":")); rest != "" {
+			if w := guardWrite.FindStringSubmatch(rest); w != nil {
+				arg, written = w[1], true
+			}
+		} else if next < len(tmpl) {
+			arg, _, written = valueWrite(string(tmpl[next]))
+			next++
 		}
-		w := guardWrite.FindStringSubmatch(write)
-		if w == nil || w[1] != want || next >= len(tmpl) || !guardEnd.MatchString(strings.TrimSpace(string(tmpl[next]))) {
+		if !written || arg != want || next >= len(tmpl) || !guardEnd.MatchString(strings.TrimSpace(string(tmpl[next]))) {
 			return "", false
 		}
 		return m[2], true
 	}
 	return "", false
+}
+
+// mappingStart returns the first line (1-based) of tmpl that writes a key
+// of the mapping one of whose keys line anchor writes: the line of its
+// first key after its parent's, or its list item's "- key:" line.
+func mappingStart(tmpl [][]byte, anchor int) int {
+	_, dash, col := yamlLineShape(string(tmpl[anchor-1]))
+	if dash {
+		return anchor
+	}
+	start := anchor
+	for l := anchor - 1; l >= 1; l-- {
+		line := string(tmpl[l-1])
+		if strings.HasPrefix(strings.TrimSpace(line), "{{") {
+			continue // an action line
+		}
+		ind, d, c := yamlLineShape(line)
+		switch {
+		case ind < 0 || ind > col:
+			continue // blank, a comment, or inside an entry
+		case d && c == col:
+			return l // the list item's first key
+		case d && ind >= col:
+			continue // an item of a compact list of a key before
+		case ind == col:
+			start = l // a key before
+		default:
+			return start // the parent's key
+		}
+	}
+	return start
 }
 
 // extensionOf returns the values key whose list the template (lines with
@@ -224,18 +288,18 @@ func extensionOf(tmpl [][]byte, keyLine int) (string, bool) {
 		tail = tail[:0]
 	}
 	text := func(l int) string { return strings.TrimSpace(string(tmpl[l-1])) }
-	at := -1 // the index in tail of the extension's opening line
+	at, key := -1, "" // the index in tail of the extension's opening line, and its values key
 	for j := 0; j+2 < len(tail); j++ {
 		if tail[j+2] != tail[j]+2 {
 			continue // not three lines in a row
 		}
-		_, indent, ok := guardBlock([]string{text(tail[j]), text(tail[j+1]), text(tail[j+2])})
+		k, indent, ok := guardBlock(tmpl[tail[j]-1 : tail[j]+2])
 		if ok && (indent == items || items < 0 && indent >= keyCol) {
-			at = j
+			at, key = j, k
+			if items < 0 { // the list has no items of the template's own
+				items = indent
+			}
 		}
-	}
-	if at >= 0 && items < 0 { // the list has no items of the template's own
-		_, items, _ = guardBlock([]string{text(tail[at]), text(tail[at+1]), text(tail[at+2])})
 	}
 	if at < 0 || !slices.Equal(blockStack(tmpl, keyLine, false), blockStack(tmpl, tail[at], false)) {
 		return "", false
@@ -245,7 +309,6 @@ func extensionOf(tmpl [][]byte, keyLine int) (string, bool) {
 			return "", false // what it writes may land in the list
 		}
 	}
-	key, _, _ := guardBlock([]string{text(tail[at]), text(tail[at+1]), text(tail[at+2])})
 	return key, true
 }
 
@@ -274,11 +337,11 @@ func writesPast(t string, items int) bool {
 	return err == nil && n < items
 }
 
-// guardBlock reads three action lines as a block opened on one values key
+// guardBlock reads three template lines as a block opened on one values key
 // alone that writes toYaml of it and ends: the key, and the columns its
 // value is indented to.
-func guardBlock(lines []string) (string, int, bool) {
-	m := guardOpen.FindStringSubmatch(lines[0])
+func guardBlock(lines [][]byte) (string, int, bool) {
+	m := guardOpen.FindStringSubmatch(strings.TrimSpace(string(lines[0])))
 	if m == nil {
 		return "", 0, false
 	}
@@ -286,10 +349,9 @@ func guardBlock(lines []string) (string, int, bool) {
 	if m[1] == "if" {
 		want = ".Values." + m[2]
 	}
-	w := guardWrite.FindStringSubmatch(lines[1])
-	if w == nil || w[1] != want || !guardEnd.MatchString(lines[2]) {
+	arg, indent, ok := valueWrite(string(lines[1]))
+	if !ok || arg != want || !guardEnd.MatchString(strings.TrimSpace(string(lines[2]))) {
 		return "", 0, false
 	}
-	indent, err := strconv.Atoi(w[2])
-	return m[2], indent, err == nil
+	return m[2], indent, true
 }

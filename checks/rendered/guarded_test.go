@@ -110,10 +110,13 @@ func TestGuardedKeysAreFixedInValues(t *testing.T) {
 // most charts do: the template's own items, then a values list for the
 // chart's users to add theirs (mounts after the last item, with the
 // containers from another values list after them; volumes only when the
-// values list holds some).
+// values list holds some). Its pod's securityContext, written only from
+// a values key (indented the older way), comes before the first key the
+// pod spec renders.
 var extendedChart = rendered.Files{
 	"c/Chart.yaml": []byte("apiVersion: v2\nname: extended\nversion: 0.1.0\n"),
-	"c/values.yaml": []byte(`securityContext:
+	"c/values.yaml": []byte(`podSecurityContext: {}
+securityContext:
   runAsNonRoot: true
 ## Extra mounts of the web container
 extraVolumeMounts: []
@@ -134,6 +137,10 @@ spec:
       labels:
         app: web
     spec:
+      {{- if .Values.podSecurityContext }}
+      securityContext:
+{{ toYaml .Values.podSecurityContext | indent 8 }}
+      {{- end }}
       containers:
         - name: web
           image: ghcr.io/example/web:1.0
@@ -159,13 +166,21 @@ spec:
 // values mapping, appending a mount to a list the template ends with a
 // values list, and adding a volumes key the template writes only from a
 // values list is one edit of values.yaml, each part where the chart's
-// users make it, and that the chart rendered with it has the mount last.
+// users make it, and that the chart rendered with it has the mount last;
+// and that a key the template writes only from a values key before the
+// first key its mapping renders is fixed in values.yaml too.
 func TestExtendedListsAreFixedInValues(t *testing.T) {
-	var f checks.Finding
+	var f, seccomp checks.Finding
 	for _, g := range verifiedChart(t, extendedChart) {
-		if g.RuleID == "readonly-rootfs-missing" {
+		switch g.RuleID {
+		case "readonly-rootfs-missing":
 			f = g
+		case "seccomp-profile-missing":
+			seccomp = g
 		}
+	}
+	if seccomp.File != "c/values.yaml" || seccomp.Fix == nil || len(seccomp.Fix.Edits) != 1 || strings.Join(seccomp.Fix.Edits[0].Path, ".") != "podSecurityContext.seccompProfile.type" {
+		t.Errorf("seccomp-profile-missing: %s:%d %+v, want an edit of podSecurityContext.seccompProfile.type in values.yaml", seccomp.File, seccomp.Line, seccomp.Fix)
 	}
 	var paths []string
 	if f.Fix != nil {
@@ -195,7 +210,7 @@ func TestExtendedListsAreFixedInValues(t *testing.T) {
 			Template struct {
 				Spec struct {
 					Containers []struct {
-						SecurityContext map[string]any `yaml:"securityContext"`
+						SecurityContext map[string]any   `yaml:"securityContext"`
 						VolumeMounts    []map[string]any `yaml:"volumeMounts"`
 					}
 					Volumes []map[string]any
