@@ -52,6 +52,12 @@ next: 1
   {{- toYaml .Values.extra | indent 2 }}
   {{- end }}
 `, ""},
+		{"tpl of toYaml", `mounts:
+  - name: a
+  {{- with .Values.extra }}
+  {{- tpl (toYaml .) $ | nindent 2 }}
+  {{- end }}
+`, "extra"},
 		{"an item after it", `mounts:
   {{- with .Values.extra }}
   {{- toYaml . | nindent 2 }}

@@ -18,21 +18,34 @@ import (
 var guardOpen = regexp.MustCompile(`^\{\{-?\s*(with|if)\s*\.Values\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\s*-?\}\}$`)
 
 // guardWrite matches the action that writes the block's value: toYaml of
-// it, from a line of its own indented by the second group's columns.
-var guardWrite = regexp.MustCompile(`^\{\{-?\s*toYaml\s+(\S+)\s*\|\s*nindent\s+(\d+)\s*-?\}\}$`)
+// it (the first group), or tpl of that (the second: the values text is
+// rendered as a template, which leaves text with no action as it is),
+// from a line of its own indented by the third group's columns.
+var guardWrite = regexp.MustCompile(`^\{\{-?\s*(?:toYaml\s+(\S+)|tpl\s+\(\s*toYaml\s+([^\s()]+)\s*\)\s+\$)\s*\|\s*nindent\s+(\d+)\s*-?\}\}$`)
 
 // guardIndent matches the older way to write it: a line of its own that
 // starts with toYaml of it (keeping the line break before it), indented.
 var guardIndent = regexp.MustCompile(`^\{\{\s*toYaml\s+(\S+)\s*\|\s*indent\s+(\d+)\s*-?\}\}$`)
 
+// nindentWrite reads action t (trimmed) as guardWrite's: the value's
+// expression, and the column its lines start at.
+func nindentWrite(t string) (string, int, bool) {
+	m := guardWrite.FindStringSubmatch(t)
+	if m == nil {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(m[3])
+	return m[1] + m[2], n, err == nil
+}
+
 // valueWrite reads line, a template line of its own, as the action that
 // writes a block's value: its expression, and the column its lines start
 // at.
 func valueWrite(line string) (string, int, bool) {
-	m := guardWrite.FindStringSubmatch(strings.TrimSpace(line))
-	if m == nil {
-		m = guardIndent.FindStringSubmatch(strings.TrimRight(line, " \t\r\n"))
+	if arg, n, ok := nindentWrite(strings.TrimSpace(line)); ok {
+		return arg, n, true
 	}
+	m := guardIndent.FindStringSubmatch(strings.TrimRight(line, " \t\r\n"))
 	if m == nil {
 		return "", 0, false
 	}
@@ -148,6 +161,9 @@ func (pl *placed) valuesKeyEdit(files fileSet, key string, op edit.Op, rest []st
 	if values == nil {
 		return "", edit.Op{}, false
 	}
+	if strings.Contains(op.Value, "{{") {
+		return "", edit.Op{}, false // a template may render the values key's text
+	}
 	keyPath := strings.Split(key, ".")
 	_, held := yamlpath.Walk(values, keyPath)
 	if v := held[len(keyPath)]; v == nil || !takes(v) {
@@ -199,9 +215,7 @@ func guardOf(tmpl [][]byte, anchor int, key string) (string, bool) {
 		var arg string
 		written, next := false, i+1
 		if rest := strings.TrimSpace(strings.TrimPrefix(t, key+":")); rest != "" {
-			if w := guardWrite.FindStringSubmatch(rest); w != nil {
-				arg, written = w[1], true
-			}
+			arg, _, written = nindentWrite(rest)
 		} else if next < len(tmpl) {
 			arg, _, written = valueWrite(string(tmpl[next]))
 			next++
