@@ -98,9 +98,9 @@ next: 1
   {{- end }}
 `, ""},
 	} {
-		key, ok := extensionOf(bytes.SplitAfter([]byte(tc.tmpl), []byte("\n")), 1)
-		if key != tc.want || ok != (tc.want != "") {
-			t.Errorf("%s: extensionOf = %q, %v; want %q", tc.name, key, ok, tc.want)
+		g, ok := extensionOf(bytes.SplitAfter([]byte(tc.tmpl), []byte("\n")), 1)
+		if g.key != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s: extensionOf = %q, %v; want %q", tc.name, g.key, ok, tc.want)
 		}
 	}
 }

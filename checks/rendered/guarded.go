@@ -27,30 +27,42 @@ var guardWrite = regexp.MustCompile(`^\{\{-?\s*(?:toYaml\s+(\S+)|tpl\s+\(\s*toYa
 // starts with toYaml of it (keeping the line break before it), indented.
 var guardIndent = regexp.MustCompile(`^\{\{\s*toYaml\s+(\S+)\s*\|\s*indent\s+(\d+)\s*-?\}\}$`)
 
-// nindentWrite reads action t (trimmed) as guardWrite's: the value's
-// expression, and the column its lines start at.
-func nindentWrite(t string) (string, int, bool) {
+// written is how a template line writes a values key's value.
+type written struct {
+	arg    string // the expression written: "." or ".Values.resources"
+	indent int    // the column the value's lines start at
+	tpl    bool   // the value's text is rendered as a template first
+}
+
+// nindentWrite reads action t (trimmed) as guardWrite's.
+func nindentWrite(t string) (written, bool) {
 	m := guardWrite.FindStringSubmatch(t)
 	if m == nil {
-		return "", 0, false
+		return written{}, false
 	}
 	n, err := strconv.Atoi(m[3])
-	return m[1] + m[2], n, err == nil
+	return written{arg: m[1] + m[2], indent: n, tpl: m[2] != ""}, err == nil
 }
 
 // valueWrite reads line, a template line of its own, as the action that
-// writes a block's value: its expression, and the column its lines start
-// at.
-func valueWrite(line string) (string, int, bool) {
-	if arg, n, ok := nindentWrite(strings.TrimSpace(line)); ok {
-		return arg, n, true
+// writes a block's value.
+func valueWrite(line string) (written, bool) {
+	if w, ok := nindentWrite(strings.TrimSpace(line)); ok {
+		return w, true
 	}
 	m := guardIndent.FindStringSubmatch(strings.TrimRight(line, " \t\r\n"))
 	if m == nil {
-		return "", 0, false
+		return written{}, false
 	}
 	n, err := strconv.Atoi(m[2])
-	return m[1], n, err == nil
+	return written{arg: m[1], indent: n}, err == nil
+}
+
+// guarding is the values key a guard block writes, and whether it writes
+// it through tpl.
+type guarding struct {
+	key string
+	tpl bool
 }
 
 // guardEnd matches the action that closes the block.
@@ -69,12 +81,20 @@ var guardEnd = regexp.MustCompile(`^\{\{-?\s*end\s*-?\}\}$`)
 // key holds nothing yet (an empty mapping, or null), so the render lacks
 // the key; the edit's value under it becomes that values key's, which is
 // how the chart's users set it. Only templates of the chart itself, not
-// of its subcharts, are read; rendering again still decides.
+// of its subcharts, are read; rendering again still decides. An item
+// appended to a list so written goes to the values list.
 func (pl *placed) guardedOp(files fileSet, doc int, root *yaml.Node, op edit.Op) (string, edit.Op, bool) {
 	segs, nodes := yamlpath.Walk(root, op.Path)
 	n := 0 // the first segment the document lacks
 	for n < len(segs) && nodes[n+1] != nil {
 		n++
+	}
+	// An item appended to a list the block writes from values that hold
+	// some already: a values list rendered through tpl, which the render's
+	// map does not follow to values.yaml as it follows toYaml.
+	appended := n == len(segs) && n > 0 && op.Action == edit.Append && nodes[n].Kind == yaml.SequenceNode
+	if appended {
+		n--
 	}
 	if n == len(segs) || segs[n].Index >= 0 {
 		return "", edit.Op{}, false // an edit of what exists, or a list item
@@ -91,12 +111,15 @@ func (pl *placed) guardedOp(files fileSet, doc int, root *yaml.Node, op edit.Op)
 	if !ok {
 		return "", edit.Op{}, false
 	}
-	key, ok := guardOf(bytes.SplitAfter(contents(files, at.File), []byte("\n")), at.Line, segs[n].Key)
+	g, ok := guardOf(bytes.SplitAfter(contents(files, at.File), []byte("\n")), at.Line, segs[n].Key)
 	if !ok {
 		return "", edit.Op{}, false
 	}
 	rest := op.Path[n+1:]
-	return pl.valuesKeyEdit(files, key, op, rest, func(v *yaml.Node) bool {
+	return pl.valuesKeyEdit(files, g, op, rest, func(v *yaml.Node) bool {
+		if appended {
+			return v.Kind == yaml.SequenceNode
+		}
 		// Anything else it held would be rendered already.
 		if op.Action == edit.Append && len(rest) == 0 {
 			return v.Kind == yaml.SequenceNode && len(v.Content) == 0 || v.Tag == "!!null"
@@ -132,11 +155,11 @@ func (pl *placed) extendedOp(files fileSet, doc int, root *yaml.Node, op edit.Op
 	if !ok {
 		return "", edit.Op{}, false
 	}
-	key, ok := extensionOf(bytes.SplitAfter(contents(files, at.File), []byte("\n")), at.Line)
+	g, ok := extensionOf(bytes.SplitAfter(contents(files, at.File), []byte("\n")), at.Line)
 	if !ok {
 		return "", edit.Op{}, false
 	}
-	return pl.valuesKeyEdit(files, key, op, nil, func(v *yaml.Node) bool {
+	return pl.valuesKeyEdit(files, g, op, nil, func(v *yaml.Node) bool {
 		return v.Kind == yaml.SequenceNode || v.Tag == "!!null"
 	})
 }
@@ -152,26 +175,72 @@ func (pl *placed) ownTemplateLine(doc int, p string) (Location, bool) {
 	return Location{}, false
 }
 
-// valuesKeyEdit returns op made on key (dotted) of the chart's values.yaml,
-// with rest the part of op's path below it, when the values file holds
-// that key with a value takes accepts.
-func (pl *placed) valuesKeyEdit(files fileSet, key string, op edit.Op, rest []string, takes func(*yaml.Node) bool) (string, edit.Op, bool) {
+// valuesKeyEdit returns op made on g's key (dotted) of the chart's
+// values.yaml, with rest the part of op's path below it, when the values
+// file holds that key with a value takes accepts. Through tpl, the
+// release's name as an instance label's value is written as the template
+// of it, and a value with an action of its own is not written.
+func (pl *placed) valuesKeyEdit(files fileSet, g guarding, op edit.Op, rest []string, takes func(*yaml.Node) bool) (string, edit.Op, bool) {
 	file := path.Join(pl.render.Root, "values.yaml")
 	values := pl.valuesDoc(files, file)
 	if values == nil {
 		return "", edit.Op{}, false
 	}
-	if strings.Contains(op.Value, "{{") {
-		return "", edit.Op{}, false // a template may render the values key's text
-	}
-	keyPath := strings.Split(key, ".")
+	keyPath := strings.Split(g.key, ".")
 	_, held := yamlpath.Walk(values, keyPath)
 	if v := held[len(keyPath)]; v == nil || !takes(v) {
 		return "", edit.Op{}, false
 	}
 	t := op
 	t.Path = append(keyPath, rest...)
+	if g.tpl {
+		if strings.Contains(op.Value, "{{") || pl.src == nil {
+			return "", edit.Op{}, false
+		}
+		v, ok := releaseTemplated(op.Value, pl.src.opts.WithDefaults().ReleaseName)
+		if !ok {
+			return "", edit.Op{}, false
+		}
+		t.Value = v
+	}
 	return file, t, true
+}
+
+// instanceLabels are the label keys Helm's conventions give the release's
+// name as their value.
+var instanceLabels = []string{"app.kubernetes.io/instance", "release"}
+
+// releaseTemplated returns value (YAML) with each instance label whose
+// value is the release's name (name) written as {{ .Release.Name }}, for
+// a values key the chart renders through tpl: so written, it holds the
+// name of every release, not this render's.
+func releaseTemplated(value, name string) (string, bool) {
+	var doc yaml.Node
+	if value == "" || yaml.Unmarshal([]byte(value), &doc) != nil {
+		return value, value == ""
+	}
+	changed := false
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if v.Kind == yaml.ScalarNode && v.Value == name && slices.Contains(instanceLabels, k.Value) {
+					v.Value, v.Tag, v.Style = "{{ .Release.Name }}", "!!str", yaml.DoubleQuotedStyle
+					changed = true
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	if !changed {
+		return value, true
+	}
+	out, err := yaml.Marshal(&doc)
+	return string(out), err == nil
 }
 
 // guardOf returns the values key of the block that writes key in the
@@ -180,9 +249,9 @@ func (pl *placed) valuesKeyEdit(files fileSet, key string, op edit.Op, rest []st
 // only way the template writes the key there: the line before the key's
 // opens it on the values key alone, the key's value is toYaml of it (on
 // the key's line or the next), and the line after closes it.
-func guardOf(tmpl [][]byte, anchor int, key string) (string, bool) {
+func guardOf(tmpl [][]byte, anchor int, key string) (guarding, bool) {
 	if anchor < 1 || anchor > len(tmpl) {
-		return "", false
+		return guarding{}, false
 	}
 	_, _, col := yamlLineShape(string(tmpl[anchor-1]))
 	first := mappingStart(tmpl, anchor)
@@ -196,36 +265,36 @@ func guardOf(tmpl [][]byte, anchor int, key string) (string, bool) {
 		case dash && c == col && i == first-1:
 			continue // the list item's first key
 		case ind < col:
-			return "", false // past the mapping: the key is not there
+			return guarding{}, false // past the mapping: the key is not there
 		case ind > col || dash || !strings.HasPrefix(t, key+":"):
 			continue // inside an entry, or a compact list's item
 		}
 		if i == 0 {
-			return "", false
+			return guarding{}, false
 		}
 		open := strings.TrimSpace(string(tmpl[i-1]))
 		m := guardOpen.FindStringSubmatch(open)
 		if m == nil {
-			return "", false
+			return guarding{}, false
 		}
 		want := "."
 		if m[1] == "if" {
 			want = ".Values." + m[2]
 		}
-		var arg string
-		written, next := false, i+1
+		var w written
+		ok, next := false, i+1
 		if rest := strings.TrimSpace(strings.TrimPrefix(t, key+":")); rest != "" {
-			arg, _, written = nindentWrite(rest)
+			w, ok = nindentWrite(rest)
 		} else if next < len(tmpl) {
-			arg, _, written = valueWrite(string(tmpl[next]))
+			w, ok = valueWrite(string(tmpl[next]))
 			next++
 		}
-		if !written || arg != want || next >= len(tmpl) || !guardEnd.MatchString(strings.TrimSpace(string(tmpl[next]))) {
-			return "", false
+		if !ok || w.arg != want || next >= len(tmpl) || !guardEnd.MatchString(strings.TrimSpace(string(tmpl[next]))) {
+			return guarding{}, false
 		}
-		return m[2], true
+		return guarding{m[2], w.tpl}, true
 	}
-	return "", false
+	return guarding{}, false
 }
 
 // mappingStart returns the first line (1-based) of tmpl that writes a key
@@ -268,13 +337,13 @@ func mappingStart(tmpl [][]byte, anchor int) int {
 // nothing (if, with, range, else, end, a variable) or write less
 // indented, past the list (a pod's extra containers after its last
 // container's mounts).
-func extensionOf(tmpl [][]byte, keyLine int) (string, bool) {
+func extensionOf(tmpl [][]byte, keyLine int) (guarding, bool) {
 	if keyLine < 1 || keyLine > len(tmpl) {
-		return "", false
+		return guarding{}, false
 	}
 	keyIndent, _, keyCol := yamlLineShape(string(tmpl[keyLine-1]))
 	if keyIndent < 0 || !strings.HasSuffix(strings.TrimSpace(string(tmpl[keyLine-1])), ":") {
-		return "", false
+		return guarding{}, false
 	}
 	var tail []int                         // the action lines (1-based) after the list's last literal line
 	items := -1                            // the column of the items' dashes
@@ -293,7 +362,7 @@ func extensionOf(tmpl [][]byte, keyLine int) (string, bool) {
 			case dash && ind >= keyCol:
 				items = ind
 			case ind > keyIndent:
-				return "", false // a mapping, or a list not on lines of its own
+				return guarding{}, false // a mapping, or a list not on lines of its own
 			}
 		}
 		if items < 0 || ind < items || ind == items && !dash {
@@ -302,28 +371,28 @@ func extensionOf(tmpl [][]byte, keyLine int) (string, bool) {
 		tail = tail[:0]
 	}
 	text := func(l int) string { return strings.TrimSpace(string(tmpl[l-1])) }
-	at, key := -1, "" // the index in tail of the extension's opening line, and its values key
+	at, g := -1, guarding{} // the index in tail of the extension's opening line, and its values key
 	for j := 0; j+2 < len(tail); j++ {
 		if tail[j+2] != tail[j]+2 {
 			continue // not three lines in a row
 		}
 		k, indent, ok := guardBlock(tmpl[tail[j]-1 : tail[j]+2])
 		if ok && (indent == items || items < 0 && indent >= keyCol) {
-			at, key = j, k
+			at, g = j, k
 			if items < 0 { // the list has no items of the template's own
 				items = indent
 			}
 		}
 	}
 	if at < 0 || !slices.Equal(blockStack(tmpl, keyLine, false), blockStack(tmpl, tail[at], false)) {
-		return "", false
+		return guarding{}, false
 	}
 	for _, l := range tail[at+3:] {
 		if !writesPast(text(l), items) {
-			return "", false // what it writes may land in the list
+			return guarding{}, false // what it writes may land in the list
 		}
 	}
-	return key, true
+	return g, true
 }
 
 // writesNothing matches an action line that writes no text: a block's
@@ -351,21 +420,21 @@ func writesPast(t string, items int) bool {
 	return err == nil && n < items
 }
 
-// guardBlock reads three template lines as a block opened on one values key
-// alone that writes toYaml of it and ends: the key, and the columns its
-// value is indented to.
-func guardBlock(lines [][]byte) (string, int, bool) {
+// guardBlock reads three template lines as a block opened on one values
+// key alone that writes toYaml of it and ends: the key, and the columns
+// its value is indented to.
+func guardBlock(lines [][]byte) (guarding, int, bool) {
 	m := guardOpen.FindStringSubmatch(strings.TrimSpace(string(lines[0])))
 	if m == nil {
-		return "", 0, false
+		return guarding{}, 0, false
 	}
 	want := "."
 	if m[1] == "if" {
 		want = ".Values." + m[2]
 	}
-	arg, indent, ok := valueWrite(string(lines[1]))
-	if !ok || arg != want || !guardEnd.MatchString(strings.TrimSpace(string(lines[2]))) {
-		return "", 0, false
+	w, ok := valueWrite(string(lines[1]))
+	if !ok || w.arg != want || !guardEnd.MatchString(strings.TrimSpace(string(lines[2]))) {
+		return guarding{}, 0, false
 	}
-	return m[2], indent, true
+	return guarding{m[2], w.tpl}, w.indent, true
 }

@@ -1,6 +1,7 @@
 package rendered_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -226,5 +227,120 @@ func TestExtendedListsAreFixedInValues(t *testing.T) {
 		len(s.Containers[0].VolumeMounts) != 2 || s.Containers[0].VolumeMounts[1]["mountPath"] != "/tmp" ||
 		len(s.Volumes) != 1 || s.Volumes[0]["name"] != s.Containers[0].VolumeMounts[1]["name"] {
 		t.Errorf("the chart with the fixed values does not render the fix:\n%s", res.Renders[0].Documents[0].YAML)
+	}
+}
+
+// tplChart's Deployment selects its pods by the release's name, and
+// writes its spread constraints from a values list through tpl, as
+// ingress-nginx and Kyverno do, for its users to template them.
+var tplChart = rendered.Files{
+	"c/Chart.yaml":  []byte("apiVersion: v2\nname: tpl\nversion: 0.1.0\n"),
+	"c/values.yaml": []byte("topologySpreadConstraints: []\n"),
+	"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: web
+      app.kubernetes.io/instance: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: web
+        app.kubernetes.io/instance: {{ .Release.Name }}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+      {{- with .Values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- tpl (toYaml .) $ | nindent 8 }}
+      {{- end }}
+`),
+}
+
+// TestTplValuesTakeTheReleaseName checks that a spread whose selector
+// holds the release's name goes to a values list the chart renders
+// through tpl with the name as {{ .Release.Name }}, that the spread over
+// zones that follows is appended to that list, and that the chart so
+// fixed, installed under another name, selects its own pods in both.
+func TestTplValuesTakeTheReleaseName(t *testing.T) {
+	var f checks.Finding
+	for _, g := range verifiedChart(t, tplChart) {
+		if g.RuleID == "spread-missing" {
+			f = g
+		}
+	}
+	if f.File != "c/values.yaml" || f.Fix == nil || len(f.Fix.Edits) != 1 || !strings.Contains(f.Fix.Edits[0].Value, "{{ .Release.Name }}") {
+		t.Fatalf("spread-missing: %s:%d %+v, want an edit of topologySpreadConstraints in values.yaml naming {{ .Release.Name }}", f.File, f.Line, f.Fix)
+	}
+	fixed, applied, failed := fix.Apply(tplChart["c/values.yaml"], []checks.Finding{f})
+	if len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files := rendered.Files{}
+	for p, data := range tplChart {
+		files[p] = data
+	}
+	files["c/values.yaml"] = fixed
+	var zone checks.Finding
+	for _, g := range verifiedChart(t, files) {
+		if g.RuleID == "spread-zone-missing" {
+			zone = g
+		}
+	}
+	if zone.File != "c/values.yaml" || zone.Fix == nil || len(zone.Fix.Edits) != 1 || strings.Join(zone.Fix.Edits[0].Path, ".") != "topologySpreadConstraints" {
+		t.Fatalf("spread-zone-missing, after: %s:%d %+v, want an item appended to topologySpreadConstraints in values.yaml", zone.File, zone.Line, zone.Fix)
+	}
+	if fixed, applied, failed = fix.Apply(fixed, []checks.Finding{zone}); len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply, zones: applied %v, failed %v", applied, failed)
+	}
+	files["c/values.yaml"] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: "other"})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	var obj struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					TopologySpreadConstraints []struct {
+						LabelSelector struct {
+							MatchLabels map[string]string `yaml:"matchLabels"`
+						} `yaml:"labelSelector"`
+					} `yaml:"topologySpreadConstraints"`
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(res.Renders[0].Documents[0].YAML, &obj); err != nil {
+		t.Fatal(err)
+	}
+	tsc := obj.Spec.Template.Spec.TopologySpreadConstraints
+	if len(tsc) != 2 || tsc[0].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "other" || tsc[1].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "other" {
+		t.Errorf("release other, fixed, does not spread its own pods:\n%s", res.Renders[0].Documents[0].YAML)
+	}
+}
+
+// TestTplValuesKeepNoChartName checks that a spread whose selector holds
+// the chart's name is withheld from a values list, saying why: the name
+// may come from the chart's name helper, which nameOverride changes, and
+// in values.yaml it would stay the same.
+func TestTplValuesKeepNoChartName(t *testing.T) {
+	files := rendered.Files{}
+	for p, data := range tplChart {
+		files[p] = bytes.ReplaceAll(data, []byte("app.kubernetes.io/name: web"), []byte("app.kubernetes.io/name: {{ .Chart.Name }}"))
+	}
+	var f checks.Finding
+	for _, g := range verifiedChart(t, files) {
+		if g.RuleID == "spread-missing" {
+			f = g
+		}
+	}
+	if f.Fix == nil || len(f.Fix.Edits) != 0 || !strings.Contains(f.Fix.Withheld, `writes "tpl", the chart's name`) {
+		t.Errorf("spread-missing: %s:%d %+v, want it withheld for writing the chart's name", f.File, f.Line, f.Fix)
 	}
 }

@@ -292,7 +292,10 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					if len(pc.lines) > 0 {
 						why = releaseBoundLines(pc.lines, contents(src, pc.file), release)
 					} else {
-						why = releaseBound(fs[i].Fix.Edits, release)
+						why = releaseBound(pc.edits, release)
+					}
+					if why == "" && len(pc.keys) > 0 {
+						why = chartNameBound(pc.edits, readChartDeps(contents(src, path.Join(pl.render.Root, "Chart.yaml"))).Name)
 					}
 					if why == "" {
 						why = pl.readsWritten(src, fs[i])
@@ -431,6 +434,29 @@ func releaseBound(ops []edit.Op, name string) string {
 		}
 		if v, ok := scalarNamed(&n, name); ok {
 			return fmt.Sprintf("its edit writes %q, which the render took from the release's name (%q): in values.yaml or a template it would hold that name in every release", v, name)
+		}
+	}
+	return ""
+}
+
+// chartNameBound says why a fix cannot be written into a chart's values
+// file when one of its edits writes the chart's name (name): the render
+// may have taken it from a template that computes it (a chart's name
+// helper, which the chart's users change with nameOverride), and in
+// values.yaml it would stay the same when they do (a spread's
+// labelSelector would then select none of the pods). "" when no edit
+// does.
+func chartNameBound(ops []edit.Op, name string) string {
+	if name == "" {
+		return ""
+	}
+	for _, op := range ops {
+		var n yaml.Node
+		if op.Value == "" || yaml.Unmarshal([]byte(op.Value), &n) != nil {
+			continue
+		}
+		if v, ok := scalarNamed(&n, name); ok && v == name {
+			return fmt.Sprintf("its edit writes %q, the chart's name, which its templates may compute (nameOverride changes it): in values.yaml it would stay %q when they do", v, v)
 		}
 	}
 	return ""
