@@ -76,19 +76,6 @@ func TestGuardedKeysAreFixedInValues(t *testing.T) {
 	if f := byRule["prestop-hook-missing"]; f.File == "c/values.yaml" {
 		t.Errorf("prestop-hook-missing is a values edit (%+v), but the template writes lifecycle only when .Values.hooks is set", f.Fix)
 	}
-	fixed, applied, failed := fix.Apply(guardedChart["c/values.yaml"], valuesFixes)
-	if len(applied) != len(valuesFixes) || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files := rendered.Files{}
-	for p, data := range guardedChart {
-		files[p] = data
-	}
-	files["c/values.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
-	}
 	var obj struct {
 		Spec struct {
 			Template struct {
@@ -98,13 +85,38 @@ func TestGuardedKeysAreFixedInValues(t *testing.T) {
 			}
 		}
 	}
-	if err := yaml.Unmarshal(res.Renders[0].Documents[0].YAML, &obj); err != nil {
-		t.Fatal(err)
-	}
+	_, doc := fixValues(t, guardedChart, valuesFixes, "", &obj)
 	c := obj.Spec.Template.Spec.Containers
 	if len(c) != 1 || c[0]["resources"] == nil || c[0]["securityContext"] == nil {
-		t.Errorf("the chart with the fixed values renders no resources or securityContext:\n%s", res.Renders[0].Documents[0].YAML)
+		t.Errorf("the chart with the fixed values renders no resources or securityContext:\n%s", doc)
 	}
+}
+
+// fixValues returns chart with the values.yaml fs fix, and the one
+// document it renders as release (the default when ""), read into into
+// when not nil.
+func fixValues(t *testing.T, chart rendered.Files, fs []checks.Finding, release string, into any) (rendered.Files, []byte) {
+	t.Helper()
+	fixed, applied, failed := fix.Apply(chart["c/values.yaml"], fs)
+	if len(applied) != len(fs) || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files := rendered.Files{}
+	for p, data := range chart {
+		files[p] = data
+	}
+	files["c/values.yaml"] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: release})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	doc := res.Renders[0].Documents[0].YAML
+	if into != nil {
+		if err := yaml.Unmarshal(doc, into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files, doc
 }
 
 // extendedChart writes its container's mounts and its pod's volumes as
@@ -193,19 +205,6 @@ func TestExtendedListsAreFixedInValues(t *testing.T) {
 	if f.File != "c/values.yaml" || strings.Join(paths, ", ") != want {
 		t.Fatalf("readonly-rootfs-missing: %s:%d %v, want %s in values.yaml", f.File, f.Line, paths, want)
 	}
-	fixed, applied, failed := fix.Apply(extendedChart["c/values.yaml"], []checks.Finding{f})
-	if len(applied) != 1 || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files := rendered.Files{}
-	for p, data := range extendedChart {
-		files[p] = data
-	}
-	files["c/values.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
-	}
 	var obj struct {
 		Spec struct {
 			Template struct {
@@ -219,14 +218,12 @@ func TestExtendedListsAreFixedInValues(t *testing.T) {
 			}
 		}
 	}
-	if err := yaml.Unmarshal(res.Renders[0].Documents[0].YAML, &obj); err != nil {
-		t.Fatal(err)
-	}
+	_, doc := fixValues(t, extendedChart, []checks.Finding{f}, "", &obj)
 	s := obj.Spec.Template.Spec
 	if len(s.Containers) != 1 || s.Containers[0].SecurityContext["readOnlyRootFilesystem"] != true ||
 		len(s.Containers[0].VolumeMounts) != 2 || s.Containers[0].VolumeMounts[1]["mountPath"] != "/tmp" ||
 		len(s.Volumes) != 1 || s.Volumes[0]["name"] != s.Containers[0].VolumeMounts[1]["name"] {
-		t.Errorf("the chart with the fixed values does not render the fix:\n%s", res.Renders[0].Documents[0].YAML)
+		t.Errorf("the chart with the fixed values does not render the fix:\n%s", doc)
 	}
 }
 
@@ -277,15 +274,7 @@ func TestTplValuesTakeTheReleaseName(t *testing.T) {
 	if f.File != "c/values.yaml" || f.Fix == nil || len(f.Fix.Edits) != 1 || !strings.Contains(f.Fix.Edits[0].Value, "{{ .Release.Name }}") {
 		t.Fatalf("spread-missing: %s:%d %+v, want an edit of topologySpreadConstraints in values.yaml naming {{ .Release.Name }}", f.File, f.Line, f.Fix)
 	}
-	fixed, applied, failed := fix.Apply(tplChart["c/values.yaml"], []checks.Finding{f})
-	if len(applied) != 1 || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files := rendered.Files{}
-	for p, data := range tplChart {
-		files[p] = data
-	}
-	files["c/values.yaml"] = fixed
+	files, _ := fixValues(t, tplChart, []checks.Finding{f}, "", nil)
 	var zone checks.Finding
 	for _, g := range verifiedChart(t, files) {
 		if g.RuleID == "spread-zone-missing" {
@@ -294,14 +283,6 @@ func TestTplValuesTakeTheReleaseName(t *testing.T) {
 	}
 	if zone.File != "c/values.yaml" || zone.Fix == nil || len(zone.Fix.Edits) != 1 || strings.Join(zone.Fix.Edits[0].Path, ".") != "topologySpreadConstraints" {
 		t.Fatalf("spread-zone-missing, after: %s:%d %+v, want an item appended to topologySpreadConstraints in values.yaml", zone.File, zone.Line, zone.Fix)
-	}
-	if fixed, applied, failed = fix.Apply(fixed, []checks.Finding{zone}); len(applied) != 1 || len(failed) > 0 {
-		t.Fatalf("fix.Apply, zones: applied %v, failed %v", applied, failed)
-	}
-	files["c/values.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: "other"})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
 	}
 	var obj struct {
 		Spec struct {
@@ -316,12 +297,10 @@ func TestTplValuesTakeTheReleaseName(t *testing.T) {
 			}
 		}
 	}
-	if err := yaml.Unmarshal(res.Renders[0].Documents[0].YAML, &obj); err != nil {
-		t.Fatal(err)
-	}
+	_, doc := fixValues(t, files, []checks.Finding{zone}, "other", &obj)
 	tsc := obj.Spec.Template.Spec.TopologySpreadConstraints
 	if len(tsc) != 2 || tsc[0].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "other" || tsc[1].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "other" {
-		t.Errorf("release other, fixed, does not spread its own pods:\n%s", res.Renders[0].Documents[0].YAML)
+		t.Errorf("release other, fixed, does not spread its own pods:\n%s", doc)
 	}
 }
 

@@ -455,11 +455,19 @@ func chartNameBound(ops []edit.Op, name string) string {
 		if op.Value == "" || yaml.Unmarshal([]byte(op.Value), &n) != nil {
 			continue
 		}
-		if v, ok := scalarNamed(&n, name); ok && v == name {
-			return fmt.Sprintf("its edit writes %q, the chart's name, which its templates may compute (nameOverride changes it): in values.yaml it would stay %q when they do", v, v)
+		if holdsScalar(&n, name) {
+			return fmt.Sprintf("its edit writes %q, the chart's name, which its templates may compute (nameOverride changes it): in values.yaml it would stay %q when they do", name, name)
 		}
 	}
 	return ""
+}
+
+// holdsScalar reports whether n or a node under it is the scalar value.
+func holdsScalar(n *yaml.Node, value string) bool {
+	if n.Kind == yaml.ScalarNode && n.Value == value {
+		return true
+	}
+	return slices.ContainsFunc(n.Content, func(c *yaml.Node) bool { return holdsScalar(c, value) })
 }
 
 // releaseBoundLines is releaseBound for template line changes of tmpl:
