@@ -163,12 +163,21 @@ type Suggestion struct {
 	Text               string
 	// Findings are the indexes of the findings this suggestion fixes.
 	Findings []int
+	// Apart marks one of the separate places of one finding's fix whose
+	// changes lie far apart (see Suggest): shown, not committed.
+	Apart bool
 }
 
 // Suggest returns one suggestion per group of findings whose fixes touch
 // overlapping or adjacent lines (several fixes of one object merge into
 // one), and the findings whose fix could not be applied. Committing every
-// suggestion gives exactly what Apply gives.
+// suggestion gives exactly what Apply gives, but for one case: a finding
+// whose own changes lie more than maxRepeated unchanged lines apart (a
+// chart's fix in values keys far apart) is left out of the others'
+// suggestions, and each of its changes comes as a suggestion of its own
+// for it alone, made on the original file and marked Apart: a caller
+// shows those as the separate places the fix changes, not as lines to
+// commit (they may overlap the others').
 //
 // It applies all fixes once and takes the smallest whole-line hunks between
 // the original and the result; each finding's own fix (applied alone) says
@@ -181,24 +190,54 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	}
 	var (
 		file    *edit.File
+		err     error
 		want    []byte
 		applied []int
 		failed  []Failure
 	)
 	lines := hasLines(findings)
-	if lines {
-		want, applied, failed = applyLines(src, findings)
-	} else {
-		var err error
+	if !lines {
 		file, err = edit.NewFile(src)
-		want, applied, failed = apply(src, file, err, findings)
+	}
+	// own is a finding's own fix, alone on the original: only its document
+	// changes, so only its document is read and compared. Line changes
+	// are their own.
+	own := func(f checks.Finding) ([]edit.Change, bool) {
+		if lines {
+			return f.Fix.Lines, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		cs, err := file.Changes(f.Object.Doc, f.Fix.Edits)
+		return cs, err == nil
+	}
+	var apartOut []Suggestion
+	rest := findings
+	for _, i := range fixable(findings) {
+		cs, ok := own(findings[i])
+		if !ok || !apart(cs) {
+			continue
+		}
+		if len(apartOut) == 0 {
+			rest = slices.Clone(findings)
+		}
+		rest[i].Fix = nil
+		for _, c := range cs {
+			apartOut = append(apartOut, Suggestion{StartLine: c.StartLine, EndLine: c.EndLine, Text: c.Text, Findings: []int{i}, Apart: true})
+		}
+	}
+	if lines {
+		want, applied, failed = applyLines(src, rest)
+	} else {
+		want, applied, failed = apply(src, file, err, rest)
 	}
 	if len(applied) == 0 {
-		return nil, failed
+		return apartOut, failed
 	}
 	hunks := edit.Changes(src, want)
 	if len(hunks) == 0 {
-		return nil, failed
+		return apartOut, failed
 	}
 	// Union-find over hunks: a finding whose own changes overlap several
 	// hunks joins them.
@@ -215,18 +254,12 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	}
 	owners := make([][]int, len(hunks)) // findings per hunk
 	for _, i := range applied {
-		// The finding's own fix, alone on the original: only its document
-		// changes, so only its document is read and compared. Line
-		// changes are their own.
-		own := findings[i].Fix.Lines
-		if !lines {
-			var err error
-			if own, err = file.Changes(findings[i].Object.Doc, findings[i].Fix.Edits); err != nil {
-				continue
-			}
+		cs, ok := own(rest[i])
+		if !ok {
+			continue
 		}
 		first := -1
-		for _, c := range own {
+		for _, c := range cs {
 			for h, hk := range hunks {
 				if c.StartLine <= hk.EndLine+1 && hk.StartLine <= c.EndLine+1 {
 					owners[h] = appendOnce(owners[h], i)
@@ -285,8 +318,25 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 		c := coalesce(src, cs)[0]
 		out = append(out, Suggestion{StartLine: c.StartLine, EndLine: c.EndLine, Text: c.Text, Findings: fs})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].StartLine < out[j].StartLine })
+	out = append(out, apartOut...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].StartLine < out[j].StartLine })
 	return out, failed
+}
+
+// maxRepeated is the most unchanged lines one suggestion repeats between
+// the changes of one finding's fix.
+const maxRepeated = 100
+
+// apart reports whether changes cs have more than maxRepeated unchanged
+// lines between them.
+func apart(cs []edit.Change) bool {
+	cs = slices.Clone(cs)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].StartLine < cs[j].StartLine })
+	n := 0
+	for i := 1; i < len(cs); i++ {
+		n += max(cs[i].StartLine-cs[i-1].EndLine-1, 0)
+	}
+	return n > maxRepeated
 }
 
 func appendOnce(xs []int, x int) []int {

@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,5 +92,48 @@ func TestNothingToFix(t *testing.T) {
 	}
 	if s, f := Suggest([]byte(twoDocs), nil); s != nil || f != nil {
 		t.Fatal("no findings, no suggestions")
+	}
+}
+
+// TestFarApartFixIsShownNotSuggested checks that a fix whose changes lie
+// far apart in one file (a chart's securityContext and, 150 lines below,
+// its extra mounts) comes as its separate places, marked Apart, and stays
+// out of the suggestion of the fix beside its first change, which commits
+// what that fix alone gives.
+func TestFarApartFixIsShownNotSuggested(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("securityContext:\n  runAsUser: 65534\n")
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&b, "key%d: %d\n", i, i)
+	}
+	b.WriteString("extraVolumeMounts: []\n")
+	src := []byte(b.String())
+	near := finding(0, checks.SetOp([]string{"securityContext", "runAsNonRoot"}, "true"))
+	far := finding(0,
+		checks.SetOp([]string{"securityContext", "readOnlyRootFilesystem"}, "true"),
+		checks.AppendOp([]string{"extraVolumeMounts"}, "name: tmp\nmountPath: /tmp\n"))
+	sugg, failed := Suggest(src, []checks.Finding{near, far})
+	if len(failed) != 0 {
+		t.Fatal(failed)
+	}
+	var apart, committed []Suggestion
+	for _, s := range sugg {
+		if s.Apart {
+			apart = append(apart, s)
+		} else {
+			committed = append(committed, s)
+		}
+	}
+	if len(apart) != 2 || apart[0].Findings[0] != 1 || apart[1].Findings[0] != 1 || !strings.Contains(apart[1].Text, "mountPath: /tmp") {
+		t.Errorf("the far fix's places: %+v, want two, for it, the second the mount", apart)
+	}
+	if len(committed) != 1 || len(committed[0].Findings) != 1 || committed[0].Findings[0] != 0 ||
+		!strings.Contains(committed[0].Text, "runAsNonRoot: true") || strings.Contains(committed[0].Text, "readOnlyRootFilesystem") {
+		t.Fatalf("the near fix's suggestion: %+v, want runAsNonRoot alone", committed)
+	}
+	want, _, _ := Apply(src, []checks.Finding{near})
+	got := edit.ApplyChanges(src, []edit.Change{{StartLine: committed[0].StartLine, EndLine: committed[0].EndLine, Text: committed[0].Text}})
+	if string(got) != string(want) {
+		t.Errorf("committing the near fix's suggestion gives\n%s\nwant\n%s", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,13 +113,25 @@ func TestFixGoldens(t *testing.T) {
 }
 
 // checkSuggestions commits every suggestion as GitHub would (replace the
-// line range with the text) and expects the fix's own result.
+// line range with the text) and expects the fix's own result, without the
+// fixes whose changes lie apart (shown as separate places, not committed).
 func checkSuggestions(t *testing.T, src []byte, fs []checks.Finding, want []byte) {
 	t.Helper()
 	sugg, _ := fix.Suggest(src, fs)
 	var cs []edit.Change
+	var rest []checks.Finding // fs but the fixes whose changes lie apart: they are shown, not committed
 	for _, s := range sugg {
+		if s.Apart {
+			if rest == nil {
+				rest = slices.Clone(fs)
+			}
+			rest[s.Findings[0]].Fix = nil
+			continue
+		}
 		cs = append(cs, edit.Change{StartLine: s.StartLine, EndLine: s.EndLine, Text: s.Text})
+	}
+	if rest != nil {
+		want, _, _ = fix.Apply(src, rest)
 	}
 	if got := edit.ApplyChanges(src, cs); !bytes.Equal(got, want) {
 		t.Errorf("committing the suggestions gives\n%s\nwant\n%s", got, want)
