@@ -214,8 +214,12 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	}
 	var apartOut []Suggestion
 	rest := findings
+	owned := make([][]edit.Change, len(findings)) // each fixable finding's own changes, when they could be made
 	for _, i := range fixable(findings) {
 		cs, ok := own(findings[i])
+		if ok {
+			owned[i] = cs
+		}
 		if !ok || !apart(cs) {
 			continue
 		}
@@ -254,12 +258,8 @@ func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
 	}
 	owners := make([][]int, len(hunks)) // findings per hunk
 	for _, i := range applied {
-		cs, ok := own(rest[i])
-		if !ok {
-			continue
-		}
 		first := -1
-		for _, c := range cs {
+		for _, c := range owned[i] {
 			for h, hk := range hunks {
 				if c.StartLine <= hk.EndLine+1 && hk.StartLine <= c.EndLine+1 {
 					owners[h] = appendOnce(owners[h], i)
