@@ -116,7 +116,7 @@ func (pl *placed) guardedOp(files fileSet, doc int, root *yaml.Node, op edit.Op)
 		return "", edit.Op{}, false
 	}
 	rest := op.Path[n+1:]
-	return pl.valuesKeyEdit(files, g, op, rest, func(v *yaml.Node) bool {
+	return pl.valuesKeyEdit(files, doc, g, op, rest, func(v *yaml.Node) bool {
 		if appended {
 			return v.Kind == yaml.SequenceNode
 		}
@@ -159,7 +159,7 @@ func (pl *placed) extendedOp(files fileSet, doc int, root *yaml.Node, op edit.Op
 	if !ok {
 		return "", edit.Op{}, false
 	}
-	return pl.valuesKeyEdit(files, g, op, nil, func(v *yaml.Node) bool {
+	return pl.valuesKeyEdit(files, doc, g, op, nil, func(v *yaml.Node) bool {
 		return v.Kind == yaml.SequenceNode || v.Tag == "!!null"
 	})
 }
@@ -175,12 +175,13 @@ func (pl *placed) ownTemplateLine(doc int, p string) (Location, bool) {
 	return Location{}, false
 }
 
-// valuesKeyEdit returns op made on g's key (dotted) of the chart's
-// values.yaml, with rest the part of op's path below it, when the values
-// file holds that key with a value takes accepts. Through tpl, the
-// release's name as an instance label's value is written as the template
-// of it, and a value with an action of its own is not written.
-func (pl *placed) valuesKeyEdit(files fileSet, g guarding, op edit.Op, rest []string, takes func(*yaml.Node) bool) (string, edit.Op, bool) {
+// valuesKeyEdit returns op, an edit of document doc, made on g's key
+// (dotted) of the chart's values.yaml, with rest the part of op's path
+// below it, when the values file holds that key with a value takes
+// accepts. Through tpl, the values the render took from the release or
+// the chart are written as the template that wrote them (tplValue), and a
+// value with an action of its own is not written.
+func (pl *placed) valuesKeyEdit(files fileSet, doc int, g guarding, op edit.Op, rest []string, takes func(*yaml.Node) bool) (string, edit.Op, bool) {
 	file := path.Join(pl.render.Root, "values.yaml")
 	values := pl.valuesDoc(files, file)
 	if values == nil {
@@ -197,50 +198,13 @@ func (pl *placed) valuesKeyEdit(files fileSet, g guarding, op edit.Op, rest []st
 		if strings.Contains(op.Value, "{{") || pl.src == nil {
 			return "", edit.Op{}, false
 		}
-		v, ok := releaseTemplated(op.Value, pl.src.opts.WithDefaults().ReleaseName)
+		v, ok := pl.tplValue(files, doc, op.Value)
 		if !ok {
 			return "", edit.Op{}, false
 		}
 		t.Value = v
 	}
 	return file, t, true
-}
-
-// instanceLabels are the label keys Helm's conventions give the release's
-// name as their value.
-var instanceLabels = []string{"app.kubernetes.io/instance", "release"}
-
-// releaseTemplated returns value (YAML) with each instance label whose
-// value is the release's name (name) written as {{ .Release.Name }}, for
-// a values key the chart renders through tpl: so written, it holds the
-// name of every release, not this render's.
-func releaseTemplated(value, name string) (string, bool) {
-	var doc yaml.Node
-	if value == "" || yaml.Unmarshal([]byte(value), &doc) != nil {
-		return value, value == ""
-	}
-	changed := false
-	var walk func(*yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				if v.Kind == yaml.ScalarNode && v.Value == name && slices.Contains(instanceLabels, k.Value) {
-					v.Value, v.Tag, v.Style = "{{ .Release.Name }}", "!!str", yaml.DoubleQuotedStyle
-					changed = true
-				}
-			}
-		}
-		for _, c := range n.Content {
-			walk(c)
-		}
-	}
-	walk(&doc)
-	if !changed {
-		return value, true
-	}
-	out, err := yaml.Marshal(&doc)
-	return string(out), err == nil
 }
 
 // guardOf returns the values key of the block that writes key in the

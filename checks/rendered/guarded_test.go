@@ -3,6 +3,7 @@ package rendered_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -321,5 +322,106 @@ func TestTplValuesKeepNoChartName(t *testing.T) {
 	}
 	if f.Fix == nil || len(f.Fix.Edits) != 0 || !strings.Contains(f.Fix.Withheld, `writes "tpl", the chart's name`) {
 		t.Errorf("spread-missing: %s:%d %+v, want it withheld for writing the chart's name", f.File, f.Line, f.Fix)
+	}
+}
+
+// helperChart selects its pods by labels a helper writes, the chart's
+// name through a name helper nameOverride changes, and writes its spread
+// constraints from a values list through tpl. other is more of the
+// Deployment's template (a document that uses the labels helper too).
+func helperChart(other string) rendered.Files {
+	return rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: helped\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("nameOverride: \"\"\ntopologySpreadConstraints: []\n"),
+		"c/templates/_helpers.tpl": []byte(`{{- define "helped.name" -}}
+{{ default .Chart.Name .Values.nameOverride }}
+{{- end -}}
+{{- define "helped.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "helped.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+`),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      {{- include "helped.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "helped.selectorLabels" . | nindent 8 }}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+      {{- with .Values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- tpl (toYaml .) $ | nindent 8 }}
+      {{- end }}
+` + other),
+	}
+}
+
+// TestTplValuesWriteTheNameHelper checks that a spread whose selector
+// holds the chart's name, written by a name helper every use of which
+// passes the chart's root, goes to a values list rendered through tpl as
+// that helper's include, so that the chart fixed and installed as another
+// release with nameOverride still spreads its own pods; and that with one
+// use of the labels helper passing another dot (a dict made from the
+// root, which prodready cannot tell from any other), the fix is withheld.
+func TestTplValuesWriteTheNameHelper(t *testing.T) {
+	var f checks.Finding
+	for _, g := range verifiedChart(t, helperChart("")) {
+		if g.RuleID == "spread-missing" {
+			f = g
+		}
+	}
+	if f.File != "c/values.yaml" || f.Fix == nil || len(f.Fix.Edits) != 1 || !strings.Contains(f.Fix.Edits[0].Value, `'{{ include "helped.name" . }}'`) {
+		t.Fatalf("spread-missing: %s:%d %+v, want an edit of topologySpreadConstraints in values.yaml naming the chart through its helper", f.File, f.Line, f.Fix)
+	}
+	files, _ := fixValues(t, helperChart(""), []checks.Finding{f}, "", nil)
+	files["c/values.yaml"] = bytes.Replace(files["c/values.yaml"], []byte(`nameOverride: ""`), []byte("nameOverride: other"), 1)
+	var obj struct {
+		Spec struct {
+			Template struct {
+				Metadata struct {
+					Labels map[string]string
+				}
+				Spec struct {
+					TopologySpreadConstraints []struct {
+						LabelSelector struct {
+							MatchLabels map[string]string `yaml:"matchLabels"`
+						} `yaml:"labelSelector"`
+					} `yaml:"topologySpreadConstraints"`
+				}
+			}
+		}
+	}
+	_, doc := fixValues(t, files, nil, "prod", &obj)
+	tsc, labels := obj.Spec.Template.Spec.TopologySpreadConstraints, obj.Spec.Template.Metadata.Labels
+	if len(tsc) != 1 || labels["app.kubernetes.io/name"] != "other" || !maps.Equal(tsc[0].LabelSelector.MatchLabels, labels) {
+		t.Errorf("release prod with nameOverride other, fixed, does not spread its own pods:\n%s", doc)
+	}
+
+	f = checks.Finding{}
+	other := `---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: labels
+  labels:
+    {{- include "helped.selectorLabels" (merge (dict) $) | nindent 4 }}
+`
+	for _, g := range verifiedChart(t, helperChart(other)) {
+		if g.RuleID == "spread-missing" {
+			f = g
+		}
+	}
+	if f.Fix == nil || len(f.Fix.Edits) != 0 || !strings.Contains(f.Fix.Withheld, `"helped", the chart's name`) {
+		t.Errorf("spread-missing, labels helper used with another dot: %s:%d %+v, want it withheld for the chart's name", f.File, f.Line, f.Fix)
 	}
 }
