@@ -427,14 +427,8 @@ func disagree(order []*placed, candsOf map[*placed][]candidate, fs []checks.Find
 // Deployment's selector (app.kubernetes.io/instance: release) is one.
 // "" when no edit does.
 func releaseBound(ops []edit.Op, name string) string {
-	for _, op := range ops {
-		var n yaml.Node
-		if op.Value == "" || yaml.Unmarshal([]byte(op.Value), &n) != nil {
-			continue
-		}
-		if v, ok := scalarNamed(&n, name); ok {
-			return fmt.Sprintf("its edit writes %q, which the render took from the release's name (%q): in values.yaml or a template it would hold that name in every release", v, name)
-		}
+	if v, ok := editedScalar(ops, releaseNamed(name)); ok {
+		return fmt.Sprintf("its edit writes %q, which the render took from the release's name (%q): in values.yaml or a template it would hold that name in every release", v, name)
 	}
 	return ""
 }
@@ -450,24 +444,25 @@ func chartNameBound(ops []edit.Op, name string) string {
 	if name == "" {
 		return ""
 	}
+	if _, ok := editedScalar(ops, func(v string) bool { return v == name }); ok {
+		return fmt.Sprintf("its edit writes %q, the chart's name, which its templates may compute (nameOverride changes it): in values.yaml it would stay %q when they do", name, name)
+	}
+	return ""
+}
+
+// editedScalar returns the first scalar value the edits ops write that
+// is reports true of.
+func editedScalar(ops []edit.Op, is func(string) bool) (string, bool) {
 	for _, op := range ops {
 		var n yaml.Node
 		if op.Value == "" || yaml.Unmarshal([]byte(op.Value), &n) != nil {
 			continue
 		}
-		if holdsScalar(&n, name) {
-			return fmt.Sprintf("its edit writes %q, the chart's name, which its templates may compute (nameOverride changes it): in values.yaml it would stay %q when they do", name, name)
+		if v, ok := scalarWhere(&n, is); ok {
+			return v, true
 		}
 	}
-	return ""
-}
-
-// holdsScalar reports whether n or a node under it is the scalar value.
-func holdsScalar(n *yaml.Node, value string) bool {
-	if n.Kind == yaml.ScalarNode && n.Value == value {
-		return true
-	}
-	return slices.ContainsFunc(n.Content, func(c *yaml.Node) bool { return holdsScalar(c, value) })
+	return "", false
 }
 
 // releaseBoundLines is releaseBound for template line changes of tmpl:
@@ -488,7 +483,7 @@ func releaseBoundLines(cs []edit.Change, tmpl []byte, name string) string {
 			if yaml.Unmarshal([]byte(t), &n) != nil {
 				continue
 			}
-			if v, ok := scalarNamed(&n, name); ok {
+			if v, ok := scalarWhere(&n, releaseNamed(name)); ok {
 				return fmt.Sprintf("its edit writes %q, which the render took from the release's name (%q): in a template it would hold that name in every release", v, name)
 			}
 		}
@@ -496,14 +491,20 @@ func releaseBoundLines(cs []edit.Change, tmpl []byte, name string) string {
 	return ""
 }
 
-// scalarNamed returns the first scalar value under n that is name or
-// starts with name and a dash.
-func scalarNamed(n *yaml.Node, name string) (string, bool) {
-	if n.Kind == yaml.ScalarNode && (n.Value == name || strings.HasPrefix(n.Value, name+"-")) {
+// releaseNamed reports of a value whether it is the release's name
+// (name), or starts with it and a dash, as a chart's fullname does.
+func releaseNamed(name string) func(string) bool {
+	return func(v string) bool { return v == name || strings.HasPrefix(v, name+"-") }
+}
+
+// scalarWhere returns the first scalar value under n that is reports
+// true of.
+func scalarWhere(n *yaml.Node, is func(string) bool) (string, bool) {
+	if n.Kind == yaml.ScalarNode && is(n.Value) {
 		return n.Value, true
 	}
 	for _, c := range n.Content {
-		if v, ok := scalarNamed(c, name); ok {
+		if v, ok := scalarWhere(c, is); ok {
 			return v, true
 		}
 	}

@@ -37,7 +37,7 @@ func (pl *placed) tplValue(files fileSet, doc int, value string) (string, bool) 
 		if m.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(m.Content); i += 2 {
 				k, v := m.Content[i], m.Content[i+1]
-				if v.Kind != yaml.ScalarNode || !(v.Value == release || strings.HasPrefix(v.Value, release+"-") || v.Value == chart && chart != "") {
+				if v.Kind != yaml.ScalarNode || !(releaseNamed(release)(v.Value) || v.Value == chart && chart != "") {
 					continue
 				}
 				action, ok := pl.actionWriting(files, doc, k.Value, v.Value)
