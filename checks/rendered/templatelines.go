@@ -377,8 +377,9 @@ func entriesOfAction(lit literalLines, rendered [][]byte, a, want int, tmpl [][]
 var helperCall = regexp.MustCompile(`^\{\{-?\s*(?:include|template)\s+"([^"]+)"\s+[.$]\s*\|\s*n?indent\s+\d+\s*-?\}\}$`)
 
 // helperUse matches a helper's use inside a template: include or template
-// of a named define.
-var helperUse = regexp.MustCompile(`\b(?:include|template)\s+"([^"]+)"`)
+// of a named define (the first group), and what follows the name up to a
+// space, its argument when that is one word (the second: ".", "$").
+var helperUse = regexp.MustCompile(`\b(?:include|template)\s+"([^"]+)"\s*(\S*)`)
 
 // fixedKeysHelper reports whether action (a template line) includes a
 // helper of the chart of file, with the dot alone, whose keys are its
@@ -423,7 +424,7 @@ func fixedKeysHelper(files fileSet, file, action string) bool {
 
 // defineBody returns the text of the define named name in texts, from
 // the line after its define action to the line before its end.
-func defineBody(texts [][]byte, name string) (string, bool) {
+func defineBody(texts map[string][]byte, name string) (string, bool) {
 	open := `define "` + name + `"`
 	for _, t := range texts {
 		lines := bytes.SplitAfter(t, []byte("\n"))
@@ -456,17 +457,17 @@ func defineBody(texts [][]byte, name string) (string, bool) {
 }
 
 // chartTemplates returns the texts of the templates of the chart that
-// holds file (its templates folder, helpers included), false when file
-// is no chart's template.
-func chartTemplates(files fileSet, file string) ([][]byte, bool) {
+// holds file (its templates folder, helpers included), by path; false
+// when file is no chart's template.
+func chartTemplates(files fileSet, file string) (map[string][]byte, bool) {
 	root, _, ok := strings.Cut(file, "templates/")
 	if !ok {
 		return nil, false
 	}
-	var texts [][]byte
+	texts := map[string][]byte{}
 	for _, p := range files.paths() {
 		if strings.HasPrefix(p, root+"templates/") {
-			texts = append(texts, contents(files, p))
+			texts[p] = contents(files, p)
 		}
 	}
 	return texts, true

@@ -31,6 +31,11 @@ func (pl *placed) tplValue(files fileSet, doc int, value string) (string, bool) 
 	}
 	release := pl.src.opts.WithDefaults().ReleaseName
 	chart := readChartDeps(contents(files, path.Join(pl.render.Root, "Chart.yaml"))).Name
+	texts, _ := chartTemplates(files, path.Join(pl.render.Root, "templates")+"/")
+	templates := map[string][][]byte{} // the chart's own templates' lines, by path
+	for p, t := range texts {
+		templates[p] = bytes.SplitAfter(t, []byte("\n"))
+	}
 	changed := false
 	var walk func(*yaml.Node)
 	walk = func(m *yaml.Node) {
@@ -40,7 +45,7 @@ func (pl *placed) tplValue(files fileSet, doc int, value string) (string, bool) 
 				if v.Kind != yaml.ScalarNode || !(releaseNamed(release)(v.Value) || v.Value == chart && chart != "") {
 					continue
 				}
-				action, ok := pl.actionWriting(files, doc, k.Value, v.Value)
+				action, ok := pl.actionWriting(templates, doc, k.Value, v.Value)
 				if !ok && v.Value == release && slices.Contains(instanceLabels, k.Value) {
 					action, ok = ".Release.Name", true
 				}
@@ -67,9 +72,10 @@ func (pl *placed) tplValue(files fileSet, doc int, value string) (string, bool) 
 // helper with the dot, or the release's name).
 var valueAction = regexp.MustCompile(`^\s*(?:-\s+)?([^\s:{}]+):\s*\{\{-?\s*((?:include|template)\s+"[^"]+"\s+\.|\.Release\.Name)\s*-?\}\}\s*$`)
 
-// actionWriting returns the action of the chart's own template line that
-// writes key with value in document doc, when its dot is the root there.
-func (pl *placed) actionWriting(files fileSet, doc int, key, value string) (string, bool) {
+// actionWriting returns the action of the line of templates (the chart's
+// own, their lines by path) that writes key with value in document doc,
+// when its dot is the root there.
+func (pl *placed) actionWriting(templates map[string][][]byte, doc int, key, value string) (string, bool) {
 	root := pl.renderedDoc(doc)
 	if root == nil {
 		return "", false
@@ -100,7 +106,6 @@ func (pl *placed) actionWriting(files fileSet, doc int, key, value string) (stri
 		}
 	}
 	walk(root, nil)
-	templates := pl.chartTemplateLines(files)
 	for _, loc := range found {
 		lines := templates[loc.File]
 		if loc.Line > len(lines) {
@@ -112,20 +117,6 @@ func (pl *placed) actionWriting(files fileSet, doc int, key, value string) (stri
 		}
 	}
 	return "", false
-}
-
-// chartTemplateLines returns the lines (with their endings) of each
-// template of the render's chart itself (its templates folder, helpers
-// included), by path.
-func (pl *placed) chartTemplateLines(files fileSet) map[string][][]byte {
-	dir := path.Join(pl.render.Root, "templates") + "/"
-	out := map[string][][]byte{}
-	for _, p := range files.paths() {
-		if strings.HasPrefix(p, dir) {
-			out[p] = bytes.SplitAfter(contents(files, p), []byte("\n"))
-		}
-	}
-	return out
 }
 
 // defineOpen matches the action that opens a named template.
@@ -146,13 +137,15 @@ func rootDot(templates map[string][][]byte, file string, line, depth int) bool {
 	if len(st) != 1 || m == nil || depth == 0 {
 		return false // a with, range or block sets it, or defines nest too deep
 	}
-	use := regexp.MustCompile(`\b(?:include|template)\s+"` + regexp.QuoteMeta(string(m[1])) + `"\s*(\S*)`)
 	uses := 0
 	for f, ls := range templates {
 		for i, l := range ls {
-			for _, u := range use.FindAllSubmatch(l, -1) {
+			for _, u := range helperUse.FindAllSubmatch(l, -1) {
+				if !bytes.Equal(u[1], m[1]) {
+					continue
+				}
 				uses++
-				switch arg := strings.TrimRight(string(u[1]), "-}"); {
+				switch arg := strings.TrimRight(string(u[2]), "-}"); {
 				case arg == "." && rootDot(templates, f, i+1, depth-1):
 				case arg == "$" && !inDefine(ls, i+1):
 				default:
