@@ -236,17 +236,12 @@ func guardOf(tmpl [][]byte, anchor int, key string) (guarding, bool) {
 		if i == 0 {
 			return guarding{}, false
 		}
-		open := strings.TrimSpace(string(tmpl[i-1]))
-		m := guardOpen.FindStringSubmatch(open)
-		if m == nil {
+		gkey, want, ok := guardOpened(string(tmpl[i-1]))
+		if !ok {
 			return guarding{}, false
 		}
-		want := "."
-		if m[1] == "if" {
-			want = ".Values." + m[2]
-		}
 		var w written
-		ok, next := false, i+1
+		ok, next := false, i+1 // the key's value is written as toYaml of the block's
 		if rest := strings.TrimSpace(strings.TrimPrefix(t, key+":")); rest != "" {
 			w, ok = nindentWrite(rest)
 		} else if next < len(tmpl) {
@@ -256,7 +251,7 @@ func guardOf(tmpl [][]byte, anchor int, key string) (guarding, bool) {
 		if !ok || w.arg != want || next >= len(tmpl) || !guardEnd.MatchString(strings.TrimSpace(string(tmpl[next]))) {
 			return guarding{}, false
 		}
-		return guarding{m[2], w.tpl}, true
+		return guarding{gkey, w.tpl}, true
 	}
 	return guarding{}, false
 }
@@ -388,17 +383,27 @@ func writesPast(t string, items int) bool {
 // key alone that writes toYaml of it and ends: the key, and the columns
 // its value is indented to.
 func guardBlock(lines [][]byte) (guarding, int, bool) {
-	m := guardOpen.FindStringSubmatch(strings.TrimSpace(string(lines[0])))
-	if m == nil {
+	key, want, ok := guardOpened(string(lines[0]))
+	if !ok {
 		return guarding{}, 0, false
-	}
-	want := "."
-	if m[1] == "if" {
-		want = ".Values." + m[2]
 	}
 	w, ok := valueWrite(string(lines[1]))
 	if !ok || w.arg != want || !guardEnd.MatchString(strings.TrimSpace(string(lines[2]))) {
 		return guarding{}, 0, false
 	}
-	return guarding{m[2], w.tpl}, w.indent, true
+	return guarding{key, w.tpl}, w.indent, true
+}
+
+// guardOpened reads line as guardOpen's: the values key the block opens
+// on, and the expression the block's toYaml must write (. under with,
+// .Values.key under if).
+func guardOpened(line string) (key, want string, ok bool) {
+	m := guardOpen.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return "", "", false
+	}
+	if m[1] == "if" {
+		return m[2], ".Values." + m[2], true
+	}
+	return m[2], ".", true
 }
