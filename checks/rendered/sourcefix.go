@@ -284,6 +284,9 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 				if !ok {
 					pc, ok = pl.templateLines(src, fs[i])
 				}
+				if !ok {
+					pc, ok = pl.widerInclude(src, fs[i])
+				}
 				if ok {
 					// On template lines, what they write: a copy of an
 					// include is no longer the release's name.

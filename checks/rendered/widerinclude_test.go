@@ -1,0 +1,128 @@
+package rendered_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/fix"
+	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendered"
+	"go.yaml.in/yaml/v3"
+)
+
+// labelledChart is `helm create`'s older shape: the Deployment's labels
+// include the chart's labels helper, its pod template's only the
+// selector's (then the values' podLabels). The labels helper opens with
+// a line break of its own, as some charts' do.
+func labelledChart(podLabels string) rendered.Files {
+	return rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: labelled\nversion: 0.1.0\nappVersion: \"1.0\"\n"),
+		"c/values.yaml": []byte("podLabels: " + podLabels + "\n"),
+		"c/templates/_helpers.tpl": []byte(`{{- define "labelled.selectorLabels" -}}
+app.kubernetes.io/name: labelled
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "labelled.labels" }}
+helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
+{{ include "labelled.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+`),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  labels:
+    {{- include "labelled.labels" . | nindent 4 }}
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      {{- include "labelled.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "labelled.selectorLabels" . | nindent 8 }}
+        {{- with .Values.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+`),
+	}
+}
+
+// TestPodTemplateIncludesTheWorkloadsLabels checks that the labels a
+// workload's labels helper writes and its pod template's lack are
+// copied by including that helper in the pod template in place of the
+// selector's (what the chart's own helpers write, for every release),
+// that the description names what comes along, and that the fixed
+// chart's pods carry the labels and still match the selector; and that
+// when the pod template's values already write one of the helper's keys
+// the include is not changed (the key would be written twice): the fix
+// is left by hand, not withheld after a render spent on it.
+func TestPodTemplateIncludesTheWorkloadsLabels(t *testing.T) {
+	var f checks.Finding
+	for _, g := range verifiedChart(t, labelledChart("{}")) {
+		if g.RuleID == "template-labels-not-propagated" {
+			f = g
+		}
+	}
+	if f.File != "c/templates/deployment.yaml" || f.Line != 15 || f.Fix == nil || len(f.Fix.Lines) != 1 ||
+		f.Fix.Lines[0].Text != `        {{- include "labelled.labels" . | nindent 8 }}`+"\n" ||
+		!strings.Contains(f.Fix.Description, `in place of "labelled.selectorLabels"; it adds helm.sh/chart as well`) {
+		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want line 15 to include labelled.labels", f.File, f.Line, f.Fix)
+	}
+	files := labelledChart("{}")
+	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
+	if len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files["c/templates/deployment.yaml"] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: "prod"})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	var obj struct {
+		Spec struct {
+			Selector struct {
+				MatchLabels map[string]string `yaml:"matchLabels"`
+			}
+			Template struct {
+				Metadata struct {
+					Labels map[string]string
+				}
+			}
+		}
+	}
+	doc := res.Renders[0].Documents[0].YAML
+	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		t.Fatal(err)
+	}
+	labels := obj.Spec.Template.Metadata.Labels
+	want := map[string]string{"app.kubernetes.io/instance": "prod", "app.kubernetes.io/version": "1.0", "app.kubernetes.io/managed-by": "Helm", "helm.sh/chart": "labelled-0.1.0"}
+	for k, v := range obj.Spec.Selector.MatchLabels {
+		want[k] = v
+	}
+	for k, v := range want {
+		if labels[k] != v {
+			t.Errorf("fixed pod template, release prod: label %s is %q, want %q:\n%s", k, labels[k], v, doc)
+		}
+	}
+
+	f = checks.Finding{}
+	for _, g := range verifiedChart(t, labelledChart(`{app.kubernetes.io/version: "1.0"}`)) {
+		if g.RuleID == "template-labels-not-propagated" {
+			f = g
+		}
+	}
+	if f.Fix == nil || len(f.Fix.Lines) != 0 || len(f.Fix.Edits) != 0 || f.Fix.Withheld != "" {
+		t.Errorf("template-labels-not-propagated, podLabels writing the version: %s:%d %+v, want it left by hand, no render spent on it", f.File, f.Line, f.Fix)
+	}
+}
