@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,14 +118,21 @@ func (pl *placed) widerInclude(files fileSet, f checks.Finding) (placement, bool
 	return placement{file: at.file, line: at.line, lines: lines, note: note + ")"}, true
 }
 
-// includeUnder returns the template line right below the literal key
-// line of mapping m (`labels:`, above any blank lines), when it is an include of a helper with
-// the dot alone, indented to m's entries, and that helper's name.
+// includeCall matches an action line that includes a helper with one
+// argument, the dot or a variable (`$`, `$global`), indented: `{{-
+// include "app.labels" . | nindent 4 }}`.
+var includeCall = regexp.MustCompile(`^\{\{-?\s*(?:include|template)\s+"([^"]+)"\s+(\.|\$\w*)\s*\|\s*n?indent\s+\d+\s*-?\}\}$`)
+
+// includeUnder returns the include line that writes entries of mapping m
+// (`labels:`), and the helper it names: the one line, among the lines of
+// actions alone right below m's literal key line (above any blank lines
+// a helper may start with), that includes a helper indented to m's
+// entries.
 func includeUnder(files fileSet, lit literalLines, rendered [][]byte, m *yaml.Node) (templateLine, string, bool) {
 	if m == nil || m.Kind != yaml.MappingNode || m.Line < 2 || m.Line-1 > len(rendered) {
 		return templateLine{}, "", false
 	}
-	k := m.Line - 1 // the key's line, above the blank ones a helper may start with
+	k := m.Line - 1
 	for k > 1 && len(bytes.TrimSpace(rendered[k-1])) == 0 {
 		k--
 	}
@@ -133,16 +141,23 @@ func includeUnder(files fileSet, lit literalLines, rendered [][]byte, m *yaml.No
 		return templateLine{}, "", false
 	}
 	tmpl := bytes.SplitAfter(contents(files, key.file), []byte("\n"))
-	if key.line >= len(tmpl) {
-		return templateLine{}, "", false
+	var at templateLine
+	var name string
+	for l := key.line + 1; l <= len(tmpl); l++ {
+		t := strings.TrimSpace(string(tmpl[l-1]))
+		if !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") {
+			break
+		}
+		call := includeCall.FindStringSubmatch(t)
+		if n, ok := indentAction(t); call == nil || !ok || n != m.Column-1 {
+			continue
+		}
+		if name != "" {
+			return templateLine{}, "", false // two helpers write the entries
+		}
+		at, name = templateLine{key.file, l}, call[1]
 	}
-	line := string(tmpl[key.line])
-	call := helperCall.FindStringSubmatch(strings.TrimSpace(line))
-	n, ok := indentAction(line)
-	if call == nil || !ok || n != m.Column-1 {
-		return templateLine{}, "", false
-	}
-	return templateLine{key.file, key.line + 1}, call[1], true
+	return at, name, name != ""
 }
 
 // helperEntries returns the entries of mapping m, at key path p of
@@ -249,6 +264,6 @@ func holds(e, sub map[string]string) bool {
 // sameArgument reports whether two include lines pass their helpers the
 // same argument.
 func sameArgument(a, b string) bool {
-	ua, ub := helperUse.FindStringSubmatch(a), helperUse.FindStringSubmatch(b)
+	ua, ub := includeCall.FindStringSubmatch(strings.TrimSpace(a)), includeCall.FindStringSubmatch(strings.TrimSpace(b))
 	return ua != nil && ub != nil && ua[2] == ub[2]
 }

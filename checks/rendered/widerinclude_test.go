@@ -13,13 +13,13 @@ import (
 )
 
 // labelledChart is `helm create`'s older shape: the Deployment's labels
-// include the chart's labels helper, its pod template's only the
-// selector's (then the values' podLabels). The labels helper opens with
-// a line break of its own, as some charts' do.
+// include the chart's labels helper (after labels from values), its pod
+// template's only the selector's (then the values' podLabels). The
+// labels helper opens with a line break of its own, as some charts' do.
 func labelledChart(podLabels string) rendered.Files {
 	return rendered.Files{
 		"c/Chart.yaml":  []byte("apiVersion: v2\nname: labelled\nversion: 0.1.0\nappVersion: \"1.0\"\n"),
-		"c/values.yaml": []byte("podLabels: " + podLabels + "\n"),
+		"c/values.yaml": []byte("deploymentLabels: {}\npodLabels: " + podLabels + "\n"),
 		"c/templates/_helpers.tpl": []byte(`{{- define "labelled.selectorLabels" -}}
 app.kubernetes.io/name: labelled
 app.kubernetes.io/instance: {{ .Release.Name }}
@@ -37,6 +37,9 @@ kind: Deployment
 metadata:
   name: {{ .Release.Name }}
   labels:
+    {{- with .Values.deploymentLabels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
     {{- include "labelled.labels" . | nindent 4 }}
 spec:
   replicas: 3
@@ -74,10 +77,10 @@ func TestPodTemplateIncludesTheWorkloadsLabels(t *testing.T) {
 			f = g
 		}
 	}
-	if f.File != "c/templates/deployment.yaml" || f.Line != 15 || f.Fix == nil || len(f.Fix.Lines) != 1 ||
+	if f.File != "c/templates/deployment.yaml" || f.Line != 18 || f.Fix == nil || len(f.Fix.Lines) != 1 ||
 		f.Fix.Lines[0].Text != `        {{- include "labelled.labels" . | nindent 8 }}`+"\n" ||
 		!strings.Contains(f.Fix.Description, `in place of "labelled.selectorLabels"; it adds helm.sh/chart as well`) {
-		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want line 15 to include labelled.labels", f.File, f.Line, f.Fix)
+		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want line 18 to include labelled.labels", f.File, f.Line, f.Fix)
 	}
 	files := labelledChart("{}")
 	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
