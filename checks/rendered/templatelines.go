@@ -62,6 +62,9 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 		if !ok {
 			tc, ok = moveInsertion(c, lit, pl.locatedOf(files, doc), rendered, files)
 		}
+		if !ok {
+			tc, ok = removeLocated(c, pl.locatedOf(files, doc), files)
+		}
 		if !ok || (out.file != "" && tc.file != out.file) {
 			return placement{}, false
 		}
@@ -277,6 +280,35 @@ func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet
 		return mappedChange{}, false
 	}
 	return out, true
+}
+
+// removeLocated maps change c, when it only removes rendered lines each
+// of which a template line of its own wrote alone (`serviceAccount: {{
+// include "app.fullname" . }}`; see locatedOf), as the removal of those
+// template lines: consecutive lines of one file, none an action alone or
+// a block's, none trimming the line break after it, and the line before
+// them not trimming theirs, so that what the lines rendered is exactly
+// what c removes.
+func removeLocated(c edit.Change, located literalLines, files fileSet) (mappedChange, bool) {
+	if c.Text != "" {
+		return mappedChange{}, false
+	}
+	first, ok := consecutive(located, c.StartLine, c.EndLine)
+	if !ok {
+		return mappedChange{}, false
+	}
+	tmpl := bytes.SplitAfter(contents(files, first.file), []byte("\n"))
+	last := first.line + c.EndLine - c.StartLine
+	if last > len(tmpl) || first.line > 1 && bytes.HasSuffix(bytes.TrimSpace(tmpl[first.line-2]), []byte("-}}")) {
+		return mappedChange{}, false
+	}
+	for l := first.line; l <= last; l++ {
+		t := bytes.TrimSpace(tmpl[l-1])
+		if bytes.HasPrefix(t, []byte("{{")) || bytes.HasSuffix(t, []byte("-}}")) || len(blockActions(t)) > 0 {
+			return mappedChange{}, false
+		}
+	}
+	return mappedChange{file: first.file, at: first.line, change: edit.Change{StartLine: first.line, EndLine: last}}, true
 }
 
 // writtenElsewhere reports whether a line of the template document around

@@ -621,3 +621,69 @@ func TestTemplateLinesAppendAfterAnIncludesEntries(t *testing.T) {
 		})
 	}
 }
+
+// TestTemplateLinesRemoveALineThatWritesOneKey checks that a fix removing
+// a key (the deprecated serviceAccount beside serviceAccountName) whose
+// value an action writes, on a line of its own that writes nothing else,
+// removes that template line, and the chart renders without the key.
+func TestTemplateLinesRemoveALineThatWritesOneKey(t *testing.T) {
+	chart := func(line string) rendered.Files {
+		return rendered.Files{
+			"c/Chart.yaml":  []byte("apiVersion: v2\nname: legacy\nversion: 0.1.0\n"),
+			"c/values.yaml": []byte("serviceAccount:\n  create: true\n"),
+			"c/templates/_helpers.tpl": []byte(`{{- define "legacy.fullname" -}}
+{{ .Release.Name }}-legacy
+{{- end }}
+`),
+			"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+{{- if .Values.serviceAccount.create }}
+` + line + `
+      serviceAccountName: {{ include "legacy.fullname" . }}
+{{- end }}
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+`),
+		}
+	}
+	find := func(fs []checks.Finding) checks.Finding {
+		for _, f := range fs {
+			if f.RuleID == "serviceaccount-missing" {
+				return f
+			}
+		}
+		t.Fatal("no serviceaccount-missing finding")
+		return checks.Finding{}
+	}
+	f := find(verifiedChart(t, chart(`      serviceAccount: {{ include "legacy.fullname" . }}`)))
+	if f.File != "c/templates/deployment.yaml" || f.Line != 16 || f.Fix == nil || len(f.Fix.Lines) != 1 ||
+		f.Fix.Lines[0] != (edit.Change{StartLine: 16, EndLine: 16}) {
+		t.Fatalf("serviceaccount-missing: %s:%d %+v, want line 16 removed", f.File, f.Line, f.Fix)
+	}
+	files := chart(`      serviceAccount: {{ include "legacy.fullname" . }}`)
+	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
+	if len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files["c/templates/deployment.yaml"] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: "prod"})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	if doc := string(res.Renders[0].Documents[0].YAML); strings.Contains(doc, "serviceAccount:") || !strings.Contains(doc, "serviceAccountName: prod-legacy\n") {
+		t.Errorf("fixed chart renders:\n%s\nwant serviceAccountName alone", doc)
+	}
+}
