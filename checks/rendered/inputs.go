@@ -86,9 +86,10 @@ type placed struct {
 	values    map[string]*yaml.Node
 	old       findingKeys
 	rerenders int
-	combines  int            // renders spent by combineTemplateLines
-	lits      []literalLines // by document, see literalOf
-	located   []literalLines // by document, see locatedOf
+	combines  int                 // renders spent by combineTemplateLines
+	lits      []literalLines      // by document, see literalOf
+	located   []literalLines      // by document, see locatedOf
+	chart     map[string][][]byte // the chart's own templates' lines, see chartLines
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with

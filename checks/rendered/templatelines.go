@@ -78,6 +78,13 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 	outs := append(actionOutputs(lit, rendered, files), writtenValues(pl.locatedOf(files, doc), rendered, files)...)
 	slices.SortStableFunc(outs, func(a, b actionOutput) int { return cmp.Or(strings.Compare(a.file, b.file), a.line-b.line) })
 	out.lines = copyActions(mergeInsertions(out.lines), out.file, outs, files)
+	templates := pl.chartLines(files)
+	if copies := pl.computedCopies(templates, doc, ops); len(copies) > 0 {
+		var ok bool
+		if out.lines, ok = writeComputed(out.lines, out.file, copies, templates); !ok {
+			return placement{}, false
+		}
+	}
 	if pl.vendored(out.file) {
 		return placement{}, false
 	}

@@ -31,11 +31,7 @@ func (pl *placed) tplValue(files fileSet, doc int, value string) (string, bool) 
 	}
 	release := pl.src.opts.WithDefaults().ReleaseName
 	chart := readChartDeps(contents(files, path.Join(pl.render.Root, "Chart.yaml"))).Name
-	texts, _ := chartTemplates(files, path.Join(pl.render.Root, "templates")+"/")
-	templates := map[string][][]byte{} // the chart's own templates' lines, by path
-	for p, t := range texts {
-		templates[p] = bytes.SplitAfter(t, []byte("\n"))
-	}
+	templates := pl.chartLines(files)
 	changed := false
 	var walk func(*yaml.Node)
 	walk = func(m *yaml.Node) {
@@ -76,9 +72,26 @@ var valueAction = regexp.MustCompile(`^\s*(?:-\s+)?([^\s:{}]+):\s*\{\{-?\s*((?:i
 // own, their lines by path) that writes key with value in document doc,
 // when its dot is the root there.
 func (pl *placed) actionWriting(templates map[string][][]byte, doc int, key, value string) (string, bool) {
+	for _, loc := range pl.writersOf(doc, key, value) {
+		lines := templates[loc.File]
+		if loc.Line > len(lines) {
+			continue
+		}
+		m := valueAction.FindStringSubmatch(string(lines[loc.Line-1]))
+		if m != nil && m[1] == key && (m[2] == ".Release.Name" || rootDot(templates, loc.File, loc.Line, 3)) {
+			return m[2], true
+		}
+	}
+	return "", false
+}
+
+// writersOf returns the lines of the chart's own templates that write
+// key with the scalar value anywhere in document doc, in the document's
+// order.
+func (pl *placed) writersOf(doc int, key, value string) []Location {
 	root := pl.renderedDoc(doc)
 	if root == nil {
-		return "", false
+		return nil
 	}
 	var found []Location
 	var walk func(n *yaml.Node, p []Segment)
@@ -106,17 +119,7 @@ func (pl *placed) actionWriting(templates map[string][][]byte, doc int, key, val
 		}
 	}
 	walk(root, nil)
-	for _, loc := range found {
-		lines := templates[loc.File]
-		if loc.Line > len(lines) {
-			continue
-		}
-		m := valueAction.FindStringSubmatch(string(lines[loc.Line-1]))
-		if m != nil && m[1] == key && (m[2] == ".Release.Name" || rootDot(templates, loc.File, loc.Line, 3)) {
-			return m[2], true
-		}
-	}
-	return "", false
+	return found
 }
 
 // defineOpen matches the action that opens a named template.

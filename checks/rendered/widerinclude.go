@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -80,11 +79,7 @@ func (pl *placed) widerInclude(files fileSet, f checks.Finding) (placement, bool
 	if !ok1 || !ok2 || at.file != wat.file || narrow == wide || pl.vendored(at.file) {
 		return placement{}, false
 	}
-	templates := map[string][][]byte{} // the chart's own templates' lines, by path
-	texts, _ := chartTemplates(files, path.Join(r.Root, "templates")+"/")
-	for p, t := range texts {
-		templates[p] = bytes.SplitAfter(t, []byte("\n"))
-	}
+	templates := pl.chartLines(files)
 	tmpl := templates[at.file]
 	line, wline := string(tmpl[at.line-1]), string(tmpl[wat.line-1])
 	if !sameArgument(line, wline) || !slices.Equal(blockStack(tmpl, at.line, true), blockStack(tmpl, wat.line, true)) {

@@ -1,0 +1,94 @@
+package rendered_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/fix"
+	"github.com/prodready/prodready/checks/render"
+	"github.com/prodready/prodready/checks/rendered"
+)
+
+// versionedChart labels its Deployment through a helper that writes the
+// app's version from Chart.yaml; its pod template's labels are podLabels
+// rendered as they are (toYaml), or, with podLabels "", a literal line.
+func versionedChart(appVersion, podLabels string) rendered.Files {
+	labels := "        app.kubernetes.io/name: web\n"
+	values := "x: 1\n"
+	if podLabels != "" {
+		labels = "        {{- toYaml .Values.podLabels | nindent 8 }}\n"
+		values = "podLabels:\n" + podLabels
+	}
+	return rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: versioned\nversion: 0.1.0\nappVersion: \"" + appVersion + "\"\n"),
+		"c/values.yaml": []byte(values),
+		"c/templates/_helpers.tpl": []byte(`{{- define "versioned.labels" -}}
+app.kubernetes.io/name: web
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+`),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    {{- include "versioned.labels" . | nindent 4 }}
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: web
+  template:
+    metadata:
+      labels:
+` + labels + `    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+`),
+	}
+}
+
+// TestCopiedLabelsFollowTheChart checks that a label a fix copies from
+// where the chart computes it (the app's version, from Chart.yaml) is
+// written into a template as the line that computes it, so that the
+// fixed chart's next version labels its pods with that version, not this
+// one's; and that into values.yaml, where it could only be written as
+// rendered, the fix is withheld, saying why.
+func TestCopiedLabelsFollowTheChart(t *testing.T) {
+	labelsFix := func(files rendered.Files) checks.Finding {
+		t.Helper()
+		for _, f := range verifiedChart(t, files) {
+			if f.RuleID == "template-labels-not-propagated" {
+				return f
+			}
+		}
+		t.Fatal("no template-labels-not-propagated finding")
+		return checks.Finding{}
+	}
+	f := labelsFix(versionedChart("2.0", ""))
+	if f.File != "c/templates/deployment.yaml" || f.Fix == nil || len(f.Fix.Lines) != 1 ||
+		!strings.Contains(f.Fix.Lines[0].Text, "        app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}\n") {
+		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want the version written as the helper computes it", f.File, f.Line, f.Fix)
+	}
+	files := versionedChart("2.1", "") // the chart's next version, fixed as this one was
+	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
+	if len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files["c/templates/deployment.yaml"] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	if doc := string(res.Renders[0].Documents[0].YAML); strings.Count(doc, `app.kubernetes.io/version: "2.1"`) != 2 {
+		t.Errorf("fixed chart at appVersion 2.1 renders:\n%s\nwant its pods labelled 2.1 as the Deployment is", doc)
+	}
+
+	f = labelsFix(versionedChart("2.0", "  app.kubernetes.io/name: web\n"))
+	if f.Fix == nil || len(f.Fix.Edits) != 0 || !strings.Contains(f.Fix.Withheld, `app.kubernetes.io/version: "2.0" as rendered, which the chart computes (templates/_helpers.tpl:3)`) {
+		t.Errorf("template-labels-not-propagated into podLabels: %s:%d %+v, want it withheld for the computed version", f.File, f.Line, f.Fix)
+	}
+}
