@@ -3,6 +3,7 @@ package rendered
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
 // chartLines returns the lines of the render's chart's own templates
@@ -33,24 +36,40 @@ func (pl *placed) chartLines(files fileSet) map[string][][]byte {
 // into a spread constraint.
 var labelParents = []string{"labels", "matchLabels"}
 
-// computedCopy is a label entry a fix writes whose value the chart
-// computes: the line of the chart's templates that writes the same key
-// and value elsewhere in the document with an action.
+// computedCopy is a value a fix writes again whose original the chart
+// computes: the line of the chart's templates that writes it with an
+// action.
 type computedCopy struct {
+	// key is the key the copy is written under (a label's own), or ""
+	// for a value the fix reads (Fix.Reads) and writes under a key of its
+	// own (a container port, named again as a probe's port).
 	key, value string
 	from       Location
 	text       string // that line, its ending cut
 	where      string // file:line of that line in its chart, for messages
 }
 
-// computedCopies returns the label entries ops set (a scalar under labels
-// or matchLabels) that document doc holds elsewhere written only by lines
-// of the chart's templates with an action (`app.kubernetes.io/version: {{
-// .Chart.AppVersion | quote }}`): written as rendered, a copy would keep
-// this render's value when the chart's next version, or another
-// release's values, change the original.
-func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []edit.Op) []computedCopy {
+// computedCopies returns the values a fix copies whose originals in
+// document doc lines of the chart's templates compute with an action
+// (`app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}`, `-
+// containerPort: {{ .Values.port }}`): the label entries its edits set (a
+// scalar under labels or matchLabels) that the document holds elsewhere
+// and no line writes as it is, and the scalars at the paths it reads
+// (reads, its Fix.Reads: a port item's number and name).
+// Written as rendered, a copy would keep this render's value when the
+// chart's next version, or a release's values, change the original (a
+// probe on a port the container no longer listens on).
+func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []edit.Op, reads []manifest.Path) []computedCopy {
 	var out []computedCopy
+	computed := func(key, value string, loc Location) (computedCopy, bool) {
+		lines := templates[loc.File]
+		if loc.Line < 1 || loc.Line > len(lines) {
+			return computedCopy{}, false
+		}
+		t := strings.TrimRight(string(lines[loc.Line-1]), "\r\n")
+		where := fmt.Sprintf("%s:%d", strings.TrimPrefix(loc.File, pl.render.Root+"/"), loc.Line)
+		return computedCopy{key, value, loc, t, where}, strings.Contains(t, "{{")
+	}
 	for _, op := range ops {
 		if op.Action != edit.Set || len(op.Path) < 2 || !slices.Contains(labelParents, op.Path[len(op.Path)-2]) {
 			continue
@@ -60,22 +79,43 @@ func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []e
 			continue
 		}
 		key, value := op.Path[len(op.Path)-1], n.Content[0].Value
-		var computed []computedCopy
+		var found []computedCopy
 		for _, loc := range pl.writersOf(doc, key, value) {
-			lines := templates[loc.File]
-			if loc.Line > len(lines) {
-				continue
-			}
-			t := strings.TrimRight(string(lines[loc.Line-1]), "\r\n")
-			if !strings.Contains(t, "{{") {
-				computed = nil // written as it is somewhere: a copy as rendered is that
+			c, ok := computed(key, value, loc)
+			if !ok {
+				found = nil // written as it is somewhere: a copy as rendered is that
 				break
 			}
-			where := fmt.Sprintf("%s:%d", strings.TrimPrefix(loc.File, pl.render.Root+"/"), loc.Line)
-			computed = append(computed, computedCopy{key, value, loc, t, where})
+			found = append(found, c)
 		}
-		if len(computed) > 0 {
-			out = append(out, computed[0])
+		if len(found) > 0 {
+			out = append(out, found[0])
+		}
+	}
+	root := pl.renderedDoc(doc)
+	for _, read := range reads {
+		segs, nodes := yamlpath.Walk(root, read)
+		n := nodes[len(nodes)-1]
+		scalars := map[string]*yaml.Node{} // the read's scalars by path: itself, or a mapping's (a port's number and name)
+		switch {
+		case n == nil:
+		case n.Kind == yaml.ScalarNode:
+			scalars[FormatPath(segs)] = n
+		case n.Kind == yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				scalars[FormatPath(append(slices.Clip(segs), Segment{Key: n.Content[j].Value, Index: -1}))] = n.Content[j+1]
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(scalars)) {
+			v := scalars[p]
+			if v.Kind != yaml.ScalarNode {
+				continue
+			}
+			if loc, ok := pl.ownTemplateLine(doc, p); ok {
+				if c, ok := computed("", v.Value, loc); ok {
+					out = append(out, c)
+				}
+			}
 		}
 	}
 	return out
@@ -84,43 +124,62 @@ func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []e
 // templateVariable matches a template variable other than the root ($).
 var templateVariable = regexp.MustCompile(`\$[A-Za-z_]`)
 
+// keyValueLine matches a template line that writes one key (as a
+// sequence item's first, or not) and, as its value, the rest of the
+// line: the key, and the value.
+var keyValueLine = regexp.MustCompile(`^(?:-\s+)?([^\s:{}]+):\s+(\S.*)$`)
+
 // writeComputed writes, in changes of template file, each inserted line
 // that writes one of copies as rendered (`app.kubernetes.io/version:
-// "2.0"`) as the line of the chart that computes it, indented where the
-// copy goes (`app.kubernetes.io/version: {{ .Chart.AppVersion | quote
-// }}`): when that line writes the key and nothing else (no block, no
-// trimming, no variable but the root), and its dot and the copy's are
-// the root wherever they render (rootDot). false when a copy is left
-// written as rendered.
+// "2.0"`, `port: 8080`) with the value of the line of the chart that
+// computes it (`app.kubernetes.io/version: {{ .Chart.AppVersion | quote
+// }}`, `port: {{ .Values.port }}`): when that line writes one key and its
+// value and nothing else (no block, no trimming, no variable but the
+// root), and its dot and the copy's are the root wherever they render
+// (rootDot). A copy of a read value is the inserted line holding that
+// value, when one line alone does. false when a copy is left written as
+// rendered.
 func writeComputed(changes []edit.Change, file string, copies []computedCopy, templates map[string][][]byte) ([]edit.Change, bool) {
 	out := slices.Clone(changes)
+	type at struct{ change, line int }
+	holding := map[int][]at{} // the inserted lines holding each copy
 	for ci, c := range out {
-		lines := strings.SplitAfter(c.Text, "\n")
-		for i, l := range lines {
+		for i, l := range strings.SplitAfter(c.Text, "\n") {
 			t := strings.TrimSpace(l)
-			if t == "" || strings.Contains(t, "{{") {
-				continue
-			}
 			var n yaml.Node
-			if yaml.Unmarshal([]byte(t), &n) != nil || len(n.Content) != 1 || n.Content[0].Kind != yaml.MappingNode || len(n.Content[0].Content) != 2 {
+			if t == "" || strings.Contains(t, "{{") || yaml.Unmarshal([]byte(t), &n) != nil || len(n.Content) != 1 ||
+				n.Content[0].Kind != yaml.MappingNode || len(n.Content[0].Content) != 2 {
 				continue
 			}
 			k, v := n.Content[0].Content[0], n.Content[0].Content[1]
-			for _, cp := range copies {
-				if k.Value != cp.key || v.Kind != yaml.ScalarNode || v.Value != cp.value {
-					continue
+			for j, cp := range copies {
+				if v.Kind == yaml.ScalarNode && v.Value == cp.value && (cp.key == "" || k.Value == cp.key) {
+					holding[j] = append(holding[j], at{ci, i})
 				}
-				src := strings.TrimSpace(cp.text)
-				if !strings.HasPrefix(src, cp.key+":") || strings.Contains(src, "{{-") || strings.Contains(src, "-}}") ||
-					len(blockActions([]byte(src))) > 0 || templateVariable.MatchString(src) ||
-					!rootDot(templates, cp.from.File, cp.from.Line, 3) || !rootDot(templates, file, c.StartLine, 3) {
-					return nil, false
-				}
-				ending := l[len(strings.TrimRight(l, "\r\n")):]
-				lines[i] = l[:len(l)-len(strings.TrimLeft(l, " "))] + src + ending
 			}
 		}
-		out[ci].Text = strings.Join(lines, "")
+	}
+	for j, cp := range copies {
+		if len(holding[j]) == 0 {
+			continue // not written as rendered: copied as an action, or not copied
+		}
+		src := keyValueLine.FindStringSubmatch(strings.TrimSpace(cp.text))
+		if len(holding[j]) > 1 && cp.key == "" || src == nil || strings.Contains(cp.text, "{{-") || strings.Contains(cp.text, "-}}") ||
+			len(blockActions([]byte(cp.text))) > 0 || templateVariable.MatchString(cp.text) || !rootDot(templates, cp.from.File, cp.from.Line, 3) {
+			return nil, false
+		}
+		for _, h := range holding[j] {
+			c := &out[h.change]
+			if !rootDot(templates, file, c.StartLine, 3) {
+				return nil, false
+			}
+			lines := strings.SplitAfter(c.Text, "\n")
+			l := lines[h.line]
+			body := strings.TrimRight(l, "\r\n")
+			key, _, _ := strings.Cut(body, ":")
+			lines[h.line] = key + ": " + src[2] + l[len(body):]
+			c.Text = strings.Join(lines, "")
+		}
 	}
 	return out, true
 }

@@ -92,3 +92,58 @@ func TestCopiedLabelsFollowTheChart(t *testing.T) {
 		t.Errorf("template-labels-not-propagated into podLabels: %s:%d %+v, want it withheld for the computed version", f.File, f.Line, f.Fix)
 	}
 }
+
+// TestCopiedPortsFollowTheValues checks that a probe a fix adds on a
+// port the chart writes from values names the port as the chart writes
+// it, so that the fixed chart, given another port, probes that port.
+func TestCopiedPortsFollowTheValues(t *testing.T) {
+	chart := func(port string) rendered.Files {
+		return rendered.Files{
+			"c/Chart.yaml":  []byte("apiVersion: v2\nname: ported\nversion: 0.1.0\n"),
+			"c/values.yaml": []byte("port: " + port + "\n"),
+			"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+          ports:
+            - containerPort: {{ .Values.port }}
+`),
+		}
+	}
+	var f checks.Finding
+	for _, g := range verifiedChart(t, chart("8080")) {
+		if g.RuleID == "liveness-probe-missing" {
+			f = g
+		}
+	}
+	if f.File != "c/templates/deployment.yaml" || f.Fix == nil || len(f.Fix.Lines) != 1 ||
+		!strings.Contains(f.Fix.Lines[0].Text, "              port: {{ .Values.port }}\n") {
+		t.Fatalf("liveness-probe-missing: %s:%d %+v, want the probe's port written as the container's", f.File, f.Line, f.Fix)
+	}
+	files := chart("9000")
+	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
+	if len(applied) != 1 || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files["c/templates/deployment.yaml"] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
+		t.Fatalf("render: %v, %+v", err, res)
+	}
+	if doc := string(res.Renders[0].Documents[0].YAML); !strings.Contains(doc, "port: 9000\n") || strings.Contains(doc, "8080") {
+		t.Errorf("fixed chart with port 9000 renders:\n%s\nwant its probe on 9000", doc)
+	}
+}

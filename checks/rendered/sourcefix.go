@@ -14,6 +14,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
@@ -224,8 +225,10 @@ type candidate struct {
 	doc int
 	// edits are the fix's edits of that document, from which a batch
 	// places its template line fixes of one document together
-	// (batchLines).
+	// (batchLines), and reads the paths its edits write again
+	// (Fix.Reads).
 	edits []edit.Op
+	reads []manifest.Path
 }
 
 // followUpObject is the object f's fix's follow-ups are found on: its
@@ -301,7 +304,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 						why = chartNameBound(pc.edits, readChartDeps(contents(src, path.Join(pl.render.Root, "Chart.yaml"))).Name)
 					}
 					if why == "" && len(pc.keys) > 0 {
-						why = computedBound(pc.edits, pl.computedCopies(pl.chartLines(src), fs[i].Object.Doc, fs[i].Fix.Edits))
+						why = computedBound(pc.edits, pl.computedCopies(pl.chartLines(src), fs[i].Object.Doc, fs[i].Fix.Edits, fs[i].Fix.Reads))
 					}
 					if why == "" {
 						why = pl.readsWritten(src, fs[i])
@@ -313,7 +316,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 				}
 			}
 			if ok {
-				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc, edits: fs[i].Fix.Edits}
+				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc, edits: fs[i].Fix.Edits, reads: fs[i].Fix.Reads}
 				for _, rule := range fs[i].Fix.FollowUps {
 					if c.followUps == nil {
 						c.followUps = map[string]bool{}
@@ -843,10 +846,12 @@ func (pl *placed) batchLines(src *source, cands []candidate) (map[string][]edit.
 				continue
 			}
 			var ops []edit.Op
+			var reads []manifest.Path
 			for _, i := range cluster {
 				ops = append(ops, group[i].edits...)
+				reads = append(reads, group[i].reads...)
 			}
-			whole, ok := pl.templateLinesOf(src, d, ops)
+			whole, ok := pl.templateLinesOf(src, d, ops, reads)
 			if !ok {
 				return nil, false
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/manifest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -36,11 +37,12 @@ type literalLines map[int]templateLine
 // comes out among them; VerifyFixes still renders the chart again to keep
 // only fixes whose finding is gone without a new one.
 func (pl *placed) templateLines(files fileSet, f checks.Finding) (placement, bool) {
-	return pl.templateLinesOf(files, f.Object.Doc, f.Fix.Edits)
+	return pl.templateLinesOf(files, f.Object.Doc, f.Fix.Edits, f.Fix.Reads)
 }
 
-// templateLinesOf is templateLines for the edits ops of document doc.
-func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placement, bool) {
+// templateLinesOf is templateLines for the edits ops of document doc,
+// which write again the values at paths reads (Fix.Reads).
+func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op, reads []manifest.Path) (placement, bool) {
 	r := pl.render
 	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
 		return placement{}, false
@@ -79,7 +81,7 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op) (placem
 	slices.SortStableFunc(outs, func(a, b actionOutput) int { return cmp.Or(strings.Compare(a.file, b.file), a.line-b.line) })
 	out.lines = copyActions(mergeInsertions(out.lines), out.file, outs, files)
 	templates := pl.chartLines(files)
-	if copies := pl.computedCopies(templates, doc, ops); len(copies) > 0 {
+	if copies := pl.computedCopies(templates, doc, ops, reads); len(copies) > 0 {
 		var ok bool
 		if out.lines, ok = writeComputed(out.lines, out.file, copies, templates); !ok {
 			return placement{}, false
@@ -190,10 +192,12 @@ func (pl *placed) combineGroup(v *verifier, src *source, fs []checks.Finding, ke
 		return false
 	}
 	var ops []edit.Op
+	var reads []manifest.Path
 	for _, i := range idx {
 		ops = append(ops, fs[kept[i].finding].Fix.Edits...)
+		reads = append(reads, fs[kept[i].finding].Fix.Reads...)
 	}
-	whole, ok := pl.templateLinesOf(src, d, ops)
+	whole, ok := pl.templateLinesOf(src, d, ops, reads)
 	if !ok {
 		return false
 	}
