@@ -52,9 +52,9 @@ type computedCopy struct {
 // computedCopies returns the values a fix copies whose originals in
 // document doc lines of the chart's templates compute with an action
 // (`app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}`, `-
-// containerPort: {{ .Values.port }}`): the label entries its edits set (a
-// scalar under labels or matchLabels) that the document holds elsewhere
-// and no line writes as it is, and the scalars at the paths it reads
+// containerPort: {{ .Values.port }}`): the label entries its edits set
+// (labelsSet) that the document holds elsewhere and no line writes as it
+// is, and the scalars at the paths it reads
 // (reads, its Fix.Reads: a port item's number and name).
 // Written as rendered, a copy would keep this render's value when the
 // chart's next version, or a release's values, change the original (a
@@ -70,18 +70,10 @@ func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []e
 		where := fmt.Sprintf("%s:%d", strings.TrimPrefix(loc.File, pl.render.Root+"/"), loc.Line)
 		return computedCopy{key, value, loc, t, where}, strings.Contains(t, "{{")
 	}
-	for _, op := range ops {
-		if op.Action != edit.Set || len(op.Path) < 2 || !slices.Contains(labelParents, op.Path[len(op.Path)-2]) {
-			continue
-		}
-		var n yaml.Node
-		if yaml.Unmarshal([]byte(op.Value), &n) != nil || len(n.Content) != 1 || n.Content[0].Kind != yaml.ScalarNode {
-			continue
-		}
-		key, value := op.Path[len(op.Path)-1], n.Content[0].Value
+	for _, l := range labelsSet(ops) {
 		var found []computedCopy
-		for _, loc := range pl.writersOf(doc, key, value) {
-			c, ok := computed(key, value, loc)
+		for _, loc := range pl.writersOf(doc, l[0], l[1]) {
+			c, ok := computed(l[0], l[1], loc)
 			if !ok {
 				found = nil // written as it is somewhere: a copy as rendered is that
 				break
@@ -117,6 +109,48 @@ func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []e
 				}
 			}
 		}
+	}
+	return out
+}
+
+// labelsSet returns the label entries (key and scalar value) the Set and
+// Append edits ops write: an entry of a labels or matchLabels mapping,
+// set alone or inside the value written (a spread constraint's
+// labelSelector).
+func labelsSet(ops []edit.Op) [][2]string {
+	var out [][2]string
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		if depth > 32 {
+			return
+		}
+		if n.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				k, v := n.Content[j], n.Content[j+1]
+				if slices.Contains(labelParents, k.Value) && v.Kind == yaml.MappingNode {
+					for e := 0; e+1 < len(v.Content); e += 2 {
+						if v.Content[e+1].Kind == yaml.ScalarNode {
+							out = append(out, [2]string{v.Content[e].Value, v.Content[e+1].Value})
+						}
+					}
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c, depth+1)
+		}
+	}
+	for _, op := range ops {
+		var n yaml.Node
+		if (op.Action != edit.Set && op.Action != edit.Append) || yaml.Unmarshal([]byte(op.Value), &n) != nil || len(n.Content) != 1 {
+			continue
+		}
+		v := n.Content[0]
+		if op.Action == edit.Set && len(op.Path) >= 2 && slices.Contains(labelParents, op.Path[len(op.Path)-2]) && v.Kind == yaml.ScalarNode {
+			out = append(out, [2]string{op.Path[len(op.Path)-1], v.Value})
+			continue
+		}
+		walk(v, 0)
 	}
 	return out
 }

@@ -147,3 +147,48 @@ spec:
 		t.Errorf("fixed chart with port 9000 renders:\n%s\nwant its probe on 9000", doc)
 	}
 }
+
+// TestSpreadSelectorsKeepComputedLabelsOutOfValues checks that a spread
+// constraint written into values.yaml, whose labelSelector would copy as
+// rendered a label the chart computes from another value, is withheld,
+// saying which line computes it: the selector would stop matching the
+// pods once that value changes.
+func TestSpreadSelectorsKeepComputedLabelsOutOfValues(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: tiered\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("tier: backend\ntopologySpreadConstraints: []\n"),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+      tier: {{ .Values.tier }}
+  template:
+    metadata:
+      labels:
+        app: web
+        tier: {{ .Values.tier }}
+    spec:
+      {{- with .Values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+`),
+	}
+	var f checks.Finding
+	for _, g := range verifiedChart(t, files) {
+		if g.RuleID == "spread-missing" {
+			f = g
+		}
+	}
+	if f.Fix == nil || len(f.Fix.Edits) != 0 || !strings.Contains(f.Fix.Withheld, `its edit writes tier: "backend" as rendered, which the chart computes (templates/deployment.yaml:`) {
+		t.Errorf("spread-missing: %s:%d %+v, want it withheld for the computed tier", f.File, f.Line, f.Fix)
+	}
+}
