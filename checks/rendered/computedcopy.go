@@ -44,9 +44,12 @@ type computedCopy struct {
 	// for a value the fix reads (Fix.Reads) and writes under a key of its
 	// own (a container port, named again as a probe's port).
 	key, value string
-	from       Location
-	text       string // that line, its ending cut
-	where      string // file:line of that line in its chart, for messages
+	// srcKey is the key that line writes (the label's, or the read's:
+	// containerPort).
+	srcKey string
+	from   Location
+	text   string // that line, its ending cut
+	where  string // file:line of that line in its chart, for messages
 }
 
 // computedCopies returns the values a fix copies whose originals in
@@ -61,19 +64,19 @@ type computedCopy struct {
 // probe on a port the container no longer listens on).
 func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []edit.Op, reads []manifest.Path) []computedCopy {
 	var out []computedCopy
-	computed := func(key, value string, loc Location) (computedCopy, bool) {
+	computed := func(key, srcKey, value string, loc Location) (computedCopy, bool) {
 		lines := templates[loc.File]
 		if loc.Line < 1 || loc.Line > len(lines) {
 			return computedCopy{}, false
 		}
 		t := strings.TrimRight(string(lines[loc.Line-1]), "\r\n")
 		where := fmt.Sprintf("%s:%d", strings.TrimPrefix(loc.File, pl.render.Root+"/"), loc.Line)
-		return computedCopy{key, value, loc, t, where}, strings.Contains(t, "{{")
+		return computedCopy{key, value, srcKey, loc, t, where}, strings.Contains(t, "{{")
 	}
 	for _, l := range labelsSet(ops) {
 		var found []computedCopy
 		for _, loc := range pl.writersOf(doc, l[0], l[1]) {
-			c, ok := computed(l[0], l[1], loc)
+			c, ok := computed(l[0], l[0], l[1], loc)
 			if !ok {
 				found = nil // written as it is somewhere: a copy as rendered is that
 				break
@@ -88,23 +91,28 @@ func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []e
 	for _, read := range reads {
 		segs, nodes := yamlpath.Walk(root, read)
 		n := nodes[len(nodes)-1]
-		scalars := map[string]*yaml.Node{} // the read's scalars by path: itself, or a mapping's (a port's number and name)
+		type scalar struct {
+			key string
+			n   *yaml.Node
+		}
+		scalars := map[string]scalar{} // the read's scalars by path: itself, or a mapping's (a port's number and name)
 		switch {
-		case n == nil:
+		case n == nil || len(segs) == 0:
 		case n.Kind == yaml.ScalarNode:
-			scalars[FormatPath(segs)] = n
+			scalars[FormatPath(segs)] = scalar{segs[len(segs)-1].Key, n}
 		case n.Kind == yaml.MappingNode:
 			for j := 0; j+1 < len(n.Content); j += 2 {
-				scalars[FormatPath(append(slices.Clip(segs), Segment{Key: n.Content[j].Value, Index: -1}))] = n.Content[j+1]
+				k := n.Content[j].Value
+				scalars[FormatPath(append(slices.Clip(segs), Segment{Key: k, Index: -1}))] = scalar{k, n.Content[j+1]}
 			}
 		}
 		for _, p := range slices.Sorted(maps.Keys(scalars)) {
 			v := scalars[p]
-			if v.Kind != yaml.ScalarNode {
+			if v.n.Kind != yaml.ScalarNode || v.key == "" {
 				continue
 			}
 			if loc, ok := pl.ownTemplateLine(doc, p); ok {
-				if c, ok := computed("", v.Value, loc); ok {
+				if c, ok := computed("", v.key, v.n.Value, loc); ok {
 					out = append(out, c)
 				}
 			}
@@ -163,21 +171,17 @@ var templateVariable = regexp.MustCompile(`\$[A-Za-z_]`)
 // line: the key, and the value.
 var keyValueLine = regexp.MustCompile(`^(?:-\s+)?([^\s:{}]+):\s+(\S.*)$`)
 
-// writeComputed writes, in changes of template file, each inserted line
-// that writes one of copies as rendered (`app.kubernetes.io/version:
-// "2.0"`, `port: 8080`) with the value of the line of the chart that
-// computes it (`app.kubernetes.io/version: {{ .Chart.AppVersion | quote
-// }}`, `port: {{ .Values.port }}`): when that line writes one key and its
-// value and nothing else (no block, no trimming, no variable but the
-// root), and its dot and the copy's are the root wherever they render
-// (rootDot). A copy of a read value is the inserted line holding that
-// value, when one line alone does. false when a copy is left written as
-// rendered.
-func writeComputed(changes []edit.Change, file string, copies []computedCopy, templates map[string][][]byte) ([]edit.Change, bool) {
-	out := slices.Clone(changes)
-	type at struct{ change, line int }
-	holding := map[int][]at{} // the inserted lines holding each copy
-	for ci, c := range out {
+// heldAt is an inserted line of a change: the change's index and the
+// line's within its text.
+type heldAt struct{ change, line int }
+
+// copiesHeld returns, for each of copies (by index), the inserted lines
+// of changes that write it as rendered: a line `key: value` with no
+// action, whose value is the copy's, and whose key is the copy's when
+// it has one.
+func copiesHeld(changes []edit.Change, copies []computedCopy) map[int][]heldAt {
+	held := map[int][]heldAt{}
+	for ci, c := range changes {
 		for i, l := range strings.SplitAfter(c.Text, "\n") {
 			t := strings.TrimSpace(l)
 			var n yaml.Node
@@ -188,24 +192,37 @@ func writeComputed(changes []edit.Change, file string, copies []computedCopy, te
 			k, v := n.Content[0].Content[0], n.Content[0].Content[1]
 			for j, cp := range copies {
 				if v.Kind == yaml.ScalarNode && v.Value == cp.value && (cp.key == "" || k.Value == cp.key) {
-					holding[j] = append(holding[j], at{ci, i})
+					held[j] = append(held[j], heldAt{ci, i})
 				}
 			}
 		}
 	}
-	for j, cp := range copies {
-		if len(holding[j]) == 0 {
-			continue // not written as rendered: copied as an action, or not copied
-		}
+	return held
+}
+
+// writeComputed writes, in changes of template file, each inserted line
+// that writes one of copies as rendered (`app.kubernetes.io/version:
+// "2.0"`, `port: 8080`) with the value of the line of the chart that
+// computes it (`app.kubernetes.io/version: {{ .Chart.AppVersion | quote
+// }}`, `port: {{ .Values.port }}`): when that line writes the copy's
+// source key and its value and nothing else (no block, no trimming, no
+// variable but the root), and its dot and the copy's are the root
+// wherever they render (rootDot). A copy of a read value is the inserted
+// line holding that value, when one line alone does. Copies it cannot
+// write so stay as they are (computedBoundLines then withholds the fix).
+func writeComputed(changes []edit.Change, file string, copies []computedCopy, templates map[string][][]byte) []edit.Change {
+	out := slices.Clone(changes)
+	for j, held := range copiesHeld(out, copies) {
+		cp := copies[j]
 		src := keyValueLine.FindStringSubmatch(strings.TrimSpace(cp.text))
-		if len(holding[j]) > 1 && cp.key == "" || src == nil || strings.Contains(cp.text, "{{-") || strings.Contains(cp.text, "-}}") ||
+		if len(held) > 1 && cp.key == "" || src == nil || src[1] != cp.srcKey || strings.Contains(cp.text, "{{-") || strings.Contains(cp.text, "-}}") ||
 			len(blockActions([]byte(cp.text))) > 0 || templateVariable.MatchString(cp.text) || !rootDot(templates, cp.from.File, cp.from.Line, 3) {
-			return nil, false
+			continue
 		}
-		for _, h := range holding[j] {
+		for _, h := range held {
 			c := &out[h.change]
 			if !rootDot(templates, file, c.StartLine, 3) {
-				return nil, false
+				continue
 			}
 			lines := strings.SplitAfter(c.Text, "\n")
 			l := lines[h.line]
@@ -215,19 +232,50 @@ func writeComputed(changes []edit.Change, file string, copies []computedCopy, te
 			c.Text = strings.Join(lines, "")
 		}
 	}
-	return out, true
+	return out
 }
 
-// computedBound says why a fix cannot be written into a chart's values
-// file when one of its values edits writes, as rendered, a label value
-// the chart computes (see computedCopies): in values.yaml it would keep
-// this render's value when the chart's version or other values change
-// the original. "" when none does.
-func computedBound(ops []edit.Op, copies []computedCopy) string {
-	for _, cp := range copies {
-		if _, ok := editedScalar(ops, func(v string) bool { return v == cp.value }); ok {
-			return fmt.Sprintf("its edit writes %s: %q as rendered, which the chart computes (%s): in values.yaml it would keep that value when the chart or its values change", cp.key, cp.value, cp.where)
+// computedBoundLines says why a fix cannot be written as the line
+// changes cs of template tmpl when one of the lines they write that tmpl
+// does not have still writes, as rendered, a value the chart computes
+// (see writeComputed). "" when none does.
+func computedBoundLines(cs []edit.Change, tmpl []byte, copies []computedCopy) string {
+	old := map[string]bool{}
+	for _, l := range bytes.SplitAfter(tmpl, []byte("\n")) {
+		old[strings.TrimSpace(string(l))] = true
+	}
+	added := make([]edit.Change, len(cs))
+	for i, c := range cs {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(c.Text, "\n") {
+			if !old[strings.TrimSpace(l)] {
+				b.WriteString(l)
+			}
+		}
+		added[i].Text = b.String()
+	}
+	for j := range copies {
+		if len(copiesHeld(added, copies[j:j+1])) > 0 {
+			return computedWhy(copies[j], "a template")
 		}
 	}
 	return ""
+}
+
+// computedBound says why a fix cannot be written into a chart's values
+// file when one of its values edits writes, as rendered, a value the
+// chart computes (see computedCopies). "" when none does.
+func computedBound(ops []edit.Op, copies []computedCopy) string {
+	for _, cp := range copies {
+		if _, ok := editedScalar(ops, func(v string) bool { return v == cp.value }); ok {
+			return computedWhy(cp, "values.yaml")
+		}
+	}
+	return ""
+}
+
+// computedWhy is the reason a copy written as rendered into where is
+// withheld.
+func computedWhy(cp computedCopy, where string) string {
+	return fmt.Sprintf("its edit writes %s: %q as rendered, which the chart computes (%s): in %s it would keep that value when the chart or its values change", cp.srcKey, cp.value, cp.where, where)
 }

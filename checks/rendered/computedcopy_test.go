@@ -15,6 +15,11 @@ import (
 // app's version from Chart.yaml; its pod template's labels are podLabels
 // rendered as they are (toYaml), or, with podLabels "", a literal line.
 func versionedChart(appVersion, podLabels string) rendered.Files {
+	return versionedChartWith(appVersion, podLabels, "app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}")
+}
+
+// versionedChartWith is versionedChart with the helper's version line.
+func versionedChartWith(appVersion, podLabels, versionLine string) rendered.Files {
 	labels := "        app.kubernetes.io/name: web\n"
 	values := "x: 1\n"
 	if podLabels != "" {
@@ -25,8 +30,9 @@ func versionedChart(appVersion, podLabels string) rendered.Files {
 		"c/Chart.yaml":  []byte("apiVersion: v2\nname: versioned\nversion: 0.1.0\nappVersion: \"" + appVersion + "\"\n"),
 		"c/values.yaml": []byte(values),
 		"c/templates/_helpers.tpl": []byte(`{{- define "versioned.labels" -}}
+{{- $version := .Chart.AppVersion }}
 app.kubernetes.io/name: web
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+` + versionLine + `
 {{- end }}
 `),
 		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
@@ -55,8 +61,9 @@ spec:
 // where the chart computes it (the app's version, from Chart.yaml) is
 // written into a template as the line that computes it, so that the
 // fixed chart's next version labels its pods with that version, not this
-// one's; and that into values.yaml, where it could only be written as
-// rendered, the fix is withheld, saying why.
+// one's; and that where it could only be written as rendered (into
+// values.yaml, or from a line that computes it through a variable), the
+// fix is withheld, saying why.
 func TestCopiedLabelsFollowTheChart(t *testing.T) {
 	labelsFix := func(files rendered.Files) checks.Finding {
 		t.Helper()
@@ -88,8 +95,13 @@ func TestCopiedLabelsFollowTheChart(t *testing.T) {
 	}
 
 	f = labelsFix(versionedChart("2.0", "  app.kubernetes.io/name: web\n"))
-	if f.Fix == nil || len(f.Fix.Edits) != 0 || !strings.Contains(f.Fix.Withheld, `app.kubernetes.io/version: "2.0" as rendered, which the chart computes (templates/_helpers.tpl:3)`) {
+	if f.Fix == nil || len(f.Fix.Edits) != 0 || !strings.Contains(f.Fix.Withheld, `app.kubernetes.io/version: "2.0" as rendered, which the chart computes (templates/_helpers.tpl:4): in values.yaml`) {
 		t.Errorf("template-labels-not-propagated into podLabels: %s:%d %+v, want it withheld for the computed version", f.File, f.Line, f.Fix)
+	}
+
+	f = labelsFix(versionedChartWith("2.0", "", "app.kubernetes.io/version: {{ $version | quote }}"))
+	if f.Fix == nil || len(f.Fix.Lines) != 0 || !strings.Contains(f.Fix.Withheld, `app.kubernetes.io/version: "2.0" as rendered, which the chart computes (templates/_helpers.tpl:4): in a template`) {
+		t.Errorf("template-labels-not-propagated from a variable: %s:%d %+v, want it withheld for the computed version", f.File, f.Line, f.Fix)
 	}
 }
 

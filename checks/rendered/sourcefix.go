@@ -303,8 +303,13 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					if why == "" && len(pc.keys) > 0 {
 						why = chartNameBound(pc.edits, readChartDeps(contents(src, path.Join(pl.render.Root, "Chart.yaml"))).Name)
 					}
-					if why == "" && len(pc.keys) > 0 {
-						why = computedBound(pc.edits, pl.computedCopies(pl.chartLines(src), fs[i].Object.Doc, fs[i].Fix.Edits, fs[i].Fix.Reads))
+					if why == "" {
+						copies := pl.computedCopies(pl.chartLines(src), fs[i].Object.Doc, fs[i].Fix.Edits, fs[i].Fix.Reads)
+						if len(pc.lines) > 0 {
+							why = computedBoundLines(pc.lines, contents(src, pc.file), copies)
+						} else if len(pc.keys) > 0 {
+							why = computedBound(pc.edits, copies)
+						}
 					}
 					if why == "" {
 						why = pl.readsWritten(src, fs[i])

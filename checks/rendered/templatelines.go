@@ -82,10 +82,7 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op, reads [
 	out.lines = copyActions(mergeInsertions(out.lines), out.file, outs, files)
 	templates := pl.chartLines(files)
 	if copies := pl.computedCopies(templates, doc, ops, reads); len(copies) > 0 {
-		var ok bool
-		if out.lines, ok = writeComputed(out.lines, out.file, copies, templates); !ok {
-			return placement{}, false
-		}
+		out.lines = writeComputed(out.lines, out.file, copies, templates)
 	}
 	if pl.vendored(out.file) {
 		return placement{}, false
