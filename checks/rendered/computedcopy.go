@@ -57,11 +57,11 @@ type computedCopy struct {
 // (`app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}`, `-
 // containerPort: {{ .Values.port }}`): the label entries its edits set
 // (labelsSet) that the document holds elsewhere and no line writes as it
-// is, and the scalars at the paths it reads
-// (reads, its Fix.Reads: a port item's number and name).
-// Written as rendered, a copy would keep this render's value when the
-// chart's next version, or a release's values, change the original (a
-// probe on a port the container no longer listens on).
+// is, and the scalars at the paths it reads (reads, its Fix.Reads: a
+// port item's number and name). Written as rendered, a copy would keep
+// this render's value when the chart's next version, or a release's
+// values, change the original (a probe on a port the container no longer
+// listens on).
 func (pl *placed) computedCopies(templates map[string][][]byte, doc int, ops []edit.Op, reads []manifest.Path) []computedCopy {
 	var out []computedCopy
 	computed := func(key, srcKey, value string, loc Location) (computedCopy, bool) {

@@ -81,6 +81,9 @@ func (pl *placed) widerInclude(files fileSet, f checks.Finding) (placement, bool
 	}
 	templates := pl.chartLines(files)
 	tmpl := templates[at.file]
+	if at.line > len(tmpl) || wat.line > len(tmpl) {
+		return placement{}, false // not one of the chart's own templates
+	}
 	line, wline := string(tmpl[at.line-1]), string(tmpl[wat.line-1])
 	if !sameArgument(line, wline) || !slices.Equal(blockStack(tmpl, at.line, true), blockStack(tmpl, wat.line, true)) {
 		return placement{}, false
