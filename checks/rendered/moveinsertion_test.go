@@ -170,7 +170,7 @@ func TestInsertedKeys(t *testing.T) {
 		{"  - pod-template-hash\n  - maxSkew: 1\n    topologyKey: zone\n", nil},
 		{"  matchLabelKeys:\n  - pod-template-hash\n", []string{"matchLabelKeys"}},
 	} {
-		if got := insertedKeys(tc.text, map[string]bool{"  a: 1\n": true, "  - pod-template-hash\n": true}); !slices.Equal(got, tc.want) {
+		if got, _ := insertedKeys(tc.text, map[string]bool{"  a: 1\n": true, "  - pod-template-hash\n": true}); !slices.Equal(got, tc.want) {
 			t.Errorf("insertedKeys(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}

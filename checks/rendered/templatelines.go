@@ -284,7 +284,8 @@ func mapChange(c edit.Change, lit literalLines, rendered [][]byte, files fileSet
 	for l := first.line; l <= last; l++ {
 		replaced[string(tmpl[l-1])] = true
 	}
-	if writtenElsewhere(tmpl, first.line, last, insertedKeys(c.Text, replaced)) {
+	keys, want := insertedKeys(c.Text, replaced)
+	if writtenElsewhere(tmpl, first.line, last, last, want, keys) {
 		return mappedChange{}, false
 	}
 	return out, true
@@ -319,18 +320,60 @@ func removeLocated(c edit.Change, located literalLines, files fileSet) (mappedCh
 	return mappedChange{file: first.file, at: first.line, change: edit.Change{StartLine: first.line, EndLine: last}}, true
 }
 
-// writtenElsewhere reports whether a line of the template document around
-// lines first through last of tmpl, outside them, writes one of keys.
-func writtenElsewhere(tmpl [][]byte, first, last int, keys []string) bool {
-	from, to := documentAround(tmpl, first, last)
+// writtenElsewhere reports whether a line of tmpl outside lines first
+// through last writes one of keys into the mapping that keys inserted
+// after line at, at indentation want, go into (see mappingAround): a
+// conditional block of the chart's own for one of them would, with other
+// values, write it there twice. A line writing it into another mapping
+// of the document (another container's probe) is not one.
+func writtenElsewhere(tmpl [][]byte, first, last, at, want int, keys []string) bool {
+	from, to := mappingAround(tmpl, at, want)
 	for _, k := range keys {
 		for l := from; l <= to; l++ {
-			if (l < first || l > last) && writesKey(tmpl[l-1], k) {
+			if (l < first || l > last) && writesKey(tmpl[l-1], k) && textIndent(tmpl[l-1]) == want {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// mappingAround returns the template lines of the mapping whose entries
+// are written at indentation want around line at of tmpl (an insertion
+// after at goes into it): from the line after its parent, the nearest
+// line at or above at that writes text less indented, to the line before
+// the first below at that does, within at's YAML document. Lines of
+// actions alone (`{{- if .Values.x }}`, `{{ toYaml . | indent 8 }}`),
+// blank lines and comments are read through: their text is not where it
+// renders.
+func mappingAround(tmpl [][]byte, at, want int) (from, to int) {
+	docFrom, docTo := documentAround(tmpl, max(at, 1), max(at, 1))
+	outside := func(l int) bool {
+		t := bytes.TrimSpace(tmpl[l-1])
+		if len(t) == 0 || t[0] == '#' || bytes.HasPrefix(t, []byte("{{")) && bytes.HasSuffix(t, []byte("}}")) {
+			return false
+		}
+		return textIndent(tmpl[l-1]) < want
+	}
+	from, to = docFrom, docTo
+	for l := min(at, docTo); l >= docFrom; l-- {
+		if outside(l) {
+			from = l + 1
+			break
+		}
+	}
+	for l := at + 1; l <= docTo; l++ {
+		if outside(l) {
+			to = l - 1
+			break
+		}
+	}
+	return from, to
+}
+
+// textIndent is the number of spaces a template line starts with.
+func textIndent(line []byte) int {
+	return len(line) - len(bytes.TrimLeft(line, " "))
 }
 
 // mapBeforeNext maps change c, which inserts keys after rendered line
@@ -364,7 +407,7 @@ func mapBeforeNext(c edit.Change, lit literalLines, rendered [][]byte, files fil
 		return mappedChange{}, false
 	}
 	line := string(tmpl[next.line-1])
-	keys := insertedKeys(inserted+line, map[string]bool{line: true})
+	keys, _ := insertedKeys(inserted+line, map[string]bool{line: true})
 	if ind < want {
 		// The mapping ends at the next line: its entries must be what
 		// the one action above that line wrote, and no template of the
@@ -373,7 +416,7 @@ func mapBeforeNext(c edit.Change, lit literalLines, rendered [][]byte, files fil
 			return mappedChange{}, false
 		}
 	}
-	if writtenElsewhere(tmpl, next.line, next.line, keys) {
+	if writtenElsewhere(tmpl, next.line, next.line, next.line-1, want, keys) {
 		return mappedChange{}, false
 	}
 	return mappedChange{file: next.file, at: next.line,
@@ -822,8 +865,8 @@ func isDocumentMarker(line []byte) bool {
 
 // insertedKeys returns the keys of the outermost lines of text that are
 // not among old (the lines a change replaces): the keys it inserts, not
-// those of the sequence items it inserts.
-func insertedKeys(text string, old map[string]bool) []string {
+// those of the sequence items it inserts; and their indentation.
+func insertedKeys(text string, old map[string]bool) ([]string, int) {
 	var lines []string
 	indent := -1
 	for _, l := range strings.SplitAfter(text, "\n") {
@@ -848,7 +891,7 @@ func insertedKeys(text string, old map[string]bool) []string {
 			keys = append(keys, k)
 		}
 	}
-	return keys
+	return keys, indent
 }
 
 // writesKey reports whether a template line writes key k (as "k:" or

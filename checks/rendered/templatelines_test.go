@@ -496,14 +496,15 @@ func TestTemplateLinesInsertBeforeALiteralKeyAfterABlock(t *testing.T) {
 	for _, want := range []string{
 		"      {{- end }}\n      automountServiceAccountToken: false\n      containers:\n",
 		"          imagePullPolicy: {{ .Values.pullPolicy }}\n",
-		"                seconds: 5\n          ports:\n",
+		"                seconds: 5\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the fixed template lacks %q:\n%s", want, fixed)
 		}
 	}
-	if pull, life := strings.Index(text, "imagePullPolicy:"), strings.Index(text, "          lifecycle:\n"); life < pull {
-		t.Errorf("lifecycle: is not inserted after imagePullPolicy:\n%s", fixed)
+	pull, life, ports := strings.Index(text, "imagePullPolicy:"), strings.Index(text, "          lifecycle:\n"), strings.Index(text, "          ports:\n")
+	if life < pull || ports < life {
+		t.Errorf("lifecycle: is not inserted after imagePullPolicy: and before ports:\n%s", fixed)
 	}
 	for _, values := range []string{
 		"pullPolicy: Always\npodSecurityContext: {fsGroup: 2000}\nlivenessProbe: {tcpSocket: {port: http}}\nresources: {requests: {cpu: 1}}\n",

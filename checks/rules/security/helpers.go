@@ -20,9 +20,19 @@ const section = "8. Security context"
 const placeholderID = 10001
 
 // windows reports whether the pod runs on Windows, where the Linux
-// security settings do not apply (and some are rejected).
+// security settings do not apply (and some are rejected): it says so in
+// os.name, schedules only on Windows nodes (nodeSelector
+// kubernetes.io/os: windows, as Windows DaemonSets without os.name do),
+// or is a HostProcess pod, which only Windows nodes run.
 func windows(pt *manifest.PodTemplate) bool {
-	return pt.Spec.OS != nil && pt.Spec.OS.Name == corev1.Windows
+	s := pt.Spec
+	if s.OS != nil && s.OS.Name == corev1.Windows || s.NodeSelector[corev1.LabelOSStable] == string(corev1.Windows) {
+		return true
+	}
+	if sc := s.SecurityContext; sc != nil && sc.WindowsOptions != nil && sc.WindowsOptions.HostProcess != nil && *sc.WindowsOptions.HostProcess {
+		return true
+	}
+	return false
 }
 
 // linuxPods returns a rule's Check that calls check with the pod template
