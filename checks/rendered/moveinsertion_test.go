@@ -191,3 +191,51 @@ func TestKeyLines(t *testing.T) {
 		t.Errorf("keyLines: %q, want %q", got, want)
 	}
 }
+
+// TestWrittenElsewhereReadsTheMapping checks that a key inserted into a
+// template's mapping is refused where a line of that same mapping writes
+// it (in a conditional block, or as a sequence item's first key), and not
+// where another mapping of the document does (the pod's securityContext
+// beside a container's, another container's probe). The template's keys
+// are made up to be told apart.
+func TestWrittenElsewhereReadsTheMapping(t *testing.T) {
+	tmpl := `spec:
+  template:
+    spec:
+      {{- with .Values.podSecurityContext }}
+      seccompProfile:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: web
+          image: web
+{{- if .Values.hardened }}
+          securityContext:
+            readOnlyRootFilesystem: true
+{{- end }}
+          livenessProbe:
+            httpGet: {path: /, port: 80}
+        - periodSeconds: 3
+          name: sidecar
+          livenessProbe:
+            periodSeconds: 10
+`
+	lines := bytes.SplitAfter([]byte(tmpl), []byte("\n"))
+	for _, tc := range []struct {
+		name     string
+		at, want int
+		key      string
+		refused  bool
+	}{
+		{"container securityContext, written under a condition", 10, 10, "securityContext", true},
+		{"pod securityContext, a container writes one", 7, 6, "securityContext", false},
+		{"pod seccompProfile, written under a condition", 7, 6, "seccompProfile", true},
+		{"web's probe periodSeconds, the sidecar's probe has one", 16, 12, "periodSeconds", false},
+		{"the sidecar's probe periodSeconds, written there", 19, 12, "periodSeconds", true},
+		{"the sidecar's periodSeconds, its item's first key", 18, 10, "periodSeconds", true},
+	} {
+		if got := writtenElsewhere(lines, tc.at, tc.at, tc.at, tc.want, []string{tc.key}); got != tc.refused {
+			t.Errorf("%s: writtenElsewhere = %v, want %v", tc.name, got, tc.refused)
+		}
+	}
+}

@@ -329,13 +329,23 @@ func removeLocated(c edit.Change, located literalLines, files fileSet) (mappedCh
 func writtenElsewhere(tmpl [][]byte, first, last, at, want int, keys []string) bool {
 	from, to := mappingAround(tmpl, at, want)
 	for _, k := range keys {
-		for l := from; l <= to; l++ {
-			if (l < first || l > last) && writesKey(tmpl[l-1], k) && textIndent(tmpl[l-1]) == want {
+		for l := max(from-1, 1); l <= to; l++ { // the parent too: a sequence item's "- key:" line
+			if (l < first || l > last) && writesKey(tmpl[l-1], k) && keyColumn(tmpl[l-1]) == want {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// keyColumn is the column a template line's text starts at, after the
+// dash of a sequence item's first line ("- key:").
+func keyColumn(line []byte) int {
+	n := textIndent(line)
+	if rest := line[n:]; bytes.HasPrefix(rest, []byte("- ")) {
+		return n + 2 + textIndent(rest[2:])
+	}
+	return n
 }
 
 // mappingAround returns the template lines of the mapping whose entries
