@@ -1,13 +1,10 @@
 package rendered_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
-	"github.com/prodready/prodready/checks/fix"
-	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
 )
 
@@ -80,17 +77,8 @@ func TestCopiedLabelsFollowTheChart(t *testing.T) {
 		!strings.Contains(f.Fix.Lines[0].Text, "        app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}\n") {
 		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want the version written as the helper computes it", f.File, f.Line, f.Fix)
 	}
-	files := versionedChart("2.1", "") // the chart's next version, fixed as this one was
-	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
-	if len(applied) != 1 || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files["c/templates/deployment.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
-	}
-	if doc := string(res.Renders[0].Documents[0].YAML); strings.Count(doc, `app.kubernetes.io/version: "2.1"`) != 2 {
+	// The chart's next version, fixed as this one was.
+	if _, doc := fixChart(t, versionedChart("2.1", ""), "c/templates/deployment.yaml", []checks.Finding{f}, "", nil); strings.Count(string(doc), `app.kubernetes.io/version: "2.1"`) != 2 {
 		t.Errorf("fixed chart at appVersion 2.1 renders:\n%s\nwant its pods labelled 2.1 as the Deployment is", doc)
 	}
 
@@ -145,17 +133,7 @@ spec:
 		!strings.Contains(f.Fix.Lines[0].Text, "              port: {{ .Values.port }}\n") {
 		t.Fatalf("liveness-probe-missing: %s:%d %+v, want the probe's port written as the container's", f.File, f.Line, f.Fix)
 	}
-	files := chart("9000")
-	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
-	if len(applied) != 1 || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files["c/templates/deployment.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
-	}
-	if doc := string(res.Renders[0].Documents[0].YAML); !strings.Contains(doc, "port: 9000\n") || strings.Contains(doc, "8080") {
+	if _, doc := fixChart(t, chart("9000"), "c/templates/deployment.yaml", []checks.Finding{f}, "", nil); !strings.Contains(string(doc), "port: 9000\n") || strings.Contains(string(doc), "8080") {
 		t.Errorf("fixed chart with port 9000 renders:\n%s\nwant its probe on 9000", doc)
 	}
 }

@@ -86,19 +86,19 @@ func TestGuardedKeysAreFixedInValues(t *testing.T) {
 			}
 		}
 	}
-	_, doc := fixValues(t, guardedChart, valuesFixes, "", &obj)
+	_, doc := fixChart(t, guardedChart, "c/values.yaml", valuesFixes, "", &obj)
 	c := obj.Spec.Template.Spec.Containers
 	if len(c) != 1 || c[0]["resources"] == nil || c[0]["securityContext"] == nil {
 		t.Errorf("the chart with the fixed values renders no resources or securityContext:\n%s", doc)
 	}
 }
 
-// fixValues returns chart with the values.yaml fs fix, and the one
-// document it renders as release (the default when ""), read into into
-// when not nil.
-func fixValues(t *testing.T, chart rendered.Files, fs []checks.Finding, release string, into any) (rendered.Files, []byte) {
+// fixChart returns chart with fs fixed in its file (fs fix that file, as
+// a chart's fixes are placed), and the one document it renders as
+// release (the default when ""), read into into when not nil.
+func fixChart(t *testing.T, chart rendered.Files, file string, fs []checks.Finding, release string, into any) (rendered.Files, []byte) {
 	t.Helper()
-	fixed, applied, failed := fix.Apply(chart["c/values.yaml"], fs)
+	fixed, applied, failed := fix.Apply(chart[file], fs)
 	if len(applied) != len(fs) || len(failed) > 0 {
 		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
 	}
@@ -106,7 +106,7 @@ func fixValues(t *testing.T, chart rendered.Files, fs []checks.Finding, release 
 	for p, data := range chart {
 		files[p] = data
 	}
-	files["c/values.yaml"] = fixed
+	files[file] = fixed
 	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: release})
 	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
 		t.Fatalf("render: %v, %+v", err, res)
@@ -219,7 +219,7 @@ func TestExtendedListsAreFixedInValues(t *testing.T) {
 			}
 		}
 	}
-	_, doc := fixValues(t, extendedChart, []checks.Finding{f}, "", &obj)
+	_, doc := fixChart(t, extendedChart, "c/values.yaml", []checks.Finding{f}, "", &obj)
 	s := obj.Spec.Template.Spec
 	if len(s.Containers) != 1 || s.Containers[0].SecurityContext["readOnlyRootFilesystem"] != true ||
 		len(s.Containers[0].VolumeMounts) != 2 || s.Containers[0].VolumeMounts[1]["mountPath"] != "/tmp" ||
@@ -275,7 +275,7 @@ func TestTplValuesTakeTheReleaseName(t *testing.T) {
 	if f.File != "c/values.yaml" || f.Fix == nil || len(f.Fix.Edits) != 1 || !strings.Contains(f.Fix.Edits[0].Value, "{{ .Release.Name }}") {
 		t.Fatalf("spread-missing: %s:%d %+v, want an edit of topologySpreadConstraints in values.yaml naming {{ .Release.Name }}", f.File, f.Line, f.Fix)
 	}
-	files, _ := fixValues(t, tplChart, []checks.Finding{f}, "", nil)
+	files, _ := fixChart(t, tplChart, "c/values.yaml", []checks.Finding{f}, "", nil)
 	var zone checks.Finding
 	for _, g := range verifiedChart(t, files) {
 		if g.RuleID == "spread-zone-missing" {
@@ -298,7 +298,7 @@ func TestTplValuesTakeTheReleaseName(t *testing.T) {
 			}
 		}
 	}
-	_, doc := fixValues(t, files, []checks.Finding{zone}, "other", &obj)
+	_, doc := fixChart(t, files, "c/values.yaml", []checks.Finding{zone}, "other", &obj)
 	tsc := obj.Spec.Template.Spec.TopologySpreadConstraints
 	if len(tsc) != 2 || tsc[0].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "other" || tsc[1].LabelSelector.MatchLabels["app.kubernetes.io/instance"] != "other" {
 		t.Errorf("release other, fixed, does not spread its own pods:\n%s", doc)
@@ -383,7 +383,7 @@ func TestTplValuesWriteTheNameHelper(t *testing.T) {
 	if f.File != "c/values.yaml" || f.Fix == nil || len(f.Fix.Edits) != 1 || !strings.Contains(f.Fix.Edits[0].Value, `'{{ include "helped.name" . }}'`) {
 		t.Fatalf("spread-missing: %s:%d %+v, want an edit of topologySpreadConstraints in values.yaml naming the chart through its helper", f.File, f.Line, f.Fix)
 	}
-	files, _ := fixValues(t, helperChart(""), []checks.Finding{f}, "", nil)
+	files, _ := fixChart(t, helperChart(""), "c/values.yaml", []checks.Finding{f}, "", nil)
 	files["c/values.yaml"] = bytes.Replace(files["c/values.yaml"], []byte(`nameOverride: ""`), []byte("nameOverride: other"), 1)
 	var obj struct {
 		Spec struct {
@@ -401,7 +401,7 @@ func TestTplValuesWriteTheNameHelper(t *testing.T) {
 			}
 		}
 	}
-	_, doc := fixValues(t, files, nil, "prod", &obj)
+	_, doc := fixChart(t, files, "c/values.yaml", nil, "prod", &obj)
 	tsc, labels := obj.Spec.Template.Spec.TopologySpreadConstraints, obj.Spec.Template.Metadata.Labels
 	if len(tsc) != 1 || labels["app.kubernetes.io/name"] != "other" || !maps.Equal(tsc[0].LabelSelector.MatchLabels, labels) {
 		t.Errorf("release prod with nameOverride other, fixed, does not spread its own pods:\n%s", doc)

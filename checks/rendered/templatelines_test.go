@@ -674,17 +674,8 @@ spec:
 		f.Fix.Lines[0] != (edit.Change{StartLine: 16, EndLine: 16}) {
 		t.Fatalf("serviceaccount-missing: %s:%d %+v, want line 16 removed", f.File, f.Line, f.Fix)
 	}
-	files := chart(`      serviceAccount: {{ include "legacy.fullname" . }}`)
-	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
-	if len(applied) != 1 || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files["c/templates/deployment.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: "prod"})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
-	}
-	if doc := string(res.Renders[0].Documents[0].YAML); strings.Contains(doc, "serviceAccount:") || !strings.Contains(doc, "serviceAccountName: prod-legacy\n") {
+	_, fixed := fixChart(t, chart(`      serviceAccount: {{ include "legacy.fullname" . }}`), "c/templates/deployment.yaml", []checks.Finding{f}, "prod", nil)
+	if doc := string(fixed); strings.Contains(doc, "serviceAccount:") || !strings.Contains(doc, "serviceAccountName: prod-legacy\n") {
 		t.Errorf("fixed chart renders:\n%s\nwant serviceAccountName alone", doc)
 	}
 }

@@ -1,15 +1,11 @@
 package rendered_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
-	"github.com/prodready/prodready/checks/fix"
-	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
-	"go.yaml.in/yaml/v3"
 )
 
 // labelledChart is `helm create`'s older shape: the Deployment's labels
@@ -82,16 +78,6 @@ func TestPodTemplateIncludesTheWorkloadsLabels(t *testing.T) {
 		!strings.Contains(f.Fix.Description, `in place of "labelled.selectorLabels"; it adds helm.sh/chart as well`) {
 		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want line 18 to include labelled.labels", f.File, f.Line, f.Fix)
 	}
-	files := labelledChart("{}")
-	fixed, applied, failed := fix.Apply(files["c/templates/deployment.yaml"], []checks.Finding{f})
-	if len(applied) != 1 || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files["c/templates/deployment.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: "prod"})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
-	}
 	var obj struct {
 		Spec struct {
 			Selector struct {
@@ -104,10 +90,7 @@ func TestPodTemplateIncludesTheWorkloadsLabels(t *testing.T) {
 			}
 		}
 	}
-	doc := res.Renders[0].Documents[0].YAML
-	if err := yaml.Unmarshal(doc, &obj); err != nil {
-		t.Fatal(err)
-	}
+	_, doc := fixChart(t, labelledChart("{}"), "c/templates/deployment.yaml", []checks.Finding{f}, "prod", &obj)
 	labels := obj.Spec.Template.Metadata.Labels
 	want := map[string]string{"app.kubernetes.io/instance": "prod", "app.kubernetes.io/version": "1.0", "app.kubernetes.io/managed-by": "Helm", "helm.sh/chart": "labelled-0.1.0"}
 	for k, v := range obj.Spec.Selector.MatchLabels {
