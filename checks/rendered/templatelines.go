@@ -330,22 +330,12 @@ func writtenElsewhere(tmpl [][]byte, first, last, at, want int, keys []string) b
 	from, to := mappingAround(tmpl, at, want)
 	for _, k := range keys {
 		for l := max(from-1, 1); l <= to; l++ { // the parent too: a sequence item's "- key:" line
-			if (l < first || l > last) && writesKey(tmpl[l-1], k) && keyColumn(tmpl[l-1]) == want {
+			if _, _, col := yamlLineShape(string(tmpl[l-1])); (l < first || l > last) && writesKey(tmpl[l-1], k) && col == want {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// keyColumn is the column a template line's text starts at, after the
-// dash of a sequence item's first line ("- key:").
-func keyColumn(line []byte) int {
-	n := textIndent(line)
-	if rest := line[n:]; bytes.HasPrefix(rest, []byte("- ")) {
-		return n + 2 + textIndent(rest[2:])
-	}
-	return n
 }
 
 // mappingAround returns the template lines of the mapping whose entries
@@ -360,10 +350,11 @@ func mappingAround(tmpl [][]byte, at, want int) (from, to int) {
 	docFrom, docTo := documentAround(tmpl, max(at, 1), max(at, 1))
 	outside := func(l int) bool {
 		t := bytes.TrimSpace(tmpl[l-1])
-		if len(t) == 0 || t[0] == '#' || bytes.HasPrefix(t, []byte("{{")) && bytes.HasSuffix(t, []byte("}}")) {
+		if bytes.HasPrefix(t, []byte("{{")) && bytes.HasSuffix(t, []byte("}}")) {
 			return false
 		}
-		return textIndent(tmpl[l-1]) < want
+		ind, _, _ := yamlLineShape(string(tmpl[l-1])) // -1 for a blank line or a comment
+		return ind >= 0 && ind < want
 	}
 	from, to = docFrom, docTo
 	for l := min(at, docTo); l >= docFrom; l-- {
@@ -379,11 +370,6 @@ func mappingAround(tmpl [][]byte, at, want int) (from, to int) {
 		}
 	}
 	return from, to
-}
-
-// textIndent is the number of spaces a template line starts with.
-func textIndent(line []byte) int {
-	return len(line) - len(bytes.TrimLeft(line, " "))
 }
 
 // mapBeforeNext maps change c, which inserts keys after rendered line
