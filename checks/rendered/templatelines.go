@@ -450,10 +450,11 @@ func entriesOfAction(lit literalLines, rendered [][]byte, a, want int, tmpl [][]
 		strings.HasSuffix(strings.TrimRight(string(rendered[p-1]), " \r\n"), ":")
 }
 
-// helperCall matches an action line that includes a helper with the dot
-// (or the root) alone, indented: `{{- include "app.labels" . | nindent 4
-// }}`.
-var helperCall = regexp.MustCompile(`^\{\{-?\s*(?:include|template)\s+"([^"]+)"\s+[.$]\s*\|\s*n?indent\s+\d+\s*-?\}\}$`)
+// includeCall matches an action line that includes a helper with one
+// argument, the dot or a variable (`$`, `$global`), indented: `{{-
+// include "app.labels" . | nindent 4 }}`; the helper's name, and the
+// argument.
+var includeCall = regexp.MustCompile(`^\{\{-?\s*(?:include|template)\s+"([^"]+)"\s+(\.|\$\w*)\s*\|\s*n?indent\s+\d+\s*-?\}\}$`)
 
 // helperUse matches a helper's use inside a template: include or template
 // of a named define (the first group), and what follows the name up to a
@@ -467,38 +468,51 @@ var helperUse = regexp.MustCompile(`\b(?:include|template)\s+"([^"]+)"\s*(\S*)`)
 // beside the ones the chart's text names (writtenInChart then reads
 // those).
 func fixedKeysHelper(files fileSet, file, action string) bool {
-	m := helperCall.FindStringSubmatch(strings.TrimSpace(action))
-	if m == nil {
+	m := includeCall.FindStringSubmatch(strings.TrimSpace(action))
+	if m == nil || m[2] != "." && m[2] != "$" {
 		return false
 	}
 	texts, ok := chartTemplates(files, file)
 	if !ok {
 		return false
 	}
-	seen := map[string]bool{}
-	var fixed func(name string, depth int) bool
-	fixed = func(name string, depth int) bool {
-		if seen[name] {
-			return true
-		}
-		seen[name] = true
-		body, ok := defineBody(texts, name)
-		if !ok || depth > 8 {
-			return false
-		}
+	bodies, complete := helperClosure(texts, m[1])
+	if !complete {
+		return false
+	}
+	for _, body := range bodies {
 		for _, w := range []string{"toYaml", "toJson", "tpl", "range"} {
 			if strings.Contains(body, w) {
 				return false
 			}
 		}
-		for _, u := range helperUse.FindAllStringSubmatch(body, -1) {
-			if !fixed(u[1], depth+1) {
-				return false
-			}
-		}
-		return true
 	}
-	return fixed(m[1], 0)
+	return true
+}
+
+// helperClosure returns the bodies of the define name and of those it
+// includes, in turn, up to 8 deep, by name, from texts (the chart's
+// templates by path); complete is false when one of them has no define
+// there (a library chart's) or they go deeper, the others still read.
+func helperClosure(texts map[string][]byte, name string) (bodies map[string]string, complete bool) {
+	bodies, complete = map[string]string{}, true
+	var add func(n string, depth int)
+	add = func(n string, depth int) {
+		if _, seen := bodies[n]; seen {
+			return
+		}
+		body, ok := defineBody(texts, n)
+		if !ok || depth > 8 {
+			complete = false
+			return
+		}
+		bodies[n] = body
+		for _, u := range helperUse.FindAllStringSubmatch(body, -1) {
+			add(u[1], depth+1)
+		}
+	}
+	add(name, 0)
+	return bodies, complete
 }
 
 // defineBody returns the text of the define named name in texts, from

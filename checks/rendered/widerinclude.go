@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,8 +87,11 @@ func (pl *placed) widerInclude(files fileSet, f checks.Finding) (placement, bool
 	if !sameArgument(line, wline) || !slices.Equal(blockStack(tmpl, at.line, true), blockStack(tmpl, wat.line, true)) {
 		return placement{}, false
 	}
-	own := pl.helperEntries(templates, doc, parent, pod, narrow)
-	all := pl.helperEntries(templates, doc, workload, wnodes[len(wnodes)-1], wide)
+	texts, _ := chartTemplates(files, at.file)
+	narrowDefines, _ := helperClosure(texts, narrow) // a library chart's helper they include writes no entry read here
+	wideDefines, _ := helperClosure(texts, wide)
+	own := pl.helperEntries(templates, doc, parent, pod, narrowDefines)
+	all := pl.helperEntries(templates, doc, workload, wnodes[len(wnodes)-1], wideDefines)
 	if len(own) == 0 || !startsWith(pod, own) || !holds(all, own) || !holds(all, added) {
 		return placement{}, false
 	}
@@ -115,11 +117,6 @@ func (pl *placed) widerInclude(files fileSet, f checks.Finding) (placement, bool
 	}
 	return placement{file: at.file, line: at.line, lines: lines, note: note + ")"}, true
 }
-
-// includeCall matches an action line that includes a helper with one
-// argument, the dot or a variable (`$`, `$global`), indented: `{{-
-// include "app.labels" . | nindent 4 }}`.
-var includeCall = regexp.MustCompile(`^\{\{-?\s*(?:include|template)\s+"([^"]+)"\s+(\.|\$\w*)\s*\|\s*n?indent\s+\d+\s*-?\}\}$`)
 
 // includeUnder returns the include line that writes entries of mapping m
 // (`labels:`), and the helper it names: the one line, among the lines of
@@ -159,11 +156,11 @@ func includeUnder(files fileSet, lit literalLines, rendered [][]byte, m *yaml.No
 }
 
 // helperEntries returns the entries of mapping m, at key path p of
-// document doc, that the helper name wrote: those the render's map
-// locates on a line of its define, or of a define it includes (with
-// templates, the chart's own templates' lines by path).
-func (pl *placed) helperEntries(templates map[string][][]byte, doc int, p []string, m *yaml.Node, name string) map[string]string {
-	defines := helperClosure(templates, name)
+// document doc, that a helper wrote: those the render's map locates on a
+// line of one of defines (the helper's and those it includes, see
+// helperClosure; with templates, the chart's own templates' lines by
+// path).
+func (pl *placed) helperEntries(templates map[string][][]byte, doc int, p []string, m *yaml.Node, defines map[string]string) map[string]string {
 	segs := make([]Segment, 0, len(p)+1)
 	for _, k := range p {
 		segs = append(segs, Segment{Key: k, Index: -1})
@@ -172,36 +169,10 @@ func (pl *placed) helperEntries(templates map[string][][]byte, doc int, p []stri
 	for j := 0; j+1 < len(m.Content); j += 2 {
 		k, v := m.Content[j], m.Content[j+1]
 		loc, ok := pl.ownTemplateLine(doc, FormatPath(append(slices.Clip(segs), Segment{Key: k.Value, Index: -1})))
-		if ok && v.Kind == yaml.ScalarNode && defines[definedIn(templates[loc.File], loc.Line)] {
+		if _, helper := defines[definedIn(templates[loc.File], loc.Line)]; ok && helper && v.Kind == yaml.ScalarNode {
 			out[k.Value] = v.Value
 		}
 	}
-	return out
-}
-
-// helperClosure returns the define name and those it includes, in turn,
-// a few deep.
-func helperClosure(templates map[string][][]byte, name string) map[string]bool {
-	texts := map[string][]byte{}
-	for p, ls := range templates {
-		texts[p] = bytes.Join(ls, nil)
-	}
-	out := map[string]bool{}
-	var add func(n string, depth int)
-	add = func(n string, depth int) {
-		if out[n] || depth > 8 {
-			return
-		}
-		out[n] = true
-		body, ok := defineBody(texts, n)
-		if !ok {
-			return
-		}
-		for _, u := range helperUse.FindAllStringSubmatch(body, -1) {
-			add(u[1], depth+1)
-		}
-	}
-	add(name, 0)
 	return out
 }
 
