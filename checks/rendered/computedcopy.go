@@ -236,24 +236,11 @@ func writeComputed(changes []edit.Change, file string, copies []computedCopy, te
 }
 
 // computedBoundLines says why a fix cannot be written as the line
-// changes cs of template tmpl when one of the lines they write that tmpl
-// does not have still writes, as rendered, a value the chart computes
-// (see writeComputed). "" when none does.
+// changes cs of template tmpl when one of the lines they add (addedLines)
+// still writes, as rendered, a value the chart computes (see
+// writeComputed). "" when none does.
 func computedBoundLines(cs []edit.Change, tmpl []byte, copies []computedCopy) string {
-	old := map[string]bool{}
-	for _, l := range bytes.SplitAfter(tmpl, []byte("\n")) {
-		old[strings.TrimSpace(string(l))] = true
-	}
-	added := make([]edit.Change, len(cs))
-	for i, c := range cs {
-		var b strings.Builder
-		for _, l := range strings.SplitAfter(c.Text, "\n") {
-			if !old[strings.TrimSpace(l)] {
-				b.WriteString(l)
-			}
-		}
-		added[i].Text = b.String()
-	}
+	added := addedLines(cs, tmpl)
 	for j := range copies {
 		if len(copiesHeld(added, copies[j:j+1])) > 0 {
 			return computedWhy(copies[j], "a template")

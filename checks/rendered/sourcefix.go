@@ -480,17 +480,13 @@ func editedScalar(ops []edit.Op, is func(string) bool) (string, bool) {
 }
 
 // releaseBoundLines is releaseBound for template line changes of tmpl:
-// the lines they write that the template does not have and that hold no
-// action, each read as YAML alone.
+// the lines they write that the template does not have (addedLines) and
+// that hold no action, each read as YAML alone.
 func releaseBoundLines(cs []edit.Change, tmpl []byte, name string) string {
-	old := map[string]bool{}
-	for _, l := range bytes.SplitAfter(tmpl, []byte("\n")) {
-		old[strings.TrimSpace(string(l))] = true
-	}
-	for _, c := range cs {
+	for _, c := range addedLines(cs, tmpl) {
 		for _, l := range strings.Split(c.Text, "\n") {
 			t := strings.TrimSpace(l)
-			if t == "" || old[t] || strings.Contains(t, "{{") {
+			if t == "" || strings.Contains(t, "{{") {
 				continue
 			}
 			var n yaml.Node
@@ -503,6 +499,27 @@ func releaseBoundLines(cs []edit.Change, tmpl []byte, name string) string {
 		}
 	}
 	return ""
+}
+
+// addedLines returns changes cs of template tmpl with only the lines
+// they write that tmpl does not have (by their text, trimmed): what a
+// fix adds, not the lines around it that it writes again.
+func addedLines(cs []edit.Change, tmpl []byte) []edit.Change {
+	old := map[string]bool{}
+	for _, l := range bytes.SplitAfter(tmpl, []byte("\n")) {
+		old[strings.TrimSpace(string(l))] = true
+	}
+	out := make([]edit.Change, len(cs))
+	for i, c := range cs {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(c.Text, "\n") {
+			if !old[strings.TrimSpace(l)] {
+				b.WriteString(l)
+			}
+		}
+		out[i] = edit.Change{StartLine: c.StartLine, EndLine: c.EndLine, Text: b.String()}
+	}
+	return out
 }
 
 // releaseNamed reports of a value whether it is the release's name
