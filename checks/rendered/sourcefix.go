@@ -231,6 +231,63 @@ type candidate struct {
 	reads []manifest.Path
 }
 
+// chartPlacement places the fix of finding f of a chart's render: in a
+// values file, on a template's literal lines, on the template lines
+// around them, or by a wider include, the first of these that takes it
+// and keeps what the chart computes computed. When some took it but none
+// keeps that, why says what the first would have written as rendered (a
+// release's or the chart's name, a value a helper computes), and the fix
+// is withheld.
+func (pl *placed) chartPlacement(src *source, f checks.Finding) (placement, bool, string) {
+	tries := []func(fileSet, checks.Finding) (placement, bool){pl.inValues, pl.literal, pl.templateLines, pl.widerInclude}
+	first := ""
+	for _, try := range tries {
+		pc, ok := try(src, f)
+		if !ok {
+			continue
+		}
+		why := pl.writesRendered(src, f, pc)
+		if why == "" {
+			return pc, true, ""
+		}
+		if first == "" {
+			first = why
+		}
+	}
+	return placement{}, false, first
+}
+
+// writesRendered says why placement pc of f's fix would write as
+// rendered what the chart computes: the release's name, the chart's
+// name, a value a template computes, or a value the fix reads where the
+// chart may not write it; "" when it writes none.
+func (pl *placed) writesRendered(src *source, f checks.Finding, pc placement) string {
+	// On template lines, what they write: a copy of an include is no
+	// longer the release's name.
+	release := src.opts.WithDefaults().ReleaseName
+	var why string
+	if len(pc.lines) > 0 {
+		why = releaseBoundLines(pc.lines, contents(src, pc.file), release)
+	} else {
+		why = releaseBound(pc.edits, release)
+	}
+	if why == "" && len(pc.keys) > 0 {
+		why = chartNameBound(pc.edits, readChartDeps(contents(src, path.Join(pl.render.Root, "Chart.yaml"))).Name)
+	}
+	if why == "" {
+		copies := pl.computedCopies(pl.chartLines(src), f.Object.Doc, f.Fix.Edits, f.Fix.Reads)
+		if len(pc.lines) > 0 {
+			why = computedBoundLines(pc.lines, contents(src, pc.file), copies)
+		} else if len(pc.keys) > 0 {
+			why = computedBound(pc.edits, copies)
+		}
+	}
+	if why == "" {
+		why = pl.readsWritten(src, f)
+	}
+	return why
+}
+
 // followUpObject is the object f's fix's follow-ups are found on: its
 // own, or the one the fix names (an HPA's scale target).
 func followUpObject(f checks.Finding) checks.ObjectRef {
@@ -280,44 +337,11 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 					pc, ok = pl.overlayPatch(src, fs[i])
 				}
 			} else {
-				pc, ok = pl.inValues(src, fs[i])
-				if !ok {
-					pc, ok = pl.literal(src, fs[i])
-				}
-				if !ok {
-					pc, ok = pl.templateLines(src, fs[i])
-				}
-				if !ok {
-					pc, ok = pl.widerInclude(src, fs[i])
-				}
-				if ok {
-					// On template lines, what they write: a copy of an
-					// include is no longer the release's name.
-					release := src.opts.WithDefaults().ReleaseName
-					var why string
-					if len(pc.lines) > 0 {
-						why = releaseBoundLines(pc.lines, contents(src, pc.file), release)
-					} else {
-						why = releaseBound(pc.edits, release)
-					}
-					if why == "" && len(pc.keys) > 0 {
-						why = chartNameBound(pc.edits, readChartDeps(contents(src, path.Join(pl.render.Root, "Chart.yaml"))).Name)
-					}
-					if why == "" {
-						copies := pl.computedCopies(pl.chartLines(src), fs[i].Object.Doc, fs[i].Fix.Edits, fs[i].Fix.Reads)
-						if len(pc.lines) > 0 {
-							why = computedBoundLines(pc.lines, contents(src, pc.file), copies)
-						} else if len(pc.keys) > 0 {
-							why = computedBound(pc.edits, copies)
-						}
-					}
-					if why == "" {
-						why = pl.readsWritten(src, fs[i])
-					}
-					if why != "" {
-						withheld[i] = why
-						continue
-					}
+				var why string
+				pc, ok, why = pl.chartPlacement(src, fs[i])
+				if why != "" {
+					withheld[i] = why
+					continue
 				}
 			}
 			if ok {

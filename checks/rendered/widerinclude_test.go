@@ -112,3 +112,29 @@ func TestPodTemplateIncludesTheWorkloadsLabels(t *testing.T) {
 		t.Errorf("template-labels-not-propagated, podLabels writing the version: %s:%d %+v, want it left by hand, no render spent on it", f.File, f.Line, f.Fix)
 	}
 }
+
+// TestWiderIncludeWhenLinesWouldWriteComputedLabels checks that a pod
+// template whose labels end with a line of their own (`tier: {{ … }}`),
+// after which the missing labels could only be written as rendered (the
+// helper computes the version through a variable, which a copy of its
+// line cannot read), still gets the workload's labels helper: written as
+// rendered they would keep this render's version, so that placement is
+// passed over for the next, not withheld.
+func TestWiderIncludeWhenLinesWouldWriteComputedLabels(t *testing.T) {
+	chart := labelledChart("{}")
+	helpers := string(chart["c/templates/_helpers.tpl"])
+	version := "app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}\n"
+	chart["c/templates/_helpers.tpl"] = []byte(strings.Replace(helpers, version, "{{- $v := .Chart.AppVersion }}\napp.kubernetes.io/version: {{ $v | quote }}\n", 1))
+	tmpl := string(chart["c/templates/deployment.yaml"])
+	include := "        {{- include \"labelled.selectorLabels\" . | nindent 8 }}\n"
+	chart["c/templates/deployment.yaml"] = []byte(strings.Replace(tmpl, include, include+"        tier: {{ .Values.tier | default \"web\" }}\n", 1))
+	var f checks.Finding
+	for _, g := range verifiedChart(t, chart) {
+		if g.RuleID == "template-labels-not-propagated" {
+			f = g
+		}
+	}
+	if f.Fix == nil || f.Fix.Withheld != "" || len(f.Fix.Lines) != 1 || f.Fix.Lines[0].Text != `        {{- include "labelled.labels" . | nindent 8 }}`+"\n" {
+		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want line 18 to include labelled.labels", f.File, f.Line, f.Fix)
+	}
+}
