@@ -239,3 +239,48 @@ func TestWrittenElsewhereReadsTheMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestMapAfterLocated checks where keys inserted after a rendered line
+// that a template line of its own wrote go in the template: right after
+// that line when it writes a whole entry of their mapping, indented as
+// rendered, and nothing after it may write onto the line; nowhere when
+// the entry's value may go on below it (`volumes:`), when the template
+// line is indented as it is included, when it trims the line break after
+// it, or when the next line trims the one before it to write on it.
+func TestMapAfterLocated(t *testing.T) {
+	rendered := [][]byte{
+		[]byte("metadata:\n"),
+		[]byte("  labels:\n"),
+		[]byte("    release: prod\n"),
+		[]byte("  volumes:\n"),
+	}
+	located := literalLines{3: {"t.yaml", 2}, 4: {"t.yaml", 2}}
+	for _, tc := range []struct {
+		name, tmpl string
+		line       int
+		want       bool
+	}{
+		{"a whole entry", "  labels:\n    release: {{ .Release.Name }}\n  {{- with .Values.x }}\n", 3, true},
+		{"the next line's block starts on a line of its own", "  labels:\n    release: {{ .Release.Name }}\n{{- if .Values.x }}\n", 3, true},
+		{"the next line indents with nindent", "  labels:\n    release: {{ .Release.Name }}\n    {{- toYaml .Values.x | nindent 4 }}\n", 3, true},
+		{"the next line writes onto it", "  labels:\n    release: {{ .Release.Name }}\n    {{- if .Values.canary }}-canary{{ end }}\n", 3, false},
+		{"the line trims the break after it", "  labels:\n    release: {{ .Release.Name -}}\n", 3, false},
+		{"indented as included", "  labels:\n  release: {{ .Release.Name }}\n", 3, false},
+		{"a value that may go on below", "  labels:\n  volumes:\n  {{- range .Values.v }}\n", 4, false},
+	} {
+		files := Files{"t.yaml": []byte(tc.tmpl)}
+		text := string(rendered[tc.line-1])
+		ins := "    app.kubernetes.io/name: web\n"
+		if tc.line == 4 {
+			ins = "  tolerations: []\n"
+		}
+		mc, ok := mapAfterLocated(edit.Change{StartLine: tc.line, EndLine: tc.line, Text: text + ins}, located, rendered, files)
+		if ok != tc.want {
+			t.Errorf("%s: %v %+v, want %v", tc.name, ok, mc, tc.want)
+			continue
+		}
+		if ok && (mc.at != 2 || mc.change.StartLine != 2 || !strings.HasSuffix(mc.change.Text, "}}\n"+ins)) {
+			t.Errorf("%s: %+v, want line 2 followed by the keys", tc.name, mc)
+		}
+	}
+}

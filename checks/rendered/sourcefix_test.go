@@ -264,11 +264,9 @@ spec:
     metadata:
       labels: {app: d%[1]d, tier: serving}
     spec:
-      {{- /* no key of the pod but the first is written as it is: its fixes are no template lines */}}
+      {{- /* no key of the pod but the first is written as it is, and the container's keys share a line: its fixes are no template lines */}}
       containers: {{ "" }}
-        - name: c
-          image: {{ "nginx:1.27" }}
-          ports: [{containerPort: {{ 8080 }}}]
+        - {name: c, image: {{ "nginx:1.27" }}, ports: [{containerPort: {{ 8080 }}}]}
 {{- if gt (int .Values.r%[1]d) 1 }}
 ---
 apiVersion: policy/v1

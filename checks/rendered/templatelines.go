@@ -641,24 +641,122 @@ func moveInsertion(c edit.Change, lit, located literalLines, rendered [][]byte, 
 	if len(moved) == 0 || !ok {
 		return mappedChange{}, false
 	}
+	reached := func(tc mappedChange, last int) bool {
+		if tc.file != top.file || last < top.line {
+			return false
+		}
+		tmpl := bytes.SplitAfter(contents(files, tc.file), []byte("\n"))
+		return blocksClosed(tmpl[top.line-1 : last])
+	}
+	// Written after the line before it, or else before the entry after
+	// it (last is the template line the keys follow), beside the
+	// template's own lines; only where none of the places is, after an
+	// entry a template line writes (see mapAfterLocated), so that a
+	// sequence the keys start can still take items after its literal
+	// last line.
 	for _, m := range moved {
-		// Written after the line before it, or else before the entry
-		// after it: last is the template line the keys follow.
 		tc, ok := mapChange(m, lit, rendered, files, true)
 		last := tc.at
 		if !ok {
 			tc, ok = mapBeforeNext(m, lit, rendered, files)
 			last = tc.at - 1
 		}
-		if !ok || tc.file != top.file || last < top.line {
-			continue
+		if ok && reached(tc, last) {
+			return tc, true
 		}
-		tmpl := bytes.SplitAfter(contents(files, tc.file), []byte("\n"))
-		if blocksClosed(tmpl[top.line-1 : last]) {
+	}
+	for _, m := range moved {
+		if tc, ok := mapAfterLocated(m, located, rendered, files); ok && reached(tc, tc.at) {
 			return tc, true
 		}
 	}
 	return mappedChange{}, false
+}
+
+// mapAfterLocated maps change c, which inserts keys after rendered line
+// c.StartLine, as the same keys inserted after the template line that
+// wrote that line when it is a located line (see locatedOf: `heritage:
+// {{ .Release.Service }}`, the last of labels that each template line
+// writes) holding a whole entry of the mapping the keys go into: the
+// keys then come out right after it, wherever it does. The line must not
+// trim the line break after it (`-}}`), and no other line of the
+// mapping in the template may write one of the keys. Whether the line is
+// reached whenever the mapping is written is for moveInsertion to check
+// (blocksClosed).
+func mapAfterLocated(c edit.Change, located literalLines, rendered [][]byte, files fileSet) (mappedChange, bool) {
+	a := c.StartLine
+	if c.EndLine != a || a < 1 || a > len(rendered) {
+		return mappedChange{}, false
+	}
+	at, ok := located[a]
+	if !ok {
+		return mappedChange{}, false
+	}
+	inserted, ok := strings.CutPrefix(c.Text, string(rendered[a-1]))
+	if !ok || inserted == "" {
+		return mappedChange{}, false
+	}
+	want, _, _ := yamlLineShape(inserted)
+	if ind, dash, _ := yamlLineShape(string(rendered[a-1])); dash || ind != want || !oneLineEntry(string(rendered[a-1])) {
+		return mappedChange{}, false // not a whole entry of the keys' mapping: an item's first key, a key within an entry, or one whose value other values may continue on the lines after it
+	}
+	tmpl := bytes.SplitAfter(contents(files, at.file), []byte("\n"))
+	if at.line < 1 || at.line > len(tmpl) || !bytes.HasSuffix(tmpl[at.line-1], []byte("\n")) ||
+		bytes.HasSuffix(bytes.TrimRight(tmpl[at.line-1], " \t\r\n"), []byte("-}}")) {
+		return mappedChange{}, false
+	}
+	if at.line < len(tmpl) && !startsOwnLine(tmpl[at.line]) {
+		return mappedChange{}, false // the next line trims the line break before it and may write onto the line (`{{- if .Values.digest }}@…`)
+	}
+	line := string(tmpl[at.line-1])
+	if ind, _, _ := yamlLineShape(line); ind != want {
+		return mappedChange{}, false // indented as it is included (`include … | nindent 8`): the keys would not be
+	}
+	keys, _ := insertedKeys(line+inserted, map[string]bool{line: true})
+	if writtenElsewhere(tmpl, at.line, at.line, at.line, want, keys) {
+		return mappedChange{}, false
+	}
+	return mappedChange{file: at.file, at: at.line,
+		change: edit.Change{StartLine: at.line, EndLine: at.line, Text: line + inserted}}, true
+}
+
+// oneLineEntry reports whether a rendered line is a mapping entry whose
+// value is a scalar written whole on it (`heritage: Helm`), not `key:`
+// (whose value other values may write on the lines after it), a block
+// scalar's header, or a flow collection left open.
+func oneLineEntry(line string) bool {
+	_, v, ok := strings.Cut(strings.TrimSpace(line), ": ")
+	v = strings.TrimSpace(v)
+	switch {
+	case !ok || v == "" || strings.HasPrefix(v, "#") || strings.HasPrefix(v, "|") || strings.HasPrefix(v, ">"):
+		return false
+	case strings.HasPrefix(v, "["):
+		return strings.HasSuffix(v, "]")
+	case strings.HasPrefix(v, "{"):
+		return strings.HasSuffix(v, "}")
+	}
+	return true
+}
+
+// startsOwnLine reports whether what template line l writes starts on a
+// line of its own whatever it trims before it: the line does not trim
+// (`{{-`), or it is only actions that open, branch or close blocks (their
+// text starts after the line break that ends them), comments, or one
+// action that indents what it writes with nindent.
+func startsOwnLine(l []byte) bool {
+	t := strings.TrimSpace(string(l))
+	if !strings.HasPrefix(t, "{{-") {
+		return true
+	}
+	if !strings.HasSuffix(t, "}}") {
+		return false
+	}
+	rest := templateComment.ReplaceAllString(t, "")
+	rest = templateBlockAction.ReplaceAllString(rest, "")
+	if strings.TrimSpace(rest) == "" {
+		return true
+	}
+	return strings.Count(t, "{{") == 1 && strings.Contains(t, "nindent")
 }
 
 // templateBlock matches the actions that open, branch and close a
@@ -667,6 +765,8 @@ func moveInsertion(c edit.Change, lit, located literalLines, rendered [][]byte, 
 var (
 	templateBlock   = regexp.MustCompile(`\{\{-?\s*(if|with|range|define|block|else|end)\b`)
 	templateComment = regexp.MustCompile(`\{\{-?\s*/\*.*?\*/\s*-?\}\}`)
+	// templateBlockAction matches a whole block action.
+	templateBlockAction = regexp.MustCompile(`\{\{-?\s*(if|with|range|else|end)\b[^}]*-?\}\}`)
 )
 
 // blockActions returns the block actions of one template line, in order:

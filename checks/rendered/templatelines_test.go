@@ -679,3 +679,56 @@ spec:
 		t.Errorf("fixed chart renders:\n%s\nwant serviceAccountName alone", doc)
 	}
 }
+
+// TestKeysDoNotFollowAnEntryOtherValuesContinue checks that keys are not
+// put after a line that renders a whole entry only with these values: a
+// pod's `volumes:`, null here, whose items a range writes on the lines
+// after it when values hold some. Keys there would split the entry from
+// its items.
+func TestKeysDoNotFollowAnEntryOtherValuesContinue(t *testing.T) {
+	chart := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: volumes\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("extraVolumes: []\nresources:\n  requests: {cpu: 100m, memory: 64Mi}\n  limits: {memory: 64Mi}\n"),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+          resources: {{ toYaml .Values.resources | nindent 12 }}
+      volumes:
+      {{- range .Values.extraVolumes }}
+        - name: {{ .name }}
+          emptyDir: {}
+      {{- end }}
+`),
+	}
+	placed := 0
+	for _, f := range verifiedChart(t, chart) {
+		if f.Fix == nil || f.File != "c/templates/deployment.yaml" {
+			continue
+		}
+		for _, c := range f.Fix.Lines {
+			placed++
+			if c.StartLine == 21 && c.Text != "      volumes:\n" && strings.HasPrefix(c.Text, "      volumes:\n") {
+				t.Errorf("%s: %+v, keys after `volumes:`", f.RuleID, c)
+			}
+		}
+	}
+	if placed == 0 {
+		t.Error("no fix changes the template's lines: the pod spec's keys go before `volumes:`")
+	}
+}
