@@ -680,6 +680,92 @@ spec:
 	}
 }
 
+// TestKeysFollowALineThatWritesOneEntry checks that keys go after a
+// mapping's last entry when each of its entries is a template line of its
+// own that computes its value (`release: {{ .Release.Name }}`), as older
+// charts write their labels: the recommended labels' placeholders after
+// the workload's last label, the name (metadata.name, as the chart
+// computes it) after the pod template's, before a block that trims the
+// line break before it; and not after a line whose value the next line
+// may continue (`{{- if .Values.canary }}-canary{{ end }}`): after the
+// entry before it.
+func TestKeysFollowALineThatWritesOneEntry(t *testing.T) {
+	chart := func(after string) rendered.Files {
+		return rendered.Files{
+			"c/Chart.yaml":  []byte("apiVersion: v2\nname: legacy\nversion: 0.1.0\n"),
+			"c/values.yaml": []byte("podAnnotations:\n  team: web\n"),
+			"c/templates/_helpers.tpl": []byte(`{{- define "legacy.fullname" -}}
+{{ .Release.Name }}-legacy
+{{- end }}
+`),
+			"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "legacy.fullname" . }}
+  labels:
+    app: {{ .Chart.Name }}
+    release: {{ .Release.Name }}
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: {{ .Chart.Name }}
+      release: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        app: {{ .Chart.Name }}
+        release: {{ .Release.Name }}` + after + `
+      {{- with .Values.podAnnotations }}
+      annotations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+`),
+		}
+	}
+	find := func(fs []checks.Finding) checks.Finding {
+		for _, f := range fs {
+			if f.RuleID == "recommended-labels-missing" {
+				return f
+			}
+		}
+		t.Fatal("no recommended-labels-missing finding")
+		return checks.Finding{}
+	}
+	f := find(verifiedChart(t, chart("")))
+	if f.File != "c/templates/deployment.yaml" || f.Fix == nil || len(f.Fix.Lines) != 2 || f.Fix.Lines[0].StartLine != 7 || f.Fix.Lines[1].StartLine != 18 {
+		t.Fatalf("recommended-labels-missing: %s:%d %+v, want keys after lines 7 and 18", f.File, f.Line, f.Fix)
+	}
+	if want := "        release: {{ .Release.Name }}\n        app.kubernetes.io/name: {{ include \"legacy.fullname\" . }}\n"; f.Fix.Lines[1].Text != want {
+		t.Errorf("pod template's lines:\n%s\nwant\n%s", f.Fix.Lines[1].Text, want)
+	}
+	var obj struct {
+		Metadata struct{ Labels map[string]string }
+		Spec     struct {
+			Template struct {
+				Metadata struct{ Labels, Annotations map[string]string }
+			}
+		}
+	}
+	fixChart(t, chart(""), "c/templates/deployment.yaml", []checks.Finding{f}, "prod", &obj)
+	if got := obj.Metadata.Labels["app.kubernetes.io/instance"]; got != "change-me" {
+		t.Errorf("workload's instance label %q, want the placeholder", got)
+	}
+	pod := obj.Spec.Template.Metadata
+	if pod.Labels["app.kubernetes.io/name"] != "prod-legacy" || pod.Labels["release"] != "prod" || pod.Annotations["team"] != "web" {
+		t.Errorf("pod template renders labels %v, annotations %v; want the name from the release's fullname, the labels and annotations as before", pod.Labels, pod.Annotations)
+	}
+
+	f = find(verifiedChart(t, chart("\n        {{- if .Values.canary }}-canary{{ end }}")))
+	if f.Fix == nil || len(f.Fix.Lines) != 2 || f.Fix.Lines[1].StartLine != 17 {
+		t.Errorf("after a value the next line may continue: %s:%d %+v, want the name after line 17, the entry before it", f.File, f.Line, f.Fix)
+	}
+}
+
 // TestKeysDoNotFollowAnEntryOtherValuesContinue checks that keys are not
 // put after a line that renders a whole entry only with these values: a
 // pod's `volumes:`, null here, whose items a range writes on the lines

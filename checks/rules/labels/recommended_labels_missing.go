@@ -49,6 +49,7 @@ func checkRecommendedLabels(ctx *checks.Context, obj *manifest.Object, pt *manif
 	pod := obj.Kind == "Pod"
 	var missing, waiting []string
 	var ops []edit.Op
+	var reads []manifest.Path
 	prev := []string{}
 	metaPrev := sorted(obj.Labels)
 	for _, key := range recommended {
@@ -62,6 +63,7 @@ func checkRecommendedLabels(ctx *checks.Context, obj *manifest.Object, pt *manif
 			value, known = v, true // the workload's own label
 		} else if key == "app.kubernetes.io/name" && validValue(obj.Name) && !manifest.IsPlaceholder(obj.Name) {
 			value, known = obj.Name, true
+			reads = append(reads, manifest.Path{"metadata", "name"})
 		}
 		switch {
 		case known:
@@ -113,5 +115,7 @@ func checkRecommendedLabels(ctx *checks.Context, obj *manifest.Object, pt *manif
 	default:
 		desc = fmt.Sprintf("add %s as placeholders on the %s's metadata, where they restart nothing, to replace with the real values", strings.Join(waiting, ", "), obj.Kind)
 	}
-	return []checks.Finding{f.WithFix(desc, ops...)}
+	f = f.WithFix(desc, ops...)
+	f.Fix.Reads = reads // a chart writes the name as it computes metadata.name
+	return []checks.Finding{f}
 }
