@@ -564,7 +564,7 @@ func startingPointsText(ap applied, mode FixMode) string {
 	if mode != FixExact || ap.startingPoints == 0 {
 		return ""
 	}
-	return fmt.Sprintf("\n%s not applied: their values depend on the app (ask for all fixes, starting points too, to commit them).\n", plural.Count(ap.startingPoints, "starting-point fix", "starting-point fixes"))
+	return fmt.Sprintf("\n%s not applied: their values or effect depend on the app (ask for all fixes, starting points too, to commit them).\n", plural.Count(ap.startingPoints, "starting-point fix", "starting-point fixes"))
 }
 
 func nothingText(ap applied, mode FixMode) string {

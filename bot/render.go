@@ -137,7 +137,7 @@ func CommentBodyWith(fs []checks.Finding, sug *Suggestion, info string) string {
 
 // StartingPointLine opens a comment whose suggestion holds a starting-point
 // fix.
-const StartingPointLine = "**Starting point:** this suggestion's values depend on the app (sizes, IDs, counts, what the image writes): check them before you commit it."
+const StartingPointLine = "**Starting point:** this suggestion's values or effect depend on the app (sizes, IDs, counts, what the image writes, pods it restarts): check it before you commit it."
 
 func severityIcon(s checks.Severity) string {
 	switch s {

@@ -206,7 +206,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	}
 	fmt.Fprint(stderr, sel.hiddenNote(command, "takes"))
 	if startingPoints > 0 {
-		fmt.Fprintf(stderr, "%s not applied: their values depend on the app (prodready fix --all applies them; prodready check shows them)\n", plural.Count(startingPoints, "starting-point fix", "starting-point fixes"))
+		fmt.Fprintf(stderr, "%s not applied: their values or effect depend on the app (prodready fix --all applies them; prodready check shows them)\n", plural.Count(startingPoints, "starting-point fix", "starting-point fixes"))
 	}
 	return ExitOK
 }
