@@ -104,9 +104,11 @@ type Fix struct {
 	// the replicas of the workload it scales.
 	FollowUpsOn *ObjectRef `json:"followUpsOn,omitempty"`
 	// Reads are the paths of the object whose values the fix writes again
-	// elsewhere (the port a probe names): a fix of a chart is applied only
-	// where the chart writes them whenever it writes the fixed object's
-	// line, so that no other values leave the fix naming what is not there.
+	// elsewhere (the port a probe names, the name a label copies): a fix of
+	// a chart is applied only where the chart writes them whenever it
+	// writes the fixed object's line, so that no other values leave the fix
+	// naming what is not there, and its copy is written as the chart
+	// computes the original.
 	Reads []manifest.Path `json:"-"`
 	// Withheld, when set, says why a fix that was offered is not applied:
 	// rendering again with it showed the finding it brings, or that its
