@@ -11,6 +11,7 @@ func FuzzSourceFixHelpers(f *testing.F) {
 	for _, s := range []string{
 		"replicaCount: 1\nresources:\n  limits:\n    cpu: 100m\n",
 		"a: &x {b: [1, 2]}\nc: *x\n",
+		"a: &x\n  b: *x\n",
 		"- 1\n- [2, {k: v}]\n",
 		"---\n---\na: 1\n",
 		"k: !!binary aGk=\n",

@@ -130,10 +130,35 @@ func KeyAt(values *yaml.Node, line int, rendered *yaml.Node) ([]string, bool) {
 }
 
 // Plain decodes a node with every scalar as its text, so that a value and
-// its quoted rendering compare equal; false for a node with an alias or a
-// tag of its own, which are not compared.
+// its quoted rendering compare equal; an alias is decoded as the node it
+// names (`port: *portName`, rendered `port: http`). False for a node with
+// a tag of its own, which is not compared, a merge key (`<<: *base`,
+// whose entries the rendering holds merged), aliases nested deeper than
+// maxAliasDepth, or more than maxPlainNodes nodes read (aliases of
+// aliases of lists multiply: a values file is the pull request's).
 func Plain(n *yaml.Node) (any, bool) {
+	budget := maxPlainNodes
+	return plain(n, 0, &budget)
+}
+
+// maxAliasDepth bounds the aliases Plain follows one through another, so
+// that an alias of a node that holds it ends; maxPlainNodes bounds the
+// nodes it reads in all.
+const (
+	maxAliasDepth = 8
+	maxPlainNodes = 1 << 16
+)
+
+func plain(n *yaml.Node, aliases int, budget *int) (any, bool) {
+	if *budget--; *budget < 0 {
+		return nil, false
+	}
 	switch n.Kind {
+	case yaml.AliasNode:
+		if n.Alias == nil || aliases >= maxAliasDepth {
+			return nil, false
+		}
+		return plain(n.Alias, aliases+1, budget)
 	case yaml.ScalarNode:
 		if n.Tag == "!!null" {
 			return nil, true
@@ -142,7 +167,10 @@ func Plain(n *yaml.Node) (any, bool) {
 	case yaml.MappingNode:
 		m := map[string]any{}
 		for j := 0; j+1 < len(n.Content); j += 2 {
-			v, ok := Plain(n.Content[j+1])
+			if n.Content[j].Tag == "!!merge" {
+				return nil, false
+			}
+			v, ok := plain(n.Content[j+1], aliases, budget)
 			if !ok {
 				return nil, false
 			}
@@ -152,7 +180,7 @@ func Plain(n *yaml.Node) (any, bool) {
 	case yaml.SequenceNode:
 		s := []any{}
 		for _, it := range n.Content {
-			v, ok := Plain(it)
+			v, ok := plain(it, aliases, budget)
 			if !ok {
 				return nil, false
 			}
