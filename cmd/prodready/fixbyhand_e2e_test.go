@@ -32,3 +32,26 @@ func TestFixSaysWhichFixesAreForAHandEdit(t *testing.T) {
 		t.Errorf("fix --dry-run lists %q, want the fix to make by hand, where: %q", out, want)
 	}
 }
+
+// TestFixSaysAFixInAnExcludedValuesFileIsNotApplied runs `prodready fix`
+// as a process on a chart whose values.yaml the config excludes: the
+// render still reads it, and the replicas fix goes there, but fix changes
+// only the files it checks. It says the fix is not applied and why, and
+// counts it, rather than leaving it out of every line.
+func TestFixSaysAFixInAnExcludedValuesFileIsNotApplied(t *testing.T) {
+	dir := writeRepo(t, map[string]string{
+		".prodready.yaml":               "exclude: [\"web/values.yaml\"]\n",
+		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":               "replicaCount: 1\n",
+		"web/templates/deployment.yaml": strings.Replace(spreadDeployment("web"), "  replicas: 3\n", "  replicas: {{ .Values.replicaCount }}\n", 1),
+	})
+	_, errOut, code := runCLI(t, dir, "fix", "--rule", "replicas-too-few", "--dry-run", "web")
+	for _, want := range []string{
+		"web/values.yaml:1 replicas-too-few: fix not applied: web/values.yaml is not among the files this run changes (the config's include or exclude leaves it out) (set replicas: 3",
+		"nothing to fix; 1 fix could not be applied",
+	} {
+		if code != 0 || !strings.Contains(errOut, want) {
+			t.Errorf("fix --dry-run (exit %d):\n%s\nwant %q", code, errOut, want)
+		}
+	}
+}

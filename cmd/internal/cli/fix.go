@@ -183,9 +183,23 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			}
 		}
 	}
-	noFix, byHand := 0, 0
+	noFix, byHand, notApplied := 0, 0, 0
+	fixedPaths := map[string]bool{}
+	for _, in := range inputs {
+		fixedPaths[slashClean(in.Path)] = true
+	}
 	for _, f := range rendered.MergeRenders(outcome.Remaining, 0) {
 		switch {
+		case f.Fixable() && f.Severity >= over.min && sel.wantsPath(f.File) && !withheldFix(f, keep):
+			// A fix verified and kept that no round applied: its file
+			// (a chart's values.yaml) is read for the render but is not
+			// one the run changes.
+			notApplied++
+			why := "no round applied it (please report this)"
+			if !fixedPaths[slashClean(f.File)] {
+				why = fmt.Sprintf("%s is not among the files this run changes (the config's include or exclude leaves it out)", f.File)
+			}
+			fmt.Fprintf(stderr, "%s:%d %s: fix not applied: %s (%s)\n", f.File, f.Line, f.RuleID, why, f.Fix.Description)
 		case f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) || withheldFix(f, keep):
 		case f.Fix != nil && f.Fix.Description != "" && f.Fix.Withheld == "":
 			// A fix of a rendered object that no values key, plain
@@ -199,7 +213,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			noFix++
 		}
 	}
-	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(fixedFindings), files, len(outcome.Failed), noFix, byHand))
+	fmt.Fprintln(stderr, fixSummary(*showDiff || *dryRun, len(fixedFindings), files, len(outcome.Failed)+notApplied, noFix, byHand))
 	command := "fix"
 	if *all {
 		command += " --all"
