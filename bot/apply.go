@@ -326,10 +326,11 @@ func (a *Applier) compute(ctx context.Context, host Host, pr PullRequest, cfg *c
 		}
 		if len(bad) == 0 {
 			// A fix kept that no round applied is in a file read for a
-			// render only (a chart's values.yaml the config excludes).
+			// render only (a chart's values.yaml the config excludes, its
+			// _helpers.tpl).
 			for _, f := range out.Remaining {
 				if keep(f) {
-					ap.leftOut = appendLeftOut(ap.leftOut, LeftOut{Finding: f, Reason: f.File + " is not among the files this fix changes (the config's include or exclude leaves it out)"})
+					ap.leftOut = appendLeftOut(ap.leftOut, LeftOut{Finding: f, Reason: checks.NotChangedReason(f.File)})
 				}
 			}
 			ap.collect(inputs, fixed, out, final, scope, keep, mode)

@@ -95,7 +95,7 @@ spec:
 	if len(h.reported) != 1 {
 		t.Fatalf("reported %+v", h.reported)
 	}
-	const want = "web/values.yaml is not among the files this fix changes (the config's include or exclude leaves it out)"
+	const want = "web/values.yaml is not among the files this run changes (the config's include or exclude leaves it out)"
 	if r := h.reported[0]; !strings.Contains(r.Text, want) || !strings.Contains(r.Text, "replicas-too-few") {
 		t.Errorf("report %s %q:\n%s\nwant the replicas fix left out: %q", r.Outcome, r.Title, r.Text, want)
 	}

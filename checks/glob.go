@@ -235,3 +235,15 @@ func isYAMLName(p string) bool {
 	ext := path.Ext(p)
 	return ext == ".yaml" || ext == ".yml"
 }
+
+// NotChangedReason says why a verified fix into file is not applied by a
+// run that read file for a render but does not change it: a file that is
+// not YAML (a chart's helpers, `_helpers.tpl`) is never among the files a
+// run checks and fixes; a YAML file is left out by the config's include or
+// exclude.
+func NotChangedReason(file string) string {
+	if !isYAMLName(file) {
+		return file + " is read for the render only: fix changes the YAML files it checks, not a chart's helpers"
+	}
+	return file + " is not among the files this run changes (the config's include or exclude leaves it out)"
+}

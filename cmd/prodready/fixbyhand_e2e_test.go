@@ -55,3 +55,31 @@ func TestFixSaysAFixInAnExcludedValuesFileIsNotApplied(t *testing.T) {
 		}
 	}
 }
+
+// TestFixSaysAFixInAHelpersFileIsNotApplied runs `prodready fix` as a
+// process on a chart whose container is a helper's text, included as it
+// is: the fix's lines are the helper's, in _helpers.tpl, which the run
+// reads for the render but does not change. fix says so and counts it.
+func TestFixSaysAFixInAHelpersFileIsNotApplied(t *testing.T) {
+	dir := writeRepo(t, map[string]string{
+		"web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml": "replicaCount: 3\n",
+		"web/templates/_helpers.tpl": `{{- define "web.container" }}
+        - name: web
+          image: ghcr.io/example/web:1.0
+          ports:
+            - containerPort: 8080
+{{- end }}
+`,
+		"web/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  replicas: {{ .Values.replicaCount }}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n        {{- include \"web.container\" . }}\n",
+	})
+	_, errOut, code := runCLI(t, dir, "fix", "--rule", "privilege-escalation-allowed", "--dry-run", "web")
+	for _, want := range []string{
+		"web/templates/_helpers.tpl:3 privilege-escalation-allowed: fix not applied: web/templates/_helpers.tpl is read for the render only: fix changes the YAML files it checks, not a chart's helpers (set allowPrivilegeEscalation: false)",
+		"nothing to fix; 1 fix could not be applied",
+	} {
+		if code != 0 || !strings.Contains(errOut, want) {
+			t.Errorf("fix --dry-run (exit %d):\n%s\nwant %q", code, errOut, want)
+		}
+	}
+}

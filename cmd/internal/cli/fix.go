@@ -197,7 +197,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			notApplied++
 			why := "no round applied it (please report this)"
 			if !fixedPaths[slashClean(f.File)] {
-				why = fmt.Sprintf("%s is not among the files this run changes (the config's include or exclude leaves it out)", f.File)
+				why = checks.NotChangedReason(f.File)
 			}
 			fmt.Fprintf(stderr, "%s:%d %s: fix not applied: %s (%s)\n", f.File, f.Line, f.RuleID, why, f.Fix.Description)
 		case f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) || withheldFix(f, keep):
