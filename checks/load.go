@@ -56,6 +56,13 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			ReadAt: func(off, n int) ([]byte, error) { return readFileAt(file, off, n) }}
 	}
 	var out []Input
+	seen := map[string]bool{} // a file named and also in a folder named, or named twice, is read once
+	add := func(in Input) {
+		if !seen[in.Path] {
+			seen[in.Path] = true
+			out = append(out, in)
+		}
+	}
 	for _, p := range paths {
 		if p == "-" {
 			data, err := readLimited(stdin, cfg)
@@ -70,7 +77,7 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			return nil, err
 		}
 		if !info.IsDir() {
-			out = append(out, lazy(p))
+			add(lazy(p))
 			continue
 		}
 		prefix, underRoot := cfg.rootPrefix(p)
@@ -109,7 +116,7 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			if !cfg.wantsFile(rel, abs) {
 				return nil
 			}
-			out = append(out, lazy(file))
+			add(lazy(file))
 			return nil
 		})
 		if err != nil {
