@@ -101,13 +101,25 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 			sel.partial[key][named] = true
 		}
 	}
-	// A folder also named whole, or under one named whole, shows all.
+	// A folder also named whole, or under one named whole, shows all: the
+	// root listed for its files named goes, and the folder named whole
+	// (the root itself, `check web web/values.yaml`) stays, once.
 	for key := range sel.partial {
 		for _, p := range dirs {
 			if within(key, p) {
 				delete(sel.partial, key)
 				delete(sel.partialDirs, key)
-				list = slices.DeleteFunc(list, func(s string) bool { return slashClean(s) == key })
+				kept := false
+				list = slices.DeleteFunc(list, func(s string) bool {
+					if slashClean(s) != key {
+						return false
+					}
+					if key == p && !kept {
+						kept = true
+						return false
+					}
+					return true
+				})
 				break
 			}
 		}
