@@ -1,8 +1,11 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/checks/checkstest"
 )
 
 // TestCheckReadsAFileNamedTwiceOnce runs `prodready check` as a process
@@ -35,5 +38,27 @@ func TestCheckReadsAFileNamedTwiceOnce(t *testing.T) {
 				t.Errorf("check %v:\n%s\nwant what check %v reports:\n%s", named, got, tc.alone, want)
 			}
 		}
+	}
+}
+
+// TestCheckFromAChartsTemplatesFolder runs `prodready check .` as a
+// process inside a chart's templates folder, outside any repository: the
+// chart is found above the current folder and rendered, as from inside a
+// repository, and no template is read as plain YAML (a yaml-invalid error
+// on its first action).
+func TestCheckFromAChartsTemplatesFolder(t *testing.T) {
+	dir := checkstest.WriteTree(t, map[string]string{
+		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":               "replicaCount: 1\n",
+		"web/templates/deployment.yaml": strings.Replace(spreadDeployment("web"), "  replicas: 3\n", "  replicas: {{ .Values.replicaCount }}\n", 1),
+	})
+	out, errOut, _ := runCLI(t, filepath.Join(dir, "web", "templates"), "check", "-o", "json", ".")
+	if strings.Contains(out, "yaml-invalid") || !strings.Contains(out, `"recommended-labels-missing"`) || !strings.Contains(out, "(rendered from the chart ..)") {
+		t.Errorf("check . in web/templates:\n%s\n%s\nwant the chart rendered", out, errOut)
+	}
+	// The values file's findings lie outside the folder named, and are
+	// said to.
+	if !strings.Contains(errOut, "lies in files not named (../values.yaml)") {
+		t.Errorf("check . in web/templates does not say where the rest lie:\n%s", errOut)
 	}
 }

@@ -272,12 +272,26 @@ func holdsRenderRoot(dir string) bool {
 
 // renderRootOf is the folder of the outermost chart, else of the nearest
 // kustomization, that file lies in, from its own folder up to the
-// repository root (outside a repository: the current folder, or the
-// filesystem root for a file not under it); "" when
+// repository root (outside a repository: the current folder, or the chart
+// whose templates folder it is in, or the filesystem root for a file not
+// under it); "" when
 // it lies in none. The folder is spelled as file is (relative stays
 // relative).
 func (f *rootFinder) renderRootOf(file string) string {
 	return f.renderRootIn(filepath.Dir(file))
+}
+
+// chartOfTemplates returns the chart folder whose templates folder dir
+// is, or lies in (`cd web/templates`); "" for none.
+func (f *rootFinder) chartOfTemplates(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if filepath.Base(d) == "templates" && f.kind(filepath.Dir(d)) == chartFolder {
+			return filepath.Dir(d)
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // renderRootIn is renderRootOf a file of folder folder: the chart or
@@ -291,10 +305,13 @@ func (f *rootFinder) renderRootIn(folder string) string {
 	stop := f.repositoryRoot(abs)
 	if stop == "" {
 		// Outside a repository: up to the current folder when the
-		// folder is under it, else up to the filesystem root.
+		// folder is under it (or up to the chart whose templates folder
+		// the current folder is in), else up to the filesystem root.
 		stop = cwd
 		if cwd == "" || !within(filepath.ToSlash(abs), filepath.ToSlash(cwd)) {
 			stop = filepath.VolumeName(abs) + string(filepath.Separator)
+		} else if chart := f.chartOfTemplates(cwd); chart != "" {
+			stop = chart
 		}
 	}
 	chart, kustomize := "", ""
