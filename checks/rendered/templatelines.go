@@ -87,10 +87,26 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op, reads [
 	if pl.vendored(out.file) {
 		return placement{}, false
 	}
+	out.lines = endingsOf(contents(files, out.file), out.lines)
 	if _, err := edit.ApplyAllChanges(contents(files, out.file), out.lines); err != nil {
 		return placement{}, false
 	}
 	return out, true
+}
+
+// endingsOf returns changes with their line endings those of tmpl: a
+// template written with CRLF line endings gets its lines copied and
+// inserted with CRLF too (copies are assembled from lines whose endings
+// were cut, and joined with LF).
+func endingsOf(tmpl []byte, changes []edit.Change) []edit.Change {
+	if crlf := bytes.Count(tmpl, []byte("\r\n")); crlf == 0 || 2*crlf < bytes.Count(tmpl, []byte("\n")) {
+		return changes
+	}
+	out := slices.Clone(changes)
+	for i := range out {
+		out[i].Text = strings.ReplaceAll(strings.ReplaceAll(out[i].Text, "\r\n", "\n"), "\n", "\r\n")
+	}
+	return out
 }
 
 // MaxCombineRenders bounds the renders combineTemplateLines spends on one

@@ -818,3 +818,54 @@ spec:
 		t.Error("no fix changes the template's lines: the pod spec's keys go before `volumes:`")
 	}
 }
+
+// TestTemplateLinesKeepCRLF checks that the fixes of a template written
+// with CRLF line endings write CRLF too, copies of its lines included (a
+// spread constraint's selector, assembled from lines whose endings were
+// cut).
+func TestTemplateLinesKeepCRLF(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: crlf\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("{}\n"),
+		"c/templates/deployment.yaml": []byte(strings.ReplaceAll(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: {{ .Chart.Name }}
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: {{ .Chart.Name }}
+      release: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        app: {{ .Chart.Name }}
+        release: {{ .Release.Name }}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+`, "\n", "\r\n")),
+	}
+	placed := 0
+	for _, f := range verifiedChart(t, files) {
+		if f.Fix == nil {
+			continue
+		}
+		for _, c := range f.Fix.Lines {
+			placed++
+			if n := strings.Count(c.Text, "\n"); n != strings.Count(c.Text, "\r\n") {
+				t.Errorf("%s: %q, a line ending without CR", f.RuleID, c.Text)
+			}
+		}
+		if f.RuleID == "spread-missing" && len(f.Fix.Lines) == 0 {
+			t.Errorf("spread-missing: %+v, want its lines placed", f.Fix)
+		}
+	}
+	if placed == 0 {
+		t.Error("no fix changes the template's lines")
+	}
+}
