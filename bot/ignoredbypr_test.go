@@ -76,27 +76,9 @@ func TestIgnoreAllAddedByThePullRequestStillFails(t *testing.T) {
 	}
 }
 
-// refusingHost is a memHost that commits, and whose FixAuthorizer refuses
-// every request.
-type refusingHost struct {
-	memHost
-	commits  int
-	reported []FixReport
-}
-
-func (h *refusingHost) HeadCommit(ctx context.Context, pr PullRequest) (HeadCommit, error) {
-	return HeadCommit{SHA: "head"}, nil
-}
-
-func (h *refusingHost) CommitFixes(ctx context.Context, pr PullRequest, c FixCommit) (string, error) {
-	h.commits++
-	return "new", nil
-}
-
-func (h *refusingHost) ReportFixes(ctx context.Context, pr PullRequest, req FixRequest, r FixReport) error {
-	h.reported = append(h.reported, r)
-	return nil
-}
+// refusingHost is a committingHost whose FixAuthorizer refuses every
+// request.
+type refusingHost struct{ committingHost }
 
 func (h *refusingHost) AuthorizeFix(ctx context.Context, pr PullRequest, req FixRequest) error {
 	return fmt.Errorf("%w: @mallory has read access", ErrNotAllowed)
@@ -106,14 +88,14 @@ func (h *refusingHost) AuthorizeFix(ctx context.Context, pr PullRequest, req Fix
 // and commits nothing; the refusal is logged with its reason and reported.
 func TestRunRefusedPressCommitsNothing(t *testing.T) {
 	var logs bytes.Buffer
-	h := &refusingHost{memHost: memHost{refs: map[string]map[string]string{"head": {"app/web.yaml": badProbe}}}}
+	h := &refusingHost{committingHost{memHost: memHost{refs: map[string]map[string]string{"head": {"app/web.yaml": badProbe}}}}}
 	ap := NewApplier(nil, nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	job := Job{DeliveryID: "d", Host: h, PR: PullRequest{Repo: "o/r", Number: 1, HeadSHA: "head"}, Fix: &FixRequest{Mode: FixExact, Head: "head", Press: "p", By: "mallory", Thread: "1"}}
 	if err := ap.Run(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
-	if h.commits != 0 || len(h.reported) != 1 || h.reported[0].Outcome != FixRefused || !strings.Contains(h.reported[0].Text, "@mallory has read access") {
-		t.Errorf("commits %d, reported %+v", h.commits, h.reported)
+	if len(h.commits) != 0 || len(h.reported) != 1 || h.reported[0].Outcome != FixRefused || !strings.Contains(h.reported[0].Text, "@mallory has read access") {
+		t.Errorf("commits %d, reported %+v", len(h.commits), h.reported)
 	}
 	if !strings.Contains(logs.String(), "fix request refused") || !strings.Contains(logs.String(), "mallory has read access") {
 		t.Errorf("log:\n%s", logs.String())
