@@ -188,9 +188,13 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	for _, in := range inputs {
 		fixedPaths[slashClean(in.Path)] = true
 	}
+	failed := map[string]bool{} // said above, with the error
+	for _, fl := range outcome.Failed {
+		failed[fl.Finding.Fingerprint()] = true
+	}
 	for _, f := range rendered.MergeRenders(outcome.Remaining, 0) {
 		switch {
-		case f.Fixable() && f.Severity >= over.min && sel.wantsPath(f.File) && !withheldFix(f, keep):
+		case f.Fixable() && f.Severity >= over.min && sel.wantsPath(f.File) && !withheldFix(f, keep) && !failed[f.Fingerprint()]:
 			// A fix verified and kept that no round applied: its file
 			// (a chart's values.yaml) is read for the render but is not
 			// one the run changes.
