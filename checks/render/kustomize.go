@@ -222,7 +222,7 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 	}
 	target, ok := join(dir, ref.value)
 	if !ok {
-		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q leads outside the repository", ref.field, ref.value))
+		ov.refuseRef(kfile, ref, fmt.Sprintf("%s: %q leads outside the files read (the repository; outside one, the current folder)", ref.field, ref.value))
 		return
 	}
 	if ref.kind == refResource || ref.kind == refPlugin {

@@ -62,3 +62,20 @@ func TestCheckFromAChartsTemplatesFolder(t *testing.T) {
 		t.Errorf("check . in web/templates does not say where the rest lie:\n%s", errOut)
 	}
 }
+
+// TestCheckOverlayOutsideARepository runs `prodready check overlays/prod`
+// as a process from the folder that holds the overlay and its base,
+// outside any repository: the overlay is built from the current folder,
+// as it is from a repository's root, and not refused as reaching outside.
+func TestCheckOverlayOutsideARepository(t *testing.T) {
+	dir := checkstest.WriteTree(t, map[string]string{
+		"base/kustomization.yaml":          "resources:\n- web.yaml\n",
+		"base/web.yaml":                    spreadDeployment("web"),
+		"overlays/prod/kustomization.yaml": "resources:\n- ../../base\npatches:\n- path: replicas.yaml\n",
+		"overlays/prod/replicas.yaml":      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n",
+	})
+	out, errOut, _ := runCLI(t, dir, "check", "-o", "json", "overlays/prod")
+	if strings.Contains(out, "render-failed") || !strings.Contains(out, `"replicas-too-few"`) {
+		t.Errorf("check overlays/prod outside a repository:\n%s\n%s\nwant the overlay built, its replicas: 1 found", out, errOut)
+	}
+}

@@ -488,12 +488,17 @@ func widen(folder rendered.Folder, list bool) rendered.Folder {
 	if err != nil {
 		return folder
 	}
-	root := repositoryRoot(absDir)
-	if root == "" || root == absDir {
-		return folder
-	}
 	cwd, err := os.Getwd()
 	if err != nil {
+		return folder
+	}
+	root := repositoryRoot(absDir)
+	if root == "" {
+		if root = overlayReach(folder.Files, absDir, cwd); root == "" {
+			return folder
+		}
+	}
+	if root == absDir {
 		return folder
 	}
 	relRoot, err1 := filepath.Rel(cwd, root)
@@ -506,6 +511,38 @@ func widen(folder rendered.Folder, list bool) rendered.Folder {
 		return folder
 	}
 	return rendered.Folder{Dir: filepath.ToSlash(relRoot), Files: files, Read: read, Roots: []string{filepath.ToSlash(under)}}
+}
+
+// overlayReach returns, outside a repository, the nearest folder above
+// absDir, and at most the current folder cwd, from which every
+// kustomization of files (the folder absDir's) finds what it names
+// (`check overlays/prod`, whose base is ../../base, from the folder that
+// holds both); "" for none. Only the kustomizations' text is read for it,
+// so no folder is walked that the overlay does not need; a chart's
+// dependencies are not looked for outside a repository.
+func overlayReach(files rendered.Files, absDir, cwd string) string {
+	if !rendered.ReachesOutside(files) || !within(filepath.ToSlash(absDir), filepath.ToSlash(cwd)) {
+		return ""
+	}
+	for dir := filepath.Dir(absDir); within(filepath.ToSlash(dir), filepath.ToSlash(cwd)); dir = filepath.Dir(dir) {
+		under, err := filepath.Rel(dir, absDir)
+		if err != nil {
+			return ""
+		}
+		own := rendered.Files{}
+		for p, data := range files {
+			if rendered.IsKustomizationName(path.Base(p)) {
+				own[path.Join(filepath.ToSlash(under), p)] = data
+			}
+		}
+		if !rendered.ReachesOutside(own) {
+			return dir
+		}
+		if dir == cwd || filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+	return ""
 }
 
 // relTo is the slash path of file (relative to the current folder) from
