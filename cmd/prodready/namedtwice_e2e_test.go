@@ -13,7 +13,8 @@ import (
 // or a shell glob passes them: each file is read and reported once. And a
 // chart named whole along with one of its files (`check web
 // web/values.yaml`) is checked whole, as `check web` checks it, not
-// dropped for the file named.
+// dropped for the file named; named twice (`check web ./web/`), it is
+// rendered once.
 func TestCheckReadsAFileNamedTwiceOnce(t *testing.T) {
 	dir := writeRepo(t, map[string]string{
 		"app/web.yaml":                  spreadDeployment("web"),
@@ -26,7 +27,7 @@ func TestCheckReadsAFileNamedTwiceOnce(t *testing.T) {
 		named [][]string
 	}{
 		{[]string{"app/web.yaml"}, [][]string{{"app", "app/web.yaml"}, {"app/web.yaml", "app/web.yaml"}, {"app/web.yaml", "./app/web.yaml"}}},
-		{[]string{"web"}, [][]string{{"web", "web/values.yaml"}, {"web/values.yaml", "web"}, {"web/", "web/templates/deployment.yaml"}}},
+		{[]string{"web"}, [][]string{{"web", "web/values.yaml"}, {"web/values.yaml", "web"}, {"web/", "web/templates/deployment.yaml"}, {"web", "./web/"}}},
 	} {
 		want, _, _ := runCLI(t, dir, append([]string{"check", "-o", "json"}, tc.alone...)...)
 		if !strings.Contains(want, `"rule"`) {

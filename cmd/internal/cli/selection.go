@@ -102,28 +102,31 @@ func selectInputs(cfg *checks.Config, paths []string, stdin io.Reader, lazy bool
 		}
 	}
 	// A folder also named whole, or under one named whole, shows all: the
-	// root listed for its files named goes, and the folder named whole
-	// (the root itself, `check web web/values.yaml`) stays, once.
+	// root listed for its files named goes, unless it is the folder named
+	// whole itself (`check web web/values.yaml`).
 	for key := range sel.partial {
 		for _, p := range dirs {
 			if within(key, p) {
 				delete(sel.partial, key)
 				delete(sel.partialDirs, key)
-				kept := false
-				list = slices.DeleteFunc(list, func(s string) bool {
-					if slashClean(s) != key {
-						return false
-					}
-					if key == p && !kept {
-						kept = true
-						return false
-					}
-					return true
-				})
+				if key != p {
+					list = slices.DeleteFunc(list, func(s string) bool { return slashClean(s) == key })
+				}
 				break
 			}
 		}
 	}
+	// A path named twice (`check web ./web/`), or a folder named and
+	// listed for its files, is read, and rendered, once.
+	seen := map[string]bool{}
+	list = slices.DeleteFunc(list, func(s string) bool {
+		k := slashClean(s)
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
+	})
 	if len(sel.partial) > 0 {
 		sel.wide = slices.ContainsFunc(dirs, holdsRenderRoot)
 	}
