@@ -16,16 +16,23 @@ import (
 	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
-// chartLines returns the lines of the render's chart's own templates
+// chartTexts returns the texts of the render's chart's own templates
 // (helpers included), by path, read once per render (files are its
 // source's, as for literalOf).
+func (pl *placed) chartTexts(files fileSet) map[string][]byte {
+	if pl.texts == nil {
+		pl.texts, _ = chartTemplates(files, path.Join(pl.render.Root, "templates")+"/")
+	}
+	return pl.texts
+}
+
+// chartLines returns chartTexts split into lines, split once per render.
 func (pl *placed) chartLines(files fileSet) map[string][][]byte {
 	if pl.chart != nil {
 		return pl.chart
 	}
-	texts, _ := chartTemplates(files, path.Join(pl.render.Root, "templates")+"/")
 	pl.chart = map[string][][]byte{}
-	for p, t := range texts {
+	for p, t := range pl.chartTexts(files) {
 		pl.chart[p] = bytes.SplitAfter(t, []byte("\n"))
 	}
 	return pl.chart

@@ -89,7 +89,8 @@ type placed struct {
 	combines  int                 // renders spent by combineTemplateLines
 	lits      []literalLines      // by document, see literalOf
 	located   []literalLines      // by document, see locatedOf
-	chart     map[string][][]byte // the chart's own templates' lines, see chartLines
+	texts     map[string][]byte   // the chart's own templates' texts, see chartTexts
+	chart     map[string][][]byte // the same, split into lines, see chartLines
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with

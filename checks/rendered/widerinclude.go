@@ -87,7 +87,8 @@ func (pl *placed) widerInclude(files fileSet, f checks.Finding) (placement, bool
 	if !sameArgument(line, wline) || !slices.Equal(blockStack(tmpl, at.line, true), blockStack(tmpl, wat.line, true)) {
 		return placement{}, false
 	}
-	texts, _ := chartTemplates(files, at.file)
+	// The templates whose lines are above (at.file among them), as text.
+	texts := pl.chartTexts(files)
 	narrowDefines, _ := helperClosure(texts, narrow) // a library chart's helper they include writes no entry read here
 	wideDefines, _ := helperClosure(texts, wide)
 	own := pl.helperEntries(templates, doc, parent, pod, narrowDefines)
