@@ -546,6 +546,7 @@ type tplInfo struct {
 	chain []string // chart names from the root's child down to the template's chart
 	src   *chartSource
 	chart *chart.Chart
+	text  []byte // the template as written
 }
 
 // templateIndex numbers the templates of a processed chart tree.
@@ -557,6 +558,34 @@ type templateIndex struct {
 	srcs   []*chartSource // root first, then each chart in chain order
 	chains map[*chartSource][]string
 	l      *chartLoader
+
+	colsMu sync.Mutex
+	cols   map[int][]int32 // by template, the column each line writes at (see column)
+}
+
+// column returns the 1-based column at which line (1-based) of template i
+// writes its first key or value (rendered.WrittenColumn), or 0 when the
+// template or its line is not known. Each template's lines are read once.
+func (idx *templateIndex) column(i, line int) int {
+	if i < 0 || i >= len(idx.infos) || line < 1 {
+		return 0
+	}
+	idx.colsMu.Lock()
+	defer idx.colsMu.Unlock()
+	cols, ok := idx.cols[i]
+	if !ok {
+		for l := range bytes.Lines(idx.infos[i].text) {
+			cols = append(cols, int32(rendered.WrittenColumn(l)))
+		}
+		if idx.cols == nil {
+			idx.cols = map[int][]int32{}
+		}
+		idx.cols[i] = cols
+	}
+	if line > len(cols) {
+		return 0
+	}
+	return int(cols[line-1])
 }
 
 func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
@@ -580,7 +609,7 @@ func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {
 			if !ok {
 				i = len(idx.infos)
 				idx.byFile[t] = i
-				idx.infos = append(idx.infos, tplInfo{file: file, chain: chain, src: src, chart: c})
+				idx.infos = append(idx.infos, tplInfo{file: file, chain: chain, src: src, chart: c, text: t.Data})
 			}
 			idx.byKey[path.Join(c.ChartFullPath(), t.Name)] = i
 		}
@@ -834,10 +863,10 @@ func (vm *valuesMap) locate(idx *templateIndex, chain []string, p []seg) (render
 			full = append(full, seg{Key: k, Index: -1})
 		}
 		full = append(full, p...)
-		line, matched := lookupLine(cd.vf.tree.root(), full)
+		line, col, matched := lookupLine(cd.vf.tree.root(), full)
 		matched -= len(cd.prefix)
 		if matched > bestLen {
-			best, bestLen = rendered.Location{File: cd.vf.path, Line: line, Kind: Values}, matched
+			best, bestLen = rendered.Location{File: cd.vf.path, Line: line, Column: col, Kind: Values}, matched
 		}
 	}
 	return best, bestLen > 0

@@ -193,8 +193,8 @@ data:
 		t.Errorf("problems = %+v", r.Problems)
 	}
 	checkLocations(t, r, cm, []locCase{
-		{"data.size", rendered.Location{File: "c/values.yaml", Line: 2, Kind: Values}},
-		{"data.port", rendered.Location{File: "c/charts/db-1.0.0.tgz/db/values.yaml", Line: 2, Kind: Values}},
+		{"data.size", rendered.Location{File: "c/values.yaml", Line: 2, Column: 3, Kind: Values}},
+		{"data.port", rendered.Location{File: "c/charts/db-1.0.0.tgz/db/values.yaml", Line: 2, Column: 1, Kind: Values}},
 	})
 }
 

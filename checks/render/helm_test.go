@@ -58,20 +58,20 @@ func TestHelmSourceMap(t *testing.T) {
 	dep := docIndex(t, r, "Deployment")
 	const tpl, values, helpers = "helm/web/templates/deployment.yaml", "helm/web/values.yaml", "helm/web/templates/_helpers.tpl"
 	checkLocations(t, r, dep, []locCase{
-		{"spec.replicas", rendered.Location{File: values, Line: 1, Kind: Values}},
-		{"spec.template.spec.containers[0].readinessProbe", rendered.Location{File: tpl, Line: 21, Kind: Template}},
-		{"spec.template.spec.containers[0].readinessProbe.httpGet.port", rendered.Location{File: tpl, Line: 24, Kind: Template}},
-		{"spec.template.spec.containers[0]", rendered.Location{File: tpl, Line: 17, Kind: Template}},
-		{`metadata.labels["app.kubernetes.io/name"]`, rendered.Location{File: helpers, Line: 2, Kind: Template}},
-		{"metadata.labels", rendered.Location{File: tpl, Line: 5, Kind: Template}},
-		{"spec.template.spec.containers[0].resources", rendered.Location{File: values, Line: 5, Kind: Values}},
-		{"spec.template.spec.containers[0].resources.limits.cpu", rendered.Location{File: values, Line: 7, Kind: Values}},
+		{"spec.replicas", rendered.Location{File: values, Line: 1, Column: 1, Kind: Values}},
+		{"spec.template.spec.containers[0].readinessProbe", rendered.Location{File: tpl, Line: 21, Column: 11, Kind: Template}},
+		{"spec.template.spec.containers[0].readinessProbe.httpGet.port", rendered.Location{File: tpl, Line: 24, Column: 15, Kind: Template}},
+		{"spec.template.spec.containers[0]", rendered.Location{File: tpl, Line: 17, Column: 11, Kind: Template}},
+		{`metadata.labels["app.kubernetes.io/name"]`, rendered.Location{File: helpers, Line: 2, Column: 1, Kind: Template}},
+		{"metadata.labels", rendered.Location{File: tpl, Line: 5, Column: 3, Kind: Template}},
+		{"spec.template.spec.containers[0].resources", rendered.Location{File: values, Line: 5, Column: 1, Kind: Values}},
+		{"spec.template.spec.containers[0].resources.limits.cpu", rendered.Location{File: values, Line: 7, Column: 5, Kind: Values}},
 		// A key the author would add inherits its parent's line.
-		{"spec.template.spec.containers[0].livenessProbe", rendered.Location{File: tpl, Line: 17, Kind: Template, Inherited: true}},
+		{"spec.template.spec.containers[0].livenessProbe", rendered.Location{File: tpl, Line: 17, Column: 11, Kind: Template, Inherited: true}},
 	})
 	// The values line comes first, then the template line that emits it.
 	origins := r.Origins(dep, "spec.replicas")
-	want := []rendered.Location{{File: values, Line: 1, Kind: Values}, {File: tpl, Line: 8, Kind: Template}}
+	want := []rendered.Location{{File: values, Line: 1, Column: 1, Kind: Values}, {File: tpl, Line: 8, Column: 3, Kind: Template}}
 	if diff := cmp.Diff(want, origins); diff != "" {
 		t.Errorf("Origins(spec.replicas) (-want +got):\n%s", diff)
 	}
@@ -96,8 +96,8 @@ func TestHelmSubchartAndHooks(t *testing.T) {
 	r := RenderChart(context.Background(), fixtures(t), "helm/web", nil, rendered.Options{})
 	cm := docIndex(t, r, "ConfigMap")
 	checkLocations(t, r, cm, []locCase{
-		{"data.size", rendered.Location{File: "helm/web/charts/cache/values.yaml", Line: 1, Kind: Values}},
-		{"metadata.name", rendered.Location{File: "helm/web/charts/cache/templates/configmap.yaml", Line: 4, Kind: Template}},
+		{"data.size", rendered.Location{File: "helm/web/charts/cache/values.yaml", Line: 1, Column: 1, Kind: Values}},
+		{"metadata.name", rendered.Location{File: "helm/web/charts/cache/templates/configmap.yaml", Line: 4, Column: 3, Kind: Template}},
 	})
 	for _, d := range r.Documents {
 		if d.Kind == "Pod" {
@@ -135,11 +135,11 @@ func TestHelmValuesVariants(t *testing.T) {
 	dep := docIndex(t, r, "Deployment")
 	const ci = "helm/web/ci/prod-values.yaml"
 	checkLocations(t, r, dep, []locCase{
-		{"spec.replicas", rendered.Location{File: ci, Line: 1, Kind: Values}},
-		{"spec.template.metadata.annotations", rendered.Location{File: ci, Line: 2, Kind: Values}},
-		{"spec.template.metadata.annotations.team", rendered.Location{File: ci, Line: 3, Kind: Values}},
+		{"spec.replicas", rendered.Location{File: ci, Line: 1, Column: 1, Kind: Values}},
+		{"spec.template.metadata.annotations", rendered.Location{File: ci, Line: 2, Column: 1, Kind: Values}},
+		{"spec.template.metadata.annotations.team", rendered.Location{File: ci, Line: 3, Column: 3, Kind: Values}},
 		// Not overridden by the variant: still values.yaml.
-		{"spec.template.spec.containers[0].resources.limits.cpu", rendered.Location{File: "helm/web/values.yaml", Line: 7, Kind: Values}},
+		{"spec.template.spec.containers[0].resources.limits.cpu", rendered.Location{File: "helm/web/values.yaml", Line: 7, Column: 5, Kind: Values}},
 	})
 	if !strings.Contains(string(r.Documents[dep].YAML), "replicas: 5") {
 		t.Errorf("variant values not applied:\n%s", r.Documents[dep].YAML)
@@ -283,7 +283,7 @@ func TestHelmSeparatorGluedToText(t *testing.T) {
 	}
 	approve := docIndex(t, r, "ClusterRoleBinding") - 1
 	checkLocations(t, r, approve, []locCase{
-		{"metadata.name", rendered.Location{File: "glued-separator/templates/rbac.yaml", Line: 18, Kind: Template}},
+		{"metadata.name", rendered.Location{File: "glued-separator/templates/rbac.yaml", Line: 18, Column: 3, Kind: Template}},
 	})
 }
 

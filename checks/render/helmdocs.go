@@ -498,7 +498,8 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl t
 	docLoc := rendered.Location{File: info.file, Kind: Template}
 	for _, e := range entries[1:] {
 		if mk, ok := firstTpl.at(at(e.key).line); ok {
-			docLoc.Line = b.templateLoc(mk).Line
+			l := b.templateLoc(mk)
+			docLoc.Line, docLoc.Column = l.Line, l.Column
 			break
 		}
 	}
@@ -579,7 +580,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl t
 		if len(locs) > 0 {
 			m[formatPath(e.path)] = locs
 			if docLoc.Line == 0 && locs[len(locs)-1].Kind == Template && locs[len(locs)-1].File == info.file {
-				docLoc.Line = locs[len(locs)-1].Line
+				docLoc.Line, docLoc.Column = locs[len(locs)-1].Line, locs[len(locs)-1].Column
 			}
 		}
 	}
@@ -619,7 +620,7 @@ func (b *helmDocs) bindingLoc(bind tmplmark.Binding) rendered.Location {
 	if bind.File >= 0 && bind.File < len(b.idx.infos) {
 		file = b.idx.infos[bind.File].file
 	}
-	return rendered.Location{File: file, Line: bind.Line, Kind: Template}
+	return rendered.Location{File: file, Line: bind.Line, Column: b.idx.column(bind.File, bind.Line), Kind: Template}
 }
 
 func (b *helmDocs) templateLoc(mk tplMark) rendered.Location {
@@ -627,7 +628,7 @@ func (b *helmDocs) templateLoc(mk tplMark) rendered.Location {
 	if i := mk.template(); i >= 0 && i < len(b.idx.infos) {
 		file = b.idx.infos[i].file
 	}
-	return rendered.Location{File: file, Line: int(mk.line), Kind: Template}
+	return rendered.Location{File: file, Line: int(mk.line), Column: b.idx.column(mk.template(), int(mk.line)), Kind: Template}
 }
 
 func hasPrefix(p, pre []seg) bool {

@@ -59,18 +59,18 @@ func appendSeg(p []seg, s seg) []seg {
 	return out
 }
 
-// lookupLine walks path p in a YAML tree and returns the line of the deepest
-// key reached and how many segments matched. Sequences are walked by index,
-// or, when match is given, by the item it picks.
-func lookupLine(root *yaml.Node, p []seg) (line, matched int) {
+// lookupLine walks path p in a YAML tree and returns the line and column of
+// the deepest key (or item) reached and how many segments matched.
+// Sequences are walked by index.
+func lookupLine(root *yaml.Node, p []seg) (line, col, matched int) {
 	n := root
 	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
 	if n == nil {
-		return 0, 0
+		return 0, 0, 0
 	}
-	line = n.Line
+	line, col = n.Line, n.Column
 	for i, s := range p {
 		for n.Kind == yaml.AliasNode && n.Alias != nil {
 			n = n.Alias
@@ -80,21 +80,21 @@ func lookupLine(root *yaml.Node, p []seg) (line, matched int) {
 			found := false
 			for j := 0; j+1 < len(n.Content); j += 2 {
 				if n.Content[j].Value == s.Key {
-					line, n, found = n.Content[j].Line, n.Content[j+1], true
+					line, col, n, found = n.Content[j].Line, n.Content[j].Column, n.Content[j+1], true
 					break
 				}
 			}
 			if !found {
-				return line, i
+				return line, col, i
 			}
 		case s.Index >= 0 && n.Kind == yaml.SequenceNode && s.Index < len(n.Content):
 			n = n.Content[s.Index]
-			line = n.Line
+			line, col = n.Line, n.Column
 		default:
-			return line, i
+			return line, col, i
 		}
 	}
-	return line, len(p)
+	return line, col, len(p)
 }
 
 func parseYAML(data []byte) (*yaml.Node, error) {

@@ -43,7 +43,8 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 		case origin != nil && origin.ConfiguredIn != "":
 			cfg, _ := join(dir, origin.ConfiguredIn)
 			d.Source = cfg + "#" + d.Kind + "/" + d.Name
-			gen = rendered.Location{File: cfg, Line: lineOf(ov.text(cfg), "name: "+origin.ConfiguredBy.Name), Kind: Generator}
+			line, col := lineOf(ov.text(cfg), "name: "+origin.ConfiguredBy.Name)
+			gen = rendered.Location{File: cfg, Line: line, Column: col, Kind: Generator}
 		case origin != nil:
 			base, _ = join(dir, origin.Path)
 			d.Source = base
@@ -124,8 +125,8 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 		}
 		used[p.file] = true
 		if p.json6902 {
-			for k, line := range jsonPatchPaths(ov.text(p.file)) {
-				patched[k] = hit{rendered.Location{File: p.file, Line: line, Kind: Patch}, true}
+			for k, at := range jsonPatchPaths(ov.text(p.file)) {
+				patched[k] = hit{rendered.Location{File: p.file, Line: at.Line, Column: at.Column, Kind: Patch}, true}
 			}
 			continue
 		}
@@ -133,15 +134,15 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 		if doc == nil {
 			continue
 		}
-		smpPaths(doc, obj, nil, func(at []seg, line int, leaf bool) {
-			patched[formatPath(at)] = hit{rendered.Location{File: p.file, Line: line, Kind: Patch}, leaf}
+		smpPaths(doc, obj, nil, func(at []seg, n *yaml.Node, leaf bool) {
+			patched[formatPath(at)] = hit{rendered.Location{File: p.file, Line: n.Line, Column: n.Column, Kind: Patch}, leaf}
 		})
 	}
 	top := rendered.Location{File: d.Source, Kind: Base}
 	if gen.File != "" {
 		top = gen
 	} else if baseDoc != nil {
-		top.Line = baseDoc.Line
+		top.Line, top.Column = baseDoc.Line, baseDoc.Column
 	}
 	m[""] = []rendered.Location{top}
 	for _, e := range walk(obj)[1:] {
@@ -152,8 +153,8 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 			locs = append(locs, h.loc)
 		}
 		if baseDoc != nil {
-			if line, ok := matchLine(baseDoc, obj, e.path); ok {
-				locs = append(locs, rendered.Location{File: base, Line: line, Kind: Base})
+			if n := matchNode(baseDoc, obj, e.path); n != nil {
+				locs = append(locs, rendered.Location{File: base, Line: n.Line, Column: n.Column, Kind: Base})
 			}
 		}
 		if isPatched && !h.leaf {
@@ -260,41 +261,42 @@ func pairItem(seq *yaml.Node, item *yaml.Node) int {
 	return -1
 }
 
-// matchLine walks path p (a path of rendered) through base, pairing list items
-// by merge key, and returns the line of the key reached when all of p is.
-func matchLine(base, obj *yaml.Node, p []seg) (int, bool) {
+// matchNode walks path p (a path of rendered) through base, pairing list
+// items by merge key, and returns the node that writes what p names when
+// all of p is reached (its key, or the list item), else nil.
+func matchNode(base, obj *yaml.Node, p []seg) *yaml.Node {
 	b, r := base, obj
-	line := base.Line
+	at := base
 	for _, s := range p {
 		if s.Index < 0 {
 			k := keyAt(b, s.Key)
 			if k == nil {
-				return 0, false
+				return nil
 			}
-			line, b, r = k.Line, valueAt(b, s.Key), valueAt(r, s.Key)
+			at, b, r = k, valueAt(b, s.Key), valueAt(r, s.Key)
 			continue
 		}
 		if r == nil || r.Kind != yaml.SequenceNode || s.Index >= len(r.Content) || b == nil || b.Kind != yaml.SequenceNode {
-			return 0, false
+			return nil
 		}
 		item := r.Content[s.Index]
 		i := pairItem(b, item)
 		if i < 0 {
 			if item.Kind != yaml.MappingNode || scalarAt(item, "name") != "" || s.Index >= len(b.Content) {
-				return 0, false
+				return nil
 			}
 			i = s.Index
 		}
 		b, r = b.Content[i], item
-		line = b.Line
+		at = b
 	}
-	return line, true
+	return at
 }
 
 // smpPaths walks a strategic-merge patch alongside the rendered object and
-// reports each patch key at its rendered path; leaf is true when the patch
-// sets the value there rather than descending through it.
-func smpPaths(patch, obj *yaml.Node, at []seg, report func(at []seg, line int, leaf bool)) {
+// reports each patch key (or list item) at its rendered path; leaf is true
+// when the patch sets the value there rather than descending through it.
+func smpPaths(patch, obj *yaml.Node, at []seg, report func(at []seg, n *yaml.Node, leaf bool)) {
 	switch patch.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(patch.Content); i += 2 {
@@ -311,7 +313,7 @@ func smpPaths(patch, obj *yaml.Node, at []seg, report func(at []seg, line int, l
 			}
 			p := appendSeg(at, seg{Key: k.Value, Index: -1})
 			leaf := v.Kind == yaml.ScalarNode || v.Kind != rv.Kind
-			report(p, k.Line, leaf)
+			report(p, k, leaf)
 			if !leaf {
 				smpPaths(v, rv, p, report)
 			}
@@ -323,16 +325,16 @@ func smpPaths(patch, obj *yaml.Node, at []seg, report func(at []seg, line int, l
 				continue
 			}
 			p := appendSeg(at, seg{Index: i})
-			report(p, item.Line, item.Kind == yaml.ScalarNode)
+			report(p, item, item.Kind == yaml.ScalarNode)
 			smpPaths(item, obj.Content[i], p, report)
 		}
 	}
 }
 
-// jsonPatchPaths maps the paths a JSON 6902 patch sets to the line of each
-// operation's value (or path).
-func jsonPatchPaths(data []byte) map[string]int {
-	out := map[string]int{}
+// jsonPatchPaths maps the paths a JSON 6902 patch sets to the line and
+// column of each operation's value key (or path key).
+func jsonPatchPaths(data []byte) map[string]rendered.Location {
+	out := map[string]rendered.Location{}
 	n, err := parseYAML(data)
 	if err != nil || len(n.Content) == 0 || n.Content[0].Kind != yaml.SequenceNode {
 		return out
@@ -342,11 +344,11 @@ func jsonPatchPaths(data []byte) map[string]int {
 		if pth == "" || scalarAt(op, "op") == "remove" {
 			continue
 		}
-		line := op.Line
+		at := rendered.Location{Line: op.Line, Column: op.Column}
 		if k := keyAt(op, "value"); k != nil {
-			line = k.Line
+			at.Line, at.Column = k.Line, k.Column
 		} else if k := keyAt(op, "path"); k != nil {
-			line = k.Line
+			at.Line, at.Column = k.Line, k.Column
 		}
 		var p []seg
 		for _, part := range strings.Split(strings.TrimPrefix(pth, "/"), "/") {
@@ -357,17 +359,18 @@ func jsonPatchPaths(data []byte) map[string]int {
 				p = append(p, seg{Key: part, Index: -1})
 			}
 		}
-		out[formatPath(p)] = line
+		out[formatPath(p)] = at
 	}
 	return out
 }
 
-// lineOf returns the 1-based line of the first line of data containing s, or 0.
-func lineOf(data []byte, s string) int {
+// lineOf returns the 1-based line and column of the first line of data
+// containing s, and where on it s is, or 0, 0.
+func lineOf(data []byte, s string) (line, col int) {
 	for i, l := range strings.Split(string(data), "\n") {
-		if strings.Contains(l, s) {
-			return i + 1
+		if c := strings.Index(l, s); c >= 0 {
+			return i + 1, c + 1
 		}
 	}
-	return 0
+	return 0, 0
 }

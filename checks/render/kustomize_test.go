@@ -39,17 +39,17 @@ func TestKustomizeOverlaySourceMap(t *testing.T) {
 	}
 	const base, smp, jp = "kustomize/base/deployment.yaml", "kustomize/overlays/prod/replicas-patch.yaml", "kustomize/overlays/prod/image-patch.yaml"
 	checkLocations(t, r, dep, []locCase{
-		{"spec.replicas", rendered.Location{File: smp, Line: 6, Kind: Patch}},
-		{"spec.template.spec.containers[0].readinessProbe", rendered.Location{File: base, Line: 12, Kind: Base}},
-		{"spec.template.spec.containers[0]", rendered.Location{File: base, Line: 10, Kind: Base}},
-		{"spec.template.spec.containers[0].resources.limits.memory", rendered.Location{File: smp, Line: 13, Kind: Patch}},
+		{"spec.replicas", rendered.Location{File: smp, Line: 6, Column: 3, Kind: Patch}},
+		{"spec.template.spec.containers[0].readinessProbe", rendered.Location{File: base, Line: 12, Column: 11, Kind: Base}},
+		{"spec.template.spec.containers[0]", rendered.Location{File: base, Line: 10, Column: 11, Kind: Base}},
+		{"spec.template.spec.containers[0].resources.limits.memory", rendered.Location{File: smp, Line: 13, Column: 15, Kind: Patch}},
 		// resources is new in the patch: the patch is where it lives.
-		{"spec.template.spec.containers[0].resources", rendered.Location{File: smp, Line: 11, Kind: Patch}},
-		{"spec.template.spec.containers[0].image", rendered.Location{File: jp, Line: 3, Kind: Patch}},
-		{"spec.template.spec.containers[0].livenessProbe", rendered.Location{File: base, Line: 10, Kind: Base, Inherited: true}},
+		{"spec.template.spec.containers[0].resources", rendered.Location{File: smp, Line: 11, Column: 11, Kind: Patch}},
+		{"spec.template.spec.containers[0].image", rendered.Location{File: jp, Line: 3, Column: 3, Kind: Patch}},
+		{"spec.template.spec.containers[0].livenessProbe", rendered.Location{File: base, Line: 10, Column: 11, Kind: Base, Inherited: true}},
 	})
 	// A patched base key lists the patch, then the base line.
-	want := []rendered.Location{{File: smp, Line: 6, Kind: Patch}, {File: base, Line: 6, Kind: Base}}
+	want := []rendered.Location{{File: smp, Line: 6, Column: 3, Kind: Patch}, {File: base, Line: 6, Column: 3, Kind: Base}}
 	if diff := cmp.Diff(want, r.Origins(dep, "spec.replicas")); diff != "" {
 		t.Errorf("Origins(spec.replicas) (-want +got):\n%s", diff)
 	}

@@ -81,14 +81,14 @@ func TestHelmSourceMapThroughPostProcessing(t *testing.T) {
 	}
 	const tpl, helpers, values = "x/templates/deployment.yaml", "x/templates/_helpers.tpl", "x/values.yaml"
 	checkLocations(t, r, dep, []locCase{
-		{`metadata.labels["app.kubernetes.io/component"]`, rendered.Location{File: tpl, Line: 6, Kind: Template}},
-		{"spec.replicas", rendered.Location{File: values, Line: 1, Kind: Values}},
-		{"spec.template.spec.containers[0].securityContext.privileged", rendered.Location{File: helpers, Line: 29, Kind: Template}},
-		{"spec.template.spec.containers[0].image", rendered.Location{File: helpers, Line: 27, Kind: Template}},
+		{`metadata.labels["app.kubernetes.io/component"]`, rendered.Location{File: tpl, Line: 6, Column: 5, Kind: Template}},
+		{"spec.replicas", rendered.Location{File: values, Line: 1, Column: 1, Kind: Values}},
+		{"spec.template.spec.containers[0].securityContext.privileged", rendered.Location{File: helpers, Line: 29, Column: 9, Kind: Template}},
+		{"spec.template.spec.containers[0].image", rendered.Location{File: helpers, Line: 27, Column: 7, Kind: Template}},
 	})
 	cm := docIndex(t, r, "ConfigMap")
 	checkLocations(t, r, cm, []locCase{
-		{"metadata.name", rendered.Location{File: "x/templates/extra.yaml", Line: 3, Kind: Template}},
+		{"metadata.name", rendered.Location{File: "x/templates/extra.yaml", Line: 3, Column: 1, Kind: Template}},
 	})
 }
 

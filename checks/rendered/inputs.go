@@ -91,6 +91,7 @@ type placed struct {
 	located   []literalLines      // by document, see locatedOf
 	texts     map[string][]byte   // the chart's own templates' texts, see chartTexts
 	chart     map[string][][]byte // the same, split into lines, see chartLines
+	cols      map[string][]int32  // by file, the column each line writes at, see columnAt
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with
@@ -547,7 +548,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		}
 		f.Message += renderedNote(pl.about, p.only[onlyKey(pl, *f)])
 		if pc, ok := fixed[i]; ok {
-			pc.place(pl.dir, f) // after the key above, which CheckValuesSets made without it
+			pc.place(pl.dir, pl.columnAt(pc.file, pc.line), f) // after the key above, which CheckValuesSets made without it
 		} else if why, ok := withheld[i]; ok && f.Fix != nil {
 			fx := *f.Fix
 			fx.Withheld = why
@@ -787,19 +788,23 @@ func (pl *placed) containerLine(doc int, c, file string) int {
 }
 
 // relocate moves f, a finding on the render's input, to the line its
-// author edits, and its container's line (which a review anchors the
-// container's thread on) to where that container is written in the same
-// file, or to none (a review then gathers the container's findings at
-// the line they share: bot.atOneLine); and drops its fix's edits (they
-// apply to the rendered text).
+// author edits (at the column Location.Column says), and its container's
+// line (which a review anchors the container's thread on) to where that
+// container is written in the same file, or to none (a review then
+// gathers the container's findings at the line they share:
+// bot.atOneLine); and drops its fix's edits (they apply to the rendered
+// text).
 func (pl *placed) relocate(f *checks.Finding) {
 	doc := f.Object.Doc
-	file, line, container := "", 1, 0
+	file, line, col, container := "", 1, 1, 0
 	if doc >= 0 && doc < len(pl.render.Documents) {
 		file = pl.render.Documents[doc].Source
 		if loc, ok := pl.render.Locate(doc, f.Path); ok {
 			file = loc.File
 			line = max(loc.Line, 1)
+			if loc.Line > 0 {
+				col = max(loc.Column, 1)
+			}
 		}
 		if c := f.ContainerPath(); c != "" && f.ContainerLine > 0 {
 			container = pl.containerLine(doc, c, file)
@@ -809,7 +814,7 @@ func (pl *placed) relocate(f *checks.Finding) {
 		file = pl.render.Root
 	}
 	f.File = joinDir(pl.dir, file)
-	f.Line, f.EndLine, f.Column = line, line, 1
+	f.Line, f.EndLine, f.Column = line, line, col
 	f.ContainerLine = container
 	if f.Fix != nil {
 		fx := *f.Fix

@@ -161,6 +161,11 @@ type Location struct {
 	File string
 	// Line is 1-based; 0 means the file is known but not the line.
 	Line int
+	// Column is the 1-based column on Line where what the key path names
+	// is written (its key, a sequence item's first key, or what a
+	// template line writes first), as a plain manifest's finding names
+	// its key's column; 0 when not known.
+	Column int
 	// Kind says whether File is a template, values file, patch, base or
 	// kustomization.
 	Kind LocationKind

@@ -203,6 +203,30 @@ type placement struct {
 	patch patchKind
 }
 
+// columnAt returns the column at which line (1-based) of file, a path of
+// the render's folder, writes its first key or value (WrittenColumn), as
+// the file is in the sources the fixes were made from; 1 when that is not
+// known. Each file is read once.
+func (pl *placed) columnAt(file string, line int) int {
+	if pl.src == nil || line < 1 {
+		return 1
+	}
+	cols, ok := pl.cols[file]
+	if !ok {
+		for l := range bytes.Lines(contents(pl.src, file)) {
+			cols = append(cols, int32(WrittenColumn(l)))
+		}
+		if pl.cols == nil {
+			pl.cols = map[string][]int32{}
+		}
+		pl.cols[file] = cols
+	}
+	if line > len(cols) {
+		return 1
+	}
+	return int(cols[line-1])
+}
+
 // patchKind is the kind of patch a placement appends to an overlay's
 // kustomization file, if any.
 type patchKind uint8
@@ -1182,14 +1206,14 @@ func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFil
 }
 
 // place moves f, mapped from a render in folder dir, to the values (or
-// plain template) line its verified fix edits, with those edits as its
-// fix.
-func (pc placement) place(dir string, f *checks.Finding) {
+// plain template) line its verified fix edits, at column col of it, with
+// those edits as its fix.
+func (pc placement) place(dir string, col int, f *checks.Finding) {
 	if joinDir(dir, pc.file) != f.File {
 		f.ContainerLine = 0 // the container is written in the file it was in
 	}
 	f.File = joinDir(dir, pc.file)
-	f.Line, f.EndLine, f.Column = pc.line, pc.line, 1
+	f.Line, f.EndLine, f.Column = pc.line, pc.line, col
 	f.Object.Doc = pc.doc
 	fx := *f.Fix
 	fx.Edits, fx.Lines = pc.edits, pc.lines

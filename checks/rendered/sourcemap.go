@@ -49,3 +49,26 @@ func (r *Render) Origins(doc int, path string) []Location {
 	}
 	return nil
 }
+
+// WrittenColumn returns the 1-based column at which line, a line of YAML or
+// of a template that writes YAML, writes its first key or value: past its
+// indentation and the "- " of every sequence item it opens (where a plain
+// manifest's finding on that key or item is placed). It is 1 for a line
+// that writes nothing.
+func WrittenColumn(line []byte) int {
+	i := 0
+	for {
+		for i < len(line) && line[i] == ' ' {
+			i++
+		}
+		if i+1 < len(line) && line[i] == '-' && line[i+1] == ' ' {
+			i += 2
+			continue
+		}
+		break
+	}
+	if i >= len(line) || line[i] == '\n' || line[i] == '\r' {
+		return 1
+	}
+	return i + 1
+}

@@ -38,13 +38,16 @@ import (
 // A render's header has the fields of [Render] in lower camel case, except:
 // "blob" is the size of its bytes; a document's YAML is "size" bytes at
 // offset "at" of those bytes (size -1 for none); and each source map is
-// {"shared": [n, …], "keys": [suffix, …], "locs": [[file, line, kind,
-// inherited, …], …]}: the key paths in sorted order, each written as the
-// number of leading bytes it shares with the one before and the rest; for
-// key i, locs[i] holds four integers a location, file and kind being indexes
+// {"shared": [n, …], "keys": [suffix, …], "locs": [[file, line, column,
+// kind, inherited, …], …]}: the key paths in sorted order, each written as
+// the number of leading bytes it shares with the one before and the rest;
+// for key i, locs[i] holds five integers a location, file and kind being indexes
 // into the render's "files" and "kinds" tables, inherited 0 or 1 (null for a
 // nil map or list). Problem, Skipped and Options are as
 // encoding/json writes them.
+
+// locInts is how many integers a source map's location is on the wire.
+const locInts = 5
 
 // maxHeaderBytes bounds the JSON header of a message.
 const maxHeaderBytes = 256 << 20
@@ -249,7 +252,7 @@ func encodeRender(r *Render) (*wireRender, [][]byte) {
 			locs := m[k]
 			var ints []int
 			if locs != nil {
-				ints = make([]int, 0, 4*len(locs))
+				ints = make([]int, 0, locInts*len(locs))
 			}
 			for _, l := range locs {
 				f, ok := files[l.File]
@@ -268,7 +271,7 @@ func encodeRender(r *Render) (*wireRender, [][]byte) {
 				if l.Inherited {
 					inh = 1
 				}
-				ints = append(ints, f, l.Line, kd, inh)
+				ints = append(ints, f, l.Line, l.Column, kd, inh)
 			}
 			wm.Locs = append(wm.Locs, ints)
 		}
@@ -363,16 +366,17 @@ func decodeRender(br io.Reader, wr *wireRender) (*Render, error) {
 				m[k] = nil
 				continue
 			}
-			if len(ints)%4 != 0 {
-				return nil, fmt.Errorf("source map %d, key %q: %d integers, not four a location", i, k, len(ints))
+			if len(ints)%locInts != 0 {
+				return nil, fmt.Errorf("source map %d, key %q: %d integers, not %d a location", i, k, len(ints), locInts)
 			}
-			locs := make([]Location, len(ints)/4)
+			locs := make([]Location, len(ints)/locInts)
 			for n := range locs {
-				f, line, kd, inh := ints[4*n], ints[4*n+1], ints[4*n+2], ints[4*n+3]
+				l := ints[locInts*n : locInts*(n+1)]
+				f, line, col, kd, inh := l[0], l[1], l[2], l[3], l[4]
 				if f < 0 || f >= len(wr.Files) || kd < 0 || kd >= len(wr.Kinds) {
 					return nil, fmt.Errorf("source map %d, key %q: file %d or kind %d out of its table", i, k, f, kd)
 				}
-				locs[n] = Location{File: wr.Files[f], Line: line, Kind: wr.Kinds[kd], Inherited: inh != 0}
+				locs[n] = Location{File: wr.Files[f], Line: line, Column: col, Kind: wr.Kinds[kd], Inherited: inh != 0}
 			}
 			m[k] = locs
 		}

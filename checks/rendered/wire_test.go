@@ -71,7 +71,7 @@ func TestResultRoundTrip(t *testing.T) {
 			Problems: []rendered.Problem{{File: "web/Chart.yaml", Line: 2, Message: "m"}, {File: "web/values.yaml", Line: 3, Message: "refused", Values: true}, {Message: "no dep", Missing: true}},
 			Maps: []rendered.DocMap{
 				{"": {{File: "web/templates/a.yaml", Line: 1, Kind: rendered.Template}},
-					"kind":                   {{File: "web/values.yaml", Line: 4, Kind: rendered.Values}, {File: "web/templates/a.yaml", Line: 2, Kind: rendered.Template, Inherited: true}},
+					"kind":                   {{File: "web/values.yaml", Line: 4, Column: 3, Kind: rendered.Values}, {File: "web/templates/a.yaml", Line: 2, Column: 11, Kind: rendered.Template, Inherited: true}},
 					"metadata.labels[\"é\"]": {{File: "web/templates/a.yaml", Line: 5, Kind: rendered.Template}},
 					"metadata.labels[\"è\"]": nil,
 					"spec":                   {}},

@@ -3,6 +3,7 @@ package scan_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -136,4 +137,83 @@ func lines(fs []checks.Finding) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, "\n")
+}
+
+// TestRenderedFindingsAtTheirColumns: a finding of a chart or overlay is
+// placed at the column the line it is moved to writes its key at (the
+// line its verified fix edits, for a fix in values.yaml), as a plain
+// manifest's finding is, not at column 1; on an overlay's base, at the
+// very column the base file checked alone puts it.
+func TestRenderedFindingsAtTheirColumns(t *testing.T) {
+	cfg := checks.DefaultConfig(catalog.Default())
+	run := func(root string, rendering bool) []checks.Finding {
+		t.Helper()
+		files, err := rendered.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inputs []checks.Input
+		for p, data := range files {
+			inputs = append(inputs, checks.Input{Path: path.Join(root, p), Data: data})
+		}
+		sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+		var folders []rendered.Folder
+		if rendering {
+			folders = rendered.ReadFolders(inputs, []string{root})
+		}
+		var found []checks.Finding
+		scan.Run(context.Background(), inputs, folders, cfg, scan.Options{Render: render.InProcess, VerifyFixes: true}, func(fs []checks.Finding) { found = append(found, fs...) })
+		return found
+	}
+	indented, placed := 0, 0
+	for _, dir := range []string{"kustomize/base", "kustomize/overlays/prod", "helm-fix", "helm-sets", "helm/web"} {
+		root := "../../fixtures/render/" + dir
+		for _, f := range run(root, true) {
+			if f.RuleID == checks.RenderFailed || !strings.Contains(f.Message, rendered.RenderedFrom) {
+				continue
+			}
+			data, err := os.ReadFile(f.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(data), "\n")
+			if f.Line < 1 || f.Line > len(lines) {
+				t.Errorf("%s:%d %s: past the file's %d lines", f.File, f.Line, f.RuleID, len(lines))
+				continue
+			}
+			if want := rendered.WrittenColumn([]byte(lines[f.Line-1])); f.Column != want {
+				t.Errorf("%s:%d:%d %s, want column %d (%q)", f.File, f.Line, f.Column, f.RuleID, want, lines[f.Line-1])
+			}
+			if f.Column > 1 {
+				indented++
+			}
+			if f.Fix != nil && len(f.Fix.Edits) > 0 {
+				placed++ // moved to the line its verified fix edits
+			}
+		}
+	}
+	if indented < 10 || placed < 3 {
+		t.Errorf("%d findings on indented lines, %d at the line their fix edits, want at least 10 and 3: the fixtures no longer test columns", indented, placed)
+	}
+
+	// The base checked alone, as plain files, and as an overlay.
+	root := "../../fixtures/render/kustomize/base"
+	plain := map[string]int{}
+	for _, f := range run(root, false) {
+		plain[fmt.Sprintf("%s:%d %s", f.File, f.Line, f.RuleID)] = f.Column
+	}
+	same := 0
+	for _, f := range run(root, true) {
+		col, ok := plain[fmt.Sprintf("%s:%d %s", f.File, f.Line, f.RuleID)]
+		if !ok || f.RuleID == checks.RenderFailed {
+			continue
+		}
+		if f.Column != col {
+			t.Errorf("%s:%d %s at column %d as rendered, %d as a plain file", f.File, f.Line, f.RuleID, f.Column, col)
+		}
+		same++
+	}
+	if same < 5 {
+		t.Errorf("%d findings at the same lines as rendered and plain, want at least 5", same)
+	}
 }
