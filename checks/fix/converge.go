@@ -20,18 +20,35 @@ const MaxRounds = 8
 
 // Outcome is what Converge did.
 type Outcome struct {
-	// Fixed are the findings whose fixes were applied, over all rounds.
+	// Fixed are the findings whose fixes were applied, over all rounds,
+	// at the lines of the inputs as given (a fix of a later round is
+	// made on the text the earlier rounds left: its line is moved back).
 	Fixed []checks.Finding
-	// Failed are fixes that could not be applied, with why.
+	// Failed are fixes that could not be applied, with why, at the lines
+	// of the inputs as given, as Fixed.
 	Failed []FailedFix
 	// Remaining are the findings left after the last round (those without
-	// an automatic fix, and those that failed).
+	// an automatic fix, and those that failed), at the lines of the
+	// texts the rounds left (the new contents); InputLine moves them to
+	// the inputs' lines.
 	Remaining []checks.Finding
 	// Rounds is the number of rounds that changed something.
 	Rounds int
 	// Converged is false when MaxRounds ran out while fixes still changed
 	// the text (a bug in a rule's fix, worth a report).
 	Converged bool
+
+	origins origins // the lines of the inputs the rounds changed, by path
+}
+
+// InputLine returns the line of file as given to the fix that line of its
+// new contents comes from: the same line, moved by the lines fixes added
+// or removed above it; for a line a fix wrote, the line it was written at
+// (an inserted line, the line it follows). For a report on files the run
+// does not write (a dry run, a diff), whose lines are those of the files
+// as they are.
+func (o *Outcome) InputLine(file string, line int) int {
+	return o.origins.line(file, line)
 }
 
 // FailedFix is a finding whose fix did not apply.
@@ -60,7 +77,7 @@ func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Findin
 // finding applies to the input whose path is its file, both cleaned.
 func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Finding, keep func(checks.Finding) bool) ([]checks.Input, Outcome) {
 	cur := append([]checks.Input(nil), inputs...)
-	var out Outcome
+	out := Outcome{origins: origins{}}
 	failedBefore := map[string]bool{}
 	for round := 0; round < MaxRounds; round++ {
 		byFile := map[string][]checks.Finding{}
@@ -95,7 +112,7 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 				f := fs[fl.Finding]
 				if key := f.Fingerprint(); !failedBefore[key] {
 					failedBefore[key] = true
-					out.Failed = append(out.Failed, FailedFix{Finding: f, Err: fl.Err})
+					out.Failed = append(out.Failed, FailedFix{Finding: out.origins.onInput(f), Err: fl.Err})
 				}
 			}
 			for k, f := range fs {
@@ -106,9 +123,10 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 			if !bytes.Equal(next, in.Data) {
 				changed = true
 				for _, k := range applied {
-					out.Fixed = append(out.Fixed, fs[k])
+					out.Fixed = append(out.Fixed, out.origins.onInput(fs[k]))
 					out.appliedLater(fs[k].Fingerprint(), failedBefore)
 				}
+				out.origins.moved(in.Path, in.Data, next)
 				cur[i] = checks.Input{Path: in.Path, Data: next}
 			}
 		}
@@ -150,7 +168,7 @@ func ConvergeStream(inputs []checks.Input, check func(cur []checks.Input, emit f
 	for i, in := range cur {
 		byPath[path.Clean(in.Path)] = append(byPath[path.Clean(in.Path)], i)
 	}
-	var out Outcome
+	out := Outcome{origins: origins{}}
 	failedBefore := map[string]bool{}
 	for round := 0; round < MaxRounds; round++ {
 		r := newStreamRound(cur, byPath)
@@ -202,8 +220,11 @@ type streamRound struct {
 
 // streamFile is what fixing one input found.
 type streamFile struct {
-	next             []byte
-	changed          bool
+	next    []byte
+	changed bool
+	// lines maps the lines of next to those of the text fixed
+	// (lineOrigins), when it changed.
+	lines            []int32
 	fixed, remaining []checks.Finding
 	failed           []FailedFix
 	// fixedKeys are the fingerprints of the findings fixed.
@@ -270,7 +291,7 @@ func fixOne(in checks.Input, fs []checks.Finding) *streamFile {
 		}
 	}
 	if data != nil && !bytes.Equal(next, data) {
-		sf.changed, sf.next = true, next
+		sf.changed, sf.next, sf.lines = true, next, lineOrigins(data, next)
 		for _, k := range applied {
 			sf.fixed = append(sf.fixed, fixedSummary(fs[k]))
 			sf.fixedKeys = append(sf.fixedKeys, fs[k].Fingerprint())
@@ -293,16 +314,20 @@ func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
 		for _, fl := range sf.failed {
 			if key := fl.Finding.Fingerprint(); !failedBefore[key] {
 				failedBefore[key] = true
+				fl.Finding = out.origins.onInput(fl.Finding)
 				out.Failed = append(out.Failed, fl)
 			}
 		}
 		out.Remaining = append(out.Remaining, sf.remaining...)
 		if sf.changed {
 			changed = true
-			out.Fixed = append(out.Fixed, sf.fixed...)
+			for _, f := range sf.fixed {
+				out.Fixed = append(out.Fixed, out.origins.onInput(f))
+			}
 			for _, key := range sf.fixedKeys {
 				out.appliedLater(key, failedBefore)
 			}
+			out.origins.follow(r.cur[i].Path, sf.lines)
 		}
 	}
 	sort.SliceStable(r.late, func(a, b int) bool { return path.Clean(r.late[a].File) < path.Clean(r.late[b].File) })

@@ -168,6 +168,15 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 	if !outcome.Converged {
 		fmt.Fprintf(stderr, "prodready: fixes still changed the files after %d rounds; please report this\n", fix.MaxRounds)
 	}
+	// The findings left are on the lines of the files as the fixes left
+	// them: those written, or, on a dry run or a diff, which write
+	// nothing, the same lines of the files as they are.
+	lineOf := func(f checks.Finding) int {
+		if *dryRun || *showDiff {
+			return outcome.InputLine(f.File, f.Line)
+		}
+		return f.Line
+	}
 	said := map[string]bool{}
 	for _, f := range outcome.Remaining {
 		if f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) {
@@ -176,7 +185,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 		if withheldFix(f, keep) {
 			// Offered by check, stopped by rendering again: say so, once
 			// for a base line each of several overlays withholds alike.
-			line := fmt.Sprintf("%s:%d %s: withheld: %s (%s)\n", f.File, f.Line, f.RuleID, f.Fix.Withheld, f.Fix.Description)
+			line := fmt.Sprintf("%s:%d %s: withheld: %s (%s)\n", f.File, lineOf(f), f.RuleID, f.Fix.Withheld, f.Fix.Description)
 			if !said[line] {
 				said[line] = true
 				fmt.Fprint(stderr, line)
@@ -203,7 +212,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			if !fixedPaths[slashClean(f.File)] {
 				why = checks.NotChangedReason(f.File)
 			}
-			fmt.Fprintf(stderr, "%s:%d %s: fix not applied: %s (%s)\n", f.File, f.Line, f.RuleID, why, f.Fix.Description)
+			fmt.Fprintf(stderr, "%s:%d %s: fix not applied: %s (%s)\n", f.File, lineOf(f), f.RuleID, why, f.Fix.Description)
 		case f.Fixable() || f.Severity < over.min || !sel.wantsPath(f.File) || withheldFix(f, keep):
 		case f.Fix != nil && f.Fix.Description != "" && f.Fix.Withheld == "":
 			// A fix of a rendered object that no values key, plain
@@ -211,7 +220,7 @@ func runFix(render rendered.Renderer, f *fixFlags, paths []string, std IO) int {
 			// describes it, the author makes it.
 			byHand++
 			if *dryRun {
-				fmt.Fprintf(stdout, "%s:%d by hand %s: %s\n", f.File, f.Line, f.RuleID, f.Fix.Description)
+				fmt.Fprintf(stdout, "%s:%d by hand %s: %s\n", f.File, lineOf(f), f.RuleID, f.Fix.Description)
 			}
 		default:
 			noFix++
