@@ -2,6 +2,7 @@ package checks
 
 import (
 	"cmp"
+	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -69,6 +70,95 @@ type Context struct {
 	memo    Memo
 	track   *tracking
 	digests *bucketDigests // shared by the copies, like indexes
+
+	// dormant holds, by input path, the templates of a rendered chart
+	// that render nothing with its values and what each document was
+	// rendered from (Input.Dormant and Sources).
+	dormant map[string]*Input
+}
+
+// dormantFact is the dormant templates of an object's input, as one
+// string: what DormantTemplate reads, for the memo.
+var dormantFact = NewObjectFact(func(c *Context, o *manifest.Object) string {
+	in := c.dormantOf(o)
+	if in == nil {
+		return ""
+	}
+	var b strings.Builder
+	if o.Doc >= 0 && o.Doc < len(in.Sources) {
+		b.WriteString(in.Sources[o.Doc])
+	}
+	for _, d := range in.Dormant {
+		fmt.Fprintf(&b, "\x01%s\x00%s\x00%s", d.File, strings.Join(d.Kinds, ","), d.Guard)
+	}
+	return b.String()
+})
+
+// dormantOf returns the dormant templates of o's input, and its
+// documents' sources, or nil.
+func (c *Context) dormantOf(o *manifest.Object) *Input {
+	if o.File == nil {
+		return nil
+	}
+	return c.dormant[o.File.Path]
+}
+
+// DormantTemplate returns the template of the chart o was rendered from
+// that writes an object of kind for o but renders nothing with the values
+// o was rendered with (a pdb.yaml under `{{- if .Values.pdb.enabled }}`),
+// and whether there is one: what a rule that finds such an object missing
+// points to, rather than to a new one. A template is o's when it lies in
+// the folder of the template o was rendered from or in a folder above it,
+// the nearest one first, and of several there the one whose name begins
+// as that template's does (webhook-pdb.yaml for webhook-deployment.yaml):
+// a chart of several components (templates/server/pdb.yaml,
+// templates/repo/pdb.yaml) has none for a component without its own, and
+// none is chosen among several that are all as near.
+func (c *Context) DormantTemplate(o *manifest.Object, kind string) (Dormant, bool) {
+	if c.Fact(dormantFact, o) == "" {
+		return Dormant{}, false
+	}
+	in := c.dormantOf(o)
+	if o.Doc < 0 || o.Doc >= len(in.Sources) {
+		return Dormant{}, false
+	}
+	src := in.Sources[o.Doc]
+	dir := path.Dir(src)
+	var near []Dormant // those in the nearest folder
+	for _, d := range in.Dormant {
+		at := path.Dir(d.File)
+		if !slices.Contains(d.Kinds, kind) || at != dir && !strings.HasPrefix(dir, at+"/") {
+			continue
+		}
+		switch {
+		case len(near) == 0 || len(at) > len(path.Dir(near[0].File)):
+			near = []Dormant{d}
+		case len(at) == len(path.Dir(near[0].File)):
+			near = append(near, d)
+		}
+	}
+	if len(near) == 1 {
+		return near[0], true
+	}
+	best, bestLen, ties := Dormant{}, 0, 0
+	for _, d := range near {
+		switch n := sharedPrefix(path.Base(d.File), path.Base(src)); {
+		case n > bestLen:
+			best, bestLen, ties = d, n, 1
+		case n == bestLen:
+			ties++
+		}
+	}
+	return best, bestLen > 0 && ties == 1
+}
+
+// sharedPrefix returns how many leading bytes a and b share.
+func sharedPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // objectPlace is where an object is in its run: its position in Objects,

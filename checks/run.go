@@ -38,6 +38,37 @@ type Input struct {
 	// the others (the CRDs the config's crds names), never checked: the run
 	// reports nothing in it and does not count it.
 	Context bool
+	// Dormant are, for a chart's render, the chart's templates that
+	// render nothing with its values (Context.DormantTemplate), and
+	// Sources, when there are any, the template each document (by its
+	// index, ObjectRef.Doc) was rendered from.
+	Dormant []Dormant
+	Sources []string
+}
+
+// Dormant is a template of a rendered chart that renders nothing with the
+// values it was rendered with: what the chart has, that its values leave
+// out (a PodDisruptionBudget written under `{{- if .Values.pdb.enabled }}`).
+type Dormant struct {
+	// File is the template's path, as the run's findings name files.
+	File string
+	// Kinds are the kinds of object its text writes.
+	Kinds []string
+	// Guard is the action it opens with when that may leave it empty,
+	// or "".
+	Guard string
+}
+
+// Says is what a message says of d, for an object it writes that the
+// rendered chart lacks: "the chart's templates/pdb.yaml writes one, but
+// renders nothing with these values (it is written under `{{- if
+// .Values.pdb.enabled }}`)".
+func (d Dormant) Says() string {
+	s := "the chart's " + d.File + " writes one, but renders nothing with these values"
+	if d.Guard != "" {
+		s += " (it is written under `" + d.Guard + "`)"
+	}
+	return s
 }
 
 // parseInput parses one input, reading it first when it is lazy; a file
@@ -263,13 +294,13 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 		if opts.NoFixes {
 			emit = func(fs []Finding) { emit(withoutFixes(fs)) }
 		}
-		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, emit)
+		res = evaluateStream(files, extra, cfg, dormantOf(inputs), opts.Memo, dropTyped, emit)
 	case opts.Memory == Lean:
 		var findings []Finding
-		res = evaluateStream(files, extra, cfg, opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
+		res = evaluateStream(files, extra, cfg, dormantOf(inputs), opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
-		res = evaluate(files, extra, cfg, opts.Memo, opts.NoFixes, holdTyped, opts.LeanFindings && !opts.NoFixes)
+		res = evaluate(files, extra, cfg, dormantOf(inputs), opts.Memo, opts.NoFixes, holdTyped, opts.LeanFindings && !opts.NoFixes)
 	}
 	if opts.NoFixes {
 		withoutFixes(res.Findings)
@@ -279,6 +310,21 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	}
 	res.Checked = checked
 	return res
+}
+
+// dormantOf returns the inputs that have dormant templates by path, nil
+// when none has any.
+func dormantOf(inputs []Input) map[string]*Input {
+	var out map[string]*Input
+	for i := range inputs {
+		if len(inputs[i].Dormant) > 0 {
+			if out == nil {
+				out = map[string]*Input{}
+			}
+			out[inputs[i].Path] = &Input{Dormant: inputs[i].Dormant, Sources: inputs[i].Sources}
+		}
+	}
+	return out
 }
 
 // withoutFixes sets every finding of fs without its fix (Options.NoFixes)
@@ -392,7 +438,7 @@ func CheckedObjects(files []*manifest.File) map[string][]ObjectRef {
 func runLean(inputs []Input, cfg *Config) *Result {
 	files, extra := splitContext(inputs, parseLean(inputs, cfg, func() {}))
 	var findings []Finding
-	res := evaluateStream(files, extra, cfg, nil, dropsTyped(inputs, files, Options{Memory: Lean}), func(fs []Finding) { findings = append(findings, fs...) })
+	res := evaluateStream(files, extra, cfg, dormantOf(inputs), nil, dropsTyped(inputs, files, Options{Memory: Lean}), func(fs []Finding) { findings = append(findings, fs...) })
 	res.Findings = findings
 	return res
 }
@@ -504,12 +550,12 @@ func decodeLean(files []*manifest.File, dropTyped bool) {
 // a rule reading another object's decodes it for that read. The run never
 // holds every object's typed value at once. emit is called on the calling goroutine, one batch at a time. The returned Result has no
 // Findings, and its Files keep only their paths and counts.
-func evaluateStream(files, extra []*manifest.File, cfg *Config, memo Memo, dropTyped bool, emit func([]Finding)) *Result {
+func evaluateStream(files, extra []*manifest.File, cfg *Config, dormant map[string]*Input, memo Memo, dropTyped bool, emit func([]Finding)) *Result {
 	decodeLean(files, dropTyped)
 	decodeLean(extra, false)
 	objects := objectsOf(files)
 	ctx := NewContext(cfg, append(objectsOf(files), objectsOf(extra)...))
-	ctx.memo = memo
+	ctx.memo, ctx.dormant = memo, dormant
 	rules := enabledRules(cfg)
 	units := evaluationUnits(groupByPath(files))
 	findings := make([][]Finding, len(units))
@@ -798,7 +844,7 @@ func parseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
 
 // evaluate runs the enabled rules over already-parsed files, with the
 // objects of extra (Input.Context) in their context.
-func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, holdTyped, lean bool) *Result {
+func evaluate(files, extra []*manifest.File, cfg *Config, dormant map[string]*Input, memo Memo, noFixes, holdTyped, lean bool) *Result {
 	n := 0
 	for _, f := range files {
 		n += len(f.Objects)
@@ -831,7 +877,7 @@ func evaluate(files, extra []*manifest.File, cfg *Config, memo Memo, noFixes, ho
 	})
 	ctx := NewContext(cfg, append(slices.Clone(objects), objectsOf(extra)...))
 	read()
-	ctx.memo = memo
+	ctx.memo, ctx.dormant = memo, dormant
 	rules := enabledRules(cfg)
 	prebuild(ctx, rules)
 	// An object whose findings are all recalled hands over the memo's

@@ -563,6 +563,17 @@ type templateIndex struct {
 	cols   map[int][]int32 // by template, the column each line writes at (see column)
 }
 
+// text returns the text of the template at repository path file, nil
+// when it is none of the index's.
+func (idx *templateIndex) text(file string) []byte {
+	for _, in := range idx.infos {
+		if in.file == file {
+			return in.text
+		}
+	}
+	return nil
+}
+
 // column returns the 1-based column at which line (1-based) of template i
 // writes its first key or value (rendered.WrittenColumn), or 0 when the
 // template or its line is not known. Each template's lines are read once.

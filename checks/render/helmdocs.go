@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -134,7 +135,7 @@ func (b *helmDocs) build(out, marked map[string]string) {
 			continue
 		}
 		if b.one != nil && blank(one.lines) || b.one == nil && strings.TrimSpace(text) == "" {
-			b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: info.file, Reason: "template renders to nothing with these values"})
+			b.r.Skipped = append(b.r.Skipped, dormant(info.file, info.text))
 			continue
 		}
 		if b.full {
@@ -172,7 +173,7 @@ func (b *helmDocs) build(out, marked map[string]string) {
 				continue
 			}
 			if strings.HasPrefix(name, "templates/") && !b.emitted(p) && !b.skippedFile(p) {
-				b.r.Skipped = append(b.r.Skipped, rendered.Skipped{File: p, Reason: "template renders to nothing with these values"})
+				b.r.Skipped = append(b.r.Skipped, dormant(p, b.idx.text(p)))
 			}
 		}
 		prefix := src.dir + "/"
@@ -641,4 +642,33 @@ func hasPrefix(p, pre []seg) bool {
 		}
 	}
 	return true
+}
+
+// dormant is what a render says of template file, whose text is text,
+// that renders nothing with its values: the kinds of object text writes on
+// lines of their own (`kind: PodDisruptionBudget`), and the action it
+// opens with when that is an if or a with (its first line that is not
+// blank or a comment), cut to 120 bytes.
+func dormant(file string, text []byte) rendered.Skipped {
+	s := rendered.Skipped{File: file, Reason: "template renders to nothing with these values"}
+	first := true
+	for line := range bytes.Lines(text) {
+		l := strings.TrimSpace(string(line))
+		if first && l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "{{/*") && !strings.HasPrefix(l, "{{- /*") {
+			first = false
+			if a := strings.TrimLeft(strings.TrimPrefix(l, "{{"), "- "); strings.HasPrefix(l, "{{") && (strings.HasPrefix(a, "if ") || strings.HasPrefix(a, "with ")) {
+				end := strings.Index(l, "}}")
+				if end >= 0 && end+2 <= 120 {
+					s.Guard = l[:end+2]
+				}
+			}
+		}
+		if k, ok := strings.CutPrefix(string(line), "kind:"); ok {
+			k, _, _ = strings.Cut(k, " #")
+			if k = strings.TrimSpace(k); k != "" && !strings.ContainsAny(k, "{} \t\"'") && !slices.Contains(s.Writes, k) {
+				s.Writes = append(s.Writes, k)
+			}
+		}
+	}
+	return s
 }

@@ -194,6 +194,7 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		root = path.Dir(root)
 	}
 	in := checks.Input{Path: joinDir(dir, path.Join(root, fmt.Sprintf(".prodready-render-%d.yaml", i))), Data: r.Stream, ReadAt: streamReader(r.Stream)}
+	in.Dormant, in.Sources = dormantOf(dir, r)
 	pl := &placed{render: r, dir: dir, about: about, input: in}
 	p.renders[in.Path] = pl
 	if variant {
@@ -213,6 +214,25 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		drop[joinDir(dir, f)] = true
 	}
 	sk.add(dir, r, about)
+}
+
+// dormantOf returns the templates of render r, of folder dir, that render
+// nothing and write objects, and, when there are any, the template each
+// document was rendered from (checks.Input.Dormant and Sources).
+func dormantOf(dir string, r *Render) (dormant []checks.Dormant, sources []string) {
+	for _, s := range r.Skipped {
+		if len(s.Writes) > 0 {
+			dormant = append(dormant, checks.Dormant{File: joinDir(dir, s.File), Kinds: s.Writes, Guard: s.Guard})
+		}
+	}
+	if len(dormant) == 0 {
+		return nil, nil
+	}
+	sources = make([]string, len(r.Documents))
+	for i, d := range r.Documents {
+		sources[i] = joinDir(dir, d.Source)
+	}
+	return dormant, sources
 }
 
 // streamReader reads a rendered CRD's text again from the render's stream,

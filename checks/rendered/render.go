@@ -217,6 +217,13 @@ type Skipped struct {
 	File string
 	// Reason says why, e.g. "dependency redis disabled by condition".
 	Reason string
+	// Writes are, for a template that renders nothing with these values,
+	// the kinds of object its text writes (its `kind:` lines), and Guard
+	// the action it opens with when that action may leave it empty
+	// (`{{- if .Values.podDisruptionBudget }}`): what the chart has, that
+	// its values leave out.
+	Writes []string `json:",omitempty"`
+	Guard  string   `json:",omitempty"`
 }
 
 // Options bound and parameterise a [Run]. The zero value is usable.

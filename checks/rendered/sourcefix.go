@@ -1202,7 +1202,9 @@ func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFil
 			return nil, false, why
 		}
 	}
-	return checkAlone(checks.Input{Path: pl.input.Path, Data: r.Stream, ReadAt: streamReader(r.Stream)}, v.cfg), true, ""
+	in := checks.Input{Path: pl.input.Path, Data: r.Stream, ReadAt: streamReader(r.Stream)}
+	in.Dormant, in.Sources = dormantOf(pl.dir, r)
+	return checkAlone(in, v.cfg), true, ""
 }
 
 // place moves f, mapped from a render in folder dir, to the values (or

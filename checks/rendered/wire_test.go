@@ -66,7 +66,7 @@ func TestResultRoundTrip(t *testing.T) {
 				{Source: "none"},
 			},
 			Inputs:   []string{"web/Chart.yaml", "web/templates/a.yaml"},
-			Skipped:  []rendered.Skipped{{File: "web/templates/NOTES.txt", Reason: "notes"}},
+			Skipped:  []rendered.Skipped{{File: "web/templates/NOTES.txt", Reason: "notes"}, {File: "web/templates/pdb.yaml", Reason: "nothing", Writes: []string{"PodDisruptionBudget"}, Guard: "{{- if .Values.pdb }}"}},
 			Unmapped: []rendered.Skipped{{File: "web/templates/b.yaml", Reason: "lost"}},
 			Problems: []rendered.Problem{{File: "web/Chart.yaml", Line: 2, Message: "m"}, {File: "web/values.yaml", Line: 3, Message: "refused", Values: true}, {Message: "no dep", Missing: true}},
 			Maps: []rendered.DocMap{

@@ -18,7 +18,7 @@ var pdbMissing = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/tasks/run-application/configure-pdb/",
 	Why:      "a serving workload with several replicas and no PodDisruptionBudget can lose all of them at once in a node drain or cluster upgrade",
-	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion).",
+	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion); in a chart that has a template writing one, which its values leave out, it names that template and the action it is written under instead.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		// An Argo Rollout with a workloadRef runs the pods of its
 		// Deployment's template: the PDB selects those labels, and the
@@ -49,7 +49,11 @@ var pdbMissing = &checks.Rule{
 		if fix != "" {
 			msg = fmt.Sprintf("%s %q will run %s behind a Service once %s is applied, and no PodDisruptionBudget selects them: a node drain or cluster upgrade could then evict them all at once", obj.Kind, obj.Name, count, fix)
 		}
-		if pdb, ok := pdbFor(ctx, obj, src); ok {
+		if d, ok := ctx.DormantTemplate(obj, "PodDisruptionBudget"); ok {
+			// A chart's own, left out by its values: what the author
+			// turns on, not one to add beside it.
+			msg += "; " + d.Says() + ": set the values it needs, and check that it selects these pods"
+		} else if pdb, ok := pdbFor(ctx, obj, src); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
 		return []checks.Finding{checks.At(obj, kindPath, msg)}

@@ -20,6 +20,10 @@ var defaultServiceAccount = &checks.Rule{
 		if !obj.Has(at...) && obj.Has(pt.SpecPath.Child("serviceAccount")...) {
 			at = pt.SpecPath.Child("serviceAccount")
 		}
-		return []checks.Finding{checks.At(obj, at, "the pod runs as the namespace's default ServiceAccount: give the app its own ServiceAccount (serviceAccountName), or set automountServiceAccountToken: false if it never calls the Kubernetes API")}
+		own := "give the app its own ServiceAccount (serviceAccountName)"
+		if d, ok := ctx.DormantTemplate(obj, "ServiceAccount"); ok {
+			own = d.Says() + ": set the values that create it and make the pod use it"
+		}
+		return []checks.Finding{checks.At(obj, at, "the pod runs as the namespace's default ServiceAccount: "+own+", or set automountServiceAccountToken: false if it never calls the Kubernetes API")}
 	}),
 }

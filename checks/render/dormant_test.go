@@ -1,0 +1,46 @@
+package render
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/prodready/prodready/checks/rendered"
+)
+
+// TestDormantTemplatesSayWhatTheyWrite: a template that renders nothing
+// with the chart's values is skipped with the kinds of object its text
+// writes and the action it is written under, so that a finding of an
+// object the render lacks can point to the chart's own (a pdb.yaml its
+// values leave out) rather than to a new one; a template that writes no
+// object of a kind of its own (a helper's caller, a comment's kind) says
+// none, and one that opens with no if says no guard.
+func TestDormantTemplatesSayWhatTheyWrite(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":          []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+		"c/values.yaml":         []byte("pdb:\n  enabled: false\nsa: {}\n"),
+		"c/templates/pdb.yaml":  []byte("# the budget\n{{- if .Values.pdb.enabled }}\napiVersion: policy/v1\nkind: PodDisruptionBudget  # one\nmetadata:\n  name: c\n{{- end }}\n"),
+		"c/templates/sa.yaml":   []byte("{{- with .Values.sa.name }}\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ . }}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ . }}\n{{- end }}\n"),
+		"c/templates/cm.yaml":   []byte("{{- if false }}\n{{ include \"x\" . }}\n  kind: Nested\nkind: {{ .Values.kind }}\n{{- end }}\n"),
+		"c/templates/none.yaml": []byte("\n"),
+	}
+	r := renderOne(t, files, rendered.Options{})
+	got := map[string]rendered.Skipped{}
+	for _, s := range r.Skipped {
+		got[s.File] = s
+	}
+	for file, want := range map[string]rendered.Skipped{
+		"c/templates/pdb.yaml":  {Writes: []string{"PodDisruptionBudget"}, Guard: "{{- if .Values.pdb.enabled }}"},
+		"c/templates/sa.yaml":   {Writes: []string{"ServiceAccount", "Secret"}, Guard: "{{- with .Values.sa.name }}"},
+		"c/templates/cm.yaml":   {Guard: "{{- if false }}"},
+		"c/templates/none.yaml": {},
+	} {
+		s, ok := got[file]
+		if !ok {
+			t.Errorf("%s not skipped: %+v", file, r.Skipped)
+			continue
+		}
+		if !slices.Equal(s.Writes, want.Writes) || s.Guard != want.Guard {
+			t.Errorf("%s skipped writing %q under %q, want %q under %q", file, s.Writes, s.Guard, want.Writes, want.Guard)
+		}
+	}
+}
