@@ -52,6 +52,26 @@ const locInts = 5
 // maxHeaderBytes bounds the JSON header of a message.
 const maxHeaderBytes = 256 << 20
 
+// maxBlobBytes bounds the bytes a render's frame says follow its header:
+// a render's stream is bounded far below it (Options.MaxOutputBytes).
+const maxBlobBytes = 1 << 30
+
+// readBlob reads the n bytes a frame's header says follow it, its buffer
+// grown as they come: a header that claims more than is sent (a child that
+// went wrong) costs no more memory than what is sent, and one over
+// maxBlobBytes is refused before any is read.
+func readBlob(r io.Reader, n int) ([]byte, error) {
+	if n > maxBlobBytes {
+		return nil, fmt.Errorf("%d bytes, over the bound of %d", n, maxBlobBytes)
+	}
+	var buf bytes.Buffer
+	buf.Grow(min(n, 1<<20))
+	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 type wireFile struct {
 	Path string `json:"path"`
 	Size int    `json:"size"`
@@ -326,8 +346,8 @@ func decodeRender(br io.Reader, wr *wireRender) (*Render, error) {
 	if wr.Blob < 0 || wr.Stream > wr.Blob {
 		return nil, fmt.Errorf("bad sizes (stream %d, blob %d)", wr.Stream, wr.Blob)
 	}
-	blob := make([]byte, wr.Blob)
-	if _, err := io.ReadFull(br, blob); err != nil {
+	blob, err := readBlob(br, wr.Blob)
+	if err != nil {
 		return nil, fmt.Errorf("reading its stream: %w", err)
 	}
 	r := &Render{Kind: wr.Kind, Root: wr.Root, ValuesFiles: wr.ValuesFiles, Stream: sub(blob, 0, wr.Stream),

@@ -2,6 +2,9 @@ package rendered_test
 
 import (
 	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks/rendered"
@@ -42,4 +45,25 @@ func FuzzReadResult(f *testing.F) {
 			t.Fatalf("a result read and written again does not read: %v", err)
 		}
 	})
+}
+
+// TestReadResultClaimsCostWhatIsSent: a render's frame that claims more
+// bytes than follow it (a child that went wrong) is refused, having cost
+// no more memory than what was sent, and one that claims past the bound
+// (or more than Go can allocate) is refused before anything is read,
+// without a panic.
+func TestReadResultClaimsCostWhatIsSent(t *testing.T) {
+	for _, blob := range []int{512 << 20, 1 << 40, 1<<62 + 1} {
+		frame := fmt.Sprintf(`{"render":{"kind":"helm","root":"web","stream":0,"blob":%d}}`+"\nten bytes.", blob)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := rendered.ReadResult(strings.NewReader(frame))
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("a frame claiming %d bytes and sending 10 reads without an error", blob)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+			t.Errorf("a frame claiming %d bytes and sending 10 allocated %d bytes", blob, grew)
+		}
+	}
 }
