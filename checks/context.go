@@ -71,10 +71,16 @@ type Context struct {
 	track   *tracking
 	digests *bucketDigests // shared by the copies, like indexes
 
-	// dormant holds, by input path, the templates of a rendered chart
-	// that render nothing with its values and what each document was
-	// rendered from (Input.Dormant and Sources).
-	dormant map[string]*Input
+	// dormant holds, by input path, what a rendered chart's input says
+	// of its templates (Input.Dormant and Sources).
+	dormant map[string]*templates
+}
+
+// templates are a rendered chart's templates that render nothing with
+// its values, and the template each document of the render came from.
+type templates struct {
+	dormant []Dormant
+	sources []string
 }
 
 // dormantFact is the dormant templates of an object's input, as one
@@ -85,18 +91,17 @@ var dormantFact = NewObjectFact(func(c *Context, o *manifest.Object) string {
 		return ""
 	}
 	var b strings.Builder
-	if o.Doc >= 0 && o.Doc < len(in.Sources) {
-		b.WriteString(in.Sources[o.Doc])
+	if o.Doc >= 0 && o.Doc < len(in.sources) {
+		b.WriteString(in.sources[o.Doc])
 	}
-	for _, d := range in.Dormant {
+	for _, d := range in.dormant {
 		fmt.Fprintf(&b, "\x01%s\x00%s\x00%s", d.File, strings.Join(d.Kinds, ","), d.Guard)
 	}
 	return b.String()
 })
 
-// dormantOf returns the dormant templates of o's input, and its
-// documents' sources, or nil.
-func (c *Context) dormantOf(o *manifest.Object) *Input {
+// dormantOf returns what o's input says of its chart's templates, or nil.
+func (c *Context) dormantOf(o *manifest.Object) *templates {
 	if o.File == nil {
 		return nil
 	}
@@ -119,13 +124,13 @@ func (c *Context) DormantTemplate(o *manifest.Object, kind string) (Dormant, boo
 		return Dormant{}, false
 	}
 	in := c.dormantOf(o)
-	if o.Doc < 0 || o.Doc >= len(in.Sources) {
+	if o.Doc < 0 || o.Doc >= len(in.sources) {
 		return Dormant{}, false
 	}
-	src := in.Sources[o.Doc]
+	src := in.sources[o.Doc]
 	dir := path.Dir(src)
 	var near []Dormant // those in the nearest folder
-	for _, d := range in.Dormant {
+	for _, d := range in.dormant {
 		at := path.Dir(d.File)
 		if !slices.Contains(d.Kinds, kind) || at != dir && !strings.HasPrefix(dir, at+"/") {
 			continue

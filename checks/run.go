@@ -312,16 +312,16 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	return res
 }
 
-// dormantOf returns the inputs that have dormant templates by path, nil
-// when none has any.
-func dormantOf(inputs []Input) map[string]*Input {
-	var out map[string]*Input
-	for i := range inputs {
-		if len(inputs[i].Dormant) > 0 {
+// dormantOf returns, by path, what the inputs that have dormant templates
+// say of them, nil when none has any.
+func dormantOf(inputs []Input) map[string]*templates {
+	var out map[string]*templates
+	for _, in := range inputs {
+		if len(in.Dormant) > 0 {
 			if out == nil {
-				out = map[string]*Input{}
+				out = map[string]*templates{}
 			}
-			out[inputs[i].Path] = &Input{Dormant: inputs[i].Dormant, Sources: inputs[i].Sources}
+			out[in.Path] = &templates{dormant: in.Dormant, sources: in.Sources}
 		}
 	}
 	return out
@@ -550,7 +550,7 @@ func decodeLean(files []*manifest.File, dropTyped bool) {
 // a rule reading another object's decodes it for that read. The run never
 // holds every object's typed value at once. emit is called on the calling goroutine, one batch at a time. The returned Result has no
 // Findings, and its Files keep only their paths and counts.
-func evaluateStream(files, extra []*manifest.File, cfg *Config, dormant map[string]*Input, memo Memo, dropTyped bool, emit func([]Finding)) *Result {
+func evaluateStream(files, extra []*manifest.File, cfg *Config, dormant map[string]*templates, memo Memo, dropTyped bool, emit func([]Finding)) *Result {
 	decodeLean(files, dropTyped)
 	decodeLean(extra, false)
 	objects := objectsOf(files)
@@ -844,7 +844,7 @@ func parseAllPacked(inputs []Input, lim manifest.Limits) []*manifest.File {
 
 // evaluate runs the enabled rules over already-parsed files, with the
 // objects of extra (Input.Context) in their context.
-func evaluate(files, extra []*manifest.File, cfg *Config, dormant map[string]*Input, memo Memo, noFixes, holdTyped, lean bool) *Result {
+func evaluate(files, extra []*manifest.File, cfg *Config, dormant map[string]*templates, memo Memo, noFixes, holdTyped, lean bool) *Result {
 	n := 0
 	for _, f := range files {
 		n += len(f.Objects)
