@@ -27,12 +27,7 @@ func TestConvergeDoesNotCallAFixAppliedLaterFailed(t *testing.T) {
 		return fs
 	}
 	inputs := []checks.Input{{Path: "t.yaml", Data: []byte("name: web\n{{ end }}\n")}}
-	for name, run := range map[string]func() ([]checks.Input, Outcome){
-		"ConvergeWith": func() ([]checks.Input, Outcome) { return ConvergeWith(inputs, check, nil) },
-		"ConvergeStream": func() ([]checks.Input, Outcome) {
-			return ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) { emit(check(cur)) }, nil)
-		},
-	} {
+	for name, run := range bothConverges(inputs, check) {
 		out, o := run()
 		text := string(out[0].Data)
 		if !strings.Contains(text, "probe: x") || !strings.Contains(text, "hook: x") {
@@ -41,5 +36,16 @@ func TestConvergeDoesNotCallAFixAppliedLaterFailed(t *testing.T) {
 		if len(o.Fixed) != 2 || len(o.Failed) != 0 {
 			t.Errorf("%s: %d fixed and %d failed (%v); want 2 fixed, none failed", name, len(o.Fixed), len(o.Failed), o.Failed)
 		}
+	}
+}
+
+// bothConverges returns ConvergeWith and ConvergeStream on inputs, with
+// the findings of each round given by check, by name.
+func bothConverges(inputs []checks.Input, check func([]checks.Input) []checks.Finding) map[string]func() ([]checks.Input, Outcome) {
+	return map[string]func() ([]checks.Input, Outcome){
+		"ConvergeWith": func() ([]checks.Input, Outcome) { return ConvergeWith(inputs, check, nil) },
+		"ConvergeStream": func() ([]checks.Input, Outcome) {
+			return ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) { emit(check(cur)) }, nil)
+		},
 	}
 }

@@ -65,12 +65,7 @@ func TestOutcomeLinesAreTheInputs(t *testing.T) {
 		return fs
 	}
 	inputs := []checks.Input{{Path: "t.yaml", Data: []byte(input)}}
-	for name, run := range map[string]func() ([]checks.Input, Outcome){
-		"ConvergeWith": func() ([]checks.Input, Outcome) { return ConvergeWith(inputs, check, nil) },
-		"ConvergeStream": func() ([]checks.Input, Outcome) {
-			return ConvergeStream(inputs, func(cur []checks.Input, emit func([]checks.Finding)) { emit(check(cur)) }, nil)
-		},
-	} {
+	for name, run := range bothConverges(inputs, check) {
 		out, o := run()
 		text := string(out[0].Data)
 		if !strings.Contains(text, "added: 2\n") || !strings.Contains(text, "target: new\n") || o.Rounds != 2 {

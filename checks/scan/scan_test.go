@@ -98,15 +98,7 @@ func TestCollectFindsWhatRunFinds(t *testing.T) {
 // each overlay's own object, prod-api and staging-api, stay apart).
 func TestRunSaysABaseFindingOnce(t *testing.T) {
 	root := "../../fixtures/render/review/kustomize"
-	files, err := rendered.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs []checks.Input
-	for p, data := range files {
-		inputs = append(inputs, checks.Input{Path: path.Join(root, p), Data: data})
-	}
-	sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+	inputs := readInputs(t, root)
 	cfg := checks.DefaultConfig(catalog.Default())
 	var found []checks.Finding
 	scan.Run(context.Background(), inputs, rendered.ReadFolders(inputs, []string{root}), cfg, scan.Options{Render: render.InProcess}, func(fs []checks.Finding) { found = append(found, fs...) })
@@ -129,6 +121,21 @@ func TestRunSaysABaseFindingOnce(t *testing.T) {
 	}
 }
 
+// readInputs returns the files of folder root as inputs, in path order.
+func readInputs(t *testing.T, root string) []checks.Input {
+	t.Helper()
+	files, err := rendered.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []checks.Input
+	for p, data := range files {
+		inputs = append(inputs, checks.Input{Path: path.Join(root, p), Data: data})
+	}
+	sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+	return inputs
+}
+
 // lines is findings as sorted "file:line rule" lines.
 func lines(fs []checks.Finding) string {
 	var out []string
@@ -148,15 +155,7 @@ func TestRenderedFindingsAtTheirColumns(t *testing.T) {
 	cfg := checks.DefaultConfig(catalog.Default())
 	run := func(root string, rendering bool) []checks.Finding {
 		t.Helper()
-		files, err := rendered.ReadDir(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var inputs []checks.Input
-		for p, data := range files {
-			inputs = append(inputs, checks.Input{Path: path.Join(root, p), Data: data})
-		}
-		sort.Slice(inputs, func(i, j int) bool { return inputs[i].Path < inputs[j].Path })
+		inputs := readInputs(t, root)
 		var folders []rendered.Folder
 		if rendering {
 			folders = rendered.ReadFolders(inputs, []string{root})
