@@ -184,8 +184,8 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	}
 	vm := &valuesMap{user: userTrees}
 	if renderErr != nil {
-		file, line := idx.errorAt(files, renderErr.Error(), chartFile)
-		r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Message: "rendering: " + engineMessage(renderErr)})
+		file, line, col := idx.errorAt(files, renderErr.Error(), chartFile)
+		r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Column: col, Message: "rendering: " + engineMessage(renderErr)})
 		// Helm refuses values its schemas refuse before it renders:
 		// said too, so that fixing the template is not all it takes.
 		checkValuesSchemas(r, c, vals, idx, vm)
@@ -651,14 +651,17 @@ func checkValuesSchemas(r *rendered.Render, c *chart.Chart, vals common.Values, 
 
 // engineLocation is a template location in the engine's error: a
 // template's name (its chart's path and its own, "web/templates/a.yaml"),
-// a line and, for an execution error, a column.
-var engineLocation = regexp.MustCompile(`([^\s():"<>]+):(\d+)(?::\d+)?`)
+// a line and, for an execution error, a column (a 0-based byte offset in
+// the line, as text/template writes it).
+var engineLocation = regexp.MustCompile(`([^\s():"<>]+):(\d+)(?::(\d+))?`)
 
 // errorAt is where a render that failed is reported: the innermost
 // template line the engine's error names (the action that failed; an
 // include's or tpl's template after the line that called it) when that
-// template is a file of the folder, else the chart's Chart.yaml.
-func (idx *templateIndex) errorAt(files rendered.Files, msg, chartFile string) (file string, line int) {
+// template is a file of the folder, else the chart's Chart.yaml; and the
+// 1-based column of the action on it when the error names one (an
+// execution error), else 0.
+func (idx *templateIndex) errorAt(files rendered.Files, msg, chartFile string) (file string, line, col int) {
 	file, line = chartFile, 1
 	for _, m := range engineLocation.FindAllStringSubmatch(msg, -1) {
 		i, ok := idx.byKey[m[1]]
@@ -669,10 +672,13 @@ func (idx *templateIndex) errorAt(files rendered.Files, msg, chartFile string) (
 			continue // a template inside a .tgz: no line to point at
 		}
 		if n, err := strconv.Atoi(m[2]); err == nil && n > 0 {
-			file, line = idx.infos[i].file, n
+			file, line, col = idx.infos[i].file, n, 0
+			if c, err := strconv.Atoi(m[3]); err == nil && c >= 0 {
+				col = c + 1
+			}
 		}
 	}
-	return file, line
+	return file, line, col
 }
 
 // annotationUse is what a render does with a run's annotations: looks

@@ -133,7 +133,7 @@ func (v *valuesSchemas) at(chain, instance []string, file string) rendered.Probl
 		}
 	}
 	if loc, ok := v.vm.locate(v.idx, chain, segs); ok && loc.Line > 0 {
-		return rendered.Problem{File: loc.File, Line: loc.Line, Values: true}
+		return rendered.Problem{File: loc.File, Line: loc.Line, Column: loc.Column, Values: true}
 	}
 	return rendered.Problem{File: file, Line: 1, Values: true}
 }

@@ -528,9 +528,12 @@ func failed(dir string, pr Problem, about string) checks.Finding {
 	if pr.File != "" {
 		file = joinDir(dir, pr.File)
 	}
-	line := max(pr.Line, 1)
+	line, col := max(pr.Line, 1), 1
+	if pr.Line > 0 {
+		col = max(pr.Column, 1)
+	}
 	return checks.Finding{
-		RuleID: checks.RenderFailed, Severity: checks.Error, File: file, Line: line, EndLine: line, Column: 1,
+		RuleID: checks.RenderFailed, Severity: checks.Error, File: file, Line: line, EndLine: line, Column: col,
 		Message: fmt.Sprintf("the %s cannot be rendered, so its objects are not checked as rendered: %s", about, pr.Message),
 		Object:  checks.ObjectRef{Doc: -1},
 	}

@@ -182,6 +182,10 @@ type Problem struct {
 	File string
 	// Line is 1-based; 0 when no line applies.
 	Line int
+	// Column is the 1-based column on Line the problem is at (the action
+	// a template's execution failed at, the values key a schema refuses),
+	// 0 when not known.
+	Column int `json:",omitempty"`
 	// Message quotes the error.
 	Message string
 	// Bound marks the problem of a render cut at a bound (objects or

@@ -68,7 +68,7 @@ func TestResultRoundTrip(t *testing.T) {
 			Inputs:   []string{"web/Chart.yaml", "web/templates/a.yaml"},
 			Skipped:  []rendered.Skipped{{File: "web/templates/NOTES.txt", Reason: "notes"}, {File: "web/templates/pdb.yaml", Reason: "nothing", Writes: []string{"PodDisruptionBudget"}, Guard: "{{- if .Values.pdb }}"}},
 			Unmapped: []rendered.Skipped{{File: "web/templates/b.yaml", Reason: "lost"}},
-			Problems: []rendered.Problem{{File: "web/Chart.yaml", Line: 2, Message: "m"}, {File: "web/values.yaml", Line: 3, Message: "refused", Values: true}, {Message: "no dep", Missing: true}},
+			Problems: []rendered.Problem{{File: "web/Chart.yaml", Line: 2, Column: 5, Message: "m"}, {File: "web/values.yaml", Line: 3, Message: "refused", Values: true}, {Message: "no dep", Missing: true}},
 			Maps: []rendered.DocMap{
 				{"": {{File: "web/templates/a.yaml", Line: 1, Kind: rendered.Template}},
 					"kind":                   {{File: "web/values.yaml", Line: 4, Column: 3, Kind: rendered.Values}, {File: "web/templates/a.yaml", Line: 2, Column: 11, Kind: rendered.Template, Inherited: true}},

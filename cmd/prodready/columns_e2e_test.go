@@ -11,7 +11,8 @@ import (
 // file, the base of an overlay and a chart's template. Each finding of the
 // overlay is at the line and column the plain file's is at, and a chart's
 // finding on a template line is at the column that line writes its key
-// at, as an editor jumping to it expects, not at column 1.
+// at, as an editor jumping to it expects, not at column 1; a template
+// that fails, at the column of the action the engine names.
 func TestCheckPutsRenderedFindingsAtTheirColumns(t *testing.T) {
 	dep := spreadDeployment("web")
 	dir := writeRepo(t, map[string]string{
@@ -21,6 +22,8 @@ func TestCheckPutsRenderedFindingsAtTheirColumns(t *testing.T) {
 		"web/Chart.yaml":                "apiVersion: v2\nname: web\nversion: 0.1.0\n",
 		"web/values.yaml":               "image: nginx:1.27\n",
 		"web/templates/deployment.yaml": strings.Replace(dep, "image: nginx:1.27", "image: {{ .Values.image }}", 1),
+		"broken/Chart.yaml":             "apiVersion: v2\nname: broken\nversion: 0.1.0\n",
+		"broken/templates/cm.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: {{ .Values.missing.deep }}\n",
 	})
 	line := regexp.MustCompile(`(?m)^(\S+?):(\d+):(\d+): \w+: .*\[([a-z0-9-]+)\]$`)
 	at := func(args ...string) map[string]string {
@@ -53,6 +56,10 @@ func TestCheckPutsRenderedFindingsAtTheirColumns(t *testing.T) {
 	}
 	if same < 5 || indented < 3 {
 		t.Errorf("%d findings of the overlay at the plain file's lines, %d of them indented; want at least 5 and 3:\noverlay %v\nplain %v", same, indented, overlay, plain)
+	}
+	// A template that fails: at the action the engine names.
+	if out, _, _ := runCLI(t, dir, "check", "-o", "compact", "broken"); !strings.Contains(out, "broken/templates/cm.yaml:6:16: error:") {
+		t.Errorf("check broken:\n%s\nwant the render-failed error at 6:16, where .missing is read", out)
 	}
 	chart := at("web")
 	for _, k := range []string{"18 cpu-requests-missing", "13 recommended-labels-missing", "16 seccomp-profile-missing"} {
