@@ -320,18 +320,21 @@ func (ov *overlay) checkPlugin(kfile, dir, field, entry string, data []byte, dep
 	}
 }
 
+// refuse refuses the overlay with msg at the first line of kfile that
+// holds needle's first line, and the column needle starts at (line 0 when
+// none holds it).
 func (ov *overlay) refuse(kfile, needle, msg string) {
-	line := 0
+	line, col := 0, 0
 	needle, _, _ = strings.Cut(strings.TrimSpace(needle), "\n")
 	if needle != "" {
 		for i, l := range strings.Split(string(ov.text(kfile)), "\n") {
-			if strings.Contains(l, needle) {
-				line = i + 1
+			if c := strings.Index(l, needle); c >= 0 {
+				line, col = i+1, c+1
 				break
 			}
 		}
 	}
-	ov.problems = append(ov.problems, rendered.Problem{File: kfile, Line: line, Message: msg})
+	ov.problems = append(ov.problems, rendered.Problem{File: kfile, Line: line, Column: col, Message: msg})
 }
 
 func (ov *overlay) kustomizationIn(dir string) string {

@@ -90,15 +90,15 @@ func TestKustomizeRefusals(t *testing.T) {
 
 // TestKustomizeMissingConfigurationsRefused checks that a configurations
 // entry naming a file the repository lacks fails the build, as kustomize
-// does, rather than building without it.
+// does, rather than building without it, at the entry's line and column.
 func TestKustomizeMissingConfigurationsRefused(t *testing.T) {
 	files := rendered.Files{
 		"app/kustomization.yaml": []byte("resources:\n- cm.yaml\nconfigurations:\n- kustomizeconfig/mykind.yaml\n"),
 		"app/cm.yaml":            []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
 	}
 	r := RenderKustomization(context.Background(), files, "app/kustomization.yaml", rendered.Options{})
-	if len(r.Problems) != 1 || r.Problems[0].Line != 4 || !strings.Contains(r.Problems[0].Message, `configurations[0]: "kustomizeconfig/mykind.yaml" is not in the repository`) {
-		t.Errorf("problems = %+v, want one at line 4 naming the missing file", r.Problems)
+	if len(r.Problems) != 1 || r.Problems[0].Line != 4 || r.Problems[0].Column != 3 || !strings.Contains(r.Problems[0].Message, `configurations[0]: "kustomizeconfig/mykind.yaml" is not in the repository`) {
+		t.Errorf("problems = %+v, want one at line 4, column 3 (the entry), naming the missing file", r.Problems)
 	}
 }
 
