@@ -1,9 +1,8 @@
 package rendered
 
-// DocMap holds the known origins of one document's key paths, most specific
-// first, keyed by formatted path ("" is the document itself).
-// DocMap maps the key paths of one rendered document to the places an author
-// edits to change them, the one to edit first first.
+// DocMap maps the key paths of one rendered document, formatted ("" is the
+// document itself), to the places an author edits to change them, the one
+// to edit first first.
 type DocMap map[string][]Location
 
 // Locate returns the place an author edits to change the key at path in
