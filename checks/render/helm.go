@@ -560,7 +560,7 @@ type templateIndex struct {
 	l      *chartLoader
 
 	colsMu sync.Mutex
-	cols   map[int][]int32 // by template, the column each line writes at (see column)
+	cols   map[int]rendered.Columns // by template, the column each line writes at (see column)
 }
 
 // text returns the text of the template at repository path file, nil
@@ -585,18 +585,13 @@ func (idx *templateIndex) column(i, line int) int {
 	defer idx.colsMu.Unlock()
 	cols, ok := idx.cols[i]
 	if !ok {
-		for l := range bytes.Lines(idx.infos[i].text) {
-			cols = append(cols, int32(rendered.WrittenColumn(l)))
-		}
+		cols = rendered.NewColumns(idx.infos[i].text)
 		if idx.cols == nil {
-			idx.cols = map[int][]int32{}
+			idx.cols = map[int]rendered.Columns{}
 		}
 		idx.cols[i] = cols
 	}
-	if line > len(cols) {
-		return 0
-	}
-	return int(cols[line-1])
+	return cols.At(line)
 }
 
 func indexTemplates(l *chartLoader, root *chart.Chart) *templateIndex {

@@ -91,7 +91,7 @@ type placed struct {
 	located   []literalLines      // by document, see locatedOf
 	texts     map[string][]byte   // the chart's own templates' texts, see chartTexts
 	chart     map[string][][]byte // the same, split into lines, see chartLines
-	cols      map[string][]int32  // by file, the column each line writes at, see columnAt
+	cols      map[string]Columns  // by file, the column each line writes at, see columnAt
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with

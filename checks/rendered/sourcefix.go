@@ -213,18 +213,13 @@ func (pl *placed) columnAt(file string, line int) int {
 	}
 	cols, ok := pl.cols[file]
 	if !ok {
-		for l := range bytes.Lines(contents(pl.src, file)) {
-			cols = append(cols, int32(WrittenColumn(l)))
-		}
+		cols = NewColumns(contents(pl.src, file))
 		if pl.cols == nil {
-			pl.cols = map[string][]int32{}
+			pl.cols = map[string]Columns{}
 		}
 		pl.cols[file] = cols
 	}
-	if line > len(cols) {
-		return 1
-	}
-	return int(cols[line-1])
+	return max(cols.At(line), 1)
 }
 
 // patchKind is the kind of patch a placement appends to an overlay's

@@ -1,5 +1,7 @@
 package rendered
 
+import "bytes"
+
 // DocMap maps the key paths of one rendered document, formatted ("" is the
 // document itself), to the places an author edits to change them, the one
 // to edit first first.
@@ -47,6 +49,28 @@ func (r *Render) Origins(doc int, path string) []Location {
 		return out
 	}
 	return nil
+}
+
+// Columns are the columns at which the lines of a text write first
+// (WrittenColumn), line 1's first: what a file's findings are placed at,
+// read once for all of them.
+type Columns []int32
+
+// NewColumns returns the Columns of text.
+func NewColumns(text []byte) Columns {
+	var cols Columns
+	for l := range bytes.Lines(text) {
+		cols = append(cols, int32(WrittenColumn(l)))
+	}
+	return cols
+}
+
+// At returns the column line (1-based) writes at, 0 past the text.
+func (c Columns) At(line int) int {
+	if line < 1 || line > len(c) {
+		return 0
+	}
+	return int(c[line-1])
 }
 
 // WrittenColumn returns the 1-based column at which line, a line of YAML or
