@@ -86,7 +86,7 @@ type templates struct {
 // dormantFact is the dormant templates of an object's input, as one
 // string: what DormantTemplate reads, for the memo.
 var dormantFact = NewObjectFact(func(c *Context, o *manifest.Object) string {
-	in := c.dormantOf(o)
+	in := c.templatesOf(o)
 	if in == nil {
 		return ""
 	}
@@ -100,8 +100,8 @@ var dormantFact = NewObjectFact(func(c *Context, o *manifest.Object) string {
 	return b.String()
 })
 
-// dormantOf returns what o's input says of its chart's templates, or nil.
-func (c *Context) dormantOf(o *manifest.Object) *templates {
+// templatesOf returns what o's input says of its chart's templates, or nil.
+func (c *Context) templatesOf(o *manifest.Object) *templates {
 	if o.File == nil {
 		return nil
 	}
@@ -123,7 +123,7 @@ func (c *Context) DormantTemplate(o *manifest.Object, kind string) (Dormant, boo
 	if c.Fact(dormantFact, o) == "" {
 		return Dormant{}, false
 	}
-	in := c.dormantOf(o)
+	in := c.templatesOf(o)
 	if o.Doc < 0 || o.Doc >= len(in.sources) {
 		return Dormant{}, false
 	}

@@ -294,13 +294,13 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 		if opts.NoFixes {
 			emit = func(fs []Finding) { emit(withoutFixes(fs)) }
 		}
-		res = evaluateStream(files, extra, cfg, dormantOf(inputs), opts.Memo, dropTyped, emit)
+		res = evaluateStream(files, extra, cfg, templatesByInput(inputs), opts.Memo, dropTyped, emit)
 	case opts.Memory == Lean:
 		var findings []Finding
-		res = evaluateStream(files, extra, cfg, dormantOf(inputs), opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
+		res = evaluateStream(files, extra, cfg, templatesByInput(inputs), opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
-		res = evaluate(files, extra, cfg, dormantOf(inputs), opts.Memo, opts.NoFixes, holdTyped, opts.LeanFindings && !opts.NoFixes)
+		res = evaluate(files, extra, cfg, templatesByInput(inputs), opts.Memo, opts.NoFixes, holdTyped, opts.LeanFindings && !opts.NoFixes)
 	}
 	if opts.NoFixes {
 		withoutFixes(res.Findings)
@@ -312,9 +312,9 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	return res
 }
 
-// dormantOf returns, by path, what the inputs that have dormant templates
-// say of them, nil when none has any.
-func dormantOf(inputs []Input) map[string]*templates {
+// templatesByInput returns, by path, what the inputs that have dormant
+// templates say of them, nil when none has any.
+func templatesByInput(inputs []Input) map[string]*templates {
 	var out map[string]*templates
 	for _, in := range inputs {
 		if len(in.Dormant) > 0 {
@@ -438,7 +438,7 @@ func CheckedObjects(files []*manifest.File) map[string][]ObjectRef {
 func runLean(inputs []Input, cfg *Config) *Result {
 	files, extra := splitContext(inputs, parseLean(inputs, cfg, func() {}))
 	var findings []Finding
-	res := evaluateStream(files, extra, cfg, dormantOf(inputs), nil, dropsTyped(inputs, files, Options{Memory: Lean}), func(fs []Finding) { findings = append(findings, fs...) })
+	res := evaluateStream(files, extra, cfg, templatesByInput(inputs), nil, dropsTyped(inputs, files, Options{Memory: Lean}), func(fs []Finding) { findings = append(findings, fs...) })
 	res.Findings = findings
 	return res
 }

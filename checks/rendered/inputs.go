@@ -193,8 +193,7 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 	if r.Kind == Kustomize {
 		root = path.Dir(root)
 	}
-	in := checks.Input{Path: joinDir(dir, path.Join(root, fmt.Sprintf(".prodready-render-%d.yaml", i))), Data: r.Stream, ReadAt: streamReader(r.Stream)}
-	in.Dormant, in.Sources = dormantOf(dir, r)
+	in := renderInput(joinDir(dir, path.Join(root, fmt.Sprintf(".prodready-render-%d.yaml", i))), dir, r)
 	pl := &placed{render: r, dir: dir, about: about, input: in}
 	p.renders[in.Path] = pl
 	if variant {
@@ -216,23 +215,25 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 	sk.add(dir, r, about)
 }
 
-// dormantOf returns the templates of render r, of folder dir, that render
-// nothing and write objects, and, when there are any, the template each
-// document was rendered from (checks.Input.Dormant and Sources).
-func dormantOf(dir string, r *Render) (dormant []checks.Dormant, sources []string) {
+// renderInput is the input the objects of render r, of folder dir, are
+// checked as, named file: its stream (read again there for a CRD's text,
+// streamReader), and its chart's templates that render nothing and write
+// objects with, when there are any, the template each document was
+// rendered from (checks.Input.Dormant and Sources).
+func renderInput(file, dir string, r *Render) checks.Input {
+	in := checks.Input{Path: file, Data: r.Stream, ReadAt: streamReader(r.Stream)}
 	for _, s := range r.Skipped {
 		if len(s.Writes) > 0 {
-			dormant = append(dormant, checks.Dormant{File: joinDir(dir, s.File), Kinds: s.Writes, Guard: s.Guard})
+			in.Dormant = append(in.Dormant, checks.Dormant{File: joinDir(dir, s.File), Kinds: s.Writes, Guard: s.Guard})
 		}
 	}
-	if len(dormant) == 0 {
-		return nil, nil
+	if len(in.Dormant) > 0 {
+		in.Sources = make([]string, len(r.Documents))
+		for i, d := range r.Documents {
+			in.Sources[i] = joinDir(dir, d.Source)
+		}
 	}
-	sources = make([]string, len(r.Documents))
-	for i, d := range r.Documents {
-		sources[i] = joinDir(dir, d.Source)
-	}
-	return dormant, sources
+	return in
 }
 
 // streamReader reads a rendered CRD's text again from the render's stream,

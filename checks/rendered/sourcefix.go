@@ -1197,9 +1197,7 @@ func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFil
 			return nil, false, why
 		}
 	}
-	in := checks.Input{Path: pl.input.Path, Data: r.Stream, ReadAt: streamReader(r.Stream)}
-	in.Dormant, in.Sources = dormantOf(pl.dir, r)
-	return checkAlone(in, v.cfg), true, ""
+	return checkAlone(renderInput(pl.input.Path, pl.dir, r), v.cfg), true, ""
 }
 
 // place moves f, mapped from a render in folder dir, to the values (or
