@@ -13,7 +13,8 @@ import (
 // object the render lacks can point to the chart's own (a pdb.yaml its
 // values leave out) rather than to a new one; a template that writes no
 // object of a kind of its own (a helper's caller, a comment's kind) says
-// none, and one that opens with no if says no guard.
+// none, and one that opens with no if says no guard (a document
+// separator before its if is not what it opens with).
 func TestDormantTemplatesSayWhatTheyWrite(t *testing.T) {
 	files := rendered.Files{
 		"c/Chart.yaml":          []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
@@ -22,6 +23,7 @@ func TestDormantTemplatesSayWhatTheyWrite(t *testing.T) {
 		"c/templates/sa.yaml":   []byte("{{- with .Values.sa.name }}\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ . }}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ . }}\n{{- end }}\n"),
 		"c/templates/cm.yaml":   []byte("{{- if false }}\n{{ include \"x\" . }}\n  kind: Nested\nkind: {{ .Values.kind }}\n{{- end }}\n"),
 		"c/templates/none.yaml": []byte("\n"),
+		"c/templates/sep.yaml":  []byte("---\n{{- if .Values.sa.create }}\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: c\n{{- end }}\n"),
 	}
 	r := renderOne(t, files, rendered.Options{})
 	got := map[string]rendered.Skipped{}
@@ -33,6 +35,7 @@ func TestDormantTemplatesSayWhatTheyWrite(t *testing.T) {
 		"c/templates/sa.yaml":   {Writes: []string{"ServiceAccount", "Secret"}, Guard: "{{- with .Values.sa.name }}"},
 		"c/templates/cm.yaml":   {Guard: "{{- if false }}"},
 		"c/templates/none.yaml": {},
+		"c/templates/sep.yaml":  {Writes: []string{"ServiceAccount"}, Guard: "{{- if .Values.sa.create }}"},
 	} {
 		s, ok := got[file]
 		if !ok {

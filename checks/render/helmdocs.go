@@ -648,13 +648,13 @@ func hasPrefix(p, pre []seg) bool {
 // that renders nothing with its values: the kinds of object text writes on
 // lines of their own (`kind: PodDisruptionBudget`), and the action it
 // opens with when that is an if or a with (its first line that is not
-// blank or a comment), cut to 120 bytes.
+// blank, a comment or a document separator), cut to 120 bytes.
 func dormant(file string, text []byte) rendered.Skipped {
 	s := rendered.Skipped{File: file, Reason: "template renders to nothing with these values"}
 	first := true
 	for line := range bytes.Lines(text) {
 		l := strings.TrimSpace(string(line))
-		if first && l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "{{/*") && !strings.HasPrefix(l, "{{- /*") {
+		if first && l != "" && l != "---" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "{{/*") && !strings.HasPrefix(l, "{{- /*") {
 			first = false
 			if a := strings.TrimLeft(strings.TrimPrefix(l, "{{"), "- "); strings.HasPrefix(l, "{{") && (strings.HasPrefix(a, "if ") || strings.HasPrefix(a, "with ")) {
 				end := strings.Index(l, "}}")
