@@ -110,10 +110,34 @@ type Fix struct {
 	// naming what is not there, and its copy is written as the chart
 	// computes the original.
 	Reads []manifest.Path `json:"-"`
+	// TurnOn, when set, is a fix of a rendered chart made in its values
+	// rather than in the object: the values that make a template of the
+	// chart render (Context.DormantTemplate), in place of Edits, which are
+	// then empty. A chart's render makes them edits of its values.yaml,
+	// verified by rendering again; anywhere else the fix is its
+	// description only.
+	TurnOn *TurnOn `json:"-"`
 	// Withheld, when set, says why a fix that was offered is not applied:
 	// rendering again with it showed the finding it brings, or that its
 	// own finding stays. Every output shows it in place of the edits.
 	Withheld string `json:"withheld,omitempty"`
+}
+
+// TurnOn is a fix that turns on a Dormant template: the values its guard
+// reads are set so that it renders. Only a guard made of values alone is
+// turned on (`{{- if .Values.pdb.enabled }}`, `{{- if and .Values.a
+// .Values.b.create }}`): each key it reads that holds false or nothing
+// is set to true, and one that holds an empty mapping
+// (`podDisruptionBudget: {}` under `{{- if .Values.podDisruptionBudget
+// }}`) is given Mapping's keys.
+type TurnOn struct {
+	// Template is the template to turn on.
+	Template Dormant
+	// Mapping are edits (their paths under the guard's key) that give an
+	// empty mapping the guard reads its content, as the template writes
+	// it out: maxUnavailable: 1 for a PodDisruptionBudget's spec. Without
+	// them such a guard is not turned on.
+	Mapping []edit.Op
 }
 
 // FixKind says how sure a fix is.

@@ -248,17 +248,24 @@ type candidate struct {
 	// (Fix.Reads).
 	edits []edit.Op
 	reads []manifest.Path
+	// turnsOn says the fix turns a template of the chart on
+	// (Fix.TurnOn): it is verified alone first (turnedOn).
+	turnsOn bool
 }
 
 // chartPlacement places the fix of finding f of a chart's render: in a
 // values file, on a template's literal lines, on the template lines
 // around them, or by a wider include, the first of these that takes it
-// and keeps what the chart computes computed. When some took it but none
+// and keeps what the chart computes computed; a fix that turns on a
+// template of the chart (Fix.TurnOn), in values.yaml only. When some took it but none
 // keeps that, why says what the first would have written as rendered (a
 // release's or the chart's name, a value a helper computes), and the fix
 // is withheld.
 func (pl *placed) chartPlacement(src *source, f checks.Finding) (placement, bool, string) {
 	tries := []func(fileSet, checks.Finding) (placement, bool){pl.inValues, pl.literal, pl.templateLines, pl.widerInclude}
+	if f.Fix.TurnOn != nil {
+		tries = []func(fileSet, checks.Finding) (placement, bool){pl.turnOn}
+	}
 	first := ""
 	for _, try := range tries {
 		pc, ok := try(src, f)
@@ -335,7 +342,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		want = m.Want
 	}
 	order, byRender := p.byRender(fs, func(_ *placed, f checks.Finding) bool {
-		return f.Fix != nil && len(f.Fix.Edits) > 0 && want(f)
+		return f.Fix != nil && (len(f.Fix.Edits) > 0 || f.Fix.TurnOn != nil) && want(f)
 	})
 	shared := p.sharedEdits(order, byRender, fs)
 	candsOf := map[*placed][]candidate{}
@@ -364,7 +371,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 				}
 			}
 			if ok {
-				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc, edits: fs[i].Fix.Edits, reads: fs[i].Fix.Reads}
+				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc, edits: fs[i].Fix.Edits, reads: fs[i].Fix.Reads, turnsOn: fs[i].Fix.TurnOn != nil}
 				for _, rule := range fs[i].Fix.FollowUps {
 					if c.followUps == nil {
 						c.followUps = map[string]bool{}
@@ -818,10 +825,45 @@ func (pl *placed) verify(v *verifier, src *source, cands []candidate) []candidat
 			todo = append(todo, c)
 		}
 	}
+	todo = pl.turnedOn(v, src, todo, old)
 	if len(todo) == 0 {
 		return nil
 	}
 	return pl.settle(v, src, todo, old)
+}
+
+// turnedOn renders the chart again with each candidate of cands that
+// turns a template on (Fix.TurnOn) alone, and returns the others with
+// those whose finding that render showed gone with nothing added: a
+// review's suggestion may be committed alone, and the object a template
+// adds must then be right with the chart as it is (a budget of
+// minAvailable: 1 over the one replica that another fix raises blocks
+// every drain). Why the others are withheld holds for this run only: a
+// later round of fix, after that other fix, may take them. Those kept are
+// then verified with the rest, as every fix is.
+func (pl *placed) turnedOn(v *verifier, src *source, cands []candidate, old findingKeys) []candidate {
+	var out []candidate
+	for _, c := range cands {
+		if !c.turnsOn {
+			out = append(out, c)
+			continue
+		}
+		keys, ok, failed := pl.rerender(v, src, []candidate{c}, nil, true)
+		added := adds(keys, old, []candidate{c})
+		switch {
+		case ok && added == "" && !keys.fixLeft(c.key):
+			out = append(out, c)
+		case ok && added == "":
+			v.unverified(pl, c, pl.again()+" with it alone, its finding stays")
+		case ok:
+			v.unverified(pl, c, pl.again()+" with it alone brings "+describeKey(added))
+		case failed != "" && v.ctx.Err() == nil:
+			v.unverified(pl, c, pl.again()+" with it alone: "+failed)
+		default:
+			pl.notSettled(v, []candidate{c})
+		}
+	}
+	return out
 }
 
 // settle renders the chart again with all of cands and keeps those whose

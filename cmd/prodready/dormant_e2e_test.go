@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,19 +18,14 @@ import (
 // only budget template is another component's (in a folder of its own).
 func TestCheckPointsToTheChartsOwnTemplate(t *testing.T) {
 	dep := spreadDeployment("web")
-	dir := writeRepo(t, map[string]string{
-		"plain/web.yaml":                    dep,
-		"web/Chart.yaml":                    "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-		"web/values.yaml":                   "pdb:\n  enabled: false\nserviceAccount:\n  create: false\n",
-		"web/templates/deployment.yaml":     dep,
-		"web/templates/pdb.yaml":            "{{- if .Values.pdb.enabled }}\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: web\n{{- end }}\n",
-		"web/templates/serviceaccount.yaml": "{{- if .Values.serviceAccount.create -}}\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: web\n{{- end }}\n",
-		// A chart of components: the worker's budget is not the server's.
-		"multi/Chart.yaml":                       "apiVersion: v2\nname: multi\nversion: 0.1.0\n",
-		"multi/values.yaml":                      "pdb: false\n",
-		"multi/templates/server/deployment.yaml": dep,
-		"multi/templates/worker/pdb.yaml":        "{{- if .Values.pdb }}\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: worker\n{{- end }}\n",
-	})
+	files := dormantChart(dep)
+	files["plain/web.yaml"] = dep
+	// A chart of components: the worker's budget is not the server's.
+	files["multi/Chart.yaml"] = "apiVersion: v2\nname: multi\nversion: 0.1.0\n"
+	files["multi/values.yaml"] = "pdb: false\n"
+	files["multi/templates/server/deployment.yaml"] = dep
+	files["multi/templates/worker/pdb.yaml"] = "{{- if .Values.pdb }}\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: worker\n{{- end }}\n"
+	dir := writeRepo(t, files)
 	messages := func(path string) map[string]string {
 		t.Helper()
 		out, errOut, _ := runCLI(t, dir, "check", "-o", "json", path)
@@ -62,6 +59,60 @@ func TestCheckPointsToTheChartsOwnTemplate(t *testing.T) {
 	for _, path := range []string{"plain", "multi"} {
 		if msg := messages(path)["pdb-missing"]; !strings.Contains(msg, "Add this PodDisruptionBudget:\napiVersion: policy/v1") || strings.Contains(msg, "renders nothing") {
 			t.Errorf("%s pdb-missing: %q\nwant the PodDisruptionBudget to add", path, msg)
+		}
+	}
+}
+
+// dormantChart is the files of chart web, which serves Deployment dep and
+// writes its PodDisruptionBudget and ServiceAccount only under values its
+// values.yaml leaves off.
+func dormantChart(dep string) map[string]string {
+	return map[string]string{
+		"web/Chart.yaml":                    "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml":                   "pdb:\n  enabled: false\nserviceAccount:\n  create: false\n",
+		"web/templates/deployment.yaml":     dep,
+		"web/templates/pdb.yaml":            "{{- if .Values.pdb.enabled }}\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: web\n{{- end }}\n",
+		"web/templates/serviceaccount.yaml": "{{- if .Values.serviceAccount.create -}}\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: web\n{{- end }}\n",
+	}
+}
+
+// TestFixTurnsOnTheChartsOwnTemplate runs `prodready fix --rule
+// pdb-missing` as a process on the chart whose pdb.yaml its values leave
+// out: --dry-run names the values.yaml line it sets, the fix sets
+// pdb.enabled: true there and nothing else, and `prodready check` of the
+// fixed chart then renders the template (it is no longer among what was
+// not checked) and finds no pdb-missing.
+func TestFixTurnsOnTheChartsOwnTemplate(t *testing.T) {
+	dir := writeRepo(t, dormantChart(spreadDeployment("web")))
+	out, errOut, _ := runCLI(t, dir, "fix", "--rule", "pdb-missing", "--dry-run", "web")
+	if want := "web/values.yaml:2 would fix pdb-missing: turn on the chart's web/templates/pdb.yaml (as pdb.enabled in values.yaml)"; !strings.Contains(out, want) {
+		t.Fatalf("fix --dry-run:\n%s\n%s\nwant %q", out, errOut, want)
+	}
+	if out, errOut, code := runCLI(t, dir, "fix", "--rule", "pdb-missing", "web"); code != 0 {
+		t.Fatalf("fix exited %d:\n%s\n%s", code, out, errOut)
+	}
+	values, err := os.ReadFile(filepath.Join(dir, "web/values.yaml"))
+	if err != nil || string(values) != "pdb:\n  enabled: true\nserviceAccount:\n  create: false\n" {
+		t.Fatalf("values.yaml after the fix (%v):\n%s", err, values)
+	}
+	out, errOut, _ = runCLI(t, dir, "check", "-o", "json", "web")
+	var rep struct {
+		Findings []struct{ Rule string }
+		Summary  struct {
+			NotChecked []struct{ Path string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("check: %v\n%s\n%s", err, out, errOut)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == "pdb-missing" {
+			t.Errorf("the fixed chart still has pdb-missing:\n%s", out)
+		}
+	}
+	for _, n := range rep.Summary.NotChecked {
+		if n.Path == "web/templates/pdb.yaml" {
+			t.Errorf("the fixed chart still renders nothing of web/templates/pdb.yaml:\n%s", out)
 		}
 	}
 }

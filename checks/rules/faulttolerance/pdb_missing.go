@@ -18,7 +18,7 @@ var pdbMissing = &checks.Rule{
 	Severity: checks.Warning,
 	Ref:      "https://kubernetes.io/docs/tasks/run-application/configure-pdb/",
 	Why:      "a serving workload with several replicas and no PodDisruptionBudget can lose all of them at once in a node drain or cluster upgrade",
-	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion); in a chart that has a template writing one, which its values leave out, it names that template and the action it is written under instead.",
+	Help:     "Add a PodDisruptionBudget with maxUnavailable: 1 that selects the workload's pods. The finding's message carries a ready-to-use one (a new file cannot be a suggestion); in a chart that has a template writing one, which its values leave out, it names that template and the action it is written under instead, and its fix sets the values that turn it on.",
 	Check: func(ctx *checks.Context, obj *manifest.Object) []checks.Finding {
 		// An Argo Rollout with a workloadRef runs the pods of its
 		// Deployment's template: the PDB selects those labels, and the
@@ -53,7 +53,16 @@ var pdbMissing = &checks.Rule{
 			// A chart's own, left out by its values: what the author
 			// turns on, not one to add beside it.
 			msg += "; " + d.Says() + ": set the values it needs, and check that it selects these pods"
-		} else if pdb, ok := pdbFor(ctx, obj, src); ok {
+			f := checks.At(obj, kindPath, msg)
+			// Rendering again with it alone decides (a budget over the
+			// one replica another fix raises must not block drains).
+			f.Fix = &checks.Fix{Description: "turn on the chart's " + d.File, Kind: checks.StartingPoint, TurnOn: &checks.TurnOn{
+				Template: d,
+				Mapping:  []edit.Op{{Action: edit.Set, Path: []string{"maxUnavailable"}, Value: "1"}},
+			}}
+			return []checks.Finding{f}
+		}
+		if pdb, ok := pdbFor(ctx, obj, src); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
 		return []checks.Finding{checks.At(obj, kindPath, msg)}

@@ -21,9 +21,13 @@ var defaultServiceAccount = &checks.Rule{
 			at = pt.SpecPath.Child("serviceAccount")
 		}
 		own := "give the app its own ServiceAccount (serviceAccountName)"
+		var fix *checks.Fix
 		if d, ok := ctx.DormantTemplate(obj, "ServiceAccount"); ok {
 			own = d.Says() + ": set the values that create it and make the pod use it"
+			fix = &checks.Fix{Description: "turn on the chart's " + d.File, Kind: checks.StartingPoint, TurnOn: &checks.TurnOn{Template: d}}
 		}
-		return []checks.Finding{checks.At(obj, at, "the pod runs as the namespace's default ServiceAccount: "+own+", or set automountServiceAccountToken: false if it never calls the Kubernetes API")}
+		f := checks.At(obj, at, "the pod runs as the namespace's default ServiceAccount: "+own+", or set automountServiceAccountToken: false if it never calls the Kubernetes API")
+		f.Fix = fix
+		return []checks.Finding{f}
 	}),
 }
