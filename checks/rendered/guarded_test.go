@@ -98,26 +98,35 @@ func TestGuardedKeysAreFixedInValues(t *testing.T) {
 // release (the default when ""), read into into when not nil.
 func fixChart(t *testing.T, chart rendered.Files, file string, fs []checks.Finding, release string, into any) (rendered.Files, []byte) {
 	t.Helper()
-	fixed, applied, failed := fix.Apply(chart[file], fs)
-	if len(applied) != len(fs) || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	files, r := fixedRender(t, chart, file, fs, release)
+	if len(r.Documents) != 1 {
+		t.Fatalf("the fixed chart renders %d documents, want 1: %+v", len(r.Documents), r)
 	}
-	files := rendered.Files{}
-	for p, data := range chart {
-		files[p] = data
-	}
-	files[file] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: release})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Documents) != 1 {
-		t.Fatalf("render: %v, %+v", err, res)
-	}
-	doc := res.Renders[0].Documents[0].YAML
+	doc := r.Documents[0].YAML
 	if into != nil {
 		if err := yaml.Unmarshal(doc, into); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return files, doc
+}
+
+// fixedRender returns chart with fs fixed in its file (fs fix that file,
+// as a chart's fixes are placed), and its one render as release (the
+// default when ""), which has no problem.
+func fixedRender(t *testing.T, chart rendered.Files, file string, fs []checks.Finding, release string) (rendered.Files, *rendered.Render) {
+	t.Helper()
+	fixed, applied, failed := fix.Apply(chart[file], fs)
+	if len(applied) != len(fs) || len(failed) > 0 {
+		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
+	}
+	files := maps.Clone(chart)
+	files[file] = fixed
+	res, err := render.InProcess(context.Background(), files, rendered.Options{ReleaseName: release})
+	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Problems) > 0 {
+		t.Fatalf("render: %v, %+v\n%s", err, res, fixed)
+	}
+	return files, res.Renders[0]
 }
 
 // extendedChart writes its container's mounts and its pod's volumes as

@@ -1,14 +1,10 @@
 package rendered_test
 
 import (
-	"context"
-	"maps"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
-	"github.com/prodready/prodready/checks/fix"
-	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
 )
 
@@ -208,18 +204,9 @@ func TestTurnOnLeavesOtherGuards(t *testing.T) {
 // render then holds.
 func renderFixed(t *testing.T, chart rendered.Files, fs []checks.Finding) map[string]bool {
 	t.Helper()
-	fixed, applied, failed := fix.Apply(chart["c/values.yaml"], fs)
-	if len(applied) != len(fs) || len(failed) > 0 {
-		t.Fatalf("fix.Apply: applied %v, failed %v", applied, failed)
-	}
-	files := maps.Clone(chart)
-	files["c/values.yaml"] = fixed
-	res, err := render.InProcess(context.Background(), files, rendered.Options{})
-	if err != nil || len(res.Renders) != 1 || len(res.Renders[0].Problems) > 0 {
-		t.Fatalf("render: %v, %+v\n%s", err, res, fixed)
-	}
+	_, r := fixedRender(t, chart, "c/values.yaml", fs, "")
 	kinds := map[string]bool{}
-	for _, d := range res.Renders[0].Documents {
+	for _, d := range r.Documents {
 		for line := range strings.Lines(string(d.YAML)) {
 			if k, ok := strings.CutPrefix(line, "kind: "); ok {
 				kinds[strings.TrimSpace(k)] = true
