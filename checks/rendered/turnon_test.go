@@ -200,6 +200,28 @@ func TestTurnOnLeavesOtherGuards(t *testing.T) {
 	}
 }
 
+// TestTurnOnKeepsTheBoundDefaultAccount checks that default-service-account
+// does not turn the chart's ServiceAccount on when a RoleBinding of the
+// run grants the namespace's default account something: the pod would
+// lose it with an account of its own. The template is still named.
+func TestTurnOnKeepsTheBoundDefaultAccount(t *testing.T) {
+	chart := switchedChart("replicaCount: 3\npdb:\n  enabled: true\n  maxUnavailable: 1\nserviceAccount:\n  create: false\n")
+	chart["c/templates/rolebinding.yaml"] = []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: web-reader\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: reader\nsubjects:\n  - kind: ServiceAccount\n    name: default\n")
+	found := false
+	for _, f := range verifiedChart(t, chart) {
+		if f.RuleID != "default-service-account" {
+			continue
+		}
+		found = true
+		if !strings.Contains(f.Message, "c/templates/serviceaccount.yaml writes one") || f.Fix != nil {
+			t.Errorf("default-service-account: %s, fix %+v, want the template named and no fix", f.Message, f.Fix)
+		}
+	}
+	if !found {
+		t.Error("no default-service-account finding")
+	}
+}
+
 // renderFixed applies fs to chart's values.yaml and returns the kinds its
 // render then holds.
 func renderFixed(t *testing.T, chart rendered.Files, fs []checks.Finding) map[string]bool {

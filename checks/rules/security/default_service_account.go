@@ -24,7 +24,11 @@ var defaultServiceAccount = &checks.Rule{
 		var fix *checks.Fix
 		if d, ok := ctx.DormantTemplate(obj, "ServiceAccount"); ok {
 			own = d.Says() + ": set the values that create it and make the pod use it"
-			fix = &checks.Fix{Description: "turn on the chart's " + d.File, Kind: checks.StartingPoint, TurnOn: &checks.TurnOn{Template: d}}
+			// Not when the repository grants the default account
+			// something: the pod would lose it with the new account.
+			if !serviceAccountBound(ctx, obj, "default") {
+				fix = &checks.Fix{Description: "turn on the chart's " + d.File, Kind: checks.StartingPoint, TurnOn: &checks.TurnOn{Template: d}}
+			}
 		}
 		f := checks.At(obj, at, "the pod runs as the namespace's default ServiceAccount: "+own+", or set automountServiceAccountToken: false if it never calls the Kubernetes API")
 		f.Fix = fix
