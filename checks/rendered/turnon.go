@@ -3,6 +3,7 @@ package rendered
 import (
 	"path"
 	"slices"
+	"strings"
 	"text/template/parse"
 
 	"go.yaml.in/yaml/v3"
@@ -54,7 +55,7 @@ func (pl *placed) turnOn(files fileSet, f checks.Finding) (placement, bool) {
 		}
 		v := held[len(k)]
 		switch {
-		case v == nil || v.Kind == yaml.ScalarNode && (v.ShortTag() == "!!null" || v.ShortTag() == "!!bool" && v.Value == "false"):
+		case v == nil || v.Kind == yaml.ScalarNode && (v.ShortTag() == "!!null" || v.ShortTag() == "!!bool" && !truthy(v)):
 			out.addValuesEdit(edit.Op{Action: edit.Set, Path: k, Value: "true"})
 		case v.Kind == yaml.MappingNode && len(v.Content) == 0 && len(on.Mapping) > 0:
 			for _, m := range on.Mapping {
@@ -81,7 +82,7 @@ func truthy(v *yaml.Node) bool {
 		case "!!null":
 			return false
 		case "!!bool":
-			return v.Value != "false"
+			return !strings.EqualFold(v.Value, "false")
 		case "!!int", "!!float":
 			return v.Value != "0" && v.Value != "0.0"
 		case "!!str":

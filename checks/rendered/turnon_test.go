@@ -75,11 +75,11 @@ metadata:
 // TestTurnOnSetsTheValuesOfTheChartsOwnTemplate checks that pdb-missing
 // and default-service-account, on a chart whose own templates write the
 // object its values leave out, are fixed in values.yaml by setting the
-// keys the template's guard reads (a key at false to true; one already
-// true, as serviceAccount is here, left alone), and that the fixed values
-// render the objects.
+// keys the template's guard reads (a key at false, or False, to true; one
+// already true, as serviceAccount is here, left alone), and that the
+// fixed values render the objects.
 func TestTurnOnSetsTheValuesOfTheChartsOwnTemplate(t *testing.T) {
-	chart := switchedChart("replicaCount: 3\npdb:\n  enabled: false\n  maxUnavailable: 1\nserviceAccount:\n  create: false\n")
+	chart := switchedChart("replicaCount: 3\npdb:\n  enabled: false\n  maxUnavailable: 1\nserviceAccount:\n  create: False\n")
 	byRule := map[string]checks.Finding{}
 	for _, f := range verifiedChart(t, chart) {
 		byRule[f.RuleID] = f
