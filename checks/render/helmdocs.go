@@ -644,21 +644,33 @@ func hasPrefix(p, pre []seg) bool {
 	return true
 }
 
+// maxGuard bounds the action a dormant template opens with that a render
+// keeps (rendered.Skipped.Guard), which messages quote: a guard on two
+// long values paths (kube-prometheus-stack's webhook budget, 150 bytes)
+// fits.
+const maxGuard = 256
+
 // dormant is what a render says of template file, whose text is text,
 // that renders nothing with its values: the kinds of object text writes on
 // lines of their own (`kind: PodDisruptionBudget`), and the action it
 // opens with when that is an if or a with (its first line that is not
-// blank, a comment or a document separator), cut to 120 bytes.
+// blank, a comment, a template comment, which may span lines, or a
+// document separator), when it is at most maxGuard bytes.
 func dormant(file string, text []byte) rendered.Skipped {
 	s := rendered.Skipped{File: file, Reason: "template renders to nothing with these values"}
-	first := true
+	first, comment := true, false
 	for line := range bytes.Lines(text) {
 		l := strings.TrimSpace(string(line))
-		if first && l != "" && l != "---" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "{{/*") && !strings.HasPrefix(l, "{{- /*") {
+		if first && (strings.HasPrefix(l, "{{/*") || strings.HasPrefix(l, "{{- /*")) {
+			comment = true
+		}
+		if comment {
+			comment = !strings.Contains(l, "*/")
+		} else if first && l != "" && l != "---" && !strings.HasPrefix(l, "#") {
 			first = false
 			if a := strings.TrimLeft(strings.TrimPrefix(l, "{{"), "- "); strings.HasPrefix(l, "{{") && (strings.HasPrefix(a, "if ") || strings.HasPrefix(a, "with ")) {
 				end := strings.Index(l, "}}")
-				if end >= 0 && end+2 <= 120 {
+				if end >= 0 && end+2 <= maxGuard {
 					s.Guard = l[:end+2]
 				}
 			}
