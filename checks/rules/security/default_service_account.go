@@ -11,6 +11,7 @@ var defaultServiceAccount = &checks.Rule{
 	Severity: checks.Info,
 	Ref:      "https://kubernetes.io/docs/concepts/security/service-accounts/#default-service-accounts",
 	Why:      "pods that run as the namespace's default ServiceAccount share one identity, so RBAC granted for one app reaches all of them",
+	Help:     "Give the app a ServiceAccount of its own and name it in serviceAccountName, or set automountServiceAccountToken: false if it never calls the Kubernetes API. In a chart that has a template writing one, which its values leave out, the finding names that template and the action it is written under, and its fix sets the values that turn it on (not when a binding of the repository grants the default account something, which the pod would lose).",
 	Check: appPods(func(ctx *checks.Context, obj *manifest.Object, pt *manifest.PodTemplate) []checks.Finding {
 		// Without a token the pod makes no use of the account's identity.
 		if serviceAccount(pt) != "default" || !mountsTokenHere(ctx, obj, pt) {
