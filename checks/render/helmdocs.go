@@ -646,7 +646,7 @@ func hasPrefix(p, pre []seg) bool {
 
 // maxGuard bounds the action a dormant template opens with that a render
 // keeps (rendered.Skipped.Guard), which messages quote: a guard on two
-// long values paths (kube-prometheus-stack's webhook budget, 150 bytes)
+// long values paths (kube-prometheus-stack's webhook budget, 162 bytes)
 // fits.
 const maxGuard = 256
 
