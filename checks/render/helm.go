@@ -111,7 +111,10 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 			}
 		}
 	}
-	r.Problems = append(r.Problems, missingDependencies(l, c, files)...)
+	missing := missingDependencies(l, c, files)
+	for _, m := range missing {
+		r.Problems = append(r.Problems, m.Problem)
+	}
 
 	kv, err := common.ParseKubeVersion(opts.KubeVersion)
 	if err != nil {
@@ -185,7 +188,7 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	vm := &valuesMap{user: userTrees}
 	if renderErr != nil {
 		file, line, col := idx.errorAt(files, renderErr.Error(), chartFile)
-		r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Column: col, Message: "rendering: " + engineMessage(renderErr)})
+		r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Column: col, Message: "rendering: " + engineMessage(renderErr) + missingTemplateOf(renderErr.Error(), missing, chartFile)})
 		// Helm refuses values its schemas refuse before it renders:
 		// said too, so that fixing the template is not all it takes.
 		checkValuesSchemas(r, c, vals, idx, vm)
@@ -457,10 +460,52 @@ func chartTree(l *chartLoader, c *chart.Chart) map[*chartSource]*chartSource {
 	return m
 }
 
+// missingDependency is a dependency the render lacks: its name (its
+// alias, when it has one) and the problem that says so.
+type missingDependency struct {
+	name string
+	rendered.Problem
+}
+
+// noTemplate matches text/template's error for a template that no file of
+// the render defines, with its name.
+var noTemplate = regexp.MustCompile(`no template "([^"]+)" associated with template`)
+
+// missingTemplateOf says, for a render error msg that names a template no
+// file defines, whose name begins with a missing dependency's
+// ("redis-ha.fullname" of redis-ha), that it is that dependency's, and
+// where the chart (whose Chart.yaml is chartFile) declares it: the chart's
+// own helper calls into the chart it lacks, and the render fails for that
+// (argo-cd's values for Redis HA). "" otherwise.
+func missingTemplateOf(msg string, missing []missingDependency, chartFile string) string {
+	m := noTemplate.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	for _, d := range missing {
+		if strings.HasPrefix(m[1], d.name+".") {
+			at := d.File // another chart of the repository's, which stood in for one
+			if rel, ok := strings.CutPrefix(d.File, path.Dir(chartFile)+"/"); ok || d.File == chartFile {
+				at = "the chart's " + path.Base(chartFile)
+				if ok {
+					at = "the chart's " + rel
+				}
+			}
+			if d.Line > 0 {
+				at = fmt.Sprintf("on line %d of %s", d.Line, at)
+			} else {
+				at = "in " + at
+			}
+			return fmt.Sprintf(" (%s is a template of the dependency %s, declared %s, which is missing)", m[1], d.name, at)
+		}
+	}
+	return ""
+}
+
 // missingDependencies reports the dependencies still enabled after
 // processing that no chart provides.
-func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) []rendered.Problem {
-	var out []rendered.Problem
+func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) []missingDependency {
+	var out []missingDependency
 	var rec func(c *chart.Chart)
 	rec = func(c *chart.Chart) {
 		have := map[string]bool{}
@@ -481,7 +526,7 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) [
 				name = req.Alias
 			}
 			msg := fmt.Sprintf("dependency %s (version %q from %q) is needed with these values but is neither in charts/, nor a file:// chart in the repository, nor a chart of that name in the repository; rendered without it", name, req.Version, req.Repository)
-			out = append(out, rendered.Problem{File: chartFile, Line: dependencyLine(files[chartFile], req.Name), Message: msg, Missing: true})
+			out = append(out, missingDependency{name, rendered.Problem{File: chartFile, Line: dependencyLine(files[chartFile], req.Name), Message: msg, Missing: true}})
 		}
 	}
 	rec(c)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -449,6 +450,48 @@ func TestHelmFailureAtTheTemplateLine(t *testing.T) {
 				t.Errorf("problem at %s:%d (%s), want %s:%d naming %q", p.File, p.Line, p.Message, tc.file, tc.line, tc.contains)
 			}
 		})
+	}
+}
+
+// TestHelmFailureInAMissingDependencysTemplate: a chart whose helper
+// includes a template of a dependency it lacks (argo-cd's Redis HA
+// helpers, redis-ha absent) fails to render; the failure says that the
+// template is the missing dependency's, and where it is declared, beside
+// the problem of the dependency itself. A template no dependency's name
+// begins is said as the engine says it.
+func TestHelmFailureInAMissingDependencysTemplate(t *testing.T) {
+	chartYAML := "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: redis-ha\n    version: 4.38.0\n    repository: https://example.com/charts\n"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  k: {{ include %q . }}\n"
+	for name, want := range map[string]string{
+		"redis-ha.fullname": " (redis-ha.fullname is a template of the dependency redis-ha, declared on line 5 of the chart's Chart.yaml, which is missing)",
+		"other.fullname":    `no template "other.fullname" associated with template`,
+	} {
+		r := renderOne(t, rendered.Files{
+			"app/Chart.yaml":       []byte(chartYAML),
+			"app/templates/a.yaml": []byte(fmt.Sprintf(cm, name)),
+		}, rendered.Options{})
+		var failed, missing bool
+		for _, p := range r.Problems {
+			switch {
+			case p.Missing:
+				missing = p.File == "app/Chart.yaml" && p.Line == 5
+			case strings.HasPrefix(p.Message, "rendering: "):
+				failed = strings.Contains(p.Message, want) && strings.Contains(p.Message, "which is missing") == strings.Contains(want, "which is missing")
+			}
+		}
+		if !failed || !missing {
+			t.Errorf("include %q: problems %+v\nwant the dependency missing at app/Chart.yaml:5 and the failure saying %q", name, r.Problems, want)
+		}
+	}
+	// A subchart's dependency is named in the subchart's Chart.yaml.
+	r := renderOne(t, rendered.Files{
+		"app/Chart.yaml":                 []byte("apiVersion: v2\nname: app\nversion: 0.1.0\n"),
+		"app/charts/db/Chart.yaml":       []byte("apiVersion: v2\nname: db\nversion: 0.1.0\ndependencies:\n  - name: cache\n    version: 1.0.0\n    repository: https://example.com/charts\n"),
+		"app/charts/db/templates/a.yaml": []byte(fmt.Sprintf(cm, "cache.fullname")),
+	}, rendered.Options{})
+	want := " (cache.fullname is a template of the dependency cache, declared on line 5 of the chart's charts/db/Chart.yaml, which is missing)"
+	if !slices.ContainsFunc(r.Problems, func(p rendered.Problem) bool { return strings.Contains(p.Message, want) }) {
+		t.Errorf("a subchart's missing dependency: problems %+v\nwant one saying %q", r.Problems, want)
 	}
 }
 
