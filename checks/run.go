@@ -287,6 +287,7 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 	if opts.ListObjects {
 		checked = CheckedObjects(files) // before a lean run lets the objects go
 	}
+	dormant := templatesByInput(inputs)
 	var res *Result
 	switch {
 	case opts.Emit != nil:
@@ -294,13 +295,13 @@ func Run(inputs []Input, cfg *Config, opts Options) *Result {
 		if opts.NoFixes {
 			emit = func(fs []Finding) { emit(withoutFixes(fs)) }
 		}
-		res = evaluateStream(files, extra, cfg, templatesByInput(inputs), opts.Memo, dropTyped, emit)
+		res = evaluateStream(files, extra, cfg, dormant, opts.Memo, dropTyped, emit)
 	case opts.Memory == Lean:
 		var findings []Finding
-		res = evaluateStream(files, extra, cfg, templatesByInput(inputs), opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
+		res = evaluateStream(files, extra, cfg, dormant, opts.Memo, dropTyped, func(fs []Finding) { findings = append(findings, fs...) })
 		res.Findings = findings
 	default:
-		res = evaluate(files, extra, cfg, templatesByInput(inputs), opts.Memo, opts.NoFixes, holdTyped, opts.LeanFindings && !opts.NoFixes)
+		res = evaluate(files, extra, cfg, dormant, opts.Memo, opts.NoFixes, holdTyped, opts.LeanFindings && !opts.NoFixes)
 	}
 	if opts.NoFixes {
 		withoutFixes(res.Findings)
