@@ -140,6 +140,12 @@ type TurnOn struct {
 	Mapping []edit.Op
 }
 
+// TurnOnFix is the fix that turns d on (a starting point: the template's
+// settings are the author's to check), with mapping as its Mapping.
+func (d Dormant) TurnOnFix(mapping ...edit.Op) *Fix {
+	return &Fix{Description: "turn on the chart's " + d.File, Kind: StartingPoint, TurnOn: &TurnOn{Template: d, Mapping: mapping}}
+}
+
 // FixKind says how sure a fix is.
 type FixKind string
 

@@ -56,10 +56,7 @@ var pdbMissing = &checks.Rule{
 			f := checks.At(obj, kindPath, msg)
 			// Rendering again with it alone decides (a budget over the
 			// one replica another fix raises must not block drains).
-			f.Fix = &checks.Fix{Description: "turn on the chart's " + d.File, Kind: checks.StartingPoint, TurnOn: &checks.TurnOn{
-				Template: d,
-				Mapping:  []edit.Op{{Action: edit.Set, Path: []string{"maxUnavailable"}, Value: "1"}},
-			}}
+			f.Fix = d.TurnOnFix(edit.Op{Action: edit.Set, Path: []string{"maxUnavailable"}, Value: "1"})
 			return []checks.Finding{f}
 		}
 		if pdb, ok := pdbFor(ctx, obj, src); ok {

@@ -28,7 +28,7 @@ var defaultServiceAccount = &checks.Rule{
 			// Not when the repository grants the default account
 			// something: the pod would lose it with the new account.
 			if !serviceAccountBound(ctx, obj, "default") {
-				fix = &checks.Fix{Description: "turn on the chart's " + d.File, Kind: checks.StartingPoint, TurnOn: &checks.TurnOn{Template: d}}
+				fix = d.TurnOnFix()
 			}
 		}
 		f := checks.At(obj, at, "the pod runs as the namespace's default ServiceAccount: "+own+", or set automountServiceAccountToken: false if it never calls the Kubernetes API")
