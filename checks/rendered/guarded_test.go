@@ -61,20 +61,17 @@ spec:
 // the fix; and that a key written under a condition on another key
 // (lifecycle, when .Values.hooks) is not.
 func TestGuardedKeysAreFixedInValues(t *testing.T) {
-	byRule := map[string]checks.Finding{}
-	for _, f := range verifiedChart(t, guardedChart) {
-		byRule[f.RuleID] = f
-	}
+	found := lastByRule(verifiedChart(t, guardedChart))
 	var valuesFixes []checks.Finding
 	for rule, prefix := range map[string]string{"cpu-requests-missing": "resources.requests.cpu", "capabilities-not-dropped": "securityContext.capabilities.drop"} {
-		f := byRule[rule]
+		f := found[rule]
 		if f.File != "c/values.yaml" || f.Fix == nil || len(f.Fix.Edits) == 0 || !strings.HasPrefix(strings.Join(f.Fix.Edits[0].Path, "."), prefix) {
 			t.Errorf("%s: %s:%d %+v, want an edit of %s in values.yaml", rule, f.File, f.Line, f.Fix, prefix)
 			continue
 		}
 		valuesFixes = append(valuesFixes, f)
 	}
-	if f := byRule["prestop-hook-missing"]; f.File == "c/values.yaml" {
+	if f := found["prestop-hook-missing"]; f.File == "c/values.yaml" {
 		t.Errorf("prestop-hook-missing is a values edit (%+v), but the template writes lifecycle only when .Values.hooks is set", f.Fix)
 	}
 	var obj struct {

@@ -247,6 +247,15 @@ extraVolumeMounts:
 	}
 }
 
+// lastByRule returns the last of fs of each rule, by rule.
+func lastByRule(fs []checks.Finding) map[string]checks.Finding {
+	m := map[string]checks.Finding{}
+	for _, f := range fs {
+		m[f.RuleID] = f
+	}
+	return m
+}
+
 // verifiedChart checks the chart of files with the default rules, its fixes
 // verified by rendering again, and returns its findings.
 func verifiedChart(t *testing.T, files rendered.Files) []checks.Finding {

@@ -80,17 +80,14 @@ metadata:
 // fixed values render the objects.
 func TestTurnOnSetsTheValuesOfTheChartsOwnTemplate(t *testing.T) {
 	chart := switchedChart("replicaCount: 3\npdb:\n  enabled: false\n  maxUnavailable: 1\nserviceAccount:\n  create: False\n")
-	byRule := map[string]checks.Finding{}
-	for _, f := range verifiedChart(t, chart) {
-		byRule[f.RuleID] = f
-	}
+	found := lastByRule(verifiedChart(t, chart))
 	want := map[string]struct {
 		line int
 		key  string
 	}{"pdb-missing": {3, "pdb.enabled"}, "default-service-account": {6, "serviceAccount.create"}}
 	var fs []checks.Finding
 	for rule, w := range want {
-		f := byRule[rule]
+		f := found[rule]
 		if f.File != "c/values.yaml" || f.Line != w.line || f.Fix == nil || f.Fix.Withheld != "" || len(f.Fix.Edits) != 1 ||
 			strings.Join(f.Fix.Edits[0].Path, ".") != w.key || f.Fix.Edits[0].Value != "true" {
 			t.Errorf("%s: %s:%d %+v, want %s: true at values.yaml:%d", rule, f.File, f.Line, f.Fix, w.key, w.line)
@@ -129,12 +126,7 @@ spec:
 {{ toYaml .Values.podDisruptionBudget | indent 2 }}
 {{- end }}
 `)
-	var f checks.Finding
-	for _, g := range verifiedChart(t, chart) {
-		if g.RuleID == "pdb-missing" {
-			f = g
-		}
-	}
+	f := lastByRule(verifiedChart(t, chart))["pdb-missing"]
 	if f.File != "c/values.yaml" || f.Line != 2 || f.Fix == nil || len(f.Fix.Edits) != 1 ||
 		strings.Join(f.Fix.Edits[0].Path, ".") != "podDisruptionBudget.maxUnavailable" || f.Fix.Edits[0].Value != "1" {
 		t.Fatalf("pdb-missing: %s:%d %+v, want podDisruptionBudget.maxUnavailable: 1 at values.yaml:2", f.File, f.Line, f.Fix)
@@ -159,12 +151,7 @@ func TestTurnOnIsVerifiedAlone(t *testing.T) {
 		{"maxUnavailable: 1", ""},
 	} {
 		chart := switchedChart("replicaCount: 1\npdb:\n  enabled: false\n  " + tc.policy + "\nserviceAccount:\n  create: true\n")
-		var f checks.Finding
-		for _, g := range verifiedChart(t, chart) {
-			if g.RuleID == "pdb-missing" {
-				f = g
-			}
-		}
+		f := lastByRule(verifiedChart(t, chart))["pdb-missing"]
 		switch {
 		case f.Fix == nil:
 			t.Errorf("%s: pdb-missing has no fix: %+v", tc.policy, f)

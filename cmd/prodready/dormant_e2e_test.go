@@ -28,15 +28,9 @@ func TestCheckPointsToTheChartsOwnTemplate(t *testing.T) {
 	dir := writeRepo(t, files)
 	messages := func(path string) map[string]string {
 		t.Helper()
-		out, errOut, _ := runCLI(t, dir, "check", "-o", "json", path)
-		var rep struct {
-			Findings []struct{ Rule, Message string }
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("check %s: %v\n%s\n%s", path, err, out, errOut)
-		}
+		fs, _ := checkJSON(t, dir, path)
 		got := map[string]string{}
-		for _, f := range rep.Findings {
+		for _, f := range fs {
 			got[f.Rule] = f.Message
 		}
 		return got
