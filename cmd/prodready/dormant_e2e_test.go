@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/testconfig"
 )
 
 // TestCheckPointsToTheChartsOwnTemplate runs `prodready check -o json` as
@@ -108,5 +111,27 @@ func TestFixTurnsOnTheChartsOwnTemplate(t *testing.T) {
 		if n.Path == "web/templates/pdb.yaml" {
 			t.Errorf("the fixed chart still renders nothing of web/templates/pdb.yaml:\n%s", out)
 		}
+	}
+}
+
+// TestServeSuggestsTurningOnTheChartsOwnBudget runs `prodready serve` as a
+// process against the fake GitHub on a pull request that adds the chart
+// whose pdb.yaml its values leave out: the review's one comment is on
+// web/values.yaml line 2, and suggests the line that turns it on.
+func TestServeSuggestsTurningOnTheChartsOwnBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	config := testconfig.OnlyRule("pdb-missing")
+	head := dormantChart(spreadDeployment("web"))
+	head[".prodready.yaml"] = config
+	fake := reviewOpened(t, map[string]string{".prodready.yaml": config}, head)
+	var comments []fakegithub.Comment
+	for _, rv := range fake.Reviews("acme", "web") {
+		comments = append(comments, rv.Comments...)
+	}
+	if len(comments) != 1 || comments[0].Path != "web/values.yaml" || comments[0].Line != 2 ||
+		!strings.Contains(comments[0].Body, "pdb-missing") || !strings.Contains(comments[0].Body, "```suggestion\n  enabled: true\n```") {
+		t.Fatalf("want one pdb-missing comment on web/values.yaml line 2 suggesting `  enabled: true`; got %+v", comments)
 	}
 }
