@@ -117,10 +117,27 @@ type Fix struct {
 	// verified by rendering again; anywhere else the fix is its
 	// description only.
 	TurnOn *TurnOn `json:"-"`
+	// Also, when set, are the parts of the fix made in files other than
+	// the finding's: a chart's fix that sets a values key and adds
+	// template lines (a read-only root filesystem set in values.yaml, the
+	// volume for /tmp in the template). The fix is applied whole or not at
+	// all, and is never one suggestion of a review, which edits one file.
+	Also []FilePart `json:"also,omitempty"`
 	// Withheld, when set, says why a fix that was offered is not applied:
 	// rendering again with it showed the finding it brings, or that its
 	// own finding stays. Every output shows it in place of the edits.
 	Withheld string `json:"withheld,omitempty"`
+}
+
+// FilePart is the part of a fix made in one file other than its
+// finding's (Fix.Also): edits of its document Doc, or whole-line changes.
+type FilePart struct {
+	File string `json:"file"`
+	// Line is the 1-based line where the part edits, for people.
+	Line  int           `json:"line"`
+	Doc   int           `json:"doc"`
+	Edits []edit.Op     `json:"edits,omitempty"`
+	Lines []edit.Change `json:"lines,omitempty"`
 }
 
 // TurnOn is a fix that turns on a Dormant template: the values its guard

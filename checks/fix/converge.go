@@ -2,6 +2,8 @@ package fix
 
 import (
 	"bytes"
+	"errors"
+	"maps"
 	"path"
 	"runtime"
 	"slices"
@@ -81,8 +83,13 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 	failedBefore := map[string]bool{}
 	for round := 0; round < MaxRounds; round++ {
 		byFile := map[string][]checks.Finding{}
+		var multi []checks.Finding // fixes made in several files, applied after the others
 		for _, f := range check(cur) {
-			if keep == nil || keep(f) {
+			switch {
+			case keep != nil && !keep(f):
+			case across(f):
+				multi = append(multi, f)
+			default:
 				byFile[path.Clean(f.File)] = append(byFile[path.Clean(f.File)], f)
 			}
 		}
@@ -100,6 +107,7 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 			f := &fixes[i]
 			f.next, f.applied, f.failed = Apply(cur[i].Data, byFile[path.Clean(cur[i].Path)])
 		})
+		touched := map[string]bool{}
 		for i, in := range cur {
 			fs := byFile[path.Clean(in.Path)]
 			delete(byFile, path.Clean(in.Path))
@@ -122,12 +130,33 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 			}
 			if !bytes.Equal(next, in.Data) {
 				changed = true
+				touched[path.Clean(in.Path)] = true
 				for _, k := range applied {
 					out.Fixed = append(out.Fixed, out.origins.onInput(fs[k]))
 					out.appliedLater(fs[k].Fingerprint(), failedBefore)
 				}
 				out.origins.moved(in.Path, in.Data, next)
 				cur[i] = checks.Input{Path: in.Path, Data: next}
+			}
+		}
+		if len(multi) > 0 {
+			index := map[string]int{}
+			for i := len(cur) - 1; i >= 0; i-- {
+				index[path.Clean(cur[i].Path)] = i
+			}
+			a := applyAcross(multi, touched, func(p string) ([]byte, error) {
+				if i, ok := index[p]; ok {
+					return cur[i].Data, nil
+				}
+				return nil, errNotInRun
+			})
+			if out.acrossDone(a, multi, failedBefore, func(f checks.Finding) checks.Finding { return f }) {
+				changed = true
+				for _, file := range slices.Sorted(maps.Keys(a.next)) {
+					i := index[file]
+					out.origins.moved(cur[i].Path, cur[i].Data, a.next[file])
+					cur[i] = checks.Input{Path: cur[i].Path, Data: a.next[file]}
+				}
 			}
 		}
 		// Findings on no input (a values file the config excludes) are
@@ -180,9 +209,14 @@ func ConvergeStream(inputs []checks.Input, check func(cur []checks.Input, emit f
 			}
 			current, fs = "", nil
 		}
+		var multi []checks.Finding // fixes made in several files, applied after the others
 		check(cur, func(batch []checks.Finding) {
 			for _, f := range batch {
 				if keep != nil && !keep(f) {
+					continue
+				}
+				if across(f) {
+					multi = append(multi, f)
 					continue
 				}
 				p := path.Clean(f.File)
@@ -195,6 +229,9 @@ func ConvergeStream(inputs []checks.Input, check func(cur []checks.Input, emit f
 		})
 		flush()
 		changed := r.finish(&out, failedBefore)
+		if len(multi) > 0 && r.across(&out, multi, failedBefore) {
+			changed = true
+		}
 		if !changed {
 			out.Converged = true
 			return cur, out
@@ -333,6 +370,73 @@ func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
 	sort.SliceStable(r.late, func(a, b int) bool { return path.Clean(r.late[a].File) < path.Clean(r.late[b].File) })
 	out.Remaining = append(out.Remaining, r.late...)
 	return changed
+}
+
+// errNotInRun is why a fix made in several files is not applied when one
+// of them is not among the inputs (a values file the config excludes).
+var errNotInRun = errors.New("a file it edits is not among the files fixed")
+
+// across applies, at the end of a round, the fixes of multi made in
+// several files (see applyAcross), to the inputs as the round left them,
+// and takes what it did into out: it reports whether an input changed.
+func (r *streamRound) across(out *Outcome, multi []checks.Finding, failedBefore map[string]bool) bool {
+	touched := map[string]bool{}
+	for i, sf := range r.files {
+		if sf != nil && sf.changed {
+			touched[path.Clean(r.cur[i].Path)] = true
+		}
+	}
+	a := applyAcross(multi, touched, func(p string) ([]byte, error) {
+		idx := r.byPath[p]
+		if len(idx) == 0 {
+			return nil, errNotInRun
+		}
+		in := r.cur[idx[0]]
+		if in.Data == nil && in.Read != nil {
+			return in.Read(nil)
+		}
+		return in.Data, nil
+	})
+	if !out.acrossDone(a, multi, failedBefore, fixedSummary) {
+		return false
+	}
+	for _, file := range slices.Sorted(maps.Keys(a.next)) {
+		i := r.byPath[file][0]
+		old := r.cur[i].Data
+		if old == nil && r.cur[i].Read != nil {
+			old, _ = r.cur[i].Read(nil) // read a moment ago, to the same text
+		}
+		out.origins.follow(r.cur[i].Path, lineOrigins(old, a.next[file]))
+		r.cur[i] = checks.Input{Path: r.cur[i].Path, Data: a.next[file]}
+	}
+	return true
+}
+
+// acrossDone takes into o what applyAcross did with multi: the fixes
+// applied, as fixed keeps them (ConvergeStream keeps a summary), at the
+// inputs' lines (before the texts they changed are followed), the
+// failures (each once over the rounds), and the findings left. It reports
+// whether a text changed.
+func (o *Outcome) acrossDone(a acrossResult, multi []checks.Finding, failedBefore map[string]bool, fixed func(checks.Finding) checks.Finding) bool {
+	for _, fl := range a.failed {
+		f := multi[fl.Finding]
+		o.Remaining = append(o.Remaining, f)
+		if key := f.Fingerprint(); !failedBefore[key] {
+			failedBefore[key] = true
+			o.Failed = append(o.Failed, FailedFix{Finding: o.origins.onInput(f), Err: fl.Err})
+		}
+	}
+	for _, i := range a.deferred {
+		o.Remaining = append(o.Remaining, multi[i])
+	}
+	if len(a.next) == 0 {
+		return false
+	}
+	for _, i := range a.applied {
+		o.Fixed = append(o.Fixed, o.origins.onInput(fixed(multi[i])))
+		o.appliedLater(multi[i].Fingerprint(), failedBefore)
+	}
+	return true
 }
 
 // appliedLater takes out of o.Failed the fix of the finding whose

@@ -183,8 +183,19 @@ type Suggestion struct {
 // the original and the result; each finding's own fix (applied alone) says
 // which hunks it belongs to, and hunks that share a finding become one
 // suggestion. The suggestions are those hunks, so committing them all is
-// exact by construction.
+// exact by construction. A fix made in several files (Fix.Also) gives no
+// suggestion: its finding is neither suggested nor failed.
 func Suggest(src []byte, findings []checks.Finding) ([]Suggestion, []Failure) {
+	if slices.ContainsFunc(findings, across) {
+		// A fix made in several files is no suggestion of one: committed
+		// alone, its part in this file would be half of it.
+		findings = slices.Clone(findings)
+		for i := range findings {
+			if across(findings[i]) {
+				findings[i].Fix = nil
+			}
+		}
+	}
 	if len(fixable(findings)) == 0 {
 		return nil, nil
 	}

@@ -1,0 +1,138 @@
+package fix
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/prodready/prodready/checks"
+)
+
+// across reports whether f's fix is made in more than one file
+// (Fix.Also): such a fix is applied whole, by applyAcross, never with
+// its finding's file alone.
+func across(f checks.Finding) bool {
+	return f.Fixable() && len(f.Fix.Also) > 0
+}
+
+// parts returns f's fix as one finding per file it edits, each with the
+// part made in that file: f itself first, then a finding for each part of
+// Fix.Also.
+func parts(f checks.Finding) []checks.Finding {
+	out := []checks.Finding{f}
+	for _, p := range f.Fix.Also {
+		out = append(out, checks.Finding{RuleID: f.RuleID, File: p.File, Object: checks.ObjectRef{Doc: p.Doc},
+			Fix: &checks.Fix{Description: f.Fix.Description, Kind: f.Fix.Kind, Edits: p.Edits, Lines: p.Lines}})
+	}
+	return out
+}
+
+// acrossResult is what applyAcross did.
+type acrossResult struct {
+	next     map[string][]byte // the new texts, by clean path
+	applied  []int             // indexes of the findings whose fixes were applied
+	deferred []int             // indexes left for the next round
+	failed   []Failure
+}
+
+// applyAcross applies the fixes of fs that are made in several files
+// (across), after a round's other fixes: the texts are read with text (by
+// clean path), and a fix that edits a file the round changed (touched)
+// is deferred to the next round, since its line changes are of the text
+// the check saw. The others are applied together, each whole or not at
+// all: when a part of one does not apply, it is taken out of every file
+// and the rest applied again, so no file ever holds half a fix.
+func applyAcross(fs []checks.Finding, touched map[string]bool, text func(string) ([]byte, error)) acrossResult {
+	var res acrossResult
+	var active []int
+	for i, f := range fs {
+		if slices.ContainsFunc(parts(f), func(p checks.Finding) bool { return touched[path.Clean(p.File)] }) {
+			res.deferred = append(res.deferred, i)
+			continue
+		}
+		active = append(active, i)
+	}
+	texts := map[string][]byte{}
+	read := func(p string) ([]byte, error) {
+		if t, ok := texts[p]; ok {
+			return t, nil
+		}
+		t, err := text(p)
+		if err == nil {
+			texts[p] = t
+		}
+		return t, err
+	}
+	// Each pass applies the active fixes file by file; a fix with a part
+	// that did not apply leaves the set, so at most one pass per fix.
+	for len(active) > 0 {
+		type part struct {
+			finding int // index into fs
+			f       checks.Finding
+		}
+		byFile := map[string][]part{}
+		var files []string
+		for _, i := range active {
+			for _, p := range parts(fs[i]) {
+				k := path.Clean(p.File)
+				if _, ok := byFile[k]; !ok {
+					files = append(files, k)
+				}
+				byFile[k] = append(byFile[k], part{i, p})
+			}
+		}
+		next := map[string][]byte{}
+		done := map[int]int{} // parts applied, by finding
+		why := map[int]error{}
+		for _, file := range files {
+			src, err := read(file)
+			if err != nil {
+				for _, p := range byFile[file] {
+					why[p.finding] = fmt.Errorf("%s, which its fix also edits, cannot be read: %w", file, err)
+				}
+				continue
+			}
+			ps := byFile[file]
+			batch := make([]checks.Finding, len(ps))
+			for j, p := range ps {
+				batch[j] = p.f
+			}
+			out, applied, failed := Apply(src, batch)
+			for _, j := range applied {
+				done[ps[j].finding]++
+			}
+			for _, fl := range failed {
+				if _, ok := why[ps[fl.Finding].finding]; !ok {
+					why[ps[fl.Finding].finding] = fmt.Errorf("its part in %s does not apply: %w", file, fl.Err)
+				}
+			}
+			next[file] = out
+		}
+		var whole []int
+		for _, i := range active {
+			if done[i] == len(parts(fs[i])) {
+				whole = append(whole, i)
+				continue
+			}
+			err := why[i]
+			if err == nil {
+				err = errors.New("a part of its fix does not apply")
+			}
+			res.failed = append(res.failed, Failure{Finding: i, Err: err})
+		}
+		if len(whole) == len(active) {
+			res.applied = whole
+			res.next = map[string][]byte{}
+			for file, out := range next {
+				if !bytes.Equal(out, texts[file]) {
+					res.next[file] = out
+				}
+			}
+			return res
+		}
+		active = whole
+	}
+	return res
+}
