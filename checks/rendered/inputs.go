@@ -572,6 +572,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		}
 		f.Message += renderedNote(pl.about, p.only[onlyKey(pl, *f)])
 		if pc, ok := fixed[i]; ok {
+			pc = pc.primary()
 			pc.place(pl.dir, pl.columnAt(pc.file, pc.line), f) // after the key above, which CheckValuesSets made without it
 		} else if why, ok := withheld[i]; ok && f.Fix != nil {
 			fx := *f.Fix

@@ -80,7 +80,11 @@ type verifier struct {
 // id names a candidate fix of pl for a FixMemo: its chart, finding and
 // edits.
 func (pl *placed) id(c candidate) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%v\x00%v", pl.dir, pl.render.Root, c.key, c.place.file, c.place.doc, c.place.edits, c.place.lines)
+	id := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%v\x00%v", pl.dir, pl.render.Root, c.key, c.place.file, c.place.doc, c.place.edits, c.place.lines)
+	if a := c.place.also; a != nil {
+		id += fmt.Sprintf("\x00%s\x00%d\x00%v", a.file, a.doc, a.edits)
+	}
+	return id
 }
 
 // known reports whether memo holds c as wrong, and keeps why as this
@@ -201,6 +205,27 @@ type placement struct {
 	// patch says whether the edits append a patch to the overlay's
 	// kustomization file (overlayPatch), and which.
 	patch patchKind
+	// also, for a fix made in two files (split), is its part in a
+	// values file, this placement being its template lines: ops are the
+	// fix's edits those lines make, and atAlso says the finding belongs
+	// at also's line (its fix's first edit is made there).
+	also   *placement
+	ops    []edit.Op
+	atAlso bool
+}
+
+// primary is pc as Map places its finding: for a fix made in two files
+// whose first edit is in the values file, that part, with the template
+// lines as its other part.
+func (pc placement) primary() placement {
+	if pc.also == nil || !pc.atAlso {
+		return pc
+	}
+	lines := pc
+	lines.also, lines.atAlso = nil, false
+	values := *pc.also
+	values.also = &lines
+	return values
 }
 
 // columnAt returns the column at which line (1-based) of file, a path of
@@ -262,7 +287,7 @@ type candidate struct {
 // release's or the chart's name, a value a helper computes), and the fix
 // is withheld.
 func (pl *placed) chartPlacement(src *source, f checks.Finding) (placement, bool, string) {
-	tries := []func(fileSet, checks.Finding) (placement, bool){pl.inValues, pl.literal, pl.templateLines, pl.widerInclude}
+	tries := []func(fileSet, checks.Finding) (placement, bool){pl.inValues, pl.literal, pl.templateLines, pl.widerInclude, pl.split}
 	if f.Fix.TurnOn != nil {
 		tries = []func(fileSet, checks.Finding) (placement, bool){pl.turnOn}
 	}
@@ -273,6 +298,9 @@ func (pl *placed) chartPlacement(src *source, f checks.Finding) (placement, bool
 			continue
 		}
 		why := pl.writesRendered(src, f, pc)
+		if why == "" && pc.also != nil {
+			why = pl.writesRendered(src, f, *pc.also)
+		}
 		if why == "" {
 			return pc, true, ""
 		}
@@ -372,6 +400,9 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 			}
 			if ok {
 				c := candidate{finding: i, key: aloneKey(fs[i]), place: pc, doc: fs[i].Object.Doc, edits: fs[i].Fix.Edits, reads: fs[i].Fix.Reads, turnsOn: fs[i].Fix.TurnOn != nil}
+				if pc.also != nil {
+					c.edits = pc.ops // the template lines' own: batchLines makes them again with others'
+				}
 				for _, rule := range fs[i].Fix.FollowUps {
 					if c.followUps == nil {
 						c.followUps = map[string]bool{}
@@ -769,6 +800,59 @@ func (pl *placed) literal(files fileSet, f checks.Finding) (placement, bool) {
 	return placement{file: file, doc: at, line: yamlpath.NearestLine(docs[at], edits[0].Path), edits: edits}, true
 }
 
+// split places f's fix in two files of the chart, when no one file takes
+// it whole: the keys a values file takes (as inValues does) set there,
+// and the other edits, list items among them, on the template lines that
+// render what they change (templateLinesOf). A read-only root filesystem for a container whose
+// securityContext the chart writes from values is set in values.yaml,
+// and the emptyDir for /tmp its template writes literally is added in the
+// template. The placement is the template lines, with the values part as
+// its also; Map places the finding where the fix's first edit is
+// (primary). VerifyFixes renders the chart again with both parts.
+func (pl *placed) split(files fileSet, f checks.Finding) (placement, bool) {
+	doc, root := pl.findingDoc(f)
+	if root == nil || len(f.Fix.Edits) < 2 {
+		return placement{}, false
+	}
+	var values placement
+	var rest []edit.Op
+	first := false
+	for i, op := range f.Fix.Edits {
+		if op.Action != edit.Set {
+			// An item of a list goes on the template's lines: a release's
+			// values replace a list of values.yaml whole (a mapping they
+			// merge key by key), and would drop a volume for /tmp the
+			// other part's read-only root filesystem needs.
+			rest = append(rest, op)
+			continue
+		}
+		file, t, ok := pl.translateOp(files, doc, root, op)
+		if !ok {
+			file, t, ok = pl.guardedOp(files, doc, root, op)
+		}
+		if !ok || values.file != "" && file != values.file {
+			rest = append(rest, op)
+			continue
+		}
+		values.file = file
+		values.addValuesEdit(t)
+		first = first || i == 0
+	}
+	if len(values.edits) == 0 || len(rest) == 0 {
+		return placement{}, false
+	}
+	values, ok := values.atValues(pl.valuesDoc(files, values.file))
+	if !ok {
+		return placement{}, false
+	}
+	lines, ok := pl.templateLinesOf(files, doc, rest, f.Fix.Reads)
+	if !ok {
+		return placement{}, false
+	}
+	lines.also, lines.ops, lines.atAlso = &values, rest, first
+	return lines, true
+}
+
 // vendored reports whether file belongs to a subchart of the render's chart
 // (under its charts/ folder): a dependency's defaults and templates are
 // not edited; the chart's own values would override them.
@@ -1159,14 +1243,17 @@ func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFil
 	}
 	lineFiles := slices.Sorted(maps.Keys(byFile))
 	for _, c := range cands {
-		if len(c.place.lines) > 0 {
+		pc := c.place
+		if pc.also != nil {
+			pc = *pc.also // the values part of a fix made in two files
+		} else if len(pc.lines) > 0 {
 			continue
 		}
-		k := fileDoc{c.place.file, c.place.doc}
+		k := fileDoc{pc.file, pc.doc}
 		if _, ok := byDoc[k]; !ok {
 			order = append(order, k)
 		}
-		byDoc[k] = append(byDoc[k], c.place.edits...)
+		byDoc[k] = append(byDoc[k], pc.edits...)
 	}
 	for _, k := range order {
 		data, ok := files[k.file]
@@ -1254,9 +1341,23 @@ func (pc placement) place(dir string, col int, f *checks.Finding) {
 	f.Object.Doc = pc.doc
 	fx := *f.Fix
 	fx.Edits, fx.Lines = pc.edits, pc.lines
-	if len(pc.keys) > 0 {
+	switch a := pc.also; {
+	case a != nil:
+		fx.Also = []checks.FilePart{{File: joinDir(dir, a.file), Line: a.line, Doc: a.doc, Edits: a.edits, Lines: a.lines}}
+		fx.Description += fmt.Sprintf(" (%s, and %s: one fix in two files, which `prodready fix` and a review's fix commit make whole, never one suggestion)", pc.where(dir), a.where(dir))
+	case len(pc.keys) > 0:
 		fx.Description += fmt.Sprintf(" (as %s in %s)", strings.Join(pc.keys, ", "), path.Base(pc.file))
 	}
 	fx.Description += pc.note
 	f.Fix = &fx
+}
+
+// where says where part pc of a fix made in two files edits: the values
+// keys it sets, or the template whose lines it changes (not their
+// numbers, which a later round of fix may have moved).
+func (pc placement) where(dir string) string {
+	if len(pc.keys) > 0 {
+		return fmt.Sprintf("as %s in %s", strings.Join(pc.keys, ", "), path.Base(pc.file))
+	}
+	return "with lines of " + joinDir(dir, pc.file)
 }

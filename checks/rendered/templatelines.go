@@ -10,6 +10,7 @@ import (
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/manifest"
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -43,6 +44,88 @@ func (pl *placed) templateLines(files fileSet, f checks.Finding) (placement, boo
 // templateLinesOf is templateLines for the edits ops of document doc,
 // which write again the values at paths reads (Fix.Reads).
 func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op, reads []manifest.Path) (placement, bool) {
+	if out, ok := pl.templateLinesTogether(files, doc, ops, reads); ok || len(ops) < 2 {
+		return out, ok
+	}
+	return pl.templateLinesApart(files, doc, ops, reads)
+}
+
+// templateLinesApart places edits ops in groups, when made together
+// their changes of the rendered document run into one that no template
+// lines wrote (a container's last key and its pod's next, adjacent once
+// rendered: a volume mount and the volume): each edit joins the first
+// group it can be placed together with, or starts one, and the groups'
+// line changes, in one file, must not overlap. Only edits that add no key
+// another adds too, or one above it, are placed apart: two that each add
+// a container's securityContext would write it twice.
+func (pl *placed) templateLinesApart(files fileSet, doc int, ops []edit.Op, reads []manifest.Path) (placement, bool) {
+	root := pl.renderedDoc(doc)
+	if root == nil {
+		return placement{}, false
+	}
+	var added [][]string // the first key each edit adds
+	for _, op := range ops {
+		segs, nodes := yamlpath.Walk(root, op.Path)
+		n := 0
+		for n < len(segs) && nodes[n+1] != nil {
+			n++
+		}
+		a := op.Path[:min(n+1, len(op.Path))]
+		for _, b := range added {
+			if len(a) <= len(b) && slices.Equal(a, b[:len(a)]) || len(b) <= len(a) && slices.Equal(b, a[:len(b)]) {
+				return placement{}, false
+			}
+		}
+		added = append(added, a)
+	}
+	type group struct {
+		ops []edit.Op
+		at  placement
+	}
+	var groups []group
+	for _, op := range ops {
+		joined := false
+		for i := range groups {
+			more := append(slices.Clone(groups[i].ops), op)
+			if at, ok := pl.templateLinesTogether(files, doc, more, reads); ok {
+				groups[i] = group{more, at}
+				joined = true
+				break
+			}
+		}
+		if joined {
+			continue
+		}
+		at, ok := pl.templateLinesTogether(files, doc, []edit.Op{op}, reads)
+		if !ok {
+			return placement{}, false
+		}
+		groups = append(groups, group{[]edit.Op{op}, at})
+	}
+	var out placement
+	for _, g := range groups {
+		if out.file != "" && g.at.file != out.file || linesOverlap(g.at.lines, out.lines) {
+			return placement{}, false
+		}
+		if out.file == "" {
+			out.file, out.line = g.at.file, g.at.line
+		}
+		for _, l := range g.at.lines {
+			if !slices.Contains(out.lines, l) {
+				out.lines = append(out.lines, l)
+			}
+		}
+	}
+	slices.SortFunc(out.lines, func(a, b edit.Change) int { return cmp.Compare(a.StartLine, b.StartLine) })
+	if _, err := edit.ApplyAllChanges(contents(files, out.file), out.lines); err != nil {
+		return placement{}, false
+	}
+	return out, true
+}
+
+// templateLinesTogether is templateLinesOf for ops made together on the
+// rendered document.
+func (pl *placed) templateLinesTogether(files fileSet, doc int, ops []edit.Op, reads []manifest.Path) (placement, bool) {
 	r := pl.render
 	if doc < 0 || doc >= len(r.Documents) || doc >= len(r.Maps) {
 		return placement{}, false
@@ -125,7 +208,9 @@ const MaxCombineRenders = 10
 // applies all and suggestions of them are one. Otherwise each keeps its
 // own, and the fixes that overlap are applied one round after another.
 func (pl *placed) combineTemplateLines(v *verifier, src *source, fs []checks.Finding, kept []candidate) {
-	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return len(c.place.lines) > 0 })
+	// A fix made in two files keeps its own lines: its values part is
+	// not one of the set's.
+	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return len(c.place.lines) > 0 && c.place.also == nil })
 	for _, d := range docs {
 		idx := byDoc[d]
 		cands := make([]candidate, len(idx))
