@@ -1,0 +1,134 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/testconfig"
+	ghv "github.com/prodready/prodready/vcs/github"
+)
+
+// scratchChart is the files of chart web, whose container's
+// securityContext only its values write (securityContext: {} leaves it
+// out), and whose template writes the container and the pod as they are,
+// without a volume: a read-only root filesystem is set in values.yaml,
+// and the volume for /tmp added in the template.
+func scratchChart() map[string]string {
+	return map[string]string{
+		"web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"web/values.yaml": "securityContext: {}\nresources:\n  requests: {cpu: 100m, memory: 64Mi}\n  limits: {memory: 64Mi}\n",
+		"web/templates/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.0
+          {{- with .Values.securityContext }}
+          securityContext:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+`,
+	}
+}
+
+// TestFixMakesAFixOfTwoFilesWhole runs `prodready fix --rule
+// readonly-rootfs-missing` as a process on scratchChart: --dry-run says
+// the fix is one of two files, and the fix sets the key in values.yaml
+// and adds the volume in the template, after which `prodready check`
+// finds no readonly-rootfs-missing.
+func TestFixMakesAFixOfTwoFilesWhole(t *testing.T) {
+	dir := writeRepo(t, scratchChart())
+	out, errOut, _ := runCLI(t, dir, "fix", "--rule", "readonly-rootfs-missing", "--dry-run", "web")
+	if want := "web/values.yaml:1 would fix readonly-rootfs-missing: set readOnlyRootFilesystem: true and mount an emptyDir volume at /tmp for scratch files (as securityContext.readOnlyRootFilesystem in values.yaml, and with lines of web/templates/deployment.yaml: one fix in two files"; !strings.Contains(out, want) {
+		t.Fatalf("fix --dry-run:\n%s\n%s\nwant %q", out, errOut, want)
+	}
+	if out, errOut, code := runCLI(t, dir, "fix", "--rule", "readonly-rootfs-missing", "web"); code != 0 || !strings.Contains(out+errOut, "fixed 1 finding in 2 files") {
+		t.Fatalf("fix exited %d:\n%s\n%s", code, out, errOut)
+	}
+	values, _ := os.ReadFile(filepath.Join(dir, "web/values.yaml"))
+	tmpl, _ := os.ReadFile(filepath.Join(dir, "web/templates/deployment.yaml"))
+	if !strings.HasPrefix(string(values), "securityContext:\n  readOnlyRootFilesystem: true\n") {
+		t.Errorf("values.yaml after the fix:\n%s", values)
+	}
+	if !strings.Contains(string(tmpl), "mountPath: /tmp") || !strings.Contains(string(tmpl), "emptyDir: {}") {
+		t.Errorf("the template after the fix:\n%s", tmpl)
+	}
+	fs, _ := checkJSON(t, dir, "web")
+	for _, f := range fs {
+		if f.Rule == "readonly-rootfs-missing" || f.Rule == "render-failed" {
+			t.Errorf("the fixed chart: %s at %s:%d: %s", f.Rule, f.File, f.Line, f.Message)
+		}
+	}
+}
+
+// TestServeCommitsAFixOfTwoFilesWhole runs `prodready serve` as a process
+// against the fake GitHub on a pull request that adds scratchChart: the
+// review's comment on web/values.yaml says the fix is one of two files
+// and suggests no half of it; pressing Apply all fixes commits both
+// files' parts in one commit.
+func TestServeCommitsAFixOfTwoFilesWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	const secret = "twofiles-secret"
+	fake, keyFile, secretFile := fakeApp(t, secret)
+	config := testconfig.OnlyRule("readonly-rootfs-missing")
+	fake.AddCommit("acme", "web", replicaBase, map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
+	fake.SetBranch("acme", "web", "main", replicaBase)
+	fake.SetBranch("acme", "web", "feature", replicaBase)
+	head := headSHA(0)
+	files := scratchChart()
+	files["README.md"], files[".prodready.yaml"] = "hi\n", config
+	fake.Push("acme", "web", "feature", head, files)
+	fake.SetPR("acme", "web", 1, replicaBase, head)
+	fake.SetPRBranches("acme", "web", 1, fakegithub.PRBranches{BaseRef: "main", HeadRef: "feature", HeadRepo: "acme/web"})
+	fake.SetPermissions(1, map[string]string{"contents": "write", "checks": "write", "pull_requests": "write", "metadata": "read"})
+	fake.SetCollaborator("acme", "web", "alice", "write")
+	r := startReplica(t, "twofiles", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
+		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
+		"--data-dir", filepath.Join(t.TempDir(), "nats"), "--queue-backoff", "100ms"})
+	if code := r.deliver(t, secret, "review-1", prBody(1, "opened", head)); code != http.StatusAccepted {
+		t.Fatalf("pull_request delivery: %d", code)
+	}
+	waitFor(t, "the review's check run completed", func() bool {
+		runs := fake.CheckRuns("acme", "web")
+		return len(runs) == 1 && runs[0].Status == "completed"
+	})
+	var comments []fakegithub.Comment
+	for _, rv := range fake.Reviews("acme", "web") {
+		comments = append(comments, rv.Comments...)
+	}
+	if len(comments) != 1 || comments[0].Path != "web/values.yaml" || comments[0].Line != 1 ||
+		!strings.Contains(comments[0].Body, "one fix in two files") || strings.Contains(comments[0].Body, "```suggestion") {
+		t.Fatalf("want one readonly-rootfs-missing comment on web/values.yaml line 1 that says it is one fix in two files, with no suggestion; got %+v", comments)
+	}
+	run := fake.CheckRuns("acme", "web")[0]
+	if code := r.deliverEvent(t, secret, "check_run", "press-1", pressPayload(run.ID, run.Name, run.HeadSHA, ghv.ActionApplyAllFixes, "alice")); code != http.StatusAccepted {
+		t.Fatalf("check_run delivery: %d", code)
+	}
+	waitFor(t, "the fix committed to the head branch", func() bool { return fake.Branch("acme", "web", "feature") != head })
+	_, got, ok := fake.Commit("acme", "web", fake.Branch("acme", "web", "feature"))
+	if !ok || !strings.HasPrefix(got["web/values.yaml"], "securityContext:\n  readOnlyRootFilesystem: true\n") || !strings.Contains(got["web/templates/deployment.yaml"], "mountPath: /tmp") {
+		t.Errorf("the fix commit's values.yaml:\n%s\ntemplate:\n%s", got["web/values.yaml"], got["web/templates/deployment.yaml"])
+	}
+	if n := fake.Count(fakegithub.RouteCreateCommit); n != 1 {
+		t.Errorf("%d commits created, want 1", n)
+	}
+}
