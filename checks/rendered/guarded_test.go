@@ -188,7 +188,8 @@ spec:
 // values list is one edit of values.yaml, each part where the chart's
 // users make it, and that the chart rendered with it has the mount last;
 // and that a key the template writes only from a values key before the
-// first key its mapping renders is fixed in values.yaml too.
+// first key its mapping renders is fixed in values.yaml too. The fix
+// names the lists a release's values would replace.
 func TestExtendedListsAreFixedInValues(t *testing.T) {
 	var f, seccomp checks.Finding
 	for _, g := range verifiedChart(t, extendedChart) {
@@ -211,6 +212,11 @@ func TestExtendedListsAreFixedInValues(t *testing.T) {
 	want := "set securityContext.readOnlyRootFilesystem, append extraVolumeMounts, append volumes"
 	if f.File != "c/values.yaml" || strings.Join(paths, ", ") != want {
 		t.Fatalf("readonly-rootfs-missing: %s:%d %v, want %s in values.yaml", f.File, f.Line, paths, want)
+	}
+	// A release's values replace the lists whole: the fix says its items
+	// must stay in them, or the read-only root would lose its /tmp.
+	if !strings.HasSuffix(f.Fix.Description, "; a release's values replace a values list whole, so those that set extraVolumeMounts or volumes must keep the fix's items)") {
+		t.Errorf("readonly-rootfs-missing's fix says %q, want it to name the lists a release's values replace", f.Fix.Description)
 	}
 	var obj struct {
 		Spec struct {

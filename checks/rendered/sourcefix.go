@@ -1346,10 +1346,28 @@ func (pc placement) place(dir string, col int, f *checks.Finding) {
 		fx.Also = []checks.FilePart{{File: joinDir(dir, a.file), Line: a.line, Doc: a.doc, Edits: a.edits, Lines: a.lines}}
 		fx.Description += fmt.Sprintf(" (%s, and %s: one fix in two files, which `prodready fix` and a review's fix commit make whole, never one suggestion)", pc.where(dir), a.where(dir))
 	case len(pc.keys) > 0:
-		fx.Description += fmt.Sprintf(" (as %s in %s)", strings.Join(pc.keys, ", "), path.Base(pc.file))
+		fx.Description += fmt.Sprintf(" (as %s in %s%s)", strings.Join(pc.keys, ", "), path.Base(pc.file), listsNote(pc.edits))
 	}
 	fx.Description += pc.note
 	f.Fix = &fx
+}
+
+// listsNote warns, for a fix made of several edits of values, some of
+// which append items to values lists, that a release's values replace
+// those lists whole: the fix's other edits (a read-only root filesystem,
+// in a mapping a release's values merge into) would stay without them
+// (the volume for /tmp). "" for none, or for a fix of one edit.
+func listsNote(values []edit.Op) string {
+	var lists []string
+	for _, op := range values {
+		if k := strings.Join(op.Path, "."); op.Action == edit.Append && !slices.Contains(lists, k) {
+			lists = append(lists, k)
+		}
+	}
+	if len(lists) == 0 || len(values) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("; a release's values replace a values list whole, so those that set %s must keep the fix's items", strings.Join(lists, " or "))
 }
 
 // where says where part pc of a fix made in two files edits: the values
