@@ -32,6 +32,7 @@ func parts(f checks.Finding) []checks.Finding {
 // acrossResult is what applyAcross did.
 type acrossResult struct {
 	next     map[string][]byte // the new texts, by clean path
+	old      map[string][]byte // the texts they were made from, by clean path
 	applied  []int             // indexes of the findings whose fixes were applied
 	deferred []int             // indexes left for the next round
 	failed   []Failure
@@ -123,7 +124,7 @@ func applyAcross(fs []checks.Finding, touched map[string]bool, text func(string)
 			res.failed = append(res.failed, Failure{Finding: i, Err: err})
 		}
 		if len(whole) == len(active) {
-			res.applied = whole
+			res.applied, res.old = whole, texts
 			res.next = map[string][]byte{}
 			for file, out := range next {
 				if !bytes.Equal(out, texts[file]) {

@@ -154,7 +154,7 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 				changed = true
 				for _, file := range slices.Sorted(maps.Keys(a.next)) {
 					i := index[file]
-					out.origins.moved(cur[i].Path, cur[i].Data, a.next[file])
+					out.origins.moved(cur[i].Path, a.old[file], a.next[file])
 					cur[i] = checks.Input{Path: cur[i].Path, Data: a.next[file]}
 				}
 			}
@@ -402,11 +402,7 @@ func (r *streamRound) across(out *Outcome, multi []checks.Finding, failedBefore 
 	}
 	for _, file := range slices.Sorted(maps.Keys(a.next)) {
 		i := r.byPath[file][0]
-		old := r.cur[i].Data
-		if old == nil && r.cur[i].Read != nil {
-			old, _ = r.cur[i].Read(nil) // read a moment ago, to the same text
-		}
-		out.origins.follow(r.cur[i].Path, lineOrigins(old, a.next[file]))
+		out.origins.moved(r.cur[i].Path, a.old[file], a.next[file])
 		r.cur[i] = checks.Input{Path: r.cur[i].Path, Data: a.next[file]}
 	}
 	return true

@@ -803,12 +803,12 @@ func (pl *placed) literal(files fileSet, f checks.Finding) (placement, bool) {
 // split places f's fix in two files of the chart, when no one file takes
 // it whole: the keys a values file takes (as inValues does) set there,
 // and the other edits, list items among them, on the template lines that
-// render what they change (templateLinesOf). A read-only root filesystem for a container whose
-// securityContext the chart writes from values is set in values.yaml,
-// and the emptyDir for /tmp its template writes literally is added in the
-// template. The placement is the template lines, with the values part as
-// its also; Map places the finding where the fix's first edit is
-// (primary). VerifyFixes renders the chart again with both parts.
+// render what they change (templateLinesOf). A read-only root filesystem
+// for a container whose securityContext the chart writes from values is
+// set in values.yaml, and the emptyDir for /tmp is added in the template.
+// The placement is the template lines, with the values part as its also;
+// Map places the finding where the fix's first edit is (primary).
+// VerifyFixes renders the chart again with both parts.
 func (pl *placed) split(files fileSet, f checks.Finding) (placement, bool) {
 	doc, root := pl.findingDoc(f)
 	if root == nil || len(f.Fix.Edits) < 2 {
