@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
 )
 
 // across reports whether f's fix is made in more than one file
@@ -31,6 +32,7 @@ func parts(f checks.Finding) []checks.Finding {
 
 // acrossResult is what applyAcross did.
 type acrossResult struct {
+	fs       []checks.Finding  // the findings given, on the texts the round's other fixes left (rebased)
 	next     map[string][]byte // the new texts, by clean path
 	old      map[string][]byte // the texts they were made from, by clean path
 	applied  []int             // indexes of the findings whose fixes were applied
@@ -39,22 +41,26 @@ type acrossResult struct {
 }
 
 // applyAcross applies the fixes of fs that are made in several files
-// (across), after a round's other fixes: the texts are read with text (by
-// clean path), and a fix that edits a file the round changed (touched)
-// is deferred to the next round, since its line changes are of the text
-// the check saw. The others are applied together, each whole or not at
-// all: when a part of one does not apply, it is taken out of every file
-// and the rest applied again, so no file ever holds half a fix.
-func applyAcross(fs []checks.Finding, touched map[string]bool, text func(string) ([]byte, error)) acrossResult {
-	var res acrossResult
+// (across), after a round's other fixes, to the texts those left (read
+// with text, by clean path): a fix's line changes in a file the round
+// changed (touched, with the line changes it made there) are moved past
+// them (rebased), and a fix whose lines they changed too waits for the
+// next round. The others are applied together, each whole or not at all:
+// when a part of one does not apply, it is taken out of every file and
+// the rest applied again, so no file ever holds half a fix.
+func applyAcross(fs []checks.Finding, touched map[string][]edit.Change, text func(string) ([]byte, error)) acrossResult {
+	res := acrossResult{fs: slices.Clone(fs)}
 	var active []int
 	for i, f := range fs {
-		if slices.ContainsFunc(parts(f), func(p checks.Finding) bool { return touched[path.Clean(p.File)] }) {
+		g, ok := rebased(f, touched)
+		if !ok {
 			res.deferred = append(res.deferred, i)
 			continue
 		}
+		res.fs[i] = g
 		active = append(active, i)
 	}
+	fs = res.fs
 	texts := map[string][]byte{}
 	read := func(p string) ([]byte, error) {
 		if t, ok := texts[p]; ok {
@@ -136,4 +142,72 @@ func applyAcross(fs []checks.Finding, touched map[string]bool, text func(string)
 		active = whole
 	}
 	return res
+}
+
+// rebased is f, found on the texts a round's check saw, moved to those
+// the round's other fixes left (touched: the line changes they made, by
+// clean path): the line changes of its fix's parts, and its own line,
+// moved by the lines those added or removed above them; false when they
+// changed a line a part changes too. A part of structured edits is made
+// on the file as it is, by its paths.
+func rebased(f checks.Finding, touched map[string][]edit.Change) (checks.Finding, bool) {
+	fx := *f.Fix
+	if cs, ok := touched[path.Clean(f.File)]; ok {
+		lines, ok := rebase(fx.Lines, cs)
+		if !ok {
+			return f, false
+		}
+		fx.Lines = lines
+		f.Line, f.EndLine = movedLine(f.Line, cs), movedLine(f.EndLine, cs)
+	}
+	fx.Also = slices.Clone(fx.Also)
+	for k, p := range fx.Also {
+		cs, ok := touched[path.Clean(p.File)]
+		if !ok {
+			continue
+		}
+		lines, ok := rebase(p.Lines, cs)
+		if !ok {
+			return f, false
+		}
+		fx.Also[k].Lines, fx.Also[k].Line = lines, movedLine(p.Line, cs)
+	}
+	f.Fix = &fx
+	return f, true
+}
+
+// rebase moves line changes made on a text to the text that changes cs
+// (edit.Changes of the two) made of it, each by the lines cs added or
+// removed above it; false when one of cs changes a line it changes.
+func rebase(lines, cs []edit.Change) ([]edit.Change, bool) {
+	out := make([]edit.Change, len(lines))
+	for i, l := range lines {
+		delta := 0
+		for _, c := range cs {
+			if c.StartLine <= l.EndLine && l.StartLine <= c.EndLine {
+				return nil, false
+			}
+			if c.EndLine < l.StartLine {
+				delta += countLines([]byte(c.Text)) - (c.EndLine - c.StartLine + 1)
+			}
+		}
+		out[i] = edit.Change{StartLine: l.StartLine + delta, EndLine: l.EndLine + delta, Text: l.Text}
+	}
+	return out, true
+}
+
+// movedLine is line of a text, on the text changes cs made of it: moved
+// by the lines they added or removed above it, and the first line of a
+// change that changed it.
+func movedLine(line int, cs []edit.Change) int {
+	delta := 0
+	for _, c := range cs {
+		switch {
+		case c.EndLine < line:
+			delta += countLines([]byte(c.Text)) - (c.EndLine - c.StartLine + 1)
+		case c.StartLine <= line:
+			return c.StartLine + delta
+		}
+	}
+	return line + delta
 }

@@ -67,35 +67,64 @@ func TestConvergeAppliesNoHalfOfAFix(t *testing.T) {
 	}
 }
 
-// TestConvergeWaitsWithAFixOfTwoFiles runs both converges where a fix of
-// one file changes the template in the round that finds the fix of two
-// files, whose template line it moves: that fix waits for the next
-// round, made on the template as the first left it (its line one lower).
-func TestConvergeWaitsWithAFixOfTwoFiles(t *testing.T) {
-	check := func(cur []checks.Input) []checks.Finding {
-		tmpl, values := string(cur[0].Data), string(cur[1].Data)
-		var fs []checks.Finding
-		if !strings.Contains(tmpl, "labels:") {
-			fs = append(fs, checks.Finding{RuleID: "labels", File: "c/templates/deployment.yaml", Line: 1, Object: checks.ObjectRef{Kind: "Deployment", Name: "web"},
-				Fix: &checks.Fix{Description: "labels", Lines: []edit.Change{{StartLine: 1, EndLine: 1, Text: "spec:\n  labels: {}\n"}}}})
-		}
-		if !strings.Contains(values, "readOnly") {
-			line := 5
-			if strings.Contains(tmpl, "labels:") {
-				line = 6
+// TestConvergeMovesAFixOfTwoFilesPastTheRoundsOthers runs both
+// converges where a fix of one file changes the template in the round
+// that finds the fix of two files: made above its line, the other fix
+// moves it down a line, and both are applied in that round; made on its
+// line (an insertion after it too), the fix of two files waits for the
+// next round, made on the template as the first left it.
+func TestConvergeMovesAFixOfTwoFilesPastTheRoundsOthers(t *testing.T) {
+	for _, tc := range []struct {
+		name, key, other, want string
+		at, rounds             int
+	}{
+		{"above", "labels:", "spec:\n  labels: {}\n", "spec:\n  labels: {}\n  {{- with .Values.sc }}\n  sc: {{ toYaml . }}\n  {{- end }}\n  containers: []\n  volumes: []\n", 1, 1},
+		{"on its line", "tolerations:", "  containers: []\n  tolerations: []\n", "spec:\n  {{- with .Values.sc }}\n  sc: {{ toYaml . }}\n  {{- end }}\n  containers: []\n  volumes: []\n  tolerations: []\n", 5, 2},
+	} {
+		check := func(cur []checks.Input) []checks.Finding {
+			tmpl, values := string(cur[0].Data), string(cur[1].Data)
+			var fs []checks.Finding
+			if !strings.Contains(tmpl, tc.key) {
+				fs = append(fs, checks.Finding{RuleID: "other", File: "c/templates/deployment.yaml", Line: tc.at, Object: checks.ObjectRef{Kind: "Deployment", Name: "web"},
+					Fix: &checks.Fix{Description: "other", Lines: []edit.Change{{StartLine: tc.at, EndLine: tc.at, Text: tc.other}}}})
 			}
-			fs = append(fs, readOnly(line))
+			if !strings.Contains(values, "readOnly") {
+				fs = append(fs, readOnly(strings.Count(tmpl[:strings.Index(tmpl, "  containers:")], "\n")+1))
+			}
+			return fs
 		}
-		return fs
+		for name, run := range bothConverges(twoFiles, check) {
+			out, o := run()
+			if string(out[0].Data) != tc.want || !strings.Contains(string(out[1].Data), "readOnly: true") {
+				t.Errorf("%s, %s: the template is\n%s\nwant\n%s\nvalues:\n%s", tc.name, name, out[0].Data, tc.want, out[1].Data)
+			}
+			if len(o.Fixed) != 2 || len(o.Failed) != 0 || o.Rounds != tc.rounds {
+				t.Errorf("%s, %s: %d fixed, failed %v, in %d rounds; want 2 fixed in %d", tc.name, name, len(o.Fixed), o.Failed, o.Rounds, tc.rounds)
+			}
+			for _, f := range o.Fixed {
+				if f.RuleID == "readonly" && (f.File != "c/values.yaml" || f.Line != 1) {
+					t.Errorf("%s, %s: the fix of two files is reported at %s:%d, want c/values.yaml:1", tc.name, name, f.File, f.Line)
+				}
+			}
+		}
 	}
-	for name, run := range bothConverges(twoFiles, check) {
-		out, o := run()
-		want := "spec:\n  labels: {}\n  {{- with .Values.sc }}\n  sc: {{ toYaml . }}\n  {{- end }}\n  containers: []\n  volumes: []\n"
-		if string(out[0].Data) != want || !strings.Contains(string(out[1].Data), "readOnly: true") {
-			t.Errorf("%s: the template is\n%s\nwant\n%s\nvalues:\n%s", name, out[0].Data, want, out[1].Data)
-		}
-		if len(o.Fixed) != 2 || len(o.Failed) != 0 || o.Rounds != 2 {
-			t.Errorf("%s: %d fixed, failed %v, in %d rounds; want 2 fixed in 2", name, len(o.Fixed), o.Failed, o.Rounds)
+}
+
+// TestRebaseMovesLinesPastOtherChanges checks rebase and movedLine: a
+// change below another is moved by the lines that one added, one above
+// it stays, and one the other changes too is refused.
+func TestRebaseMovesLinesPastOtherChanges(t *testing.T) {
+	others := []edit.Change{{StartLine: 3, EndLine: 3, Text: "c\nx\ny\n"}} // two lines inserted after line 3
+	got, ok := rebase([]edit.Change{{StartLine: 1, EndLine: 1, Text: "a\n"}, {StartLine: 5, EndLine: 6, Text: "e\n"}}, others)
+	if !ok || got[0].StartLine != 1 || got[1].StartLine != 7 || got[1].EndLine != 8 {
+		t.Errorf("rebase: %+v, %v; want lines 1 and 7-8", got, ok)
+	}
+	if _, ok := rebase([]edit.Change{{StartLine: 2, EndLine: 3, Text: "b\n"}}, others); ok {
+		t.Error("rebase took a change of a line another changed")
+	}
+	for line, want := range map[int]int{2: 2, 3: 3, 4: 6} {
+		if got := movedLine(line, others); got != want {
+			t.Errorf("movedLine(%d) = %d, want %d", line, got, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/internal/parallel"
 )
 
@@ -107,7 +108,7 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 			f := &fixes[i]
 			f.next, f.applied, f.failed = Apply(cur[i].Data, byFile[path.Clean(cur[i].Path)])
 		})
-		touched := map[string]bool{}
+		touched := map[string][]edit.Change{} // the changes of the files the round changed
 		for i, in := range cur {
 			fs := byFile[path.Clean(in.Path)]
 			delete(byFile, path.Clean(in.Path))
@@ -130,7 +131,9 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 			}
 			if !bytes.Equal(next, in.Data) {
 				changed = true
-				touched[path.Clean(in.Path)] = true
+				if len(multi) > 0 {
+					touched[path.Clean(in.Path)] = edit.Changes(in.Data, next)
+				}
 				for _, k := range applied {
 					out.Fixed = append(out.Fixed, out.origins.onInput(fs[k]))
 					out.appliedLater(fs[k].Fingerprint(), failedBefore)
@@ -150,7 +153,7 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 				}
 				return nil, errNotInRun
 			})
-			if out.acrossDone(a, multi, failedBefore, func(f checks.Finding) checks.Finding { return f }) {
+			if out.acrossDone(a, failedBefore, func(f checks.Finding) checks.Finding { return f }) {
 				changed = true
 				for _, file := range slices.Sorted(maps.Keys(a.next)) {
 					i := index[file]
@@ -260,8 +263,11 @@ type streamFile struct {
 	next    []byte
 	changed bool
 	// lines maps the lines of next to those of the text fixed
-	// (lineOrigins), when it changed.
+	// (lineOrigins), when it changed, and changes are the line changes
+	// that made next (edit.Changes), for a fix of several files made
+	// after them (rebase).
 	lines            []int32
+	changes          []edit.Change
 	fixed, remaining []checks.Finding
 	failed           []FailedFix
 	// fixedKeys are the fingerprints of the findings fixed.
@@ -328,7 +334,8 @@ func fixOne(in checks.Input, fs []checks.Finding) *streamFile {
 		}
 	}
 	if data != nil && !bytes.Equal(next, data) {
-		sf.changed, sf.next, sf.lines = true, next, lineOrigins(data, next)
+		sf.changes = edit.Changes(data, next)
+		sf.changed, sf.next, sf.lines = true, next, originsOf(sf.changes, next)
 		for _, k := range applied {
 			sf.fixed = append(sf.fixed, fixedSummary(fs[k]))
 			sf.fixedKeys = append(sf.fixedKeys, fs[k].Fingerprint())
@@ -380,10 +387,10 @@ var errNotInRun = errors.New("a file it edits is not among the files fixed")
 // several files (see applyAcross), to the inputs as the round left them,
 // and takes what it did into out: it reports whether an input changed.
 func (r *streamRound) across(out *Outcome, multi []checks.Finding, failedBefore map[string]bool) bool {
-	touched := map[string]bool{}
+	touched := map[string][]edit.Change{}
 	for i, sf := range r.files {
 		if sf != nil && sf.changed {
-			touched[path.Clean(r.cur[i].Path)] = true
+			touched[path.Clean(r.cur[i].Path)] = sf.changes
 		}
 	}
 	a := applyAcross(multi, touched, func(p string) ([]byte, error) {
@@ -397,7 +404,7 @@ func (r *streamRound) across(out *Outcome, multi []checks.Finding, failedBefore 
 		}
 		return in.Data, nil
 	})
-	if !out.acrossDone(a, multi, failedBefore, fixedSummary) {
+	if !out.acrossDone(a, failedBefore, fixedSummary) {
 		return false
 	}
 	for _, file := range slices.Sorted(maps.Keys(a.next)) {
@@ -408,12 +415,13 @@ func (r *streamRound) across(out *Outcome, multi []checks.Finding, failedBefore 
 	return true
 }
 
-// acrossDone takes into o what applyAcross did with multi: the fixes
+// acrossDone takes into o what applyAcross did: the fixes
 // applied, as fixed keeps them (ConvergeStream keeps a summary), at the
 // inputs' lines (before the texts they changed are followed), the
 // failures (each once over the rounds), and the findings left. It reports
 // whether a text changed.
-func (o *Outcome) acrossDone(a acrossResult, multi []checks.Finding, failedBefore map[string]bool, fixed func(checks.Finding) checks.Finding) bool {
+func (o *Outcome) acrossDone(a acrossResult, failedBefore map[string]bool, fixed func(checks.Finding) checks.Finding) bool {
+	multi := a.fs
 	for _, fl := range a.failed {
 		f := multi[fl.Finding]
 		o.Remaining = append(o.Remaining, f)

@@ -19,10 +19,15 @@ type origins map[string][]int32
 // place in the change, past the change's old lines its last one (a line
 // inserted after line N comes from line N).
 func lineOrigins(old, next []byte) []int32 {
+	return originsOf(edit.Changes(old, next), next)
+}
+
+// originsOf is lineOrigins of next, made by changes cs (edit.Changes).
+func originsOf(cs []edit.Change, next []byte) []int32 {
 	n := countLines(next)
 	out := make([]int32, 0, n)
 	at := 1 // the next old line not yet mapped
-	for _, c := range edit.Changes(old, next) {
+	for _, c := range cs {
 		for ; at < c.StartLine; at++ {
 			out = append(out, int32(at))
 		}
