@@ -3,6 +3,7 @@ package rendered_test
 import (
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -90,13 +91,20 @@ func TestSplitSetsTheValuesAndAddsTheTemplatesLines(t *testing.T) {
 // TestTemplateLinesPlaceEditsApart checks that a fix the template takes
 // whole, but whose edits made together change adjacent rendered lines
 // no template line wrote together (the mount at the container's end, the
-// volume after it), is placed edit by edit: line changes of the template
-// alone, which render the container read-only with /tmp mounted.
+// volume after it), is placed in groups of edits: line changes of the
+// template alone, which render the container read-only with /tmp mounted.
 func TestTemplateLinesPlaceEditsApart(t *testing.T) {
 	chart := scratchChart(true)
-	f := lastByRule(verifiedChart(t, chart))["readonly-rootfs-missing"]
+	found := lastByRule(verifiedChart(t, chart))
+	f := found["readonly-rootfs-missing"]
 	if f.File != "c/templates/deployment.yaml" || f.Fix == nil || f.Fix.Withheld != "" || len(f.Fix.Lines) < 2 || len(f.Fix.Also) != 0 {
 		t.Fatalf("readonly-rootfs-missing at %s:%d, fix %+v; want line changes of the template alone", f.File, f.Line, f.Fix)
+	}
+	// The pod's seccompProfile is inserted where the volume is: the two,
+	// each in a group of its own, are one insertion, and the fixes that
+	// insert there carry one set of changes (combineTemplateLines).
+	if s := found["seccomp-profile-missing"]; s.Fix == nil || !reflect.DeepEqual(s.Fix.Lines, f.Fix.Lines) {
+		t.Errorf("seccomp-profile-missing's lines %+v, want readonly-rootfs-missing's %+v", s.Fix, f.Fix.Lines)
 	}
 	doc := renderWhole(t, chart, f)
 	for _, want := range []string{"readOnlyRootFilesystem: true", "mountPath: /tmp", "emptyDir: {}"} {

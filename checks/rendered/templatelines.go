@@ -7,11 +7,12 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
-	"go.yaml.in/yaml/v3"
 )
 
 // templateLine is a line of a template file, relative to the render's folder.
@@ -55,40 +56,28 @@ func (pl *placed) templateLinesOf(files fileSet, doc int, ops []edit.Op, reads [
 // lines wrote (a container's last key and its pod's next, adjacent once
 // rendered: a volume mount and the volume): each edit joins the first
 // group it can be placed together with, or starts one, and the groups'
-// line changes, in one file, must not overlap. Only edits that add no key
-// another adds too, or one above it, are placed apart: two that each add
+// line changes, in one file, must not overlap but for insertions after
+// one line, which become one (mergeInsertions). Edits of two groups must
+// not add the same key, or one above the other: two groups that each add
 // a container's securityContext would write it twice.
 func (pl *placed) templateLinesApart(files fileSet, doc int, ops []edit.Op, reads []manifest.Path) (placement, bool) {
 	root := pl.renderedDoc(doc)
 	if root == nil {
 		return placement{}, false
 	}
-	var added [][]string // the first key each edit adds
-	for _, op := range ops {
-		segs, nodes := yamlpath.Walk(root, op.Path)
-		n := 0
-		for n < len(segs) && nodes[n+1] != nil {
-			n++
-		}
-		a := op.Path[:min(n+1, len(op.Path))]
-		for _, b := range added {
-			if len(a) <= len(b) && slices.Equal(a, b[:len(a)]) || len(b) <= len(a) && slices.Equal(b, a[:len(b)]) {
-				return placement{}, false
-			}
-		}
-		added = append(added, a)
-	}
 	type group struct {
-		ops []edit.Op
-		at  placement
+		ops   []edit.Op
+		added [][]string // the first key each of ops adds
+		at    placement
 	}
 	var groups []group
 	for _, op := range ops {
+		added := addedKey(root, op.Path)
 		joined := false
 		for i := range groups {
 			more := append(slices.Clone(groups[i].ops), op)
 			if at, ok := pl.templateLinesTogether(files, doc, more, reads); ok {
-				groups[i] = group{more, at}
+				groups[i] = group{more, append(groups[i].added, added), at}
 				joined = true
 				break
 			}
@@ -100,11 +89,22 @@ func (pl *placed) templateLinesApart(files fileSet, doc int, ops []edit.Op, read
 		if !ok {
 			return placement{}, false
 		}
-		groups = append(groups, group{[]edit.Op{op}, at})
+		groups = append(groups, group{[]edit.Op{op}, [][]string{added}, at})
+	}
+	for i := range groups {
+		for j := range i {
+			for _, a := range groups[i].added {
+				for _, b := range groups[j].added {
+					if len(a) <= len(b) && slices.Equal(a, b[:len(a)]) || len(b) <= len(a) && slices.Equal(b, a[:len(b)]) {
+						return placement{}, false
+					}
+				}
+			}
+		}
 	}
 	var out placement
 	for _, g := range groups {
-		if out.file != "" && g.at.file != out.file || linesOverlap(g.at.lines, out.lines) {
+		if out.file != "" && g.at.file != out.file {
 			return placement{}, false
 		}
 		if out.file == "" {
@@ -116,11 +116,25 @@ func (pl *placed) templateLinesApart(files fileSet, doc int, ops []edit.Op, read
 			}
 		}
 	}
-	slices.SortFunc(out.lines, func(a, b edit.Change) int { return cmp.Compare(a.StartLine, b.StartLine) })
+	// Two groups may insert after one line (a mapping's end moved to
+	// the last line written as it is): one insertion of both.
+	out.lines = mergeInsertions(out.lines)
 	if _, err := edit.ApplyAllChanges(contents(files, out.file), out.lines); err != nil {
 		return placement{}, false
 	}
 	return out, true
+}
+
+// addedKey is the key path an edit at p adds to the rendered document
+// root: p up to its first key the document lacks (p itself when it has
+// it all).
+func addedKey(root *yaml.Node, p []string) []string {
+	segs, nodes := yamlpath.Walk(root, p)
+	n := 0
+	for n < len(segs) && nodes[n+1] != nil {
+		n++
+	}
+	return p[:min(n+1, len(p))]
 }
 
 // templateLinesTogether is templateLinesOf for ops made together on the
