@@ -97,7 +97,7 @@ func applyAcross(fs []checks.Finding, touched map[string][]edit.Change, text fun
 			src, err := read(file)
 			if err != nil {
 				for _, p := range byFile[file] {
-					why[p.finding] = fmt.Errorf("%s, which its fix also edits, cannot be read: %w", file, err)
+					why[p.finding] = fmt.Errorf("%s, which its fix also edits: %w", file, err)
 				}
 				continue
 			}

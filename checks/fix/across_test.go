@@ -139,3 +139,21 @@ func TestSuggestLeavesOutAFixOfTwoFiles(t *testing.T) {
 		t.Errorf("suggestions %+v, failed %v; want one, of the replicas alone", sugs, failed)
 	}
 }
+
+// TestConvergeAppliesNoFixOfAFileNotGiven runs both converges on a fix of
+// two files whose template is not among the inputs (a file the config
+// excludes): the values file does not change, and the fix is one that
+// could not be applied, naming the file.
+func TestConvergeAppliesNoFixOfAFileNotGiven(t *testing.T) {
+	inputs := twoFiles[1:]
+	check := func([]checks.Input) []checks.Finding { return []checks.Finding{readOnly(5)} }
+	for name, run := range bothConverges(inputs, check) {
+		out, o := run()
+		if string(out[0].Data) != string(inputs[0].Data) {
+			t.Errorf("%s: the values changed:\n%s", name, out[0].Data)
+		}
+		if len(o.Fixed) != 0 || len(o.Failed) != 1 || o.Failed[0].Err.Error() != "c/templates/deployment.yaml, which its fix also edits: not among the files fixed" {
+			t.Errorf("%s: %d fixed, failed %v; want the fix failed for the template not given", name, len(o.Fixed), o.Failed)
+		}
+	}
+}

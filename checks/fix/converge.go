@@ -77,7 +77,9 @@ func Converge(inputs []checks.Input, cfg *checks.Config, keep func(checks.Findin
 // which must not keep or change the inputs it is given: for a run that
 // renders charts, whose findings are on the template and values files
 // among the inputs (a fix of a values key edits the values file). A
-// finding applies to the input whose path is its file, both cleaned.
+// finding applies to the input whose path is its file, both cleaned; a
+// fix made in several files (Fix.Also) is applied to each, whole, after
+// the round's other fixes (applyAcross).
 func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Finding, keep func(checks.Finding) bool) ([]checks.Input, Outcome) {
 	cur := append([]checks.Input(nil), inputs...)
 	out := Outcome{origins: origins{}}
@@ -381,7 +383,7 @@ func (r *streamRound) finish(out *Outcome, failedBefore map[string]bool) bool {
 
 // errNotInRun is why a fix made in several files is not applied when one
 // of them is not among the inputs (a values file the config excludes).
-var errNotInRun = errors.New("a file it edits is not among the files fixed")
+var errNotInRun = errors.New("not among the files fixed")
 
 // across applies, at the end of a round, the fixes of multi made in
 // several files (see applyAcross), to the inputs as the round left them,
