@@ -132,10 +132,14 @@ type Fix struct {
 // FilePart is the part of a fix made in one file other than its
 // finding's (Fix.Also): edits of its document Doc, or whole-line changes.
 type FilePart struct {
+	// File is the file the part edits, as a Finding's File names one.
 	File string `json:"file"`
 	// Line is the 1-based line where the part edits, for people.
-	Line  int           `json:"line"`
-	Doc   int           `json:"doc"`
+	Line int `json:"line"`
+	// Doc is the 0-based index of the document Edits edit.
+	Doc int `json:"doc"`
+	// Edits are the part's structured edits, or, for a template,
+	// Lines its whole-line changes (as a Fix's).
 	Edits []edit.Op     `json:"edits,omitempty"`
 	Lines []edit.Change `json:"lines,omitempty"`
 }
