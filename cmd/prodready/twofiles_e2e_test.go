@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/fakegitlab"
 	"github.com/prodready/prodready/internal/testconfig"
 	ghv "github.com/prodready/prodready/vcs/github"
 )
@@ -130,5 +131,94 @@ func TestServeCommitsAFixOfTwoFilesWhole(t *testing.T) {
 	}
 	if n := fake.Count(fakegithub.RouteCreateCommit); n != 1 {
 		t.Errorf("%d commits created, want 1", n)
+	}
+}
+
+// TestServeGitLabCommitsAFixOfTwoFilesWhole runs `prodready serve` as a
+// process against the fake GitLab on a merge request that adds
+// scratchChart: the review's diff thread on web/values.yaml says the fix
+// is one of two files and holds no suggestion block; a Developer's
+// `/prodready fix all` commits both files' parts in one commit.
+func TestServeGitLabCommitsAFixOfTwoFilesWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	const (
+		token, secret = "glpat-twofiles", "gitlab-twofiles-secret"
+		project       = 7
+		developer     = 501
+	)
+	gl := fakegitlab.New(token)
+	t.Cleanup(gl.Close)
+	gl.AddProject(project, "g/app")
+	config := testconfig.OnlyRule("readonly-rootfs-missing")
+	base := gl.PushBranch(project, "main", "init", map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
+	gl.SetBranch(project, "feature", base)
+	files := scratchChart()
+	files["README.md"], files[".prodready.yaml"] = "hi\n", config
+	head := gl.PushBranch(project, "feature", "add web", files)
+	gl.Push(project, 1, base, head, 0)
+	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer) // the bot
+	gl.SetMember(project, developer, fakegitlab.Developer)
+	dir := t.TempDir()
+	tokenFile, secretFile := filepath.Join(dir, "token"), filepath.Join(dir, "secret")
+	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
+	os.WriteFile(secretFile, []byte(secret+"\n"), 0o600)
+	r := startReplica(t, "gitlab-twofiles", []string{"--gitlab-url", gl.URL, "--gitlab-token-file", tokenFile, "--gitlab-webhook-secret-file", secretFile,
+		"--data-dir", filepath.Join(dir, "nats"), "--queue-backoff", "100ms"})
+	mr := map[string]any{"iid": 1, "state": "opened", "source_branch": "feature", "target_branch": "main",
+		"source_project_id": project, "target_project_id": project, "last_commit": map[string]any{"id": head}}
+	opened := map[string]any{
+		"object_kind": "merge_request", "event_type": "merge_request",
+		"user":    map[string]any{"id": developer, "username": "dev"},
+		"project": map[string]any{"id": project, "path_with_namespace": "g/app"},
+		"object_attributes": map[string]any{"iid": 1, "action": "open", "state": "opened", "source_branch": "feature", "target_branch": "main",
+			"source_project_id": project, "target_project_id": project, "url": "https://gitlab.example.com/g/app/-/merge_requests/1",
+			"last_commit": map[string]any{"id": head}},
+	}
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", opened); code != http.StatusAccepted {
+		t.Fatalf("Merge Request Hook: %d", code)
+	}
+	waitFor(t, "the review's commit status", func() bool {
+		for _, s := range gl.Statuses() {
+			if s.SHA == head && s.State != "pending" && s.State != "running" {
+				return true
+			}
+		}
+		return false
+	})
+	var threads []string
+	for _, d := range gl.Discussions(project, 1) {
+		if n := d.Notes[0]; n.Author.ID == gl.User.ID && n.Position != nil {
+			threads = append(threads, n.Position.NewPath+"\n"+n.Body)
+		}
+	}
+	if len(threads) != 1 || !strings.HasPrefix(threads[0], "web/values.yaml\n") || !strings.Contains(threads[0], "one fix in two files") || strings.Contains(threads[0], "```suggestion") {
+		t.Fatalf("want one diff thread on web/values.yaml that says it is one fix in two files, with no suggestion; got %q", threads)
+	}
+
+	gl.AddNote(project, 1, fakegitlab.User{ID: developer, Username: "dev"}, "/prodready fix all", true)
+	ds := gl.Discussions(project, 1)
+	cmd := ds[len(ds)-1]
+	note := map[string]any{
+		"object_kind": "note", "event_type": "note",
+		"user":              map[string]any{"id": developer, "username": "dev"},
+		"project":           map[string]any{"id": project, "path_with_namespace": "g/app"},
+		"object_attributes": map[string]any{"id": cmd.Notes[0].ID, "note": "/prodready fix all", "noteable_type": "MergeRequest", "discussion_id": cmd.ID, "system": false},
+		"merge_request":     mr,
+	}
+	if code := r.deliverGitLab(t, secret, "Note Hook", "note-1", note); code != http.StatusAccepted {
+		t.Fatalf("Note Hook: %d", code)
+	}
+	waitFor(t, "the fix request done", func() bool { _, ok := r.fixDone("gitlab:note-1"); return ok })
+	if outcome, _ := r.fixDone("gitlab:note-1"); outcome != "committed" {
+		t.Fatalf("the fix request ended %q, want committed\n%s", outcome, lastLines(r.logs(), 20))
+	}
+	got := gl.Files(project, gl.Branch(project, "feature"))
+	if !strings.HasPrefix(got["web/values.yaml"], "securityContext:\n  readOnlyRootFilesystem: true\n") || !strings.Contains(got["web/templates/deployment.yaml"], "mountPath: /tmp") {
+		t.Errorf("the fix commit's values.yaml:\n%s\ntemplate:\n%s", got["web/values.yaml"], got["web/templates/deployment.yaml"])
+	}
+	if n := len(gl.CallsTo(http.MethodPost, "/repository/commits")); n != 1 {
+		t.Errorf("%d commits posted, want 1", n)
 	}
 }
