@@ -36,6 +36,49 @@ func (r *replica) deliverGitLab(t *testing.T, secret, event, uuid string, payloa
 	return resp.StatusCode
 }
 
+// startGitLabServe writes the token and the webhook secret to files, as
+// deploy/ mounts them, and starts `prodready serve` as a process with
+// GitLab alone configured against gl, on its embedded queue; extra are
+// further flags.
+func startGitLabServe(t *testing.T, name string, gl *fakegitlab.Server, token, secret string, extra ...string) *replica {
+	t.Helper()
+	dir := t.TempDir()
+	tokenFile, secretFile := filepath.Join(dir, "token"), filepath.Join(dir, "secret")
+	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
+	os.WriteFile(secretFile, []byte(secret+"\n"), 0o600)
+	return startReplica(t, name, append([]string{"--gitlab-url", gl.URL, "--gitlab-token-file", tokenFile, "--gitlab-webhook-secret-file", secretFile,
+		"--data-dir", filepath.Join(dir, "nats")}, extra...))
+}
+
+// mergeRequestOpened is the Merge Request Hook delivery of user opening
+// merge request 1 of project g/app, from branch feature at head into
+// main, as GitLab sends it.
+func mergeRequestOpened(project, user int, head string) map[string]any {
+	return map[string]any{
+		"object_kind": "merge_request", "event_type": "merge_request",
+		"user":    map[string]any{"id": user, "username": "dev"},
+		"project": map[string]any{"id": project, "path_with_namespace": "g/app"},
+		"object_attributes": map[string]any{"iid": 1, "action": "open", "state": "opened", "source_branch": "feature", "target_branch": "main",
+			"source_project_id": project, "target_project_id": project, "url": "https://gitlab.example.com/g/app/-/merge_requests/1",
+			"last_commit": map[string]any{"id": head}},
+	}
+}
+
+// commandNote is the Note Hook delivery of user's note text (its id and
+// discussion's) on merge request 1 of project, whose source branch is at
+// head, as GitLab sends it.
+func commandNote(project, user int, head string, noteID int64, discussion, text string) map[string]any {
+	mr := map[string]any{"iid": 1, "state": "opened", "source_branch": "feature", "target_branch": "main",
+		"source_project_id": project, "target_project_id": project, "last_commit": map[string]any{"id": head}}
+	return map[string]any{
+		"object_kind": "note", "event_type": "note",
+		"user":              map[string]any{"id": user, "username": "dev"},
+		"project":           map[string]any{"id": project, "path_with_namespace": "g/app"},
+		"object_attributes": map[string]any{"id": noteID, "note": text, "noteable_type": "MergeRequest", "discussion_id": discussion, "system": false},
+		"merge_request":     mr,
+	}
+}
+
 // TestServeGitLabReviewThenNoteFixCommitsOnce runs `prodready serve` as a
 // process with only GitLab configured, on its embedded queue, against the
 // fake GitLab: a merge request's opening is reviewed (a diff thread on
@@ -64,24 +107,8 @@ func TestServeGitLabReviewThenNoteFixCommitsOnce(t *testing.T) {
 	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer) // the bot
 	gl.SetMember(project, developer, fakegitlab.Developer)
 
-	dir := t.TempDir()
-	tokenFile, secretFile := filepath.Join(dir, "token"), filepath.Join(dir, "secret")
-	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
-	os.WriteFile(secretFile, []byte(secret+"\n"), 0o600)
-	r := startReplica(t, "gitlab", []string{"--gitlab-url", gl.URL, "--gitlab-token-file", tokenFile, "--gitlab-webhook-secret-file", secretFile,
-		"--data-dir", filepath.Join(dir, "nats"), "--queue-backoff", "100ms"})
-
-	mr := map[string]any{"iid": 1, "state": "opened", "source_branch": "feature", "target_branch": "main",
-		"source_project_id": project, "target_project_id": project, "last_commit": map[string]any{"id": head}}
-	opened := map[string]any{
-		"object_kind": "merge_request", "event_type": "merge_request",
-		"user":    map[string]any{"id": developer, "username": "dev"},
-		"project": map[string]any{"id": project, "path_with_namespace": "g/app"},
-		"object_attributes": map[string]any{"iid": 1, "action": "open", "state": "opened", "source_branch": "feature", "target_branch": "main",
-			"source_project_id": project, "target_project_id": project, "url": "https://gitlab.example.com/g/app/-/merge_requests/1",
-			"last_commit": map[string]any{"id": head}},
-	}
-	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", opened); code != http.StatusAccepted {
+	r := startGitLabServe(t, "gitlab", gl, token, secret, "--queue-backoff", "100ms")
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
 		t.Fatalf("Merge Request Hook: %d", code)
 	}
 	t.Cleanup(func() {
@@ -121,13 +148,7 @@ func TestServeGitLabReviewThenNoteFixCommitsOnce(t *testing.T) {
 	gl.AddNote(project, 1, fakegitlab.User{ID: developer, Username: "dev"}, "/prodready fix", true)
 	ds := gl.Discussions(project, 1)
 	cmd := ds[len(ds)-1]
-	note := map[string]any{
-		"object_kind": "note", "event_type": "note",
-		"user":              map[string]any{"id": developer, "username": "dev"},
-		"project":           map[string]any{"id": project, "path_with_namespace": "g/app"},
-		"object_attributes": map[string]any{"id": cmd.Notes[0].ID, "note": "/prodready fix", "noteable_type": "MergeRequest", "discussion_id": cmd.ID, "system": false},
-		"merge_request":     mr,
-	}
+	note := commandNote(project, developer, head, cmd.Notes[0].ID, cmd.ID, "/prodready fix")
 	if code := r.deliverGitLab(t, secret, "Note Hook", "note-1", note); code != http.StatusAccepted {
 		t.Fatalf("Note Hook: %d", code)
 	}

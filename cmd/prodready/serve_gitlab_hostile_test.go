@@ -2,8 +2,6 @@ package main
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,21 +62,8 @@ func TestServeGitLabHostileValuesDoNotAct(t *testing.T) {
 	gl.Push(project, 1, base, head, 0)
 	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer)
 
-	dir := t.TempDir()
-	tokenFile, secretFile := filepath.Join(dir, "token"), filepath.Join(dir, "secret")
-	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
-	os.WriteFile(secretFile, []byte(secret+"\n"), 0o600)
-	r := startReplica(t, "gitlab", []string{"--gitlab-url", gl.URL, "--gitlab-token-file", tokenFile, "--gitlab-webhook-secret-file", secretFile,
-		"--data-dir", filepath.Join(dir, "nats")})
-	opened := map[string]any{
-		"object_kind": "merge_request", "event_type": "merge_request",
-		"user":    map[string]any{"id": 501, "username": "dev"},
-		"project": map[string]any{"id": project, "path_with_namespace": "g/app"},
-		"object_attributes": map[string]any{"iid": 1, "action": "open", "state": "opened", "source_branch": "feature", "target_branch": "main",
-			"source_project_id": project, "target_project_id": project, "url": "https://gitlab.example.com/g/app/-/merge_requests/1",
-			"last_commit": map[string]any{"id": head}},
-	}
-	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-hostile", opened); code != http.StatusAccepted {
+	r := startGitLabServe(t, "gitlab", gl, token, secret)
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-hostile", mergeRequestOpened(project, 501, head)); code != http.StatusAccepted {
 		t.Fatalf("Merge Request Hook: %d", code)
 	}
 	waitFor(t, "the review's commit status", func() bool {

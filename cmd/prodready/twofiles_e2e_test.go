@@ -160,23 +160,8 @@ func TestServeGitLabCommitsAFixOfTwoFilesWhole(t *testing.T) {
 	gl.Push(project, 1, base, head, 0)
 	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer) // the bot
 	gl.SetMember(project, developer, fakegitlab.Developer)
-	dir := t.TempDir()
-	tokenFile, secretFile := filepath.Join(dir, "token"), filepath.Join(dir, "secret")
-	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
-	os.WriteFile(secretFile, []byte(secret+"\n"), 0o600)
-	r := startReplica(t, "gitlab-twofiles", []string{"--gitlab-url", gl.URL, "--gitlab-token-file", tokenFile, "--gitlab-webhook-secret-file", secretFile,
-		"--data-dir", filepath.Join(dir, "nats"), "--queue-backoff", "100ms"})
-	mr := map[string]any{"iid": 1, "state": "opened", "source_branch": "feature", "target_branch": "main",
-		"source_project_id": project, "target_project_id": project, "last_commit": map[string]any{"id": head}}
-	opened := map[string]any{
-		"object_kind": "merge_request", "event_type": "merge_request",
-		"user":    map[string]any{"id": developer, "username": "dev"},
-		"project": map[string]any{"id": project, "path_with_namespace": "g/app"},
-		"object_attributes": map[string]any{"iid": 1, "action": "open", "state": "opened", "source_branch": "feature", "target_branch": "main",
-			"source_project_id": project, "target_project_id": project, "url": "https://gitlab.example.com/g/app/-/merge_requests/1",
-			"last_commit": map[string]any{"id": head}},
-	}
-	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", opened); code != http.StatusAccepted {
+	r := startGitLabServe(t, "gitlab-twofiles", gl, token, secret, "--queue-backoff", "100ms")
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
 		t.Fatalf("Merge Request Hook: %d", code)
 	}
 	waitFor(t, "the review's commit status", func() bool {
@@ -200,14 +185,7 @@ func TestServeGitLabCommitsAFixOfTwoFilesWhole(t *testing.T) {
 	gl.AddNote(project, 1, fakegitlab.User{ID: developer, Username: "dev"}, "/prodready fix all", true)
 	ds := gl.Discussions(project, 1)
 	cmd := ds[len(ds)-1]
-	note := map[string]any{
-		"object_kind": "note", "event_type": "note",
-		"user":              map[string]any{"id": developer, "username": "dev"},
-		"project":           map[string]any{"id": project, "path_with_namespace": "g/app"},
-		"object_attributes": map[string]any{"id": cmd.Notes[0].ID, "note": "/prodready fix all", "noteable_type": "MergeRequest", "discussion_id": cmd.ID, "system": false},
-		"merge_request":     mr,
-	}
-	if code := r.deliverGitLab(t, secret, "Note Hook", "note-1", note); code != http.StatusAccepted {
+	if code := r.deliverGitLab(t, secret, "Note Hook", "note-1", commandNote(project, developer, head, cmd.Notes[0].ID, cmd.ID, "/prodready fix all")); code != http.StatusAccepted {
 		t.Fatalf("Note Hook: %d", code)
 	}
 	waitFor(t, "the fix request done", func() bool { _, ok := r.fixDone("gitlab:note-1"); return ok })
