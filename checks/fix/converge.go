@@ -133,14 +133,15 @@ func ConvergeWith(inputs []checks.Input, check func([]checks.Input) []checks.Fin
 			}
 			if !bytes.Equal(next, in.Data) {
 				changed = true
+				cs := edit.Changes(in.Data, next)
 				if len(multi) > 0 {
-					touched[path.Clean(in.Path)] = edit.Changes(in.Data, next)
+					touched[path.Clean(in.Path)] = cs
 				}
 				for _, k := range applied {
 					out.Fixed = append(out.Fixed, out.origins.onInput(fs[k]))
 					out.appliedLater(fs[k].Fingerprint(), failedBefore)
 				}
-				out.origins.moved(in.Path, in.Data, next)
+				out.origins.follow(in.Path, originsOf(cs, next))
 				cur[i] = checks.Input{Path: in.Path, Data: next}
 			}
 		}
