@@ -685,13 +685,7 @@ func (pl *placed) valuesEdits(files fileSet, f checks.Finding, guards bool) (pla
 	}
 	var out placement
 	for _, op := range f.Fix.Edits {
-		file, t, ok := pl.translateOp(files, doc, root, op)
-		if !ok && guards {
-			file, t, ok = pl.guardedOp(files, doc, root, op)
-			if !ok {
-				file, t, ok = pl.extendedOp(files, doc, root, op)
-			}
-		}
+		file, t, ok := pl.valuesOp(files, doc, root, op, guards)
 		if !ok || out.file != "" && file != out.file {
 			return placement{}, false
 		}
@@ -702,6 +696,21 @@ func (pl *placed) valuesEdits(files fileSet, f checks.Finding, guards bool) (pla
 		return placement{}, false
 	}
 	return out.atValues(pl.valuesDoc(files, out.file))
+}
+
+// valuesOp returns op as an edit of a values file (translateOp), and with
+// guards also through a values key whose block alone writes it
+// (guardedOp) or a values list the template writes at its list's end
+// (extendedOp).
+func (pl *placed) valuesOp(files fileSet, doc int, root *yaml.Node, op edit.Op, guards bool) (string, edit.Op, bool) {
+	file, t, ok := pl.translateOp(files, doc, root, op)
+	if !ok && guards {
+		file, t, ok = pl.guardedOp(files, doc, root, op)
+		if !ok {
+			file, t, ok = pl.extendedOp(files, doc, root, op)
+		}
+	}
+	return file, t, ok
 }
 
 // translateOp returns op as an edit of the values file whose key renders
@@ -826,10 +835,7 @@ func (pl *placed) split(files fileSet, f checks.Finding) (placement, bool) {
 			rest = append(rest, op)
 			continue
 		}
-		file, t, ok := pl.translateOp(files, doc, root, op)
-		if !ok {
-			file, t, ok = pl.guardedOp(files, doc, root, op)
-		}
+		file, t, ok := pl.valuesOp(files, doc, root, op, true)
 		if !ok || values.file != "" && file != values.file {
 			rest = append(rest, op)
 			continue
@@ -1346,7 +1352,7 @@ func (pc placement) place(dir string, col int, f *checks.Finding) {
 		fx.Also = []checks.FilePart{{File: joinDir(dir, a.file), Line: a.line, Doc: a.doc, Edits: a.edits, Lines: a.lines}}
 		fx.Description += fmt.Sprintf(" (%s, and %s: one fix in two files, which `prodready fix` and a review's fix commit make whole, never one suggestion)", pc.where(dir), a.where(dir))
 	case len(pc.keys) > 0:
-		fx.Description += fmt.Sprintf(" (as %s in %s%s)", strings.Join(pc.keys, ", "), path.Base(pc.file), listsNote(pc.edits))
+		fx.Description += " (" + pc.where(dir) + listsNote(pc.edits) + ")"
 	}
 	fx.Description += pc.note
 	f.Fix = &fx
@@ -1370,9 +1376,9 @@ func listsNote(values []edit.Op) string {
 	return fmt.Sprintf("; a release's values replace a values list whole, so those that set %s must keep the fix's items", strings.Join(lists, " or "))
 }
 
-// where says where part pc of a fix made in two files edits: the values
-// keys it sets, or the template whose lines it changes (not their
-// numbers, which a later round of fix may have moved).
+// where says where pc edits: the values keys it sets, or, for a part of
+// a fix made in two files, the template whose lines it changes (not
+// their numbers, which a later round of fix may have moved).
 func (pc placement) where(dir string) string {
 	if len(pc.keys) > 0 {
 		return fmt.Sprintf("as %s in %s", strings.Join(pc.keys, ", "), path.Base(pc.file))
