@@ -85,10 +85,7 @@ var guardEnd = regexp.MustCompile(`^\{\{-?\s*end\s*-?\}\}$`)
 // appended to a list so written goes to the values list.
 func (pl *placed) guardedOp(files fileSet, doc int, root *yaml.Node, op edit.Op) (string, edit.Op, bool) {
 	segs, nodes := yamlpath.Walk(root, op.Path)
-	n := 0 // the first segment the document lacks
-	for n < len(segs) && nodes[n+1] != nil {
-		n++
-	}
+	n := yamlpath.Held(nodes) // the first segment the document lacks
 	// An item appended to a list the block writes from values that hold
 	// some already: a values list rendered through tpl, which the render's
 	// map does not follow to values.yaml as it follows toYaml.

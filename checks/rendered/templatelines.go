@@ -95,7 +95,7 @@ func (pl *placed) templateLinesApart(files fileSet, doc int, ops []edit.Op, read
 		for j := range i {
 			for _, a := range groups[i].added {
 				for _, b := range groups[j].added {
-					if len(a) <= len(b) && slices.Equal(a, b[:len(a)]) || len(b) <= len(a) && slices.Equal(b, a[:len(b)]) {
+					if n := min(len(a), len(b)); slices.Equal(a[:n], b[:n]) { // one is the other or above it
 						return placement{}, false
 					}
 				}
@@ -129,12 +129,8 @@ func (pl *placed) templateLinesApart(files fileSet, doc int, ops []edit.Op, read
 // root: p up to its first key the document lacks (p itself when it has
 // it all).
 func addedKey(root *yaml.Node, p []string) []string {
-	segs, nodes := yamlpath.Walk(root, p)
-	n := 0
-	for n < len(segs) && nodes[n+1] != nil {
-		n++
-	}
-	return p[:min(n+1, len(p))]
+	_, nodes := yamlpath.Walk(root, p)
+	return p[:min(yamlpath.Held(nodes)+1, len(p))]
 }
 
 // templateLinesTogether is templateLinesOf for ops made together on the

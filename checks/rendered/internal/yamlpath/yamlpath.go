@@ -91,6 +91,17 @@ func Walk(root *yaml.Node, p []string) ([]Segment, []*yaml.Node) {
 	return segs, nodes
 }
 
+// Held returns how many leading segments of a path the document holds,
+// given the nodes Walk returned for it: the index of the first segment it
+// lacks, or the number of segments when it holds them all.
+func Held(nodes []*yaml.Node) int {
+	n := 0
+	for n+1 < len(nodes) && nodes[n+1] != nil {
+		n++
+	}
+	return n
+}
+
 // KeyAt returns the path of the one key on line of the values tree whose
 // value equals rendered (what the template emits for it); false when no
 // key there, or more than one, does.

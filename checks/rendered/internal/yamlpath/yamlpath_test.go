@@ -73,3 +73,15 @@ func TestPlainBoundsAliasesOfAliases(t *testing.T) {
 		t.Error("Plain of a's list: false, want its ten scalars")
 	}
 }
+
+// TestHeldCountsTheSegmentsThere checks Held on Walk's nodes: all of a
+// path the document holds, up to the first key it lacks, none of one
+// whose first key it lacks.
+func TestHeldCountsTheSegmentsThere(t *testing.T) {
+	root := ParseDoc([]byte("spec:\n  containers:\n    - name: web\n"))
+	for p, want := range map[string]int{"spec.containers.0.name": 4, "spec.containers.0.securityContext.readOnlyRootFilesystem": 3, "spec.volumes": 1, "metadata.labels": 0} {
+		if _, nodes := Walk(root, strings.Split(p, ".")); Held(nodes) != want {
+			t.Errorf("Held(%s) = %d, want %d", p, Held(nodes), want)
+		}
+	}
+}
