@@ -3,61 +3,46 @@ package rendered_test
 import (
 	"context"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/checkstest"
 	"github.com/prodready/prodready/checks/fix"
 	"github.com/prodready/prodready/checks/render"
 	"github.com/prodready/prodready/checks/rendered"
 )
 
-// scratchChart's web container writes its securityContext only from
-// values (securityContext: {} leaves it out), or, with literal set, as
-// its own lines; it mounts nothing and its pod has no volumes, and both
-// end in a key written from values (resources, then nodeSelector), so
-// the mount and the volume a fix adds are adjacent once rendered.
-func scratchChart(literal bool) rendered.Files {
-	sc := `          {{- with .Values.securityContext }}
-          securityContext:
-            {{- toYaml . | nindent 12 }}
-          {{- end }}
-`
+// scratchChart is fixtures/render/helm-two-files, under c/: its web
+// container writes its securityContext only from values
+// (securityContext: {} leaves it out), or, with literal set, as its own
+// lines; it mounts nothing and its pod has no volumes, and both end in a
+// key written from values (resources, then nodeSelector), so the mount
+// and the volume a fix adds are adjacent once rendered.
+func scratchChart(t *testing.T, literal bool) rendered.Files {
+	t.Helper()
+	dir := filepath.Join(checkstest.Root(t), "fixtures/render/helm-two-files")
+	files := rendered.Files{}
+	for _, p := range []string{"Chart.yaml", "values.yaml", "templates/deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["c/"+p] = data
+	}
 	if literal {
-		sc = `          securityContext:
-            runAsNonRoot: true
-`
+		const fromValues = "          {{- with .Values.securityContext }}\n          securityContext:\n            {{- toYaml . | nindent 12 }}\n          {{- end }}\n"
+		tmpl := string(files["c/templates/deployment.yaml"])
+		if !strings.Contains(tmpl, fromValues) {
+			t.Fatalf("the fixture's template no longer writes the securityContext from values:\n%s", tmpl)
+		}
+		files["c/templates/deployment.yaml"] = []byte(strings.Replace(tmpl, fromValues, "          securityContext:\n            runAsNonRoot: true\n", 1))
 	}
-	return rendered.Files{
-		"c/Chart.yaml":  []byte("apiVersion: v2\nname: scratch\nversion: 0.1.0\n"),
-		"c/values.yaml": []byte("securityContext: {}\nresources:\n  requests: {cpu: 100m, memory: 64Mi}\n  limits: {memory: 64Mi}\nnodeSelector: {}\n"),
-		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: ghcr.io/example/web:1.0
-` + sc + `          resources:
-            {{- toYaml .Values.resources | nindent 12 }}
-      {{- with .Values.nodeSelector }}
-      nodeSelector:
-        {{- toYaml . | nindent 8 }}
-      {{- end }}
-`),
-	}
+	return files
 }
 
 // TestSplitSetsTheValuesAndAddsTheTemplatesLines checks that a fix no
@@ -68,7 +53,7 @@ spec:
 // its other part, and, applied whole, a chart that renders the container
 // read-only with /tmp mounted.
 func TestSplitSetsTheValuesAndAddsTheTemplatesLines(t *testing.T) {
-	chart := scratchChart(false)
+	chart := scratchChart(t, false)
 	f := lastByRule(verifiedChart(t, chart))["readonly-rootfs-missing"]
 	if f.File != "c/values.yaml" || f.Line != 1 || f.Fix == nil || f.Fix.Withheld != "" || len(f.Fix.Edits) != 1 ||
 		strings.Join(f.Fix.Edits[0].Path, ".") != "securityContext.readOnlyRootFilesystem" {
@@ -94,7 +79,7 @@ func TestSplitSetsTheValuesAndAddsTheTemplatesLines(t *testing.T) {
 // volume after it), is placed in groups of edits: line changes of the
 // template alone, which render the container read-only with /tmp mounted.
 func TestTemplateLinesPlaceEditsApart(t *testing.T) {
-	chart := scratchChart(true)
+	chart := scratchChart(t, true)
 	found := lastByRule(verifiedChart(t, chart))
 	f := found["readonly-rootfs-missing"]
 	if f.File != "c/templates/deployment.yaml" || f.Fix == nil || f.Fix.Withheld != "" || len(f.Fix.Lines) < 2 || len(f.Fix.Also) != 0 {

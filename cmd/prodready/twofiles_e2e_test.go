@@ -13,40 +13,23 @@ import (
 	ghv "github.com/prodready/prodready/vcs/github"
 )
 
-// scratchChart is the files of chart web, whose container's
-// securityContext only its values write (securityContext: {} leaves it
-// out), and whose template writes the container and the pod as they are,
-// without a volume: a read-only root filesystem is set in values.yaml,
-// and the volume for /tmp added in the template.
-func scratchChart() map[string]string {
-	return map[string]string{
-		"web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-		"web/values.yaml": "securityContext: {}\nresources:\n  requests: {cpu: 100m, memory: 64Mi}\n  limits: {memory: 64Mi}\n",
-		"web/templates/deployment.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: ghcr.io/example/web:1.0
-          {{- with .Values.securityContext }}
-          securityContext:
-            {{- toYaml . | nindent 12 }}
-          {{- end }}
-          resources:
-            {{- toYaml .Values.resources | nindent 12 }}
-`,
+// scratchChart is fixtures/render/helm-two-files as chart web: its
+// container's securityContext only its values write (securityContext: {}
+// leaves it out), and its template writes the container and the pod as
+// they are, without a volume: a read-only root filesystem is set in
+// values.yaml, and the volume for /tmp added in the template.
+func scratchChart(t *testing.T) map[string]string {
+	t.Helper()
+	const dir = "../../fixtures/render/helm-two-files"
+	files := map[string]string{}
+	for _, p := range []string{"Chart.yaml", "values.yaml", "templates/deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["web/"+p] = string(data)
 	}
+	return files
 }
 
 // TestFixMakesAFixOfTwoFilesWhole runs `prodready fix --rule
@@ -55,7 +38,7 @@ spec:
 // and adds the volume in the template, after which `prodready check`
 // finds no readonly-rootfs-missing.
 func TestFixMakesAFixOfTwoFilesWhole(t *testing.T) {
-	dir := writeRepo(t, scratchChart())
+	dir := writeRepo(t, scratchChart(t))
 	out, errOut, _ := runCLI(t, dir, "fix", "--rule", "readonly-rootfs-missing", "--dry-run", "web")
 	if want := "web/values.yaml:1 would fix readonly-rootfs-missing: set readOnlyRootFilesystem: true and mount an emptyDir volume at /tmp for scratch files (as securityContext.readOnlyRootFilesystem in values.yaml, and with lines of web/templates/deployment.yaml: one fix in two files"; !strings.Contains(out, want) {
 		t.Fatalf("fix --dry-run:\n%s\n%s\nwant %q", out, errOut, want)
@@ -95,7 +78,7 @@ func TestServeCommitsAFixOfTwoFilesWhole(t *testing.T) {
 	fake.SetBranch("acme", "web", "main", replicaBase)
 	fake.SetBranch("acme", "web", "feature", replicaBase)
 	head := headSHA(0)
-	files := scratchChart()
+	files := scratchChart(t)
 	files["README.md"], files[".prodready.yaml"] = "hi\n", config
 	fake.Push("acme", "web", "feature", head, files)
 	fake.SetPR("acme", "web", 1, replicaBase, head)
@@ -154,7 +137,7 @@ func TestServeGitLabCommitsAFixOfTwoFilesWhole(t *testing.T) {
 	config := testconfig.OnlyRule("readonly-rootfs-missing")
 	base := gl.PushBranch(project, "main", "init", map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
 	gl.SetBranch(project, "feature", base)
-	files := scratchChart()
+	files := scratchChart(t)
 	files["README.md"], files[".prodready.yaml"] = "hi\n", config
 	head := gl.PushBranch(project, "feature", "add web", files)
 	gl.Push(project, 1, base, head, 0)
