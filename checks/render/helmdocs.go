@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -254,7 +255,7 @@ func (b *helmDocs) mapDoc(doc int) rendered.DocMap {
 		return nil // parsed when the document was made: not reached
 	}
 	t := b.toMap[doc]
-	return b.sourceMap(t.info, node.Content[0], t.from, t.firstTpl, t.occs)
+	return b.sourceMap(t.info, node.Content[0], b.r.Documents[doc].YAML, t.from, t.firstTpl, t.occs)
 }
 
 // shareStream points each document's YAML at its copy in the render's
@@ -490,11 +491,12 @@ type pos struct{ line, col int }
 
 func (p pos) less(q pos) bool { return p.line < q.line || p.line == q.line && p.col < q.col }
 
-// sourceMap maps every entry of a document; from is the document's first
-// line index in the template output.
-func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl tplLines, occs []occurrence) rendered.DocMap {
+// sourceMap maps every entry of a document, root parsed from text; from
+// is the document's first line index in the template output.
+func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from int, firstTpl tplLines, occs []occurrence) rendered.DocMap {
 	entries := walk(root)
 	at := func(n *yaml.Node) pos { return pos{from + n.Line - 1, n.Column - 1} }
+	lines := newLineIndex(text)
 	m := rendered.DocMap{}
 	docLoc := rendered.Location{File: info.file, Kind: Template}
 	for _, e := range entries[1:] {
@@ -523,7 +525,8 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl t
 		var anchor *entry
 		for _, e := range entries[1:] {
 			kp, vp := at(e.key), at(e.value)
-			if kp.less(begin) && !vp.less(begin) && !end.less(vp) || emptyAfter(e, kp, begin, end) {
+			if kp.less(begin) && !vp.less(begin) && !end.less(vp) && !partOfScalar(e.value, lines.line(end.line-from), end) ||
+				quotedWhole(e.value, lines.line(vp.line-from), vp, begin, end) || emptyAfter(e, kp, begin, end) {
 				anchor = e // later entries are deeper or later; keep the last
 			}
 		}
@@ -587,6 +590,97 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, from int, firstTpl t
 	}
 	m[""] = []rendered.Location{docLoc}
 	return m
+}
+
+// partOfScalar reports whether an action that wrote the start of the
+// scalar v wrote only part of it: on line, the line of the action's end,
+// the scalar goes on past end ({{ .Values.image.repository }}:{{
+// .Values.image.tag }}, {{ .Values.memory }}Mi). The values key of such an
+// action does not say what the scalar is: a finding on it, its ":latest"
+// written by another key or by the template, is placed on the template
+// line, and a fix is not made by setting that key to the whole scalar. A
+// scalar that goes on over several lines is taken as written whole.
+func partOfScalar(v *yaml.Node, line []byte, end pos) bool {
+	if v == nil || v.Kind != yaml.ScalarNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return false
+	}
+	rest, ok := pastColumn(line, end.col)
+	return ok && !scalarEnds(rest)
+}
+
+// quotedWhole reports whether the quoted scalar v at vp, whose quotes the
+// template writes, holds exactly what one action wrote, begin to end:
+// image: "{{ .Values.image.ref }}". line is the line v starts on.
+func quotedWhole(v *yaml.Node, line []byte, vp, begin, end pos) bool {
+	if v == nil || v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+		return false
+	}
+	q := byte('"')
+	if v.Style&yaml.SingleQuotedStyle != 0 {
+		q = '\''
+	}
+	if begin.line != vp.line || end.line != vp.line || begin.col != vp.col+1 {
+		return false
+	}
+	open, ok := pastColumn(line, vp.col)
+	if !ok || len(open) == 0 || open[0] != q {
+		return false
+	}
+	rest, ok := pastColumn(line, end.col)
+	return ok && len(rest) > 0 && rest[0] == q && scalarEnds(rest[1:])
+}
+
+// scalarEnds reports whether rest, what a line holds past a scalar's
+// last written character, adds nothing to it: blanks, then the line's
+// end, a comment, or a flow collection's , ] or }.
+func scalarEnds(rest []byte) bool {
+	t := bytes.TrimLeft(rest, " \t")
+	if len(t) == 0 || t[0] == ',' || t[0] == ']' || t[0] == '}' || t[0] == '\r' {
+		return true
+	}
+	return t[0] == '#' && len(t) < len(rest)
+}
+
+// pastColumn returns what line holds from rune column col (0-based) on;
+// ok is false when the line is shorter.
+func pastColumn(line []byte, col int) ([]byte, bool) {
+	for i := 0; i < col; i++ {
+		if len(line) == 0 {
+			return nil, false
+		}
+		_, n := utf8.DecodeRune(line)
+		line = line[n:]
+	}
+	return line, true
+}
+
+// lineIndex finds the lines of a text by their 0-based index.
+type lineIndex struct {
+	text   []byte
+	starts []int
+}
+
+// newLineIndex indexes the lines of text.
+func newLineIndex(text []byte) lineIndex {
+	starts := []int{0}
+	for i, c := range text {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return lineIndex{text, starts}
+}
+
+// line returns line i without its newline; nil past the text.
+func (x lineIndex) line(i int) []byte {
+	if i < 0 || i >= len(x.starts) {
+		return nil
+	}
+	end := len(x.text)
+	if i+1 < len(x.starts) {
+		end = x.starts[i+1] - 1
+	}
+	return x.text[x.starts[i]:end]
 }
 
 // emptyAfter reports whether the key of e, at kp, has an empty value
