@@ -398,8 +398,9 @@ func processDependencies(c *chart.Chart, vals map[string]any) (err error) {
 }
 
 // runEngine renders a chart with Helm's engine: no cluster client (lookup
-// returns nothing), DNS functions off, funcs (when not nil) in place of
-// Helm's functions of the same names. The engine cannot be interrupted, so a
+// returns nothing), DNS functions off, the random and clock functions
+// repeatable (repeatableFuncs), funcs (when not nil) in place of Helm's
+// functions of the same names. The engine cannot be interrupted, so a
 // render that outlives ctx is abandoned; panics become errors.
 func runEngine(ctx context.Context, c *chart.Chart, vals common.Values, funcs template.FuncMap) (map[string]string, error) {
 	type result struct {
@@ -413,7 +414,11 @@ func runEngine(ctx context.Context, c *chart.Chart, vals common.Values, funcs te
 				done <- result{err: fmt.Errorf("template engine panicked: %v", p)}
 			}
 		}()
-		e := engine.Engine{EnableDNS: false, CustomTemplateFuncs: funcs}
+		all := repeatableFuncs()
+		for name, f := range funcs {
+			all[name] = f
+		}
+		e := engine.Engine{EnableDNS: false, CustomTemplateFuncs: all}
 		out, err := e.RenderWithContext(ctx, c, vals)
 		done <- result{out, err}
 	}()

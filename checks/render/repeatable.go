@@ -1,0 +1,100 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"text/template"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// repeatableSeed seeds the random functions of every render alike.
+var repeatableSeed = sha256.Sum256([]byte("prodready: a render repeats"))
+
+// repeatableFuncs returns, for one render, the template functions whose
+// results Helm draws at random or from the clock, made repeatable:
+// randAlphaNum, randAlpha, randNumeric, randAscii, randBytes, randInt,
+// shuffle and uuidv4 draw from a generator seeded alike for every render,
+// and now is today's midnight, UTC. A chart that names a Job
+// migrate-{{ randAlphaNum 5 | lower }} is then rendered with the same name
+// by its check, by the render that verifies a fix (which otherwise saw
+// the Job's findings as new ones, on another Job, and withheld every fix
+// of the chart), by a review's base and head, and by the next run, so its
+// reports stay the same from run to run. What each function returns is
+// the kind Helm's returns (its alphabet, length and form); dates keep
+// their day. The crypto functions (genCA, genPrivateKey…) are left to
+// Helm: their keys are in no name and no finding.
+func repeatableFuncs() template.FuncMap {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewChaCha8(repeatableSeed))
+	pick := func(count int, alphabet string) string {
+		if count <= 0 {
+			return ""
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		b := make([]byte, count)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	const (
+		lower  = "abcdefghijklmnopqrstuvwxyz"
+		upper  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		digits = "0123456789"
+	)
+	ascii := make([]byte, 0, 95)
+	for c := byte(' '); c <= '~'; c++ {
+		ascii = append(ascii, c)
+	}
+	return template.FuncMap{
+		"randAlphaNum": func(count int) string { return pick(count, lower+upper+digits) },
+		"randAlpha":    func(count int) string { return pick(count, lower+upper) },
+		"randNumeric":  func(count int) string { return pick(count, digits) },
+		"randAscii":    func(count int) string { return pick(count, string(ascii)) },
+		"randBytes": func(count int) (string, error) {
+			if count < 0 {
+				return "", errors.New("makeslice: len out of range")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			b := make([]byte, count)
+			for i := range b {
+				b[i] = byte(rng.Uint32())
+			}
+			return base64.StdEncoding.EncodeToString(b), nil
+		},
+		"randInt": func(lo, hi int) (int, error) {
+			if hi <= lo {
+				return 0, errors.New("invalid argument to Intn")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			return lo + rng.IntN(hi-lo), nil
+		},
+		"shuffle": func(s string) string {
+			r := []rune(s)
+			mu.Lock()
+			defer mu.Unlock()
+			rng.Shuffle(len(r), func(i, j int) { r[i], r[j] = r[j], r[i] })
+			return string(r)
+		},
+		"uuidv4": func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			var b [16]byte
+			for i := range b {
+				b[i] = byte(rng.Uint32())
+			}
+			b[6] = b[6]&0x0f | 0x40 // version 4
+			b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+			return uuid.UUID(b).String()
+		},
+		"now": func() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) },
+	}
+}
