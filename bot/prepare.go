@@ -312,6 +312,9 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		}
 		f := at(i)
 		isNew := !old
+		if isNew && !touched {
+			touched = atAddedPart(&f, diffOf, patches)
+		}
 		switch {
 		case isNew:
 			if !touched {
@@ -496,6 +499,29 @@ func sameLineAtBase(base *runOutput, atBaseOf []int32, touchedAt []bool, at func
 			atBaseOf[i] = int32(j)
 		}
 	}
+}
+
+// atAddedPart moves f, new in a pull request that does not change its
+// file, to the first of its Parts (a values key its template line
+// composes its scalar from) on a line the pull request adds, where the
+// author changed what it is about: the tag: latest of an image written
+// "{{ .Values.image.repository }}:{{ .Values.image.tag }}". Its message
+// names the template line that writes it. A finding with a fix stays
+// where it is: its fix edits its own line. False when f is not moved.
+func atAddedPart(f *checks.Finding, diffOf func(string) *Diff, patches map[string]string) bool {
+	if f.Fix != nil {
+		return false
+	}
+	for _, p := range f.Parts {
+		if _, ok := patches[p.File]; !ok || !diffOf(p.File).IsAdded(p.Line) {
+			continue
+		}
+		f.Message += fmt.Sprintf(" (line %d of `%s` writes it, with this line's value in it)", f.Line, f.File)
+		f.File, f.Line, f.EndLine, f.Column = p.File, p.Line, p.Line, p.Column
+		f.ContainerLine = 0
+		return true
+	}
+	return false
 }
 
 // causedBy says which change makes a finding new in a file the pull

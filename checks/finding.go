@@ -36,6 +36,22 @@ type Finding struct {
 	// ContainerLine is the 1-based line of the "- name:" item of the
 	// container the finding is about, 0 when it is about no container.
 	ContainerLine int `json:"-"`
+	// Parts are other lines that write part of what the finding is
+	// about: the values lines of the keys a Helm template line composes
+	// its scalar from (image: "{{ .Values.image.repository }}:{{
+	// .Values.image.tag }}"), when the finding is on that template line,
+	// in the order they write. A review comments on one its pull request
+	// adds when it does not add the finding's own line. Not in the
+	// outputs.
+	Parts []Place `json:"-"`
+}
+
+// Place is a line of a file, at a column.
+type Place struct {
+	// File is the file's path, as a Finding's File names one.
+	File string
+	// Line and Column are 1-based.
+	Line, Column int
 }
 
 // WithObject is msg after the kind and name of f's object ("Deployment

@@ -513,6 +513,12 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 	}
 	var regions []region
 	var calls []occurrence // include and template actions, in output order
+	occsOn := map[int][]occurrence{} // values actions by the line they begin on
+	for _, o := range occs {
+		if !b.tbl.Bindings[o.binding].Call && o.bLine >= from {
+			occsOn[o.bLine] = append(occsOn[o.bLine], o)
+		}
+	}
 	for _, o := range occs {
 		begin, end := pos{o.bLine, o.bCol}, pos{o.eLine, o.eCol}
 		if end.line < from {
@@ -573,6 +579,9 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 		switch {
 		case onTpl:
 			locs = append(locs, b.templateLoc(mk))
+			if len(locs) == 1 {
+				locs = append(locs, b.valuesParts(e, at(e.value), lines.line(at(e.value).line-from), occsOn)...)
+			}
 		case len(locs) == 0:
 			// A key a helper wrote whose own line is not known (its
 			// output went through fromYaml and a merge): the include
@@ -590,6 +599,72 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 	}
 	m[""] = []rendered.Location{docLoc}
 	return m
+}
+
+// valuesParts returns the ValuesPart locations of e's value, a scalar
+// at vp written on one line (line) by several actions, or by actions and
+// the template's own text: the values line of each action that writes
+// within it, in the order they write. None when e's value is not such a
+// scalar.
+func (b *helmDocs) valuesParts(e *entry, vp pos, line []byte, occsOn map[int][]occurrence) []rendered.Location {
+	v := e.value
+	if v == nil || v.Kind != yaml.ScalarNode || len(occsOn[vp.line]) == 0 {
+		return nil
+	}
+	end, ok := scalarEnd(v, line, vp.col)
+	if !ok {
+		return nil
+	}
+	var out []rendered.Location
+	for _, o := range occsOn[vp.line] {
+		if o.bCol < vp.col || o.eLine != vp.line || o.eCol > end {
+			continue
+		}
+		bind := b.tbl.Bindings[o.binding]
+		path := make([]seg, len(bind.Path))
+		for i, k := range bind.Path {
+			path[i] = seg{Key: k, Index: -1}
+		}
+		if loc, ok := b.vm.locate(b.idx, b.idx.infos[bind.File].chain, path); ok && loc.Kind == Values {
+			loc.Kind = rendered.ValuesPart
+			out = append(out, loc)
+		}
+	}
+	return out
+}
+
+// scalarEnd returns the rune column (0-based) just past the scalar v,
+// which starts at column col of line; ok is false when it does not end
+// on that line (or is a block scalar).
+func scalarEnd(v *yaml.Node, line []byte, col int) (int, bool) {
+	text, ok := pastColumn(line, col)
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case v.Style&yaml.DoubleQuotedStyle != 0:
+		for i := 1; i < len(text); i++ {
+			switch text[i] {
+			case '\\':
+				i++
+			case '"':
+				return col + utf8.RuneCount(text[:i+1]), true
+			}
+		}
+	case v.Style&yaml.SingleQuotedStyle != 0:
+		for i := 1; i < len(text); i++ {
+			if text[i] == '\'' {
+				if i+1 < len(text) && text[i+1] == '\'' {
+					i++
+					continue
+				}
+				return col + utf8.RuneCount(text[:i+1]), true
+			}
+		}
+	case v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 && bytes.HasPrefix(text, []byte(v.Value)):
+		return col + utf8.RuneCountInString(v.Value), true
+	}
+	return 0, false
 }
 
 // partOfScalar reports whether an action that wrote the start of the

@@ -1,7 +1,10 @@
 package render
 
 import (
+	"fmt"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/prodready/prodready/checks/rendered"
 )
@@ -57,4 +60,47 @@ spec:
 		{"spec.template.spec.containers[5].resources.requests.memory", rendered.Location{File: tpl, Line: 22, Column: 13, Kind: Template}},
 		{"spec.template.spec.containers[5].resources.requests.cpu", rendered.Location{File: values, Line: 5, Column: 1, Kind: Values}},
 	})
+}
+
+// A scalar composed from several values keys lists their lines after the
+// template line that composes it, as ValuesPart, in the order they write:
+// where a review comments when a pull request changes one of them.
+func TestCompositeScalarListsItsValuesParts(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("image:\n  repository: ghcr.io/acme/web\n  tag: latest\n"),
+		"c/templates/deploy.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+        - name: quoted
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+        - name: plain
+          image: {{ .Values.image.repository }}:{{ .Values.image.tag | default "v1" }}
+        - name: text
+          image: registry.example/web:{{ .Values.image.tag }}
+        - name: whole
+          image: {{ .Values.image.tag }}
+`),
+	}
+	r := renderOne(t, files, rendered.Options{})
+	doc := docIndex(t, r, "Deployment")
+	const tpl, values = "c/templates/deploy.yaml", "c/values.yaml"
+	repo := rendered.Location{File: values, Line: 2, Column: 3, Kind: rendered.ValuesPart}
+	tag := rendered.Location{File: values, Line: 3, Column: 3, Kind: rendered.ValuesPart}
+	for i, want := range [][]rendered.Location{
+		{{File: tpl, Line: 10, Column: 11, Kind: Template}, repo, tag},
+		{{File: tpl, Line: 12, Column: 11, Kind: Template}, repo, tag},
+		{{File: tpl, Line: 14, Column: 11, Kind: Template}, tag},
+		{{File: values, Line: 3, Column: 3, Kind: Values}, {File: tpl, Line: 16, Column: 11, Kind: Template}},
+	} {
+		p := fmt.Sprintf("spec.template.spec.containers[%d].image", i)
+		if diff := cmp.Diff(want, r.Origins(doc, p)); diff != "" {
+			t.Errorf("Origins(%s) (-want +got):\n%s", p, diff)
+		}
+	}
 }

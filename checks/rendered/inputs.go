@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -711,15 +712,27 @@ func (p *Prepared) dropIgnored(fs []checks.Finding) []checks.Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if ls := p.ignoreLines[f.File]; ls != nil {
-			if line, by, ok := checks.CommentIgnoring(ls, f.Line, f.RuleID); ok {
-				p.silenced = append(p.silenced, checks.Silenced{Finding: f, File: f.File, Line: line, By: by})
-				continue
-			}
+		if !p.ignored(f, checks.Place{File: f.File, Line: f.Line}) && !slices.ContainsFunc(f.Parts, func(at checks.Place) bool { return p.ignored(f, at) }) {
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	return out
+}
+
+// ignored reports whether an ignore comment at place at, or on the line
+// above it, silences f, and keeps it silenced if so. A finding is
+// silenced at its line and at each of its Parts: a review comments at
+// the values line of its image's tag, and its ignore goes there.
+func (p *Prepared) ignored(f checks.Finding, at checks.Place) bool {
+	ls := p.ignoreLines[at.File]
+	if ls == nil {
+		return false
+	}
+	line, by, ok := checks.CommentIgnoring(ls, at.Line, f.RuleID)
+	if ok {
+		p.silenced = append(p.silenced, checks.Silenced{Finding: f, File: at.File, Line: line, By: by})
+	}
+	return ok
 }
 
 // chartIgnores reports whether an ignore comment on the first line of
@@ -804,7 +817,7 @@ func (pl *placed) unmapped(doc int) string {
 func (pl *placed) containerLine(doc int, c, file string) int {
 	for _, p := range []string{c + ".name", c} {
 		for _, loc := range pl.render.Origins(doc, p) {
-			if !loc.Inherited && loc.File == file && loc.Line > 0 {
+			if !loc.Inherited && loc.Kind != ValuesPart && loc.File == file && loc.Line > 0 {
 				return loc.Line
 			}
 		}
@@ -822,13 +835,20 @@ func (pl *placed) containerLine(doc int, c, file string) int {
 func (pl *placed) relocate(f *checks.Finding) {
 	doc := f.Object.Doc
 	file, line, col, container := "", 1, 1, 0
+	var parts []checks.Place
 	if doc >= 0 && doc < len(pl.render.Documents) {
 		file = pl.render.Documents[doc].Source
-		if loc, ok := pl.render.Locate(doc, f.Path); ok {
+		if locs := pl.render.Origins(doc, f.Path); len(locs) > 0 {
+			loc := locs[0]
 			file = loc.File
 			line = max(loc.Line, 1)
 			if loc.Line > 0 {
 				col = max(loc.Column, 1)
+			}
+			for _, l := range locs[1:] {
+				if l.Kind == ValuesPart && !l.Inherited && l.Line > 0 {
+					parts = append(parts, checks.Place{File: joinDir(pl.dir, l.File), Line: l.Line, Column: max(l.Column, 1)})
+				}
 			}
 		}
 		if c := f.ContainerPath(); c != "" && f.ContainerLine > 0 {
@@ -841,6 +861,7 @@ func (pl *placed) relocate(f *checks.Finding) {
 	f.File = joinDir(pl.dir, file)
 	f.Line, f.EndLine, f.Column = line, line, col
 	f.ContainerLine = container
+	f.Parts = parts
 	if f.Fix != nil {
 		fx := *f.Fix
 		fx.Edits = nil

@@ -153,6 +153,13 @@ const (
 	Base LocationKind = "base"
 	// Generator is the line of a kustomization declaring a generator.
 	Generator LocationKind = "generator"
+	// ValuesPart is a key line of a Helm values file whose value is part
+	// of a scalar that a template line composes from several actions
+	// (image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"):
+	// listed after that template line, one for each such action with a
+	// values line, in the order they write. Never where a fix sets the
+	// whole scalar.
+	ValuesPart LocationKind = "values-part"
 )
 
 // Location is the place an author edits to change a rendered key.
