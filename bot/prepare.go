@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/internal/parallel"
@@ -284,11 +285,18 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 	keys := make([]uint64, n)
 	atBaseOf := make([]int32, n) // index at base (identities), -1 when new
 	touchedAt := make([]bool, n)
+	var mu sync.Mutex
+	mergedKeys := map[int][]uint64{} // of the few findings that stand for several objects
 	const share = 1024
 	parallel.For((n+share-1)/share, func(s int) {
 		for i := s * share; i < min(n, (s+1)*share); i++ {
 			f := at(i)
 			keys[i] = f.FingerprintKey()
+			if len(f.Merged) > 0 {
+				mu.Lock()
+				mergedKeys[i] = f.MergedKeys()
+				mu.Unlock()
+			}
 			_, touchedAt[i] = patches[f.File]
 			atBaseOf[i] = -1
 			if atBase != nil {
@@ -302,10 +310,23 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		sameLineAtBase(base, atBaseOf, touchedAt, at)
 	}
 	byFile := map[string][]checks.Finding{}
+	atHeadMerged := map[uint64]bool{} // the base's merged objects (runIdentities.merged) the head has
 	for i := range n {
 		touched, old := touchedAt[i], atBaseOf[i] >= 0
-		if old {
+		if base != nil && (len(mergedKeys[i]) > 0 || !old && len(atBase.merged) > 0) {
+			// A finding that stands for several objects (a base line
+			// that overlays build) is new when one of them is new: each
+			// may be merged into another object's finding at base.
+			ks := mergedKeys[i]
+			if !old {
+				ks = append([]uint64{keys[i]}, ks...)
+			}
+			old = atBase.allAt(ks, atHead, atHeadMerged)
+		}
+		if old && atBaseOf[i] >= 0 {
 			atHead[atBaseOf[i]] = true
+		}
+		if old {
 			if !touched && mode != checks.ReportAll {
 				continue // neither listed nor reported
 			}
@@ -364,6 +385,23 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		}
 		for _, i := range atBase.foundText {
 			fixed(i)
+		}
+		// Each object a base finding stood for besides its own, fixed
+		// when the head has it not.
+		for k, m := range atBase.merged {
+			f := base.nth(m.index)
+			f.Object, f.Merged = m.object, nil
+			if atHeadMerged[k] || ignored[f.Fingerprint()] {
+				continue
+			}
+			if _, ok := atBase.found[k]; ok {
+				continue // also a finding of its own at base
+			}
+			f = withoutFix(f)
+			r.Fixed = append(r.Fixed, f)
+			if _, touched := patches[f.File]; !touched {
+				r.Elsewhere = true
+			}
 		}
 	}
 	checks.SortFindings(r.Fixed)

@@ -240,6 +240,34 @@ type runIdentities struct {
 	found     map[uint64]int
 	foundText map[string]int
 	silenced  map[string]bool
+	// merged maps the key of each object a finding stands for besides its
+	// own (checks.Finding.Merged) to that finding's index and the object.
+	merged map[uint64]mergedAt
+}
+
+// mergedAt is a finding's index in a run and one object it stands for
+// besides its own.
+type mergedAt struct {
+	index  int
+	object checks.ObjectRef
+}
+
+// allAt reports whether each of keys, keys of one finding (its own, those
+// of the objects it stands for besides), is among ids, as a finding's
+// own or as an object one stands for, and marks the ones found: their
+// index in atHead, the others in atHeadMerged.
+func (ids *runIdentities) allAt(keys []uint64, atHead []bool, atHeadMerged map[uint64]bool) bool {
+	all := true
+	for _, k := range keys {
+		if j, ok := ids.found[k]; ok {
+			atHead[j] = true
+		} else if _, ok := ids.merged[k]; ok {
+			atHeadMerged[k] = true
+		} else {
+			all = false
+		}
+	}
+	return all
 }
 
 // find returns the index identities gives fingerprint fp, if any.
@@ -279,7 +307,14 @@ func (o *runOutput) identities() *runIdentities {
 			ids.foundText[fp] = i
 		}
 		for i := 0; i < n; i++ {
-			add(o.finding(i).Fingerprint(), i)
+			f := o.finding(i)
+			add(f.Fingerprint(), i)
+			for m, k := range f.MergedKeys() {
+				if ids.merged == nil {
+					ids.merged = map[uint64]mergedAt{}
+				}
+				ids.merged[k] = mergedAt{i, f.Merged[m]}
+			}
 		}
 		for i := range o.problems {
 			add(o.problems[i].Fingerprint(), n+i)

@@ -44,6 +44,13 @@ type Finding struct {
 	// adds when it does not add the finding's own line. Not in the
 	// outputs.
 	Parts []Place `json:"-"`
+	// Merged are the objects of other renders whose same finding, at the
+	// same line, this one stands for (a base line that several overlays
+	// build, each with its own name prefix): each is an identity of the
+	// finding as much as its Object is. A review takes the finding as new
+	// only when one of them is, and as fixed for each that is gone. Not in
+	// the outputs.
+	Merged []ObjectRef `json:"-"`
 }
 
 // Place is a line of a file, at a column.

@@ -40,6 +40,21 @@ func (f Finding) FingerprintKey() uint64 {
 	return binary.BigEndian.Uint64(sum[:8])
 }
 
+// MergedKeys are the FingerprintKeys of f as each object it stands for
+// (Merged) would have it: one for each, in order.
+func (f Finding) MergedKeys() []uint64 {
+	if len(f.Merged) == 0 {
+		return nil
+	}
+	keys := make([]uint64, len(f.Merged))
+	for i, o := range f.Merged {
+		g := f
+		g.Object = o
+		keys[i] = g.FingerprintKey()
+	}
+	return keys
+}
+
 // fingerprintSum is the SHA-256 that Fingerprint's digits begin.
 func (f *Finding) fingerprintSum() [sha256.Size]byte {
 	var buf [256]byte

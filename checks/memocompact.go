@@ -181,7 +181,7 @@ type findingPlace struct {
 func fitsLean(f *Finding) bool {
 	in32 := func(n int) bool { return n >= math.MinInt32 && n <= math.MaxInt32 }
 	return in32(f.Line) && in32(f.Column) && in32(f.EndLine) && in32(f.ContainerLine) && in32(f.Occurrence) &&
-		f.Severity >= math.MinInt8 && f.Severity <= math.MaxInt8
+		f.Severity >= math.MinInt8 && f.Severity <= math.MaxInt8 && len(f.Merged) == 0 && len(f.Parts) == 0
 }
 
 // finding is l as a Finding.

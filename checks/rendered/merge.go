@@ -2,6 +2,7 @@ package rendered
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,7 +20,8 @@ type sameLine struct {
 // MergeRenders makes one finding of the findings several renders make at
 // the same line for the same reason (a base line every overlay built on it
 // renders): one finding, or review comment, naming the renders, not one
-// per overlay. The merged finding is where the first of them is in fs. It
+// per overlay. The merged finding is where the first of them is in fs,
+// with the objects of the others that are not its own (Merged). It
 // names at most named renders ("and 3 more"), or all of them when named is
 // 0. Findings one render makes at one line for the same reason are of
 // different objects (a chart's mutating and validating webhooks, both set
@@ -51,6 +53,9 @@ func MergeRenders(fs []checks.Finding, named int) []checks.Finding {
 		seen[ofRender{same, about}]++
 		if j, ok := index[k]; ok {
 			abouts[j] = append(abouts[j], about)
+			if o := f.Object.Object(); o != out[j].Object.Object() && !slices.ContainsFunc(out[j].Merged, func(m checks.ObjectRef) bool { return m.Object() == o }) {
+				out[j].Merged = append(out[j].Merged, f.Object)
+			}
 			if !out[j].Fixable() && f.Fixable() {
 				// A fix verified as an edit of this file (a values line)
 				// makes the comment's suggestion, whichever render came

@@ -76,3 +76,20 @@ func TestNameObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRendersKeepsTheOtherObjects: a finding merged from overlays
+// whose objects differ (their name prefixes) stands for each object, the
+// first its Object and the others Merged, once each; the renders of one
+// object (a chart's values sets) add none.
+func TestMergeRendersKeepsTheOtherObjects(t *testing.T) {
+	mk := func(name, about string, doc int) checks.Finding {
+		return checks.Finding{RuleID: "r", File: "base/d.yaml", Line: 3, Message: "bad (rendered from the " + about + ")", Object: checks.ObjectRef{Kind: "Deployment", Name: name, Doc: doc}}
+	}
+	got := rendered.MergeRenders([]checks.Finding{mk("prod-web", "overlay prod", 0), mk("staging-web", "overlay staging", 1), mk("prod-web", "overlay prod-eu", 2)}, 0)
+	if len(got) != 1 || got[0].Object.Name != "prod-web" || len(got[0].Merged) != 1 || got[0].Merged[0].Name != "staging-web" {
+		t.Fatalf("merged: %+v", got)
+	}
+	if keys := got[0].MergedKeys(); len(keys) != 1 || keys[0] != mk("staging-web", "overlay staging", 1).FingerprintKey() {
+		t.Errorf("MergedKeys = %v, want staging-web's key", keys)
+	}
+}
