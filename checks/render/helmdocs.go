@@ -512,7 +512,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 		anchor *entry
 	}
 	var regions []region
-	var calls []occurrence // include and template actions, in output order
+	var calls []occurrence           // include and template actions, in output order
 	occsOn := map[int][]occurrence{} // values actions by the line they begin on
 	for _, o := range occs {
 		if !b.tbl.Bindings[o.binding].Call && o.bLine >= from {
