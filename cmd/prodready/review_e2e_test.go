@@ -131,3 +131,33 @@ func TestReviewSuggestsAChartLineFixAloneAsProcess(t *testing.T) {
 		t.Errorf("review has no one-line suggestion for the privileged container:\n%s\n%s", out, errOut)
 	}
 }
+
+// TestReviewSaysWhatIsNotCommittedAsProcess runs `prodready review` as a
+// process on a checkout with a file changed and one added but neither
+// committed: the review covers the commits base...HEAD, and it says on
+// standard error that those two are not in it, rather than reviewing
+// without a word what the author has not committed. A clean checkout
+// gets no such line.
+func TestReviewSaysWhatIsNotCommittedAsProcess(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := checkstest.WriteTree(t, map[string]string{"deploy/web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n"})
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "base")
+	if _, errOut, code := runCLI(t, repo, "review", "--base", "main"); code != 0 || strings.Contains(errOut, "not committed") {
+		t.Fatalf("review of a clean checkout (exit %d) says:\n%s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "deploy/web.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "deploy/api.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: api\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, repo, "review", "--base", "main")
+	const want = "prodready review: 2 files have changes not committed, so not reviewed (the review covers the commits main...HEAD; commit them to include them): deploy/api.yaml, deploy/web.yaml\n"
+	if code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("review (exit %d) says:\n%s\nwant %q", code, errOut, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sort"
 	"strings"
 
 	"github.com/prodready/prodready/bot"
@@ -45,6 +46,30 @@ func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
 	return out.Bytes(), nil
+}
+
+// Uncommitted lists the files of the checkout whose changes are not
+// committed, staged or not, and the files git does not track and does not
+// ignore, sorted: what a review of base...HEAD leaves out.
+func (h *Host) Uncommitted(ctx context.Context) ([]string, error) {
+	out, err := h.git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	fields := strings.Split(string(out), "\x00")
+	for i := 0; i < len(fields); i++ {
+		e := fields[i]
+		if len(e) < 4 {
+			continue
+		}
+		paths = append(paths, e[3:])
+		if e[0] == 'R' || e[0] == 'C' {
+			i++ // a rename's or copy's old path follows
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
 }
 
 // PullRequest describes base...HEAD: BaseSHA is the merge base of base and

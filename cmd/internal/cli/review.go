@@ -14,6 +14,7 @@ import (
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
 	"github.com/prodready/prodready/checks/report"
+	"github.com/prodready/prodready/internal/plural"
 	"github.com/prodready/prodready/vcs/local"
 )
 
@@ -93,6 +94,11 @@ func (p Program) runReview(cmd *cobra.Command, f *reviewFlags, std IO) int {
 		}
 		cfg.SetFailOn(sev)
 	}
+	if paths, err := h.Uncommitted(ctx); err == nil && len(paths) > 0 {
+		// Not reviewed, and not a silent pass: said, with the way in.
+		fmt.Fprintf(stderr, "prodready review: %s not committed, so not reviewed (the review covers the commits %s...HEAD; commit them to include them): %s\n",
+			plural.Count(len(paths), "file has changes", "files have changes"), f.base, namedPaths(paths, 3))
+	}
 	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rv.Render = p.Render
 	r, err := rv.Prepare(ctx, h, pr, cfg)
@@ -156,4 +162,12 @@ func writeReview(w io.Writer, r bot.Review) {
 	}
 	fmt.Fprintf(&b, "\n=== summary\n%s", r.Summary)
 	io.WriteString(w, b.String())
+}
+
+// namedPaths names the first n of paths, and how many more there are.
+func namedPaths(paths []string, n int) string {
+	if len(paths) <= n {
+		return strings.Join(paths, ", ")
+	}
+	return strings.Join(paths[:n], ", ") + fmt.Sprintf(" and %d more", len(paths)-n)
 }
