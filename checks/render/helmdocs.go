@@ -532,7 +532,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 		for _, e := range entries[1:] {
 			kp, vp := at(e.key), at(e.value)
 			if kp.less(begin) && !vp.less(begin) && !end.less(vp) && !partOfScalar(e.value, lines.line(end.line-from), end) ||
-				quotedWhole(e.value, lines.line(vp.line-from), vp, begin, end) || emptyAfter(e, kp, begin, end) {
+				e.key != e.value && quotedWhole(e.value, lines.line(vp.line-from), vp, begin, end) || emptyAfter(e, kp, begin, end) {
 				anchor = e // later entries are deeper or later; keep the last
 			}
 		}

@@ -46,6 +46,8 @@ spec:
           image: {{ .Values.ref }}
           resources:
             requests: {memory: {{ .Values.mem }}Mi, cpu: {{ .Values.mem }}}
+          args:
+            - "{{ .Values.ref }}"
 `),
 	}
 	r := renderOne(t, files, rendered.Options{})
@@ -59,6 +61,8 @@ spec:
 		{"spec.template.spec.containers[5].image", rendered.Location{File: values, Line: 4, Column: 1, Kind: Values}},
 		{"spec.template.spec.containers[5].resources.requests.memory", rendered.Location{File: tpl, Line: 22, Column: 13, Kind: Template}},
 		{"spec.template.spec.containers[5].resources.requests.cpu", rendered.Location{File: values, Line: 5, Column: 1, Kind: Values}},
+		// A list item is the template's, quoted or not, as before.
+		{"spec.template.spec.containers[5].args[0]", rendered.Location{File: tpl, Line: 24, Column: 15, Kind: Template}},
 	})
 }
 
