@@ -3,6 +3,8 @@ package checks
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -131,7 +133,7 @@ func (c *Compactor) findings(l findingList, owned *int) findingList {
 		f := &out[i]
 		lean[i] = leanFinding{
 			rule: f.RuleID, message: f.Message, path: f.Path, identityPath: f.IdentityPath,
-			at: c.place(findingPlace{f.File, f.Object}, owned), fix: f.Fix,
+			at: c.place(findingPlace{f.File, f.Object, mergedText(f.Merged)}, owned), fix: f.Fix,
 			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
 			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
 		}
@@ -147,7 +149,7 @@ func (c *Compactor) place(p findingPlace, owned *int) *findingPlace {
 	}
 	h := &p
 	c.places[p] = h
-	*owned += placeBytes + allocRound
+	*owned += placeBytes + allocRound + len(p.merged)
 	return h
 }
 
@@ -171,17 +173,50 @@ type leanFinding struct {
 	severity                          int8
 }
 
-// findingPlace is the file and object a finding names.
+// findingPlace is the file and object a finding names, and the other
+// objects it stands for (Finding.Merged, as mergedText writes them: ""
+// for nearly all).
 type findingPlace struct {
 	file   string
 	object ObjectRef
+	merged string
 }
 
-// fitsLean reports whether a leanFinding holds all of f.
+// mergedText is objects as one comparable text, which mergedObjects reads
+// back: each object's group, kind, name, namespace and document, each
+// field ended by a zero byte.
+func mergedText(objects []ObjectRef) string {
+	var b strings.Builder
+	for _, o := range objects {
+		for _, s := range [...]string{o.Group, o.Kind, o.Name, o.Namespace, strconv.Itoa(o.Doc)} {
+			b.WriteString(s)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
+}
+
+// mergedObjects reads the objects mergedText wrote (nil for "").
+func mergedObjects(text string) []ObjectRef {
+	if text == "" {
+		return nil
+	}
+	f := strings.Split(strings.TrimSuffix(text, "\x00"), "\x00")
+	out := make([]ObjectRef, 0, len(f)/5)
+	for i := 0; i+4 < len(f); i += 5 {
+		doc, _ := strconv.Atoi(f[i+4])
+		out = append(out, ObjectRef{Group: f[i], Kind: f[i+1], Name: f[i+2], Namespace: f[i+3], Doc: doc})
+	}
+	return out
+}
+
+// fitsLean reports whether a leanFinding holds all of f that is kept: a
+// finding's Parts are not (only a review's head, whose findings are not
+// made lean, reads them).
 func fitsLean(f *Finding) bool {
 	in32 := func(n int) bool { return n >= math.MinInt32 && n <= math.MaxInt32 }
 	return in32(f.Line) && in32(f.Column) && in32(f.EndLine) && in32(f.ContainerLine) && in32(f.Occurrence) &&
-		f.Severity >= math.MinInt8 && f.Severity <= math.MaxInt8 && len(f.Merged) == 0 && len(f.Parts) == 0
+		f.Severity >= math.MinInt8 && f.Severity <= math.MaxInt8
 }
 
 // finding is l as a Finding.
@@ -191,6 +226,7 @@ func (l *leanFinding) finding() Finding {
 		Line: int(l.line), Column: int(l.column), EndLine: int(l.endLine),
 		Message: l.message, Object: l.at.object, Path: l.path, Fix: l.fix,
 		Occurrence: int(l.occurrence), IdentityPath: l.identityPath, ContainerLine: int(l.containerLine),
+		Merged: mergedObjects(l.at.merged),
 	}
 }
 
@@ -387,7 +423,7 @@ func NewFindingTable(fs []Finding) FindingTable {
 		f := &fs[i]
 		lean[i] = leanFinding{
 			rule: f.RuleID, message: c.str(f.Message, &owned), path: c.str(f.Path, &owned), identityPath: c.str(f.IdentityPath, &owned),
-			at:   c.place(findingPlace{f.File, f.Object}, &owned),
+			at:   c.place(findingPlace{f.File, f.Object, mergedText(f.Merged)}, &owned),
 			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
 			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
 		}
