@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"text/template"
@@ -14,6 +15,17 @@ import (
 
 // repeatableSeed seeds the random functions of every render alike.
 var repeatableSeed = sha256.Sum256([]byte("prodready: a render repeats"))
+
+// maxRandomLength bounds what one call of a random function writes: a
+// chart that asks for more (randAlphaNum 2000000000) fails to render,
+// rather than taking the process's memory.
+const maxRandomLength = 1 << 20
+
+// errTooLong is the error of a random function asked for count
+// characters or bytes, over maxRandomLength.
+func errTooLong(count int) error {
+	return fmt.Errorf("%d random characters is more than a render takes (%d)", count, maxRandomLength)
+}
 
 // repeatableFuncs returns, for one render, the template functions whose
 // results Helm draws at random or from the clock, made repeatable:
@@ -26,14 +38,18 @@ var repeatableSeed = sha256.Sum256([]byte("prodready: a render repeats"))
 // of the chart), by a review's base and head, and by the next run, so its
 // reports stay the same from run to run. What each function returns is
 // the kind Helm's returns (its alphabet, length and form); dates keep
-// their day. The crypto functions (genCA, genPrivateKey…) are left to
-// Helm: their keys are in no name and no finding.
+// their day; none writes more than maxRandomLength. The crypto functions
+// (genCA, genPrivateKey…) are left to Helm: their keys are in no name and
+// no finding.
 func repeatableFuncs() template.FuncMap {
 	var mu sync.Mutex
 	rng := rand.New(rand.NewChaCha8(repeatableSeed))
-	pick := func(count int, alphabet string) string {
+	pick := func(count int, alphabet string) (string, error) {
 		if count <= 0 {
-			return ""
+			return "", nil
+		}
+		if count > maxRandomLength {
+			return "", errTooLong(count)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -41,7 +57,7 @@ func repeatableFuncs() template.FuncMap {
 		for i := range b {
 			b[i] = alphabet[rng.IntN(len(alphabet))]
 		}
-		return string(b)
+		return string(b), nil
 	}
 	const (
 		lower  = "abcdefghijklmnopqrstuvwxyz"
@@ -53,13 +69,16 @@ func repeatableFuncs() template.FuncMap {
 		ascii = append(ascii, c)
 	}
 	return template.FuncMap{
-		"randAlphaNum": func(count int) string { return pick(count, lower+upper+digits) },
-		"randAlpha":    func(count int) string { return pick(count, lower+upper) },
-		"randNumeric":  func(count int) string { return pick(count, digits) },
-		"randAscii":    func(count int) string { return pick(count, string(ascii)) },
+		"randAlphaNum": func(count int) (string, error) { return pick(count, lower+upper+digits) },
+		"randAlpha":    func(count int) (string, error) { return pick(count, lower+upper) },
+		"randNumeric":  func(count int) (string, error) { return pick(count, digits) },
+		"randAscii":    func(count int) (string, error) { return pick(count, string(ascii)) },
 		"randBytes": func(count int) (string, error) {
 			if count < 0 {
 				return "", errors.New("makeslice: len out of range")
+			}
+			if count > maxRandomLength {
+				return "", errTooLong(count)
 			}
 			mu.Lock()
 			defer mu.Unlock()

@@ -77,3 +77,17 @@ func annotation(text, key string) string {
 	v, _, _ := strings.Cut(rest, "\n")
 	return v
 }
+
+// A chart that asks for more random text than a render takes fails to
+// render, with the template line and why, rather than taking the
+// process's memory.
+func TestRandomFunctionsAreBounded(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":            []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+		"c/templates/secret.yaml": []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  key: {{ randAlphaNum 2000000000 }}\n"),
+	}
+	r := renderOne(t, files, rendered.Options{})
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Message, "2000000000 random characters is more than a render takes (1048576)") || r.Problems[0].Line != 6 {
+		t.Errorf("problems = %+v, want the template's line 6 and the bound", r.Problems)
+	}
+}
