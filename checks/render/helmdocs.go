@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"path"
@@ -497,6 +498,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 	entries := walk(root)
 	at := func(n *yaml.Node) pos { return pos{from + n.Line - 1, n.Column - 1} }
 	lines := newLineIndex(text)
+	rest := func(p pos) ([]byte, bool) { return lines.from(p.line-from, p.col) }
 	m := rendered.DocMap{}
 	docLoc := rendered.Location{File: info.file, Kind: Template}
 	for _, e := range entries[1:] {
@@ -513,11 +515,14 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 	}
 	var regions []region
 	var calls []occurrence           // include and template actions, in output order
-	occsOn := map[int][]occurrence{} // values actions by the line they begin on
+	occsOn := map[int][]occurrence{} // values actions by the line they begin on, in the order they begin
 	for _, o := range occs {
 		if !b.tbl.Bindings[o.binding].Call && o.bLine >= from {
 			occsOn[o.bLine] = append(occsOn[o.bLine], o)
 		}
+	}
+	for _, on := range occsOn {
+		slices.SortFunc(on, func(a, b occurrence) int { return cmp.Compare(a.bCol, b.bCol) })
 	}
 	for _, o := range occs {
 		begin, end := pos{o.bLine, o.bCol}, pos{o.eLine, o.eCol}
@@ -531,8 +536,8 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 		var anchor *entry
 		for _, e := range entries[1:] {
 			kp, vp := at(e.key), at(e.value)
-			if kp.less(begin) && !vp.less(begin) && !end.less(vp) && !partOfScalar(e.value, lines.line(end.line-from), end) ||
-				e.key != e.value && quotedWhole(e.value, lines.line(vp.line-from), vp, begin, end) || emptyAfter(e, kp, begin, end) {
+			if kp.less(begin) && !vp.less(begin) && !end.less(vp) && !partOfScalar(e.value, rest, end) ||
+				e.key != e.value && quotedWhole(e.value, rest, vp, begin, end) || emptyAfter(e, kp, begin, end) {
 				anchor = e // later entries are deeper or later; keep the last
 			}
 		}
@@ -580,7 +585,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 		case onTpl:
 			locs = append(locs, b.templateLoc(mk))
 			if len(locs) == 1 {
-				locs = append(locs, b.valuesParts(e, at(e.value), lines.line(at(e.value).line-from), occsOn)...)
+				locs = append(locs, b.valuesParts(e, at(e.value), rest, occsOn)...)
 			}
 		case len(locs) == 0:
 			// A key a helper wrote whose own line is not known (its
@@ -602,22 +607,28 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 }
 
 // valuesParts returns the ValuesPart locations of e's value, a scalar
-// at vp written on one line (line) by several actions, or by actions and
-// the template's own text: the values line of each action that writes
-// within it, in the order they write. None when e's value is not such a
-// scalar.
-func (b *helmDocs) valuesParts(e *entry, vp pos, line []byte, occsOn map[int][]occurrence) []rendered.Location {
+// at vp written on one line by several actions, or by actions and the
+// template's own text (rest gives the text from a position on): the
+// values line of each action that writes within it, in the order they
+// write. None when e's value is not such a scalar. occsOn holds each
+// line's values actions in the order they begin.
+func (b *helmDocs) valuesParts(e *entry, vp pos, rest func(pos) ([]byte, bool), occsOn map[int][]occurrence) []rendered.Location {
 	v := e.value
 	if v == nil || v.Kind != yaml.ScalarNode || len(occsOn[vp.line]) == 0 {
 		return nil
 	}
-	end, ok := scalarEnd(v, line, vp.col)
+	end, ok := scalarEnd(v, rest, vp)
 	if !ok {
 		return nil
 	}
 	var out []rendered.Location
-	for _, o := range occsOn[vp.line] {
-		if o.bCol < vp.col || o.eLine != vp.line || o.eCol > end {
+	on := occsOn[vp.line]
+	first, _ := slices.BinarySearchFunc(on, vp.col, func(o occurrence, col int) int { return cmp.Compare(o.bCol, col) })
+	for _, o := range on[first:] {
+		if o.bCol >= end {
+			break
+		}
+		if o.eLine != vp.line || o.eCol > end {
 			continue
 		}
 		bind := b.tbl.Bindings[o.binding]
@@ -634,10 +645,11 @@ func (b *helmDocs) valuesParts(e *entry, vp pos, line []byte, occsOn map[int][]o
 }
 
 // scalarEnd returns the rune column (0-based) just past the scalar v,
-// which starts at column col of line; ok is false when it does not end
-// on that line (or is a block scalar).
-func scalarEnd(v *yaml.Node, line []byte, col int) (int, bool) {
-	text, ok := pastColumn(line, col)
+// which starts at vp (rest gives the text from there on); ok is false
+// when it does not end on that line (or is a block scalar).
+func scalarEnd(v *yaml.Node, rest func(pos) ([]byte, bool), vp pos) (int, bool) {
+	col := vp.col
+	text, ok := rest(vp)
 	if !ok {
 		return 0, false
 	}
@@ -668,25 +680,25 @@ func scalarEnd(v *yaml.Node, line []byte, col int) (int, bool) {
 }
 
 // partOfScalar reports whether an action that wrote the start of the
-// scalar v wrote only part of it: on line, the line of the action's end,
-// the scalar goes on past end ({{ .Values.image.repository }}:{{
+// scalar v wrote only part of it: on the line of the action's end (rest
+// gives the text past a position), the scalar goes on past end ({{ .Values.image.repository }}:{{
 // .Values.image.tag }}, {{ .Values.memory }}Mi). The values key of such an
 // action does not say what the scalar is: a finding on it, its ":latest"
 // written by another key or by the template, is placed on the template
 // line, and a fix is not made by setting that key to the whole scalar. A
 // scalar that goes on over several lines is taken as written whole.
-func partOfScalar(v *yaml.Node, line []byte, end pos) bool {
+func partOfScalar(v *yaml.Node, rest func(pos) ([]byte, bool), end pos) bool {
 	if v == nil || v.Kind != yaml.ScalarNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		return false
 	}
-	rest, ok := pastColumn(line, end.col)
-	return ok && !scalarEnds(rest)
+	past, ok := rest(end)
+	return ok && !scalarEnds(past)
 }
 
 // quotedWhole reports whether the quoted scalar v at vp, whose quotes the
 // template writes, holds exactly what one action wrote, begin to end:
-// image: "{{ .Values.image.ref }}". line is the line v starts on.
-func quotedWhole(v *yaml.Node, line []byte, vp, begin, end pos) bool {
+// image: "{{ .Values.image.ref }}". rest gives the text past a position.
+func quotedWhole(v *yaml.Node, rest func(pos) ([]byte, bool), vp, begin, end pos) bool {
 	if v == nil || v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
 		return false
 	}
@@ -697,12 +709,12 @@ func quotedWhole(v *yaml.Node, line []byte, vp, begin, end pos) bool {
 	if begin.line != vp.line || end.line != vp.line || begin.col != vp.col+1 {
 		return false
 	}
-	open, ok := pastColumn(line, vp.col)
+	open, ok := rest(vp)
 	if !ok || len(open) == 0 || open[0] != q {
 		return false
 	}
-	rest, ok := pastColumn(line, end.col)
-	return ok && len(rest) > 0 && rest[0] == q && scalarEnds(rest[1:])
+	past, ok := rest(end)
+	return ok && len(past) > 0 && past[0] == q && scalarEnds(past[1:])
 }
 
 // scalarEnds reports whether rest, what a line holds past a scalar's
@@ -716,38 +728,66 @@ func scalarEnds(rest []byte) bool {
 	return t[0] == '#' && len(t) < len(rest)
 }
 
-// pastColumn returns what line holds from rune column col (0-based) on;
-// ok is false when the line is shorter.
-func pastColumn(line []byte, col int) ([]byte, bool) {
-	for i := 0; i < col; i++ {
-		if len(line) == 0 {
-			return nil, false
-		}
-		_, n := utf8.DecodeRune(line)
-		line = line[n:]
-	}
-	return line, true
-}
-
-// lineIndex finds the lines of a text by their 0-based index.
+// lineIndex finds the lines of a text by their 0-based index, and a rune
+// column's place in a line in constant time once the line is read: a
+// line of 1 MB with thousands of keys is read once, not once a key.
 type lineIndex struct {
 	text   []byte
 	starts []int
+	// runes holds, for each line read that is not ASCII, the byte offset
+	// of each of its runes; ascii the lines read that are.
+	runes map[int][]int32
+	ascii map[int]bool
 }
 
 // newLineIndex indexes the lines of text.
-func newLineIndex(text []byte) lineIndex {
+func newLineIndex(text []byte) *lineIndex {
 	starts := []int{0}
 	for i, c := range text {
 		if c == '\n' {
 			starts = append(starts, i+1)
 		}
 	}
-	return lineIndex{text, starts}
+	return &lineIndex{text: text, starts: starts, runes: map[int][]int32{}, ascii: map[int]bool{}}
+}
+
+// from returns what line i holds from rune column col (0-based) on; ok
+// is false past the line or the text.
+func (x *lineIndex) from(i, col int) ([]byte, bool) {
+	line := x.line(i)
+	if col < 0 || col > len(line) {
+		return nil, false
+	}
+	if !x.ascii[i] && x.runes[i] == nil {
+		ascii := true
+		for _, c := range line {
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+		}
+		if ascii {
+			x.ascii[i] = true
+		} else {
+			offs := make([]int32, 0, len(line))
+			for off := range string(line) {
+				offs = append(offs, int32(off))
+			}
+			x.runes[i] = append(offs, int32(len(line)))
+		}
+	}
+	if x.ascii[i] {
+		return line[col:], true
+	}
+	offs := x.runes[i]
+	if col >= len(offs) {
+		return nil, false
+	}
+	return line[offs[col]:], true
 }
 
 // line returns line i without its newline; nil past the text.
-func (x lineIndex) line(i int) []byte {
+func (x *lineIndex) line(i int) []byte {
 	if i < 0 || i >= len(x.starts) {
 		return nil
 	}

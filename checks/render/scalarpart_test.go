@@ -108,3 +108,32 @@ spec:
 		}
 	}
 }
+
+// Rune columns, not bytes: on a line with text of two bytes a character
+// before them, the actions of a flow mapping's values are found where
+// they write.
+func TestScalarPartsOnALineWithWideCharacters(t *testing.T) {
+	files := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+		"c/values.yaml": []byte("x: un\ny: deux\nz: trois\nw: quatre\n"),
+		"c/templates/cm.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n" +
+			"data: {a: \"éé{{ .Values.x }}\", b: \"{{ .Values.y }}\", c: {{ .Values.z }}:{{ .Values.w }}, d: \"ü\"}\n"),
+	}
+	r := renderOne(t, files, rendered.Options{})
+	doc := docIndex(t, r, "ConfigMap")
+	const tpl, values = "c/templates/cm.yaml", "c/values.yaml"
+	line := rendered.Location{File: tpl, Line: 5, Column: 1, Kind: Template}
+	part := func(n int) rendered.Location {
+		return rendered.Location{File: values, Line: n, Column: 1, Kind: rendered.ValuesPart}
+	}
+	for p, want := range map[string][]rendered.Location{
+		"data.a": {line, part(1)},
+		"data.b": {{File: values, Line: 2, Column: 1, Kind: Values}, line},
+		"data.c": {line, part(3), part(4)},
+		"data.d": {line},
+	} {
+		if diff := cmp.Diff(want, r.Origins(doc, p)); diff != "" {
+			t.Errorf("Origins(%s) (-want +got):\n%s", p, diff)
+		}
+	}
+}
