@@ -492,6 +492,14 @@ type pos struct{ line, col int }
 
 func (p pos) less(q pos) bool { return p.line < q.line || p.line == q.line && p.col < q.col }
 
+// compare is -1, 0 or 1 as p is before, at or after q.
+func (p pos) compare(q pos) int {
+	if c := cmp.Compare(p.line, q.line); c != 0 {
+		return c
+	}
+	return cmp.Compare(p.col, q.col)
+}
+
 // sourceMap maps every entry of a document, root parsed from text; from
 // is the document's first line index in the template output.
 func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from int, firstTpl tplLines, occs []occurrence) rendered.DocMap {
@@ -514,7 +522,7 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 		anchor *entry
 	}
 	var regions []region
-	var calls []occurrence           // include and template actions, in output order
+	var calls []occurrence           // include and template actions, by where they open (innermost)
 	occsOn := map[int][]occurrence{} // values actions by the line they begin on, in the order they begin
 	for _, o := range occs {
 		if !b.tbl.Bindings[o.binding].Call && o.bLine >= from {
@@ -524,6 +532,21 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 	for _, on := range occsOn {
 		slices.SortFunc(on, func(a, b occurrence) int { return cmp.Compare(a.bCol, b.bCol) })
 	}
+	// The entries (indexes into entries) by where their values start, and
+	// those with an empty null by their key's line: an action's anchor is
+	// one whose value starts within what the action wrote (or at the
+	// quote just before it), or whose null value it wrote on the key's
+	// line, found among those, not among every entry (a document of
+	// 80,000 keys took minutes).
+	byValue := make([]int, 0, len(entries)-1)
+	nullsOn := map[int][]int{}
+	for i, e := range entries[1:] {
+		byValue = append(byValue, i+1)
+		if v := e.value; v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "" {
+			nullsOn[at(e.key).line] = append(nullsOn[at(e.key).line], i+1)
+		}
+	}
+	slices.SortStableFunc(byValue, func(i, j int) int { return at(entries[i].value).compare(at(entries[j].value)) })
 	for _, o := range occs {
 		begin, end := pos{o.bLine, o.bCol}, pos{o.eLine, o.eCol}
 		if end.line < from {
@@ -533,13 +556,26 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 			calls = append(calls, o)
 			continue
 		}
-		var anchor *entry
-		for _, e := range entries[1:] {
+		last := -1 // later entries are deeper or later; keep the last
+		first, _ := slices.BinarySearchFunc(byValue, pos{begin.line, begin.col - 1}, func(i int, p pos) int { return at(entries[i].value).compare(p) })
+		for _, i := range byValue[first:] {
+			e := entries[i]
 			kp, vp := at(e.key), at(e.value)
-			if kp.less(begin) && !vp.less(begin) && !end.less(vp) && !partOfScalar(e.value, rest, end) ||
-				e.key != e.value && quotedWhole(e.value, rest, vp, begin, end) || emptyAfter(e, kp, begin, end) {
-				anchor = e // later entries are deeper or later; keep the last
+			if end.less(vp) {
+				break
 			}
+			if i > last && (kp.less(begin) && !vp.less(begin) && !partOfScalar(e.value, rest, end) || e.key != e.value && quotedWhole(e.value, rest, vp, begin, end)) {
+				last = i
+			}
+		}
+		for _, i := range nullsOn[begin.line] {
+			if i > last && emptyAfter(entries[i], at(entries[i].key), begin, end) {
+				last = i
+			}
+		}
+		var anchor *entry
+		if last > 0 {
+			anchor = entries[last]
 		}
 		if anchor == nil {
 			if first := entries[0]; len(first.children) > 0 && !at(first.children[0].key).less(begin) && !end.less(at(first.children[0].key)) {
@@ -550,22 +586,34 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 		}
 		regions = append(regions, region{o, anchor})
 	}
+	slices.SortStableFunc(calls, func(a, b occurrence) int { return (pos{a.bLine, a.bCol}).compare(pos{b.bLine, b.bCol}) })
 
+	// The regions (indexes into regions, in order) by their anchor: an
+	// entry's region is the last one anchored at it, or at an ancestor
+	// with the entry's key within what the region's action wrote.
+	byAnchor := map[*entry][]int{}
+	for i, rg := range regions {
+		byAnchor[rg.anchor] = append(byAnchor[rg.anchor], i)
+	}
 	for _, e := range entries[1:] {
 		var locs []rendered.Location
 		kp := at(e.key)
 		mk, onTpl := firstTpl.at(kp.line)
-		for i := len(regions) - 1; i >= 0; i-- {
-			rg := regions[i]
-			bind := b.tbl.Bindings[rg.occ.binding]
-			var rel []seg
-			switch {
-			case e == rg.anchor:
-			case hasPrefix(e.path, rg.anchor.path) && !kp.less(pos{rg.occ.bLine, rg.occ.bCol}) && !(pos{rg.occ.eLine, rg.occ.eCol}).less(kp):
-				rel = e.path[len(rg.anchor.path):]
-			default:
-				continue
+		found := -1
+		for a := e; a != nil; a = a.parent {
+			on := byAnchor[a]
+			for k := len(on) - 1; k >= 0 && on[k] > found; k-- {
+				rg := regions[on[k]]
+				if a == e || !kp.less(pos{rg.occ.bLine, rg.occ.bCol}) && !(pos{rg.occ.eLine, rg.occ.eCol}).less(kp) {
+					found = on[k]
+					break
+				}
 			}
+		}
+		if found >= 0 {
+			rg := regions[found]
+			bind := b.tbl.Bindings[rg.occ.binding]
+			rel := e.path[len(rg.anchor.path):]
 			vp := make([]seg, 0, len(bind.Path)+len(rel))
 			for _, k := range bind.Path {
 				vp = append(vp, seg{Key: k, Index: -1})
@@ -579,7 +627,6 @@ func (b *helmDocs) sourceMap(info tplInfo, root *yaml.Node, text []byte, from in
 				// own): the action that wrote it is the line to edit.
 				locs = append(locs, b.bindingLoc(bind))
 			}
-			break
 		}
 		switch {
 		case onTpl:
@@ -809,19 +856,25 @@ func emptyAfter(e *entry, kp, begin, end pos) bool {
 		begin == end && begin.line == kp.line && kp.less(begin)
 }
 
-// innermost returns the last-opened of calls whose output holds position
-// p.
+// innermost returns the last-opened of calls, sorted by where they open,
+// whose output holds position p (of several opened at one place, the
+// first): the calls opened before p are searched from the last, and the
+// first that holds p is it, so sibling includes cost one step, not one
+// for every call of the document.
 func innermost(calls []occurrence, p pos) (occurrence, bool) {
-	var best occurrence
-	found := false
-	for _, c := range calls {
-		if (pos{c.bLine, c.bCol}).less(p) && !(pos{c.eLine, c.eCol}).less(p) {
-			if !found || (pos{best.bLine, best.bCol}).less(pos{c.bLine, c.bCol}) {
-				best, found = c, true
-			}
+	n, _ := slices.BinarySearchFunc(calls, p, func(c occurrence, p pos) int { return (pos{c.bLine, c.bCol}).compare(p) })
+	for k := n - 1; k >= 0; k-- {
+		c := calls[k]
+		if (pos{c.eLine, c.eCol}).less(p) {
+			continue
 		}
+		for k > 0 && calls[k-1].bLine == c.bLine && calls[k-1].bCol == c.bCol && !(pos{calls[k-1].eLine, calls[k-1].eCol}).less(p) {
+			k--
+			c = calls[k]
+		}
+		return c, true
 	}
-	return best, found
+	return occurrence{}, false
 }
 
 // bindingLoc is the template line of a binding's action.
@@ -839,18 +892,6 @@ func (b *helmDocs) templateLoc(mk tplMark) rendered.Location {
 		file = b.idx.infos[i].file
 	}
 	return rendered.Location{File: file, Line: int(mk.line), Column: b.idx.column(mk.template(), int(mk.line)), Kind: Template}
-}
-
-func hasPrefix(p, pre []seg) bool {
-	if len(pre) > len(p) {
-		return false
-	}
-	for i := range pre {
-		if p[i] != pre[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // maxGuard bounds the action a dormant template opens with that a render

@@ -1,7 +1,9 @@
 package render
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,5 +137,34 @@ func TestScalarPartsOnALineWithWideCharacters(t *testing.T) {
 		if diff := cmp.Diff(want, r.Origins(doc, p)); diff != "" {
 			t.Errorf("Origins(%s) (-want +got):\n%s", p, diff)
 		}
+	}
+}
+
+// BenchmarkSourceMapOfAWideDocument maps a ConfigMap of keys keys, each
+// written by a values action on a line of its own, as a finding on its
+// last key asks. Each action's key is found among the keys whose values
+// start where it wrote, so the map grows with the keys, not with their
+// square (20,000 keys took 4 s, 80,000 more than two minutes).
+func BenchmarkSourceMapOfAWideDocument(b *testing.B) {
+	for _, keys := range []int{2_000, 20_000} {
+		b.Run(fmt.Sprint(keys), func(b *testing.B) {
+			var tpl strings.Builder
+			tpl.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wide\ndata:\n")
+			for i := range keys {
+				fmt.Fprintf(&tpl, "  k%d: {{ .Values.v }}\n", i)
+			}
+			files := rendered.Files{
+				"c/Chart.yaml":        []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+				"c/values.yaml":       []byte("v: x\n"),
+				"c/templates/cm.yaml": []byte(tpl.String()),
+			}
+			last := fmt.Sprintf("data.k%d", keys-1)
+			for b.Loop() {
+				r := Run(context.Background(), files, rendered.Options{}).Renders[0]
+				if loc, ok := r.Locate(0, last); !ok || loc.Kind != Values {
+					b.Fatalf("%s is at %+v", last, loc)
+				}
+			}
+		})
 	}
 }
