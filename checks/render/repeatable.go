@@ -9,8 +9,6 @@ import (
 	"sync"
 	"text/template"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // repeatableSeed seeds the random functions of every render alike.
@@ -112,7 +110,7 @@ func repeatableFuncs() template.FuncMap {
 			}
 			b[6] = b[6]&0x0f | 0x40 // version 4
 			b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
-			return uuid.UUID(b).String()
+			return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 		},
 		"now": func() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) },
 	}
