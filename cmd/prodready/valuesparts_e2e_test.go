@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/internal/fakegitlab"
 	"github.com/prodready/prodready/internal/testconfig"
 )
 
@@ -36,6 +39,51 @@ func TestServeCommentsOnTheValuesLineAPullRequestChanges(t *testing.T) {
 		!strings.Contains(cm.Body, `uses "ghcr.io/acme/web:latest"`) ||
 		!strings.Contains(cm.Body, "(line 12 of `chart/templates/deployment.yaml` writes it, with this line's value in it)") {
 		t.Errorf("comment = %s:%d\n%s\nwant one at chart/values.yaml:3 that names the template line", cm.Path, cm.Line, cm.Body)
+	}
+}
+
+// TestServeGitLabCommentsOnTheValuesLineAMergeRequestChanges is
+// TestServeCommentsOnTheValuesLineAPullRequestChanges against the fake
+// GitLab: the merge request's one diff thread is on the tag's new line of
+// values.yaml.
+func TestServeGitLabCommentsOnTheValuesLineAMergeRequestChanges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	const (
+		token, secret = "glpat-valuesparts", "gitlab-valuesparts-secret"
+		project       = 7
+		developer     = 501
+	)
+	gl := fakegitlab.New(token)
+	t.Cleanup(gl.Close)
+	gl.AddProject(project, "g/app")
+	base := gl.PushBranch(project, "main", "init", imageChart(`"1.27"`))
+	gl.SetBranch(project, "feature", base)
+	head := gl.PushBranch(project, "feature", "latest", imageChart("latest"))
+	gl.Push(project, 1, base, head, 0)
+	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer) // the bot
+	gl.SetMember(project, developer, fakegitlab.Developer)
+	r := startGitLabServe(t, "gitlab-valuesparts", gl, token, secret)
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
+		t.Fatalf("Merge Request Hook: %d", code)
+	}
+	waitFor(t, "the review's commit status", func() bool {
+		for _, s := range gl.Statuses() {
+			if s.SHA == head && s.State != "pending" && s.State != "running" {
+				return true
+			}
+		}
+		return false
+	})
+	var threads []string
+	for _, d := range gl.Discussions(project, 1) {
+		if n := d.Notes[0]; n.Author.ID == gl.User.ID && n.Position != nil && n.Position.NewLine != nil {
+			threads = append(threads, fmt.Sprintf("%s:%d\n%s", n.Position.NewPath, *n.Position.NewLine, n.Body))
+		}
+	}
+	if len(threads) != 1 || !strings.HasPrefix(threads[0], "chart/values.yaml:3\n") || !strings.Contains(threads[0], "writes it, with this line's value in it") {
+		t.Errorf("want one diff thread at chart/values.yaml:3 that names the template line; got %q", threads)
 	}
 }
 
