@@ -42,20 +42,23 @@ func errTooLong(count int) error {
 func repeatableFuncs() template.FuncMap {
 	var mu sync.Mutex
 	rng := rand.New(rand.NewChaCha8(repeatableSeed))
-	pick := func(count int, alphabet string) (string, error) {
-		if count <= 0 {
-			return "", nil
-		}
+	// draw makes count bytes of next (none for a count below 1), at
+	// most maxRandomLength.
+	draw := func(count int, next func() byte) ([]byte, error) {
 		if count > maxRandomLength {
-			return "", errTooLong(count)
+			return nil, errTooLong(count)
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		b := make([]byte, count)
+		b := make([]byte, max(count, 0))
 		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
+			b[i] = next()
 		}
-		return string(b), nil
+		return b, nil
+	}
+	pick := func(count int, alphabet string) (string, error) {
+		b, err := draw(count, func() byte { return alphabet[rng.IntN(len(alphabet))] })
+		return string(b), err
 	}
 	const (
 		lower  = "abcdefghijklmnopqrstuvwxyz"
@@ -75,16 +78,8 @@ func repeatableFuncs() template.FuncMap {
 			if count < 0 {
 				return "", errors.New("makeslice: len out of range")
 			}
-			if count > maxRandomLength {
-				return "", errTooLong(count)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			b := make([]byte, count)
-			for i := range b {
-				b[i] = byte(rng.Uint32())
-			}
-			return base64.StdEncoding.EncodeToString(b), nil
+			b, err := draw(count, func() byte { return byte(rng.Uint32()) })
+			return base64.StdEncoding.EncodeToString(b), err
 		},
 		"randInt": func(lo, hi int) (int, error) {
 			if hi <= lo {
