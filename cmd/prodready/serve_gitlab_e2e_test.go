@@ -64,6 +64,32 @@ func mergeRequestOpened(project, user int, head string) map[string]any {
 	}
 }
 
+// waitForGitLabReview waits until the review of head has set its commit
+// status (to any state but pending or running).
+func waitForGitLabReview(t *testing.T, gl *fakegitlab.Server, head string) {
+	t.Helper()
+	waitFor(t, "the review's commit status", func() bool {
+		for _, s := range gl.Statuses() {
+			if s.SHA == head && s.State != "pending" && s.State != "running" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// botDiffThreads are the first notes of the bot's diff threads on merge
+// request 1 of project.
+func botDiffThreads(gl *fakegitlab.Server, project int64) []*fakegitlab.Note {
+	var out []*fakegitlab.Note
+	for _, d := range gl.Discussions(project, 1) {
+		if n := d.Notes[0]; n.Author.ID == gl.User.ID && n.Position != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // commandNote is the Note Hook delivery of user's note text (its id and
 // discussion's) on merge request 1 of project, whose source branch is at
 // head, as GitLab sends it.

@@ -147,19 +147,10 @@ func TestServeGitLabCommitsAFixOfTwoFilesWhole(t *testing.T) {
 	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
 		t.Fatalf("Merge Request Hook: %d", code)
 	}
-	waitFor(t, "the review's commit status", func() bool {
-		for _, s := range gl.Statuses() {
-			if s.SHA == head && s.State != "pending" && s.State != "running" {
-				return true
-			}
-		}
-		return false
-	})
+	waitForGitLabReview(t, gl, head)
 	var threads []string
-	for _, d := range gl.Discussions(project, 1) {
-		if n := d.Notes[0]; n.Author.ID == gl.User.ID && n.Position != nil {
-			threads = append(threads, n.Position.NewPath+"\n"+n.Body)
-		}
+	for _, n := range botDiffThreads(gl, project) {
+		threads = append(threads, n.Position.NewPath+"\n"+n.Body)
 	}
 	if len(threads) != 1 || !strings.HasPrefix(threads[0], "web/values.yaml\n") || !strings.Contains(threads[0], "one fix in two files") || strings.Contains(threads[0], "```suggestion") {
 		t.Fatalf("want one diff thread on web/values.yaml that says it is one fix in two files, with no suggestion; got %q", threads)

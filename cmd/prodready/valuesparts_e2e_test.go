@@ -68,17 +68,10 @@ func TestServeGitLabCommentsOnTheValuesLineAMergeRequestChanges(t *testing.T) {
 	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
 		t.Fatalf("Merge Request Hook: %d", code)
 	}
-	waitFor(t, "the review's commit status", func() bool {
-		for _, s := range gl.Statuses() {
-			if s.SHA == head && s.State != "pending" && s.State != "running" {
-				return true
-			}
-		}
-		return false
-	})
+	waitForGitLabReview(t, gl, head)
 	var threads []string
-	for _, d := range gl.Discussions(project, 1) {
-		if n := d.Notes[0]; n.Author.ID == gl.User.ID && n.Position != nil && n.Position.NewLine != nil {
+	for _, n := range botDiffThreads(gl, project) {
+		if n.Position.NewLine != nil {
 			threads = append(threads, fmt.Sprintf("%s:%d\n%s", n.Position.NewPath, *n.Position.NewLine, n.Body))
 		}
 	}
