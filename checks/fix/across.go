@@ -178,19 +178,15 @@ func rebased(f checks.Finding, touched map[string][]edit.Change) (checks.Finding
 
 // rebase moves line changes made on a text to the text that changes cs
 // (edit.Changes of the two) made of it, each by the lines cs added or
-// removed above it; false when one of cs changes a line it changes.
+// removed above it (movedLine of its first line); false when one of cs
+// changes a line it changes.
 func rebase(lines, cs []edit.Change) ([]edit.Change, bool) {
 	out := make([]edit.Change, len(lines))
 	for i, l := range lines {
-		delta := 0
-		for _, c := range cs {
-			if c.StartLine <= l.EndLine && l.StartLine <= c.EndLine {
-				return nil, false
-			}
-			if c.EndLine < l.StartLine {
-				delta += countLines([]byte(c.Text)) - (c.EndLine - c.StartLine + 1)
-			}
+		if slices.ContainsFunc(cs, func(c edit.Change) bool { return c.StartLine <= l.EndLine && l.StartLine <= c.EndLine }) {
+			return nil, false
 		}
+		delta := movedLine(l.StartLine, cs) - l.StartLine
 		out[i] = edit.Change{StartLine: l.StartLine + delta, EndLine: l.EndLine + delta, Text: l.Text}
 	}
 	return out, true
