@@ -743,15 +743,7 @@ func (p *Prepared) ignored(f checks.Finding, at checks.Place) bool {
 // are reported, and an ignore there holds for all of them. Call it once
 // the folder's renders are done (their reads keep the ignore lines).
 func (p *Prepared) chartIgnores(f checks.Finding, chartFile string) bool {
-	ls := p.ignoreLines[chartFile]
-	if ls == nil {
-		return false
-	}
-	line, by, ok := checks.CommentIgnoring(ls, 1, f.RuleID)
-	if ok {
-		p.silenced = append(p.silenced, checks.Silenced{Finding: f, File: chartFile, Line: line, By: by})
-	}
-	return ok
+	return p.ignored(f, checks.Place{File: chartFile, Line: 1})
 }
 
 // MapSilenced moves the findings an ignore silenced in a render's output
