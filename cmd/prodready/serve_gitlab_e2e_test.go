@@ -64,6 +64,27 @@ func mergeRequestOpened(project, user int, head string) map[string]any {
 	}
 }
 
+// gitLabMergeRequest is a fake GitLab (token) holding project g/app (id
+// project) whose main branch holds base's files and whose feature branch
+// holds head's, with merge request 1 from feature into main; the bot is a
+// Maintainer of it and developer, when not 0, a Developer. It returns the
+// fake and the feature branch's commit.
+func gitLabMergeRequest(t *testing.T, token string, project, developer int64, base, head map[string]string) (*fakegitlab.Server, string) {
+	t.Helper()
+	gl := fakegitlab.New(token)
+	t.Cleanup(gl.Close)
+	gl.AddProject(project, "g/app")
+	baseSHA := gl.PushBranch(project, "main", "init", base)
+	gl.SetBranch(project, "feature", baseSHA)
+	headSHA := gl.PushBranch(project, "feature", "change", head)
+	gl.Push(project, 1, baseSHA, headSHA, 0)
+	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer)
+	if developer != 0 {
+		gl.SetMember(project, developer, fakegitlab.Developer)
+	}
+	return gl, headSHA
+}
+
 // waitForGitLabReview waits until the review of head has set its commit
 // status (to any state but pending or running).
 func waitForGitLabReview(t *testing.T, gl *fakegitlab.Server, head string) {
@@ -121,17 +142,10 @@ func TestServeGitLabReviewThenNoteFixCommitsOnce(t *testing.T) {
 		project       = 7
 		developer     = 501
 	)
-	gl := fakegitlab.New(token)
-	t.Cleanup(gl.Close)
-	gl.AddProject(project, "g/app")
 	// The finding is a warning: failOn warning makes the review fail.
 	config := strings.Replace(testconfig.OnlyRule("probes-identical"), "failOn: error", "failOn: warning", 1)
-	base := gl.PushBranch(project, "main", "init", map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
-	gl.SetBranch(project, "feature", base)
-	head := gl.PushBranch(project, "feature", "add web", map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/web.yaml": fixManifest})
-	gl.Push(project, 1, base, head, 0)
-	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer) // the bot
-	gl.SetMember(project, developer, fakegitlab.Developer)
+	gl, head := gitLabMergeRequest(t, token, project, developer, map[string]string{"README.md": "hi\n", ".prodready.yaml": config},
+		map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/web.yaml": fixManifest})
 
 	r := startGitLabServe(t, "gitlab", gl, token, secret, "--queue-backoff", "100ms")
 	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/internal/fakegitlab"
 	"github.com/prodready/prodready/internal/inert"
 	"github.com/prodready/prodready/internal/testconfig"
 )
@@ -52,15 +51,9 @@ func TestServeGitLabHostileValuesDoNotAct(t *testing.T) {
 		token, secret = "glpat-hostile", "gitlab-hostile-secret"
 		project       = 9
 	)
-	gl := fakegitlab.New(token)
-	t.Cleanup(gl.Close)
-	gl.AddProject(project, "g/app")
 	config := testconfig.OnlyRule("service-selects-nothing")
-	base := gl.PushBranch(project, "main", "init", map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
-	gl.SetBranch(project, "feature", base)
-	head := gl.PushBranch(project, "feature", "add a service", map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/svc.yaml": hostileSelector})
-	gl.Push(project, 1, base, head, 0)
-	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer)
+	gl, head := gitLabMergeRequest(t, token, project, 0, map[string]string{"README.md": "hi\n", ".prodready.yaml": config},
+		map[string]string{"README.md": "hi\n", ".prodready.yaml": config, "deploy/svc.yaml": hostileSelector})
 
 	r := startGitLabServe(t, "gitlab", gl, token, secret)
 	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-hostile", mergeRequestOpened(project, 501, head)); code != http.StatusAccepted {

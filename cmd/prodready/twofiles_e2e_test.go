@@ -131,18 +131,10 @@ func TestServeGitLabCommitsAFixOfTwoFilesWhole(t *testing.T) {
 		project       = 7
 		developer     = 501
 	)
-	gl := fakegitlab.New(token)
-	t.Cleanup(gl.Close)
-	gl.AddProject(project, "g/app")
 	config := testconfig.OnlyRule("readonly-rootfs-missing")
-	base := gl.PushBranch(project, "main", "init", map[string]string{"README.md": "hi\n", ".prodready.yaml": config})
-	gl.SetBranch(project, "feature", base)
 	files := scratchChart(t)
 	files["README.md"], files[".prodready.yaml"] = "hi\n", config
-	head := gl.PushBranch(project, "feature", "add web", files)
-	gl.Push(project, 1, base, head, 0)
-	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer) // the bot
-	gl.SetMember(project, developer, fakegitlab.Developer)
+	gl, head := gitLabMergeRequest(t, token, project, developer, map[string]string{"README.md": "hi\n", ".prodready.yaml": config}, files)
 	r := startGitLabServe(t, "gitlab-twofiles", gl, token, secret, "--queue-backoff", "100ms")
 	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
 		t.Fatalf("Merge Request Hook: %d", code)

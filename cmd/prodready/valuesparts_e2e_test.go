@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/internal/fakegitlab"
 	"github.com/prodready/prodready/internal/testconfig"
 )
 
@@ -55,15 +54,7 @@ func TestServeGitLabCommentsOnTheValuesLineAMergeRequestChanges(t *testing.T) {
 		project       = 7
 		developer     = 501
 	)
-	gl := fakegitlab.New(token)
-	t.Cleanup(gl.Close)
-	gl.AddProject(project, "g/app")
-	base := gl.PushBranch(project, "main", "init", imageChart(`"1.27"`))
-	gl.SetBranch(project, "feature", base)
-	head := gl.PushBranch(project, "feature", "latest", imageChart("latest"))
-	gl.Push(project, 1, base, head, 0)
-	gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer) // the bot
-	gl.SetMember(project, developer, fakegitlab.Developer)
+	gl, head := gitLabMergeRequest(t, token, project, developer, imageChart(`"1.27"`), imageChart("latest"))
 	r := startGitLabServe(t, "gitlab-valuesparts", gl, token, secret)
 	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
 		t.Fatalf("Merge Request Hook: %d", code)
