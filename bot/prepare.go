@@ -540,21 +540,31 @@ func sameLineAtBase(base *runOutput, atBaseOf []int32, touchedAt []bool, at func
 }
 
 // atAddedPart moves f, new in a pull request that does not change its
-// file, to the first of its Parts (a values key its template line
-// composes its scalar from) on a line the pull request adds, where the
-// author changed what it is about: the tag: latest of an image written
-// "{{ .Values.image.repository }}:{{ .Values.image.tag }}". Its message
-// names the template line that writes it. A finding with a fix stays
-// where it is: its fix edits its own line. False when f is not moved.
+// file, to the first of its Parts on a line the pull request adds, where
+// the author changed what it is about: a values key its template line
+// composes its scalar from (the tag: latest of an image written
+// "{{ .Values.image.repository }}:{{ .Values.image.tag }}"), or the one
+// that brings it about (replicaCount raised to 3, which asks for a
+// spread). Its message names the line it was on. A fix it has edits that
+// line, in a file the pull request does not change, which a suggestion
+// on the added line cannot: it stays a description, and the comment has
+// no suggestion. False when f is not moved.
 func atAddedPart(f *checks.Finding, diffOf func(string) *Diff, patches map[string]string) bool {
-	if f.Fix != nil {
-		return false
-	}
 	for _, p := range f.Parts {
 		if _, ok := patches[p.File]; !ok || !diffOf(p.File).IsAdded(p.Line) {
 			continue
 		}
-		f.Message += fmt.Sprintf(" (line %d of `%s` writes it, with this line's value in it)", f.Line, f.File)
+		if p.Cause {
+			f.Message += fmt.Sprintf(" (at line %d of `%s`: this line's value brings it about)", f.Line, f.File)
+		} else {
+			f.Message += fmt.Sprintf(" (line %d of `%s` writes it, with this line's value in it)", f.Line, f.File)
+		}
+		if f.Fix != nil && (f.Fixable() || f.Fix.TurnOn != nil) {
+			fx := *f.Fix
+			fx.Edits, fx.Lines, fx.Also, fx.TurnOn = nil, nil, nil, nil
+			fx.Description += fmt.Sprintf(" (in `%s`, which this pull request does not change, so not a suggestion here)", f.File)
+			f.Fix = &fx
+		}
 		f.File, f.Line, f.EndLine, f.Column = p.File, p.Line, p.Line, p.Column
 		f.ContainerLine = 0
 		return true

@@ -36,11 +36,18 @@ type Finding struct {
 	// ContainerLine is the 1-based line of the "- name:" item of the
 	// container the finding is about, 0 when it is about no container.
 	ContainerLine int `json:"-"`
+	// Cause is the node path of the object's value that brings the
+	// finding about when that is not Path: spec.replicas for a rule that
+	// asks something of a workload from two replicas on. A render maps it
+	// to the line that writes it (a values line), one of Parts. Empty
+	// for most findings.
+	Cause string `json:"-"`
 	// Parts are other lines that write part of what the finding is
 	// about: the values lines of the keys a Helm template line composes
 	// its scalar from (image: "{{ .Values.image.repository }}:{{
 	// .Values.image.tag }}"), when the finding is on that template line,
-	// in the order they write. A review comments on one its pull request
+	// in the order they write; and the line that writes its Cause, when
+	// that is another file's. A review comments on one its pull request
 	// adds when it does not add the finding's own line. Not in the
 	// outputs.
 	Parts []Place `json:"-"`
@@ -59,6 +66,9 @@ type Place struct {
 	File string
 	// Line and Column are 1-based.
 	Line, Column int
+	// Cause says the line writes the finding's Cause (its value brings
+	// the finding about) rather than part of what it is about.
+	Cause bool
 }
 
 // WithObject is msg after the kind and name of f's object ("Deployment

@@ -133,7 +133,7 @@ func (c *Compactor) findings(l findingList, owned *int) findingList {
 		f := &out[i]
 		lean[i] = leanFinding{
 			rule: f.RuleID, message: f.Message, path: f.Path, identityPath: f.IdentityPath,
-			at: c.place(findingPlace{f.File, f.Object, mergedText(f.Merged)}, owned), fix: f.Fix,
+			at: c.place(findingPlace{f.File, f.Object, mergedText(f.Merged), f.Cause}, owned), fix: f.Fix,
 			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
 			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
 		}
@@ -173,13 +173,15 @@ type leanFinding struct {
 	severity                          int8
 }
 
-// findingPlace is the file and object a finding names, and the other
+// findingPlace is the file and object a finding names, the other
 // objects it stands for (Finding.Merged, as mergedText writes them: ""
-// for nearly all).
+// for nearly all), and its Cause ("" for nearly all: a workload's
+// findings share at most two places).
 type findingPlace struct {
 	file   string
 	object ObjectRef
 	merged string
+	cause  string
 }
 
 // mergedText is objects as one comparable text, which mergedObjects reads
@@ -226,7 +228,7 @@ func (l *leanFinding) finding() Finding {
 		Line: int(l.line), Column: int(l.column), EndLine: int(l.endLine),
 		Message: l.message, Object: l.at.object, Path: l.path, Fix: l.fix,
 		Occurrence: int(l.occurrence), IdentityPath: l.identityPath, ContainerLine: int(l.containerLine),
-		Merged: mergedObjects(l.at.merged),
+		Merged: mergedObjects(l.at.merged), Cause: l.at.cause,
 	}
 }
 
@@ -423,7 +425,7 @@ func NewFindingTable(fs []Finding) FindingTable {
 		f := &fs[i]
 		lean[i] = leanFinding{
 			rule: f.RuleID, message: c.str(f.Message, &owned), path: c.str(f.Path, &owned), identityPath: c.str(f.IdentityPath, &owned),
-			at:   c.place(findingPlace{f.File, f.Object, mergedText(f.Merged)}, &owned),
+			at:   c.place(findingPlace{f.File, f.Object, mergedText(f.Merged), f.Cause}, &owned),
 			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
 			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
 		}

@@ -817,6 +817,21 @@ func (pl *placed) containerLine(doc int, c, file string) int {
 	return 0
 }
 
+// causeLine is the line that writes cause, a path of document doc (a
+// Finding's Cause), when that is a line of a file other than file, the
+// finding's own: where a values file sets what brings the finding about
+// (replicas: {{ .Values.replicaCount }}).
+func (pl *placed) causeLine(doc int, cause, file string) (checks.Place, bool) {
+	if cause == "" {
+		return checks.Place{}, false
+	}
+	locs := pl.render.Origins(doc, cause)
+	if len(locs) == 0 || locs[0].Inherited || locs[0].Line <= 0 || locs[0].File == file {
+		return checks.Place{}, false
+	}
+	return checks.Place{File: joinDir(pl.dir, locs[0].File), Line: locs[0].Line, Column: max(locs[0].Column, 1), Cause: true}, true
+}
+
 // relocate moves f, a finding on the render's input, to the line its
 // author edits (at the column Location.Column says), and its container's
 // line (which a review anchors the container's thread on) to where that
@@ -845,6 +860,9 @@ func (pl *placed) relocate(f *checks.Finding) {
 		}
 		if c := f.ContainerPath(); c != "" && f.ContainerLine > 0 {
 			container = pl.containerLine(doc, c, file)
+		}
+		if at, ok := pl.causeLine(doc, f.Cause, file); ok {
+			parts = append(parts, at)
 		}
 	}
 	if file == "" {

@@ -96,6 +96,24 @@ func isServing(ctx *checks.Context, w *manifest.Object) bool {
 	return len(kube.ServingServices(ctx, w)) > 0
 }
 
+// replicasCause is what a finding that asks something of a workload's
+// several replicas gives as its Cause: spec.replicas when w's own
+// replicas, above one, are what makes it run several pods (no Rollout runs
+// its pods and no HPA scales it); "" otherwise. A review of a chart whose
+// pull request raises replicaCount comments on that values line.
+func replicasCause(ctx *checks.Context, w *manifest.Object) string {
+	if !hasReplicas(w) || kube.ReferencingRollout(ctx, w) != nil {
+		return ""
+	}
+	if _, scaled := hpaMin(ctx, w); scaled {
+		return ""
+	}
+	if n, set := w.Replicas(); !set || n < 2 {
+		return ""
+	}
+	return "spec.replicas"
+}
+
 // hasReplicas reports whether w's kind has spec.replicas: the built-in
 // replicated kinds, and the custom-resource workloads that behave like them
 // (an Argo Rollout, an OpenKruise CloneSet or Advanced StatefulSet; not a

@@ -28,8 +28,10 @@ var pdbMissing = &checks.Rule{
 			return nil
 		}
 		n, _ := podCount(ctx, obj)
-		fix := ""
-		if !servingMulti(ctx, obj) {
+		fix, cause := "", ""
+		if servingMulti(ctx, obj) {
+			cause = replicasCause(ctx, obj)
+		} else {
 			// A serving singleton that another rule's fix raises to several
 			// replicas needs the PDB too: say so in the same review, not
 			// one push later. Only for a fix that is offered: none for a
@@ -54,6 +56,7 @@ var pdbMissing = &checks.Rule{
 			// turns on, not one to add beside it.
 			msg += "; " + d.Says() + ": set the values it needs, and check that it selects these pods"
 			f := checks.At(obj, kindPath, msg)
+			f.Cause = cause
 			// Rendering again with it alone decides (a budget over the
 			// one replica another fix raises must not block drains).
 			f.Fix = d.TurnOnFix(edit.Op{Action: edit.Set, Path: []string{"maxUnavailable"}, Value: "1"})
@@ -62,7 +65,9 @@ var pdbMissing = &checks.Rule{
 		if pdb, ok := pdbFor(ctx, obj, src); ok {
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
-		return []checks.Finding{checks.At(obj, kindPath, msg)}
+		f := checks.At(obj, kindPath, msg)
+		f.Cause = cause
+		return []checks.Finding{f}
 	},
 }
 

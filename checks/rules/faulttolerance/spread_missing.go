@@ -74,7 +74,13 @@ func spreadablePods(check kube.PodCheck) func(*checks.Context, *manifest.Object)
 		if partial(obj) || !multiReplica(ctx, obj) {
 			return nil
 		}
-		return check(ctx, obj, pt)
+		fs := check(ctx, obj, pt)
+		if cause := replicasCause(ctx, obj); cause != "" {
+			for i := range fs {
+				fs[i].Cause = cause
+			}
+		}
+		return fs
 	})
 }
 

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/internal/testconfig"
+)
+
+// replicasChart is a chart whose Deployment takes its replicas from
+// values.yaml (line 1, "replicaCount: " then replicas) and spreads
+// nothing; hpa adds an HPA that scales it from two pods.
+func replicasChart(replicas string, hpa bool) map[string]string {
+	files := map[string]string{
+		".prodready.yaml":   testconfig.OnlyRule("spread-missing"),
+		"chart/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"chart/values.yaml": "replicaCount: " + replicas + "\nimage: ghcr.io/acme/web:1.0\n",
+		"chart/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n" +
+			"  replicas: {{ .Values.replicaCount }}\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n" +
+			"      - name: web\n        image: {{ .Values.image }}\n",
+	}
+	if hpa {
+		files["chart/templates/hpa.yaml"] = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n" +
+			"  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n"
+	}
+	return files
+}
+
+// TestServeCommentsOnTheReplicasLineThatBringsAFinding runs serve as a
+// process on a pull request that raises the chart's replicaCount from 1
+// to 3 in values.yaml. spread-missing is on the template's pod spec,
+// which the pull request does not change (it was an annotation there);
+// the review comments where the author raised the replicas, names the
+// template line, and has no suggestion: its fix edits the template.
+func TestServeCommentsOnTheReplicasLineThatBringsAFinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	cm := onlyComment(t, reviewOpened(t, replicasChart("1", false), replicasChart("3", false)))
+	if cm.Path != "chart/values.yaml" || cm.Line != 1 ||
+		!strings.Contains(cm.Body, "`spread-missing`") ||
+		!strings.Contains(cm.Body, "(at line 10 of `chart/templates/deployment.yaml`: this line's value brings it about)") ||
+		!strings.Contains(cm.Body, "which this pull request does not change, so not a suggestion here") ||
+		strings.Contains(cm.Body, "```suggestion") {
+		t.Errorf("comment = %s:%d\n%s\nwant one at chart/values.yaml:1 that names the template line, without a suggestion", cm.Path, cm.Line, cm.Body)
+	}
+}
+
+// TestCheckHonoursAnIgnoreOnTheReplicasLine runs check as a process: an
+// ignore on the replicaCount line, where a review comments on the spread
+// that line asks for, silences it; not when an HPA scales the Deployment,
+// whose minReplicas, not that line, makes it run several pods.
+func TestCheckHonoursAnIgnoreOnTheReplicasLine(t *testing.T) {
+	const ignored = "3 # prodready:ignore spread-missing the scheduler's profile spreads it"
+	for _, tc := range []struct {
+		replicas string
+		hpa      bool
+		want     int
+	}{
+		{"3", false, 1},
+		{ignored, false, 0},
+		{ignored, true, 1},
+	} {
+		fs, _ := checkJSON(t, writeRepo(t, replicasChart(tc.replicas, tc.hpa)), "chart")
+		if len(fs) != tc.want {
+			t.Errorf("replicaCount: %s, HPA %v: %+v, want %d spread-missing", tc.replicas, tc.hpa, fs, tc.want)
+		}
+		for _, f := range fs {
+			if f.Rule != "spread-missing" || f.File != "chart/templates/deployment.yaml" || f.Line != 10 {
+				t.Errorf("replicaCount: %s, HPA %v: %s at %s:%d, want spread-missing at chart/templates/deployment.yaml:10", tc.replicas, tc.hpa, f.Rule, f.File, f.Line)
+			}
+		}
+	}
+}
