@@ -562,7 +562,7 @@ func atAddedPart(f *checks.Finding, diffOf func(string) *Diff, patches map[strin
 		if f.Fix != nil && (f.Fixable() || f.Fix.TurnOn != nil) {
 			fx := *f.Fix
 			fx.Edits, fx.Lines, fx.Also, fx.TurnOn = nil, nil, nil, nil
-			fx.Description += fmt.Sprintf(" (in `%s`, which this pull request does not change, so not a suggestion here)", f.File)
+			fx.Description += fmt.Sprintf(" (not a suggestion here: it edits `%s`, which this pull request does not change)", f.File)
 			f.Fix = &fx
 		}
 		f.File, f.Line, f.EndLine, f.Column = p.File, p.Line, p.Line, p.Column

@@ -40,7 +40,7 @@ func TestServeCommentsOnTheReplicasLineThatBringsAFinding(t *testing.T) {
 	if cm.Path != "chart/values.yaml" || cm.Line != 1 ||
 		!strings.Contains(cm.Body, "`spread-missing`") ||
 		!strings.Contains(cm.Body, "(at line 10 of `chart/templates/deployment.yaml`: this line's value brings it about)") ||
-		!strings.Contains(cm.Body, "which this pull request does not change, so not a suggestion here") ||
+		!strings.Contains(cm.Body, "(not a suggestion here: it edits `chart/templates/deployment.yaml`, which this pull request does not change)") ||
 		strings.Contains(cm.Body, "```suggestion") {
 		t.Errorf("comment = %s:%d\n%s\nwant one at chart/values.yaml:1 that names the template line, without a suggestion", cm.Path, cm.Line, cm.Body)
 	}
