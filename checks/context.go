@@ -567,7 +567,7 @@ func (c *Context) KustomizeOverridesImage(o *manifest.Object, name string) bool 
 			return true
 		}
 	}
-	if !strings.HasPrefix(path.Base(o.File.Path), renderInputPrefix) {
+	if !FromRender(o) {
 		return false
 	}
 	for d := path.Dir(o.File.Path); ; d = path.Dir(d) {
@@ -590,6 +590,13 @@ func (c *Context) KustomizeOverridesImage(o *manifest.Object, name string) bool 
 // objects (package rendered names it so, in the folder of the chart or
 // under the overlay's kustomization).
 const renderInputPrefix = ".prodready-render-"
+
+// FromRender reports whether o is of a render, a chart's or an overlay's
+// output, rather than of a file as written: what a kustomization does to
+// it (replicas:, images:) is done already.
+func FromRender(o *manifest.Object) bool {
+	return strings.HasPrefix(path.Base(o.File.Path), renderInputPrefix)
+}
 
 // kustReach is what a kustomization builds from: the files its
 // resources, bases and components name, and the kustomization folders

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/manifest"
 )
 
@@ -75,7 +76,7 @@ func ParseFieldPath(p string) manifest.Path {
 // and kind line, or the chart or overlay it is rendered from (a render's
 // own path means nothing to its author).
 func WrittenAt(o *manifest.Object) string {
-	if strings.HasPrefix(path.Base(o.File.Path), ".prodready-render-") {
+	if checks.FromRender(o) {
 		return "rendered from " + path.Dir(o.File.Path)
 	}
 	line, _ := o.KindPos()

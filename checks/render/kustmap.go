@@ -18,6 +18,10 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 	var at []int // per document, the offset of its text in stream
 	lines := 0
 	used := map[string]bool{}
+	setsReplicas := false // whether a kustomization of the tree has replicas: entries
+	for _, k := range ov.kusts {
+		setsReplicas = setsReplicas || len(k.Replicas) > 0
+	}
 	for _, res := range m.Resources() {
 		origin, _ := res.GetOrigin()
 		if added {
@@ -62,7 +66,15 @@ func (ov *overlay) documents(r *rendered.Render, m resmap.ResMap, dir string, ad
 		if opts.StreamOnly {
 			r.Maps = append(r.Maps, rendered.DocMap{})
 		} else {
-			r.Maps = append(r.Maps, ov.sourceMap(d, base, gen, used))
+			m := ov.sourceMap(d, base, gen, used)
+			if setsReplicas {
+				if loc, ok := ov.replicasEntry(r.Root, d, base); ok {
+					// The entry's count is the one the build applied,
+					// whatever the base or a patch writes.
+					m["spec.replicas"] = append([]rendered.Location{loc}, m["spec.replicas"]...)
+				}
+			}
+			r.Maps = append(r.Maps, m)
 		}
 	}
 	r.Stream = []byte(stream.String())
@@ -165,6 +177,48 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 		}
 	}
 	return m
+}
+
+// replicasEntry returns where the tree of root kustomization kfile sets
+// document d's replicas with a replicas: entry naming it: the root's own
+// entry (the build applies it last), else that of the kustomization
+// nearest the root whose folder holds d's base file. ok is false when
+// no entry names d.
+func (ov *overlay) replicasEntry(kfile string, d rendered.Document, base string) (rendered.Location, bool) {
+	for i, l := range ov.levels(kfile) {
+		if i > 0 && (base == "" || !strings.HasPrefix(base, path.Dir(l.file)+"/")) {
+			continue
+		}
+		for j, rep := range l.k.Replicas {
+			if rep.Name == "" || !strings.Contains(d.Name, rep.Name) {
+				continue
+			}
+			if line, col, ok := replicasLine(ov.text(l.file), j); ok {
+				return rendered.Location{File: l.file, Line: line, Column: col, Kind: rendered.Replicas}, true
+			}
+		}
+	}
+	return rendered.Location{}, false
+}
+
+// replicasLine returns where item i of the replicas: list of kustomization
+// text data writes its count (its name when it writes none).
+func replicasLine(data []byte, i int) (line, col int, ok bool) {
+	doc, err := parseYAML(data)
+	if err != nil || len(doc.Content) == 0 {
+		return 0, 0, false
+	}
+	reps := valueAt(doc.Content[0], "replicas")
+	if reps == nil || reps.Kind != yaml.SequenceNode || i >= len(reps.Content) {
+		return 0, 0, false
+	}
+	item := reps.Content[i]
+	for _, k := range []string{"count", "name"} {
+		if n := keyAt(item, k); n != nil {
+			return n.Line, n.Column, true
+		}
+	}
+	return 0, 0, false
 }
 
 // pickDoc returns the document of a multi-document file with the given kind

@@ -279,3 +279,40 @@ func TestOverlayBuildKeptByWhatItReads(t *testing.T) {
 		t.Errorf("a stream-only build was kept: %d builds, %d kept", c.builds, len(c.kept))
 	}
 }
+
+// TestReplicasEntryIsWhereTheCountIs checks that a replicas: entry of the
+// overlay is the first place of the spec.replicas it names (the count
+// the build applies), before the base line it overrides, and of no other
+// object's.
+func TestReplicasEntryIsWhereTheCountIs(t *testing.T) {
+	deployment := func(name string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  replicas: 2\n" +
+			"  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " + name + "}}\n" +
+			"    spec:\n      containers:\n      - name: app\n        image: ghcr.io/acme/app:1.0\n"
+	}
+	files := rendered.Files{
+		"base/kustomization.yaml": []byte("resources:\n- web.yaml\n- api.yaml\n"),
+		"base/web.yaml":           []byte(deployment("web")),
+		"base/api.yaml":           []byte(deployment("api")),
+		"prod/kustomization.yaml": []byte("namePrefix: prod-\nresources:\n- ../base\nreplicas:\n- name: web\n  count: 4\n"),
+	}
+	r := RenderKustomization(context.Background(), files, "prod/kustomization.yaml", rendered.Options{})
+	if len(r.Problems) > 0 {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	for _, tc := range []struct {
+		name string
+		want []rendered.Location
+	}{
+		{"prod-web", []rendered.Location{{File: "prod/kustomization.yaml", Line: 6, Column: 3, Kind: rendered.Replicas}, {File: "base/web.yaml", Line: 6, Column: 3, Kind: Base}}},
+		{"prod-api", []rendered.Location{{File: "base/api.yaml", Line: 6, Column: 3, Kind: Base}}},
+	} {
+		doc := slices.IndexFunc(r.Documents, func(d rendered.Document) bool { return d.Name == tc.name })
+		if doc < 0 {
+			t.Fatalf("no document %s in %+v", tc.name, r.Documents)
+		}
+		if diff := cmp.Diff(tc.want, r.Origins(doc, "spec.replicas")); diff != "" {
+			t.Errorf("%s: Origins(spec.replicas) (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

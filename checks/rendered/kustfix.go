@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
 	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
 )
 
@@ -83,6 +84,43 @@ func (pl *placed) kustomizeEdits(files fileSet, f checks.Finding) (placement, bo
 	out.line = yamlpath.NearestLine(target, out.edits[0].Path)
 	out.note = fmt.Sprintf(" (in %s)", path.Base(out.file))
 	return out, true
+}
+
+// replicasCountEdit returns f's fix, when it sets spec.replicas alone and
+// a kustomization's replicas: entry sets the rendered document's (the
+// first location the map gives it), as an edit of that entry's count:
+// the count the build applies, which an edit of the base or a patch
+// would not change.
+func (pl *placed) replicasCountEdit(files fileSet, f checks.Finding) (placement, bool) {
+	doc, _ := pl.findingDoc(f)
+	ops := f.Fix.Edits
+	if len(ops) != 1 || ops[0].Action != edit.Set || strings.Join(ops[0].Path, ".") != "spec.replicas" {
+		return placement{}, false
+	}
+	locs := pl.render.Map(doc)["spec.replicas"]
+	if len(locs) == 0 || locs[0].Kind != Replicas {
+		return placement{}, false
+	}
+	at := locs[0]
+	data, ok := files.file(at.File)
+	if !ok {
+		return placement{}, false
+	}
+	reps := mapValue(yamlpath.ParseDoc(data), "replicas")
+	if reps == nil || reps.Kind != yaml.SequenceNode {
+		return placement{}, false
+	}
+	for i, item := range reps.Content {
+		for _, k := range []string{"count", "name"} {
+			if n := mapValue(item, k); n != nil && n.Line == at.Line {
+				op := ops[0]
+				op.Path = []string{"replicas", strconv.Itoa(i), "count"}
+				return placement{file: at.File, doc: 0, line: at.Line, edits: []edit.Op{op}, from: [][]string{ops[0].Path},
+					note: fmt.Sprintf(" (as the count of its replicas: entry in %s)", path.Base(at.File))}, true
+			}
+		}
+	}
+	return placement{}, false
 }
 
 // samePath reads p, a path of the rendered document, against target (a

@@ -153,6 +153,10 @@ const (
 	Base LocationKind = "base"
 	// Generator is the line of a kustomization declaring a generator.
 	Generator LocationKind = "generator"
+	// Replicas is the count line of a kustomization's replicas: entry
+	// that sets a rendered object's spec.replicas (its name line when it
+	// writes no count).
+	Replicas LocationKind = "replicas"
 	// ValuesPart is a key line of a Helm values file whose value is part
 	// of a scalar that a template line composes from several actions
 	// (image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"):

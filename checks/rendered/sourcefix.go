@@ -384,7 +384,13 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 			var pc placement
 			var ok bool
 			if pl.render.Kind == Kustomize {
-				if !shared[i] && !p.outsideRun(pl, fs[i]) {
+				// A replicas: entry's count is the overlay's own line (or a
+				// kustomization's the run was given); a base or patch
+				// edit would not change what the build applies.
+				if pc, ok = pl.replicasCountEdit(src, fs[i]); ok && !p.given[path.Clean(joinDir(pl.dir, pc.file))] {
+					pc, ok = placement{}, false
+				}
+				if !ok && !shared[i] && !p.outsideRun(pl, fs[i]) {
 					pc, ok = pl.kustomizeEdits(src, fs[i])
 				}
 				if !ok {

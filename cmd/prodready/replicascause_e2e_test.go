@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,5 +72,64 @@ func TestCheckHonoursAnIgnoreOnTheReplicasLine(t *testing.T) {
 				t.Errorf("replicaCount: %s, HPA %v: %s at %s:%d, want spread-missing at chart/templates/deployment.yaml:10", tc.replicas, tc.hpa, f.Rule, f.File, f.Line)
 			}
 		}
+	}
+}
+
+// replicasOverlay is an overlay whose replicas: entry (line 5 of
+// prod/kustomization.yaml) sets the count of a served base Deployment
+// that writes none.
+func replicasOverlay(count string, rules ...string) map[string]string {
+	return map[string]string{
+		".prodready.yaml":         testconfig.OnlyRules(rules...),
+		"base/kustomization.yaml": "resources:\n- deployment.yaml\n- service.yaml\n",
+		"base/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n" +
+			"  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n" +
+			"      - name: web\n        image: ghcr.io/acme/web:1.0\n        ports: [{containerPort: 8080}]\n",
+		"base/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n",
+		"prod/kustomization.yaml": "resources:\n- ../base\nreplicas:\n- name: web\n  count: " + count + "\n",
+	}
+}
+
+// TestCheckAndFixTheCountOfAReplicasEntry runs check and fix as processes
+// on an overlay whose replicas: entry runs one pod of a served
+// Deployment: replicas-too-few is at the entry's count (it was not
+// reported at all: the entry was taken for an override of the rendered
+// object's replicas, which the build had already applied), and fix sets
+// that count, which is what the build applies.
+func TestCheckAndFixTheCountOfAReplicasEntry(t *testing.T) {
+	dir := writeRepo(t, replicasOverlay("1", "replicas-too-few"))
+	fs, _ := checkJSON(t, dir, "prod")
+	if len(fs) != 1 || fs[0].Rule != "replicas-too-few" || fs[0].File != "prod/kustomization.yaml" || fs[0].Line != 5 {
+		t.Fatalf("findings = %+v, want replicas-too-few at prod/kustomization.yaml:5", fs)
+	}
+	if _, errOut, code := runCLI(t, dir, "fix", "--all", "--rule", "replicas-too-few", "prod"); code != 0 {
+		t.Fatalf("fix: exit %d\n%s", code, errOut)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "prod", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := replicasOverlay("3")["prod/kustomization.yaml"]; string(got) != want {
+		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant:\n%s", got, want)
+	}
+	if fs, _ := checkJSON(t, dir, "prod"); len(fs) != 0 {
+		t.Errorf("after the fix: %+v, want none", fs)
+	}
+}
+
+// TestServeCommentsOnTheReplicasEntryThatBringsAFinding runs serve as a
+// process on a pull request that raises an overlay's replicas: entry
+// from 1 to 3: spread-missing, on the base's pod spec, is commented on
+// the count line the pull request changed.
+func TestServeCommentsOnTheReplicasEntryThatBringsAFinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	cm := onlyComment(t, reviewOpened(t, replicasOverlay("1", "spread-missing"), replicasOverlay("3", "spread-missing")))
+	if cm.Path != "prod/kustomization.yaml" || cm.Line != 5 ||
+		!strings.Contains(cm.Body, "`spread-missing`") ||
+		!strings.Contains(cm.Body, "(at line 9 of `base/deployment.yaml`: this line's value brings it about)") ||
+		strings.Contains(cm.Body, "```suggestion") {
+		t.Errorf("comment = %s:%d\n%s\nwant one at prod/kustomization.yaml:5 that names the base line, without a suggestion", cm.Path, cm.Line, cm.Body)
 	}
 }

@@ -56,7 +56,13 @@ func hpaMin(ctx *checks.Context, w *manifest.Object) (int32, bool) {
 // else: another object of the same kind and name (a kustomize patch or
 // overlay) with a different spec.replicas, or a kustomization's replicas:
 // entry naming it. Then the count written in w is not the one applied.
+// Never for an object of a render: the overlay's build applied its
+// patches and replicas: entries, and each render is whole (another
+// overlay's object of the same name is that overlay's).
 func replicasOverridden(ctx *checks.Context, w *manifest.Object) bool {
+	if checks.FromRender(w) {
+		return false
+	}
 	mine, _ := replicasText(w)
 	for _, o := range ctx.ByKindName(w.Kind, w.Name) {
 		if o == w || !ctx.SameNamespace(o, w) {
