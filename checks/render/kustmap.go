@@ -136,18 +136,25 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 			continue
 		}
 		used[p.file] = true
+		text, at := p.text(ov)
+		kind := Patch
+		if p.inline != nil {
+			kind = rendered.InlinePatch
+		}
 		if p.json6902 {
-			for k, at := range jsonPatchPaths(ov.text(p.file)) {
-				patched[k] = hit{rendered.Location{File: p.file, Line: at.Line, Column: at.Column, Kind: Patch}, true}
+			for k, op := range jsonPatchPaths(text) {
+				line, col := at(op.Line, op.Column)
+				patched[k] = hit{rendered.Location{File: p.file, Line: line, Column: col, Kind: kind}, true}
 			}
 			continue
 		}
-		doc := pickDoc(ov.text(p.file), d.Kind, p.name)
+		doc := pickDoc(text, d.Kind, p.name)
 		if doc == nil {
 			continue
 		}
-		smpPaths(doc, obj, nil, func(at []seg, n *yaml.Node, leaf bool) {
-			patched[formatPath(at)] = hit{rendered.Location{File: p.file, Line: n.Line, Column: n.Column, Kind: Patch}, leaf}
+		smpPaths(doc, obj, nil, func(keys []seg, n *yaml.Node, leaf bool) {
+			line, col := at(n.Line, n.Column)
+			patched[formatPath(keys)] = hit{rendered.Location{File: p.file, Line: line, Column: col, Kind: kind}, leaf}
 		})
 	}
 	top := rendered.Location{File: d.Source, Kind: Base}

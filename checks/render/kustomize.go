@@ -32,11 +32,83 @@ type overlay struct {
 	problems []rendered.Problem
 }
 
-// patchFile is a patch of the tree with its target.
+// patchFile is a patch of the tree with its target: a file, or the text
+// of a kustomization's patches: entry (inline).
 type patchFile struct {
 	file       string
 	json6902   bool
 	kind, name string // target; empty name matches any
+	inline     *inlinePatch
+}
+
+// inlinePatch is a patch written in a kustomization's patches: entry as
+// a literal block (patch: |-), and where its text is in that file.
+type inlinePatch struct {
+	text   string
+	line   int // the file's line of the text's first line
+	indent int // the columns the block indents its lines by
+}
+
+// text returns p's patch text, and where a position of it (1-based line
+// and column) is in p.file.
+func (p patchFile) text(ov *overlay) ([]byte, func(line, col int) (int, int)) {
+	if p.inline == nil {
+		return ov.text(p.file), func(line, col int) (int, int) { return line, col }
+	}
+	in := p.inline
+	return []byte(in.text), func(line, col int) (int, int) { return in.line + line - 1, in.indent + col }
+}
+
+// addInlinePatches records the patches kustomization kfile (k, parsed)
+// writes in its patches: and patchesJson6902: entries as literal blocks,
+// with their targets, so that the keys they set map to their lines.
+func (ov *overlay) addInlinePatches(kfile string, k *types.Kustomization) {
+	data := ov.text(kfile)
+	doc, err := parseYAML(data)
+	if err != nil || len(doc.Content) == 0 {
+		return
+	}
+	for _, field := range []struct {
+		name    string
+		patches []types.Patch
+	}{{"patches", k.Patches}, {"patchesJson6902", k.PatchesJson6902}} {
+		seq := valueAt(doc.Content[0], field.name)
+		for i, p := range field.patches {
+			if p.Patch == "" || seq == nil || seq.Kind != yaml.SequenceNode || i >= len(seq.Content) {
+				continue
+			}
+			at, ok := inlineAt(valueAt(seq.Content[i], "patch"), data)
+			if !ok || at.text != p.Patch {
+				continue
+			}
+			isJSON := isJSONPatch([]byte(p.Patch))
+			if p.Target != nil {
+				ov.patches = append(ov.patches, patchFile{file: kfile, json6902: isJSON, kind: p.Target.Kind, name: p.Target.Name, inline: at})
+			} else if !isJSON {
+				for _, pf := range smpTargets(kfile, []byte(p.Patch)) {
+					pf.inline = at
+					ov.patches = append(ov.patches, pf)
+				}
+			}
+		}
+	}
+}
+
+// inlineAt returns where the literal block n of data (a patch: value)
+// has its text: the line after its indicator, indented as its first line
+// that is not blank. ok is false for any other scalar (a folded or
+// one-line patch keeps no line of its text as written).
+func inlineAt(n *yaml.Node, data []byte) (*inlinePatch, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || n.Style&yaml.LiteralStyle == 0 {
+		return nil, false
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := n.Line; i < len(lines); i++ { // lines[n.Line] is the block's first line
+		if t := strings.TrimLeft(lines[i], " "); t != "" {
+			return &inlinePatch{text: n.Value, line: n.Line + 1, indent: len(lines[i]) - len(t)}, true
+		}
+	}
+	return nil, false
 }
 
 // data returns the contents of file p of the overlay's files, read (once a
@@ -193,6 +265,7 @@ func (ov *overlay) walk(kfile string, depth int) {
 	for _, ref := range kustomizationPaths(&k) {
 		ov.checkRef(kfile, dir, ref, depth)
 	}
+	ov.addInlinePatches(kfile, &k)
 }
 
 // checkRef checks one entry of a path-taking field of kfile, a

@@ -316,3 +316,38 @@ func TestReplicasEntryIsWhereTheCountIs(t *testing.T) {
 		}
 	}
 }
+
+// TestInlinePatchesMapToTheirLines checks that a key a patch written in
+// the kustomization's own text sets (a strategic-merge patch, a JSON 6902
+// patch with a target, each a literal block) maps to its line of the
+// kustomization, before the base line it overrides; a folded block keeps
+// no line as written, and its keys stay the base's.
+func TestInlinePatchesMapToTheirLines(t *testing.T) {
+	const kust = "resources:\n- web.yaml\npatches:\n" +
+		"- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: web\n    spec:\n      template:\n        spec:\n          containers:\n          - name: app\n            image: ghcr.io/acme/app:latest\n" +
+		"- target:\n    kind: Deployment\n    name: web\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 1\n" +
+		"- target: {kind: Deployment, name: web}\n  patch: >-\n    [{\"op\": \"add\", \"path\": \"/spec/revisionHistoryLimit\", \"value\": 3}]\n"
+	files := rendered.Files{
+		"kustomization.yaml": []byte(kust),
+		"web.yaml": []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  revisionHistoryLimit: 5\n" +
+			"  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n" +
+			"    spec:\n      containers:\n      - name: app\n        image: ghcr.io/acme/app:1.0\n"),
+	}
+	r := RenderKustomization(context.Background(), files, "kustomization.yaml", rendered.Options{})
+	if len(r.Problems) > 0 {
+		t.Fatalf("problems: %+v", r.Problems)
+	}
+	dep := docIndex(t, r, "Deployment")
+	for _, tc := range []struct {
+		path string
+		want rendered.Location
+	}{
+		{"spec.template.spec.containers[0].image", rendered.Location{File: "kustomization.yaml", Line: 14, Column: 13, Kind: rendered.InlinePatch}},
+		{"spec.replicas", rendered.Location{File: "kustomization.yaml", Line: 21, Column: 7, Kind: rendered.InlinePatch}},
+		{"spec.revisionHistoryLimit", rendered.Location{File: "web.yaml", Line: 7, Column: 3, Kind: Base}},
+	} {
+		if got := r.Origins(dep, tc.path); len(got) == 0 || got[0] != tc.want {
+			t.Errorf("Origins(%s) = %+v, want %+v first", tc.path, got, tc.want)
+		}
+	}
+}

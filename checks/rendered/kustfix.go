@@ -41,6 +41,9 @@ func (pl *placed) kustomizeEdits(files fileSet, f checks.Finding) (placement, bo
 		var at *Location
 		for n := len(segs); n >= 0 && at == nil; n-- {
 			for _, loc := range r.Map(doc)[FormatPath(segs[:n])] {
+				if overridden(loc) {
+					return placement{}, false
+				}
 				if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
 					at = &loc
 					break
@@ -121,6 +124,13 @@ func (pl *placed) replicasCountEdit(files fileSet, f checks.Finding) (placement,
 		}
 	}
 	return placement{}, false
+}
+
+// overridden reports whether loc sets its key over any edit of a patch
+// file or base line: a patch written in the kustomization's own text, or
+// a replicas: entry. A fix of that key is a patch appended after it.
+func overridden(loc Location) bool {
+	return loc.Kind == InlinePatch || loc.Kind == Replicas
 }
 
 // samePath reads p, a path of the rendered document, against target (a

@@ -41,6 +41,9 @@ func (pl *placed) baseTarget(f checks.Finding) *Location {
 	segs, _ := yamlpath.Walk(root, f.Fix.Edits[0].Path)
 	for n := len(segs); n >= 0; n-- {
 		for _, loc := range pl.render.Map(doc)[FormatPath(segs[:n])] {
+			if overridden(loc) {
+				return nil
+			}
 			if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
 				return &loc
 			}

@@ -153,6 +153,10 @@ const (
 	Base LocationKind = "base"
 	// Generator is the line of a kustomization declaring a generator.
 	Generator LocationKind = "generator"
+	// InlinePatch is a line of a patch written in a kustomization's
+	// patches: entry (its patch: text). A fix is never an edit of it: one
+	// edits a patch file or a base, or appends a patch after it.
+	InlinePatch LocationKind = "inline-patch"
 	// Replicas is the count line of a kustomization's replicas: entry
 	// that sets a rendered object's spec.replicas (its name line when it
 	// writes no count).
