@@ -40,10 +40,11 @@ func (pl *placed) kustomizeEdits(files fileSet, f checks.Finding) (placement, bo
 		segs, _ := yamlpath.Walk(root, op.Path)
 		var at *Location
 		for n := len(segs); n >= 0 && at == nil; n-- {
-			for _, loc := range r.Map(doc)[FormatPath(segs[:n])] {
-				if overridden(loc) {
-					return placement{}, false
-				}
+			locs := r.Map(doc)[FormatPath(segs[:n])]
+			if len(locs) > 0 && overridden(locs[0]) {
+				return placement{}, false
+			}
+			for _, loc := range locs {
 				if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
 					at = &loc
 					break
@@ -126,9 +127,11 @@ func (pl *placed) replicasCountEdit(files fileSet, f checks.Finding) (placement,
 	return placement{}, false
 }
 
-// overridden reports whether loc sets its key over any edit of a patch
-// file or base line: a patch written in the kustomization's own text, or
-// a replicas: entry. A fix of that key is a patch appended after it.
+// overridden reports whether loc, a key's first location, sets it over
+// any edit of a patch file or base line: a patch written in the
+// kustomization's own text, or a replicas: entry. A fix of that key is
+// made there (inlinePatchEdit, replicasCountEdit) or is a patch appended
+// after it.
 func overridden(loc Location) bool {
 	return loc.Kind == InlinePatch || loc.Kind == Replicas
 }

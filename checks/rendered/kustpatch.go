@@ -40,10 +40,11 @@ func (pl *placed) baseTarget(f checks.Finding) *Location {
 	}
 	segs, _ := yamlpath.Walk(root, f.Fix.Edits[0].Path)
 	for n := len(segs); n >= 0; n-- {
-		for _, loc := range pl.render.Map(doc)[FormatPath(segs[:n])] {
-			if overridden(loc) {
-				return nil
-			}
+		locs := pl.render.Map(doc)[FormatPath(segs[:n])]
+		if len(locs) > 0 && overridden(locs[0]) {
+			return nil
+		}
+		for _, loc := range locs {
 			if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
 				return &loc
 			}

@@ -203,8 +203,11 @@ type placement struct {
 	from [][]string
 	note string
 	// patch says whether the edits append a patch to the overlay's
-	// kustomization file (overlayPatch), and which.
-	patch patchKind
+	// kustomization file (overlayPatch), and which; inline, whether they
+	// write again a patch a kustomization writes in its own text
+	// (inlinePatchEdit).
+	patch  patchKind
+	inline bool
 	// also, for a fix made in two files (split), is its part in a
 	// values file, this placement being its template lines: ops are the
 	// fix's edits those lines make, and atAlso says the finding belongs
@@ -384,10 +387,14 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 			var pc placement
 			var ok bool
 			if pl.render.Kind == Kustomize {
-				// A replicas: entry's count is the overlay's own line (or a
-				// kustomization's the run was given); a base or patch
+				// A replicas: entry's count, or a patch the kustomization
+				// writes in its own text, is edited where it is, when the
+				// run was given that kustomization: a base or patch file
 				// edit would not change what the build applies.
-				if pc, ok = pl.replicasCountEdit(src, fs[i]); ok && !p.given[path.Clean(joinDir(pl.dir, pc.file))] {
+				if pc, ok = pl.replicasCountEdit(src, fs[i]); !ok {
+					pc, ok = pl.inlinePatchEdit(src, fs[i])
+				}
+				if ok && !p.given[path.Clean(joinDir(pl.dir, pc.file))] {
 					pc, ok = placement{}, false
 				}
 				if !ok && !shared[i] && !p.outsideRun(pl, fs[i]) {
@@ -430,6 +437,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		kept := pl.verify(p.verify, src, cands)
 		pl.combineTemplateLines(p.verify, src, fs, kept)
 		pl.combineOverlayPatches(src, fs, kept)
+		pl.combineInlinePatches(src, fs, kept)
 		for _, c := range kept {
 			out[c.finding] = c.place
 		}
@@ -1254,6 +1262,14 @@ func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFil
 		return nil, false, "its template lines overlap another fix's"
 	}
 	lineFiles := slices.Sorted(maps.Keys(byFile))
+	add := func(pc placement) {
+		k := fileDoc{pc.file, pc.doc}
+		if _, ok := byDoc[k]; !ok {
+			order = append(order, k)
+		}
+		byDoc[k] = append(byDoc[k], pc.edits...)
+	}
+	inline, inlineOrder := map[string][]candidate{}, []string(nil)
 	for _, c := range cands {
 		pc := c.place
 		if pc.also != nil {
@@ -1261,11 +1277,31 @@ func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFil
 		} else if len(pc.lines) > 0 {
 			continue
 		}
-		k := fileDoc{pc.file, pc.doc}
-		if _, ok := byDoc[k]; !ok {
-			order = append(order, k)
+		if pc.inline {
+			// Each writes the whole patch again: made together, once.
+			k := fmt.Sprint(c.doc, pc.file, pc.edits[0].Path)
+			if _, ok := inline[k]; !ok {
+				inlineOrder = append(inlineOrder, k)
+			}
+			inline[k] = append(inline[k], c)
+			continue
 		}
-		byDoc[k] = append(byDoc[k], pc.edits...)
+		add(pc)
+	}
+	for _, k := range inlineOrder {
+		cs := inline[k]
+		pc := cs[0].place
+		if len(cs) > 1 {
+			lists := make([][]edit.Op, len(cs))
+			for i, c := range cs {
+				lists[i] = c.edits
+			}
+			var ok bool
+			if pc, ok = pl.inlinePatchOf(src, cs[0].doc, pl.renderedDoc(cs[0].doc), edit.Union(lists...)); !ok {
+				return nil, false, fmt.Sprintf("its edit of the patch %s writes does not go with another fix's", path.Base(cs[0].place.file))
+			}
+		}
+		add(pc)
 	}
 	for _, k := range order {
 		data, ok := files[k.file]

@@ -28,10 +28,9 @@ func inlinePatchOverlay(comment string) map[string]string {
 // TestCheckAndFixAKeyAnInlinePatchSets runs check and fix as processes on
 // an overlay whose kustomization sets a key in a patch of its own text.
 // The finding is on that line of the kustomization (it was on the base's
-// line, which says false); an ignore there silences it; and fix appends a
-// patch after it, which the build applies last (an edit of the base would
-// change nothing: the whole repository is fixed, base included), and
-// the finding is gone.
+// line, which says false); an ignore there silences it; and fix edits
+// that line of the patch (an edit of the base would change nothing: the
+// whole repository is fixed, base included), and the finding is gone.
 func TestCheckAndFixAKeyAnInlinePatchSets(t *testing.T) {
 	dir := writeRepo(t, inlinePatchOverlay(""))
 	fs, _ := checkJSON(t, dir, "prod")
@@ -48,10 +47,57 @@ func TestCheckAndFixAKeyAnInlinePatchSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(got), inlinePatchOverlay("")["prod/kustomization.yaml"]) || !strings.Contains(string(got), "allowPrivilegeEscalation: false") {
-		t.Errorf("prod/kustomization.yaml after fix, want its patch kept and one appended that sets false:\n%s", got)
+	if want := strings.Replace(inlinePatchOverlay("")["prod/kustomization.yaml"], "allowPrivilegeEscalation: true", "allowPrivilegeEscalation: false", 1); string(got) != want {
+		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant its patch's line set to false:\n%s", got, want)
 	}
 	if fs, _ := checkJSON(t, dir, "prod"); len(fs) != 0 {
 		t.Errorf("after the fix: %+v, want none", fs)
+	}
+}
+
+// TestFixMakesManyFixesOfOneInlinePatchAtOnce runs fix as a process on an
+// overlay whose patch of its own text sets a container's securityContext,
+// with every rule on: eight fixes write that one patch again, each alone
+// verified; made together they are one edit (each writing the whole patch,
+// the last undid the others, and fix gave up after its rounds). No
+// warning is left.
+func TestFixMakesManyFixesOfOneInlinePatchAtOnce(t *testing.T) {
+	files := inlinePatchOverlay("")
+	delete(files, ".prodready.yaml")
+	dir := writeRepo(t, files)
+	_, errOut, code := runCLI(t, dir, "fix", "--all", "prod")
+	if code != 0 || strings.Contains(errOut, "still changed") || !strings.Contains(errOut, "fixed ") {
+		t.Fatalf("fix: exit %d\n%s", code, errOut)
+	}
+	fs, _ := checkJSON(t, dir, "prod")
+	for _, f := range fs {
+		if f.Severity != "info" {
+			t.Errorf("after the fix: %s %s at %s:%d", f.Severity, f.Rule, f.File, f.Line)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "prod", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "allowPrivilegeEscalation: false") || strings.Contains(string(got), "allowPrivilegeEscalation: true") {
+		t.Errorf("prod/kustomization.yaml after fix, want its patch's setting made false:\n%s", got)
+	}
+}
+
+// TestServeSuggestsTheFixInAnInlinePatch runs serve as a process on a
+// pull request that turns the overlay's own patch's setting to true: the
+// review comments on that line of the kustomization, with a suggestion
+// that sets it back in place (it was an annotation on the base's line).
+func TestServeSuggestsTheFixInAnInlinePatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	base := inlinePatchOverlay("")
+	base["prod/kustomization.yaml"] = strings.Replace(base["prod/kustomization.yaml"], "allowPrivilegeEscalation: true", "allowPrivilegeEscalation: false", 1)
+	cm := onlyComment(t, reviewOpened(t, base, inlinePatchOverlay("")))
+	if cm.Path != "prod/kustomization.yaml" || cm.Line != 14 ||
+		!strings.Contains(cm.Body, "`privilege-escalation-allowed`") ||
+		!strings.Contains(cm.Body, "```suggestion\n            securityContext: {allowPrivilegeEscalation: false}\n```") {
+		t.Errorf("comment = %s:%d\n%s\nwant one at prod/kustomization.yaml:14 suggesting false on that line", cm.Path, cm.Line, cm.Body)
 	}
 }

@@ -1,0 +1,193 @@
+package rendered
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/edit"
+	"github.com/prodready/prodready/checks/rendered/internal/yamlpath"
+)
+
+// inlineBlock is a strategic-merge patch written in a kustomization's
+// patches: entry as a literal block: which entry, and the lines of the
+// kustomization its text takes.
+type inlineBlock struct {
+	field      string // patches or patchesJson6902
+	index      int
+	node       *yaml.Node // the patch: value
+	start, end int        // the kustomization's lines of its text
+}
+
+// inlineBlockAt returns the literal patch block of kustomization data
+// whose text takes line.
+func inlineBlockAt(data []byte, line int) (inlineBlock, bool) {
+	top := yamlpath.ParseDoc(data)
+	for _, field := range []string{"patches", "patchesJson6902"} {
+		seq := mapValue(top, field)
+		if seq == nil || seq.Kind != yaml.SequenceNode {
+			continue
+		}
+		for i, item := range seq.Content {
+			n := mapValue(item, "patch")
+			if n == nil || n.Kind != yaml.ScalarNode || n.Style&yaml.LiteralStyle == 0 {
+				continue
+			}
+			b := inlineBlock{field: field, index: i, node: n, start: n.Line + 1}
+			b.end = b.start + strings.Count(strings.TrimSuffix(n.Value, "\n"), "\n")
+			if line >= b.start && line <= b.end {
+				return b, true
+			}
+		}
+	}
+	return inlineBlock{}, false
+}
+
+// inlinePatchEdit returns f's fix as an edit of the text of the patch a
+// kustomization writes in its own patches: entry, when that patch sets
+// what every edit changes (each edit's longest prefix with a location has
+// one in that text): the patch is written again with the edits made, as
+// the partial object it is, and stays where the build applies it. ok is
+// false otherwise (a JSON 6902 patch, edits that reach past the patch):
+// the fix is then a patch appended after it.
+func (pl *placed) inlinePatchEdit(files fileSet, f checks.Finding) (placement, bool) {
+	doc, root := pl.findingDoc(f)
+	return pl.inlinePatchOf(files, doc, root, f.Fix.Edits)
+}
+
+// inlinePatchOf returns edits of rendered document doc (parsed: root) as
+// an edit of the text of the patch a kustomization writes in its own
+// patches: entry (see inlinePatchEdit).
+func (pl *placed) inlinePatchOf(files fileSet, doc int, root *yaml.Node, edits []edit.Op) (placement, bool) {
+	if root == nil || len(edits) == 0 {
+		return placement{}, false
+	}
+	// Each edit's longest prefix with a location must have its first in
+	// the patch's text (a key the patch sets; a base line comes first for
+	// a mapping both write), all in one patch.
+	var founds []Location
+	for _, op := range edits {
+		segs, _ := yamlpath.Walk(root, op.Path)
+		found := false
+		for n := len(segs); n >= 0 && !found; n-- {
+			locs := pl.render.Map(doc)[FormatPath(segs[:n])]
+			if len(locs) == 0 {
+				continue
+			}
+			if locs[0].Kind != InlinePatch || locs[0].Line <= 0 {
+				return placement{}, false // set by the base or another patch, not this text
+			}
+			founds, found = append(founds, locs[0]), true
+		}
+		if !found {
+			return placement{}, false
+		}
+	}
+	at := founds[0]
+	data, ok := files.file(at.File)
+	if !ok {
+		return placement{}, false
+	}
+	b, ok := inlineBlockAt(data, at.Line)
+	if !ok {
+		return placement{}, false
+	}
+	for _, l := range founds {
+		if l.File != at.File || l.Line < b.start || l.Line > b.end {
+			return placement{}, false // another patch of the kustomization
+		}
+	}
+	text := []byte(b.node.Value)
+	docs := yamlpath.ParseDocs(text, 1000)
+	target, tdoc := (*yaml.Node)(nil), -1
+	for i, d := range docs {
+		if d != nil && d.Line <= at.Line-b.start+1 {
+			target, tdoc = d, i
+		}
+	}
+	if target == nil || target.Kind != yaml.MappingNode {
+		return placement{}, false // a JSON 6902 patch: its operations are not edited
+	}
+	var ops []edit.Op
+	var from [][]string
+	for _, op := range edits {
+		p, ok := samePath(root, target, op.Path)
+		if !ok {
+			return placement{}, false
+		}
+		t := op
+		t.Path = p
+		ops = append(ops, t)
+		from = append(from, op.Path)
+	}
+	next, err := edit.Apply(text, tdoc, ops)
+	if err != nil {
+		return placement{}, false
+	}
+	value := string(next)
+	header := "|"
+	if !strings.HasSuffix(b.node.Value, "\n") {
+		header, value = "|-", strings.TrimSuffix(value, "\n")
+	}
+	block := header + "\n" + indentLines(value, "  ") + "\n"
+	set := edit.Op{Action: edit.Set, Path: []string{b.field, strconv.Itoa(b.index), "patch"}, Value: block}
+	line := b.start - 1 + yamlpath.NearestLine(target, ops[0].Path)
+	return placement{file: at.File, doc: 0, line: line, edits: []edit.Op{set}, from: from, inline: true,
+		note: fmt.Sprintf(" (in the patch %s writes)", path.Base(at.File))}, true
+}
+
+// combineInlinePatches gives the verified fixes that write one patch of a
+// kustomization's own text again (inlinePatchEdit) one edit that makes
+// all their changes: each was verified alone, and each writes the whole
+// patch, so applied together the last would undo the others. Every one
+// of those fixes then carries the edit of all (the fix engine writes an
+// identical edit once), and keeps its finding's line.
+func (pl *placed) combineInlinePatches(src *source, fs []checks.Finding, kept []candidate) {
+	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return c.place.inline })
+	for _, d := range docs {
+		groups := map[string][]int{} // by the patch they write
+		var order []string
+		for _, i := range byDoc[d] {
+			pc := kept[i].place
+			k := pc.file + "\x00" + strings.Join(pc.edits[0].Path, "\x00")
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], i)
+		}
+		for _, k := range order {
+			idx := groups[k]
+			if len(idx) < 2 {
+				continue
+			}
+			lists := make([][]edit.Op, len(idx))
+			for j, i := range idx {
+				lists[j] = fs[kept[i].finding].Fix.Edits
+			}
+			whole, ok := pl.inlinePatchOf(src, d, pl.renderedDoc(d), edit.Union(lists...))
+			if !ok {
+				continue
+			}
+			for _, i := range idx {
+				pc := whole
+				pc.line, pc.from = kept[i].place.line, kept[i].place.from
+				kept[i].place = pc
+			}
+		}
+	}
+}
+
+// indentLines puts prefix before every line of s that is not empty.
+func indentLines(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
