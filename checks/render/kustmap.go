@@ -186,18 +186,32 @@ func (ov *overlay) sourceMap(d rendered.Document, base string, gen rendered.Loca
 	return m
 }
 
+// replicasKinds are the kinds whose spec.replicas kustomize's replicas:
+// entries set.
+var replicasKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "ReplicaSet": true, "ReplicationController": true}
+
 // replicasEntry returns where the tree of root kustomization kfile sets
-// document d's replicas with a replicas: entry naming it: the root's own
-// entry (the build applies it last), else that of the kustomization
-// nearest the root whose folder holds d's base file. ok is false when
-// no entry names d.
+// document d's replicas with a replicas: entry naming it (by its name as
+// rendered or as its base file writes it, before a prefix or suffix): the
+// root's own entry (the build applies it last), else that of the
+// kustomization nearest the root whose folder holds d's base file. ok is
+// false when no entry names d.
 func (ov *overlay) replicasEntry(kfile string, d rendered.Document, base string) (rendered.Location, bool) {
+	if !replicasKinds[d.Kind] {
+		return rendered.Location{}, false
+	}
+	written := d.Name
+	if base != "" {
+		if n := valueAt(valueAt(pickDoc(ov.text(base), d.Kind, d.Name), "metadata"), "name"); n != nil {
+			written = n.Value
+		}
+	}
 	for i, l := range ov.levels(kfile) {
 		if i > 0 && (base == "" || !strings.HasPrefix(base, path.Dir(l.file)+"/")) {
 			continue
 		}
 		for j, rep := range l.k.Replicas {
-			if rep.Name == "" || !strings.Contains(d.Name, rep.Name) {
+			if rep.Name != d.Name && rep.Name != written {
 				continue
 			}
 			if line, col, ok := replicasLine(ov.text(l.file), j); ok {

@@ -283,7 +283,7 @@ func TestOverlayBuildKeptByWhatItReads(t *testing.T) {
 // TestReplicasEntryIsWhereTheCountIs checks that a replicas: entry of the
 // overlay is the first place of the spec.replicas it names (the count
 // the build applies), before the base line it overrides, and of no other
-// object's.
+// object's (webhook, whose name holds the entry's, is another).
 func TestReplicasEntryIsWhereTheCountIs(t *testing.T) {
 	deployment := func(name string) string {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  replicas: 2\n" +
@@ -291,9 +291,10 @@ func TestReplicasEntryIsWhereTheCountIs(t *testing.T) {
 			"    spec:\n      containers:\n      - name: app\n        image: ghcr.io/acme/app:1.0\n"
 	}
 	files := rendered.Files{
-		"base/kustomization.yaml": []byte("resources:\n- web.yaml\n- api.yaml\n"),
+		"base/kustomization.yaml": []byte("resources:\n- web.yaml\n- api.yaml\n- webhook.yaml\n"),
 		"base/web.yaml":           []byte(deployment("web")),
 		"base/api.yaml":           []byte(deployment("api")),
+		"base/webhook.yaml":       []byte(deployment("webhook")),
 		"prod/kustomization.yaml": []byte("namePrefix: prod-\nresources:\n- ../base\nreplicas:\n- name: web\n  count: 4\n"),
 	}
 	r := RenderKustomization(context.Background(), files, "prod/kustomization.yaml", rendered.Options{})
@@ -306,6 +307,7 @@ func TestReplicasEntryIsWhereTheCountIs(t *testing.T) {
 	}{
 		{"prod-web", []rendered.Location{{File: "prod/kustomization.yaml", Line: 6, Column: 3, Kind: rendered.Replicas}, {File: "base/web.yaml", Line: 6, Column: 3, Kind: Base}}},
 		{"prod-api", []rendered.Location{{File: "base/api.yaml", Line: 6, Column: 3, Kind: Base}}},
+		{"prod-webhook", []rendered.Location{{File: "base/webhook.yaml", Line: 6, Column: 3, Kind: Base}}},
 	} {
 		doc := slices.IndexFunc(r.Documents, func(d rendered.Document) bool { return d.Name == tc.name })
 		if doc < 0 {
