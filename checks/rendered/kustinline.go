@@ -146,39 +146,57 @@ func (pl *placed) inlinePatchOf(files fileSet, doc int, root *yaml.Node, edits [
 // patch, so applied together the last would undo the others. Every one
 // of those fixes then carries the edit of all (the fix engine writes an
 // identical edit once), and keeps its finding's line.
-func (pl *placed) combineInlinePatches(src *source, fs []checks.Finding, kept []candidate) {
-	docs, byDoc := keptByDoc(kept, func(c candidate) bool { return c.place.inline })
-	for _, d := range docs {
-		groups := map[string][]int{} // by the patch they write
-		var order []string
-		for _, i := range byDoc[d] {
-			pc := kept[i].place
-			k := pc.file + "\x00" + strings.Join(pc.edits[0].Path, "\x00")
-			if _, ok := groups[k]; !ok {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], i)
+func (pl *placed) combineInlinePatches(src *source, kept []candidate) {
+	for _, idx := range inlineGroups(kept) {
+		if len(idx) < 2 {
+			continue
 		}
-		for _, k := range order {
-			idx := groups[k]
-			if len(idx) < 2 {
-				continue
-			}
-			lists := make([][]edit.Op, len(idx))
-			for j, i := range idx {
-				lists[j] = fs[kept[i].finding].Fix.Edits
-			}
-			whole, ok := pl.inlinePatchOf(src, d, pl.renderedDoc(d), edit.Union(lists...))
-			if !ok {
-				continue
-			}
-			for _, i := range idx {
-				pc := whole
-				pc.line, pc.from = kept[i].place.line, kept[i].place.from
-				kept[i].place = pc
-			}
+		whole, ok := pl.inlineTogether(src, kept, idx)
+		if !ok {
+			continue
+		}
+		for _, i := range idx {
+			pc := whole
+			pc.line, pc.from = kept[i].place.line, kept[i].place.from
+			kept[i].place = pc
 		}
 	}
+}
+
+// inlineGroups returns, in order, the indexes of the candidates that
+// write a patch of a kustomization's own text again (inlinePatchEdit),
+// those of one patch and one rendered document together.
+func inlineGroups(cands []candidate) [][]int {
+	at := map[string]int{}
+	var out [][]int
+	for i, c := range cands {
+		if !c.place.inline {
+			continue
+		}
+		k := fmt.Sprint(c.doc, c.place.file, c.place.edits[0].Path)
+		j, ok := at[k]
+		if !ok {
+			j, at[k] = len(out), len(out)
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	return out
+}
+
+// inlineTogether is the one edit that makes the changes of the candidates
+// idx of cands, which write one patch of a kustomization's own text
+// again (an inlineGroups group).
+func (pl *placed) inlineTogether(src *source, cands []candidate, idx []int) (placement, bool) {
+	if len(idx) == 1 {
+		return cands[idx[0]].place, true
+	}
+	lists := make([][]edit.Op, len(idx))
+	for j, i := range idx {
+		lists[j] = cands[i].edits
+	}
+	first := cands[idx[0]]
+	return pl.inlinePatchOf(src, first.doc, pl.renderedDoc(first.doc), edit.Union(lists...))
 }
 
 // indentLines puts prefix before every line of s that is not empty.

@@ -437,7 +437,7 @@ func (p *Prepared) verified(fs []checks.Finding) (map[int]placement, map[int]str
 		kept := pl.verify(p.verify, src, cands)
 		pl.combineTemplateLines(p.verify, src, fs, kept)
 		pl.combineOverlayPatches(src, fs, kept)
-		pl.combineInlinePatches(src, fs, kept)
+		pl.combineInlinePatches(src, kept)
 		for _, c := range kept {
 			out[c.finding] = c.place
 		}
@@ -1269,37 +1269,21 @@ func (pl *placed) renderLines(v *verifier, src *source, cands []candidate, byFil
 		}
 		byDoc[k] = append(byDoc[k], pc.edits...)
 	}
-	inline, inlineOrder := map[string][]candidate{}, []string(nil)
 	for _, c := range cands {
 		pc := c.place
 		if pc.also != nil {
 			pc = *pc.also // the values part of a fix made in two files
-		} else if len(pc.lines) > 0 {
-			continue
-		}
-		if pc.inline {
-			// Each writes the whole patch again: made together, once.
-			k := fmt.Sprint(c.doc, pc.file, pc.edits[0].Path)
-			if _, ok := inline[k]; !ok {
-				inlineOrder = append(inlineOrder, k)
-			}
-			inline[k] = append(inline[k], c)
+		} else if len(pc.lines) > 0 || pc.inline {
 			continue
 		}
 		add(pc)
 	}
-	for _, k := range inlineOrder {
-		cs := inline[k]
-		pc := cs[0].place
-		if len(cs) > 1 {
-			lists := make([][]edit.Op, len(cs))
-			for i, c := range cs {
-				lists[i] = c.edits
-			}
-			var ok bool
-			if pc, ok = pl.inlinePatchOf(src, cs[0].doc, pl.renderedDoc(cs[0].doc), edit.Union(lists...)); !ok {
-				return nil, false, fmt.Sprintf("its edit of the patch %s writes does not go with another fix's", path.Base(cs[0].place.file))
-			}
+	// Each fix of a kustomization's own patch writes the whole patch
+	// again: those of one patch are made together, once.
+	for _, idx := range inlineGroups(cands) {
+		pc, ok := pl.inlineTogether(src, cands, idx)
+		if !ok {
+			return nil, false, fmt.Sprintf("its edit of the patch %s writes does not go with another fix's", path.Base(cands[idx[0]].place.file))
 		}
 		add(pc)
 	}
