@@ -39,8 +39,8 @@ type Finding struct {
 	// Cause is the node path of the object's value that brings the
 	// finding about when that is not Path: spec.replicas for a rule that
 	// asks something of a workload from two replicas on. A render maps it
-	// to the line that writes it (a values line), one of Parts. Empty
-	// for most findings.
+	// to the line that writes it (a values line, an overlay's replicas:
+	// count), one of Parts. Empty for most findings.
 	Cause string `json:"-"`
 	// Parts are other lines that write part of what the finding is
 	// about: the values lines of the keys a Helm template line composes

@@ -68,6 +68,7 @@ func (ov *overlay) addInlinePatches(kfile string, k *types.Kustomization) {
 	if err != nil || len(doc.Content) == 0 {
 		return
 	}
+	lines := strings.Split(string(data), "\n")
 	for _, field := range []struct {
 		name    string
 		patches []types.Patch
@@ -77,7 +78,7 @@ func (ov *overlay) addInlinePatches(kfile string, k *types.Kustomization) {
 			if p.Patch == "" || seq == nil || seq.Kind != yaml.SequenceNode || i >= len(seq.Content) {
 				continue
 			}
-			at, ok := inlineAt(valueAt(seq.Content[i], "patch"), data)
+			at, ok := inlineAt(valueAt(seq.Content[i], "patch"), lines)
 			if !ok || at.text != p.Patch {
 				continue
 			}
@@ -94,15 +95,14 @@ func (ov *overlay) addInlinePatches(kfile string, k *types.Kustomization) {
 	}
 }
 
-// inlineAt returns where the literal block n of data (a patch: value)
-// has its text: the line after its indicator, indented as its first line
-// that is not blank. ok is false for any other scalar (a folded or
-// one-line patch keeps no line of its text as written).
-func inlineAt(n *yaml.Node, data []byte) (*inlinePatch, bool) {
+// inlineAt returns where the literal block n of a file (lines: its text's
+// lines) has its text, a patch: value: the line after its indicator,
+// indented as its first line that is not blank. ok is false for any other
+// scalar (a folded or one-line patch keeps no line of its text as written).
+func inlineAt(n *yaml.Node, lines []string) (*inlinePatch, bool) {
 	if n == nil || n.Kind != yaml.ScalarNode || n.Style&yaml.LiteralStyle == 0 {
 		return nil, false
 	}
-	lines := strings.Split(string(data), "\n")
 	for i := n.Line; i < len(lines); i++ { // lines[n.Line] is the block's first line
 		if t := strings.TrimLeft(lines[i], " "); t != "" {
 			return &inlinePatch{text: n.Value, line: n.Line + 1, indent: len(lines[i]) - len(t)}, true

@@ -819,8 +819,8 @@ func (pl *placed) containerLine(doc int, c, file string) int {
 
 // causeLine is the line that writes cause, a path of document doc (a
 // Finding's Cause), when that is a line of a file other than file, the
-// finding's own: where a values file sets what brings the finding about
-// (replicas: {{ .Values.replicaCount }}).
+// finding's own: where a values file or an overlay sets what brings the
+// finding about (replicas: {{ .Values.replicaCount }}, a replicas: entry).
 func (pl *placed) causeLine(doc int, cause, file string) (checks.Place, bool) {
 	if cause == "" {
 		return checks.Place{}, false
