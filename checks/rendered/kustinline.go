@@ -51,9 +51,11 @@ func inlineBlockAt(data []byte, line int) (inlineBlock, bool) {
 // kustomization writes in its own patches: entry, when that patch sets
 // what every edit changes (each edit's longest prefix with a location has
 // one in that text): the patch is written again with the edits made, as
-// the partial object it is, and stays where the build applies it. ok is
-// false otherwise (a JSON 6902 patch, edits that reach past the patch):
-// the fix is then a patch appended after it.
+// the partial object it is (a JSON 6902 patch: the value of the operation
+// that writes what an edit sets), and stays where the build applies it.
+// ok is false otherwise (edits that reach past the patch, a JSON 6902
+// operation that does not write exactly that value): the fix is then a
+// patch appended after it.
 func (pl *placed) inlinePatchEdit(files fileSet, f checks.Finding) (placement, bool) {
 	doc, root := pl.findingDoc(f)
 	return pl.inlinePatchOf(files, doc, root, f.Fix.Edits)
@@ -109,13 +111,18 @@ func (pl *placed) inlinePatchOf(files fileSet, doc int, root *yaml.Node, edits [
 			target, tdoc = d, i
 		}
 	}
-	if target == nil || target.Kind != yaml.MappingNode {
-		return placement{}, false // a JSON 6902 patch: its operations are not edited
-	}
 	var ops []edit.Op
 	var from [][]string
 	for _, op := range edits {
-		p, ok := samePath(root, target, op.Path)
+		var p []string
+		switch {
+		case target != nil && target.Kind == yaml.MappingNode:
+			p, ok = samePath(root, target, op.Path)
+		case target != nil && target.Kind == yaml.SequenceNode:
+			p, ok = jsonOpValue(target, op)
+		default:
+			ok = false
+		}
 		if !ok {
 			return placement{}, false
 		}
@@ -138,6 +145,29 @@ func (pl *placed) inlinePatchOf(files fileSet, doc int, root *yaml.Node, edits [
 	line := b.start - 1 + yamlpath.NearestLine(target, ops[0].Path)
 	return placement{file: at.File, doc: 0, line: line, edits: []edit.Op{set}, from: from, inline: true,
 		note: fmt.Sprintf(" (in the patch %s writes)", path.Base(at.File))}, true
+}
+
+// jsonOpValue returns, for op, an edit of a rendered document that sets
+// one value, the path in ops (a JSON 6902 patch's operations) of the
+// value of the operation that adds or replaces exactly that value: the
+// operation is kept and only its value changes. ok is false for any
+// other edit, or when no operation writes that path.
+func jsonOpValue(ops *yaml.Node, op edit.Op) ([]string, bool) {
+	if op.Action != edit.Set {
+		return nil, false
+	}
+	var b strings.Builder
+	for _, k := range op.Path {
+		b.WriteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
+	}
+	for i, item := range ops.Content {
+		kind, at := mapValue(item, "op"), mapValue(item, "path")
+		if kind == nil || at == nil || (kind.Value != "replace" && kind.Value != "add") || at.Value != b.String() || mapValue(item, "value") == nil {
+			continue
+		}
+		return []string{strconv.Itoa(i), "value"}, true
+	}
+	return nil, false
 }
 
 // combineInlinePatches gives the verified fixes that write one patch of a

@@ -101,3 +101,29 @@ func TestServeSuggestsTheFixInAnInlinePatch(t *testing.T) {
 		t.Errorf("comment = %s:%d\n%s\nwant one at prod/kustomization.yaml:14 suggesting false on that line", cm.Path, cm.Line, cm.Body)
 	}
 }
+
+// TestFixSetsTheValueOfAnInlineJSONPatch runs check and fix as processes
+// on an overlay whose kustomization replaces a served Deployment's
+// replicas with 1 in a JSON 6902 patch of its own text: replicas-too-few
+// is on that operation's value line, and fix sets that value (it was a
+// second patch appended to replace the first's value again).
+func TestFixSetsTheValueOfAnInlineJSONPatch(t *testing.T) {
+	files := replicasOverlay("1", "replicas-too-few")
+	files["prod/kustomization.yaml"] = "resources:\n- ../base\npatches:\n- target: {kind: Deployment, name: web}\n  patch: |-\n" +
+		"    - op: replace\n      path: /spec/replicas\n      value: 1\n    - op: add\n      path: /spec/revisionHistoryLimit\n      value: 3\n"
+	dir := writeRepo(t, files)
+	fs, _ := checkJSON(t, dir, "prod")
+	if len(fs) != 1 || fs[0].Rule != "replicas-too-few" || fs[0].File != "prod/kustomization.yaml" || fs[0].Line != 8 {
+		t.Fatalf("findings = %+v, want replicas-too-few at prod/kustomization.yaml:8", fs)
+	}
+	if _, errOut, code := runCLI(t, dir, "fix", "--all", "prod"); code != 0 || !strings.Contains(errOut, "fixed 1 finding in 1 file") {
+		t.Fatalf("fix: exit %d\n%s", code, errOut)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "prod", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(files["prod/kustomization.yaml"], "value: 1", "value: 3", 1); string(got) != want {
+		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant the operation's value set to 3:\n%s", got, want)
+	}
+}
