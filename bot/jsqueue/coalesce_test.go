@@ -246,8 +246,12 @@ func TestBaseResolvedByTheHost(t *testing.T) {
 			t.Fatalf("delivery after the review: %v", err)
 		}
 	}
+	// None may have been queued: while the review's message is still
+	// leaving the stream, each delivery joins it. A counter no job has
+	// ended with yet is not written at all.
 	eventually(t, "the jobs absorbed", func() bool {
-		return metric(q.opt.Metrics, `prodready_jobs_total{result="coalesced"}`) == fmt.Sprint(queued)
+		got := metric(q.opt.Metrics, `prodready_jobs_total{result="coalesced"}`)
+		return got == fmt.Sprint(queued) || queued == 0 && got == ""
 	})
 	if runs.Load() != 1 {
 		t.Fatalf("%d reviews of one head and base, want 1", runs.Load())
