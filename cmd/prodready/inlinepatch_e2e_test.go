@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,11 +42,8 @@ func TestCheckAndFixAKeyAnInlinePatchSets(t *testing.T) {
 	if _, errOut, code := runCLI(t, dir, "fix", "--all", "."); code != 0 || !strings.Contains(errOut, "fixed 1 finding in 1 file") {
 		t.Fatalf("fix: exit %d\n%s", code, errOut)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "prod", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := strings.Replace(inlinePatchOverlay("")["prod/kustomization.yaml"], "allowPrivilegeEscalation: true", "allowPrivilegeEscalation: false", 1); string(got) != want {
+	got := readFile(t, filepath.Join(dir, "prod", "kustomization.yaml"))
+	if want := strings.Replace(inlinePatchOverlay("")["prod/kustomization.yaml"], "allowPrivilegeEscalation: true", "allowPrivilegeEscalation: false", 1); got != want {
 		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant its patch's line set to false:\n%s", got, want)
 	}
 	if fs, _ := checkJSON(t, dir, "prod"); len(fs) != 0 {
@@ -75,11 +71,8 @@ func TestFixMakesManyFixesOfOneInlinePatchAtOnce(t *testing.T) {
 			t.Errorf("after the fix: %s %s at %s:%d", f.Severity, f.Rule, f.File, f.Line)
 		}
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "prod", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(got), "allowPrivilegeEscalation: false") || strings.Contains(string(got), "allowPrivilegeEscalation: true") {
+	got := readFile(t, filepath.Join(dir, "prod", "kustomization.yaml"))
+	if !strings.Contains(got, "allowPrivilegeEscalation: false") || strings.Contains(got, "allowPrivilegeEscalation: true") {
 		t.Errorf("prod/kustomization.yaml after fix, want its patch's setting made false:\n%s", got)
 	}
 }
@@ -119,11 +112,8 @@ func TestFixSetsTheValueOfAnInlineJSONPatch(t *testing.T) {
 	if _, errOut, code := runCLI(t, dir, "fix", "--all", "prod"); code != 0 || !strings.Contains(errOut, "fixed 1 finding in 1 file") {
 		t.Fatalf("fix: exit %d\n%s", code, errOut)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "prod", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := strings.Replace(files["prod/kustomization.yaml"], "value: 1", "value: 3", 1); string(got) != want {
+	got := readFile(t, filepath.Join(dir, "prod", "kustomization.yaml"))
+	if want := strings.Replace(files["prod/kustomization.yaml"], "value: 1", "value: 3", 1); got != want {
 		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant the operation's value set to 3:\n%s", got, want)
 	}
 }

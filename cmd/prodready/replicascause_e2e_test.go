@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,11 +104,8 @@ func TestCheckAndFixTheCountOfAReplicasEntry(t *testing.T) {
 	if _, errOut, code := runCLI(t, dir, "fix", "--all", "--rule", "replicas-too-few", "prod"); code != 0 {
 		t.Fatalf("fix: exit %d\n%s", code, errOut)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "prod", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := replicasOverlay("3")["prod/kustomization.yaml"]; string(got) != want {
+	got := readFile(t, filepath.Join(dir, "prod", "kustomization.yaml"))
+	if want := replicasOverlay("3")["prod/kustomization.yaml"]; got != want {
 		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant:\n%s", got, want)
 	}
 	if fs, _ := checkJSON(t, dir, "prod"); len(fs) != 0 {
