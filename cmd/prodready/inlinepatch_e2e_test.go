@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,5 +117,38 @@ func TestFixSetsTheValueOfAnInlineJSONPatch(t *testing.T) {
 	got := readFile(t, filepath.Join(dir, "prod", "kustomization.yaml"))
 	if want := strings.Replace(files["prod/kustomization.yaml"], "value: 1", "value: 3", 1); got != want {
 		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant the operation's value set to 3:\n%s", got, want)
+	}
+}
+
+// TestServeGitLabSuggestsTheFixInAnInlinePatch is
+// TestServeSuggestsTheFixInAnInlinePatch against the fake GitLab: the
+// merge request's one diff thread is on the patch's line of the
+// kustomization, with a suggestion of that one line.
+func TestServeGitLabSuggestsTheFixInAnInlinePatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	const (
+		token, secret = "glpat-inlinepatch", "gitlab-inlinepatch-secret"
+		project       = 8
+		developer     = 502
+	)
+	base := inlinePatchOverlay("")
+	base["prod/kustomization.yaml"] = strings.Replace(base["prod/kustomization.yaml"], "allowPrivilegeEscalation: true", "allowPrivilegeEscalation: false", 1)
+	gl, head := gitLabMergeRequest(t, token, project, developer, base, inlinePatchOverlay(""))
+	r := startGitLabServe(t, "gitlab-inlinepatch", gl, token, secret)
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
+		t.Fatalf("Merge Request Hook: %d", code)
+	}
+	waitForGitLabReview(t, gl, head)
+	var threads []string
+	for _, n := range botDiffThreads(gl, project) {
+		if n.Position.NewLine != nil {
+			threads = append(threads, fmt.Sprintf("%s:%d\n%s", n.Position.NewPath, *n.Position.NewLine, n.Body))
+		}
+	}
+	if len(threads) != 1 || !strings.HasPrefix(threads[0], "prod/kustomization.yaml:14\n") ||
+		!strings.Contains(threads[0], "```suggestion:-0+0\n            securityContext: {allowPrivilegeEscalation: false}\n```") {
+		t.Errorf("want one diff thread at prod/kustomization.yaml:14 suggesting false on that line; got %q", threads)
 	}
 }
