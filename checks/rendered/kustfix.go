@@ -66,14 +66,22 @@ func (pl *placed) kustomizeEdits(files fileSet, f checks.Finding) (placement, bo
 					out.doc, target = i, d
 				}
 			}
-			if target == nil || target.Kind != yaml.MappingNode {
+			if target == nil || target.Kind != yaml.MappingNode && target.Kind != yaml.SequenceNode {
 				return placement{}, false
 			}
 		}
 		if at.File != out.file {
 			return placement{}, false
 		}
-		p, ok := samePath(root, target, op.Path)
+		var p []string
+		var ok bool
+		if target.Kind == yaml.SequenceNode {
+			// A JSON 6902 patch file: the value of the operation that
+			// writes exactly what the edit sets.
+			p, ok = jsonOpValue(target, op)
+		} else {
+			p, ok = samePath(root, target, op.Path)
+		}
 		if !ok {
 			return placement{}, false
 		}

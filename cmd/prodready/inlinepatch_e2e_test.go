@@ -152,3 +152,27 @@ func TestServeGitLabSuggestsTheFixInAnInlinePatch(t *testing.T) {
 		t.Errorf("want one diff thread at prod/kustomization.yaml:14 suggesting false on that line; got %q", threads)
 	}
 }
+
+// TestFixSetsTheValueOfAJSONPatchFile is
+// TestFixSetsTheValueOfAnInlineJSONPatch with the operation in a patch
+// file the kustomization names: fix sets its value there, and the
+// kustomization stays as it was (it gained a second patch).
+func TestFixSetsTheValueOfAJSONPatchFile(t *testing.T) {
+	files := replicasOverlay("1", "replicas-too-few")
+	files["prod/kustomization.yaml"] = "resources:\n- ../base\npatches:\n- path: replicas.yaml\n  target: {kind: Deployment, name: web}\n"
+	files["prod/replicas.yaml"] = "- op: replace\n  path: /spec/replicas\n  value: 1\n"
+	dir := writeRepo(t, files)
+	fs, _ := checkJSON(t, dir, "prod")
+	if len(fs) != 1 || fs[0].Rule != "replicas-too-few" || fs[0].File != "prod/replicas.yaml" || fs[0].Line != 3 {
+		t.Fatalf("findings = %+v, want replicas-too-few at prod/replicas.yaml:3", fs)
+	}
+	if _, errOut, code := runCLI(t, dir, "fix", "--all", "prod"); code != 0 || !strings.Contains(errOut, "fixed 1 finding in 1 file") {
+		t.Fatalf("fix: exit %d\n%s", code, errOut)
+	}
+	if got := readFile(t, filepath.Join(dir, "prod", "replicas.yaml")); got != "- op: replace\n  path: /spec/replicas\n  value: 3\n" {
+		t.Errorf("prod/replicas.yaml after fix:\n%s\nwant its value set to 3", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "prod", "kustomization.yaml")); got != files["prod/kustomization.yaml"] {
+		t.Errorf("prod/kustomization.yaml after fix:\n%s\nwant it as it was", got)
+	}
+}
