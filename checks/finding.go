@@ -58,6 +58,13 @@ type Finding struct {
 	// only when one of them is, and as fixed for each that is gone. Not in
 	// the outputs.
 	Merged []ObjectRef `json:"-"`
+	// AfterFixOf, when set, is the finding whose fix brings this one
+	// about in the same review: pdb-missing on a serving singleton that
+	// replicas-too-few's fix raises to three. A rule reads the ignores of
+	// the file it checks; a render's ignores are in the template, values
+	// or base line its findings map to, so a render's run drops this
+	// finding when an ignore there silences that one. Not in the outputs.
+	AfterFixOf *FixOf `json:"-"`
 }
 
 // Place is a line of a file, at a column.
@@ -69,6 +76,13 @@ type Place struct {
 	// Cause says the line writes the finding's Cause (its value brings
 	// the finding about) rather than part of what it is about.
 	Cause bool
+}
+
+// FixOf names the finding of one rule on one object whose fix another
+// finding anticipates (Finding.AfterFixOf).
+type FixOf struct {
+	Rule   string
+	Object ObjectRef
 }
 
 // WithObject is msg after the kind and name of f's object ("Deployment
@@ -240,7 +254,7 @@ func At(obj *manifest.Object, path manifest.Path, message string) Finding {
 		Column:  col,
 		EndLine: end,
 		Message: message,
-		Object:  refOf(obj),
+		Object:  RefOf(obj),
 		Path:    path.String(),
 	}
 }
@@ -269,7 +283,8 @@ func (f Finding) WithSeverity(s Severity) Finding {
 	return f
 }
 
-func refOf(obj *manifest.Object) ObjectRef {
+// RefOf is the ObjectRef of obj, as its findings name it.
+func RefOf(obj *manifest.Object) ObjectRef {
 	return ObjectRef{Group: apiGroup(obj.APIVersion), Kind: obj.Kind, Name: obj.Name, Namespace: obj.Namespace, Doc: obj.Doc}
 }
 

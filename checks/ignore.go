@@ -59,7 +59,7 @@ func invalidIgnoreComments(f *manifest.File, catalog *Catalog) []Finding {
 			// The key the comment is about (on its line, else the next),
 			// so that a finding moved to a template's line (a rendered
 			// chart's) lands on the comment's own line.
-			fd.Object = refOf(o)
+			fd.Object = RefOf(o)
 			o.Hold()
 			fd.Path = keyPathAtLine(o.Root(), line).String()
 			o.Release()
@@ -221,7 +221,7 @@ func newIgnores(files []*manifest.File, objects []*manifest.Object) *ignores {
 			m = map[ObjectRef]*manifest.Object{}
 			ig.byFileObject[o.File.Path] = m
 		}
-		m[refOf(o)] = o // a List's items share a document
+		m[RefOf(o)] = o // a List's items share a document
 	}
 	for _, f := range files {
 		if bytes.Contains(f.Source, []byte(IgnoreComment)) {

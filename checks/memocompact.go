@@ -123,7 +123,7 @@ func (c *Compactor) findings(l findingList, owned *int) findingList {
 			f.Fix = c.leanFix(f.Fix, owned)
 		}
 		out[i] = f
-		fit = fit && fitsLean(&f)
+		fit = fit && fitsLean(&f) && f.AfterFixOf == nil // a render's Map reads it
 	}
 	if !fit {
 		return findingList{full: out}

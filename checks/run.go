@@ -421,7 +421,7 @@ func CheckedObjects(files []*manifest.File) map[string][]ObjectRef {
 	for _, f := range files {
 		for _, o := range f.Objects {
 			if o.Kind != "" && !IsKustomization(o) {
-				out[f.Path] = append(out[f.Path], refOf(o))
+				out[f.Path] = append(out[f.Path], RefOf(o))
 			}
 		}
 	}
@@ -1182,7 +1182,7 @@ func problemFinding(f *manifest.File, p manifest.Problem) Finding {
 		Message: p.Message, Object: ObjectRef{Doc: p.Doc},
 	}
 	if p.Object != nil {
-		fd.Object = refOf(p.Object)
+		fd.Object = RefOf(p.Object)
 	}
 	if fd.Line == 0 {
 		fd.Line, fd.EndLine = 1, 1

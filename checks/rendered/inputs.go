@@ -470,7 +470,7 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		}
 		p.Skipped = append(p.Skipped, sk.all()...)
 	}
-	p.Problems = p.dropIgnored(p.Problems)
+	p.Problems = p.dropIgnored(p.Problems, nil)
 	var plain []checks.Input
 	for _, in := range inputs {
 		if drop[path.Clean(in.Path)] {
@@ -560,12 +560,14 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 	fixed, withheld := p.verified(fs)
 	mapped := false
 	var more []checks.Finding
+	from := make([]*placed, len(fs)) // the render each finding is of (nil: a plain file's)
 	for i := range fs {
 		pl, ok := p.renders[fs[i].File]
 		if !ok {
 			continue
 		}
 		mapped = true
+		from[i] = pl
 		f := &fs[i]
 		pl.relocate(f)
 		if why := pl.unmapped(f.Object.Doc); why != "" {
@@ -589,7 +591,7 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		}
 		more = append(more, p.reportWith(pl)...)
 	}
-	fs = p.dropIgnored(append(fs, more...))
+	fs = p.dropIgnored(append(fs, more...), from)
 	if mapped {
 		checks.SortFindings(fs) // mapped findings moved to other files and lines
 	}
@@ -705,16 +707,53 @@ func (p *Prepared) readKeepingIgnores(dir string, read Reader) Reader {
 }
 
 // dropIgnored drops, in place, the findings an ignore comment silences at
-// the line they were moved to.
-func (p *Prepared) dropIgnored(fs []checks.Finding) []checks.Finding {
+// the line they were moved to, and with them those that anticipate their
+// fixes (Finding.AfterFixOf) in the same render: from gives, by index
+// into fs, the render a finding is of (nil, or past its end, for none).
+func (p *Prepared) dropIgnored(fs []checks.Finding, from []*placed) []checks.Finding {
 	if len(p.ignoreLines) == 0 {
 		return fs
 	}
-	out := fs[:0]
-	for _, f := range fs {
-		if !p.ignored(f, checks.Place{File: f.File, Line: f.Line}) && !slices.ContainsFunc(f.Parts, func(at checks.Place) bool { return p.ignored(f, at) }) {
-			out = append(out, f)
+	type fixOf struct {
+		render *placed
+		rule   string
+		object checks.ObjectRef
+	}
+	renderOf := func(i int) *placed {
+		if i < len(from) {
+			return from[i]
 		}
+		return nil
+	}
+	ignored := make([]bool, len(fs))
+	var gone map[fixOf]bool // the silenced findings of renders
+	for i, f := range fs {
+		if !p.ignored(f, checks.Place{File: f.File, Line: f.Line}) && !slices.ContainsFunc(f.Parts, func(at checks.Place) bool { return p.ignored(f, at) }) {
+			continue
+		}
+		ignored[i] = true
+		if pl := renderOf(i); pl != nil {
+			if gone == nil {
+				gone = map[fixOf]bool{}
+			}
+			o := f.Object
+			o.Doc = 0 // a fix moves the finding to its source document
+			gone[fixOf{pl, f.RuleID, o}] = true
+		}
+	}
+	out := fs[:0]
+	for i, f := range fs {
+		if ignored[i] {
+			continue
+		}
+		if a := f.AfterFixOf; a != nil && renderOf(i) != nil {
+			o := a.Object
+			o.Doc = 0
+			if gone[fixOf{renderOf(i), a.Rule, o}] {
+				continue // the fix it awaits is not to be made
+			}
+		}
+		out = append(out, f)
 	}
 	return out
 }

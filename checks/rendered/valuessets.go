@@ -90,7 +90,7 @@ func (p *Prepared) Unreported() []checks.Finding {
 		}
 	}
 	checks.SortFindings(out)
-	return p.dropIgnored(out)
+	return p.dropIgnored(out, nil)
 }
 
 // reportWith returns the findings only other values sets of pl's chart

@@ -29,6 +29,7 @@ var pdbMissing = &checks.Rule{
 		}
 		n, _ := podCount(ctx, obj)
 		fix, cause := "", ""
+		var after *checks.FixOf
 		if servingMulti(ctx, obj) {
 			cause = replicasCause(ctx, obj)
 		} else {
@@ -37,11 +38,11 @@ var pdbMissing = &checks.Rule{
 			// one push later. Only for a fix that is offered: none for a
 			// singleton that must stay one (a datastore, data in an
 			// emptyDir or a ReadWriteOnce claim), nor for an ignored finding.
-			target, what := scaledByReplicasFix(ctx, obj)
+			target, what, of := scaledByReplicasFix(ctx, obj)
 			if target < 2 {
 				return nil
 			}
-			n, fix = target, what
+			n, fix, after = target, what, &of
 		}
 		count := "more than one pod"
 		if n > 1 {
@@ -56,7 +57,7 @@ var pdbMissing = &checks.Rule{
 			// turns on, not one to add beside it.
 			msg += "; " + d.Says() + ": set the values it needs, and check that it selects these pods"
 			f := checks.At(obj, kindPath, msg)
-			f.Cause = cause
+			f.Cause, f.AfterFixOf = cause, after
 			// Rendering again with it alone decides (a budget over the
 			// one replica another fix raises must not block drains).
 			f.Fix = d.TurnOnFix(edit.Op{Action: edit.Set, Path: []string{"maxUnavailable"}, Value: "1"})
@@ -66,7 +67,7 @@ var pdbMissing = &checks.Rule{
 			msg += ". Add this PodDisruptionBudget:\n" + pdb
 		}
 		f := checks.At(obj, kindPath, msg)
-		f.Cause = cause
+		f.Cause, f.AfterFixOf = cause, after
 		return []checks.Finding{f}
 	},
 }
@@ -96,23 +97,25 @@ func pdbFor(ctx *checks.Context, w, src *manifest.Object) (string, bool) {
 }
 
 // scaledByReplicasFix returns the replica count that another rule's fix
-// gives w in the same review, and that fix in words: replicas-too-few's
-// spec.replicas, or hpa-min-replicas-too-low's minReplicas on an HPA
-// scaling w. 0 when neither offers a fix (a finding without one, a rule
-// off or ignored).
-func scaledByReplicasFix(ctx *checks.Context, w *manifest.Object) (int32, string) {
+// gives w in the same review, that fix in words, and whose fix it is:
+// replicas-too-few's spec.replicas, or hpa-min-replicas-too-low's
+// minReplicas on an HPA scaling w. 0 when neither offers a fix (a finding
+// without one, a rule off or ignored).
+func scaledByReplicasFix(ctx *checks.Context, w *manifest.Object) (int32, string, checks.FixOf) {
 	if !w.IsLongRunning() {
-		return 0, ""
+		return 0, "", checks.FixOf{}
 	}
 	best := fixedCount(ctx, replicasTooFew, w, "replicas")
 	what := fmt.Sprintf("the replicas-too-few fix (replicas: %d)", best)
+	of := checks.FixOf{Rule: replicasTooFew.ID, Object: checks.RefOf(w)}
 	for _, h := range ctx.HPAsFor(w) {
 		if n := fixedCount(ctx, ctx.Rule("hpa-min-replicas-too-low"), h, "minReplicas"); n > best {
 			best = n
 			what = fmt.Sprintf("the hpa-min-replicas-too-low fix of %s %q (minReplicas: %d)", h.Kind, h.Name, n)
+			of = checks.FixOf{Rule: "hpa-min-replicas-too-low", Object: checks.RefOf(h)}
 		}
 	}
-	return best, what
+	return best, what, of
 }
 
 // fixedCount returns the number rule r's fix on obj sets at spec.<field>,
