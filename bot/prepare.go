@@ -326,10 +326,11 @@ func (rv *Reviewer) assemble(ctx context.Context, pr PullRequest, cfg *checks.Co
 		if old && atBaseOf[i] >= 0 {
 			atHead[atBaseOf[i]] = true
 		}
-		if old {
-			if !touched && mode != checks.ReportAll {
-				continue // neither listed nor reported
-			}
+		if old && touched && mode != checks.ReportAll && homeUnchanged(at(i), patches) {
+			touched = false // check reports it in a file the pull request does not change
+		}
+		if old && !touched && mode != checks.ReportAll {
+			continue // neither listed nor reported
 		}
 		f := at(i)
 		isNew := !old
@@ -545,7 +546,9 @@ func sameLineAtBase(base *runOutput, atBaseOf []int32, touchedAt []bool, at func
 // composes its scalar from (the tag: latest of an image written
 // "{{ .Values.image.repository }}:{{ .Values.image.tag }}"), or the one
 // that brings it about (replicaCount raised to 3, which asks for a
-// spread). Its message names the line it was on. A fix it has edits that
+// spread), or its home, where check reports it (a base line whose fix is
+// a patch appended to an overlay). Its message names the line it was on,
+// or, at its home, its fix says where it edits. A fix it has edits that
 // line, in a file the pull request does not change, which a suggestion
 // on the added line cannot: it stays a description, and the comment has
 // no suggestion. False when f is not moved.
@@ -554,9 +557,13 @@ func atAddedPart(f *checks.Finding, diffOf func(string) *Diff, patches map[strin
 		if _, ok := patches[p.File]; !ok || !diffOf(p.File).IsAdded(p.Line) {
 			continue
 		}
-		if p.Cause {
+		switch {
+		case p.Home:
+			// Where check reports it: the fix, which edits another line,
+			// says where.
+		case p.Cause:
 			f.Message += fmt.Sprintf(" (at line %d of `%s`: this line's value brings it about)", f.Line, f.File)
-		} else {
+		default:
 			f.Message += fmt.Sprintf(" (line %d of `%s` writes it, with this line's value in it)", f.Line, f.File)
 		}
 		if f.Fix != nil && (f.Fixable() || f.Fix.TurnOn != nil) {
@@ -568,6 +575,21 @@ func atAddedPart(f *checks.Finding, diffOf func(string) *Diff, patches map[strin
 		f.File, f.Line, f.EndLine, f.Column = p.File, p.Line, p.Line, p.Column
 		f.ContainerLine = 0
 		return true
+	}
+	return false
+}
+
+// homeUnchanged reports whether f, which a verified fix moved to the line
+// it edits, has its home (checks.Place.Home: where check reports it) in a
+// file the pull request does not change: a base's finding whose fix is a
+// patch appended to the overlay the pull request changes is not one of
+// that overlay's.
+func homeUnchanged(f checks.Finding, patches map[string]string) bool {
+	for _, p := range f.Parts {
+		if p.Home {
+			_, changed := patches[p.File]
+			return !changed
+		}
 	}
 	return false
 }

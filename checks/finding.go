@@ -46,10 +46,10 @@ type Finding struct {
 	// about: the values lines of the keys a Helm template line composes
 	// its scalar from (image: "{{ .Values.image.repository }}:{{
 	// .Values.image.tag }}"), when the finding is on that template line,
-	// in the order they write; and the line that writes its Cause, when
-	// that is another file's. A review comments on one its pull request
-	// adds when it does not add the finding's own line. Not in the
-	// outputs.
+	// in the order they write; the line that writes its Cause, when
+	// that is another file's; and its home, when a fix moved it (see
+	// Place.Home). A review comments on one its pull request adds when it
+	// does not add the finding's own line. Not in the outputs.
 	Parts []Place `json:"-"`
 	// Merged are the objects of other renders whose same finding, at the
 	// same line, this one stands for (a base line that several overlays
@@ -76,6 +76,12 @@ type Place struct {
 	// Cause says the line writes the finding's Cause (its value brings
 	// the finding about) rather than part of what it is about.
 	Cause bool
+	// Home says the line is where the finding is when no fix moves it,
+	// where check reports it: a verified fix of a render puts its finding
+	// on the line the fix edits (a values key, a patch appended to an
+	// overlay's kustomization), and an ignore at its home silences it
+	// there too.
+	Home bool
 }
 
 // FixOf names the finding of one rule on one object whose fix another

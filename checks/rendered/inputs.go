@@ -576,7 +576,11 @@ func (p *Prepared) Map(fs []checks.Finding) []checks.Finding {
 		f.Message += renderedNote(pl.about, p.only[onlyKey(pl, *f)])
 		if pc, ok := fixed[i]; ok {
 			pc = pc.primary()
+			home := checks.Place{File: f.File, Line: f.Line, Column: f.Column, Home: true}
 			pc.place(pl.dir, pl.columnAt(pc.file, pc.line), f) // after the key above, which CheckValuesSets made without it
+			if f.File != home.File || f.Line != home.Line {
+				f.Parts = append(f.Parts, home)
+			}
 		} else if why, ok := withheld[i]; ok && f.Fix != nil {
 			fx := *f.Fix
 			fx.Withheld = why
