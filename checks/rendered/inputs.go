@@ -730,7 +730,7 @@ func (p *Prepared) dropIgnored(fs []checks.Finding, from []*placed) []checks.Fin
 		return nil
 	}
 	ignored := make([]bool, len(fs))
-	var gone map[fixOf]bool // the silenced findings of renders
+	var gone map[fixOf]checks.Silenced // the silenced findings of renders, with their ignores
 	for i, f := range fs {
 		if !p.ignored(f, checks.Place{File: f.File, Line: f.Line}) && !slices.ContainsFunc(f.Parts, func(at checks.Place) bool { return p.ignored(f, at) }) {
 			continue
@@ -738,11 +738,11 @@ func (p *Prepared) dropIgnored(fs []checks.Finding, from []*placed) []checks.Fin
 		ignored[i] = true
 		if pl := renderOf(i); pl != nil {
 			if gone == nil {
-				gone = map[fixOf]bool{}
+				gone = map[fixOf]checks.Silenced{}
 			}
 			o := f.Object
 			o.Doc = 0 // a fix moves the finding to its source document
-			gone[fixOf{pl, f.RuleID, o}] = true
+			gone[fixOf{pl, f.RuleID, o}] = p.silenced[len(p.silenced)-1]
 		}
 	}
 	out := fs[:0]
@@ -753,8 +753,12 @@ func (p *Prepared) dropIgnored(fs []checks.Finding, from []*placed) []checks.Fin
 		if a := f.AfterFixOf; a != nil && renderOf(i) != nil {
 			o := a.Object
 			o.Doc = 0
-			if gone[fixOf{renderOf(i), a.Rule, o}] {
-				continue // the fix it awaits is not to be made
+			if s, ok := gone[fixOf{renderOf(i), a.Rule, o}]; ok {
+				// The fix it awaits is not to be made: silenced by the
+				// same ignore, so that a review that does not trust the
+				// ignore (one its pull request adds) reports both.
+				p.silenced = append(p.silenced, checks.Silenced{Finding: f, File: s.File, Line: s.Line, By: s.By})
+				continue
 			}
 		}
 		out = append(out, f)

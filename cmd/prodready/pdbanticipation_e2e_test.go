@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prodready/prodready/internal/fakegithub"
 	"github.com/prodready/prodready/internal/testconfig"
 )
 
@@ -89,4 +90,27 @@ func anyContains(fs []cliFinding, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestServeCountsTheAnticipatedPDBWithAnIgnoreItDoesNotTrust runs serve
+// as a process on a pull request that ignores the chart's single replica
+// in values.yaml. An ignore a pull request adds does not count unless the
+// base's config says so: the review grades replicas-too-few as if it were
+// not there, and the pdb-missing its fix brings with it. It reported that
+// pdb-missing as fixed by the pull request.
+func TestServeCountsTheAnticipatedPDBWithAnIgnoreItDoesNotTrust(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	fake := reviewOpened(t, singleReplicaChart(""), singleReplicaChart(" # prodready:ignore replicas-too-few one writer by design"))
+	var run fakegithub.CheckRun
+	for _, r := range fake.CheckRuns("acme", "web") {
+		if r.HeadSHA == headSHA(0) {
+			run = r
+		}
+	}
+	if !strings.Contains(run.Summary, "**0 fixed**") || !strings.Contains(run.Summary, "- `replicas-too-few` on Deployment `web`, ignored by this pull request") ||
+		!strings.Contains(run.Summary, "- `pdb-missing` on Deployment `web`, ignored by this pull request") {
+		t.Errorf("check run %q, summary:\n%s\nwant nothing fixed, and both findings counted as ignored by the pull request", run.Title, run.Summary)
+	}
 }
