@@ -60,10 +60,11 @@ type Finding struct {
 	Merged []ObjectRef `json:"-"`
 	// AfterFixOf, when set, is the finding whose fix brings this one
 	// about in the same review: pdb-missing on a serving singleton that
-	// replicas-too-few's fix raises to three. A rule reads the ignores of
-	// the file it checks; a render's ignores are in the template, values
-	// or base line its findings map to, so a render's run drops this
-	// finding when an ignore there silences that one. Not in the outputs.
+	// replicas-too-few's fix raises to three. An ignore that silences that
+	// finding silences this one with it, wherever it is read: in the run
+	// (a comment at the finding's line, an annotation of its object), or,
+	// for a render, at the template, values or base line its findings map
+	// to. Not in the outputs.
 	AfterFixOf *FixOf `json:"-"`
 }
 
@@ -85,10 +86,13 @@ type Place struct {
 }
 
 // FixOf names the finding of one rule on one object whose fix another
-// finding anticipates (Finding.AfterFixOf).
+// finding anticipates (Finding.AfterFixOf), and where the run found it:
+// the path of its object's file and its 1-based line there.
 type FixOf struct {
 	Rule   string
 	Object ObjectRef
+	File   string
+	Line   int
 }
 
 // WithObject is msg after the kind and name of f's object ("Deployment

@@ -241,13 +241,9 @@ func (ig *ignores) apply(fs []Finding) []Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if o := ig.byFileObject[f.File][f.Object]; o != nil && ObjectIgnores(o, f.RuleID) {
-			continue
+		if _, ok := ig.silence(&f); !ok {
+			out = append(out, f)
 		}
-		if ls := ig.lines[f.File]; ls != nil && (commentIgnores(ls, f.Line, f.RuleID) || commentIgnores(ls, f.Line-1, f.RuleID)) {
-			continue
-		}
-		out = append(out, f)
 	}
 	return out
 }
@@ -302,6 +298,14 @@ func (ig *ignores) silence(f *Finding) (Silenced, bool) {
 			return Silenced{Finding: *f, File: f.File, Line: n, By: by}, true
 		}
 	}
+	if a := f.AfterFixOf; a != nil {
+		// Silenced with the finding whose fix it awaits, by its ignore.
+		awaited := Finding{RuleID: a.Rule, File: a.File, Line: a.Line, Object: a.Object}
+		if s, ok := ig.silence(&awaited); ok {
+			s.Finding = *f
+			return s, true
+		}
+	}
 	return Silenced{}, false
 }
 
@@ -315,23 +319,6 @@ func ignoreAnnotations(o *manifest.Object) (own, template string) {
 	return own, template
 }
 
-// FindingIgnored reports whether a finding of rule on o at 1-based line
-// (made outside the run's own pass: a rule that asks what another rule
-// finds) is silenced as the run would silence it: by an ignore annotation
-// of o, or an ignore comment on that line or the line above in o's file.
-func FindingIgnored(o *manifest.Object, rule string, line int) bool {
-	if rule == "" {
-		return false
-	}
-	if ObjectIgnores(o, rule) {
-		return true
-	}
-	if o.File == nil || !bytes.Contains(o.File.Source, []byte(IgnoreComment)) {
-		return false
-	}
-	return CommentIgnores(bytes.Split(o.File.Source, []byte("\n")), line, rule)
-}
-
 // ObjectIgnores reports whether an ignore annotation of o, or of its pod
 // template, names rule (or all).
 func ObjectIgnores(o *manifest.Object, rule string) bool {
@@ -339,17 +326,11 @@ func ObjectIgnores(o *manifest.Object, rule string) bool {
 	return listHas(own, rule) || listHas(template, rule)
 }
 
-// CommentIgnores reports whether a finding of rule at 1-based line n of a
-// file (its lines ls) is silenced by an ignore comment on that line or the
-// line above, as a run's findings are. Findings moved to another file after
-// the run (a rendered chart's, to its template or values lines) use it.
-func CommentIgnores(ls [][]byte, n int, rule string) bool {
-	_, _, ok := CommentIgnoring(ls, n, rule)
-	return ok
-}
-
-// CommentIgnoring is CommentIgnores, and says which 1-based line holds the
-// ignore comment (n or the line above) and the comment as written.
+// CommentIgnoring reports whether a finding of rule at 1-based line n of
+// a file (its lines ls) is silenced by an ignore comment on that line or
+// the line above, as a run's findings are, which line holds the comment
+// and the comment as written. Findings moved to another file after the
+// run (a rendered chart's, to its template or values lines) use it.
 func CommentIgnoring(ls [][]byte, n int, rule string) (line int, by string, ok bool) {
 	for _, at := range []int{n, n - 1} {
 		if commentIgnores(ls, at, rule) {

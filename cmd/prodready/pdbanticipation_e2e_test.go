@@ -93,24 +93,38 @@ func anyContains(fs []cliFinding, s string) bool {
 }
 
 // TestServeCountsTheAnticipatedPDBWithAnIgnoreItDoesNotTrust runs serve
-// as a process on a pull request that ignores the chart's single replica
-// in values.yaml. An ignore a pull request adds does not count unless the
-// base's config says so: the review grades replicas-too-few as if it were
-// not there, and the pdb-missing its fix brings with it. It reported that
-// pdb-missing as fixed by the pull request.
+// as a process on pull requests that ignore a single replica: in a
+// chart's values.yaml, and in a plain manifest. An ignore a pull request
+// adds does not count unless the base's config says so: the review grades
+// replicas-too-few as if it were not there, and the pdb-missing its fix
+// brings with it. It reported that pdb-missing as fixed by the pull
+// request (the rule left it out when the replicas finding was ignored).
 func TestServeCountsTheAnticipatedPDBWithAnIgnoreItDoesNotTrust(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a serve process; skipped with -short")
+		t.Skip("starts serve processes; skipped with -short")
 	}
-	fake := reviewOpened(t, singleReplicaChart(""), singleReplicaChart(" # prodready:ignore replicas-too-few one writer by design"))
-	var run fakegithub.CheckRun
-	for _, r := range fake.CheckRuns("acme", "web") {
-		if r.HeadSHA == headSHA(0) {
-			run = r
+	const ignore = " # prodready:ignore replicas-too-few one writer by design"
+	plain := func(comment string) map[string]string {
+		config := testconfig.OnlyRules("replicas-too-few", "pdb-missing")
+		return map[string]string{".prodready.yaml": config, "deploy/web.yaml": sharedOverlayBase(config, comment)["base/deploy.yaml"]}
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+	}{
+		{"chart", singleReplicaChart(""), singleReplicaChart(ignore)},
+		{"plain", plain(""), plain(ignore)},
+	} {
+		fake := reviewOpened(t, tc.base, tc.head)
+		var run fakegithub.CheckRun
+		for _, r := range fake.CheckRuns("acme", "web") {
+			if r.HeadSHA == headSHA(0) {
+				run = r
+			}
 		}
-	}
-	if !strings.Contains(run.Summary, "**0 fixed**") || !strings.Contains(run.Summary, "- `replicas-too-few` on Deployment `web`, ignored by this pull request") ||
-		!strings.Contains(run.Summary, "- `pdb-missing` on Deployment `web`, ignored by this pull request") {
-		t.Errorf("check run %q, summary:\n%s\nwant nothing fixed, and both findings counted as ignored by the pull request", run.Title, run.Summary)
+		if !strings.Contains(run.Summary, "**0 fixed**") || !strings.Contains(run.Summary, "- `replicas-too-few` on Deployment `web`, ignored by this pull request") ||
+			!strings.Contains(run.Summary, "- `pdb-missing` on Deployment `web`, ignored by this pull request") {
+			t.Errorf("%s: check run %q, summary:\n%s\nwant nothing fixed, and both findings counted as ignored by the pull request", tc.name, run.Title, run.Summary)
+		}
 	}
 }

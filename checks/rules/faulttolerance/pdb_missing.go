@@ -100,41 +100,51 @@ func pdbFor(ctx *checks.Context, w, src *manifest.Object) (string, bool) {
 // gives w in the same review, that fix in words, and whose fix it is:
 // replicas-too-few's spec.replicas, or hpa-min-replicas-too-low's
 // minReplicas on an HPA scaling w. 0 when neither offers a fix (a finding
-// without one, a rule off or ignored).
+// without one, a rule off). An ignore of that finding silences the one
+// that anticipates its fix with it (checks.Finding.AfterFixOf).
 func scaledByReplicasFix(ctx *checks.Context, w *manifest.Object) (int32, string, checks.FixOf) {
 	if !w.IsLongRunning() {
 		return 0, "", checks.FixOf{}
 	}
-	best := fixedCount(ctx, replicasTooFew, w, "replicas")
+	best, line := fixedCount(ctx, replicasTooFew, w, "replicas")
 	what := fmt.Sprintf("the replicas-too-few fix (replicas: %d)", best)
-	of := checks.FixOf{Rule: replicasTooFew.ID, Object: checks.RefOf(w)}
+	of := fixOf(replicasTooFew.ID, w, line)
 	for _, h := range ctx.HPAsFor(w) {
-		if n := fixedCount(ctx, ctx.Rule("hpa-min-replicas-too-low"), h, "minReplicas"); n > best {
+		if n, line := fixedCount(ctx, ctx.Rule("hpa-min-replicas-too-low"), h, "minReplicas"); n > best {
 			best = n
 			what = fmt.Sprintf("the hpa-min-replicas-too-low fix of %s %q (minReplicas: %d)", h.Kind, h.Name, n)
-			of = checks.FixOf{Rule: "hpa-min-replicas-too-low", Object: checks.RefOf(h)}
+			of = fixOf("hpa-min-replicas-too-low", h, line)
 		}
 	}
 	return best, what, of
 }
 
+// fixOf names rule's finding on obj at line.
+func fixOf(rule string, obj *manifest.Object, line int) checks.FixOf {
+	of := checks.FixOf{Rule: rule, Object: checks.RefOf(obj), Line: line}
+	if obj.File != nil {
+		of.File = obj.File.Path
+	}
+	return of
+}
+
 // fixedCount returns the number rule r's fix on obj sets at spec.<field>,
-// 0 when r is off, its finding is ignored or it offers no such fix.
-func fixedCount(ctx *checks.Context, r *checks.Rule, obj *manifest.Object, field string) int32 {
-	if r.Check == nil || !ctx.Config.Enabled(r) || checks.ObjectIgnores(obj, r.ID) {
-		return 0
+// and the line of its finding; 0 when r is off or offers no such fix.
+func fixedCount(ctx *checks.Context, r *checks.Rule, obj *manifest.Object, field string) (int32, int) {
+	if r.Check == nil || !ctx.Config.Enabled(r) {
+		return 0, 0
 	}
 	for _, f := range r.Check(ctx, obj) {
-		if f.Fix == nil || checks.FindingIgnored(obj, r.ID, f.Line) {
+		if f.Fix == nil {
 			continue
 		}
 		for _, op := range f.Fix.Edits {
 			if len(op.Path) == 2 && op.Path[0] == "spec" && op.Path[1] == field {
 				if n, err := strconv.Atoi(strings.TrimSpace(op.Value)); err == nil {
-					return int32(n)
+					return int32(n), f.Line
 				}
 			}
 		}
 	}
-	return 0
+	return 0, 0
 }
