@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +58,29 @@ func TestServeListsABaseFindingWhereCheckDoes(t *testing.T) {
 	}
 	if run.Title != "No new findings" || !strings.Contains(run.Summary, "**0 pre-existing**") || len(run.Annotations) != 0 {
 		t.Errorf("check run %q, annotations %+v, summary:\n%s\nwant nothing new and nothing pre-existing in the changed files", run.Title, run.Annotations, run.Summary)
+	}
+}
+
+// TestServeCommentsAtTheBaseLineABaseFindingIsAt runs serve as a process
+// on a pull request that adds a Deployment to sharedOverlayBase's base,
+// overlays/b patching every Deployment's replicas. The root's new
+// replicas-too-few is fixed by a patch of its kustomization, which the
+// pull request does not change: it was an annotation there ("new in this
+// pull request, though it does not change this file"); it is commented
+// on the base's line the pull request adds, where check reports it, its
+// fix described, not suggested.
+func TestServeCommentsAtTheBaseLineABaseFindingIsAt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a serve process; skipped with -short")
+	}
+	base := sharedOverlayBase(testconfig.OnlyRule("replicas-too-few"), "")
+	base["overlays/b/kustomization.yaml"] = strings.Replace(base["overlays/b/kustomization.yaml"], "      name: web\n", "", 1)
+	head := maps.Clone(base)
+	head["base/kustomization.yaml"] = "resources:\n  - deploy.yaml\n  - api.yaml\n"
+	head["base/api.yaml"] = strings.ReplaceAll(strings.ReplaceAll(base["base/deploy.yaml"], "name: web", "name: api"), "app: web", "app: api")
+	cm := onlyComment(t, reviewOpened(t, base, head))
+	if cm.Path != "base/api.yaml" || cm.Line != 7 || strings.Contains(cm.Body, "```suggestion") ||
+		!strings.Contains(cm.Body, "not a suggestion here: it edits `kustomization.yaml`, which this pull request does not change") {
+		t.Errorf("comment = %s:%d\n%s\nwant one at base/api.yaml:7 that describes the root kustomization's patch", cm.Path, cm.Line, cm.Body)
 	}
 }
