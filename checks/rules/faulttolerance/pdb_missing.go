@@ -37,7 +37,8 @@ var pdbMissing = &checks.Rule{
 			// replicas needs the PDB too: say so in the same review, not
 			// one push later. Only for a fix that is offered: none for a
 			// singleton that must stay one (a datastore, data in an
-			// emptyDir or a ReadWriteOnce claim), nor for an ignored finding.
+			// emptyDir or a ReadWriteOnce claim). An ignore of the finding
+			// whose fix it is silences this one too (AfterFixOf).
 			target, what, of := scaledByReplicasFix(ctx, obj)
 			if target < 2 {
 				return nil
