@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/internal/fakegithub"
 	"github.com/prodready/prodready/internal/testconfig"
 )
 
@@ -50,12 +49,7 @@ func TestServeListsABaseFindingWhereCheckDoes(t *testing.T) {
 	head := sharedOverlayBase(config, "")
 	head["kustomization.yaml"] = "resources:\n  - base\ncommonAnnotations:\n  team: web\n"
 	fake := reviewOpened(t, base, head)
-	var run fakegithub.CheckRun
-	for _, r := range fake.CheckRuns("acme", "web") {
-		if r.HeadSHA == headSHA(0) {
-			run = r
-		}
-	}
+	run, _ := runOn(fake, headSHA(0))
 	if run.Title != "No new findings" || !strings.Contains(run.Summary, "**0 pre-existing**") || len(run.Annotations) != 0 {
 		t.Errorf("check run %q, annotations %+v, summary:\n%s\nwant nothing new and nothing pre-existing in the changed files", run.Title, run.Annotations, run.Summary)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/internal/fakegithub"
 	"github.com/prodready/prodready/internal/testconfig"
 )
 
@@ -40,12 +39,7 @@ func TestServeKeepsAFindingOverlaysShareWhenOneOverlayLosesIt(t *testing.T) {
 		t.Skip("starts a serve process; skipped with -short")
 	}
 	fake := reviewOpened(t, twoOverlays("3", "nginx:1.27"), twoOverlays("1", "nginx:1.28"))
-	var run fakegithub.CheckRun
-	for _, r := range fake.CheckRuns("acme", "web") {
-		if r.HeadSHA == headSHA(0) {
-			run = r
-		}
-	}
+	run, _ := runOn(fake, headSHA(0))
 	var comments int
 	for _, rv := range fake.Reviews("acme", "web") {
 		comments += len(rv.Comments)

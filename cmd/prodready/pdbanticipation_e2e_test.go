@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prodready/prodready/internal/fakegithub"
 	"github.com/prodready/prodready/internal/testconfig"
 )
 
@@ -116,12 +115,7 @@ func TestServeCountsTheAnticipatedPDBWithAnIgnoreItDoesNotTrust(t *testing.T) {
 		{"plain", plain(""), plain(ignore)},
 	} {
 		fake := reviewOpened(t, tc.base, tc.head)
-		var run fakegithub.CheckRun
-		for _, r := range fake.CheckRuns("acme", "web") {
-			if r.HeadSHA == headSHA(0) {
-				run = r
-			}
-		}
+		run, _ := runOn(fake, headSHA(0))
 		if !strings.Contains(run.Summary, "**0 fixed**") || !strings.Contains(run.Summary, "- `replicas-too-few` on Deployment `web`, ignored by this pull request") ||
 			!strings.Contains(run.Summary, "- `pdb-missing` on Deployment `web`, ignored by this pull request") {
 			t.Errorf("%s: check run %q, summary:\n%s\nwant nothing fixed, and both findings counted as ignored by the pull request", tc.name, run.Title, run.Summary)
