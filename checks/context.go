@@ -586,6 +586,19 @@ func (c *Context) KustomizeOverridesImage(o *manifest.Object, name string) bool 
 	}
 }
 
+// KustomizationBuilds reports whether kustomization kust (one of
+// Kustomizations) builds o as written: o's file is one its resources,
+// bases or components reach, or lies in a folder they name that holds no
+// kustomization of the run. Never for o of a render, whose build is done.
+func (c *Context) KustomizationBuilds(kust, o *manifest.Object) bool {
+	c.readBucket("kust") // all it reads besides the two paths comes from them
+	if FromRender(o) || kust.File == nil || o.File == nil {
+		return false
+	}
+	r := c.reach(path.Dir(kust.File.Path))
+	return r.files[o.File.Path] || r.files[path.Dir(o.File.Path)]
+}
+
 // renderInputPrefix begins the name of the input that holds a render's
 // objects (package rendered names it so, in the folder of the chart or
 // under the overlay's kustomization).

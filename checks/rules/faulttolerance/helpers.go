@@ -53,19 +53,21 @@ func hpaMin(ctx *checks.Context, w *manifest.Object) (int32, bool) {
 }
 
 // replicasOverridden reports whether the run sets w's replicas somewhere
-// else: another object of the same kind and name (a kustomize patch or
-// overlay) with a different spec.replicas, or a kustomization's replicas:
-// entry naming it. Then the count written in w is not the one applied.
-// Never for an object of a render: the overlay's build applied its
-// patches and replicas: entries, and each render is whole (another
-// overlay's object of the same name is that overlay's).
+// else: another object of the same kind and name as written (a kustomize
+// patch or overlay) with a different spec.replicas, or the replicas:
+// entry of a kustomization that builds w naming it. Then the count
+// written in w is not the one applied. Never for an object of a render:
+// the overlay's build applied its patches and replicas: entries, and each
+// render is whole (another overlay's object of the same name is that
+// overlay's); and a render's object is no patch of w (a repository that
+// holds an all-in-one manifest beside the overlay it was built from).
 func replicasOverridden(ctx *checks.Context, w *manifest.Object) bool {
 	if checks.FromRender(w) {
 		return false
 	}
 	mine, _ := replicasText(w)
 	for _, o := range ctx.ByKindName(w.Kind, w.Name) {
-		if o == w || !ctx.SameNamespace(o, w) {
+		if o == w || checks.FromRender(o) || !ctx.SameNamespace(o, w) {
 			continue
 		}
 		if r, ok := replicasText(o); ok && r != mine {
@@ -73,7 +75,7 @@ func replicasOverridden(ctx *checks.Context, w *manifest.Object) bool {
 		}
 	}
 	for _, o := range ctx.Kustomizations() {
-		if reps := o.Node("replicas"); reps != nil {
+		if reps := o.Node("replicas"); reps != nil && ctx.KustomizationBuilds(o, w) {
 			for _, item := range reps.Content {
 				if _, v := manifest.MapEntry(item, "name"); v != nil && v.Value == w.Name {
 					return true
