@@ -230,6 +230,18 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 				}
 			}
 			if at == 0 {
+				// A line of this file the pull request adds that brings
+				// the finding about (replicas: 3, which asks for a
+				// spread) or writes part of it.
+				for _, f := range group {
+					if p, ok := addedPartIn(f, path, d); ok {
+						at = p.Line
+						c.Notes = append(c.Notes, partNote(f, p))
+						break
+					}
+				}
+			}
+			if at == 0 {
 				for _, f := range group {
 					if rendered[f.Fingerprint()] {
 						if n := nearRemoval(d, src, f.Line); n > 0 {
@@ -254,6 +266,30 @@ func (rv *Reviewer) threads(ctx context.Context, path string, src []byte, patch 
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out, outside
+}
+
+// addedPartIn returns the first of f's Parts in file (the file of its
+// thread) on a line the pull request adds, and whether there is one.
+func addedPartIn(f checks.Finding, file string, d *Diff) (checks.Place, bool) {
+	for _, p := range f.Parts {
+		if p.File == file && d.IsAdded(p.Line) {
+			return p, true
+		}
+	}
+	return checks.Place{}, false
+}
+
+// partNote says, in a thread on line p of f's Part, where f is and what
+// the line has to do with it.
+func partNote(f checks.Finding, p checks.Place) string {
+	switch {
+	case p.Cause:
+		return fmt.Sprintf("It is at line %d; this line's value brings it about.", f.Line)
+	case p.Home:
+		return fmt.Sprintf("Its fix edits line %d.", f.Line)
+	default:
+		return fmt.Sprintf("Line %d writes it, with this line's value in it.", f.Line)
+	}
 }
 
 // maxRepeatedLines is how many unchanged lines a suggestion repeats at

@@ -46,10 +46,10 @@ type Finding struct {
 	// about: the values lines of the keys a Helm template line composes
 	// its scalar from (image: "{{ .Values.image.repository }}:{{
 	// .Values.image.tag }}"), when the finding is on that template line,
-	// in the order they write; the line that writes its Cause, when
-	// that is another file's; and its home, when a fix moved it (see
-	// Place.Home). A review comments on one its pull request adds when it
-	// does not add the finding's own line. Not in the outputs.
+	// in the order they write; the line that writes its Cause, when that
+	// is not its own; and its home, when a fix moved it (see Place.Home).
+	// A review comments on one its pull request adds when it does not add
+	// the finding's own line. Not in the outputs.
 	Parts []Place `json:"-"`
 	// Merged are the objects of other renders whose same finding, at the
 	// same line, this one stands for (a base line that several overlays

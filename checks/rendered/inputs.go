@@ -865,15 +865,16 @@ func (pl *placed) containerLine(doc int, c, file string) int {
 }
 
 // causeLine is the line that writes cause, a path of document doc (a
-// Finding's Cause), when that is a line of a file other than file, the
-// finding's own: where a values file or an overlay sets what brings the
-// finding about (replicas: {{ .Values.replicaCount }}, a replicas: entry).
-func (pl *placed) causeLine(doc int, cause, file string) (checks.Place, bool) {
+// Finding's Cause), when that is not the finding's own (line of file):
+// where a values file or an overlay sets what brings the finding about
+// (replicas: {{ .Values.replicaCount }}, a replicas: entry), or the
+// object's own replicas: line.
+func (pl *placed) causeLine(doc int, cause, file string, line int) (checks.Place, bool) {
 	if cause == "" {
 		return checks.Place{}, false
 	}
 	locs := pl.render.Origins(doc, cause)
-	if len(locs) == 0 || locs[0].Inherited || locs[0].Line <= 0 || locs[0].File == file {
+	if len(locs) == 0 || locs[0].Inherited || locs[0].Line <= 0 || locs[0].File == file && locs[0].Line == line {
 		return checks.Place{}, false
 	}
 	return checks.Place{File: joinDir(pl.dir, locs[0].File), Line: locs[0].Line, Column: max(locs[0].Column, 1), Cause: true}, true
@@ -908,7 +909,7 @@ func (pl *placed) relocate(f *checks.Finding) {
 		if c := f.ContainerPath(); c != "" && f.ContainerLine > 0 {
 			container = pl.containerLine(doc, c, file)
 		}
-		if at, ok := pl.causeLine(doc, f.Cause, file); ok {
+		if at, ok := pl.causeLine(doc, f.Cause, file, line); ok {
 			parts = append(parts, at)
 		}
 	}
