@@ -742,7 +742,8 @@ func (p *Prepared) dropIgnored(fs []checks.Finding, from []*placed) []checks.Fin
 			}
 			o := f.Object
 			o.Doc = 0 // a fix moves the finding to its source document
-			gone[fixOf{pl, f.RuleID, o}] = p.silenced[len(p.silenced)-1] // ignored kept it last
+			// ignored kept f silenced last
+			gone[fixOf{pl, f.RuleID, o}] = p.silenced[len(p.silenced)-1]
 		}
 	}
 	out := fs[:0]
