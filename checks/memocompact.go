@@ -137,6 +137,7 @@ func (c *Compactor) findings(l findingList, owned *int) findingList {
 			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
 			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
 		}
+		lean[i].causeLine, lean[i].causeColumn = causeInFile(f)
 	}
 	return findingList{lean: lean}
 }
@@ -163,13 +164,15 @@ type findingList struct {
 
 // leanFinding is a Finding as a lean Remembered keeps it: its file and
 // object named by a findingPlace that every finding on the object shares,
-// its numbers in 32 bits and its severity in 8 (fitsLean).
+// its numbers in 32 bits and its severity in 8 (fitsLean), and the line
+// and column of its Cause in its file (causePart), 0 for none.
 type leanFinding struct {
 	rule, message, path, identityPath string
 	at                                *findingPlace
 	fix                               *Fix
 	line, column, endLine             int32
 	containerLine, occurrence         int32
+	causeLine, causeColumn            int32
 	severity                          int8
 }
 
@@ -212,13 +215,32 @@ func mergedObjects(text string) []ObjectRef {
 	return out
 }
 
-// fitsLean reports whether a leanFinding holds all of f that is kept: a
-// finding's Parts are not (only a review's head, whose findings are not
-// made lean, reads them).
+// fitsLean reports whether a leanFinding holds all of f that is kept: of
+// a finding's Parts, only the line of its Cause in its own file
+// (causeInFile; a review's head, whose findings are not made lean, reads
+// the others).
 func fitsLean(f *Finding) bool {
 	in32 := func(n int) bool { return n >= math.MinInt32 && n <= math.MaxInt32 }
+	l, c := causePlace(f)
 	return in32(f.Line) && in32(f.Column) && in32(f.EndLine) && in32(f.ContainerLine) && in32(f.Occurrence) &&
-		f.Severity >= math.MinInt8 && f.Severity <= math.MaxInt8
+		in32(l) && in32(c) && f.Severity >= math.MinInt8 && f.Severity <= math.MaxInt8
+}
+
+// causePlace is the line and column of f's Cause among its Parts when in
+// f's own file (causePart), 0 for none.
+func causePlace(f *Finding) (line, column int) {
+	for _, p := range f.Parts {
+		if p.Cause && p.File == f.File {
+			return p.Line, p.Column
+		}
+	}
+	return 0, 0
+}
+
+// causeInFile is causePlace in 32 bits (fitsLean has held them to it).
+func causeInFile(f *Finding) (line, column int32) {
+	l, c := causePlace(f)
+	return int32(l), int32(c)
 }
 
 // finding is l as a Finding.
@@ -228,8 +250,16 @@ func (l *leanFinding) finding() Finding {
 		Line: int(l.line), Column: int(l.column), EndLine: int(l.endLine),
 		Message: l.message, Object: l.at.object, Path: l.path, Fix: l.fix,
 		Occurrence: int(l.occurrence), IdentityPath: l.identityPath, ContainerLine: int(l.containerLine),
-		Merged: mergedObjects(l.at.merged), Cause: l.at.cause,
+		Merged: mergedObjects(l.at.merged), Cause: l.at.cause, Parts: l.causePart(),
 	}
+}
+
+// causePart is the Parts causePart gave l's finding, nil for none.
+func (l *leanFinding) causePart() []Place {
+	if l.causeLine == 0 {
+		return nil
+	}
+	return []Place{{File: l.at.file, Line: int(l.causeLine), Column: int(l.causeColumn), Cause: true}}
 }
 
 // len is how many findings l holds.
@@ -429,6 +459,7 @@ func NewFindingTable(fs []Finding) FindingTable {
 			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
 			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
 		}
+		lean[i].causeLine, lean[i].causeColumn = causeInFile(f)
 	}
 	return FindingTable{findingList{lean: lean}}
 }

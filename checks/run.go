@@ -1124,11 +1124,27 @@ func checkOne(ctx *Context, r *Rule, obj *manifest.Object) (out []Finding) {
 			}
 		}
 		identify(&out[i], obj) // paths still relative to a List's item
+		causePart(&out[i], obj)
 		if obj.ListItem != nil {
 			inListItem(&out[i], obj.ListItem)
 		}
 	}
 	return out
+}
+
+// causePart adds to f's Parts the line of obj that writes f's Cause, when
+// that is not f's own line: the replicas: 3 a review comments on when the
+// pull request adds it and not the line the finding is on. A render maps
+// its findings' causes again (package rendered).
+func causePart(f *Finding, obj *manifest.Object) {
+	if f.Cause == "" || obj.File == nil {
+		return
+	}
+	line, col, exact := obj.Pos(splitPath(f.Cause)...)
+	if !exact || line == f.Line {
+		return
+	}
+	f.Parts = append(f.Parts, Place{File: obj.File.Path, Line: line, Column: col, Cause: true})
 }
 
 // inListItem turns a finding about a List's item, whose paths start at the

@@ -131,28 +131,34 @@ func TestServeCommentsOnTheReplicasEntryThatBringsAFinding(t *testing.T) {
 }
 
 // TestServeCommentsOnTheReplicasLineOfTheSameFile runs serve as a process
-// on a pull request that raises a kustomize base's replicas from 1 to 3
-// and changes its image a dozen lines below (aks-store-demo's
-// store-front). spread-missing is on the pod spec, which the pull request
-// does not change: its thread went on an unchanged line near the image's
-// old line, which has nothing to do with it; it is on the replicas line,
-// and says where the finding is.
+// on pull requests that raise a Deployment's replicas from 1 to 3 and
+// change its image a dozen lines below (aks-store-demo's store-front), in
+// a kustomize base and in a plain manifest. spread-missing is on the pod
+// spec, which the pull request does not change: its thread went on an
+// unchanged line beside the image's old line (the base's), which has
+// nothing to do with it, or to the check run's annotations (the plain
+// file's); it is on the replicas line, and says where the finding is.
 func TestServeCommentsOnTheReplicasLineOfTheSameFile(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a serve process; skipped with -short")
+		t.Skip("starts serve processes; skipped with -short")
 	}
-	base := func(replicas, tag string) map[string]string {
-		return map[string]string{
-			".prodready.yaml":         testconfig.OnlyRule("spread-missing"),
-			"base/kustomization.yaml": "resources:\n- web.yaml\n",
+	repo := func(kustomize bool, replicas, tag string) map[string]string {
+		files := map[string]string{
+			".prodready.yaml": testconfig.OnlyRule("spread-missing"),
 			"base/web.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: " + replicas + "\n" +
 				"  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n" +
 				"      containers:\n        - name: web\n          image: ghcr.io/acme/web:" + tag + "\n          ports:\n            - containerPort: 8080\n",
 		}
+		if kustomize {
+			files["base/kustomization.yaml"] = "resources:\n- web.yaml\n"
+		}
+		return files
 	}
-	cm := onlyComment(t, reviewOpened(t, base("1", "1.0"), base("3", "1.1")))
-	if cm.Path != "base/web.yaml" || cm.Line != 6 || !strings.Contains(cm.Body, "`spread-missing`") ||
-		!strings.Contains(cm.Body, "It is at line 14; this line's value brings it about.") {
-		t.Errorf("comment = %s:%d\n%s\nwant one at base/web.yaml:6 that names line 14", cm.Path, cm.Line, cm.Body)
+	for _, kustomize := range []bool{true, false} {
+		cm := onlyComment(t, reviewOpened(t, repo(kustomize, "1", "1.0"), repo(kustomize, "3", "1.1")))
+		if cm.Path != "base/web.yaml" || cm.Line != 6 || !strings.Contains(cm.Body, "`spread-missing`") ||
+			!strings.Contains(cm.Body, "It is at line 14; this line's value brings it about.") {
+			t.Errorf("kustomize %v: comment = %s:%d\n%s\nwant one at base/web.yaml:6 that names line 14", kustomize, cm.Path, cm.Line, cm.Body)
+		}
 	}
 }
