@@ -298,6 +298,16 @@ func (ig *ignores) silence(f *Finding) (Silenced, bool) {
 			return Silenced{Finding: *f, File: f.File, Line: n, By: by}, true
 		}
 	}
+	for _, p := range f.Parts {
+		// At the line that brings it about (replicas: 3), where a
+		// review comments on it when it does not change the finding's.
+		if p.Cause {
+			if s, ok := ig.silence(&Finding{RuleID: f.RuleID, File: p.File, Line: p.Line}); ok {
+				s.Finding = *f
+				return s, true
+			}
+		}
+	}
 	if a := f.AfterFixOf; a != nil {
 		// Silenced with the finding whose fix it awaits, by its ignore.
 		awaited := Finding{RuleID: a.Rule, File: a.File, Line: a.Line, Object: a.Object}

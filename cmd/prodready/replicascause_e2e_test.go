@@ -162,3 +162,24 @@ func TestServeCommentsOnTheReplicasLineOfTheSameFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHonoursAnIgnoreOnTheReplicasLineOfAManifest runs check as a
+// process on a plain manifest whose replicas: 3 line ignores the spread it
+// asks for, as a chart's replicaCount line does: a review comments on that
+// line when a pull request raises it.
+func TestCheckHonoursAnIgnoreOnTheReplicasLineOfAManifest(t *testing.T) {
+	manifest := func(comment string) map[string]string {
+		return map[string]string{
+			".prodready.yaml": testconfig.OnlyRule("spread-missing"),
+			"web.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3" + comment + "\n" +
+				"  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n" +
+				"      - name: web\n        image: ghcr.io/acme/web:1.0\n",
+		}
+	}
+	if fs, _ := checkJSON(t, writeRepo(t, manifest("")), "."); len(fs) != 1 || fs[0].Rule != "spread-missing" || fs[0].Line != 10 {
+		t.Fatalf("findings = %+v, want spread-missing at web.yaml:10", fs)
+	}
+	if fs, _ := checkJSON(t, writeRepo(t, manifest(" # prodready:ignore spread-missing the scheduler's profile spreads it")), "."); len(fs) != 0 {
+		t.Errorf("with the ignore on the replicas line: %+v, want none", fs)
+	}
+}
