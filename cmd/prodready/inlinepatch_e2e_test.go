@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,25 +126,9 @@ func TestServeGitLabSuggestsTheFixInAnInlinePatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
 	}
-	const (
-		token, secret = "glpat-inlinepatch", "gitlab-inlinepatch-secret"
-		project       = 8
-		developer     = 502
-	)
 	base := inlinePatchOverlay("")
 	base["prod/kustomization.yaml"] = strings.Replace(base["prod/kustomization.yaml"], "allowPrivilegeEscalation: true", "allowPrivilegeEscalation: false", 1)
-	gl, head := gitLabMergeRequest(t, token, project, developer, base, inlinePatchOverlay(""))
-	r := startGitLabServe(t, "gitlab-inlinepatch", gl, token, secret)
-	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
-		t.Fatalf("Merge Request Hook: %d", code)
-	}
-	waitForGitLabReview(t, gl, head)
-	var threads []string
-	for _, n := range botDiffThreads(gl, project) {
-		if n.Position.NewLine != nil {
-			threads = append(threads, fmt.Sprintf("%s:%d\n%s", n.Position.NewPath, *n.Position.NewLine, n.Body))
-		}
-	}
+	threads := gitLabReviewThreads(t, "gitlab-inlinepatch", 8, 502, base, inlinePatchOverlay(""))
 	if len(threads) != 1 || !strings.HasPrefix(threads[0], "prod/kustomization.yaml:14\n") ||
 		!strings.Contains(threads[0], "```suggestion:-0+0\n            securityContext: {allowPrivilegeEscalation: false}\n```") {
 		t.Errorf("want one diff thread at prod/kustomization.yaml:14 suggesting false on that line; got %q", threads)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -101,6 +102,28 @@ func waitForGitLabReview(t *testing.T, gl *fakegitlab.Server, head string) {
 
 // botDiffThreads are the first notes of the bot's diff threads on merge
 // request 1 of project.
+// gitLabReviewThreads opens a merge request from base to head on a fake
+// GitLab (project, by developer), has `serve` (named name) review it,
+// and returns the bot's diff threads on new lines, each as
+// "path:line\nbody".
+func gitLabReviewThreads(t *testing.T, name string, project, developer int64, base, head map[string]string) []string {
+	t.Helper()
+	token, secret := "glpat-"+name, name+"-secret"
+	gl, sha := gitLabMergeRequest(t, token, project, developer, base, head)
+	r := startGitLabServe(t, name, gl, token, secret)
+	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(int(project), int(developer), sha)); code != http.StatusAccepted {
+		t.Fatalf("Merge Request Hook: %d", code)
+	}
+	waitForGitLabReview(t, gl, sha)
+	var threads []string
+	for _, n := range botDiffThreads(gl, project) {
+		if n.Position.NewLine != nil {
+			threads = append(threads, fmt.Sprintf("%s:%d\n%s", n.Position.NewPath, *n.Position.NewLine, n.Body))
+		}
+	}
+	return threads
+}
+
 func botDiffThreads(gl *fakegitlab.Server, project int64) []*fakegitlab.Note {
 	var out []*fakegitlab.Note
 	for _, d := range gl.Discussions(project, 1) {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -49,23 +47,7 @@ func TestServeGitLabCommentsOnTheValuesLineAMergeRequestChanges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a serve process; skipped with -short")
 	}
-	const (
-		token, secret = "glpat-valuesparts", "gitlab-valuesparts-secret"
-		project       = 7
-		developer     = 501
-	)
-	gl, head := gitLabMergeRequest(t, token, project, developer, imageChart(`"1.27"`), imageChart("latest"))
-	r := startGitLabServe(t, "gitlab-valuesparts", gl, token, secret)
-	if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, developer, head)); code != http.StatusAccepted {
-		t.Fatalf("Merge Request Hook: %d", code)
-	}
-	waitForGitLabReview(t, gl, head)
-	var threads []string
-	for _, n := range botDiffThreads(gl, project) {
-		if n.Position.NewLine != nil {
-			threads = append(threads, fmt.Sprintf("%s:%d\n%s", n.Position.NewPath, *n.Position.NewLine, n.Body))
-		}
-	}
+	threads := gitLabReviewThreads(t, "gitlab-valuesparts", 7, 501, imageChart(`"1.27"`), imageChart("latest"))
 	if len(threads) != 1 || !strings.HasPrefix(threads[0], "chart/values.yaml:3\n") || !strings.Contains(threads[0], "writes it, with this line's value in it") {
 		t.Errorf("want one diff thread at chart/values.yaml:3 that names the template line; got %q", threads)
 	}
