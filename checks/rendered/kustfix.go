@@ -29,7 +29,6 @@ import (
 // file, and the path is read against that document (sequence items by
 // their name, as strategic merge matches them).
 func (pl *placed) kustomizeEdits(files fileSet, f checks.Finding) (placement, bool) {
-	r := pl.render
 	doc, root := pl.findingDoc(f)
 	if root == nil {
 		return placement{}, false
@@ -37,20 +36,7 @@ func (pl *placed) kustomizeEdits(files fileSet, f checks.Finding) (placement, bo
 	var out placement
 	var target *yaml.Node
 	for _, op := range f.Fix.Edits {
-		segs, _ := yamlpath.Walk(root, op.Path)
-		var at *Location
-		for n := len(segs); n >= 0 && at == nil; n-- {
-			locs := r.Map(doc)[FormatPath(segs[:n])]
-			if len(locs) > 0 && overridden(locs[0]) {
-				return placement{}, false
-			}
-			for _, loc := range locs {
-				if (loc.Kind == Patch || loc.Kind == Base) && loc.Line > 0 {
-					at = &loc
-					break
-				}
-			}
-		}
+		at := pl.patchOrBaseLine(doc, root, op.Path)
 		if at == nil {
 			return placement{}, false
 		}

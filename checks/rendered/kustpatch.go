@@ -38,7 +38,15 @@ func (pl *placed) baseTarget(f checks.Finding) *Location {
 	if root == nil || len(f.Fix.Edits) == 0 {
 		return nil
 	}
-	segs, _ := yamlpath.Walk(root, f.Fix.Edits[0].Path)
+	return pl.patchOrBaseLine(doc, root, f.Fix.Edits[0].Path)
+}
+
+// patchOrBaseLine is the location of the longest prefix of path p in
+// document doc (parsed: root) that has a patch or base line; nil when
+// none has, or when a prefix on the way is overridden (its key is set by
+// a kustomization's own patch text or replicas: entry).
+func (pl *placed) patchOrBaseLine(doc int, root *yaml.Node, p []string) *Location {
+	segs, _ := yamlpath.Walk(root, p)
 	for n := len(segs); n >= 0; n-- {
 		locs := pl.render.Map(doc)[FormatPath(segs[:n])]
 		if len(locs) > 0 && overridden(locs[0]) {
