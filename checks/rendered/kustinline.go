@@ -156,13 +156,10 @@ func jsonOpValue(ops *yaml.Node, op edit.Op) ([]string, bool) {
 	if op.Action != edit.Set {
 		return nil, false
 	}
-	var b strings.Builder
-	for _, k := range op.Path {
-		b.WriteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
-	}
+	want := pointer(op.Path)
 	for i, item := range ops.Content {
 		kind, at := mapValue(item, "op"), mapValue(item, "path")
-		if kind == nil || at == nil || (kind.Value != "replace" && kind.Value != "add") || at.Value != b.String() || mapValue(item, "value") == nil {
+		if kind == nil || at == nil || (kind.Value != "replace" && kind.Value != "add") || at.Value != want || mapValue(item, "value") == nil {
 			continue
 		}
 		return []string{strconv.Itoa(i), "value"}, true
