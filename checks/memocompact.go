@@ -130,16 +130,23 @@ func (c *Compactor) findings(l findingList, owned *int) findingList {
 	}
 	lean := make([]leanFinding, len(out))
 	for i := range out {
-		f := &out[i]
-		lean[i] = leanFinding{
-			rule: f.RuleID, message: f.Message, path: f.Path, identityPath: f.IdentityPath,
-			at: c.place(findingPlace{f.File, f.Object, mergedText(f.Merged), f.Cause}, owned), fix: f.Fix,
-			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
-			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
-		}
-		lean[i].causeLine, lean[i].causeColumn = causeInFile(f)
+		lean[i] = c.leanOf(&out[i], owned)
 	}
 	return findingList{lean: lean}
+}
+
+// leanOf is f, which fitsLean, as a leanFinding: its strings and fix as
+// f holds them (the caller makes them the Compactor's), its file and
+// object a place held once.
+func (c *Compactor) leanOf(f *Finding, owned *int) leanFinding {
+	causeLine, causeColumn := causeInFile(f)
+	return leanFinding{
+		rule: f.RuleID, message: f.Message, path: f.Path, identityPath: f.IdentityPath,
+		at: c.place(findingPlace{f.File, f.Object, mergedText(f.Merged), f.Cause}, owned), fix: f.Fix,
+		line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
+		containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
+		causeLine: causeLine, causeColumn: causeColumn,
+	}
 }
 
 // place returns p as held once: the findings on one object name the same
@@ -452,14 +459,10 @@ func NewFindingTable(fs []Finding) FindingTable {
 	}
 	lean := make([]leanFinding, len(fs))
 	for i := range fs {
-		f := &fs[i]
-		lean[i] = leanFinding{
-			rule: f.RuleID, message: c.str(f.Message, &owned), path: c.str(f.Path, &owned), identityPath: c.str(f.IdentityPath, &owned),
-			at:   c.place(findingPlace{f.File, f.Object, mergedText(f.Merged), f.Cause}, &owned),
-			line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
-			containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
-		}
-		lean[i].causeLine, lean[i].causeColumn = causeInFile(f)
+		f := fs[i]
+		f.Fix = nil
+		f.Message, f.Path, f.IdentityPath = c.str(f.Message, &owned), c.str(f.Path, &owned), c.str(f.IdentityPath, &owned)
+		lean[i] = c.leanOf(&f, &owned)
 	}
 	return FindingTable{findingList{lean: lean}}
 }
