@@ -127,6 +127,37 @@ func TestListedFileGoneIsAFinding(t *testing.T) {
 	}
 }
 
+// TestUnreadableFolderIsNamed checks that a folder that cannot be read
+// (a link in it leads outside it) is one render-failed finding that names
+// the folder and says why, readably.
+func TestUnreadableFolderIsNamed(t *testing.T) {
+	dir := checkstest.WriteTree(t, listedChart)
+	outside := filepath.Join(t.TempDir(), "secret.yaml")
+	if err := os.WriteFile(outside, []byte("kind: Secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "web", "templates", "secret.yaml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	var inputs []checks.Input
+	for p, text := range listedChart {
+		inputs = append(inputs, checks.Input{Path: filepath.ToSlash(filepath.Join(dir, p)), Data: []byte(text)})
+	}
+	root := filepath.ToSlash(dir)
+	folders := rendered.ListFolders(inputs, []string{root})
+	if len(folders) != 1 || folders[0].Err == nil {
+		t.Fatalf("folders: %+v, want one that cannot be read", folders)
+	}
+	p := rendered.Prepare(context.Background(), inputs, folders, render.InProcess, rendered.Options{})
+	if len(p.Problems) != 1 {
+		t.Fatalf("problems: %+v, want one", p.Problems)
+	}
+	want := "the folder " + root + " cannot be rendered, so its objects are not checked as rendered: reading " + root + ": symlink web/templates/secret.yaml leads outside " + root
+	if f := p.Problems[0]; f.RuleID != checks.RenderFailed || f.File != root || f.Message != want {
+		t.Errorf("problem: %s %s %q\nwant render-failed at %s: %q", f.RuleID, f.File, f.Message, root, want)
+	}
+}
+
 // TestIgnoreInAFileReadOnUse checks that an ignore comment in a values
 // file the render reads from disk (not held by the listing) silences the
 // finding mapped to its line, as one in a file read whole does: the

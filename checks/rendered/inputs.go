@@ -421,7 +421,7 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 	for _, folder := range folders {
 		dir, files := path.Clean(folder.Dir), folder.Files
 		if folder.Err != nil {
-			p.Problems = append(p.Problems, failed(dir, Problem{Message: folder.Err.Error()}, "the folder cannot be read"))
+			p.Problems = append(p.Problems, failed(dir, Problem{Message: folder.Err.Error()}, "folder "+dir))
 			continue
 		}
 		if !hasRootFile(files) {
