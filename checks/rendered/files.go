@@ -169,6 +169,9 @@ func walkDir(root string, read func(rel string) bool) (files Files, targets map[
 			if fi.IsDir() {
 				return nil // directories behind links are reached through their real path
 			}
+			if !fi.Mode().IsRegular() {
+				return nil // a pipe or a device behind a link is not read, as one not behind a link (a pipe would never end)
+			}
 		} else if !d.Type().IsRegular() {
 			return nil
 		}
