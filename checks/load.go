@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/prodready/prodready/checks/manifest"
 )
 
 // Load reads the files to check from paths: files, folders (walked for
@@ -98,9 +100,6 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() {
-				return nil // symlinks and devices are not followed
-			}
 			if name == ConfigFileName {
 				return nil // prodready's own config, not a manifest
 			}
@@ -116,6 +115,14 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			if !cfg.wantsFile(rel, abs) {
 				return nil
 			}
+			if !d.Type().IsRegular() {
+				// Not followed, not read: said, so that it is not a pass.
+				in := lazy(file)
+				in.Read, in.ReadAt = nil, nil
+				in.Parsed = &manifest.File{Path: in.Path, Skipped: notRegular(d.Type())}
+				add(in)
+				return nil
+			}
 			add(lazy(file))
 			return nil
 		})
@@ -128,6 +135,18 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 		return nil, err
 	}
 	return append(out, crds...), nil
+}
+
+// notRegular says why a file a folder holds that is not a regular file
+// (its type t) is not checked. A symbolic link is not followed: what it
+// links to is checked at its own path when it is among the files given
+// (a link in a chart's or overlay's folder is read by the render when it
+// leads to a file inside the folders checked).
+func notRegular(t fs.FileMode) string {
+	if t&fs.ModeSymlink != 0 {
+		return "a symbolic link: links are not followed in a folder (name the file it links to, or the link itself, to check it)"
+	}
+	return "not a regular file (a pipe, socket or device), so it is not read"
 }
 
 // crdInputs lists the files of the config's crds (relative to its root,
