@@ -295,7 +295,7 @@ func (a *Applier) compute(ctx context.Context, host Host, pr PullRequest, cfg *c
 	}
 	var inputs []checks.Input
 	for _, f := range files {
-		if f.Unreadable != "" || (a.Render != nil && !plan.plain[f.Path]) {
+		if f.Unreadable != "" || f.Skipped != "" || (a.Render != nil && !plan.plain[f.Path]) {
 			continue // not to be had, or loaded for a render only
 		}
 		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})

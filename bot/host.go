@@ -42,7 +42,16 @@ type File struct {
 	// that reason, another is named as not checked, and the review of the
 	// rest goes on.
 	Unreadable string
+	// Skipped, when set, says why the host left the file unread on
+	// purpose (SymbolicLink): it is named among the files not checked,
+	// and is never a finding.
+	Skipped string
 }
+
+// SymbolicLink is why a review reads no symbolic link of a tree: its blob
+// is the path it links to, not a manifest, and a link may lead anywhere.
+// check says the same of a link in a folder it walks.
+const SymbolicLink = "a symbolic link: links are not followed (what it links to is checked at its own path)"
 
 // Comment is one inline review comment on the new side of the diff.
 type Comment struct {

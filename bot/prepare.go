@@ -133,7 +133,9 @@ func (rv *Reviewer) derive(changed []ChangedFile, base []File) {
 	}
 	at := make(map[string][]byte, len(base))
 	for _, f := range base {
-		at[f.Path] = f.Data
+		if f.Skipped == "" { // a link's text was never read
+			at[f.Path] = f.Data
+		}
 	}
 	for _, c := range changed {
 		if c.Status == "removed" || c.Patch == "" || len(c.Patch) > maxDerivedPatch {

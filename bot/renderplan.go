@@ -216,6 +216,9 @@ func (p *renderPlan) folder(files []File) (rendered.Folder, bool) {
 	all := make(rendered.Files, len(files))
 	var extraBytes int
 	for _, f := range files {
+		if f.Skipped != "" {
+			continue // not read: not a file the renders can read either
+		}
 		if p.extra[f.Path] {
 			if extraBytes+len(f.Data) > MaxRenderBytes {
 				p.notLoaded = append(p.notLoaded, f.Path)

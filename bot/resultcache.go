@@ -32,11 +32,11 @@ func (rv *Reviewer) resultKey(config string, plan *renderPlan, files []File, ren
 	unreadable := false
 	for _, f := range sorted {
 		sha := f.SHA
-		if sha == "" && f.Unreadable == "" {
+		if sha == "" && f.Unreadable == "" && f.Skipped == "" {
 			sha = GitBlobSHA(f.Data)
 		}
 		unreadable = unreadable || f.Unreadable != ""
-		field(h, "file", f.Path, sha, plan.plain[f.Path], f.Unreadable)
+		field(h, "file", f.Path, sha, plan.plain[f.Path], f.Unreadable, f.Skipped)
 	}
 	if renders {
 		field(h, "charts", plan.charts, "deps", plan.deps, "kustomize", plan.kustomize)

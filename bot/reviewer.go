@@ -431,12 +431,20 @@ func (rv *Reviewer) run(ctx context.Context, plan *renderPlan, files []File, cfg
 	var unreadFindings []checks.Finding
 	// The readable files: the list itself when all are, not a copy (the
 	// base's run and the head's would make one at every push).
-	unread := func(f File) bool { return f.Unreadable != "" }
+	unread := func(f File) bool { return f.Unreadable != "" || f.Skipped != "" }
 	kept := files
 	if slices.ContainsFunc(files, unread) {
 		kept = slices.DeleteFunc(slices.Clone(files), unread)
 	}
 	for _, f := range files {
+		if f.Skipped != "" {
+			// Named where the pull request touches it; the repository's
+			// other links are not said again at every review.
+			if plan.changes(f.Path) {
+				unreadable = append(unreadable, report.NotChecked{Path: f.Path, Reason: f.Skipped})
+			}
+			continue
+		}
 		if f.Unreadable == "" {
 			continue
 		}

@@ -15,11 +15,12 @@ import (
 )
 
 // Entry is a file of a commit's tree as a host's Manifests reads it: a
-// blob, not a symbolic link, with its size when the host lists one (0
-// when not).
+// blob, with its size when the host lists one (0 when not), or a symbolic
+// link (Link), which Manifests names and does not read.
 type Entry struct {
 	Path, SHA string
 	Size      int
+	Link      bool
 }
 
 // Key is the cache key of the tree at ref in pr's repository when it is
@@ -71,7 +72,8 @@ func isCommitSHA(ref string) bool {
 
 // encode writes entries and whether the tree was truncated as decode
 // reads them: a byte '1' or '0', then each entry's path, SHA and size in
-// decimal, each ended by a zero byte (which no git path holds).
+// decimal (a link's: "l"), each ended by a zero byte (which no git path
+// holds).
 func encode(entries []Entry, truncated bool) []byte {
 	n := 1
 	for _, e := range entries {
@@ -86,6 +88,10 @@ func encode(entries []Entry, truncated bool) []byte {
 	for _, e := range entries {
 		b = append(append(b, e.Path...), 0)
 		b = append(append(b, e.SHA...), 0)
+		if e.Link {
+			b = append(b, 'l', 0)
+			continue
+		}
 		b = append(strconv.AppendInt(b, int64(e.Size), 10), 0)
 	}
 	return b
@@ -104,6 +110,11 @@ func decode(data []byte) ([]Entry, bool, bool) {
 		path, r, ok1 := strings.Cut(rest, "\x00")
 		sha, r, ok2 := strings.Cut(r, "\x00")
 		size, r, ok3 := strings.Cut(r, "\x00")
+		if ok1 && ok2 && ok3 && size == "l" {
+			entries = append(entries, Entry{Path: path, SHA: sha, Link: true})
+			rest = r
+			continue
+		}
 		n, err := strconv.Atoi(size)
 		if !ok1 || !ok2 || !ok3 || err != nil || n < 0 {
 			return nil, false, false

@@ -14,6 +14,7 @@ func TestEncodingRoundTrips(t *testing.T) {
 		{Path: "apps/web.yaml", SHA: "0123456789abcdef0123456789abcdef01234567", Size: 812},
 		{Path: "caf\u00e9/with space.yml", SHA: "fedcba9876543210fedcba9876543210fedcba98", Size: 0},
 		{Path: "big.yaml", SHA: "00000000000000000000000000000000000000ff", Size: 1 << 40},
+		{Path: "prod.yaml", SHA: "00000000000000000000000000000000000000aa", Link: true},
 	}
 	for _, tc := range []struct {
 		entries   []Entry
@@ -27,7 +28,7 @@ func TestEncodingRoundTrips(t *testing.T) {
 			t.Errorf("%d entries, truncated %v: wrote %+v, read %+v", len(tc.entries), tc.truncated, tc.entries, got)
 		}
 	}
-	for _, bad := range []string{"", "x", "2", "0a\x00", "0a\x00b\x00", "0a\x00b\x00x\x00", "0a\x00b\x00-1\x00", "0a\x00b\x0012"} {
+	for _, bad := range []string{"", "x", "2", "0a\x00", "0a\x00b\x00", "0a\x00b\x00x\x00", "0a\x00b\x00-1\x00", "0a\x00b\x0012", "0a\x00b\x00l"} {
 		if _, _, ok := decode([]byte(bad)); ok {
 			t.Errorf("decode(%q) read it", bad)
 		}

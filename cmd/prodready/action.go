@@ -16,6 +16,7 @@ import (
 	"github.com/prodready/prodready/bot"
 	"github.com/prodready/prodready/checks"
 	"github.com/prodready/prodready/checks/catalog"
+	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/checks/report"
 	"github.com/prodready/prodready/checks/scan"
@@ -392,6 +393,10 @@ func manifestsWanted(host *ghaction.Host, cfg *checks.Config) func(string) bool 
 func (a *actionRun) checkFiles(host *ghaction.Host, files []bot.File, cfg *checks.Config) *checks.Result {
 	inputs := make([]checks.Input, 0, len(files))
 	for _, f := range files {
+		if f.Skipped != "" { // a link: named as not checked, as check names one
+			inputs = append(inputs, checks.Input{Path: f.Path, Parsed: &manifest.File{Path: f.Path, Skipped: f.Skipped}})
+			continue
+		}
 		inputs = append(inputs, checks.Input{Path: f.Path, Data: f.Data})
 	}
 	var folders []rendered.Folder

@@ -59,7 +59,10 @@ type Project struct {
 	Path string
 	// Commits maps a commit SHA to its files (path → content).
 	Commits map[string]map[string]string
-	MRs     map[int]*MergeRequest
+	// Modes are the tree modes other than 100644, by commit and path
+	// (SetTreeMode).
+	Modes map[string]map[string]string
+	MRs   map[int]*MergeRequest
 }
 
 // MergeRequest is one merge request at its current push.
@@ -179,6 +182,22 @@ func (s *Server) AddProject(id int64, path string) *Project {
 	p := &Project{ID: id, Path: path, Commits: map[string]map[string]string{}, MRs: map[int]*MergeRequest{}}
 	s.projects[id] = p
 	return p
+}
+
+// SetTreeMode gives path in commit sha of project id the tree mode mode
+// ("120000": a symbolic link, whose content is the path it links to), as
+// the repository tree API lists it.
+func (s *Server) SetTreeMode(id int64, sha, path, mode string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.projects[id]
+	if p.Modes == nil {
+		p.Modes = map[string]map[string]string{}
+	}
+	if p.Modes[sha] == nil {
+		p.Modes[sha] = map[string]string{}
+	}
+	p.Modes[sha][path] = mode
 }
 
 // Commit stores a commit of project id with files and returns its SHA
@@ -524,7 +543,11 @@ func (s *Server) repository(w http.ResponseWriter, r *http.Request, p *Project, 
 			if q.Get("recursive") != "true" && len(parts) > 1 {
 				continue
 			}
-			nodes = append(nodes, node{ID: blobSHA(tree[f]), Name: parts[len(parts)-1], Type: "blob", Path: f, Mode: "100644"})
+			mode := "100644"
+			if m := p.Modes[q.Get("ref")][f]; m != "" {
+				mode = m
+			}
+			nodes = append(nodes, node{ID: blobSHA(tree[f]), Name: parts[len(parts)-1], Type: "blob", Path: f, Mode: mode})
 		}
 		if q.Get("recursive") != "true" {
 			var top []node

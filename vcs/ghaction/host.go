@@ -282,9 +282,13 @@ func (h *Host) WorkingTree(want func(string) bool) ([]bot.File, error) {
 }
 
 // workingTree reads the files of the working tree that want picks from
-// the paths of all of them.
+// the paths of all of them. A symbolic link it picks is not read: it is
+// returned Skipped (bot.SymbolicLink).
 func (h *Host) workingTree(want bot.Want) ([]bot.File, error) {
-	type entry struct{ rel, path string }
+	type entry struct {
+		rel, path string
+		link      bool
+	}
 	var entries []entry
 	root := h.Dir
 	if root == "" {
@@ -308,8 +312,8 @@ func (h *Host) workingTree(want bot.Want) ([]bot.File, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
-			entries = append(entries, entry{rel, p})
+		if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
+			entries = append(entries, entry{rel, p, !d.Type().IsRegular()})
 		}
 		return nil
 	})
@@ -324,6 +328,10 @@ func (h *Host) workingTree(want bot.Want) ([]bot.File, error) {
 	var files []bot.File
 	for _, e := range entries {
 		if !picked[e.rel] {
+			continue
+		}
+		if e.link {
+			files = append(files, bot.File{Path: e.rel, Skipped: bot.SymbolicLink})
 			continue
 		}
 		if info, err := os.Stat(e.path); err == nil && info.Size() > maxFileBytes {

@@ -260,7 +260,7 @@ func TestManifestsFromHostileTarball(t *testing.T) {
 	for i := range 3 * ghv.ArchiveThreshold {
 		files[fmt.Sprintf("k8s/app-%02d.yaml", i)] = costManifest(i, "1.0.0", "x")
 	}
-	files["k8s/link.yaml"] = "app-00.yaml" // a symlink in the tree: not a manifest
+	files["k8s/link.yaml"] = "app-00.yaml" // a symlink in the tree: named, not read
 	sha := strings.Repeat("c", 40)
 	fake.AddCommit(owner, name, sha, files)
 	fake.SetTreeMode(owner, name, sha, "k8s/link.yaml", "120000")
@@ -287,9 +287,13 @@ func TestManifestsFromHostileTarball(t *testing.T) {
 			want[p] = c
 		}
 	}
+	want["k8s/link.yaml"] = "skipped: " + bot.SymbolicLink
 	gotMap := map[string]string{}
 	for _, f := range got {
 		gotMap[f.Path] = string(f.Data)
+		if f.Skipped != "" {
+			gotMap[f.Path] += "skipped: " + f.Skipped
+		}
 	}
 	if d := cmp.Diff(want, gotMap); d != "" {
 		t.Errorf("manifests (-want +got):\n%s", d)
@@ -316,7 +320,7 @@ func TestManifestsKeepsTheBaseTree(t *testing.T) {
 	files := map[string]string{
 		"k8s/app.yaml":         costManifest(1, "1.0.0", "x"),
 		"k8s/caf\u00e9 2.yaml": costManifest(2, "1.0.0", "x"),
-		"k8s/link.yaml":        "app.yaml", // a symlink in the tree: not a manifest
+		"k8s/link.yaml":        "app.yaml", // a symlink in the tree: named, not read
 		"k8s/huge.yaml":        "kind: ConfigMap\ndata:\n  a: " + strings.Repeat("a", bot.MaxFileBytes) + "\n",
 		"README.md":            "not picked\n",
 	}
@@ -338,8 +342,13 @@ func TestManifestsKeepsTheBaseTree(t *testing.T) {
 	}
 	cache := bot.NewLRUCache(64 << 20)
 	plain := read(baseSHA, nil)
-	if len(plain) != 3 {
-		t.Fatalf("%d files at base, want 3 (app, café 2, huge): %+v", len(plain), plain)
+	if len(plain) != 4 {
+		t.Fatalf("%d files at base, want 4 (app, café 2, huge, and the link): %+v", len(plain), plain)
+	}
+	for _, f := range plain {
+		if f.Path == "k8s/link.yaml" && (f.Skipped != bot.SymbolicLink || f.Data != nil) {
+			t.Errorf("the link: %+v, want it named as a link, not read", f)
+		}
 	}
 	fake.ResetCalls()
 	for i := range 2 {

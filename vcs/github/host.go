@@ -198,8 +198,8 @@ var errUndecodable = errors.New("its base64 content does not decode")
 // request, then the files not already in cache: one blob request each (four
 // at a time) when at most ArchiveThreshold are missing, else one tarball of
 // the commit, so the number of requests grows neither with the repository
-// nor with the pull request. Symbolic links are not manifests and are left
-// out. The tree at the pull request's base is kept in cache (treecache):
+// nor with the pull request. A symbolic link want picks is not read: it
+// is returned Skipped (bot.SymbolicLink), to be named as not checked. The tree at the pull request's base is kept in cache (treecache):
 // every push of a pull request reads it again.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	entries, truncated, err := h.treeFiles(ctx, pr, ref, cache)
@@ -220,6 +220,10 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		if !picked[e.Path] {
 			continue
 		}
+		if e.Link {
+			files = append(files, bot.File{Path: e.Path, SHA: e.SHA, Skipped: bot.SymbolicLink})
+			continue
+		}
 		if e.Size > bot.MaxFileBytes {
 			log.Warn("manifest too large to load", "file", e.Path, "bytes", e.Size)
 			files = append(files, bot.File{Path: e.Path, SHA: e.SHA, Unreadable: fmt.Sprintf("%s, over the %s a file is read to", plural.Bytes(int64(e.Size)), plural.Bytes(bot.MaxFileBytes))})
@@ -229,7 +233,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	}
 	var missing []*bot.File
 	for i := range files {
-		if files[i].Unreadable != "" {
+		if files[i].Unreadable != "" || files[i].Skipped != "" {
 			continue
 		}
 		if cache != nil {
@@ -288,8 +292,8 @@ func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, ca
 	// allocations at 50,000 objects.
 	entries := make([]treecache.Entry, 0, len(tree.Entries))
 	for _, e := range tree.Entries {
-		if e.GetType() == "blob" && e.GetMode() != "120000" {
-			entries = append(entries, treecache.Entry{Path: e.GetPath(), SHA: e.GetSHA(), Size: e.GetSize()})
+		if e.GetType() == "blob" {
+			entries = append(entries, treecache.Entry{Path: e.GetPath(), SHA: e.GetSHA(), Size: e.GetSize(), Link: e.GetMode() == "120000"})
 		}
 	}
 	treecache.Put(cache, key, entries, tree.GetTruncated())

@@ -324,7 +324,8 @@ func (h *Host) readFile(ctx context.Context, pr bot.PullRequest, ref, path strin
 // at most ArchiveThreshold are missing, else from one archive of the
 // commit, so the number of requests grows neither with the repository nor
 // with the merge request. What is read is cached. An empty ref means the
-// merge request's head commit. Symbolic links and submodules are skipped.
+// merge request's head commit. Submodules are skipped; a symbolic link
+// want picks is not read, and is returned Skipped (bot.SymbolicLink).
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	if ref == "" {
 		var err error
@@ -344,12 +345,19 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	picked := want(paths)
 	var files []bot.File
 	for _, f := range tree {
-		if picked[f.Path] {
+		switch {
+		case !picked[f.Path]:
+		case f.Link:
+			files = append(files, bot.File{Path: f.Path, SHA: f.SHA, Skipped: bot.SymbolicLink})
+		default:
 			files = append(files, bot.File{Path: f.Path, SHA: f.SHA})
 		}
 	}
 	var missing []*bot.File
 	for i := range files {
+		if files[i].Skipped != "" {
+			continue
+		}
 		if cache != nil {
 			if data, ok := cache.Get(files[i].SHA); ok {
 				files[i].Data = data
@@ -387,8 +395,8 @@ func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, ca
 			return nil, fmt.Errorf("listing the tree at %.12s: %w", ref, err)
 		}
 		for _, n := range nodes {
-			if n.Type == "blob" && n.Mode != "120000" {
-				tree = append(tree, treecache.Entry{Path: n.Path, SHA: n.ID})
+			if n.Type == "blob" {
+				tree = append(tree, treecache.Entry{Path: n.Path, SHA: n.ID, Link: n.Mode == "120000"})
 			}
 		}
 		if resp == nil || resp.NextLink == "" {

@@ -98,7 +98,8 @@ func (h *Host) setStatus(ctx context.Context, pr bot.PullRequest, state gl.Build
 // Publish posts one discussion per inline comment whose fingerprints are
 // not already in a discussion of the merge request, resolves the bot's
 // discussions whose findings are gone, writes the summary note (edited in
-// place on later pushes), and ends the commit status success or failed.
+// place on later pushes; none on a merge request with no finding and no
+// file not checked), and ends the commit status success or failed.
 // A comment GitLab refuses to anchor (400 about the position) is left to the
 // summary. When publishing fails the status ends failed, never pending.
 func (h *Host) Publish(ctx context.Context, pr bot.PullRequest, _ bot.ReviewHandle, r bot.Review) error {
@@ -240,7 +241,10 @@ func (h *Host) publish(ctx context.Context, pr bot.PullRequest, r bot.Review) er
 		}
 	}
 
-	if summary != nil || len(r.Findings) > 0 || len(rejected) > 0 {
+	// No summary note on a merge request with nothing to say; one that
+	// changes files the review could not check says which and why (a
+	// commit status of "No new findings" alone would be a silent pass).
+	if summary != nil || len(r.Findings) > 0 || len(rejected) > 0 || len(r.NotChecked) > 0 {
 		body := summaryBody(r, rejected)
 		if summary != nil {
 			if summary.Body != body {

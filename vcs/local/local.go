@@ -163,7 +163,8 @@ func (h *Host) ReadFile(ctx context.Context, pr bot.PullRequest, ref, path strin
 }
 
 // Manifests lists the tree at ref and reads every blob want picks (cached
-// by SHA). Symbolic links are left out.
+// by SHA). A symbolic link want picks is not read: it is returned Skipped
+// (bot.SymbolicLink).
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	out, err := h.git(ctx, "ls-tree", "-r", "-z", "--full-tree", ref)
 	if err != nil {
@@ -171,14 +172,18 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	}
 	var entries [][2]string // path, sha
 	var paths []string
+	links := map[string]bool{}
 	for _, rec := range strings.Split(string(out), "\x00") {
 		meta, path, ok := strings.Cut(rec, "\t")
 		if !ok {
 			continue
 		}
 		f := strings.Fields(meta) // mode type sha
-		if len(f) != 3 || f[1] != "blob" || f[0] == "120000" {
+		if len(f) != 3 || f[1] != "blob" {
 			continue
+		}
+		if f[0] == "120000" {
+			links[path] = true
 		}
 		entries = append(entries, [2]string{path, f[2]})
 		paths = append(paths, path)
@@ -188,6 +193,10 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	for _, e := range entries {
 		path, sha := e[0], e[1]
 		if !picked[path] {
+			continue
+		}
+		if links[path] {
+			files = append(files, bot.File{Path: path, SHA: sha, Skipped: bot.SymbolicLink})
 			continue
 		}
 		if cache != nil {

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/fakegithub"
+	"github.com/prodready/prodready/internal/fakegitlab"
+)
+
+// linkedRepo is a repository whose deploy/prod.yaml is a symbolic link to
+// a manifest kept elsewhere (shared/web.yaml): git keeps the link's
+// target path as its content.
+func linkedRepo() map[string]string {
+	return map[string]string{
+		"shared/web.yaml":  replicaManifest("http"),
+		"deploy/prod.yaml": "../shared/web.yaml",
+	}
+}
+
+// TestCheckNamesALinkItDoesNotFollow runs check as a process on a folder
+// holding a symbolic link with a YAML name: it is listed as not checked,
+// with why, and what it links to is checked at its own path.
+func TestCheckNamesALinkItDoesNotFollow(t *testing.T) {
+	files := linkedRepo()
+	delete(files, "deploy/prod.yaml")
+	repo := writeRepo(t, files)
+	if err := os.MkdirAll(filepath.Join(repo, "deploy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared/web.yaml", filepath.Join(repo, "deploy", "prod.yaml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	out, errOut, code := runCLI(t, repo, "check", "-o", "compact", ".")
+	if code == 2 || !strings.Contains(out, "deploy/prod.yaml: not checked: a symbolic link: links are not followed") ||
+		!strings.Contains(out, "shared/web.yaml:") || !strings.Contains(out, "2 files (1 not checked), 1 object") {
+		t.Errorf("check exited %d:\n%s%s\nwant the link named as not checked and shared/web.yaml checked", code, out, errOut)
+	}
+}
+
+// TestReviewNamesALinkThePullRequestAdds runs review as a process on a git
+// repository whose branch adds a link with a YAML name, and serve, with the
+// flags deploy/ uses, against the fake GitHub on the same pull request:
+// each names the link among the files not checked, says why, and reads
+// nothing through it.
+func TestReviewNamesALinkThePullRequestAdds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts serve processes; skipped with -short")
+	}
+	t.Run("review", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git not installed")
+		}
+		files := linkedRepo()
+		delete(files, "deploy/prod.yaml")
+		repo := writeRepo(t, files)
+		if err := os.RemoveAll(filepath.Join(repo, ".git")); err != nil {
+			t.Fatal(err)
+		}
+		git := func(args ...string) {
+			t.Helper()
+			cmd := exec.Command("git", args...)
+			cmd.Dir = repo
+			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		git("init", "-q", "-b", "main")
+		git("add", ".")
+		git("commit", "-q", "-m", "base")
+		git("checkout", "-q", "-b", "feature")
+		if err := os.MkdirAll(filepath.Join(repo, "deploy"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("../shared/web.yaml", filepath.Join(repo, "deploy", "prod.yaml")); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		git("add", ".")
+		git("commit", "-q", "-m", "prod")
+		out, errOut, code := runCLI(t, repo, "review", "--base", "main")
+		if code != 0 || !strings.Contains(out, "deploy/prod.yaml") || !strings.Contains(out, bot.SymbolicLink) {
+			t.Errorf("review exited %d:\n%s%s\nwant deploy/prod.yaml named as not checked: %s", code, out, errOut, bot.SymbolicLink)
+		}
+	})
+	t.Run("serve", func(t *testing.T) {
+		const secret = "review-secret"
+		fake, keyFile, secretFile := fakeApp(t, secret)
+		base := linkedRepo()
+		delete(base, "deploy/prod.yaml")
+		fake.AddCommit("acme", "web", replicaBase, base)
+		fake.AddCommit("acme", "web", headSHA(0), linkedRepo())
+		fake.SetTreeMode("acme", "web", headSHA(0), "deploy/prod.yaml", "120000")
+		fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
+		r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
+			"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
+			"--data-dir", filepath.Join(t.TempDir(), "nats")})
+		if code := r.deliver(t, secret, "opened-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
+			t.Fatalf("delivery: status %d, want 202", code)
+		}
+		var run fakegithub.CheckRun
+		waitFor(t, "the check run completed", func() bool {
+			for _, cr := range fake.CheckRuns("acme", "web") {
+				if cr.HeadSHA == headSHA(0) && cr.Status == "completed" {
+					run = cr
+					return true
+				}
+			}
+			return false
+		})
+		text := run.Summary + run.Text
+		if run.Conclusion != "success" || !strings.Contains(text, "deploy/prod.yaml") || !strings.Contains(text, bot.SymbolicLink) {
+			t.Errorf("check run %s:\n%s\nwant deploy/prod.yaml named as not checked: %s", run.Conclusion, text, bot.SymbolicLink)
+		}
+		for _, rv := range fake.Reviews("acme", "web") {
+			for _, c := range rv.Comments {
+				if c.Path == "deploy/prod.yaml" {
+					t.Errorf("a comment on the link: %+v", c)
+				}
+			}
+		}
+		if n := fake.Count(fakegithub.RouteBlob); n > 1 {
+			t.Errorf("%d blob requests, want at most shared/web.yaml's: the link is not read\n%s", n, fake.TallyString())
+		}
+	})
+	t.Run("serve GitLab", func(t *testing.T) {
+		const project, token, secret = 7, "glpat-links", "links-secret"
+		base := linkedRepo()
+		delete(base, "deploy/prod.yaml")
+		gl := fakegitlab.New(token)
+		t.Cleanup(gl.Close)
+		gl.AddProject(project, "g/app")
+		baseSHA := gl.PushBranch(project, "main", "init", base)
+		gl.SetBranch(project, "feature", baseSHA)
+		head := gl.PushBranch(project, "feature", "prod", linkedRepo())
+		gl.SetTreeMode(project, head, "deploy/prod.yaml", "120000")
+		gl.Push(project, 1, baseSHA, head, 0)
+		gl.SetMember(project, gl.User.ID, fakegitlab.Maintainer)
+		r := startGitLabServe(t, "links", gl, token, secret)
+		if code := r.deliverGitLab(t, secret, "Merge Request Hook", "mr-open", mergeRequestOpened(project, 0, head)); code != http.StatusAccepted {
+			t.Fatalf("Merge Request Hook: %d", code)
+		}
+		waitForGitLabReview(t, gl, head)
+		var summary string
+		for _, d := range gl.Discussions(project, 1) {
+			for _, n := range d.Notes {
+				if n.Author.ID == gl.User.ID && n.Position == nil {
+					summary += n.Body
+				}
+				if n.Position != nil && n.Position.NewPath == "deploy/prod.yaml" {
+					t.Errorf("a thread on the link: %s", n.Body)
+				}
+			}
+		}
+		if !strings.Contains(summary, "deploy/prod.yaml") || !strings.Contains(summary, bot.SymbolicLink) {
+			t.Errorf("summary note:\n%s\nwant deploy/prod.yaml named as not checked: %s", summary, bot.SymbolicLink)
+		}
+	})
+}
