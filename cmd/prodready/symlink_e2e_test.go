@@ -162,3 +162,34 @@ func TestReviewNamesALinkThePullRequestAdds(t *testing.T) {
 		}
 	})
 }
+
+// TestActionSarifNamesALinkThePullRequestAdds runs the Action's sarif
+// mode as a process on a pull request that adds a manifest and a link to
+// it: the SARIF file names the link as not checked, with why, and holds
+// the manifest's findings.
+func TestActionSarifNamesALinkThePullRequestAdds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the action as a process; skipped with -short")
+	}
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "web.yaml"), []byte(replicaManifest("http")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := addingRepo(t, src, "deploy")
+	if err := os.Symlink("web.yaml", filepath.Join(r.dir, "deploy", "prod.yaml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	gitIn(t, r.dir, "add", ".")
+	gitIn(t, r.dir, "commit", "-q", "-m", "prod")
+	r.head = gitIn(t, r.dir, "rev-parse", "HEAD")
+	fake := newActionFake(t, r, "acme", "deploys", 7)
+	sarif := filepath.Join(t.TempDir(), "prodready.sarif")
+	_, out, code := runActionProcess(t, fake, r, "--mode", "sarif", "--sarif-file", sarif)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (no error)\n%s", code, out)
+	}
+	text := readFile(t, sarif)
+	if !strings.Contains(text, "not checked: "+bot.SymbolicLink) || !strings.Contains(text, "deploy/prod.yaml") || !strings.Contains(text, "deploy/web.yaml") {
+		t.Errorf("SARIF:\n%s\nwant deploy/prod.yaml named as not checked (%s) and deploy/web.yaml's findings", text, bot.SymbolicLink)
+	}
+}
