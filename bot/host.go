@@ -50,7 +50,7 @@ type File struct {
 
 // SymbolicLink is why a review reads no symbolic link of a tree: its blob
 // is the path it links to, not a manifest, and a link may lead anywhere.
-// check says the same of a link in a folder it walks.
+// check says so too, in its own words, of a link in a folder it walks.
 const SymbolicLink = "a symbolic link: links are not followed (what it links to is checked at its own path)"
 
 // Comment is one inline review comment on the new side of the diff.

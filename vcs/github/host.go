@@ -199,8 +199,9 @@ var errUndecodable = errors.New("its base64 content does not decode")
 // at a time) when at most ArchiveThreshold are missing, else one tarball of
 // the commit, so the number of requests grows neither with the repository
 // nor with the pull request. A symbolic link want picks is not read: it
-// is returned Skipped (bot.SymbolicLink), to be named as not checked. The tree at the pull request's base is kept in cache (treecache):
-// every push of a pull request reads it again.
+// is returned Skipped (bot.SymbolicLink), to be named as not checked. The
+// tree at the pull request's base is kept in cache (treecache): every
+// push of a pull request reads it again.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
 	entries, truncated, err := h.treeFiles(ctx, pr, ref, cache)
 	if err != nil {
