@@ -302,10 +302,21 @@ func fakeApp(t testing.TB, secret string) (fake *fakegithub.Server, keyFile, sec
 // the head to complete; it returns the fake, to read the review from.
 func reviewOpened(t *testing.T, base, head map[string]string) *fakegithub.Server {
 	t.Helper()
+	return reviewOpenedWith(t, base, head, nil)
+}
+
+// reviewOpenedWith is reviewOpened with setup, when not nil, given the
+// fake once it holds the two commits and before the review (a tree mode
+// of head's).
+func reviewOpenedWith(t *testing.T, base, head map[string]string, setup func(*fakegithub.Server)) *fakegithub.Server {
+	t.Helper()
 	const secret = "review-secret"
 	fake, keyFile, secretFile := fakeApp(t, secret)
 	fake.AddCommit("acme", "web", replicaBase, base)
 	fake.AddCommit("acme", "web", headSHA(0), head)
+	if setup != nil {
+		setup(fake)
+	}
 	fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
 	r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
 		"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,

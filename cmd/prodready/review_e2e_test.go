@@ -11,6 +11,25 @@ import (
 	"github.com/prodready/prodready/checks/checkstest"
 )
 
+// featureRepo is a git repository of files committed on main, checked
+// out on a new branch feature, for a test to commit a pull request's
+// change on (it skips the test when git is not installed).
+func featureRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := writeRepo(t, files)
+	if err := os.RemoveAll(filepath.Join(repo, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "base")
+	gitIn(t, repo, "checkout", "-q", "-b", "feature")
+	return repo
+}
+
 // TestReviewCompactCountsAsProcess runs `prodready review -o compact` as a
 // process on a git repository whose feature branch adds a Deployment: its
 // summary line counts the files and objects the review checked (it said
@@ -22,23 +41,8 @@ func TestReviewCompactCountsAsProcess(t *testing.T) {
 	deploy := func(name string) string {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  selector:\n    matchLabels: {app: " + name + "}\n  template:\n    metadata:\n      labels: {app: " + name + "}\n    spec:\n      containers:\n        - name: " + name + "\n          image: ghcr.io/acme/" + name + ":1.0.0\n"
 	}
-	repo := writeRepo(t, map[string]string{"deploy/web.yaml": deploy("web")})
-	if err := os.RemoveAll(filepath.Join(repo, ".git")); err != nil {
-		t.Fatal(err)
-	}
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	git("add", ".")
-	git("commit", "-q", "-m", "base")
-	git("checkout", "-q", "-b", "feature")
+	repo := featureRepo(t, map[string]string{"deploy/web.yaml": deploy("web")})
+	git := func(args ...string) { t.Helper(); gitIn(t, repo, args...) }
 	if err := os.WriteFile(filepath.Join(repo, "deploy", "api.yaml"), []byte(deploy("api")), 0o644); err != nil {
 		t.Fatal(err)
 	}

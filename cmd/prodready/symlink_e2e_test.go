@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,28 +52,10 @@ func TestReviewNamesALinkThePullRequestAdds(t *testing.T) {
 		t.Skip("starts serve processes; skipped with -short")
 	}
 	t.Run("review", func(t *testing.T) {
-		if _, err := exec.LookPath("git"); err != nil {
-			t.Skip("git not installed")
-		}
 		files := linkedRepo()
 		delete(files, "deploy/prod.yaml")
-		repo := writeRepo(t, files)
-		if err := os.RemoveAll(filepath.Join(repo, ".git")); err != nil {
-			t.Fatal(err)
-		}
-		git := func(args ...string) {
-			t.Helper()
-			cmd := exec.Command("git", args...)
-			cmd.Dir = repo
-			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("git %v: %v\n%s", args, err, out)
-			}
-		}
-		git("init", "-q", "-b", "main")
-		git("add", ".")
-		git("commit", "-q", "-m", "base")
-		git("checkout", "-q", "-b", "feature")
+		repo := featureRepo(t, files)
+		git := func(args ...string) { t.Helper(); gitIn(t, repo, args...) }
 		if err := os.MkdirAll(filepath.Join(repo, "deploy"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -89,30 +70,17 @@ func TestReviewNamesALinkThePullRequestAdds(t *testing.T) {
 		}
 	})
 	t.Run("serve", func(t *testing.T) {
-		const secret = "review-secret"
-		fake, keyFile, secretFile := fakeApp(t, secret)
 		base := linkedRepo()
 		delete(base, "deploy/prod.yaml")
-		fake.AddCommit("acme", "web", replicaBase, base)
-		fake.AddCommit("acme", "web", headSHA(0), linkedRepo())
-		fake.SetTreeMode("acme", "web", headSHA(0), "deploy/prod.yaml", "120000")
-		fake.SetPR("acme", "web", 1, replicaBase, headSHA(0))
-		r := startReplica(t, "serve", []string{"--github-app-id", "1", "--github-private-key-file", keyFile, "--github-webhook-secret-file", secretFile,
-			"--github-base-url", fake.URL, "--github-bot-login", fakegithub.BotLogin,
-			"--data-dir", filepath.Join(t.TempDir(), "nats")})
-		if code := r.deliver(t, secret, "opened-1", prBody(1, "opened", headSHA(0))); code != http.StatusAccepted {
-			t.Fatalf("delivery: status %d, want 202", code)
-		}
-		var run fakegithub.CheckRun
-		waitFor(t, "the check run completed", func() bool {
-			for _, cr := range fake.CheckRuns("acme", "web") {
-				if cr.HeadSHA == headSHA(0) && cr.Status == "completed" {
-					run = cr
-					return true
-				}
-			}
-			return false
+		fake := reviewOpenedWith(t, base, linkedRepo(), func(fake *fakegithub.Server) {
+			fake.SetTreeMode("acme", "web", headSHA(0), "deploy/prod.yaml", "120000")
 		})
+		var run fakegithub.CheckRun
+		for _, cr := range fake.CheckRuns("acme", "web") {
+			if cr.HeadSHA == headSHA(0) && cr.Status == "completed" {
+				run = cr
+			}
+		}
 		text := run.Summary + run.Text
 		if run.Conclusion != "success" || !strings.Contains(text, "deploy/prod.yaml") || !strings.Contains(text, bot.SymbolicLink) {
 			t.Errorf("check run %s:\n%s\nwant deploy/prod.yaml named as not checked: %s", run.Conclusion, text, bot.SymbolicLink)
