@@ -34,25 +34,24 @@ func Key(pr bot.PullRequest, ref string) string {
 	return "tree:" + pr.Host + ":" + pr.Repo + "@" + ref
 }
 
-// Get returns the tree kept under key, and whether the host said its list
-// was truncated; false when cache is nil, key is "" or nothing readable is
-// kept.
-func Get(cache bot.BlobCache, key string) (entries []Entry, truncated, ok bool) {
+// Get returns the tree kept under key; false when cache is nil, key is ""
+// or nothing readable is kept.
+func Get(cache bot.BlobCache, key string) (entries []Entry, ok bool) {
 	if cache == nil || key == "" {
-		return nil, false, false
+		return nil, false
 	}
 	data, ok := cache.Get(key)
 	if !ok {
-		return nil, false, false
+		return nil, false
 	}
 	return decode(data)
 }
 
-// Put keeps entries under key (nothing when cache is nil or key is ""),
-// within the cache's own bound like any blob.
-func Put(cache bot.BlobCache, key string, entries []Entry, truncated bool) {
+// Put keeps entries, a whole tree, under key (nothing when cache is nil
+// or key is ""), within the cache's own bound like any blob.
+func Put(cache bot.BlobCache, key string, entries []Entry) {
 	if cache != nil && key != "" {
-		cache.Put(key, encode(entries, truncated))
+		cache.Put(key, encode(entries))
 	}
 }
 
@@ -70,21 +69,17 @@ func isCommitSHA(ref string) bool {
 	return true
 }
 
-// encode writes entries and whether the tree was truncated as decode
-// reads them: a byte '1' or '0', then each entry's path, SHA and size in
-// decimal (a link's: "l"), each ended by a zero byte (which no git path
-// holds).
-func encode(entries []Entry, truncated bool) []byte {
+// encode writes entries as decode reads them: a byte '0' (a list kept
+// before listings were made whole wrote '1' for one GitHub truncated: it
+// is not read), then each entry's path, SHA and size in decimal (a
+// link's: "l"), each ended by a zero byte (which no git path holds).
+func encode(entries []Entry) []byte {
 	n := 1
 	for _, e := range entries {
 		n += len(e.Path) + len(e.SHA) + 23
 	}
 	b := make([]byte, 0, n)
-	if truncated {
-		b = append(b, '1')
-	} else {
-		b = append(b, '0')
-	}
+	b = append(b, '0')
 	for _, e := range entries {
 		b = append(append(b, e.Path...), 0)
 		b = append(append(b, e.SHA...), 0)
@@ -98,11 +93,10 @@ func encode(entries []Entry, truncated bool) []byte {
 }
 
 // decode reads what encode wrote; false when data is not that.
-func decode(data []byte) ([]Entry, bool, bool) {
-	if len(data) == 0 || data[0] != '0' && data[0] != '1' {
-		return nil, false, false
+func decode(data []byte) ([]Entry, bool) {
+	if len(data) == 0 || data[0] != '0' {
+		return nil, false
 	}
-	truncated := data[0] == '1'
 	// One string for all the paths and SHAs, cut into them.
 	rest := string(data[1:])
 	entries := make([]Entry, 0, strings.Count(rest, "\x00")/3)
@@ -117,10 +111,10 @@ func decode(data []byte) ([]Entry, bool, bool) {
 		}
 		n, err := strconv.Atoi(size)
 		if !ok1 || !ok2 || !ok3 || err != nil || n < 0 {
-			return nil, false, false
+			return nil, false
 		}
 		entries = append(entries, Entry{Path: path, SHA: sha, Size: n})
 		rest = r
 	}
-	return entries, truncated, true
+	return entries, true
 }

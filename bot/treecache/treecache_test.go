@@ -8,7 +8,8 @@ import (
 )
 
 // TestEncodingRoundTrips: what encode writes, decode reads back whole,
-// truncated or not, empty or not; and it reads nothing else.
+// empty or not; and it reads nothing else (a list an older version kept
+// for a truncated listing either).
 func TestEncodingRoundTrips(t *testing.T) {
 	entries := []Entry{
 		{Path: "apps/web.yaml", SHA: "0123456789abcdef0123456789abcdef01234567", Size: 812},
@@ -16,20 +17,14 @@ func TestEncodingRoundTrips(t *testing.T) {
 		{Path: "big.yaml", SHA: "00000000000000000000000000000000000000ff", Size: 1 << 40},
 		{Path: "prod.yaml", SHA: "00000000000000000000000000000000000000aa", Link: true},
 	}
-	for _, tc := range []struct {
-		entries   []Entry
-		truncated bool
-	}{{entries, false}, {entries, true}, {nil, false}, {entries[:1], true}} {
-		got, truncated, ok := decode(encode(tc.entries, tc.truncated))
-		if !ok || truncated != tc.truncated {
-			t.Errorf("%d entries, truncated %v: read back ok %v, truncated %v", len(tc.entries), tc.truncated, ok, truncated)
-		}
-		if !slices.Equal(tc.entries, got) {
-			t.Errorf("%d entries, truncated %v: wrote %+v, read %+v", len(tc.entries), tc.truncated, tc.entries, got)
+	for _, tc := range [][]Entry{entries, nil, entries[:1]} {
+		got, ok := decode(encode(tc))
+		if !ok || !slices.Equal(tc, got) {
+			t.Errorf("%d entries: wrote %+v, read %+v (ok %v)", len(tc), tc, got, ok)
 		}
 	}
-	for _, bad := range []string{"", "x", "2", "0a\x00", "0a\x00b\x00", "0a\x00b\x00x\x00", "0a\x00b\x00-1\x00", "0a\x00b\x0012", "0a\x00b\x00l"} {
-		if _, _, ok := decode([]byte(bad)); ok {
+	for _, bad := range []string{"", "x", "1", "1a\x00b\x001\x00", "2", "0a\x00", "0a\x00b\x00", "0a\x00b\x00x\x00", "0a\x00b\x00-1\x00", "0a\x00b\x0012", "0a\x00b\x00l"} {
+		if _, ok := decode([]byte(bad)); ok {
 			t.Errorf("decode(%q) read it", bad)
 		}
 	}
@@ -72,20 +67,20 @@ func (m memCache) Put(k string, d []byte)      { m[k] = d }
 func TestGetWhatPutKept(t *testing.T) {
 	c := memCache{}
 	entries := []Entry{{Path: "a.yaml", SHA: "0123456789abcdef0123456789abcdef01234567", Size: 3}}
-	Put(c, "k", entries, true)
-	if got, truncated, ok := Get(c, "k"); !ok || !truncated || !slices.Equal(got, entries) {
-		t.Errorf("Get = %+v, %v, %v", got, truncated, ok)
+	Put(c, "k", entries)
+	if got, ok := Get(c, "k"); !ok || !slices.Equal(got, entries) {
+		t.Errorf("Get = %+v, %v", got, ok)
 	}
-	Put(c, "", entries, false)
-	Put(nil, "k", entries, false)
+	Put(c, "", entries)
+	Put(nil, "k", entries)
 	if len(c) != 1 {
 		t.Errorf("cache holds %d keys, want 1", len(c))
 	}
-	if _, _, ok := Get(nil, "k"); ok {
+	if _, ok := Get(nil, "k"); ok {
 		t.Error("Get without a cache found a tree")
 	}
 	c["blob"] = []byte("apiVersion: v1\n")
-	if _, _, ok := Get(c, "blob"); ok {
+	if _, ok := Get(c, "blob"); ok {
 		t.Error("Get read a blob as a tree")
 	}
 }

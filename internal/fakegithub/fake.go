@@ -145,6 +145,9 @@ type repo struct {
 	archiveExtra []ArchiveEntry
 	// modes are tree entry modes other than 100644, by commit and path.
 	modes map[string]map[string]string
+	// subtrees are the folders of commits the tree listings named, by the
+	// SHA they gave each: its commit and its path.
+	subtrees map[string][2]string
 }
 
 // Server is the fake GitHub.
@@ -153,6 +156,10 @@ type Server struct {
 	URL string
 	// MaxPerPage caps per_page (GitHub's is 100); lower it to test paging.
 	MaxPerPage int
+	// TreeLimit caps the entries of a recursive tree listing, past which
+	// it answers the first TreeLimit with truncated true (GitHub's is
+	// 100,000, with 7 MB); 0 is GitHub's. Lower it to test truncation.
+	TreeLimit int
 
 	srv    *httptest.Server
 	appID  int64
@@ -702,31 +709,76 @@ func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rp := s.repos[r.PathValue("owner")+"/"+r.PathValue("repo")]
-	if rp == nil || rp.commits[r.PathValue("sha")] == nil {
+	if rp == nil {
 		notFound(w)
 		return
 	}
-	files := rp.commits[r.PathValue("sha")]
+	// A commit's SHA names its root tree (GitHub takes either); a folder's
+	// is the one an earlier listing gave it.
+	commit, dir := r.PathValue("sha"), ""
+	if rp.commits[commit] == nil {
+		sub, ok := rp.subtrees[commit]
+		if !ok {
+			notFound(w)
+			return
+		}
+		commit, dir = sub[0], sub[1]
+	}
+	files := rp.commits[commit]
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
 	recursive := r.URL.Query().Get("recursive") != ""
 	entries := make([]treeEntry, 0, len(files))
 	dirs := map[string]bool{}
-	for p, c := range files {
-		if !recursive && strings.Contains(p, "/") {
-			dirs[strings.SplitN(p, "/", 2)[0]] = true
+	for full, c := range files {
+		p, ok := strings.CutPrefix(full, prefix)
+		if !ok {
+			continue
+		}
+		parts := strings.Split(p, "/")
+		for i := 1; i < len(parts); i++ {
+			dirs[strings.Join(parts[:i], "/")] = true
+		}
+		if !recursive && len(parts) > 1 {
 			continue
 		}
 		mode := "100644"
-		if m := rp.modes[r.PathValue("sha")][p]; m != "" {
+		if m := rp.modes[commit][full]; m != "" {
 			mode = m
 		}
 		size := len(c)
 		entries = append(entries, treeEntry{Path: p, Mode: mode, Type: "blob", SHA: s.shaOf(c), Size: &size})
 	}
 	for d := range dirs {
-		entries = append(entries, treeEntry{Path: d, Mode: "040000", Type: "tree", SHA: strings.Repeat("0", 40)})
+		if !recursive && strings.Contains(d, "/") {
+			continue
+		}
+		entries = append(entries, treeEntry{Path: d, Mode: "040000", Type: "tree", SHA: rp.subtreeSHA(commit, prefix+d)})
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
-	writeJSON(w, http.StatusOK, map[string]any{"sha": r.PathValue("sha"), "tree": entries, "truncated": false})
+	limit, truncated := s.TreeLimit, false
+	if limit <= 0 {
+		limit = 100000
+	}
+	if recursive && len(entries) > limit {
+		entries, truncated = entries[:limit], true
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sha": r.PathValue("sha"), "tree": entries, "truncated": truncated})
+}
+
+// subtreeSHA is the SHA the listings give folder dir of commit (derived
+// from both, as a tree's SHA is from its content), kept so that a listing
+// of that SHA finds it.
+func (rp *repo) subtreeSHA(commit, dir string) string {
+	sum := sha1.Sum([]byte("tree\x00" + commit + "\x00" + dir))
+	sha := hex.EncodeToString(sum[:])
+	if rp.subtrees == nil {
+		rp.subtrees = map[string][2]string{}
+	}
+	rp.subtrees[sha] = [2]string{commit, dir}
+	return sha
 }
 
 // treeEntry is one entry of a tree listing, as GitHub's API writes it (a

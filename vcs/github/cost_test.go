@@ -309,7 +309,7 @@ func TestManifestsFromHostileTarball(t *testing.T) {
 // TestManifestsKeepsTheBaseTree reads the manifests at a pull request's
 // base twice with a cache and once without, and at its head twice: the
 // base's tree is requested once with the cache and the files are the
-// same each time (a symbolic link left out, a file over the size bound
+// same each time (a symbolic link named and not read, a file over the size bound
 // unreadable, sizes and blob SHAs as the tree says); the head's tree,
 // which changes at every push, is requested each time.
 func TestManifestsKeepsTheBaseTree(t *testing.T) {

@@ -195,7 +195,7 @@ func (h *Host) blob(ctx context.Context, pr bot.PullRequest, sha string) ([]byte
 var errUndecodable = errors.New("its base64 content does not decode")
 
 // Manifests returns the files at ref that want picks: one recursive tree
-// request, then the files not already in cache: one blob request each (four
+// request (more when GitHub truncates it: listTree), then the files not already in cache: one blob request each (four
 // at a time) when at most ArchiveThreshold are missing, else one tarball of
 // the commit, so the number of requests grows neither with the repository
 // nor with the pull request. A symbolic link want picks is not read: it
@@ -203,14 +203,11 @@ var errUndecodable = errors.New("its base64 content does not decode")
 // tree at the pull request's base is kept in cache (treecache): every
 // push of a pull request reads it again.
 func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, want bot.Want, cache bot.BlobCache) ([]bot.File, error) {
-	entries, truncated, err := h.treeFiles(ctx, pr, ref, cache)
+	entries, err := h.treeFiles(ctx, pr, ref, cache)
 	if err != nil {
 		return nil, err
 	}
 	log := bot.LoggerFrom(ctx)
-	if truncated {
-		log.Warn("repository tree truncated by GitHub; cross-file rules see only part of it")
-	}
 	paths := make([]string, len(entries))
 	for i, e := range entries {
 		paths[i] = e.Path
@@ -277,28 +274,81 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	return files, nil
 }
 
-// treeFiles lists the files of the tree at ref (one recursive tree
-// request) and says whether GitHub truncated the list. The tree at the
-// pull request's base is kept in cache (package treecache).
-func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, cache bot.BlobCache) ([]treecache.Entry, bool, error) {
+// treeFiles lists the files of the tree at ref, whole (listTree). The
+// tree at the pull request's base is kept in cache (package treecache).
+func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, cache bot.BlobCache) ([]treecache.Entry, error) {
 	key := treecache.Key(pr, ref)
-	if entries, truncated, ok := treecache.Get(cache, key); ok {
-		return entries, truncated, nil
+	if entries, ok := treecache.Get(cache, key); ok {
+		return entries, nil
 	}
-	tree, _, err := h.client.Git.GetTree(ctx, repoOwner(pr), repoName(pr), ref, true)
+	budget := maxTreeRequests
+	entries, err := h.listTree(ctx, pr, ref, "", &budget)
 	if err != nil {
-		return nil, false, fmt.Errorf("listing the tree at %s: %w", ref, err)
+		return nil, fmt.Errorf("listing the tree at %s: %w", ref, err)
 	}
-	// Sized once: grown by doubling the list was megabytes of a push's
-	// allocations at 50,000 objects.
-	entries := make([]treecache.Entry, 0, len(tree.Entries))
+	treecache.Put(cache, key, entries)
+	return entries, nil
+}
+
+// maxTreeRequests bounds the tree requests one listing of a repository
+// makes when GitHub truncates its recursive listings (over 100,000
+// entries or 7 MB): each answers up to that many.
+const maxTreeRequests = 200
+
+// errTreeTooLarge is why a repository's tree is not listed: GitHub
+// truncates its listings and maxTreeRequests do not cover it. The review
+// fails saying so rather than check part of the repository in silence.
+var errTreeTooLarge = fmt.Errorf("the repository's tree is too large to list: GitHub truncates its listings, and %d requests did not cover it", maxTreeRequests)
+
+// listTree lists the files under tree sha (a commit's, or a folder's
+// whose path is prefix) in one recursive request; when GitHub truncates
+// that listing, as its documentation says to, the folder's own entries
+// without recursion and each of its folders listed the same way, each
+// request taken from budget.
+func (h *Host) listTree(ctx context.Context, pr bot.PullRequest, sha, prefix string, budget *int) ([]treecache.Entry, error) {
+	get := func(recursive bool) (*gh.Tree, error) {
+		if *budget <= 0 {
+			return nil, errTreeTooLarge
+		}
+		*budget--
+		tree, _, err := h.client.Git.GetTree(ctx, repoOwner(pr), repoName(pr), sha, recursive)
+		return tree, err
+	}
+	tree, err := get(true)
+	if err != nil {
+		return nil, err
+	}
+	entry := func(e *gh.TreeEntry) treecache.Entry {
+		return treecache.Entry{Path: prefix + e.GetPath(), SHA: e.GetSHA(), Size: e.GetSize(), Link: e.GetMode() == "120000"}
+	}
+	if !tree.GetTruncated() {
+		// Sized once: grown by doubling the list was megabytes of a
+		// push's allocations at 50,000 objects.
+		entries := make([]treecache.Entry, 0, len(tree.Entries))
+		for _, e := range tree.Entries {
+			if e.GetType() == "blob" {
+				entries = append(entries, entry(e))
+			}
+		}
+		return entries, nil
+	}
+	if tree, err = get(false); err != nil {
+		return nil, err
+	}
+	var entries []treecache.Entry
 	for _, e := range tree.Entries {
-		if e.GetType() == "blob" {
-			entries = append(entries, treecache.Entry{Path: e.GetPath(), SHA: e.GetSHA(), Size: e.GetSize(), Link: e.GetMode() == "120000"})
+		switch e.GetType() {
+		case "blob":
+			entries = append(entries, entry(e))
+		case "tree":
+			sub, err := h.listTree(ctx, pr, e.GetSHA(), prefix+e.GetPath()+"/", budget)
+			if err != nil {
+				return nil, err
+			}
+			entries = append(entries, sub...)
 		}
 	}
-	treecache.Put(cache, key, entries, tree.GetTruncated())
-	return entries, tree.GetTruncated(), nil
+	return entries, nil
 }
 
 // blobGone reports whether err says that one blob cannot be had at all

@@ -380,7 +380,7 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 // push lists it again, 500 requests at 50,000 files.
 func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, cache bot.BlobCache) ([]treecache.Entry, error) {
 	key := treecache.Key(pr, ref)
-	if tree, _, ok := treecache.Get(cache, key); ok {
+	if tree, ok := treecache.Get(cache, key); ok {
 		return tree, nil
 	}
 	var tree []treecache.Entry
@@ -404,7 +404,7 @@ func (h *Host) treeFiles(ctx context.Context, pr bot.PullRequest, ref string, ca
 		}
 		reqOpts = []gl.RequestOptionFunc{gl.WithContext(ctx), gl.WithKeysetPaginationParameters(resp.NextLink)}
 	}
-	treecache.Put(cache, key, tree, false)
+	treecache.Put(cache, key, tree)
 	return tree, nil
 }
 

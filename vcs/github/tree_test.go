@@ -1,0 +1,69 @@
+package github_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/prodready/prodready/bot"
+	"github.com/prodready/prodready/internal/fakegithub"
+)
+
+// TestManifestsListATruncatedTreeWhole reads the manifests of a commit
+// whose recursive tree listing GitHub truncates: the host lists it again
+// folder by folder, as GitHub's documentation says to, and returns every
+// file, a deep one too; a tree that even so takes more requests than the
+// host allows is an error that says so, not a part of it.
+func TestManifestsListATruncatedTreeWhole(t *testing.T) {
+	const owner, name = "acme", "monorepo"
+	keyPEM, pub := testKey(t)
+	fake := fakegithub.New(testAppID, pub)
+	defer fake.Close()
+	fake.TreeLimit = 4
+	files := map[string]string{"root.yaml": costManifest(0, "1.0.0", "x")}
+	for i := range 3 {
+		for j := range 3 {
+			files[fmt.Sprintf("team-%d/app-%d.yaml", i, j)] = costManifest(10*i+j, "1.0.0", "x")
+		}
+	}
+	files["team-2/deep/er/still.yaml"] = costManifest(99, "1.0.0", "x")
+	sha := strings.Repeat("d", 40)
+	fake.AddCommit(owner, name, sha, files)
+	h := installationHost(t, keyPEM, fake)
+	pr := bot.PullRequest{Repo: owner + "/" + name, Number: 1, HeadSHA: sha}
+	got, err := h.Manifests(context.Background(), pr, sha, bot.WantEach(func(p string) bool { return strings.HasSuffix(p, ".yaml") }), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]bool{}
+	for _, f := range got {
+		if string(f.Data) != files[f.Path] {
+			t.Errorf("%s: %q, want its content", f.Path, f.Data)
+		}
+		read[f.Path] = true
+	}
+	for p := range files {
+		if !read[p] {
+			t.Errorf("%s not listed: the truncated listing was taken as the tree", p)
+		}
+	}
+	if n := fake.Count(fakegithub.RouteTree); n < 2 {
+		t.Errorf("%d tree requests, want the truncated one and the folders' after it", n)
+	}
+
+	// Over the host's bound on tree requests: 250 folders of 5 files,
+	// each listing truncated.
+	big := map[string]string{}
+	for i := range 250 {
+		for j := range 5 {
+			big[fmt.Sprintf("f%03d/%d.yaml", i, j)] = "kind: ConfigMap\n"
+		}
+	}
+	bigSHA := strings.Repeat("e", 40)
+	fake.AddCommit(owner, name, bigSHA, big)
+	_, err = h.Manifests(context.Background(), bot.PullRequest{Repo: owner + "/" + name, Number: 2, HeadSHA: bigSHA}, bigSHA, bot.WantEach(func(string) bool { return true }), nil)
+	if err == nil || !strings.Contains(err.Error(), "too large to list") {
+		t.Errorf("Manifests of a tree over the bound: %v, want an error that says it is too large to list", err)
+	}
+}
