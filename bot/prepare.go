@@ -597,11 +597,17 @@ func homeUnchanged(f checks.Finding, patches map[string]string) bool {
 }
 
 // causedBy says which change makes a finding new in a file the pull
-// request does not touch: the changed files that hold (at head or base) an
-// object of the finding's namespace, else every changed file, a few named.
+// request does not touch: the changed files one of its parts is in (the
+// values line a template's value is composed from), else the changed
+// files that hold (at head or base) an object of the finding's namespace,
+// else every changed file, a few named.
 func causedBy(f checks.Finding, changed []ChangedFile, nsPaths map[string]map[string]bool) string {
 	nsOf := nsPaths[f.Object.Namespace]
-	var named, others []string
+	inParts := map[string]bool{}
+	for _, p := range f.Parts {
+		inParts[p.File] = true
+	}
+	var parts, named, others []string
 	for _, c := range changed {
 		if c.Path == checks.ConfigFileName {
 			continue
@@ -617,13 +623,18 @@ func causedBy(f checks.Finding, changed []ChangedFile, nsPaths map[string]map[st
 		default:
 			what = "the change to " + what
 		}
-		if nsOf[c.Path] || nsOf[c.PreviousPath] {
+		switch {
+		case inParts[c.Path]:
+			parts = append(parts, what)
+		case nsOf[c.Path] || nsOf[c.PreviousPath]:
 			named = append(named, what)
-		} else {
+		default:
 			others = append(others, what)
 		}
 	}
-	if len(named) == 0 {
+	if len(parts) > 0 {
+		named = parts
+	} else if len(named) == 0 {
 		named = others
 	}
 	more := ""
