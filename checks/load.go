@@ -117,10 +117,8 @@ func List(paths []string, cfg *Config, stdin io.Reader) ([]Input, error) {
 			}
 			if !d.Type().IsRegular() {
 				// Not followed, not read: said, so that it is not a pass.
-				in := lazy(file)
-				in.Read, in.ReadAt = nil, nil
-				in.Parsed = &manifest.File{Path: in.Path, Skipped: notRegular(d.Type())}
-				add(in)
+				at := runPathFrom(file, getwd)
+				add(Input{Path: at, Parsed: &manifest.File{Path: at, Skipped: notRegular(d.Type())}})
 				return nil
 			}
 			add(lazy(file))
