@@ -156,6 +156,10 @@ type Server struct {
 	URL string
 	// MaxPerPage caps per_page (GitHub's is 100); lower it to test paging.
 	MaxPerPage int
+	// MaxPRFiles caps the files a pull request's file listing gives (its
+	// pages together), as GitHub lists at most 3,000; the pull request's
+	// changed_files still counts them all. 0 is GitHub's.
+	MaxPRFiles int
 	// TreeLimit caps the entries of a recursive tree listing, past which
 	// it answers the first TreeLimit with truncated true (GitHub's is
 	// 100,000, with 7 MB); 0 is GitHub's. Lower it to test truncation.
@@ -650,7 +654,7 @@ func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.git.init()
-	_, p := s.lookupPR(r)
+	rp, p := s.lookupPR(r)
 	if p == nil {
 		notFound(w)
 		return
@@ -665,8 +669,9 @@ func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
 		b = &PRBranches{State: "open", HeadRepo: repo}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"number": p.number, "state": b.State, "draft": false,
-		"html_url": fmt.Sprintf("%s%s/pull/%d", s.URL, repo, p.number),
-		"base":     side(b.BaseRef, p.base, repo), "head": side(b.HeadRef, p.head, b.HeadRepo)})
+		"changed_files": len(s.prDiff(repo, rp, p)),
+		"html_url":      fmt.Sprintf("%s%s/pull/%d", s.URL, repo, p.number),
+		"base":          side(b.BaseRef, p.base, repo), "head": side(b.HeadRef, p.head, b.HeadRepo)})
 }
 
 func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
@@ -678,7 +683,11 @@ func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var items []map[string]any
-	for _, f := range s.prDiff(r.PathValue("owner")+"/"+r.PathValue("repo"), rp, p) {
+	files := s.prDiff(r.PathValue("owner")+"/"+r.PathValue("repo"), rp, p)
+	if limit := cmp.Or(s.MaxPRFiles, 3000); len(files) > limit {
+		files = files[:limit]
+	}
+	for _, f := range files {
 		item := map[string]any{"sha": f.sha, "filename": f.path, "status": f.status}
 		if !f.tooLarge {
 			item["patch"] = patch(f.hunks)

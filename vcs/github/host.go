@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,7 +114,11 @@ func (h *Host) checkName() string {
 	return DefaultCheckName
 }
 
-// ChangedFiles lists the pull request's files with their patches (all pages).
+// ChangedFiles lists the pull request's files with their patches (all
+// pages). GitHub lists at most 3,000 (its documentation says so; the pull
+// request's changed_files counts them all): when it lists fewer than
+// that count, the others are found by comparing the trees at the merge
+// base and at the head (listedBeyond), without patches.
 func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.ChangedFile, error) {
 	var out []bot.ChangedFile
 	opt := &gh.ListOptions{PerPage: 100}
@@ -129,10 +134,77 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 			})
 		}
 		if resp.NextPage == 0 {
-			return out, nil
+			break
 		}
 		opt.Page = resp.NextPage
 	}
+	if len(out) == 0 || len(out)%opt.PerPage != 0 {
+		return out, nil // the last page was not full: the list is whole
+	}
+	p, _, err := h.client.PullRequests.Get(ctx, repoOwner(pr), repoName(pr), pr.Number)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s#%d: %w", pr.Repo, pr.Number, err)
+	}
+	if p.GetChangedFiles() <= len(out) {
+		return out, nil
+	}
+	more, err := h.listedBeyond(ctx, pr, out)
+	if err != nil {
+		return nil, fmt.Errorf("listing the files of %s#%d beyond the %d GitHub lists: %w", pr.Repo, pr.Number, len(out), err)
+	}
+	return append(out, more...), nil
+}
+
+// listedBeyond returns the files the pull request changes that listed
+// does not hold, from the trees at its merge base and its head: added,
+// modified or removed (a rename is a removal and an addition), each
+// without a patch, so none of its lines is commentable.
+func (h *Host) listedBeyond(ctx context.Context, pr bot.PullRequest, listed []bot.ChangedFile) ([]bot.ChangedFile, error) {
+	base, err := h.MergeBase(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	tree := func(ref string) (map[string]string, error) {
+		budget := maxTreeRequests
+		entries, err := h.listTree(ctx, pr, ref, "", &budget)
+		if err != nil {
+			return nil, fmt.Errorf("listing the tree at %s: %w", short(ref), err)
+		}
+		shas := make(map[string]string, len(entries))
+		for _, e := range entries {
+			shas[e.Path] = e.SHA
+		}
+		return shas, nil
+	}
+	before, err := tree(base)
+	if err != nil {
+		return nil, err
+	}
+	after, err := tree(pr.HeadSHA)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, 2*len(listed))
+	for _, f := range listed {
+		seen[f.Path], seen[f.PreviousPath] = true, true
+	}
+	var out []bot.ChangedFile
+	for p, sha := range after {
+		switch old, had := before[p]; {
+		case seen[p] || had && old == sha:
+		case had:
+			out = append(out, bot.ChangedFile{Path: p, Status: "modified", SHA: sha})
+		default:
+			out = append(out, bot.ChangedFile{Path: p, Status: "added", SHA: sha})
+		}
+	}
+	for p := range before {
+		if _, kept := after[p]; !kept && !seen[p] {
+			out = append(out, bot.ChangedFile{Path: p, Status: "removed"})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
 }
 
 // MergeBase is the merge base of the pull request's base and head commits

@@ -67,3 +67,48 @@ func TestManifestsListATruncatedTreeWhole(t *testing.T) {
 		t.Errorf("Manifests of a tree over the bound: %v, want an error that says it is too large to list", err)
 	}
 }
+
+// TestChangedFilesBeyondGitHubsCap lists the files of a pull request that
+// changes more files than GitHub's file listing gives: the ones past the
+// cap are found from the trees at the merge base and the head, added,
+// modified and removed, without patches, and the list holds each file
+// once.
+func TestChangedFilesBeyondGitHubsCap(t *testing.T) {
+	const owner, name = "acme", "wide"
+	keyPEM, pub := testKey(t)
+	fake := fakegithub.New(testAppID, pub)
+	defer fake.Close()
+	fake.MaxPRFiles = 100
+	base, head := map[string]string{"zz/gone.yaml": "kind: ConfigMap\n", "zz/same.yaml": "kind: Secret\n"}, map[string]string{"zz/same.yaml": "kind: Secret\n", "zz/new.yaml": "kind: ConfigMap\n"}
+	for i := range 120 {
+		p := fmt.Sprintf("a/f%03d.yaml", i)
+		base[p], head[p] = "v: 1\n", "v: 2\n"
+	}
+	baseSHA, headSHA := strings.Repeat("b", 40), strings.Repeat("1", 40)
+	fake.AddCommit(owner, name, baseSHA, base)
+	fake.AddCommit(owner, name, headSHA, head)
+	fake.SetPR(owner, name, 1, baseSHA, headSHA)
+	h := installationHost(t, keyPEM, fake)
+	got, err := h.ChangedFiles(context.Background(), bot.PullRequest{Repo: owner + "/" + name, Number: 1, BaseSHA: baseSHA, HeadSHA: headSHA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	patched := 0
+	for _, f := range got {
+		if _, twice := status[f.Path]; twice {
+			t.Errorf("%s listed twice", f.Path)
+		}
+		status[f.Path] = f.Status
+		if f.Patch != "" {
+			patched++
+		}
+	}
+	if len(got) != 122 || patched != 100 || status["a/f119.yaml"] != "modified" || status["zz/new.yaml"] != "added" || status["zz/gone.yaml"] != "removed" {
+		t.Errorf("%d files (%d with a patch), a/f119 %q, zz/new %q, zz/gone %q; want 122 (100 as GitHub lists them), modified, added, removed",
+			len(got), patched, status["a/f119.yaml"], status["zz/new.yaml"], status["zz/gone.yaml"])
+	}
+	if _, ok := status["zz/same.yaml"]; ok {
+		t.Error("zz/same.yaml, unchanged, is listed")
+	}
+}
