@@ -53,14 +53,12 @@ func TestServeRendersAChartPastGitHubsFileCap(t *testing.T) {
 			"zz/values.yaml":               "image:\n  tag: \"" + tag + "\"\n",
 			"zz/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: \"ghcr.io/acme/web:{{ .Values.image.tag }}\"\n",
 		}
-		for i := range 100 {
-			files[fmt.Sprintf("a/cm%03d.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm%03d\ndata:\n  version: %q\n", i, version)
+		for i := range 3000 {
+			files[fmt.Sprintf("a/cm%04d.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm%04d\ndata:\n  version: %q\n", i, version)
 		}
 		return files
 	}
-	fake := reviewOpenedWith(t, repo("1", "1.0.0"), repo("2", "latest"), func(fake *fakegithub.Server) {
-		fake.MaxPRFiles = 100 // the listing stops before zz/
-	})
+	fake := reviewOpenedWith(t, repo("1", "1.0.0"), repo("2", "latest"), nil) // GitHub's listing stops before zz/
 	var text string
 	for _, run := range fake.CheckRuns("acme", "web") {
 		if run.HeadSHA == headSHA(0) && run.Status == "completed" {

@@ -156,10 +156,6 @@ type Server struct {
 	URL string
 	// MaxPerPage caps per_page (GitHub's is 100); lower it to test paging.
 	MaxPerPage int
-	// MaxPRFiles caps the files a pull request's file listing gives (its
-	// pages together), as GitHub lists at most 3,000; the pull request's
-	// changed_files still counts them all. 0 is GitHub's.
-	MaxPRFiles int
 	// TreeLimit caps the entries of a recursive tree listing, past which
 	// it answers the first TreeLimit with truncated true (GitHub's is
 	// 100,000, with 7 MB); 0 is GitHub's. Lower it to test truncation.
@@ -674,6 +670,10 @@ func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
 		"base":          side(b.BaseRef, p.base, repo), "head": side(b.HeadRef, p.head, b.HeadRepo)})
 }
 
+// maxPRFiles is how many of a pull request's files GitHub's listing gives
+// (its pages together); the pull request's changed_files counts them all.
+const maxPRFiles = 3000
+
 func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -684,8 +684,8 @@ func (s *Server) prFiles(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []map[string]any
 	files := s.prDiff(r.PathValue("owner")+"/"+r.PathValue("repo"), rp, p)
-	if limit := cmp.Or(s.MaxPRFiles, 3000); len(files) > limit {
-		files = files[:limit]
+	if len(files) > maxPRFiles {
+		files = files[:maxPRFiles]
 	}
 	for _, f := range files {
 		item := map[string]any{"sha": f.sha, "filename": f.path, "status": f.status}

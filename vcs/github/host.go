@@ -138,8 +138,8 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 		}
 		opt.Page = resp.NextPage
 	}
-	if len(out) == 0 || len(out)%opt.PerPage != 0 {
-		return out, nil // the last page was not full: the list is whole
+	if len(out) < maxListedFiles {
+		return out, nil
 	}
 	p, _, err := h.client.PullRequests.Get(ctx, repoOwner(pr), repoName(pr), pr.Number)
 	if err != nil {
@@ -154,6 +154,10 @@ func (h *Host) ChangedFiles(ctx context.Context, pr bot.PullRequest) ([]bot.Chan
 	}
 	return append(out, more...), nil
 }
+
+// maxListedFiles is how many of a pull request's files GitHub lists at
+// most, as its documentation says.
+const maxListedFiles = 3000
 
 // listedBeyond returns the files the pull request changes that listed
 // does not hold, from the trees at its merge base and its head: added,

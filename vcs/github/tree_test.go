@@ -78,10 +78,9 @@ func TestChangedFilesBeyondGitHubsCap(t *testing.T) {
 	keyPEM, pub := testKey(t)
 	fake := fakegithub.New(testAppID, pub)
 	defer fake.Close()
-	fake.MaxPRFiles = 100
 	base, head := map[string]string{"zz/gone.yaml": "kind: ConfigMap\n", "zz/same.yaml": "kind: Secret\n"}, map[string]string{"zz/same.yaml": "kind: Secret\n", "zz/new.yaml": "kind: ConfigMap\n"}
-	for i := range 120 {
-		p := fmt.Sprintf("a/f%03d.yaml", i)
+	for i := range 3020 {
+		p := fmt.Sprintf("a/f%04d.yaml", i)
 		base[p], head[p] = "v: 1\n", "v: 2\n"
 	}
 	baseSHA, headSHA := strings.Repeat("b", 40), strings.Repeat("1", 40)
@@ -104,9 +103,9 @@ func TestChangedFilesBeyondGitHubsCap(t *testing.T) {
 			patched++
 		}
 	}
-	if len(got) != 122 || patched != 100 || status["a/f119.yaml"] != "modified" || status["zz/new.yaml"] != "added" || status["zz/gone.yaml"] != "removed" {
-		t.Errorf("%d files (%d with a patch), a/f119 %q, zz/new %q, zz/gone %q; want 122 (100 as GitHub lists them), modified, added, removed",
-			len(got), patched, status["a/f119.yaml"], status["zz/new.yaml"], status["zz/gone.yaml"])
+	if len(got) != 3022 || patched != 3000 || status["a/f3019.yaml"] != "modified" || status["zz/new.yaml"] != "added" || status["zz/gone.yaml"] != "removed" {
+		t.Errorf("%d files (%d with a patch), a/f3019 %q, zz/new %q, zz/gone %q; want 3,022 (3,000 as GitHub lists them), modified, added, removed",
+			len(got), patched, status["a/f3019.yaml"], status["zz/new.yaml"], status["zz/gone.yaml"])
 	}
 	if _, ok := status["zz/same.yaml"]; ok {
 		t.Error("zz/same.yaml, unchanged, is listed")
