@@ -139,13 +139,13 @@ func (c *Compactor) findings(l findingList, owned *int) findingList {
 // f holds them (the caller makes them the Compactor's), its file and
 // object a place held once.
 func (c *Compactor) leanOf(f *Finding, owned *int) leanFinding {
-	causeLine, causeColumn := causeInFile(f)
+	causeLine, causeColumn := causePlace(f) // in 32 bits: fitsLean held them to it
 	return leanFinding{
 		rule: f.RuleID, message: f.Message, path: f.Path, identityPath: f.IdentityPath,
 		at: c.place(findingPlace{f.File, f.Object, mergedText(f.Merged), f.Cause}, owned), fix: f.Fix,
 		line: int32(f.Line), column: int32(f.Column), endLine: int32(f.EndLine),
 		containerLine: int32(f.ContainerLine), occurrence: int32(f.Occurrence), severity: int8(f.Severity),
-		causeLine: causeLine, causeColumn: causeColumn,
+		causeLine: int32(causeLine), causeColumn: int32(causeColumn),
 	}
 }
 
@@ -224,7 +224,7 @@ func mergedObjects(text string) []ObjectRef {
 
 // fitsLean reports whether a leanFinding holds all of f that is kept: of
 // a finding's Parts, only the line of its Cause in its own file
-// (causeInFile; a review's head, whose findings are not made lean, reads
+// (causePlace; a review's head, whose findings are not made lean, reads
 // the others).
 func fitsLean(f *Finding) bool {
 	in32 := func(n int) bool { return n >= math.MinInt32 && n <= math.MaxInt32 }
@@ -242,12 +242,6 @@ func causePlace(f *Finding) (line, column int) {
 		}
 	}
 	return 0, 0
-}
-
-// causeInFile is causePlace in 32 bits (fitsLean has held them to it).
-func causeInFile(f *Finding) (line, column int32) {
-	l, c := causePlace(f)
-	return int32(l), int32(c)
 }
 
 // finding is l as a Finding.
