@@ -170,9 +170,12 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 	if err != nil {
 		return nil, fmt.Errorf("listing files at %s: %w", ref, err)
 	}
-	var entries [][2]string // path, sha
+	type entry struct {
+		path, sha string
+		link      bool
+	}
+	var entries []entry
 	var paths []string
-	links := map[string]bool{}
 	for _, rec := range strings.Split(string(out), "\x00") {
 		meta, path, ok := strings.Cut(rec, "\t")
 		if !ok {
@@ -182,20 +185,17 @@ func (h *Host) Manifests(ctx context.Context, pr bot.PullRequest, ref string, wa
 		if len(f) != 3 || f[1] != "blob" {
 			continue
 		}
-		if f[0] == "120000" {
-			links[path] = true
-		}
-		entries = append(entries, [2]string{path, f[2]})
+		entries = append(entries, entry{path, f[2], f[0] == "120000"})
 		paths = append(paths, path)
 	}
 	picked := want(paths)
 	var files []bot.File
 	for _, e := range entries {
-		path, sha := e[0], e[1]
+		path, sha := e.path, e.sha
 		if !picked[path] {
 			continue
 		}
-		if links[path] {
+		if e.link {
 			files = append(files, bot.File{Path: path, SHA: sha, Skipped: bot.SymbolicLink})
 			continue
 		}
