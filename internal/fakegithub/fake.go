@@ -250,6 +250,22 @@ func (s *Server) SetTreeMode(owner, name, sha, path, mode string) {
 	r.modes[sha][path] = mode
 }
 
+// Mode returns the tree mode of path in commit sha: "100644" unless
+// SetTreeMode or the commit's tree (CreateTree) gave it another, "" when
+// the commit has no such file.
+func (s *Server) Mode(owner, name, sha, path string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repo(owner, name)
+	if _, ok := r.commits[sha][path]; !ok {
+		return ""
+	}
+	if m := r.modes[sha][path]; m != "" {
+		return m
+	}
+	return "100644"
+}
+
 // SetPR makes pull request number compare head against base (both added
 // with AddCommit); its files and patches are computed from them. A head
 // whose parents are not recorded (SetParents) is taken to branch off base:

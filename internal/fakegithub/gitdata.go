@@ -41,6 +41,7 @@ type gitState struct {
 	refs      map[string]map[string]string      // repo -> branch -> commit
 	meta      map[string]map[string]*CommitInfo // repo -> commit -> what it says
 	trees     map[string]map[string]string      // tree SHA -> path -> content
+	modes     map[string]map[string]string      // tree SHA -> path -> mode other than 100644
 	protected map[string]map[string]string      // repo -> branch -> the 422 message
 	perms     map[int64]map[string]string       // installation -> permissions
 	reach     map[int64]map[string]bool         // installation -> repos (nil: all)
@@ -70,7 +71,7 @@ func (g *gitState) init() {
 	if g.refs == nil {
 		g.refs, g.meta, g.trees = map[string]map[string]string{}, map[string]map[string]*CommitInfo{}, map[string]map[string]string{}
 		g.protected, g.perms, g.reach = map[string]map[string]string{}, map[int64]map[string]string{}, map[int64]map[string]bool{}
-		g.branches = map[string]*PRBranches{}
+		g.branches, g.modes = map[string]*PRBranches{}, map[string]map[string]string{}
 	}
 }
 
@@ -244,8 +245,9 @@ func (s *Server) mayWrite(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// treeSHA names a tree of files by its content.
-func treeSHA(files map[string]string) string {
+// treeSHA names a tree of files by its content and its files' modes
+// (those other than 100644).
+func treeSHA(files, modes map[string]string) string {
 	keys := make([]string, 0, len(files))
 	for k := range files {
 		keys = append(keys, k)
@@ -254,7 +256,7 @@ func treeSHA(files map[string]string) string {
 	h := sha1.New()
 	h.Write([]byte("tree\x00"))
 	for _, k := range keys {
-		fmt.Fprintf(h, "%s\x00%s\x00", k, blobSHA(files[k]))
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", k, blobSHA(files[k]), modes[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -269,10 +271,13 @@ func (s *Server) commitInfo(repo, sha string, files map[string]string) *CommitIn
 		info = &CommitInfo{SHA: sha, Message: "commit"}
 		m[sha] = info
 	}
+	owner, name, _ := strings.Cut(repo, "/")
+	modes := s.repo(owner, name).modes[sha]
 	if info.Tree == "" {
-		info.Tree = treeSHA(files)
+		info.Tree = treeSHA(files, modes)
 	}
 	s.git.trees[info.Tree] = files
+	s.git.modes[info.Tree] = modes
 	return info
 }
 
@@ -339,7 +344,7 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.git.init()
-	files := map[string]string{}
+	files, modes := map[string]string{}, map[string]string{}
 	if req.BaseTree != "" {
 		base, ok := s.git.trees[req.BaseTree]
 		if !ok {
@@ -349,6 +354,9 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 		for k, v := range base {
 			files[k] = v
 		}
+		for k, v := range s.git.modes[req.BaseTree] {
+			modes[k] = v
+		}
 	}
 	for _, e := range req.Tree {
 		if e.Path == "" || strings.HasPrefix(e.Path, "/") || strings.Contains(e.Path, "//") {
@@ -356,7 +364,10 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch e.Mode {
-		case "100644", "100755", "120000":
+		case "100644":
+			delete(modes, e.Path)
+		case "100755", "120000":
+			modes[e.Path] = e.Mode
 		default:
 			unprocessable(w, "tree.mode must be a file mode this fake knows (100644, 100755, 120000)")
 			return
@@ -366,6 +377,7 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 			files[e.Path] = *e.Content
 		case e.SHA == nil:
 			delete(files, e.Path) // sha null removes the file
+			delete(modes, e.Path)
 		default:
 			c, ok := s.blobs[*e.SHA]
 			if !ok {
@@ -375,8 +387,8 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 			files[e.Path] = c
 		}
 	}
-	sha := treeSHA(files)
-	s.git.trees[sha] = files
+	sha := treeSHA(files, modes)
+	s.git.trees[sha], s.git.modes[sha] = files, modes
 	writeJSON(w, http.StatusCreated, map[string]any{"sha": sha, "truncated": false})
 }
 
@@ -421,6 +433,10 @@ func (s *Server) createCommit(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(h, "commit\x00%s\x00%s\x00%s\x00%s", req.Tree, strings.Join(req.Parents, ","), author, req.Message)
 	sha := hex.EncodeToString(h.Sum(nil))
 	rp.commits[sha] = files
+	if rp.modes == nil {
+		rp.modes = map[string]map[string]string{}
+	}
+	rp.modes[sha] = s.git.modes[req.Tree]
 	info := &CommitInfo{SHA: sha, Tree: req.Tree, Message: req.Message, Parents: append([]string(nil), req.Parents...), Author: author}
 	sub(s.git.meta, repo)[sha] = info
 	writeJSON(w, http.StatusCreated, commitJSON(info))

@@ -249,13 +249,13 @@ func (h *Host) CommitFixes(ctx context.Context, pr bot.PullRequest, c bot.FixCom
 	if err != nil {
 		return "", commitError("reading the head commit", err)
 	}
-	tree, _, err := h.client.Git.GetTree(ctx, owner, name, c.Parent, true)
+	paths := make([]string, len(c.Files))
+	for i, f := range c.Files {
+		paths[i] = f.Path
+	}
+	modes, err := h.fileModes(ctx, owner, name, c.Parent, paths)
 	if err != nil {
 		return "", commitError("reading the head tree", err)
-	}
-	modes := map[string]string{}
-	for _, e := range tree.Entries {
-		modes[e.GetPath()] = e.GetMode()
 	}
 	var entries []*gh.TreeEntry
 	for _, f := range c.Files {
@@ -282,6 +282,65 @@ func (h *Host) CommitFixes(ctx context.Context, pr bot.PullRequest, c bot.FixCom
 		return "", commitError("moving branch "+c.Branch, err)
 	}
 	return commit.GetSHA(), nil
+}
+
+// fileModes returns the tree modes of paths in commit sha (a path it
+// does not hold has none): from one recursive listing, and where GitHub
+// truncates that, from the folders on each missing path listed one by
+// one, so that an executable file past the cut keeps its bit.
+func (h *Host) fileModes(ctx context.Context, owner, name, sha string, paths []string) (map[string]string, error) {
+	tree, _, err := h.client.Git.GetTree(ctx, owner, name, sha, true)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	modes := map[string]string{}
+	for _, e := range tree.Entries {
+		if want[e.GetPath()] {
+			modes[e.GetPath()] = e.GetMode()
+		}
+	}
+	if !tree.GetTruncated() {
+		return modes, nil
+	}
+	folders := map[string]map[string]*gh.TreeEntry{} // a folder's path -> its entries by name
+	for _, p := range paths {
+		if modes[p] != "" {
+			continue
+		}
+		at, folder := sha, ""
+		names := strings.Split(p, "/")
+		for i, n := range names {
+			entries, ok := folders[folder]
+			if !ok {
+				t, _, err := h.client.Git.GetTree(ctx, owner, name, at, false)
+				if err != nil {
+					return nil, err
+				}
+				entries = map[string]*gh.TreeEntry{}
+				for _, e := range t.Entries {
+					entries[e.GetPath()] = e
+				}
+				folders[folder] = entries
+			}
+			e := entries[n]
+			if e == nil {
+				break // a file the fix adds
+			}
+			if i == len(names)-1 {
+				modes[p] = e.GetMode()
+				break
+			}
+			if e.GetType() != "tree" {
+				break
+			}
+			at, folder = e.GetSHA(), folder+n+"/"
+		}
+	}
+	return modes, nil
 }
 
 // protectionMessages are the phrases of GitHub's 422 answers to a ref

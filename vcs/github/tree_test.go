@@ -111,3 +111,39 @@ func TestChangedFilesBeyondGitHubsCap(t *testing.T) {
 		t.Error("zz/same.yaml, unchanged, is listed")
 	}
 }
+
+// TestCommitFixesKeepsModesPastATruncatedTree commits fixes at a commit
+// whose recursive tree listing GitHub truncates before the fixed files:
+// an executable file past the cut keeps its mode (its folders listed one
+// by one), a file the fix adds is a plain file, and the commit holds the
+// rest of the tree as it was.
+func TestCommitFixesKeepsModesPastATruncatedTree(t *testing.T) {
+	const owner, name = "acme", "monorepo"
+	keyPEM, pub := testKey(t)
+	fake := fakegithub.New(testAppID, pub)
+	defer fake.Close()
+	fake.TreeLimit = 2
+	sha := strings.Repeat("d", 40)
+	files := map[string]string{"a.yaml": "kind: A\n", "b.yaml": "kind: B\n", "tools/deploy/run.yaml": "kind: Run\n", "tools/other.yaml": "kind: O\n"}
+	fake.AddCommit(owner, name, sha, files)
+	fake.SetTreeMode(owner, name, sha, "tools/deploy/run.yaml", "100755")
+	fake.SetBranch(owner, name, "feature", sha)
+	fake.SetPermissions(7, map[string]string{"contents": "write", "checks": "write", "pull_requests": "write", "metadata": "read"})
+	h := installationHost(t, keyPEM, fake).(bot.Committer)
+	pr := bot.PullRequest{Repo: owner + "/" + name, Number: 1, HeadSHA: sha, HeadRef: "feature"}
+	got, err := h.CommitFixes(context.Background(), pr, bot.FixCommit{Branch: "feature", Parent: sha, Message: "fix", Files: []bot.File{
+		{Path: "tools/deploy/run.yaml", Data: []byte("kind: Run\nfixed: true\n")},
+		{Path: "tools/deploy/new.yaml", Data: []byte("kind: New\n")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"tools/deploy/run.yaml": "100755", "tools/deploy/new.yaml": "100644", "a.yaml": "100644"} {
+		if m := fake.Mode(owner, name, got, path); m != want {
+			t.Errorf("%s in the fix commit: mode %q, want %q", path, m, want)
+		}
+	}
+	if _, tree, _ := fake.Commit(owner, name, got); tree["tools/other.yaml"] != files["tools/other.yaml"] || tree["tools/deploy/run.yaml"] != "kind: Run\nfixed: true\n" {
+		t.Errorf("the fix commit holds %v, want the tree with the fixed file", tree)
+	}
+}
