@@ -1019,7 +1019,52 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findin
 		return nil
 	}
 	mid := len(cands) / 2
-	return append(pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old)...)
+	return pl.together(v, src, pl.settle(v, src, cands[:mid], old), pl.settle(v, src, cands[mid:], old), old)
+}
+
+// together returns the fixes of first and second, each settled apart
+// after a render with all of them added a finding, that can be made
+// together: all whose finding is gone when a render with all of them
+// adds no finding; else first's, with second's withheld for this run (a
+// later round of fix, after first's, may take them). Fix makes them
+// together, and halves settled apart were never rendered together: a
+// wider include and literal lines that each add the same labels right
+// alone write each label twice together. Fixes whose line changes cannot
+// be placed together are kept as they are: fix makes those one round
+// after another.
+func (pl *placed) together(v *verifier, src *source, first, second []candidate, old findingKeys) []candidate {
+	all := append(slices.Clip(first), second...)
+	if len(first) == 0 || len(second) == 0 {
+		return all
+	}
+	lines, placed := pl.batchLines(src, all)
+	if !placed {
+		return all
+	}
+	keys, ok, failed := pl.rerender(v, src, all, lines, true)
+	added := adds(keys, old, all)
+	why := ""
+	switch {
+	case ok && added == "":
+		out := gone(all, keys)
+		for _, c := range all {
+			if keys.fixLeft(c.key) {
+				v.unverified(pl, c, pl.again()+" with it and the other fixes, its finding stays")
+			}
+		}
+		return out
+	case ok:
+		why = pl.again() + " with it and the other fixes brings " + describeKey(added)
+	case failed != "" && v.ctx.Err() == nil:
+		why = pl.again() + " with it and the other fixes: " + failed
+	default:
+		pl.notSettled(v, second)
+		return first
+	}
+	for _, c := range second {
+		v.unverified(pl, c, why)
+	}
+	return first
 }
 
 // batchLines returns the template line changes of cands by file: each

@@ -138,3 +138,88 @@ func TestWiderIncludeWhenLinesWouldWriteComputedLabels(t *testing.T) {
 		t.Fatalf("template-labels-not-propagated: %s:%d %+v, want line 18 to include labelled.labels", f.File, f.Line, f.Fix)
 	}
 }
+
+// TestWiderIncludeAndLiteralLinesAreNotMadeTogether checks two fixes
+// that add the same labels to a pod template, each right alone, one by
+// the workload's labels helper in place of the selector's, the other as
+// literal lines after it: made together they write each label twice, so
+// the second is withheld with why, and the fixes kept, applied together
+// as fix applies them, render every label once.
+func TestWiderIncludeAndLiteralLinesAreNotMadeTogether(t *testing.T) {
+	chart := rendered.Files{
+		"c/Chart.yaml":  []byte("apiVersion: v2\nname: app\nversion: 1.0.0\nappVersion: \"2.1\"\n"),
+		"c/values.yaml": []byte("podLabels: {}\n"),
+		"c/templates/_helpers.tpl": []byte(`{{- define "app.selectorLabels" -}}
+app.kubernetes.io/name: app
+app.kubernetes.io/component: web
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+{{- define "app.labels" -}}
+{{ include "app.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+`),
+		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  labels:
+    {{- include "app.labels" . | nindent 4 }}
+    app.kubernetes.io/part-of: shop
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      {{- include "app.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "app.selectorLabels" . | nindent 8 }}
+        app.kubernetes.io/part-of: shop
+        {{- with .Values.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      containers:
+        - name: app
+          image: ghcr.io/example/app:2.1
+`),
+	}
+	const tmpl = "c/templates/deployment.yaml"
+	var kept []checks.Finding
+	withheld := map[string]string{}
+	for _, f := range verifiedChart(t, chart) {
+		if f.RuleID != "recommended-labels-missing" && f.RuleID != "template-labels-not-propagated" {
+			continue
+		}
+		switch {
+		case f.Fix != nil && len(f.Fix.Lines) > 0 && f.File == tmpl:
+			kept = append(kept, f)
+		case f.Fix != nil && f.Fix.Withheld != "":
+			withheld[f.RuleID] = f.Fix.Withheld
+		}
+	}
+	if len(kept) != 1 || len(withheld) != 1 {
+		t.Fatalf("kept %d of the two labels fixes, withheld %v; want one of each", len(kept), withheld)
+	}
+	for rule, why := range withheld {
+		if !strings.Contains(why, "with it and the other fixes brings schema-invalid") {
+			t.Errorf("%s withheld: %q, want why (with the other fixes it brings schema-invalid)", rule, why)
+		}
+	}
+	var obj struct {
+		Spec struct {
+			Template struct {
+				Metadata struct {
+					Labels map[string]string
+				}
+			}
+		}
+	}
+	_, doc := fixChart(t, chart, tmpl, kept, "", &obj)
+	labels := obj.Spec.Template.Metadata.Labels
+	if labels["app.kubernetes.io/version"] != "2.1" || labels["app.kubernetes.io/managed-by"] != "Helm" {
+		t.Errorf("fixed pod template labels %v, want the version and managed-by:\n%s", labels, doc)
+	}
+}
