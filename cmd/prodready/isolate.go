@@ -36,16 +36,26 @@ func addRenderFlags(fs *pflag.FlagSet) *renderFlags {
 // renderer is the isolated renderer the flags describe: this binary's
 // render-worker command, one child per render.
 func (f *renderFlags) renderer() (rendered.Renderer, error) {
-	if *f.memory < 64<<20 {
-		return nil, fmt.Errorf("--render-memory %d is under 64 MiB, in which no render worker starts", *f.memory)
-	}
-	if *f.cpu <= 0 || *f.deadline <= 0 || *f.processes < 1 {
+	if *f.deadline <= 0 || *f.processes < 1 {
 		return nil, fmt.Errorf("--render-cpu, --render-deadline and --render-processes must be positive")
+	}
+	return isolatedRenderer(rendered.Limits{Memory: *f.memory, CPU: *f.cpu, Deadline: *f.deadline}, *f.processes)
+}
+
+// isolatedRenderer renders each chart and overlay in a child process of
+// this binary (its render-worker command) under lim, processes at once:
+// serve's and action's renderer, and check's, fix's and review's under
+// --isolate-renders.
+func isolatedRenderer(lim rendered.Limits, processes int) (rendered.Renderer, error) {
+	if lim.Memory < 64<<20 {
+		return nil, fmt.Errorf("--render-memory %d is under 64 MiB, in which no render worker starts", lim.Memory)
+	}
+	if lim.CPU <= 0 {
+		return nil, fmt.Errorf("--render-cpu must be positive")
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this binary to start render workers: %w", err)
 	}
-	lim := rendered.Limits{Memory: *f.memory, CPU: *f.cpu, Deadline: *f.deadline}
-	return render.Isolated(rendered.Worker(self, []string{renderWorkerName}, lim), *f.processes), nil
+	return render.Isolated(rendered.Worker(self, []string{renderWorkerName}, lim), processes), nil
 }

@@ -51,7 +51,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // program is the one prodready: the command line's commands, and serve,
 // action and the hidden render-worker.
 func program() cli.Program {
-	return cli.Program{Name: "prodready", Version: cli.Version(version), Render: render.InProcess, Offline: func() { denyNetwork() },
+	return cli.Program{Name: "prodready", Version: cli.Version(version), Render: render.InProcess, Isolate: isolatedRenderer, Offline: func() { denyNetwork() },
 		Extra: []cli.Extra{serveCommand, actionCommand, renderWorkerCommand}}
 }
 

@@ -117,6 +117,7 @@ type checkFlags struct {
 	cpuProfile, memProfile string
 	allowEmpty, verbose    bool
 	over                   *overrides
+	iso                    *isolation
 }
 
 func (p Program) checkCommand(std IO) *cobra.Command {
@@ -141,6 +142,7 @@ func (p Program) checkCommand(std IO) *cobra.Command {
 	fs.StringVar(&f.chartValues, "chart-values", "", "which values sets a chart is rendered with: all (its values.yaml, then each ci/*-values.yaml, values-*.yaml and config charts: set) or default (its values.yaml only); overrides the config's chartValues (default all)")
 	cmd.RegisterFlagCompletionFunc("chart-values", cobra.FixedCompletions([]string{checks.ChartValuesAll, checks.ChartValuesDefault}, cobra.ShellCompDirectiveNoFileComp))
 	f.over = addOverrides(cmd)
+	f.iso = addIsolation(cmd)
 	return cmd
 }
 
@@ -179,6 +181,11 @@ func (p Program) runCheck(cmd *cobra.Command, f *checkFlags, paths []string, std
 			return ExitUsage
 		}
 		defer stop()
+	}
+	render, err := p.renderer(cmd, f.iso)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready:", err)
+		return ExitUsage
 	}
 	rc, err := loadConfigWith(f.config, f.over)
 	if err != nil {
@@ -259,7 +266,7 @@ func (p Program) runCheck(cmd *cobra.Command, f *checkFlags, paths []string, std
 	// a render reads it; one that renders every values set reads them
 	// whole (rendered.ListFolders says why).
 	scanned := scan.Run(context.Background(), inputs, readFolders(inputs, sel.folders, cfg.ChartValuesOnlyDefault()), cfg, scan.Options{
-		Render: p.Render,
+		Render: render,
 		Check:  checks.Options{Memory: checks.Lean, PaceGC: true, ListObjects: report.ListsObjects(format)},
 	}, emit)
 	prog.stop()

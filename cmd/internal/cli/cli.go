@@ -71,6 +71,10 @@ type Program struct {
 	// (in process: the command line renders what its user gave it). Nil:
 	// they are reported as not rendered.
 	Render rendered.Renderer
+	// Isolate, when set, is the renderer of check, fix and review under
+	// --isolate-renders: each chart and overlay rendered in a child
+	// process of this binary under lim, processes at once.
+	Isolate func(lim rendered.Limits, processes int) (rendered.Renderer, error)
 	// Offline, when set, is called before check, fix and review, which
 	// render what they are given in this process and send no request of
 	// their own: it makes the process refuse network requests

@@ -24,6 +24,7 @@ type fixFlags struct {
 	rules             ruleList
 	diff, dryRun, all bool
 	over              *overrides
+	iso               *isolation
 }
 
 func (p Program) fixCommand(std IO) *cobra.Command {
@@ -40,7 +41,12 @@ or kustomize folder, named alone, is fixed as part of its chart or overlay.`,
   prodready fix --min-severity warning --exclude 'vendor/**' .
   cat web.yaml | prodready fix --stdin-filename deploy/web.yaml - > fixed.yaml`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
-			return Exit(runFix(p.Render, f, paths, std))
+			render, err := p.renderer(cmd, f.iso)
+			if err != nil {
+				fmt.Fprintln(std.Err, "prodready:", err)
+				return Exit(ExitUsage)
+			}
+			return Exit(runFix(render, f, paths, std))
 		},
 	}
 	fs := cmd.Flags()
@@ -53,6 +59,7 @@ or kustomize folder, named alone, is fixed as part of its chart or overlay.`,
 	fs.BoolVar(&f.dryRun, "dry-run", false, "say what would be fixed, write nothing")
 	fs.BoolVar(&f.all, "all", false, "apply starting-point fixes too (resource sizes, UIDs, replica counts…: check them against the app); by default only exact fixes are applied, unless --rule names the rules")
 	f.over = addOverrides(cmd)
+	f.iso = addIsolation(cmd)
 	return cmd
 }
 

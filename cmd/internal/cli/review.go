@@ -22,6 +22,7 @@ import (
 type reviewFlags struct {
 	base, dir, config, failOn string
 	out                       outputFlags
+	iso                       *isolation
 }
 
 func (p Program) reviewCommand(std IO) *cobra.Command {
@@ -53,6 +54,7 @@ or above --fail-on), 2 on a usage error, else 0.`,
 	fs.StringVarP(&f.config, "config", "c", "", "config file in the working tree (default: "+checks.ConfigFileName+" at the base commit, as the bot reads it)")
 	addFailOnFlag(cmd, &f.failOn)
 	addOutputFlags(cmd, &f.out)
+	f.iso = addIsolation(cmd)
 	return cmd
 }
 
@@ -61,6 +63,11 @@ or above --fail-on), 2 on a usage error, else 0.`,
 func (p Program) runReview(cmd *cobra.Command, f *reviewFlags, std IO) int {
 	stdout, stderr := std.Out, std.Err
 	format, outFile, err := f.out.resolve(cmd.Flags(), stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "prodready review:", err)
+		return ExitUsage
+	}
+	render, err := p.renderer(cmd, f.iso)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
 		return ExitUsage
@@ -100,7 +107,7 @@ func (p Program) runReview(cmd *cobra.Command, f *reviewFlags, std IO) int {
 			plural.Count(len(paths), "file has changes", "files have changes"), f.base, namedPaths(paths, 3))
 	}
 	rv := bot.NewReviewer(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	rv.Render = p.Render
+	rv.Render = render
 	r, err := rv.Prepare(ctx, h, pr, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "prodready review:", err)
