@@ -21,7 +21,9 @@ import (
 //     ../common/deployment.yaml, which the restrictor then refuses with an
 //     error of its own) are kept too: every string of the kustomization
 //     that, joined to its folder, names a file of the set, also after a
-//     "key=" prefix;
+//     "key=" prefix; of a folder it names that is no kustomization
+//     folder, one file, so that the render says the folder holds no
+//     kustomization rather than that it is not there;
 //   - the values files of opts.ExtraValues.
 //
 // The renders of the result are those of the whole set. Needed returns
@@ -43,14 +45,24 @@ func Needed(files Files, opts Options) Files {
 		return files // a chart or kustomization at the root reads anything
 	}
 	keep := map[string]bool{}
+	var first map[string]string // a folder of the set -> the least path under it
 	for _, k := range kusts {
 		dir := CleanDir(path.Dir(k))
 		for _, s := range yamlStrings(files[k]) {
 			for _, ref := range []string{s, afterEquals(s)} {
-				if p, ok := JoinWithin(dir, ref); ok && ref != "" {
-					if _, ok := files[p]; ok {
-						keep[p] = true
-					}
+				p, ok := JoinWithin(dir, ref)
+				if !ok || ref == "" {
+					continue
+				}
+				if _, ok := files[p]; ok {
+					keep[p] = true
+					continue
+				}
+				if first == nil {
+					first = firstUnder(files)
+				}
+				if f, ok := first[p]; ok {
+					keep[f] = true
 				}
 			}
 		}
@@ -70,6 +82,19 @@ func Needed(files Files, opts Options) Files {
 	}
 	if len(out) == len(files) {
 		return files
+	}
+	return out
+}
+
+// firstUnder maps each folder of files to the least path under it.
+func firstUnder(files Files) map[string]string {
+	out := map[string]string{}
+	for p := range files {
+		for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			if f, ok := out[dir]; !ok || p < f {
+				out[dir] = p
+			}
+		}
 	}
 	return out
 }

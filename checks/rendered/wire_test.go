@@ -154,7 +154,9 @@ func TestNeeded(t *testing.T) {
 		"charts/web/Chart.yaml":             []byte("name: web\n"),
 		"charts/web/templates/a.yaml":       []byte("kind: A\n"),
 		"charts/web/charts/db/Chart.yaml":   []byte("name: db\n"),
-		"overlays/prod/kustomization.yaml":  []byte("resources: [../../common/shared.yaml, ../base]\nconfigMapGenerator:\n- name: c\n  envs: [../../common/props.env]\n  files: [k=../../README.md]\n"),
+		"overlays/prod/kustomization.yaml":  []byte("resources: [../../common/shared.yaml, ../base, ../../nokust]\nconfigMapGenerator:\n- name: c\n  envs: [../../common/props.env]\n  files: [k=../../README.md]\n"),
+		"nokust/a.yaml":                     []byte("kind: A\n"),
+		"nokust/b.yaml":                     []byte("kind: B\n"),
 		"overlays/prod/patch.yaml":          []byte("kind: Deployment\n"),
 		"base/kustomization.yaml":           []byte("resources: [deploy.yaml]\n"),
 		"base/deploy.yaml":                  []byte("kind: Deployment\n"),
@@ -173,7 +175,9 @@ func TestNeeded(t *testing.T) {
 			dropped = append(dropped, p)
 		}
 	}
-	want := []string{"common/unused.yaml", "plain/deploy.yaml", "values/other.yaml"}
+	// Of a folder the overlay names that holds no kustomization, one file:
+	// enough for the render to say what the folder is.
+	want := []string{"common/unused.yaml", "nokust/b.yaml", "plain/deploy.yaml", "values/other.yaml"}
 	if diff := cmp.Diff(want, sortedStrings(dropped)); diff != "" {
 		t.Errorf("dropped (-want +got):\n%s\nkept: %v", diff, sortedStrings(kept))
 	}
@@ -194,7 +198,7 @@ func sortedStrings(s []string) []string {
 // and reading its answer through the protocol, gives what rendering every
 // file and carrying the answer as JSON gave.
 func TestWorkerProtocolOnCorpus(t *testing.T) {
-	for _, sub := range []string{"helm-charts", "kustomize-examples"} {
+	for _, sub := range []string{"helm-charts", "kustomize-examples", "realworld"} {
 		t.Run(sub, func(t *testing.T) {
 			dir := "../../../shared/corpus/" + sub
 			if _, err := os.Stat(dir); err != nil {
