@@ -196,9 +196,10 @@ func sortedStrings(s []string) []string {
 // TestWorkerProtocolOnCorpus renders the shared corpus's charts and
 // overlays as Prepare asks a worker to: sending it only the Needed files,
 // and reading its answer through the protocol, gives what rendering every
-// file and carrying the answer as JSON gave.
+// file and carrying the answer as JSON gave; so does a worker per render
+// (render.Isolated), each sent the files its render reads.
 func TestWorkerProtocolOnCorpus(t *testing.T) {
-	for _, sub := range []string{"helm-charts", "kustomize-examples", "realworld"} {
+	for _, sub := range []string{"helm-charts", "kustomize-examples", "realworld", "charts-more/bitnami"} {
 		t.Run(sub, func(t *testing.T) {
 			dir := "../../../shared/corpus/" + sub
 			if _, err := os.Stat(dir); err != nil {
@@ -210,15 +211,7 @@ func TestWorkerProtocolOnCorpus(t *testing.T) {
 			}
 			opts := rendered.Options{KubeVersion: "1.37", ValuesYAMLOnly: true}
 			want := viaJSON(t, render.Run(context.Background(), files, opts))
-			var req bytes.Buffer
-			if err := rendered.WriteRequest(&req, rendered.Request{Files: rendered.Needed(files, opts), Options: opts}); err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			if err := rendered.Serve(&req, &out, render.Streaming); err != nil {
-				t.Fatal(err)
-			}
-			got, err := rendered.ReadResult(&out)
+			got, err := viaProtocol(context.Background(), files, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,6 +219,27 @@ func TestWorkerProtocolOnCorpus(t *testing.T) {
 				t.Fatal("nothing rendered")
 			}
 			sameResult(t, want, got)
+			// As serve asks: a worker per render, sent what that render
+			// reads.
+			got, err = render.Isolated(viaProtocol, 2)(context.Background(), files, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameResult(t, want, viaJSON(t, got))
 		})
 	}
+}
+
+// viaProtocol renders files as a render worker does: sent the Needed
+// files in a request, answering through the protocol.
+func viaProtocol(_ context.Context, files rendered.Files, opts rendered.Options) (rendered.Result, error) {
+	var req bytes.Buffer
+	if err := rendered.WriteRequest(&req, rendered.Request{Files: rendered.Needed(files, opts), Options: opts}); err != nil {
+		return rendered.Result{}, err
+	}
+	var out bytes.Buffer
+	if err := rendered.Serve(&req, &out, render.Streaming); err != nil {
+		return rendered.Result{}, err
+	}
+	return rendered.ReadResult(&out)
 }
