@@ -37,7 +37,7 @@ func addRenderFlags(fs *pflag.FlagSet) *renderFlags {
 // render-worker command, one child per render.
 func (f *renderFlags) renderer() (rendered.Renderer, error) {
 	if *f.deadline <= 0 || *f.processes < 1 {
-		return nil, fmt.Errorf("--render-cpu, --render-deadline and --render-processes must be positive")
+		return nil, fmt.Errorf("--render-deadline and --render-processes must be positive")
 	}
 	return isolatedRenderer(rendered.Limits{Memory: *f.memory, CPU: *f.cpu, Deadline: *f.deadline}, *f.processes)
 }
