@@ -38,6 +38,14 @@ func (pl *placed) chartLines(files fileSet) map[string][][]byte {
 	return pl.chart
 }
 
+// chartCalls returns helperCalls of chartLines, made once per render.
+func (pl *placed) chartCalls(files fileSet) map[string][]helperCall {
+	if pl.calls == nil {
+		pl.calls = helperCalls(pl.chartLines(files))
+	}
+	return pl.calls
+}
+
 // labelParents are the mappings whose entries fixes copy from elsewhere
 // in the object: a workload's labels into its pod template, a selector's
 // into a spread constraint.
@@ -217,18 +225,18 @@ func copiesHeld(changes []edit.Change, copies []computedCopy) map[int][]heldAt {
 // wherever they render (rootDot). A copy of a read value is the inserted
 // line holding that value, when one line alone does. Copies it cannot
 // write so stay as they are (computedBoundLines then withholds the fix).
-func writeComputed(changes []edit.Change, file string, copies []computedCopy, templates map[string][][]byte) []edit.Change {
+func writeComputed(changes []edit.Change, file string, copies []computedCopy, templates map[string][][]byte, calls map[string][]helperCall) []edit.Change {
 	out := slices.Clone(changes)
 	for j, held := range copiesHeld(out, copies) {
 		cp := copies[j]
 		src := keyValueLine.FindStringSubmatch(strings.TrimSpace(cp.text))
 		if len(held) > 1 && cp.key == "" || src == nil || src[1] != cp.srcKey || strings.Contains(cp.text, "{{-") || strings.Contains(cp.text, "-}}") ||
-			len(blockActions([]byte(cp.text))) > 0 || templateVariable.MatchString(cp.text) || !rootDot(templates, cp.from.File, cp.from.Line, 3) {
+			len(blockActions([]byte(cp.text))) > 0 || templateVariable.MatchString(cp.text) || !rootDot(templates, calls, cp.from.File, cp.from.Line, 3) {
 			continue
 		}
 		for _, h := range held {
 			c := &out[h.change]
-			if !rootDot(templates, file, c.StartLine, 3) {
+			if !rootDot(templates, calls, file, c.StartLine, 3) {
 				continue
 			}
 			lines := strings.SplitAfter(c.Text, "\n")

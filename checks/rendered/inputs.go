@@ -87,12 +87,13 @@ type placed struct {
 	values    map[string]*yaml.Node
 	old       findingKeys
 	rerenders int
-	combines  int                 // renders spent by combineTemplateLines
-	lits      []literalLines      // by document, see literalOf
-	located   []literalLines      // by document, see locatedOf
-	texts     map[string][]byte   // the chart's own templates' texts, see chartTexts
-	chart     map[string][][]byte // the same, split into lines, see chartLines
-	cols      map[string]Columns  // by file, the column each line writes at, see columnAt
+	combines  int                     // renders spent by combineTemplateLines
+	lits      []literalLines          // by document, see literalOf
+	located   []literalLines          // by document, see locatedOf
+	texts     map[string][]byte       // the chart's own templates' texts, see chartTexts
+	chart     map[string][][]byte     // the same, split into lines, see chartLines
+	calls     map[string][]helperCall // their includes by helper, see chartCalls
+	cols      map[string]Columns      // by file, the column each line writes at, see columnAt
 	// claimCands are the fixes the last render of VerifyClaims was made
 	// with (those of every batch of the render's findings so far), and
 	// claimKeys the keys of its findings; claimFailed says a render with

@@ -175,7 +175,7 @@ func (pl *placed) templateLinesTogether(files fileSet, doc int, ops []edit.Op, r
 	out.lines = copyActions(mergeInsertions(out.lines), out.file, outs, files)
 	templates := pl.chartLines(files)
 	if copies := pl.computedCopies(templates, doc, ops, reads); len(copies) > 0 {
-		out.lines = writeComputed(out.lines, out.file, copies, templates)
+		out.lines = writeComputed(out.lines, out.file, copies, templates, pl.chartCalls(files))
 	}
 	if pl.vendored(out.file) {
 		return placement{}, false

@@ -1,7 +1,6 @@
 package rendered
 
 import (
-	"bytes"
 	"path"
 	"regexp"
 	"slices"
@@ -31,7 +30,7 @@ func (pl *placed) tplValue(files fileSet, doc int, value string) (string, bool) 
 	}
 	release := pl.src.opts.WithDefaults().ReleaseName
 	chart := readChartDeps(contents(files, path.Join(pl.render.Root, "Chart.yaml"))).Name
-	templates := pl.chartLines(files)
+	templates, calls := pl.chartLines(files), pl.chartCalls(files)
 	changed := false
 	var walk func(*yaml.Node)
 	walk = func(m *yaml.Node) {
@@ -41,7 +40,7 @@ func (pl *placed) tplValue(files fileSet, doc int, value string) (string, bool) 
 				if v.Kind != yaml.ScalarNode || !(releaseNamed(release)(v.Value) || v.Value == chart && chart != "") {
 					continue
 				}
-				action, ok := pl.actionWriting(templates, doc, k.Value, v.Value)
+				action, ok := pl.actionWriting(templates, calls, doc, k.Value, v.Value)
 				if !ok && v.Value == release && slices.Contains(instanceLabels, k.Value) {
 					action, ok = ".Release.Name", true
 				}
@@ -71,14 +70,14 @@ var valueAction = regexp.MustCompile(`^\s*(?:-\s+)?([^\s:{}]+):\s*\{\{-?\s*((?:i
 // actionWriting returns the action of the line of templates (the chart's
 // own, their lines by path) that writes key with value in document doc,
 // when its dot is the root there.
-func (pl *placed) actionWriting(templates map[string][][]byte, doc int, key, value string) (string, bool) {
+func (pl *placed) actionWriting(templates map[string][][]byte, calls map[string][]helperCall, doc int, key, value string) (string, bool) {
 	for _, loc := range pl.writersOf(doc, key, value) {
 		lines := templates[loc.File]
 		if loc.Line > len(lines) {
 			continue
 		}
 		m := valueAction.FindStringSubmatch(string(lines[loc.Line-1]))
-		if m != nil && m[1] == key && (m[2] == ".Release.Name" || rootDot(templates, loc.File, loc.Line, 3)) {
+		if m != nil && m[1] == key && (m[2] == ".Release.Name" || rootDot(templates, calls, loc.File, loc.Line, 3)) {
 			return m[2], true
 		}
 	}
@@ -128,9 +127,10 @@ var defineOpen = regexp.MustCompile(`\{\{-?\s*define\s+"([^"]+)"`)
 // rootDot reports whether the dot on line (1-based) of file, one of
 // templates, is the chart's root wherever it renders: the line is in no
 // block that sets the dot, or only in a define that every include or
-// template of it among templates passes the root (the dot where that is
-// so, or $ outside any define), looked through depth defines at most.
-func rootDot(templates map[string][][]byte, file string, line, depth int) bool {
+// template of it among templates (calls, helperCalls of templates)
+// passes the root (the dot where that is so, or $ outside any define),
+// looked through depth defines at most.
+func rootDot(templates map[string][][]byte, calls map[string][]helperCall, file string, line, depth int) bool {
 	lines := templates[file]
 	st := blockStack(lines, line, true)
 	if len(st) == 0 {
@@ -140,24 +140,41 @@ func rootDot(templates map[string][][]byte, file string, line, depth int) bool {
 	if len(st) != 1 || m == nil || depth == 0 {
 		return false // a with, range or block sets it, or defines nest too deep
 	}
-	uses := 0
+	uses := calls[string(m[1])]
+	for _, c := range uses {
+		switch {
+		case c.arg == "." && rootDot(templates, calls, c.file, c.line, depth-1):
+		case c.arg == "$" && !inDefine(templates[c.file], c.line):
+		default:
+			return false
+		}
+	}
+	return len(uses) > 0
+}
+
+// helperCall is an include or template of a named helper: its file, its
+// line (1-based) and the argument it passes.
+type helperCall struct {
+	file string
+	line int
+	arg  string
+}
+
+// helperCalls indexes the includes and templates of templates by the
+// helper they name, so that rootDot reads each line once per chart, not
+// once per question (fix --all on grafana's charts spent half its time
+// matching every template line again for each).
+func helperCalls(templates map[string][][]byte) map[string][]helperCall {
+	out := map[string][]helperCall{}
 	for f, ls := range templates {
 		for i, l := range ls {
 			for _, u := range helperUse.FindAllSubmatch(l, -1) {
-				if !bytes.Equal(u[1], m[1]) {
-					continue
-				}
-				uses++
-				switch arg := strings.TrimRight(string(u[2]), "-}"); {
-				case arg == "." && rootDot(templates, f, i+1, depth-1):
-				case arg == "$" && !inDefine(ls, i+1):
-				default:
-					return false
-				}
+				name := string(u[1])
+				out[name] = append(out[name], helperCall{file: f, line: i + 1, arg: strings.TrimRight(string(u[2]), "-}")})
 			}
 		}
 	}
-	return uses > 0
+	return out
 }
 
 // inDefine reports whether line (1-based) of lines is inside a define.
