@@ -146,47 +146,18 @@ func TestWiderIncludeWhenLinesWouldWriteComputedLabels(t *testing.T) {
 // the second is withheld with why, and the fixes kept, applied together
 // as fix applies them, render every label once.
 func TestWiderIncludeAndLiteralLinesAreNotMadeTogether(t *testing.T) {
-	chart := rendered.Files{
-		"c/Chart.yaml":  []byte("apiVersion: v2\nname: app\nversion: 1.0.0\nappVersion: \"2.1\"\n"),
-		"c/values.yaml": []byte("podLabels: {}\n"),
-		"c/templates/_helpers.tpl": []byte(`{{- define "app.selectorLabels" -}}
-app.kubernetes.io/name: app
-app.kubernetes.io/component: web
-app.kubernetes.io/instance: {{ .Release.Name }}
-{{- end }}
-{{- define "app.labels" -}}
-{{ include "app.selectorLabels" . }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-{{- end }}
-`),
-		"c/templates/deployment.yaml": []byte(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-  labels:
-    {{- include "app.labels" . | nindent 4 }}
-    app.kubernetes.io/part-of: shop
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      {{- include "app.selectorLabels" . | nindent 6 }}
-  template:
-    metadata:
-      labels:
-        {{- include "app.selectorLabels" . | nindent 8 }}
-        app.kubernetes.io/part-of: shop
-        {{- with .Values.podLabels }}
-        {{- toYaml . | nindent 8 }}
-        {{- end }}
-    spec:
-      containers:
-        - name: app
-          image: ghcr.io/example/app:2.1
-`),
+	// labelledChart with every recommended label but the version and
+	// managed-by on its workload and pod template alike.
+	chart := labelledChart("{}")
+	name := "app.kubernetes.io/name: labelled\n"
+	chart["c/templates/_helpers.tpl"] = []byte(strings.Replace(string(chart["c/templates/_helpers.tpl"]), name, name+"app.kubernetes.io/component: web\n", 1))
+	tmpl := string(chart["c/templates/deployment.yaml"])
+	for _, include := range []string{"    {{- include \"labelled.labels\" . | nindent 4 }}\n", "        {{- include \"labelled.selectorLabels\" . | nindent 8 }}\n"} {
+		indent := include[:len(include)-len(strings.TrimLeft(include, " "))]
+		tmpl = strings.Replace(tmpl, include, include+indent+"app.kubernetes.io/part-of: shop\n", 1)
 	}
-	const tmpl = "c/templates/deployment.yaml"
+	chart["c/templates/deployment.yaml"] = []byte(tmpl)
+	const file = "c/templates/deployment.yaml"
 	var kept []checks.Finding
 	withheld := map[string]string{}
 	for _, f := range verifiedChart(t, chart) {
@@ -194,7 +165,7 @@ spec:
 			continue
 		}
 		switch {
-		case f.Fix != nil && len(f.Fix.Lines) > 0 && f.File == tmpl:
+		case f.Fix != nil && len(f.Fix.Lines) > 0 && f.File == file:
 			kept = append(kept, f)
 		case f.Fix != nil && f.Fix.Withheld != "":
 			withheld[f.RuleID] = f.Fix.Withheld
@@ -217,9 +188,9 @@ spec:
 			}
 		}
 	}
-	_, doc := fixChart(t, chart, tmpl, kept, "", &obj)
+	_, doc := fixChart(t, chart, file, kept, "", &obj)
 	labels := obj.Spec.Template.Metadata.Labels
-	if labels["app.kubernetes.io/version"] != "2.1" || labels["app.kubernetes.io/managed-by"] != "Helm" {
+	if labels["app.kubernetes.io/version"] != "1.0" || labels["app.kubernetes.io/managed-by"] != "Helm" {
 		t.Errorf("fixed pod template labels %v, want the version and managed-by:\n%s", labels, doc)
 	}
 }
