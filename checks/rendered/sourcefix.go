@@ -987,21 +987,11 @@ func (pl *placed) settle(v *verifier, src *source, cands []candidate, old findin
 	keys, ok, failed := pl.rerender(v, src, cands, lines, placed)
 	added := adds(keys, old, cands)
 	if ok && added == "" {
-		out := gone(cands, keys)
-		switch {
-		case len(cands) == 1 && len(out) == 0:
+		if len(cands) == 1 && keys.fixLeft(cands[0].key) {
 			v.learn(pl, cands[0], pl.again()+" with it, its finding stays")
-		case len(out) < len(cands):
-			// Said for this run only: another fix of the batch could
-			// have kept it (one edit of the same field), so a later
-			// round of fix may try it again.
-			for _, c := range cands {
-				if keys.fixLeft(c.key) {
-					v.unverified(pl, c, pl.again()+" with it and the other fixes, its finding stays")
-				}
-			}
+			return nil
 		}
-		return out
+		return pl.keptTogether(v, cands, keys)
 	}
 	if len(cands) == 1 {
 		switch {
@@ -1046,13 +1036,7 @@ func (pl *placed) together(v *verifier, src *source, first, second []candidate, 
 	why := ""
 	switch {
 	case ok && added == "":
-		out := gone(all, keys)
-		for _, c := range all {
-			if keys.fixLeft(c.key) {
-				v.unverified(pl, c, pl.again()+" with it and the other fixes, its finding stays")
-			}
-		}
-		return out
+		return pl.keptTogether(v, all, keys)
 	case ok:
 		why = pl.again() + " with it and the other fixes brings " + describeKey(added)
 	case failed != "" && v.ctx.Err() == nil:
@@ -1065,6 +1049,20 @@ func (pl *placed) together(v *verifier, src *source, first, second []candidate, 
 		v.unverified(pl, c, why)
 	}
 	return first
+}
+
+// keptTogether returns the candidates of cands, made together in a
+// render whose findings are keys, whose finding is gone; of the others
+// it says so for this run only: another fix made with them could have
+// kept their finding (one edit of the same field), so a later round of
+// fix may try them again.
+func (pl *placed) keptTogether(v *verifier, cands []candidate, keys findingKeys) []candidate {
+	for _, c := range cands {
+		if keys.fixLeft(c.key) {
+			v.unverified(pl, c, pl.again()+" with it and the other fixes, its finding stays")
+		}
+	}
+	return gone(cands, keys)
 }
 
 // batchLines returns the template line changes of cands by file: each
