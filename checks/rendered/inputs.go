@@ -52,6 +52,10 @@ type Prepared struct {
 	// readBy counts, by path as the inputs spell it, the checked renders
 	// (not a chart's other values sets) that read each file (Shared).
 	readBy map[string]int
+	// touched are the files, by path as the inputs spell it, that a
+	// render (any values set) read or that a render problem is reported
+	// on (Touched).
+	touched map[string]bool
 	// silenced are the findings dropIgnored dropped, with their ignores.
 	silenced []checks.Silenced
 	// unmatchedSeen are the base patches and replacements that select
@@ -187,6 +191,9 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 			f.Message = fmt.Sprintf("%s (a base of the overlay %s)", u.Message, joinDir(dir, path.Dir(r.Root)))
 		}
 		p.Problems = append(p.Problems, f)
+	}
+	for _, f := range r.Inputs {
+		p.touched[joinDir(dir, f)] = true
 	}
 	if len(r.Documents) == 0 {
 		return
@@ -414,7 +421,7 @@ func hasRootFile(files Files) bool {
 // values-*.yaml, opts.ExtraValues): those hold objects of the same names,
 // so they are checked apart, by CheckValuesSets.
 func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, render Renderer, opts Options) *Prepared {
-	p := &Prepared{renders: map[string]*placed{}, readBy: map[string]int{}, renderer: render, opts: opts, given: make(map[string]bool, len(inputs))}
+	p := &Prepared{renders: map[string]*placed{}, readBy: map[string]int{}, touched: map[string]bool{}, renderer: render, opts: opts, given: make(map[string]bool, len(inputs))}
 	for _, in := range inputs {
 		p.given[path.Clean(in.Path)] = true
 	}
@@ -472,6 +479,9 @@ func Prepare(ctx context.Context, inputs []checks.Input, folders []Folder, rende
 		p.Skipped = append(p.Skipped, sk.all()...)
 	}
 	p.Problems = p.dropIgnored(p.Problems, nil)
+	for _, f := range p.Problems {
+		p.touched[f.File] = true
+	}
 	var plain []checks.Input
 	for _, in := range inputs {
 		if drop[path.Clean(in.Path)] {

@@ -126,3 +126,12 @@ func nameRenders(abouts []string, named int) string {
 func (p *Prepared) Shared(file string) bool {
 	return p != nil && p.readBy[file] > 1
 }
+
+// Touched reports whether a render read file (a path as the inputs spell
+// it), whatever its values set, or a render problem is reported on it:
+// findings on such a file may come from the renders, from the end of the
+// run (Unreported, and those MergeRenders makes one of) and from the
+// file's own check, not from its own check alone.
+func (p *Prepared) Touched(file string) bool {
+	return p != nil && p.touched[file]
+}

@@ -61,12 +61,14 @@ type Outcome struct {
 
 // Run scans inputs, whose charts and overlays are in folders (read with
 // rendered.ReadFolders or given whole), with cfg, and hands every finding
-// to emit as soon as its file is done: render problems first, then the
-// rules' findings mapped to their source lines, then those on files
-// several renders read (a base under several overlays), each once with
-// the renders that have it (rendered.MergeRenders), then findings of
-// renders that fell in no checked file. Findings of several objects that
-// one line makes for the same reason name their objects
+// to emit: a file's findings together, in line order, those of files no
+// render touches as soon as the file is done, in path order, and after
+// them those of the charts' and overlays' files, sorted by file (byFile):
+// render problems, the rules' findings mapped to their source lines,
+// those on files several renders read (a base under several overlays),
+// each once with the renders that have it (rendered.MergeRenders), and
+// findings of renders that fell in no checked file. Findings of several
+// objects that one line makes for the same reason name their objects
 // (rendered.NameObjects).
 func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, cfg *checks.Config, o Options, emit func([]checks.Finding)) Outcome {
 	prep := Prepare(ctx, inputs, folders, cfg, o)
@@ -77,7 +79,8 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 		// corpus's charts, 35 MiB less at the peak).
 		runtime.GC()
 	}
-	emit(prep.Problems)
+	out := &byFile{prep: prep, emit: emit}
+	out.hold(prep.Problems)
 	// Before the run: its findings of a chart name the values sets that
 	// have them when not all do.
 	prep.CheckValuesSets(cfg)
@@ -87,6 +90,10 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 	// the renders that have it, as a review comments once.
 	var shared []checks.Finding
 	co.Emit = func(fs []checks.Finding) {
+		fromRender := slices.ContainsFunc(fs, func(f checks.Finding) bool {
+			_, ok := prep.RenderOf(f.File)
+			return ok
+		})
 		mapped := prep.Map(fs)
 		now := mapped[:0]
 		for _, f := range mapped {
@@ -97,16 +104,16 @@ func Run(ctx context.Context, inputs []checks.Input, folders []rendered.Folder, 
 			}
 		}
 		rendered.NameObjects(now)
-		emit(now)
+		out.add(now, fromRender)
 	}
 	res := checks.Run(prep.Inputs, cfg, co)
 	res.Unchecked = prep.MapUnchecked(res.Unchecked)
 	res.Exempted = prep.MapExempted(res.Exempted)
 	shared = rendered.MergeRenders(shared, o.NamedRenders)
 	rendered.NameObjects(shared)
-	checks.SortFindings(shared)
-	emit(shared)
-	emit(prep.Unreported())
+	out.hold(shared)
+	out.hold(prep.Unreported())
+	out.close()
 	return Outcome{Result: res, NotRendered: prep.Skipped, Renders: prep.Renders}
 }
 

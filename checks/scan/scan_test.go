@@ -216,3 +216,76 @@ func TestRenderedFindingsAtTheirColumns(t *testing.T) {
 		t.Errorf("%d findings at the same lines as rendered and plain, want at least 5", same)
 	}
 }
+
+// TestRunHandsAFilesFindingsOverTogether: the findings of one file come
+// together and in line order, though they come from several places: two
+// values sets that render the same chart only in part (a dependency not
+// vendored, on Chart.yaml, and a template that fails, on its line), each
+// set's problems in turn, and the chart's rendered objects mapped back to
+// its template. A plain file no render touches streams as the run makes
+// its findings, before the chart's are handed over.
+func TestRunHandsAFilesFindingsOverTogether(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		p := path.Join(root, name)
+		if err := os.MkdirAll(path.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: dep\n    version: 1.0.0\n    repository: https://charts.example.com\n    condition: dep.enabled\n")
+	write("app/values.yaml", "dep:\n  enabled: false\nname: web\n")
+	write("app/ci/a-values.yaml", "dep:\n  enabled: true\nname: \"\"\n")
+	write("app/ci/b-values.yaml", "dep:\n  enabled: true\nname: \"\"\n")
+	write("app/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ required \"name is required\" .Values.name }}\ndata:\n  DB_PASSWORD: hunter2-but-longer\n")
+	write("app/templates/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Values.name }}\nspec:\n  containers:\n    - name: c\n      image: busybox\n")
+	write("plain/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: plain\nspec:\n  containers:\n    - name: c\n      image: busybox\n")
+	inputs := readInputs(t, root)
+	cfg := checks.DefaultConfig(catalog.Default())
+	var batches [][]checks.Finding
+	scan.Run(context.Background(), inputs, rendered.ReadFolders(inputs, []string{root}), cfg, scan.Options{Render: render.InProcess}, func(fs []checks.Finding) {
+		batches = append(batches, append([]checks.Finding(nil), fs...))
+	})
+	var found []checks.Finding
+	lastPlain, firstChart := -1, -1
+	for i, b := range batches {
+		for _, f := range b {
+			found = append(found, f)
+			if strings.HasPrefix(f.File, root+"/plain/") {
+				lastPlain = i
+			} else if firstChart < 0 {
+				firstChart = i
+			}
+		}
+	}
+	problems := map[string]int{}
+	for _, f := range found {
+		if f.RuleID == checks.RenderFailed {
+			problems[strings.TrimPrefix(f.File, root+"/")]++
+		}
+	}
+	if problems["app/Chart.yaml"] == 0 || problems["app/templates/cm.yaml"] == 0 || firstChart < 0 || lastPlain < 0 {
+		t.Fatalf("want render problems on app/Chart.yaml and app/templates/cm.yaml, and findings on the plain Pod and the chart; got:\n%s", lines(found))
+	}
+	if lastPlain >= firstChart {
+		t.Errorf("the plain file's findings came in batch %d, not before the chart's first (%d): they waited for the chart's", lastPlain, firstChart)
+	}
+	ended := map[string]bool{}
+	for i, f := range found {
+		if i == 0 {
+			continue
+		}
+		before := found[i-1]
+		if f.File != before.File {
+			if ended[f.File] {
+				t.Errorf("%s's findings are split: %s comes between them", f.File, before.File)
+			}
+			ended[before.File] = true
+		} else if f.Line < before.Line {
+			t.Errorf("%s: line %d (%s) after line %d (%s)", f.File, f.Line, f.RuleID, before.Line, before.RuleID)
+		}
+	}
+}
