@@ -146,29 +146,16 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 		if variant && p.baseHas(dir, r, pr) {
 			continue // said once, for the values.yaml render
 		}
-		f := failed(dir, pr, about)
-		switch {
-		case pr.Bound:
-			// A render cut at a bound cannot pass: what lies past it (a
-			// privileged Pod after 2,000 padding ConfigMaps) is not
-			// checked.
-			f.Message = fmt.Sprintf("the %s is rendered only in part: %s; the objects past the bound are not checked", about, pr.Message)
-		case pr.Values:
-			f.Message = fmt.Sprintf("%s (%s)", pr.Message, about)
-		case pr.Missing:
-			// A dependency prodready cannot fetch: the chart is checked
-			// without it (its values too), and an install would fetch it.
-			f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
-			f.Severity = checks.Warning
-		case len(r.Documents) > 0:
-			// What rendered is checked; what is missing (a dependency not
-			// vendored, a refused remote base) is prodready's to fetch, not
-			// certain to fail an install: a warning.
-			f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
-			f.Severity = checks.Warning
+		partial := len(r.Documents) > 0
+		if variant && p.sayAgain(dir, r, pr, partial) {
+			continue // said once, naming every values set that has it
 		}
+		f := problemFinding(dir, pr, about, partial)
 		if r.Kind == Helm && p.chartIgnores(f, joinDir(dir, path.Join(r.Root, "Chart.yaml"))) {
 			continue
+		}
+		if variant {
+			p.chartSets(dir, r.Root).problemAt(pr, partial).index = len(p.Problems)
 		}
 		p.Problems = append(p.Problems, f)
 	}
@@ -533,6 +520,34 @@ func under(inputs []checks.Input, dir string) []checks.Input {
 		}
 	}
 	return out
+}
+
+// problemFinding is the finding of problem pr of a render of folder dir
+// that about names ("chart web with values ci/ha-values.yaml"); partial
+// says the render made some objects, which are checked.
+func problemFinding(dir string, pr Problem, about string, partial bool) checks.Finding {
+	f := failed(dir, pr, about)
+	switch {
+	case pr.Bound:
+		// A render cut at a bound cannot pass: what lies past it (a
+		// privileged Pod after 2,000 padding ConfigMaps) is not
+		// checked.
+		f.Message = fmt.Sprintf("the %s is rendered only in part: %s; the objects past the bound are not checked", about, pr.Message)
+	case pr.Values:
+		f.Message = fmt.Sprintf("%s (%s)", pr.Message, about)
+	case pr.Missing:
+		// A dependency prodready cannot fetch: the chart is checked
+		// without it (its values too), and an install would fetch it.
+		f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
+		f.Severity = checks.Warning
+	case partial:
+		// What rendered is checked; what is missing (a dependency not
+		// vendored, a refused remote base) is prodready's to fetch, not
+		// certain to fail an install: a warning.
+		f.Message = fmt.Sprintf("the %s is rendered only in part: %s", about, pr.Message)
+		f.Severity = checks.Warning
+	}
+	return f
 }
 
 // failed is the render-failed finding of a problem, its file under dir.

@@ -135,12 +135,13 @@ func TestPlainRunRendersNothing(t *testing.T) {
 // TestValuesSets checks that a chart is checked with each of its values
 // sets: a finding every set has is reported once, with no set named; one
 // that only some sets have names them, whether values.yaml has it or not;
-// a set that breaks the render gets its own render-failed finding.
+// a set that breaks the render gets its own render-failed finding, one
+// for every set that breaks it alike, naming each.
 func TestValuesSets(t *testing.T) {
 	dir := filepath.ToSlash(filepath.Join(checkstest.Root(t), "fixtures", "render", "helm-sets"))
 	cfg, inputs := checkstest.Load(t, catalog.Default(), dir)
 	opts := rendered.Options{KubeVersion: cfg.KubernetesVersion, ExtraValues: map[string][][]string{
-		"web": {{"envs/prod.yaml"}, {"envs/broken.yaml"}},
+		"web": {{"envs/prod.yaml"}, {"envs/broken.yaml"}, {"envs/prod.yaml", "envs/broken.yaml"}},
 	}}
 	p := rendered.Prepare(context.Background(), inputs, rendered.ReadFolders(inputs, []string{dir}), render.InProcess, opts)
 	p.CheckValuesSets(cfg)
@@ -169,11 +170,11 @@ func TestValuesSets(t *testing.T) {
 	failed := byRule[checks.RenderFailed]
 	// envs/broken.yaml has no probes: key, which the template reads at line 23.
 	if len(failed) != 1 || !strings.HasPrefix(failed[0], "web/templates/deployment.yaml:23 ") {
-		t.Fatalf("render-failed findings %q, want one at web/templates/deployment.yaml:23 for envs/broken.yaml", failed)
+		t.Fatalf("render-failed findings %q, want one at web/templates/deployment.yaml:23 for the sets with envs/broken.yaml", failed)
 	}
 	for _, f := range fs {
-		if f.RuleID == checks.RenderFailed && !strings.Contains(f.Message, "with values envs/broken.yaml") {
-			t.Errorf("render-failed %q does not name the values set that breaks the render", f.Message)
+		if f.RuleID == checks.RenderFailed && !strings.Contains(f.Message, "with values envs/broken.yaml, envs/prod.yaml + envs/broken.yaml cannot") {
+			t.Errorf("render-failed %q does not name both values sets that break the render", f.Message)
 		}
 	}
 }

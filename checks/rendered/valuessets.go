@@ -20,6 +20,31 @@ type valuesSets struct {
 	// Unreported returns the ones it did not meet.
 	only     []checks.Finding
 	reported bool
+	// problems are the render problems of the other sets' renders, by
+	// problemKey, each said once (Prepared.sayAgain).
+	problems map[string]*setProblem
+}
+
+// setProblem is a render problem that renders of one chart with values
+// sets other than values.yaml have.
+type setProblem struct {
+	index int      // of its finding in Prepared.Problems; -1 while it has none
+	sets  []string // the values sets that have it, each its files joined by " + "
+}
+
+// problemAt returns the entry of problem pr (of a render that made
+// objects when partial), making it on first use.
+func (cs *valuesSets) problemAt(pr Problem, partial bool) *setProblem {
+	k := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%t %t %t %t", pr.File, pr.Line, pr.Column, pr.Message, pr.Bound, pr.Values, pr.Missing, partial)
+	if cs.problems == nil {
+		cs.problems = map[string]*setProblem{}
+	}
+	sp := cs.problems[k]
+	if sp == nil {
+		sp = &setProblem{index: -1}
+		cs.problems[k] = sp
+	}
+	return sp
 }
 
 // chartKey names a chart of a folder.
@@ -43,6 +68,20 @@ func (p *Prepared) chartSets(dir, root string) *valuesSets {
 		p.sets[k] = cs
 	}
 	return cs
+}
+
+// sayAgain reports whether the render of another values set of r's chart
+// (r is not the values.yaml render) has problem pr already; if so, that
+// problem's finding names r's set too (two CI sets that turn on one
+// dependency that is not vendored are one finding, not two alike).
+func (p *Prepared) sayAgain(dir string, r *Render, pr Problem, partial bool) bool {
+	sp := p.chartSets(dir, r.Root).problemAt(pr, partial)
+	sp.sets = append(sp.sets, strings.Join(r.ValuesFiles, " + "))
+	if sp.index < 0 {
+		return false
+	}
+	p.Problems[sp.index] = problemFinding(dir, pr, rootAbout(dir, r)+" with values "+list(sp.sets), partial)
+	return true
 }
 
 // baseHas reports whether the values.yaml render of r's chart has the
