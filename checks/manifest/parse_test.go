@@ -111,7 +111,8 @@ func TestSchemaProblems(t *testing.T) {
 		name, src, wantMsg string
 		wantLine           int
 	}{
-		{"wrong type", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n    - port: \"80\"\n", "must be an integer", 6},
+		{"wrong type", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n    - port: \"80\"\n", "must be an integer, not a string", 6},
+		{"a list for a mapping", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  - a\n", "data must be a mapping (map[string]string), not an array", 4},
 		{"unknown field", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  clusterIp: None\n", `unknown field "spec.clusterIp"`, 5},
 		{"duplicate key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  a: x\n  a: y\n", `duplicate key "a"`, 6},
 	} {

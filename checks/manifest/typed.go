@@ -501,6 +501,15 @@ func (o *Object) shareMetadataMaps(v any) {
 	}
 }
 
+// withArticle puts "a" or "an" before what encoding/json calls a value
+// it could not decode ("array", "object", "number 1.5", "string").
+func withArticle(what string) string {
+	if what != "" && strings.ContainsRune("aeiou", rune(what[0])) {
+		return "an " + what
+	}
+	return "a " + what
+}
+
 var (
 	unknownFieldRE = regexp.MustCompile(`unknown field "([^"]+)"`)
 	duplicateKeyRE = regexp.MustCompile(`key "?([^"]*?)"? already set in map`)
@@ -513,7 +522,7 @@ func (o *Object) locateDecodeError(err error, root *yaml.Node) (line, col int, m
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &typeErr):
-		msg = fmt.Sprintf("%s must be %s, not a %s", typeErr.Field, goTypeName(typeErr.Type.String()), typeErr.Value)
+		msg = fmt.Sprintf("%s must be %s, not %s", typeErr.Field, goTypeName(typeErr.Type.String()), withArticle(typeErr.Value))
 		if n := findField(root, strings.Split(typeErr.Field, ".")); n != nil {
 			line, col = n.Line, n.Column
 		}
