@@ -96,8 +96,9 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 		userTrees = append(userTrees, valuesFile{path: vf, tree: &valuesTree{data: data}})
 	}
 
-	if err := processDependencies(c, user); err != nil {
-		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("processing dependencies: %v", err)})
+	depsErr := processDependencies(c, user)
+	if depsErr != nil {
+		r.Problems = append(r.Problems, valuesProblem(depsErr, "processing dependencies", chartFile, l, c, user, userTrees))
 	}
 	after := chartTree(l, c)
 	for _, src := range before {
@@ -130,7 +131,9 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	// and from local disk, both out of bounds here.
 	vals, err := commonutil.ToRenderValuesWithSchemaValidation(c, user, relOpts, caps, true)
 	if err != nil {
-		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: fmt.Sprintf("preparing values: %v", err)})
+		if depsErr == nil || err.Error() != depsErr.Error() { // the same values refused twice: said once
+			r.Problems = append(r.Problems, valuesProblem(err, "preparing values", chartFile, l, c, user, userTrees))
+		}
 		skipAll(r, "render failed")
 		return finish(r)
 	}

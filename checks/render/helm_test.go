@@ -516,3 +516,68 @@ func TestHelmValuesSchemaWhenTheRenderFails(t *testing.T) {
 		t.Errorf("problems (-want +got):\n%s\n%+v", diff, r.Problems)
 	}
 }
+
+// TestHelmSubchartValuesNotAMapping: values of a subchart that are not a
+// mapping, which Helm refuses before it renders with an error that names
+// the subchart alone and prints the value with a broken verb ("type
+// mismatch on sub: %!t(string=x)"), are one problem at the values line that
+// sets them, saying what they are: in the chart's values, in a values set,
+// under another subchart's key, or in that subchart's own defaults.
+func TestHelmSubchartValuesNotAMapping(t *testing.T) {
+	chart := func(name string, deps ...string) []byte {
+		s := "apiVersion: v2\nname: " + name + "\nversion: 0.1.0\n"
+		if len(deps) > 0 {
+			s += "dependencies:\n"
+			for _, d := range deps {
+				s += "- name: " + d + "\n  version: 0.1.0\n"
+			}
+		}
+		return []byte(s)
+	}
+	cm := func(name string) []byte {
+		return []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n")
+	}
+	base := rendered.Files{
+		"app/Chart.yaml":                              chart("app", "listy", "mid"),
+		"app/templates/cm.yaml":                       cm("app"),
+		"app/charts/listy/Chart.yaml":                 chart("listy"),
+		"app/charts/listy/templates/cm.yaml":          cm("listy"),
+		"app/charts/mid/Chart.yaml":                   chart("mid", "leaf"),
+		"app/charts/mid/templates/cm.yaml":            cm("mid"),
+		"app/charts/mid/charts/leaf/Chart.yaml":       chart("leaf"),
+		"app/charts/mid/charts/leaf/templates/x.yaml": cm("leaf"),
+	}
+	for _, tc := range []struct {
+		name   string
+		files  rendered.Files
+		values []string
+		want   string
+	}{
+		{"a list in the chart's values", rendered.Files{"app/values.yaml": []byte("name: x\nlisty: [a, b]\n")}, nil,
+			"app/values.yaml:2 the values of subchart listy are a list, not a mapping (helm template and helm install refuse them)"},
+		{"a number in a values set", rendered.Files{"app/ci/x-values.yaml": []byte("listy: 3\n")}, []string{"app/ci/x-values.yaml"},
+			"app/ci/x-values.yaml:1 the values of subchart listy are a number, not a mapping (helm template and helm install refuse them)"},
+		{"a string under another subchart's key", rendered.Files{"app/values.yaml": []byte("mid:\n  leaf: hello\n")}, nil,
+			"app/values.yaml:2 the values of subchart mid.leaf are a string, not a mapping (helm template and helm install refuse them)"},
+		{"the subchart's own defaults", rendered.Files{"app/charts/mid/values.yaml": []byte("leaf: true\n")}, nil,
+			"app/charts/mid/values.yaml:1 the values of subchart mid.leaf are a boolean, not a mapping (helm template and helm install refuse them)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := rendered.Files{}
+			for k, v := range base {
+				files[k] = v
+			}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			r := RenderChart(context.Background(), files, "app", tc.values, rendered.Options{})
+			var got []string
+			for _, p := range r.Problems {
+				got = append(got, fmt.Sprintf("%s:%d %s", p.File, p.Line, p.Message))
+			}
+			if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

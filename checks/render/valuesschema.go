@@ -65,13 +65,29 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 			if len(d.Schema) > 0 {
 				file := v.schemaFile(d)
 				at := v.at(subChain, nil, file)
-				at.Message = fmt.Sprintf("helm template and helm install refuse these values: the values of subchart %s are a %T, not a mapping (%s)", d.Name(), raw, file)
+				at.Message = fmt.Sprintf("helm template and helm install refuse these values: the values of subchart %s are %s, not a mapping (%s)", d.Name(), valueKind(raw), file)
 				v.problems = append(v.problems, at)
 			}
 			continue
 		}
 		v.check(d, sub, subChain, depth+1)
 	}
+}
+
+// valueKind says what a value read from YAML is, as its author wrote it:
+// "a list", "a string", "a number", "a boolean".
+func valueKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, uint64, float64:
+		return "a number"
+	}
+	return fmt.Sprintf("a %T", v)
 }
 
 // validate validates values against one schema, file its repository path.
