@@ -32,7 +32,7 @@ func valuesProblem(err error, step, chartFile string, l *chartLoader, c *chart.C
 	if !ok {
 		return whole
 	}
-	idx := &templateIndex{root: c, l: l}
+	idx := &templateIndex{root: c, l: l} // locate reads the chart tree and its sources, not the templates
 	vm := &valuesMap{user: userTrees}
 	loc, ok := vm.locate(idx, keys[:len(keys)-1], []seg{{Key: keys[len(keys)-1], Index: -1}})
 	if !ok || loc.Line == 0 {
