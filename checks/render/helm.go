@@ -521,12 +521,12 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) [
 			have[d.Name()] = true
 			rec(d)
 		}
-		chartFile := "Chart.yaml"
+		chartFile, dir := "Chart.yaml", ""
 		if src := l.sourceOf(c); src != nil {
-			chartFile = path.Join(src.dir, "Chart.yaml")
+			chartFile, dir = path.Join(src.dir, "Chart.yaml"), src.dir
 		}
 		for _, req := range c.Metadata.Dependencies {
-			if req == nil || have[req.Name] {
+			if req == nil || have[req.Name] || l.failedUnderCharts(dir, req.Name) {
 				continue
 			}
 			name := req.Name
@@ -539,6 +539,20 @@ func missingDependencies(l *chartLoader, c *chart.Chart, files rendered.Files) [
 	}
 	rec(c)
 	return out
+}
+
+// failedUnderCharts reports whether the chart in folder dir holds
+// dependency name under charts/, as a folder or an archive, that did not
+// load: its own problem says why, and it is not missing.
+func (l *chartLoader) failedUnderCharts(dir, name string) bool {
+	folder := path.Join(dir, "charts", name) + "/"
+	archive := path.Join(dir, "charts", name) + "-"
+	for _, p := range l.problems {
+		if strings.HasPrefix(p.File, folder) || strings.HasPrefix(p.File, archive) && (strings.HasSuffix(p.File, ".tgz") || strings.HasSuffix(p.File, ".tar.gz")) {
+			return true
+		}
+	}
+	return false
 }
 
 // skipAll marks every input as skipped for reason.

@@ -581,3 +581,49 @@ func TestHelmSubchartValuesNotAMapping(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmLoadsTheChartVersionsHelmLoads: Helm loads charts of apiVersion
+// v1, v2 and v3 (v3 as v2 but for requirements.yaml) and refuses any other
+// ("unsupported chart version"): the chart is not rendered. A dependency
+// under charts/ that Helm's loader refuses makes helm template refuse the
+// chart: the render goes on without it, the problem marked refused (an
+// error), and it is not also said missing.
+func TestHelmLoadsTheChartVersionsHelmLoads(t *testing.T) {
+	cm := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n")
+	for _, tc := range []struct {
+		apiVersion string
+		docs       int
+		problem    string
+	}{
+		{"v1", 1, ""},
+		{"v2", 1, ""},
+		{"v3", 1, ""},
+		{"v9", 0, `apiVersion "v9" is not a chart API version Helm loads (v1, v2 or v3)`},
+	} {
+		files := rendered.Files{
+			"app/Chart.yaml":        []byte("apiVersion: " + tc.apiVersion + "\nname: app\nversion: 0.1.0\n"),
+			"app/templates/cm.yaml": cm,
+		}
+		r := RenderChart(context.Background(), files, "app", nil, rendered.Options{})
+		var got []string
+		for _, p := range r.Problems {
+			got = append(got, p.Message)
+		}
+		if len(r.Documents) != tc.docs || (tc.problem == "") != (len(got) == 0) || tc.problem != "" && (len(got) != 1 || got[0] != tc.problem) {
+			t.Errorf("apiVersion %s: %d documents, problems %q; want %d documents and the problem %q", tc.apiVersion, len(r.Documents), got, tc.docs, tc.problem)
+		}
+	}
+
+	files := rendered.Files{
+		"app/Chart.yaml":            []byte("apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n"),
+		"app/templates/cm.yaml":     cm,
+		"app/charts/sub/Chart.yaml": []byte("apiVersion: v2\nname: sub\n"),
+	}
+	r := RenderChart(context.Background(), files, "app", nil, rendered.Options{})
+	if len(r.Problems) != 1 || !r.Problems[0].Refused || r.Problems[0].File != "app/charts/sub/Chart.yaml" || !strings.Contains(r.Problems[0].Message, "chart.metadata.version is required") {
+		t.Errorf("a subchart without a version: problems %+v, want one, refused, at app/charts/sub/Chart.yaml", r.Problems)
+	}
+	if len(r.Documents) != 1 {
+		t.Errorf("%d documents, want the chart's own: the render goes on without the subchart", len(r.Documents))
+	}
+}

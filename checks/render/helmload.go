@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -93,7 +94,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 		}
 		data, err := l.data(p)
 		if err != nil {
-			return nil, fmt.Errorf("loading chart %s: %w", dir, err)
+			return nil, loadError(dir, depth, err)
 		}
 		bufs = append(bufs, &archive.BufferedFile{Name: rel, Data: data})
 		src.files = append(src.files, p)
@@ -106,8 +107,11 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 		}
 	}
 	c, err := loadFiles(bufs)
+	if err == nil {
+		err = supportedAPIVersion(c)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("loading chart %s: %w", dir, err)
+		return nil, loadError(dir, depth, refusedError{err})
 	}
 	l.own(c, src)
 
@@ -123,7 +127,7 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 		}
 		sc, err := l.load(sub, depth+1, visiting)
 		if err != nil {
-			l.problems = append(l.problems, rendered.Problem{File: path.Join(sub, "Chart.yaml"), Message: err.Error()})
+			l.problems = append(l.problems, rendered.Problem{File: path.Join(sub, "Chart.yaml"), Message: err.Error(), Refused: errors.As(err, new(refusedError))})
 			continue
 		}
 		c.AddDependency(sc)
@@ -135,8 +139,11 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 			continue
 		}
 		sc, err := loader.LoadArchive(bytes.NewReader(data))
+		if err == nil {
+			err = supportedAPIVersion(sc)
+		}
 		if err != nil {
-			l.problems = append(l.problems, rendered.Problem{File: a, Message: fmt.Sprintf("loading chart archive: %v", err)})
+			l.problems = append(l.problems, rendered.Problem{File: a, Message: fmt.Sprintf("loading chart archive: %v", err), Refused: true})
 			continue
 		}
 		l.ownArchive(sc, a)
@@ -145,6 +152,36 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 	l.resolveLocal(c, dir, depth, visiting)
 	return c, nil
 }
+
+// loadError is err, met loading the chart in folder dir, depth charts below
+// the one rendered: a dependency's names its folder; the rendered chart's
+// is said by a finding that names the chart already.
+func loadError(dir string, depth int, err error) error {
+	if depth == 0 {
+		return err
+	}
+	return fmt.Errorf("loading chart %s: %w", dir, err)
+}
+
+// supportedAPIVersion refuses a chart whose Chart.yaml names an apiVersion
+// Helm does not load ("unsupported chart version"): v1 (also when none is
+// named), v2, and v3, which Helm 4 loads as v2 but for requirements.yaml,
+// are the ones it loads.
+func supportedAPIVersion(c *chart.Chart) error {
+	switch v := c.Metadata.APIVersion; v {
+	case chart.APIVersionV1, chart.APIVersionV2, "v3":
+		return nil
+	default:
+		return fmt.Errorf("apiVersion %q is not a chart API version Helm loads (v1, v2 or v3)", v)
+	}
+}
+
+// refusedError is an error of Helm's chart loader: helm template and helm
+// install refuse the chart too.
+type refusedError struct{ err error }
+
+func (e refusedError) Error() string { return e.err.Error() }
+func (e refusedError) Unwrap() error { return e.err }
 
 // loadFiles is loader.LoadFiles with panics turned into errors.
 func loadFiles(bufs []*archive.BufferedFile) (c *chart.Chart, err error) {

@@ -444,3 +444,31 @@ func TestUnjudgedPatchesAreSaidOnce(t *testing.T) {
 		t.Errorf("not checked = %q, want the component's patches once", got)
 	}
 }
+
+// TestRefusedDependencyIsAnError: a dependency under charts/ that Helm's
+// loader refuses makes helm template and helm install refuse the chart: an
+// error, though the chart is checked without it, unlike a dependency that
+// is not vendored (a warning: an install fetches it).
+func TestRefusedDependencyIsAnError(t *testing.T) {
+	files := rendered.Files{
+		"app/Chart.yaml":            []byte("apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n- name: remote\n  version: 1.0.0\n  repository: https://charts.example.com\n"),
+		"app/templates/cm.yaml":     []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"),
+		"app/charts/sub/Chart.yaml": []byte("apiVersion: v2\nname: sub\n"),
+	}
+	inputs := []checks.Input{{Path: "app/Chart.yaml", Data: files["app/Chart.yaml"]}}
+	p := rendered.Prepare(context.Background(), inputs, []rendered.Folder{{Dir: ".", Files: files}}, render.InProcess, rendered.Options{})
+	got := map[string]string{}
+	for _, f := range p.Problems {
+		got[fmt.Sprintf("%s:%d", f.File, f.Line)] = f.Severity.String() + " " + f.Message
+	}
+	want := map[string]string{
+		"app/charts/sub/Chart.yaml:1": "error the chart app is rendered only in part, and helm template and helm install refuse it: loading chart app/charts/sub: validation: chart.metadata.version is required",
+		"app/Chart.yaml:7":            `warning the chart app is rendered only in part: dependency remote (version "1.0.0" from "https://charts.example.com") is needed with these values but is neither in charts/, nor a file:// chart in the repository, nor a chart of that name in the repository; rendered without it`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if p.Renders != 1 {
+		t.Errorf("%d renders checked, want the chart's: it goes on without the refused dependency", p.Renders)
+	}
+}

@@ -35,7 +35,7 @@ type setProblem struct {
 // problemAt returns the entry of problem pr (of a render that made
 // objects when partial), making it on first use.
 func (cs *valuesSets) problemAt(pr Problem, partial bool) *setProblem {
-	k := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%t %t %t %t", pr.File, pr.Line, pr.Column, pr.Message, pr.Bound, pr.Values, pr.Missing, partial)
+	k := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%t %t %t %t %t", pr.File, pr.Line, pr.Column, pr.Message, pr.Bound, pr.Values, pr.Missing, pr.Refused, partial)
 	if cs.problems == nil {
 		cs.problems = map[string]*setProblem{}
 	}
