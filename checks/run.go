@@ -1195,7 +1195,7 @@ func problemFinding(f *manifest.File, p manifest.Problem) Finding {
 	fd := Finding{
 		RuleID: p.RuleID, Severity: Error, File: f.Path,
 		Line: p.Line, Column: p.Column, EndLine: p.Line,
-		Message: p.Message, Object: ObjectRef{Doc: p.Doc},
+		Message: p.Message, Object: ObjectRef{Doc: p.Doc}, Path: p.Path.String(),
 	}
 	if p.Object != nil {
 		fd.Object = RefOf(p.Object)

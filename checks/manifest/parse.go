@@ -58,6 +58,11 @@ type Problem struct {
 	// Object is the document's object when it was read but did not decode
 	// (schema-invalid); nil for YAML errors.
 	Object *Object
+	// Path is the path in Object of the key or value the problem is at
+	// (spec.template.spec.containers[1].ports[0].containerPort), when the
+	// problem names one: how a rendered object's problem is placed at the
+	// template, values, base or patch line that writes it.
+	Path Path
 	// Template is true when the text holds template actions ({{ }}), so the
 	// problem is likely the template's, not the author's YAML.
 	Template bool

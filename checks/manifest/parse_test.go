@@ -107,14 +107,18 @@ func TestParseErrorLines(t *testing.T) {
 }
 
 func TestSchemaProblems(t *testing.T) {
+	twoContainers := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: a\n      image: a:1\n      ports:\n        - containerPort: 80\n    - name: b\n      image: b:1\n      ports:\n        - containerPort: 81\n        - containerPort: \"82\"\n"
 	for _, tc := range []struct {
 		name, src, wantMsg string
 		wantLine           int
+		wantPath           string
 	}{
-		{"wrong type", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n    - port: \"80\"\n", "must be an integer, not a string", 6},
-		{"a list for a mapping", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  - a\n", "data must be a mapping (map[string]string), not an array", 4},
-		{"unknown field", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  clusterIp: None\n", `unknown field "spec.clusterIp"`, 5},
-		{"duplicate key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  a: x\n  a: y\n", `duplicate key "a"`, 6},
+		// The second container's second port, not the first port found.
+		{"a wrong type in a later list item", twoContainers, "spec.containers.ports.containerPort must be an integer, not a string", 14, "spec.containers[1].ports[1].containerPort"},
+		{"wrong type", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports:\n    - port: \"80\"\n", "must be an integer, not a string", 6, "spec.ports[0].port"},
+		{"a list for a mapping", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  - a\n", "data must be a mapping (map[string]string), not an array", 4, "data"},
+		{"unknown field", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  clusterIp: None\n", `unknown field "spec.clusterIp"`, 5, "spec.clusterIp"},
+		{"duplicate key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  a: x\n  a: y\n", `duplicate key "a"`, 6, "data.a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := Parse("x.yaml", []byte(tc.src), Limits{})
@@ -124,6 +128,9 @@ func TestSchemaProblems(t *testing.T) {
 			p := f.Problems[0]
 			if p.RuleID != ProblemSchema || p.Line != tc.wantLine || !strings.Contains(p.Message, tc.wantMsg) {
 				t.Fatalf("got %s at line %d: %s; want %s at line %d containing %q", p.RuleID, p.Line, p.Message, ProblemSchema, tc.wantLine, tc.wantMsg)
+			}
+			if tc.wantPath != "" && p.Path.String() != tc.wantPath {
+				t.Errorf("path %q, want %q", p.Path.String(), tc.wantPath)
 			}
 			if len(f.Objects) != 1 || f.Objects[0].Typed() != nil {
 				t.Fatalf("the object must stay (without a typed value): %+v", f.Objects)

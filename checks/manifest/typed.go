@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -429,8 +431,8 @@ func (o *Object) typedResult(v any, err error, root *yaml.Node, text []byte) *Pr
 		o.Patch = true
 		return nil // a kustomize strategic-merge patch, not a whole object
 	}
-	line, col, msg := o.locateDecodeError(err, root)
-	return &Problem{RuleID: ProblemSchema, Line: line, Column: col, Message: fmt.Sprintf("%s %s does not match the Kubernetes schema: %s", o.APIVersion, o.Kind, msg), Object: o}
+	line, col, at, msg := o.locateDecodeError(err, root)
+	return &Problem{RuleID: ProblemSchema, Line: line, Column: col, Path: pathTo(root, at), Message: fmt.Sprintf("%s %s does not match the Kubernetes schema: %s", o.APIVersion, o.Kind, msg), Object: o}
 }
 
 // shareConfigMapData points a decoded ConfigMap's data values at the same
@@ -515,45 +517,152 @@ var (
 	duplicateKeyRE = regexp.MustCompile(`key "?([^"]*?)"? already set in map`)
 )
 
-// locateDecodeError turns a decode error into a position in the file and a
-// message a person can act on.
-func (o *Object) locateDecodeError(err error, root *yaml.Node) (line, col int, msg string) {
+// locateDecodeError turns a decode error into a position in the file, the
+// node it is at (nil when none is found) and a message a person can act on.
+func (o *Object) locateDecodeError(err error, root *yaml.Node) (line, col int, at *yaml.Node, msg string) {
 	line, col = o.KindPos()
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &typeErr):
 		msg = fmt.Sprintf("%s must be %s, not %s", typeErr.Field, goTypeName(typeErr.Type.String()), withArticle(typeErr.Value))
-		if n := findField(root, strings.Split(typeErr.Field, ".")); n != nil {
-			line, col = n.Line, n.Column
-		}
-		return line, col, msg
+		at = findFieldOf(root, strings.Split(typeErr.Field, "."), jsonKind(typeErr.Value))
 	case unknownFieldRE.MatchString(err.Error()):
 		field := unknownFieldRE.FindStringSubmatch(err.Error())[1]
 		msg = fmt.Sprintf("unknown field %q", field)
 		parts := strings.Split(field, ".")
 		if n := findField(root, parts); n != nil && n.Value == parts[len(parts)-1] {
-			line, col = n.Line, n.Column
-		} else if n := findKeyAnywhere(root, parts[len(parts)-1]); n != nil {
-			line, col = n.Line, n.Column
+			at = n
+		} else {
+			at = findKeyAnywhere(root, parts[len(parts)-1])
 		}
-		return line, col, msg
 	case duplicateKeyRE.MatchString(err.Error()):
 		key := duplicateKeyRE.FindStringSubmatch(err.Error())[1]
 		msg = fmt.Sprintf("duplicate key %q (Kubernetes keeps only one of them)", key)
-		if n := findDuplicateKey(root, key); n != nil {
-			line, col = n.Line, n.Column
+		at = findDuplicateKey(root, key)
+	default:
+		s := err.Error()
+		if strings.Contains(s, "quantities must match") {
+			if n := findBadQuantity(root); n != nil {
+				return n.Line, n.Column, n, fmt.Sprintf("%q is not a quantity (like 500m, 128Mi or 2)", n.Value)
+			}
 		}
-		return line, col, msg
+		s = strings.TrimPrefix(s, "error unmarshaling JSON: while decoding JSON: ")
+		s = strings.TrimPrefix(s, "error converting YAML to JSON: ")
+		return line, col, nil, s
 	}
-	s := err.Error()
-	if strings.Contains(s, "quantities must match") {
-		if n := findBadQuantity(root); n != nil {
-			return n.Line, n.Column, fmt.Sprintf("%q is not a quantity (like 500m, 128Mi or 2)", n.Value)
+	if at != nil {
+		line, col = at.Line, at.Column
+	}
+	return line, col, at, msg
+}
+
+// jsonKind returns whether a YAML value is of the kind encoding/json names
+// in a type error ("string", "number", "number 1.5", "bool", "array",
+// "object"); nil for a kind it does not name.
+func jsonKind(what string) func(*yaml.Node) bool {
+	what, _, _ = strings.Cut(what, " ")
+	switch what {
+	case "string":
+		return func(v *yaml.Node) bool { return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" }
+	case "number":
+		return func(v *yaml.Node) bool {
+			return v.Kind == yaml.ScalarNode && (v.ShortTag() == "!!int" || v.ShortTag() == "!!float")
+		}
+	case "bool":
+		return func(v *yaml.Node) bool { return v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" }
+	case "array":
+		return func(v *yaml.Node) bool { return v.Kind == yaml.SequenceNode }
+	case "object":
+		return func(v *yaml.Node) bool { return v.Kind == yaml.MappingNode }
+	}
+	return nil
+}
+
+// findFieldOf is findField, but of the keys the dotted path names (one in
+// each item of a list: every container's ports), the first whose value is
+// of the kind fits accepts: the value the decode refused, not the first
+// container's when it is the second's. With no such key, or fits nil, it
+// is findField's.
+func findFieldOf(n *yaml.Node, fields []string, fits func(*yaml.Node) bool) *yaml.Node {
+	if fits != nil {
+		if k := findFitting(n, fields, fits); k != nil {
+			return k
 		}
 	}
-	s = strings.TrimPrefix(s, "error unmarshaling JSON: while decoding JSON: ")
-	s = strings.TrimPrefix(s, "error converting YAML to JSON: ")
-	return line, col, s
+	return findField(n, fields)
+}
+
+// findFitting returns the first key at the dotted path fields below n
+// (through every item of a list) whose value fits accepts, nil if none.
+func findFitting(n *yaml.Node, fields []string, fits func(*yaml.Node) bool) *yaml.Node {
+	if n == nil || len(fields) == 0 {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			if k := findFitting(item, fields, fits); k != nil {
+				return k
+			}
+		}
+	case yaml.MappingNode:
+		k, v := MapEntry(n, fields[0])
+		if k == nil {
+			if len(fields) > 1 && fields[0] != "" && fields[0][0] >= 'A' && fields[0][0] <= 'Z' {
+				return findFitting(n, fields[1:], fits) // an embedded Go struct (VolumeSource): not in the YAML
+			}
+			return nil
+		}
+		if len(fields) == 1 {
+			if fits(v) {
+				return k
+			}
+			return nil
+		}
+		return findFitting(v, fields[1:], fits)
+	}
+	return nil
+}
+
+// pathTo returns the path from root to node at, a key of a mapping or an
+// item of a list below it (a value names its key's path); nil when at is
+// nil or not below root.
+func pathTo(root, at *yaml.Node) Path {
+	if at == nil {
+		return nil
+	}
+	var walk func(n *yaml.Node, p Path) (Path, bool)
+	walk = func(n *yaml.Node, p Path) (Path, bool) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				kp := append(slices.Clip(p), k.Value)
+				if k == at || v == at {
+					return kp, true
+				}
+				if found, ok := walk(v, kp); ok {
+					return found, true
+				}
+			}
+		case yaml.SequenceNode:
+			for i, item := range n.Content {
+				ip := append(slices.Clip(p), strconv.Itoa(i))
+				if item == at {
+					return ip, true
+				}
+				if found, ok := walk(item, ip); ok {
+					return found, true
+				}
+			}
+		}
+		return nil, false
+	}
+	if root == nil {
+		return nil
+	}
+	p, _ := walk(root, nil)
+	return p
 }
 
 // goTypeName shortens Go type names in messages: "int32" → "an integer".

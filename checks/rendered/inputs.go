@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/prodready/prodready/checks"
+	"github.com/prodready/prodready/checks/manifest"
 )
 
 // Prepared is a run's inputs with the charts and overlays under its folders
@@ -909,6 +910,33 @@ func (pl *placed) causeLine(doc int, cause, file string, line int) (checks.Place
 	return checks.Place{File: joinDir(pl.dir, locs[0].File), Line: locs[0].Line, Column: max(locs[0].Column, 1), Cause: true}, true
 }
 
+// writerFirst returns locs, the origins of f's path, with the template line
+// that writes the field first when f is a value the Kubernetes schema
+// refuses (schema-invalid) and its value comes from a values line: the
+// template makes the value's YAML (a number quoted into a string by
+// "| quote", a mapping written where a scalar goes), and the values line
+// comes second, as a part (where a review comments when a pull request
+// changes that line); moved says so. Other findings keep the values line
+// first: their value is what the author changes.
+func writerFirst(f *checks.Finding, locs []Location) (out []Location, moved bool) {
+	if f.RuleID != manifest.ProblemSchema || locs[0].Kind != Values || locs[0].Inherited {
+		return locs, false
+	}
+	i := slices.IndexFunc(locs, func(l Location) bool { return l.Kind == Template && !l.Inherited && l.Line > 0 })
+	if i < 0 {
+		return locs, false
+	}
+	values := locs[0]
+	values.Kind = ValuesPart
+	out = []Location{locs[i], values}
+	for j, l := range locs {
+		if j != 0 && j != i {
+			out = append(out, l)
+		}
+	}
+	return out, true
+}
+
 // relocate moves f, a finding on the render's input, to the line its
 // author edits (at the column Location.Column says), and its container's
 // line (which a review anchors the container's thread on) to where that
@@ -923,6 +951,10 @@ func (pl *placed) relocate(f *checks.Finding) {
 	if doc >= 0 && doc < len(pl.render.Documents) {
 		file = pl.render.Documents[doc].Source
 		if locs := pl.render.Origins(doc, f.Path); len(locs) > 0 {
+			var moved bool
+			if locs, moved = writerFirst(f, locs); moved {
+				f.Message += fmt.Sprintf(" (the value is set at line %d of %s)", locs[1].Line, joinDir(pl.dir, locs[1].File))
+			}
 			loc := locs[0]
 			file = loc.File
 			line = max(loc.Line, 1)

@@ -472,3 +472,42 @@ func TestRefusedDependencyIsAnError(t *testing.T) {
 		t.Errorf("%d renders checked, want the chart's: it goes on without the refused dependency", p.Renders)
 	}
 }
+
+// TestSchemaProblemsAtTheLineThatWritesThem: a value of a rendered object
+// the Kubernetes schema refuses is reported where it is written, not at
+// its document's first line: in a chart, at the template line that makes
+// its YAML ("| quote" turns the number 2 into a string), naming the values
+// line its value comes from; in an overlay, at the patch line that sets it.
+func TestSchemaProblemsAtTheLineThatWritesThem(t *testing.T) {
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: %s\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n"
+	files := rendered.Files{
+		"app/Chart.yaml":             []byte("apiVersion: v2\nname: app\nversion: 0.1.0\n"),
+		"app/values.yaml":            []byte("name: web\nreplicas: 2\n"),
+		"app/templates/deploy.yaml":  []byte(fmt.Sprintf(deploy, "{{ .Values.replicas | quote }}")),
+		"base/deploy.yaml":           []byte(fmt.Sprintf(deploy, "1")),
+		"base/kustomization.yaml":    []byte("resources: [deploy.yaml]\n"),
+		"overlay/kustomization.yaml": []byte("resources: [../base]\npatches:\n  - path: patch.yaml\n"),
+		"overlay/patch.yaml":         []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: \"three\"\n"),
+	}
+	var inputs []checks.Input
+	for _, p := range []string{"app/Chart.yaml", "overlay/kustomization.yaml"} {
+		inputs = append(inputs, checks.Input{Path: p, Data: files[p]})
+	}
+	cfg := checks.DefaultConfig(catalog.Default())
+	p := rendered.Prepare(context.Background(), inputs, []rendered.Folder{{Dir: ".", Files: files}}, render.InProcess, rendered.Options{KubeVersion: cfg.KubernetesVersion})
+	var got []string
+	for _, f := range p.Map(checks.Run(p.Inputs, cfg, checks.Options{}).Findings) {
+		if f.RuleID == "schema-invalid" {
+			msg, _, _ := strings.Cut(f.Message, rendered.RenderedFrom)
+			got = append(got, fmt.Sprintf("%s:%d:%d %s", f.File, f.Line, f.Column, msg))
+		}
+	}
+	sort.Strings(got)
+	want := []string{
+		"app/templates/deploy.yaml:6:3 apps/v1 Deployment does not match the Kubernetes schema: spec.replicas must be an integer, not a string (the value is set at line 2 of app/values.yaml)",
+		"overlay/patch.yaml:6:3 apps/v1 Deployment does not match the Kubernetes schema: spec.replicas must be an integer, not a string",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("schema-invalid findings (-want +got):\n%s", diff)
+	}
+}
