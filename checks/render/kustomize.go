@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -255,7 +256,7 @@ func (ov *overlay) walk(kfile string, depth int) {
 	ov.inputs[kfile] = true
 	var k types.Kustomization
 	if err := k.Unmarshal(ov.text(kfile)); err != nil {
-		ov.refuse(kfile, "", fmt.Sprintf("reading kustomization: %v", err))
+		ov.refuse(kfile, unknownKey(err), fmt.Sprintf("reading kustomization: %v", err))
 		return
 	}
 	ov.kusts[kfile] = &k
@@ -329,6 +330,19 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 	case strings.HasPrefix(ref.field, "patches"):
 		ov.addPatch(target, data, ref)
 	}
+}
+
+// unknownField is the strict decode's error for a key a kustomization may
+// not hold (a typo, a field of another kustomize version).
+var unknownField = regexp.MustCompile(`unknown field "(?:[^"]*\.)?([^".]+)"`)
+
+// unknownKey returns the line text that starts the key err says is unknown
+// ("fooBar:"), for refuse to find; "" for another error.
+func unknownKey(err error) string {
+	if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+		return m[1] + ":"
+	}
+	return ""
 }
 
 // refuseRef refuses an entry at the line of kfile that holds it or, when

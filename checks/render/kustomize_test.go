@@ -102,6 +102,20 @@ func TestKustomizeMissingConfigurationsRefused(t *testing.T) {
 	}
 }
 
+// TestKustomizationUnknownKeyAtItsLine: a key a kustomization may not hold
+// fails the build, as kustomize's strict read does, at the key's line, not
+// the file's first.
+func TestKustomizationUnknownKeyAtItsLine(t *testing.T) {
+	files := rendered.Files{
+		"app/kustomization.yaml": []byte("resources:\n- cm.yaml\ncommonLabel:\n  team: a\n"),
+		"app/cm.yaml":            []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"),
+	}
+	r := RenderKustomization(context.Background(), files, "app/kustomization.yaml", rendered.Options{})
+	if len(r.Problems) != 1 || r.Problems[0].Line != 3 || r.Problems[0].Column != 1 || !strings.Contains(r.Problems[0].Message, `unknown field "commonLabel"`) {
+		t.Errorf("problems = %+v, want one at line 3, column 1 (the key), naming it", r.Problems)
+	}
+}
+
 // TestDiscoverLeavesComponentsToTheirUsers: a kustomize Component is no
 // root, even when no kustomization of the run names it (microservices-demo
 // keeps its components beside a root that names none): built alone, its
