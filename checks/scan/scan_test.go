@@ -219,11 +219,12 @@ func TestRenderedFindingsAtTheirColumns(t *testing.T) {
 
 // TestRunHandsAFilesFindingsOverTogether: the findings of one file come
 // together and in line order, though they come from several places: two
-// values sets that render the same chart only in part (a dependency not
-// vendored, on Chart.yaml, and a template that fails, on its line), each
-// set's problems in turn, and the chart's rendered objects mapped back to
-// its template. A plain file no render touches streams as the run makes
-// its findings, before the chart's are handed over.
+// values sets that render the same chart only in part (each turns on
+// another dependency not vendored, on Chart.yaml, and both break a
+// template, on its line), each set's problems in turn, and the chart's
+// rendered objects mapped back to its template. A plain file no render
+// touches streams as the run makes its findings, before the chart's are
+// handed over.
 func TestRunHandsAFilesFindingsOverTogether(t *testing.T) {
 	root := t.TempDir()
 	write := func(name, text string) {
@@ -236,10 +237,10 @@ func TestRunHandsAFilesFindingsOverTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: dep\n    version: 1.0.0\n    repository: https://charts.example.com\n    condition: dep.enabled\n")
-	write("app/values.yaml", "dep:\n  enabled: false\nname: web\n")
+	write("app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: dep\n    version: 1.0.0\n    repository: https://charts.example.com\n    condition: dep.enabled\n  - name: other\n    version: 1.0.0\n    repository: https://charts.example.com\n    condition: other.enabled\n")
+	write("app/values.yaml", "dep:\n  enabled: false\nother:\n  enabled: false\nname: web\n")
 	write("app/ci/a-values.yaml", "dep:\n  enabled: true\nname: \"\"\n")
-	write("app/ci/b-values.yaml", "dep:\n  enabled: true\nname: \"\"\n")
+	write("app/ci/b-values.yaml", "other:\n  enabled: true\nname: \"\"\n")
 	write("app/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ required \"name is required\" .Values.name }}\ndata:\n  DB_PASSWORD: hunter2-but-longer\n")
 	write("app/templates/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Values.name }}\nspec:\n  containers:\n    - name: c\n      image: busybox\n")
 	write("plain/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: plain\nspec:\n  containers:\n    - name: c\n      image: busybox\n")
