@@ -439,6 +439,15 @@ func TestHelmFailureAtTheTemplateLine(t *testing.T) {
 				"db/templates/a.yaml": cm + "data:\n  k: {{ .Values.nested.key }}\n",
 			}),
 		}, "app/Chart.yaml", 1, "db/templates/a.yaml:6"},
+		{"output that is not YAML: the template line that writes it", rendered.Files{
+			"app/Chart.yaml":       []byte(chartYAML),
+			"app/templates/a.yaml": []byte(cm + "data:\n  a: {{ .Values.x | default 1 }}\n   b: 2\n"),
+		}, "app/templates/a.yaml", 7, "the line this template line writes is not YAML: mapping values are not allowed"},
+		{"output that is not YAML in a second document, from a helper: the helper's line", rendered.Files{
+			"app/Chart.yaml":             []byte(chartYAML),
+			"app/templates/_helpers.tpl": []byte("{{- define \"bad\" }}\n  k: v\n   x: 1\n{{- end }}\n"),
+			"app/templates/a.yaml":       []byte(cm + "---\n" + cm + "data:\n{{- include \"bad\" . }}\n"),
+		}, "app/templates/_helpers.tpl", 3, "the line this template line writes is not YAML"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := renderOne(t, tc.files, rendered.Options{})
@@ -448,6 +457,9 @@ func TestHelmFailureAtTheTemplateLine(t *testing.T) {
 			p := r.Problems[0]
 			if p.File != tc.file || p.Line != tc.line || !strings.Contains(p.Message, tc.contains) {
 				t.Errorf("problem at %s:%d (%s), want %s:%d naming %q", p.File, p.Line, p.Message, tc.file, tc.line, tc.contains)
+			}
+			if notYAML := strings.Contains(tc.name, "not YAML"); p.Refused != notYAML {
+				t.Errorf("refused %v, want %v: helm template refuses output that is not YAML whatever else renders", p.Refused, notYAML)
 			}
 		})
 	}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -377,7 +379,12 @@ func (b *helmDocs) doc(info tplInfo, lines []string, from, to int, firstTpl tplL
 	}
 	node, err := parseYAML(data)
 	if err != nil {
-		b.r.Problems = append(b.r.Problems, rendered.Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err)})
+		pr := rendered.Problem{File: info.file, Message: fmt.Sprintf("rendered output is not YAML: %v", err), Refused: true}
+		if loc, why, ok := b.notYAMLAt(err, from, firstTpl); ok {
+			pr.File, pr.Line, pr.Column = loc.File, loc.Line, loc.Column
+			pr.Message = "the line this template line writes is not YAML: " + why
+		}
+		b.r.Problems = append(b.r.Problems, pr)
 		return
 	}
 	if len(node.Content) == 0 || node.Content[0].Kind == yaml.ScalarNode && node.Content[0].Tag == "!!null" {
@@ -884,6 +891,32 @@ func (b *helmDocs) bindingLoc(bind tmplmark.Binding) rendered.Location {
 		file = b.idx.infos[bind.File].file
 	}
 	return rendered.Location{File: file, Line: bind.Line, Column: b.idx.column(bind.File, bind.Line), Kind: Template}
+}
+
+// yamlErrorLine is the line a YAML parser's error names and why ("yaml:
+// line 7: mapping values are not allowed in this context").
+var yamlErrorLine = regexp.MustCompile(`\bline (\d+): (.*)`)
+
+// notYAMLAt returns the template line that wrote the line of a document's
+// output that err, its parse's error, names (the document's output starts
+// at line from of its template's output, whose lines' templates firstTpl
+// traces), where the author fixes the template, not its first line, and
+// why the parser refused it.
+func (b *helmDocs) notYAMLAt(err error, from int, firstTpl tplLines) (at rendered.Location, why string, ok bool) {
+	m := yamlErrorLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return rendered.Location{}, "", false
+	}
+	n, convErr := strconv.Atoi(m[1])
+	if convErr != nil || n < 1 {
+		return rendered.Location{}, "", false
+	}
+	mk, found := firstTpl.at(from + n - 1)
+	if !found {
+		return rendered.Location{}, "", false
+	}
+	at = b.templateLoc(mk)
+	return at, m[2], at.File != ""
 }
 
 func (b *helmDocs) templateLoc(mk tplMark) rendered.Location {

@@ -536,8 +536,11 @@ func problemFinding(dir string, pr Problem, about string, partial bool) checks.F
 		f.Message = fmt.Sprintf("the %s is rendered only in part: %s; the objects past the bound are not checked", about, pr.Message)
 	case pr.Values:
 		f.Message = fmt.Sprintf("%s (%s)", pr.Message, about)
-	case pr.Refused:
+	case pr.Refused && partial:
+		// What rendered is checked; helm refuses the chart all the same.
 		f.Message = fmt.Sprintf("the %s is rendered only in part, and helm template and helm install refuse it: %s", about, pr.Message)
+	case pr.Refused:
+		// Nothing rendered: failed's words, an error.
 	case pr.Missing:
 		// A dependency prodready cannot fetch: the chart is checked
 		// without it (its values too), and an install would fetch it.

@@ -216,11 +216,12 @@ type Problem struct {
 	// template and helm install refuse the values, so the problem is an
 	// error; the render goes on, and what it renders is checked.
 	Values bool `json:",omitempty"`
-	// Refused marks a dependency under a chart's charts/ that Helm's
-	// loader refuses (a Chart.yaml it does not accept, an archive it
-	// cannot read): helm template and helm install refuse the chart, so
-	// the problem is an error; the render goes on without it, and what it
-	// renders is checked.
+	// Refused marks what makes helm template and helm install refuse a
+	// chart whatever else renders: a dependency under its charts/ that
+	// Helm's loader refuses (a Chart.yaml it does not accept, an archive
+	// it cannot read), a template whose output is not YAML. The problem
+	// is an error; the render goes on without it, and what it renders is
+	// checked.
 	Refused bool `json:",omitempty"`
 }
 
