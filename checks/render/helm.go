@@ -66,7 +66,8 @@ func helmRender(ctx context.Context, files rendered.Files, charts rendered.Chart
 	r.Problems = append(r.Problems, l.problems...)
 	r.Skipped = append(r.Skipped, l.skipped...)
 	if err != nil {
-		r.Problems = append(r.Problems, rendered.Problem{File: chartFile, Message: err.Error()})
+		file, line := loadErrorAt(dir, err)
+		r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Message: err.Error()})
 		r.Inputs = files.Under(dir)
 		skipAll(r, "chart failed to load")
 		return r

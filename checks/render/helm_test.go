@@ -439,6 +439,11 @@ func TestHelmFailureAtTheTemplateLine(t *testing.T) {
 				"db/templates/a.yaml": cm + "data:\n  k: {{ .Values.nested.key }}\n",
 			}),
 		}, "app/Chart.yaml", 1, "db/templates/a.yaml:6"},
+		{"a values.yaml that does not parse: the line the parser names", rendered.Files{
+			"app/Chart.yaml":       []byte(chartYAML),
+			"app/values.yaml":      []byte("a: [\nb: 1\n"),
+			"app/templates/a.yaml": []byte(cm),
+		}, "app/values.yaml", 2, "cannot load values.yaml"},
 		{"output that is not YAML: the template line that writes it", rendered.Files{
 			"app/Chart.yaml":       []byte(chartYAML),
 			"app/templates/a.yaml": []byte(cm + "data:\n  a: {{ .Values.x | default 1 }}\n   b: 2\n"),

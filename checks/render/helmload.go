@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -127,7 +129,8 @@ func (l *chartLoader) load(dir string, depth int, visiting map[string]bool) (*ch
 		}
 		sc, err := l.load(sub, depth+1, visiting)
 		if err != nil {
-			l.problems = append(l.problems, rendered.Problem{File: path.Join(sub, "Chart.yaml"), Message: err.Error(), Refused: errors.As(err, new(refusedError))})
+			file, line := loadErrorAt(sub, err)
+			l.problems = append(l.problems, rendered.Problem{File: file, Line: line, Message: err.Error(), Refused: errors.As(err, new(refusedError))})
 			continue
 		}
 		c.AddDependency(sc)
@@ -161,6 +164,21 @@ func loadError(dir string, depth int, err error) error {
 		return err
 	}
 	return fmt.Errorf("loading chart %s: %w", dir, err)
+}
+
+// cannotLoad is Helm's loader's error for a chart file that is not YAML
+// ("cannot load values.yaml: … yaml: line 2: …").
+var cannotLoad = regexp.MustCompile(`cannot load ([^\s:]+): .*?\bline (\d+):`)
+
+// loadErrorAt is where err, met loading the chart in folder dir, is
+// reported: at the line of the chart's file that the YAML parser names,
+// else at the chart's Chart.yaml.
+func loadErrorAt(dir string, err error) (file string, line int) {
+	if m := cannotLoad.FindStringSubmatch(err.Error()); m != nil && !strings.Contains(m[1], "/") {
+		n, _ := strconv.Atoi(m[2])
+		return path.Join(dir, m[1]), n
+	}
+	return path.Join(dir, "Chart.yaml"), 0
 }
 
 // supportedAPIVersion refuses a chart whose Chart.yaml names an apiVersion
