@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/prodready/prodready/checks/rendered"
@@ -164,7 +165,7 @@ func RenderKustomization(ctx context.Context, files rendered.Files, kfile string
 		defer cancel()
 		m, err := runKrusty(ctx, fs, path.Dir(kfile))
 		if err != nil {
-			r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: fmt.Sprintf("kustomize build: %v", err)})
+			r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: "kustomize build: " + buildMessage(err)})
 			skipAll(r, "build failed")
 			return finish(r)
 		}
@@ -330,6 +331,34 @@ func (ov *overlay) checkRef(kfile, dir string, ref pathRef, depth int) {
 	case strings.HasPrefix(ref.field, "patches"):
 		ov.addPatch(target, data, ref)
 	}
+}
+
+var (
+	// goPointers are the addresses kustomize prints of a generator
+	// ("merging from generator &{0x2339c3eb2750 0x2339c42a9100}: …"),
+	// different at every run.
+	goPointers = regexp.MustCompile(`\s*&\{0x[0-9a-f]+(?: 0x[0-9a-f]+)*\}`)
+	// resIDs are the resource ids kustomize prints as Go values.
+	resIDs = regexp.MustCompile(`resid\.ResId\{Gvk:resid\.Gvk\{Group:"([^"]*)", Version:"([^"]*)", Kind:"([^"]*)", isClusterScoped:(?:true|false)\}, Name:"([^"]*)", Namespace:"([^"]*)"\}`)
+)
+
+// buildMessage is a kustomize build's error as a person reads it, the
+// same at every run: without the Go addresses it prints, and with a
+// resource's id as its kind and name.
+func buildMessage(err error) string {
+	msg := goPointers.ReplaceAllString(err.Error(), "")
+	return resIDs.ReplaceAllStringFunc(msg, func(id string) string {
+		m := resIDs.FindStringSubmatch(id)
+		gv := m[2]
+		if m[1] != "" {
+			gv = m[1] + "/" + m[2]
+		}
+		out := fmt.Sprintf("%s %s %q", gv, m[3], m[4])
+		if m[5] != "" {
+			out += " in namespace " + strconv.Quote(m[5])
+		}
+		return out
+	})
 }
 
 // unknownField is the strict decode's error for a key a kustomization may
