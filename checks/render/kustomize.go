@@ -165,7 +165,8 @@ func RenderKustomization(ctx context.Context, files rendered.Files, kfile string
 		defer cancel()
 		m, err := runKrusty(ctx, fs, path.Dir(kfile))
 		if err != nil {
-			r.Problems = append(r.Problems, rendered.Problem{File: kfile, Message: "kustomize build: " + buildMessage(err)})
+			file, line, col := ov.buildErrorAt(kfile, err)
+			r.Problems = append(r.Problems, rendered.Problem{File: file, Line: line, Column: col, Message: "kustomize build: " + buildMessage(err)})
 			skipAll(r, "build failed")
 			return finish(r)
 		}
@@ -359,6 +360,38 @@ func buildMessage(err error) string {
 		}
 		return out
 	})
+}
+
+// missingPath is kustomize's error for an operation of a JSON 6902 patch
+// whose path its target lacks ("replace operation does not apply: doc is
+// missing path: /spec/x: missing value", "error in remove for path:
+// '/spec/x': Unable to remove nonexistent key").
+var missingPath = regexp.MustCompile(`(?:missing path: |for path: ')(/[^\s:']*)`)
+
+// buildErrorAt returns where the error of a build of kfile is reported:
+// for an operation whose path the target lacks, the line of the tree's
+// JSON 6902 patch (a file, or a kustomization's inline patch) that names
+// the path; else kfile.
+func (ov *overlay) buildErrorAt(kfile string, err error) (file string, line, col int) {
+	m := missingPath.FindStringSubmatch(err.Error())
+	if m == nil {
+		return kfile, 0, 0
+	}
+	for _, p := range ov.patches {
+		if !p.json6902 {
+			continue
+		}
+		for i, l := range strings.Split(string(ov.text(p.file)), "\n") {
+			c := strings.Index(l, m[1])
+			if c < 0 {
+				continue
+			}
+			if rest := l[c+len(m[1]):]; rest == "" || strings.ContainsAny(rest[:1], " \t\"'\r,}") {
+				return p.file, i + 1, c + 1
+			}
+		}
+	}
+	return kfile, 0, 0
 }
 
 // unknownField is the strict decode's error for a key a kustomization may

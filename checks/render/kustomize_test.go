@@ -135,6 +135,36 @@ func TestKustomizeBuildErrorIsTheSameEveryRun(t *testing.T) {
 	}
 }
 
+// TestKustomizePatchPathMissingAtItsLine: a JSON 6902 operation whose path
+// its target lacks fails the build, as kustomize does, at the line of the
+// patch that names the path: in a kustomization's inline patch or in a
+// patch file.
+func TestKustomizePatchPathMissingAtItsLine(t *testing.T) {
+	deploy := []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx:1.27}]\n")
+	for _, tc := range []struct {
+		name  string
+		files rendered.Files
+		file  string
+		line  int
+		col   int
+	}{
+		{"inline", rendered.Files{
+			"app/kustomization.yaml": []byte("resources: [deploy.yaml]\npatches:\n  - patch: |-\n      - op: replace\n        path: /spec/nope/x\n        value: 1\n    target:\n      kind: Deployment\n"),
+			"app/deploy.yaml":        deploy,
+		}, "app/kustomization.yaml", 5, 15},
+		{"a file", rendered.Files{
+			"app/kustomization.yaml": []byte("resources: [deploy.yaml]\npatches:\n  - path: p.json\n    target:\n      kind: Deployment\n"),
+			"app/p.json":             []byte(`[{"op": "remove", "path": "/spec/template/spec/nothere"}]` + "\n"),
+			"app/deploy.yaml":        deploy,
+		}, "app/p.json", 1, 28},
+	} {
+		r := RenderKustomization(context.Background(), tc.files, "app/kustomization.yaml", rendered.Options{})
+		if len(r.Problems) != 1 || r.Problems[0].File != tc.file || r.Problems[0].Line != tc.line || r.Problems[0].Column != tc.col {
+			t.Errorf("%s: problems = %+v, want one at %s:%d:%d", tc.name, r.Problems, tc.file, tc.line, tc.col)
+		}
+	}
+}
+
 // TestDiscoverLeavesComponentsToTheirUsers: a kustomize Component is no
 // root, even when no kustomization of the run names it (microservices-demo
 // keeps its components beside a root that names none): built alone, its
