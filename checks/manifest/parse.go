@@ -415,13 +415,13 @@ func yamlProblem(index int, c chunk, text []byte, err error) *Problem {
 		}
 	}
 	line := c.startLine
-	if l := yamlErrorLine(err); l > 0 {
+	if l := YAMLErrorLine(err); l > 0 {
 		line = first + l - 1
 		if strings.Contains(err.Error(), "did not find expected") {
 			line++ // the 0-based collection line, made 1-based like the rest
 		}
 	}
-	return &Problem{RuleID: ProblemYAML, Doc: index, Line: line, Column: 1, Message: "YAML does not parse: " + cleanYAMLError(err)}
+	return &Problem{RuleID: ProblemYAML, Doc: index, Line: line, Column: 1, Message: "YAML does not parse: " + YAMLErrorReason(err)}
 }
 
 // checkShape refuses documents that are too deep or whose aliases expand to

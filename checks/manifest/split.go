@@ -124,9 +124,9 @@ func isMarker(line []byte, m string) bool {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
-// yamlErrorLine extracts the first line number a YAML error names (relative
+// YAMLErrorLine extracts the first line number a YAML error names (relative
 // to the parsed text), or 0.
-func yamlErrorLine(err error) int {
+func YAMLErrorLine(err error) int {
 	m := yamlLineRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0
@@ -135,9 +135,10 @@ func yamlErrorLine(err error) int {
 	return n
 }
 
-// cleanYAMLError drops the library prefix and the chunk-relative line number
-// (the finding carries the file's line instead).
-func cleanYAMLError(err error) string {
+// YAMLErrorReason is a YAML error's reason without the library prefix and
+// the line number relative to the parsed text (a finding carries the
+// file's line instead).
+func YAMLErrorReason(err error) string {
 	s := err.Error()
 	s = strings.TrimPrefix(s, "yaml: ")
 	s = yamlLineRE.ReplaceAllString(s, "")

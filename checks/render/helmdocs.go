@@ -3,13 +3,12 @@ package render
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,6 +16,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 
+	"github.com/prodready/prodready/checks/manifest"
 	"github.com/prodready/prodready/checks/render/internal/tmplmark"
 	"github.com/prodready/prodready/checks/rendered"
 	"github.com/prodready/prodready/internal/plural"
@@ -893,22 +893,17 @@ func (b *helmDocs) bindingLoc(bind tmplmark.Binding) rendered.Location {
 	return rendered.Location{File: file, Line: bind.Line, Column: b.idx.column(bind.File, bind.Line), Kind: Template}
 }
 
-// yamlErrorLine is the line a YAML parser's error names and why ("yaml:
-// line 7: mapping values are not allowed in this context").
-var yamlErrorLine = regexp.MustCompile(`\bline (\d+): (.*)`)
-
 // notYAMLAt returns the template line that wrote the line of a document's
-// output that err, its parse's error, names (the document's output starts
-// at line from of its template's output, whose lines' templates firstTpl
-// traces), where the author fixes the template, not its first line, and
-// why the parser refused it.
+// output that err, its parse's error (parseYAML's), names (the document's
+// output starts at line from of its template's output, whose lines'
+// templates firstTpl traces), where the author fixes the template, not its
+// first line, and why the parser refused it.
 func (b *helmDocs) notYAMLAt(err error, from int, firstTpl tplLines) (at rendered.Location, why string, ok bool) {
-	m := yamlErrorLine.FindStringSubmatch(err.Error())
-	if m == nil {
-		return rendered.Location{}, "", false
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner // the parser's own error, without parseYAML's prefix
 	}
-	n, convErr := strconv.Atoi(m[1])
-	if convErr != nil || n < 1 {
+	n := manifest.YAMLErrorLine(err)
+	if n < 1 {
 		return rendered.Location{}, "", false
 	}
 	mk, found := firstTpl.at(from + n - 1)
@@ -916,7 +911,7 @@ func (b *helmDocs) notYAMLAt(err error, from int, firstTpl tplLines) (at rendere
 		return rendered.Location{}, "", false
 	}
 	at = b.templateLoc(mk)
-	return at, m[2], at.File != ""
+	return at, manifest.YAMLErrorReason(err), at.File != ""
 }
 
 func (b *helmDocs) templateLoc(mk tplMark) rendered.Location {
