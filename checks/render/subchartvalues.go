@@ -98,13 +98,14 @@ func isMapping(v any) bool {
 	return ok
 }
 
-// asMapping returns v as a mapping, as values files decode to.
+// asMapping returns v as a mapping, as values files decode to (Helm's
+// Values as its AsMap gives them: empty, not nil).
 func asMapping(v any) (map[string]any, bool) {
 	switch m := v.(type) {
 	case map[string]any:
 		return m, true
 	case common.Values:
-		return m, true
+		return m.AsMap(), true
 	}
 	return nil, false
 }

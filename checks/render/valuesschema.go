@@ -11,7 +11,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 
 	"github.com/prodready/prodready/checks/rendered"
@@ -57,10 +56,7 @@ func (v *valuesSchemas) check(c *chart.Chart, values map[string]any, chain []str
 			continue // Helm validates only a subchart given values
 		}
 		subChain := slices.Concat(chain, []string{d.Name()})
-		sub, ok := raw.(map[string]any)
-		if cv, isValues := raw.(common.Values); isValues {
-			sub, ok = cv.AsMap(), true
-		}
+		sub, ok := asMapping(raw)
 		if !ok {
 			if len(d.Schema) > 0 {
 				file := v.schemaFile(d)
