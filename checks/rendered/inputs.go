@@ -148,15 +148,19 @@ func (p *Prepared) add(dir string, i int, r *Render, drop map[string]bool, sk *s
 			continue // said once, for the values.yaml render
 		}
 		partial := len(r.Documents) > 0
-		if variant && p.sayAgain(dir, r, pr, partial) {
-			continue // said once, naming every values set that has it
+		var sp *setProblem
+		if variant {
+			sp = p.chartSets(dir, r.Root).problemAt(pr, partial)
+			if p.sayAgain(sp, dir, r, pr, partial) {
+				continue // said once, naming every values set that has it
+			}
 		}
 		f := problemFinding(dir, pr, about, partial)
 		if r.Kind == Helm && p.chartIgnores(f, joinDir(dir, path.Join(r.Root, "Chart.yaml"))) {
 			continue
 		}
-		if variant {
-			p.chartSets(dir, r.Root).problemAt(pr, partial).index = len(p.Problems)
+		if sp != nil {
+			sp.index = len(p.Problems)
 		}
 		p.Problems = append(p.Problems, f)
 	}

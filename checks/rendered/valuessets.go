@@ -21,7 +21,8 @@ type valuesSets struct {
 	only     []checks.Finding
 	reported bool
 	// problems are the render problems of the other sets' renders, by
-	// problemKey, each said once (Prepared.sayAgain).
+	// problem and whether the render made objects (problemAt), each said
+	// once (Prepared.sayAgain).
 	problems map[string]*setProblem
 }
 
@@ -70,12 +71,12 @@ func (p *Prepared) chartSets(dir, root string) *valuesSets {
 	return cs
 }
 
-// sayAgain reports whether the render of another values set of r's chart
-// (r is not the values.yaml render) has problem pr already; if so, that
-// problem's finding names r's set too (two CI sets that turn on one
-// dependency that is not vendored are one finding, not two alike).
-func (p *Prepared) sayAgain(dir string, r *Render, pr Problem, partial bool) bool {
-	sp := p.chartSets(dir, r.Root).problemAt(pr, partial)
+// sayAgain records that r, the render of a values set of its chart other
+// than values.yaml, has problem pr (its entry sp), and reports whether
+// another set's render had it already; if so, that problem's finding
+// names r's set too (two CI sets that turn on one dependency that is not
+// vendored are one finding, not two alike).
+func (p *Prepared) sayAgain(sp *setProblem, dir string, r *Render, pr Problem, partial bool) bool {
 	sp.sets = append(sp.sets, strings.Join(r.ValuesFiles, " + "))
 	if sp.index < 0 {
 		return false
